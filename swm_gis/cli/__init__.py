@@ -1,0 +1,53 @@
+"""The ``swm-gis`` command line: thin; parses arguments, calls the core, writes outputs.
+
+Each command lives in its own module in this package and registers itself on :data:`app`;
+every module here is imported on start-up (so a new command is a new file, nothing else).
+User errors (:class:`swm_gis.errors.SwmGisError`) print one paragraph and exit with code 2.
+"""
+
+from __future__ import annotations
+
+import importlib
+import pkgutil
+import sys
+
+import click
+import typer
+
+from swm_gis.cli._common import app, state
+from swm_gis.errors import SwmGisError
+
+
+def _load_commands() -> None:
+    for mod in sorted(pkgutil.iter_modules(__path__), key=lambda m: m.name):
+        if not mod.name.startswith("_"):
+            importlib.import_module(f"{__name__}.{mod.name}")
+
+
+_load_commands()
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Entry point of the ``swm-gis`` console script; returns the exit code."""
+    command = typer.main.get_command(app)
+    try:
+        rv = command.main(args=argv, prog_name="swm-gis", standalone_mode=False)
+    except SwmGisError as exc:
+        state.reporter.error(str(exc))
+        return exc.exit_code
+    except click.exceptions.ClickException as exc:
+        exc.show()
+        return exc.exit_code
+    except click.exceptions.Exit as exc:
+        return exc.exit_code
+    except click.exceptions.Abort:
+        print("Aborted.", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        print("Interrupted.", file=sys.stderr)
+        return 130
+    return rv if isinstance(rv, int) else 0
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

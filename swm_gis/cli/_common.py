@@ -1,0 +1,153 @@
+"""Shared pieces of the command line: the Typer app, output/progress reporting, common options.
+
+Progress goes to stderr: a rich progress bar for people, or JSON lines (``--progress json``) for
+programs such as the QGIS plugin, one object per line::
+
+    {"type": "progress", "fraction": 0.4, "message": "reading parcels"}
+    {"type": "info", "message": "..."}
+    {"type": "error", "message": "...", "exit_code": 2}
+    {"type": "result", "command": "abutters", "outputs": {"mailing_list_csv": "..."}, ...}
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from dataclasses import dataclass, field
+from enum import Enum
+from pathlib import Path
+from typing import Any
+
+import typer
+from rich.console import Console
+from rich.panel import Panel
+from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
+
+from swm_gis.config import TownConfig, load_config
+
+
+class ProgressMode(str, Enum):
+    rich = "rich"
+    json = "json"
+    none = "none"
+
+
+class Reporter:
+    """Where the CLI says things: human (rich) or machine (JSON lines) form."""
+
+    def __init__(self, mode: ProgressMode = ProgressMode.rich) -> None:
+        self.mode = mode
+        self.err = Console(stderr=True, highlight=False)
+        self.out = Console(highlight=False)
+        self._progress: Progress | None = None
+        self._task: Any = None
+
+    # -- progress ----------------------------------------------------------------------
+    def progress(self, fraction: float, message: str = "") -> None:
+        """Callback handed to the core: ``fraction`` in [0, 1] of the whole job."""
+        fraction = max(0.0, min(1.0, float(fraction)))
+        if self.mode is ProgressMode.json:
+            self._emit({"type": "progress", "fraction": round(fraction, 4), "message": message})
+        elif self.mode is ProgressMode.rich and self.err.is_terminal:
+            if self._progress is None:
+                self._progress = Progress(TextColumn("{task.description}"), BarColumn(),
+                                          TextColumn("{task.percentage:>3.0f}%"),
+                                          TimeElapsedColumn(), console=self.err, transient=True)
+                self._progress.start()
+                self._task = self._progress.add_task(message or "working", total=1.0)
+            self._progress.update(self._task, completed=fraction, description=message or "working")
+
+    def done(self) -> None:
+        if self._progress is not None:
+            self._progress.stop()
+            self._progress = None
+
+    # -- messages ----------------------------------------------------------------------
+    def info(self, message: str) -> None:
+        if self.mode is ProgressMode.json:
+            self._emit({"type": "info", "message": message})
+        elif self.mode is ProgressMode.rich:
+            self.err.print(message)
+
+    def error(self, message: str, exit_code: int = 2) -> None:
+        self.done()
+        if self.mode is ProgressMode.json:
+            self._emit({"type": "error", "message": message, "exit_code": exit_code})
+        else:
+            self.err.print(Panel(message, title="swm-gis: cannot continue", title_align="left",
+                                 border_style="red", expand=False))
+
+    def result(self, command: str, outputs: dict[str, Any], summary: list[str] | None = None,
+               **extra: Any) -> None:
+        """Report what a command wrote: a table for people, one JSON line for programs."""
+        self.done()
+        if self.mode is ProgressMode.json:
+            payload = {"type": "result", "command": command,
+                       "outputs": {k: str(v) for k, v in outputs.items()}, **extra}
+            if summary:
+                payload["summary"] = summary
+            print(json.dumps(payload, default=str), flush=True)
+            return
+        for line in summary or []:
+            self.out.print(line)
+        if outputs:
+            self.out.print("[bold]Wrote:[/bold]")
+            for path in outputs.values():
+                self.out.print(f"  {path}")
+
+    def _emit(self, obj: dict[str, Any]) -> None:
+        print(json.dumps(obj, default=str), file=sys.stderr, flush=True)
+
+
+@dataclass
+class State:
+    reporter: Reporter = field(default_factory=Reporter)
+
+
+state = State()
+
+app = typer.Typer(
+    name="swm-gis",
+    help=(
+        "Apply the Town of Lynnfield Stormwater Management Rules and Regulations (Chapter 320) "
+        "to real parcels: screen a site, list abutters, map applicability.\n\n"
+        "Example: swm-gis demo --out swm-gis-demo"
+    ),
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+    rich_markup_mode=None,
+)
+
+
+@app.callback()
+def _root(
+    progress: ProgressMode = typer.Option(
+        ProgressMode.rich, "--progress",
+        help="How to report progress on stderr: rich (a bar for people), json (one JSON object "
+             "per line, for programs such as the QGIS plugin) or none.",
+    ),
+) -> None:
+    state.reporter = Reporter(progress)
+
+
+def config_option() -> Any:
+    return typer.Option(..., "--config", "-c", help="Town config file (TOML), e.g. data/sample/town.toml.",
+                        exists=False, dir_okay=False)
+
+
+def out_dir_option() -> Any:
+    return typer.Option(..., "--out", "-o", help="Folder for the outputs (created if missing).",
+                        file_okay=False)
+
+
+def overwrite_option() -> Any:
+    return typer.Option(False, "--overwrite", help="Replace outputs that already exist.")
+
+
+def open_config(path: Path) -> TownConfig:
+    return load_config(path)
+
+
+#: Where the bundled synthetic sample town lives (repository checkout or editable install).
+SAMPLE_DIR = Path(__file__).resolve().parents[2] / "data" / "sample"

@@ -1,0 +1,51 @@
+"""``swm-gis data ...``: checks on the configured layers."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import typer
+from rich.table import Table
+
+from swm_gis.cli._common import app, config_option, open_config, state
+from swm_gis.errors import SwmGisError
+from swm_gis.validate import validate_config
+
+data_app = typer.Typer(help="Check the town's data layers.", no_args_is_help=True)
+app.add_typer(data_app, name="data")
+
+
+@data_app.command("validate")
+def validate(config: Path = config_option()) -> None:
+    """Check every configured layer: readable, CRS, fields, geometry, extent.
+
+    Prints one row per layer; exits 2 if any layer has an error.
+
+    Example: swm-gis data validate --config data/sample/town.toml
+    """
+    cfg = open_config(config)
+    reports = validate_config(cfg, progress=state.reporter.progress)
+    rep = state.reporter
+    rep.done()
+    table = Table(title=f"{cfg.name}: {len(reports)} configured layers", show_lines=False)
+    for col in ("layer", "status", "rows", "source CRS", "fields", "not in source",
+                "repaired", "extent (working CRS)"):
+        table.add_column(col, overflow="fold")
+    for r in reports:
+        status = "[red]ERROR[/red]" if r.error else ("[yellow]warn[/yellow]" if r.warnings else "ok")
+        table.add_row(r.key, status, "" if r.rows is None else f"{r.rows:,}", r.crs or "",
+                      str(len(r.fields_found)), ", ".join(r.fields_missing),
+                      "" if r.invalid is None else str(r.invalid), r.extent_text)
+    if rep.mode.value == "rich":
+        rep.out.print(table)
+        for r in reports:
+            for w in r.warnings:
+                rep.out.print(f"[yellow]{r.key}[/yellow]: {w}")
+    errors = [r for r in reports if r.error]
+    rep.result("data validate", {}, summary=[f"{len(reports) - len(errors)} of {len(reports)} "
+                                             "layers passed"],
+               layers=[r.as_dict() for r in reports])
+    if errors:
+        raise SwmGisError(
+            "Data validation failed:\n" + "\n".join(f"- {r.key}: {r.error}" for r in errors)
+        )

@@ -1,0 +1,272 @@
+"""Town configuration (TOML) -> typed objects: working CRS, rule values, layer sources, field maps.
+
+A config names only what differs from the defaults: rule values default to Chapter 320's, field
+names default to the published MassGIS / FEMA / USGS WBD / MassDEP schemas (SPEC section 4), and
+paths are relative to the config file.
+
+Examples
+--------
+>>> cfg = parse_config({"town": {"name": "Demo", "crs": "EPSG:26986"},
+...                     "layers": {"parcels": {"path": "p.gpkg"}}}, base_dir=Path("/data"))
+>>> cfg.rules.abutter_distance_ft, cfg.layers["parcels"].fields["id"]
+(100.0, 'LOC_ID')
+>>> str(cfg.layers["parcels"].path)
+'/data/p.gpkg'
+"""
+
+from __future__ import annotations
+
+import tomllib
+from dataclasses import dataclass, field, fields, replace
+from pathlib import Path
+from typing import Any, Literal
+
+from pyproj import CRS
+from pyproj.exceptions import CRSError as PyprojCRSError
+
+from swm_gis.errors import ConfigError, CrsError
+
+SQFT_PER_ACRE = 43_560.0
+FT_PER_M = 1.0 / 0.3048
+
+#: FEMA zones that make up the Special Flood Hazard Area when a layer has no SFHA_TF field.
+SFHA_ZONES = (
+    "A", "AE", "AH", "AO", "A99", "AR", "V", "VE",
+    *(f"A{i}" for i in range(1, 31)),
+    *(f"V{i}" for i in range(1, 31)),
+)
+
+
+@dataclass(frozen=True)
+class Rules:
+    """Rule values; the defaults are those of Lynnfield Chapter 320 (SPEC section 2)."""
+
+    trigger_sqft: float = SQFT_PER_ACRE  # 213 Art. II / 320: land disturbance >= 1 acre
+    abutter_distance_ft: float = 100.0  # 320-18 A(7): owners within 100 ft of the property line
+    habitat_distance_ft: float = 500.0  # 320-20: NHESP features within 500 ft of construction
+    retention_new_in: float = 1.0  # 320-19 B(7)(b)
+    retention_redevelopment_in: float = 0.8  # 320-19 B(8)(b)
+    tss_removal_new: float = 0.90  # 320-19 B(7)
+    tp_removal_new: float = 0.60
+    tss_removal_redevelopment: float = 0.80  # 320-19 B(8)
+    tp_removal_redevelopment: float = 0.50
+    mitigation_huc_new: str = "HUC12"  # 320-19 B(7)(d)
+    mitigation_huc_redevelopment: str = "HUC10"  # 320-19 B(8)(d)
+    no_owner_poly_types: tuple[str, ...] = ("ROW", "PRIV_ROW", "RAIL_ROW", "WATER")
+    sfha_zones: tuple[str, ...] = SFHA_ZONES
+
+
+LayerKind = Literal["vector", "table", "raster", "vector_or_raster"]
+
+
+@dataclass(frozen=True)
+class LayerSchema:
+    """What a logical layer is: its kind, geometry and logical fields with their default names."""
+
+    kind: LayerKind
+    geometry: str | None
+    fields: dict[str, str | None]  # logical name -> default source field (None: no default)
+    required_fields: tuple[str, ...] = ()
+
+
+#: Logical layers of SPEC section 4 with their default (published) source field names.
+SCHEMAS: dict[str, LayerSchema] = {
+    "parcels": LayerSchema(
+        "vector", "polygon",
+        {"id": "LOC_ID", "map_par_id": "MAP_PAR_ID", "town_id": "TOWN_ID",
+         "poly_type": "POLY_TYPE", "use_code": None},
+        ("id",),
+    ),
+    "assess": LayerSchema(
+        "table", None,
+        {"parcel_id": "LOC_ID", "prop_id": "PROP_ID", "site_address": "SITE_ADDR",
+         "owner": "OWNER1", "co_owner": "OWN_CO", "address": "OWN_ADDR", "address2": None,
+         "city": "OWN_CITY", "state": "OWN_STATE", "zip": "OWN_ZIP",
+         "country": "OWN_COUNTRY", "use_code": "USE_CODE", "fiscal_year": "FY"},
+        ("parcel_id", "owner"),
+    ),
+    "nhesp_priority": LayerSchema("vector", "polygon", {"id": "PRIHAB_ID"}, ("id",)),
+    "nhesp_estimated": LayerSchema("vector", "polygon", {"id": "ESTHAB_ID"}, ("id",)),
+    "vernal_pools": LayerSchema("vector", "point", {"id": "CVP_NUM"}, ("id",)),
+    "flood_zones": LayerSchema(
+        "vector", "polygon",
+        {"zone": "FLD_ZONE", "subtype": "ZONE_SUBTY", "sfha": "SFHA_TF", "bfe": "STATIC_BFE"},
+        ("zone",),
+    ),
+    "huc10": LayerSchema("vector", "polygon", {"huc": "huc10", "name": "name"}, ("huc",)),
+    "huc12": LayerSchema("vector", "polygon", {"huc": "huc12", "name": "name"}, ("huc",)),
+    "orw": LayerSchema("vector", None, {"id": "ORW_ID", "name": "NAME"}, ("id",)),
+    "impaired_waters": LayerSchema(
+        "vector", None,
+        {"id": "AU_ID", "name": "AU_NAME", "category": "CATEGORY", "causes": "CAUSES",
+         "tmdl": "TMDL"},
+        ("id", "category"),
+    ),
+    "streams": LayerSchema("vector", "line", {"id": "STREAM_ID"}),
+    "waterbodies": LayerSchema("vector", "polygon", {"name": "NAME"}),
+    "town_boundary": LayerSchema("vector", "polygon", {}),
+    "dem": LayerSchema("raster", None, {}),
+    "impervious": LayerSchema("vector_or_raster", None, {}),
+}
+
+
+@dataclass(frozen=True)
+class LayerSpec:
+    """Where one logical layer lives and how its fields are named in the source."""
+
+    key: str
+    path: str  # resolved file path, or a GDAL connection string ("PG:...")
+    layer: str | None = None
+    crs: str | None = None  # declared CRS for sources that carry none
+    fields: dict[str, str | None] = field(default_factory=dict)
+    explicit_fields: frozenset[str] = frozenset()  # logical fields the config named itself
+
+    @property
+    def schema(self) -> LayerSchema:
+        return SCHEMAS[self.key]
+
+    @property
+    def is_file(self) -> bool:
+        return not _is_connection_string(self.path)
+
+    def describe(self) -> str:
+        return f"{self.path}:{self.layer}" if self.layer else self.path
+
+
+@dataclass(frozen=True)
+class TownConfig:
+    """A town: name, working CRS, rule values and its layers."""
+
+    name: str
+    crs: str
+    rules: Rules
+    layers: dict[str, LayerSpec]
+    path: Path | None = None
+    synthetic: bool = False
+
+    def has(self, key: str) -> bool:
+        return key in self.layers
+
+    def layer(self, key: str) -> LayerSpec:
+        if key not in self.layers:
+            raise ConfigError(
+                f"The town config {self.path or ''} has no [layers.{key}] section; "
+                f"add one with a path to the {key} layer."
+            )
+        return self.layers[key]
+
+    @property
+    def crs_obj(self) -> CRS:
+        return CRS.from_user_input(self.crs)
+
+    def with_rules(self, **changes: Any) -> TownConfig:
+        return replace(self, rules=replace(self.rules, **changes))
+
+
+def load_config(path: str | Path) -> TownConfig:
+    """Read a town config TOML file.
+
+    Raises
+    ------
+    ConfigError
+        The file is missing, is not TOML, or names an unknown layer, field or rule.
+    CrsError
+        The working CRS is unknown or geographic.
+    """
+    path = Path(path)
+    if not path.is_file():
+        raise ConfigError(f"Town config file not found: {path}. Pass --config with a TOML file.")
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+        raise ConfigError(f"The town config {path} is not valid TOML: {exc}") from exc
+    return parse_config(data, base_dir=path.resolve().parent, source=path)
+
+
+def parse_config(data: dict, *, base_dir: Path, source: Path | None = None) -> TownConfig:
+    """Build a :class:`TownConfig` from parsed TOML, resolving paths against ``base_dir``."""
+    where = f"the town config {source}" if source else "the town config"
+    town = data.get("town") or {}
+    name = town.get("name")
+    if not name:
+        raise ConfigError(f'{where} has no [town] name; add name = "Your Town" under [town].')
+    crs = town.get("crs", "EPSG:26986")
+    check_working_crs(crs, where=where)
+    rules = _parse_rules(data.get("rules") or {}, where)
+    raw_layers = data.get("layers") or {}
+    unknown = sorted(set(raw_layers) - set(SCHEMAS))
+    if unknown:
+        raise ConfigError(
+            f"{where} names unknown layer(s) {', '.join(unknown)}; known layers are "
+            f"{', '.join(SCHEMAS)}."
+        )
+    if "parcels" not in raw_layers:
+        raise ConfigError(f"{where} has no [layers.parcels]; the parcels layer is required.")
+    layers = {key: _parse_layer(key, raw, base_dir, where) for key, raw in raw_layers.items()}
+    return TownConfig(
+        name=str(name), crs=str(crs), rules=rules, layers=layers, path=source,
+        synthetic=bool(town.get("synthetic", False)),
+    )
+
+
+def check_working_crs(crs: str, *, where: str = "the town config") -> CRS:
+    """Return the CRS object, refusing unknown and geographic CRSs (distances need a plane)."""
+    try:
+        obj = CRS.from_user_input(crs)
+    except PyprojCRSError as exc:
+        raise CrsError(f'{where}: unknown CRS "{crs}" in [town] crs ({exc}).') from exc
+    if not obj.is_projected:
+        raise CrsError(
+            f'{where}: the working CRS "{crs}" is geographic (degrees); distances and areas '
+            'need a projected CRS. Set [town] crs = "EPSG:26986" (NAD83 Massachusetts Mainland).'
+        )
+    return obj
+
+
+def _parse_rules(raw: dict, where: str) -> Rules:
+    known = {f.name for f in fields(Rules)}
+    unknown = sorted(set(raw) - known)
+    if unknown:
+        raise ConfigError(
+            f"{where}: unknown rule(s) {', '.join(unknown)} in [rules]; known: {', '.join(sorted(known))}."
+        )
+    values = {k: tuple(v) if isinstance(v, list) else v for k, v in raw.items()}
+    return Rules(**values)
+
+
+def _parse_layer(key: str, raw: dict, base_dir: Path, where: str) -> LayerSpec:
+    if not isinstance(raw, dict) or not raw.get("path"):
+        raise ConfigError(f'{where}: [layers.{key}] needs path = "..." (a file or GDAL source).')
+    schema = SCHEMAS[key]
+    given = raw.get("fields") or {}
+    unknown = sorted(set(given) - set(schema.fields))
+    if unknown:
+        raise ConfigError(
+            f"{where}: [layers.{key}.fields] names unknown logical field(s) {', '.join(unknown)}; "
+            f"known for {key}: {', '.join(schema.fields) or 'none'}."
+        )
+    crs = raw.get("crs")
+    if crs is not None:
+        try:
+            CRS.from_user_input(crs)
+        except PyprojCRSError as exc:
+            raise CrsError(f'{where}: unknown CRS "{crs}" in [layers.{key}] crs.') from exc
+    return LayerSpec(
+        key=key,
+        path=_resolve_path(str(raw["path"]), base_dir),
+        layer=raw.get("layer"),
+        crs=crs,
+        fields={**schema.fields, **given},
+        explicit_fields=frozenset(given),
+    )
+
+
+def _is_connection_string(path: str) -> bool:
+    return path.startswith(("PG:", "MSSQL:", "OCI:", "/vsicurl/", "http://", "https://"))
+
+
+def _resolve_path(path: str, base_dir: Path) -> str:
+    if _is_connection_string(path):
+        return path
+    p = Path(path).expanduser()
+    return str(p if p.is_absolute() else (base_dir / p).resolve())

@@ -1,0 +1,45 @@
+"""One error root for every user error, so callers can ``except SwmGisError``.
+
+Each subclass says what was wrong and how to fix it. The command line prints the message and exits
+with code 2; the QGIS plugin raises ``QgsProcessingException`` with the same text.
+"""
+
+from __future__ import annotations
+
+
+class SwmGisError(ValueError):
+    """Root of all swm-gis user errors (bad input, bad configuration)."""
+
+    exit_code = 2
+
+
+class ConfigError(SwmGisError):
+    """The town configuration file is missing, unreadable or inconsistent."""
+
+
+class InputFileError(SwmGisError):
+    """A file or data source is missing or cannot be read, or a layer inside it is missing."""
+
+
+class CrsError(SwmGisError):
+    """A layer has no CRS, or a CRS that cannot be measured in (geographic)."""
+
+
+class FieldMissingError(SwmGisError):
+    """A field the rules need is not in the source; the message names the config key to set."""
+
+
+class GeometryError(SwmGisError):
+    """Geometry is empty, of the wrong type, or cannot be repaired."""
+
+
+class EmptyLayerError(SwmGisError):
+    """A layer has no features (or none in the area asked for)."""
+
+
+class UnknownParcelError(SwmGisError):
+    """A parcel id given by the user is not in the parcels layer."""
+
+
+class OutputExistsError(SwmGisError):
+    """An output would overwrite an existing file and ``--overwrite`` was not given."""

@@ -1,0 +1,485 @@
+"""The only place that reads geodata: vector layers, tables and rasters, with CRS checks.
+
+Every reader returns data in the town's working CRS (reprojected once, here, at the edge), with
+source fields renamed to their logical names (SPEC section 4), so rules never see source schemas.
+Readers take a spatial filter (``bbox`` or ``mask`` in the working CRS) so that a neighbourhood
+query reads only the neighbourhood of a statewide layer.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import os
+from dataclasses import dataclass
+from typing import Any
+
+import geopandas as gpd
+import numpy as np
+import pandas as pd
+import pyogrio
+import shapely
+from pyproj import CRS, Transformer
+
+from swm_gis.config import LayerSpec, TownConfig
+from swm_gis.errors import (
+    CrsError,
+    EmptyLayerError,
+    FieldMissingError,
+    GeometryError,
+    InputFileError,
+)
+
+BBox = tuple[float, float, float, float]
+
+_GEOM_FAMILY = {
+    "polygon": ("Polygon", "MultiPolygon"),
+    "line": ("LineString", "MultiLineString"),
+    "point": ("Point", "MultiPoint"),
+}
+
+
+# --------------------------------------------------------------------------- provenance
+def source_info(spec: LayerSpec) -> dict[str, Any]:
+    """Where a layer came from: file (or connection), layer name and modification time (UTC)."""
+    modified = None
+    if spec.is_file and os.path.exists(spec.path):
+        ts = os.path.getmtime(spec.path)
+        modified = dt.datetime.fromtimestamp(ts, tz=dt.UTC).isoformat(timespec="seconds")
+    return {"key": spec.key, "file": spec.path, "layer": spec.layer, "modified": modified}
+
+
+def file_source_info(source: str) -> dict[str, Any]:
+    """Provenance for a user-supplied FILE argument (``path`` or ``path.gpkg:layer``)."""
+    path, layer = split_source(source)
+    spec = LayerSpec(key="input", path=path, layer=layer)
+    return source_info(spec)
+
+
+def split_source(source: str) -> tuple[str, str | None]:
+    """Split ``path.gpkg:layer`` into path and layer; a plain path (or ``C:\\...``) has no layer."""
+    source = str(source)
+    head, sep, tail = source.rpartition(":")
+    if sep and head and len(head) > 1 and os.path.exists(head) and not os.path.exists(source):
+        return head, tail
+    return source, None
+
+
+# --------------------------------------------------------------------------- vector layers
+def layer_info(spec: LayerSpec) -> dict[str, Any]:
+    """pyogrio's description of a source (fields, CRS, count), with clear errors."""
+    _check_exists(spec)
+    try:
+        return pyogrio.read_info(spec.path, layer=spec.layer)
+    except pyogrio.errors.DataLayerError as exc:
+        try:
+            names = [row[0] for row in pyogrio.list_layers(spec.path)]
+        except Exception:  # noqa: BLE001 - the layer error is the one to report
+            names = []
+        hint = f" Layers in the source: {', '.join(names)}." if names else ""
+        raise InputFileError(
+            f'Layer "{spec.layer}" not found in {spec.path} ([layers.{spec.key}] layer).{hint}'
+        ) from exc
+    except (pyogrio.errors.DataSourceError, OSError) as exc:
+        raise InputFileError(
+            f"Cannot read {spec.path} ([layers.{spec.key}] path): {_first_line(exc)}. "
+            "Check the path and that GDAL can read the format."
+        ) from exc
+
+
+def layer_crs(spec: LayerSpec, info: dict[str, Any]) -> CRS:
+    """The source CRS: as declared by the source, else as declared in the config, else an error."""
+    declared = info.get("crs")
+    if declared:
+        return CRS.from_user_input(declared)
+    if spec.crs:
+        return CRS.from_user_input(spec.crs)
+    raise CrsError(
+        f"{spec.describe()} ([layers.{spec.key}]) declares no coordinate reference system. "
+        f'State it in the town config: [layers.{spec.key}] crs = "EPSG:...", e.g. "EPSG:4326" '
+        'for longitude/latitude or "EPSG:26986" for MassGIS data.'
+    )
+
+
+def map_fields(spec: LayerSpec, source_fields: list[str]) -> dict[str, str | None]:
+    """Logical field -> actual source field (matched case-insensitively); None where absent.
+
+    Raises :class:`FieldMissingError` naming the config key to set when a required field, or a
+    field the config named explicitly, is not in the source.
+    """
+    by_lower = {f.lower(): f for f in source_fields}
+    mapping: dict[str, str | None] = {}
+    for logical, default in spec.fields.items():
+        actual = by_lower.get(default.lower()) if default else None
+        needed = logical in spec.schema.required_fields or logical in spec.explicit_fields
+        if actual is None and needed:
+            wanted = f'"{default}"' if default else "no default field"
+            raise FieldMissingError(
+                f"{spec.describe()} ([layers.{spec.key}]) has no field {wanted} for the logical "
+                f'field "{logical}". Set [layers.{spec.key}.fields] {logical} = "<field name>" in '
+                f"the town config. Fields in the source: {', '.join(source_fields) or 'none'}."
+            )
+        mapping[logical] = actual
+    return mapping
+
+
+def read_layer(
+    config: TownConfig,
+    key: str,
+    *,
+    bbox: BBox | None = None,
+    mask: shapely.Geometry | None = None,
+    where: str | None = None,
+    allow_empty: bool = True,
+) -> gpd.GeoDataFrame:
+    """Read a configured vector layer into the working CRS with logical field names.
+
+    Parameters
+    ----------
+    config, key
+        The town config and the logical layer key (``"parcels"``, ``"flood_zones"``, ...).
+    bbox, mask
+        Spatial filter in the working CRS; only intersecting features are read.
+    where
+        An OGR SQL WHERE clause on *source* field names.
+    allow_empty
+        When False, a layer (or filter) with no features raises :class:`EmptyLayerError`.
+
+    The result has the logical fields (absent optional ones as nulls), ``geometry`` repaired with
+    ``make_valid`` and empty geometries dropped; ``attrs`` holds ``source``, ``repaired`` and
+    ``dropped_empty`` counts.
+    """
+    spec = config.layer(key)
+    return read_spec(spec, working_crs=config.crs, bbox=bbox, mask=mask, where=where,
+                     allow_empty=allow_empty)
+
+
+def read_spec(
+    spec: LayerSpec,
+    *,
+    working_crs: str | CRS,
+    bbox: BBox | None = None,
+    mask: shapely.Geometry | None = None,
+    where: str | None = None,
+    allow_empty: bool = True,
+) -> gpd.GeoDataFrame:
+    """:func:`read_layer` for a bare :class:`LayerSpec` (used by the CLI for FILE arguments)."""
+    working = CRS.from_user_input(working_crs)
+    info = layer_info(spec)
+    src_crs = layer_crs(spec, info)
+    mapping = map_fields(spec, list(info["fields"]))
+    kwargs: dict[str, Any] = {}
+    if bbox is not None:
+        kwargs["bbox"] = _transform_bounds(bbox, working, src_crs)
+    elif mask is not None:
+        kwargs["mask"] = _transform_geom(mask, working, src_crs)
+    columns = [c for c in mapping.values() if c]
+    try:
+        gdf = pyogrio.read_dataframe(
+            spec.path, layer=spec.layer, columns=columns, where=where, **kwargs
+        )
+    except Exception as exc:  # pyogrio raises several GDAL-derived types
+        raise InputFileError(
+            f"Cannot read features from {spec.describe()} ([layers.{spec.key}]): "
+            f"{_first_line(exc)}"
+        ) from exc
+    if not isinstance(gdf, gpd.GeoDataFrame) or gdf.geometry.name not in gdf:
+        raise GeometryError(
+            f"{spec.describe()} ([layers.{spec.key}]) has no geometry; a "
+            f"{spec.schema.geometry or 'spatial'} layer is needed."
+        )
+    gdf = gdf.set_crs(src_crs, allow_override=True)
+    out = gpd.GeoDataFrame(
+        {logical: gdf[actual] if actual else pd.Series([None] * len(gdf), index=gdf.index,
+                                                       dtype=object)
+         for logical, actual in mapping.items()},
+        geometry=gdf.geometry.values,
+        crs=src_crs,
+        index=gdf.index,
+    )
+    if not src_crs.equals(working):
+        out = out.to_crs(working)
+    out, repaired, dropped = repair_geometries(out)
+    _check_geometry_family(out, spec)
+    if not allow_empty and out.empty:
+        place = " in the area asked for" if (bbox is not None or mask is not None) else ""
+        raise EmptyLayerError(f"{spec.describe()} ([layers.{spec.key}]) has no features{place}.")
+    out.attrs.update(source=source_info(spec), repaired=repaired, dropped_empty=dropped,
+                     source_crs=src_crs.to_string(), field_map=mapping)
+    return out
+
+
+def read_file(
+    source: str | os.PathLike,
+    *,
+    working_crs: str | CRS,
+    what: str,
+    crs: str | None = None,
+    geometry: str | None = "polygon",
+) -> gpd.GeoDataFrame:
+    """Read a user-supplied vector FILE (``path`` or ``path.gpkg:layer``) into the working CRS.
+
+    ``what`` names the argument in messages (e.g. ``"--site"``). Attribute columns are kept as
+    they are; geometries are repaired; an empty result is an error.
+    """
+    path, layer = split_source(str(source))
+    spec = LayerSpec(key=what, path=path, layer=layer, crs=crs)
+    _check_exists(spec, what=what)
+    try:
+        info = pyogrio.read_info(path, layer=layer)
+        gdf = pyogrio.read_dataframe(path, layer=layer)
+    except Exception as exc:
+        raise InputFileError(f"Cannot read {source} ({what}): {_first_line(exc)}") from exc
+    if not isinstance(gdf, gpd.GeoDataFrame):
+        raise GeometryError(f"{source} ({what}) has no geometry.")
+    declared = info.get("crs") or crs
+    if not declared:
+        raise CrsError(
+            f"{source} ({what}) declares no coordinate reference system. Save it with a CRS "
+            "(e.g. as a GeoPackage from QGIS) so its coordinates can be placed."
+        )
+    gdf = gdf.set_crs(declared, allow_override=True).to_crs(working_crs)
+    gdf, _, _ = repair_geometries(gdf)
+    if gdf.empty:
+        raise EmptyLayerError(f"{source} ({what}) has no features with geometry.")
+    if geometry:
+        family = _GEOM_FAMILY[geometry]
+        bad = ~gdf.geom_type.isin(family)
+        if bad.all():
+            raise GeometryError(
+                f"{source} ({what}) holds {', '.join(sorted(set(gdf.geom_type)))} geometry; "
+                f"{geometry} features are needed."
+            )
+        gdf = gdf[~bad]
+    gdf.attrs["source"] = source_info(spec)
+    return gdf
+
+
+def read_table(config: TownConfig, key: str, *, where: str | None = None) -> pd.DataFrame:
+    """Read a configured attribute table (e.g. ``assess``) with logical field names, as text.
+
+    All values are read as strings so ZIP codes keep their leading zeros.
+    """
+    spec = config.layer(key)
+    info = layer_info(spec)
+    mapping = map_fields(spec, list(info["fields"]))
+    columns = [c for c in mapping.values() if c]
+    try:
+        df = pyogrio.read_dataframe(
+            spec.path, layer=spec.layer, columns=columns, where=where, read_geometry=False
+        )
+    except Exception as exc:
+        raise InputFileError(
+            f"Cannot read {spec.describe()} ([layers.{key}]): {_first_line(exc)}"
+        ) from exc
+    out = pd.DataFrame(index=df.index)
+    for logical, actual in mapping.items():
+        if actual:
+            col = df[actual]
+            out[logical] = col.where(col.isna(), col.astype(str)).astype(object)
+        else:
+            out[logical] = None
+    out.attrs.update(source=source_info(spec), field_map=mapping)
+    return out
+
+
+def sql_in(field: str, values: list[str]) -> str:
+    """An OGR SQL ``field IN (...)`` clause with values quoted safely."""
+    quoted = ",".join("'" + str(v).replace("'", "''") + "'" for v in values)
+    return f'"{field}" IN ({quoted})'
+
+
+# --------------------------------------------------------------------------- geometry hygiene
+def repair_geometries(gdf: gpd.GeoDataFrame) -> tuple[gpd.GeoDataFrame, int, int]:
+    """Repair invalid geometries with ``make_valid`` and drop empty or null ones.
+
+    Returns the new frame and the counts (repaired, dropped). The input is not modified.
+    """
+    geoms = gdf.geometry.values
+    missing = shapely.is_missing(geoms) | shapely.is_empty(geoms)
+    invalid = ~missing & ~shapely.is_valid(geoms)
+    out = gdf.loc[~missing].copy()
+    n_invalid = int(invalid.sum())
+    if n_invalid:
+        fixed = shapely.make_valid(geoms[invalid])
+        out.loc[invalid[~missing], out.geometry.name] = _keep_dominant_dimension(fixed)
+    return out, n_invalid, int(missing.sum())
+
+
+def _keep_dominant_dimension(geoms: np.ndarray) -> np.ndarray:
+    """make_valid may return collections with stray lines/points; keep the highest dimension."""
+    out = []
+    for g in geoms:
+        if g.geom_type == "GeometryCollection":
+            dim = max(shapely.get_dimensions(p) for p in g.geoms)
+            parts = [p for p in g.geoms if shapely.get_dimensions(p) == dim]
+            g = shapely.union_all(parts)
+        out.append(g)
+    return np.array(out, dtype=object)
+
+
+def merge_duplicate_ids(parcels: gpd.GeoDataFrame, *, id_col: str = "id") -> gpd.GeoDataFrame:
+    """Treat polygons sharing a parcel id as one parcel (their union), keeping first attributes.
+
+    ``attrs["duplicate_ids"]`` lists the ids that were merged.
+    """
+    dup_mask = parcels[id_col].duplicated(keep=False) & parcels[id_col].notna()
+    dups = sorted(map(str, parcels.loc[dup_mask, id_col].unique()))
+    if not dups:
+        out = parcels.copy()
+    else:
+        single = parcels.loc[~dup_mask]
+        multi = parcels.loc[dup_mask]
+        merged = multi.dissolve(by=id_col, aggfunc="first", as_index=False)
+        merged.index = multi.drop_duplicates(id_col).index
+        out = pd.concat([single, merged[parcels.columns]]).sort_index()
+        out = gpd.GeoDataFrame(out, geometry=parcels.geometry.name, crs=parcels.crs)
+    out.attrs.update(parcels.attrs)
+    out.attrs["duplicate_ids"] = dups
+    return out
+
+
+def _check_geometry_family(gdf: gpd.GeoDataFrame, spec: LayerSpec) -> None:
+    expected = spec.schema.geometry
+    if not expected or gdf.empty:
+        return
+    bad = ~gdf.geom_type.isin(_GEOM_FAMILY[expected])
+    if bad.any():
+        kinds = ", ".join(sorted(set(gdf.geom_type[bad])))
+        raise GeometryError(
+            f"{spec.describe()} ([layers.{spec.key}]) should hold {expected} features but "
+            f"{int(bad.sum())} are {kinds}."
+        )
+
+
+# --------------------------------------------------------------------------- rasters
+@dataclass(frozen=True)
+class Raster:
+    """A raster window in the working CRS: masked array, affine transform, CRS and source."""
+
+    array: np.ma.MaskedArray
+    transform: Any
+    crs: CRS
+    source: dict[str, Any]
+
+    @property
+    def cell_size(self) -> tuple[float, float]:
+        return abs(self.transform.a), abs(self.transform.e)
+
+    @property
+    def bounds(self) -> BBox:
+        rows, cols = self.array.shape
+        x0, y0 = self.transform * (0, 0)
+        x1, y1 = self.transform * (cols, rows)
+        return min(x0, x1), min(y0, y1), max(x0, x1), max(y0, y1)
+
+
+def is_raster(spec: LayerSpec) -> bool:
+    """True when the source opens as a raster (GeoTIFF, ...), False for a vector source."""
+    import rasterio
+
+    if spec.is_file and not os.path.exists(spec.path):
+        return False
+    try:
+        with rasterio.open(spec.path):
+            return True
+    except rasterio.errors.RasterioIOError:
+        return False
+
+
+def read_raster(
+    config: TownConfig, key: str, *, bounds: BBox | None = None, pad_cells: int = 2,
+    require_cover: bool = True,
+) -> Raster:
+    """Read a configured raster (band 1) in the working CRS, windowed to ``bounds`` if given.
+
+    A raster in another CRS is warped on the fly (nearest neighbour for categorical layers is the
+    caller's concern; elevation uses bilinear). ``require_cover`` refuses bounds that reach
+    beyond the raster.
+    """
+    import rasterio
+    from rasterio.vrt import WarpedVRT
+    from rasterio.warp import Resampling
+    from rasterio.windows import from_bounds
+
+    spec = config.layer(key)
+    _check_exists(spec)
+    working = config.crs_obj
+    try:
+        src = rasterio.open(spec.path)
+    except rasterio.errors.RasterioIOError as exc:
+        raise InputFileError(
+            f"Cannot read raster {spec.path} ([layers.{key}] path): {_first_line(exc)}"
+        ) from exc
+    with src:
+        if src.crs is None and not spec.crs:
+            raise CrsError(
+                f"Raster {spec.path} ([layers.{key}]) declares no coordinate reference system. "
+                f'State it in the town config: [layers.{key}] crs = "EPSG:26986".'
+            )
+        src_crs = CRS.from_user_input(src.crs.to_wkt() if src.crs else spec.crs)
+        resampling = Resampling.bilinear if key == "dem" else Resampling.nearest
+        needs_warp = not src_crs.equals(working)
+        ds = (WarpedVRT(src, crs=working.to_wkt(), src_crs=src_crs.to_wkt(),
+                        resampling=resampling) if needs_warp else src)
+        try:
+            window = None
+            if bounds is not None:
+                rb = ds.bounds
+                if require_cover and (bounds[0] < rb.left or bounds[1] < rb.bottom
+                                      or bounds[2] > rb.right or bounds[3] > rb.top):
+                    raise InputFileError(
+                        f"Raster {spec.path} ([layers.{key}]) covers x {rb.left:.0f}..{rb.right:.0f}, "
+                        f"y {rb.bottom:.0f}..{rb.top:.0f} but the area needed is x "
+                        f"{bounds[0]:.0f}..{bounds[2]:.0f}, y {bounds[1]:.0f}..{bounds[3]:.0f} "
+                        f"({config.crs}). Use a raster that covers the whole area."
+                    )
+                rx, ry = abs(ds.transform.a), abs(ds.transform.e)
+                padded = (bounds[0] - pad_cells * rx, bounds[1] - pad_cells * ry,
+                          bounds[2] + pad_cells * rx, bounds[3] + pad_cells * ry)
+                window = from_bounds(*padded, transform=ds.transform).round_offsets().round_lengths()
+                window = window.intersection(
+                    rasterio.windows.Window(0, 0, ds.width, ds.height))
+            arr = ds.read(1, window=window, masked=True)
+            transform = ds.window_transform(window) if window is not None else ds.transform
+        finally:
+            if needs_warp:
+                ds.close()
+    return Raster(array=arr, transform=transform, crs=working, source=source_info(spec))
+
+
+# --------------------------------------------------------------------------- helpers
+def _check_exists(spec: LayerSpec, what: str | None = None) -> None:
+    if spec.is_file and not os.path.exists(spec.path):
+        label = what or f"[layers.{spec.key}] path"
+        raise InputFileError(
+            f"File not found: {spec.path} ({label}). Check the path; config paths are relative "
+            "to the config file."
+        )
+    if spec.is_file and os.path.isfile(spec.path) and not os.access(spec.path, os.R_OK):
+        raise InputFileError(f"File {spec.path} is not readable (permissions).")
+
+
+def _transform_bounds(bbox: BBox, src: CRS, dst: CRS) -> BBox:
+    if src.equals(dst):
+        return tuple(bbox)  # type: ignore[return-value]
+    t = Transformer.from_crs(src, dst, always_xy=True)
+    return t.transform_bounds(*bbox, densify_pts=21)
+
+
+def _transform_geom(geom: shapely.Geometry, src: CRS, dst: CRS) -> shapely.Geometry:
+    if src.equals(dst):
+        return geom
+    t = Transformer.from_crs(src, dst, always_xy=True)
+    return shapely.transform(geom, lambda xy: np.column_stack(t.transform(xy[:, 0], xy[:, 1])))
+
+
+def _first_line(exc: BaseException) -> str:
+    text = str(exc).strip() or type(exc).__name__
+    return text.splitlines()[0]
+
+
+__all__ = [
+    "Raster", "read_layer", "read_spec", "read_file", "read_table", "read_raster", "is_raster",
+    "layer_info", "layer_crs", "map_fields", "merge_duplicate_ids", "repair_geometries",
+    "source_info", "file_source_info", "split_source", "sql_in",
+]

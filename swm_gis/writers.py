@@ -1,0 +1,140 @@
+"""Writing outputs safely: every file goes to a temporary name beside its target and is moved
+into place only when complete, so a crash never leaves half a file, and an existing output is
+not replaced unless the user asked for it (``--overwrite``)."""
+
+from __future__ import annotations
+
+import contextlib
+import csv
+import json
+import os
+import tempfile
+from collections.abc import Iterable, Iterator
+from pathlib import Path
+from typing import Any
+
+import geopandas as gpd
+import pandas as pd
+import pyogrio
+
+from swm_gis.errors import OutputExistsError
+
+#: Characters that make a spreadsheet treat a text cell as a formula (CSV/formula injection).
+FORMULA_PREFIXES = ("=", "+", "-", "@", "\t", "\r")
+
+
+def check_outputs_free(paths: Iterable[str | Path], *, overwrite: bool) -> None:
+    """Refuse to run when any output already exists and ``overwrite`` is False."""
+    if overwrite:
+        return
+    existing = [str(p) for p in paths if Path(p).exists()]
+    if existing:
+        raise OutputExistsError(
+            f"Output already exists: {', '.join(existing)}. Choose another --out or pass "
+            "--overwrite to replace it."
+        )
+
+
+@contextlib.contextmanager
+def atomic_path(target: str | Path, *, suffix: str | None = None) -> Iterator[Path]:
+    """Yield a temporary path beside ``target``; on success move it onto ``target``.
+
+    The temporary file is removed if the block raises, so the target is either the old file or
+    the complete new one, never a partial one.
+    """
+    target = Path(target)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=suffix or target.suffix,
+                               dir=target.parent)
+    os.close(fd)
+    os.unlink(tmp)  # writers (GDAL in particular) want to create the file themselves
+    tmp_path = Path(tmp)
+    try:
+        yield tmp_path
+        os.replace(tmp_path, target)
+    finally:
+        for leftover in (tmp_path, Path(f"{tmp_path}-journal"), Path(f"{tmp_path}-wal")):
+            if leftover.exists():
+                leftover.unlink()
+
+
+def write_json(data: Any, target: str | Path) -> Path:
+    """Write JSON (UTF-8, indented, keys in insertion order) atomically."""
+    with atomic_path(target) as tmp:
+        tmp.write_text(json.dumps(data, indent=2, ensure_ascii=False, default=_json_default) + "\n",
+                       encoding="utf-8")
+    return Path(target)
+
+
+def write_text(text: str, target: str | Path) -> Path:
+    with atomic_path(target) as tmp:
+        tmp.write_text(text, encoding="utf-8")
+    return Path(target)
+
+
+def write_bytes(data: bytes, target: str | Path) -> Path:
+    with atomic_path(target) as tmp:
+        tmp.write_bytes(data)
+    return Path(target)
+
+
+def neutralise_formula(value: Any) -> Any:
+    """Prefix text a spreadsheet would execute (leading ``= + - @``) with an apostrophe.
+
+    >>> neutralise_formula("=HYPERLINK(1)"), neutralise_formula("O'BRIEN"), neutralise_formula(5)
+    ("'=HYPERLINK(1)", "O'BRIEN", 5)
+    """
+    if isinstance(value, str) and value.startswith(FORMULA_PREFIXES):
+        return "'" + value
+    return value
+
+
+def safe_frame(df: pd.DataFrame) -> pd.DataFrame:
+    """A copy of ``df`` with every text cell neutralised against formula injection."""
+    out = df.copy()
+    for col in out.columns:
+        if out[col].dtype == object or pd.api.types.is_string_dtype(out[col]):
+            out[col] = out[col].map(neutralise_formula)
+    return out
+
+
+def write_csv(df: pd.DataFrame, target: str | Path, *, bom: bool = True) -> Path:
+    """CSV for spreadsheets: UTF-8 with BOM (Excel reads accents right), formulas neutralised."""
+    with atomic_path(target) as tmp:
+        safe_frame(df).to_csv(tmp, index=False, encoding="utf-8-sig" if bom else "utf-8",
+                              quoting=csv.QUOTE_MINIMAL, lineterminator="\r\n")
+    return Path(target)
+
+
+def write_geopackage(layers: dict[str, gpd.GeoDataFrame | pd.DataFrame], target: str | Path
+                     ) -> Path:
+    """Write several layers (and attribute-only tables) into one GeoPackage, atomically.
+
+    GeoPackage version 1.2 keeps the file readable without warnings by QGIS 3.22's GDAL.
+    """
+    with atomic_path(target, suffix=".gpkg") as tmp:
+        for i, (name, frame) in enumerate(layers.items()):
+            opts = {"VERSION": "1.2"} if i == 0 else {}
+            if isinstance(frame, gpd.GeoDataFrame):
+                pyogrio.write_dataframe(frame, tmp, layer=name, driver="GPKG",
+                                        append=i > 0, dataset_options=opts or None)
+            else:
+                pyogrio.write_dataframe(pd.DataFrame(frame), tmp, layer=name, driver="GPKG",
+                                        append=i > 0, dataset_options=opts or None)
+    return Path(target)
+
+
+def _json_default(obj: Any) -> Any:
+    import numpy as np
+
+    if isinstance(obj, np.integer):
+        return int(obj)
+    if isinstance(obj, np.floating):
+        return float(obj)
+    if isinstance(obj, np.bool_):
+        return bool(obj)
+    if isinstance(obj, np.ndarray):
+        return obj.tolist()
+    if isinstance(obj, Path):
+        return str(obj)
+    raise TypeError(f"not JSON serialisable: {type(obj).__name__}")
