@@ -1,0 +1,1 @@
+"""Reports: abutter mailing package, screening report, maps."""
