@@ -11,7 +11,6 @@ import importlib
 import pkgutil
 import sys
 
-import click
 import typer
 
 from swm_gis.cli._common import app, state
@@ -27,6 +26,22 @@ def _load_commands() -> None:
 _load_commands()
 
 
+def _click_classes(name: str) -> tuple[type[BaseException], ...]:
+    """Click's exception class ``name`` from typer's vendored copy and/or click itself."""
+    found = []
+    for module in ("typer._click.exceptions", "click.exceptions"):
+        try:
+            found.append(getattr(importlib.import_module(module), name))
+        except (ImportError, AttributeError):
+            continue
+    return tuple(found)
+
+
+_USAGE_ERRORS = _click_classes("ClickException")
+_EXITS = (typer.Exit, *_click_classes("Exit"))
+_ABORTS = (typer.Abort, *_click_classes("Abort"))
+
+
 def main(argv: list[str] | None = None) -> int:
     """Entry point of the ``swm-gis`` console script; returns the exit code."""
     command = typer.main.get_command(app)
@@ -35,12 +50,12 @@ def main(argv: list[str] | None = None) -> int:
     except SwmGisError as exc:
         state.reporter.error(str(exc))
         return exc.exit_code
-    except click.exceptions.ClickException as exc:
+    except _USAGE_ERRORS as exc:
         exc.show()
         return exc.exit_code
-    except click.exceptions.Exit as exc:
+    except _EXITS as exc:
         return exc.exit_code
-    except click.exceptions.Abort:
+    except _ABORTS:
         print("Aborted.", file=sys.stderr)
         return 1
     except KeyboardInterrupt:

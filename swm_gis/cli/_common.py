@@ -73,9 +73,11 @@ class Reporter:
         self.done()
         if self.mode is ProgressMode.json:
             self._emit({"type": "error", "message": message, "exit_code": exit_code})
-        else:
+        elif self.err.is_terminal:
             self.err.print(Panel(message, title="swm-gis: cannot continue", title_align="left",
                                  border_style="red", expand=False))
+        else:  # logs and pipes: one unwrapped paragraph
+            print(f"swm-gis: error: {message}", file=sys.stderr, flush=True)
 
     def result(self, command: str, outputs: dict[str, Any], summary: list[str] | None = None,
                **extra: Any) -> None:

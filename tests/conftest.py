@@ -1,0 +1,30 @@
+"""Shared fixtures: small towns built by hand in tmp_path, and the real Cambridge config."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import geopandas as gpd
+import pytest
+from shapely.geometry import box
+from townkit import CAMBRIDGE_CONFIG, CRS, REPO
+
+
+@pytest.fixture
+def simple_parcels() -> gpd.GeoDataFrame:
+    """Three 20 m x 20 m parcels in a row, MassGIS field names, EPSG:26986."""
+    return gpd.GeoDataFrame(
+        {"LOC_ID": ["M_1", "M_2", "M_3"], "MAP_PAR_ID": ["1-1", "1-2", "1-3"],
+         "TOWN_ID": [164, 164, 164], "POLY_TYPE": ["FEE", "FEE", "ROW"]},
+        geometry=[box(238000 + 20 * i, 918000, 238020 + 20 * i, 918020) for i in range(3)],
+        crs=CRS,
+    )
+
+
+@pytest.fixture
+def cambridge_config() -> Path:
+    assert CAMBRIDGE_CONFIG.is_file(), f"missing {CAMBRIDGE_CONFIG}"
+    assert (REPO.parent / "shared" / "data" / "cambridge").is_dir(), (
+        "the real Cambridge layers must sit in ../shared/data/cambridge beside the repository"
+    )
+    return CAMBRIDGE_CONFIG

@@ -1,0 +1,94 @@
+from pathlib import Path
+
+import pytest
+
+from swm_gis.config import SQFT_PER_ACRE, Rules, load_config, parse_config
+from swm_gis.errors import ConfigError, CrsError, SwmGisError
+
+
+def _cfg(**town):
+    return {"town": {"name": "T", **town}, "layers": {"parcels": {"path": "p.gpkg"}}}
+
+
+def test_rule_defaults_are_chapter_320_values():
+    r = Rules()
+    assert r.trigger_sqft == 43_560 == SQFT_PER_ACRE
+    assert r.abutter_distance_ft == 100
+    assert r.habitat_distance_ft == 500
+    assert (r.retention_new_in, r.retention_redevelopment_in) == (1.0, 0.8)
+    assert (r.tss_removal_new, r.tp_removal_new) == (0.90, 0.60)
+    assert (r.tss_removal_redevelopment, r.tp_removal_redevelopment) == (0.80, 0.50)
+    assert (r.mitigation_huc_new, r.mitigation_huc_redevelopment) == ("HUC12", "HUC10")
+    assert r.no_owner_poly_types == ("ROW", "PRIV_ROW", "RAIL_ROW", "WATER")
+    assert {"A", "AE", "A1", "A30", "AH", "AO", "A99", "AR", "V", "V30", "VE"} <= set(r.sfha_zones)
+    assert "X" not in r.sfha_zones
+
+
+def test_paths_resolve_relative_to_config_and_fields_default_to_massgis(tmp_path):
+    cfg = parse_config(
+        {"town": {"name": "T"},
+         "layers": {"parcels": {"path": "sub/p.gpkg", "fields": {"id": "MY_ID"}},
+                    "flood_zones": {"path": "PG:dbname=x", "layer": "s_fld_haz_ar"}}},
+        base_dir=tmp_path,
+    )
+    assert cfg.crs == "EPSG:26986"
+    p = cfg.layers["parcels"]
+    assert p.path == str(tmp_path / "sub" / "p.gpkg")
+    assert p.fields["id"] == "MY_ID" and p.fields["map_par_id"] == "MAP_PAR_ID"
+    assert p.explicit_fields == frozenset({"id"})
+    assert cfg.layers["flood_zones"].path == "PG:dbname=x"
+    assert cfg.layers["flood_zones"].fields["bfe"] == "STATIC_BFE"
+
+
+def test_rules_override():
+    cfg = parse_config({**_cfg(), "rules": {"abutter_distance_ft": 300}}, base_dir=Path("."))
+    assert cfg.rules.abutter_distance_ft == 300
+    assert cfg.rules.habitat_distance_ft == 500
+
+
+@pytest.mark.parametrize(
+    ("data", "error", "fragment"),
+    [
+        ({"town": {"name": "T", "crs": "EPSG:4326"}, "layers": {"parcels": {"path": "p"}}},
+         CrsError, "geographic"),
+        ({"town": {"name": "T", "crs": "EPSG:999999"}, "layers": {"parcels": {"path": "p"}}},
+         CrsError, "unknown CRS"),
+        ({"town": {"name": "T"}, "layers": {}}, ConfigError, "[layers.parcels]"),
+        ({"town": {}, "layers": {"parcels": {"path": "p"}}}, ConfigError, "[town] name"),
+        ({"town": {"name": "T"}, "layers": {"parcel": {"path": "p"}}}, ConfigError,
+         "unknown layer(s) parcel"),
+        ({"town": {"name": "T"}, "layers": {"parcels": {"path": "p", "fields": {"idd": "X"}}}},
+         ConfigError, "unknown logical field(s) idd"),
+        ({"town": {"name": "T"}, "rules": {"abuter_distance_ft": 1},
+          "layers": {"parcels": {"path": "p"}}}, ConfigError, "unknown rule(s) abuter_distance_ft"),
+        ({"town": {"name": "T"}, "layers": {"parcels": {}}}, ConfigError, "needs path"),
+    ],
+    ids=["geographic", "unknown-crs", "no-parcels", "no-name", "unknown-layer", "unknown-field",
+         "unknown-rule", "no-path"],
+)
+def test_bad_configs_are_refused_with_specific_messages(data, error, fragment):
+    with pytest.raises(error) as info:
+        parse_config(data, base_dir=Path("."))
+    assert fragment in str(info.value)
+    assert isinstance(info.value, SwmGisError) and isinstance(info.value, ValueError)
+
+
+def test_load_config_missing_and_not_toml(tmp_path):
+    with pytest.raises(ConfigError, match="not found"):
+        load_config(tmp_path / "nope.toml")
+    bad = tmp_path / "bad.toml"
+    bad.write_text("[town\nname=", encoding="utf-8")
+    with pytest.raises(ConfigError, match="not valid TOML"):
+        load_config(bad)
+
+
+def test_lynnfield_and_cambridge_configs_parse():
+    repo = Path(__file__).resolve().parents[1]
+    cam = load_config(repo / "data" / "cambridge.toml")
+    assert cam.layers["parcels"].crs == "EPSG:4326"
+    assert cam.layers["assess"].fields["parcel_id"] == "GISID"
+    lyn = repo / "data" / "lynnfield.toml"
+    if lyn.exists():  # written with the sample town; it points at MassGIS downloads
+        cfg = load_config(lyn)
+        assert cfg.name.startswith("Lynnfield")
+        assert "M164TaxPar" in cfg.layers["parcels"].path
