@@ -1,0 +1,248 @@
+"""``swm-gis screen``: screen one site against Chapter 320 (permit trigger, standards, resources).
+
+Thin: reads the FILE arguments into the working CRS, calls :func:`swm_gis.screening.build_screening`
+and writes ``screening.json``, ``screening.gpkg`` and the report (``screening_report.html`` /
+``.pdf``) into ``--out``.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from enum import StrEnum
+from pathlib import Path
+from typing import Any
+
+import pyogrio
+import typer
+
+from swm_gis.cli._common import (
+    SAMPLE_DIR,
+    app,
+    config_option,
+    open_config,
+    out_dir_option,
+    overwrite_option,
+    state,
+)
+from swm_gis.config import TownConfig
+from swm_gis.disturbance import check_exemptions
+from swm_gis.errors import SwmGisError
+from swm_gis.layers import read_file
+from swm_gis.screening import build_screening
+from swm_gis.writers import check_outputs_free, write_geopackage, write_json
+
+DEMO_ORDER = 20
+
+OUTPUT_NAMES = {
+    "screening_json": "screening.json",
+    "screening_gpkg": "screening.gpkg",
+    "screening_report_html": "screening_report.html",
+    "screening_report_pdf": "screening_report.pdf",
+}
+
+
+class Development(StrEnum):
+    auto = "auto"
+    new = "new"
+    redevelopment = "redevelopment"
+
+
+@app.command()
+def screen(
+    config: Path = config_option(),
+    site: str = typer.Option(..., "--site", "-s",
+                             help="Limit-of-disturbance polygon(s): any GDAL vector file, or "
+                                  "path.gpkg:layer."),
+    common_plan: str | None = typer.Option(
+        None, "--common-plan",
+        help="Disturbance polygons of the larger common plan of development or sale the site "
+             "belongs to (e.g. every lot of the subdivision)."),
+    development: Development = typer.Option(
+        Development.auto, "--development",
+        help="auto measures existing impervious cover in the disturbance (any cover makes it "
+             "redevelopment); new or redevelopment states it instead."),
+    proposed_impervious: str | None = typer.Option(
+        None, "--proposed-impervious",
+        help="Post-construction impervious surfaces (polygons) for the retention volume."),
+    proposed_impervious_sqft: float | None = typer.Option(
+        None, "--proposed-impervious-sqft", min=0,
+        help="Post-construction impervious area in square feet (instead of a file)."),
+    mitigation: str | None = typer.Option(
+        None, "--mitigation",
+        help="Proposed off-site mitigation sites; each is checked for HUC12/HUC10 eligibility."),
+    exemption: list[str] = typer.Option(
+        [], "--exemption",
+        help="A Bylaw 213-16B exemption the applicant claims (repeatable): npdes-waived, "
+             "agriculture, landscaping, fencing, utilities, wetlands-order."),
+    roadway_maintenance: bool = typer.Option(
+        False, "--roadway-maintenance",
+        help="Redevelopment limited to maintenance and improvement of existing roadways "
+             "(exempt from § 320-19 B(8)(a)-(d) unless widening by a lane or more)."),
+    out: Path = out_dir_option(),
+    overwrite: bool = overwrite_option(),
+    received: str | None = typer.Option(
+        None, "--received",
+        help="Date the application was received (YYYY-MM-DD), for the report's hearing "
+             "deadlines (§ 320-18 B)."),
+) -> None:
+    """Screen a proposed project: is a Stormwater Management Permit required, which standards
+    apply, which resource areas and receiving waters bring extra requirements.
+
+    Writes screening.json, screening.gpkg, screening_report.html and screening_report.pdf.
+
+    Example: swm-gis screen -c data/sample/town.toml -s data/sample/sites.gpkg:site -o out
+    """
+    outputs, document = run_screen(
+        config, site, out, common_plan=common_plan, development=development.value,
+        proposed_impervious=proposed_impervious,
+        proposed_impervious_sqft=proposed_impervious_sqft, mitigation=mitigation,
+        exemptions=exemption, roadway_maintenance=roadway_maintenance, overwrite=overwrite,
+        received=received,
+    )
+    state.reporter.result("screen", outputs, summary=summary_lines(document),
+                          permit_required=document["disturbance"]["permit_required"],
+                          development_type=document["development_type"]["value"])
+
+
+def run_screen(
+    config: Path,
+    site: str,
+    out: Path,
+    *,
+    common_plan: str | None = None,
+    development: str = "auto",
+    proposed_impervious: str | None = None,
+    proposed_impervious_sqft: float | None = None,
+    mitigation: str | None = None,
+    exemptions: list[str] | tuple[str, ...] = (),
+    roadway_maintenance: bool = False,
+    overwrite: bool = False,
+    received: str | None = None,
+) -> tuple[dict[str, Path], dict[str, Any]]:
+    """Read the inputs, screen, write every output; returns (outputs, document)."""
+    received_date = _parse_date(received)
+    claimed = check_exemptions(exemptions)
+    if proposed_impervious is not None and proposed_impervious_sqft is not None:
+        raise SwmGisError("Give the post-construction impervious area once: either "
+                          "--proposed-impervious FILE or --proposed-impervious-sqft N, not both.")
+    cfg = open_config(config)
+    outputs = {key: Path(out) / name for key, name in OUTPUT_NAMES.items()}
+    check_outputs_free(outputs.values(), overwrite=overwrite)
+    rep = state.reporter
+    rep.progress(0.0, "reading the site")
+    frames = {
+        "site": _read(site, cfg, "--site", "polygon"),
+        "common_plan": _read(common_plan, cfg, "--common-plan", "polygon"),
+        "proposed_impervious": _read(proposed_impervious, cfg, "--proposed-impervious",
+                                     "polygon"),
+        "mitigation": _read(mitigation, cfg, "--mitigation", None),
+    }
+    result = build_screening(
+        cfg, frames["site"], common_plan=frames["common_plan"], development=development,
+        proposed_impervious=frames["proposed_impervious"],
+        proposed_impervious_sqft=proposed_impervious_sqft, mitigation=frames["mitigation"],
+        exemptions=claimed, roadway_maintenance=roadway_maintenance,
+        progress=lambda f, m: rep.progress(0.05 + 0.8 * f, m),
+    )
+    document = result.document
+    document["meta"]["parameters"].update({
+        "site": site, "common_plan": common_plan, "mitigation": mitigation,
+        "proposed_impervious": proposed_impervious,
+        "received": received_date.isoformat() if received_date else None,
+    })
+    rep.progress(0.87, "writing screening.json and screening.gpkg")
+    write_json(document, outputs["screening_json"])
+    write_geopackage(result.layers, outputs["screening_gpkg"])
+    rep.progress(0.9, "writing the screening report")
+    written = _write_report(document, result.layers, Path(out), received_date)
+    for key, path in written.items():
+        if Path(path) not in outputs.values():
+            outputs[key] = Path(path)
+    return {k: v for k, v in outputs.items() if Path(v).exists()}, document
+
+
+def summary_lines(document: dict[str, Any]) -> list[str]:
+    """A few lines for people: the decision and the figures behind it."""
+    d, dev, std = document["disturbance"], document["development_type"], document["standards"]
+    lines = [f"Site {document['meta']['town']}: {d['area_sqft']:,.1f} sq ft "
+             f"({d['area_acres']:.3f} acres) disturbed"
+             + (f"; common plan {d['common_plan_area_sqft']:,.1f} sq ft"
+                if d.get("common_plan_area_sqft") is not None else "")]
+    lines.append("Stormwater Management Permit required: " + ("YES" if d["permit_required"]
+                                                              else "no")
+                 + (" (exemption claimed: " + ", ".join(e["name"] for e in d["exemption"]) + ")"
+                    if d.get("exemption") else ""))
+    imp = dev.get("existing_impervious_sqft")
+    lines.append(f"Development type: {dev['value']} ({dev['method']}"
+                 + (f"; {imp:,.1f} sq ft existing impervious" if imp is not None else "") + ")")
+    vol = std.get("required_retention_cuft")
+    lines.append(f"Standards: retain {std['retention_depth_in']:g} in"
+                 + (f" = {vol:,.1f} cu ft" if vol is not None else "")
+                 + f", or {std['tss_removal']:.0%} TSS / {std['tp_removal']:.0%} TP; off-site "
+                   f"mitigation within the same {std['mitigation_huc_level']}")
+    for m in document.get("mitigation") or []:
+        lines.append(f"Mitigation {m['id']}: {'eligible' if m['eligible'] else 'NOT eligible'} "
+                     f"({m['huc'] or 'no HUC'})")
+    skipped = [c["name"] for c in document.get("checks", []) if not c.get("ran")]
+    if skipped:
+        lines.append("Checks not run: " + ", ".join(skipped))
+    return lines
+
+
+def _read(source: str | None, cfg: TownConfig, what: str, geometry: str | None):
+    if source is None:
+        return None
+    return read_file(source, working_crs=cfg.crs, what=what, geometry=geometry)
+
+
+def _parse_date(text: str | None) -> dt.date | None:
+    if text is None:
+        return None
+    try:
+        return dt.date.fromisoformat(text)
+    except ValueError as exc:
+        raise SwmGisError(f'--received "{text}" is not a date; write it as YYYY-MM-DD, e.g. '
+                          "2026-03-14.") from exc
+
+
+def _write_report(document: dict[str, Any], layers: dict, out: Path,
+                  received: dt.date | None) -> dict[str, Path]:
+    try:
+        from swm_gis.reports.screening_report import write_screening_report
+    except ImportError:  # the report module (issue 7) is not in this checkout yet
+        state.reporter.info("screening_report.html/.pdf not written: the report writer "
+                            "(swm_gis.reports.screening_report) is not installed yet.")
+        return {}
+    written = write_screening_report(document, layers, out, received=received)
+    return {f"report_{key}": Path(path) for key, path in written.items()}
+
+
+# --------------------------------------------------------------------------- demo
+def run_demo(config_path: Path, out_dir: Path) -> list[str]:
+    """Screen the sample town's sites: a large site, then a small lot in a common plan."""
+    sites = Path(config_path).parent / "sites.gpkg"
+    if not sites.is_file():
+        sites = SAMPLE_DIR / "sites.gpkg"
+    if not sites.is_file():
+        return [f"skipped: {sites} not found (the sample sites are not generated yet)"]
+    names = {row[0] for row in pyogrio.list_layers(sites)}
+    lines: list[str] = []
+    runs = [
+        ("site", dict(site="site",
+                      proposed_impervious="proposed_impervious"
+                      if "proposed_impervious" in names else None,
+                      mitigation="mitigation" if "mitigation" in names else None)),
+        ("site_small", dict(site="site_small",
+                            common_plan="common_plan" if "common_plan" in names else None)),
+    ]
+    for folder, layers in runs:
+        if layers["site"] not in names:
+            lines.append(f"skipped {folder}: no layer {layers['site']} in {sites}")
+            continue
+        args = {k: (f"{sites}:{v}" if v else None) for k, v in layers.items()}
+        outputs, document = run_screen(
+            Path(config_path), args.pop("site"), Path(out_dir) / folder, overwrite=True, **args)
+        lines.append(f"{folder}:")
+        lines.extend("  " + line for line in summary_lines(document))
+        lines.append(f"  outputs in {Path(out_dir) / folder}")
+    return lines
