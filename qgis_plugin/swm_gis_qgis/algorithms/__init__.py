@@ -1,0 +1,21 @@
+"""The eight algorithms of the swm_gis provider (ids are stable: SPEC section 6)."""
+
+from .abutters import AbuttersAlgorithm
+from .applicability_map import ApplicabilityMapAlgorithm
+from .disturbance_trigger import DisturbanceTriggerAlgorithm
+from .floodplain_overlap import FloodplainOverlapAlgorithm
+from .habitat_screening import HabitatScreeningAlgorithm
+from .mitigation_eligibility import MitigationEligibilityAlgorithm
+from .receiving_waters import ReceivingWatersAlgorithm
+from .site_screening import SiteScreeningAlgorithm
+
+ALGORITHMS = (
+    DisturbanceTriggerAlgorithm,
+    AbuttersAlgorithm,
+    HabitatScreeningAlgorithm,
+    FloodplainOverlapAlgorithm,
+    MitigationEligibilityAlgorithm,
+    ReceivingWatersAlgorithm,
+    SiteScreeningAlgorithm,
+    ApplicabilityMapAlgorithm,
+)

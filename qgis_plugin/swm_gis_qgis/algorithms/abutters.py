@@ -1,0 +1,160 @@
+"""swm_gis:abutters - abutting parcels and the mailing package (runs ``swm-gis abutters``)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from qgis.core import (
+    QgsProcessing,
+    QgsProcessingException,
+    QgsProcessingOutputFile,
+    QgsProcessingOutputNumber,
+    QgsProcessingParameterFeatureSink,
+    QgsProcessingParameterFeatureSource,
+    QgsProcessingParameterString,
+)
+
+from ..catalog import CATALOG
+from .base import SwmGisAlgorithm
+
+FILES = {  # output name -> file the engine writes in its --out folder
+    "ABUTTING_PARCELS_CSV": ("abutting_parcels.csv", "Abutting parcels (CSV)"),
+    "MAILING_LIST_CSV": ("mailing_list.csv", "Mailing list (CSV)"),
+    "MAILING_LIST_XLSX": ("mailing_list.xlsx", "Mailing list (Excel)"),
+    "LABELS_PDF": ("labels.pdf", "Mailing labels, Avery 5160 (PDF)"),
+    "MAP_PDF": ("abutters_map.pdf", "Abutters map (PDF)"),
+    "CERTIFIED_MAIL_PDF": ("certified_mail.pdf", "Certified mail book, PS Form 3877 (PDF)"),
+    "LEFT_OUT_CSV": ("left_out.csv", "Parcels left out, with reasons (CSV)"),
+    "ABUTTERS_GPKG": ("abutters.gpkg", "Subject, search area and abutters (GeoPackage)"),
+}
+
+
+class AbuttersAlgorithm(SwmGisAlgorithm):
+    ALG_ID = "abutters"
+    DISPLAY_NAME = "Abutters: notification list and mailing package"
+    GROUP = "Notification"
+    GROUP_ID = "notification"
+    TOWN_LAYERS = (("parcels", False, False), ("assess", True, False),
+                   ("town_boundary", True, True))
+    HELP = """
+Lists the owners of every property within DISTANCE feet (default 100 ft, Chapter 320-18; the \
+Wetlands Protection Act uses the same rule) of the subject property's line, across streets, \
+water and town lines, and writes the mailing package.
+
+<b>Subject</b>: SUBJECT is the subject property's polygon(s): a layer of its own, or the \
+PARCELS layer itself with "Selected features only" ticked (select the subject parcels first). \
+When SUBJECT is the parcels layer the selected parcels' ids are handed to the engine; any other \
+layer is used as a site, and the parcels it reaches inside are the subject. From a script or \
+qgis_process, SUBJECT_IDS (comma-separated parcel ids) can name the subject parcels instead.
+
+<b>Distance</b> is measured exactly from the subject parcels' property line (not from a \
+buffer); a parcel at exactly DISTANCE is included. Right-of-way and water polygons without an \
+owner (POLY_TYPE ROW, PRIV_ROW, RAIL_ROW, WATER) are left out and listed with the reason.
+
+<b>Outputs</b>: OUTPUT holds the abutting parcels with distance_ft (styled by distance). \
+OUTPUT_FOLDER (optional) receives the whole package: abutting_parcels.csv, mailing_list.csv \
+and .xlsx (one row per owner of record), labels.pdf (Avery 5160), abutters_map.pdf, \
+certified_mail.pdf (PS Form 3877 layout), left_out.csv and abutters.gpkg; without it the files \
+go to a temporary folder (their paths are in the results).
+
+<b>Fields</b> default to the MassGIS Level 3 names (LOC_ID, MAP_PAR_ID, TOWN_ID, POLY_TYPE; \
+assessing OWNER1, OWN_ADDR, OWN_CITY, OWN_STATE, OWN_ZIP, ...). Same result as \
+<i>swm-gis abutters</i> on the command line.
+"""
+
+    def initAlgorithm(self, config=None):  # noqa: N802
+        li = CATALOG["parcels"]
+        self.add_town_layers()
+        self.add(QgsProcessingParameterFeatureSource(
+            "SUBJECT", self.tr("Subject property (polygons, or the parcels layer with a "
+                               "selection)"), [QgsProcessing.TypeVectorPolygon], optional=True),
+            "The subject property: its polygon(s), or the PARCELS layer with 'Selected "
+            "features only' ticked. Required unless SUBJECT_IDS is given.")
+        self.add(QgsProcessingParameterString(
+            "SUBJECT_IDS", self.tr("Subject parcel ids (comma-separated, instead of SUBJECT)"),
+            optional=True),
+            f"Parcel ids ({li.fields[0].param} values) of the subject property, separated by "
+            "commas; for scripts and qgis_process where no selection exists.", advanced=True)
+        self.add_distance("DISTANCE", "Distance (feet)", 100.0,
+                          "Notify owners of property within this many feet of the subject "
+                          "property line (inclusive). Chapter 320-18: 100 ft.")
+        self.add_bool("INCLUDE_SUBJECT", "Include the subject parcels in the list", False,
+                      "Also list the subject parcels' owners (e.g. when the applicant is not "
+                      "the owner).")
+        self.add_common_advanced()
+        self.add(QgsProcessingParameterFeatureSink(
+            "OUTPUT", self.tr("Abutting parcels"), QgsProcessing.TypeVectorPolygon),
+            "The abutting parcels with parcel_id, map_par_id, town_id, site_address and "
+            "distance_ft (feet from the subject property line).")
+        self.add_output_folder("Folder for the mailing package (CSV, Excel, labels, map, "
+                               "certified-mail book, left-out list, GeoPackage). Optional: "
+                               "without it the files go to a temporary folder.")
+        for name, (_file, desc) in FILES.items():
+            self.addOutput(QgsProcessingOutputFile(name, self.tr(desc)))
+        self.addOutput(QgsProcessingOutputNumber("ABUTTER_COUNT",
+                                                 self.tr("Number of abutting parcels")))
+        self.addOutput(QgsProcessingOutputNumber("RECIPIENT_COUNT",
+                                                 self.tr("Number of notice recipients")))
+
+    def engine_args(self, parameters, context, feedback, ws):
+        config = ws.config_path()
+        args = ["abutters", "--config", config]
+        ids_text = self.parameterAsString(parameters, "SUBJECT_IDS", context) or ""
+        ids = [s.strip() for s in ids_text.split(",") if s.strip()]
+        if ws.has("SUBJECT"):
+            if ws.same_layer("SUBJECT", "PARCELS"):
+                ids += self.subject_ids(parameters, context, ws)
+            else:
+                args += ["--site", ws.export("SUBJECT", "subject")]
+        if ids:
+            for pid in dict.fromkeys(ids):
+                args += ["--parcel", pid]
+        elif "--site" not in args:
+            raise QgsProcessingException(
+                "SUBJECT: give the subject property (a polygon layer, or the parcels layer with "
+                "'Selected features only' and the subject parcels selected), or SUBJECT_IDS.")
+        distance = self.parameterAsDouble(parameters, "DISTANCE", context)
+        args += ["--distance", f"{distance:g}ft"]
+        if self.parameterAsBoolean(parameters, "INCLUDE_SUBJECT", context):
+            args.append("--include-subject")
+        self._out = ws.out_folder()
+        args += ["--out", self._out, "--overwrite"]
+        return args
+
+    def subject_ids(self, parameters, context, ws) -> list[str]:
+        source = self.parameterAsSource(parameters, "SUBJECT", context)
+        id_field = self.parameterAsString(parameters, "PARCEL_ID_FIELD", context)
+        mapping = ws.field_mapping(CATALOG["parcels"], list(source.fields().names()))
+        idx = source.fields().indexOf(mapping.get("id", id_field))
+        ids = [str(f.attributes()[idx]) for f in source.getFeatures()
+               if f.attributes()[idx] not in (None, "")]
+        if not ids:
+            raise QgsProcessingException(
+                "SUBJECT: no subject parcels (with an id) are selected in the parcels layer. "
+                "Select the subject parcels and tick 'Selected features only'.")
+        return ids
+
+    def collect(self, result, parameters, context, feedback, ws):
+        out = Path(self._out)
+        gpkg = out / "abutters.gpkg"
+        dest = self.copy_to_sink(parameters, "OUTPUT", context, gpkg, "abutting_parcels",
+                                 style="abutting_parcels.qml", display="Abutting parcels")
+        res = {"OUTPUT": dest, "OUTPUT_FOLDER": str(out)}
+        for name, (file, _desc) in FILES.items():
+            res[name] = str(out / file) if (out / file).exists() else None
+        res["ABUTTER_COUNT"] = _count_rows(out / "abutting_parcels.csv")
+        res["RECIPIENT_COUNT"] = _count_rows(out / "mailing_list.csv")
+        for line in result.get("summary") or []:
+            feedback.pushInfo(str(line))
+        return res
+
+
+def _count_rows(path: Path) -> int | None:
+    """Data rows of a CSV the engine wrote (header and comment/blank lines excluded)."""
+    if not path.exists():
+        return None
+    import csv
+
+    with path.open(encoding="utf-8-sig", newline="") as fh:
+        rows = [r for r in csv.reader(fh) if r and not r[0].startswith("#")]
+    return max(0, len(rows) - 1)

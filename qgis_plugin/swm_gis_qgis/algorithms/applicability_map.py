@@ -1,0 +1,86 @@
+"""swm_gis:applicabilitymap - every parcel classified (``swm-gis applicability``)."""
+
+from __future__ import annotations
+
+from qgis.core import (
+    QgsProcessing,
+    QgsProcessingOutputFile,
+    QgsProcessingParameterEnum,
+    QgsProcessingParameterFeatureSink,
+    QgsProcessingParameterString,
+)
+
+from .base import SwmGisAlgorithm
+from .site_screening import TOWN
+
+ENGINES = ["local", "dask"]
+
+
+class ApplicabilityMapAlgorithm(SwmGisAlgorithm):
+    ALG_ID = "applicabilitymap"
+    DISPLAY_NAME = "Applicability map: every parcel classified"
+    GROUP = "Town-wide"
+    GROUP_ID = "townwide"
+    TOWN_LAYERS = tuple(t for t in TOWN if t[0] not in ("assess", "impervious"))
+    ACCEPTS_TOWN_CONFIG = True
+    HELP = """
+Classifies every parcel of the town against Chapter 320: area (sq ft), HUC12 and HUC10, NHESP \
+habitat within 500 ft and its distance, share in the FEMA SFHA, whether it drains to an \
+Outstanding Resource Water or an impaired water (with the causes), whether the parcel is large \
+enough to reach the 1-acre trigger, and a screening_class, styled for the map.
+
+<b>Town layers</b>: TOWN_CONFIG (a town TOML file) or the individual layers. ENGINE 'dask' \
+partitions the work (dask-geopandas) for very large areas; SCHEDULER names a Dask cluster.
+
+<b>Outputs</b>: OUTPUT (the classified parcels, styled by screening_class), SUMMARY (the \
+summary table) and the engine's GeoPackage (with its style stored). Same as <i>swm-gis \
+applicability</i>.
+"""
+
+    def initAlgorithm(self, config=None):  # noqa: N802
+        self.add_town_config_param()
+        self.add_town_layers()
+        self.add(QgsProcessingParameterEnum("ENGINE", self.tr("Engine"), ENGINES,
+                                            defaultValue=0),
+                 "local: one process; dask: partitioned with dask-geopandas (large areas).",
+                 advanced=True)
+        self.add(QgsProcessingParameterString("SCHEDULER", self.tr("Dask scheduler address"),
+                                              optional=True),
+                 "Address of a Dask scheduler (tcp://host:8786) for ENGINE dask; empty: a "
+                 "local cluster.", advanced=True)
+        self.add_common_advanced()
+        self.add(QgsProcessingParameterFeatureSink(
+            "OUTPUT", self.tr("Applicability (parcels classified)"),
+            QgsProcessing.TypeVectorPolygon),
+            "One row per parcel with the applicability fields and screening_class.")
+        self.add(QgsProcessingParameterFeatureSink(
+            "SUMMARY", self.tr("Summary table"), QgsProcessing.TypeVector, optional=True,
+            createByDefault=False),
+            "Parcel counts and areas per screening class.")
+        self.addOutput(QgsProcessingOutputFile("GPKG", self.tr("Engine GeoPackage")))
+
+    def engine_args(self, parameters, context, feedback, ws):
+        config = ws.config_path()
+        self._gpkg = str(ws.folder / "applicability.gpkg")
+        args = ["applicability", "--config", config, "--out", self._gpkg,
+                "--engine", ENGINES[self.parameterAsEnum(parameters, "ENGINE", context)]]
+        scheduler = self.parameterAsString(parameters, "SCHEDULER", context)
+        if scheduler:
+            args += ["--scheduler", scheduler]
+        return args
+
+    def collect(self, result, parameters, context, feedback, ws):
+        from .screen_base import _has_layer
+
+        res = {"GPKG": self._gpkg}
+        res["OUTPUT"] = self.copy_to_sink(parameters, "OUTPUT", context, self._gpkg,
+                                          "applicability", style="applicability.qml",
+                                          display="Chapter 320 applicability")
+        summary_layer = next((n for n in ("summary", "applicability_summary")
+                              if _has_layer(ws.folder / "applicability.gpkg", n)), None)
+        if summary_layer:
+            res["SUMMARY"] = self.copy_to_sink(parameters, "SUMMARY", context, self._gpkg,
+                                               summary_layer)
+        for line in result.get("summary") or []:
+            feedback.pushInfo(str(line))
+        return res

@@ -1,0 +1,64 @@
+"""swm_gis:disturbancetrigger - disturbance area, common plan, exemption, permit required."""
+
+from __future__ import annotations
+
+from qgis.core import (
+    QgsProcessingOutputBoolean,
+    QgsProcessingOutputNumber,
+    QgsProcessingOutputString,
+)
+
+from .screen_base import ScreenAlgorithm
+
+
+class DisturbanceTriggerAlgorithm(ScreenAlgorithm):
+    ALG_ID = "disturbancetrigger"
+    DISPLAY_NAME = "Disturbance trigger: is a Stormwater Management Permit required?"
+    TOWN_LAYERS = (("parcels", False, False),)
+    WITH_COMMON_PLAN = True
+    WITH_EXEMPTIONS = True
+    JSON_KEYS = ("disturbance",)
+    CHECK_NAMES = ("disturbance",)
+    SINKS = (("OUTPUT", "site", "site.qml", "Limit of disturbance", "Site (limit of disturbance)",
+              "The site polygons as the engine measured them."),)
+    HELP = """
+Measures the land disturbance of the site (the area of the <i>union</i> of its polygons, so \
+overlaps are not counted twice) and, when given, of the larger common plan of development or \
+sale, and says whether a Stormwater Management Permit is required: disturbance of 1 acre \
+(43,560 sq ft) or more, or less than 1 acre within a common plan that disturbs 1 acre or more \
+(Chapter 320 / Bylaw 213 Article II). Claimed exemptions (Bylaw 213-16B) are reported as the \
+applicant's claim.
+
+Runs <i>swm-gis screen</i> with the site (and PARCELS for the town config) and returns the \
+'disturbance' part of screening.json: AREA_SQFT, AREA_ACRES, COMMON_PLAN_AREA_SQFT, \
+PERMIT_REQUIRED, EXEMPTION and REASONS, plus the JSON file.
+"""
+
+    def initAlgorithm(self, config=None):  # noqa: N802
+        self.add_site_param()
+        self.add_screen_options()
+        self.add_town_layers()
+        self.add_common_advanced()
+        self.add_output_folder("Folder for screening.json, screening.gpkg and the report "
+                               "(optional; a temporary folder otherwise).")
+        self.add_sinks_and_files()
+        for name, desc in (("AREA_SQFT", "Disturbance (sq ft)"),
+                           ("AREA_ACRES", "Disturbance (acres)"),
+                           ("COMMON_PLAN_AREA_SQFT", "Common plan disturbance (sq ft)")):
+            self.addOutput(QgsProcessingOutputNumber(name, self.tr(desc)))
+        self.addOutput(QgsProcessingOutputBoolean("PERMIT_REQUIRED",
+                                                  self.tr("Permit required")))
+        self.addOutput(QgsProcessingOutputString("EXEMPTION", self.tr("Exemption claimed")))
+        self.addOutput(QgsProcessingOutputString("REASONS", self.tr("Reasons")))
+
+    def summarize(self, data, feedback):
+        d = data.get("disturbance") or {}
+        reasons = d.get("reasons") or []
+        for r in reasons:
+            feedback.pushInfo(str(r))
+        exemption = d.get("exemption")
+        return {"AREA_SQFT": d.get("area_sqft"), "AREA_ACRES": d.get("area_acres"),
+                "COMMON_PLAN_AREA_SQFT": d.get("common_plan_area_sqft"),
+                "PERMIT_REQUIRED": bool(d.get("permit_required")),
+                "EXEMPTION": "" if exemption is None else str(exemption),
+                "REASONS": "\n".join(str(r) for r in reasons)}

@@ -1,0 +1,52 @@
+"""swm_gis:floodplainoverlap - SFHA and 0.2% zones overlapping the site."""
+
+from __future__ import annotations
+
+from qgis.core import QgsProcessingOutputBoolean, QgsProcessingOutputNumber
+
+from .screen_base import ScreenAlgorithm
+
+
+class FloodplainOverlapAlgorithm(ScreenAlgorithm):
+    ALG_ID = "floodplainoverlap"
+    DISPLAY_NAME = "Floodplain overlap: FEMA SFHA and 0.2% zones on the site"
+    TOWN_LAYERS = (("parcels", False, False), ("flood_zones", False, False))
+    JSON_KEYS = ("floodplain",)
+    CHECK_NAMES = ("floodplain", "flood_zones")
+    SINKS = (("OUTPUT", "flood_zones", "flood_zones.qml", "Flood zones on the site",
+              "Flood zone pieces on the site",
+              "The FEMA flood zone pieces overlapping the site (zone, subtype, BFE, "
+              "area_sqft)."),)
+    HELP = """
+Delineates the 100-year floodplain (FEMA Special Flood Hazard Area) on the site, as Chapter 320 \
+requires: whether the site is in the SFHA, the overlap area (sq ft) and share of the site, the \
+zones with their subtype and base flood elevation, and the 0.2%-annual-chance (shaded X) area \
+separately. The SFHA is SFHA_TF = 'T' where that field exists, else zones A, A1-A30, AE, AH, \
+AO, A99, AR, V, V1-V30, VE. Areas are exact intersections in the working CRS.
+
+Runs <i>swm-gis screen</i> with the site and FLOOD_ZONES and returns the 'floodplain' part of \
+screening.json (IN_SFHA, SFHA_AREA_SQFT, SITE_FRACTION, SHADED_X_AREA_SQFT) and the zone \
+pieces as OUTPUT. For every parcel of a town use swm_gis:applicabilitymap.
+"""
+
+    def initAlgorithm(self, config=None):  # noqa: N802
+        self.add_site_param()
+        self.add_town_layers()
+        self.add_common_advanced()
+        self.add_output_folder("Folder for screening.json, screening.gpkg and the report "
+                               "(optional).")
+        self.add_sinks_and_files()
+        self.addOutput(QgsProcessingOutputBoolean("IN_SFHA", self.tr("Site in the SFHA")))
+        for name, desc in (("SFHA_AREA_SQFT", "SFHA on the site (sq ft)"),
+                           ("SITE_FRACTION", "Share of the site in the SFHA (0-1)"),
+                           ("SHADED_X_AREA_SQFT", "0.2% annual chance area (sq ft)")):
+            self.addOutput(QgsProcessingOutputNumber(name, self.tr(desc)))
+
+    def summarize(self, data, feedback):
+        f = data.get("floodplain") or {}
+        for z in f.get("zones") or []:
+            feedback.pushInfo(f"zone {z.get('zone')} {z.get('subtype') or ''}: "
+                              f"{z.get('area_sqft')} sq ft, BFE {z.get('bfe')}")
+        return {"IN_SFHA": bool(f.get("in_sfha")), "SFHA_AREA_SQFT": f.get("sfha_area_sqft"),
+                "SITE_FRACTION": f.get("site_fraction"),
+                "SHADED_X_AREA_SQFT": f.get("shaded_x_area_sqft")}

@@ -1,0 +1,57 @@
+"""swm_gis:habitatscreening - NHESP habitats and certified vernal pools within 500 ft."""
+
+from __future__ import annotations
+
+from qgis.core import QgsProcessingOutputNumber
+
+from .screen_base import ScreenAlgorithm, require_any
+
+
+class HabitatScreeningAlgorithm(ScreenAlgorithm):
+    ALG_ID = "habitatscreening"
+    DISPLAY_NAME = "Habitat screening: NHESP habitats and vernal pools within 500 ft"
+    TOWN_LAYERS = (("parcels", False, False), ("nhesp_priority", True, False),
+                   ("nhesp_estimated", True, False), ("vernal_pools", True, False))
+    JSON_KEYS = ("habitats",)
+    CHECK_NAMES = ("habitats", "nhesp_priority", "nhesp_estimated", "vernal_pools")
+    SINKS = (("OUTPUT", "habitats", "habitats.qml", "NHESP features within reach",
+              "Habitats and vernal pools found",
+              "NHESP Priority and Estimated Habitats and Certified Vernal Pools within the "
+              "distance, with layer, id, distance_ft and overlaps."),)
+    HELP = """
+Finds the NHESP Priority Habitats of Rare Species, Estimated Habitats of Rare Wildlife and \
+Certified Vernal Pools within DISTANCE feet (default 500 ft) of the construction activity \
+(the site), which Chapter 320-20 requires to be shown on the erosion and sediment control \
+plan. Distances are exact, from the site's edge (0 where they overlap); a feature at exactly \
+DISTANCE is included.
+
+Runs <i>swm-gis screen</i> with the site and the habitat layers given, and returns the \
+'habitats' part of screening.json (layer, id, distance_ft, overlaps) plus the features found \
+as OUTPUT.
+"""
+
+    def initAlgorithm(self, config=None):  # noqa: N802
+        self.add_site_param()
+        self.add_town_layers()
+        self.add_distance("DISTANCE", "Distance (feet)", 500.0,
+                          "Report features within this many feet of the site (Chapter 320-20: "
+                          "500 ft).")
+        self.add_common_advanced()
+        self.add_output_folder("Folder for screening.json, screening.gpkg and the report "
+                               "(optional).")
+        self.add_sinks_and_files()
+        self.addOutput(QgsProcessingOutputNumber("FEATURE_COUNT",
+                                                 self.tr("Features within the distance")))
+
+    def engine_args(self, parameters, context, feedback, ws):
+        require_any(ws, ["PRIORITY_HABITATS", "ESTIMATED_HABITATS", "VERNAL_POOLS"],
+                    "the habitat layers to screen against")
+        ws.rules["habitat_distance_ft"] = self.parameterAsDouble(parameters, "DISTANCE", context)
+        return super().engine_args(parameters, context, feedback, ws)
+
+    def summarize(self, data, feedback):
+        found = data.get("habitats") or []
+        for h in found:
+            feedback.pushInfo(f"{h.get('layer')} {h.get('id')}: {h.get('distance_ft')} ft"
+                              + (" (overlaps the site)" if h.get("overlaps") else ""))
+        return {"FEATURE_COUNT": len(found)}

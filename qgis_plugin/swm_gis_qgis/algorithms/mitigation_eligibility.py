@@ -1,0 +1,63 @@
+"""swm_gis:mitigationeligibility - HUC12/HUC10 of the site and of mitigation sites."""
+
+from __future__ import annotations
+
+from qgis.core import QgsProcessingOutputNumber, QgsProcessingOutputString
+
+from .screen_base import ScreenAlgorithm, require_any
+
+
+class MitigationEligibilityAlgorithm(ScreenAlgorithm):
+    ALG_ID = "mitigationeligibility"
+    DISPLAY_NAME = "Mitigation eligibility: same HUC12 / HUC10 as the site"
+    TOWN_LAYERS = (("parcels", False, False), ("huc12", True, False), ("huc10", True, False),
+                   ("impervious", True, False))
+    WITH_DEVELOPMENT = True
+    WITH_MITIGATION = True
+    JSON_KEYS = ("development_type", "watersheds", "mitigation", "standards")
+    CHECK_NAMES = ("watersheds", "mitigation", "development_type", "huc12", "huc10")
+    SINKS = (("OUTPUT", "mitigation", "mitigation.qml", "Mitigation sites",
+              "Mitigation sites with eligibility",
+              "The proposed off-site mitigation sites with their HUC, eligible (true/false) "
+              "and the reason."),)
+    HELP = """
+Finds the USGS HUC12 and HUC10 watersheds of the site (with the share of the site in each) and \
+says whether each proposed off-site mitigation site is eligible: Chapter 320-19 B allows \
+off-site mitigation only within the same HUC12 for new development and within the same HUC10 \
+for redevelopment. New development vs redevelopment comes from DEVELOPMENT, or, when 'auto', \
+from the existing impervious cover (IMPERVIOUS) under the site.
+
+Runs <i>swm-gis screen</i> with the site, MITIGATION and the HUC layers and returns the \
+'development_type', 'watersheds' and 'mitigation' parts of screening.json, and the mitigation \
+sites with eligible and reason as OUTPUT.
+"""
+
+    def initAlgorithm(self, config=None):  # noqa: N802
+        self.add_site_param()
+        self.add_screen_options()
+        self.add_town_layers()
+        self.add_common_advanced()
+        self.add_output_folder("Folder for screening.json, screening.gpkg and the report "
+                               "(optional).")
+        self.add_sinks_and_files()
+        self.addOutput(QgsProcessingOutputString("DEVELOPMENT_TYPE",
+                                                 self.tr("new or redevelopment")))
+        self.addOutput(QgsProcessingOutputString("MITIGATION_HUC_LEVEL",
+                                                 self.tr("HUC level for mitigation")))
+        self.addOutput(QgsProcessingOutputNumber("ELIGIBLE_COUNT",
+                                                 self.tr("Eligible mitigation sites")))
+
+    def engine_args(self, parameters, context, feedback, ws):
+        require_any(ws, ["HUC12", "HUC10"], "the watershed layers")
+        return super().engine_args(parameters, context, feedback, ws)
+
+    def summarize(self, data, feedback):
+        mit = data.get("mitigation") or []
+        for m in mit:
+            feedback.pushInfo(f"mitigation site {m.get('id')} (HUC {m.get('huc')}): "
+                              f"{'eligible' if m.get('eligible') else 'not eligible'} - "
+                              f"{m.get('reason')}")
+        dev = (data.get("development_type") or {}).get("value")
+        level = (data.get("standards") or {}).get("mitigation_huc_level")
+        return {"DEVELOPMENT_TYPE": dev or "", "MITIGATION_HUC_LEVEL": level or "",
+                "ELIGIBLE_COUNT": sum(1 for m in mit if m.get("eligible"))}

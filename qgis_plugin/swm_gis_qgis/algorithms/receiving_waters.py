@@ -1,0 +1,61 @@
+"""swm_gis:receivingwaters - downstream ORWs and impaired waters, with their requirements."""
+
+from __future__ import annotations
+
+from qgis.core import QgsProcessingOutputNumber, QgsProcessingOutputString
+
+from .screen_base import ScreenAlgorithm, require_any
+
+
+class ReceivingWatersAlgorithm(ScreenAlgorithm):
+    ALG_ID = "receivingwaters"
+    DISPLAY_NAME = "Receiving waters: downstream ORWs and impaired waters"
+    TOWN_LAYERS = (("parcels", False, False), ("dem", True, False), ("streams", True, False),
+                   ("orw", True, False), ("impaired_waters", True, False),
+                   ("waterbodies", True, True))
+    JSON_KEYS = ("receiving_waters",)
+    CHECK_NAMES = ("receiving_waters", "orw", "impaired_waters", "flow_path")
+    SINKS = (("OUTPUT", "receiving_waters", "receiving_waters.qml", "Receiving waters",
+              "Receiving waters found",
+              "Outstanding Resource Waters and impaired waters downstream of the site, with "
+              "flow_distance_ft."),
+             ("FLOW_PATH", "flow_path", "flow_path.qml", "Flow path", "Flow path",
+              "The traced flow path from the site downstream."))
+    HELP = """
+Traces drainage from the site downstream (over the DEM to the stream network, then along the \
+streams in their digitised direction) and lists the Outstanding Resource Waters and the \
+impaired waters (MassDEP Integrated List category 4a with a TMDL, 4b or 5) it reaches, with \
+the flow distance in feet, and turns the impairment causes into the Chapter 320-19 \
+requirements they bring (nitrogen/phosphorus optimisation, salt-reduction O&amp;M for \
+chloride, spill shutdown and pre-infiltration treatment for solids, metals, oil and grease).
+
+Runs <i>swm-gis screen</i> with the site and the hydrography layers and returns the \
+'receiving_waters' part of screening.json (REQUIREMENTS as text) and the waters found as \
+OUTPUT.
+"""
+
+    def initAlgorithm(self, config=None):  # noqa: N802
+        self.add_site_param()
+        self.add_town_layers()
+        self.add_common_advanced()
+        self.add_output_folder("Folder for screening.json, screening.gpkg and the report "
+                               "(optional).")
+        self.add_sinks_and_files()
+        self.addOutput(QgsProcessingOutputNumber("ORW_COUNT", self.tr("ORWs downstream")))
+        self.addOutput(QgsProcessingOutputNumber("IMPAIRED_COUNT",
+                                                 self.tr("Impaired waters downstream")))
+        self.addOutput(QgsProcessingOutputString("REQUIREMENTS",
+                                                 self.tr("Requirements (section: text)")))
+
+    def engine_args(self, parameters, context, feedback, ws):
+        require_any(ws, ["ORW", "IMPAIRED_WATERS"], "the receiving water layers")
+        return super().engine_args(parameters, context, feedback, ws)
+
+    def summarize(self, data, feedback):
+        rw = data.get("receiving_waters") or {}
+        reqs = rw.get("requirements") or []
+        for r in reqs:
+            feedback.pushInfo(f"{r.get('section')}: {r.get('text')}")
+        return {"ORW_COUNT": len(rw.get("orw") or []),
+                "IMPAIRED_COUNT": len(rw.get("impaired") or []),
+                "REQUIREMENTS": "\n".join(f"{r.get('section')}: {r.get('text')}" for r in reqs)}

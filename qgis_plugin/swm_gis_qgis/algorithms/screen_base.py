@@ -1,0 +1,191 @@
+"""Shared base of the algorithms that run ``swm-gis screen`` (one site, SPEC section 5).
+
+The single-check algorithms (disturbance trigger, habitats, floodplain, mitigation, receiving
+waters) run the same ``swm-gis screen`` with only the layers their check needs: a check whose
+layers are absent does not run (the engine says so in ``checks``). Each returns its part of
+``screening.json`` (as numbers/strings and as a JSON file) and the matching layers of
+``screening.gpkg`` as feature sinks. No rule is computed here.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from qgis.core import (
+    QgsProcessing,
+    QgsProcessingException,
+    QgsProcessingOutputFile,
+    QgsProcessingOutputString,
+    QgsProcessingParameterEnum,
+    QgsProcessingParameterFeatureSink,
+    QgsProcessingParameterFeatureSource,
+    QgsProcessingParameterNumber,
+    QgsVectorLayer,
+)
+
+from .base import SwmGisAlgorithm
+
+EXEMPTIONS = ["npdes-waived", "agriculture", "landscaping", "fencing", "utilities",
+              "wetlands-order"]
+EXEMPTION_LABELS = [
+    "npdes-waived: construction waived from NPDES construction-permit coverage",
+    "agriculture: normal maintenance and improvement of agricultural land",
+    "landscaping: maintenance of existing single-family landscaping",
+    "fencing: fencing that does not alter terrain or drainage",
+    "utilities: non-drainage utilities that do not alter terrain or drainage",
+    "wetlands-order: activities wholly under the Wetlands Protection Act with an order of "
+    "conditions",
+]
+DEVELOPMENT = ["auto", "new", "redevelopment"]
+
+
+class ScreenAlgorithm(SwmGisAlgorithm):
+    GROUP = "Site screening"
+    GROUP_ID = "screening"
+    #: screening.json keys this algorithm reports (besides ``checks``).
+    JSON_KEYS: tuple[str, ...] = ()
+    #: (sink parameter, screening.gpkg layer, QML style, display name, sink description, help)
+    SINKS: tuple[tuple[str, str, str, str, str, str], ...] = ()
+    WITH_COMMON_PLAN = False
+    WITH_EXEMPTIONS = False
+    WITH_DEVELOPMENT = False
+    WITH_MITIGATION = False
+    WITH_PROPOSED_IMPERVIOUS = False
+
+    # ------------------------------------------------------------------ parameters
+    def add_site_param(self) -> None:
+        self.add(QgsProcessingParameterFeatureSource(
+            "SITE", self.tr("Site: proposed limit of disturbance (polygons)"),
+            [QgsProcessing.TypeVectorPolygon]),
+            "The proposed limit of disturbance: one or more polygons (selected features only "
+            "works). Their union is the site; overlaps are not counted twice.")
+
+    def add_screen_options(self) -> None:
+        if self.WITH_COMMON_PLAN:
+            self.add(QgsProcessingParameterFeatureSource(
+                "COMMON_PLAN", self.tr("Larger common plan of development or sale (optional)"),
+                [QgsProcessing.TypeVectorPolygon], optional=True),
+                "The disturbance of the larger common plan of development or sale the site "
+                "belongs to (e.g. every lot of a subdivision): a site under 1 acre in a plan "
+                "that disturbs 1 acre or more still needs a permit.")
+        if self.WITH_EXEMPTIONS:
+            self.add(QgsProcessingParameterEnum(
+                "EXEMPTIONS", self.tr("Exemptions claimed (Bylaw 213-16B)"), EXEMPTION_LABELS,
+                allowMultiple=True, optional=True),
+                "Exemptions the applicant claims under Bylaw 213-16B; the result states the "
+                "claim as the applicant's, it does not verify it.")
+        if self.WITH_DEVELOPMENT:
+            self.add(QgsProcessingParameterEnum(
+                "DEVELOPMENT", self.tr("New development or redevelopment"), DEVELOPMENT,
+                defaultValue=0),
+                "auto: decided from the existing impervious cover (IMPERVIOUS) under the site; "
+                "or state new development / redevelopment.")
+            self.add_bool("ROADWAY_MAINTENANCE", "Roadway maintenance redevelopment", False,
+                          "The project is roadway maintenance redevelopment (exempt from "
+                          "320-19 B(8)(a)-(d) unless it widens by one lane or more).",
+                          advanced=True)
+        if self.WITH_MITIGATION:
+            self.add(QgsProcessingParameterFeatureSource(
+                "MITIGATION", self.tr("Proposed off-site mitigation sites (optional)"),
+                [QgsProcessing.TypeVectorAnyGeometry], optional=True),
+                "Candidate off-site mitigation sites; each is checked against the HUC12 (new "
+                "development) or HUC10 (redevelopment) of the site.")
+        if self.WITH_PROPOSED_IMPERVIOUS:
+            self.add(QgsProcessingParameterFeatureSource(
+                "PROPOSED_IMPERVIOUS", self.tr("Proposed (post-construction) impervious cover"),
+                [QgsProcessing.TypeVectorPolygon], optional=True),
+                "Polygons of the post-construction impervious cover, for the required "
+                "retention volume.")
+            self.add(QgsProcessingParameterNumber(
+                "PROPOSED_IMPERVIOUS_SQFT", self.tr("Or: proposed impervious area (sq ft)"),
+                QgsProcessingParameterNumber.Double, optional=True, minValue=0.0),
+                "Post-construction impervious area in square feet, when there is no polygon "
+                "layer (PROPOSED_IMPERVIOUS wins when both are given).")
+
+    def add_sinks_and_files(self) -> None:
+        for param, _layer, _style, _display, desc, help_text in self.SINKS:
+            self.add(QgsProcessingParameterFeatureSink(
+                param, self.tr(desc), QgsProcessing.TypeVectorAnyGeometry, optional=True),
+                help_text)
+        self.addOutput(QgsProcessingOutputFile("JSON", self.tr("Result (JSON)")))
+        self.addOutput(QgsProcessingOutputString("RESULT_JSON", self.tr("Result as JSON text")))
+        self.addOutput(QgsProcessingOutputFile("SCREENING_GPKG",
+                                               self.tr("Screening layers (GeoPackage)")))
+
+    # ------------------------------------------------------------------ running
+    def engine_args(self, parameters, context, feedback, ws):
+        config = ws.config_path()
+        args = ["screen", "--config", config, "--site", ws.export("SITE", "site")]
+        if self.WITH_COMMON_PLAN and ws.has("COMMON_PLAN"):
+            args += ["--common-plan", ws.export("COMMON_PLAN", "common_plan")]
+        if self.WITH_EXEMPTIONS:
+            for i in self.parameterAsEnums(parameters, "EXEMPTIONS", context):
+                args += ["--exemption", EXEMPTIONS[i]]
+        if self.WITH_DEVELOPMENT:
+            dev = DEVELOPMENT[self.parameterAsEnum(parameters, "DEVELOPMENT", context)]
+            args += ["--development", dev]
+            if self.parameterAsBoolean(parameters, "ROADWAY_MAINTENANCE", context):
+                args.append("--roadway-maintenance")
+        if self.WITH_MITIGATION and ws.has("MITIGATION"):
+            src = self.parameterAsSource(parameters, "MITIGATION", context)
+            args += ["--mitigation", ws.export("MITIGATION", "mitigation",
+                                               keep_fields=list(src.fields().names()))]
+        if self.WITH_PROPOSED_IMPERVIOUS:
+            if ws.has("PROPOSED_IMPERVIOUS"):
+                args += ["--proposed-impervious",
+                         ws.export("PROPOSED_IMPERVIOUS", "proposed_impervious")]
+            elif ws.has("PROPOSED_IMPERVIOUS_SQFT"):
+                sqft = self.parameterAsDouble(parameters, "PROPOSED_IMPERVIOUS_SQFT", context)
+                args += ["--proposed-impervious-sqft", f"{sqft:g}"]
+        args += self.extra_args(parameters, context, ws)
+        self._out = ws.out_folder()
+        args += ["--out", self._out, "--overwrite"]
+        return args
+
+    def extra_args(self, parameters, context, ws) -> list[str]:
+        return []
+
+    def collect(self, result, parameters, context, feedback, ws):
+        out = Path(self._out)
+        data = self.read_json(out / "screening.json")
+        part = {k: data.get(k) for k in self.JSON_KEYS}
+        part["checks"] = [c for c in data.get("checks") or []
+                          if not self.CHECK_NAMES or c.get("name") in self.CHECK_NAMES]
+        part["inputs"] = data.get("inputs")
+        json_path = out / f"{self.ALG_ID}.json"
+        json_path.write_text(json.dumps(part, indent=2, default=str), encoding="utf-8")
+        res = {"JSON": str(json_path), "RESULT_JSON": json.dumps(part, default=str),
+               "SCREENING_GPKG": str(out / "screening.gpkg")}
+        gpkg = out / "screening.gpkg"
+        for param, layer, style, display, _desc, _help in self.SINKS:
+            if not _has_layer(gpkg, layer):
+                feedback.pushWarning(f"{param}: the engine wrote no '{layer}' layer (the check "
+                                     "did not run or found nothing).")
+                res[param] = None
+                continue
+            res[param] = self.copy_to_sink(parameters, param, context, gpkg, layer,
+                                           style=style, display=display)
+        for check in part["checks"]:
+            if not check.get("ran"):
+                feedback.pushWarning(f"Check '{check.get('name')}' did not run: "
+                                     f"{check.get('reason') or check.get('source') or ''}")
+        res.update(self.summarize(data, feedback))
+        return res
+
+    CHECK_NAMES: tuple[str, ...] = ()
+
+    def summarize(self, data: dict, feedback) -> dict:
+        return {}
+
+
+def _has_layer(gpkg: Path, layer: str) -> bool:
+    if not gpkg.exists():
+        return False
+    vl = QgsVectorLayer(f"{gpkg}|layername={layer}", layer, "ogr")
+    return vl.isValid()
+
+
+def require_any(ws, names: list[str], what: str) -> None:
+    if not any(ws.has(n) for n in names):
+        raise QgsProcessingException(f"Give at least one of {', '.join(names)} ({what}).")

@@ -1,0 +1,99 @@
+"""swm_gis:sitescreening - every check for one site, with the report (``swm-gis screen``)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from qgis.core import (
+    QgsProcessingOutputBoolean,
+    QgsProcessingOutputFile,
+    QgsProcessingOutputHtml,
+    QgsProcessingOutputNumber,
+)
+
+from .screen_base import ScreenAlgorithm
+
+TOWN = (("parcels", False, False), ("assess", True, True), ("nhesp_priority", True, False),
+        ("nhesp_estimated", True, False), ("vernal_pools", True, False),
+        ("flood_zones", True, False), ("huc12", True, False), ("huc10", True, False),
+        ("orw", True, False), ("impaired_waters", True, False), ("streams", True, False),
+        ("waterbodies", True, True), ("town_boundary", True, True), ("dem", True, False),
+        ("impervious", True, False))
+
+
+class SiteScreeningAlgorithm(ScreenAlgorithm):
+    ALG_ID = "sitescreening"
+    DISPLAY_NAME = "Site screening: all checks and the report"
+    TOWN_LAYERS = TOWN
+    ACCEPTS_TOWN_CONFIG = True
+    WITH_COMMON_PLAN = True
+    WITH_EXEMPTIONS = True
+    WITH_DEVELOPMENT = True
+    WITH_MITIGATION = True
+    WITH_PROPOSED_IMPERVIOUS = True
+    JSON_KEYS = ("disturbance", "development_type", "standards", "watersheds", "mitigation",
+                 "habitats", "floodplain", "receiving_waters")
+    CHECK_NAMES = ()
+    SINKS = (
+        ("OUTPUT", "site", "site.qml", "Limit of disturbance", "Site (limit of disturbance)",
+         "The site polygons as measured."),
+        ("HABITATS", "habitats", "habitats.qml", "NHESP features within reach",
+         "Habitats and vernal pools found", "NHESP features within 500 ft, with distance_ft."),
+        ("FLOOD_ZONES_OUTPUT", "flood_zones", "flood_zones.qml", "Flood zones on the site",
+         "Flood zone pieces on the site", "FEMA flood zone pieces on the site."),
+        ("RECEIVING_WATERS", "receiving_waters", "receiving_waters.qml", "Receiving waters",
+         "Receiving waters found", "ORWs and impaired waters downstream."),
+        ("MITIGATION_OUTPUT", "mitigation", "mitigation.qml", "Mitigation sites",
+         "Mitigation sites with eligibility", "Off-site mitigation sites and eligibility."),
+    )
+    HELP = """
+Screens one proposed project against Chapter 320 and writes the report: land disturbance and \
+permit trigger (with common plan and claimed exemptions), new development vs redevelopment, \
+the retention/treatment standard and required retention volume (cu ft), HUC12/HUC10 and \
+off-site mitigation eligibility, NHESP habitats and vernal pools within 500 ft, FEMA \
+floodplain overlap, and the downstream Outstanding Resource Waters and impaired waters with \
+the requirements they bring; each finding cites its Chapter 320 section, and the report lists \
+the submittal checklist of 320-19, 320-20 and 320-21 that applies.
+
+<b>Town layers</b>: either TOWN_CONFIG (a town TOML file naming every layer, for staff who \
+keep one config per town) or the individual layers below; a missing optional layer only \
+disables the checks that need it (the results say which checks ran and on which data).
+
+<b>Outputs</b>: screening.json, screening_report.html, screening_report.pdf and \
+screening.gpkg in OUTPUT_FOLDER (a temporary folder if not set), the site and the features \
+found as layers, and the key figures. Same as <i>swm-gis screen</i>.
+"""
+
+    def initAlgorithm(self, config=None):  # noqa: N802
+        self.add_site_param()
+        self.add_screen_options()
+        self.add_town_config_param()
+        self.add_town_layers()
+        self.add_common_advanced()
+        self.add_output_folder("Folder for screening.json, screening_report.html, "
+                               "screening_report.pdf and screening.gpkg (optional; a temporary "
+                               "folder otherwise).")
+        self.add_sinks_and_files()
+        self.addOutput(QgsProcessingOutputHtml("REPORT_HTML", self.tr("Screening report")))
+        self.addOutput(QgsProcessingOutputFile("REPORT_PDF", self.tr("Screening report (PDF)")))
+        self.addOutput(QgsProcessingOutputBoolean("PERMIT_REQUIRED", self.tr("Permit required")))
+        for name, desc in (("AREA_SQFT", "Disturbance (sq ft)"),
+                           ("REQUIRED_RETENTION_CUFT", "Required retention (cu ft)")):
+            self.addOutput(QgsProcessingOutputNumber(name, self.tr(desc)))
+
+    def collect(self, result, parameters, context, feedback, ws):
+        res = super().collect(result, parameters, context, feedback, ws)
+        out = Path(self._out)
+        res["REPORT_HTML"] = str(out / "screening_report.html")
+        res["REPORT_PDF"] = str(out / "screening_report.pdf")
+        res["OUTPUT_FOLDER"] = str(out)
+        return res
+
+    def summarize(self, data, feedback):
+        d = data.get("disturbance") or {}
+        s = data.get("standards") or {}
+        for r in d.get("reasons") or []:
+            feedback.pushInfo(str(r))
+        return {"PERMIT_REQUIRED": bool(d.get("permit_required")),
+                "AREA_SQFT": d.get("area_sqft"),
+                "REQUIRED_RETENTION_CUFT": s.get("required_retention_cuft")}

@@ -1,0 +1,286 @@
+"""Find and run the ``swm-gis`` engine in its own process.
+
+The plugin never imports the swm_gis library (nor geopandas, shapely, pyproj): pip wheels that
+vendor their own GEOS/PROJ/GDAL clash with QGIS's native libraries inside QGIS's interpreter
+(seen: an abort at exit in ``qgis_process``, GEOSException on ``from_wkb``). Like QGIS's GRASS,
+SAGA and Whitebox providers, the algorithms run the engine as an external program and talk to it
+through files and the ``--progress json`` channel:
+
+* stderr: one JSON object per line, ``{"type": "progress", "fraction": 0.4, "message": ".."}``,
+  ``{"type": "info", "message": ".."}``, ``{"type": "error", "message": "..", "exit_code": 2}``;
+* stdout: a final ``{"type": "result", "command": "..", "outputs": {..}}``.
+
+This module has no QGIS import at module level beyond the feedback object it is handed, so it can
+be read (and tested) on its own.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import queue
+import shlex
+import shutil
+import signal
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+#: Processing setting (Processing > Options > Providers > swm-gis) and environment variable that
+#: name the engine executable.
+SETTING_EXECUTABLE = "SWM_GIS_EXECUTABLE"
+ENV_EXECUTABLE = "SWM_GIS_EXECUTABLE"
+ENGINE_NAME = "swm-gis"
+
+INSTALL_HELP = (
+    "The swm-gis engine was not found. The swm-gis QGIS plugin runs the swm-gis command-line "
+    "program in its own process. Install it in a Python 3.11+ environment outside QGIS with "
+    "'pip install swm-gis' (or, in a checkout of the swm-gis repository, run 'make demo', which "
+    "creates .venv/bin/swm-gis), then either put its folder on PATH or set the full path of the "
+    "swm-gis executable in QGIS under Processing > Options > Providers > swm-gis > "
+    "'swm-gis executable' (or in the SWM_GIS_EXECUTABLE environment variable for qgis_process "
+    "and scripts)."
+)
+
+#: How long to wait for the engine to stop after a polite terminate before killing it.
+TERMINATE_GRACE_S = 3.0
+
+
+class EngineError(Exception):
+    """The engine is missing, failed, or reported a user error; the message is for the user."""
+
+
+class EngineCanceled(EngineError):
+    """The user cancelled the algorithm; the engine process (and its children) were stopped."""
+
+
+# --------------------------------------------------------------------------- finding the engine
+def configured_executable() -> str:
+    """The path set in the provider's Processing settings ('' when unset or unavailable)."""
+    try:
+        from processing.core.ProcessingConfig import ProcessingConfig
+    except ImportError:  # the Processing plugin is not loaded (plain PyQGIS scripts)
+        return ""
+    try:
+        value = ProcessingConfig.getSetting(SETTING_EXECUTABLE)
+    except Exception:  # noqa: BLE001 - an unregistered setting reads as unset
+        return ""
+    return str(value or "").strip()
+
+
+def _candidates() -> list[tuple[str, str]]:
+    """(where it came from, path) in the order they are tried."""
+    out: list[tuple[str, str]] = []
+    setting = configured_executable()
+    if setting:
+        out.append(("the Processing setting 'swm-gis executable'", setting))
+    env = os.environ.get(ENV_EXECUTABLE, "").strip()
+    if env:
+        out.append((f"the {ENV_EXECUTABLE} environment variable", env))
+    on_path = shutil.which(ENGINE_NAME)
+    if on_path:
+        out.append(("PATH", on_path))
+    here = Path(sys.executable).resolve().parent if sys.executable else None
+    if here is not None:
+        for name in (ENGINE_NAME, f"{ENGINE_NAME}.exe", f"Scripts/{ENGINE_NAME}.exe"):
+            out.append(("the folder of the Python interpreter", str(here / name)))
+    return out
+
+
+def find_engine() -> str:
+    """Full path of the ``swm-gis`` executable; :class:`EngineError` with install help if none.
+
+    Order: the Processing setting, the ``SWM_GIS_EXECUTABLE`` environment variable, ``PATH``,
+    the folder of ``sys.executable``. An explicitly set path that does not exist is an error of
+    its own (rather than silently falling back), so a typo in the setting is seen.
+    """
+    for origin, path in _candidates():
+        p = Path(path).expanduser()
+        if p.is_file() and os.access(p, os.X_OK):
+            return str(p)
+        if origin != "PATH" and not origin.startswith("the folder"):
+            raise EngineError(
+                f"The swm-gis executable set in {origin} does not exist or is not executable: "
+                f"{path}. Correct it (Processing > Options > Providers > swm-gis > 'swm-gis "
+                f"executable'), or clear it to look for swm-gis on PATH. {INSTALL_HELP}"
+            )
+    raise EngineError(INSTALL_HELP)
+
+
+def engine_environment() -> dict[str, str]:
+    """The environment for the engine: QGIS's own Python settings removed.
+
+    QGIS sets PYTHONPATH/PYTHONHOME for its embedded interpreter (always on Windows and macOS);
+    handed to the engine they would make its Python load QGIS's modules instead of its own.
+    """
+    env = dict(os.environ)
+    for key in ("PYTHONPATH", "PYTHONHOME", "PYTHONSTARTUP", "PYTHONEXECUTABLE"):
+        env.pop(key, None)
+    env["PYTHONIOENCODING"] = "utf-8"
+    env["PYTHONUNBUFFERED"] = "1"
+    return env
+
+
+# --------------------------------------------------------------------------- running it
+def _reader(stream: Any, name: str, q: queue.Queue) -> None:
+    try:
+        for line in iter(stream.readline, ""):
+            q.put((name, line.rstrip("\r\n")))
+    finally:
+        q.put((name, None))
+
+
+def _stop(proc: subprocess.Popen) -> None:
+    """Terminate the engine and everything it started (its own process group/session)."""
+    if proc.poll() is not None:
+        return
+    try:
+        if os.name == "posix":
+            os.killpg(proc.pid, signal.SIGTERM)
+        else:
+            proc.terminate()
+    except (ProcessLookupError, PermissionError):
+        pass
+    try:
+        proc.wait(TERMINATE_GRACE_S)
+    except subprocess.TimeoutExpired:
+        try:
+            if os.name == "posix":
+                os.killpg(proc.pid, signal.SIGKILL)
+            else:
+                proc.kill()
+        except (ProcessLookupError, PermissionError):
+            pass
+        proc.wait()
+    if os.name == "posix":  # children that ignored SIGTERM
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(proc.pid, signal.SIGKILL)
+
+
+def run_engine(args: list[str], feedback: Any = None, *, executable: str | None = None,
+               cwd: str | None = None, progress_range: tuple[float, float] = (0.0, 100.0),
+               ) -> dict[str, Any]:
+    """Run ``swm-gis --progress json ARGS``; return its result object.
+
+    Progress lines go to ``feedback.setProgress`` (scaled into ``progress_range`` percent) and
+    ``feedback.setProgressText``, info lines to ``feedback.pushInfo``. When
+    ``feedback.isCanceled()`` turns true the engine's process group is terminated and
+    :class:`EngineCanceled` is raised. A non-zero exit raises :class:`EngineError` carrying the
+    engine's own error message (the one-paragraph message the command line prints).
+    """
+    exe = executable or find_engine()
+    cmd = [exe, "--progress", "json", *[str(a) for a in args]]
+    if feedback is not None:
+        feedback.pushCommandInfo(" ".join(shlex.quote(c) for c in cmd))
+    popen_kw: dict[str, Any] = {}
+    if os.name == "posix":
+        popen_kw["start_new_session"] = True
+    else:  # pragma: no cover - Windows
+        popen_kw["creationflags"] = (getattr(subprocess, "CREATE_NO_WINDOW", 0)
+                                     | getattr(subprocess, "CREATE_NEW_PROCESS_GROUP", 0))
+    try:
+        proc = subprocess.Popen(
+            cmd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+            text=True, encoding="utf-8", errors="replace", bufsize=1, cwd=cwd,
+            env=engine_environment(), **popen_kw,
+        )
+    except OSError as exc:
+        raise EngineError(f"Could not start the swm-gis engine {exe}: {exc}. {INSTALL_HELP}") \
+            from exc
+    run_engine.last_pid = proc.pid  # type: ignore[attr-defined]  # for tests and diagnostics
+
+    q: queue.Queue = queue.Queue()
+    threads = [threading.Thread(target=_reader, args=(proc.stdout, "out", q), daemon=True),
+               threading.Thread(target=_reader, args=(proc.stderr, "err", q), daemon=True)]
+    for t in threads:
+        t.start()
+    lo, hi = progress_range
+    result: dict[str, Any] | None = None
+    error: str | None = None
+    other_err: list[str] = []
+    other_out: list[str] = []
+    open_streams = 2
+    try:
+        while open_streams:
+            if feedback is not None and feedback.isCanceled():
+                _stop(proc)
+                raise EngineCanceled("Cancelled: the swm-gis engine was stopped.")
+            try:
+                name, line = q.get(timeout=0.1)
+            except queue.Empty:
+                continue
+            if line is None:
+                open_streams -= 1
+                continue
+            obj = _parse(line)
+            kind = obj.get("type") if obj else None
+            if kind == "progress":
+                if feedback is not None:
+                    frac = float(obj.get("fraction") or 0.0)
+                    feedback.setProgress(lo + (hi - lo) * max(0.0, min(1.0, frac)))
+                    if obj.get("message"):
+                        feedback.setProgressText(str(obj["message"]))
+            elif kind == "info":
+                if feedback is not None:
+                    feedback.pushInfo(str(obj.get("message", "")))
+            elif kind == "error":
+                error = str(obj.get("message", ""))
+            elif kind == "result":
+                result = obj
+            elif line.strip():
+                (other_out if name == "out" else other_err).append(line)
+                if feedback is not None:
+                    feedback.pushConsoleInfo(line)
+        while proc.poll() is None:
+            if feedback is not None and feedback.isCanceled():
+                _stop(proc)
+                raise EngineCanceled("Cancelled: the swm-gis engine was stopped.")
+            time.sleep(0.05)
+    finally:
+        if proc.poll() is None:
+            _stop(proc)
+        for stream in (proc.stdout, proc.stderr):
+            if stream is not None:
+                stream.close()
+    rc = proc.returncode
+    if rc != 0:
+        if error:
+            raise EngineError(error)
+        tail = "\n".join((other_err or other_out)[-15:])
+        raise EngineError(
+            f"The swm-gis engine failed (exit code {rc}) running: "
+            f"{' '.join(shlex.quote(c) for c in cmd)}\n{tail}".rstrip()
+        )
+    if result is None:
+        raise EngineError(
+            "The swm-gis engine finished without reporting its outputs (no JSON result line on "
+            f"stdout). Is {exe} an swm-gis version with --progress json? Output was:\n"
+            + "\n".join(other_out[-10:])
+        )
+    return result
+
+
+def _parse(line: str) -> dict[str, Any] | None:
+    s = line.strip()
+    if not (s.startswith("{") and s.endswith("}")):
+        return None
+    try:
+        obj = json.loads(s)
+    except ValueError:
+        return None
+    return obj if isinstance(obj, dict) else None
+
+
+def engine_version(executable: str | None = None) -> str:
+    """``swm-gis --version`` output, or '' when the engine has no such option."""
+    try:
+        exe = executable or find_engine()
+        out = subprocess.run([exe, "--version"], capture_output=True, text=True, timeout=60,
+                             env=engine_environment())
+    except (EngineError, OSError, subprocess.TimeoutExpired):
+        return ""
+    return out.stdout.strip() if out.returncode == 0 else ""
