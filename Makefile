@@ -12,7 +12,7 @@ demo: setup
 	$(VENV)/bin/swm-gis demo --out swm-gis-demo
 
 test: setup test-deps
-	$(VENV)/bin/ruff check swm_gis tests qgis_plugin scripts benchmarks data/generate_sample_town.py
+	$(VENV)/bin/ruff check .
 	$(PY) -m pytest
 
 lint: setup

@@ -1,4 +1,4 @@
-"""swm-gis: Town of Lynnfield Stormwater Management Rules and Regulations (Chapter 320) on real parcels.
+"""swm-gis: Lynnfield Stormwater Management Rules and Regulations (Chapter 320) on real parcels.
 
 The core is pure functions on GeoDataFrames and rasters. It never imports QGIS and never prints;
 the command line (``swm_gis.cli``) and the QGIS plugin are thin adapters over it.

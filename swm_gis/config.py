@@ -228,7 +228,8 @@ def _parse_rules(raw: dict, where: str) -> Rules:
     unknown = sorted(set(raw) - known)
     if unknown:
         raise ConfigError(
-            f"{where}: unknown rule(s) {', '.join(unknown)} in [rules]; known: {', '.join(sorted(known))}."
+            f"{where}: unknown rule(s) {', '.join(unknown)} in [rules]; "
+            f"known: {', '.join(sorted(known))}."
         )
     values = {k: tuple(v) if isinstance(v, list) else v for k, v in raw.items()}
     return Rules(**values)

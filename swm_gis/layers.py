@@ -428,7 +428,8 @@ def read_raster(
                 if require_cover and (bounds[0] < rb.left or bounds[1] < rb.bottom
                                       or bounds[2] > rb.right or bounds[3] > rb.top):
                     raise InputFileError(
-                        f"Raster {spec.path} ([layers.{key}]) covers x {rb.left:.0f}..{rb.right:.0f}, "
+                        f"Raster {spec.path} ([layers.{key}]) covers "
+                        f"x {rb.left:.0f}..{rb.right:.0f}, "
                         f"y {rb.bottom:.0f}..{rb.top:.0f} but the area needed is x "
                         f"{bounds[0]:.0f}..{bounds[2]:.0f}, y {bounds[1]:.0f}..{bounds[3]:.0f} "
                         f"({config.crs}). Use a raster that covers the whole area."
@@ -436,7 +437,8 @@ def read_raster(
                 rx, ry = abs(ds.transform.a), abs(ds.transform.e)
                 padded = (bounds[0] - pad_cells * rx, bounds[1] - pad_cells * ry,
                           bounds[2] + pad_cells * rx, bounds[3] + pad_cells * ry)
-                window = from_bounds(*padded, transform=ds.transform).round_offsets().round_lengths()
+                window = from_bounds(*padded, transform=ds.transform)
+                window = window.round_offsets().round_lengths()
                 window = window.intersection(
                     rasterio.windows.Window(0, 0, ds.width, ds.height))
             arr = ds.read(1, window=window, masked=True)

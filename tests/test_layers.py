@@ -8,6 +8,7 @@ import rasterio
 from pyproj import Transformer
 from rasterio.transform import from_origin
 from shapely.geometry import Point, Polygon, box
+from townkit import CRS, write_town
 
 from swm_gis import layers as io
 from swm_gis.config import load_config
@@ -18,8 +19,6 @@ from swm_gis.errors import (
     GeometryError,
     InputFileError,
 )
-
-from townkit import CRS, write_town
 
 
 def test_reads_logical_fields_case_insensitively(tmp_path, simple_parcels):
@@ -121,7 +120,8 @@ def test_missing_file_layer_and_unreadable_file(tmp_path, simple_parcels):
         io.read_layer(load_config(toml), "parcels")
     write_town(tmp_path, {"parcels": simple_parcels})
     toml.write_text('[town]\nname = "T"\n[layers.parcels]\npath = "town.gpkg"\nlayer = "nope"\n')
-    with pytest.raises(InputFileError, match=r'Layer "nope" not found.*Layers in the source: parcels'):
+    with pytest.raises(InputFileError,
+                       match=r'Layer "nope" not found.*Layers in the source: parcels'):
         io.read_layer(load_config(toml), "parcels")
     (tmp_path / "junk.gpkg").write_bytes(b"this is not a geopackage")
     toml.write_text('[town]\nname = "T"\n[layers.parcels]\npath = "junk.gpkg"\n')

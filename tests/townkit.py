@@ -1,11 +1,10 @@
-"""Helpers for tests: small towns built by hand in tmp_path (import as `from townkit import ...`)."""
+"""Test helpers: small towns built by hand in tmp_path (`from townkit import write_town`)."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
 import geopandas as gpd
-from shapely.geometry import box
 
 REPO = Path(__file__).resolve().parents[1]
 CAMBRIDGE_CONFIG = REPO / "data" / "cambridge.toml"

@@ -14,7 +14,7 @@ from __future__ import annotations
 import json
 import sys
 from dataclasses import dataclass, field
-from enum import Enum
+from enum import StrEnum
 from pathlib import Path
 from typing import Any
 
@@ -26,7 +26,7 @@ from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 from swm_gis.config import TownConfig, load_config
 
 
-class ProgressMode(str, Enum):
+class ProgressMode(StrEnum):
     rich = "rich"
     json = "json"
     none = "none"
@@ -134,8 +134,8 @@ def _root(
 
 
 def config_option() -> Any:
-    return typer.Option(..., "--config", "-c", help="Town config file (TOML), e.g. data/sample/town.toml.",
-                        exists=False, dir_okay=False)
+    return typer.Option(..., "--config", "-c", dir_okay=False,
+                        help="Town config file (TOML), e.g. data/sample/town.toml.")
 
 
 def out_dir_option() -> Any:

@@ -32,7 +32,8 @@ def validate(config: Path = config_option()) -> None:
                 "repaired", "extent (working CRS)"):
         table.add_column(col, overflow="fold")
     for r in reports:
-        status = "[red]ERROR[/red]" if r.error else ("[yellow]warn[/yellow]" if r.warnings else "ok")
+        status = ("[red]ERROR[/red]" if r.error
+                  else "[yellow]warn[/yellow]" if r.warnings else "ok")
         table.add_row(r.key, status, "" if r.rows is None else f"{r.rows:,}", r.crs or "",
                       str(len(r.fields_found)), ", ".join(r.fields_missing),
                       "" if r.invalid is None else str(r.invalid), r.extent_text)
