@@ -121,6 +121,15 @@ def build_screening(
     else:
         checks.append(_check("common_plan", False, None, "no --common-plan given"))
 
+    # watersheds first: a site outside every HUC is a more basic error than a layer's extent
+    report(0.1, "watersheds (HUC12 / HUC10)")
+    mask = site_union if mitigation is None else shapely.union_all(
+        [site_union, *mitigation.geometry.values])
+    hucs = {level: _read_optional(config, level, mask) for level in ("huc12", "huc10")}
+    watersheds = watershed_shares(site, huc12=hucs["huc12"], huc10=hucs["huc10"])
+    watershed_checks = [_layer_check(f"watersheds_{level}", config, level)
+                        for level in ("huc12", "huc10")]
+
     report(0.15, "existing impervious cover")
     impervious, imp_source, imp_reason = _read_impervious(config, site_union)
     dev = development_type(site, impervious=impervious,
@@ -143,14 +152,7 @@ def build_screening(
                          None if post_sqft is not None else
                          "no post-construction impervious area given: retention not computed"))
 
-    report(0.4, "watersheds (HUC12 / HUC10)")
-    mask = site_union if mitigation is None else shapely.union_all(
-        [site_union, *mitigation.geometry.values])
-    hucs = {level: _read_optional(config, level, mask) for level in ("huc12", "huc10")}
-    watersheds = watershed_shares(site, huc12=hucs["huc12"], huc10=hucs["huc10"])
-    for level in ("huc12", "huc10"):
-        checks.append(_layer_check(f"watersheds_{level}", config, level))
-
+    checks.extend(watershed_checks)
     report(0.5, "off-site mitigation eligibility")
     level = standards["mitigation_huc_level"]
     mitigation_rows: list[dict[str, Any]] = []

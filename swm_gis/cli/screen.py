@@ -207,12 +207,9 @@ def _parse_date(text: str | None) -> dt.date | None:
 
 def _write_report(document: dict[str, Any], layers: dict, out: Path,
                   received: dt.date | None) -> dict[str, Path]:
-    try:
-        from swm_gis.reports.screening_report import write_screening_report
-    except ImportError:  # the report module (issue 7) is not in this checkout yet
-        state.reporter.info("screening_report.html/.pdf not written: the report writer "
-                            "(swm_gis.reports.screening_report) is not installed yet.")
-        return {}
+    # imported here: the report stack (reportlab, matplotlib) loads only when a report is written
+    from swm_gis.reports.screening_report import write_screening_report
+
     written = write_screening_report(document, layers, out, received=received)
     return {f"report_{key}": Path(path) for key, path in written.items()}
 

@@ -1,0 +1,180 @@
+"""``swm-gis screen``: outputs, exit codes and messages for bad inputs."""
+
+from __future__ import annotations
+
+import json
+import sys
+import types
+
+import geopandas as gpd
+import jsonschema
+import pyogrio
+import pytest
+from shapely.geometry import LineString, Point, box
+from test_screening import BARE_SITE, SCHEMA, SITE, X0, Y0, build_town, gdf
+
+from swm_gis.cli import main
+
+
+def write(frame: gpd.GeoDataFrame, path, layer: str | None = None, driver: str = "GPKG"):
+    pyogrio.write_dataframe(frame, path, layer=layer, driver=driver)
+    return f"{path}:{layer}" if layer else str(path)
+
+
+@pytest.fixture
+def town(tmp_path):
+    return build_town(tmp_path)
+
+
+@pytest.fixture(autouse=True)
+def fake_report(monkeypatch):
+    """Stand-in report writer (its own tests are tests/test_screening_report.py); records calls."""
+    calls = []
+
+    def write_screening_report(document, layers, out_dir, *, received=None):
+        calls.append({"document": document, "layers": layers, "out_dir": out_dir,
+                      "received": received})
+        paths = {"html": out_dir / "screening_report.html", "pdf": out_dir / "screening_report.pdf"}
+        for path in paths.values():
+            path.write_text("report", encoding="utf-8")
+        return paths
+
+    module = types.ModuleType("swm_gis.reports.screening_report")
+    module.write_screening_report = write_screening_report
+    monkeypatch.setitem(sys.modules, "swm_gis.reports.screening_report", module)
+    return calls
+
+
+def run(*args: str) -> int:
+    return main(["--progress", "none", "screen", *map(str, args)])
+
+
+def test_screen_writes_json_gpkg_and_report_with_the_findings(tmp_path, town, capsys,
+                                                             fake_report):
+    sites = tmp_path / "sites.gpkg"
+    site = write(SITE, sites, "site")
+    mitigation = write(gdf({"id": ["M-east"]}, [box(X0 + 1400, Y0 + 400, X0 + 1500, Y0 + 500)]),
+                       sites, "mitigation")
+    out = tmp_path / "out"
+    code = run("--config", town, "--site", site, "--mitigation", mitigation,
+               "--proposed-impervious-sqft", "20000", "--out", out, "--received", "2026-03-02")
+    captured = capsys.readouterr()
+    assert code == 0, captured.err
+    doc = json.loads((out / "screening.json").read_text(encoding="utf-8"))
+    jsonschema.Draft202012Validator(SCHEMA).validate(doc)
+    assert doc["disturbance"]["area_sqft"] == pytest.approx(43_600.0, abs=0.01)
+    assert doc["disturbance"]["permit_required"] is True
+    assert doc["development_type"]["value"] == "redevelopment"
+    assert doc["standards"]["required_retention_cuft"] == 1_333.3
+    assert doc["mitigation"][0]["eligible"] is True
+    assert doc["meta"]["parameters"]["received"] == "2026-03-02"
+    assert doc["meta"]["parameters"]["site"] == site
+    layers = {row[0] for row in pyogrio.list_layers(out / "screening.gpkg")}
+    assert {"site", "mitigation", "watersheds"} <= layers
+    assert "Stormwater Management Permit required: YES" in captured.out
+    # the report writer gets the same document, the layers, the folder and the received date
+    (call,) = fake_report
+    assert call["document"] == doc and call["out_dir"] == out
+    assert "site" in call["layers"] and call["received"].isoformat() == "2026-03-02"
+    assert (out / "screening_report.pdf").exists() and (out / "screening_report.html").exists()
+    assert str(out / "screening_report.pdf") in "".join(captured.out.split())  # rich wraps
+    assert "Development type: redevelopment (measured: impervious raster" in captured.out
+
+
+def test_existing_outputs_need_overwrite(tmp_path, town, capsys):
+    site = write(BARE_SITE, tmp_path / "site.gpkg", "site")
+    out = tmp_path / "out"
+    assert run("--config", town, "--site", site, "--out", out) == 0
+    assert run("--config", town, "--site", site, "--out", out) == 2
+    assert "Output already exists" in capsys.readouterr().err
+    assert run("--config", town, "--site", site, "--out", out, "--overwrite") == 0
+
+
+def test_site_in_geographic_geojson_is_reprojected_correctly(tmp_path, town, capsys):
+    path = tmp_path / "site.geojson"
+    SITE.to_crs("EPSG:4326").to_file(path, driver="GeoJSON")
+    out = tmp_path / "out"
+    assert run("--config", town, "--site", path, "--out", out) == 0, capsys.readouterr().err
+    doc = json.loads((out / "screening.json").read_text(encoding="utf-8"))
+    assert doc["disturbance"]["area_sqft"] == pytest.approx(43_600.0, abs=0.05)
+    assert doc["watersheds"]["huc12"][0]["share"] == 1.0
+
+
+def test_flags_reach_the_document(tmp_path, town):
+    site = write(SITE, tmp_path / "site.gpkg", "site")
+    out = tmp_path / "out"
+    assert run("--config", town, "--site", site, "--out", out, "--development", "new",
+               "--exemption", "utilities", "--exemption", "fencing",
+               "--roadway-maintenance") == 0
+    doc = json.loads((out / "screening.json").read_text(encoding="utf-8"))
+    assert [e["name"] for e in doc["disturbance"]["exemption"]] == ["utilities", "fencing"]
+    assert doc["disturbance"]["permit_required"] is False
+    assert doc["development_type"]["method"] == "override: --development new"
+    assert doc["standards"]["roadway_maintenance"] is True
+
+
+def test_json_progress_ends_with_a_result_line(tmp_path, town, capsys):
+    site = write(BARE_SITE, tmp_path / "site.gpkg", "site")
+    code = main(["--progress", "json", "screen", "--config", str(town), "--site", site,
+                 "--out", str(tmp_path / "out")])
+    assert code == 0
+    result = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
+    assert result["type"] == "result" and result["command"] == "screen"
+    assert result["permit_required"] is True and result["development_type"] == "new"
+    assert result["outputs"]["screening_json"].endswith("screening.json")
+
+
+@pytest.mark.parametrize(
+    ("make_site", "message"),
+    [
+        (lambda p: write(gdf(geoms=[]).set_geometry(gpd.GeoSeries([], crs="EPSG:26986")),
+                         p, "site"), "has no features with geometry"),
+        (lambda p: write(gdf(geoms=[Point(X0 + 10, Y0 + 10)]), p, "site"),
+         "holds Point geometry; polygon features are needed"),
+        (lambda p: write(gdf(geoms=[LineString([(X0, Y0), (X0 + 9, Y0)])]), p, "site"),
+         "holds LineString geometry"),
+        (lambda p: write(gdf(geoms=[box(X0 - 9000, Y0, X0 - 8000, Y0 + 100)]), p, "site"),
+         "The site lies outside every HUC12 watershed polygon"),
+    ],
+    ids=["no-polygons", "point", "line", "outside-hucs"],
+)
+def test_bad_sites_exit_2_with_a_specific_message(tmp_path, town, capsys, make_site, message):
+    site = make_site(tmp_path / "bad.gpkg")
+    code = run("--config", town, "--site", site, "--out", tmp_path / "out")
+    err = capsys.readouterr().err
+    assert code == 2
+    assert message in " ".join(err.split()), err
+    assert "Traceback" not in err
+    assert not (tmp_path / "out" / "screening.json").exists()
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--exemption", "golf-course"], 'Unknown exemption "golf-course". Valid --exemption '
+         "names (Bylaw 213-16B(1)-(6)) are: npdes-waived, agriculture, landscaping, fencing, "
+         "utilities, wetlands-order."),
+        (["--received", "March 2"], "write it as YYYY-MM-DD"),
+        (["--proposed-impervious-sqft", "10", "--proposed-impervious", "x.gpkg"], "not both"),
+    ],
+    ids=["unknown-exemption", "bad-date", "impervious-twice"],
+)
+def test_bad_options_exit_2(tmp_path, town, capsys, args, message):
+    site = write(SITE, tmp_path / "site.gpkg", "site")
+    code = run("--config", town, "--site", site, "--out", tmp_path / "out", *args)
+    err = " ".join(capsys.readouterr().err.split())
+    assert code == 2
+    assert " ".join(message.split()) in err
+
+
+def test_missing_site_file_exits_2_naming_it(tmp_path, town, capsys):
+    code = run("--config", town, "--site", tmp_path / "nope.gpkg", "--out", tmp_path / "out")
+    assert code == 2
+    assert "nope.gpkg" in capsys.readouterr().err
+
+
+def test_help_ends_with_an_example(capsys):
+    assert main(["screen", "--help"]) == 0
+    out = capsys.readouterr().out
+    assert "Example: swm-gis screen" in out and "--exemption" in out
+

@@ -1,0 +1,231 @@
+"""The screening orchestrator: one document for a site, checks recorded, JSON Schema valid."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import geopandas as gpd
+import jsonschema
+import numpy as np
+import pytest
+import rasterio
+from affine import Affine
+from shapely.geometry import Point, box
+from townkit import write_town
+
+import swm_gis.resources
+from swm_gis.config import load_config
+from swm_gis.errors import GeometryError, SwmGisError
+from swm_gis.screening import DOCUMENT_KEYS, build_screening
+
+CRS = "EPSG:26986"
+FT = 0.3048
+X0, Y0 = 238_000.0, 918_000.0
+WEST, EAST = "010700020101", "010700020102"
+HUC10 = "0107000201"
+SCHEMA_PATH = Path(__file__).resolve().parents[1] / "swm_gis" / "schemas" / "screening.schema.json"
+SCHEMA = json.loads(SCHEMA_PATH.read_text(encoding="utf-8"))
+
+
+def gdf(data=None, geoms=()) -> gpd.GeoDataFrame:
+    return gpd.GeoDataFrame(data or {}, geometry=list(geoms), crs=CRS)
+
+
+def ft_box(x_ft, y_ft, w_ft, h_ft):
+    return box(X0 + x_ft * FT, Y0 + y_ft * FT, X0 + (x_ft + w_ft) * FT, Y0 + (y_ft + h_ft) * FT)
+
+
+def write_impervious_tif(path: Path) -> None:
+    """10 m cells over X0..X0+2000, Y0..Y0+1000; one 20 m x 20 m patch at X0+500..520,
+    Y0+500..520."""
+    arr = np.zeros((100, 200), dtype="uint8")
+    arr[48:50, 50:52] = 1  # rows from the top (y = Y0 + 1000): 48-49 -> y 500..520
+    with rasterio.open(path, "w", driver="GTiff", width=200, height=100, count=1, dtype="uint8",
+                       crs=CRS, transform=Affine(10, 0, X0, 0, -10, Y0 + 1000), nodata=255) as dst:
+        dst.write(arr, 1)
+
+
+def build_town(tmp_path: Path, *, impervious: str = "raster", hucs: bool = True) -> Path:
+    """A small town: parcels, two HUC12s (West/East) of one HUC10, an impervious layer."""
+    layers = {
+        "parcels": gdf({"LOC_ID": ["M_1"]}, [box(X0, Y0, X0 + 2000, Y0 + 1000)]),
+    }
+    if hucs:
+        layers["huc12"] = gdf({"huc12": [WEST, EAST], "name": ["West Brook", "East Brook"]},
+                              [box(X0, Y0, X0 + 1000, Y0 + 1000),
+                               box(X0 + 1000, Y0, X0 + 2000, Y0 + 1000)])
+        layers["huc10"] = gdf({"huc10": [HUC10], "name": ["Upper River"]},
+                              [box(X0, Y0, X0 + 2000, Y0 + 1000)])
+    extra = ""
+    if impervious == "raster":
+        write_impervious_tif(tmp_path / "impervious.tif")
+        extra = '\n[layers.impervious]\npath = "impervious.tif"\n'
+    elif impervious == "polygons":
+        layers["impervious"] = gdf({"kind": ["roof"]},
+                                   [box(X0 + 500, Y0 + 500, X0 + 520, Y0 + 520)])
+    return write_town(tmp_path, layers, extra=extra)
+
+
+#: A 200 ft x 218 ft site (43,600 sq ft) around the impervious patch, in the West HUC12.
+SITE = gdf(geoms=[box(X0 + 480, Y0 + 480, X0 + 480 + 200 * FT, Y0 + 480 + 218 * FT)])
+#: The same size in the West HUC12 but away from the patch.
+BARE_SITE = gdf(geoms=[box(X0 + 100, Y0 + 100, X0 + 100 + 200 * FT, Y0 + 100 + 218 * FT)])
+
+
+@pytest.fixture
+def fake_resources(monkeypatch):
+    """Stand-in resource checks (their own tests live in tests/test_resources.py)."""
+    calls = []
+
+    def fake(config, site, *, subject_parcels=None, progress=None):
+        calls.append(site)
+        if progress:
+            progress(0.5, "fake resources")
+        keys = {"habitats": [{"layer": "priority", "id": "PH 1", "distance_ft": 120.0,
+                              "overlaps": False}],
+                "floodplain": {"in_sfha": False, "sfha_area_sqft": 0.0, "site_fraction": 0.0,
+                               "zones": [], "shaded_x_area_sqft": 0.0},
+                "receiving_waters": {"orw": [], "impaired": [], "requirements": []}}
+        layers = {"habitats": gdf({"id": ["PH 1"]}, [Point(X0, Y0).buffer(10)])}
+        checks = [{"name": "habitats", "ran": True, "source": {"file": "x.gpkg"}},
+                  {"name": "floodplain", "ran": False, "source": None,
+                   "reason": "no [layers.flood_zones] configured"}]
+        return keys, layers, checks
+
+    monkeypatch.setattr(swm_gis.resources, "resource_checks", fake)
+    return calls
+
+
+def validate(document: dict) -> None:
+    jsonschema.Draft202012Validator(SCHEMA).validate(json.loads(json.dumps(document)))
+
+
+def test_screening_document_has_every_key_and_validates(tmp_path, fake_resources):
+    cfg = load_config(build_town(tmp_path))
+    proposed = gdf(geoms=[ft_box(0, 0, 100, 200)])  # 20,000 sq ft
+    mitigation = gdf({"id": ["M-east", "M-west"]},
+                     [box(X0 + 1400, Y0 + 400, X0 + 1500, Y0 + 500), Point(X0 + 50, Y0 + 50)])
+    progress = []
+    result = build_screening(cfg, SITE, proposed_impervious=proposed, mitigation=mitigation,
+                             progress=lambda f, m: progress.append((f, m)))
+    doc = result.document
+    assert tuple(doc)[: len(DOCUMENT_KEYS)] == DOCUMENT_KEYS
+    validate(doc)
+    assert doc["disturbance"]["area_sqft"] == pytest.approx(43_600.0, abs=0.01)
+    assert doc["disturbance"]["permit_required"] is True
+    assert doc["development_type"]["value"] == "redevelopment"
+    assert doc["development_type"]["existing_impervious_sqft"] == pytest.approx(4_305.56,
+                                                                                abs=0.01)
+    assert doc["standards"]["post_impervious_sqft"] == pytest.approx(20_000.0, abs=0.01)
+    assert doc["standards"]["required_retention_cuft"] == 1_333.3
+    assert doc["standards"]["mitigation_huc_level"] == "HUC10"
+    assert doc["watersheds"]["huc12"] == [{"huc": WEST, "name": "West Brook", "share": 1.0,
+                                           "area_sqft": pytest.approx(43_600.0, abs=0.1)}]
+    # redevelopment: the neighbouring HUC12 of the same HUC10 is eligible
+    assert [(m["id"], m["eligible"], m["huc"]) for m in doc["mitigation"]] == [
+        ("M-east", True, HUC10), ("M-west", True, HUC10)]
+    assert doc["habitats"][0]["id"] == "PH 1"  # merged from the resource checks
+    names = [c["name"] for c in doc["checks"]]
+    assert names[:3] == ["disturbance", "common_plan", "development_type"]
+    assert {"watersheds_huc12", "watersheds_huc10", "mitigation", "habitats",
+            "floodplain"} <= set(names)
+    assert set(result.layers) >= {"site", "mitigation", "watersheds", "proposed_impervious",
+                                  "habitats"}
+    assert progress[-1] == (1.0, "screening done")
+    assert all(0 <= f <= 1 for f, _ in progress)
+    assert any(m == "fake resources" for _, m in progress)
+
+
+def test_new_development_makes_the_neighbouring_huc12_ineligible(tmp_path, fake_resources):
+    cfg = load_config(build_town(tmp_path))
+    mitigation = gdf({"id": ["M-east"]}, [box(X0 + 1400, Y0 + 400, X0 + 1500, Y0 + 500)])
+    doc = build_screening(cfg, BARE_SITE, mitigation=mitigation,
+                          proposed_impervious_sqft=20_000).document
+    assert doc["development_type"]["value"] == "new"
+    assert doc["development_type"]["existing_impervious_sqft"] == 0.0
+    assert doc["standards"]["required_retention_cuft"] == 1_666.7
+    assert doc["mitigation"][0]["eligible"] is False and doc["mitigation"][0]["huc"] == EAST
+    validate(doc)
+
+
+def test_meta_records_town_parameters_rules_and_sources(tmp_path, fake_resources):
+    cfg = load_config(build_town(tmp_path))
+    site = SITE.copy()
+    site.attrs["source"] = {"key": "--site", "file": "/x/site.gpkg", "layer": None,
+                            "modified": None}
+    doc = build_screening(cfg, site, development="new", exemptions=["fencing"],
+                          roadway_maintenance=True).document
+    meta = doc["meta"]
+    assert meta["town"] == "Testtown" and meta["crs"] == CRS and meta["tool"] == "swm-gis"
+    assert meta["parameters"]["exemptions"] == ["fencing"]
+    assert meta["parameters"]["development"] == "new"
+    assert meta["rules"]["trigger_sqft"] == 43_560.0
+    assert meta["inputs"][0]["file"] == "/x/site.gpkg"
+    used = {s["key"] for s in meta["sources"]}
+    assert {"impervious", "huc12", "huc10"} <= used
+    assert doc["development_type"]["method"] == "override: --development new"
+    assert doc["disturbance"]["permit_required"] is False  # exemption claimed
+    assert any("shown for information" in x for x in doc["standards"]["reasons"])
+
+
+def test_polygon_impervious_layer_and_common_plan(tmp_path, fake_resources):
+    cfg = load_config(build_town(tmp_path, impervious="polygons"))
+    lot = gdf(geoms=[ft_box(1000, 1000, 100, 200)])  # 20,000 sq ft, clear of the roof
+    plan = gdf(geoms=[ft_box(1000, 1000, 225, 200)])  # 45,000 sq ft
+    result = build_screening(cfg, lot, common_plan=plan)
+    doc = result.document
+    assert doc["disturbance"]["common_plan_area_sqft"] == pytest.approx(45_000.0, abs=0.01)
+    assert doc["disturbance"]["permit_required"] is True
+    assert doc["development_type"]["method"] == "measured: impervious polygons"
+    assert result.layers["common_plan"]["area_sqft"].iloc[0] == pytest.approx(45_000, abs=0.01)
+    assert next(c for c in doc["checks"] if c["name"] == "common_plan")["ran"] is True
+    validate(doc)
+
+
+def test_missing_layers_are_recorded_as_checks_that_did_not_run(tmp_path, fake_resources):
+    cfg = load_config(build_town(tmp_path, impervious="none", hucs=False))
+    doc = build_screening(cfg, SITE).document
+    checks = {c["name"]: c for c in doc["checks"]}
+    assert checks["development_type"]["ran"] is False
+    assert checks["development_type"]["reason"] == "no [layers.impervious] configured"
+    assert checks["watersheds_huc12"]["ran"] is False
+    assert checks["mitigation"]["reason"] == "no --mitigation given"
+    assert doc["development_type"]["method"] == "assumed: no impervious layer"
+    assert doc["watersheds"]["huc12"] == [] and doc["watersheds"]["huc10"] == []
+    validate(doc)
+
+
+def test_site_in_another_crs_is_reprojected_to_the_working_crs(tmp_path, fake_resources):
+    cfg = load_config(build_town(tmp_path))
+    doc = build_screening(cfg, SITE.to_crs("EPSG:4326")).document
+    assert doc["disturbance"]["area_sqft"] == pytest.approx(43_600.0, abs=0.05)
+    assert fake_resources[0].crs.equals(cfg.crs_obj)
+
+
+def test_site_outside_every_huc_is_refused(tmp_path, fake_resources):
+    cfg = load_config(build_town(tmp_path, impervious="none"))
+    far = gdf(geoms=[box(X0 - 9000, Y0, X0 - 8000, Y0 + 100)])
+    with pytest.raises(GeometryError, match="outside every HUC12 watershed polygon of .*town.gpkg"):
+        build_screening(cfg, far)
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "message"),
+    [({"exemptions": ["golf"]}, "Valid --exemption names"),
+     ({"development": "old"}, "auto, new, redevelopment"),
+     ({"proposed_impervious_sqft": 5.0, "proposed_impervious": SITE}, "not both")],
+    ids=["exemption", "development", "impervious-twice"],
+)
+def test_bad_options_are_refused_before_reading_anything(tmp_path, kwargs, message):
+    cfg = load_config(build_town(tmp_path, impervious="none", hucs=False))
+    with pytest.raises(SwmGisError, match=message):
+        build_screening(cfg, SITE, **kwargs)
+
+
+def test_real_resource_checks_merge_into_a_valid_document(tmp_path):
+    cfg = load_config(build_town(tmp_path))
+    doc = build_screening(cfg, SITE).document
+    for key in ("habitats", "floodplain", "receiving_waters"):
+        assert key in doc
+    validate(doc)
