@@ -229,3 +229,58 @@ def test_real_resource_checks_merge_into_a_valid_document(tmp_path):
     for key in ("habitats", "floodplain", "receiving_waters"):
         assert key in doc
     validate(doc)
+
+
+# --------------------------------------------------------------------------- real data
+def _cambridge_block(cambridge_config) -> gpd.GeoDataFrame:
+    from swm_gis import layers as io
+
+    cfg = load_config(cambridge_config)
+    parcels = io.read_layer(cfg, "parcels", where="ML LIKE '90-%'")
+    return parcels[parcels["id"].str.startswith("90-")]
+
+
+@pytest.mark.qgis
+def test_cambridge_block_area_agrees_with_qgis(cambridge_config, qgis_app, fake_resources):
+    """A real Cambridge block (map 90, 93 parcels) as the site: same union area as QGIS's."""
+    from qgis.core import (
+        QgsCoordinateReferenceSystem,
+        QgsCoordinateTransform,
+        QgsFeatureRequest,
+        QgsGeometry,
+        QgsProject,
+        QgsVectorLayer,
+    )
+
+    block = _cambridge_block(cambridge_config)
+    doc = build_screening(load_config(cambridge_config), block).document
+
+    path = str(block.attrs["source"]["file"])
+    layer = QgsVectorLayer(path, "parcels", "ogr")
+    layer.setCrs(QgsCoordinateReferenceSystem("EPSG:4326"))
+    xform = QgsCoordinateTransform(layer.crs(), QgsCoordinateReferenceSystem("EPSG:26986"),
+                                   QgsProject.instance())
+    geoms = []
+    for feature in layer.getFeatures(QgsFeatureRequest().setFilterExpression("ML LIKE '90-%'")):
+        g = QgsGeometry(feature.geometry())
+        if g.isEmpty():
+            continue
+        g.transform(xform)
+        geoms.append(g.makeValid())
+    qgis_sqft = QgsGeometry.unaryUnion(geoms).area() / 0.3048**2
+    assert len(geoms) == len(block) == 93
+    assert doc["disturbance"]["area_sqft"] == pytest.approx(qgis_sqft, rel=1e-6)
+    assert doc["disturbance"]["area_sqft"] == pytest.approx(603_112.3, abs=0.5)
+    assert doc["disturbance"]["permit_required"] is True
+
+
+def test_cambridge_block_screens_through_its_config_with_real_resource_checks(
+        cambridge_config):
+    doc = build_screening(load_config(cambridge_config), _cambridge_block(cambridge_config)
+                          ).document
+    validate(doc)
+    checks = {c["name"]: c for c in doc["checks"]}
+    # Cambridge's config has no impervious or WBD layers: those checks say so
+    assert checks["development_type"]["ran"] is False
+    assert checks["watersheds_huc12"]["reason"] == "no [layers.huc12] configured"
+    assert doc["meta"]["town"].startswith("Cambridge")
