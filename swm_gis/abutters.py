@@ -42,6 +42,9 @@ M_PER_FT = 0.3048
 SECTION = "§ 320-18 A(7)"
 SECTION_CERTIFIED = "§ 320-18 A(2)"
 
+#: Allowance for floating-point noise when comparing a distance to the threshold (1 micrometre).
+TOLERANCE_M = 1e-6
+
 NO_OWNER_NOTE = "no owner of record: ask the Assessors"
 
 _DISTANCE_RE = re.compile(
@@ -152,7 +155,9 @@ def find_abutters(
     if not CRS.from_user_input(subject.crs).equals(parcels.crs):
         subject = subject.to_crs(parcels.crs)
     subj = subject_union(subject)
-    limit_units = distance_ft * M_PER_FT / factor
+    # inclusive, with one micrometre of allowance for floating-point noise in coordinates of
+    # the order of 1e6 m (a point placed exactly at 100 ft must not fall out by 1e-11 m)
+    limit_units = distance_ft * M_PER_FT / factor + TOLERANCE_M / factor
 
     geoms = parcels.geometry.values
     tree = shapely.STRtree(np.asarray(geoms))
