@@ -27,9 +27,14 @@ def town(tmp_path):
 
 
 @pytest.fixture(autouse=True)
-def fake_report(monkeypatch):
-    """Stand-in report writer (its own tests are tests/test_screening_report.py); records calls."""
+def fake_report(monkeypatch, request):
+    """Stand-in report writer (its own tests are tests/test_screening_report.py); records calls.
+
+    Tests whose name ends in ``with_the_real_report`` run the real one.
+    """
     calls = []
+    if request.function.__name__.endswith("with_the_real_report"):
+        return calls
 
     def write_screening_report(document, layers, out_dir, *, received=None):
         calls.append({"document": document, "layers": layers, "out_dir": out_dir,
@@ -178,3 +183,14 @@ def test_help_ends_with_an_example(capsys):
     out = capsys.readouterr().out
     assert "Example: swm-gis screen" in out and "--exemption" in out
 
+
+
+def test_screen_writes_html_and_pdf_with_the_real_report(tmp_path, town, capsys):
+    site = write(SITE, tmp_path / "site.gpkg", "site")
+    out = tmp_path / "out"
+    code = run("--config", town, "--site", site, "--proposed-impervious-sqft", "20000",
+               "--out", out, "--received", "2026-03-02")
+    assert code == 0, capsys.readouterr().err
+    html = (out / "screening_report.html").read_text(encoding="utf-8")
+    assert "43,600" in html
+    assert (out / "screening_report.pdf").read_bytes().startswith(b"%PDF")

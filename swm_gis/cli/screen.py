@@ -164,8 +164,8 @@ def run_screen(
 def summary_lines(document: dict[str, Any]) -> list[str]:
     """A few lines for people: the decision and the figures behind it."""
     d, dev, std = document["disturbance"], document["development_type"], document["standards"]
-    lines = [f"Site {document['meta']['town']}: {d['area_sqft']:,.1f} sq ft "
-             f"({d['area_acres']:.3f} acres) disturbed"
+    lines = [f"{document['meta']['town']}: the site disturbs {d['area_sqft']:,.1f} sq ft "
+             f"({d['area_acres']:.3f} acres)"
              + (f"; common plan {d['common_plan_area_sqft']:,.1f} sq ft"
                 if d.get("common_plan_area_sqft") is not None else "")]
     lines.append("Stormwater Management Permit required: " + ("YES" if d["permit_required"]
