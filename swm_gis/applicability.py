@@ -175,14 +175,15 @@ def _as_bool(s: pd.Series) -> np.ndarray:
 class DrainageGrid:
     """Receiving-water flags per DEM cell, from catchments computed once for the town.
 
-    ``orw`` and ``impaired`` are boolean arrays (the cell's runoff reaches an ORW / an impaired
-    water downstream); ``cause_bits`` is an int64 bitmask of ``cause_names`` (impairment causes
-    downstream of the cell). ``transform`` is the affine transform of the arrays.
+    ``labels`` (int32, the DEM window's shape) gives each cell the network node (stream reach or
+    water body) its runoff first meets, or -1; row ``i`` of ``node_flags`` (bool, nodes x
+    (2 + causes)) says whether node ``i`` or anything downstream of it is an ORW (column 0), an
+    impaired water (column 1) and which of ``cause_names`` impair it (columns 2...).
+    ``transform`` is the affine transform of ``labels``.
     """
 
-    orw: np.ndarray
-    impaired: np.ndarray
-    cause_bits: np.ndarray
+    labels: np.ndarray
+    node_flags: np.ndarray
     cause_names: tuple[str, ...]
     transform: Any
     orw_ran: bool = True
@@ -466,67 +467,76 @@ def drainage_flags(geoms: np.ndarray, grid: DrainageGrid | None
 
     A parcel drains to what any of its cells (cell centres inside the parcel, plus the cell under
     its representative point so a parcel smaller than a cell still has one) drains to.
-    Vectorised: the parcels are rasterised once per call and the flags reduced by parcel.
+    Vectorised: the parcels are rasterised once per call and the flags reduced by parcel. A
+    parcel outside the DEM gets nulls (unknown), not False.
     """
     n = len(geoms)
-    none = (pd.array([pd.NA] * n, dtype="boolean"), pd.array([pd.NA] * n, dtype="boolean"),
-            np.full(n, None, dtype=object))
     if grid is None or n == 0:
-        return none
-    from rasterio import features, windows
-
-    rows_all, cols_all = grid.orw.shape
-    minx, miny, maxx, maxy = shapely.total_bounds(geoms)
-    win = windows.from_bounds(minx, miny, maxx, maxy, transform=grid.transform)
-    win = win.round_offsets("floor").round_lengths("ceil")
-    r0, c0 = max(int(win.row_off) - 1, 0), max(int(win.col_off) - 1, 0)
-    r1 = min(int(win.row_off + win.height) + 2, rows_all)
-    c1 = min(int(win.col_off + win.width) + 2, cols_all)
-    pid_parts, cell_parts = [], []
-    if r1 > r0 and c1 > c0:
-        tr = grid.transform * grid.transform.translation(c0, r0)
-        burned = features.rasterize(zip(geoms, np.arange(1, n + 1), strict=True),
-                                    out_shape=(r1 - r0, c1 - c0), transform=tr, fill=0,
-                                    dtype="int32")
-        rr, cc = np.nonzero(burned)
-        pid_parts.append(burned[rr, cc] - 1)
-        cell_parts.append((rr + r0) * cols_all + (cc + c0))
-    rp = shapely.point_on_surface(geoms)
-    inv = ~grid.transform
-    col, row = inv * (shapely.get_x(rp), shapely.get_y(rp))
-    row, col = np.floor(row).astype(np.int64), np.floor(col).astype(np.int64)
-    inside = (row >= 0) & (row < rows_all) & (col >= 0) & (col < cols_all)
-    pid_parts.append(np.flatnonzero(inside))
-    cell_parts.append(row[inside] * cols_all + col[inside])
-    pid = np.concatenate(pid_parts)
-    cell = np.concatenate(cell_parts)
-    orw_any = np.bincount(pid, weights=grid.orw.ravel()[cell], minlength=n) > 0
-    imp_any = np.bincount(pid, weights=grid.impaired.ravel()[cell], minlength=n) > 0
-    bits = np.zeros(n, dtype=np.int64)
-    np.bitwise_or.at(bits, pid, grid.cause_bits.ravel()[cell].astype(np.int64))
-    covered = np.bincount(pid, minlength=n) > 0  # outside the DEM: unknown, not "no"
-    orw = pd.array(orw_any, dtype="boolean")
-    imp = pd.array(imp_any, dtype="boolean")
+        return (pd.array([pd.NA] * n, dtype="boolean"), pd.array([pd.NA] * n, dtype="boolean"),
+                np.full(n, None, dtype=object))
+    pid, cell = _parcel_cells(geoms, grid.transform, grid.labels.shape)
+    covered = np.bincount(pid, minlength=n) > 0
+    node = grid.labels.ravel()[cell].astype(np.int64)
+    keep = node >= 0
+    pid, node = pid[keep], node[keep]
+    n_nodes = grid.node_flags.shape[0]
+    pairs = np.unique(pid * max(n_nodes, 1) + node)  # each (parcel, node) once
+    pid, node = pairs // max(n_nodes, 1), pairs % max(n_nodes, 1)
+    flags = np.zeros((n, grid.node_flags.shape[1]), dtype=bool)
+    np.logical_or.at(flags, pid, grid.node_flags[node])
+    orw = pd.array(flags[:, 0], dtype="boolean")
+    imp = pd.array(flags[:, 1], dtype="boolean")
     orw[~covered] = pd.NA
     imp[~covered] = pd.NA
     if not grid.orw_ran:
         orw[:] = pd.NA
     if not grid.impaired_ran:
         imp[:] = pd.NA
-    causes = _decode_causes(bits, grid.cause_names)
+    causes = _decode_causes(flags[:, 2:], grid.cause_names)
     causes[~covered] = None
+    if not grid.impaired_ran:
+        causes[:] = None
     return orw, imp, causes
 
 
-def _decode_causes(bits: np.ndarray, names: tuple[str, ...]) -> np.ndarray:
-    """Bitmasks -> "cause; cause" strings (a lookup per distinct mask, not per parcel)."""
-    out = np.full(len(bits), "", dtype=object)
-    uniq, inv = np.unique(bits, return_inverse=True)
-    text = np.array(["; ".join(n for i, n in enumerate(names) if int(u) >> i & 1) for u in uniq],
-                    dtype=object)
-    if len(uniq):
-        out = text[inv]
-    return out
+def _parcel_cells(geoms: np.ndarray, transform: Any, shape: tuple[int, int]
+                  ) -> tuple[np.ndarray, np.ndarray]:
+    """(parcel position, linear cell index) pairs: cell centres in the parcel + its rep. point."""
+    from rasterio import features, windows
+
+    rows_all, cols_all = shape
+    minx, miny, maxx, maxy = shapely.total_bounds(geoms)
+    win = windows.from_bounds(minx, miny, maxx, maxy, transform=transform)
+    r0, c0 = max(math.floor(win.row_off) - 1, 0), max(math.floor(win.col_off) - 1, 0)
+    r1 = min(math.ceil(win.row_off + win.height) + 1, rows_all)
+    c1 = min(math.ceil(win.col_off + win.width) + 1, cols_all)
+    pid_parts, cell_parts = [], []
+    if r1 > r0 and c1 > c0:
+        tr = transform * transform.translation(c0, r0)
+        burned = features.rasterize(zip(geoms, np.arange(1, len(geoms) + 1), strict=True),
+                                    out_shape=(r1 - r0, c1 - c0), transform=tr, fill=0,
+                                    dtype="int32")
+        rr, cc = np.nonzero(burned)
+        pid_parts.append(burned[rr, cc].astype(np.int64) - 1)
+        cell_parts.append((rr + r0).astype(np.int64) * cols_all + (cc + c0))
+    rp = shapely.point_on_surface(geoms)
+    col, row = ~transform * (shapely.get_x(rp), shapely.get_y(rp))
+    row, col = np.floor(row).astype(np.int64), np.floor(col).astype(np.int64)
+    inside = (row >= 0) & (row < rows_all) & (col >= 0) & (col < cols_all)
+    pid_parts.append(np.flatnonzero(inside))
+    cell_parts.append(row[inside] * cols_all + col[inside])
+    return np.concatenate(pid_parts), np.concatenate(cell_parts)
+
+
+def _decode_causes(matrix: np.ndarray, names: tuple[str, ...]) -> np.ndarray:
+    """Rows of cause flags -> "cause; cause" strings (one join per distinct row, not per parcel)."""
+    n = matrix.shape[0]
+    if n == 0 or matrix.shape[1] == 0:
+        return np.full(n, "", dtype=object)
+    uniq, inv = np.unique(matrix, axis=0, return_inverse=True)
+    text = np.array(["; ".join(nm for nm, on in zip(names, row, strict=True) if on)
+                     for row in uniq], dtype=object)
+    return text[np.asarray(inv).ravel()]
 
 
 # =========================================================================== summary

@@ -1,0 +1,397 @@
+"""Applicability map: flags on hand-built parcels, tiles, the GeoPackage, the CLI, Cambridge.
+
+Coordinates are EPSG:26986 metres; distances are set in feet (1 ft = 0.3048 m exactly) so the
+expected values can be checked by hand.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+import geopandas as gpd
+import numpy as np
+import pandas as pd
+import pyogrio
+import pytest
+import rasterio
+import shapely
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from rasterio.transform import from_origin
+from shapely.geometry import LineString, Point, box
+from townkit import CRS, write_town
+
+from swm_gis import applicability as ap
+from swm_gis.catchments import downstream_closure
+from swm_gis.cli import main
+from swm_gis.config import load_config
+
+FT = 0.3048
+X0, Y0 = 230_000.0, 900_000.0
+
+
+def sq(x_ft: float, y_ft: float, w_ft: float, h_ft: float) -> shapely.Polygon:
+    """A rectangle given in feet from the town origin."""
+    return box(X0 + x_ft * FT, Y0 + y_ft * FT, X0 + (x_ft + w_ft) * FT, Y0 + (y_ft + h_ft) * FT)
+
+
+def frame(rows: dict, geoms: list) -> gpd.GeoDataFrame:
+    return gpd.GeoDataFrame(rows, geometry=geoms, crs=CRS)
+
+
+# Parcels (MassGIS names). The habitat is a polygon whose west edge is x = 10,000 ft.
+PARCELS = {
+    "FLOOD": sq(0, 0, 100, 100),          # AE zone covers its west 25 ft -> 25 %
+    "TOUCH": sq(200, 0, 100, 100),        # shares only an edge with an AE zone
+    "H459": sq(9_441, 0, 100, 100),       # east edge 459 ft from the habitat
+    "H500": sq(9_400, 2_000, 100, 100),   # exactly 500 ft: inclusive -> within
+    "H501": sq(9_399.5, 4_000, 100, 100),  # 500.5 ft -> not within
+    "SPLIT": sq(4_860, 0, 200, 218),      # 43,600 sq ft; 70 % west of x = 5,000 ft
+}
+
+
+def town_layers(with_huc10: bool = True) -> dict[str, gpd.GeoDataFrame]:
+    parcels = frame({"LOC_ID": list(PARCELS), "MAP_PAR_ID": [f"1-{i}" for i in
+                                                             range(len(PARCELS))]},
+                    list(PARCELS.values()))
+    flood = frame({"FLD_ZONE": ["AE", "AE", "X"], "SFHA_TF": ["T", "T", "F"],
+                   "STATIC_BFE": [12.0, 12.0, -9999.0]},
+                  [sq(-50, -50, 75, 200),      # FLOOD: x -50..25 ft -> 25 ft of 100
+                   sq(300, 0, 50, 100),        # TOUCH: meets its east edge only
+                   sq(200, 0, 100, 100)])      # shaded X over TOUCH: not SFHA
+    priority = frame({"PRIHAB_ID": ["PH 1"]}, [sq(10_000, -1_000, 1_000, 8_000)])
+    huc12 = frame({"huc12": ["010700020101", "010700020102"], "name": ["West Brook", "East Brook"]},
+                  [sq(-1_000, -1_000, 6_000, 10_000), sq(5_000, -1_000, 7_000, 10_000)])
+    layers = {"parcels": parcels, "flood_zones": flood, "nhesp_priority": priority,
+              "huc12": huc12}
+    if with_huc10:
+        layers["huc10"] = frame({"huc10": ["0107000201"]}, [sq(-1_000, -1_000, 13_000, 10_000)])
+    return layers
+
+
+@pytest.fixture
+def town(tmp_path: Path) -> Path:
+    return write_town(tmp_path, town_layers())
+
+
+@pytest.fixture
+def flags(town: Path) -> pd.DataFrame:
+    cfg = load_config(town)
+    overlays = ap.load_overlays(cfg, ap.parcel_extent(cfg)[0])
+    parcels = gpd.read_file(town.parent / "town.gpkg", layer="parcels").rename(
+        columns={"LOC_ID": "id", "MAP_PAR_ID": "map_par_id"})
+    return ap.classify_parcels(parcels, overlays).set_index("parcel_id")
+
+
+# --------------------------------------------------------------------------- flags
+def test_parcel_overlapping_an_ae_zone_is_in_the_sfha(flags):
+    row = flags.loc["FLOOD"]
+    assert bool(row.in_sfha) is True
+    assert row.sfha_fraction == pytest.approx(0.25)
+    assert row.sfha_area_sqft == pytest.approx(2_500.0)
+    assert "floodplain" in row.screening_class
+
+
+def test_parcel_only_touching_an_ae_zone_has_no_land_in_it(flags):
+    row = flags.loc["TOUCH"]  # a shared edge has no area; the shaded X zone is not SFHA
+    assert bool(row.in_sfha) is False
+    assert row.sfha_fraction == 0.0
+
+
+def test_habitat_459_ft_away_is_within_500_ft(flags):
+    row = flags.loc["H459"]
+    assert row.nhesp_distance_ft == pytest.approx(459.0, abs=1e-6)
+    assert bool(row.nhesp_within_500ft) is True
+    assert row.nhesp_nearest == "priority:PH 1"
+
+
+def test_habitat_exactly_500_ft_away_is_within_threshold_inclusive(flags):
+    assert flags.loc["H500"].nhesp_distance_ft == pytest.approx(500.0, abs=1e-6)
+    assert bool(flags.loc["H500"].nhesp_within_500ft) is True
+
+
+def test_habitat_just_over_500_ft_away_is_not_within(flags):
+    row = flags.loc["H501"]
+    assert row.nhesp_distance_ft == pytest.approx(500.5, abs=1e-6)
+    assert bool(row.nhesp_within_500ft) is False
+    assert "habitat" not in row.screening_class
+
+
+def test_parcel_straddling_two_huc12s_takes_the_70_percent_one(flags):
+    row = flags.loc["SPLIT"]
+    assert row.huc12 == "010700020101"
+    assert row.huc12_name == "West Brook"
+    assert row.huc10 == "0107000201"
+
+
+def test_area_and_one_acre_trigger(flags):
+    assert flags.loc["SPLIT"].area_sqft == pytest.approx(43_600.0)  # 200 ft x 218 ft
+    assert bool(flags.loc["SPLIT"].can_reach_trigger) is True
+    assert flags.loc["FLOOD"].area_sqft == pytest.approx(10_000.0)
+    assert bool(flags.loc["FLOOD"].can_reach_trigger) is False
+    assert flags.loc["SPLIT"].screening_class == "large parcel; no mapped constraints"
+
+
+def test_drainage_flags_are_null_without_dem(flags):
+    assert flags["drains_to_orw"].isna().all()
+    assert flags["drains_to_impaired"].isna().all()
+
+
+def test_huc10_from_huc12_prefix_when_no_huc10_layer(tmp_path):
+    cfg = load_config(write_town(tmp_path, town_layers(with_huc10=False)))
+    overlays = ap.load_overlays(cfg, ap.parcel_extent(cfg)[0])
+    parcels = gpd.GeoDataFrame({"id": ["A"]}, geometry=[sq(100, 2_000, 50, 50)], crs=CRS)
+    out = ap.classify_parcels(parcels, overlays)
+    assert out["huc12"].tolist() == ["010700020101"]
+    assert out["huc10"].tolist() == ["0107000201"]
+
+
+def test_classify_keeps_index_and_crs_and_does_not_mutate():
+    parcels = gpd.GeoDataFrame({"id": ["A", "B"]}, index=[7, 3],
+                               geometry=[box(0, 0, 10, 10), box(20, 0, 30, 10)], crs=CRS)
+    before = parcels.copy()
+    out = ap.classify_parcels(parcels, ap.Overlays())
+    assert list(out.index) == [7, 3]
+    assert out.crs == parcels.crs
+    pd.testing.assert_frame_equal(parcels, before)
+    assert out["huc12"].isna().all() and out["in_sfha"].isna().all()
+
+
+def test_overlapping_flood_zones_are_not_counted_twice():
+    parcel = gpd.GeoDataFrame({"id": ["A"]}, geometry=[box(0, 0, 10, 10)], crs=CRS)
+    zones = gpd.GeoDataFrame({"zone": ["AE", "A"], "sfha": [None, None]},
+                             geometry=[box(-5, -5, 5, 15), box(0, -5, 5, 15)], crs=CRS)
+    out = ap.classify_parcels(parcel, ap.Overlays.build(flood_zones=zones))
+    assert out["sfha_fraction"].tolist() == [pytest.approx(0.5)]
+
+
+def test_vernal_pool_point_distance():
+    parcel = gpd.GeoDataFrame({"id": ["A"]}, geometry=[box(0, 0, 100 * FT, 100 * FT)], crs=CRS)
+    pools = gpd.GeoDataFrame({"id": ["CVP 9"]}, geometry=[Point(100 * FT, 400 * FT)], crs=CRS)
+    out = ap.classify_parcels(parcel, ap.Overlays.build(vernal_pools=pools))
+    assert out["nhesp_distance_ft"].tolist() == [pytest.approx(300.0)]
+    assert out["nhesp_nearest"].tolist() == ["vernal_pool:CVP 9"]
+
+
+def test_habitat_beyond_search_radius_has_null_distance():
+    parcel = gpd.GeoDataFrame({"id": ["A"]}, geometry=[box(0, 0, 10, 10)], crs=CRS)
+    far = gpd.GeoDataFrame({"id": ["P"]}, geometry=[box(5_000, 0, 5_010, 10)], crs=CRS)
+    out = ap.classify_parcels(parcel, ap.Overlays.build(nhesp_priority=far))
+    assert np.isnan(out["nhesp_distance_ft"].iloc[0])
+    assert bool(out["nhesp_within_500ft"].iloc[0]) is False
+
+
+@settings(max_examples=40, deadline=None)
+@given(gap_ft=st.floats(min_value=0.0, max_value=1_000.0, allow_nan=False),
+       piece=st.sampled_from([20.0, 250.0, 10_000.0]))
+def test_distance_and_flag_agree_with_shapely_for_any_gap(gap_ft, piece):
+    parcel = box(0, 0, 30, 30)
+    hab = box(30 + gap_ft * FT, -200, 30 + gap_ft * FT + 300, 400)
+    out = ap.classify_parcels(
+        gpd.GeoDataFrame({"id": ["A"]}, geometry=[parcel], crs=CRS),
+        ap.Overlays.build(nhesp_priority=gpd.GeoDataFrame({"id": ["P"]}, geometry=[hab],
+                                                          crs=CRS), piece_size_m=piece))
+    exact_ft = shapely.distance(parcel, hab) / FT
+    assert out["nhesp_distance_ft"].iloc[0] == pytest.approx(exact_ft, abs=1e-6)
+    assert bool(out["nhesp_within_500ft"].iloc[0]) is bool(exact_ft <= 500.0 + 1e-6)
+
+
+@settings(max_examples=30, deadline=None)
+@given(share=st.floats(min_value=0.0, max_value=1.0), piece=st.sampled_from([3.0, 250.0]))
+def test_sfha_fraction_is_the_exact_share_whatever_the_subdivision(share, piece):
+    parcel = box(0, 0, 40, 40)
+    zone = box(-10, -10, 40 * share, 50)
+    out = ap.classify_parcels(
+        gpd.GeoDataFrame({"id": ["A"]}, geometry=[parcel], crs=CRS),
+        ap.Overlays.build(flood_zones=gpd.GeoDataFrame({"zone": ["AE"]}, geometry=[zone],
+                                                       crs=CRS), piece_size_m=piece))
+    assert out["sfha_fraction"].iloc[0] == pytest.approx(share, abs=1e-9)
+    assert bool(out["in_sfha"].iloc[0]) is bool(share > 0)
+
+
+def test_screening_class_names():
+    df = pd.DataFrame({"can_reach_trigger": [True, False, True],
+                       "nhesp_within_500ft": pd.array([True, None, False], dtype="boolean"),
+                       "in_sfha": [True, True, False], "drains_to_orw": [False, False, True],
+                       "drains_to_impaired": [False, True, True]})
+    assert ap.screening_class(df).tolist() == [
+        "large parcel; habitat and floodplain constraints",
+        "small parcel; floodplain and impaired-water constraints",
+        "large parcel; ORW and impaired-water constraints",
+    ]
+    assert len(ap.all_classes()) == 32 and len(set(ap.all_classes())) == 32
+
+
+# --------------------------------------------------------------------------- drainage
+def drainage_town(tmp_path: Path) -> Path:
+    """A 1 km square sloping east to a brook at x = 955 m flowing north.
+
+    The brook's south reach (S1) runs through an ORW wetland; its north reach (S2) is an
+    impaired assessment unit (category 5, phosphorus and E. coli). West land drains east to the
+    brook; the strip east of the brook drains off the DEM.
+    """
+    cell = 10.0
+    n = 100
+    cols = np.arange(n)
+    rows = np.arange(n)
+    z = 100.0 - 0.5 * cols[None, :] + 0.01 * rows[:, None]  # east, and gently north
+    z = z.astype("float32")
+    dem = tmp_path / "dem.tif"
+    with rasterio.open(dem, "w", driver="GTiff", width=n, height=n, count=1, dtype="float32",
+                       crs=CRS, transform=from_origin(X0, Y0 + n * cell, cell, cell),
+                       nodata=-9999.0) as dst:
+        dst.write(z, 1)
+    x = X0 + 955.0
+    streams = frame({"STREAM_ID": ["S1", "S2"]},
+                    [LineString([(x, Y0 + 5), (x, Y0 + 500)]),
+                     LineString([(x, Y0 + 500), (x, Y0 + 995)])])
+    orw = frame({"ORW_ID": ["ORW1"], "NAME": ["Fen"]}, [box(x - 20, Y0 + 100, x + 20, Y0 + 200)])
+    impaired = frame({"AU_ID": ["MA93-01", "MA93-02"], "AU_NAME": ["Brook", "Other"],
+                      "CATEGORY": ["5", "2"], "CAUSES": ["Phosphorus (Total); Escherichia coli",
+                                                        "Mercury"],
+                      "TMDL": [None, None]},
+                     [LineString([(x, Y0 + 500), (x, Y0 + 995)]),
+                      LineString([(x, Y0 + 5), (x, Y0 + 500)])])
+    parcels = frame({"LOC_ID": ["SOUTH", "NORTH", "EAST"]},
+                    [box(X0 + 400, Y0 + 100, X0 + 500, Y0 + 200),
+                     box(X0 + 400, Y0 + 800, X0 + 500, Y0 + 900),
+                     box(X0 + 965, Y0 + 400, X0 + 995, Y0 + 450)])
+    layers = {"parcels": parcels, "streams": streams, "orw": orw, "impaired_waters": impaired}
+    return write_town(tmp_path, layers, extra='[layers.dem]\npath = "dem.tif"\n')
+
+
+def test_drainage_flags_from_catchments_closed_downstream(tmp_path):
+    out = tmp_path / "a.gpkg"
+    ap.run_applicability(load_config(drainage_town(tmp_path)), out)
+    res = ap.read_result(out).set_index("parcel_id")
+    # SOUTH drains to S1 (through the ORW fen) and on to S2 (impaired): both flags
+    assert bool(res.loc["SOUTH", "drains_to_orw"]) is True
+    assert bool(res.loc["SOUTH", "drains_to_impaired"]) is True
+    assert res.loc["SOUTH", "impairment_causes"] == "Escherichia coli; Phosphorus (Total)"
+    # NORTH drains to S2 only: impaired, not ORW (the fen is upstream)
+    assert bool(res.loc["NORTH", "drains_to_orw"]) is False
+    assert bool(res.loc["NORTH", "drains_to_impaired"]) is True
+    assert res.loc["NORTH", "screening_class"] == "large parcel; impaired-water constraint"
+    # EAST drains off the DEM without meeting the brook; category 2 water never counts
+    assert bool(res.loc["EAST", "drains_to_orw"]) is False
+    assert bool(res.loc["EAST", "drains_to_impaired"]) is False
+    assert res.loc["EAST", "impairment_causes"] in ("", None)
+
+
+def test_downstream_closure_follows_a_chain_and_a_braid():
+    own = np.zeros((4, 2), dtype=bool)
+    own[3, 1] = True
+    own[1, 0] = True
+    # 0 -> 1 -> 3 and 0 -> 2 -> 3 (a braid), 2 -> 0 would be a loop: also allowed
+    src, dst = np.array([0, 1, 0, 2]), np.array([1, 3, 2, 3])
+    closed = downstream_closure(own, src, dst)
+    assert closed.tolist() == [[True, True], [True, True], [False, True], [False, True]]
+
+
+# --------------------------------------------------------------------------- tiles, output
+def test_tiles_assign_each_parcel_once_and_match_one_tile(tmp_path):
+    rng = np.random.default_rng(5)
+    xs, ys = rng.uniform(0, 3_000, 400), rng.uniform(0, 2_000, 400)
+    geoms = [box(X0 + x, Y0 + y, X0 + x + 25, Y0 + y + 25) for x, y in zip(xs, ys, strict=True)]
+    layers = town_layers()
+    layers["parcels"] = frame({"LOC_ID": [f"P{i}" for i in range(400)]}, geoms)
+    cfg = load_config(write_town(tmp_path, layers))
+    one = ap.run_applicability(cfg, tmp_path / "one.gpkg", chunk_size=1_000)
+    many = ap.run_applicability(cfg, tmp_path / "many.gpkg", chunk_size=100)
+    assert one.tiles == 1 and many.tiles >= 4
+    a = ap.read_result(one.path).sort_values("parcel_id").reset_index(drop=True)
+    b = ap.read_result(many.path).sort_values("parcel_id").reset_index(drop=True)
+    assert len(b) == 400 and b["parcel_id"].is_unique
+    pd.testing.assert_frame_equal(a.drop(columns="geometry"), b.drop(columns="geometry"))
+
+
+def test_output_geopackage_has_layer_summary_checks_and_default_style(town, tmp_path):
+    out = tmp_path / "out" / "applicability.gpkg"
+    res = ap.run_applicability(load_config(town), out)
+    assert res.parcels == 6
+    names = {row[0] for row in pyogrio.list_layers(out)}
+    assert {"applicability", "applicability_summary", "applicability_checks",
+            "layer_styles"} <= names
+    with sqlite3.connect(out) as con:
+        assert con.execute("PRAGMA user_version").fetchone()[0] == 10200  # GeoPackage 1.2
+        name, col, default, qml = con.execute(
+            "SELECT f_table_name, f_geometry_column, useAsDefault, styleQML FROM layer_styles"
+        ).fetchone()
+    assert (name, col, default) == ("applicability", "geom", 1)
+    assert 'attr="screening_class"' in qml and 'type="categorizedSymbol"' in qml
+    summary = pyogrio.read_dataframe(out, layer="applicability_summary")
+    town_rows = summary[summary["huc12"] == "all"]
+    assert town_rows["parcels"].sum() == 6
+    west = summary[(summary["huc12"] == "010700020101")]
+    assert set(west["huc12_name"]) == {"West Brook"}
+    checks = pyogrio.read_dataframe(out, layer="applicability_checks").set_index("check")
+    assert bool(checks.loc["in_sfha", "ran"]) is True
+    assert "320-20" in checks.loc["nhesp_within_500ft", "chapter_320"]
+    assert bool(checks.loc["drains_to_orw", "ran"]) is False
+
+
+def test_summary_counts_and_acres_add_up():
+    result = pd.DataFrame({"huc12": ["A", "A", "B", None],
+                           "screening_class": ["x", "x", "x", "y"],
+                           "area_acres": [1.0, 2.0, 0.5, 0.25]})
+    s = ap.combine_summaries([ap.summarise(result.iloc[:2]), ap.summarise(result.iloc[2:])])
+    rows = {(r.huc12, r.screening_class): (r.parcels, r.area_acres) for r in s.itertuples()}
+    assert rows[("A", "x")] == (2, 3.0)
+    assert rows[("none", "y")] == (1, 0.25)
+    assert rows[("all", "x")] == (3, 3.5)
+
+
+# --------------------------------------------------------------------------- CLI
+def test_cli_writes_the_map_and_refuses_to_overwrite(town, tmp_path, capsys):
+    out = tmp_path / "map.gpkg"
+    args = ["--progress", "none", "applicability", "--config", str(town), "--out", str(out)]
+    assert main(args) == 0
+    text = capsys.readouterr().out
+    assert "6 parcels classified" in text and str(out) in text
+    assert main(args) == 2
+    assert "--overwrite" in capsys.readouterr().err
+    assert main([*args, "--overwrite"]) == 0
+
+
+def test_cli_refuses_a_non_gpkg_output_and_a_stray_scheduler(town, tmp_path, capsys):
+    assert main(["--progress", "none", "applicability", "-c", str(town), "--out",
+                 str(tmp_path / "map.shp")]) == 2
+    assert ".gpkg" in capsys.readouterr().err
+    assert main(["--progress", "none", "applicability", "-c", str(town), "--out",
+                 str(tmp_path / "m.gpkg"), "--scheduler", "tcp://127.0.0.1:1"]) == 2
+    assert "--engine dask" in capsys.readouterr().err
+
+
+def test_cli_help_ends_with_an_example(capsys):
+    assert main(["applicability", "--help"]) == 0
+    assert "Example: swm-gis applicability --config" in capsys.readouterr().out
+
+
+def test_run_demo_writes_the_map(town, tmp_path):
+    from swm_gis.cli import applicability as cli_mod
+
+    lines = cli_mod.run_demo(town, tmp_path / "demo")
+    assert (tmp_path / "demo" / "applicability.gpkg").is_file()
+    assert any("parcels classified" in line for line in lines)
+    assert cli_mod.DEMO_ORDER == 40
+
+
+# --------------------------------------------------------------------------- real data
+def test_cambridge_in_sfha_equals_exact_overlay(cambridge_config, tmp_path):
+    cfg = load_config(cambridge_config)
+    res = ap.run_applicability(cfg, tmp_path / "cam.gpkg")
+    got = ap.read_result(res.path)
+    parcels = pyogrio.read_dataframe(cfg.layer("parcels").path)
+    parcels = parcels.set_crs("EPSG:4326", allow_override=True).to_crs(CRS)
+    geoms = parcels.geometry.values.to_numpy()
+    parcels = parcels[~(shapely.is_missing(geoms) | shapely.is_empty(geoms))]
+    parcels["geometry"] = parcels.geometry.make_valid()
+    flood = gpd.read_file(cfg.layer("flood_zones").path).to_crs(CRS)
+    flood = flood[flood["sfha_tf"].str.upper() == "T"] if "sfha_tf" in flood else flood
+    inter = gpd.overlay(parcels[["ML", "geometry"]], flood[["geometry"]], how="intersection",
+                        keep_geom_type=True)
+    overlay_ids = set(inter.loc[inter.area > 0, "ML"])
+    ours = set(got.loc[got["in_sfha"].astype(bool), "parcel_id"])
+    assert len(ours) > 100
+    assert ours == overlay_ids
