@@ -260,7 +260,7 @@ def trace_receiving_waters(
     for k, m in sorted(imp_hits.items(), key=lambda kv: kv[1]):
         row = imp_rows.iloc[k]
         imp_out.append({
-            "au_id": hy._plain(row.get("id")), "name": hy._text(row.get("name")),
+            "au_id": hy._text(row.get("id")), "name": hy._text(row.get("name")),
             "category": row["category_norm"], "causes": split_causes(row.get("causes")),
             "tmdl": _tmdl(row.get("tmdl"), row["category_norm"]),
             "flow_distance_ft": round(m * ft, 1),
@@ -284,7 +284,8 @@ def _impaired_rows(impaired: gpd.GeoDataFrame | None) -> gpd.GeoDataFrame | None
         return None
     cat = impaired["category"].astype("string").str.upper().str.replace("CATEGORY", "")
     cat = cat.str.strip().fillna("")
-    keep = cat.isin(IMPAIRED_CATEGORIES).to_numpy()
+    # 4A (approved TMDL), 4B, and 5 with its variants (e.g. 5M)
+    keep = (cat.isin(IMPAIRED_CATEGORIES[:2]) | cat.str.startswith("5")).to_numpy(dtype=bool)
     out = impaired.loc[keep].copy()
     out["category_norm"] = cat[keep].to_numpy()
     return out.reset_index(drop=True)
@@ -294,7 +295,7 @@ def _tmdl(value: Any, category: str) -> str | None:
     text = hy._text(value)
     if text is not None and text.strip().upper() not in _NO_TMDL:
         return text.strip()
-    return "approved TMDL (category 4A)" if category == "4A" else None
+    return "approved TMDL (category 4A)" if category.startswith("4A") else None
 
 
 def _downstream_list(network, legs, wb_hits, orw_out, imp_out, ft) -> list[dict[str, Any]]:
