@@ -72,7 +72,7 @@ def watershed_shares(
             reasons.append(f"No {level.upper()} layer is configured; the site's {level.upper()} "
                            "is unknown.")
             continue
-        rows = _shares(site_union, frame, total, factor)
+        rows = _shares(site_union, frame, total, factor, width=int(level[3:]))
         if not rows:
             src = _source_text(frame)
             raise GeometryError(
@@ -136,6 +136,8 @@ def mitigation_eligibility(
         return results
     if hucs.crs is not None and mitigation.crs is not None and not hucs.crs.equals(mitigation.crs):
         geoms = mitigation.to_crs(hucs.crs).geometry.values
+    width = int(level[3:]) if level[3:].isdigit() else 0
+    hucs = hucs.assign(huc=[huc_code(h, width=width) for h in hucs["huc"]])
     huc_geoms = hucs.geometry.values
     tree = shapely.STRtree(huc_geoms)
     site_text = ", ".join(sorted(site_set)) or "none"
@@ -164,7 +166,7 @@ def mitigation_eligibility(
 
 
 def _shares(site_union: shapely.Geometry, frame: gpd.GeoDataFrame, total: float,
-            factor: float) -> list[dict[str, Any]]:
+            factor: float, *, width: int) -> list[dict[str, Any]]:
     geoms = frame.geometry.values
     tree = shapely.STRtree(geoms)
     idx = tree.query(site_union, predicate="intersects")
@@ -174,7 +176,7 @@ def _shares(site_union: shapely.Geometry, frame: gpd.GeoDataFrame, total: float,
     part = frame.iloc[idx]
     by_huc: dict[str, dict[str, Any]] = {}
     for huc, name, area in zip(part["huc"], part["name"], areas, strict=True):
-        key = str(huc)
+        key = huc_code(huc, width=width)
         row = by_huc.setdefault(key, {"huc": key, "name": _text(name), "area": 0.0})
         row["area"] += float(area)
     rows = [
@@ -207,6 +209,18 @@ def _dominant_huc(geom: shapely.Geometry, tree: shapely.STRtree, hucs: gpd.GeoDa
     name = _text(sub.loc[sub["huc"].astype(str) == best, "name"].iloc[0])
     share = float(grouped[best] / whole) if whole else 0.0
     return best, name, min(share, 1.0)
+
+
+def huc_code(value: Any, *, width: int) -> str:
+    """A HUC code as text; numbers that lost their leading zero (stored as integers) get it back.
+
+    >>> huc_code(10700020101, width=12), huc_code("0107000201", width=10)
+    ('010700020101', '0107000201')
+    """
+    text = str(value).strip()
+    if text.endswith(".0") and text[:-2].isdigit():
+        text = text[:-2]
+    return text.zfill(width) if text.isdigit() and len(text) < width else text
 
 
 def _feature_ids(frame: gpd.GeoDataFrame) -> list[str]:

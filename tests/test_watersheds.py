@@ -85,3 +85,12 @@ def test_mitigation_without_a_huc_layer_cannot_be_eligible():
     rows = mitigation_eligibility(mitigation, hucs=None, site_hucs=[], level="HUC10")
     assert rows[0]["id"] == "1" and rows[0]["eligible"] is False
     assert "No HUC10 layer" in rows[0]["reason"]
+
+
+def test_huc_codes_stored_as_numbers_get_their_leading_zero_back():
+    numeric = HUC12.assign(huc=[10700020101, 10700020102, 10700030101])
+    site = frame(geoms=[box(X0 + 10, Y0 + 10, X0 + 20, Y0 + 20)])
+    assert watershed_shares(site, huc12=numeric, huc10=None)["huc12"][0]["huc"] == WEST
+    mitigation = frame(geoms=[Point(X0 + 1500, Y0 + 500)])
+    rows = mitigation_eligibility(mitigation, hucs=numeric, site_hucs=[WEST], level="HUC12")
+    assert rows[0]["huc"] == EAST and rows[0]["eligible"] is False
