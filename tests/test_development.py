@@ -117,3 +117,12 @@ def test_bad_override_and_raster_in_another_crs_are_refused():
     other = Raster(other.array, other.transform, CRS.from_epsg(2249), other.source)
     with pytest.raises(CrsError, match="different CRSs"):
         development_type(site, impervious=other)
+
+
+def test_docstring_examples_run():
+    import doctest
+
+    import swm_gis.development as module
+
+    result = doctest.testmod(module)
+    assert result.attempted > 0 and result.failed == 0

@@ -157,3 +157,12 @@ def test_trigger_is_monotonic_in_area(a, b):
     r_large = disturbance_trigger(frame(ft_box(0, 0, large / 100, 100)), rules=RULES)
     assert r_small["area_sqft"] <= r_large["area_sqft"] + 1e-6
     assert r_small["permit_required"] <= r_large["permit_required"]
+
+
+def test_docstring_examples_run():
+    import doctest
+
+    import swm_gis.disturbance as module
+
+    result = doctest.testmod(module)
+    assert result.attempted > 0 and result.failed == 0

@@ -77,3 +77,12 @@ def test_volume_is_monotonic_and_new_never_needs_less(a, b):
     new = performance_standards("new", post_impervious_sqft=a, rules=RULES)
     redev = performance_standards("redevelopment", post_impervious_sqft=a, rules=RULES)
     assert new["required_retention_cuft"] >= redev["required_retention_cuft"]
+
+
+def test_docstring_examples_run():
+    import doctest
+
+    import swm_gis.standards as module
+
+    result = doctest.testmod(module)
+    assert result.attempted > 0 and result.failed == 0

@@ -94,3 +94,12 @@ def test_huc_codes_stored_as_numbers_get_their_leading_zero_back():
     mitigation = frame(geoms=[Point(X0 + 1500, Y0 + 500)])
     rows = mitigation_eligibility(mitigation, hucs=numeric, site_hucs=[WEST], level="HUC12")
     assert rows[0]["huc"] == EAST and rows[0]["eligible"] is False
+
+
+def test_docstring_examples_run():
+    import doctest
+
+    import swm_gis.watersheds as module
+
+    result = doctest.testmod(module)
+    assert result.attempted > 0 and result.failed == 0
