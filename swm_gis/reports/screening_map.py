@@ -1,0 +1,413 @@
+"""The screening map: site, 100 ft and 500 ft rings, habitats, flood zones, flow path, HUC lines.
+
+Rendered offline with matplotlib's Agg canvas (no pyplot state, no web tiles), north arrow, scale
+bar in feet and a legend listing only what is drawn. Layers are the ``screening.gpkg`` layers
+(SPEC section 5); whichever are present are drawn and missing ones are simply absent. Layer names
+are recognised with a few aliases, since the screening checks name their own layers.
+
+The rings are drawn for the reader's orientation only; every distance in the report comes from
+exact geometry in the screening checks, never from these rings.
+"""
+
+from __future__ import annotations
+
+import io
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+
+import geopandas as gpd
+import shapely
+
+# The Agg canvas is used directly (not pyplot), so rendering is headless and offline and never
+# touches the process-wide matplotlib backend.
+from matplotlib.backends.backend_agg import FigureCanvasAgg
+from matplotlib.colors import to_rgba
+from matplotlib.figure import Figure
+from matplotlib.lines import Line2D
+from matplotlib.patches import Patch, Polygon
+
+from swm_gis.config import SFHA_ZONES
+from swm_gis.errors import CrsError
+
+__all__ = ["MapImage", "find_layer", "render_screening_map"]
+
+M_PER_FT = 0.3048
+
+#: Logical map layer -> accepted ``screening.gpkg`` layer names, first match wins.
+ALIASES: dict[str, tuple[str, ...]] = {
+    "site": ("site", "disturbance", "limit_of_disturbance"),
+    "parcels": ("subject_parcels", "parcels", "subject"),
+    "common_plan": ("common_plan",),
+    "buffers": ("buffers", "rings"),
+    "habitats": ("habitats",),
+    "nhesp_priority": ("nhesp_priority", "priority_habitats"),
+    "nhesp_estimated": ("nhesp_estimated", "estimated_habitats"),
+    "vernal_pools": ("vernal_pools", "certified_vernal_pools"),
+    "flood_zones": ("flood_zones", "floodplain", "flood"),
+    "waterbodies": ("waterbodies",),
+    "streams": ("streams",),
+    "flow_path": ("flow_path", "flowpath", "flow_paths"),
+    "orw": ("orw", "receiving_orw"),
+    "impaired_waters": ("impaired_waters", "impaired", "receiving_impaired"),
+    "huc12": ("huc12",),
+    "huc10": ("huc10",),
+    "watersheds": ("watersheds", "hucs", "huc_boundaries"),
+    "mitigation": ("mitigation", "mitigation_sites"),
+}
+
+_STYLE = {
+    "site": dict(facecolor="#d62728", alpha=0.18, edgecolor="#b00000", linewidth=2.0),
+    "parcels": dict(facecolor="none", edgecolor="#555555", linewidth=0.8, linestyle=":"),
+    "common_plan": dict(facecolor="none", edgecolor="#b00000", linewidth=1.0,
+                        linestyle=(0, (1, 1.5))),
+    "ring100": dict(color="#333333", linewidth=1.2, linestyle=(0, (4, 2))),
+    "ring500": dict(color="#e67e00", linewidth=1.4, linestyle=(0, (7, 3))),
+    "sfha": dict(facecolor="#3a7bd5", alpha=0.35, edgecolor="#1f4e9c", linewidth=0.6),
+    "shaded_x": dict(facecolor="#a9cdf5", alpha=0.35, edgecolor="#6b9bd1", linewidth=0.4,
+                     hatch="...."),
+    "priority": dict(facecolor="#2ca02c", alpha=0.25, edgecolor="#1b6e1b", linewidth=1.0,
+                     hatch="///"),
+    "estimated": dict(facecolor="#9467bd", alpha=0.22, edgecolor="#5e3c8a", linewidth=1.0,
+                      hatch="\\\\\\"),
+    "vernal_pool": dict(color="#008080", markersize=60, marker="o", edgecolor="white"),
+    "waterbodies": dict(facecolor="#bfe3ff", edgecolor="#4a90d9", linewidth=0.6),
+    "streams": dict(color="#1f77b4", linewidth=1.3),
+    "flow_path": dict(color="#e0007a", linewidth=2.0, linestyle=(0, (5, 2))),
+    "orw": dict(color="#006d6f", linewidth=3.2),
+    "impaired": dict(color="#d35400", linewidth=3.0, alpha=0.85),
+    "huc12": dict(color="#7f4f24", linewidth=1.4, linestyle="-."),
+    "huc10": dict(color="#4a2c0f", linewidth=2.6, linestyle="-"),
+    "mitigation": dict(facecolor="#ffd92f", alpha=0.5, edgecolor="#8a6d00", linewidth=1.0),
+}
+
+
+@dataclass(frozen=True)
+class MapImage:
+    """A rendered map: PNG bytes, the legend entries drawn and the scale bar length."""
+
+    png: bytes
+    legend: list[str] = field(default_factory=list)
+    scale_bar_ft: float = 0.0
+    width_px: int = 0
+    height_px: int = 0
+
+
+def find_layer(layers: Mapping[str, gpd.GeoDataFrame], key: str) -> gpd.GeoDataFrame | None:
+    """The first present, non-empty layer among the aliases of ``key``."""
+    for name in ALIASES.get(key, (key,)):
+        gdf = layers.get(name)
+        if isinstance(gdf, gpd.GeoDataFrame) and len(gdf) and gdf.geometry.notna().any():
+            gdf = gdf[gdf.geometry.notna() & ~gdf.geometry.is_empty]
+            if len(gdf):
+                return gdf
+    return None
+
+
+def _units_per_ft(crs) -> float:
+    """Map units per foot in the working CRS (metres or feet)."""
+    if crs is None:
+        return M_PER_FT  # no CRS: assume metres (the SPEC's default working CRS)
+    if not crs.is_projected:
+        raise CrsError(
+            f"The screening map needs projected layers (feet or metres), but they are in "
+            f"{crs.to_string()}; pass the screening.gpkg layers in the town's working CRS."
+        )
+    metres_per_unit = crs.axis_info[0].unit_conversion_factor
+    return M_PER_FT / metres_per_unit
+
+
+def _nice_length_ft(target_ft: float) -> float:
+    """A round scale-bar length (1, 2, 2.5, 5 x 10^n ft) not above ``target_ft``."""
+    exp = 10 ** math.floor(math.log10(max(target_ft, 1.0)))
+    return max(m * exp for m in (1, 2, 2.5, 5) if m * exp <= target_ft)
+
+
+def _to_crs(gdf: gpd.GeoDataFrame | None, crs) -> gpd.GeoDataFrame | None:
+    if gdf is None or crs is None or gdf.crs is None or gdf.crs == crs:
+        return gdf
+    return gdf.to_crs(crs)
+
+
+def _habitat_parts(layers: Mapping[str, gpd.GeoDataFrame]) -> dict[str, gpd.GeoDataFrame]:
+    """Priority, estimated and vernal-pool features, from one ``habitats`` layer or three."""
+    parts: dict[str, gpd.GeoDataFrame] = {}
+    combined = find_layer(layers, "habitats")
+    if combined is not None and "layer" in combined.columns:
+        kinds = combined["layer"].astype(str).str.lower()
+        for kind in ("priority", "estimated", "vernal_pool"):
+            sub = combined[kinds.str.startswith(kind.split("_")[0])]
+            if len(sub):
+                parts[kind] = sub
+    elif combined is not None:
+        polys = combined[combined.geom_type.isin(["Polygon", "MultiPolygon"])]
+        points = combined[combined.geom_type.isin(["Point", "MultiPoint"])]
+        if len(polys):
+            parts["priority"] = polys
+        if len(points):
+            parts["vernal_pool"] = points
+    for kind, key in (("priority", "nhesp_priority"), ("estimated", "nhesp_estimated"),
+                      ("vernal_pool", "vernal_pools")):
+        gdf = find_layer(layers, key)
+        if gdf is not None and kind not in parts:
+            parts[kind] = gdf
+    return parts
+
+
+def _huc_layers(get: Mapping[str, gpd.GeoDataFrame | None]) -> dict[str, gpd.GeoDataFrame]:
+    """HUC12 and HUC10 polygons: their own layers, or a ``watersheds`` layer with a level."""
+    out = {key: get[key] for key in ("huc12", "huc10") if get.get(key) is not None}
+    combined = get.get("watersheds")
+    if combined is not None and "level" in combined.columns:
+        level = combined["level"].astype(str).str.lower()
+        for key in ("huc12", "huc10"):
+            if key not in out and (level == key).any():
+                out[key] = combined[(level == key).to_numpy()]
+    return out
+
+
+def _split_flood(gdf: gpd.GeoDataFrame) -> tuple[gpd.GeoDataFrame, gpd.GeoDataFrame]:
+    """SFHA (1%-annual-chance) pieces and the rest (0.2%-annual-chance, shaded X)."""
+    if "sfha" in gdf.columns and gdf["sfha"].notna().any():
+        is_sfha = gdf["sfha"].astype(str).str.upper().isin(["T", "TRUE", "1", "YES"])
+    elif "zone" in gdf.columns:
+        zone = gdf["zone"].astype(str).str.upper().str.strip()
+        is_sfha = zone.isin(SFHA_ZONES) | zone.str.startswith("AR")
+    else:
+        is_sfha = gdf.index.to_series().map(lambda _: True)
+    return gdf[is_sfha.to_numpy()], gdf[~is_sfha.to_numpy()]
+
+
+def _rings(layers, site, units_per_ft, distances_ft):
+    """Ring outlines (for display) from a ``buffers`` layer, else drawn around the site."""
+    buffers = find_layer(layers, "buffers")
+    rings = {}
+    if buffers is not None:
+        col = next((c for c in ("distance_ft", "ring_ft", "buffer_ft") if c in buffers.columns),
+                   None)
+        for d in distances_ft:
+            if col is not None:
+                sub = buffers[buffers[col].astype(float).round() == round(d)]
+            else:
+                names = buffers.get("name", buffers.get("ring"))
+                sub = buffers[names.astype(str).str.contains(f"{d:g}")] if names is not None \
+                    else buffers.iloc[0:0]
+            if len(sub):
+                rings[d] = sub.geometry.union_all()
+    if site is not None:
+        site_union = site.geometry.union_all()
+        for d in distances_ft:
+            rings.setdefault(d, site_union.buffer(d * units_per_ft, quad_segs=32))
+    return rings
+
+
+def _extent(geoms, pad_frac: float = 0.08):
+    xs0, ys0, xs1, ys1 = zip(*(g.bounds for g in geoms if g is not None and not g.is_empty),
+                             strict=True)
+    x0, y0, x1, y1 = min(xs0), min(ys0), max(xs1), max(ys1)
+    w, h = max(x1 - x0, 1.0), max(y1 - y0, 1.0)
+    return x0 - w * pad_frac, y0 - h * pad_frac, x1 + w * pad_frac, y1 + h * pad_frac
+
+
+def _fit_aspect(extent, aspect):
+    """Grow the extent so width / height equals ``aspect`` (keeps the map undistorted)."""
+    x0, y0, x1, y1 = extent
+    w, h = x1 - x0, y1 - y0
+    if w / h < aspect:
+        grow = (h * aspect - w) / 2
+        return x0 - grow, y0, x1 + grow, y1
+    grow = (w / aspect - h) / 2
+    return x0, y0 - grow, x1, y1 + grow
+
+
+def render_screening_map(
+    layers: Mapping[str, gpd.GeoDataFrame],
+    *,
+    title: str | None = None,
+    ring_distances_ft: tuple[float, ...] = (100.0, 500.0),
+    width_in: float = 7.5,
+    height_in: float = 5.6,
+    dpi: int = 150,
+) -> MapImage | None:
+    """Draw the screening map; None when there is nothing to draw.
+
+    Parameters
+    ----------
+    layers
+        ``screening.gpkg`` layers by name (site, buffers, habitats, flood_zones, streams,
+        flow_path, huc12, huc10, ...), in one projected CRS (that of the site wins).
+    ring_distances_ft
+        The rings drawn around the site: 100 ft (abutters, § 320-18 A(7)) and 500 ft (NHESP
+        features, § 320-20 A(3)(c)).
+    """
+    site = find_layer(layers, "site")
+    crs = site.crs if site is not None else next(
+        (g.crs for g in layers.values() if isinstance(g, gpd.GeoDataFrame) and g.crs), None)
+    units_per_ft = _units_per_ft(crs)
+    get = {key: _to_crs(find_layer(layers, key), crs) for key in ALIASES}
+    habitats = {k: _to_crs(v, crs) for k, v in _habitat_parts(layers).items()}
+    rings = _rings(layers, get["site"], units_per_ft, ring_distances_ft)
+
+    focus = [*rings.values()]
+    if get["site"] is not None:
+        focus.append(get["site"].geometry.union_all())
+    if get["flow_path"] is not None:
+        focus.append(get["flow_path"].geometry.union_all())
+    if not focus:  # no site: frame whatever was given
+        focus = [g.geometry.union_all() for g in [*get.values(), *habitats.values()]
+                 if g is not None]
+    if not focus:
+        return None
+
+    fig = Figure(figsize=(width_in, height_in), dpi=dpi)
+    FigureCanvasAgg(fig)
+    ax = fig.add_axes((0.01, 0.02, 0.70, 0.90 if title else 0.96))
+    box = ax.get_position()
+    extent = _fit_aspect(_extent(focus), (box.width * width_in) / (box.height * height_in))
+    handles: list = []
+
+    view = shapely.box(*extent)
+
+    def visible(gdf):
+        """Only features inside the view are drawn, so the legend lists only what is seen."""
+        if gdf is None or not len(gdf):
+            return None
+        gdf = gdf[gdf.intersects(view)]
+        return gdf if len(gdf) else None
+
+    def poly(gdf, style, label, zorder):
+        gdf = visible(gdf)
+        if gdf is not None:
+            style = _crisp(style)
+            gdf.plot(ax=ax, zorder=zorder, **style)
+            handles.append(Patch(label=label, **{k: v for k, v in style.items()
+                                                 if k != "linestyle"}))
+
+    def line(gdf, style, label, zorder):
+        gdf = visible(gdf)
+        if gdf is not None:
+            gdf.plot(ax=ax, zorder=zorder, **style)
+            handles.append(Line2D([], [], label=label, **style))
+
+    flood = get["flood_zones"]
+    if flood is not None:
+        sfha, other = _split_flood(flood)
+        poly(other if len(other) else None, _STYLE["shaded_x"], "0.2% annual chance flood", 1)
+        poly(sfha if len(sfha) else None, _STYLE["sfha"], "100-year floodplain (SFHA)", 2)
+    poly(get["waterbodies"], _STYLE["waterbodies"], "Water body", 3)
+    poly(habitats.get("priority"), _STYLE["priority"], "NHESP Priority Habitat", 4)
+    poly(habitats.get("estimated"), _STYLE["estimated"], "NHESP Estimated Habitat", 4)
+    poly(get["mitigation"], _STYLE["mitigation"], "Off-site mitigation", 5)
+    poly(get["parcels"], _STYLE["parcels"], "Subject parcel(s)", 6)
+    poly(get["common_plan"], _STYLE["common_plan"], "Common plan of development", 6)
+    line(get["streams"], _STYLE["streams"], "Stream", 7)
+    line(get["impaired_waters"], _STYLE["impaired"], "Impaired water (4A/4B/5)", 8)
+    line(get["orw"], _STYLE["orw"], "Outstanding Resource Water", 8)
+    line(get["flow_path"], _STYLE["flow_path"], "Traced flow path", 9)
+    hucs = _huc_layers(get)
+    for key, label in (("huc12", "HUC12 boundary"), ("huc10", "HUC10 boundary")):
+        gdf = hucs.get(key)
+        if gdf is not None:  # shared edges drawn once, so dashes stay readable
+            edges = shapely.line_merge(shapely.union_all(gdf.boundary.to_numpy()))
+            line(gpd.GeoDataFrame(geometry=[edges], crs=gdf.crs), _STYLE[key], label, 10)
+    vp = visible(habitats.get("vernal_pool"))
+    if vp is not None:
+        style = _STYLE["vernal_pool"]
+        vp.plot(ax=ax, zorder=11, color=style["color"], markersize=style["markersize"],
+                marker=style["marker"], edgecolor=style["edgecolor"])
+        handles.append(Line2D([], [], linestyle="none", marker="o", markersize=7,
+                              markerfacecolor=style["color"], markeredgecolor="white",
+                              label="Certified Vernal Pool"))
+    poly(get["site"], _STYLE["site"], "Limit of disturbance (site)", 12)
+    for d, geom in sorted(rings.items()):
+        style = _STYLE["ring100" if d <= 100 else "ring500"]
+        gpd.GeoSeries([geom.boundary], crs=crs).plot(ax=ax, zorder=13, **style)
+        handles.append(Line2D([], [], label=f"{d:,.0f} ft from the site", **style))
+    _label_habitats(ax, habitats, extent)
+
+    ax.set_xlim(extent[0], extent[2])
+    ax.set_ylim(extent[1], extent[3])
+    ax.set_aspect("equal")
+    ax.set_xticks([])
+    ax.set_yticks([])
+    ax.set_xlabel("")  # geopandas labels axes with the CRS; the map has no axes to label
+    ax.set_ylabel("")
+    for spine in ax.spines.values():
+        spine.set_color("#444444")
+    scale_ft = _scale_bar(ax, extent, units_per_ft)
+    _north_arrow(ax)
+    if title:
+        fig.text(0.01, 0.975, title, fontsize=11, fontweight="bold", va="top")
+    legend = fig.legend(handles=handles, loc="upper left",
+                        bbox_to_anchor=(0.72, 0.92 if title else 0.98),
+                        fontsize=7.5, frameon=False, title="Legend", title_fontsize=9,
+                        alignment="left", handlelength=2.6)
+    legend._legend_box.align = "left"
+    fig.text(0.72, 0.04, "North arrow: grid north.\nRings for orientation only;\n"
+             "distances in the report are\nmeasured exactly.", fontsize=6.5, color="#444444")
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png", dpi=dpi, facecolor="white")
+    w, h = fig.canvas.get_width_height()
+    return MapImage(png=buf.getvalue(), legend=[h_.get_label() for h_ in handles],
+                    scale_bar_ft=scale_ft, width_px=w, height_px=h)
+
+
+def _crisp(style: dict) -> dict:
+    """Apply a style's alpha to the fill only, so outlines stay crisp."""
+    if "alpha" not in style or style.get("facecolor") in (None, "none"):
+        return style
+    out = {k: v for k, v in style.items() if k != "alpha"}
+    out["facecolor"] = to_rgba(style["facecolor"], style["alpha"])
+    return out
+
+
+def _label_habitats(ax, habitats, extent) -> None:
+    """Small id labels on the habitat features inside the view."""
+    x0, y0, x1, y1 = extent
+    for kind, gdf in habitats.items():
+        if gdf is None or "id" not in gdf.columns:
+            continue
+        for ident, geom in zip(gdf["id"], gdf.geometry, strict=True):
+            pt = geom.representative_point() if kind != "vernal_pool" else geom.centroid
+            if x0 <= pt.x <= x1 and y0 <= pt.y <= y1:
+                ax.annotate(str(ident), (pt.x, pt.y), xytext=(4, 4), textcoords="offset points",
+                            fontsize=6.5, color="#222222", zorder=14,
+                            bbox=dict(boxstyle="round,pad=0.15", fc="white", ec="none",
+                                      alpha=0.7))
+
+
+def _scale_bar(ax, extent, units_per_ft) -> float:
+    """A two-segment scale bar in feet at the lower left; returns its length in feet."""
+    x0, y0, x1, y1 = extent
+    width_ft = (x1 - x0) / units_per_ft
+    length_ft = _nice_length_ft(width_ft / 4)
+    length = length_ft * units_per_ft
+    bx, by = x0 + (x1 - x0) * 0.04, y0 + (y1 - y0) * 0.05
+    bar_h = (y1 - y0) * 0.012
+    ax.add_patch(Polygon([(bx - length * 0.06, by - bar_h * 2.2), (bx + length * 1.08,
+                                                                    by - bar_h * 2.2),
+                          (bx + length * 1.08, by + bar_h * 4.2), (bx - length * 0.06,
+                                                                   by + bar_h * 4.2)],
+                         closed=True, facecolor="white", edgecolor="none", alpha=0.8,
+                         zorder=20))
+    for i, color in enumerate(("black", "white")):
+        ax.add_patch(Polygon([(bx + i * length / 2, by), (bx + (i + 1) * length / 2, by),
+                              (bx + (i + 1) * length / 2, by + bar_h),
+                              (bx + i * length / 2, by + bar_h)], closed=True,
+                             facecolor=color, edgecolor="black", linewidth=0.8, zorder=21))
+    for frac, text in ((0, "0"), (0.5, f"{length_ft / 2:,.0f}"), (1, f"{length_ft:,.0f} ft")):
+        ax.text(bx + frac * length, by + bar_h * 1.6, text, ha="center", va="bottom",
+                fontsize=7, zorder=22)
+    return length_ft
+
+
+def _north_arrow(ax) -> None:
+    """A north arrow in the upper right corner (grid north, in axes coordinates)."""
+    ax.add_patch(Polygon([(0.93, 0.86), (0.955, 0.80), (0.93, 0.815)], closed=True,
+                         transform=ax.transAxes, facecolor="black", edgecolor="black",
+                         zorder=30))
+    ax.add_patch(Polygon([(0.93, 0.86), (0.905, 0.80), (0.93, 0.815)], closed=True,
+                         transform=ax.transAxes, facecolor="white", edgecolor="black",
+                         zorder=30))
+    ax.text(0.93, 0.875, "N", transform=ax.transAxes, ha="center", va="bottom",
+            fontsize=11, fontweight="bold", zorder=30)
