@@ -295,6 +295,7 @@ def _meta(config: TownConfig, *, site, common_plan, mitigation, proposed_impervi
         "synthetic": bool(config.synthetic),
         "config": str(config.path) if config.path else None,
         "crs": config.crs,
+        "site": _src(site, "site"),
         "parameters": {
             "development": development,
             "proposed_impervious_sqft": proposed_impervious_sqft,

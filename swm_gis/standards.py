@@ -57,7 +57,8 @@ def performance_standards(
         ``development``, ``retention_depth_in``, ``post_impervious_sqft``,
         ``required_retention_cuft`` (depth / 12 x area, to 0.1 cu ft), ``tss_removal``,
         ``tp_removal`` (fractions), ``mitigation_huc_level`` ("HUC12" | "HUC10"),
-        ``applies`` (False when the roadway exemption lifts (a)-(d)), ``roadway_maintenance``,
+        ``applies`` (False when the roadway exemption lifts (a)-(d)), ``roadway_maintenance``
+        (the user's flag), ``roadway_exempt`` (the flag took effect: redevelopment only),
         ``reasons`` and ``section``.
     """
     value = development["value"] if isinstance(development, Mapping) else development
@@ -117,6 +118,7 @@ def performance_standards(
         "mitigation_huc_level": level,
         "applies": applies,
         "roadway_maintenance": bool(roadway_maintenance),
+        "roadway_exempt": not applies,
         "reasons": reasons,
         "section": f"§ 320-19 {sub}" + ("(e)" if not applies else ""),
     }

@@ -42,6 +42,7 @@ def test_roadway_maintenance_redevelopment_is_exempt_from_b8_a_to_d():
     r = performance_standards("redevelopment", post_impervious_sqft=5_000, rules=RULES,
                               roadway_maintenance=True)
     assert r["applies"] is False and r["roadway_maintenance"] is True
+    assert r["roadway_exempt"] is True
     assert r["section"] == "§ 320-19 B(8)(e)"
     assert any("exempt from § 320-19 B(8)(a) through (d)" in x for x in r["reasons"])
     assert any("single lane" in x for x in r["reasons"])
@@ -51,6 +52,7 @@ def test_roadway_maintenance_does_not_exempt_new_development():
     r = performance_standards("new", post_impervious_sqft=5_000, rules=RULES,
                               roadway_maintenance=True)
     assert r["applies"] is True and r["section"] == "§ 320-19 B(7)"
+    assert r["roadway_exempt"] is False
     assert any("redevelopment only" in x for x in r["reasons"])
 
 
