@@ -139,3 +139,34 @@ def engine_env() -> dict[str, str]:
     env = dict(os.environ)
     env.update({"QT_QPA_PLATFORM": "offscreen", "SWM_GIS_EXECUTABLE": ENGINE})
     return env
+
+
+def write_shapefile(path: Path, fields: list[tuple[str, str]], rows) -> str:
+    """A polygon shapefile written without a CRS (no .prj)."""
+    from qgis.core import (
+        QgsCoordinateReferenceSystem,
+        QgsCoordinateTransformContext,
+        QgsFeature,
+        QgsField,
+        QgsFields,
+        QgsGeometry,
+        QgsVectorFileWriter,
+        QgsWkbTypes,
+    )
+    from qgis.PyQt.QtCore import QVariant
+
+    qfields = QgsFields()
+    for fname, _ftype in fields:
+        qfields.append(QgsField(fname, QVariant.String))
+    opts = QgsVectorFileWriter.SaveVectorOptions()
+    opts.driverName = "ESRI Shapefile"
+    writer = QgsVectorFileWriter.create(str(path), qfields, QgsWkbTypes.Polygon,
+                                        QgsCoordinateReferenceSystem(),
+                                        QgsCoordinateTransformContext(), opts)
+    for wkt, attrs in rows:
+        f = QgsFeature(qfields)
+        f.setGeometry(QgsGeometry.fromWkt(wkt))
+        f.setAttributes(attrs)
+        writer.addFeature(f)
+    del writer
+    return str(path)

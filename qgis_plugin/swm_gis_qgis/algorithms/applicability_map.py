@@ -74,7 +74,7 @@ applicability</i>.
 
         res = {"GPKG": self._gpkg}
         res["OUTPUT"] = self.copy_to_sink(parameters, "OUTPUT", context, self._gpkg,
-                                          "applicability", style="applicability.qml",
+                                          "applicability", stored_style=True,
                                           display="Chapter 320 applicability")
         summary_layer = next((n for n in ("summary", "applicability_summary")
                               if _has_layer(ws.folder / "applicability.gpkg", n)), None)

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import tempfile
 from pathlib import Path
 from typing import Any
@@ -72,17 +73,58 @@ _KEEP_ALIVE: list[Any] = []
 
 
 class StyleLayer(QgsProcessingLayerPostProcessorInterface):
-    """Applies a QML style shipped with the plugin to an output layer when QGIS loads it."""
+    """Applies a QML style to an output layer when QGIS loads it (if the geometry type fits)."""
 
     def __init__(self, qml: Path) -> None:
         super().__init__()
         self.qml = str(qml)
 
     def postProcessLayer(self, layer, context, feedback):  # noqa: N802 - Qt API
-        if isinstance(layer, QgsVectorLayer) and os.path.exists(self.qml):
-            _msg, ok = layer.loadNamedStyle(self.qml)
-            if ok:
-                layer.triggerRepaint()
+        if not isinstance(layer, QgsVectorLayer) or not os.path.exists(self.qml):
+            return
+        if qml_geometry_type(self.qml) not in (None, int(layer.geometryType())):
+            return  # e.g. a polygon style offered to a point layer
+        _msg, ok = layer.loadNamedStyle(self.qml)
+        if ok:
+            layer.triggerRepaint()
+
+
+def stored_style_qml(layer: QgsVectorLayer, path: Path) -> Path | None:
+    """Write the style stored with ``layer`` in its GeoPackage (layer_styles) to ``path``."""
+    try:
+        listed = layer.listStylesInDatabase()
+    except Exception:  # noqa: BLE001 - no style table: no stored style
+        return None
+    count, ids = listed[0], listed[1]
+    if not count or not ids:
+        return None
+    got = layer.getStyleFromDatabase(ids[0])
+    text = got[0] if isinstance(got, tuple) else got
+    if not text:
+        return None
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def crs_missing(crs: QgsCoordinateReferenceSystem) -> bool:
+    """True for no CRS, and for the GeoPackage "Undefined geographic/Cartesian SRS" (srs_id 0/-1)
+    that GDAL reports for layers written without one."""
+    if not crs.isValid():
+        return True
+    if crs.authid():
+        return False
+    text = f"{crs.description()} {crs.toWkt()[:200]}".lower()
+    return "undefined geographic srs" in text or "undefined cartesian srs" in text
+
+
+def qml_geometry_type(path: str) -> int | None:
+    """The <layerGeometryType> a QML file was saved for (0 point, 1 line, 2 polygon)."""
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+    except OSError:
+        return None
+    m = re.search(r"<layerGeometryType>(\d+)</layerGeometryType>", text)
+    return int(m.group(1)) if m else None
 
 
 class SwmGisAlgorithm(QgsProcessingAlgorithm):
@@ -223,8 +265,12 @@ class SwmGisAlgorithm(QgsProcessingAlgorithm):
     # ------------------------------------------------------------------ outputs
     def copy_to_sink(self, parameters, sink_param: str, context: QgsProcessingContext,
                      gpkg: str | Path, layer_name: str, *, style: str | None = None,
-                     display: str | None = None, feedback=None) -> str | None:
-        """Copy layer ``layer_name`` of the engine's GeoPackage into the sink; its dest id."""
+                     display: str | None = None, stored_style: bool = False) -> str | None:
+        """Copy layer ``layer_name`` of the engine's GeoPackage into the sink; its dest id.
+
+        ``style`` names a QML file of the plugin's styles folder; with ``stored_style`` the
+        style the engine stored in the GeoPackage (layer_styles) is used when there is one.
+        """
         src = QgsVectorLayer(f"{gpkg}|layername={layer_name}", layer_name, "ogr")
         if not src.isValid():
             raise QgsProcessingException(
@@ -247,8 +293,13 @@ class SwmGisAlgorithm(QgsProcessingAlgorithm):
             details = context.layerToLoadOnCompletionDetails(dest)
             if display:
                 details.name = display
-            if style:
-                pp = StyleLayer(STYLES_DIR / style)
+            qml = STYLES_DIR / style if style else None
+            if stored_style:
+                stored = stored_style_qml(src, Path(str(gpkg)).with_name(
+                    f"{layer_name}_stored_style.qml"))
+                qml = stored or qml
+            if qml is not None:
+                pp = StyleLayer(qml)
                 _KEEP_ALIVE.append(pp)
                 details.setPostProcessor(pp)
         return dest
@@ -384,7 +435,7 @@ class Workspace:
         label = self.source_layer_label(name)
         crs = source.sourceCrs()
         has_geom = source.wkbType() not in (QgsWkbTypes.NoGeometry, QgsWkbTypes.Unknown)
-        if has_geom and not crs.isValid():
+        if has_geom and crs_missing(crs):
             raise QgsProcessingException(
                 f"{name} ({label}) has no coordinate reference system, so distances and areas "
                 "cannot be measured. Set it in the layer's Properties > Source > Assigned "
@@ -455,7 +506,7 @@ class Workspace:
                 f"{li.param} ('{layer.name()}') is not a raster file the engine can read "
                 f"(provider {layer.providerType()}). Save it as a GeoTIFF (Export > Save As) "
                 "and use that.")
-        if not layer.crs().isValid():
+        if crs_missing(layer.crs()):
             raise QgsProcessingException(
                 f"{li.param} ('{layer.name()}') has no coordinate reference system. Set it in "
                 "the layer's Properties > Source and run again.")

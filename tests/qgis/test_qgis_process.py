@@ -1,0 +1,65 @@
+"""swm_gis:abutters through /usr/bin/qgis_process.bin, the way a script or cron job runs it.
+
+This is the test that catches library clashes: the plugin is loaded by QGIS's own interpreter
+(from QGIS_PLUGINPATH, enabled in a throw-away profile) and must not import pip wheels there.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+from pathlib import Path
+
+import pytest
+from conftest import PLUGIN_PARENT, engine_env
+
+pytestmark = pytest.mark.qgis
+QGIS_PROCESS = "/usr/bin/qgis_process.bin"
+
+
+def _env(tmp_path: Path) -> dict[str, str]:
+    env = engine_env()
+    profile = tmp_path / "profile"
+    profile.mkdir(exist_ok=True)
+    env.update({"QGIS_PLUGINPATH": str(PLUGIN_PARENT), "QGIS_CUSTOM_CONFIG_PATH": str(profile),
+                "XDG_RUNTIME_DIR": str(tmp_path)})
+    return env
+
+
+def _qgis_process(env, *args: str, timeout: float = 300) -> subprocess.CompletedProcess:
+    return subprocess.run([QGIS_PROCESS, *args], capture_output=True, text=True, env=env,
+                          timeout=timeout)
+
+
+def test_abutters_runs_in_qgis_process(town, tmp_path):
+    assert os.access(QGIS_PROCESS, os.X_OK)
+    env = _env(tmp_path)
+    enabled = _qgis_process(env, "plugins", "enable", "swm_gis_qgis")
+    assert enabled.returncode == 0, enabled.stdout + enabled.stderr
+    listed = _qgis_process(env, "list")
+    assert "swm_gis:abutters" in listed.stdout
+    assert "swm_gis:applicabilitymap" in listed.stdout
+    out = tmp_path / "abutters.gpkg"
+    run = _qgis_process(
+        env, "--json", "run", "swm_gis:abutters", "--",
+        f"PARCELS={town['parcels']}", f"ASSESS={town['assess']}", "SUBJECT_IDS=P2",
+        "DISTANCE=100", f"OUTPUT={out}", f"OUTPUT_FOLDER={tmp_path / 'package'}")
+    assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-3000:]
+    result = json.loads(run.stdout)["results"]
+    assert result["ABUTTER_COUNT"] == 5
+    assert Path(result["MAILING_LIST_CSV"]).is_file()
+    from qgis.core import QgsVectorLayer
+
+    layer = QgsVectorLayer(str(out), "abutters", "ogr")
+    assert sorted(f["parcel_id"] for f in layer.getFeatures()) == ["P1", "P3", "P4", "P5", "P6"]
+
+
+def test_engine_error_is_reported_by_qgis_process(town, tmp_path):
+    env = _env(tmp_path)
+    assert _qgis_process(env, "plugins", "enable", "swm_gis_qgis").returncode == 0
+    run = _qgis_process(
+        env, "run", "swm_gis:abutters", "--", f"PARCELS={town['parcels']}",
+        "SUBJECT_IDS=NOPE", f"OUTPUT={tmp_path / 'x.gpkg'}")
+    assert run.returncode != 0
+    assert "NOPE" in run.stdout + run.stderr
