@@ -55,7 +55,10 @@ def clean_text(value: object) -> str:
     if value is None or (not isinstance(value, str) and pd.isna(value)):
         return ""
     text = _SPACES.sub(" ", str(value)).strip()
-    return "" if text.upper() in {"NAN", "NONE", "NULL", "_"} else text
+    # placeholders for "no value" ("_", "-", "N/A" ...) are no value
+    if text.upper() in {"NAN", "NONE", "NULL", "N/A", "NA"} or not any(c.isalnum() for c in text):
+        return ""
+    return text
 
 
 def _base(value: object) -> str:

@@ -1,0 +1,106 @@
+"""Abutters on real data: Cambridge, MA through data/cambridge.toml (parcels keyed by ML, owners
+from the FY2025 property CSV keyed by GISID).
+
+The list from ``swm-gis abutters`` must equal an exact distance query written here independently
+(shapely on the full parcel layer), and every owner of condominium 8-61 must get a notice.
+"""
+
+from __future__ import annotations
+
+import csv
+
+import numpy as np
+import pyogrio
+import pytest
+import shapely
+from townkit import CAMBRIDGE_CONFIG, REPO
+
+from swm_gis.cli import main
+from swm_gis.owners import recipient_key
+
+PARCELS = REPO.parent / "shared" / "data" / "cambridge" / "ASSESSING_ParcelsFY2014.topojson"
+ASSESS = REPO.parent / "shared" / "data" / "cambridge" / "ASSESSING_PropertyDatabase_FY2025.csv"
+SUBJECT = "9-29"
+LIMIT_M = 100 * 0.3048
+
+
+def _table(path):
+    with open(path, encoding="utf-8-sig", newline="") as fh:
+        rows = list(csv.reader(fh))
+    body = []
+    for r in rows[1:]:
+        if not r:
+            break
+        body.append(dict(zip(rows[0], r, strict=True)))
+    return body
+
+
+@pytest.fixture(scope="module")
+def package(tmp_path_factory):
+    out = tmp_path_factory.mktemp("cambridge") / "abutters"
+    code = main(["--progress", "none", "abutters", "--config", str(CAMBRIDGE_CONFIG),
+                 "--parcel", SUBJECT, "--out", str(out)])
+    assert code == 0
+    return out
+
+
+@pytest.fixture(scope="module")
+def independent():
+    """Exact distance query on the whole layer, without swm_gis: ML -> distance in feet."""
+    gdf = pyogrio.read_dataframe(PARCELS).set_crs("EPSG:4326").to_crs("EPSG:26986")
+    geoms = shapely.make_valid(gdf.geometry.values)
+    subject = shapely.union_all(geoms[(gdf["ML"] == SUBJECT).to_numpy()])
+    dist = shapely.distance(geoms, subject)
+    near = (dist <= LIMIT_M) & (gdf["ML"] != SUBJECT).to_numpy() & gdf["ML"].notna().to_numpy()
+    found: dict[str, float] = {}
+    for ml, d in zip(gdf["ML"][near], dist[near], strict=True):
+        found[ml] = min(found.get(ml, np.inf), d / 0.3048)
+    return found
+
+
+def test_abutters_of_9_29_equal_an_exact_distance_query(package, independent):
+    listed = {r["parcel_id"]: float(r["distance_ft"]) for r in _table(
+        package / "abutting_parcels.csv")}
+    left = {r["parcel_id"] for r in _table(package / "left_out.csv")} - {SUBJECT}
+    assert len(independent) >= 5
+    assert set(listed) | left == set(independent)
+    for ml, feet in listed.items():
+        assert feet == pytest.approx(independent[ml], abs=0.01), ml
+        assert feet <= 100
+
+
+def test_every_owner_of_condominium_8_61_gets_a_notice(package):
+    with open(ASSESS, encoding="utf-8-sig", newline="") as fh:
+        rows = [r for r in csv.DictReader(fh) if r["GISID"] == "8-61"]
+    assert len(rows) == 168  # the FY2025 sample holds 168 unit records on GISID 8-61
+    abut = {r["parcel_id"]: r for r in _table(package / "abutting_parcels.csv")}
+    assert "8-61" in abut and abut["8-61"]["owner_of_record"] == "yes"
+
+    mailing = [r for r in _table(package / "mailing_list.csv")
+               if "8-61" in r["parcel_ids"].split("; ")]
+    keys_in_list = {recipient_key({**r, "address1": r["mail_address"]}) for r in mailing}
+    wanted = {}
+    for r in rows:
+        rec = {"owner_name": r["Owner_Name"], "address1": ", ".join(
+            p for p in (r["Owner_Address"].strip(), r["Owner_Address2"].strip()) if p),
+            "mail_city": r["Owner_City"], "mail_state": r["Owner_State"],
+            "mail_zip": r["Owner_Zip"], "mail_country": ""}
+        wanted[recipient_key(rec)] = r["Owner_Name"]
+    missing = [name for key, name in wanted.items() if key not in keys_in_list]
+    assert missing == []
+    # one notice per distinct owner and address: 168 unit records, some owners own two units
+    assert len(mailing) == len(wanted)
+    assert 160 <= len(mailing) <= 168
+
+
+def test_parcels_without_assessing_record_are_flagged_not_dropped(package, independent):
+    rows = _table(package / "abutting_parcels.csv")
+    flagged = [r for r in rows if r["owner_of_record"] == "no"]
+    assert flagged and all("no owner of record: ask the Assessors" in r["note"] for r in flagged)
+
+
+def test_every_output_records_subject_distance_and_fiscal_year(package):
+    for name in ("abutting_parcels.csv", "mailing_list.csv", "left_out.csv"):
+        text = (package / name).read_text(encoding="utf-8-sig")
+        assert "parcel(s) 9-29" in text and "100 ft" in text and "FY2025" in text, name
+        assert "ASSESSING_ParcelsFY2014.topojson" in text
