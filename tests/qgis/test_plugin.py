@@ -62,7 +62,6 @@ def test_town_config_is_accepted_by_sitescreening_and_applicabilitymap(plugin):
 
 def test_the_engine_path_setting_is_registered_and_honoured(plugin, tmp_path, monkeypatch):
     from processing.core.ProcessingConfig import ProcessingConfig
-
     from swm_gis_qgis import engine
 
     fake = tmp_path / "swm-gis"
@@ -83,7 +82,6 @@ def test_without_the_engine_each_algorithm_says_how_to_install_it(plugin, town, 
                                                                   monkeypatch):
     import processing
     from qgis.core import QgsProcessingException
-
     from swm_gis_qgis import engine
 
     monkeypatch.delenv("SWM_GIS_EXECUTABLE", raising=False)

@@ -1,0 +1,65 @@
+"""scripts/build_plugin.py builds an installable zip with the right contents."""
+
+from __future__ import annotations
+
+import configparser
+import importlib.util
+import zipfile
+
+import pytest
+from conftest import PLUGIN_PARENT, ROOT
+
+SPEC = importlib.util.spec_from_file_location("build_plugin", ROOT / "scripts" / "build_plugin.py")
+build_plugin = importlib.util.module_from_spec(SPEC)
+SPEC.loader.exec_module(build_plugin)
+
+
+def test_the_zip_holds_the_plugin_folder_and_nothing_else(tmp_path):
+    (PLUGIN_PARENT / "swm_gis_qgis" / "__pycache__").mkdir(exist_ok=True)
+    path = build_plugin.build(tmp_path)
+    assert path.name == "swm_gis_qgis-0.1.0.zip"
+    with zipfile.ZipFile(path) as zf:
+        names = zf.namelist()
+        meta_text = zf.read("swm_gis_qgis/metadata.txt").decode("utf-8")
+    assert all(n.startswith("swm_gis_qgis/") for n in names)
+    for required in ("__init__.py", "metadata.txt", "icon.svg", "LICENSE", "provider.py",
+                     "engine.py", "plugin.py", "algorithms/base.py", "algorithms/abutters.py",
+                     "styles/abutting_parcels.qml"):
+        assert f"swm_gis_qgis/{required}" in names, required
+    algorithm_files = sorted(n.rsplit("/", 1)[1] for n in names
+                             if n.startswith("swm_gis_qgis/algorithms/") and n.endswith(".py"))
+    assert algorithm_files == [  # one file per algorithm on a small shared base
+        "__init__.py", "abutters.py", "applicability_map.py", "base.py",
+        "disturbance_trigger.py", "floodplain_overlap.py", "habitat_screening.py",
+        "mitigation_eligibility.py", "receiving_waters.py", "screen_base.py",
+        "site_screening.py"]
+    assert not any("__pycache__" in n or n.endswith(".pyc") for n in names)
+    cp = configparser.ConfigParser(interpolation=None)
+    cp.optionxform = str
+    cp.read_string(meta_text)
+    meta = cp["general"]
+    assert meta["hasProcessingProvider"] == "yes"
+    assert meta["qgisMinimumVersion"] == "3.22"
+    assert meta["icon"] == "icon.svg"
+    assert "0.1.0" in meta["changelog"]
+    assert "pip install swm-gis" in meta["about"]
+
+
+def test_the_zip_is_reproducible(tmp_path):
+    a = build_plugin.build(tmp_path / "a").read_bytes()
+    b = build_plugin.build(tmp_path / "b").read_bytes()
+    assert a == b
+
+
+def test_bad_metadata_is_refused(tmp_path, capsys):
+    bad = tmp_path / "swm_gis_qgis"
+    bad.mkdir()
+    (bad / "metadata.txt").write_text("[general]\nname=x\nqgisMinimumVersion=3.22\n",
+                                      encoding="utf-8")
+    with pytest.raises(build_plugin.BuildError, match="lacks description"):
+        build_plugin.build(tmp_path / "out", plugin=bad)
+
+
+def test_the_command_line_prints_the_zip_path(tmp_path, capsys):
+    assert build_plugin.main(["--out", str(tmp_path)]) == 0
+    assert capsys.readouterr().out.strip().endswith("swm_gis_qgis-0.1.0.zip")
