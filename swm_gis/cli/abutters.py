@@ -288,8 +288,15 @@ def site_addresses(assess: pd.DataFrame) -> pd.Series:
     if "site_address" not in assess or assess.empty:
         return pd.Series(dtype=object)
     rows = assess.dropna(subset=["site_address"])
-    return rows.groupby(rows["parcel_id"].astype(str))["site_address"].agg(
-        lambda s: "; ".join(dict.fromkeys(str(v).strip() for v in s if str(v).strip())))
+    return rows.groupby(rows["parcel_id"].astype(str))["site_address"].agg(_join_addresses)
+
+
+def _join_addresses(values: pd.Series, most: int = 3) -> str:
+    """Distinct site addresses; a condominium's many unit addresses are shortened."""
+    distinct = list(dict.fromkeys(str(v).strip() for v in values if str(v).strip()))
+    if len(distinct) <= most:
+        return "; ".join(distinct)
+    return "; ".join(distinct[:most]) + f"; ... ({len(distinct)} addresses)"
 
 
 def subject_left_out(subject: gpd.GeoDataFrame) -> gpd.GeoDataFrame:
@@ -371,7 +378,7 @@ def demo_parcel_id(config_path: Path) -> str | None:
     if not readme.is_file():
         return None
     text = readme.read_text(encoding="utf-8")
-    for pattern in (r"abutter[^\n`]*`([^`]+)`", r"subject parcel[^\n`]*`([^`]+)`"):
+    for pattern in (r"Abutter subject[^`]*`([^`]+)`", r"subject parcel[^`]*`([^`]+)`"):
         m = re.search(pattern, text, re.IGNORECASE)
         if m:
             return m.group(1).strip()

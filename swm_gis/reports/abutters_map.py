@@ -36,9 +36,16 @@ def write_abutters_map(
     context: gpd.GeoDataFrame | None = None,
 ) -> Path:
     """Write the map page and the key pages to ``target`` (letter, landscape)."""
-    import matplotlib
-    from matplotlib.backends.backend_pdf import PdfPages
-    from matplotlib.figure import Figure
+    import warnings
+
+    with warnings.catch_warnings():
+        # matplotlib's projections module warns about Axes3D when a system matplotlib (e.g.
+        # Debian's, beside QGIS) is also installed; the 2-D map does not need it
+        warnings.filterwarnings("ignore", message="Unable to import Axes3D")
+        import matplotlib
+        import matplotlib.pyplot  # noqa: F401 - GeoDataFrame.plot imports it
+        from matplotlib.backends.backend_pdf import PdfPages
+        from matplotlib.figure import Figure
 
     with matplotlib.rc_context({"pdf.fonttype": 42, "font.family": "DejaVu Sans"}), \
             atomic_path(target) as tmp, PdfPages(tmp, metadata={
@@ -71,6 +78,8 @@ def _map_page(fig, subject, area, listed, left, info, context) -> None:
     xlim, ylim = (xmin - pad, xmax + pad), (ymin - pad, ymax + pad)
     if context is not None and len(context):
         context.plot(ax=ax, facecolor=COLOURS["context"], edgecolor="#bbbbbb", linewidth=0.3)
+    if "id" in left and len(left):  # the subject is drawn as the subject, not as left out
+        left = left[~left["id"].astype(str).isin(info.subject_ids)]
     if len(left):
         left.plot(ax=ax, facecolor=COLOURS["left_out"], edgecolor="#888888", linewidth=0.4,
                   hatch="..")

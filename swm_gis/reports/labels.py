@@ -16,6 +16,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from swm_gis.owners import normalise_country
 from swm_gis.reports import PackageInfo
 from swm_gis.reports.pdf_fonts import register_fonts
 from swm_gis.writers import atomic_path
@@ -73,7 +74,9 @@ def label_lines(rec: dict) -> list[str]:
     last = " ".join(p for p in (txt("mail_city") + ("," if txt("mail_state") else ""),
                                 txt("mail_state"), txt("mail_zip")) if p)
     last = last.rstrip(",")
-    lines = [txt("owner_name"), txt("co_owner"), *street, last, txt("mail_country")]
+    # USPS: no country line on domestic mail
+    country = txt("mail_country") if normalise_country(txt("mail_country")) else ""
+    lines = [txt("owner_name"), txt("co_owner"), *street, last, country]
     return [line for line in lines if line]
 
 
