@@ -1,3 +1,4 @@
+# ruff: noqa: E501  (the README template below holds long Markdown table rows)
 """Generate the SYNTHETIC sample town "Sampleton" into data/sample/ (deterministic).
 
 Run from the repository root::
@@ -560,8 +561,9 @@ class Owners:
     def resident(self, site_addr, city, zip5):
         r = self.rng
         last = str(r.choice(LAST))
-        owner = f"{last} {r.choice(FIRST)}"
-        co = f"{last} {r.choice(FIRST)}" if r.random() < 0.35 else ""
+        first, second = r.choice(FIRST, size=2, replace=False)
+        owner = f"{last} {first}"
+        co = f"{last} {second}" if r.random() < 0.35 else ""
         z = f"{zip5}-{int(r.integers(1000, 9999)):04d}" if r.random() < 0.1 else zip5
         return dict(OWNER1=owner, OWN_CO=co, OWN_ADDR=site_addr, OWN_CITY=city, OWN_STATE="MA",
                     OWN_ZIP=z, OWN_COUNTRY="")
@@ -660,11 +662,11 @@ def generate(out_dir: Path) -> dict:
     map_par = {}
     for (tid, sheet), grp in parcels.groupby(["TOWN_ID", "sheet"], sort=False):
         n = 0
-        for idx, lid, pt in zip(grp.index, grp["LOC_ID"], grp["POLY_TYPE"], strict=True):
-            if pt in ("FEE", "TAX"):
-                if lid not in map_par:
-                    n += 1
-                    map_par[lid] = f"{int(sheet) if tid == TOWN_ID else 'R' + str(sheet - 100)}-{n:03d}"
+        prefix = str(int(sheet)) if tid == TOWN_ID else f"R{int(sheet) - 100}"
+        for lid, pt in zip(grp["LOC_ID"], grp["POLY_TYPE"], strict=True):
+            if pt in ("FEE", "TAX") and lid not in map_par:
+                n += 1
+                map_par[lid] = f"{prefix}-{n:03d}"
     parcels["MAP_PAR_ID"] = [map_par.get(lid) if pt in ("FEE", "TAX") else None
                              for lid, pt in zip(parcels["LOC_ID"], parcels["POLY_TYPE"],
                                                 strict=True)]
@@ -818,7 +820,6 @@ def generate(out_dir: Path) -> dict:
                                "DATA_NOTE": DATA_NOTE}, geometry=[ph1, ph2, ph3], crs=CRS)
     esthab = gpd.GeoDataFrame({"ESTHAB_ID": ["EH 567", "EH 602", "EH 644", "EH 651"],
                                "DATA_NOTE": DATA_NOTE}, geometry=[eh1, eh2, eh3, eh4], crs=CRS)
-    site_box = box(*SITE_BOX)
     vp_pts = [(237834.0, 918608.0), (239020.0, 916880.0), (239100.0, 916950.0),
               (236780.0, 919280.0), (236300.0, 917420.0), (238150.0, 919700.0),
               (237000.0, 917400.0)]
@@ -863,25 +864,27 @@ def generate(out_dir: Path) -> dict:
 def build_flood_zones(streams, waterbodies, levels):
     ft = 1.0 / FT_M
     pond = waterbodies["Mill Pond"]
-    r1, r2 = streams["S-001"].line, streams["S-003"].line
     from shapely.ops import substring
     zones = []  # (geom, zone, subtype, sfha, bfe)
     pond_bfe = round((levels["Mill Pond"] + 0.8) * ft * 2) / 2
-    floodway = r2.buffer(15, quad_segs=4)
-    zones.append((floodway, "AE", "FLOODWAY", "T", round((streams["S-003"].z_start + 0.8)
-                                                         * ft * 2) / 2))
-    taken = floodway
-    pond_ae = pond.buffer(40).difference(taken)
+    pond_ae = pond.buffer(40)
     zones.append((pond_ae, "AE", None, "T", pond_bfe))
-    taken = taken.union(pond_ae)
-    for line, parts in ((r1, 2), (r2, 3)):
+    taken = pond_ae
+    # riverine AE in reaches, each with its own BFE; below the pond a regulatory floodway too
+    for sid, parts in (("S-001", 2), ("S-003", 3)):
+        s = streams[sid]
         for k in range(parts):
-            piece = substring(line, k * line.length / parts, (k + 1) * line.length / parts)
-            s = streams["S-001"] if line is r1 else streams["S-003"]
-            z = s.z_start - s.gradient * (k + 0.5) * line.length / parts
-            g = piece.buffer(55, quad_segs=4, cap_style="flat").difference(taken)
-            zones.append((g, "AE", None, "T", round((z + 1.0) * ft * 2) / 2))
-            taken = taken.union(g)
+            a0, a1 = k * s.line.length / parts, (k + 1) * s.line.length / parts
+            piece = substring(s.line, a0, a1)
+            bfe = round((s.z_start - s.gradient * (a0 + a1) / 2 + 1.0) * ft * 2) / 2
+            fringe = piece.buffer(55, quad_segs=4, cap_style="flat").difference(taken)
+            if sid == "S-003":
+                fw = piece.buffer(15, quad_segs=4, cap_style="flat").difference(taken)
+                zones.append((fw, "AE", "FLOODWAY", "T", bfe))
+                fringe = fringe.difference(fw)
+                taken = taken.union(fw)
+            zones.append((fringe, "AE", None, "T", bfe))
+            taken = taken.union(fringe)
     a_zone = streams["S-004"].line.buffer(25, quad_segs=4).union(
         waterbodies["Beaver Pond"].buffer(20)).difference(taken)
     zones.append((a_zone, "A", None, "T", -9999.0))
