@@ -70,6 +70,7 @@ def run_applicability_dask(
     chunk_size: int = DEFAULT_CHUNK_SIZE,
     overwrite: bool = False,
     progress: Progress | None = None,
+    connect_timeout_s: float = 20.0,
 ) -> RunResult:
     """:func:`swm_gis.applicability.run_applicability` with the tiles computed on Dask."""
     try:
@@ -82,7 +83,7 @@ def run_applicability_dask(
     cluster = None
     try:
         if scheduler:
-            client = Client(scheduler, timeout="20s")
+            client = Client(scheduler, timeout=f"{connect_timeout_s}s")
         else:
             cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
                                    dashboard_address=None, silence_logs=logging.ERROR)

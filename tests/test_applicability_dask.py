@@ -1,0 +1,63 @@
+"""The Dask engine gives the local engine's results, row for row (a LocalCluster of 2 processes)."""
+
+from __future__ import annotations
+
+import geopandas as gpd
+import numpy as np
+import pandas as pd
+import pytest
+from shapely.geometry import box
+from test_applicability import PARCELS, X0, Y0, drainage_town, town_layers
+from townkit import CRS, write_town
+
+from swm_gis import applicability as ap
+from swm_gis.applicability_dask import run_applicability_dask
+from swm_gis.cli import main
+from swm_gis.config import load_config
+from swm_gis.errors import ConfigError
+
+
+def _town(tmp_path):
+    """The hand-built town with 294 random parcels added (300 in all: tiles of about 80)."""
+    rng = np.random.default_rng(11)
+    xs, ys = rng.uniform(-200, 3_500, 294), rng.uniform(-200, 2_500, 294)
+    layers = town_layers()
+    layers["parcels"] = gpd.GeoDataFrame(
+        {"LOC_ID": [f"P{i:03d}" for i in range(294)] + list(PARCELS)},
+        geometry=[box(X0 + x, Y0 + y, X0 + x + rng.uniform(10, 90), Y0 + y + 40)
+                  for x, y in zip(xs, ys, strict=True)] + list(PARCELS.values()), crs=CRS)
+    return load_config(write_town(tmp_path, layers))
+
+
+def test_dask_and_local_engines_give_identical_results(tmp_path):
+    cfg = _town(tmp_path)
+    local = ap.run_applicability(cfg, tmp_path / "local.gpkg", chunk_size=80)
+    dask = run_applicability_dask(cfg, tmp_path / "dask.gpkg", chunk_size=80, workers=2)
+    assert local.tiles == dask.tiles and local.tiles >= 4
+    assert dask.engine == "dask" and dask.parcels == local.parcels == 300
+    a, b = ap.read_result(local.path), ap.read_result(dask.path)
+    pd.testing.assert_frame_equal(a.drop(columns="geometry"), b.drop(columns="geometry"))
+    assert a.geometry.geom_equals_exact(b.geometry, 0).all()
+    pd.testing.assert_frame_equal(local.summary, dask.summary)
+    assert a["nhesp_within_500ft"].any() and a["in_sfha"].any()
+
+
+def test_dask_engine_from_the_cli_with_drainage_flags(tmp_path, capsys):
+    toml = drainage_town(tmp_path)
+    out_l, out_d = tmp_path / "l.gpkg", tmp_path / "d.gpkg"
+    assert main(["--progress", "none", "applicability", "-c", str(toml), "--out",
+                 str(out_l)]) == 0
+    assert main(["--progress", "none", "applicability", "-c", str(toml), "--out", str(out_d),
+                 "--engine", "dask", "--workers", "2"]) == 0
+    assert "dask engine" in capsys.readouterr().out
+    a, b = ap.read_result(out_l), ap.read_result(out_d)
+    pd.testing.assert_frame_equal(a.drop(columns="geometry"), b.drop(columns="geometry"))
+    assert a["drains_to_impaired"].sum() == 2
+
+
+def test_unreachable_scheduler_is_a_clear_error(tmp_path):
+    cfg = load_config(write_town(tmp_path, town_layers()))
+    with pytest.raises(ConfigError, match="Cannot reach the Dask scheduler at tcp://127.0.0.1:9"):
+        run_applicability_dask(cfg, tmp_path / "x.gpkg", scheduler="tcp://127.0.0.1:9",
+                               connect_timeout_s=1.0)
+    assert not (tmp_path / "x.gpkg").exists()

@@ -1,0 +1,77 @@
+"""The applicability GeoPackage in real QGIS: opens styled, agrees with QGIS's own overlay."""
+
+from __future__ import annotations
+
+import os
+import sys
+
+import pytest
+from test_applicability import town_layers
+from townkit import write_town
+
+from swm_gis import applicability as ap
+from swm_gis.config import load_config
+
+QGIS_PLUGINS = "/usr/share/qgis/python/plugins"
+
+
+@pytest.mark.qgis
+def test_output_opens_in_qgis_with_its_categorised_style(qgis_app, tmp_path):
+    from qgis.core import QgsVectorLayer, QgsWkbTypes
+
+    res = ap.run_applicability(load_config(write_town(tmp_path, town_layers())),
+                               tmp_path / "applicability.gpkg")
+    layer = QgsVectorLayer(f"{res.path}|layername=applicability", "applicability", "ogr")
+    assert layer.isValid()
+    assert layer.featureCount() == 6
+    assert layer.geometryType() == QgsWkbTypes.PolygonGeometry
+    renderer = layer.renderer()
+    assert renderer.type() == "categorizedSymbol"
+    assert renderer.classAttribute() == "screening_class"
+    values = {c.value() for c in renderer.categories()}
+    assert values == set(res.summary["screening_class"])
+    # every feature falls in a category of the stored style
+    classes = {f["screening_class"] for f in layer.getFeatures()}
+    assert classes <= values
+    # QGIS lists the stored style as the layer's default
+    count, ids, names, descriptions, _ = layer.listStylesInDatabase()
+    assert count == 1 and names == [ap.STYLE_NAME]
+    summary = QgsVectorLayer(f"{res.path}|layername=applicability_summary", "summary", "ogr")
+    assert summary.isValid() and summary.featureCount() == len(res.summary)
+
+
+@pytest.mark.qgis
+def test_cambridge_in_sfha_agrees_with_qgis_native_intersection(cambridge_config, qgis_app,
+                                                                  tmp_path):
+    """QGIS native:intersection of the FY2014 parcels and the FEMA 100-year layer: the parcels
+    with a positive overlap area are exactly those the map flags ``in_sfha``."""
+    if QGIS_PLUGINS not in sys.path and os.path.isdir(QGIS_PLUGINS):
+        sys.path.append(QGIS_PLUGINS)
+    import processing
+    from processing.core.Processing import Processing
+    from qgis.analysis import QgsNativeAlgorithms
+    from qgis.core import QgsApplication, QgsCoordinateReferenceSystem, QgsVectorLayer
+
+    Processing.initialize()
+    if QgsApplication.processingRegistry().providerById("native") is None:
+        QgsApplication.processingRegistry().addProvider(QgsNativeAlgorithms())
+    cfg = load_config(cambridge_config)
+    res = ap.run_applicability(cfg, tmp_path / "cam.gpkg")
+    got = ap.read_result(res.path)
+    ours = set(got.loc[got["in_sfha"].astype(bool) & got["parcel_id"].notna(), "parcel_id"])
+
+    parcels = QgsVectorLayer(cfg.layer("parcels").path, "parcels", "ogr")
+    parcels.setCrs(QgsCoordinateReferenceSystem("EPSG:4326"))
+    fixed = processing.run("native:fixgeometries", {"INPUT": parcels, "OUTPUT": "memory:"})
+    reproj = processing.run("native:reprojectlayer", {
+        "INPUT": fixed["OUTPUT"], "TARGET_CRS": "EPSG:26986", "OUTPUT": "memory:"})
+    flood = processing.run("native:reprojectlayer", {
+        "INPUT": cfg.layer("flood_zones").path, "TARGET_CRS": "EPSG:26986",
+        "OUTPUT": "memory:"})
+    inter = processing.run("native:intersection", {
+        "INPUT": reproj["OUTPUT"], "OVERLAY": flood["OUTPUT"], "INPUT_FIELDS": ["ML"],
+        "OVERLAY_FIELDS": ["sfha_tf"], "OUTPUT": "memory:"})["OUTPUT"]
+    qgis_ids = {f["ML"] for f in inter.getFeatures()
+                if f["sfha_tf"] == "T" and f.geometry().area() > 0 and f["ML"]}
+    assert len(qgis_ids) > 100
+    assert ours == qgis_ids
