@@ -306,7 +306,10 @@ def _finding_standards(doc: Mapping[str, Any]) -> Finding:
         result = (f"Retention depth {_num(depth, 1)} in; post-construction impervious area not "
                   f"given, so the volume is not computed. Targets: {_pct(s.get('tss_removal'))} "
                   f"TSS, {_pct(s.get('tp_removal'))} TP.")
-    return Finding("standards", title, "yes", result, tuple(details),
+    # The standards are a duty only when a permit is required; otherwise they are information.
+    permit = doc.get("disturbance") if isinstance(doc.get("disturbance"), Mapping) else {}
+    status = "info" if permit.get("permit_required") is False else "yes"
+    return Finding("standards", title, status, result, tuple(details),
                    _section(s, SEC_STANDARDS[dev]), _source_for(doc, "standards", "disturbance"))
 
 
@@ -871,12 +874,14 @@ def render_pdf(report: ScreeningReport) -> bytes:
     from reportlab.lib.units import inch
     from reportlab.pdfbase.pdfmetrics import registerFontFamily
     from reportlab.platypus import (
+        BaseDocTemplate,
+        Frame,
         Image,
         KeepInFrame,
         KeepTogether,
         PageBreak,
+        PageTemplate,
         Paragraph,
-        SimpleDocTemplate,
         Spacer,
         TableStyle,
     )
@@ -1021,12 +1026,15 @@ def render_pdf(report: ScreeningReport) -> bytes:
         canvas.restoreState()
 
     buf = io.BytesIO()
-    doc = SimpleDocTemplate(buf, pagesize=letter, leftMargin=0.6 * inch,
-                            rightMargin=0.6 * inch, topMargin=0.55 * inch,
-                            bottomMargin=0.65 * inch, title=f"{r.title} - {r.town}",
-                            author="swm-gis", subject="Chapter 320 screening report",
-                            creator="swm-gis")
-    doc.build(story, onFirstPage=on_page, onLaterPages=on_page)
+    doc = BaseDocTemplate(buf, pagesize=letter, leftMargin=0.6 * inch,
+                          rightMargin=0.6 * inch, topMargin=0.55 * inch,
+                          bottomMargin=0.65 * inch, title=f"{r.title} - {r.town}",
+                          author="swm-gis", subject="Chapter 320 screening report",
+                          creator="swm-gis")
+    frame = Frame(doc.leftMargin, doc.bottomMargin, doc.width, doc.height, id="body")
+    # The footer is drawn when the page ends, so text extraction reads the page body first.
+    doc.addPageTemplates([PageTemplate(id="page", frames=[frame], onPageEnd=on_page)])
+    doc.build(story)
     return buf.getvalue()
 
 
