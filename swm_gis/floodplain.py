@@ -17,7 +17,7 @@ import shapely
 from pyproj import CRS
 
 from swm_gis.config import Rules
-from swm_gis.errors import CrsError
+from swm_gis.errors import CrsError, FieldMissingError
 
 #: FEMA's "no value" for STATIC_BFE.
 NO_BFE = -9999.0
@@ -192,6 +192,11 @@ def flood_zone_pieces(
         raise CrsError(
             f"The flood zones ({zones.crs}) and the area ({crs.to_string()}) are in different "
             "CRSs; read both through swm_gis.layers so they share the working CRS."
+        )
+    if "zone" not in zones:
+        raise FieldMissingError(
+            "The flood zone layer has no logical field \"zone\" (FEMA FLD_ZONE); read it "
+            "through swm_gis.layers, or set [layers.flood_zones.fields] zone = \"<field>\"."
         )
     geom = shapely.union_all(_geoms(area))
     cols = ["zone", "subtype", "bfe", "sfha", "shaded_x", "area_sqft"]
