@@ -1,0 +1,196 @@
+"""Massachusetts legal holidays, business days and the § 320-18 permit timeline."""
+
+from __future__ import annotations
+
+import datetime as dt
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+from swm_gis.timeline import (
+    add_business_days,
+    add_years,
+    is_business_day,
+    ma_legal_holidays,
+    permit_timeline,
+    subtract_business_days,
+)
+
+D = dt.date
+
+
+def _steps(*args, **kwargs):
+    return {s.key: s for s in permit_timeline(*args, **kwargs)}
+
+
+# --------------------------------------------------------------------------- holidays
+def test_holidays_2026_by_hand():
+    # 2026: Jan 1 is a Thursday; Mondays of January 5, 12, 19; of February 2, 9, 16; of April
+    # 6, 13, 20; May 25 is the last Monday; September 7 the first; October 5, 12; November's
+    # Thursdays 5, 12, 19, 26. July 4 is a Saturday: the statute moves only Sunday holidays.
+    assert ma_legal_holidays(2026) == {
+        D(2026, 1, 1): "New Year's Day",
+        D(2026, 1, 19): "Martin Luther King Jr. Day",
+        D(2026, 2, 16): "Washington's Birthday",
+        D(2026, 4, 20): "Patriots' Day",
+        D(2026, 5, 25): "Memorial Day",
+        D(2026, 6, 19): "Juneteenth Independence Day",
+        D(2026, 7, 4): "Independence Day",
+        D(2026, 9, 7): "Labor Day",
+        D(2026, 10, 12): "Columbus Day / Indigenous Peoples' Day",
+        D(2026, 11, 11): "Veterans Day",
+        D(2026, 11, 26): "Thanksgiving Day",
+        D(2026, 12, 25): "Christmas Day",
+    }
+
+
+def test_patriots_day_is_the_third_monday_of_april():
+    patriots = {y: d for y in (2024, 2025, 2027, 2028) for d, n in ma_legal_holidays(y).items()
+                if n == "Patriots' Day"}
+    assert patriots == {2024: D(2024, 4, 15), 2025: D(2025, 4, 21), 2027: D(2027, 4, 19),
+                        2028: D(2028, 4, 17)}
+
+
+def test_sunday_holidays_are_observed_on_monday():
+    assert ma_legal_holidays(2022)[D(2022, 12, 26)] == "Christmas Day (observed)"
+    assert D(2022, 12, 25) not in ma_legal_holidays(2022)
+    assert ma_legal_holidays(2023)[D(2023, 1, 2)] == "New Year's Day (observed)"
+    assert ma_legal_holidays(2027)[D(2027, 7, 5)] == "Independence Day (observed)"
+    assert ma_legal_holidays(2029)[D(2029, 11, 12)] == "Veterans Day (observed)"
+    assert not is_business_day(D(2027, 7, 5))
+
+
+def test_saturday_holidays_stay_unless_asked():
+    # Juneteenth 2027 is a Saturday; the federal rule would observe it on Friday June 18.
+    assert D(2027, 6, 18) not in ma_legal_holidays(2027)
+    assert is_business_day(D(2027, 6, 18))
+    assert ma_legal_holidays(2027, saturday_on_friday=True)[D(2027, 6, 18)] == \
+        "Juneteenth Independence Day (observed)"
+    assert not is_business_day(D(2027, 6, 18), saturday_on_friday=True)
+
+
+def test_juneteenth_only_from_2021():
+    assert len(ma_legal_holidays(2020)) == 11
+    assert len(ma_legal_holidays(2021)) == 12
+    assert D(2020, 6, 19) not in ma_legal_holidays(2020)
+
+
+# --------------------------------------------------------------------------- business days
+def test_business_days_skip_weekends_and_holidays():
+    # From Wed Nov 25, 2026: Thanksgiving Thu 26 skipped -> Fri 27 is the first business day.
+    assert add_business_days(D(2026, 11, 25), 1) == D(2026, 11, 27)
+    # Five business days before Tue Dec 1, 2026: Nov 30, 27, (26 Thanksgiving), 25, 24, 23.
+    assert subtract_business_days(D(2026, 12, 1), 5) == D(2026, 11, 23)
+    # Five business days before Thu Apr 22, 2027: Apr 21, 20, (19 Patriots' Day), 16, 15, 14.
+    assert subtract_business_days(D(2027, 4, 22), 5) == D(2027, 4, 14)
+    assert subtract_business_days(D(2027, 4, 29), 5) == D(2027, 4, 22)  # no holiday: 7 days
+    assert add_business_days(D(2026, 5, 5), 0) == D(2026, 5, 5)
+
+
+@given(st.dates(min_value=D(2020, 1, 1), max_value=D(2035, 12, 31)),
+       st.integers(min_value=1, max_value=40))
+def test_adding_n_business_days_crosses_exactly_n(start, n):
+    end = add_business_days(start, n)
+    assert is_business_day(end)
+    days = [start + dt.timedelta(days=i) for i in range(1, (end - start).days + 1)]
+    assert sum(is_business_day(d) for d in days) == n
+
+
+@given(st.dates(min_value=D(2020, 1, 1), max_value=D(2035, 12, 31)),
+       st.integers(min_value=1, max_value=40))
+def test_subtracting_undoes_adding_on_business_days(start, n):
+    if not is_business_day(start):
+        start = add_business_days(start, 1)
+    assert add_business_days(subtract_business_days(start, n), n) == start
+    assert subtract_business_days(start, n) < subtract_business_days(start, n - 1)
+
+
+def test_add_years_handles_leap_day():
+    assert add_years(D(2028, 2, 29), 3) == D(2031, 2, 28)
+    assert add_years(D(2027, 5, 13), 3) == D(2030, 5, 13)
+
+
+# --------------------------------------------------------------------------- timeline
+def test_timeline_around_patriots_day():
+    # Received Thu Apr 1, 2027. Hearing within 21 days: by Thu Apr 22. Abutter notice mailed
+    # at least 7 days before: by Thu Apr 15. Newspaper at least 5 business days before, not
+    # counting Patriots' Day (Mon Apr 19): Apr 21, 20, 16, 15, 14 -> by Wed Apr 14 (one day
+    # earlier than without the holiday). Decision within 21 days of the hearing's close (Apr 22):
+    # Thu May 13. Expiry 3 years after issuance: Mon May 13, 2030. Renewal request at least 30
+    # days before: Sat Apr 13, 2030 -> deliver by Fri Apr 12.
+    s = _steps(D(2027, 4, 1))
+    assert [k for k in s] == ["received", "hearing", "abutter_notice", "newspaper_notice",
+                              "decision", "expiry", "renewal_request"]
+    assert s["received"].date == D(2027, 4, 1)
+    assert s["hearing"].date == D(2027, 4, 22)
+    assert s["abutter_notice"].date == D(2027, 4, 15)
+    assert s["newspaper_notice"].date == D(2027, 4, 14)
+    assert s["decision"].date == D(2027, 5, 13)
+    assert s["expiry"].date == D(2030, 5, 13)
+    assert s["renewal_request"].date == D(2030, 4, 13)
+    assert s["renewal_request"].note == \
+        "Falls on a Saturday: act by the business day before, Fri Apr 12, 2030."
+    assert s["hearing"].note == "" and s["decision"].note == ""
+
+
+def test_timeline_around_thanksgiving():
+    # Received Tue Nov 10, 2026 -> hearing by Tue Dec 1. Newspaper: Nov 30, 27, (26
+    # Thanksgiving), 25, 24, 23 -> Mon Nov 23. Abutters: Dec 1 - 7 = Tue Nov 24. Decision:
+    # Tue Dec 22, 2026; expiry Sat Dec 22, 2029; renewal request 30 days before: Thu Nov 22,
+    # 2029, which is Thanksgiving 2029 -> by Wed Nov 21.
+    s = _steps(D(2026, 11, 10))
+    assert s["hearing"].date == D(2026, 12, 1)
+    assert s["newspaper_notice"].date == D(2026, 11, 23)
+    assert s["abutter_notice"].date == D(2026, 11, 24)
+    assert s["decision"].date == D(2026, 12, 22)
+    assert s["expiry"].date == D(2029, 12, 22)
+    assert s["renewal_request"].date == D(2029, 11, 22)
+    assert s["renewal_request"].note == \
+        "Falls on Thanksgiving Day: act by the business day before, Wed Nov 21, 2029."
+
+
+def test_latest_hearing_on_a_holiday_is_flagged():
+    # Received Mon Mar 29, 2027 + 21 days = Mon Apr 19, 2027, Patriots' Day.
+    s = _steps(D(2027, 3, 29))
+    assert s["hearing"].date == D(2027, 4, 19)
+    assert s["hearing"].note == (
+        "Falls on Patriots' Day: the last business day before it is Fri Apr 16, 2027; "
+        "M.G.L. c. 4, § 9 may extend a deadline ending on a Sunday or legal holiday to "
+        "Tue Apr 20, 2027.")
+
+
+def test_scheduled_hearing_and_continued_hearing():
+    # Hearing on Tue Apr 20, 2027: newspaper by Apr 16, 15, 14, 13, 12 -> Mon Apr 12;
+    # abutters by Tue Apr 13. Continued and closed Thu May 6 -> decision by Thu May 27.
+    s = _steps(D(2027, 4, 1), hearing=D(2027, 4, 20), hearing_closed=D(2027, 5, 6))
+    assert s["hearing"].date == D(2027, 4, 20) and s["hearing"].relation == "on"
+    assert s["newspaper_notice"].date == D(2027, 4, 12)
+    assert s["abutter_notice"].date == D(2027, 4, 13)
+    assert s["decision"].date == D(2027, 5, 27)
+    assert s["decision"].basis == "hearing closed + 21 days"
+    late = _steps(D(2027, 4, 1), hearing=D(2027, 4, 27))
+    assert late["hearing"].note.startswith(
+        "Later than the 21-day limit (Thu Apr 22, 2027): needs the applicant's written "
+        "extension.")
+
+
+def test_issued_date_sets_expiry():
+    s = _steps(D(2027, 4, 1), issued=D(2027, 5, 3))
+    assert s["expiry"].date == D(2030, 5, 3) and s["expiry"].basis == "issuance + 3 years"
+    assert s["renewal_request"].date == D(2030, 4, 3)
+
+
+def test_without_a_receipt_date_only_rules_are_given():
+    steps = permit_timeline()
+    assert all(s.date is None and s.note == "" for s in steps)
+    assert [s.section for s in steps] == ["§ 320-18 B(1)", "§ 320-18 B(2)", "§ 320-18 A(7)",
+                                          "§ 320-18 B(1)", "§ 320-18 B(2), G", "§ 320-18 J",
+                                          "§ 320-18 J"]
+    rules = " ".join(s.rule for s in steps)
+    for quoted in ("within 21 days from receipt of a completed permit application",
+                   "at least seven days prior to the public hearing",
+                   "at least five business days prior to the hearing",
+                   "within 21 days of the close of the public hearing",
+                   "three years from the date of issuance",
+                   "at least 30 days prior to expiration"):
+        assert quoted in rules, quoted
