@@ -149,7 +149,8 @@ def _steepest_d8(filled: np.ndarray, d8_flood: np.ndarray, dx: float, dy: float)
     code = np.zeros(filled.shape, dtype=np.uint8)
     for (dr, dc), value in _D8.items():
         neighbour = padded[1 + dr: 1 + dr + rows, 1 + dc: 1 + dc + cols]
-        slope = (z - neighbour) / np.hypot(dr * dy, dc * dx)
+        with np.errstate(invalid="ignore"):  # inf - inf outside the data: no slope
+            slope = (z - neighbour) / np.hypot(dr * dy, dc * dx)
         slope = np.where(np.isfinite(slope), slope, 0.0)
         better = slope > best
         best = np.where(better, slope, best)
