@@ -57,8 +57,10 @@ def development_type(
     -------
     dict
         ``value`` ("new" | "redevelopment"), ``existing_impervious_sqft`` (None when not
-        measured), ``method`` (what decided), ``measured_value`` (what the measurement alone
-        says, or None), ``reasons`` and ``section``.
+        measured), ``deciding_impervious_sqft`` (the cover that decides: for a raster, the part
+        farther than half a cell inside the boundary), ``edge_tolerance_ft`` (that half cell),
+        ``method`` (what decided), ``measured_value`` (what the measurement alone says, or
+        None), ``reasons`` and ``section``.
     """
     if override is not None and override not in VALUES:
         raise SwmGisError(f'Unknown development type "{override}"; use one of: new, '
@@ -66,19 +68,32 @@ def development_type(
     site_union = union_polygons(site, what="site")
     factor = sqft_per_crs_unit2(site.crs)
     measured_sqft: float | None = None
+    deciding_sqft: float | None = None
+    edge_ft: float | None = None
     source = None
     if isinstance(impervious, Raster):
-        measured_sqft = _raster_cover(site_union, impervious, site.crs) * factor
+        whole, inner, edge = _raster_cover(site_union, impervious, site.crs)
+        measured_sqft, deciding_sqft = whole * factor, inner * factor
+        edge_ft = edge * factor ** 0.5
         source = "impervious raster"
     elif impervious is not None:
         measured_sqft = _polygon_cover(site_union, impervious, site.crs) * factor
+        deciding_sqft = measured_sqft
         source = "impervious polygons"
     measured = None
     if measured_sqft is not None:
         measured_sqft = round(measured_sqft, 2)
-        measured = "redevelopment" if measured_sqft > 0 else "new"
+        deciding_sqft = round(deciding_sqft, 2)
+        measured = "redevelopment" if deciding_sqft > 0 else "new"
     reasons = []
-    if measured is not None:
+    if measured is not None and measured_sqft > 0 and deciding_sqft <= 0:
+        reasons.append(
+            f"{measured_sqft:,.1f} sq ft of existing impervious cover is measured inside the "
+            f"limit of disturbance (from the {source}), all of it within half a raster cell "
+            f"({edge_ft:.1f} ft) of the site's boundary, in cells the boundary cuts: at the "
+            "raster's resolution it cannot be placed inside the site (typically the pavement of "
+            "the street in front), so the project is new development.")
+    elif measured is not None:
         reasons.append(_measured_reason(measured_sqft, source))
     if override is not None:
         value, method = override, "override: --development " + override
@@ -97,6 +112,8 @@ def development_type(
     return {
         "value": value,
         "existing_impervious_sqft": measured_sqft,
+        "deciding_impervious_sqft": deciding_sqft,
+        "edge_tolerance_ft": None if edge_ft is None else round(edge_ft, 2),
         "method": method,
         "measured_value": measured,
         "reasons": reasons,
@@ -104,8 +121,14 @@ def development_type(
     }
 
 
-def _raster_cover(site_union: shapely.Geometry, raster: Raster, crs: Any) -> float:
-    """Impervious area (CRS units squared) inside the site, by exact fractional cell coverage."""
+def _raster_cover(site_union: shapely.Geometry, raster: Raster, crs: Any
+                  ) -> tuple[float, float, float]:
+    """Impervious area (CRS units squared) inside the site, by exact fractional cell coverage.
+
+    Returns (area inside the site, area farther than half a cell inside it, half a cell). The
+    second decides new vs redevelopment: a raster places an impervious edge only to within a
+    cell, so cover in the half-cell band along the boundary may be the neighbour's.
+    """
     from exactextract import exact_extract
     from exactextract.raster import NumPyRasterSource
 
@@ -120,10 +143,16 @@ def _raster_cover(site_union: shapely.Geometry, raster: Raster, crs: Any) -> flo
     if t.e > 0:  # south-up grid: flip rows so row 0 is the northern edge
         is_imp = is_imp[::-1]
     src = NumPyRasterSource(is_imp, xmin, ymin, xmax, ymax)
-    frame = gpd.GeoDataFrame(geometry=[site_union], crs=crs)
+    half_cell = max(abs(t.a), abs(t.e)) / 2
+    # the inner part is a tolerance for the raster's resolution, not a rule distance
+    inner = shapely.buffer(site_union, -half_cell, join_style="mitre")
+    geoms = [site_union] if inner.is_empty else [site_union, inner]
+    frame = gpd.GeoDataFrame(geometry=geoms, crs=crs)
     stats = exact_extract(src, frame, ["sum"], output="pandas")
     cell_area = abs(t.a * t.e)
-    return float(stats["sum"].iloc[0]) * cell_area
+    sums = [float(v) * cell_area for v in stats["sum"]]
+    # a site narrower than a cell has no inside band: all of its cover decides
+    return sums[0], sums[-1], half_cell
 
 
 def _polygon_cover(site_union: shapely.Geometry, polygons: gpd.GeoDataFrame, crs: Any) -> float:

@@ -29,7 +29,7 @@ from swm_gis.disturbance import (
     sqft_per_crs_unit2,
     union_polygons,
 )
-from swm_gis.errors import SwmGisError
+from swm_gis.errors import GeometryError, SwmGisError
 from swm_gis.standards import performance_standards
 from swm_gis.watersheds import mitigation_eligibility, watershed_shares
 
@@ -139,11 +139,18 @@ def build_screening(
 
     report(0.3, "performance standards")
     post_sqft = proposed_impervious_sqft
+    left_out = 0
     if proposed_impervious is not None:
+        proposed_impervious, left_out = _on_site(proposed_impervious, site_union)
         post_sqft = float(union_polygons(proposed_impervious, what="proposed impervious").area
                           ) * factor
     standards = performance_standards(dev, post_impervious_sqft=post_sqft, rules=config.rules,
                                       roadway_maintenance=roadway_maintenance)
+    if left_out:
+        standards["reasons"].append(
+            f"{left_out} proposed impervious polygon(s) lie wholly outside the limit of "
+            "disturbance and were left out (they belong to another site: impervious surfaces "
+            "are built within the disturbance).")
     if not disturbance["permit_required"]:
         standards["reasons"].append("No Stormwater Management Permit is required (see "
                                     "disturbance); these standards are shown for information.")
@@ -252,6 +259,21 @@ def _sub_progress(report: ProgressFn, start: float, end: float) -> Callable[...,
     return sub
 
 
+def _on_site(proposed: gpd.GeoDataFrame, site_union: shapely.Geometry
+             ) -> tuple[gpd.GeoDataFrame, int]:
+    """Proposed impervious polygons that touch the site's disturbance, and how many did not.
+
+    One file may hold several sites' surfaces (e.g. a SITE field); the whole polygon counts when
+    it touches the disturbance, so a roof drawn a little past the limit is not cut short.
+    """
+    touches = shapely.intersects(proposed.geometry.values, site_union)
+    if touches.any():
+        return proposed.loc[touches], int((~touches).sum())
+    raise GeometryError(
+        "No --proposed-impervious polygon touches the site's limit of disturbance; check that "
+        "the file belongs to this site and is in the right CRS.")
+
+
 # --------------------------------------------------------------------------- checks & meta
 def _check(name: str, ran: bool, source: Any, reason: str | None = None) -> dict[str, Any]:
     out = {"name": name, "ran": bool(ran), "source": source}
@@ -286,7 +308,7 @@ def _meta(config: TownConfig, *, site, common_plan, mitigation, proposed_impervi
                                       (proposed_impervious, "proposed_impervious"))
               if f is not None]
     layers_used = [io.source_info(spec) for spec in config.layers.values()
-                   if any(_mentions(c.get("source"), spec.path) for c in checks)]
+                   if any(_mentions(c.get("source"), spec) for c in checks)]
     return {
         "tool": "swm-gis",
         "tool_version": swm_gis.__version__,
@@ -312,11 +334,14 @@ def _meta(config: TownConfig, *, site, common_plan, mitigation, proposed_impervi
     }
 
 
-def _mentions(source: Any, path: str) -> bool:
+def _mentions(source: Any, spec: Any) -> bool:
+    """Whether a check's source (a source_info dict, or a list of them) names this layer."""
     if isinstance(source, dict):
-        return source.get("file") == path
+        if source.get("key") is not None:
+            return source.get("key") == spec.key
+        return source.get("file") == spec.path and source.get("layer") == spec.layer
     if isinstance(source, list):
-        return any(_mentions(s, path) for s in source)
+        return any(_mentions(s, spec) for s in source)
     return False
 
 

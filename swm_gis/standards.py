@@ -81,7 +81,7 @@ def performance_standards(
     reasons = [
         f"For {kind}, § 320-19 {sub} requires an average annual removal of {tss:.0%} of TSS and "
         f"{tp:.0%} of total phosphorus from the post-construction impervious area, by BMPs "
-        f"({sub}(a)), by retaining {depth_in:g} in of runoff over that area ({sub}(b)), by a "
+        f"({sub}(a)), by retaining {depth_in:.1f} in of runoff over that area ({sub}(b)), by a "
         f"combination ({sub}(c)), or by off-site mitigation within the same USGS {level} "
         f"({sub}(d)).",
     ]
@@ -91,7 +91,7 @@ def performance_standards(
                        "--proposed-impervious-sqft N.")
     else:
         area = float(post_impervious_sqft)
-        reasons.append(f"Retention: {depth_in:g} in / 12 x {area:,.0f} sq ft "
+        reasons.append(f"Retention: {depth_in:.1f} in / 12 x {area:,.0f} sq ft "
                        f"= {volume:,.1f} cu ft ({sub}(b)).")
     applies = True
     if roadway_maintenance and not new:

@@ -224,12 +224,14 @@ def huc_code(value: Any, *, width: int) -> str:
 
 
 def _feature_ids(frame: gpd.GeoDataFrame) -> list[str]:
-    for col in ("id", "ID", "name", "NAME"):
-        if col in frame.columns:
-            vals = frame[col]
-            return [str(v) if v is not None and v == v else str(i + 1)
-                    for i, v in enumerate(vals)]
-    return [str(i + 1) for i in range(len(frame))]
+    """Ids from the first of: ``id``, a field ending in ``_id`` (e.g. MIT_ID), ``name``."""
+    lower = {str(c).lower(): c for c in frame.columns if c != frame.geometry.name}
+    col = lower.get("id") or next((c for k, c in lower.items() if k.endswith("_id")), None)
+    col = col or lower.get("name")
+    if col is None:
+        return [str(i + 1) for i in range(len(frame))]
+    return [str(v) if v is not None and v == v else str(i + 1)
+            for i, v in enumerate(frame[col])]
 
 
 def _text(value: Any) -> str | None:

@@ -194,3 +194,33 @@ def test_screen_writes_html_and_pdf_with_the_real_report(tmp_path, town, capsys)
     html = (out / "screening_report.html").read_text(encoding="utf-8")
     assert "43,600" in html
     assert (out / "screening_report.pdf").read_bytes().startswith(b"%PDF")
+
+
+def test_demo_screens_the_sample_town_sites(tmp_path, fake_report):
+    """The sample town's README figures: site redevelopment with 28,309 sq ft proposed
+    impervious; site_small new development needing a permit through its 2-acre common plan."""
+    from townkit import SAMPLE_CONFIG
+
+    from swm_gis.cli.screen import run_demo
+
+    lines = run_demo(SAMPLE_CONFIG, tmp_path / "screen")
+    site = json.loads((tmp_path / "screen" / "site" / "screening.json").read_text("utf-8"))
+    small = json.loads((tmp_path / "screen" / "site_small" / "screening.json").read_text("utf-8"))
+    for doc in (site, small):
+        jsonschema.Draft202012Validator(SCHEMA).validate(doc)
+        assert doc["meta"]["synthetic"] is True
+    assert site["disturbance"]["area_acres"] == pytest.approx(1.33, abs=0.005)
+    assert site["development_type"]["value"] == "redevelopment"
+    assert site["standards"]["post_impervious_sqft"] == pytest.approx(28_309, abs=1)
+    assert site["standards"]["required_retention_cuft"] == pytest.approx(0.8 / 12 * 28_309,
+                                                                         abs=0.1)
+    assert [r["huc"] for r in site["watersheds"]["huc12"]] == ["010900010601"]
+    assert [(m["id"], m["eligible"]) for m in site["mitigation"]] == [
+        ("MIT-1", True), ("MIT-2", True), ("MIT-3", False)]
+    assert small["disturbance"]["area_acres"] == pytest.approx(0.40, abs=0.005)
+    assert small["disturbance"]["common_plan_area_acres"] == pytest.approx(2.00, abs=0.005)
+    assert small["disturbance"]["permit_required"] is True
+    assert small["development_type"]["value"] == "new"
+    assert small["standards"]["post_impervious_sqft"] == pytest.approx(1_507, abs=1)
+    assert [r["huc"] for r in small["watersheds"]["huc12"]] == ["010900010602"]
+    assert any(line == "site:" for line in lines) and len(fake_report) == 2

@@ -66,6 +66,30 @@ def test_raster_cells_count_by_their_exact_fraction_inside_the_site():
     assert r["existing_impervious_sqft"] == pytest.approx(25 * SQFT_PER_M2, abs=0.01)
 
 
+def test_cover_only_in_boundary_cells_within_half_a_cell_does_not_decide():
+    # the site's edge runs 3 m into the patch (less than half of a 10 m cell): the cover is
+    # measured exactly but, at the raster's resolution, may be the neighbour's (the street)
+    site = frame(box(X0 + 67, Y0, X0 + 200, Y0 + 200))
+    r = development_type(site, impervious=raster_with_patch())
+    assert r["existing_impervious_sqft"] == pytest.approx(3 * 20 * SQFT_PER_M2, abs=0.01)
+    assert r["deciding_impervious_sqft"] == 0.0
+    assert r["edge_tolerance_ft"] == pytest.approx(5 / 0.3048, abs=0.01)
+    assert r["value"] == "new"
+    assert any("half a raster cell (16.4 ft)" in x for x in r["reasons"])
+    # 6 m in (more than half a cell): 1 m x 20 m of it lies farther in, and decides
+    r = development_type(frame(box(X0 + 64, Y0, X0 + 200, Y0 + 200)),
+                         impervious=raster_with_patch())
+    assert r["deciding_impervious_sqft"] == pytest.approx(20 * SQFT_PER_M2, abs=0.01)
+    assert r["value"] == "redevelopment"
+
+
+def test_site_narrower_than_a_cell_decides_on_all_its_cover():
+    site = frame(box(X0 + 55, Y0 + 50, X0 + 59, Y0 + 100))  # 4 m wide, 10 m cells
+    r = development_type(site, impervious=raster_with_patch())
+    assert r["existing_impervious_sqft"] == pytest.approx(80 * SQFT_PER_M2, abs=0.01)
+    assert r["value"] == "redevelopment"
+
+
 def test_any_non_zero_value_is_impervious():
     site = frame(box(X0, Y0, X0 + 200, Y0 + 200))
     r = development_type(site, impervious=raster_with_patch(value=255))

@@ -103,7 +103,7 @@ def validate(document: dict) -> None:
 
 def test_screening_document_has_every_key_and_validates(tmp_path, fake_resources):
     cfg = load_config(build_town(tmp_path))
-    proposed = gdf(geoms=[ft_box(0, 0, 100, 200)])  # 20,000 sq ft
+    proposed = gdf(geoms=[ft_box(480 / FT, 480 / FT, 100, 200)])  # 20,000 sq ft on the site
     mitigation = gdf({"id": ["M-east", "M-west"]},
                      [box(X0 + 1400, Y0 + 400, X0 + 1500, Y0 + 500), Point(X0 + 50, Y0 + 50)])
     progress = []
@@ -181,6 +181,20 @@ def test_polygon_impervious_layer_and_common_plan(tmp_path, fake_resources):
     assert result.layers["common_plan"]["area_sqft"].iloc[0] == pytest.approx(45_000, abs=0.01)
     assert next(c for c in doc["checks"] if c["name"] == "common_plan")["ran"] is True
     validate(doc)
+
+
+def test_proposed_impervious_of_other_sites_is_left_out(tmp_path, fake_resources):
+    cfg = load_config(build_town(tmp_path))
+    # 20,000 sq ft on the site (whole polygon, though it reaches past the limit) + another site's
+    on_site = box(X0 + 480, Y0 + 480, X0 + 480 + 100 * FT, Y0 + 480 + 200 * FT)
+    elsewhere = box(X0 + 1500, Y0 + 500, X0 + 1600, Y0 + 600)
+    doc = build_screening(cfg, SITE, proposed_impervious=gdf(geoms=[on_site, elsewhere])
+                          ).document
+    assert doc["standards"]["post_impervious_sqft"] == pytest.approx(20_000.0, abs=0.01)
+    assert any("1 proposed impervious polygon(s) lie wholly outside" in x
+               for x in doc["standards"]["reasons"])
+    with pytest.raises(GeometryError, match="No --proposed-impervious polygon touches"):
+        build_screening(cfg, SITE, proposed_impervious=gdf(geoms=[elsewhere]))
 
 
 def test_missing_layers_are_recorded_as_checks_that_did_not_run(tmp_path, fake_resources):

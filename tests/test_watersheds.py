@@ -80,6 +80,12 @@ def test_mitigation_kinds_ids_and_straddling():
     assert rows[3]["huc"] is None and "outside every HUC12" in rows[3]["reason"]
 
 
+def test_mitigation_id_comes_from_an_id_field_before_the_name():
+    mitigation = frame({"NAME": ["Rain garden"], "MIT_ID": ["MIT-7"]}, [Point(X0 + 10, Y0 + 10)])
+    rows = mitigation_eligibility(mitigation, hucs=HUC12, site_hucs=[WEST], level="HUC12")
+    assert rows[0]["id"] == "MIT-7"
+
+
 def test_mitigation_without_a_huc_layer_cannot_be_eligible():
     mitigation = frame(geoms=[Point(X0 + 10, Y0 + 10)])
     rows = mitigation_eligibility(mitigation, hucs=None, site_hucs=[], level="HUC10")

@@ -172,11 +172,14 @@ def summary_lines(document: dict[str, Any]) -> list[str]:
                                                               else "no")
                  + (" (exemption claimed: " + ", ".join(e["name"] for e in d["exemption"]) + ")"
                     if d.get("exemption") else ""))
-    imp = dev.get("existing_impervious_sqft")
-    lines.append(f"Development type: {dev['value']} ({dev['method']}"
-                 + (f"; {imp:,.1f} sq ft existing impervious" if imp is not None else "") + ")")
+    imp, deciding = dev.get("existing_impervious_sqft"), dev.get("deciding_impervious_sqft")
+    cover = ""
+    if imp is not None:
+        edge = " (all in boundary cells)" if imp > 0 and not deciding else ""
+        cover = f"; {imp:,.1f} sq ft existing impervious{edge}"
+    lines.append(f"Development type: {dev['value']} ({dev['method']}{cover})")
     vol = std.get("required_retention_cuft")
-    lines.append(f"Standards: retain {std['retention_depth_in']:g} in"
+    lines.append(f"Standards: retain {std['retention_depth_in']:.1f} in"
                  + (f" = {vol:,.1f} cu ft" if vol is not None else "")
                  + f", or {std['tss_removal']:.0%} TSS / {std['tp_removal']:.0%} TP; off-site "
                    f"mitigation within the same {std['mitigation_huc_level']}")
@@ -230,7 +233,9 @@ def run_demo(config_path: Path, out_dir: Path) -> list[str]:
                       if "proposed_impervious" in names else None,
                       mitigation="mitigation" if "mitigation" in names else None)),
         ("site_small", dict(site="site_small",
-                            common_plan="common_plan" if "common_plan" in names else None)),
+                            common_plan="common_plan" if "common_plan" in names else None,
+                            proposed_impervious="proposed_impervious"
+                            if "proposed_impervious" in names else None)),
     ]
     for folder, layers in runs:
         if layers["site"] not in names:
