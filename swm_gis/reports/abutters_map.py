@@ -1,9 +1,10 @@
 """The abutters map (``abutters_map.pdf``): subject, the distance line, numbered abutters keyed to
 the list, north arrow, scale bar, legend and data vintage; then the key on the following pages.
 
-Drawn with matplotlib's object API (no pyplot, so no global backend state). The numbers are the
-``map_no`` of ``abutting_parcels.csv``. Fonts are embedded as TrueType (DejaVu Sans), so accented
-text survives.
+Drawn directly with reportlab (the map is a few hundred polygons; matplotlib's import and font
+subsetting would cost seconds of the "about a second" budget of an abutter list). Geometries are
+clipped to the map frame first. The numbers are the ``map_no`` of ``abutting_parcels.csv``; text
+uses the embedded Unicode font, so accented names survive.
 """
 
 from __future__ import annotations
@@ -18,11 +19,16 @@ import shapely
 
 from swm_gis.abutters import M_PER_FT, metres_per_unit
 from swm_gis.reports import PackageInfo
+from swm_gis.reports.labels import fit_lines
+from swm_gis.reports.pdf_fonts import register_fonts
 from swm_gis.writers import atomic_path
 
-KEY_ROWS_PER_PAGE = 44
-COLOURS = {"subject": "#d62728", "abutter": "#ffd27f", "other_town": "#9ecae1",
-           "no_owner": "#f4a6a6", "left_out": "#d9d9d9", "context": "#ffffff"}
+KEY_ROWS_PER_PAGE = 40
+COLOURS = {"subject": "#e06666", "abutter": "#ffd27f", "other_town": "#9ecae1",
+           "no_owner": "#f4a6a6", "left_out": "#d9d9d9", "context": "#ffffff",
+           "line": "#1f3b73"}
+PAGE_W, PAGE_H = 792.0, 612.0  # letter, landscape
+FRAME = (30.0, 92.0, 560.0, 560.0)  # x0, y0, x1, y1 of the map frame, points
 
 
 def write_abutters_map(
@@ -36,132 +42,248 @@ def write_abutters_map(
     context: gpd.GeoDataFrame | None = None,
 ) -> Path:
     """Write the map page and the key pages to ``target`` (letter, landscape)."""
-    import warnings
+    from reportlab.pdfgen.canvas import Canvas
 
-    with warnings.catch_warnings():
-        # matplotlib's projections module warns about Axes3D when a system matplotlib (e.g.
-        # Debian's, beside QGIS) is also installed; the 2-D map does not need it
-        warnings.filterwarnings("ignore", message="Unable to import Axes3D")
-        import matplotlib
-        import matplotlib.pyplot  # noqa: F401 - GeoDataFrame.plot imports it
-        from matplotlib.backends.backend_pdf import PdfPages
-        from matplotlib.figure import Figure
-
-    with matplotlib.rc_context({"pdf.fonttype": 42, "font.family": "DejaVu Sans"}), \
-            atomic_path(target) as tmp, PdfPages(tmp, metadata={
-                "Title": f"Abutters map: parcel(s) {info.subject_text}",
-                "Subject": " ".join(info.header_lines()), "Creator": "swm-gis"}) as pdf:
-        fig = Figure(figsize=(11, 8.5))
-        _map_page(fig, subject, area, listed, left, info, context)
-        pdf.savefig(fig)
+    font, bold = register_fonts()
+    with atomic_path(target) as tmp:
+        c = Canvas(str(tmp), pagesize=(PAGE_W, PAGE_H), pageCompression=1)
+        c.setTitle(f"Abutters map: parcel(s) {info.subject_text}")
+        c.setSubject(" ".join(info.header_lines()))
+        c.setAuthor("swm-gis")
+        _map_page(c, subject, area, listed, left, info, context, font, bold)
+        c.showPage()
         rows = _key_rows(listed)
         for start in range(0, max(len(rows), 1), KEY_ROWS_PER_PAGE):
-            fig = Figure(figsize=(11, 8.5))
-            _key_page(fig, rows[start:start + KEY_ROWS_PER_PAGE], info,
-                      first=start == 0, n=len(rows))
-            pdf.savefig(fig)
+            _key_page(c, rows[start:start + KEY_ROWS_PER_PAGE], info, n=len(rows), font=font,
+                      bold=bold)
+            c.showPage()
+        c.save()
     return Path(target)
 
 
-def _map_page(fig, subject, area, listed, left, info, context) -> None:
-    from matplotlib.lines import Line2D
-    from matplotlib.patches import Patch
+class _View:
+    """World (CRS units) -> page points, keeping the aspect ratio, centred in the frame."""
 
-    ax = fig.add_axes((0.04, 0.14, 0.70, 0.78))
-    ax.set_aspect("equal")
-    ax.set_xticks([])
-    ax.set_yticks([])
-    ax.set_xlabel("")
-    ax.set_ylabel("")
-    xmin, ymin, xmax, ymax = area.total_bounds
-    pad = 0.08 * max(xmax - xmin, ymax - ymin)
-    xlim, ylim = (xmin - pad, xmax + pad), (ymin - pad, ymax + pad)
+    def __init__(self, bounds: tuple[float, float, float, float]) -> None:
+        x0, y0, x1, y1 = bounds
+        pad = 0.08 * max(x1 - x0, y1 - y0, 1e-9)
+        self.world = (x0 - pad, y0 - pad, x1 + pad, y1 + pad)
+        fw, fh = FRAME[2] - FRAME[0], FRAME[3] - FRAME[1]
+        ww, wh = self.world[2] - self.world[0], self.world[3] - self.world[1]
+        self.scale = min(fw / ww, fh / wh)
+        self.ox = FRAME[0] + (fw - ww * self.scale) / 2 - self.world[0] * self.scale
+        self.oy = FRAME[1] + (fh - wh * self.scale) / 2 - self.world[1] * self.scale
+        # the world box actually visible in the frame
+        self.visible = shapely.box((FRAME[0] - self.ox) / self.scale,
+                                   (FRAME[1] - self.oy) / self.scale,
+                                   (FRAME[2] - self.ox) / self.scale,
+                                   (FRAME[3] - self.oy) / self.scale)
+
+    def xy(self, coords: np.ndarray) -> np.ndarray:
+        return np.column_stack((coords[:, 0] * self.scale + self.ox,
+                                coords[:, 1] * self.scale + self.oy))
+
+
+def _draw_geoms(c, view: _View, geoms, *, fill: str | None, stroke: str, width: float,
+                dash: tuple[float, float] | None = None, lines_only: bool = False) -> None:
+    from reportlab.lib.colors import HexColor
+
+    geoms = np.asarray(geoms)
+    if len(geoms) == 0:
+        return
+    clipped = shapely.intersection(geoms, view.visible.buffer(view.visible.length * 0.01))
+    c.saveState()
+    c.setStrokeColor(HexColor(stroke))
+    c.setLineWidth(width)
+    if dash:
+        c.setDash(*dash)
+    if fill:
+        c.setFillColor(HexColor(fill))
+    for geom in clipped:
+        if geom is None or geom.is_empty:
+            continue
+        p = c.beginPath()
+        parts = shapely.get_parts(geom)
+        for part in parts:
+            rings = ([part] if part.geom_type in ("LineString", "LinearRing") else
+                     [part.exterior, *part.interiors] if part.geom_type == "Polygon" else [])
+            for ring in rings:
+                pts = view.xy(shapely.get_coordinates(ring))
+                if len(pts) < 2:
+                    continue
+                p.moveTo(*pts[0])
+                for x, y in pts[1:]:
+                    p.lineTo(x, y)
+                if ring.geom_type == "LinearRing":
+                    p.close()
+        c.drawPath(p, stroke=1, fill=int(bool(fill) and not lines_only), fillMode=0)
+    c.restoreState()
+
+
+def _map_page(c, subject, area, listed, left, info, context, font, bold) -> None:
+    from reportlab.lib.colors import HexColor, black, white
+
+    view = _View(tuple(area.total_bounds))
+    c.setFont(bold, 14)
+    c.drawString(FRAME[0], PAGE_H - 30, _fit(f"Abutters map: {info.town}", bold, 14, 730))
+    c.setFont(font, 8.5)
+    c.drawString(FRAME[0], PAGE_H - 44, _fit(
+        f"Subject parcel(s) {info.subject_text}: owners of property within "
+        f"{info.distance_text} of the property line (Chapter 320 {info.section})", font, 8.5, 730))
+
+    c.saveState()
+    frame = c.beginPath()
+    frame.rect(FRAME[0], FRAME[1], FRAME[2] - FRAME[0], FRAME[3] - FRAME[1])
+    c.clipPath(frame, stroke=0, fill=0)
     if context is not None and len(context):
-        context.plot(ax=ax, facecolor=COLOURS["context"], edgecolor="#bbbbbb", linewidth=0.3)
+        _draw_geoms(c, view, context.geometry.values, fill=COLOURS["context"], stroke="#bbbbbb",
+                    width=0.3)
     if "id" in left and len(left):  # the subject is drawn as the subject, not as left out
         left = left[~left["id"].astype(str).isin(info.subject_ids)]
-    if len(left):
-        left.plot(ax=ax, facecolor=COLOURS["left_out"], edgecolor="#888888", linewidth=0.4,
-                  hatch="..")
+    _draw_geoms(c, view, left.geometry.values, fill=COLOURS["left_out"], stroke="#888888",
+                width=0.4)
+    for key, mask in _classes(listed).items():
+        _draw_geoms(c, view, listed.geometry.values[mask], fill=COLOURS[key], stroke="#555555",
+                    width=0.5)
+    _draw_geoms(c, view, subject.geometry.values, fill=COLOURS["subject"], stroke="#7f0000",
+                width=1.2)
+    _draw_geoms(c, view, area.boundary.values, fill=None, stroke=COLOURS["line"], width=1.2,
+                dash=(5, 3), lines_only=True)
     if len(listed):
-        colour = np.where(listed.get("other_town", False), COLOURS["other_town"],
-                          np.where(listed.get("owner_of_record", True), COLOURS["abutter"],
-                                   COLOURS["no_owner"]))
-        listed.plot(ax=ax, color=list(colour), edgecolor="#555555", linewidth=0.5)
-    subject.plot(ax=ax, facecolor=COLOURS["subject"], edgecolor="#7f0000", linewidth=1.2,
-                 alpha=0.55)
-    area.boundary.plot(ax=ax, color="#1f3b73", linewidth=1.2, linestyle="--")
-    ax.set_xlim(*xlim)
-    ax.set_ylim(*ylim)
-    ax.set_xlabel("")
-    ax.set_ylabel("")
-    if len(listed):
-        view = shapely.box(xlim[0], ylim[0], xlim[1], ylim[1])
-        # label the part of each parcel that is on the map (large parcels reach beyond it)
-        pts = shapely.point_on_surface(shapely.intersection(listed.geometry.values, view))
+        pts = shapely.point_on_surface(shapely.intersection(listed.geometry.values,
+                                                            view.visible))
         for no, pt in zip(listed["map_no"], pts, strict=True):
-            if not pt.is_empty:
-                ax.annotate(str(no), (pt.x, pt.y), ha="center", va="center", fontsize=6.5,
-                            fontweight="bold", clip_on=True,
-                            bbox={"boxstyle": "circle,pad=0.15", "fc": "white", "ec": "#333333",
-                                  "lw": 0.4})
-    _north_arrow(ax)
-    _scale_bar(ax, listed.crs or subject.crs, xlim, ylim)
-    handles = [
-        Patch(facecolor=COLOURS["subject"], alpha=0.55, edgecolor="#7f0000",
-              label="Subject property"),
-        Line2D([], [], color="#1f3b73", linestyle="--",
-               label=f"{info.distance_text} from the property line"),
-        Patch(facecolor=COLOURS["abutter"], edgecolor="#555555", label="Abutter (numbered)"),
-        Patch(facecolor=COLOURS["no_owner"], edgecolor="#555555",
-              label="Abutter, no owner of record"),
-        Patch(facecolor=COLOURS["other_town"], edgecolor="#555555", label="Abutter, other town"),
-        Patch(facecolor=COLOURS["left_out"], edgecolor="#888888", hatch="..",
-              label="Left out (ROW / water)"),
-        Patch(facecolor="white", edgecolor="#bbbbbb", label="Other parcels"),
-    ]
-    fig.legend(handles=handles, loc="upper left", bbox_to_anchor=(0.76, 0.92), fontsize=8,
-               frameon=True, title="Legend", title_fontsize=9)
-    fig.text(0.04, 0.955, f"Abutters map: {info.town}", fontsize=14, fontweight="bold")
-    fig.text(0.04, 0.93, f"Subject parcel(s) {info.subject_text}; owners within "
-             f"{info.distance_text} of the property line (Chapter 320 {info.section})",
-             fontsize=9)
+            if pt is None or pt.is_empty:
+                continue
+            x, y = view.xy(np.array([[pt.x, pt.y]]))[0]
+            label = str(no)
+            r = max(5.5, 2.6 * len(label) + 2)
+            c.setFillColor(white)
+            c.setStrokeColor(HexColor("#333333"))
+            c.setLineWidth(0.5)
+            c.circle(x, y, r, stroke=1, fill=1)
+            c.setFillColor(black)
+            c.setFont(bold, 6.5)
+            c.drawCentredString(x, y - 2.3, label)
+    c.restoreState()
+    c.setStrokeColor(black)
+    c.setLineWidth(0.8)
+    c.rect(FRAME[0], FRAME[1], FRAME[2] - FRAME[0], FRAME[3] - FRAME[1])
+    _north_arrow(c, FRAME[2] - 22, FRAME[3] - 50, bold)
+    _scale_bar(c, view, listed.crs or subject.crs, font)
+    _legend(c, info, font, bold)
     notes = [
-        f"{len(listed)} abutting parcel(s), {len(left)} left out. Numbers key to "
-        "abutting_parcels.csv (map_no) and to the next page.",
+        f"{len(listed)} abutting parcel(s), {len(left)} polygon(s) left out. Numbers key to "
+        "abutting_parcels.csv (map_no) and to the key on the next page(s).",
+        "Distances are exact, measured from the subject property line; the dashed line is "
+        "drawn for reference only.",
         *info.header_lines()[1:],
-        "Distances are exact, from the subject property line; the dashed line is drawn for "
-        "reference only.",
     ]
-    y = 0.11
+    y = FRAME[1] - 14
+    c.setFillColor(black)
     for line in notes[:7]:
-        fig.text(0.04, y, line[:190], fontsize=6.5)
-        y -= 0.015
+        c.setFont(font, 6.5)
+        c.drawString(FRAME[0], y, _fit(line, font, 6.5, PAGE_W - 2 * FRAME[0]))
+        y -= 9
 
 
-def _north_arrow(ax) -> None:
-    ax.annotate("", xy=(0.95, 0.96), xytext=(0.95, 0.86), xycoords="axes fraction",
-                arrowprops={"arrowstyle": "-|>", "lw": 1.5, "color": "black"})
-    ax.text(0.95, 0.965, "N", transform=ax.transAxes, ha="center", va="bottom", fontsize=11,
-            fontweight="bold")
+def _classes(listed: pd.DataFrame) -> dict[str, np.ndarray]:
+    n = len(listed)
+    other = (listed["other_town"].fillna(False).astype(bool).to_numpy() if "other_town" in
+             listed else np.zeros(n, bool))
+    owned = (listed["owner_of_record"].fillna(True).astype(bool).to_numpy() if
+             "owner_of_record" in listed else np.ones(n, bool))
+    return {"abutter": ~other & owned, "no_owner": ~other & ~owned, "other_town": other}
 
 
-def _scale_bar(ax, crs, xlim, ylim) -> None:
-    """A bar of a round number of feet, about a quarter of the map width."""
+def _north_arrow(c, x, y, bold) -> None:
+    from reportlab.lib.colors import black, white
+
+    c.setFillColor(white)
+    c.setStrokeColor(black)
+    c.rect(x - 12, y - 8, 24, 48, stroke=0, fill=1)
+    c.setFillColor(black)
+    p = c.beginPath()
+    p.moveTo(x, y + 28)
+    p.lineTo(x - 7, y)
+    p.lineTo(x, y + 6)
+    p.lineTo(x + 7, y)
+    p.close()
+    c.drawPath(p, stroke=1, fill=1)
+    c.setFont(bold, 11)
+    c.drawCentredString(x, y + 31, "N")
+
+
+def _scale_bar(c, view: _View, crs, font) -> None:
+    """A bar of a round number of feet, about a quarter of the frame wide."""
+    from reportlab.lib.colors import black, white
+
     unit_per_ft = M_PER_FT / metres_per_unit(crs)
-    width_ft = (xlim[1] - xlim[0]) / unit_per_ft
-    target = width_ft / 4
+    pt_per_ft = view.scale * unit_per_ft
+    target = (FRAME[2] - FRAME[0]) / 4 / pt_per_ft
     exp = 10 ** math.floor(math.log10(max(target, 1)))
-    nice = max(n * exp for n in (1, 2, 2.5, 5) if n * exp <= target) if target >= 1 else 1
-    length = nice * unit_per_ft
-    x0 = xlim[0] + 0.04 * (xlim[1] - xlim[0])
-    y0 = ylim[0] + 0.04 * (ylim[1] - ylim[0])
-    h = 0.012 * (ylim[1] - ylim[0])
+    nice = max((n * exp for n in (1, 2, 2.5, 5) if n * exp <= target), default=exp)
+    length = nice * pt_per_ft
+    x0, y0 = FRAME[0] + 12, FRAME[1] + 12
+    c.setFillColor(white)
+    c.rect(x0 - 6, y0 - 5, length + 30, 24, stroke=0, fill=1)
+    c.setStrokeColor(black)
+    c.setLineWidth(0.6)
     for i in range(4):
-        ax.fill_between([x0 + i * length / 4, x0 + (i + 1) * length / 4], y0, y0 + h,
-                        color="black" if i % 2 == 0 else "white", edgecolor="black", lw=0.6)
-    ax.text(x0, y0 + 1.8 * h, "0", ha="center", fontsize=7)
-    ax.text(x0 + length, y0 + 1.8 * h, f"{nice:g} ft", ha="center", fontsize=7)
+        c.setFillColor(black if i % 2 == 0 else white)
+        c.rect(x0 + i * length / 4, y0, length / 4, 4, stroke=1, fill=1)
+    c.setFillColor(black)
+    c.setFont(font, 7)
+    c.drawCentredString(x0, y0 + 7, "0")
+    c.drawCentredString(x0 + length, y0 + 7, f"{nice:g} ft")
+
+
+def _legend(c, info: PackageInfo, font, bold) -> None:
+    from reportlab.lib.colors import HexColor, black
+
+    x, y = FRAME[2] + 16, FRAME[3]
+    c.setFillColor(black)
+    c.setFont(bold, 10)
+    c.drawString(x, y - 10, "Legend")
+    items = [
+        ("subject", "Subject property"),
+        ("line", f"{info.distance_text} from the property line"),
+        ("abutter", "Abutter (numbered)"),
+        ("no_owner", "Abutter, no owner of record"),
+        ("other_town", "Abutter in another town"),
+        ("left_out", "Left out (ROW / water, no owner)"),
+        ("context", "Other parcels"),
+    ]
+    y -= 28
+    for key, label in items:
+        if key == "line":
+            c.setStrokeColor(HexColor(COLOURS["line"]))
+            c.setDash(5, 3)
+            c.setLineWidth(1.2)
+            c.line(x, y + 4, x + 18, y + 4)
+            c.setDash()
+        else:
+            c.setFillColor(HexColor(COLOURS[key]))
+            c.setStrokeColor(HexColor("#555555"))
+            c.setLineWidth(0.5)
+            c.rect(x, y, 18, 9, stroke=1, fill=1)
+        c.setFillColor(black)
+        c.setFont(font, 8)
+        c.drawString(x + 24, y + 1.5, label)
+        y -= 16
+    y -= 8
+    c.setFont(bold, 8)
+    c.drawString(x, y, "Data")
+    c.setFont(font, 7)
+    lines = [f"Assessing data: {info.fiscal_year_text}", *info.source_lines(),
+             f"Generated {info.generated}"]
+    if info.synthetic:
+        lines.insert(0, "SYNTHETIC SAMPLE DATA")
+    _size, wrapped = fit_lines(lines, width_pt=PAGE_W - 30 - x, height_pt=y - FRAME[1],
+                               font=font, max_size=7, min_size=5)
+    for line in wrapped:
+        y -= 9
+        c.drawString(x, y, line)
 
 
 def _key_rows(listed: pd.DataFrame) -> list[tuple[str, ...]]:
@@ -173,22 +295,38 @@ def _key_rows(listed: pd.DataFrame) -> list[tuple[str, ...]]:
     return rows
 
 
-def _key_page(fig, rows, info, *, first: bool, n: int) -> None:
-    fig.text(0.04, 0.95, f"Key to the abutters map: parcel(s) {info.subject_text}, "
-             f"{info.distance_text} ({n} abutting parcels)", fontsize=11, fontweight="bold")
-    cols = [(0.04, "No."), (0.08, "Parcel id"), (0.20, "Site address"), (0.40, "Distance ft"),
-            (0.47, "Owner(s) of record"), (0.74, "Note")]
-    y = 0.91
-    for x, head in cols:
-        fig.text(x, y, head, fontsize=7.5, fontweight="bold")
-    y -= 0.02
+def _key_page(c, rows, info, *, n: int, font, bold) -> None:
+    c.setFont(bold, 11)
+    c.drawString(30, PAGE_H - 30, _fit(
+        f"Key to the abutters map: parcel(s) {info.subject_text}, {info.distance_text} "
+        f"({n} abutting parcel(s))", bold, 11, PAGE_W - 60))
+    cols = [(30, 26, "No."), (56, 100, "Parcel id"), (156, 150, "Site address"),
+            (306, 52, "Distance ft"), (358, 230, "Owner(s) of record"), (588, 174, "Note")]
+    y = PAGE_H - 52
+    c.setFont(bold, 7.5)
+    for x, _w, head in cols:
+        c.drawString(x, y, head)
+    y -= 13
+    c.setFont(font, 7)
     if not rows:
-        fig.text(0.04, y, "No abutting parcels within the distance.", fontsize=8)
+        c.drawString(30, y, "No abutting parcels within the distance.")
     for row in rows:
-        for (x, _), val, width in zip(cols, row, (4, 16, 28, 8, 42, 40), strict=True):
-            fig.text(x, y, val if len(val) <= width else val[:width - 1] + "…", fontsize=7)
-        y -= 0.019
-    fig.text(0.04, 0.03, " ".join(info.header_lines()[1:2]), fontsize=6.5)
+        for (x, w, _), val in zip(cols, row, strict=True):
+            c.drawString(x, y, _fit(val, font, 7, w - 4))
+        y -= 12.5
+    c.setFont(font, 6.5)
+    c.drawString(30, 24, _fit(" ".join(info.header_lines()[1:2]), font, 6.5, PAGE_W - 60))
+
+
+def _fit(text: str, font: str, size: float, width: float) -> str:
+    """``text`` shortened with an ellipsis to ``width`` points."""
+    from reportlab.pdfbase.pdfmetrics import stringWidth
+
+    if stringWidth(text, font, size) <= width:
+        return text
+    while text and stringWidth(text + "…", font, size) > width:
+        text = text[:-1]
+    return text.rstrip() + "…"
 
 
 def _t(v: object) -> str:
