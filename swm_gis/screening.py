@@ -13,6 +13,7 @@ import dataclasses
 import datetime as dt
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import geopandas as gpd
@@ -40,6 +41,9 @@ DOCUMENT_KEYS = ("meta", "disturbance", "development_type", "standards", "waters
                  "mitigation", "habitats", "floodplain", "receiving_waters", "checks")
 
 DEVELOPMENT_CHOICES = ("auto", "new", "redevelopment")
+
+#: JSON Schema (draft 2020-12) of screening.json, published with the package.
+SCHEMA_PATH = Path(__file__).resolve().parent / "schemas" / "screening.schema.json"
 
 
 @dataclass
@@ -401,4 +405,4 @@ def _plain(frame: gpd.GeoDataFrame) -> gpd.GeoDataFrame:
     return gpd.GeoDataFrame(geometry=list(frame.geometry.values), crs=frame.crs)
 
 
-__all__ = ["DOCUMENT_KEYS", "ScreeningResult", "build_screening"]
+__all__ = ["DOCUMENT_KEYS", "SCHEMA_PATH", "ScreeningResult", "build_screening"]

@@ -109,7 +109,7 @@ def test_flags_reach_the_document(tmp_path, town):
     site = write(SITE, tmp_path / "site.gpkg", "site")
     out = tmp_path / "out"
     assert run("--config", town, "--site", site, "--out", out, "--development", "new",
-               "--exemption", "utilities", "--exemption", "fencing",
+               "--exemption", "utilities", "--exemption", "fencing,utilities",
                "--roadway-maintenance") == 0
     doc = json.loads((out / "screening.json").read_text(encoding="utf-8"))
     assert [e["name"] for e in doc["disturbance"]["exemption"]] == ["utilities", "fencing"]

@@ -17,14 +17,13 @@ from townkit import write_town
 import swm_gis.resources
 from swm_gis.config import load_config
 from swm_gis.errors import GeometryError, SwmGisError
-from swm_gis.screening import DOCUMENT_KEYS, build_screening
+from swm_gis.screening import DOCUMENT_KEYS, SCHEMA_PATH, build_screening
 
 CRS = "EPSG:26986"
 FT = 0.3048
 X0, Y0 = 238_000.0, 918_000.0
 WEST, EAST = "010700020101", "010700020102"
 HUC10 = "0107000201"
-SCHEMA_PATH = Path(__file__).resolve().parents[1] / "swm_gis" / "schemas" / "screening.schema.json"
 SCHEMA = json.loads(SCHEMA_PATH.read_text(encoding="utf-8"))
 
 
@@ -95,6 +94,14 @@ def fake_resources(monkeypatch):
 
     monkeypatch.setattr(swm_gis.resources, "resource_checks", fake)
     return calls
+
+
+def test_schema_is_valid_draft_2020_12_and_requires_every_spec_key():
+    jsonschema.Draft202012Validator.check_schema(SCHEMA)
+    assert SCHEMA["$schema"] == "https://json-schema.org/draft/2020-12/schema"
+    assert set(SCHEMA["required"]) == set(DOCUMENT_KEYS) - {"meta"}
+    with pytest.raises(jsonschema.ValidationError, match="'checks' is a required property"):
+        jsonschema.validate({k: None for k in SCHEMA["required"] if k != "checks"}, SCHEMA)
 
 
 def validate(document: dict) -> None:

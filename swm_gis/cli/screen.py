@@ -121,7 +121,8 @@ def run_screen(
 ) -> tuple[dict[str, Path], dict[str, Any]]:
     """Read the inputs, screen, write every output; returns (outputs, document)."""
     received_date = _parse_date(received)
-    claimed = check_exemptions(exemptions)
+    # "--exemption a,b" reads as "--exemption a --exemption b"
+    claimed = check_exemptions(n for item in exemptions for n in str(item).split(",") if n.strip())
     if proposed_impervious is not None and proposed_impervious_sqft is not None:
         raise SwmGisError("Give the post-construction impervious area once: either "
                           "--proposed-impervious FILE or --proposed-impervious-sqft N, not both.")
