@@ -214,15 +214,14 @@ def _receiving(config: TownConfig, site: gpd.GeoDataFrame,
         sources.append(io.source_info(config.layer("dem")))
         result, last_shape = None, None
         sx0, sy0, sx1, sy1 = union.bounds
+        try:  # a small read first, so a DEM beside the site gets a message about the site
+            io.read_raster(config, "dem", bounds=(sx0, sy0, sx1, sy1), pad_cells=0)
+        except InputFileError as exc:
+            raise InputFileError(f"The DEM does not cover the site. {exc}") from exc
         for margin in _DEM_MARGINS_M:
             m = margin * per_m
             dem = io.read_raster(config, "dem", bounds=(sx0 - m, sy0 - m, sx1 + m, sy1 + m),
                                  require_cover=False)
-            if dem.array.size == 0:
-                raise InputFileError(
-                    f"The DEM {dem.source.get('file')} ([layers.dem]) does not cover the site "
-                    f"(x {sx0:.0f}..{sx1:.0f}, y {sy0:.0f}..{sy1:.0f}, {config.crs}). Use a DEM "
-                    "that covers the site and the land downhill of it.")
             if dem.array.shape == last_shape:
                 break  # the window already holds the whole DEM
             last_shape = dem.array.shape
