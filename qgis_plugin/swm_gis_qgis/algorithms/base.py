@@ -26,6 +26,7 @@ from qgis.core import (
     QgsFeature,
     QgsFeatureRequest,
     QgsFeatureSink,
+    QgsField,
     QgsFields,
     QgsProcessing,
     QgsProcessingAlgorithm,
@@ -67,6 +68,9 @@ _GEOM_TYPES = {
     "any": [QgsProcessing.TypeVectorAnyGeometry],
     "table": [QgsProcessing.TypeVector],
 }
+
+_GEOMETRY_FAMILY = {"polygon": QgsWkbTypes.PolygonGeometry, "line": QgsWkbTypes.LineGeometry,
+                    "point": QgsWkbTypes.PointGeometry}
 
 #: Post-processors must outlive the algorithm instance until QGIS loads the layers.
 _KEEP_ALIVE: list[Any] = []
@@ -265,36 +269,60 @@ class SwmGisAlgorithm(QgsProcessingAlgorithm):
     # ------------------------------------------------------------------ outputs
     def copy_to_sink(self, parameters, sink_param: str, context: QgsProcessingContext,
                      gpkg: str | Path, layer_name: str, *, style: str | None = None,
-                     display: str | None = None, stored_style: bool = False) -> str | None:
+                     display: str | None = None, stored_style: bool = False,
+                     geometry: str | None = None, missing_ok: bool = False) -> str | None:
         """Copy layer ``layer_name`` of the engine's GeoPackage into the sink; its dest id.
 
-        ``style`` names a QML file of the plugin's styles folder; with ``stored_style`` the
-        style the engine stored in the GeoPackage (layer_styles) is used when there is one.
+        ``geometry`` ('polygon', 'line', 'point') keeps only features of that type (the engine
+        writes some layers with mixed geometry, e.g. habitat polygons with vernal pool points);
+        with ``missing_ok`` an absent layer gives an empty sink. ``style`` names a QML file of
+        the plugin's styles folder; with ``stored_style`` the style the engine stored in the
+        GeoPackage (layer_styles) is used when there is one.
         """
         src = QgsVectorLayer(f"{gpkg}|layername={layer_name}", layer_name, "ogr")
-        if not src.isValid():
+        if not src.isValid() and not missing_ok:
             raise QgsProcessingException(
                 f"The swm-gis engine did not write layer '{layer_name}' in {gpkg}; this plugin "
                 "and the installed engine may not match (update both).")
-        keep = [i for i, f in enumerate(src.fields()) if f.name().lower() != "fid"]
+        wanted = _GEOMETRY_FAMILY.get(geometry or "")
         fields = QgsFields()
-        for i in keep:
-            fields.append(src.fields().at(i))
-        sink, dest = self.parameterAsSink(parameters, sink_param, context, fields,
-                                          src.wkbType(), src.crs())
+        keep: list[int] = []
+        if src.isValid():
+            keep = [i for i, f in enumerate(src.fields()) if f.name().lower() != "fid"]
+            for i in keep:
+                fields.append(src.fields().at(i))
+            wkb = QgsWkbTypes.multiType(src.wkbType()) if src.isSpatial() else \
+                QgsWkbTypes.NoGeometry
+            crs = src.crs()
+        else:
+            wkb, crs = QgsWkbTypes.NoGeometry, QgsCoordinateReferenceSystem(DEFAULT_CRS)
+        if wanted is not None:
+            wkb = {QgsWkbTypes.PolygonGeometry: QgsWkbTypes.MultiPolygon,
+                   QgsWkbTypes.LineGeometry: QgsWkbTypes.MultiLineString,
+                   QgsWkbTypes.PointGeometry: QgsWkbTypes.MultiPoint}[wanted]
+        sink, dest = self.parameterAsSink(parameters, sink_param, context, fields, wkb, crs)
         if sink is None:
             return None
-        for feat in src.getFeatures():
-            out = QgsFeature(fields)
-            out.setGeometry(feat.geometry())
-            out.setAttributes([feat.attributes()[i] for i in keep])
-            sink.addFeature(out, QgsFeatureSink.FastInsert)
+        if src.isValid():
+            for feat in src.getFeatures():
+                geom = feat.geometry()
+                if wanted is not None and (geom.isNull() or geom.type() != wanted):
+                    continue
+                if not geom.isNull() and QgsWkbTypes.isMultiType(wkb):
+                    geom.convertToMultiType()
+                out = QgsFeature(fields)
+                out.setGeometry(geom)
+                attrs = feat.attributes()
+                out.setAttributes([attrs[i] for i in keep])
+                if not sink.addFeature(out, QgsFeatureSink.FastInsert):
+                    raise QgsProcessingException(
+                        f"Cannot write to {sink_param}: {sink.lastError()}")
         if context.willLoadLayerOnCompletion(dest):
             details = context.layerToLoadOnCompletionDetails(dest)
             if display:
                 details.name = display
             qml = STYLES_DIR / style if style else None
-            if stored_style:
+            if stored_style and src.isValid():
                 stored = stored_style_qml(src, Path(str(gpkg)).with_name(
                     f"{layer_name}_stored_style.qml"))
                 qml = stored or qml
@@ -427,7 +455,7 @@ class Workspace:
         return mapping
 
     def export(self, name: str, file_stem: str, *, keep_fields: list[str] | None = None,
-               what: str | None = None) -> str:
+               rename: dict[str, str] | None = None, mixed_geometry: bool = False) -> str:
         """Write parameter ``name``'s features (selection honoured) to ``file_stem``.gpkg."""
         source = self.alg.parameterAsSource(self.parameters, name, self.context)
         if source is None:
@@ -446,12 +474,21 @@ class Workspace:
                 self.selected_only(name) else ""
             raise QgsProcessingException(f"{name} ({label}) has no features{sel}.")
         src_fields = source.fields()
-        idx = [src_fields.indexOf(f) for f in (keep_fields or [])]
+        rename = rename or {}
+        idx = [src_fields.indexOf(f) for f in (keep_fields or [])
+               if f.lower() != "fid" or f in rename]  # GeoPackage keeps fid for itself
         fields = QgsFields()
         for i in idx:
-            fld = src_fields.at(i)
+            fld = QgsField(src_fields.at(i))
+            if fld.name() in rename:
+                fld.setName(rename[fld.name()])
             fields.append(fld)
-        wkb = QgsWkbTypes.multiType(source.wkbType()) if has_geom else QgsWkbTypes.NoGeometry
+        if not has_geom:
+            wkb = QgsWkbTypes.NoGeometry
+        elif mixed_geometry:  # e.g. impaired waters: streams (lines) and ponds (polygons)
+            wkb = QgsWkbTypes.Unknown
+        else:
+            wkb = QgsWkbTypes.multiType(source.wkbType())
         path = str(self.folder / f"{file_stem}.gpkg")
         opts = QgsVectorFileWriter.SaveVectorOptions()
         opts.driverName = "GPKG"
@@ -493,7 +530,8 @@ class Workspace:
             raise QgsProcessingException(f"{li.param}: cannot open the layer.")
         mapping = self.field_mapping(li, list(source.fields().names()))
         keep = list(dict.fromkeys(mapping.values()))
-        path = self.export(li.param, li.key, keep_fields=keep)
+        path = self.export(li.param, li.key, keep_fields=keep,
+                           mixed_geometry=li.geometry == "any")
         self.layers[li.key] = {"path": path, "layer": li.key, "fields": mapping,
                                "crs": source.sourceCrs().authid() or None}
 

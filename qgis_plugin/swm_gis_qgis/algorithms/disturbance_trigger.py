@@ -8,7 +8,7 @@ from qgis.core import (
     QgsProcessingOutputString,
 )
 
-from .screen_base import ScreenAlgorithm
+from .screen_base import ScreenAlgorithm, Sink
 
 
 class DisturbanceTriggerAlgorithm(ScreenAlgorithm):
@@ -18,9 +18,15 @@ class DisturbanceTriggerAlgorithm(ScreenAlgorithm):
     WITH_COMMON_PLAN = True
     WITH_EXEMPTIONS = True
     JSON_KEYS = ("disturbance",)
-    CHECK_NAMES = ("disturbance",)
-    SINKS = (("OUTPUT", "site", "site.qml", "Limit of disturbance", "Site (limit of disturbance)",
-              "The site polygons as the engine measured them."),)
+    CHECK_NAMES = ("disturbance", "common_plan")
+    SINKS = (
+        Sink("OUTPUT", "site", "Site (limit of disturbance)",
+             "The union of the site polygons as measured, with area_sqft, area_acres and "
+             "permit_required.", "polygon", "site.qml", "Limit of disturbance", optional=False),
+        Sink("COMMON_PLAN_OUTPUT", "common_plan", "Common plan (union with the site)",
+             "The larger common plan of development or sale united with the site, with its "
+             "area (only when COMMON_PLAN is given).", "polygon", "site.qml", "Common plan"),
+    )
     HELP = """
 Measures the land disturbance of the site (the area of the <i>union</i> of its polygons, so \
 overlaps are not counted twice) and, when given, of the larger common plan of development or \

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from qgis.core import QgsProcessingOutputBoolean, QgsProcessingOutputNumber
 
-from .screen_base import ScreenAlgorithm
+from .screen_base import ScreenAlgorithm, Sink
 
 
 class FloodplainOverlapAlgorithm(ScreenAlgorithm):
@@ -12,11 +12,16 @@ class FloodplainOverlapAlgorithm(ScreenAlgorithm):
     DISPLAY_NAME = "Floodplain overlap: FEMA SFHA and 0.2% zones on the site"
     TOWN_LAYERS = (("parcels", False, False), ("flood_zones", False, False))
     JSON_KEYS = ("floodplain",)
-    CHECK_NAMES = ("floodplain", "flood_zones")
-    SINKS = (("OUTPUT", "flood_zones", "flood_zones.qml", "Flood zones on the site",
-              "Flood zone pieces on the site",
-              "The FEMA flood zone pieces overlapping the site (zone, subtype, BFE, "
-              "area_sqft)."),)
+    CHECK_NAMES = ("floodplain",)
+    SINKS = (
+        Sink("OUTPUT", "flood_overlap", "Flood zone pieces on the site",
+             "The FEMA flood zones cut to the site: zone, subtype, BFE, sfha, shaded_x and "
+             "area_sqft.", "polygon", "flood_zones.qml", "Flood zones on the site",
+             optional=False),
+        Sink("FLOOD_ZONES_NEARBY", "flood_zones", "Flood zones around the site",
+             "The whole FEMA flood zone polygons the site touches, for the map.", "polygon",
+             "flood_zones.qml", "Flood zones near the site"),
+    )
     HELP = """
 Delineates the 100-year floodplain (FEMA Special Flood Hazard Area) on the site, as Chapter 320 \
 requires: whether the site is in the SFHA, the overlap area (sq ft) and share of the site, the \

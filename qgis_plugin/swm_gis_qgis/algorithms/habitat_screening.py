@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from qgis.core import QgsProcessingOutputNumber
 
-from .screen_base import ScreenAlgorithm, require_any
+from .screen_base import ScreenAlgorithm, Sink, require_any
 
 
 class HabitatScreeningAlgorithm(ScreenAlgorithm):
@@ -13,11 +13,20 @@ class HabitatScreeningAlgorithm(ScreenAlgorithm):
     TOWN_LAYERS = (("parcels", False, False), ("nhesp_priority", True, False),
                    ("nhesp_estimated", True, False), ("vernal_pools", True, False))
     JSON_KEYS = ("habitats",)
-    CHECK_NAMES = ("habitats", "nhesp_priority", "nhesp_estimated", "vernal_pools")
-    SINKS = (("OUTPUT", "habitats", "habitats.qml", "NHESP features within reach",
-              "Habitats and vernal pools found",
-              "NHESP Priority and Estimated Habitats and Certified Vernal Pools within the "
-              "distance, with layer, id, distance_ft and overlaps."),)
+    CHECK_NAMES = ("habitats",)
+    SINKS = (
+        Sink("OUTPUT", "habitats", "Habitats within the distance",
+             "NHESP Priority and Estimated Habitat polygons within the distance, with layer, "
+             "id, distance_ft, overlaps and the Chapter 320 section.", "polygon",
+             "habitats.qml", "NHESP habitats within reach", optional=False),
+        Sink("VERNAL_POOLS_OUTPUT", "habitats", "Certified vernal pools within the distance",
+             "Certified Vernal Pools (points) within the distance, with distance_ft.", "point",
+             "vernal_pools.qml", "Certified vernal pools within reach"),
+        Sink("SEARCH_AREA", "buffer_500ft", "Search area",
+             "The area within the distance of the site (for the map only: the features are "
+             "selected by exact distance, not by this polygon).", "polygon",
+             "search_area.qml", "Habitat search area"),
+    )
     HELP = """
 Finds the NHESP Priority Habitats of Rare Species, Estimated Habitats of Rare Wildlife and \
 Certified Vernal Pools within DISTANCE feet (default 500 ft) of the construction activity \

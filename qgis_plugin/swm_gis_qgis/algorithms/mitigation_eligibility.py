@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from qgis.core import QgsProcessingOutputNumber, QgsProcessingOutputString
 
-from .screen_base import ScreenAlgorithm, require_any
+from .screen_base import ScreenAlgorithm, Sink, require_any
 
 
 class MitigationEligibilityAlgorithm(ScreenAlgorithm):
@@ -15,11 +15,17 @@ class MitigationEligibilityAlgorithm(ScreenAlgorithm):
     WITH_DEVELOPMENT = True
     WITH_MITIGATION = True
     JSON_KEYS = ("development_type", "watersheds", "mitigation", "standards")
-    CHECK_NAMES = ("watersheds", "mitigation", "development_type", "huc12", "huc10")
-    SINKS = (("OUTPUT", "mitigation", "mitigation.qml", "Mitigation sites",
-              "Mitigation sites with eligibility",
-              "The proposed off-site mitigation sites with their HUC, eligible (true/false) "
-              "and the reason."),)
+    CHECK_NAMES = ("development_type", "standards", "watersheds_huc12", "watersheds_huc10",
+                   "mitigation")
+    SINKS = (
+        Sink("OUTPUT", "mitigation", "Mitigation sites with eligibility",
+             "The proposed off-site mitigation sites with id, huc, eligible (true/false), the "
+             "reason and the Chapter 320 section.", "polygon", "mitigation.qml",
+             "Mitigation eligibility", optional=False),
+        Sink("WATERSHEDS", "watersheds", "Watersheds of the site",
+             "The HUC12 and HUC10 polygons holding the site, with the site's share in each.",
+             "polygon", "watersheds.qml", "Site watersheds"),
+    )
     HELP = """
 Finds the USGS HUC12 and HUC10 watersheds of the site (with the share of the site in each) and \
 says whether each proposed off-site mitigation site is eligible: Chapter 320-19 B allows \

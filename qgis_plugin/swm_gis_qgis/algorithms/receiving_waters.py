@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from qgis.core import QgsProcessingOutputNumber, QgsProcessingOutputString
 
-from .screen_base import ScreenAlgorithm, require_any
+from .screen_base import ScreenAlgorithm, Sink, require_any
 
 
 class ReceivingWatersAlgorithm(ScreenAlgorithm):
@@ -12,15 +12,22 @@ class ReceivingWatersAlgorithm(ScreenAlgorithm):
     DISPLAY_NAME = "Receiving waters: downstream ORWs and impaired waters"
     TOWN_LAYERS = (("parcels", False, False), ("dem", True, False), ("streams", True, False),
                    ("orw", True, False), ("impaired_waters", True, False),
-                   ("waterbodies", True, True))
+                   ("waterbodies", True, False), ("town_boundary", True, False),
+                   ("assess", True, True))
     JSON_KEYS = ("receiving_waters",)
-    CHECK_NAMES = ("receiving_waters", "orw", "impaired_waters", "flow_path")
-    SINKS = (("OUTPUT", "receiving_waters", "receiving_waters.qml", "Receiving waters",
-              "Receiving waters found",
-              "Outstanding Resource Waters and impaired waters downstream of the site, with "
-              "flow_distance_ft."),
-             ("FLOW_PATH", "flow_path", "flow_path.qml", "Flow path", "Flow path",
-              "The traced flow path from the site downstream."))
+    CHECK_NAMES = ("receiving_waters",)
+    SINKS = (
+        Sink("OUTPUT", "receiving_waters", "Receiving waters (lines)",
+             "Outstanding Resource Waters and impaired waters (streams) downstream of the "
+             "site: type, id, name, category, causes, TMDL, flow_distance_ft.", "line",
+             "receiving_waters.qml", "Receiving waters", optional=False),
+        Sink("RECEIVING_WATER_AREAS", "receiving_waters", "Receiving waters (ponds, lakes)",
+             "The same for waters mapped as polygons (ponds, reservoirs).", "polygon",
+             "receiving_water_areas.qml", "Receiving waters (areas)"),
+        Sink("FLOW_PATH", "flow_path", "Flow path",
+             "The traced flow path from the site downstream (overland, then along streams), "
+             "with from_ft / to_ft along it.", "line", "flow_path.qml", "Flow path"),
+    )
     HELP = """
 Traces drainage from the site downstream (over the DEM to the stream network, then along the \
 streams in their digitised direction) and lists the Outstanding Resource Waters and the \
@@ -28,6 +35,9 @@ impaired waters (MassDEP Integrated List category 4a with a TMDL, 4b or 5) it re
 the flow distance in feet, and turns the impairment causes into the Chapter 320-19 \
 requirements they bring (nitrogen/phosphorus optimisation, salt-reduction O&amp;M for \
 chloride, spill shutdown and pre-infiltration treatment for solids, metals, oil and grease).
+
+TOWN_BOUNDARY stops the trace where the water leaves the town; ASSESS (use codes of the \
+site's parcels) adds the requirements for commercial and industrial land.
 
 Runs <i>swm-gis screen</i> with the site and the hydrography layers and returns the \
 'receiving_waters' part of screening.json (REQUIREMENTS as text) and the waters found as \

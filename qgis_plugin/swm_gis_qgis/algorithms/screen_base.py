@@ -10,6 +10,7 @@ layers are absent does not run (the engine says so in ``checks``). Each returns 
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass
 from pathlib import Path
 
 from qgis.core import (
@@ -20,6 +21,7 @@ from qgis.core import (
     QgsProcessingParameterEnum,
     QgsProcessingParameterFeatureSink,
     QgsProcessingParameterFeatureSource,
+    QgsProcessingParameterField,
     QgsProcessingParameterNumber,
     QgsVectorLayer,
 )
@@ -40,13 +42,26 @@ EXEMPTION_LABELS = [
 DEVELOPMENT = ["auto", "new", "redevelopment"]
 
 
+@dataclass(frozen=True)
+class Sink:
+    """A feature sink filled from one layer of the engine's screening.gpkg."""
+
+    param: str
+    layer: str  # layer of screening.gpkg
+    description: str
+    help: str
+    geometry: str | None = None  # polygon | line | point: only those features (mixed layers)
+    style: str | None = None  # QML in the plugin's styles folder
+    display: str | None = None  # layer name in the project
+    optional: bool = True
+
+
 class ScreenAlgorithm(SwmGisAlgorithm):
     GROUP = "Site screening"
     GROUP_ID = "screening"
     #: screening.json keys this algorithm reports (besides ``checks``).
     JSON_KEYS: tuple[str, ...] = ()
-    #: (sink parameter, screening.gpkg layer, QML style, display name, sink description, help)
-    SINKS: tuple[tuple[str, str, str, str, str, str], ...] = ()
+    SINKS: tuple[Sink, ...] = ()
     WITH_COMMON_PLAN = False
     WITH_EXEMPTIONS = False
     WITH_DEVELOPMENT = False
@@ -91,6 +106,12 @@ class ScreenAlgorithm(SwmGisAlgorithm):
                 [QgsProcessing.TypeVectorAnyGeometry], optional=True),
                 "Candidate off-site mitigation sites; each is checked against the HUC12 (new "
                 "development) or HUC10 (redevelopment) of the site.")
+            self.add(QgsProcessingParameterField(
+                "MITIGATION_ID_FIELD", self.tr("Mitigation site id field"),
+                parentLayerParameterName="MITIGATION", optional=True),
+                "Field naming each mitigation site in the results. Empty: the engine uses a "
+                "field called id, else the first ending in _id (e.g. MIT_ID), else name, else "
+                "the row number.", advanced=True)
         if self.WITH_PROPOSED_IMPERVIOUS:
             self.add(QgsProcessingParameterFeatureSource(
                 "PROPOSED_IMPERVIOUS", self.tr("Proposed (post-construction) impervious cover"),
@@ -104,10 +125,11 @@ class ScreenAlgorithm(SwmGisAlgorithm):
                 "layer (PROPOSED_IMPERVIOUS wins when both are given).")
 
     def add_sinks_and_files(self) -> None:
-        for param, _layer, _style, _display, desc, help_text in self.SINKS:
+        for sk in self.SINKS:
             self.add(QgsProcessingParameterFeatureSink(
-                param, self.tr(desc), QgsProcessing.TypeVectorAnyGeometry, optional=True),
-                help_text)
+                sk.param, self.tr(sk.description), _SINK_TYPES.get(sk.geometry,
+                                                               QgsProcessing.TypeVectorAnyGeometry),
+                optional=sk.optional, createByDefault=True), sk.help)
         self.addOutput(QgsProcessingOutputFile("JSON", self.tr("Result (JSON)")))
         self.addOutput(QgsProcessingOutputString("RESULT_JSON", self.tr("Result as JSON text")))
         self.addOutput(QgsProcessingOutputFile("SCREENING_GPKG",
@@ -119,7 +141,7 @@ class ScreenAlgorithm(SwmGisAlgorithm):
         args = ["screen", "--config", config, "--site", ws.export("SITE", "site")]
         if self.WITH_COMMON_PLAN and ws.has("COMMON_PLAN"):
             args += ["--common-plan", ws.export("COMMON_PLAN", "common_plan")]
-        if self.WITH_EXEMPTIONS:
+        if self.WITH_EXEMPTIONS and ws.has("EXEMPTIONS"):
             for i in self.parameterAsEnums(parameters, "EXEMPTIONS", context):
                 args += ["--exemption", EXEMPTIONS[i]]
         if self.WITH_DEVELOPMENT:
@@ -129,8 +151,17 @@ class ScreenAlgorithm(SwmGisAlgorithm):
                 args.append("--roadway-maintenance")
         if self.WITH_MITIGATION and ws.has("MITIGATION"):
             src = self.parameterAsSource(parameters, "MITIGATION", context)
-            args += ["--mitigation", ws.export("MITIGATION", "mitigation",
-                                               keep_fields=list(src.fields().names()))]
+            id_field = self.parameterAsString(parameters, "MITIGATION_ID_FIELD", context)
+            if id_field:
+                if src.fields().indexOf(id_field) < 0:
+                    raise QgsProcessingException(
+                        f"MITIGATION has no field '{id_field}' (MITIGATION_ID_FIELD). Fields: "
+                        f"{', '.join(src.fields().names())}.")
+                keep, rename = [id_field], {id_field: "id"}
+            else:
+                keep, rename = list(src.fields().names()), {}
+            args += ["--mitigation", ws.export("MITIGATION", "mitigation", keep_fields=keep,
+                                               rename=rename)]
         if self.WITH_PROPOSED_IMPERVIOUS:
             if ws.has("PROPOSED_IMPERVIOUS"):
                 args += ["--proposed-impervious",
@@ -158,14 +189,13 @@ class ScreenAlgorithm(SwmGisAlgorithm):
         res = {"JSON": str(json_path), "RESULT_JSON": json.dumps(part, default=str),
                "SCREENING_GPKG": str(out / "screening.gpkg")}
         gpkg = out / "screening.gpkg"
-        for param, layer, style, display, _desc, _help in self.SINKS:
-            if not _has_layer(gpkg, layer):
-                feedback.pushWarning(f"{param}: the engine wrote no '{layer}' layer (the check "
-                                     "did not run or found nothing).")
-                res[param] = None
-                continue
-            res[param] = self.copy_to_sink(parameters, param, context, gpkg, layer,
-                                           style=style, display=display)
+        for sk in self.SINKS:
+            if not _has_layer(gpkg, sk.layer):
+                feedback.pushInfo(f"{sk.param}: no '{sk.layer}' layer from the engine (the "
+                                  "check did not run or found nothing); the output is empty.")
+            res[sk.param] = self.copy_to_sink(parameters, sk.param, context, gpkg, sk.layer,
+                                              style=sk.style, display=sk.display,
+                                              geometry=sk.geometry, missing_ok=True)
         for check in part["checks"]:
             if not check.get("ran"):
                 feedback.pushWarning(f"Check '{check.get('name')}' did not run: "
@@ -177,6 +207,11 @@ class ScreenAlgorithm(SwmGisAlgorithm):
 
     def summarize(self, data: dict, feedback) -> dict:
         return {}
+
+
+_SINK_TYPES = {"polygon": QgsProcessing.TypeVectorPolygon,
+               "line": QgsProcessing.TypeVectorLine,
+               "point": QgsProcessing.TypeVectorPoint}
 
 
 def _has_layer(gpkg: Path, layer: str) -> bool:

@@ -11,7 +11,7 @@ from qgis.core import (
     QgsProcessingOutputNumber,
 )
 
-from .screen_base import ScreenAlgorithm
+from .screen_base import ScreenAlgorithm, Sink
 
 TOWN = (("parcels", False, False), ("assess", True, True), ("nhesp_priority", True, False),
         ("nhesp_estimated", True, False), ("vernal_pools", True, False),
@@ -35,16 +35,32 @@ class SiteScreeningAlgorithm(ScreenAlgorithm):
                  "habitats", "floodplain", "receiving_waters")
     CHECK_NAMES = ()
     SINKS = (
-        ("OUTPUT", "site", "site.qml", "Limit of disturbance", "Site (limit of disturbance)",
-         "The site polygons as measured."),
-        ("HABITATS", "habitats", "habitats.qml", "NHESP features within reach",
-         "Habitats and vernal pools found", "NHESP features within 500 ft, with distance_ft."),
-        ("FLOOD_ZONES_OUTPUT", "flood_zones", "flood_zones.qml", "Flood zones on the site",
-         "Flood zone pieces on the site", "FEMA flood zone pieces on the site."),
-        ("RECEIVING_WATERS", "receiving_waters", "receiving_waters.qml", "Receiving waters",
-         "Receiving waters found", "ORWs and impaired waters downstream."),
-        ("MITIGATION_OUTPUT", "mitigation", "mitigation.qml", "Mitigation sites",
-         "Mitigation sites with eligibility", "Off-site mitigation sites and eligibility."),
+        Sink("OUTPUT", "site", "Site (limit of disturbance)",
+             "The union of the site polygons as measured, with area and permit_required.",
+             "polygon", "site.qml", "Limit of disturbance", optional=False),
+        Sink("HABITATS", "habitats", "Habitats within 500 ft",
+             "NHESP habitat polygons within 500 ft, with distance_ft.", "polygon",
+             "habitats.qml", "NHESP habitats within reach"),
+        Sink("VERNAL_POOLS_OUTPUT", "habitats", "Certified vernal pools within 500 ft",
+             "Certified vernal pools within 500 ft, with distance_ft.", "point",
+             "vernal_pools.qml", "Certified vernal pools within reach"),
+        Sink("FLOOD_ZONES_OUTPUT", "flood_overlap", "Flood zone pieces on the site",
+             "FEMA flood zones cut to the site, with area_sqft.", "polygon", "flood_zones.qml",
+             "Flood zones on the site"),
+        Sink("RECEIVING_WATERS", "receiving_waters", "Receiving waters (lines)",
+             "ORWs and impaired streams downstream, with flow_distance_ft.", "line",
+             "receiving_waters.qml", "Receiving waters"),
+        Sink("RECEIVING_WATER_AREAS", "receiving_waters", "Receiving waters (ponds, lakes)",
+             "ORWs and impaired waters mapped as polygons.", "polygon",
+             "receiving_water_areas.qml", "Receiving waters (areas)"),
+        Sink("FLOW_PATH", "flow_path", "Flow path", "The traced flow path downstream.", "line",
+             "flow_path.qml", "Flow path"),
+        Sink("MITIGATION_OUTPUT", "mitigation", "Mitigation sites with eligibility",
+             "Off-site mitigation sites with eligibility and reason.", "polygon",
+             "mitigation.qml", "Mitigation eligibility"),
+        Sink("WATERSHEDS", "watersheds", "Watersheds of the site",
+             "HUC12 and HUC10 polygons holding the site, with the site's share.", "polygon",
+             "watersheds.qml", "Site watersheds"),
     )
     HELP = """
 Screens one proposed project against Chapter 320 and writes the report: land disturbance and \
