@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import subprocess
+from pathlib import Path
 
 import pytest
 from conftest import ENGINE, SAMPLE, engine_env
@@ -46,7 +47,7 @@ def _run(alg: str, params: dict, tmp_path) -> dict:
     result = processing.run(f"swm_gis:{alg}", {"SITE": site("site"), "PARCELS": layer("parcels"),
                                                 "OUTPUT_FOLDER": str(tmp_path / alg),
                                                 "OUTPUT": "memory:", **params})
-    result["json"] = json.loads(open(result["JSON"], encoding="utf-8").read())
+    result["json"] = json.loads(Path(result["JSON"]).read_text(encoding="utf-8"))
     return result
 
 
