@@ -67,7 +67,7 @@ class Reporter:
         if self.mode is ProgressMode.json:
             self._emit({"type": "info", "message": message})
         elif self.mode is ProgressMode.rich:
-            self.err.print(message)
+            self.err.print(message, markup=False)
 
     def error(self, message: str, exit_code: int = 2) -> None:
         self.done()
@@ -91,11 +91,11 @@ class Reporter:
             print(json.dumps(payload, default=str), flush=True)
             return
         for line in summary or []:
-            self.out.print(line)
+            self.out.print(line, markup=False)
         if outputs:
             self.out.print("[bold]Wrote:[/bold]")
             for path in outputs.values():
-                self.out.print(f"  {path}")
+                self.out.print(f"  {path}", markup=False)
 
     def _emit(self, obj: dict[str, Any]) -> None:
         print(json.dumps(obj, default=str), file=sys.stderr, flush=True)
