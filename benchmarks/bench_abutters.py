@@ -123,6 +123,27 @@ def time_command(args: list[str]) -> dict:
     return {"wall_s": wall, "peak_rss_mb": rss_kb / 1024, "stdout": proc.stdout}
 
 
+def stages(toml: Path, subject: str, out: Path) -> dict[str, float]:
+    """In-process time of each stage of one run (imports excluded), from the progress calls."""
+    from swm_gis.cli.abutters import run_abutters
+    from swm_gis.config import load_config
+
+    if out.exists():
+        shutil.rmtree(out)
+    marks: list[tuple[float, str]] = []
+    started = time.perf_counter()
+    run_abutters(load_config(toml), parcel_ids=[subject], site=None, out_dir=out,
+                 progress=lambda f, m: marks.append((time.perf_counter(), m)))
+    total = time.perf_counter() - started
+    times, prev = {}, started
+    for (t, _), (_, label) in zip(marks, [(0, "start"), *marks], strict=False):
+        times[label] = round(t - prev, 3)
+        prev = t
+    times.pop("start", None)
+    times["total"] = round(total, 3)
+    return times
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--n", type=int, default=1000, help="grid side: n*n parcels (default 1000)")
@@ -156,6 +177,9 @@ def main() -> None:
         print(f"run {run + 1}: {r['wall_s']:.2f} s, peak RSS {r['peak_rss_mb']:.0f} MB",
               flush=True)
     baseline = time_command([exe, "--help"])
+    # in-process stage times: warm one run first (imports, font registration), then measure
+    stages(toml, subject, OUT / f"abutters_{tag}_warm")
+    stage_times = stages(toml, subject, OUT / f"abutters_{tag}_stages")
     summary = {
         "parcels": opts.n * opts.n, "attribute_index": not opts.no_attribute_index,
         "subject": subject, "generate": gen,
@@ -164,6 +188,7 @@ def main() -> None:
         "peak_rss_mb_max": round(max(r["peak_rss_mb"] for r in results)),
         "cli_start_only_s": round(baseline["wall_s"], 2),
         "cli_start_only_rss_mb": round(baseline["peak_rss_mb"]),
+        "in_process_stage_s": stage_times,
         "summary_lines": [line for line in results[-1]["stdout"].splitlines()
                           if "parcel" in line or "recipient" in line],
         "python": sys.version.split()[0], "cpus": os.cpu_count(),
