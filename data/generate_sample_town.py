@@ -895,7 +895,7 @@ def build_flood_zones(streams, waterbodies, levels):
     x_min = box(*EXTENT).difference(taken)
     zones.append((x_min, "X", "AREA OF MINIMAL FLOOD HAZARD", "F", -9999.0))
     frame = box(*EXTENT)
-    geoms = [shapely.set_precision(g.intersection(frame), 0.01) for g in (z[0] for z in zones)]
+    geoms = [_polygonal(shapely.set_precision(g.intersection(frame), 0.01)) for g, *_ in zones]
     return gpd.GeoDataFrame(
         {"FLD_AR_ID": [f"25009C_{i + 1:04d}" for i in range(len(zones))],
          "FLD_ZONE": [z[1] for z in zones], "ZONE_SUBTY": [z[2] for z in zones],
@@ -903,6 +903,12 @@ def build_flood_zones(streams, waterbodies, levels):
          "V_DATUM": ["NAVD88" if z[4] != -9999.0 else None for z in zones],
          "LEN_UNIT": ["Feet" if z[4] != -9999.0 else None for z in zones],
          "DATA_NOTE": DATA_NOTE}, geometry=geoms, crs=CRS)
+
+
+def _polygonal(g):
+    """Only the polygon parts of an overlay result (no stray lines or points)."""
+    parts = [p for p in shapely.get_parts(g) if p.geom_type == "Polygon" and p.area > 0.01]
+    return parts[0] if len(parts) == 1 else shapely.MultiPolygon(parts)
 
 
 # --------------------------------------------------------------------------- rasters
