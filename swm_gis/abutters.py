@@ -45,6 +45,10 @@ SECTION_CERTIFIED = "§ 320-18 A(2)"
 #: Allowance for floating-point noise when comparing a distance to the threshold (1 micrometre).
 TOLERANCE_M = 1e-6
 
+#: Wetlands Protection Act pond extension (optional): ponds under 10 acres.
+WPA_POND_MAX_ACRES = 10.0
+POND_BORDER_FT = 10.0
+
 NO_OWNER_NOTE = "no owner of record: ask the Assessors"
 
 _DISTANCE_RE = re.compile(
@@ -184,6 +188,87 @@ def find_abutters(
     return out
 
 
+def bordered_ponds(
+    subject: gpd.GeoDataFrame,
+    ponds: gpd.GeoDataFrame,
+    *,
+    max_pond_acres: float = WPA_POND_MAX_ACRES,
+    border_ft: float = POND_BORDER_FT,
+) -> gpd.GeoDataFrame:
+    """Ponds of less than ``max_pond_acres`` that the subject property borders (exact distance
+    <= ``border_ft``), in the subject's CRS, with ``pond`` (name, else index) and
+    ``pond_acres``."""
+    factor = metres_per_unit(subject.crs)
+    if not CRS.from_user_input(ponds.crs).equals(subject.crs):
+        ponds = ponds.to_crs(subject.crs)
+    geoms = np.asarray(ponds.geometry.values)
+    acres = shapely.area(geoms) * factor**2 / (M_PER_FT**2 * 43_560.0)
+    tol = (border_ft * M_PER_FT + TOLERANCE_M) / factor
+    keep = shapely.dwithin(geoms, subject_union(subject), tol) & (acres < max_pond_acres)
+    name_col = next((c for c in ("pond", "name", "NAME") if c in ponds), None)
+    names = (ponds[name_col].astype(object) if name_col
+             else pd.Series(ponds.index.astype(str), index=ponds.index))
+    out = gpd.GeoDataFrame(
+        {"pond": [str(n) if pd.notna(n) else str(i) for i, n in zip(ponds.index, names,
+                                                                        strict=True)],
+         "pond_acres": np.round(acres, 2)},
+        geometry=geoms, crs=subject.crs, index=ponds.index)
+    return out.loc[keep]
+
+
+def pond_extension(
+    parcels: gpd.GeoDataFrame,
+    subject: gpd.GeoDataFrame,
+    ponds: gpd.GeoDataFrame,
+    *,
+    max_pond_acres: float = WPA_POND_MAX_ACRES,
+    border_ft: float = POND_BORDER_FT,
+    exclude_ids: Iterable[str] = (),
+    id_col: str = "id",
+) -> gpd.GeoDataFrame:
+    """Wetlands Protection Act pond extension (optional): owners of land abutting a pond of
+    less than ``max_pond_acres`` (10 acres) that the subject property borders.
+
+    "Borders" and "abutting the pond" both mean an exact distance <= ``border_ft`` (default
+    10 ft, to absorb the gap between a hydrography polygon and parcel lines drawn from deeds).
+    Returns the rows of ``parcels`` abutting such ponds (not the subject parcels, not ids in
+    ``exclude_ids``, not the pond's own parcel polygon) with ``distance_ft`` (to the subject),
+    ``pond`` and ``pond_acres``; input index kept.
+    """
+    factor = metres_per_unit(parcels.crs)
+    if not CRS.from_user_input(subject.crs).equals(parcels.crs):
+        subject = subject.to_crs(parcels.crs)
+    found = bordered_ponds(subject, ponds, max_pond_acres=max_pond_acres, border_ft=border_ft)
+    columns = [*parcels.columns, "distance_ft", "pond", "pond_acres"]
+    empty = gpd.GeoDataFrame(columns=columns, geometry=parcels.geometry.name, crs=parcels.crs)
+    if found.empty:
+        return empty
+    tol = (border_ft * M_PER_FT + TOLERANCE_M) / factor
+    geoms = np.asarray(parcels.geometry.values)
+    tree = shapely.STRtree(geoms)
+    skip = set(subject_ids(subject, id_col)) | {str(v) for v in exclude_ids}
+    rows: dict[int, tuple[str, float]] = {}
+    for pond, acres, pond_geom in zip(found["pond"], found["pond_acres"],
+                                      found.geometry.values, strict=True):
+        hits = tree.query(pond_geom, predicate="dwithin", distance=tol)
+        for hit in hits:
+            pid = parcels[id_col].iloc[hit] if id_col in parcels else None
+            if pd.notna(pid) and str(pid) in skip:
+                continue
+            inside = shapely.area(shapely.intersection(geoms[hit], pond_geom))
+            if inside > 0.5 * shapely.area(geoms[hit]):
+                continue  # the pond's own parcel polygon (a WATER polygon)
+            rows.setdefault(int(hit), (pond, float(acres)))
+    if not rows:
+        return empty
+    hits = np.array(sorted(rows))
+    out = parcels.iloc[hits].copy()
+    out["distance_ft"] = shapely.distance(geoms[hits], subject_union(subject)) * factor / M_PER_FT
+    out["pond"] = [rows[h][0] for h in hits]
+    out["pond_acres"] = [rows[h][1] for h in hits]
+    return out
+
+
 def subject_ids(subject: gpd.GeoDataFrame, id_col: str = "id") -> list[str]:
     """The subject parcel ids as text, in order, without repeats."""
     if id_col not in subject:
@@ -307,5 +392,6 @@ def town_key(value: object) -> str:
 __all__ = [
     "NO_OWNER_NOTE", "SECTION", "SECTION_CERTIFIED", "DistanceError", "classify",
     "find_abutters", "metres_per_unit", "no_owner_type", "parcels_touched_by_site",
-    "parse_distance_ft", "search_area", "subject_ids", "subject_union", "town_key",
+    "parse_distance_ft", "pond_extension", "bordered_ponds", "search_area", "subject_ids",
+    "subject_union", "town_key",
 ]

@@ -257,3 +257,26 @@ def test_parcels_in_us_survey_feet_give_the_same_list_in_feet():
     other = find_abutters(feet, _subject(feet, "S"), distance_ft=100)
     assert list(other["id"]) == list(base["id"])
     np.testing.assert_allclose(other["distance_ft"], base["distance_ft"], atol=1e-4)
+
+
+# --------------------------------------------------------------------------- WPA pond extension
+def test_pond_extension_adds_owners_around_a_pond_under_10_acres_the_subject_borders():
+    from swm_gis.abutters import bordered_ponds, pond_extension
+
+    parcels = gpd.GeoDataFrame(
+        {"id": ["S", "POND", "Q", "R", "T"], "poly_type": ["FEE", "WATER", "FEE", "FEE", "FEE"]},
+        geometry=[_b(0, 0, 50, 50), _b(50, 0, 110, 60), _b(110, 0, 160, 60),
+                  _b(50, 200, 110, 250), _b(-350, 0, -300, 50)], crs=CRS)
+    ponds = gpd.GeoDataFrame(
+        {"name": ["Small Pond", "Big Pond"]},
+        # 60 m x 60 m = 3,600 m2 = 0.89 acre; 300 m x 150 m = 45,000 m2 = 11.12 acres
+        geometry=[_b(50, 0, 110, 60), _b(-300, 0, 0, 150)], crs=CRS)
+    subject = _subject(parcels, "S")
+    found = bordered_ponds(subject, ponds)
+    assert list(found["pond"]) == ["Small Pond"] and found["pond_acres"].item() == 0.89
+    extra = pond_extension(parcels, subject, ponds)
+    assert list(extra["id"]) == ["Q"]  # not T (Big Pond is over 10 acres), not the pond itself
+    assert extra["distance_ft"].item() == pytest.approx(60 / 0.3048)  # 196.85 ft from S
+    assert extra["pond"].item() == "Small Pond"
+    assert "Q" not in set(find_abutters(parcels, subject, distance_ft=100)["id"])
+    assert pond_extension(parcels, subject, ponds, exclude_ids=["Q"]).empty

@@ -168,3 +168,26 @@ def test_parse_offset():
     assert parse_offset("0.05,-0.03") == (0.05, -0.03)
     with pytest.raises(SwmGisError, match="more than an inch"):
         parse_offset("2,0")
+
+
+def test_wpa_pond_extension_and_demo_on_the_sample_town(tmp_path, capsys):
+    from townkit import SAMPLE_CONFIG
+
+    from swm_gis.cli.abutters import run_demo
+
+    out = tmp_path / "pond"
+    # M_237912_919474 borders Beaver Pond (2.35 acres) in the synthetic sample town
+    args = ["--progress", "none", "abutters", "-c", str(SAMPLE_CONFIG), "-p", "M_237912_919474",
+            "--distance", "20ft", "-o", str(out)]
+    assert main(args) == 0
+    plain = {r["parcel_id"] for r in _csv(out / "abutting_parcels.csv")}
+    assert main([*args, "--overwrite", "--wpa-pond-extension"]) == 0
+    rows = _csv(out / "abutting_parcels.csv")
+    extra = {r["parcel_id"] for r in rows} - plain
+    assert extra and all("WPA pond extension: abuts Beaver Pond" in r["note"]
+                         for r in rows if r["parcel_id"] in extra)
+    assert "WPA pond extension" in _flat(capsys.readouterr().out)
+
+    lines = run_demo(SAMPLE_CONFIG, tmp_path / "demo")
+    assert any("M_236682_917765" in line for line in lines)
+    assert all((tmp_path / "demo" / name).is_file() for name in OUTPUT_FILES.values())

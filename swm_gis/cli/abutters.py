@@ -79,6 +79,11 @@ def abutters(
     sender: list[str] = typer.Option(
         None, "--sender", help="A line of the sender block of certified_mail.pdf (repeat for "
                                "each line: name, street, city/state/ZIP)."),
+    wpa_pond_extension: bool = typer.Option(
+        False, "--wpa-pond-extension",
+        help="Also notify owners of land abutting a pond of less than 10 acres that the "
+             "subject borders (Wetlands Protection Act practice). Ponds come from "
+             "[layers.waterbodies], else from parcels with POLY_TYPE WATER."),
 ) -> None:
     """List the owners of all property within 100 ft of the subject's property line and write
     the mailing package.
@@ -99,7 +104,8 @@ def abutters(
         cfg, parcel_ids=list(parcel or []), site=site, distance=distance,
         include_subject=include_subject, out_dir=out, overwrite=overwrite,
         label_template=label_template, label_offset=parse_offset(label_offset),
-        sender=list(sender or []), progress=state.reporter.progress,
+        sender=list(sender or []), wpa_pond_extension=wpa_pond_extension,
+        progress=state.reporter.progress,
     )
     state.reporter.result("abutters", outputs, summary=summary)
 
@@ -134,6 +140,7 @@ def run_abutters(
     label_template: str = "5160",
     label_offset: tuple[float, float] = (0.0, 0.0),
     sender: list[str] | None = None,
+    wpa_pond_extension: bool = False,
     progress: Callable[[float, str], None] = lambda f, m: None,
 ) -> tuple[dict[str, Path], list[str]]:
     """Find the abutters, their owners and recipients, and write every output; return the
@@ -159,12 +166,23 @@ def run_abutters(
     progress(0.35, "measuring distances")
     abut = core.find_abutters(candidates, subject, distance_ft=distance_ft,
                               include_subject=include_subject, rules=cfg.rules)
+    ponds_note = None
+    if wpa_pond_extension:
+        abut, ponds_note = add_pond_extension(cfg, abut, subject, candidates)
     progress(0.45, "reading the assessing records")
     assess = read_assess(cfg, ids=[*abut["id"].dropna().astype(str), *core.subject_ids(subject)])
     listed, left = core.classify(abut, owned_parcel_ids(assess), rules=cfg.rules)
     if not include_subject:
         left = pd.concat([left, subject_left_out(subject)])
     listed = listed.assign(parcel_id=listed["id"], map_no=np.arange(1, len(listed) + 1))
+    if "pond" in listed:
+        by_pond = listed["pond"].notna()
+        listed.loc[by_pond, "note"] = [
+            "; ".join(p for p in (note, f"WPA pond extension: abuts {pond} ({acres:g} acres), "
+                                        "which the subject borders") if p)
+            for note, pond, acres in zip(listed.loc[by_pond, "note"],
+                                         listed.loc[by_pond, "pond"],
+                                         listed.loc[by_pond, "pond_acres"], strict=True)]
     left = left.assign(parcel_id=left["id"])
     notices = join_owners(listed, assess)
     recips = recipients(notices)
@@ -182,14 +200,50 @@ def run_abutters(
         town=cfg.name, subject_ids=tuple(core.subject_ids(subject)), distance_ft=distance_ft,
         fiscal_years=tuple(fiscal_years(assess)), sources=tuple(sources),
         include_subject=include_subject, synthetic=cfg.synthetic, section=core.SECTION,
-        sender=tuple(sender or ()),
+        sender=tuple(sender or ()), notes=(ponds_note,) if ponds_note else (),
     )
     progress(0.55, "writing the lists")
     write_all(paths, info=info, subject=subject, candidates=candidates, listed=listed,
               left=left, recips=recips, label_template=str(label_template),
               label_offset=label_offset, progress=progress)
     progress(1.0, "done")
-    return paths, summary_lines(info, listed, left, recips, assess_configured=cfg.has("assess"))
+    lines = summary_lines(info, listed, left, recips, assess_configured=cfg.has("assess"))
+    return paths, lines + list(info.notes)
+
+
+def add_pond_extension(cfg: TownConfig, abut: gpd.GeoDataFrame, subject: gpd.GeoDataFrame,
+                       candidates: gpd.GeoDataFrame) -> tuple[gpd.GeoDataFrame, str]:
+    """Add the owners around ponds under 10 acres that the subject borders (optional rule)."""
+    reach = core.POND_BORDER_FT * core.M_PER_FT / core.metres_per_unit(cfg.crs) + 1.0
+    x0, y0, x1, y1 = subject.total_bounds
+    if cfg.has("waterbodies"):
+        ponds = layers.read_layer(cfg, "waterbodies",
+                                  bbox=(x0 - reach, y0 - reach, x1 + reach, y1 + reach))
+        source = "[layers.waterbodies]"
+    else:
+        ponds = candidates.loc[candidates["poly_type"].astype("string").str.upper() == "WATER"]
+        source = "parcels with POLY_TYPE WATER"
+    found = core.bordered_ponds(subject, ponds)
+    if found.empty:
+        return abut, f"WPA pond extension: the subject borders no pond under 10 acres ({source})."
+    px0, py0, px1, py1 = found.total_bounds
+    around = layers.merge_duplicate_ids(layers.read_layer(
+        cfg, "parcels", bbox=(px0 - reach, py0 - reach, px1 + reach, py1 + reach)))
+    extra = core.pond_extension(around, subject, found,
+                                exclude_ids=abut["id"].dropna().astype(str))
+    extra = extra.assign(is_subject=False, other_town=False)
+    if "town_id" in subject and len(extra):
+        towns = {core.town_key(v) for v in subject["town_id"] if pd.notna(v)}
+        extra["other_town"] = [bool(towns) and pd.notna(t) and core.town_key(t) not in towns
+                               for t in extra["town_id"]]
+    out = pd.concat([abut, extra]) if len(extra) else abut
+    out = gpd.GeoDataFrame(out, geometry=abut.geometry.name, crs=abut.crs).sort_values(
+        "distance_ft", kind="stable")
+    out.attrs = abut.attrs
+    names = ", ".join(f"{p} ({a:g} acres)" for p, a in zip(found["pond"], found["pond_acres"],
+                                                            strict=True))
+    return out, (f"WPA pond extension: {len(extra)} more parcel(s) abutting {names}, which the "
+                 f"subject borders ({source}).")
 
 
 # --------------------------------------------------------------------------- reading

@@ -28,6 +28,7 @@ class PackageInfo:
     generated: str = field(
         default_factory=lambda: dt.datetime.now(dt.UTC).isoformat(timespec="seconds"))
     sender: tuple[str, ...] = ()
+    notes: tuple[str, ...] = ()  # further parameters and findings (e.g. the pond extension)
 
     @property
     def subject_text(self) -> str:
@@ -65,6 +66,7 @@ class PackageInfo:
             lines.append("The subject parcel(s) are included (--include-subject).")
         if self.synthetic:
             lines.append("SYNTHETIC SAMPLE DATA: not real parcels or owners.")
+        lines.extend(self.notes)
         return lines + [f"Source {line}" for line in self.source_lines()]
 
 
