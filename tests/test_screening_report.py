@@ -298,7 +298,7 @@ EXPECTED_FINDINGS = {
     "development_type": ["New development", "0 sq ft"],
     "standards": ["1,667 cu ft", "1.0 in", "20,000 sq ft", "90% TSS", "60% TP", "HUC12"],
     "watersheds": ["010900010501", "Hawkes Brook", "0109000105", "Saugus River",
-                   "1 of 2 eligible", "M-1", "M-2"],
+                   "1 of 2 eligible (M-1)"],
     "habitats": ["Certified Vernal Pool CVP 5678 at 98 ft", "Priority Habitat PH 1234 at 492 ft"],
     "floodplain": ["13,000 sq ft", "25.0%", "zone AE", "BFE 52 ft", "2,600 sq ft"],
     "receiving_waters": ["Pillings Pond", "MA93056", "category 5", "Phosphorus, Total",
@@ -379,6 +379,10 @@ def test_detail_tables_repeat_exact_values(full_report):
     assert "PH 1234 Priority Habitat 492.1 no" in text
     assert "AE 13,000 52 ft" in text
     assert "X (0.2% annual chance) shaded X 2,600 n/a" in text
+    assert "M-2 010900010502 no HUC12 010900010502 does not contain the site" in text
+    # the screening's own reasons are kept, in the details rather than on the findings page
+    assert ("Stormwater management permit Land disturbance of 52,000 sq ft is at or above "
+            "43,560 sq ft (1 acre): Bylaw ch. 213, Art. II.") in text
 
 
 def test_html_is_accessible(full_report):
@@ -524,11 +528,11 @@ def test_map_legend_lists_only_what_is_in_view():
     layers = example_layers()
     image = render_screening_map(layers)
     assert image.legend == [
-        "0.2% annual chance flood", "100-year floodplain (SFHA)", "NHESP Priority Habitat",
-        "Stream", "Impaired water (4A/4B/5)", "Traced flow path", "HUC12 boundary",
-        "Certified Vernal Pool", "Limit of disturbance (site)", "100 ft from the site",
-        "500 ft from the site"]  # the HUC10 boundary lies outside the view: not listed
-    assert image.scale_bar_ft == 500
+        "Limit of disturbance (site)", "100 ft from the site", "500 ft from the site",
+        "NHESP Priority Habitat", "Certified Vernal Pool", "100-year floodplain (SFHA)",
+        "0.2% annual chance flood", "Stream", "Traced flow path", "Impaired water (4A/4B/5)",
+        "HUC12 boundary"]  # the HUC10 boundary lies outside the main map and the overview
+    assert image.scale_bar_ft == 250  # main map framed on the 500 ft ring; overview beside
     site_only = render_screening_map({"site": layers["site"]})
     assert site_only.legend == ["Limit of disturbance (site)", "100 ft from the site",
                                 "500 ft from the site"]
@@ -551,6 +555,33 @@ def test_map_reads_a_watersheds_layer_with_levels_and_feet_crs():
     assert _units_per_ft(gpd.GeoSeries(crs=CRS).crs) == pytest.approx(0.3048)
     with pytest.raises(CrsError, match="projected"):
         _units_per_ft(gpd.GeoSeries(crs="EPSG:4326").crs)
+
+
+def test_map_reads_screening_gpkg_layer_shapes():
+    """Layers as swm-gis screen writes them: one receiving_waters layer of lines and polygons
+    with a type, a buffer_500ft ring, flood zones including minimal-hazard X (not drawn)."""
+    layers = example_layers()
+    far = X0 + 3000  # the receiving water lies far downstream: shown in the overview only
+    site_ring = layers["site"].geometry.iloc[0].buffer(500 * FT)
+    image = render_screening_map({
+        "site": layers["site"],
+        "buffer_500ft": gpd.GeoDataFrame({"what": ["500 ft (display only)"]},
+                                         geometry=[site_ring], crs=CRS),
+        "flood_zones": gpd.GeoDataFrame(
+            {"zone": ["X"], "subtype": ["AREA OF MINIMAL FLOOD HAZARD"], "sfha": [False],
+             "shaded_x": [False]}, geometry=[box(X0 - 500, Y0 - 500, X0 + 500, Y0 + 500)],
+            crs=CRS),
+        "flow_path": gpd.GeoDataFrame(geometry=[LineString([(X0 + 30, Y0 + 40), (far, Y0)])],
+                                      crs=CRS),
+        "receiving_waters": gpd.GeoDataFrame(
+            {"type": ["impaired", "orw"], "id": ["MA1", "ORW-1"]},
+            geometry=[box(far - 100, Y0 - 100, far, Y0 + 100),
+                      LineString([(far, Y0), (far + 500, Y0)])], crs=CRS),
+    })
+    assert image.legend == ["Limit of disturbance (site)", "100 ft from the site",
+                            "500 ft from the site", "Traced flow path",
+                            "Impaired water (4A/4B/5)", "Outstanding Resource Water"]
+    assert image.scale_bar_ft == 250  # the main map stays on the site and its rings
 
 
 # --------------------------------------------------------------------------- chromium

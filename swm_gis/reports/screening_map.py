@@ -13,22 +13,27 @@ from __future__ import annotations
 
 import io
 import math
+import warnings
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from typing import Any
 
 import geopandas as gpd
 import shapely
 
-# The Agg canvas is used directly (not pyplot), so rendering is headless and offline and never
-# touches the process-wide matplotlib backend.
-from matplotlib.backends.backend_agg import FigureCanvasAgg
-from matplotlib.colors import to_rgba
-from matplotlib.figure import Figure
-from matplotlib.lines import Line2D
-from matplotlib.patches import Patch, Polygon
-
 from swm_gis.config import SFHA_ZONES
 from swm_gis.errors import CrsError
+
+# The Agg canvas is used directly (not pyplot), so rendering is headless and offline and never
+# touches the process-wide matplotlib backend. A second, system-wide matplotlib (Debian's QGIS
+# brings one) makes matplotlib warn that its 3-D axes cannot load; the map has none.
+with warnings.catch_warnings():
+    warnings.filterwarnings("ignore", message="Unable to import Axes3D")
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.colors import to_rgba
+    from matplotlib.figure import Figure
+    from matplotlib.lines import Line2D
+    from matplotlib.patches import Patch, Polygon
 
 __all__ = ["MapImage", "find_layer", "render_screening_map"]
 
@@ -50,6 +55,7 @@ ALIASES: dict[str, tuple[str, ...]] = {
     "flow_path": ("flow_path", "flowpath", "flow_paths"),
     "orw": ("orw", "receiving_orw"),
     "impaired_waters": ("impaired_waters", "impaired", "receiving_impaired"),
+    "receiving_waters": ("receiving_waters",),
     "huc12": ("huc12",),
     "huc10": ("huc10",),
     "watersheds": ("watersheds", "hucs", "huc_boundaries"),
@@ -76,10 +82,23 @@ _STYLE = {
     "flow_path": dict(color="#e0007a", linewidth=2.0, linestyle=(0, (5, 2))),
     "orw": dict(color="#006d6f", linewidth=3.2),
     "impaired": dict(color="#d35400", linewidth=3.0, alpha=0.85),
+    "impaired_poly": dict(facecolor="#d35400", alpha=0.12, edgecolor="#d35400", linewidth=1.8),
+    "orw_poly": dict(facecolor="#006d6f", alpha=0.22, edgecolor="#006d6f", linewidth=1.8),
     "huc12": dict(color="#7f4f24", linewidth=1.4, linestyle="-."),
     "huc10": dict(color="#4a2c0f", linewidth=2.6, linestyle="-"),
     "mitigation": dict(facecolor="#ffd92f", alpha=0.5, edgecolor="#8a6d00", linewidth=1.0),
 }
+
+
+#: Legend entries in reading order: context, resources, water, then the site and its rings.
+LEGEND_ORDER = (
+    "Limit of disturbance (site)", "100 ft from the site", "500 ft from the site",
+    "Common plan of development", "Subject parcel(s)", "NHESP Priority Habitat",
+    "NHESP Estimated Habitat", "Certified Vernal Pool", "100-year floodplain (SFHA)",
+    "0.2% annual chance flood", "Water body", "Stream", "Traced flow path",
+    "Impaired water (4A/4B/5)", "Outstanding Resource Water", "Off-site mitigation",
+    "HUC12 boundary", "HUC10 boundary",
+)
 
 
 @dataclass(frozen=True)
@@ -167,21 +186,37 @@ def _huc_layers(get: Mapping[str, gpd.GeoDataFrame | None]) -> dict[str, gpd.Geo
 
 
 def _split_flood(gdf: gpd.GeoDataFrame) -> tuple[gpd.GeoDataFrame, gpd.GeoDataFrame]:
-    """SFHA (1%-annual-chance) pieces and the rest (0.2%-annual-chance, shaded X)."""
+    """SFHA (1%-annual-chance) pieces and the 0.2%-annual-chance (shaded X) pieces.
+
+    Zone X of minimal flood hazard (unshaded X, C, D) is neither and is not drawn.
+    """
+    zone = (gdf["zone"].astype(str).str.upper().str.strip() if "zone" in gdf.columns
+            else None)
     if "sfha" in gdf.columns and gdf["sfha"].notna().any():
         is_sfha = gdf["sfha"].astype(str).str.upper().isin(["T", "TRUE", "1", "YES"])
-    elif "zone" in gdf.columns:
-        zone = gdf["zone"].astype(str).str.upper().str.strip()
+    elif zone is not None:
         is_sfha = zone.isin(SFHA_ZONES) | zone.str.startswith("AR")
-    else:
+    else:  # nothing says which zone it is: a flood layer handed to the map is the SFHA
         is_sfha = gdf.index.to_series().map(lambda _: True)
-    return gdf[is_sfha.to_numpy()], gdf[~is_sfha.to_numpy()]
+    if "shaded_x" in gdf.columns:
+        is_shaded = gdf["shaded_x"].astype(str).str.upper().isin(["T", "TRUE", "1", "YES"])
+    else:
+        subtype = (gdf["subtype"].astype(str).str.upper() if "subtype" in gdf.columns
+                   else gdf.index.to_series().map(lambda _: ""))
+        is_shaded = subtype.str.contains("0.2 PCT", regex=False) | (
+            zone.isin(["B", "X500"]) if zone is not None else False)
+    is_sfha = is_sfha.to_numpy(dtype=bool)
+    return gdf[is_sfha], gdf[~is_sfha & is_shaded.to_numpy(dtype=bool)]
 
 
 def _rings(layers, site, units_per_ft, distances_ft):
     """Ring outlines (for display) from a ``buffers`` layer, else drawn around the site."""
     buffers = find_layer(layers, "buffers")
     rings = {}
+    for d in distances_ft:  # one layer per ring, as screening.gpkg writes them
+        gdf = find_layer(layers, f"buffer_{d:g}ft")
+        if gdf is not None:
+            rings[d] = gdf.geometry.union_all()
     if buffers is not None:
         col = next((c for c in ("distance_ft", "ring_ft", "buffer_ft") if c in buffers.columns),
                    None)
@@ -192,7 +227,7 @@ def _rings(layers, site, units_per_ft, distances_ft):
                 names = buffers.get("name", buffers.get("ring"))
                 sub = buffers[names.astype(str).str.contains(f"{d:g}")] if names is not None \
                     else buffers.iloc[0:0]
-            if len(sub):
+            if len(sub) and d not in rings:
                 rings[d] = sub.geometry.union_all()
     if site is not None:
         site_union = site.geometry.union_all()
@@ -220,6 +255,69 @@ def _fit_aspect(extent, aspect):
     return x0, y0 - grow, x1, y1 + grow
 
 
+class _Drawer:
+    """Draws layers on one axes, clipped to its view, collecting one legend entry per label."""
+
+    def __init__(self, ax, extent, handles: dict[str, Any]) -> None:
+        self.ax = ax
+        self.view = shapely.box(*extent)
+        self.handles = handles
+
+    def visible(self, gdf):
+        """Only features inside the view are drawn, so the legend lists only what is seen."""
+        if gdf is None or not len(gdf):
+            return None
+        gdf = gdf[gdf.intersects(self.view)]
+        return gdf if len(gdf) else None
+
+    def poly(self, gdf, style, label, zorder, *, legend: bool = True) -> bool:
+        gdf = self.visible(gdf)
+        if gdf is None:
+            return False
+        gdf = gdf[gdf.geom_type.isin(["Polygon", "MultiPolygon"])]
+        if not len(gdf):
+            return False
+        style = _crisp(style)
+        gdf.plot(ax=self.ax, zorder=zorder, **style)
+        if legend:
+            self.handles.setdefault(label, Patch(label=label, **{
+                k: v for k, v in style.items() if k != "linestyle"}))
+        return True
+
+    def line(self, gdf, style, label, zorder) -> bool:
+        gdf = self.visible(gdf)
+        if gdf is None:
+            return False
+        gdf = gdf[gdf.geom_type.isin(["LineString", "MultiLineString", "LinearRing"])]
+        if not len(gdf):
+            return False
+        gdf.plot(ax=self.ax, zorder=zorder, **style)
+        self.handles.setdefault(label, Line2D([], [], label=label, **style))
+        return True
+
+    def mixed(self, gdf, line_style, poly_style, label, zorder) -> None:
+        """Lines and polygons of one layer (receiving waters are both); the legend shows the
+        line symbol when there are lines, else the polygon's."""
+        has_poly = self.poly(gdf, poly_style, label, zorder, legend=False)
+        if not self.line(gdf, line_style, label, zorder) and has_poly:
+            style = _crisp(poly_style)
+            self.handles.setdefault(label, Patch(label=label, **style))
+
+    def hucs(self, hucs):
+        for key, label in (("huc12", "HUC12 boundary"), ("huc10", "HUC10 boundary")):
+            gdf = hucs.get(key)
+            if gdf is not None:  # shared edges drawn once, so dashes stay readable
+                edges = shapely.line_merge(shapely.union_all(gdf.boundary.to_numpy()))
+                self.line(gpd.GeoDataFrame(geometry=[edges], crs=gdf.crs), _STYLE[key], label,
+                          10)
+
+    def receiving(self, parts):
+        self.mixed(parts.get("impaired"), _STYLE["impaired"], _STYLE["impaired_poly"],
+                   "Impaired water (4A/4B/5)", 8)
+        self.mixed(parts.get("orw"), _STYLE["orw"], _STYLE["orw_poly"],
+                   "Outstanding Resource Water", 8)
+
+
 def render_screening_map(
     layers: Mapping[str, gpd.GeoDataFrame],
     *,
@@ -231,11 +329,16 @@ def render_screening_map(
 ) -> MapImage | None:
     """Draw the screening map; None when there is nothing to draw.
 
+    The main map frames the site and its rings; when the traced flow path and the receiving
+    waters reach beyond it, an overview beside the legend shows the whole drainage path with
+    the main map's frame.
+
     Parameters
     ----------
     layers
         ``screening.gpkg`` layers by name (site, buffers, habitats, flood_zones, streams,
-        flow_path, huc12, huc10, ...), in one projected CRS (that of the site wins).
+        flow_path, receiving_waters, watersheds or huc12/huc10, ...), in one projected CRS
+        (that of the site wins).
     ring_distances_ft
         The rings drawn around the site: 100 ft (abutters, § 320-18 A(7)) and 500 ft (NHESP
         features, § 320-20 A(3)(c)).
@@ -247,84 +350,118 @@ def render_screening_map(
     get = {key: _to_crs(find_layer(layers, key), crs) for key in ALIASES}
     habitats = {k: _to_crs(v, crs) for k, v in _habitat_parts(layers).items()}
     rings = _rings(layers, get["site"], units_per_ft, ring_distances_ft)
+    receiving = _receiving_parts(get)
+    hucs = _huc_layers(get)
 
-    focus = [*rings.values()]
+    near = [*rings.values()]
     if get["site"] is not None:
-        focus.append(get["site"].geometry.union_all())
-    if get["flow_path"] is not None:
-        focus.append(get["flow_path"].geometry.union_all())
-    if not focus:  # no site: frame whatever was given
-        focus = [g.geometry.union_all() for g in [*get.values(), *habitats.values()]
-                 if g is not None]
-    if not focus:
+        near.append(get["site"].geometry.union_all())
+    far = [g.geometry.union_all() for g in (get["flow_path"], *receiving.values())
+           if g is not None]
+    if not near:  # no site: frame whatever was given
+        near = [g.geometry.union_all() for g in [*get.values(), *habitats.values()]
+                if g is not None]
+    if not near:
         return None
 
     fig = Figure(figsize=(width_in, height_in), dpi=dpi)
     FigureCanvasAgg(fig)
     ax = fig.add_axes((0.01, 0.02, 0.70, 0.90 if title else 0.96))
     box = ax.get_position()
-    extent = _fit_aspect(_extent(focus), (box.width * width_in) / (box.height * height_in))
-    handles: list = []
-
-    view = shapely.box(*extent)
-
-    def visible(gdf):
-        """Only features inside the view are drawn, so the legend lists only what is seen."""
-        if gdf is None or not len(gdf):
-            return None
-        gdf = gdf[gdf.intersects(view)]
-        return gdf if len(gdf) else None
-
-    def poly(gdf, style, label, zorder):
-        gdf = visible(gdf)
-        if gdf is not None:
-            style = _crisp(style)
-            gdf.plot(ax=ax, zorder=zorder, **style)
-            handles.append(Patch(label=label, **{k: v for k, v in style.items()
-                                                 if k != "linestyle"}))
-
-    def line(gdf, style, label, zorder):
-        gdf = visible(gdf)
-        if gdf is not None:
-            gdf.plot(ax=ax, zorder=zorder, **style)
-            handles.append(Line2D([], [], label=label, **style))
+    aspect = (box.width * width_in) / (box.height * height_in)
+    near_extent = _extent(near)
+    whole_extent = _extent(near + far) if far else near_extent
+    overview = _much_larger(whole_extent, near_extent)
+    extent = _fit_aspect(near_extent if overview else whole_extent, aspect)
+    handles: dict[str, Any] = {}
+    draw = _Drawer(ax, extent, handles)
 
     flood = get["flood_zones"]
     if flood is not None:
-        sfha, other = _split_flood(flood)
-        poly(other if len(other) else None, _STYLE["shaded_x"], "0.2% annual chance flood", 1)
-        poly(sfha if len(sfha) else None, _STYLE["sfha"], "100-year floodplain (SFHA)", 2)
-    poly(get["waterbodies"], _STYLE["waterbodies"], "Water body", 3)
-    poly(habitats.get("priority"), _STYLE["priority"], "NHESP Priority Habitat", 4)
-    poly(habitats.get("estimated"), _STYLE["estimated"], "NHESP Estimated Habitat", 4)
-    poly(get["mitigation"], _STYLE["mitigation"], "Off-site mitigation", 5)
-    poly(get["parcels"], _STYLE["parcels"], "Subject parcel(s)", 6)
-    poly(get["common_plan"], _STYLE["common_plan"], "Common plan of development", 6)
-    line(get["streams"], _STYLE["streams"], "Stream", 7)
-    line(get["impaired_waters"], _STYLE["impaired"], "Impaired water (4A/4B/5)", 8)
-    line(get["orw"], _STYLE["orw"], "Outstanding Resource Water", 8)
-    line(get["flow_path"], _STYLE["flow_path"], "Traced flow path", 9)
-    hucs = _huc_layers(get)
-    for key, label in (("huc12", "HUC12 boundary"), ("huc10", "HUC10 boundary")):
-        gdf = hucs.get(key)
-        if gdf is not None:  # shared edges drawn once, so dashes stay readable
-            edges = shapely.line_merge(shapely.union_all(gdf.boundary.to_numpy()))
-            line(gpd.GeoDataFrame(geometry=[edges], crs=gdf.crs), _STYLE[key], label, 10)
-    vp = visible(habitats.get("vernal_pool"))
+        sfha, shaded = _split_flood(flood)
+        draw.poly(shaded, _STYLE["shaded_x"], "0.2% annual chance flood", 1)
+        draw.poly(sfha, _STYLE["sfha"], "100-year floodplain (SFHA)", 2)
+    draw.poly(get["waterbodies"], _STYLE["waterbodies"], "Water body", 3)
+    draw.poly(habitats.get("priority"), _STYLE["priority"], "NHESP Priority Habitat", 4)
+    draw.poly(habitats.get("estimated"), _STYLE["estimated"], "NHESP Estimated Habitat", 4)
+    draw.poly(get["mitigation"], _STYLE["mitigation"], "Off-site mitigation", 5)
+    draw.poly(get["parcels"], _STYLE["parcels"], "Subject parcel(s)", 6)
+    draw.poly(get["common_plan"], _STYLE["common_plan"], "Common plan of development", 6)
+    draw.line(get["streams"], _STYLE["streams"], "Stream", 7)
+    draw.receiving(receiving)
+    draw.line(get["flow_path"], _STYLE["flow_path"], "Traced flow path", 9)
+    draw.hucs(hucs)
+    vp = draw.visible(habitats.get("vernal_pool"))
     if vp is not None:
         style = _STYLE["vernal_pool"]
         vp.plot(ax=ax, zorder=11, color=style["color"], markersize=style["markersize"],
                 marker=style["marker"], edgecolor=style["edgecolor"])
-        handles.append(Line2D([], [], linestyle="none", marker="o", markersize=7,
-                              markerfacecolor=style["color"], markeredgecolor="white",
-                              label="Certified Vernal Pool"))
-    poly(get["site"], _STYLE["site"], "Limit of disturbance (site)", 12)
+        handles.setdefault("Certified Vernal Pool", Line2D(
+            [], [], linestyle="none", marker="o", markersize=7, markerfacecolor=style["color"],
+            markeredgecolor="white", label="Certified Vernal Pool"))
+    draw.poly(get["site"], _STYLE["site"], "Limit of disturbance (site)", 12)
     for d, geom in sorted(rings.items()):
         style = _STYLE["ring100" if d <= 100 else "ring500"]
         gpd.GeoSeries([geom.boundary], crs=crs).plot(ax=ax, zorder=13, **style)
-        handles.append(Line2D([], [], label=f"{d:,.0f} ft from the site", **style))
+        label = f"{d:,.0f} ft from the site"
+        handles.setdefault(label, Line2D([], [], label=label, **style))
     _label_habitats(ax, habitats, extent)
+    _frame(ax, extent)
+    scale_ft = _scale_bar(ax, extent, units_per_ft)
+    _north_arrow(ax)
 
+    if overview:
+        top = 0.9 if title else 0.96
+        ov = fig.add_axes((0.725, 0.16, 0.265, 0.0))  # height set once the legend is placed
+        ov_draw = _Drawer(ov, whole_extent, handles)
+        ov_draw.hucs(hucs)
+        ov_draw.receiving(receiving)
+        ov_draw.poly(get["mitigation"], _STYLE["mitigation"], "Off-site mitigation", 5)
+        ov_draw.line(get["flow_path"], _STYLE["flow_path"], "Traced flow path", 9)
+        if get["site"] is not None:
+            get["site"].plot(ax=ov, zorder=12, facecolor="#d62728", edgecolor="#b00000",
+                             linewidth=1.0)
+        x0, y0, x1, y1 = extent
+        ov.add_patch(Polygon([(x0, y0), (x1, y0), (x1, y1), (x0, y1)], closed=True,
+                             fill=False, edgecolor="black", linewidth=0.9, zorder=20))
+    if title:
+        fig.text(0.01, 0.975, title, fontsize=11, fontweight="bold", va="top")
+    order = {label: i for i, label in enumerate(LEGEND_ORDER)}
+    ordered = sorted(handles.values(), key=lambda h: order.get(h.get_label(), len(order)))
+    legend = fig.legend(handles=ordered, loc="upper left",
+                        bbox_to_anchor=(0.72, 0.92 if title else 0.98),
+                        fontsize=7.2, frameon=False, title="Legend", title_fontsize=8.5,
+                        alignment="left", handlelength=2.6, labelspacing=0.35)
+    fig.text(0.72, 0.02, "North arrow: grid north. Rings for\norientation only; distances in "
+             "the\nreport are measured exactly.", fontsize=6.2, color="#444444")
+    if overview:
+        bottom_of_legend = legend.get_window_extent(fig.canvas.get_renderer()).transformed(
+            fig.transFigure.inverted()).y0
+        height = min(bottom_of_legend - 0.05 - 0.16, top - 0.16)
+        if height >= 0.16:
+            ov.set_position((0.725, 0.16, 0.265, height))
+            ox = _fit_aspect(_extent([shapely.box(*whole_extent)], 0.02),
+                             (0.265 * width_in) / (height * height_in))
+            _frame(ov, ox)
+            ov.set_title("Overview (black frame: main map)", fontsize=6.5, loc="left", pad=2)
+            _scale_bar(ov, ox, units_per_ft, fontsize=5.5, middle=False)
+        else:  # no room beside the legend: leave the overview out
+            fig.delaxes(ov)
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png", dpi=dpi, facecolor="white")
+    w, h = fig.canvas.get_width_height()
+    return MapImage(png=buf.getvalue(), legend=[h.get_label() for h in ordered],
+                    scale_bar_ft=scale_ft,
+                    width_px=w, height_px=h)
+
+
+def _much_larger(outer, inner, factor: float = 1.6) -> bool:
+    """Whether ``outer`` is more than ``factor`` times ``inner`` in width or height."""
+    return ((outer[2] - outer[0]) > factor * (inner[2] - inner[0])
+            or (outer[3] - outer[1]) > factor * (inner[3] - inner[1]))
+
+
+def _frame(ax, extent) -> None:
     ax.set_xlim(extent[0], extent[2])
     ax.set_ylim(extent[1], extent[3])
     ax.set_aspect("equal")
@@ -334,22 +471,22 @@ def render_screening_map(
     ax.set_ylabel("")
     for spine in ax.spines.values():
         spine.set_color("#444444")
-    scale_ft = _scale_bar(ax, extent, units_per_ft)
-    _north_arrow(ax)
-    if title:
-        fig.text(0.01, 0.975, title, fontsize=11, fontweight="bold", va="top")
-    legend = fig.legend(handles=handles, loc="upper left",
-                        bbox_to_anchor=(0.72, 0.92 if title else 0.98),
-                        fontsize=7.5, frameon=False, title="Legend", title_fontsize=9,
-                        alignment="left", handlelength=2.6)
-    legend._legend_box.align = "left"
-    fig.text(0.72, 0.04, "North arrow: grid north.\nRings for orientation only;\n"
-             "distances in the report are\nmeasured exactly.", fontsize=6.5, color="#444444")
-    buf = io.BytesIO()
-    fig.savefig(buf, format="png", dpi=dpi, facecolor="white")
-    w, h = fig.canvas.get_width_height()
-    return MapImage(png=buf.getvalue(), legend=[h_.get_label() for h_ in handles],
-                    scale_bar_ft=scale_ft, width_px=w, height_px=h)
+
+
+def _receiving_parts(get: Mapping[str, gpd.GeoDataFrame | None]
+                     ) -> dict[str, gpd.GeoDataFrame]:
+    """Impaired waters and ORWs: their own layers, or one ``receiving_waters`` layer by type."""
+    out = {key: get[name] for key, name in (("impaired", "impaired_waters"), ("orw", "orw"))
+           if get.get(name) is not None}
+    combined = get.get("receiving_waters")
+    col = next((c for c in ("type", "kind", "layer") if combined is not None
+                and c in combined.columns), None)
+    if combined is not None and col:
+        kinds = combined[col].astype(str).str.lower()
+        for key in ("impaired", "orw"):
+            if key not in out and kinds.str.startswith(key).any():
+                out[key] = combined[kinds.str.startswith(key).to_numpy()]
+    return out
 
 
 def _crisp(style: dict) -> dict:
@@ -363,20 +500,23 @@ def _crisp(style: dict) -> dict:
 
 def _label_habitats(ax, habitats, extent) -> None:
     """Small id labels on the habitat features inside the view."""
-    x0, y0, x1, y1 = extent
-    for kind, gdf in habitats.items():
+    view = shapely.box(*extent)
+    for gdf in habitats.values():
         if gdf is None or "id" not in gdf.columns:
             continue
         for ident, geom in zip(gdf["id"], gdf.geometry, strict=True):
-            pt = geom.representative_point() if kind != "vernal_pool" else geom.centroid
-            if x0 <= pt.x <= x1 and y0 <= pt.y <= y1:
-                ax.annotate(str(ident), (pt.x, pt.y), xytext=(4, 4), textcoords="offset points",
-                            fontsize=6.5, color="#222222", zorder=14,
-                            bbox=dict(boxstyle="round,pad=0.15", fc="white", ec="none",
-                                      alpha=0.7))
+            inside = geom.intersection(view)  # label the part in view, not the whole feature
+            if not inside.is_empty:
+                pt = inside.representative_point()
+                east = pt.x > extent[0] + 0.75 * (extent[2] - extent[0])  # label inwards
+                ax.annotate(str(ident), (pt.x, pt.y), xytext=(-4 if east else 4, 4),
+                            textcoords="offset points", ha="right" if east else "left",
+                            fontsize=6.5, color="#222222", zorder=14, annotation_clip=True,
+                            clip_on=True, bbox=dict(boxstyle="round,pad=0.15", fc="white",
+                                                    ec="none", alpha=0.7))
 
 
-def _scale_bar(ax, extent, units_per_ft) -> float:
+def _scale_bar(ax, extent, units_per_ft, *, fontsize: float = 7, middle: bool = True) -> float:
     """A two-segment scale bar in feet at the lower left; returns its length in feet."""
     x0, y0, x1, y1 = extent
     width_ft = (x1 - x0) / units_per_ft
@@ -384,10 +524,9 @@ def _scale_bar(ax, extent, units_per_ft) -> float:
     length = length_ft * units_per_ft
     bx, by = x0 + (x1 - x0) * 0.04, y0 + (y1 - y0) * 0.05
     bar_h = (y1 - y0) * 0.012
-    ax.add_patch(Polygon([(bx - length * 0.06, by - bar_h * 2.2), (bx + length * 1.08,
-                                                                    by - bar_h * 2.2),
-                          (bx + length * 1.08, by + bar_h * 4.2), (bx - length * 0.06,
-                                                                   by + bar_h * 4.2)],
+    left, right = bx - length * 0.08, bx + length * 1.3  # room for the "N ft" label
+    ax.add_patch(Polygon([(left, by - bar_h * 2.2), (right, by - bar_h * 2.2),
+                          (right, by + bar_h * 4.2), (left, by + bar_h * 4.2)],
                          closed=True, facecolor="white", edgecolor="none", alpha=0.8,
                          zorder=20))
     for i, color in enumerate(("black", "white")):
@@ -395,9 +534,10 @@ def _scale_bar(ax, extent, units_per_ft) -> float:
                               (bx + (i + 1) * length / 2, by + bar_h),
                               (bx + i * length / 2, by + bar_h)], closed=True,
                              facecolor=color, edgecolor="black", linewidth=0.8, zorder=21))
-    for frac, text in ((0, "0"), (0.5, f"{length_ft / 2:,.0f}"), (1, f"{length_ft:,.0f} ft")):
+    labels = [(0, "0"), (0.5, f"{length_ft / 2:,.0f}"), (1, f"{length_ft:,.0f} ft")]
+    for frac, text in labels if middle else labels[::2]:
         ax.text(bx + frac * length, by + bar_h * 1.6, text, ha="center", va="bottom",
-                fontsize=7, zorder=22)
+                fontsize=fontsize, zorder=22)
     return length_ft
 
 

@@ -70,6 +70,7 @@ class Finding:
     details: tuple[str, ...] = ()
     section: str = ""
     source: str = ""
+    reasons: tuple[str, ...] = ()  # the screening's own explanations, listed in the details
 
 
 @dataclass(frozen=True)
@@ -211,10 +212,22 @@ def _not_run(doc: Mapping[str, Any], key: str, title: str, section: str, *names:
     return None
 
 
+def _cite(section: Any) -> str:
+    """A citation with its section sign: '320-19 B(10)' -> '§ 320-19 B(10)'."""
+    text = str(section or "").strip()
+    return f"§ {text}" if re.match(r"^\d{3}-\d+", text) else text
+
+
 def _section(block: Any, default: str) -> str:
     if isinstance(block, Mapping) and block.get("section"):
-        return str(block["section"])
+        return _cite(block["section"])
     return default
+
+
+def _reasons(block: Any) -> tuple[str, ...]:
+    if not isinstance(block, Mapping):
+        return ()
+    return tuple(str(r) for r in block.get("reasons") or [] if r)
 
 
 def _dev_value(doc: Mapping[str, Any]) -> str | None:
@@ -247,9 +260,9 @@ def _finding_permit(doc: Mapping[str, Any]) -> Finding:
                   f"({exemption}); {'; '.join(parts)}.")
     else:
         result = f"Not required: {'; '.join(parts)}; below {threshold}."
-    details = tuple(str(r) for r in d.get("reasons") or [])
-    return Finding("disturbance", title, "yes" if required else "no", result, details,
-                   _section(d, SEC_TRIGGER), _source_for(doc, "disturbance"))
+    return Finding("disturbance", title, "yes" if required else "no", result, (),
+                   _section(d, SEC_TRIGGER), _source_for(doc, "disturbance"),
+                   reasons=_reasons(d))
 
 
 def _exemption_text(exemption: Any) -> str:
@@ -280,7 +293,8 @@ def _finding_development(doc: Mapping[str, Any]) -> Finding:
         result += f" (decided by: {method})"
     return Finding("development_type", title, "info", result + ".", (),
                    _section(d, SEC_DEVELOPMENT),
-                   _source_for(doc, "development_type", "development", "impervious"))
+                   _source_for(doc, "development_type", "development", "impervious"),
+                   reasons=_reasons(d))
 
 
 def _finding_standards(doc: Mapping[str, Any]) -> Finding:
@@ -290,12 +304,12 @@ def _finding_standards(doc: Mapping[str, Any]) -> Finding:
     if missing:
         return missing
     s = doc["standards"]
-    details = [str(r) for r in s.get("reasons") or []]
+    reasons = _reasons(s)
     if s.get("applies") is False or s.get("roadway_exempt"):
         result = ("Roadway maintenance redevelopment: exempt from § 320-19 B(8)(a)-(d); "
                   "must improve existing conditions unless infeasible.")
-        return Finding("standards", title, "info", result, tuple(details),
-                       _section(s, SEC_ROADWAY), _source_for(doc, "standards"))
+        return Finding("standards", title, "info", result, (),
+                       _section(s, SEC_ROADWAY), _source_for(doc, "standards"), reasons=reasons)
     depth, imp, vol = (s.get("retention_depth_in"), s.get("post_impervious_sqft"),
                        s.get("required_retention_cuft"))
     result = (f"Retain {_num(vol)} cu ft ({_num(depth, 1)} in x {_sqft(imp)} post-construction "
@@ -309,8 +323,9 @@ def _finding_standards(doc: Mapping[str, Any]) -> Finding:
     # The standards are a duty only when a permit is required; otherwise they are information.
     permit = doc.get("disturbance") if isinstance(doc.get("disturbance"), Mapping) else {}
     status = "info" if permit.get("permit_required") is False else "yes"
-    return Finding("standards", title, status, result, tuple(details),
-                   _section(s, SEC_STANDARDS[dev]), _source_for(doc, "standards", "disturbance"))
+    return Finding("standards", title, status, result, (),
+                   _section(s, SEC_STANDARDS[dev]), _source_for(doc, "standards", "disturbance"),
+                   reasons=reasons)
 
 
 def _finding_watersheds(doc: Mapping[str, Any]) -> Finding:
@@ -332,17 +347,18 @@ def _finding_watersheds(doc: Mapping[str, Any]) -> Finding:
     result = f"HUC12: {hucs('huc12')}. HUC10: {hucs('huc10')}. Off-site mitigation must be in " \
              f"the same {level}."
     mitigation = doc.get("mitigation")
-    details = []
+    reasons: tuple[str, ...] = ()
     if isinstance(mitigation, list) and mitigation:
         n_ok = sum(bool(m.get("eligible")) for m in mitigation)
-        result += f" Mitigation sites: {n_ok} of {len(mitigation)} eligible."
-        details = [f"{m.get('id')} (HUC {m.get('huc')}): "
-                   f"{'eligible' if m.get('eligible') else 'not eligible'}"
-                   f"{' - ' + str(m['reason']) if m.get('reason') else ''}" for m in mitigation]
+        ok = ", ".join(str(m.get("id")) for m in mitigation if m.get("eligible")) or "none"
+        result += f" Mitigation sites: {n_ok} of {len(mitigation)} eligible ({ok})."
+        reasons = tuple(f"{m.get('id')}: {m.get('reason')}" for m in mitigation
+                        if m.get("reason"))
     elif isinstance(mitigation, list):
         result += " No mitigation site proposed."
-    return Finding("watersheds", title, "info", result, tuple(details), section,
-                   _source_for(doc, "watersheds", "mitigation"))
+    return Finding("watersheds", title, "info", result, (), section,
+                   _source_for(doc, "watersheds", "watersheds_huc12", "mitigation"),
+                   reasons=reasons)
 
 
 _HABITAT = {"priority": "Priority Habitat", "estimated": "Estimated Habitat",
@@ -427,7 +443,7 @@ def _requirements(doc: Mapping[str, Any]) -> list[tuple[str, str]]:
     if isinstance(rw, Mapping) and _ran_or_unknown(doc, "receiving_waters"):
         for r in rw.get("requirements") or []:
             if isinstance(r, Mapping):
-                reqs.append((str(r.get("section") or "§ 320-19 B(10)"), str(r.get("text"))))
+                reqs.append((_cite(r.get("section") or "320-19 B(10)"), str(r.get("text"))))
         if rw.get("orw"):
             reqs.append(("Ch. 320 definitions: ORW; § 320-19 B(2)",
                          "Discharge to an Outstanding Resource Water: the more stringent "
@@ -513,7 +529,7 @@ def _tables(doc: Mapping[str, Any]) -> list[Table]:
             f"Outstanding Resource Waters and impaired waters met downstream ({SEC_RECEIVING})",
             ("Water", "Id", "Category", "Causes", "TMDL", "Flow distance (ft)"), tuple(rows),
             "No ORW or impaired water downstream."))
-        reqs = [(str(r.get("section") or ""), str(r.get("text") or ""))
+        reqs = [(_cite(r.get("section")), str(r.get("text") or ""))
                 for r in rw.get("requirements") or [] if isinstance(r, Mapping)]
         if reqs:
             tables.append(Table("requirements", "Requirements from the receiving waters",
@@ -539,6 +555,15 @@ def _tables(doc: Mapping[str, Any]) -> list[Table]:
                    "yes" if m.get("eligible") else "no", str(m.get("reason") or ""))
                   for m in mitigation)))
     return tables
+
+
+def _reasons_table(findings: list[Finding]) -> list[Table]:
+    rows = tuple((f.title, r) for f in findings for r in f.reasons)
+    if not rows:
+        return []
+    return [Table("reasons", "Reasons recorded by the screening",
+                  "The screening's own explanation of each decision, as written in "
+                  "screening.json", ("Finding", "Reason"), rows)]
 
 
 # --------------------------------------------------------------------------- meta
@@ -659,7 +684,8 @@ def build_report(
     return ScreeningReport(
         title="Stormwater Management Permit Screening",
         town=_town(meta), synthetic=synthetic, generated=generated, site_label=site_label,
-        headline=headline, no_findings=no_findings, findings=findings, tables=_tables(doc),
+        headline=headline, no_findings=no_findings, findings=findings,
+        tables=_tables(doc) + _reasons_table(findings),
         map_image=image, map_alt=_alt_text(doc, image),
         checklist_groups=checklist_groups(), checklist=checklist, checklist_note=checklist_note,
         timeline=permit_timeline(received), received=received, checks=checks,
@@ -949,7 +975,7 @@ def render_pdf(report: ScreeningReport) -> bytes:
                                "</font>", small),
                      Paragraph(text, small), f.section, f.source])
     first += table(["Finding", "Status", "Result", "Chapter 320", "Data (vintage)"], rows,
-                   [1.05, 0.55, 3.45, 0.95, 1.3])
+                   [1.0, 0.5, 3.35, 1.2, 1.25])
     # The findings are one page: shrink them to fit rather than let them run over.
     story: list = [KeepInFrame(7.3 * inch, 9.75 * inch, first, mode="shrink"), PageBreak()]
 
