@@ -6,7 +6,9 @@ import csv
 import json
 
 import geopandas as gpd
+import pyogrio
 import pytest
+from pypdf import PdfReader
 from shapely.geometry import box
 from townkit import CRS, write_town
 
@@ -97,6 +99,32 @@ def test_abutters_writes_the_whole_package(town_toml, tmp_path, capsys):
     assert {"Désirée Côté", "BOB JONES", "CAROL LEE"} <= set(names)
     stdout = capsys.readouterr().out
     assert "5 recipient(s) after removing 1 duplicate notice(s)" in _flat(stdout)
+    labels = PdfReader(out / "labels.pdf")
+    assert len(labels.pages) == 1 and float(labels.pages[0].mediabox.height) == 792
+    assert "Désirée Côté" in labels.pages[0].extract_text()
+    assert "Désirée Côté" in PdfReader(out / "certified_mail.pdf").pages[0].extract_text()
+    key = "".join(p.extract_text() for p in PdfReader(out / "abutters_map.pdf").pages)
+    assert "M_A" in key and "99.97" in key and "other town: town id 999" in key
+    layers = {row[0] for row in pyogrio.list_layers(out / "abutters.gpkg")}
+    assert {"subject", "search_area", "abutting_parcels"} <= layers
+    gpkg = pyogrio.read_dataframe(out / "abutters.gpkg", layer="abutting_parcels")
+    assert len(gpkg) == 5 and "distance_ft" in gpkg
+
+
+def test_without_assessing_table_every_abutter_is_flagged(tmp_path, capsys):
+    toml = tmp_path / "town" / "town.toml"
+    toml.parent.mkdir()
+    parcels = gpd.GeoDataFrame({"LOC_ID": ["S", "A"]},
+                               geometry=[_b(0, 0, 50, 50), _b(60, 0, 100, 50)], crs=CRS)
+    write_town(toml.parent, {"parcels": parcels})
+    out = tmp_path / "out"
+    assert main(["--progress", "none", "abutters", "-c", str(toml), "-p", "S", "-o",
+                 str(out)]) == 0
+    rows = _csv(out / "abutting_parcels.csv")
+    assert [(r["parcel_id"], r["note"]) for r in rows] == [
+        ("A", "no owner of record: ask the Assessors")]
+    assert _csv(out / "mailing_list.csv") == []
+    assert "No [layers.assess]" in _flat(capsys.readouterr().out)
 
 
 def test_row_polygon_is_left_out_not_listed(town_toml, tmp_path):

@@ -188,7 +188,8 @@ def run_abutters(
     recips = recipients(notices)
     owners_by_parcel = notices.groupby("parcel_id")["owner_name"].agg(
         lambda s: "; ".join(dict.fromkeys(s)))
-    listed["owners"] = listed["parcel_id"].astype(str).map(owners_by_parcel).fillna("")
+    listed["owners"] = listed["parcel_id"].astype(str).map(
+        lambda pid: owners_by_parcel.get(pid, ""))
     listed["site_address"] = listed["parcel_id"].astype(str).map(site_addresses(assess))
 
     sources = [layers.source_info(cfg.layer("parcels"))]
