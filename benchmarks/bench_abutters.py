@@ -166,6 +166,7 @@ def main() -> None:
     mid = (opts.n // 2) * opts.n + opts.n // 2 + 3  # a lot near the middle, not on a street
     subject = f"M_{int(x[mid])}_{int(y[mid])}"
     exe = str(Path(sys.executable).with_name("swm-gis"))
+    load_before = [round(v, 2) for v in os.getloadavg()]
     results = []
     for run in range(opts.runs):
         out = OUT / f"abutters_{tag}_{run}"
@@ -192,6 +193,7 @@ def main() -> None:
         "summary_lines": [line for line in results[-1]["stdout"].splitlines()
                           if "parcel" in line or "recipient" in line],
         "python": sys.version.split()[0], "cpus": os.cpu_count(),
+        "load_average_before": load_before,
     }
     (OUT / f"bench_abutters_{tag}.json").write_text(json.dumps(summary, indent=2) + "\n")
     print(json.dumps(summary, indent=2))
