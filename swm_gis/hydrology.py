@@ -475,10 +475,28 @@ def trace_overland(
             score = score - shapely.line_locate_point(
                 line, shapely.points(flow.centres(snapped[members])))
         best = members[int(np.argmin(score))]
-        paths, _ = flow.flwdir.path(idxs=idxs[[best]], mask=mask, unit="m")
-        entries.append(_entry(network, int(label), flow.centres(paths[0]), len(members)))
+        path = _path_to(flow.flwdir.idxs_ds, int(idxs[best]), mask.ravel())
+        entries.append(_entry(network, int(label), flow.centres(path), len(members)))
     entries.sort(key=lambda e: e.overland_length)
     return entries, warnings
+
+
+def _path_to(idxs_ds: np.ndarray, start: int, stop: np.ndarray) -> np.ndarray:
+    """Cells from ``start`` downstream to the first ``stop`` cell or a pit (inclusive).
+
+    A plain walk on pyflwdir's downstream-index array: one path of a few hundred cells, and it
+    avoids ``FlwdirRaster.path``, whose numba typed-list result is compiled anew in every
+    process (about a second on a cold start).
+    """
+    path = [start]
+    cur = start
+    while not stop[cur]:
+        nxt = int(idxs_ds[cur])
+        if nxt == cur:
+            break
+        path.append(nxt)
+        cur = nxt
+    return np.asarray(path, dtype=np.int64)
 
 
 def nearest_entry(site: shapely.Geometry, network: StreamNetwork) -> Entry | None:

@@ -225,7 +225,9 @@ def trace_receiving_waters(
     network = hy.stream_network(streams, waterbodies, tolerance_ft=min(tolerance_ft, 3.0),
                                 flow=flow)
     hy.require_network(network)
-    warnings = list(network.warnings)
+    # digitisation problems outside the town (e.g. where a clipped layer ends) are not the town's
+    warnings = [w for w in network.warnings if boundary is None or "x" not in w
+                or shapely.intersects(boundary, shapely.Point(w["x"], w["y"]))]
     if flow is not None:
         entries, w = hy.trace_overland(flow, geom, network)
         warnings += w

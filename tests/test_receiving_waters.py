@@ -267,3 +267,10 @@ def test_flow_distances_do_not_depend_on_the_working_crs_unit():
     for a, b in zip(feet["impaired"] + feet["orw"], metres["impaired"] + metres["orw"],
                     strict=True):
         assert a["flow_distance_ft"] == pytest.approx(b["flow_distance_ft"], abs=0.2)
+
+
+def test_digitisation_problems_outside_the_town_are_not_reported():
+    town = box(*xy(0, 0), *xy(1500, 2000))  # the R1/R2 junction at x 2005 is outside
+    result = trace(valley_dem(), reverse_river=True, boundary=town)
+    assert "starts_meet" not in {w["problem"] for w in result["warnings"]}
+    assert "rises" in {w["problem"] for w in result["warnings"]}  # R1 runs through the town
