@@ -192,8 +192,13 @@ def _check_for(doc: Mapping[str, Any], *names: str) -> Mapping[str, Any] | None:
 
 def _source_for(doc: Mapping[str, Any], *names: str) -> str:
     check = _check_for(doc, *names)
-    text = _describe_source(check.get("source"), compact=True) if check else ""
-    return text or "source not recorded in screening.json"
+    if check is None:
+        return "source not recorded in screening.json"
+    text = _describe_source(check.get("source"), compact=True)
+    if text:
+        return text
+    reason = check.get("reason") or check.get("message")
+    return f"no input data: {reason}" if reason else "Chapter 320 rule values (no data layer)"
 
 
 def _not_run(doc: Mapping[str, Any], key: str, title: str, section: str, *names: str
