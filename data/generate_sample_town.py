@@ -698,12 +698,15 @@ def generate(out_dir: Path) -> dict:
         map_par = p["MAP_PAR_ID"]
         if lot.use == "102":
             n_units = int(rng.integers(3, 13))
+            # assessors write units both ways: "12 ELM ST UNIT 3" and "12 ELM ST #3"
+            unit_fmt = "{} UNIT {}" if len(condo_units) % 2 == 0 else "{} #{}"
             condo_units[lid] = n_units
             for u in range(1, n_units + 1):
-                own = owners.resident(f"{site} UNIT {u}", city, zip5) if rng.random() < 0.8 \
+                unit_addr = unit_fmt.format(site, u)
+                own = owners.resident(unit_addr, city, zip5) if rng.random() < 0.8 \
                     else owners.absentee()
                 assess_rows.append({**base, "PROP_ID": f"{map_par}-{u:03d}",
-                                    "SITE_ADDR": f"{site} UNIT {u}", **own,
+                                    "SITE_ADDR": unit_addr, **own,
                                     "TOTAL_VAL": int(rng.integers(350, 700)) * 1000})
             continue
         if lid in foreign_ids:
@@ -1251,8 +1254,21 @@ Regenerate (deterministic; the tests check that the committed files match):
 
 Both rasters cover x {EXTENT[0]:,.0f}-{EXTENT[2]:,.0f}, y {EXTENT[1]:,.0f}-{EXTENT[3]:,.0f} (the town plus a 500 m margin).
 
-Note on `OWN_CO`: this project's schema reads `OWN_CO` as the **co-owner** and `OWN_COUNTRY` as
-the country (see `swm_gis/config.py` SCHEMAS); the sample follows that.
+Notes on the fields:
+
+- `OWN_CO` is the **co-owner** (trustees of a trust, a spouse) and `OWN_COUNTRY` the country,
+  as this project's default schema reads them (`swm_gis/config.py` SCHEMAS). In the real MassGIS
+  L3 assessing table `OWN_CO` is the owner's *country* and there is no co-owner field
+  (`data/lynnfield.toml` maps `country = "OWN_CO"`). Domestic rows leave `OWN_COUNTRY` empty or
+  write "USA" / "UNITED STATES" (to exercise country handling).
+- Condominium units are one assessing row each on the condominium's LOC_ID, with SITE_ADDR
+  written "... UNIT 3" for some condominiums and "... #3" for others.
+- Extra, non-schema fields kept for people looking at the data: parcels/assess `TOWN_ID`, assess
+  `LOT_SIZE` (acres) and `TOTAL_VAL`; streams `NAME`, `DOWNSTREAM`, `HUC12`; waterbodies
+  `LEVEL_M`; flood zones `FLD_AR_ID`, `V_DATUM`, `LEN_UNIT`; impaired waters `AU_DESC`; ORW
+  `CLASS`; every layer `DATA_NOTE`.
+- `orw` and `impaired_waters` hold lines and polygons in one layer (geometry type GEOMETRY), as
+  SPEC section 4 allows; QGIS lists such a layer as one sub-layer per geometry type.
 
 ## Figures (from the generated data)
 

@@ -206,6 +206,8 @@ def test_condominiums_have_one_row_per_unit(assess):
     m = re.search(r"Condominium with (\d+) units: `(M_\d+_\d+)`", README)
     assert units[m.group(2)] == int(m.group(1)) >= 3
     assert condo.loc[condo["LOC_ID"] == m.group(2), "PROP_ID"].is_unique
+    assert condo["SITE_ADDR"].str.contains(r" UNIT \d+$").any()
+    assert condo["SITE_ADDR"].str.contains(r" #\d+$").any()
 
 
 def test_no_record_parcels_and_unowned_polygons(parcels, assess):
