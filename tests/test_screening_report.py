@@ -25,6 +25,8 @@ from pathlib import Path
 import geopandas as gpd
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from PIL import Image
 from pypdf import PdfReader
 from shapely.geometry import LineString, Point, box
@@ -36,6 +38,7 @@ from swm_gis.reports.screening_report import (
     HTML_NAME,
     PDF_NAME,
     build_report,
+    render_html,
     write_screening_report,
 )
 
@@ -521,6 +524,31 @@ def test_roadway_maintenance_exemption_and_exemption_claim(tmp_path):
     assert f["disturbance"].result.startswith(
         "Not required if the exemption claimed by the applicant applies (utilities "
         "(Bylaw 213-16B(5)))")
+
+
+DOCUMENT_KEYS = ("disturbance", "development_type", "standards", "watersheds", "mitigation",
+                 "habitats", "floodplain", "receiving_waters", "checks", "meta")
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.sets(st.sampled_from(DOCUMENT_KEYS)))
+def test_any_missing_keys_give_a_report_that_says_what_was_not_evaluated(missing):
+    doc = {k: v for k, v in example_document().items() if k not in missing}
+    report = build_report(doc)
+    html_text = render_html(report)
+    by_key = {f.key: f for f in report.findings}
+    for key in set(missing) & set(by_key):
+        assert by_key[key].status == "not_run"
+        assert f"screening.json has no &#x27;{key}&#x27; result" in html_text
+    assert all(f.status in ("yes", "no", "info", "not_run") for f in report.findings)
+
+
+def test_approximate_receiving_waters_are_marked():
+    doc = example_document()
+    doc["receiving_waters"]["approximate"] = True
+    finding = next(f for f in build_report(doc).findings if f.key == "receiving_waters")
+    assert finding.result.endswith("Approximate: traced from the nearest stream, not from the "
+                                   "terrain (no elevation model).")
 
 
 # --------------------------------------------------------------------------- map

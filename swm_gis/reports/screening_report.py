@@ -421,18 +421,20 @@ def _finding_receiving(doc: Mapping[str, Any]) -> Finding:
     rw = doc["receiving_waters"]
     src = _source_for(doc, "receiving_waters")
     orw, impaired = rw.get("orw") or [], rw.get("impaired") or []
+    approx = (" Approximate: traced from the nearest stream, not from the terrain (no "
+              "elevation model).") if rw.get("approximate") else ""
     if not orw and not impaired:
         return Finding("receiving_waters", title, "no",
                        "No Outstanding Resource Water and no impaired water (category 4A, 4B "
-                       "or 5) found downstream of the site.", (), SEC_RECEIVING, src)
+                       "or 5) found downstream of the site." + approx, (), SEC_RECEIVING, src)
     parts = [f"ORW {w.get('name') or w.get('id')} at {_ft(w.get('flow_distance_ft'))} "
              "downstream" for w in orw]
     parts += [f"{w.get('name') or w.get('au_id')} ({w.get('au_id')}), category "
               f"{w.get('category')}: {', '.join(_causes(w)) or 'causes not listed'}"
               f"{'; TMDL ' + str(w['tmdl']) if w.get('tmdl') else ''}, "
               f"{_ft(w.get('flow_distance_ft'))} downstream" for w in impaired]
-    return Finding("receiving_waters", title, "yes", "; ".join(parts) + ".",
-                   (), SEC_RECEIVING, src)
+    return Finding("receiving_waters", title, "yes", "; ".join(parts) + "." + approx, (),
+                   SEC_RECEIVING, src)
 
 
 def _causes(au: Mapping[str, Any]) -> list[str]:
