@@ -104,3 +104,39 @@ def test_every_output_records_subject_distance_and_fiscal_year(package):
         text = (package / name).read_text(encoding="utf-8-sig")
         assert "parcel(s) 9-29" in text and "100 ft" in text and "FY2025" in text, name
         assert "ASSESSING_ParcelsFY2014.topojson" in text
+
+
+@pytest.mark.qgis
+def test_abutters_of_9_29_agree_with_qgis_extract_within_distance(package, qgis_app):
+    """QGIS's own native:extractwithindistance (100 ft = 30.48 m, EPSG:26986) finds the same
+    parcels: those listed plus those left out."""
+    import os
+    import sys
+
+    plugins = "/usr/share/qgis/python/plugins"
+    if plugins not in sys.path and os.path.isdir(plugins):
+        sys.path.append(plugins)
+    import processing
+    from processing.core.Processing import Processing
+    from qgis.analysis import QgsNativeAlgorithms
+    from qgis.core import QgsApplication, QgsCoordinateReferenceSystem, QgsVectorLayer
+
+    Processing.initialize()
+    if QgsApplication.processingRegistry().providerById("native") is None:
+        QgsApplication.processingRegistry().addProvider(QgsNativeAlgorithms())
+    layer = QgsVectorLayer(str(PARCELS), "parcels", "ogr")
+    layer.setCrs(QgsCoordinateReferenceSystem("EPSG:4326"))
+    fixed = processing.run("native:fixgeometries", {"INPUT": layer, "OUTPUT": "memory:"})
+    reproj = processing.run("native:reprojectlayer", {
+        "INPUT": fixed["OUTPUT"], "TARGET_CRS": "EPSG:26986", "OUTPUT": "memory:"})["OUTPUT"]
+    subject = processing.run("native:extractbyattribute", {
+        "INPUT": reproj, "FIELD": "ML", "OPERATOR": 0, "VALUE": SUBJECT,
+        "OUTPUT": "memory:"})["OUTPUT"]
+    near = processing.run("native:extractwithindistance", {
+        "INPUT": reproj, "REFERENCE": subject, "DISTANCE": LIMIT_M,
+        "OUTPUT": "memory:"})["OUTPUT"]
+    qgis_ids = {f["ML"] for f in near.getFeatures() if f["ML"]} - {SUBJECT}
+    listed = {r["parcel_id"] for r in _table(package / "abutting_parcels.csv")}
+    left = {r["parcel_id"] for r in _table(package / "left_out.csv")} - {SUBJECT}
+    assert len(qgis_ids) >= 5
+    assert listed | left == qgis_ids
