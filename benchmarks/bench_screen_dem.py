@@ -141,6 +141,29 @@ def run_cli(toml: Path, site: Path, out: Path) -> float:
     return elapsed
 
 
+_COLD = """
+import time
+t0 = time.perf_counter()
+from swm_gis import layers as io
+from swm_gis.config import load_config
+from swm_gis.resources import resource_checks
+config = load_config({toml!r})
+site = io.read_file({site!r}, working_crs=config.crs, what="--site")
+t1 = time.perf_counter()
+resource_checks(config, site)
+print(time.perf_counter() - t1, t1 - t0)
+"""
+
+
+def run_resources_cold(toml: Path, site: Path) -> tuple[float, float]:
+    """resource_checks alone in a fresh process: (first call incl. pyflwdir/numba load, imports)."""
+    code = _COLD.format(toml=str(toml), site=str(site))
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          cwd=REPO, check=True)
+    first, imports = map(float, proc.stdout.split()[-2:])
+    return first, imports
+
+
 def warm_breakdown(toml: Path, site_path: Path) -> dict[str, float]:
     from swm_gis import layers as io
     from swm_gis.config import load_config
@@ -183,6 +206,9 @@ def main() -> None:
     times = [run_cli(toml, site, args.work / "out") for _ in range(args.runs)]
     print(f"swm-gis screen, fresh process: {', '.join(f'{t:.2f}' for t in times)} s "
           f"(median {statistics.median(times):.2f} s)")
+    cold = [run_resources_cold(toml, site) for _ in range(args.runs)]
+    print("resource checks alone, fresh process: "
+          + ", ".join(f"{a:.2f} s (+ {b:.2f} s imports)" for a, b in cold))
     for k, v in warm_breakdown(toml, site).items():
         print(f"{k}: {v:.3f}")
 
