@@ -55,14 +55,14 @@ IDS_PER_QUERY = 500
 def abutters(
     config: Path = config_option(),
     parcel: list[str] = typer.Option(
-        None, "--parcel", "-p",
+        None, "--parcel", "-p", metavar="ID",
         help="Subject parcel id (the parcels layer's id field, e.g. LOC_ID); repeat for several "
              "parcels, which are treated as one property."),
     site: str = typer.Option(
-        None, "--site", help="Vector file with the project's polygon(s) (path or "
+        None, "--site", metavar="FILE", help="Vector file with the project's polygon(s) (path or "
                              "path.gpkg:layer); the subject is every parcel it reaches into."),
     distance: str = typer.Option(
-        None, "--distance", "-d",
+        None, "--distance", "-d", metavar="DISTANCE",
         help='Notification distance: "100ft", "100 ft", "30.48m" or a number of feet. '
              "Default: the config's abutter_distance_ft (100 ft, Chapter 320 § 320-18 A(7))."),
     include_subject: bool = typer.Option(
@@ -70,15 +70,16 @@ def abutters(
     out: Path = out_dir_option(),
     overwrite: bool = overwrite_option(),
     label_template: str = typer.Option(
-        "5160", "--label-template", help="Avery label sheet: 5160 (30 per sheet, default), "
-                                         "5161, 5162 or 5163."),
+        "5160", "--label-template", metavar="5160|5161|5162|5163",
+        help="Avery label sheet: 5160 (30 per sheet, default), 5161, 5162 or 5163."),
     label_offset: str = typer.Option(
-        "0,0", "--label-offset",
+        "0,0", "--label-offset", metavar="X,Y",
         help="Printer calibration for labels.pdf: X,Y in inches (X to the right, Y down), "
              "e.g. 0.03,-0.05."),
     sender: list[str] = typer.Option(
-        None, "--sender", help="A line of the sender block of certified_mail.pdf (repeat for "
-                               "each line: name, street, city/state/ZIP)."),
+        None, "--sender", metavar="LINE",
+        help="A line of the sender block of certified_mail.pdf (repeat for each line: name, "
+             "street, city/state/ZIP)."),
     wpa_pond_extension: bool = typer.Option(
         False, "--wpa-pond-extension",
         help="Also notify owners of land abutting a pond of less than 10 acres that the "
