@@ -733,8 +733,12 @@ small.cite { color: var(--muted); }
   body { max-width: none; padding: 0; font-size: 10pt; }
   h1 { font-size: 15pt; } h2 { font-size: 12pt; margin-top: 0.15in; }
   p.headline { font-size: 10pt; }
-  #table-findings { font-size: 7.6pt; } ul.details { font-size: 7.4pt; }
-  section#findings { break-after: page; }
+  #table-findings { font-size: 7.2pt; line-height: 1.25; } ul.details { font-size: 7pt; }
+  #table-findings td, #table-findings th { padding: 2px 3px; }
+  #table-findings td:nth-child(5) { font-size: 6.6pt; }
+  p.meta, p.synthetic { font-size: 8pt; margin: 0.02in 0; }
+  section#findings { break-after: page; zoom: 0.8; }  /* the findings on one sheet */
+  tr#finding-requirements { break-inside: auto; }
   section#map { break-after: page; }
   h2, h3 { break-after: avoid; }
   tr, figure, p.headline { break-inside: avoid; }
