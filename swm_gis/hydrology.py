@@ -654,7 +654,8 @@ def waters_along(
 ) -> dict[int, float]:
     """Which features the flow reaches, and the measure (distance from the site) where it does.
 
-    Polygons (ponds, wetlands, ORW areas) are met where any leg enters them. Lines (stream
+    Polygons (ponds, wetlands, ORW areas) are met where any leg enters them or reaches their
+    shore (within ``tolerance``, for digitising and rounding differences). Lines (stream
     assessment units, ORW reaches) are met where a stream leg runs along them for at least
     ``follow_min`` (default ten times ``tolerance``), so a tributary that merely joins the path at
     a confluence, or a brook the path does not follow, is not a receiving water. Returns
@@ -671,11 +672,10 @@ def waters_along(
         g = leg.geometry
         for k in tree.query(g, predicate="dwithin", distance=tolerance).tolist():
             if is_poly[k]:
-                if not shapely.intersects(g, geoms[k]):
-                    continue
                 inter = shapely.intersection(g, geoms[k])
-                coords = shapely.get_coordinates(inter) if not inter.is_empty else \
-                    shapely.get_coordinates(g)[:1]
+                if inter.is_empty:  # reaches the shore within the tolerance (rounding, digitising)
+                    inter = shapely.get_point(shapely.shortest_line(g, geoms[k]), 0)
+                coords = shapely.get_coordinates(inter)
             else:
                 if leg.kind != "stream":
                     continue

@@ -274,3 +274,15 @@ def test_digitisation_problems_outside_the_town_are_not_reported():
     result = trace(valley_dem(), reverse_river=True, boundary=town)
     assert "starts_meet" not in {w["problem"] for w in result["warnings"]}
     assert "rises" in {w["problem"] for w in result["warnings"]}  # R1 runs through the town
+
+
+def test_without_dem_or_streams_the_nearest_pond_is_met_at_its_shore():
+    v = valley_layers()
+    result = rw.trace_receiving_waters(v["site"], dem=None, streams=None,
+                                       waterbodies=v["waterbodies"], orw=v["orw"],
+                                       impaired=v["impaired"])
+    # from the site's corner (400, 1200) to the pond's corner (705, 1055): hypot(305, 145) m
+    expected = round(float(np.hypot(305, 145)) / 0.3048, 1)
+    assert [(d["type"], d["name"], d["flow_distance_ft"]) for d in result["downstream"]] == [
+        ("waterbody", "Mill Pond", expected), ("impaired", "Mill Pond", expected)]
+    assert result["approximate"] is True
