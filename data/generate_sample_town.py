@@ -847,11 +847,15 @@ def generate(out_dir: Path) -> dict:
         "waterbodies": wb_gdf, "orw": orw_gdf, "impaired_waters": impaired_gdf,
         "town_boundary": town_gdf,
     }
+    # pin the GeoPackage timestamps so the same seed gives the same bytes; restore afterwards
     pyogrio.set_gdal_config_options({"OGR_CURRENT_DATE": GPKG_DATE})
-    write_geopackage(layers, out_dir / "sample.gpkg")
-    _describe_gpkg(out_dir / "sample.gpkg", layers)
-    write_geopackage(sites, out_dir / "sites.gpkg")
-    _describe_gpkg(out_dir / "sites.gpkg", sites)
+    try:
+        write_geopackage(layers, out_dir / "sample.gpkg")
+        _describe_gpkg(out_dir / "sample.gpkg", layers)
+        write_geopackage(sites, out_dir / "sites.gpkg")
+        _describe_gpkg(out_dir / "sites.gpkg", sites)
+    finally:
+        pyogrio.set_gdal_config_options({"OGR_CURRENT_DATE": None})
     _write_tif(out_dir / "dem.tif", dem, dem_transform, "float32", NODATA,
                "Elevation in metres (NAVD88-like, synthetic)")
     _write_tif(out_dir / "impervious.tif", imperv, imp_transform, "uint8", 255,
@@ -983,18 +987,17 @@ def build_dem(streams, waterbodies, levels, huc12):
 def build_impervious(lots, records, parcels, rng):
     ncol, nrow, transform = _grid(IMPERVIOUS_CELL_M)
     shapes = []
-    lot_geom = {}
-    for rec in records:
-        lot_geom[rec["lot"]] = shapely.union_all(rec["geoms"])
-    for i, g in lot_geom.items():
-        built = lots[i].built
+    for rec in records:  # one record per parcel piece (a lot cut by the town line gives two)
+        g = shapely.union_all(rec["geoms"])
+        built = lots[rec["lot"]].built
         if not built:
             continue
-        fin = rotate_geoms(np.array(built))
-        for b in fin:
-            piece = b.intersection(g)
-            if not piece.is_empty:
-                shapes.append(piece)
+        pieces = [p for p in shapely.intersection(rotate_geoms(np.array(built)), g)
+                  if not p.is_empty]
+        if sum(p.area for p in pieces) < 60.0:  # the cut took the house: put one back inside
+            c = g.representative_point()
+            pieces.append(box(c.x - 6, c.y - 5, c.x + 6, c.y + 5).intersection(g))
+        shapes.extend(pieces)
     roads = parcels.loc[parcels["POLY_TYPE"].isin(["ROW", "PRIV_ROW"]), "geometry"].tolist()
     arr = rasterize([(g, 1) for g in shapes + roads], out_shape=(nrow, ncol),
                     transform=transform, fill=0, dtype="uint8")
@@ -1013,6 +1016,9 @@ def _write_tif(path: Path, arr, transform, dtype, nodata, desc):
                         TIFFTAG_IMAGEDESCRIPTION=f"{desc}. {DATA_NOTE}")
         dst.set_band_description(1, desc)
     tmp.replace(path)
+    stale = path.with_name(path.name + ".aux.xml")  # statistics GDAL/QGIS cached for the old file
+    if stale.exists():
+        stale.unlink()
 
 
 def _describe_gpkg(path: Path, layers: dict):

@@ -283,6 +283,28 @@ def test_abutter_subjects_have_the_documented_neighbours(parcels, assess):
     assert (parcels.loc[parcels["POLY_TYPE"] == "WATER"].distance(geom) <= 50 * FT).any()
 
 
+def test_impervious_raster_agrees_with_roads_and_built_lots(parcels, assess):
+    def values_at(points):
+        with rasterio.open(SAMPLE / "impervious.tif") as imp:
+            return np.array([v[0] for v in imp.sample(zip(points.x, points.y, strict=True))])
+
+    roads = parcels[parcels["POLY_TYPE"] == "ROW"].geometry.representative_point()
+    assert values_at(roads).mean() > 0.95
+    water = parcels[parcels["POLY_TYPE"] == "WATER"].geometry.representative_point()
+    assert values_at(water).max() == 0
+    vacant_ids = set(assess.loc[assess["USE_CODE"] == "130", "LOC_ID"])
+    vacant = parcels[parcels["LOC_ID"].isin(vacant_ids)]
+    with rasterio.open(SAMPLE / "impervious.tif") as imp:
+        from rasterio.mask import mask
+
+        inner = [g.buffer(-3) for g in vacant.geometry.iloc[:40]]
+        inner = [g for g in inner if not g.is_empty]
+        assert all(mask(imp, [g], crop=True, filled=False)[0].max() == 0 for g in inner)
+        houses = set(assess.loc[assess["USE_CODE"] == "101", "LOC_ID"])
+        built = parcels[parcels["LOC_ID"].isin(houses)].geometry.iloc[:40]
+        assert all(mask(imp, [g], crop=True, filled=False)[0].max() == 1 for g in built)
+
+
 # --------------------------------------------------------------------------- demo sites
 def test_demo_sites_meet_their_descriptions():
     site = _layer("site", SITES).geometry.iloc[0]
