@@ -19,6 +19,9 @@ DATA = Path(__file__).resolve().parent / "data"
 SAMPLE = ROOT / "data" / "sample"
 if str(PLUGIN_PARENT) not in sys.path:
     sys.path.insert(0, str(PLUGIN_PARENT))
+# QGIS computes raster statistics when it opens a DEM; without this GDAL would leave
+# dem.tif.aux.xml files beside the shared sample data.
+os.environ["GDAL_PAM_ENABLED"] = "NO"
 QGIS_PLUGINS = "/usr/share/qgis/python/plugins"
 if os.path.isdir(QGIS_PLUGINS) and QGIS_PLUGINS not in sys.path:
     sys.path.append(QGIS_PLUGINS)

@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import csv
+import json
 import subprocess
 from pathlib import Path
 
 import pytest
-from conftest import ENGINE, M, engine_env
+from conftest import ENGINE, SAMPLE, M, engine_env
 
 pytestmark = pytest.mark.qgis
 
@@ -66,3 +67,89 @@ def test_selected_subject_parcel_gives_the_cli_abutters(plugin, town, tmp_path):
         assert (package / name).is_file(), name
     assert result["MAILING_LIST_CSV"] == str(package / "mailing_list.csv")
     assert result["ABUTTER_COUNT"] == 5
+
+
+def _sample_cli(out: Path, *args: str) -> dict[str, float]:
+    proc = subprocess.run([ENGINE, "--progress", "none", "abutters", "--config",
+                           str(SAMPLE / "town.toml"), *args, "--out", str(out)],
+                          capture_output=True, text=True, env=engine_env())
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    return _csv_distances(out / "abutting_parcels.csv")
+
+
+def _csv_rows(path: Path) -> list[dict]:
+    """The table's rows and the notes after it, less the notes naming the source files (the
+    plugin's are temporary exports) and the time of the run."""
+    with path.open(encoding="utf-8-sig", newline="") as fh:
+        rows = list(csv.reader(fh))
+    return [r for r in rows
+            if not (r and (r[0].startswith(("# Source ", "# SYNTHETIC"))
+                           or " Generated " in r[0]))]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("subject", ["M_236682_917765", "M_239438_916517"])
+def test_sample_town_selection_equals_the_cli(plugin, subject, tmp_path):
+    """README subjects: a house lot next to a ROW and a condominium; one by the town line."""
+    import processing
+    from qgis.core import QgsProcessingFeatureSourceDefinition, QgsProject, QgsVectorLayer
+
+    parcels = QgsVectorLayer(f"{SAMPLE / 'sample.gpkg'}|layername=parcels", "parcels", "ogr")
+    QgsProject.instance().addMapLayer(parcels)
+    try:
+        parcels.selectByExpression(f"\"LOC_ID\" = '{subject}'")
+        assert parcels.selectedFeatureCount() == 1
+        result = processing.run("swm_gis:abutters", {
+            "PARCELS": parcels,
+            "ASSESS": f"{SAMPLE / 'sample.gpkg'}|layername=assess",
+            "TOWN_BOUNDARY": f"{SAMPLE / 'sample.gpkg'}|layername=town_boundary",
+            "SUBJECT": QgsProcessingFeatureSourceDefinition(parcels.id(), True),
+            "TOWN_NAME": "Sampleton (SYNTHETIC)",
+            "OUTPUT": "memory:", "OUTPUT_FOLDER": str(tmp_path / "plugin")})
+    finally:
+        QgsProject.instance().removeMapLayer(parcels.id())
+    got = _layer_distances(result["OUTPUT"])
+    cli = _sample_cli(tmp_path / "cli", "--parcel", subject)
+    assert got == pytest.approx(cli, abs=0.005)
+    assert max(got.values()) <= 100.0
+    plugin_mail = _csv_rows(tmp_path / "plugin" / "mailing_list.csv")
+    cli_mail = _csv_rows(tmp_path / "cli" / "mailing_list.csv")
+    assert plugin_mail == cli_mail
+    inputs = json.loads((tmp_path / "plugin" / "qgis_inputs.json").read_text(encoding="utf-8"))
+    assert inputs["inputs"]["SUBJECT"]["selected_features_only"] is True
+    assert inputs["inputs"]["SUBJECT"]["features"] == 1
+    assert inputs["inputs"]["PARCELS"]["source"].startswith(str(SAMPLE / "sample.gpkg"))
+    blank = cli_mail.index([]) if [] in cli_mail else len(cli_mail)
+    assert result["RECIPIENT_COUNT"] == blank - 1 > 0  # rows before the notes, less the header
+
+
+@pytest.mark.slow
+def test_sample_town_site_layer_as_subject_equals_cli_site(plugin, tmp_path):
+    import processing
+
+    site = f"{SAMPLE / 'sites.gpkg'}|layername=site"
+    result = processing.run("swm_gis:abutters", {
+        "PARCELS": f"{SAMPLE / 'sample.gpkg'}|layername=parcels", "SUBJECT": site,
+        "DISTANCE": 250, "OUTPUT": "memory:"})
+    got = _layer_distances(result["OUTPUT"])
+    cli = _sample_cli(tmp_path / "cli", "--site", f"{SAMPLE / 'sites.gpkg'}:site",
+                      "--distance", "250ft")
+    assert got == pytest.approx(cli, abs=0.005)
+    assert any(d > 100 for d in got.values()) and max(got.values()) <= 250.0
+
+
+def test_the_output_is_styled_when_loaded(plugin, town):
+    import processing
+    from qgis.core import QgsProject
+
+    processing.runAndLoadResults("swm_gis:abutters", {
+        "PARCELS": town["parcels"], "SUBJECT_IDS": "P2", "OUTPUT": "TEMPORARY_OUTPUT"})
+    loaded = QgsProject.instance().mapLayersByName("Abutting parcels")
+    try:
+        assert len(loaded) == 1
+        renderer = loaded[0].renderer()
+        assert renderer.type() == "graduatedSymbol"
+        assert renderer.classAttribute() == "distance_ft"
+        assert loaded[0].labelsEnabled()
+    finally:
+        QgsProject.instance().removeMapLayers([layer.id() for layer in loaded])

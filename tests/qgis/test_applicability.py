@@ -24,31 +24,37 @@ def _rows(layer) -> list[tuple]:
 
 @pytest.fixture(scope="module")
 def reference(tmp_path_factory):
-    from qgis.core import QgsVectorLayer
 
     out = tmp_path_factory.mktemp("cli_applicability") / "applicability.gpkg"
     proc = subprocess.run([ENGINE, "--progress", "none", "applicability", "--config",
                            str(SAMPLE / "town.toml"), "--out", str(out)],
                           capture_output=True, text=True, env=engine_env())
     assert proc.returncode == 0, proc.stderr[-2000:]
-    return _rows(QgsVectorLayer(f"{out}|layername=applicability", "ref", "ogr"))
+    return out
 
 
-def test_with_the_town_config(plugin, reference):
+@pytest.fixture(scope="module")
+def reference_rows(reference):
+    from qgis.core import QgsVectorLayer
+
+    return _rows(QgsVectorLayer(f"{reference}|layername=applicability", "ref", "ogr"))
+
+
+def test_with_the_town_config(plugin, reference_rows):
     import processing
 
     r = processing.run("swm_gis:applicabilitymap", {
         "TOWN_CONFIG": str(SAMPLE / "town.toml"), "OUTPUT": "memory:", "SUMMARY": "memory:"})
     got = _rows(r["OUTPUT"])
     assert len(got) == 3168  # README: 3,168 parcel polygons
-    assert got == reference
+    assert got == reference_rows
     assert len({row[0] for row in got}) == 3168 - 1  # one parcel id on two polygons
     summary = list(r["SUMMARY"].getFeatures())
     town = [f for f in summary if f["huc12"] == "all"]
     assert sum(f["parcels"] for f in town) == len(got)
 
 
-def test_with_qgis_layers(plugin, reference):
+def test_with_qgis_layers(plugin, reference_rows):
     import processing
 
     def layer(name):
@@ -63,4 +69,21 @@ def test_with_qgis_layers(plugin, reference):
         "STREAMS": layer("streams"), "WATERBODIES": layer("waterbodies"),
         "TOWN_BOUNDARY": layer("town_boundary"), "DEM": str(SAMPLE / "dem.tif"),
         "OUTPUT": "memory:"})
-    assert _rows(r["OUTPUT"]) == reference
+    assert _rows(r["OUTPUT"]) == reference_rows
+
+
+def test_the_output_gets_the_style_the_engine_stored(plugin, reference, tmp_path):
+    from qgis.core import QgsVectorLayer
+    from swm_gis_qgis.algorithms.base import StyleLayer, stored_style_qml
+
+    src = QgsVectorLayer(f"{reference}|layername=applicability", "src", "ogr")
+    qml = stored_style_qml(src, tmp_path / "stored.qml")
+    assert qml is not None and "screening_class" in qml.read_text(encoding="utf-8")
+    copy = QgsVectorLayer("MultiPolygon?crs=EPSG:26986&field=screening_class:string", "c",
+                          "memory")
+    StyleLayer(qml).postProcessLayer(copy, None, None)
+    renderer = copy.renderer()
+    assert renderer.type() == "categorizedSymbol"
+    assert renderer.classAttribute() == "screening_class"
+    classes = {c.value() for c in renderer.categories()}
+    assert {row[-1] for row in _rows(src)} <= classes

@@ -132,6 +132,13 @@ assessing OWNER1, OWN_ADDR, OWN_CITY, OWN_STATE, OWN_ZIP, ...). Same result as \
             raise QgsProcessingException(
                 "SUBJECT: no subject parcels (with an id) are selected in the parcels layer. "
                 "Select the subject parcels and tick 'Selected features only'.")
+        layer = ws.layer_of("SUBJECT")
+        ws.inputs["SUBJECT"] = {
+            "layer": layer.name() if layer is not None else None,
+            "source": layer.publicSource() if layer is not None else None,
+            "selected_features_only": ws.selected_only("SUBJECT"),
+            "features": len(ids), "parcel_ids": ids,
+            "exported_to": None, "note": "the parcels layer itself: passed as --parcel ids"}
         return ids
 
     def collect(self, result, parameters, context, feedback, ws):
@@ -142,7 +149,7 @@ assessing OWNER1, OWN_ADDR, OWN_CITY, OWN_STATE, OWN_ZIP, ...). Same result as \
         res = {"OUTPUT": dest, "OUTPUT_FOLDER": str(out)}
         for name, (file, _desc) in FILES.items():
             res[name] = str(out / file) if (out / file).exists() else None
-        res["ABUTTER_COUNT"] = _count_rows(out / "abutting_parcels.csv")
+        res["ABUTTER_COUNT"] = _count_rows(out / "abutting_parcels.csv")  # = OUTPUT rows
         res["RECIPIENT_COUNT"] = _count_rows(out / "mailing_list.csv")
         for line in result.get("summary") or []:
             feedback.pushInfo(str(line))
@@ -150,11 +157,18 @@ assessing OWNER1, OWN_ADDR, OWN_CITY, OWN_STATE, OWN_ZIP, ...). Same result as \
 
 
 def _count_rows(path: Path) -> int | None:
-    """Data rows of a CSV the engine wrote (header and comment/blank lines excluded)."""
+    """Data rows of a CSV the engine wrote: the table ends at the first blank row (the notes
+    after it start with '#')."""
     if not path.exists():
         return None
     import csv
 
+    n = 0
     with path.open(encoding="utf-8-sig", newline="") as fh:
-        rows = [r for r in csv.reader(fh) if r and not r[0].startswith("#")]
-    return max(0, len(rows) - 1)
+        reader = csv.reader(fh)
+        next(reader, None)  # header
+        for row in reader:
+            if not row or not any(c.strip() for c in row) or row[0].startswith("#"):
+                break
+            n += 1
+    return n

@@ -257,6 +257,7 @@ class SwmGisAlgorithm(QgsProcessingAlgorithm):
         except engine.EngineError as exc:
             raise QgsProcessingException(str(exc)) from None
         outputs = self.collect(result, parameters, context, feedback, ws)
+        ws.write_provenance(outputs)
         feedback.setProgress(100.0)
         return outputs
 
@@ -368,14 +369,26 @@ class Workspace:
         self.folder = folder
         self.layers: dict[str, dict[str, Any]] = {}
         self.rules: dict[str, Any] = {}
+        self.inputs: dict[str, dict[str, Any]] = {}  # provenance: QGIS layer -> exported file
 
     # -- helpers ------------------------------------------------------------------------
     def has(self, name: str) -> bool:
         value = self.parameters.get(name)
         return value is not None and value != ""
 
+    def layer_of(self, name: str) -> QgsVectorLayer | None:
+        """The vector layer behind parameter ``name``, also for a "selected features only"
+        definition (which parameterAsVectorLayer does not resolve in QGIS 3.22)."""
+        value = self.parameters.get(name)
+        if isinstance(value, QgsProcessingFeatureSourceDefinition):
+            src = value.source
+            src = src.staticValue() if hasattr(src, "staticValue") else src
+            layer = QgsProcessingUtils.mapLayerFromString(str(src), self.context)
+            return layer if isinstance(layer, QgsVectorLayer) else None
+        return self.alg.parameterAsVectorLayer(self.parameters, name, self.context)
+
     def source_layer_label(self, name: str) -> str:
-        layer = self.alg.parameterAsVectorLayer(self.parameters, name, self.context)
+        layer = self.layer_of(name)
         return f"'{layer.name()}'" if layer is not None else name
 
     def selected_only(self, name: str) -> bool:
@@ -385,8 +398,7 @@ class Workspace:
 
     def same_layer(self, a: str, b: str) -> bool:
         """True when parameters ``a`` and ``b`` name the same layer (maybe with a selection)."""
-        la = self.alg.parameterAsVectorLayer(self.parameters, a, self.context)
-        lb = self.alg.parameterAsVectorLayer(self.parameters, b, self.context)
+        la, lb = self.layer_of(a), self.layer_of(b)
         if la is None or lb is None:
             return False
         return la.id() == lb.id() or la.source() == lb.source()
@@ -519,6 +531,15 @@ class Workspace:
                 del writer
                 raise QgsProcessingException(f"Cannot export {name} ({label}) to {path}: {msg}")
         del writer  # flush and close
+        layer = self.layer_of(name)
+        self.inputs[name] = {
+            "layer": layer.name() if layer is not None else None,
+            "source": layer.publicSource() if layer is not None else str(
+                self.parameters.get(name)),
+            "crs": crs.authid() or crs.description(),
+            "selected_features_only": self.selected_only(name),
+            "features": source.featureCount(), "exported_to": path,
+        }
         self.feedback.pushInfo(f"{name}: exported {source.featureCount()} features of {label}"
                                f"{' (selected only)' if self.selected_only(name) else ''} "
                                f"to {path}")
@@ -550,6 +571,8 @@ class Workspace:
                 "the layer's Properties > Source and run again.")
         self.layers[li.key] = {"path": layer.source().split("|")[0], "layer": None,
                                "fields": {}, "crs": layer.crs().authid() or None}
+        self.inputs[li.param] = {"layer": layer.name(), "source": layer.publicSource(),
+                                 "crs": layer.crs().authid(), "exported_to": None}
 
     # -- the town config ----------------------------------------------------------------
     def write_config(self, *, name: str | None = None) -> str:
@@ -601,6 +624,20 @@ class Workspace:
                 + (" or a town config file (TOWN_CONFIG)." if self.alg.ACCEPTS_TOWN_CONFIG
                    else "."))
         return self.write_config()
+
+    def write_provenance(self, outputs: dict) -> None:
+        """qgis_inputs.json beside the engine's outputs: which QGIS layers (source, selection,
+        feature count) the temporary files named in the outputs' source notes came from."""
+        folder = outputs.get("OUTPUT_FOLDER") or getattr(self.alg, "_out", None)
+        if not folder or not os.path.isdir(folder) or not self.inputs:
+            return
+        doc = {"algorithm": f"swm_gis:{self.alg.ALG_ID}", "inputs": self.inputs,
+               "town_config": self.town_config() or str(self.folder / "town.toml"),
+               "note": "The engine read temporary exports of these QGIS layers; the source "
+                       "notes in the outputs name the exports."}
+        Path(folder, "qgis_inputs.json").write_text(json.dumps(doc, indent=2, default=str),
+                                                    encoding="utf-8")
+        self.feedback.pushInfo(f"Inputs recorded in {Path(folder, 'qgis_inputs.json')}")
 
     def out_folder(self, *, sub: str = "out") -> str:
         """OUTPUT_FOLDER if given (created), else a folder in the run's temporary folder."""
