@@ -78,16 +78,20 @@ def test_committed_geopackages_equal_what_the_generator_writes(regenerated, name
         attrs = [c for c in a.columns if c != "geometry"]
         pd.testing.assert_frame_equal(pd.DataFrame(a[attrs]), pd.DataFrame(b[attrs]),
                                       obj=layer)
-        if "geometry" in a:
-            same = shapely.equals_exact(a.geometry.values, b.geometry.values, tolerance=1e-6)
-            assert same.all(), f"{layer}: {int((~same).sum())} geometries differ"
+        if "geometry" in a:  # within 1 cm (robust to GEOS versions ordering vertices differently)
+            gap = shapely.hausdorff_distance(a.geometry.values, b.geometry.values)
+            assert (gap <= 0.01).all(), f"{layer}: {int((gap > 0.01).sum())} geometries differ"
 
 
 @pytest.mark.parametrize("name", ["dem.tif", "impervious.tif"])
 def test_committed_rasters_equal_what_the_generator_writes(regenerated, name):
     with rasterio.open(SAMPLE / name) as a, rasterio.open(regenerated / name) as b:
         assert (a.crs, a.transform, a.nodata, a.dtypes) == (b.crs, b.transform, b.nodata, b.dtypes)
-        np.testing.assert_array_equal(a.read(1), b.read(1))
+        old, new = a.read(1), b.read(1)
+        if name == "dem.tif":  # elevations rounded to 1 cm
+            np.testing.assert_allclose(old, new, atol=0.011)
+        else:  # a cell whose centre sits on a polygon edge may flip with another GEOS
+            assert (old != new).mean() < 1e-4
 
 
 @pytest.mark.parametrize("name", ["README.md", "town.toml"])
