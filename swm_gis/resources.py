@@ -146,8 +146,10 @@ def _floodplain(config: TownConfig, site: gpd.GeoDataFrame,
     geoms = list(site.geometry.values)
     if subject is not None and len(subject):
         geoms += list(subject.to_crs(site.crs).geometry.values)
-    bbox = tuple(shapely.bounds(shapely.union_all(geoms)))
-    zones = io.read_layer(config, "flood_zones", bbox=bbox)
+    # grown by the habitat distance so the map shows the zones around the site, too
+    grow = config.rules.habitat_distance_ft / feet_per_unit(site.crs)
+    x0, y0, x1, y1 = shapely.bounds(shapely.union_all(geoms))
+    zones = io.read_layer(config, "flood_zones", bbox=(x0 - grow, y0 - grow, x1 + grow, y1 + grow))
     rules = config.rules
     result = floodplain_overlap(site, zones, rules=rules)
     result.pop("area_sqft", None)
