@@ -59,11 +59,15 @@ Progress = Callable[[float, str], None]
 BBox = tuple[float, float, float, float]
 
 SQFT_PER_SQM = FT_PER_M**2
-#: Reference geometry is cut into squares of this size (m) so that predicates and intersections
-#: against huge watershed or floodplain polygons touch only a few hundred vertices.
-PIECE_SIZE_M = 250.0
-#: NHESP features farther than this are not searched for; the distance is left empty (null).
-NHESP_SEARCH_FT = 5_280.0
+#: Reference geometry is cut into pieces of at most this many vertices and this extent (m), so
+#: that predicates, distances and intersections against huge habitat or floodplain polygons touch
+#: only a few dozen vertices each.
+MAX_PIECE_VERTICES = 64
+MAX_PIECE_EXTENT_M = 500.0
+#: NHESP distances are reported up to this far (twice the 500 ft rule); beyond it the distance is
+#: empty (null), read "no NHESP feature within 1,000 ft". Searching farther costs time for no
+#: screening value.
+NHESP_SEARCH_FT = 1_000.0
 #: Thresholds are inclusive; this absorbs floating-point noise from the metre-to-foot conversion
 #: (a parcel exactly 500 ft away computes as 500.00000000000006 ft).
 INCLUSIVE_TOL_FT = 1e-6
@@ -190,6 +194,51 @@ class DrainageGrid:
     impaired_ran: bool = True
 
 
+class _Zones:
+    """Polygons with a value each (watersheds) for largest-overlap assignment.
+
+    Keeps the polygons whole and cuts only their boundaries into short lines: a parcel's
+    representative point finds its polygon (prepared polygons against a tree of points), and only
+    parcels that meet a boundary have their shares measured.
+    """
+
+    def __init__(self, polys: np.ndarray, values: np.ndarray) -> None:
+        self.polys = polys
+        self.values = values
+        self.edges, self.edge_owner = boundary_chunks(polys)
+        self._trees: dict[str, shapely.STRtree] = {}
+
+    def tree(self, which: str) -> shapely.STRtree:
+        if which not in self._trees:
+            self._trees[which] = shapely.STRtree(self.polys if which == "polys" else self.edges)
+        return self._trees[which]
+
+    def __len__(self) -> int:
+        return len(self.polys)
+
+    def __getstate__(self) -> dict[str, Any]:
+        return {**self.__dict__, "_trees": {}}
+
+
+def boundary_chunks(polys: np.ndarray, *, max_vertices: int = 32
+                    ) -> tuple[np.ndarray, np.ndarray]:
+    """Polygon boundaries cut into lines of at most ``max_vertices`` vertices, with their owner."""
+    if len(polys) == 0:
+        return np.array([], dtype=object), np.array([], dtype=np.int64)
+    rings, owner = shapely.get_parts(shapely.boundary(polys), return_index=True)
+    coords, ring_of = shapely.get_coordinates(rings, return_index=True)
+    starts = np.r_[0, np.flatnonzero(np.diff(ring_of)) + 1]
+    lines, owners = [], []
+    step = max_vertices - 1
+    for ring, start in enumerate(starts):  # one entry per ring (few): not the parcel hot path
+        end = starts[ring + 1] if ring + 1 < len(starts) else len(coords)
+        for a in range(start, end - 1, step):
+            lines.append(coords[a:min(a + max_vertices, end)])
+            owners.append(owner[ring])
+    return (np.array([shapely.linestrings(c) for c in lines], dtype=object),
+            np.asarray(owners, dtype=np.int64))
+
+
 class _Pieces:
     """Reference geometry cut into small pieces, with a value per piece and an STRtree.
 
@@ -226,9 +275,9 @@ class Overlays:
     rules: Rules = field(default_factory=Rules)
     habitats: _Pieces | None = None
     sfha: _Pieces | None = None
-    huc12: _Pieces | None = None
+    huc12: _Zones | None = None
     huc12_names: dict[str, str] = field(default_factory=dict)
-    huc10: _Pieces | None = None
+    huc10: _Zones | None = None
     drainage: DrainageGrid | None = None
     checks: list[dict[str, Any]] = field(default_factory=list)
 
@@ -244,14 +293,14 @@ class Overlays:
         huc12: gpd.GeoDataFrame | None = None,
         huc10: gpd.GeoDataFrame | None = None,
         drainage: DrainageGrid | None = None,
-        piece_size_m: float = PIECE_SIZE_M,
+        max_piece_vertices: int = MAX_PIECE_VERTICES,
     ) -> Overlays:
         """Prepare reference frames (logical field names, working CRS) for :func:`classify_parcels`.
 
         Habitat features are labelled ``priority:<id>``, ``estimated:<id>`` and
         ``vernal_pool:<id>``; SFHA polygons (rows where :func:`swm_gis.floodplain.sfha_mask` is
         true) are dissolved so overlapping zones are not counted twice; polygons are cut into
-        ``piece_size_m`` squares (areas and distances are unchanged by the cut).
+        small pieces by :func:`subdivide` (areas and distances are unchanged by the cut).
         """
         rules = rules or Rules()
         hab_geoms, hab_labels = [], []
@@ -265,7 +314,7 @@ class Overlays:
         if any(f is not None for f in (nhesp_priority, nhesp_estimated, vernal_pools)):
             g = np.concatenate(hab_geoms) if hab_geoms else np.array([], dtype=object)
             v = np.concatenate(hab_labels) if hab_labels else np.array([], dtype=object)
-            habitats = _Pieces(*subdivide(g, v, piece_size_m=piece_size_m))
+            habitats = _Pieces(*subdivide(g, v, max_vertices=max_piece_vertices))
         sfha = None
         if flood_zones is not None:
             in_sfha = sfha_mask(flood_zones, rules=rules).to_numpy()
@@ -274,9 +323,9 @@ class Overlays:
                          else np.array([], dtype=object))
             dissolved = dissolved[shapely.area(dissolved) > 0] if len(dissolved) else dissolved
             sfha = _Pieces(*subdivide(dissolved, np.zeros(len(dissolved), dtype=np.int64),
-                                      piece_size_m=piece_size_m))
-        h12 = _huc_pieces(huc12, piece_size_m)
-        h10 = _huc_pieces(huc10, piece_size_m)
+                                      max_vertices=max_piece_vertices))
+        h12 = _huc_zones(huc12)
+        h10 = _huc_zones(huc10)
         names = {}
         if huc12 is not None and "name" in huc12:
             names = dict(zip(huc12["huc"].astype(str), huc12["name"].astype(object), strict=True))
@@ -284,48 +333,57 @@ class Overlays:
                    huc10=h10, drainage=drainage)
 
 
-def _huc_pieces(frame: gpd.GeoDataFrame | None, piece_size_m: float) -> _Pieces | None:
+def _huc_zones(frame: gpd.GeoDataFrame | None) -> _Zones | None:
     if frame is None:
         return None
     ok = frame["huc"].notna().to_numpy()
     codes = frame["huc"].astype(object)[ok].astype(str).str.strip().to_numpy(dtype=object)
-    return _Pieces(*subdivide(frame.geometry.values.to_numpy()[ok], codes,
-                              piece_size_m=piece_size_m))
+    return _Zones(frame.geometry.values.to_numpy()[ok], codes)
 
 
-def subdivide(geoms: np.ndarray, values: np.ndarray, *, piece_size_m: float = PIECE_SIZE_M
-              ) -> tuple[np.ndarray, np.ndarray]:
-    """Cut polygons and lines into squares of ``piece_size_m`` (points pass through).
+def subdivide(geoms: np.ndarray, values: np.ndarray, *, max_vertices: int = MAX_PIECE_VERTICES,
+              max_extent_m: float = MAX_PIECE_EXTENT_M) -> tuple[np.ndarray, np.ndarray]:
+    """Cut polygons and lines in halves, recursively, until each piece is small (points pass).
 
-    Each piece keeps its source's value. Distances to, and intersection areas with, the union of
-    a source's pieces equal those of the source, so exact results are unchanged; only the work
-    per predicate shrinks. Vectorised: one STRtree query of sources against grid squares.
+    A piece is small when it has at most ``max_vertices`` vertices and spans at most
+    ``max_extent_m`` (the quadtree cut of PostGIS ``ST_Subdivide``). Each piece keeps its source's
+    value. Distances to, and intersection areas with, the union of a source's pieces equal those
+    of the source, so exact results are unchanged; only the work per predicate shrinks. Each round
+    is vectorised (every large piece cut at once), and a round costs about one pass over the
+    vertices, so a source of n vertices is cut in O(n log n).
     """
     geoms = np.asarray(geoms, dtype=object)
     values = np.asarray(values)
-    if len(geoms) == 0:
-        return geoms, values
-    b = shapely.bounds(geoms)
-    big = ((b[:, 2] - b[:, 0]) > piece_size_m) | ((b[:, 3] - b[:, 1]) > piece_size_m)
-    big &= shapely.get_dimensions(geoms) > 0
-    if not big.any():
-        return geoms, values
-    x0, y0, x1, y1 = shapely.total_bounds(geoms[big])
-    xs = np.arange(math.floor(x0 / piece_size_m), math.ceil(x1 / piece_size_m) + 1) * piece_size_m
-    ys = np.arange(math.floor(y0 / piece_size_m), math.ceil(y1 / piece_size_m) + 1) * piece_size_m
-    gx, gy = np.meshgrid(xs[:-1], ys[:-1])
-    cells = shapely.box(gx.ravel(), gy.ravel(), gx.ravel() + piece_size_m,
-                        gy.ravel() + piece_size_m)
-    src = np.flatnonzero(big)
-    gi, ci = shapely.STRtree(cells).query(geoms[src], predicate="intersects")
-    pieces = shapely.intersection(geoms[src][gi], cells[ci])
-    dim = shapely.get_dimensions(geoms[src][gi])
-    # keep pieces with substance in the source's own dimension (drop touching slivers)
-    keep = np.where(dim == 2, shapely.area(pieces) > 0, shapely.length(pieces) > 0)
-    keep &= ~shapely.is_empty(pieces)
-    out_g = np.concatenate([geoms[~big], pieces[keep]])
-    out_v = np.concatenate([values[~big], values[src][gi][keep]])
-    return out_g, out_v
+    max_vertices = max(int(max_vertices), 8)  # a cut polygon keeps at least 5 vertices
+    done_g, done_v = [], []
+    for _ in range(64):  # each round halves the pieces; 64 rounds is far more than enough
+        if not len(geoms):
+            break
+        b = shapely.bounds(geoms)
+        w, h = b[:, 2] - b[:, 0], b[:, 3] - b[:, 1]
+        dim = shapely.get_dimensions(geoms)
+        big = (dim > 0) & ((shapely.get_num_coordinates(geoms) > max_vertices)
+                           | (np.maximum(w, h) > max_extent_m))
+        done_g.append(geoms[~big])
+        done_v.append(values[~big])
+        if not big.any():
+            break
+        g, v, b, w, h, dim = geoms[big], values[big], b[big], w[big], h[big], dim[big]
+        wide = w >= h
+        mid_x, mid_y = (b[:, 0] + b[:, 2]) / 2, (b[:, 1] + b[:, 3]) / 2
+        lo = shapely.box(b[:, 0], b[:, 1], np.where(wide, mid_x, b[:, 2]),
+                         np.where(wide, b[:, 3], mid_y))
+        hi = shapely.box(np.where(wide, mid_x, b[:, 0]), np.where(wide, b[:, 1], mid_y),
+                         b[:, 2], b[:, 3])
+        halves = shapely.intersection(np.concatenate([g, g]), np.concatenate([lo, hi]))
+        hv, hdim = np.concatenate([v, v]), np.concatenate([dim, dim])
+        # keep halves with substance in the source's own dimension (drop cut-line slivers)
+        keep = np.where(hdim == 2, shapely.area(halves) > 0, shapely.length(halves) > 0)
+        geoms, values = halves[keep], hv[keep]
+    else:
+        done_g.append(geoms)
+        done_v.append(values)
+    return np.concatenate(done_g), np.concatenate(done_v)
 
 
 # =========================================================================== core
@@ -350,13 +408,14 @@ def classify_parcels(parcels: gpd.GeoDataFrame, overlays: Overlays) -> gpd.GeoDa
     out["area_acres"] = out["area_sqft"] / SQFT_PER_ACRE
     out["can_reach_trigger"] = pd.array(out["area_sqft"].to_numpy() >= rules.trigger_sqft,
                                         dtype="boolean")
-    huc12 = _largest_overlap(geoms, overlays.huc12)
+    rep_points = shapely.point_on_surface(geoms)
+    huc12 = _largest_overlap(geoms, overlays.huc12, rep_points)
     out["huc12"] = huc12
     out["huc12_name"] = pd.Series(huc12, index=out.index, dtype=object).map(
         lambda c: overlays.huc12_names.get(c) if c is not None else None
     ) if overlays.huc12_names else None
     if overlays.huc10 is not None:
-        out["huc10"] = _largest_overlap(geoms, overlays.huc10)
+        out["huc10"] = _largest_overlap(geoms, overlays.huc10, rep_points)
     elif overlays.huc12 is not None:  # WBD codes nest: a HUC10 is the first 10 digits of a HUC12
         out["huc10"] = [c[:10] if c is not None else None for c in huc12]
     else:
@@ -401,32 +460,29 @@ def _nullable(values: np.ndarray | None, n: int) -> pd.arrays.BooleanArray:
     return pd.array(np.asarray(values, dtype=bool), dtype="boolean")
 
 
-def _largest_overlap(geoms: np.ndarray, pieces: _Pieces | None) -> np.ndarray:
-    """Value of the reference polygon with the largest overlap area (ties: smallest value).
+def _largest_overlap(geoms: np.ndarray, zones: _Zones | None, rep_points: np.ndarray
+                     ) -> np.ndarray:
+    """Value of the polygon with the largest overlap area (ties: smallest value).
 
-    Parcels whose candidates all carry one value skip the intersection (the common case: a parcel
-    inside one watershed); only parcels on a boundary have their shares measured.
+    A parcel that meets no polygon boundary lies wholly in the polygon holding its representative
+    point (found with prepared polygons against a tree of points); only parcels that meet a
+    boundary have their shares measured by exact intersection areas.
     """
     out = np.full(len(geoms), None, dtype=object)
-    if pieces is None or len(pieces) == 0 or len(geoms) == 0:
+    if zones is None or len(zones) == 0 or len(geoms) == 0:
         return out
-    pi, ti = pieces.tree.query(geoms, predicate="intersects")
-    if len(pi) == 0:
-        return out
-    vals = pieces.values[ti].astype(str)
-    df = pd.DataFrame({"p": pi, "v": vals})
-    nvals = df.groupby("p", sort=False)["v"].nunique()
-    single = nvals.index[nvals.to_numpy() == 1].to_numpy()
-    first = df.drop_duplicates("p").set_index("p")["v"]
-    out[single] = first.loc[single].to_numpy(dtype=object)
-    multi = np.isin(pi, nvals.index[nvals.to_numpy() > 1].to_numpy())
-    if multi.any():
-        inter = shapely.area(shapely.intersection(geoms[pi[multi]], pieces.geoms[ti[multi]]))
-        shares = (pd.DataFrame({"p": pi[multi], "v": vals[multi], "a": inter})
+    zi, pi = shapely.STRtree(rep_points).query(zones.polys, predicate="contains")
+    out[pi] = zones.values[zi]
+    cross = np.unique(zones.tree("edges").query(geoms, predicate="intersects")[0])
+    if len(cross):
+        ci, ti = zones.tree("polys").query(geoms[cross], predicate="intersects")
+        inter = shapely.area(shapely.intersection(geoms[cross][ci], zones.polys[ti]))
+        shares = (pd.DataFrame({"p": cross[ci], "v": zones.values[ti].astype(str), "a": inter})
                   .groupby(["p", "v"], as_index=False)["a"].sum())
         shares = shares[shares["a"] > 0].sort_values(["p", "a", "v"],
                                                      ascending=[True, False, True])
         best = shares.drop_duplicates("p")
+        out[cross] = None
         out[best["p"].to_numpy()] = best["v"].to_numpy(dtype=object)
     return out
 
@@ -447,17 +503,22 @@ def _nearest_habitat_ft(geoms: np.ndarray, pieces: _Pieces | None, *, unit_m: fl
                         ) -> tuple[np.ndarray, np.ndarray]:
     """Exact distance (ft) to the nearest habitat feature within the search radius, and its label.
 
-    Beyond :data:`NHESP_SEARCH_FT` the distance is NaN (null): no feature that near.
+    One STRtree ``dwithin`` query gives every (parcel, feature piece) pair within
+    :data:`NHESP_SEARCH_FT`; exact distances of the pairs are reduced to the minimum per parcel.
+    Beyond the radius the distance is NaN (null).
     """
     dist = np.full(len(geoms), np.nan)
     label = np.full(len(geoms), None, dtype=object)
     if pieces is None or len(pieces) == 0 or len(geoms) == 0:
         return dist, label
-    (pi, ti), d = pieces.tree.query_nearest(geoms,
-                                            max_distance=NHESP_SEARCH_FT / FT_PER_M / unit_m,
-                                            return_distance=True, all_matches=False)
-    dist[pi] = d * unit_m * FT_PER_M
-    label[pi] = pieces.values[ti]
+    radius = NHESP_SEARCH_FT / FT_PER_M / unit_m
+    pi, ti = pieces.tree.query(geoms, predicate="dwithin", distance=radius)
+    if len(pi):
+        d = shapely.distance(geoms[pi], pieces.geoms[ti])
+        order = np.lexsort((ti, d, pi))  # per parcel: nearest first, ties by feature order
+        first = order[np.r_[True, pi[order][1:] != pi[order][:-1]]]
+        dist[pi[first]] = d[first] * unit_m * FT_PER_M
+        label[pi[first]] = pieces.values[ti[first]]
     return dist, label
 
 
@@ -783,9 +844,10 @@ def run_applicability(
 
 
 def _append(result: gpd.GeoDataFrame, path: Path, *, first: bool) -> None:
+    # Arrow writes in bulk: half the CPU of feature-by-feature writing
     pyogrio.write_dataframe(result, path, layer=LAYER, driver="GPKG", append=not first,
                             dataset_options={"VERSION": "1.2"} if first else None,
-                            promote_to_multi=True)
+                            promote_to_multi=True, use_arrow=True)
 
 
 def _write_tables(path: Path, summary: pd.DataFrame, checks: list[dict[str, Any]],

@@ -183,30 +183,38 @@ def test_habitat_beyond_search_radius_has_null_distance():
 
 
 @settings(max_examples=40, deadline=None)
-@given(gap_ft=st.floats(min_value=0.0, max_value=1_000.0, allow_nan=False),
-       piece=st.sampled_from([20.0, 250.0, 10_000.0]))
-def test_distance_and_flag_agree_with_shapely_for_any_gap(gap_ft, piece):
+@given(gap_ft=st.floats(min_value=0.0, max_value=990.0, allow_nan=False),
+       max_vertices=st.sampled_from([8, 16, 64, 10_000]))
+def test_distance_and_flag_agree_with_shapely_for_any_gap(gap_ft, max_vertices):
     parcel = box(0, 0, 30, 30)
-    hab = box(30 + gap_ft * FT, -200, 30 + gap_ft * FT + 300, 400)
+    # a round habitat of 256 vertices, 700 m across: cut into pieces by vertices and by extent
+    hab = Point(30 + gap_ft * FT + 350, 15).buffer(350, quad_segs=64)
     out = ap.classify_parcels(
         gpd.GeoDataFrame({"id": ["A"]}, geometry=[parcel], crs=CRS),
         ap.Overlays.build(nhesp_priority=gpd.GeoDataFrame({"id": ["P"]}, geometry=[hab],
-                                                          crs=CRS), piece_size_m=piece))
+                                                          crs=CRS),
+                          max_piece_vertices=max_vertices))
     exact_ft = shapely.distance(parcel, hab) / FT
     assert out["nhesp_distance_ft"].iloc[0] == pytest.approx(exact_ft, abs=1e-6)
     assert bool(out["nhesp_within_500ft"].iloc[0]) is bool(exact_ft <= 500.0 + 1e-6)
 
 
 @settings(max_examples=30, deadline=None)
-@given(share=st.floats(min_value=0.0, max_value=1.0), piece=st.sampled_from([3.0, 250.0]))
-def test_sfha_fraction_is_the_exact_share_whatever_the_subdivision(share, piece):
+@given(share=st.floats(min_value=0.0, max_value=1.0),
+       max_vertices=st.sampled_from([8, 64]))
+def test_sfha_fraction_is_the_exact_share_whatever_the_subdivision(share, max_vertices):
     parcel = box(0, 0, 40, 40)
-    zone = box(-10, -10, 40 * share, 50)
+    # a zone with a wavy far edge (many vertices) and a straight edge across the parcel
+    wave = [(40 * share, -10), (40 * share, 50)] + [(-10 - 5 * (i % 2), 50 - i)
+                                                     for i in range(61)]
+    zone = shapely.Polygon(wave)
+    expected = shapely.intersection(parcel, zone).area / parcel.area
     out = ap.classify_parcels(
         gpd.GeoDataFrame({"id": ["A"]}, geometry=[parcel], crs=CRS),
         ap.Overlays.build(flood_zones=gpd.GeoDataFrame({"zone": ["AE"]}, geometry=[zone],
-                                                       crs=CRS), piece_size_m=piece))
-    assert out["sfha_fraction"].iloc[0] == pytest.approx(share, abs=1e-9)
+                                                       crs=CRS),
+                          max_piece_vertices=max_vertices))
+    assert out["sfha_fraction"].iloc[0] == pytest.approx(expected, abs=1e-9)
     assert bool(out["in_sfha"].iloc[0]) is bool(share > 0)
 
 
