@@ -49,6 +49,7 @@ import shapely
 from rasterio.features import rasterize
 from rasterio.transform import from_origin
 from shapely.geometry import LineString, Point, Polygon, box
+from shapely.ops import substring
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
@@ -598,7 +599,7 @@ def generate(out_dir: Path) -> dict:
     rng = np.random.default_rng(SEED)
     streams, waterbodies, levels = build_hydrology(rng)
     huc10, huc12 = build_hucs()
-    lots, lot_final, records, streets, priv, rail, water, town = build_parcels(
+    lots, _, records, streets, priv, rail, water, town = build_parcels(
         rng, waterbodies, streams)
 
     # ---------------- parcels table
@@ -809,7 +810,6 @@ def generate(out_dir: Path) -> dict:
     pond = waterbodies["Mill Pond"]
     west_half = box(236000, 916000, 237880, 920000)
     r1 = streams["S-001"].line
-    from shapely.ops import substring
     ph1 = substring(r1, 0.55 * r1.length, r1.length).buffer(110).union(
         pond.buffer(70).intersection(west_half)).simplify(5)
     ph2 = waterbodies["Sampleton Reservoir"].buffer(90).union(
@@ -835,10 +835,10 @@ def generate(out_dir: Path) -> dict:
 
     # ---------------- rasters
     dem, dem_transform = build_dem(streams, waterbodies, levels, huc12)
-    imperv, imp_transform, imperv_shapes = build_impervious(lots, records, parcels, rng)
+    imperv, imp_transform = build_impervious(lots, records, parcels)
 
     # ---------------- demo sites
-    sites = build_sites(parcels, lots, imperv_shapes, huc12)
+    sites = build_sites(parcels)
 
     layers = {
         "parcels": parcels_out, "assess": assess, "nhesp_priority": prihab,
@@ -871,7 +871,6 @@ def generate(out_dir: Path) -> dict:
 def build_flood_zones(streams, waterbodies, levels):
     ft = 1.0 / FT_M
     pond = waterbodies["Mill Pond"]
-    from shapely.ops import substring
     zones = []  # (geom, zone, subtype, sfha, bfe)
     pond_bfe = round((levels["Mill Pond"] + 0.8) * ft * 2) / 2
     pond_ae = pond.buffer(40)
@@ -984,7 +983,7 @@ def build_dem(streams, waterbodies, levels, huc12):
     return np.round(z, 2).astype("float32"), transform
 
 
-def build_impervious(lots, records, parcels, rng):
+def build_impervious(lots, records, parcels):
     ncol, nrow, transform = _grid(IMPERVIOUS_CELL_M)
     shapes = []
     for rec in records:  # one record per parcel piece (a lot cut by the town line gives two)
@@ -1001,7 +1000,7 @@ def build_impervious(lots, records, parcels, rng):
     roads = parcels.loc[parcels["POLY_TYPE"].isin(["ROW", "PRIV_ROW"]), "geometry"].tolist()
     arr = rasterize([(g, 1) for g in shapes + roads], out_shape=(nrow, ncol),
                     transform=transform, fill=0, dtype="uint8")
-    return arr, transform, shapely.union_all(shapes + roads)
+    return arr, transform
 
 
 def _write_tif(path: Path, arr, transform, dtype, nodata, desc):
@@ -1031,7 +1030,7 @@ def _describe_gpkg(path: Path, layers: dict):
 
 
 # --------------------------------------------------------------------------- demo sites
-def build_sites(parcels, lots, imperv_union, huc12):
+def build_sites(parcels):
     site = box(*SITE_BOX)
     subdiv = parcels[(parcels["kind"] == "subdivision") & (parcels["POLY_TYPE"] == "FEE")]
     # the north-side row of 0.40-acre lots, west to east, untouched by any cut
