@@ -246,6 +246,12 @@ def _parse_layer(key: str, raw: dict, base_dir: Path, where: str) -> LayerSpec:
             f"{where}: [layers.{key}.fields] names unknown logical field(s) {', '.join(unknown)}; "
             f"known for {key}: {', '.join(schema.fields) or 'none'}."
         )
+    required_off = sorted(k for k, v in given.items() if v == "" and k in schema.required_fields)
+    if required_off:
+        raise ConfigError(
+            f"{where}: [layers.{key}.fields] {', '.join(required_off)} cannot be empty; the rules "
+            "need it. Name the source field that holds it."
+        )
     crs = raw.get("crs")
     if crs is not None:
         try:
@@ -257,8 +263,9 @@ def _parse_layer(key: str, raw: dict, base_dir: Path, where: str) -> LayerSpec:
         path=_resolve_path(str(raw["path"]), base_dir),
         layer=raw.get("layer"),
         crs=crs,
-        fields={**schema.fields, **given},
-        explicit_fields=frozenset(given),
+        # An empty string switches an optional default off ("this source has no such field").
+        fields={**schema.fields, **{k: (v or None) for k, v in given.items()}},
+        explicit_fields=frozenset(k for k, v in given.items() if v),
     )
 
 

@@ -40,6 +40,20 @@ def test_paths_resolve_relative_to_config_and_fields_default_to_massgis(tmp_path
     assert cfg.layers["flood_zones"].fields["bfe"] == "STATIC_BFE"
 
 
+def test_empty_field_name_switches_an_optional_default_off():
+    cfg = parse_config({"town": {"name": "T"}, "layers": {
+        "parcels": {"path": "p"},
+        "assess": {"path": "a.dbf", "fields": {"co_owner": "", "country": "OWN_CO"}}}},
+        base_dir=Path("."))
+    spec = cfg.layers["assess"]
+    assert spec.fields["co_owner"] is None and spec.fields["country"] == "OWN_CO"
+    assert spec.explicit_fields == frozenset({"country"})
+    with pytest.raises(ConfigError, match=r"\[layers.assess.fields\] owner cannot be empty"):
+        parse_config({"town": {"name": "T"}, "layers": {
+            "parcels": {"path": "p"}, "assess": {"path": "a", "fields": {"owner": ""}}}},
+            base_dir=Path("."))
+
+
 def test_rules_override():
     cfg = parse_config({**_cfg(), "rules": {"abutter_distance_ft": 300}}, base_dir=Path("."))
     assert cfg.rules.abutter_distance_ft == 300
@@ -87,8 +101,8 @@ def test_lynnfield_and_cambridge_configs_parse():
     cam = load_config(repo / "data" / "cambridge.toml")
     assert cam.layers["parcels"].crs == "EPSG:4326"
     assert cam.layers["assess"].fields["parcel_id"] == "GISID"
-    lyn = repo / "data" / "lynnfield.toml"
-    if lyn.exists():  # written with the sample town; it points at MassGIS downloads
-        cfg = load_config(lyn)
-        assert cfg.name.startswith("Lynnfield")
-        assert "M164TaxPar" in cfg.layers["parcels"].path
+    lyn = load_config(repo / "data" / "lynnfield.toml")  # points at the MassGIS downloads
+    assert lyn.name.startswith("Lynnfield")
+    assert "M164TaxPar" in lyn.layers["parcels"].path
+    assert lyn.layers["assess"].fields["co_owner"] is None  # OWN_CO is the country in L3
+    assert lyn.layers["assess"].fields["country"] == "OWN_CO"
