@@ -84,10 +84,12 @@ def _candidates() -> list[tuple[str, str]]:
     on_path = shutil.which(ENGINE_NAME)
     if on_path:
         out.append(("PATH", on_path))
-    here = Path(sys.executable).resolve().parent if sys.executable else None
-    if here is not None:
-        for name in (ENGINE_NAME, f"{ENGINE_NAME}.exe", f"Scripts/{ENGINE_NAME}.exe"):
-            out.append(("the folder of the Python interpreter", str(here / name)))
+    if sys.executable:  # a venv's bin/ (unresolved), then the real interpreter's folder
+        folders = dict.fromkeys([Path(sys.executable).parent,
+                                 Path(sys.executable).resolve().parent])
+        for here in folders:
+            for name in (ENGINE_NAME, f"{ENGINE_NAME}.exe", f"Scripts/{ENGINE_NAME}.exe"):
+                out.append(("the folder of the Python interpreter", str(here / name)))
     return out
 
 

@@ -9,7 +9,7 @@ import time
 from pathlib import Path
 
 import pytest
-from conftest import ENGINE
+from plugin_kit import ENGINE
 
 pytestmark = pytest.mark.qgis
 

@@ -7,7 +7,7 @@ import importlib.util
 import zipfile
 
 import pytest
-from conftest import PLUGIN_PARENT, ROOT
+from plugin_kit import PLUGIN_PARENT, ROOT
 
 SPEC = importlib.util.spec_from_file_location("build_plugin", ROOT / "scripts" / "build_plugin.py")
 build_plugin = importlib.util.module_from_spec(SPEC)

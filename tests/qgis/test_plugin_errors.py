@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from conftest import square, write_layer, write_shapefile
+from plugin_kit import square, write_layer, write_shapefile
 
 pytestmark = pytest.mark.qgis
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import subprocess
 
 import pytest
-from conftest import ENGINE, SAMPLE, engine_env
+from plugin_kit import ENGINE, SAMPLE, engine_env
 
 pytestmark = [pytest.mark.qgis, pytest.mark.slow]
 

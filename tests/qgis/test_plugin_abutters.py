@@ -8,7 +8,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from conftest import ENGINE, SAMPLE, M, engine_env
+from plugin_kit import ENGINE, SAMPLE, M, engine_env
 
 pytestmark = pytest.mark.qgis
 

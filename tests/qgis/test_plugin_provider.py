@@ -113,7 +113,7 @@ def test_the_plugin_imports_no_geospatial_wheels():
     import ast
     from pathlib import Path
 
-    from conftest import PLUGIN_PARENT
+    from plugin_kit import PLUGIN_PARENT
 
     banned = {"swm_gis", "geopandas", "shapely", "pyproj", "pyogrio", "rasterio", "fiona",
               "pandas", "numpy", "osgeo"}

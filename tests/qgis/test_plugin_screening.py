@@ -12,7 +12,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from conftest import ENGINE, SAMPLE, engine_env
+from plugin_kit import ENGINE, SAMPLE, engine_env
 
 pytestmark = [pytest.mark.qgis, pytest.mark.slow]
 

@@ -12,7 +12,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from conftest import PLUGIN_PARENT, engine_env
+from plugin_kit import PLUGIN_PARENT, SAMPLE, engine_env
 
 pytestmark = pytest.mark.qgis
 QGIS_PROCESS = "/usr/bin/qgis_process.bin"
@@ -63,3 +63,23 @@ def test_engine_error_is_reported_by_qgis_process(town, tmp_path):
         "SUBJECT_IDS=NOPE", f"OUTPUT={tmp_path / 'x.gpkg'}")
     assert run.returncode != 0
     assert "NOPE" in run.stdout + run.stderr
+
+
+@pytest.mark.slow
+def test_site_screening_with_a_town_config_in_qgis_process(tmp_path):
+    """A town config file and a site: what a nightly script would run."""
+    env = _env(tmp_path)
+    assert _qgis_process(env, "plugins", "enable", "swm_gis_qgis").returncode == 0
+    folder = tmp_path / "screening"
+    run = _qgis_process(
+        env, "--json", "run", "swm_gis:sitescreening", "--",
+        f"TOWN_CONFIG={SAMPLE / 'town.toml'}", f"SITE={SAMPLE / 'sites.gpkg'}|layername=site",
+        "PROPOSED_IMPERVIOUS_SQFT=28309", f"OUTPUT={tmp_path / 'site.gpkg'}",
+        f"OUTPUT_FOLDER={folder}")
+    assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-3000:]
+    result = json.loads(run.stdout)["results"]
+    assert result["PERMIT_REQUIRED"] is True
+    assert result["REQUIRED_RETENTION_CUFT"] == pytest.approx(1887.3, abs=0.1)  # README figures
+    for name in ("screening.json", "screening.gpkg", "screening_report.html",
+                 "screening_report.pdf", "qgis_inputs.json"):
+        assert (folder / name).is_file(), name

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from conftest import DATA
+from plugin_kit import DATA
 
 pytestmark = pytest.mark.qgis
 
