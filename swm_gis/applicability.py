@@ -643,10 +643,17 @@ def combine_summaries(parts: list[pd.DataFrame], *, huc12_names: dict[str, str] 
 # =========================================================================== tiles
 @dataclass(frozen=True)
 class Tile:
-    """One chunk of the job: parcels whose representative point falls in [x0, x1) x [y0, y1)."""
+    """One chunk of the job: parcels whose representative point falls in [x0, x1) x [y0, y1).
+
+    Parcel ids on more than one polygon (``skip_ids``) are left out of the spatial tiles and
+    classified together in a last tile (``ids``) as one parcel each (the union of its polygons),
+    since their polygons may lie in different tiles.
+    """
 
     index: int
     bounds: BBox
+    skip_ids: frozenset[str] = frozenset()
+    ids: tuple[str, ...] | None = None
 
 
 def parcel_extent(config: TownConfig) -> tuple[BBox | None, int]:
@@ -694,9 +701,16 @@ def _grow(extent: BBox, margin: float = 1.0) -> BBox:
 
 
 def read_tile_parcels(config: TownConfig, tile: Tile) -> gpd.GeoDataFrame:
-    """Parcels of one tile: read with a bbox, kept where the representative point is in the tile."""
+    """Parcels of one tile: read with a bbox, kept where the representative point is in the tile.
+
+    The tile of duplicate ids reads those ids by attribute and merges each into one parcel.
+    """
+    if tile.ids is not None:
+        return _read_ids(config, tile.ids)
     finite = all(math.isfinite(b) for b in tile.bounds)
     parcels = io.read_layer(config, "parcels", bbox=tile.bounds if finite else None)
+    if tile.skip_ids and len(parcels):
+        parcels = parcels.loc[~parcels["id"].astype(str).isin(tile.skip_ids).to_numpy()]
     if parcels.empty or not finite:
         return parcels
     rp = shapely.point_on_surface(parcels.geometry.values.to_numpy())
@@ -704,6 +718,24 @@ def read_tile_parcels(config: TownConfig, tile: Tile) -> gpd.GeoDataFrame:
     x0, y0, x1, y1 = tile.bounds
     mine = (x >= x0) & (x < x1) & (y >= y0) & (y < y1)
     return parcels.loc[mine]
+
+
+def duplicate_ids(config: TownConfig) -> list[str]:
+    """Parcel ids that label more than one polygon (read without geometry: cheap)."""
+    ids = io.read_table(config, "parcels")["id"]
+    ids = ids[ids.notna()].astype(str)
+    return sorted(ids[ids.duplicated(keep=False)].unique())
+
+
+def _read_ids(config: TownConfig, ids: tuple[str, ...], *, batch: int = 500
+              ) -> gpd.GeoDataFrame:
+    spec = config.layer("parcels")
+    field_name = io.map_fields(spec, list(io.layer_info(spec)["fields"]))["id"]
+    parts = [io.read_layer(config, "parcels", where=io.sql_in(field_name, list(ids[i:i + batch])))
+             for i in range(0, len(ids), batch)]
+    parcels = pd.concat(parts) if len(parts) > 1 else parts[0]
+    parcels = gpd.GeoDataFrame(parcels, geometry="geometry", crs=parts[0].crs)
+    return io.merge_duplicate_ids(parcels)
 
 
 def classify_tile(config: TownConfig, tile: Tile, overlays: Overlays) -> gpd.GeoDataFrame:
@@ -813,6 +845,11 @@ def run_applicability(
     report(0.0, "planning tiles")
     extent, count = parcel_extent(config)
     tiles = make_tiles(extent, count, chunk_size=chunk_size)
+    dups = duplicate_ids(config)
+    if dups:
+        skip = frozenset(dups)
+        tiles = [Tile(t.index, t.bounds, skip_ids=skip) for t in tiles]
+        tiles.append(Tile(len(tiles), tiles[0].bounds, ids=tuple(dups)))
     overlays = load_overlays(config, extent, progress=report)
     results = (tile_results(tiles, overlays) if tile_results
                else (classify_tile(config, t, overlays) for t in tiles))
@@ -833,6 +870,7 @@ def run_applicability(
             )
         summary = combine_summaries(parts, huc12_names=overlays.huc12_names)
         params = {"engine": engine, "chunk_size": chunk_size, "tiles": len(tiles),
+                  "merged_duplicate_ids": dups,
                   "habitat_distance_ft": config.rules.habitat_distance_ft,
                   "trigger_sqft": config.rules.trigger_sqft,
                   "nhesp_search_ft": NHESP_SEARCH_FT, **(parameters or {})}

@@ -57,10 +57,11 @@ def node_matches(network: hydrology.StreamNetwork, features: gpd.GeoDataFrame, *
     """(node, feature row) pairs where a network node is, or runs along, a feature.
 
     Nodes are the network's reaches (0..R-1) then water bodies (R..R+W-1). A reach meets a
-    polygon feature it intersects, and a line feature it follows for at least ``follow_min``
-    (default ten network tolerances, or half the reach if shorter) within the tolerance, the
-    same rule as :func:`swm_gis.hydrology.waters_along`; a water body meets features it
-    intersects. Vectorised with one STRtree query per node kind.
+    polygon feature it runs inside or ends in, and a line feature it follows for at least
+    ``follow_min`` (default ten network tolerances, or half the reach if shorter) within the
+    tolerance, the same rule as :func:`swm_gis.hydrology.waters_along`. A reach that only
+    starts on a polygon's shore flows out of it and does not meet it. A water body meets polygons
+    it overlaps and line features running through it. One STRtree query per node kind.
     """
     if features is None or features.empty:
         return np.array([], dtype=np.int64), np.array([], dtype=np.int64)
@@ -75,8 +76,11 @@ def node_matches(network: hydrology.StreamNetwork, features: gpd.GeoDataFrame, *
         ri, fi = tree.query(reaches, predicate="dwithin", distance=tol)
         poly = is_poly[fi]
         ok = np.zeros(len(ri), dtype=bool)
-        if poly.any():
-            ok[poly] = shapely.intersects(reaches[ri[poly]], geoms[fi[poly]])
+        if poly.any():  # runs inside the polygon, or ends in it (flows into it); a reach that
+            # only starts on its shore flows out of it and does not meet it
+            r, f = reaches[ri[poly]], geoms[fi[poly]]
+            inside = shapely.length(shapely.intersection(r, f)) > 0
+            ok[poly] = inside | shapely.dwithin(shapely.get_point(r, -1), f, tol)
         line = ~poly
         if line.any():
             along = shapely.length(shapely.intersection(
@@ -86,10 +90,12 @@ def node_matches(network: hydrology.StreamNetwork, features: gpd.GeoDataFrame, *
         nodes.append(ri[ok])
         feats.append(fi[ok])
     ponds = network.waterbodies.geometry.values.to_numpy()
-    if len(ponds):
+    if len(ponds):  # the pond overlaps an ORW / AU polygon, or a line AU runs through it
         wi, fi = tree.query(ponds, predicate="intersects")
-        nodes.append(wi + len(reaches))
-        feats.append(fi)
+        inter = shapely.intersection(ponds[wi], geoms[fi])
+        ok = np.where(is_poly[fi], shapely.area(inter) > 0, shapely.length(inter) >= follow_min)
+        nodes.append(wi[ok] + len(reaches))
+        feats.append(fi[ok])
     if not nodes:
         return np.array([], dtype=np.int64), np.array([], dtype=np.int64)
     return np.concatenate(nodes).astype(np.int64), np.concatenate(feats).astype(np.int64)

@@ -7,8 +7,8 @@ import numpy as np
 import pandas as pd
 import pytest
 from shapely.geometry import box
-from test_applicability import PARCELS, X0, Y0, drainage_town, town_layers
-from townkit import CRS, write_town
+from test_applicability import PARCELS, X0, Y0, town_layers
+from townkit import CRS, SAMPLE_CONFIG, write_town
 
 from swm_gis import applicability as ap
 from swm_gis.applicability_dask import run_applicability_dask
@@ -42,17 +42,21 @@ def test_dask_and_local_engines_give_identical_results(tmp_path):
     assert a["nhesp_within_500ft"].any() and a["in_sfha"].any()
 
 
-def test_dask_engine_from_the_cli_with_drainage_flags(tmp_path, capsys):
-    toml = drainage_town(tmp_path)
+def test_sample_town_same_with_both_engines_from_the_cli(tmp_path, capsys):
+    """The sample town (drainage flags, a parcel id on two polygons) through the command line."""
     out_l, out_d = tmp_path / "l.gpkg", tmp_path / "d.gpkg"
-    assert main(["--progress", "none", "applicability", "-c", str(toml), "--out",
-                 str(out_l)]) == 0
-    assert main(["--progress", "none", "applicability", "-c", str(toml), "--out", str(out_d),
-                 "--engine", "dask", "--workers", "2"]) == 0
+    base = ["--progress", "none", "applicability", "-c", str(SAMPLE_CONFIG)]
+    assert main([*base, "--out", str(out_l)]) == 0
+    assert main([*base, "--out", str(out_d), "--engine", "dask", "--workers", "2",
+                 "--chunk-size", "1000"]) == 0
     assert "dask engine" in capsys.readouterr().out
     a, b = ap.read_result(out_l), ap.read_result(out_d)
+    a = a.sort_values("parcel_id", ignore_index=True)
+    b = b.sort_values("parcel_id", ignore_index=True)
     pd.testing.assert_frame_equal(a.drop(columns="geometry"), b.drop(columns="geometry"))
-    assert a["drains_to_impaired"].sum() == 2
+    assert a.geometry.geom_equals_exact(b.geometry, 0).all()
+    assert a["parcel_id"].is_unique and len(a) == 3_167  # 3,168 polygons, one id on two
+    assert a["drains_to_impaired"].any() and a["drains_to_orw"].any()
 
 
 def test_unreachable_scheduler_is_a_clear_error(tmp_path):

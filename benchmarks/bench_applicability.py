@@ -1,0 +1,286 @@
+"""Time the applicability map against a QGIS native-algorithm chain and a naive geopandas version.
+
+In one run, on one synthetic town (benchmarks/generate_town.py), each method in a fresh process:
+
+(a) ``swm`` : ``swm-gis applicability`` (local engine, spatial tiles);
+(b) ``qgis``: the same flags by a chain of QGIS native Processing algorithms, built the way a
+    QGIS user builds a model: native:buffer (500 ft, default 5 segments) + native:extractbylocation
+    against each NHESP layer; native:extractbyattribute (SFHA_TF = 'T') + native:extractbylocation
+    for the SFHA; native:joinattributesbylocation (largest overlap) for the HUC12. PyQGIS runs
+    headless from the venv (QgsApplication + processing);
+(c) ``naive``: geopandas on the whole town at once (sjoin_nearest for exact NHESP distances,
+    overlay for SFHA and HUC12 shares); its exact distances are the reference;
+(d) ``dask`` (with --dask): ``swm-gis applicability --engine dask`` on a LocalCluster.
+
+It checks each method's flags against the exact reference, counts the parcels the buffer chain
+gets wrong near the 500 ft edge, and prints times, ratios and peak memory (RSS of the process;
+for Dask, the largest of the client and its worker processes).
+
+    python benchmarks/bench_applicability.py --parcels 200000 --work /tmp/bench/t200k
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import resource
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+HERE = Path(__file__).resolve().parent
+REPO = HERE.parent
+FT = 0.3048
+LIMIT_M = 500 * FT
+QGIS_PLUGINS = "/usr/share/qgis/python/plugins"
+_KEEP: list = []
+
+
+# =========================================================================== the methods
+def run_swm(config: Path, work: Path, engine: str, workers: int, chunk_size: int | None
+            ) -> pd.DataFrame:
+    from swm_gis.applicability import read_result
+    from swm_gis.cli import main
+
+    out = work / f"swm_{engine}.gpkg"
+    args = ["--progress", "none", "applicability", "-c", str(config), "--out", str(out),
+            "--overwrite", "--engine", engine]
+    if engine == "dask":
+        args += ["--workers", str(workers)]
+    if chunk_size:
+        args += ["--chunk-size", str(chunk_size)]
+    t = time.perf_counter()
+    code = main(args)
+    seconds = time.perf_counter() - t
+    if code:
+        raise SystemExit(f"swm-gis failed with exit code {code}")
+    res = read_result(out)
+    flags = pd.DataFrame({
+        "parcel_id": res["parcel_id"], "nhesp": res["nhesp_within_500ft"].astype(bool),
+        "nhesp_distance_ft": res["nhesp_distance_ft"], "sfha": res["in_sfha"].astype(bool),
+        "huc12": res["huc12"]})
+    return flags, seconds
+
+
+def run_qgis(config: Path, work: Path) -> tuple[pd.DataFrame, float]:
+    os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+    if QGIS_PLUGINS not in sys.path:
+        sys.path.append(QGIS_PLUGINS)
+    from qgis.core import QgsApplication, QgsVectorLayer
+
+    app = QgsApplication([], False)
+    app.initQgis()
+    import processing
+    from processing.core.Processing import Processing
+
+    Processing.initialize()
+    gpkg = str(config.parent / "town.gpkg")
+
+    def layer(name: str) -> QgsVectorLayer:
+        lyr = QgsVectorLayer(f"{gpkg}|layername={name}", name, "ogr")
+        assert lyr.isValid(), name
+        return lyr
+
+    parcels = layer("parcels")
+    t = time.perf_counter()
+    # the model a QGIS user builds: buffer 500 ft, then select by location per NHESP layer
+    buffered = processing.run("native:buffer", {
+        "INPUT": parcels, "DISTANCE": LIMIT_M, "SEGMENTS": 5, "END_CAP_STYLE": 0,
+        "JOIN_STYLE": 0, "MITER_LIMIT": 2, "DISSOLVE": False, "OUTPUT": "memory:"})["OUTPUT"]
+    near = []
+    for name in ("nhesp_priority", "nhesp_estimated", "vernal_pools"):
+        near.append(processing.run("native:extractbylocation", {
+            "INPUT": buffered, "PREDICATE": [0], "INTERSECT": layer(name),
+            "OUTPUT": "memory:"})["OUTPUT"])
+    sfha = processing.run("native:extractbyattribute", {
+        "INPUT": layer("flood_zones"), "FIELD": "SFHA_TF", "OPERATOR": 0, "VALUE": "T",
+        "OUTPUT": "memory:"})["OUTPUT"]
+    in_sfha = processing.run("native:extractbylocation", {
+        "INPUT": parcels, "PREDICATE": [0], "INTERSECT": sfha, "OUTPUT": "memory:"})["OUTPUT"]
+    joined = processing.run("native:joinattributesbylocation", {
+        "INPUT": parcels, "JOIN": layer("huc12"), "PREDICATE": [0], "JOIN_FIELDS": ["huc12"],
+        "METHOD": 2, "DISCARD_NONMATCHING": False, "PREFIX": "", "OUTPUT": "memory:"})["OUTPUT"]
+    seconds = time.perf_counter() - t
+    near_ids = {f["LOC_ID"] for lyr in near for f in lyr.getFeatures()}
+    sfha_ids = {f["LOC_ID"] for f in in_sfha.getFeatures()}
+    rows = [(f["LOC_ID"], f["huc12"]) for f in joined.getFeatures()]
+    flags = pd.DataFrame(rows, columns=["parcel_id", "huc12"])
+    flags["nhesp"] = flags["parcel_id"].isin(near_ids)
+    flags["sfha"] = flags["parcel_id"].isin(sfha_ids)
+    flags["huc12"] = flags["huc12"].map(lambda v: None if v is None or str(v) == "NULL" else v)
+    _KEEP.append(app)  # exitQgis() with layers still alive crashes; the process ends with os._exit
+    return flags, seconds
+
+
+def run_naive(config: Path, work: Path) -> tuple[pd.DataFrame, float]:
+    import geopandas as gpd
+
+    gpkg = config.parent / "town.gpkg"
+    t = time.perf_counter()
+    parcels = gpd.read_file(gpkg, layer="parcels")[["LOC_ID", "geometry"]]
+    habitats = pd.concat([gpd.read_file(gpkg, layer=n)[["geometry"]] for n in
+                          ("nhesp_priority", "nhesp_estimated", "vernal_pools")],
+                         ignore_index=True)
+    nearest = gpd.sjoin_nearest(parcels, habitats, how="left", distance_col="d")
+    d = nearest.groupby(level=0)["d"].min()
+    flood = gpd.read_file(gpkg, layer="flood_zones")
+    sfha = flood[flood["SFHA_TF"] == "T"][["geometry"]]
+    inter = gpd.overlay(parcels, sfha, how="intersection", keep_geom_type=True)
+    sfha_ids = set(inter.loc[inter.area > 0, "LOC_ID"])
+    huc = gpd.overlay(parcels, gpd.read_file(gpkg, layer="huc12")[["huc12", "geometry"]],
+                      how="intersection", keep_geom_type=True)
+    huc["a"] = huc.area
+    best = huc.sort_values(["LOC_ID", "a"], ascending=[True, False]).drop_duplicates("LOC_ID")
+    seconds = time.perf_counter() - t
+    flags = pd.DataFrame({"parcel_id": parcels["LOC_ID"],
+                          "exact_distance_ft": d.reindex(parcels.index).to_numpy() / FT})
+    flags["nhesp"] = flags["exact_distance_ft"] <= 500.0 + 1e-6
+    flags["sfha"] = flags["parcel_id"].isin(sfha_ids)
+    flags["huc12"] = flags["parcel_id"].map(best.set_index("LOC_ID")["huc12"])
+    return flags, seconds
+
+
+def _cpu_s() -> float:
+    """CPU seconds of this process and its finished children (user + system)."""
+    own = resource.getrusage(resource.RUSAGE_SELF)
+    kids = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return own.ru_utime + own.ru_stime + kids.ru_utime + kids.ru_stime
+
+
+def _peak_rss_mb() -> float:
+    own = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    kids = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+    return max(own, kids) / 1024.0
+
+
+def one(method: str, config: Path, work: Path, workers: int, chunk_size: int | None) -> None:
+    """Run one method in this process; write its flags and print a JSON line of figures."""
+    cpu0 = _cpu_s()
+    if method == "swm":
+        flags, seconds = run_swm(config, work, "local", workers, chunk_size)
+    elif method == "dask":
+        flags, seconds = run_swm(config, work, "dask", workers, chunk_size)
+    elif method == "qgis":
+        flags, seconds = run_qgis(config, work)
+    else:
+        flags, seconds = run_naive(config, work)
+    cpu = _cpu_s() - cpu0  # includes reading the flags back (small next to the work)
+    flags.to_csv(work / f"flags_{method}.csv", index=False)
+    print("RESULT " + json.dumps({"method": method, "seconds": round(seconds, 2),
+                                  "cpu_s": round(cpu, 2),
+                                  "peak_rss_mb": round(_peak_rss_mb(), 1),
+                                  "parcels": len(flags)}), flush=True)
+    if method == "qgis":
+        os._exit(0)
+
+
+# =========================================================================== the run
+def spawn(method: str, args: argparse.Namespace, config: Path) -> dict:
+    cmd = [sys.executable, str(Path(__file__).resolve()), "--one", method, "--config",
+           str(config), "--work", str(args.work), "--workers", str(args.workers)]
+    if args.chunk_size:
+        cmd += ["--chunk-size", str(args.chunk_size)]
+    t = time.perf_counter()
+    env = {**os.environ, "QT_QPA_PLATFORM": "offscreen"}
+    proc = subprocess.run(cmd, capture_output=True, text=True, env=env)
+    wall = time.perf_counter() - t
+    line = next((ln for ln in proc.stdout.splitlines() if ln.startswith("RESULT ")), None)
+    if proc.returncode or line is None:
+        sys.stderr.write(proc.stdout[-3000:] + proc.stderr[-3000:])
+        raise SystemExit(f"{method} failed (exit {proc.returncode})")
+    res = json.loads(line[len("RESULT "):])
+    res["process_wall_s"] = round(wall, 2)
+    return res
+
+
+def compare(work: Path, methods: list[str]) -> dict[str, dict[str, int]]:
+    """Disagreements of each method with the exact reference (the naive run's exact distances)."""
+    ref = pd.read_csv(work / "flags_naive.csv", dtype={"huc12": str}).set_index("parcel_id")
+    out = {}
+    for m in methods:
+        if m == "naive":
+            continue
+        f = pd.read_csv(work / f"flags_{m}.csv", dtype={"huc12": str}).set_index("parcel_id")
+        f = f.reindex(ref.index)
+        exact_in = ref["nhesp"].astype(bool)
+        got = f["nhesp"].fillna(False).astype(bool)
+        d = ref["exact_distance_ft"]
+        res = {
+            "nhesp_disagree": int((got != exact_in).sum()),
+            "nhesp_missed_within_500ft": int((exact_in & ~got).sum()),
+            "nhesp_missed_480_to_500ft": int((exact_in & ~got & (d >= 480)).sum()),
+            "nhesp_extra_beyond_500ft": int((~exact_in & got).sum()),
+            "sfha_disagree": int((f["sfha"].fillna(False).astype(bool)
+                                  != ref["sfha"].astype(bool)).sum()),
+            "huc12_disagree": int((f["huc12"].fillna("") != ref["huc12"].fillna("")).sum()),
+        }
+        if "nhesp_distance_ft" in f:
+            both = f["nhesp_distance_ft"].notna() & d.notna() & (d <= 5_280)
+            err = np.abs(f.loc[both, "nhesp_distance_ft"].to_numpy() - d[both].to_numpy())
+            res["max_distance_error_ft"] = float(err.max(initial=0.0))
+        out[m] = res
+    return out
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--parcels", type=int, help="generate (or reuse) a town of this size")
+    ap.add_argument("--work", type=Path, required=True, help="folder for the town and outputs")
+    ap.add_argument("--config", type=Path, help="use this town config instead of generating")
+    ap.add_argument("--methods", default="swm,qgis,naive",
+                    help="comma list of swm, qgis, naive, dask (default swm,qgis,naive)")
+    ap.add_argument("--workers", type=int, default=2, help="Dask LocalCluster workers")
+    ap.add_argument("--chunk-size", type=int, default=None, help="swm-gis --chunk-size")
+    ap.add_argument("--one", help=argparse.SUPPRESS)
+    ap.add_argument("--compare-only", action="store_true", help=argparse.SUPPRESS)
+    ap.add_argument("--json", type=Path, help="append the run's figures to this JSON-lines file")
+    args = ap.parse_args()
+    args.work.mkdir(parents=True, exist_ok=True)
+    if args.one:
+        one(args.one, args.config, args.work, args.workers, args.chunk_size)
+        return
+    config = args.config
+    if config is None:
+        config = args.work / "town.toml"
+        if not config.exists():
+            sys.path.insert(0, str(HERE))
+            from generate_town import generate
+
+            generate(args.parcels, args.work)
+    methods = [m.strip() for m in args.methods.split(",") if m.strip()]
+    results = {}
+    if args.compare_only:
+        for m in methods:
+            print(m, compare(args.work, methods).get(m))
+        return
+    for m in methods:
+        results[m] = spawn(m, args, config)
+        r = results[m]
+        print(f"{m:>6}: {r['seconds']:9.2f} s work (wall), {r['cpu_s']:9.2f} s CPU, "
+              f"{r['process_wall_s']:9.2f} s process, peak RSS {r['peak_rss_mb']:8.1f} MB, "
+              f"{r['parcels']:,} parcels", flush=True)
+    agreement = compare(args.work, methods) if "naive" in methods else {}
+    for m, res in agreement.items():
+        print(f"{m:>6} vs exact: " + ", ".join(f"{k} {v}" for k, v in res.items()))
+    if "swm" in results:
+        base = results["swm"]
+        for m, r in results.items():
+            if m != "swm":
+                print(f"{m} / swm-gis: wall {r['seconds'] / base['seconds']:.1f}x, "
+                      f"CPU {r['cpu_s'] / base['cpu_s']:.1f}x, "
+                      f"process {r['process_wall_s'] / base['process_wall_s']:.1f}x")
+    if args.json:
+        with args.json.open("a", encoding="utf-8") as fh:
+            fh.write(json.dumps({"parcels": results[methods[0]]["parcels"],
+                                 "cpus": os.cpu_count(), "load_avg": os.getloadavg(),
+                                 "results": results,
+                                 "agreement": agreement}) + "\n")
+
+
+if __name__ == "__main__":
+    main()
