@@ -169,9 +169,6 @@ class SwmGisAlgorithm(QgsProcessingAlgorithm):
     def shortHelpString(self) -> str:  # noqa: N802
         return self.tr(self.HELP.strip() + "\n\n" + ENGINE_NOTE)
 
-    def helpUrl(self) -> str:  # noqa: N802
-        return "https://github.com/swm-gis/swm-gis#qgis-plugin"
-
     # ------------------------------------------------------------------ parameter helpers
     def add(self, param: QgsProcessingParameterDefinition, help_text: str, *,
             advanced: bool = False) -> QgsProcessingParameterDefinition:
@@ -227,7 +224,7 @@ class SwmGisAlgorithm(QgsProcessingAlgorithm):
         p = QgsProcessingParameterFolderDestination(
             "OUTPUT_FOLDER", self.tr("Output folder (all files the engine writes)"),
             optional=optional, createByDefault=not optional)
-        self.add(p, help_text)
+        self.add(p, help_text + " Files of the same name already in the folder are replaced.")
 
     def add_distance(self, name: str, desc: str, default: float, help_text: str, *,
                      advanced: bool = False) -> None:
