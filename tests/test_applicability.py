@@ -314,6 +314,22 @@ def test_tiles_assign_each_parcel_once_and_match_one_tile(tmp_path):
     pd.testing.assert_frame_equal(a.drop(columns="geometry"), b.drop(columns="geometry"))
 
 
+def test_an_id_on_two_polygons_in_different_tiles_is_one_parcel(tmp_path):
+    """Like a house lot cut in two by a rail line: one row, area of both parts, one tile."""
+    geoms = [box(X0 + 30 * i, Y0, X0 + 30 * i + 20, Y0 + 20) for i in range(300)]
+    ids = [f"P{i}" for i in range(300)]
+    ids[299] = "P0"  # the first and the last polygons, 9 km apart, share an id
+    layers = town_layers()
+    layers["parcels"] = frame({"LOC_ID": ids}, geoms)
+    res = ap.run_applicability(load_config(write_town(tmp_path, layers)), tmp_path / "a.gpkg",
+                               chunk_size=100)
+    out = ap.read_result(res.path)
+    assert res.tiles >= 4 and res.parcels == 299 and out["parcel_id"].is_unique
+    row = out.set_index("parcel_id").loc["P0"]
+    assert row.area_sqft == pytest.approx(2 * 400 / FT**2)
+    assert row.geometry.geom_type == "MultiPolygon"
+
+
 def test_output_geopackage_has_layer_summary_checks_and_default_style(town, tmp_path):
     out = tmp_path / "out" / "applicability.gpkg"
     res = ap.run_applicability(load_config(town), out)
