@@ -153,3 +153,21 @@ def test_the_output_is_styled_when_loaded(plugin, town):
         assert loaded[0].labelsEnabled()
     finally:
         QgsProject.instance().removeMapLayers([layer.id() for layer in loaded])
+
+
+def test_distance_include_subject_and_a_rerun_into_the_same_folder(plugin, town, tmp_path):
+    """Batch mode runs an algorithm again and again: the same folder is simply replaced."""
+    import processing
+
+    params = {"PARCELS": town["parcels"], "ASSESS": town["assess"], "SUBJECT_IDS": "P2",
+              "OUTPUT": "memory:", "OUTPUT_FOLDER": str(tmp_path / "same")}
+    first = _layer_distances(processing.run("swm_gis:abutters", params)["OUTPUT"])
+    wider = processing.run("swm_gis:abutters", {**params, "DISTANCE": 250,
+                                                "INCLUDE_SUBJECT": True})
+    got = _layer_distances(wider["OUTPUT"])
+    assert sorted(first) == ["P1", "P3", "P4", "P5", "P6"]
+    # P8 is sqrt(60^2 + 15^2) m = 202.93 ft from P2; P7 is 240 m away; P2 is the subject
+    assert sorted(got) == ["P1", "P2", "P3", "P4", "P5", "P6", "P8"]
+    assert got["P8"] == pytest.approx((60**2 + 15**2) ** 0.5 * M, abs=0.01)
+    assert got["P2"] == 0.0
+    assert wider["ABUTTER_COUNT"] == 7
