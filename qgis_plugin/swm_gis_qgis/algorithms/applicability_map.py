@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from qgis.core import (
     QgsProcessing,
     QgsProcessingOutputFile,
     QgsProcessingParameterEnum,
     QgsProcessingParameterFeatureSink,
+    QgsProcessingParameterFileDestination,
     QgsProcessingParameterString,
 )
 
@@ -33,8 +36,8 @@ enough to reach the 1-acre trigger, and a screening_class, styled for the map.
 partitions the work (dask-geopandas) for very large areas; SCHEDULER names a Dask cluster.
 
 <b>Outputs</b>: OUTPUT (the classified parcels, styled by screening_class), SUMMARY (the \
-summary table) and the engine's GeoPackage (with its style stored). Same as <i>swm-gis \
-applicability</i>.
+summary table) and, in OUTPUT_GPKG, the engine's GeoPackage (with its style stored). \
+Same as <i>swm-gis applicability</i>.
 """
 
     def initAlgorithm(self, config=None):  # noqa: N802
@@ -57,12 +60,19 @@ applicability</i>.
             "SUMMARY", self.tr("Summary table"), QgsProcessing.TypeVector, optional=True,
             createByDefault=False),
             "Parcel counts and areas per screening class.")
+        self.add(QgsProcessingParameterFileDestination(
+            "OUTPUT_GPKG", self.tr("Engine GeoPackage (with its style, summary and checks)"),
+            fileFilter="GeoPackage (*.gpkg)", optional=True, createByDefault=False),
+            "Optional: keep the engine's own GeoPackage (layer applicability with the QGIS "
+            "style stored as default, applicability_summary and applicability_checks); an "
+            "existing file is replaced.")
         self.addOutput(QgsProcessingOutputFile("GPKG", self.tr("Engine GeoPackage")))
 
     def engine_args(self, parameters, context, feedback, ws):
         config = ws.config_path()
-        self._gpkg = str(ws.folder / "applicability.gpkg")
-        args = ["applicability", "--config", config, "--out", self._gpkg,
+        chosen = self.parameterAsFileOutput(parameters, "OUTPUT_GPKG", context)
+        self._gpkg = chosen or str(ws.folder / "applicability.gpkg")
+        args = ["applicability", "--config", config, "--out", self._gpkg, "--overwrite",
                 "--engine", ENGINES[self.parameterAsEnum(parameters, "ENGINE", context)]]
         scheduler = self.parameterAsString(parameters, "SCHEDULER", context)
         if scheduler:
@@ -77,7 +87,7 @@ applicability</i>.
                                           "applicability", stored_style=True,
                                           display="Chapter 320 applicability")
         summary_layer = next((n for n in ("summary", "applicability_summary")
-                              if _has_layer(ws.folder / "applicability.gpkg", n)), None)
+                              if _has_layer(Path(self._gpkg), n)), None)
         if summary_layer:
             res["SUMMARY"] = self.copy_to_sink(parameters, "SUMMARY", context, self._gpkg,
                                                summary_layer)
