@@ -50,6 +50,8 @@ CATALOG: dict[str, LayerInput] = {
                 _f("town_id", "TOWN_ID_FIELD", "TOWN_ID", "Town id field"),
                 _f("poly_type", "POLY_TYPE_FIELD", "POLY_TYPE",
                    "Polygon type field (ROW, PRIV_ROW, RAIL_ROW, WATER are left out)"),
+                _f("use_code", "PARCEL_USE_CODE_FIELD", "",
+                   "Parcel use code field (where the parcels carry one)"),
             ),
         ),
         LayerInput(
@@ -66,6 +68,8 @@ CATALOG: dict[str, LayerInput] = {
                 _f("co_owner", "CO_OWNER_FIELD", "OWN_CO", "Assessing: co-owner field"),
                 _f("address", "OWNER_ADDRESS_FIELD", "OWN_ADDR",
                    "Assessing: owner mailing address field"),
+                _f("address2", "OWNER_ADDRESS2_FIELD", "",
+                   "Assessing: owner mailing address, second line (no MassGIS field)"),
                 _f("city", "OWNER_CITY_FIELD", "OWN_CITY", "Assessing: owner city field"),
                 _f("state", "OWNER_STATE_FIELD", "OWN_STATE", "Assessing: owner state field"),
                 _f("zip", "OWNER_ZIP_FIELD", "OWN_ZIP", "Assessing: owner ZIP code field"),

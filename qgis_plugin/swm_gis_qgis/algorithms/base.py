@@ -32,6 +32,7 @@ from qgis.core import (
     QgsProcessingAlgorithm,
     QgsProcessingContext,
     QgsProcessingException,
+    QgsProcessingFeatureSource,
     QgsProcessingFeatureSourceDefinition,
     QgsProcessingLayerPostProcessorInterface,
     QgsProcessingParameterBoolean,
@@ -202,10 +203,12 @@ class SwmGisAlgorithm(QgsProcessingAlgorithm):
             self.add(p, li.help, advanced=advanced)
             for f in li.fields:
                 fp = QgsProcessingParameterField(
-                    f.param, self.tr(f.description), defaultValue=f.default,
+                    f.param, self.tr(f.description), defaultValue=f.default or None,
                     parentLayerParameterName=li.param, optional=True)
-                self.add(fp, f"Field of {li.param} holding the {f.logical.replace('_', ' ')} "
-                             f"(default: {f.default}, the published field name)"
+                what = f"Field of {li.param} holding the {f.logical.replace('_', ' ')}"
+                default = (f" (default: {f.default}, the published field name)" if f.default
+                           else " (no published field: empty unless your data has one)")
+                self.add(fp, what + default
                          + ("; required." if f.required else "; leave empty if absent."),
                          advanced=advanced or f.advanced)
 
@@ -511,7 +514,10 @@ class Workspace:
         request = QgsFeatureRequest()
         if not has_geom:
             request.setFlags(QgsFeatureRequest.NoGeometry)
-        for feat in source.getFeatures(request):
+        # invalid geometry goes through as it is: the engine repairs it (make_valid) and
+        # reports it, exactly as on the command line
+        for feat in source.getFeatures(request,
+                                       QgsProcessingFeatureSource.FlagSkipGeometryValidityChecks):
             if self.feedback.isCanceled():
                 del writer
                 raise QgsProcessingException("Cancelled.")
