@@ -275,14 +275,3 @@ def _parse(line: str) -> dict[str, Any] | None:
     except ValueError:
         return None
     return obj if isinstance(obj, dict) else None
-
-
-def engine_version(executable: str | None = None) -> str:
-    """``swm-gis --version`` output, or '' when the engine has no such option."""
-    try:
-        exe = executable or find_engine()
-        out = subprocess.run([exe, "--version"], capture_output=True, text=True, timeout=60,
-                             env=engine_environment())
-    except (EngineError, OSError, subprocess.TimeoutExpired):
-        return ""
-    return out.stdout.strip() if out.returncode == 0 else ""

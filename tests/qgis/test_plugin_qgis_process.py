@@ -83,3 +83,23 @@ def test_site_screening_with_a_town_config_in_qgis_process(tmp_path):
     for name in ("screening.json", "screening.gpkg", "screening_report.html",
                  "screening_report.pdf", "qgis_inputs.json"):
         assert (folder / name).is_file(), name
+
+
+def test_help_and_the_missing_engine_message_in_qgis_process(town, tmp_path):
+    env = _env(tmp_path)
+    assert _qgis_process(env, "plugins", "enable", "swm_gis_qgis").returncode == 0
+    shown = _qgis_process(env, "help", "swm_gis:abutters")
+    assert shown.returncode == 0
+    for text in ("PARCELS", "SUBJECT", "DISTANCE", "INCLUDE_SUBJECT", "PARCEL_ID_FIELD",
+                 "OUTPUT_FOLDER", "Selected features only"):
+        assert text in shown.stdout, text
+    env.pop("SWM_GIS_EXECUTABLE")
+    env["PATH"] = str(tmp_path)  # no swm-gis anywhere
+    listed = _qgis_process(env, "list")
+    assert "swm_gis:sitescreening" in listed.stdout  # the provider still loads
+    run = _qgis_process(env, "run", "swm_gis:abutters", "--", f"PARCELS={town['parcels']}",
+                        "SUBJECT_IDS=P2", f"OUTPUT={tmp_path / 'x.gpkg'}")
+    assert run.returncode != 0
+    out = run.stdout + run.stderr
+    assert "pip install swm-gis" in out
+    assert "Processing > Options > Providers > swm-gis" in out
