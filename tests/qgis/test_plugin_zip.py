@@ -63,3 +63,28 @@ def test_bad_metadata_is_refused(tmp_path, capsys):
 def test_the_command_line_prints_the_zip_path(tmp_path, capsys):
     assert build_plugin.main(["--out", str(tmp_path)]) == 0
     assert capsys.readouterr().out.strip().endswith("swm_gis_qgis-0.1.0.zip")
+
+
+def test_the_unzipped_plugin_loads_in_qgis_process(tmp_path):
+    """What "Install from ZIP" does: unpack into a plugins folder; QGIS then loads it."""
+    import os
+    import subprocess
+
+    from plugin_kit import engine_env
+
+    path = build_plugin.build(tmp_path / "dist")
+    plugins = tmp_path / "plugins"
+    with zipfile.ZipFile(path) as zf:
+        zf.extractall(plugins)
+    env = engine_env()
+    env.update({"QGIS_PLUGINPATH": str(plugins), "QGIS_CUSTOM_CONFIG_PATH": str(tmp_path),
+                "XDG_RUNTIME_DIR": str(tmp_path)})
+    qp = "/usr/bin/qgis_process.bin"
+    assert os.access(qp, os.X_OK)
+    enabled = subprocess.run([qp, "plugins", "enable", "swm_gis_qgis"], capture_output=True,
+                             text=True, env=env, timeout=120)
+    assert enabled.returncode == 0, enabled.stderr
+    listed = subprocess.run([qp, "list"], capture_output=True, text=True, env=env, timeout=120)
+    ids = [line.split()[0] for line in listed.stdout.splitlines()
+           if line.strip().startswith("swm_gis:")]
+    assert len(ids) == 8
