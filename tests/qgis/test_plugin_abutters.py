@@ -163,7 +163,10 @@ def test_distance_include_subject_and_a_rerun_into_the_same_folder(plugin, town,
               "OUTPUT": "memory:", "OUTPUT_FOLDER": str(tmp_path / "same")}
     first = _layer_distances(processing.run("swm_gis:abutters", params)["OUTPUT"])
     wider = processing.run("swm_gis:abutters", {**params, "DISTANCE": 250,
-                                                "INCLUDE_SUBJECT": True})
+                                                "INCLUDE_SUBJECT": True, "LABEL_TEMPLATE": 1,
+                                                "LABEL_OFFSET": "0.03,-0.05",
+                                                "SENDER": "Conservation Commission\n"
+                                                          "55 Summer St\nLynnfield MA 01940"})
     got = _layer_distances(wider["OUTPUT"])
     assert sorted(first) == ["P1", "P3", "P4", "P5", "P6"]
     # P8 is sqrt(60^2 + 15^2) m = 202.93 ft from P2; P7 is 240 m away; P2 is the subject

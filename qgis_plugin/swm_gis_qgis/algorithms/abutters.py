@@ -9,6 +9,7 @@ from qgis.core import (
     QgsProcessingException,
     QgsProcessingOutputFile,
     QgsProcessingOutputNumber,
+    QgsProcessingParameterEnum,
     QgsProcessingParameterFeatureSink,
     QgsProcessingParameterFeatureSource,
     QgsProcessingParameterString,
@@ -17,6 +18,7 @@ from qgis.core import (
 from ..catalog import CATALOG
 from .base import SwmGisAlgorithm
 
+LABEL_TEMPLATES = ["5160", "5161", "5162", "5163"]
 FILES = {  # output name -> file the engine writes in its --out folder
     "ABUTTING_PARCELS_CSV": ("abutting_parcels.csv", "Abutting parcels (CSV)"),
     "MAILING_LIST_CSV": ("mailing_list.csv", "Mailing list (CSV)"),
@@ -81,6 +83,19 @@ assessing OWNER1, OWN_ADDR, OWN_CITY, OWN_STATE, OWN_ZIP, ...). Same result as \
         self.add_bool("INCLUDE_SUBJECT", "Include the subject parcels in the list", False,
                       "Also list the subject parcels' owners (e.g. when the applicant is not "
                       "the owner).")
+        self.add(QgsProcessingParameterEnum("LABEL_TEMPLATE", self.tr("Label sheet (Avery)"),
+                                            LABEL_TEMPLATES, defaultValue=0),
+                 "Avery label sheet for labels.pdf: 5160 (30 per sheet, 2.625 x 1 in), 5161, "
+                 "5162 or 5163.", advanced=True)
+        self.add(QgsProcessingParameterString("LABEL_OFFSET",
+                                              self.tr("Printer offset for labels (X,Y inches)"),
+                                              defaultValue="0,0", optional=True),
+                 "Printer calibration for labels.pdf in inches, X to the right and Y down, "
+                 "e.g. 0.03,-0.05.", advanced=True)
+        self.add(QgsProcessingParameterString("SENDER", self.tr("Sender block (one line each)"),
+                                              multiLine=True, optional=True),
+                 "Sender lines for certified_mail.pdf (name, street, city/state/ZIP), one per "
+                 "line.", advanced=True)
         self.add_common_advanced()
         self.add(QgsProcessingParameterFeatureSink(
             "OUTPUT", self.tr("Abutting parcels"), QgsProcessing.TypeVectorPolygon),
@@ -117,6 +132,15 @@ assessing OWNER1, OWN_ADDR, OWN_CITY, OWN_STATE, OWN_ZIP, ...). Same result as \
         args += ["--distance", f"{distance:g}ft"]
         if self.parameterAsBoolean(parameters, "INCLUDE_SUBJECT", context):
             args.append("--include-subject")
+        args += ["--label-template",
+                 LABEL_TEMPLATES[self.parameterAsEnum(parameters, "LABEL_TEMPLATE", context)]]
+        offset = (self.parameterAsString(parameters, "LABEL_OFFSET", context) or "").strip()
+        if offset:
+            args += ["--label-offset", offset]
+        sender = self.parameterAsString(parameters, "SENDER", context) or ""
+        for line in sender.splitlines():
+            if line.strip():
+                args += ["--sender", line.strip()]
         self._out = ws.out_folder()
         args += ["--out", self._out, "--overwrite"]
         return args
