@@ -43,7 +43,7 @@ _KEEP: list = []
 
 # =========================================================================== the methods
 def run_swm(config: Path, work: Path, engine: str, workers: int, chunk_size: int | None
-            ) -> pd.DataFrame:
+            ) -> tuple[pd.DataFrame, float, float]:
     from swm_gis.applicability import read_result
     from swm_gis.cli import main
 
@@ -54,9 +54,9 @@ def run_swm(config: Path, work: Path, engine: str, workers: int, chunk_size: int
         args += ["--workers", str(workers)]
     if chunk_size:
         args += ["--chunk-size", str(chunk_size)]
-    t = time.perf_counter()
+    t, c = time.perf_counter(), _cpu_s()
     code = main(args)
-    seconds = time.perf_counter() - t
+    seconds, cpu = time.perf_counter() - t, _cpu_s() - c
     if code:
         raise SystemExit(f"swm-gis failed with exit code {code}")
     res = read_result(out)
@@ -64,10 +64,10 @@ def run_swm(config: Path, work: Path, engine: str, workers: int, chunk_size: int
         "parcel_id": res["parcel_id"], "nhesp": res["nhesp_within_500ft"].astype(bool),
         "nhesp_distance_ft": res["nhesp_distance_ft"], "sfha": res["in_sfha"].astype(bool),
         "huc12": res["huc12"]})
-    return flags, seconds
+    return flags, seconds, cpu
 
 
-def run_qgis(config: Path, work: Path) -> tuple[pd.DataFrame, float]:
+def run_qgis(config: Path, work: Path) -> tuple[pd.DataFrame, float, float]:
     os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
     if QGIS_PLUGINS not in sys.path:
         sys.path.append(QGIS_PLUGINS)
@@ -87,7 +87,7 @@ def run_qgis(config: Path, work: Path) -> tuple[pd.DataFrame, float]:
         return lyr
 
     parcels = layer("parcels")
-    t = time.perf_counter()
+    t, c = time.perf_counter(), _cpu_s()
     # the model a QGIS user builds: buffer 500 ft, then select by location per NHESP layer
     buffered = processing.run("native:buffer", {
         "INPUT": parcels, "DISTANCE": LIMIT_M, "SEGMENTS": 5, "END_CAP_STYLE": 0,
@@ -105,7 +105,7 @@ def run_qgis(config: Path, work: Path) -> tuple[pd.DataFrame, float]:
     joined = processing.run("native:joinattributesbylocation", {
         "INPUT": parcels, "JOIN": layer("huc12"), "PREDICATE": [0], "JOIN_FIELDS": ["huc12"],
         "METHOD": 2, "DISCARD_NONMATCHING": False, "PREFIX": "", "OUTPUT": "memory:"})["OUTPUT"]
-    seconds = time.perf_counter() - t
+    seconds, cpu = time.perf_counter() - t, _cpu_s() - c
     near_ids = {f["LOC_ID"] for lyr in near for f in lyr.getFeatures()}
     sfha_ids = {f["LOC_ID"] for f in in_sfha.getFeatures()}
     rows = [(f["LOC_ID"], f["huc12"]) for f in joined.getFeatures()]
@@ -114,14 +114,14 @@ def run_qgis(config: Path, work: Path) -> tuple[pd.DataFrame, float]:
     flags["sfha"] = flags["parcel_id"].isin(sfha_ids)
     flags["huc12"] = flags["huc12"].map(lambda v: None if v is None or str(v) == "NULL" else v)
     _KEEP.append(app)  # exitQgis() with layers still alive crashes; the process ends with os._exit
-    return flags, seconds
+    return flags, seconds, cpu
 
 
-def run_naive(config: Path, work: Path) -> tuple[pd.DataFrame, float]:
+def run_naive(config: Path, work: Path) -> tuple[pd.DataFrame, float, float]:
     import geopandas as gpd
 
     gpkg = config.parent / "town.gpkg"
-    t = time.perf_counter()
+    t, c = time.perf_counter(), _cpu_s()
     parcels = gpd.read_file(gpkg, layer="parcels")[["LOC_ID", "geometry"]]
     habitats = pd.concat([gpd.read_file(gpkg, layer=n)[["geometry"]] for n in
                           ("nhesp_priority", "nhesp_estimated", "vernal_pools")],
@@ -136,13 +136,13 @@ def run_naive(config: Path, work: Path) -> tuple[pd.DataFrame, float]:
                       how="intersection", keep_geom_type=True)
     huc["a"] = huc.area
     best = huc.sort_values(["LOC_ID", "a"], ascending=[True, False]).drop_duplicates("LOC_ID")
-    seconds = time.perf_counter() - t
+    seconds, cpu = time.perf_counter() - t, _cpu_s() - c
     flags = pd.DataFrame({"parcel_id": parcels["LOC_ID"],
                           "exact_distance_ft": d.reindex(parcels.index).to_numpy() / FT})
     flags["nhesp"] = flags["exact_distance_ft"] <= 500.0 + 1e-6
     flags["sfha"] = flags["parcel_id"].isin(sfha_ids)
     flags["huc12"] = flags["parcel_id"].map(best.set_index("LOC_ID")["huc12"])
-    return flags, seconds
+    return flags, seconds, cpu
 
 
 def _cpu_s() -> float:
@@ -160,16 +160,13 @@ def _peak_rss_mb() -> float:
 
 def one(method: str, config: Path, work: Path, workers: int, chunk_size: int | None) -> None:
     """Run one method in this process; write its flags and print a JSON line of figures."""
-    cpu0 = _cpu_s()
-    if method == "swm":
-        flags, seconds = run_swm(config, work, "local", workers, chunk_size)
-    elif method == "dask":
-        flags, seconds = run_swm(config, work, "dask", workers, chunk_size)
+    if method in ("swm", "dask"):
+        flags, seconds, cpu = run_swm(config, work, "local" if method == "swm" else "dask",
+                                      workers, chunk_size)
     elif method == "qgis":
-        flags, seconds = run_qgis(config, work)
+        flags, seconds, cpu = run_qgis(config, work)
     else:
-        flags, seconds = run_naive(config, work)
-    cpu = _cpu_s() - cpu0  # includes reading the flags back (small next to the work)
+        flags, seconds, cpu = run_naive(config, work)
     flags.to_csv(work / f"flags_{method}.csv", index=False)
     print("RESULT " + json.dumps({"method": method, "seconds": round(seconds, 2),
                                   "cpu_s": round(cpu, 2),

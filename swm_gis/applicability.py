@@ -387,7 +387,8 @@ def subdivide(geoms: np.ndarray, values: np.ndarray, *, max_vertices: int = MAX_
 
 
 # =========================================================================== core
-def classify_parcels(parcels: gpd.GeoDataFrame, overlays: Overlays) -> gpd.GeoDataFrame:
+def classify_parcels(parcels: gpd.GeoDataFrame, overlays: Overlays, *,
+                     rep_points: np.ndarray | None = None) -> gpd.GeoDataFrame:
     """Flag every parcel (vectorised); returns a new frame with the input's index and CRS.
 
     ``parcels`` has logical fields (``id``, optionally ``map_par_id``) in a projected CRS in
@@ -408,7 +409,8 @@ def classify_parcels(parcels: gpd.GeoDataFrame, overlays: Overlays) -> gpd.GeoDa
     out["area_acres"] = out["area_sqft"] / SQFT_PER_ACRE
     out["can_reach_trigger"] = pd.array(out["area_sqft"].to_numpy() >= rules.trigger_sqft,
                                         dtype="boolean")
-    rep_points = shapely.point_on_surface(geoms)
+    if rep_points is None or len(rep_points) != n:
+        rep_points = shapely.point_on_surface(geoms)
     huc12 = _largest_overlap(geoms, overlays.huc12, rep_points)
     out["huc12"] = huc12
     out["huc12_name"] = pd.Series(huc12, index=out.index, dtype=object).map(
@@ -488,14 +490,22 @@ def _largest_overlap(geoms: np.ndarray, zones: _Zones | None, rep_points: np.nda
 
 
 def _overlap_area(geoms: np.ndarray, pieces: _Pieces | None) -> np.ndarray:
-    """Area (m²) of each parcel inside the (dissolved, disjoint) reference polygons."""
+    """Area (m²) of each parcel inside the (dissolved, disjoint) reference polygons.
+
+    A parcel properly inside one piece (found with the pieces prepared, against a tree of the
+    parcels) counts whole; only parcels that cross a piece's edge are intersected.
+    """
     area = np.zeros(len(geoms))
     if pieces is None or len(pieces) == 0 or len(geoms) == 0:
         return area
+    inside = np.zeros(len(geoms), dtype=bool)
+    inside[shapely.STRtree(geoms).query(pieces.geoms, predicate="contains_properly")[1]] = True
+    area[inside] = shapely.area(geoms[inside])
     pi, ti = pieces.tree.query(geoms, predicate="intersects")
-    if len(pi):
-        inter = shapely.area(shapely.intersection(geoms[pi], pieces.geoms[ti]))
-        area = np.bincount(pi, weights=inter, minlength=len(geoms))
+    cut = ~inside[pi]
+    if cut.any():
+        inter = shapely.area(shapely.intersection(geoms[pi[cut]], pieces.geoms[ti[cut]]))
+        area += np.bincount(pi[cut], weights=inter, minlength=len(geoms))
     return area
 
 
@@ -705,19 +715,24 @@ def read_tile_parcels(config: TownConfig, tile: Tile) -> gpd.GeoDataFrame:
 
     The tile of duplicate ids reads those ids by attribute and merges each into one parcel.
     """
+    return _read_tile(config, tile)[0]
+
+
+def _read_tile(config: TownConfig, tile: Tile) -> tuple[gpd.GeoDataFrame, np.ndarray | None]:
+    """:func:`read_tile_parcels` and the representative points it computed (or None)."""
     if tile.ids is not None:
-        return _read_ids(config, tile.ids)
+        return _read_ids(config, tile.ids), None
     finite = all(math.isfinite(b) for b in tile.bounds)
     parcels = io.read_layer(config, "parcels", bbox=tile.bounds if finite else None)
     if tile.skip_ids and len(parcels):
         parcels = parcels.loc[~parcels["id"].astype(str).isin(tile.skip_ids).to_numpy()]
     if parcels.empty or not finite:
-        return parcels
+        return parcels, None
     rp = shapely.point_on_surface(parcels.geometry.values.to_numpy())
     x, y = shapely.get_x(rp), shapely.get_y(rp)
     x0, y0, x1, y1 = tile.bounds
     mine = (x >= x0) & (x < x1) & (y >= y0) & (y < y1)
-    return parcels.loc[mine]
+    return parcels.loc[mine], rp[mine]
 
 
 def duplicate_ids(config: TownConfig) -> list[str]:
@@ -740,8 +755,8 @@ def _read_ids(config: TownConfig, ids: tuple[str, ...], *, batch: int = 500
 
 def classify_tile(config: TownConfig, tile: Tile, overlays: Overlays) -> gpd.GeoDataFrame:
     """Read and classify one tile (what the local loop and each Dask task run)."""
-    parcels = read_tile_parcels(config, tile)
-    result = classify_parcels(parcels, overlays)
+    parcels, rep_points = _read_tile(config, tile)
+    result = classify_parcels(parcels, overlays, rep_points=rep_points)
     return result.reset_index(drop=True)
 
 
