@@ -281,10 +281,13 @@ def parcels_touched_by_site(
     site: gpd.GeoDataFrame,
     *,
     rules: Rules | None = None,
+    min_overlap_sqft: float = 1.0,
 ) -> gpd.GeoDataFrame:
     """The subject parcels of a site: those whose interior the site's polygons reach.
 
-    A site that only shares a boundary line with a neighbour does not make it a subject parcel.
+    A site that only shares a boundary line with a neighbour does not make it a subject parcel,
+    nor does a sliver overlap under ``min_overlap_sqft`` (1 sq ft): a site traced from a parcel,
+    exported or reprojected, overlaps its neighbours by coordinate noise.
     Right-of-way and water polygons (``rules.no_owner_poly_types``) are not the applicant's land
     and are skipped; their ids are in ``attrs["skipped_no_owner"]``.
     """
@@ -295,6 +298,9 @@ def parcels_touched_by_site(
     geoms = np.asarray(parcels.geometry.values)
     hits = np.sort(shapely.STRtree(geoms).query(site_geom, predicate="intersects"))
     hits = hits[~shapely.touches(geoms[hits], site_geom)]
+    sqft_per_unit2 = (metres_per_unit(parcels.crs) / 0.3048) ** 2
+    overlap_sqft = shapely.area(shapely.intersection(geoms[hits], site_geom)) * sqft_per_unit2
+    hits = hits[overlap_sqft >= min_overlap_sqft]
     out = parcels.iloc[hits]
     no_owner = no_owner_type(out, rules)
     skipped = [str(v) for v in out.loc[no_owner, "id"]] if "id" in out else []

@@ -191,6 +191,14 @@ def test_site_selects_parcels_it_reaches_into_not_those_it_only_touches():
     site = gpd.GeoDataFrame(geometry=[_b(10, 10, 50, 40)], crs=CRS)  # shares S's east edge line
     subject = parcels_touched_by_site(parcels, site)
     assert list(subject["id"]) == ["S"]
+    # P's copy nudged 1 mm east overlaps neighbour Q by 50 m x 1 mm = 0.05 m2 (0.54 sq ft):
+    # coordinate noise, not Q's land; 1 m further it is 50 m2 and Q is a subject parcel too
+    pq = gpd.GeoDataFrame({"id": ["P", "Q"], "poly_type": ["FEE", "FEE"]},
+                          geometry=[_b(0, 0, 50, 50), _b(50, 0, 100, 50)], crs=CRS)
+    nudged = gpd.GeoDataFrame(geometry=[_b(0.001, 0, 50.001, 50)], crs=CRS)
+    assert list(parcels_touched_by_site(pq, nudged)["id"]) == ["P"]
+    wider = gpd.GeoDataFrame(geometry=[_b(0, 0, 51, 50)], crs=CRS)
+    assert list(parcels_touched_by_site(pq, wider)["id"]) == ["P", "Q"]
     over = gpd.GeoDataFrame(geometry=[_b(-5, 10, 20, 20)], crs=CRS)  # reaches into the street
     subject = parcels_touched_by_site(parcels, over, rules=Rules())
     assert list(subject["id"]) == ["S"] and subject.attrs["skipped_no_owner"] == ["ROW"]
