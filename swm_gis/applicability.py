@@ -33,6 +33,7 @@ Examples
 
 from __future__ import annotations
 
+import contextlib
 import datetime as dt
 import json
 import math
@@ -522,9 +523,16 @@ def _nearest_habitat_ft(geoms: np.ndarray, pieces: _Pieces | None, *, unit_m: fl
     if pieces is None or len(pieces) == 0 or len(geoms) == 0:
         return dist, label
     radius = NHESP_SEARCH_FT / FT_PER_M / unit_m
-    pi, ti = pieces.tree.query(geoms, predicate="dwithin", distance=radius)
+    # candidates by envelope (grown by the radius): one cheap tree pass; the exact distance of
+    # each candidate then decides, so a GEOS distance is computed once per pair, not twice
+    b = shapely.bounds(geoms)
+    grown = shapely.box(b[:, 0] - radius, b[:, 1] - radius, b[:, 2] + radius, b[:, 3] + radius)
+    pi, ti = pieces.tree.query(grown)
     if len(pi):
         d = shapely.distance(geoms[pi], pieces.geoms[ti])
+        near = d <= radius
+        pi, ti, d = pi[near], ti[near], d[near]
+    if len(pi):
         order = np.lexsort((ti, d, pi))  # per parcel: nearest first, ties by feature order
         first = order[np.r_[True, pi[order][1:] != pi[order][:-1]]]
         dist[pi[first]] = d[first] * unit_m * FT_PER_M
@@ -736,8 +744,14 @@ def _read_tile(config: TownConfig, tile: Tile) -> tuple[gpd.GeoDataFrame, np.nda
 
 
 def duplicate_ids(config: TownConfig) -> list[str]:
-    """Parcel ids that label more than one polygon (read without geometry: cheap)."""
-    ids = io.read_table(config, "parcels")["id"]
+    """Parcel ids that label more than one polygon (the id column alone, without geometry)."""
+    spec = config.layer("parcels")
+    field_name = io.map_fields(spec, list(io.layer_info(spec)["fields"]))["id"]
+    try:
+        ids = pyogrio.read_dataframe(spec.path, layer=spec.layer, columns=[field_name],
+                                     read_geometry=False, use_arrow=True)[field_name]
+    except Exception:  # noqa: BLE001 - a source Arrow cannot read: the general reader
+        ids = io.read_table(config, "parcels")["id"]
     ids = ids[ids.notna()].astype(str)
     return sorted(ids[ids.duplicated(keep=False)].unique())
 
@@ -870,7 +884,7 @@ def run_applicability(
                else (classify_tile(config, t, overlays) for t in tiles))
     parts: list[pd.DataFrame] = []
     n_parcels = 0
-    with atomic_path(out, suffix=".gpkg") as tmp:
+    with atomic_path(out, suffix=".gpkg") as tmp, _sqlite_sync_off():
         for i, res in enumerate(results):
             if len(res):
                 _append(res, tmp, first=n_parcels == 0)
@@ -894,6 +908,20 @@ def run_applicability(
     report(1.0, "done")
     return RunResult(path=out, parcels=n_parcels, tiles=len(tiles), summary=summary,
                      checks=overlays.checks, engine=engine)
+
+
+@contextlib.contextmanager
+def _sqlite_sync_off() -> Iterator[None]:
+    """GDAL syncs a GeoPackage to disk after every write; the output is a temporary file that
+    :func:`swm_gis.writers.atomic_path` moves into place only when complete, so per-write
+    durability buys nothing. The option is restored afterwards."""
+    key = "OGR_SQLITE_SYNCHRONOUS"
+    before = pyogrio.get_gdal_config_option(key)
+    pyogrio.set_gdal_config_options({key: "OFF"})
+    try:
+        yield
+    finally:
+        pyogrio.set_gdal_config_options({key: before})
 
 
 def _append(result: gpd.GeoDataFrame, path: Path, *, first: bool) -> None:
