@@ -224,3 +224,31 @@ def test_demo_screens_the_sample_town_sites(tmp_path, fake_report):
     assert small["standards"]["post_impervious_sqft"] == pytest.approx(1_507, abs=1)
     assert [r["huc"] for r in small["watersheds"]["huc12"]] == ["010900010602"]
     assert any(line == "site:" for line in lines) and len(fake_report) == 2
+
+
+def test_summary_lines_state_resources_found():
+    """The printed summary names what the resource checks found, with distances and areas."""
+    from swm_gis.cli.screen import summary_lines
+
+    doc = {
+        "meta": {"town": "T"},
+        "disturbance": {"area_sqft": 43_600.0, "area_acres": 1.001, "permit_required": True},
+        "development_type": {"value": "new", "method": "override"},
+        "standards": {"retention_depth_in": 1.0, "required_retention_cuft": 1_666.7,
+                      "tss_removal": 0.9, "tp_removal": 0.6, "mitigation_huc_level": "HUC12"},
+        "habitats": [{"layer": "priority", "id": "PH 1", "distance_ft": 492.1,
+                      "overlaps": False}],
+        "floodplain": {"sfha_area_sqft": 10_900.0, "site_fraction": 0.25,
+                       "zones": [{"zone": "AE", "bfe": 12.0}], "shaded_x_area_sqft": 0.0},
+        "receiving_waters": {"orw": [], "impaired": [
+            {"au_id": "MA93-51", "name": "Mill Pond", "category": "5", "flow_distance_ft": 57.7}],
+            "requirements": [{"section": "320-19 B(10)(c)", "text": "optimise for phosphorus"}]},
+        "checks": [],
+    }
+    text = "\n".join(summary_lines(doc))
+    assert "NHESP features within 500 ft: priority PH 1 at 492.1 ft" in text
+    assert "Floodplain (SFHA): 10,900.0 sq ft, 25.0% of the site (AE BFE 12 ft)" in text
+    assert "Mill Pond (category 5) at 58 ft" in text
+    assert "requires (§ 320-19 B(10)(c)): optimise for phosphorus" in text
+    doc["habitats"] = []
+    assert "NHESP features within 500 ft: none" in "\n".join(summary_lines(doc))

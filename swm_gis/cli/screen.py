@@ -187,9 +187,39 @@ def summary_lines(document: dict[str, Any]) -> list[str]:
     for m in document.get("mitigation") or []:
         lines.append(f"Mitigation {m['id']}: {'eligible' if m['eligible'] else 'NOT eligible'} "
                      f"({m['huc'] or 'no HUC'})")
+    lines.extend(_resource_lines(document))
     skipped = [c["name"] for c in document.get("checks", []) if not c.get("ran")]
     if skipped:
         lines.append("Checks not run: " + ", ".join(skipped))
+    return lines
+
+
+def _resource_lines(document: dict[str, Any]) -> list[str]:
+    """Habitats, floodplain and receiving waters in a line each (absent when not checked)."""
+    lines = []
+    habitats = document.get("habitats")
+    if habitats is not None:
+        found = ", ".join(f"{h['layer']} {h['id']} at {h['distance_ft']:,.1f} ft"
+                          + (" (overlaps)" if h.get("overlaps") else "") for h in habitats)
+        lines.append("NHESP features within 500 ft: " + (found or "none"))
+    flood = document.get("floodplain")
+    if flood:
+        zones = ", ".join(f"{z['zone']}" + (f" BFE {z['bfe']:g} ft" if z.get("bfe") is not None
+                                             else "") for z in flood.get("zones") or [])
+        lines.append(
+            f"Floodplain (SFHA): {flood['sfha_area_sqft']:,.1f} sq ft, "
+            f"{flood['site_fraction']:.1%} of the site" + (f" ({zones})" if zones else "")
+            + f"; 0.2% annual chance: {flood.get('shaded_x_area_sqft') or 0:,.1f} sq ft")
+    waters = document.get("receiving_waters")
+    if waters:
+        met = [f"ORW {w['name'] or w['id']} at {w['flow_distance_ft']:,.0f} ft"
+               for w in waters.get("orw") or []]
+        met += [f"{w['name'] or w['au_id']} (category {w['category']}) at "
+                f"{w['flow_distance_ft']:,.0f} ft" for w in waters.get("impaired") or []]
+        approx = " (approximate: no DEM)" if waters.get("approximate") else ""
+        lines.append(f"Receiving waters downstream{approx}: " + ("; ".join(met) or "none listed"))
+        lines.extend(f"  requires (§ {r['section']}): {r['text']}"
+                     for r in waters.get("requirements") or [])
     return lines
 
 
