@@ -16,6 +16,7 @@ paths; see docs/dask.md).
 from __future__ import annotations
 
 import logging
+from collections import deque
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -96,11 +97,19 @@ def run_applicability_dask(
 
     def tile_results(tiles: list[Tile], overlays: Overlays) -> Iterator[gpd.GeoDataFrame]:
         shared = client.scatter(overlays, broadcast=True)
-        ddf = tiles_frame(config, tiles, shared)
-        futures = client.compute(ddf.to_delayed())
-        for fut in futures:  # tile order: the output rows come out as the local engine's
+        parts = tiles_frame(config, tiles, shared).to_delayed()
+        # a window of tiles in flight (two per worker thread): finished tiles wait for the
+        # client's writer in the workers' memory, so the window keeps that memory bounded
+        window = max(2, 2 * sum(client.nthreads().values()))
+        pending = deque(client.compute(parts[:window]))
+        following = iter(parts[window:])
+        while pending:  # tile order: the output rows come out as the local engine's
+            fut = pending.popleft()
             result = fut.result()
             fut.release()
+            nxt = next(following, None)
+            if nxt is not None:
+                pending.append(client.compute(nxt))
             yield result
 
     try:
