@@ -55,7 +55,7 @@ from swm_gis import layers as io
 from swm_gis.config import FT_PER_M, SQFT_PER_ACRE, Rules, TownConfig
 from swm_gis.errors import EmptyLayerError
 from swm_gis.floodplain import sfha_mask
-from swm_gis.writers import atomic_path, check_outputs_free
+from swm_gis.writers import atomic_path, check_outputs_free, sqlite_sync_off
 
 Progress = Callable[[float, str], None]
 BBox = tuple[float, float, float, float]
@@ -752,13 +752,7 @@ def _read_tile(config: TownConfig, tile: Tile) -> tuple[gpd.GeoDataFrame, np.nda
 
 def duplicate_ids(config: TownConfig) -> list[str]:
     """Parcel ids that label more than one polygon (the id column alone, without geometry)."""
-    spec = config.layer("parcels")
-    field_name = io.map_fields(spec, list(io.layer_info(spec)["fields"]))["id"]
-    try:
-        ids = pyogrio.read_dataframe(spec.path, layer=spec.layer, columns=[field_name],
-                                     read_geometry=False, use_arrow=True)[field_name]
-    except Exception:  # noqa: BLE001 - a source Arrow cannot read: the general reader
-        ids = io.read_table(config, "parcels")["id"]
+    ids = io.read_column(config, "parcels", "id")
     ids = ids[ids.notna()].astype(str)
     return sorted(ids[ids.duplicated(keep=False)].unique())
 
@@ -891,7 +885,7 @@ def run_applicability(
                else (classify_tile(config, t, overlays) for t in tiles))
     parts: list[pd.DataFrame] = []
     n_parcels = 0
-    with atomic_path(out, suffix=".gpkg") as tmp, _sqlite_sync_off():
+    with atomic_path(out, suffix=".gpkg") as tmp, sqlite_sync_off():
         for i, res in enumerate(results):
             if len(res):
                 _append(res, tmp, first=n_parcels == 0)
@@ -931,19 +925,6 @@ def _arrow_reads() -> Iterator[None]:
     finally:
         os.environ.pop(key, None)
 
-
-@contextlib.contextmanager
-def _sqlite_sync_off() -> Iterator[None]:
-    """GDAL syncs a GeoPackage to disk after every write; the output is a temporary file that
-    :func:`swm_gis.writers.atomic_path` moves into place only when complete, so per-write
-    durability buys nothing. The option is restored afterwards."""
-    key = "OGR_SQLITE_SYNCHRONOUS"
-    before = pyogrio.get_gdal_config_option(key)
-    pyogrio.set_gdal_config_options({key: "OFF"})
-    try:
-        yield
-    finally:
-        pyogrio.set_gdal_config_options({key: before})
 
 
 def _append(result: gpd.GeoDataFrame, path: Path, *, first: bool) -> None:

@@ -106,13 +106,30 @@ def write_csv(df: pd.DataFrame, target: str | Path, *, bom: bool = True) -> Path
     return Path(target)
 
 
+@contextlib.contextmanager
+def sqlite_sync_off() -> Iterator[None]:
+    """Turn off GDAL's sync-to-disk after each GeoPackage write while writing a temporary file.
+
+    GDAL syncs after every layer (about 0.1 s each); the file is a temporary one that
+    :func:`atomic_path` moves into place only when complete, so per-write durability buys
+    nothing. The previous setting is restored afterwards.
+    """
+    key = "OGR_SQLITE_SYNCHRONOUS"
+    before = pyogrio.get_gdal_config_option(key)
+    pyogrio.set_gdal_config_options({key: "OFF"})
+    try:
+        yield
+    finally:
+        pyogrio.set_gdal_config_options({key: before})
+
+
 def write_geopackage(layers: dict[str, gpd.GeoDataFrame | pd.DataFrame], target: str | Path
                      ) -> Path:
     """Write several layers (and attribute-only tables) into one GeoPackage, atomically.
 
     GeoPackage version 1.2 keeps the file readable without warnings by QGIS 3.22's GDAL.
     """
-    with atomic_path(target, suffix=".gpkg") as tmp:
+    with atomic_path(target, suffix=".gpkg") as tmp, sqlite_sync_off():
         for i, (name, frame) in enumerate(layers.items()):
             opts = {"VERSION": "1.2"} if i == 0 else {}
             if isinstance(frame, gpd.GeoDataFrame):

@@ -2,12 +2,20 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import geopandas as gpd
 import pytest
+from hypothesis import settings
 from shapely.geometry import box
 from townkit import CAMBRIDGE_CONFIG, CRS, REPO
+
+# CI replays the same examples every run (a failure there is reproducible); locally hypothesis
+# explores new ones each time.
+settings.register_profile("ci", derandomize=True, deadline=None)
+if os.environ.get("CI"):
+    settings.load_profile("ci")
 
 
 @pytest.fixture

@@ -152,6 +152,13 @@ def test_read_table_keeps_zip_leading_zeros_and_filters(tmp_path, simple_parcels
     assert df["country"].isna().all()
 
 
+def test_read_column_reads_one_logical_field_without_geometry(tmp_path, simple_parcels):
+    cfg = load_config(write_town(tmp_path, {"parcels": simple_parcels}))
+    ids = io.read_column(cfg, "parcels", "id")
+    assert ids.name == "id" and ids.tolist() == ["M_1", "M_2", "M_3"]
+    assert io.read_column(cfg, "parcels", "use_code").empty  # optional field not in the source
+
+
 def test_split_source(tmp_path):
     gpkg = tmp_path / "a.gpkg"
     gpkg.write_bytes(b"")

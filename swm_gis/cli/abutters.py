@@ -9,7 +9,6 @@ live in :mod:`swm_gis.abutters` and :mod:`swm_gis.owners`; the files are written
 
 from __future__ import annotations
 
-import contextlib
 import re
 from collections.abc import Callable
 from pathlib import Path
@@ -391,30 +390,13 @@ def write_all(paths, *, info, subject, candidates, listed, left, recips, label_t
                        context=candidates)
     progress(0.95, "writing the GeoPackage")
     meta = pd.DataFrame({"line": info.header_lines()})
-    with _sqlite_sync_off():
-        write_geopackage({
-            "subject": _for_gpkg(subject),
-            "search_area": area,
-            "abutting_parcels": _for_gpkg(listed),
-            "left_out": _for_gpkg(left),
-            "about": meta,
-        }, paths["abutters_gpkg"])
-
-
-@contextlib.contextmanager
-def _sqlite_sync_off():
-    """GDAL syncs the GeoPackage to disk after every layer (~0.1 s each, half the run time of an
-    abutter list). The file is a temporary one that writers.atomic_path moves into place only
-    when complete, so per-layer durability buys nothing; the option is restored afterwards."""
-    import pyogrio
-
-    key = "OGR_SQLITE_SYNCHRONOUS"
-    before = pyogrio.get_gdal_config_option(key)
-    pyogrio.set_gdal_config_options({key: "OFF"})
-    try:
-        yield
-    finally:
-        pyogrio.set_gdal_config_options({key: before})
+    write_geopackage({
+        "subject": _for_gpkg(subject),
+        "search_area": area,
+        "abutting_parcels": _for_gpkg(listed),
+        "left_out": _for_gpkg(left),
+        "about": meta,
+    }, paths["abutters_gpkg"])
 
 
 def _for_gpkg(gdf: gpd.GeoDataFrame) -> gpd.GeoDataFrame:
