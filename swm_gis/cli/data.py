@@ -37,7 +37,7 @@ def validate(config: Path = config_option()) -> None:
         table.add_row(r.key, status, "" if r.rows is None else f"{r.rows:,}", r.crs or "",
                       str(len(r.fields_found)), ", ".join(r.fields_missing),
                       "" if r.invalid is None else str(r.invalid), r.extent_text)
-    if rep.mode.value == "rich":
+    if rep.mode.value != "json":  # the table is the result: "none" silences progress only
         rep.out.print(table)
         for r in reports:
             for w in r.warnings:
