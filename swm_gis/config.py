@@ -231,7 +231,24 @@ def _parse_rules(raw: dict, where: str) -> Rules:
             f"{where}: unknown rule(s) {', '.join(unknown)} in [rules]; "
             f"known: {', '.join(sorted(known))}."
         )
-    values = {k: tuple(v) if isinstance(v, list) else v for k, v in raw.items()}
+    defaults = Rules()
+    values = {}
+    for key, value in raw.items():
+        default = getattr(defaults, key)
+        if isinstance(default, float):
+            ok = isinstance(value, int | float) and not isinstance(value, bool) and value >= 0
+            want = "a number of zero or more"
+        elif isinstance(default, tuple):
+            ok = isinstance(value, list) and all(isinstance(v, str) for v in value)
+            want = 'a list of text values, e.g. ["ROW", "WATER"]'
+            value = tuple(value) if ok else value
+        else:
+            ok = isinstance(value, str) and value.strip() != ""
+            want = "a text value"
+        if not ok:
+            raise ConfigError(f"{where}: [rules] {key} = {value!r} must be {want} "
+                              f"(Chapter 320 default: {default!r}).")
+        values[key] = float(value) if isinstance(default, float) else value
     return Rules(**values)
 
 

@@ -55,9 +55,20 @@ def test_empty_field_name_switches_an_optional_default_off():
 
 
 def test_rules_override():
-    cfg = parse_config({**_cfg(), "rules": {"abutter_distance_ft": 300}}, base_dir=Path("."))
-    assert cfg.rules.abutter_distance_ft == 300
+    cfg = parse_config({**_cfg(), "rules": {"abutter_distance_ft": 300,
+                                            "no_owner_poly_types": ["ROW"]}}, base_dir=Path("."))
+    assert cfg.rules.abutter_distance_ft == 300.0
+    assert cfg.rules.no_owner_poly_types == ("ROW",)
     assert cfg.rules.habitat_distance_ft == 500
+
+
+@pytest.mark.parametrize(("key", "value"), [
+    ("abutter_distance_ft", "100 ft"), ("trigger_sqft", -1), ("retention_new_in", True),
+    ("no_owner_poly_types", "ROW"), ("mitigation_huc_new", 12),
+])
+def test_rule_values_of_the_wrong_kind_are_refused(key, value):
+    with pytest.raises(ConfigError, match=rf"\[rules\] {key} = .* must be"):
+        parse_config({**_cfg(), "rules": {key: value}}, base_dir=Path("."))
 
 
 @pytest.mark.parametrize(
