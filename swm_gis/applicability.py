@@ -755,15 +755,9 @@ def duplicate_ids(config: TownConfig) -> list[str]:
     return sorted(ids[ids.duplicated(keep=False)].unique())
 
 
-def _read_ids(config: TownConfig, ids: tuple[str, ...], *, batch: int = 500
-              ) -> gpd.GeoDataFrame:
-    spec = config.layer("parcels")
-    field_name = io.map_fields(spec, list(io.layer_info(spec)["fields"]))["id"]
-    parts = [io.read_layer(config, "parcels", where=io.sql_in(field_name, list(ids[i:i + batch])))
-             for i in range(0, len(ids), batch)]
-    parcels = pd.concat(parts) if len(parts) > 1 else parts[0]
-    parcels = gpd.GeoDataFrame(parcels, geometry="geometry", crs=parts[0].crs)
-    return io.merge_duplicate_ids(parcels)
+def _read_ids(config: TownConfig, ids: tuple[str, ...]) -> gpd.GeoDataFrame:
+    return io.merge_duplicate_ids(io.read_by_ids(config, "parcels", "id", list(ids),
+                                                     as_text=False))
 
 
 def classify_tile(config: TownConfig, tile: Tile, overlays: Overlays) -> gpd.GeoDataFrame:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import datetime as dt
 import os
+import re
 from dataclasses import dataclass
 from typing import Any
 
@@ -27,6 +28,7 @@ from swm_gis.errors import (
     FieldMissingError,
     GeometryError,
     InputFileError,
+    UnknownParcelError,
 )
 
 BBox = tuple[float, float, float, float]
@@ -311,6 +313,77 @@ def read_column(config: TownConfig, key: str, logical: str) -> pd.Series:
     return values.rename(logical)
 
 
+#: Ids per WHERE ... IN (...) query (SQLite's expression limits stay far away).
+IDS_PER_QUERY = 500
+
+
+def id_where(config: TownConfig, key: str, logical: str, ids: list[str]) -> str:
+    """An OGR WHERE clause selecting ``ids`` on the source field behind a logical field.
+
+    Numbers are written unquoted for numeric source fields, so integer ids match too.
+    """
+    spec = config.layer(key)
+    info = layer_info(spec)
+    field = map_fields(spec, list(info["fields"]))[logical]
+    if field is None:
+        raise FieldMissingError(
+            f'{spec.describe()} ([layers.{key}]) has no field for "{logical}"; set '
+            f'[layers.{key}.fields] {logical} = "<field name>" in the town config.'
+        )
+    dtype = dict(zip(info["fields"], info["dtypes"], strict=True)).get(field, "object")
+    if str(dtype).startswith(("int", "float")):
+        numeric = [v for v in ids if re.fullmatch(r"-?\d+(\.\d+)?", str(v).strip())]
+        return f'"{field}" IN ({",".join(numeric) or "NULL"})'
+    return sql_in(field, ids)
+
+
+def read_by_ids(config: TownConfig, key: str, logical: str, ids: list[str], *,
+                as_text: bool = True) -> pd.DataFrame | gpd.GeoDataFrame:
+    """Rows of a layer or table whose logical field is in ``ids`` (WHERE queries, never a full
+    read); with ``as_text`` the field comes back as text ("12", not 12.0)."""
+    ids = list(dict.fromkeys(str(v).strip() for v in ids))
+    is_table = config.layer(key).schema.kind == "table"
+    frames = []
+    for start in range(0, max(len(ids), 1), IDS_PER_QUERY):
+        where = id_where(config, key, logical, ids[start:start + IDS_PER_QUERY]) if ids \
+            else "1 = 0"
+        frames.append(read_table(config, key, where=where) if is_table
+                      else read_layer(config, key, where=where))
+    out = frames[0] if len(frames) == 1 else pd.concat(frames)
+    if not is_table:
+        out = gpd.GeoDataFrame(out, geometry="geometry", crs=frames[0].crs)
+    out.attrs.update(frames[0].attrs)
+    if as_text and logical in out:
+        text = out[logical].astype(object)
+        out[logical] = text.where(text.isna(), text.map(_id_text))
+    return out
+
+
+def read_parcels_by_id(config: TownConfig, ids: list[str]) -> gpd.GeoDataFrame:
+    """The parcels with these ids (polygons sharing an id merged), or
+    :class:`UnknownParcelError` naming every id that is not in the layer."""
+    ids = list(dict.fromkeys(str(v).strip() for v in ids))
+    parcels = read_by_ids(config, "parcels", "id", ids)
+    found = set(parcels["id"].dropna().astype(str))
+    missing = [p for p in ids if p not in found]
+    if missing:
+        spec = config.layer("parcels")
+        field = map_fields(spec, list(layer_info(spec)["fields"]))["id"]
+        raise UnknownParcelError(
+            f"Parcel id(s) {', '.join(missing)} not found in field \"{field}\" of "
+            f"{spec.describe()} ([layers.parcels]). Check the id, or set "
+            f'[layers.parcels.fields] id = "<field>" in {config.path or "the town config"} if '
+            "parcels are keyed by another field."
+        )
+    return merge_duplicate_ids(parcels)
+
+
+def _id_text(v: object) -> str:
+    if isinstance(v, float) and v.is_integer():
+        return str(int(v))
+    return str(v)
+
+
 def sql_in(field: str, values: list[str]) -> str:
     """An OGR SQL ``field IN (...)`` clause with values quoted safely."""
     quoted = ",".join("'" + str(v).replace("'", "''") + "'" for v in values)
@@ -513,4 +586,5 @@ __all__ = [
     "Raster", "read_layer", "read_spec", "read_file", "read_table", "read_raster", "is_raster",
     "layer_info", "layer_crs", "read_column", "map_fields", "merge_duplicate_ids",
     "repair_geometries", "source_info", "file_source_info", "split_source", "sql_in",
+    "id_where", "read_by_ids", "read_parcels_by_id", "IDS_PER_QUERY",
 ]

@@ -252,3 +252,30 @@ def test_summary_lines_state_resources_found():
     assert "requires (§ 320-19 B(10)(c)): optimise for phosphorus" in text
     doc["habitats"] = []
     assert "NHESP features within 500 ft: none" in "\n".join(summary_lines(doc))
+
+
+def test_subject_parcels_get_their_own_floodplain_figures(tmp_path, fake_report, capsys):
+    """--parcel adds each subject parcel's SFHA overlap; the two parcels under the sample site
+    are both partly in the AE zone (BFE 61 ft), and an unknown id is exit 2 naming it."""
+    from townkit import SAMPLE_CONFIG
+
+    sites = SAMPLE_CONFIG.parent / "sites.gpkg"
+    args = ["--progress", "none", "screen", "-c", str(SAMPLE_CONFIG), "-s", f"{sites}:site",
+            "--parcel", "M_237990_918549", "--parcel", "M_237877_918550"]
+    assert main([*args, "-o", str(tmp_path / "a")]) == 0
+    doc = json.loads((tmp_path / "a" / "screening.json").read_text("utf-8"))
+    subject = doc["floodplain"]["subject_parcels"]
+    parcels = {p["id"]: p for p in subject["parcels"]}
+    assert set(parcels) == {"M_237990_918549", "M_237877_918550"}
+    for p in parcels.values():
+        assert p["in_sfha"] and 0 < p["sfha_fraction"] < 1 and p["bfe_ft"] == 61.0
+        assert p["sfha_area_sqft"] == pytest.approx(p["sfha_fraction"] * p["area_sqft"],
+                                                    rel=1e-3)
+    assert subject["sfha_area_sqft"] == pytest.approx(
+        sum(p["sfha_area_sqft"] for p in parcels.values()), abs=0.2)
+    assert doc["meta"]["parameters"]["parcels"] == ["M_237990_918549", "M_237877_918550"]
+    jsonschema.Draft202012Validator(SCHEMA).validate(doc)
+    capsys.readouterr()
+    assert main([*args[:7], "--parcel", "NOPE", "-o", str(tmp_path / "b")]) == 2
+    err = capsys.readouterr().err
+    assert 'Parcel id(s) NOPE not found in field "LOC_ID"' in err and "Traceback" not in err

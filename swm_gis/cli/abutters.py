@@ -30,7 +30,7 @@ from swm_gis.cli._common import (
     state,
 )
 from swm_gis.config import TownConfig
-from swm_gis.errors import GeometryError, SwmGisError, UnknownParcelError
+from swm_gis.errors import GeometryError, SwmGisError
 from swm_gis.owners import fiscal_years, join_owners, owned_parcel_ids, recipients
 from swm_gis.reports import PackageInfo
 from swm_gis.writers import check_outputs_free, write_geopackage
@@ -47,7 +47,6 @@ OUTPUT_FILES = {
     "abutters_gpkg": "abutters.gpkg",
 }
 #: Ids per OGR where clause (SQL statements stay short; several reads are concatenated).
-IDS_PER_QUERY = 500
 
 
 @app.command()
@@ -248,27 +247,6 @@ def add_pond_extension(cfg: TownConfig, abut: gpd.GeoDataFrame, subject: gpd.Geo
 
 
 # --------------------------------------------------------------------------- reading
-def id_where(cfg: TownConfig, key: str, logical: str, ids: list[str]) -> str:
-    """An OGR where clause selecting ``ids`` on the source field behind a logical field.
-
-    Numbers are written unquoted for numeric fields, so integer ids match too.
-    """
-    spec = cfg.layer(key)
-    info = layers.layer_info(spec)
-    field = layers.map_fields(spec, list(info["fields"]))[logical]
-    dtype = dict(zip(info["fields"], info["dtypes"], strict=True)).get(field, "object")
-    if str(dtype).startswith(("int", "float")):
-        numeric = [v for v in ids if re.fullmatch(r"-?\d+(\.\d+)?", str(v).strip())]
-        return f'"{field}" IN ({",".join(numeric) or "NULL"})'
-    return layers.sql_in(field, ids)
-
-
-def source_id_field(cfg: TownConfig, key: str, logical: str) -> str:
-    spec = cfg.layer(key)
-    info = layers.layer_info(spec)
-    return layers.map_fields(spec, list(info["fields"]))[logical] or ""
-
-
 def read_subject(cfg: TownConfig, *, parcel_ids: list[str], site: str | None
                  ) -> gpd.GeoDataFrame:
     """The subject parcels: by id (where clause) or the parcels the --site polygons reach."""
@@ -283,19 +261,7 @@ def read_subject(cfg: TownConfig, *, parcel_ids: list[str], site: str | None
                 "lies in the town and that both are in the CRS they declare."
             )
         parcel_ids = core.subject_ids(subject)
-    ids = list(dict.fromkeys(str(p).strip() for p in parcel_ids))
-    subject = _read_by_ids(cfg, "parcels", "id", ids, reader="layer")
-    found = set(subject["id"].dropna().astype(str))
-    missing = [p for p in ids if p not in found]
-    if missing:
-        field = source_id_field(cfg, "parcels", "id")
-        raise UnknownParcelError(
-            f"Parcel id(s) {', '.join(missing)} not found in field \"{field}\" of "
-            f"{cfg.layer('parcels').describe()} ([layers.parcels]). Check the id, or set "
-            f'[layers.parcels.fields] id = "<field>" in {cfg.path or "the town config"} if '
-            "parcels are keyed by another field."
-        )
-    return layers.merge_duplicate_ids(subject)
+    return layers.read_parcels_by_id(cfg, parcel_ids)
 
 
 def read_candidates(cfg: TownConfig, subject: gpd.GeoDataFrame, *, distance_ft: float
@@ -311,32 +277,7 @@ def read_assess(cfg: TownConfig, *, ids: list[str]) -> pd.DataFrame:
     """Assessing rows of the given parcel ids only (never the whole table)."""
     if not cfg.has("assess"):
         return pd.DataFrame(columns=["parcel_id", "owner", "fiscal_year"])
-    ids = list(dict.fromkeys(ids))
-    if not ids:
-        return layers.read_table(cfg, "assess", where="1 = 0")
-    return _read_by_ids(cfg, "assess", "parcel_id", ids, reader="table")
-
-
-def _read_by_ids(cfg: TownConfig, key: str, logical: str, ids: list[str], *, reader: str):
-    frames = []
-    for start in range(0, len(ids), IDS_PER_QUERY):
-        where = id_where(cfg, key, logical, ids[start:start + IDS_PER_QUERY])
-        frames.append(layers.read_layer(cfg, key, where=where) if reader == "layer"
-                      else layers.read_table(cfg, key, where=where))
-    out = frames[0] if len(frames) == 1 else pd.concat(frames)
-    if reader == "layer":
-        out = gpd.GeoDataFrame(out, geometry="geometry", crs=frames[0].crs)
-    out.attrs.update(frames[0].attrs)
-    if logical in out:
-        text = out[logical].astype(object)
-        out[logical] = text.where(text.isna(), text.map(_id_text))
-    return out
-
-
-def _id_text(v: object) -> str:
-    if isinstance(v, float) and v.is_integer():
-        return str(int(v))
-    return str(v)
+    return layers.read_by_ids(cfg, "assess", "parcel_id", ids)
 
 
 def site_addresses(assess: pd.DataFrame) -> pd.Series:

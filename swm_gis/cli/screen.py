@@ -27,7 +27,7 @@ from swm_gis.cli._common import (
 from swm_gis.config import TownConfig
 from swm_gis.disturbance import check_exemptions
 from swm_gis.errors import SwmGisError
-from swm_gis.layers import read_file
+from swm_gis.layers import read_file, read_parcels_by_id
 from swm_gis.screening import build_screening
 from swm_gis.writers import check_outputs_free, write_geopackage, write_json
 
@@ -78,6 +78,10 @@ def screen(
         False, "--roadway-maintenance",
         help="Redevelopment limited to maintenance and improvement of existing roadways "
              "(exempt from § 320-19 B(8)(a)-(d) unless widening by a lane or more)."),
+    parcel: list[str] = typer.Option(
+        [], "--parcel",
+        help="Subject parcel id(s) the work is on (repeatable): the floodplain check then also "
+             "reports each parcel's SFHA and 0.2% overlap."),
     out: Path = out_dir_option(),
     overwrite: bool = overwrite_option(),
     received: str | None = typer.Option(
@@ -97,7 +101,7 @@ def screen(
         proposed_impervious=proposed_impervious,
         proposed_impervious_sqft=proposed_impervious_sqft, mitigation=mitigation,
         exemptions=exemption, roadway_maintenance=roadway_maintenance, overwrite=overwrite,
-        received=received,
+        received=received, parcel_ids=parcel,
     )
     state.reporter.result("screen", outputs, summary=summary_lines(document),
                           permit_required=document["disturbance"]["permit_required"],
@@ -118,6 +122,7 @@ def run_screen(
     roadway_maintenance: bool = False,
     overwrite: bool = False,
     received: str | None = None,
+    parcel_ids: list[str] | tuple[str, ...] = (),
 ) -> tuple[dict[str, Path], dict[str, Any]]:
     """Read the inputs, screen, write every output; returns (outputs, document)."""
     received_date = _parse_date(received)
@@ -137,18 +142,20 @@ def run_screen(
         "proposed_impervious": _read(proposed_impervious, cfg, "--proposed-impervious",
                                      "polygon"),
         "mitigation": _read(mitigation, cfg, "--mitigation", None),
+        "subject_parcels": read_parcels_by_id(cfg, list(parcel_ids)) if parcel_ids else None,
     }
     result = build_screening(
         cfg, frames["site"], common_plan=frames["common_plan"], development=development,
         proposed_impervious=frames["proposed_impervious"],
         proposed_impervious_sqft=proposed_impervious_sqft, mitigation=frames["mitigation"],
         exemptions=claimed, roadway_maintenance=roadway_maintenance,
+        subject_parcels=frames["subject_parcels"],
         progress=lambda f, m: rep.progress(0.05 + 0.8 * f, m),
     )
     document = result.document
     document["meta"]["parameters"].update({
         "site": site, "common_plan": common_plan, "mitigation": mitigation,
-        "proposed_impervious": proposed_impervious,
+        "proposed_impervious": proposed_impervious, "parcels": list(parcel_ids),
         "received": received_date.isoformat() if received_date else None,
     })
     rep.progress(0.87, "writing screening.json and screening.gpkg")
