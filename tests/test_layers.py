@@ -18,6 +18,7 @@ from swm_gis.errors import (
     FieldMissingError,
     GeometryError,
     InputFileError,
+    UnknownParcelError,
 )
 
 
@@ -157,6 +158,18 @@ def test_read_column_reads_one_logical_field_without_geometry(tmp_path, simple_p
     ids = io.read_column(cfg, "parcels", "id")
     assert ids.name == "id" and ids.tolist() == ["M_1", "M_2", "M_3"]
     assert io.read_column(cfg, "parcels", "use_code").empty  # optional field not in the source
+
+
+def test_read_parcels_by_id_names_unknown_ids_and_matches_numeric_fields(tmp_path,
+                                                                          simple_parcels):
+    numeric = simple_parcels.assign(LOC_ID=[101, 102, 103])
+    cfg = load_config(write_town(tmp_path, {"parcels": numeric}))
+    got = io.read_parcels_by_id(cfg, ["103", "101", "101"])
+    assert sorted(got["id"]) == ["101", "103"]  # text ids, integer field
+    with pytest.raises(UnknownParcelError) as info:
+        io.read_parcels_by_id(cfg, ["101", "999", "X-1"])
+    assert 'Parcel id(s) 999, X-1 not found in field "LOC_ID"' in str(info.value)
+    assert io.read_by_ids(cfg, "parcels", "id", []).empty
 
 
 def test_split_source(tmp_path):
