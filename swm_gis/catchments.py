@@ -29,27 +29,23 @@ from swm_gis import hydrology
 from swm_gis import layers as io
 from swm_gis.applicability import DrainageGrid
 from swm_gis.config import TownConfig
-
-#: Integrated List categories that make a water "impaired" for § 320-19 B(10).
-IMPAIRED_CATEGORIES = ("4A", "4B", "5")
+from swm_gis.receiving_waters import IMPAIRED_CATEGORIES, is_impaired
+from swm_gis.receiving_waters import split_causes as rw_split_causes
 
 
 def impaired_rows(impaired: gpd.GeoDataFrame) -> np.ndarray:
-    """True for assessment units in category 4a, 4b or 5 (``5M`` etc. count as 5).
+    """True for the assessment units that count as impaired (the rule lives in
+    :func:`swm_gis.receiving_waters.is_impaired`, shared with the site screening).
 
     >>> impaired_rows(pd.DataFrame({"category": ["4a", "2", "5", "4C", None, "5M"]})).tolist()
     [True, False, True, False, False, True]
     """
-    cat = impaired["category"].astype("string").str.strip().str.upper().fillna("")
-    return (cat.isin(IMPAIRED_CATEGORIES[:2]) | cat.str.startswith("5")).to_numpy(dtype=bool)
+    return is_impaired(impaired["category"].to_numpy())
 
 
 def split_causes(causes: pd.Series) -> list[list[str]]:
     """Semicolon-separated cause lists -> lists of trimmed names (empty entries dropped)."""
-    out = []
-    for text in causes.astype(object).where(causes.notna(), "").astype(str):
-        out.append([c.strip() for c in text.split(";") if c.strip()])
-    return out
+    return [rw_split_causes(v) for v in causes.astype(object)]
 
 
 def node_matches(network: hydrology.StreamNetwork, features: gpd.GeoDataFrame, *,

@@ -24,6 +24,7 @@ from typing import Any
 
 import geopandas as gpd
 import numpy as np
+import pandas as pd
 import shapely
 
 from swm_gis import hydrology as hy
@@ -66,12 +67,33 @@ def cause_group(cause: str) -> str:
     return "other"
 
 
+def impaired_category(category: Any) -> Any:
+    """Integrated List categories normalised: "Category 4a" -> "4A"; missing -> ""."""
+    cat = pd.Series(category).astype("string").str.upper().str.replace("CATEGORY", "")
+    return cat.str.strip().fillna("")
+
+
+def is_impaired(category: Any) -> np.ndarray:
+    """True for categories 4A (approved TMDL), 4B and 5, with 5's variants (e.g. 5M): the waters
+    whose receiving of a discharge brings § 320-19 B(10).
+
+    >>> is_impaired(["4a", "2", "5", "4C", None, "5M", "Category 4B"]).tolist()
+    [True, False, True, False, False, True, True]
+    """
+    cat = impaired_category(category)
+    return (cat.isin(IMPAIRED_CATEGORIES[:2]) | cat.str.startswith("5")).to_numpy(dtype=bool)
+
+
 def split_causes(value: Any) -> list[str]:
-    """MassDEP causes are ";"-separated (a cause may itself contain a comma)."""
-    if value is None or (isinstance(value, float) and np.isnan(value)):
-        return []
+    """MassDEP causes are ";"-separated (a cause may itself contain a comma).
+
+    >>> split_causes("Phosphorus, Total; Chloride;"), split_causes(pd.NA), split_causes(None)
+    (['Phosphorus, Total', 'Chloride'], [], [])
+    """
     if isinstance(value, (list, tuple, np.ndarray)):
         return [str(v).strip() for v in value if str(v).strip()]
+    if value is None or pd.isna(value):
+        return []
     return [p.strip() for p in str(value).split(";") if p.strip()]
 
 
@@ -284,12 +306,9 @@ def trace_receiving_waters(
 def _impaired_rows(impaired: gpd.GeoDataFrame | None) -> gpd.GeoDataFrame | None:
     if impaired is None or impaired.empty:
         return None
-    cat = impaired["category"].astype("string").str.upper().str.replace("CATEGORY", "")
-    cat = cat.str.strip().fillna("")
-    # 4A (approved TMDL), 4B, and 5 with its variants (e.g. 5M)
-    keep = (cat.isin(IMPAIRED_CATEGORIES[:2]) | cat.str.startswith("5")).to_numpy(dtype=bool)
+    keep = is_impaired(impaired["category"].to_numpy())
     out = impaired.loc[keep].copy()
-    out["category_norm"] = cat[keep].to_numpy()
+    out["category_norm"] = impaired_category(impaired["category"].to_numpy())[keep].to_numpy()
     return out.reset_index(drop=True)
 
 
