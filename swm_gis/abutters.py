@@ -34,7 +34,7 @@ import pandas as pd
 import shapely
 from pyproj import CRS
 
-from swm_gis.config import Rules
+from swm_gis.config import Rules, metres_per_unit
 from swm_gis.errors import CrsError, GeometryError, SwmGisError
 
 M_PER_FT = 0.3048
@@ -84,18 +84,6 @@ def parse_distance_ft(text: str | float | int) -> float:
     if not np.isfinite(feet) or feet < 0:
         raise DistanceError(f"The distance must be zero or more feet, not {text}.")
     return round(feet, 9)
-
-
-def metres_per_unit(crs: CRS | str) -> float:
-    """Metres per horizontal unit of a projected CRS (1 for metres, 0.3048006 for US feet)."""
-    crs = CRS.from_user_input(crs)
-    if not crs.is_projected:
-        raise CrsError(
-            f"Distances cannot be measured in the geographic CRS {crs.to_string()} (degrees); "
-            "reproject the parcels to a projected CRS such as EPSG:26986 (the town config's "
-            "working CRS does this when layers are read through swm_gis.layers)."
-        )
-    return float(crs.axis_info[0].unit_conversion_factor)
 
 
 def subject_union(subject: gpd.GeoDataFrame | gpd.GeoSeries) -> shapely.Geometry:

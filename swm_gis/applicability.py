@@ -47,10 +47,11 @@ import numpy as np
 import pandas as pd
 import pyogrio
 import shapely
-from pyproj import CRS, Transformer
+from pyproj import Transformer
 
 from swm_gis import layers as io
 from swm_gis.config import FT_PER_M, SQFT_PER_ACRE, Rules, TownConfig
+from swm_gis.config import metres_per_unit as config_metres_per_unit
 from swm_gis.errors import EmptyLayerError
 from swm_gis.floodplain import sfha_mask
 from swm_gis.writers import atomic_path, check_outputs_free, sqlite_sync_off
@@ -454,10 +455,7 @@ def classify_parcels(parcels: gpd.GeoDataFrame, overlays: Overlays, *,
 
 def metres_per_unit(crs: Any) -> float:
     """Metres per unit of a projected CRS (1 for EPSG:26986, 0.3048006 for US survey feet)."""
-    if crs is None:
-        return 1.0
-    crs = CRS.from_user_input(crs)
-    return float(crs.axis_info[0].unit_conversion_factor) if crs.axis_info else 1.0
+    return 1.0 if crs is None else config_metres_per_unit(crs)
 
 
 def _nullable(values: np.ndarray | None, n: int) -> pd.arrays.BooleanArray:

@@ -223,6 +223,22 @@ def check_working_crs(crs: str, *, where: str = "the town config") -> CRS:
     return obj
 
 
+def metres_per_unit(crs: Any) -> float:
+    """Metres in one unit of a projected CRS's x axis; the one place units are converted.
+
+    >>> metres_per_unit("EPSG:26986"), round(metres_per_unit("EPSG:2249"), 7)
+    (1.0, 0.3048006)
+    """
+    obj = CRS.from_user_input(crs)
+    if not obj.is_projected:
+        raise CrsError(
+            f"Distances and areas cannot be measured in the geographic CRS {obj.to_string()} "
+            "(degrees); reproject to a projected CRS such as EPSG:26986 (layers read through the "
+            "town config are brought into its working CRS)."
+        )
+    return float(obj.axis_info[0].unit_conversion_factor)
+
+
 def _parse_rules(raw: dict, where: str) -> Rules:
     known = {f.name for f in fields(Rules)}
     unknown = sorted(set(raw) - known)

@@ -28,7 +28,7 @@ import geopandas as gpd
 import shapely
 from pyproj import CRS
 
-from swm_gis.config import SQFT_PER_ACRE, Rules
+from swm_gis.config import SQFT_PER_ACRE, Rules, metres_per_unit
 from swm_gis.errors import CrsError, EmptyLayerError, GeometryError, SwmGisError
 
 #: Bylaw 213-16B exemptions (Chapter 320 applicability B): CLI name -> (citation, activity).
@@ -215,8 +215,7 @@ def check_projected(frame: gpd.GeoDataFrame, *, what: str) -> CRS:
 
 def sqft_per_crs_unit2(crs: CRS) -> float:
     """Square feet per squared unit of a projected CRS (metres, feet or US survey feet)."""
-    metres_per_unit = crs.axis_info[0].unit_conversion_factor
-    return (metres_per_unit / 0.3048) ** 2
+    return (metres_per_unit(crs) / 0.3048) ** 2
 
 
 def _reaches(area_sqft: float, trigger_sqft: float) -> bool:

@@ -16,7 +16,7 @@ import pandas as pd
 import shapely
 from pyproj import CRS
 
-from swm_gis.config import Rules
+from swm_gis.config import Rules, metres_per_unit
 from swm_gis.errors import CrsError, FieldMissingError
 
 #: FEMA's "no value" for STATIC_BFE.
@@ -53,13 +53,7 @@ def feet_per_unit(crs: object) -> float:
     >>> round(feet_per_unit("EPSG:26986"), 4), round(feet_per_unit("EPSG:2249"), 6)
     (3.2808, 1.000002)
     """
-    obj = CRS.from_user_input(crs)
-    if not obj.is_projected:
-        raise CrsError(
-            f'The CRS "{obj.name}" is geographic (degrees); distances and areas need a projected '
-            'CRS. Reproject to the town working CRS (e.g. "EPSG:26986") first.'
-        )
-    return obj.axis_info[0].unit_conversion_factor / FT_PER_M_INV
+    return metres_per_unit(crs) / FT_PER_M_INV
 
 
 FT_PER_M_INV = 0.3048  # metres in one international foot

@@ -21,7 +21,7 @@ from typing import Any
 import geopandas as gpd
 import shapely
 
-from swm_gis.config import SFHA_ZONES
+from swm_gis.config import SFHA_ZONES, metres_per_unit
 from swm_gis.errors import CrsError
 
 # The Agg canvas is used directly (not pyplot), so rendering is headless and offline and never
@@ -143,8 +143,7 @@ def _units_per_ft(crs) -> float:
             f"The screening map needs projected layers (feet or metres), but they are in "
             f"{crs.to_string()}; pass the screening.gpkg layers in the town's working CRS."
         )
-    metres_per_unit = crs.axis_info[0].unit_conversion_factor
-    return M_PER_FT / metres_per_unit
+    return M_PER_FT / metres_per_unit(crs)
 
 
 def _nice_length_ft(target_ft: float) -> float:
