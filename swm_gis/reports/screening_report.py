@@ -413,6 +413,16 @@ def _finding_floodplain(doc: Mapping[str, Any]) -> Finding:
     return Finding("floodplain", title, "yes", result, (), SEC_FLOODPLAIN, src)
 
 
+def _tmdl_text(tmdl: Any) -> str:
+    """ "TMDL 12345" as it is; a bare number or name gets the word: "TMDL 12345".
+
+    >>> _tmdl_text("TMDL 12345"), _tmdl_text("12345")
+    ('TMDL 12345', 'TMDL 12345')
+    """
+    text = str(tmdl).strip()
+    return text if text.upper().startswith("TMDL") else f"TMDL {text}"
+
+
 def _finding_receiving(doc: Mapping[str, Any]) -> Finding:
     title = "Receiving waters (ORW, impaired waters)"
     missing = _not_run(doc, "receiving_waters", title, SEC_RECEIVING)
@@ -431,7 +441,7 @@ def _finding_receiving(doc: Mapping[str, Any]) -> Finding:
              "downstream" for w in orw]
     parts += [f"{w.get('name') or w.get('au_id')} ({w.get('au_id')}), category "
               f"{w.get('category')}: {', '.join(_causes(w)) or 'causes not listed'}"
-              f"{'; TMDL ' + str(w['tmdl']) if w.get('tmdl') else ''}, "
+              f"{'; ' + _tmdl_text(w['tmdl']) if w.get('tmdl') else ''}, "
               f"{_ft(w.get('flow_distance_ft'))} downstream" for w in impaired]
     return Finding("receiving_waters", title, "yes", "; ".join(parts) + "." + approx, (),
                    SEC_RECEIVING, src)
