@@ -89,6 +89,7 @@ from swm_gis.applicability_write import _append, _write_tables, read_result, wri
 from swm_gis.catchments import DrainageGrid
 from swm_gis.config import TownConfig
 from swm_gis.errors import EmptyLayerError
+from swm_gis.results import ApplicabilityMap
 from swm_gis.writers import atomic_path, check_outputs_free, sqlite_sync_off
 
 
@@ -123,16 +124,8 @@ def run_applicability(
     """
     out = Path(out)
     check_outputs_free([out], overwrite=overwrite)
-    report = progress or (lambda f, m: None)
-    report(0.0, "planning tiles")
-    extent, count = parcel_extent(config)
-    tiles = make_tiles(extent, count, chunk_size=chunk_size)
-    dups = duplicate_ids(config)
-    if dups:
-        skip = frozenset(dups)
-        tiles = [Tile(t.index, t.bounds, skip_ids=skip) for t in tiles]
-        tiles.append(Tile(len(tiles), tiles[0].bounds, ids=tuple(dups)))
-    overlays = load_overlays(config, extent, progress=report)
+    report = progress or _quiet
+    tiles, overlays, dups = plan_tiles(config, chunk_size=chunk_size, progress=report)
     results = (tile_results(tiles, overlays) if tile_results
                else (classify_tile(config, t, overlays) for t in tiles))
     parts: list[pd.DataFrame] = []
@@ -145,22 +138,91 @@ def run_applicability(
                 n_parcels += len(res)
             report(0.15 + 0.8 * (i + 1) / len(tiles),
                    f"tile {i + 1} of {len(tiles)}: {n_parcels:,} parcels classified")
-        if n_parcels == 0:
-            raise EmptyLayerError(
-                f"{config.layer('parcels').describe()} ([layers.parcels]) has no parcels; "
-                "nothing to classify."
-            )
+        _check_any(config, n_parcels)
         summary = combine_summaries(parts, huc12_names=overlays.huc12_names)
-        params = {"engine": engine, "chunk_size": chunk_size, "tiles": len(tiles),
-                  "merged_duplicate_ids": dups,
-                  "habitat_distance_ft": config.rules.habitat_distance_ft,
-                  "trigger_sqft": config.rules.trigger_sqft,
-                  "nhesp_search_ft": NHESP_SEARCH_FT, **(parameters or {})}
+        params = run_parameters(config, engine=engine, chunk_size=chunk_size, tiles=tiles,
+                                dups=dups, extra=parameters)
         _write_tables(tmp, summary, overlays.checks, config, params)
         write_style(tmp, layer=LAYER, classes=summary["screening_class"].unique().tolist())
     report(1.0, "done")
     return RunResult(path=out, parcels=n_parcels, tiles=len(tiles), summary=summary,
                      checks=overlays.checks, engine=engine)
+
+
+def _quiet(fraction: float, message: str) -> None:
+    """The default progress callback: says nothing."""
+
+
+def plan_tiles(config: TownConfig, *, chunk_size: int = DEFAULT_CHUNK_SIZE,
+               progress: Progress = _quiet) -> tuple[list[Tile], Overlays, list[str]]:
+    """The job's tiles (a last one for ids on several polygons), overlays and duplicate ids."""
+    progress(0.0, "planning tiles")
+    extent, count = parcel_extent(config)
+    tiles = make_tiles(extent, count, chunk_size=chunk_size)
+    dups = duplicate_ids(config)
+    if dups:
+        skip = frozenset(dups)
+        tiles = [Tile(t.index, t.bounds, skip_ids=skip) for t in tiles]
+        tiles.append(Tile(len(tiles), tiles[0].bounds, ids=tuple(dups)))
+    return tiles, load_overlays(config, extent, progress=progress), dups
+
+
+def run_parameters(config: TownConfig, *, engine: str, chunk_size: int, tiles: list[Tile],
+                   dups: list[str], extra: dict[str, Any] | None = None) -> dict[str, Any]:
+    """The parameters recorded in the checks table's ``run`` row."""
+    return {"engine": engine, "chunk_size": chunk_size, "tiles": len(tiles),
+            "merged_duplicate_ids": dups,
+            "habitat_distance_ft": config.rules.habitat_distance_ft,
+            "trigger_sqft": config.rules.trigger_sqft,
+            "nhesp_search_ft": NHESP_SEARCH_FT, **(extra or {})}
+
+
+def _check_any(config: TownConfig, n_parcels: int) -> None:
+    if n_parcels == 0:
+        raise EmptyLayerError(
+            f"{config.layer('parcels').describe()} ([layers.parcels]) has no parcels; "
+            "nothing to classify."
+        )
+
+
+def classify_town(config: TownConfig, *, chunk_size: int = DEFAULT_CHUNK_SIZE,
+                  progress: Progress | None = None) -> ApplicabilityMap:
+    """Classify every parcel of the town in memory (tile by tile, concatenated); write nothing.
+
+    The result's ``frame`` has the rows, in the order, that :func:`run_applicability` writes.
+    """
+    progress = progress or _quiet
+    tiles, overlays, dups = plan_tiles(config, chunk_size=chunk_size, progress=progress)
+    frames = []
+    for i, tile in enumerate(tiles):
+        res = classify_tile(config, tile, overlays)
+        if len(res):
+            frames.append(res)
+        progress(0.15 + 0.8 * (i + 1) / len(tiles), f"tile {i + 1} of {len(tiles)}")
+    n_parcels = sum(len(f) for f in frames)
+    _check_any(config, n_parcels)
+    frame = gpd.GeoDataFrame(pd.concat(frames, ignore_index=True), geometry=frames[0].geometry.name,
+                             crs=frames[0].crs)
+    summary = combine_summaries([summarise(f) for f in frames],
+                                huc12_names=overlays.huc12_names)
+    params = run_parameters(config, engine="local", chunk_size=chunk_size, tiles=tiles, dups=dups)
+    progress(1.0, "done")
+    return ApplicabilityMap(config=config, summary=summary, checks=overlays.checks,
+                            parcels=n_parcels, tiles=len(tiles), parameters=params,
+                            _frame=frame)
+
+
+def write_map(frame: gpd.GeoDataFrame, out: str | Path, *, summary: pd.DataFrame,
+              checks: list[dict[str, Any]], config: TownConfig, parameters: dict[str, Any],
+              overwrite: bool = False) -> Path:
+    """Write classified parcels as the styled applicability GeoPackage ``out`` (atomically)."""
+    out = Path(out)
+    check_outputs_free([out], overwrite=overwrite)
+    with atomic_path(out, suffix=".gpkg") as tmp, sqlite_sync_off():
+        _append(frame, tmp, first=True)
+        _write_tables(tmp, summary, checks, config, parameters)
+        write_style(tmp, layer=LAYER, classes=summary["screening_class"].unique().tolist())
+    return out
 
 
 __all__ = [
@@ -170,5 +232,6 @@ __all__ = [
     "Tile", "all_classes", "boundary_chunks", "class_name", "classify_parcels", "classify_tile",
     "combine_summaries", "drainage_flags", "drainage_grid", "duplicate_ids", "load_overlays",
     "make_tiles", "metres_per_unit", "parcel_extent", "read_result", "read_tile_parcels",
-    "run_applicability", "screening_class", "subdivide", "summarise", "write_style",
+    "classify_town", "plan_tiles", "run_applicability", "run_parameters", "screening_class",
+    "write_map", "subdivide", "summarise", "write_style",
 ]
