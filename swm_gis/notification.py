@@ -181,10 +181,11 @@ def abutter_package(
     if not isinstance(config, TownConfig):
         config = load_config(config)
     parcel_ids = [str(p) for p in (parcels or [])]
-    if bool(parcel_ids) == (site is not None and site != ""):
+    if isinstance(site, str | os.PathLike) and not str(site):
+        site = None
+    if bool(parcel_ids) == (site is not None):
         raise SwmGisError("Give the subject either by --parcel ID (one or more) or by --site "
                           "FILE, not both and not neither.")
-    site = site if site is not None and site != "" else None
     distance_ft = (config.rules.abutter_distance_ft if distance in (None, "")
                    else core.parse_distance_ft(distance))
     progress(0.05, "reading the subject parcel(s)")

@@ -44,28 +44,28 @@ class Development(StrEnum):
 @app.command()
 def screen(
     config: Path = config_option(),
-    site: str = typer.Option(..., "--site", "-s",
+    site: str = typer.Option(..., "--site", "-s", metavar="FILE",
                              help="Limit-of-disturbance polygon(s): any GDAL vector file, or "
                                   "path.gpkg:layer."),
     common_plan: str | None = typer.Option(
-        None, "--common-plan",
+        None, "--common-plan", metavar="FILE",
         help="Disturbance polygons of the larger common plan of development or sale the site "
              "belongs to (e.g. every lot of the subdivision)."),
     development: Development = typer.Option(
-        Development.auto, "--development",
+        Development.auto, "--development", metavar="auto|new|redevelopment",
         help="auto measures existing impervious cover in the disturbance (any cover makes it "
              "redevelopment); new or redevelopment states it instead."),
     proposed_impervious: str | None = typer.Option(
-        None, "--proposed-impervious",
+        None, "--proposed-impervious", metavar="FILE",
         help="Post-construction impervious surfaces (polygons) for the retention volume."),
     proposed_impervious_sqft: float | None = typer.Option(
-        None, "--proposed-impervious-sqft", min=0,
+        None, "--proposed-impervious-sqft", min=0, metavar="N",
         help="Post-construction impervious area in square feet (instead of a file)."),
     mitigation: str | None = typer.Option(
-        None, "--mitigation",
+        None, "--mitigation", metavar="FILE",
         help="Proposed off-site mitigation sites; each is checked for HUC12/HUC10 eligibility."),
     exemption: list[str] = typer.Option(
-        [], "--exemption",
+        [], "--exemption", metavar="NAME",
         help="A Bylaw 213-16B exemption the applicant claims (repeatable): npdes-waived, "
              "agriculture, landscaping, fencing, utilities, wetlands-order."),
     roadway_maintenance: bool = typer.Option(
@@ -73,13 +73,13 @@ def screen(
         help="Redevelopment limited to maintenance and improvement of existing roadways "
              "(exempt from § 320-19 B(8)(a)-(d) unless widening by a lane or more)."),
     parcel: list[str] = typer.Option(
-        [], "--parcel",
+        [], "--parcel", metavar="ID",
         help="Subject parcel id(s) the work is on (repeatable): the floodplain check then also "
              "reports each parcel's SFHA and 0.2% overlap."),
     out: Path = out_dir_option(),
     overwrite: bool = overwrite_option(),
     received: str | None = typer.Option(
-        None, "--received",
+        None, "--received", metavar="DATE",
         help="Date the application was received (YYYY-MM-DD), for the report's hearing "
              "deadlines (§ 320-18 B)."),
 ) -> None:
