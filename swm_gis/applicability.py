@@ -85,7 +85,13 @@ from swm_gis.applicability_tiles import (
     parcel_extent,
     read_tile_parcels,
 )
-from swm_gis.applicability_write import _append, _write_tables, read_result, write_style
+from swm_gis.applicability_write import (
+    _append,
+    _write_tables,
+    read_result,
+    write_map,
+    write_style,
+)
 from swm_gis.catchments import DrainageGrid
 from swm_gis.config import TownConfig
 from swm_gis.errors import EmptyLayerError
@@ -210,19 +216,6 @@ def classify_town(config: TownConfig, *, chunk_size: int = DEFAULT_CHUNK_SIZE,
     return ApplicabilityMap(config=config, summary=summary, checks=overlays.checks,
                             parcels=n_parcels, tiles=len(tiles), parameters=params,
                             _frame=frame)
-
-
-def write_map(frame: gpd.GeoDataFrame, out: str | Path, *, summary: pd.DataFrame,
-              checks: list[dict[str, Any]], config: TownConfig, parameters: dict[str, Any],
-              overwrite: bool = False) -> Path:
-    """Write classified parcels as the styled applicability GeoPackage ``out`` (atomically)."""
-    out = Path(out)
-    check_outputs_free([out], overwrite=overwrite)
-    with atomic_path(out, suffix=".gpkg") as tmp, sqlite_sync_off():
-        _append(frame, tmp, first=True)
-        _write_tables(tmp, summary, checks, config, parameters)
-        write_style(tmp, layer=LAYER, classes=summary["screening_class"].unique().tolist())
-    return out
 
 
 __all__ = [

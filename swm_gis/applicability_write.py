@@ -15,6 +15,7 @@ import pyogrio
 from swm_gis import layers as io
 from swm_gis.applicability_overlays import CHECKS_TABLE, LAYER, STYLE_NAME, SUMMARY_TABLE
 from swm_gis.config import TownConfig
+from swm_gis.writers import atomic_path, check_outputs_free, sqlite_sync_off
 
 
 def _append(result: gpd.GeoDataFrame, path: Path, *, first: bool) -> None:
@@ -89,9 +90,22 @@ def write_style(gpkg: str | Path, *, layer: str, classes: list[str],
         con.close()
 
 
+def write_map(frame: gpd.GeoDataFrame, out: str | Path, *, summary: pd.DataFrame,
+              checks: list[dict[str, Any]], config: TownConfig, parameters: dict[str, Any],
+              overwrite: bool = False) -> Path:
+    """Write classified parcels as the styled applicability GeoPackage ``out`` (atomically)."""
+    out = Path(out)
+    check_outputs_free([out], overwrite=overwrite)
+    with atomic_path(out, suffix=".gpkg") as tmp, sqlite_sync_off():
+        _append(frame, tmp, first=True)
+        _write_tables(tmp, summary, checks, config, parameters)
+        write_style(tmp, layer=LAYER, classes=summary["screening_class"].unique().tolist())
+    return out
+
+
 def read_result(path: str | Path) -> gpd.GeoDataFrame:
     """Read an applicability GeoPackage's layer back (for tests and the plugin)."""
     return gpd.read_file(path, layer=LAYER)
 
 
-__all__ = ["read_result", "write_style"]
+__all__ = ["read_result", "write_map", "write_style"]

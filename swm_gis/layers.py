@@ -11,7 +11,6 @@ from __future__ import annotations
 import datetime as dt
 import os
 import re
-from dataclasses import dataclass
 from typing import Any
 
 import geopandas as gpd
@@ -30,6 +29,7 @@ from swm_gis.errors import (
     InputFileError,
     UnknownParcelError,
 )
+from swm_gis.raster import Raster  # noqa: F401  (defined there, read here)
 
 BBox = tuple[float, float, float, float]
 
@@ -454,27 +454,6 @@ def _check_geometry_family(gdf: gpd.GeoDataFrame, spec: LayerSpec) -> None:
 
 
 # --------------------------------------------------------------------------- rasters
-@dataclass(frozen=True)
-class Raster:
-    """A raster window in the working CRS: masked array, affine transform, CRS and source."""
-
-    array: np.ma.MaskedArray
-    transform: Any
-    crs: CRS
-    source: dict[str, Any]
-
-    @property
-    def cell_size(self) -> tuple[float, float]:
-        return abs(self.transform.a), abs(self.transform.e)
-
-    @property
-    def bounds(self) -> BBox:
-        rows, cols = self.array.shape
-        x0, y0 = self.transform * (0, 0)
-        x1, y1 = self.transform * (cols, rows)
-        return min(x0, x1), min(y0, y1), max(x0, x1), max(y0, y1)
-
-
 def is_raster(spec: LayerSpec) -> bool:
     """True when the source opens as a raster (GeoTIFF, ...), False for a vector source."""
     import rasterio

@@ -18,7 +18,9 @@ from typing import Any
 import geopandas as gpd
 import pandas as pd
 
+from swm_gis.applicability_write import read_result, write_map
 from swm_gis.config import TownConfig
+from swm_gis.summaries import applicability_lines, screening_lines
 from swm_gis.writers import check_outputs_free, write_geopackage, write_json
 
 Progress = Callable[[float, str], None]
@@ -87,8 +89,6 @@ class Screening:
     @property
     def summary(self) -> list[str]:
         """A few lines for people: the decision and the figures behind it."""
-        from swm_gis.summaries import screening_lines
-
         return screening_lines(self.document)
 
     def write(self, out_dir: str | os.PathLike, *, overwrite: bool = False,
@@ -158,15 +158,11 @@ class ApplicabilityMap:
     def frame(self) -> gpd.GeoDataFrame:
         """The classified parcels (layer ``applicability``), read back if only on disk."""
         if self._frame is None and self.path is not None:
-            from swm_gis.applicability import read_result
-
             self._frame = read_result(self.path)
         return self._frame
 
     def write(self, out: str | os.PathLike, *, overwrite: bool = False) -> Path:
         """Write the styled GeoPackage (layer, summary and checks tables, QGIS style) to ``out``."""
-        from swm_gis.applicability import write_map
-
         self.path = write_map(self.frame, out, summary=self.summary, checks=self.checks,
                               config=self.config, parameters=self.parameters,
                               overwrite=overwrite)
@@ -175,8 +171,6 @@ class ApplicabilityMap:
     @property
     def summary_lines(self) -> list[str]:
         """A few lines for people: parcels and acres per class, and the checks not run."""
-        from swm_gis.summaries import applicability_lines
-
         return applicability_lines(self)
 
     def _repr_html_(self) -> str:
