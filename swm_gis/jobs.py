@@ -87,6 +87,19 @@ def screen(
     Screening
         ``.document`` (the ``screening.json`` content), ``.layers``, ``.permit_required``,
         ``.summary``; ``.write(out_dir)`` writes the files.
+
+    Examples
+    --------
+    A 0.4-acre lot of a 2-acre subdivision in the bundled synthetic sample town:
+
+    >>> from pathlib import Path
+    >>> import swm_gis
+    >>> sample = Path(swm_gis.__file__).parents[1] / "data" / "sample"
+    >>> town = swm_gis.load_config(sample / "town.toml")
+    >>> sites = sample / "sites.gpkg"
+    >>> s = swm_gis.screen(town, f"{sites}:site_small", common_plan=f"{sites}:common_plan")
+    >>> s.permit_required, s.document["development_type"]["value"]
+    (True, 'new')
     """
     progress = progress or _quiet
     received_date = _parse_date(received)
@@ -172,6 +185,16 @@ def applicability_map(
     -------
     ApplicabilityMap
         ``.frame`` (one row per parcel, SPEC columns), ``.summary``, ``.checks``, ``.path``.
+
+    Examples
+    --------
+    >>> from pathlib import Path
+    >>> import swm_gis
+    >>> town = swm_gis.load_config(
+    ...     Path(swm_gis.__file__).parents[1] / "data" / "sample" / "town.toml")
+    >>> amap = swm_gis.applicability_map(town)
+    >>> amap.parcels, len(amap.frame), amap.path is None
+    (3167, 3167, True)
     """
     from swm_gis import applicability as ap
 

@@ -176,6 +176,16 @@ def abutter_package(
     -------
     AbutterPackage
         The frames; :meth:`AbutterPackage.write` writes the files.
+
+    Examples
+    --------
+    >>> from pathlib import Path
+    >>> import swm_gis
+    >>> town = swm_gis.load_config(
+    ...     Path(swm_gis.__file__).parents[1] / "data" / "sample" / "town.toml")
+    >>> pkg = swm_gis.abutter_package(town, parcels=["M_236682_917765"])
+    >>> pkg.info.distance_ft, len(pkg.listed), len(pkg.recipients)
+    (100.0, 9, 20)
     """
     progress = progress or _quiet
     if not isinstance(config, TownConfig):

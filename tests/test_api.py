@@ -268,3 +268,23 @@ def test_applicability_map_refuses_bad_options(sample, tmp_path):
         swm_gis.applicability_map(sample, engine="spark")
     with pytest.raises(ConfigError, match="out=PATH.gpkg"):
         swm_gis.applicability_map(sample, engine="dask")
+
+
+def test_job_inputs_refuse_hostile_frames_and_leave_them_unchanged(sample):
+    from swm_gis.errors import EmptyLayerError, GeometryError, InputFileError
+    from swm_gis.inputs import as_frame
+
+    site = _frame(["a"], [(236_000, 917_000, 236_050, 917_050)])
+    before = site.copy()
+    got = as_frame(site, working_crs=sample.crs, what="--site")
+    pd.testing.assert_frame_equal(site, before)
+    assert got is not site and got.crs == sample.crs
+    points = gpd.GeoDataFrame(geometry=[shapely.Point(0, 0)], crs=CRS)
+    with pytest.raises(GeometryError, match="Point geometry; polygon"):
+        as_frame(points, working_crs=sample.crs, what="--site")
+    with pytest.raises(EmptyLayerError):
+        as_frame(site.iloc[:0], working_crs=sample.crs, what="--site")
+    with pytest.raises(InputFileError, match="file path or a GeoDataFrame"):
+        as_frame(42, working_crs=sample.crs, what="--site")
+    with pytest.raises(SwmGisError):
+        swm_gis.screen(sample, points)
