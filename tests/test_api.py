@@ -15,6 +15,8 @@ import geopandas as gpd
 import pandas as pd
 import pytest
 import shapely
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from townkit import CRS, SAMPLE_CONFIG
 
 import swm_gis
@@ -288,3 +290,23 @@ def test_job_inputs_refuse_hostile_frames_and_leave_them_unchanged(sample):
         as_frame(42, working_crs=sample.crs, what="--site")
     with pytest.raises(SwmGisError):
         swm_gis.screen(sample, points)
+
+
+@settings(max_examples=30, deadline=None)
+@given(gaps=st.lists(st.floats(0, 80), min_size=1, max_size=6),
+       d1=st.floats(1, 300), d2=st.floats(1, 300))
+def test_find_abutters_grows_with_the_distance(gaps, d1, d2):
+    """Parcels in a row at the given gaps (m): a longer distance never drops an abutter, and
+    each listed distance is the gap in feet."""
+    x, boxes = 30.0, []
+    for gap in gaps:
+        boxes.append((x + gap, 0, x + gap + 10, 30))
+        x += gap + 10
+    parcels = _frame([f"P{i}" for i in range(len(boxes))], boxes)
+    subject = _frame(["S"], [(0, 0, 30, 30)])
+    near, far = sorted((d1, d2))
+    a = swm_gis.find_abutters(parcels, subject, distance_ft=near)
+    b = swm_gis.find_abutters(parcels, subject, distance_ft=far)
+    assert set(a["id"]) <= set(b["id"])
+    expected = {f"P{i}" for i, (x0, *_) in enumerate(boxes) if (x0 - 30) / 0.3048 <= far + 1e-6}
+    assert set(b["id"]) == expected
