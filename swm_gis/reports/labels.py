@@ -124,6 +124,10 @@ def _wrap(text: str, font: str, size: float, width: float) -> list[str]:
             cut = len(word)
             while cut > 1 and stringWidth(word[:cut], font, size) > width:
                 cut -= 1
+            # prefer a break after a separator ("/", "_", "-", ".") to one mid-word
+            seps = [i + 1 for i in range(cut - 1) if word[i] in "/_-.\\,"]
+            if seps and seps[-1] > cut // 3:
+                cut = seps[-1]
             if current:
                 out.append(current)
                 current = ""
