@@ -196,9 +196,14 @@ def label_points(listed: gpd.GeoDataFrame, area: gpd.GeoDataFrame) -> np.ndarray
     geoms = listed.geometry.values
     if len(geoms) == 0:
         return np.empty(0, dtype=object)
-    inside = shapely.intersection(geoms, shapely.union_all(area.geometry.values))
-    inside = np.where(shapely.is_empty(inside) | (shapely.area(inside) <= 0), geoms, inside)
-    return shapely.point_on_surface(inside)
+    reach = shapely.union_all(area.geometry.values)
+    inside = shapely.intersection(geoms, reach)
+    points = shapely.point_on_surface(inside)
+    # a parcel outside the drawn area (a listed pond neighbour): its point nearest the area
+    outside = shapely.is_empty(inside) | (shapely.area(inside) <= 0)
+    if outside.any():
+        points[outside] = shapely.get_point(shapely.shortest_line(geoms[outside], reach), 0)
+    return points
 
 
 def map_view(area: gpd.GeoDataFrame, points: np.ndarray, *, radius_pt: float = 9.0) -> _View:
@@ -305,6 +310,9 @@ def _draw_layers(c, view, subject, area, listed, left, context, extras) -> list[
     drawn.insert(0, "subject")
     site = extras.get("site")
     if site is not None and len(site):
+        # a white casing under the dashes: the site reads on the dark subject fill and on white
+        _draw_geoms(c, view, site.geometry.values, fill=None, stroke="#ffffff", width=3.4,
+                    lines_only=True)
         _draw_geoms(c, view, site.geometry.values, fill=None, stroke=COLOURS["site"], width=2.0,
                     dash=(2, 2), lines_only=True)
         drawn.insert(1, "site")
