@@ -500,6 +500,35 @@ def build_recipients(
     return mailable, review_df, counts
 
 
+_DANGLING = re.compile(r"\s*(?:&|\bAND\b|,)\s*$", re.IGNORECASE)
+
+
+def owner_display(owner: object, co_owner: object = "") -> str:
+    """An owner as a reader should see it in one cell: a name cut off by the assessing field
+    ("GOMES, FERNANDO J. &") is completed with the co-owner line, or loses its dangling "&".
+
+    >>> owner_display("GOMES, FERNANDO J. &", "MARIA GOMES"), owner_display("KIEU, ALIX &")
+    ('GOMES, FERNANDO J. & MARIA GOMES', 'KIEU, ALIX')
+    >>> owner_display("SMITH, ANN", "THE SMITH TRUST")
+    'SMITH, ANN'
+    """
+    name, co = clean_text(owner), clean_text(co_owner)
+    if _DANGLING.search(name):
+        return f"{name} {co}" if co else _DANGLING.sub("", name)
+    return name
+
+
+def owners_by_parcel(notices: pd.DataFrame) -> dict[str, str]:
+    """Parcel id -> its owners of record for the map key ("; " between distinct owners)."""
+    out: dict[str, list[str]] = {}
+    for rec in notices.to_dict("records"):
+        name = owner_display(rec.get("owner_name"), rec.get("co_owner"))
+        names = out.setdefault(str(rec["parcel_id"]), [])
+        if name and name not in names:
+            names.append(name)
+    return {pid: "; ".join(names) for pid, names in out.items()}
+
+
 def fiscal_years(assess: pd.DataFrame) -> list[str]:
     """The assessing data's fiscal year(s), as found in its ``fiscal_year`` field."""
     if "fiscal_year" not in assess:
@@ -526,7 +555,7 @@ def unique_ids(values: Iterable[object]) -> list[str]:
 __all__ = [
     "MAILING_COLUMNS", "REVIEW_COLUMNS", "AddressCheck", "address_problem", "build_recipients",
     "classify_address", "clean_text", "delivery_lines", "fiscal_years", "infer_country",
-    "join_owners", "likely_duplicates",
+    "join_owners", "likely_duplicates", "owner_display", "owners_by_parcel",
     "normalise_address", "normalise_country", "normalise_owner", "normalise_zip",
     "owned_parcel_ids", "recipient_key", "recipients", "unique_ids",
 ]

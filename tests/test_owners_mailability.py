@@ -187,3 +187,15 @@ def test_counts_always_add_up(rows):
     assert counts["recipients"] == (counts["mailable"] + counts["no_mailing_address"]
                                     + counts["incomplete_address"])
     assert len(likely_duplicates(mailable)) == counts["likely_duplicate_groups"]
+
+
+def test_owners_by_parcel_completes_dangling_names_for_the_map_key():
+    from swm_gis.owners import owners_by_parcel
+
+    notices = join_owners(LISTED, frame([
+        ("P1", "GOMES, FERNANDO J. &", "MARIA GOMES", "1 A ST", None, "LYNN", "MA", "01901"),
+        ("P1", "KIEU, ALIX &", None, "2 A ST", None, "LYNN", "MA", "01901"),
+        ("P2", "SMITH, ANN", "THE SMITH TRUST", "3 A ST", None, "LYNN", "MA", "01901"),
+    ]))
+    assert owners_by_parcel(notices) == {"P1": "GOMES, FERNANDO J. & MARIA GOMES; KIEU, ALIX",
+                                         "P2": "SMITH, ANN"}
