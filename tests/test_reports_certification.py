@@ -98,3 +98,49 @@ def test_certification_pdf_without_counts_or_review(tmp_path):
     flat = " ".join(" ".join(_text(write_certification_pdf(tmp_path / "c.pdf", info))).split())
     assert "SYNTHETIC SAMPLE DATA" in flat and "no sources recorded" in flat
     assert "fiscal year not recorded" in flat and "Counts" not in flat
+
+
+def test_vintage_comes_from_config_then_data_then_the_labelled_file_date():
+    from swm_gis.reports import source_with_vintage, vintage_from_data, vintage_text
+
+    file_only = {"key": "flood_zones", "modified": "2026-12-01T00:00:00+00:00"}
+    assert vintage_text(file_only) == ("data date not stated; file modified 2026-12-01 "
+                                       "(not the data date)")
+    fema = pd.DataFrame({"EFF_DATE": ["2010-07-08", "2012-07-16", "not a date"]})
+    assert vintage_text(source_with_vintage(file_only, frame=fema)) == \
+        "data of 2012-07-16 (latest EFF_DATE in the data)"
+    assert vintage_text(source_with_vintage(file_only, config_vintage="2014", frame=fema)) == \
+        "data of 2014 (stated in the town config)"
+    # a typing error (year 0407) is not a date; a numeric fiscal year is
+    assert vintage_from_data(pd.DataFrame({"EditDate": ["0407-04-01"]})) is None
+    assert vintage_from_data(pd.DataFrame({"FY": [2024.0, 2025.0]}))["vintage"] == "2025"
+    assert vintage_from_data(pd.DataFrame({"FY": [None]})) is None
+    # the assessing table's vintage is its fiscal year when the package knows it
+    info = PackageInfo(town="T", subject_ids=("A",), distance_ft=100.0, fiscal_years=("2025",),
+                       sources=({"key": "assess", "file": "/x/assess.csv",
+                                 "modified": "2026-12-01"},))
+    assert info.source_rows() == [("assess", "assess.csv",
+                                   "data of FY2025 (assessing fiscal year in the data)")]
+
+
+def test_six_line_foreign_label_fits_a_5160_label_without_an_ellipsis():
+    from swm_gis.reports.labels import (
+        PAD_X_IN,
+        PAD_Y_IN,
+        PT_PER_IN,
+        SHEETS,
+        fit_lines,
+        label_lines,
+    )
+    from swm_gis.reports.pdf_fonts import register_fonts
+
+    rec = MAILABLE.set_index("owner_name").loc["ALKHALIFA, MAYSA"].to_dict()
+    rec["owner_name"] = "ALKHALIFA, MAYSA"
+    rec["co_owner"] = "C/O AL BATI FURNISHING TRADING COMPANY W.L.L."
+    lines = label_lines(rec)
+    assert len(lines) == 6 and lines[-1] == "BAHRAIN"
+    sheet = SHEETS["5160"]
+    size, wrapped = fit_lines(lines, width_pt=(sheet.label_w - 2 * PAD_X_IN) * PT_PER_IN,
+                              height_pt=(sheet.label_h - 2 * PAD_Y_IN) * PT_PER_IN,
+                              font=register_fonts()[0])
+    assert not any("…" in w for w in wrapped) and wrapped[-1] == "BAHRAIN" and size >= 6

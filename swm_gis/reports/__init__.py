@@ -51,6 +51,13 @@ class PackageInfo:
     def distance_text(self) -> str:
         return f"{self.distance_ft:g} ft"
 
+    def _with_vintage(self, source: Mapping[str, Any]) -> Mapping[str, Any]:
+        """The assessing table's vintage is its fiscal year, when the data states one."""
+        if source.get("key") == "assess" and not source.get("vintage") and self.fiscal_years:
+            return {**source, "vintage": self.fiscal_year_text,
+                    "vintage_basis": "assessing fiscal year in the data"}
+        return source
+
     def source_lines(self) -> list[str]:
         """One line per source: key, file (layer) and its vintage (see :func:`vintage_text`)."""
         lines = []
@@ -58,7 +65,7 @@ class PackageInfo:
             where = s.get("file") or ""
             if s.get("layer"):
                 where += f" (layer {s['layer']})"
-            lines.append(f"{s.get('key', 'data')}: {where}; {vintage_text(s)}")
+            lines.append(f"{s.get('key', 'data')}: {where}; {vintage_text(self._with_vintage(s))}")
         return lines
 
     def source_rows(self) -> list[tuple[str, str, str]]:
@@ -66,7 +73,7 @@ class PackageInfo:
         return [(str(s.get("key", "data")),
                  Path(str(s.get("file") or "")).name + (f" ({s['layer']})" if s.get("layer")
                                                        else ""),
-                 vintage_text(s)) for s in self.sources]
+                 vintage_text(self._with_vintage(s))) for s in self.sources]
 
     def header_lines(self) -> list[str]:
         """The provenance every output prints."""
@@ -141,6 +148,28 @@ def vintage_text(source: Mapping[str, Any]) -> str:
     return "data date unknown"
 
 
+def source_with_vintage(
+    source: Mapping[str, Any],
+    *,
+    config_vintage: str | None = None,
+    frame: pd.DataFrame | None = None,
+) -> dict[str, Any]:
+    """A source record (``layers.source_info``) with the best vintage known: the one the town
+    config states (``[layers.KEY] vintage``), else the one the data states
+    (:func:`vintage_from_data` on ``frame``, read with its own date fields); otherwise the file
+    date stays, and :func:`vintage_text` labels it as such.
+
+    >>> source_with_vintage({"key": "parcels", "modified": "2026-12-01"}, config_vintage="FY2014")
+    {'key': 'parcels', 'modified': '2026-12-01', 'vintage': 'FY2014', 'vintage_basis': 'stated in the town config'}
+    """  # noqa: E501
+    out = dict(source)
+    if config_vintage:
+        out.update(vintage=str(config_vintage), vintage_basis="stated in the town config")
+    elif frame is not None and (found := vintage_from_data(frame)):
+        out.update(found)
+    return out
+
+
 #: The certification block that ends the mailing list (§ 320-18 A(2): a certified abutters list).
 def certification_lines(info: PackageInfo) -> list[str]:
     return [
@@ -156,5 +185,5 @@ def certification_lines(info: PackageInfo) -> list[str]:
     ]
 
 
-__all__ = ["VINTAGE_FIELDS", "PackageInfo", "certification_lines", "vintage_from_data",
-           "vintage_text"]
+__all__ = ["VINTAGE_FIELDS", "PackageInfo", "certification_lines", "source_with_vintage",
+           "vintage_from_data", "vintage_text"]
