@@ -196,3 +196,17 @@ def test_screening_map_matches_the_reference_image(tmp_path):
     image = render_screening_map(screening_layers(flow=False), dpi=40)
     (tmp_path / "s.png").write_bytes(image.png)
     _compare(imread(str(tmp_path / "s.png"))[..., :3], "screening_map.png")
+
+
+def test_numbers_of_overlapping_parcels_do_not_cover_each_other(tmp_path):
+    """Two condominium rows on one lot get the same inside point; the second number moves."""
+    subject, area, listed, left, _streets, _site = town()
+    lot = listed.iloc[[0]]
+    twins = gpd.GeoDataFrame(
+        {**{c: list(lot[c]) * 2 for c in lot.columns if c != "geometry"},
+         "map_no": [1, 2]}, geometry=list(lot.geometry) * 2, crs=CRS)
+    path = write_abutters_map(subject, area, twins, left, INFO, tmp_path / "twins.pdf")
+    at = {t: (x, y) for t, x, y in positions(path) if t in {"1", "2"}
+          and FRAME[0] < x < FRAME[2]}
+    (x1, y1), (x2, y2) = at["1"], at["2"]
+    assert np.hypot(x1 - x2, y1 - y2) >= 2 * 5.5

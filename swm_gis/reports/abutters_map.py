@@ -30,7 +30,7 @@ from swm_gis.writers import atomic_path
 COLOURS = {"subject": "#a50f15", "abutter": "#fee391", "other_town": "#6baed6",
            "no_owner": "#fee391", "left_out": "#e6e6e6", "context": "#ffffff",
            "line": "#1f3b73", "site": "#000000", "street": "#8c8c8c"}
-HATCH = {"no_owner": ("diagonal", "#000000"), "left_out": ("grid", "#9a9a9a")}
+HATCH = {"no_owner": ("diagonal", "#5a5a5a"), "left_out": ("grid", "#9a9a9a")}
 PAGE_W, PAGE_H = 792.0, 612.0  # letter, landscape
 FRAME = (30.0, 92.0, 560.0, 560.0)  # x0, y0, x1, y1 of the map frame, points
 
@@ -252,7 +252,7 @@ def _map_page(c, subject, area, listed, left, info, context, font, bold, extras)
         _street_names(c, view, streets, font)
     elif context is not None and len(context) and "id" in context:
         _parcel_ids(c, view, context, listed, font)
-    _numbers(c, view, listed, points, bold)
+    _numbers(c, view, listed, points, bold, area)
     _subject_labels(c, view, subject, extras["subject_labels"], font, bold)
     c.restoreState()
     c.setStrokeColor(black)
@@ -328,15 +328,24 @@ def info_ids(subject: gpd.GeoDataFrame) -> set[str]:
     return set(subject["id"].astype(str)) if "id" in subject else set()
 
 
-def _numbers(c, view, listed, points, bold) -> None:
+def _numbers(c, view, listed, points, bold, area=None) -> None:
+    """Numbered circles; one that would cover an earlier one moves to another point of its
+    parcel (inside the search area) farthest from the circles already placed."""
     from reportlab.lib.colors import HexColor, black, white
 
-    for no, pt in zip(listed["map_no"] if len(listed) else [], points, strict=True):
+    placed: list[tuple[float, float, float]] = []
+    reach = shapely.union_all(area.geometry.values) if area is not None else None
+    geoms = listed.geometry.values if len(listed) else []
+    for no, pt, geom in zip(listed["map_no"] if len(listed) else [], points, geoms,
+                            strict=True):
         if pt is None or pt.is_empty:
             continue
-        x, y = view.xy(np.array([[pt.x, pt.y]]))[0]
         label = str(no)
         r = max(5.5, 2.6 * len(label) + 2)
+        x, y = view.xy(np.array([[pt.x, pt.y]]))[0]
+        if any(math.hypot(x - px, y - py) < r + pr + 1 for px, py, pr in placed):
+            x, y = _free_spot(view, geom, reach, placed, r, default=(x, y))
+        placed.append((x, y, r))
         c.setFillColor(white)
         c.setStrokeColor(HexColor("#333333"))
         c.setLineWidth(0.5)
@@ -344,6 +353,33 @@ def _numbers(c, view, listed, points, bold) -> None:
         c.setFillColor(black)
         c.setFont(bold, 6.5)
         c.drawCentredString(x, y - 2.3, label)
+
+
+def _free_spot(view, geom, reach, placed, r, *, default, n: int = 9) -> tuple[float, float]:
+    """The point of a grid over the parcel's part in the search area (and in the frame) farthest
+    from the placed circles; ``default`` when no grid point is better."""
+    part = shapely.intersection(geom, reach) if reach is not None else geom
+    if part is None or part.is_empty:
+        part = geom
+    x0, y0, x1, y1 = part.bounds
+    gx, gy = np.meshgrid(np.linspace(x0, x1, n), np.linspace(y0, y1, n))
+    cand = shapely.points(gx.ravel(), gy.ravel())
+    cand = cand[shapely.contains(part, cand)]
+    if len(cand) == 0:
+        return default
+    xy = view.xy(shapely.get_coordinates(cand))
+    inset = r + 1
+    keep = ((xy[:, 0] >= FRAME[0] + inset) & (xy[:, 0] <= FRAME[2] - inset)
+            & (xy[:, 1] >= FRAME[1] + inset) & (xy[:, 1] <= FRAME[3] - inset))
+    xy = xy[keep]
+    if not len(xy):
+        return default
+    others = np.array([(px, py, pr) for px, py, pr in placed])
+    gap = (np.hypot(xy[:, None, 0] - others[None, :, 0], xy[:, None, 1] - others[None, :, 1])
+           - others[None, :, 2]).min(axis=1)
+    best = int(np.argmax(gap))
+    own = (np.hypot(default[0] - others[:, 0], default[1] - others[:, 1]) - others[:, 2]).min()
+    return (float(xy[best, 0]), float(xy[best, 1])) if gap[best] > own else default
 
 
 def _halo_text(c, x, y, text, font, size, *, angle=0.0, centred=True) -> None:
