@@ -251,7 +251,7 @@ def _map_page(c, subject, area, listed, left, info, context, font, bold, extras)
     if streets is not None and len(streets) and "name" in streets:
         _street_names(c, view, streets, font)
     elif context is not None and len(context) and "id" in context:
-        _parcel_ids(c, view, context, listed, font)
+        _parcel_ids(c, view, context, listed, font, skip=info_ids(subject))
     _numbers(c, view, listed, points, bold, area)
     _subject_labels(c, view, subject, extras["subject_labels"], font, bold)
     c.restoreState()
@@ -455,13 +455,11 @@ def _street_names(c, view, streets, font, *, min_len_pt: float = 40.0) -> None:
         _halo_text(c, x, y - 2, text, font, 6.5, angle=angle)
 
 
-def _parcel_ids(c, view, context, listed, font) -> None:
+def _parcel_ids(c, view, context, listed, font, *, skip: set[str] = frozenset()) -> None:
     """Without a streets layer, other parcels large enough on the page show their id."""
-    from reportlab.lib.colors import HexColor
+    from reportlab.pdfbase.pdfmetrics import stringWidth
 
-    taken = set(listed["id"].astype(str)) if "id" in listed else set()
-    c.setFillColor(HexColor("#555555"))
-    c.setFont(font, 5.5)
+    taken = (set(listed["id"].astype(str)) if "id" in listed else set()) | set(skip)
     for pid, geom in zip(context["id"].astype(str), context.geometry.values, strict=True):
         if pid in taken or geom is None or geom.is_empty:
             continue
@@ -470,7 +468,12 @@ def _parcel_ids(c, view, context, listed, font) -> None:
             continue
         pt = shapely.point_on_surface(part)
         x, y = view.xy(np.array([[pt.x, pt.y]]))[0]
-        c.drawCentredString(x, y - 2, pid)
+        half = stringWidth(pid, font, 5.5) / 2 + 2
+        (bx0, _), (bx1, _) = view.xy(np.array([part.bounds[:2], part.bounds[2:]]))
+        if 2 * half > bx1 - bx0:  # wider than the parcel: it would read as a neighbour's
+            continue
+        x = min(max(x, FRAME[0] + half, bx0 + half), FRAME[2] - half, bx1 - half)
+        _halo_text(c, x, y - 2, pid, font, 5.5)
 
 
 def _classes(listed: pd.DataFrame) -> dict[str, np.ndarray]:
