@@ -370,7 +370,8 @@ def _receiving(doc: Mapping[str, Any]) -> dict[str, Any]:
         return finding("receiving_waters", "not_checked", "Not checked: no stream or water body "
                        "layer configured, so the runoff was not traced.",
                        missing=net_missing + ["orw", "impaired_waters"],
-                       parts={"orw": "not_checked", "impaired": "not_checked"})
+                       parts={"orw": "not_checked", "impaired": "not_checked"},
+                       complete={"orw": False, "impaired": False})
     trace_caveats = [str(e.get("message")) for e in rw.get("trace_end") or []]
     if rw.get("approximate"):
         trace_caveats.append("No DEM: the runoff was taken to the nearest mapped stream in a "
@@ -383,11 +384,13 @@ def _receiving(doc: Mapping[str, Any]) -> dict[str, Any]:
                                                   ["orw", "vernal_pools"])
     imp_used, imp_missing, imp_cov = _layer_state(doc, "receiving_waters", ["impaired_waters"])
     orw, impaired = rw.get("orw") or [], rw.get("impaired") or []
+    # complete: every layer that could add a water to this part was read over the whole path
+    full = {"orw": complete and not orw_missing and not orw_cov,
+            "impaired": complete and bool(imp_used) and not imp_cov}
     parts = {
-        "orw": part_status(bool(orw), layers_configured=bool(orw_used),
-                           complete=complete and not orw_missing and not orw_cov),
+        "orw": part_status(bool(orw), layers_configured=bool(orw_used), complete=full["orw"]),
         "impaired": part_status(bool(impaired), layers_configured=bool(imp_used),
-                                complete=complete and not imp_cov),
+                                complete=full["impaired"]),
     }
     answer = " ".join([_orw_text(orw, parts["orw"], orw_missing),
                        _impaired_text(impaired, parts["impaired"])])
@@ -405,7 +408,7 @@ def _receiving(doc: Mapping[str, Any]) -> dict[str, Any]:
     return finding("receiving_waters", status, answer,
                    used=net_used + orw_used + imp_used + (["dem"] if not rw.get("approximate")
                                                           else []),
-                   missing=missing, caveats=caveats, parts=parts)
+                   missing=missing, caveats=caveats, parts=parts, complete=full)
 
 
 def _orw_text(orw: Sequence[Mapping[str, Any]], status: str, missing: Sequence[str]) -> str:

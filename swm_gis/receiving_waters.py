@@ -41,7 +41,7 @@ from swm_gis.layers import Raster
 
 IMPAIRED_CATEGORIES = ("4A", "4B", "5")
 _NO_TMDL = {"", "N", "NO", "NONE", "0", "FALSE", "NA", "N/A"}
-_SPILL_GROUPS = ("solids", "metals", "oil_grease")
+SPILL_GROUPS = ("solids", "metals", "oil_grease")
 
 
 # --------------------------------------------------------------------------- tables
@@ -192,10 +192,12 @@ def requirements_for(
     for au in impaired:
         label = _label(au.get("name"), au.get("au_id"))
         add("listed", label)
-        if au.get("tmdl"):
+        # category 4A means an approved TMDL even where the TMDL column is empty
+        tmdl = _tmdl(au.get("tmdl"), str(impaired_category(au.get("category") or "")[0]))
+        if tmdl:
             add("tmdl", label)
-            if au["tmdl"] not in tmdls:
-                tmdls.append(str(au["tmdl"]))
+            if tmdl not in tmdls:
+                tmdls.append(tmdl)
         for cause in au.get("causes") or []:
             add(cause_group(cause), label, cause)
     for water in orw:
@@ -207,13 +209,13 @@ def requirements_for(
     for group, row in table.items():
         if group not in waters_by_group:
             continue
-        if group in _SPILL_GROUPS:
+        if group in SPILL_GROUPS:
             spill_waters += [w for w in waters_by_group[group] if w not in spill_waters]
             spill_causes += [c for c in causes_by_group.get(group, []) if c not in spill_causes]
             continue
         out.append(_requirement(group, row, waters_by_group[group], [], tmdls, False))
     if spill_waters and commercial is not False:
-        row = table[next(g for g in _SPILL_GROUPS if g in waters_by_group)]
+        row = table[next(g for g in SPILL_GROUPS if g in waters_by_group)]
         req = _requirement("solids_metals_oil", row, spill_waters, spill_causes, tmdls,
                            commercial is None)
         req["land_use_basis"] = basis

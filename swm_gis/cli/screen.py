@@ -27,6 +27,7 @@ from swm_gis.cli._common import (
 from swm_gis.config import TownConfig
 from swm_gis.disturbance import check_exemptions
 from swm_gis.errors import SwmGisError
+from swm_gis.findings import summary_lines as findings_summary
 from swm_gis.layers import read_file, read_parcels_by_id
 from swm_gis.screening import build_screening
 from swm_gis.writers import check_outputs_free, write_geopackage, write_json
@@ -82,6 +83,11 @@ def screen(
         [], "--parcel",
         help="Subject parcel id(s) the work is on (repeatable): the floodplain check then also "
              "reports each parcel's SFHA and 0.2% overlap."),
+    proposed_use: str | None = typer.Option(
+        None, "--proposed-use",
+        help="Proposed land use: a Massachusetts DOR use code (e.g. 101, 325, 401) or "
+             "commercial, industrial, residential, ...; decides § 320-19 B(10)(e) (commercial "
+             "or industrial land). Without it the parcels' existing use codes are used."),
     out: Path = out_dir_option(),
     overwrite: bool = overwrite_option(),
     received: str | None = typer.Option(
@@ -101,10 +107,11 @@ def screen(
         proposed_impervious=proposed_impervious,
         proposed_impervious_sqft=proposed_impervious_sqft, mitigation=mitigation,
         exemptions=exemption, roadway_maintenance=roadway_maintenance, overwrite=overwrite,
-        received=received, parcel_ids=parcel,
+        received=received, parcel_ids=parcel, proposed_use=proposed_use,
     )
     state.reporter.result("screen", outputs, summary=summary_lines(document),
                           permit_required=document["disturbance"]["permit_required"],
+                          findings={f["key"]: f["status"] for f in document["findings"]},
                           development_type=document["development_type"]["value"])
 
 
@@ -123,6 +130,7 @@ def run_screen(
     overwrite: bool = False,
     received: str | None = None,
     parcel_ids: list[str] | tuple[str, ...] = (),
+    proposed_use: str | None = None,
 ) -> tuple[dict[str, Path], dict[str, Any]]:
     """Read the inputs, screen, write every output; returns (outputs, document)."""
     received_date = _parse_date(received)
@@ -149,7 +157,7 @@ def run_screen(
         proposed_impervious=frames["proposed_impervious"],
         proposed_impervious_sqft=proposed_impervious_sqft, mitigation=frames["mitigation"],
         exemptions=claimed, roadway_maintenance=roadway_maintenance,
-        subject_parcels=frames["subject_parcels"],
+        subject_parcels=frames["subject_parcels"], proposed_use=proposed_use,
         progress=lambda f, m: rep.progress(0.05 + 0.8 * f, m),
     )
     document = result.document
@@ -170,64 +178,8 @@ def run_screen(
 
 
 def summary_lines(document: dict[str, Any]) -> list[str]:
-    """A few lines for people: the decision and the figures behind it."""
-    d, dev, std = document["disturbance"], document["development_type"], document["standards"]
-    lines = [f"{document['meta']['town']}: the site disturbs {d['area_sqft']:,.1f} sq ft "
-             f"({d['area_acres']:.3f} acres)"
-             + (f"; common plan {d['common_plan_area_sqft']:,.1f} sq ft"
-                if d.get("common_plan_area_sqft") is not None else "")]
-    lines.append("Stormwater Management Permit required: " + ("YES" if d["permit_required"]
-                                                              else "no")
-                 + (" (exemption claimed: " + ", ".join(e["name"] for e in d["exemption"]) + ")"
-                    if d.get("exemption") else ""))
-    imp, deciding = dev.get("existing_impervious_sqft"), dev.get("deciding_impervious_sqft")
-    cover = ""
-    if imp is not None:
-        edge = " (all in boundary cells)" if imp > 0 and not deciding else ""
-        cover = f"; {imp:,.1f} sq ft existing impervious{edge}"
-    lines.append(f"Development type: {dev['value']} ({dev['method']}{cover})")
-    vol = std.get("required_retention_cuft")
-    lines.append(f"Standards: retain {std['retention_depth_in']:.1f} in"
-                 + (f" = {vol:,.1f} cu ft" if vol is not None else "")
-                 + f", or {std['tss_removal']:.0%} TSS / {std['tp_removal']:.0%} TP; off-site "
-                   f"mitigation within the same {std['mitigation_huc_level']}")
-    for m in document.get("mitigation") or []:
-        lines.append(f"Mitigation {m['id']}: {'eligible' if m['eligible'] else 'NOT eligible'} "
-                     f"({m['huc'] or 'no HUC'})")
-    lines.extend(_resource_lines(document))
-    skipped = [c["name"] for c in document.get("checks", []) if not c.get("ran")]
-    if skipped:
-        lines.append("Checks not run: " + ", ".join(skipped))
-    return lines
-
-
-def _resource_lines(document: dict[str, Any]) -> list[str]:
-    """Habitats, floodplain and receiving waters in a line each (absent when not checked)."""
-    lines = []
-    habitats = document.get("habitats")
-    if habitats is not None:
-        found = ", ".join(f"{h['layer']} {h['id']} at {h['distance_ft']:,.1f} ft"
-                          + (" (overlaps)" if h.get("overlaps") else "") for h in habitats)
-        lines.append("NHESP features within 500 ft: " + (found or "none"))
-    flood = document.get("floodplain")
-    if flood:
-        zones = ", ".join(f"{z['zone']}" + (f" BFE {z['bfe']:g} ft" if z.get("bfe") is not None
-                                             else "") for z in flood.get("zones") or [])
-        lines.append(
-            f"Floodplain (SFHA): {flood['sfha_area_sqft']:,.1f} sq ft, "
-            f"{flood['site_fraction']:.1%} of the site" + (f" ({zones})" if zones else "")
-            + f"; 0.2% annual chance: {flood.get('shaded_x_area_sqft') or 0:,.1f} sq ft")
-    waters = document.get("receiving_waters")
-    if waters:
-        met = [f"ORW {w['name'] or w['id']} at {w['flow_distance_ft']:,.0f} ft"
-               for w in waters.get("orw") or []]
-        met += [f"{w['name'] or w['au_id']} (category {w['category']}) at "
-                f"{w['flow_distance_ft']:,.0f} ft" for w in waters.get("impaired") or []]
-        approx = " (approximate: no DEM)" if waters.get("approximate") else ""
-        lines.append(f"Receiving waters downstream{approx}: " + ("; ".join(met) or "none listed"))
-        lines.extend(f"  requires (§ {r['section']}): {r['text']}"
-                     for r in waters.get("requirements") or [])
-    return lines
+    """A few lines for people: each finding with its status (swm_gis.findings decides them)."""
+    return findings_summary(document)
 
 
 def _read(source: str | None, cfg: TownConfig, what: str, geometry: str | None):
