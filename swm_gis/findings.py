@@ -30,7 +30,8 @@ STATUSES = ("yes", "no", "conditional", "not_checked", "info")
 STATUS_WORDS = {"yes": "Yes", "no": "No", "conditional": "Conditional",
                 "not_checked": "Not checked", "info": "Info"}
 
-TRIGGER_SECTION = "Bylaw 213 Art. II (Ch. 320 applicability A); exemptions Bylaw 213-16B"
+TRIGGER_SECTION = ("Bylaw ch. 213, Art. II (Ch. 320 applicability A); exemptions Bylaw "
+                   "213-16B")
 SECTIONS = {
     "development_type": "Ch. 320 definitions: new development, redevelopment",
     "standards": "§ 320-19 B(7) / B(8)",
@@ -55,6 +56,11 @@ _HABITAT_NAMES = {"priority": "Priority Habitat", "estimated": "Estimated Habita
                   "vernal_pool": "Certified Vernal Pool"}
 #: A share of existing impervious cover below this makes a "redevelopment" worth a second look.
 SLIVER_SHARE = 0.05
+
+
+def absent(key: str) -> dict[str, Any]:
+    """The finding of a block the document does not hold: not checked, and says so."""
+    return finding(key, "not_checked", f"Not checked: screening.json has no '{key}' result.")
 
 
 def finding(key: str, status: str, answer: str, *, title: str | None = None,
@@ -125,6 +131,24 @@ def _ft(x: Any) -> str:
     return f"{float(x):,.0f} ft"
 
 
+def _bfe(value: Any) -> str:
+    try:
+        v = float(value)
+    except (TypeError, ValueError):
+        return "none on the FIRM"
+    return "none on the FIRM" if v <= -9999 else f"{v:g} ft"
+
+
+def _tmdl_text(tmdl: Any) -> str:
+    """ "TMDL 12345" as it is; a bare number or name gets the word.
+
+    >>> _tmdl_text("TMDL 12345"), _tmdl_text("12345")
+    ('TMDL 12345', 'TMDL 12345')
+    """
+    text = str(tmdl).strip()
+    return text if text.upper().startswith("TMDL") or "TMDL" in text else f"TMDL {text}"
+
+
 def _pct(x: Any, digits: int = 0) -> str:
     return f"{float(x) * 100:.{digits}f}%"
 
@@ -133,8 +157,7 @@ def _pct(x: Any, digits: int = 0) -> str:
 def _disturbance(doc: Mapping[str, Any]) -> dict[str, Any]:
     d = doc.get("disturbance")
     if not isinstance(d, Mapping):
-        return finding("disturbance", "not_checked", "The disturbance was not measured.",
-                       section=TRIGGER_SECTION)
+        return absent("disturbance")
     area, plan = float(d.get("area_sqft") or 0), d.get("common_plan_area_sqft")
     trigger = float(d.get("trigger_sqft") or 43_560)
     figures = f"The site disturbs {_sqft(area)} ({area / 43_560:.2f} acres)"
@@ -142,11 +165,14 @@ def _disturbance(doc: Mapping[str, Any]) -> dict[str, Any]:
         figures += f"; with its common plan of development or sale {_sqft(plan)} " \
                    f"({float(plan) / 43_560:.2f} acres)"
     used = ["site"] + (["common_plan"] if plan is not None else [])
-    reaches = bool(d.get("disturbs_trigger_area"))
+    reaches = d.get("disturbs_trigger_area")
+    if not isinstance(reaches, bool):  # an older document: decide from the areas
+        reaches = round(area, 3) >= trigger or (plan is not None and round(float(plan), 3)
+                                                >= trigger)
     claimed = d.get("exemption") or []
     if claimed:
-        names = "; ".join(f"{e.get('section')} ({e.get('name')}): {e.get('activity')}"
-                          for e in claimed)
+        names = "; ".join(f"{e.get('section')} ({e.get('name')})"
+                          + (f": {e['activity']}" if e.get("activity") else "") for e in claimed)
         otherwise = ("a permit is required (the disturbance reaches one acre)" if reaches else
                      "no permit is required either: neither the site nor its common plan "
                      "disturbs one acre" if plan is not None else
@@ -180,7 +206,7 @@ def _disturbance(doc: Mapping[str, Any]) -> dict[str, Any]:
 def _development(doc: Mapping[str, Any]) -> dict[str, Any]:
     d = doc.get("development_type")
     if not isinstance(d, Mapping):
-        return finding("development_type", "not_checked", "Not decided.")
+        return absent("development_type")
     value = d.get("value")
     label = {"new": "New development", "redevelopment": "Redevelopment"}.get(value, str(value))
     method = str(d.get("method") or "")
@@ -221,7 +247,7 @@ def _standards(doc: Mapping[str, Any], permit: Mapping[str, Any], dev: Mapping[s
                ) -> dict[str, Any]:
     s = doc.get("standards")
     if not isinstance(s, Mapping):
-        return finding("standards", "not_checked", "Not computed.")
+        return absent("standards")
     section = str(s.get("section") or SECTIONS["standards"])
     if s.get("applies") is False or s.get("roadway_exempt"):
         answer = ("Roadway maintenance redevelopment: exempt from § 320-19 B(8)(a)-(d); must "
@@ -229,9 +255,9 @@ def _standards(doc: Mapping[str, Any], permit: Mapping[str, Any], dev: Mapping[s
     else:
         vol, imp = s.get("required_retention_cuft"), s.get("post_impervious_sqft")
         depth = float(s.get("retention_depth_in") or 0)
-        retain = (f"retain {float(vol):,.0f} cu ft ({depth:g} in x {_sqft(imp)} "
+        retain = (f"retain {float(vol):,.0f} cu ft ({depth:.1f} in x {_sqft(imp)} "
                   "post-construction impervious area)" if vol is not None else
-                  f"retain {depth:g} in x the post-construction impervious area (not given, so "
+                  f"retain {depth:.1f} in x the post-construction impervious area (not given, so "
                   "the volume is not computed)")
         answer = (f"{retain[0].upper()}{retain[1:]}, or remove "
                   f"{_pct(s.get('tss_removal') or 0)} TSS and {_pct(s.get('tp_removal') or 0)} "
@@ -257,7 +283,9 @@ def _standards(doc: Mapping[str, Any], permit: Mapping[str, Any], dev: Mapping[s
 
 # --------------------------------------------------------------------------- watersheds
 def _watersheds(doc: Mapping[str, Any]) -> dict[str, Any]:
-    w = doc.get("watersheds") or {}
+    w = doc.get("watersheds")
+    if not isinstance(w, Mapping):
+        return absent("watersheds")
     used, missing, caveats = _layer_state(doc, "watersheds", ["huc12", "huc10"])
     parts = []
     for level in ("huc12", "huc10"):
@@ -281,7 +309,9 @@ def _watersheds(doc: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def _mitigation(doc: Mapping[str, Any]) -> dict[str, Any]:
-    rows = doc.get("mitigation") or []
+    rows = doc.get("mitigation")
+    if not isinstance(rows, list):
+        return absent("mitigation")
     level = str((doc.get("standards") or {}).get("mitigation_huc_level") or "HUC12")
     if not rows:
         return finding("mitigation", "info", f"No off-site mitigation site proposed; one must "
@@ -301,6 +331,8 @@ def _mitigation(doc: Mapping[str, Any]) -> dict[str, Any]:
 
 # --------------------------------------------------------------------------- resources
 def _habitats(doc: Mapping[str, Any]) -> dict[str, Any]:
+    if not isinstance(doc.get("habitats"), list):
+        return absent("habitats")
     found = sorted(doc.get("habitats") or [], key=lambda h: float(h.get("distance_ft") or 0))
     used, missing, caveats = _layer_state(doc, "habitats", HABITAT_LAYERS)
     gap = _missing_text(missing, "these layers")
@@ -327,16 +359,22 @@ def _habitats(doc: Mapping[str, Any]) -> dict[str, Any]:
 def _floodplain(doc: Mapping[str, Any]) -> dict[str, Any]:
     f = doc.get("floodplain")
     used, missing, caveats = _layer_state(doc, "floodplain", ["flood_zones"])
+    if not isinstance(f, Mapping) and not missing:
+        return absent("floodplain")
     if not isinstance(f, Mapping) or missing:
         return finding("floodplain", "not_checked", "Not checked: no [layers.flood_zones] "
                        "configured.", missing=missing or ["flood_zones"])
     shaded = float(f.get("shaded_x_area_sqft") or 0)
     shaded_txt = f" 0.2%-annual-chance zone: {_sqft(shaded)}." if shaded > 0 else ""
     if f.get("in_sfha"):
-        zones = ", ".join(str(z.get("zone")) for z in f.get("zones") or [])
+        zones = "; ".join(
+            f"zone {z.get('zone')}{' ' + str(z['subtype']) if z.get('subtype') else ''}"
+            + (f" {_sqft(z['area_sqft'])}" if z.get("area_sqft") is not None else "")
+            + f", BFE {_bfe(z.get('bfe'))}" for z in f.get("zones") or []) or "zones not listed"
         return finding("floodplain", "yes",
                        f"{_sqft(f.get('sfha_area_sqft') or 0)} of the site "
-                       f"({_pct(f.get('site_fraction') or 0, 1)}) in the SFHA (zones {zones})."
+                       f"({_pct(f.get('site_fraction') or 0, 1)}) in the SFHA: {zones}. "
+                       "Delineate it on the plans with the 100-year flood elevation."
                        + shaded_txt, used=used, caveats=caveats)
     if caveats:
         return finding("floodplain", "conditional", "No SFHA found on the part of the site the "
@@ -367,8 +405,9 @@ def _receiving(doc: Mapping[str, Any]) -> dict[str, Any]:
     rw = doc.get("receiving_waters")
     net_used, net_missing, _ = _layer_state(doc, "receiving_waters", ["streams", "waterbodies"])
     if not isinstance(rw, Mapping):
-        return finding("receiving_waters", "not_checked", "Not checked: no stream or water body "
-                       "layer configured, so the runoff was not traced.",
+        why = ("no stream or water body layer configured, so the runoff was not traced" if
+               len(net_missing) == 2 else "screening.json has no 'receiving_waters' result")
+        return finding("receiving_waters", "not_checked", f"Not checked: {why}.",
                        missing=net_missing + ["orw", "impaired_waters"],
                        parts={"orw": "not_checked", "impaired": "not_checked"},
                        complete={"orw": False, "impaired": False})
@@ -426,7 +465,9 @@ def _orw_text(orw: Sequence[Mapping[str, Any]], status: str, missing: Sequence[s
 def _impaired_text(impaired: Sequence[Mapping[str, Any]], status: str) -> str:
     if impaired:
         return "Impaired waters downstream: " + "; ".join(
-            f"{w.get('name') or w.get('au_id')} (category {w.get('category')}) at "
+            f"{w.get('name') or w.get('au_id')} ({w.get('au_id')}, category "
+            f"{w.get('category')}: {', '.join(w.get('causes') or []) or 'causes not listed'}"
+            f"{'; ' + _tmdl_text(w['tmdl']) if w.get('tmdl') else ''}) at "
             f"{_ft(w.get('flow_distance_ft') or 0)}" for w in impaired) + "."
     return {"not_checked": "Impaired waters not checked (no [layers.impaired_waters] "
                            "configured).",

@@ -61,6 +61,7 @@ FULL_COVERAGE = {
     key: {layer: {"configured": True, "covers": True, "basis": "test"} for layer in layers}
     for key, layers in {
         "development_type": ("impervious",), "watersheds": ("huc12", "huc10"),
+        "mitigation": ("huc12", "huc10"),
         "habitats": ("nhesp_priority", "nhesp_estimated", "vernal_pools"),
         "floodplain": ("flood_zones",),
         "receiving_waters": ("streams", "waterbodies", "dem", "orw", "impaired_waters",

@@ -269,8 +269,8 @@ def test_summary_lines_state_each_finding_with_its_status():
     assert ("NHESP habitats and certified vernal pools within 500 ft: YES - 1 feature(s): "
             "Priority Habitat PH 1 at 492 ft.") in text
     assert ("100-year floodplain (FEMA SFHA): YES - 10,900 sq ft of the site (25.0%) in the "
-            "SFHA (zones AE).") in text
-    assert "Mill Pond (category 5) at 58 ft" in text
+            "SFHA: zone AE, BFE 12 ft.") in text
+    assert "Mill Pond (MA93-51, category 5: causes not listed) at 58 ft" in text
     assert "requires (§ 320-19 B(10)(c)): optimise for phosphorus" in text
     doc["habitats"] = []
     assert ("NHESP habitats and certified vernal pools within 500 ft: NO - None: no Priority "
