@@ -448,3 +448,40 @@ def test_docstring_examples_run():
     import swm_gis.findings as module
 
     assert doctest.testmod(module).failed == 0
+
+
+# --------------------------------------------------------------------------- real data
+def test_cambridge_screen_says_not_checked_where_the_city_has_no_layer(cambridge_config,
+                                                                      tmp_path):
+    """Cambridge's config has no NHESP, HUC, ORW, impaired-water, stream or DEM layer: the
+    screening, the summary and the report say "not checked", never "no" or "none"."""
+    from swm_gis import layers as io
+    from swm_gis.findings import summary_lines
+    from swm_gis.reports.screening_report import write_screening_report
+
+    cfg = load_config(cambridge_config)
+    parcels = io.read_layer(cfg, "parcels", where="ML LIKE '90-%'")
+    result = build_screening(cfg, parcels[parcels["id"].str.startswith("90-")])
+    doc = result.document
+    got = statuses(doc)
+    assert got["habitats"] == "not_checked" and got["watersheds"] == "not_checked"
+    rw = by_key(doc, "receiving_waters")
+    assert rw["parts"] == {"orw": "not_checked", "impaired": "not_checked"}
+    assert rw["status"] == "not_checked"
+    assert {"orw", "impaired_waters", "vernal_pools", "dem"} <= set(rw["layers_missing"])
+    assert by_key(doc, "habitats")["layers_missing"] == list(HABITATS)
+    text = "\n".join(summary_lines(doc))
+    for title in ("NHESP habitats and certified vernal pools within 500 ft: NOT CHECKED",
+                  "Watersheds (HUC12 / HUC10): NOT CHECKED",
+                  "Receiving waters (ORW, impaired waters): NOT CHECKED"):
+        assert title in text
+    assert "ORWs not checked" in text and "Impaired waters not checked" in text
+    out = write_screening_report(doc, result.layers, tmp_path)
+    html = " ".join(out["html"].read_text(encoding="utf-8").split())
+    for untruth in ("No Outstanding Resource Water and no impaired water",
+                    "The site is in no HUC", "No feature within 500 ft",
+                    "No ORW or impaired water downstream"):
+        assert untruth not in html
+    items = {i.citation: i for i in submittal_checklist(doc)}
+    assert items["§ 320-19 B(2)"].applies is None
+    assert all(items[c].applies is None for c in items if "B(10)" in c)
