@@ -25,7 +25,7 @@ from typing import Any
 
 import rasterio
 import shapely
-from pyproj import CRS
+from pyproj import CRS, Transformer
 from pyproj.exceptions import ProjError
 
 from swm_gis import layers as io
@@ -69,8 +69,6 @@ def _extent_box(config: TownConfig, spec: Any) -> tuple[shapely.Geometry | None,
         work = config.crs_obj
         x0, y0, x1, y1 = bounds
         if not crs.equals(work):
-            from pyproj import Transformer
-
             x0, y0, x1, y1 = Transformer.from_crs(crs, work, always_xy=True).transform_bounds(
                 x0, y0, x1, y1, densify_pts=21)
     except ProjError as exc:
