@@ -11,8 +11,12 @@ Examples
 >>> items = submittal_checklist({"floodplain": {"in_sfha": False}})
 >>> [i.ref for i in items if i.section == "§ 320-20"][:4]
 ['A(1)', 'A(2)', 'A(3)(a)', 'A(3)(b)']
->>> next(i for i in items if i.section == "§ 320-19" and i.ref == "A(8)").applies
-False
+
+No coverage record shows that a flood zone layer covered the site, so the floodplain is not
+checked and the delineation item is undecided ("Check"), never "Not applicable":
+
+>>> print(next(i for i in items if i.section == "§ 320-19" and i.ref == "A(8)").applies)
+None
 """
 
 from __future__ import annotations

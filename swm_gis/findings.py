@@ -442,8 +442,9 @@ def _receiving(doc: Mapping[str, Any]) -> dict[str, Any]:
         caveats.append("Certified vernal pools are ORWs (Chapter 320 definitions) and were not "
                        "searched: no [layers.vernal_pools] configured.")
     if status == "yes" and set(parts.values()) - {"yes", "no"}:
-        caveats.append("The other part of the search is " + ", ".join(
-            f"{k}: {STATUS_WORDS[v].lower()}" for k, v in parts.items() if v != "yes") + ".")
+        names = {"orw": "The ORW search", "impaired": "The impaired-water search"}
+        caveats += [f"{names[k]} is {STATUS_WORDS[v].lower()}." for k, v in parts.items()
+                    if v not in ("yes", "no")]
     return finding("receiving_waters", status, answer,
                    used=net_used + orw_used + imp_used + (["dem"] if not rw.get("approximate")
                                                           else []),
