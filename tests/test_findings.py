@@ -485,3 +485,22 @@ def test_cambridge_screen_says_not_checked_where_the_city_has_no_layer(cambridge
     items = {i.citation: i for i in submittal_checklist(doc)}
     assert items["§ 320-19 B(2)"].applies is None
     assert all(items[c].applies is None for c in items if "B(10)" in c)
+
+
+def test_huc_layer_covering_part_of_the_site_is_conditional(tmp_path):
+    half = gdf({"huc12": ["010900010601"], "name": ["Valley Brook"]},
+               [rect(0, 0, 350, 2000)])  # the site's west half only
+    doc = screen(tmp_path, "clean", replace={"huc12": half}, coverage={"huc12": "extent"})
+    f = by_key(doc, "watersheds")
+    assert f["status"] == "conditional"
+    assert "Only 50.0% of the site lies in the HUC12 units of the layer given." in f["caveats"]
+
+
+def test_impervious_layer_covering_part_of_the_site_is_conditional(tmp_path):
+    part = gdf({"kind": ["roof"]}, [rect(380, 1250, 420, 1290)])  # extent: x 380..420 only
+    doc = screen(tmp_path, "clean", replace={"impervious": part},
+                 coverage={"impervious": "extent"})
+    f = by_key(doc, "development_type")
+    assert f["status"] == "conditional"
+    assert any("[layers.impervious] does not cover the whole area searched" in c
+               for c in f["caveats"])
