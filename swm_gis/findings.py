@@ -113,11 +113,6 @@ def _layer_state(doc: Mapping[str, Any], key: str, layers: Sequence[str]
     return used, missing, caveats
 
 
-def _full(doc: Mapping[str, Any], key: str, layers: Sequence[str]) -> bool:
-    """Every layer configured, read and covering the area searched."""
-    return all(_cov(doc, key, layer).get("covers") is True for layer in layers)
-
-
 def _missing_text(missing: Sequence[str], what: str) -> str:
     names = ", ".join(f"[layers.{m}]" for m in missing)
     return f"Not checked for {what}: no {names} configured." if missing else ""
