@@ -105,7 +105,7 @@ def render_pdf(report: ScreeningReport) -> bytes:
                                "</font>", small),
                      Paragraph(text, small), f.section, f.source])
     first += table(["Finding", "Status", "Result", "Chapter 320", "Data (vintage)"], rows,
-                   [1.0, 0.72, 3.18, 1.15, 1.25])
+                   [0.95, 0.85, 3.1, 1.15, 1.25])
     # The findings are one page: shrink them to fit rather than let them run over.
     story: list = [KeepInFrame(7.3 * inch, 9.75 * inch, first, mode="shrink"), PageBreak()]
 
