@@ -473,17 +473,24 @@ def _impaired_text(impaired: Sequence[Mapping[str, Any]], status: str) -> str:
 
 
 # --------------------------------------------------------------------------- summary
-def summary_lines(doc: Mapping[str, Any]) -> list[str]:
-    """The command's summary: one line per finding, its status word first, then its caveats."""
-    findings = doc.get("findings") or decide_findings(doc)
-    d = doc.get("disturbance") or {}
-    town = (doc.get("meta") or {}).get("town") or "Town"
-    lines = [f"{town}: the site disturbs {float(d.get('area_sqft') or 0):,.1f} sq ft "
-             f"({float(d.get('area_acres') or 0):.3f} acres)"]
+def summary_lines(doc: Mapping[str, Any], *, keys: Sequence[str] | None = None) -> list[str]:
+    """The command's summary: one line per finding, its status word first, then its caveats.
+
+    ``keys`` limits it to some findings (a QGIS algorithm's feedback for its own checks).
+    """
+    findings = [f for f in doc.get("findings") or decide_findings(doc)
+                if keys is None or f["key"] in keys]
+    lines = []
+    if keys is None:
+        d = doc.get("disturbance") or {}
+        town = (doc.get("meta") or {}).get("town") or "Town"
+        lines.append(f"{town}: the site disturbs {float(d.get('area_sqft') or 0):,.1f} sq ft "
+                     f"({float(d.get('area_acres') or 0):.3f} acres)")
     for f in findings:
         lines.append(f"{f['title']}: {STATUS_WORDS[f['status']].upper()} - {f['answer']}")
         lines.extend(f"  caveat: {c}" for c in f.get("caveats") or [])
     rw = doc.get("receiving_waters") or {}
-    lines.extend(f"  requires (§ {r['section']}): {r['text']}"
-                 for r in rw.get("requirements") or [])
+    if keys is None or "receiving_waters" in keys:
+        lines.extend(f"  requires (§ {r['section']}): {r['text']}"
+                     for r in rw.get("requirements") or [])
     return lines

@@ -504,3 +504,11 @@ def test_impervious_layer_covering_part_of_the_site_is_conditional(tmp_path):
     assert f["status"] == "conditional"
     assert any("[layers.impervious] does not cover the whole area searched" in c
                for c in f["caveats"])
+
+
+def test_summary_for_some_keys_is_their_lines_only(tmp_path):
+    doc = screen(tmp_path, "clean", drop=HABITATS)
+    lines = fd.summary_lines(doc, keys=["habitats"])
+    assert lines == ["NHESP habitats and certified vernal pools within 500 ft: NOT CHECKED - Not "
+                     "checked: no NHESP priority or estimated habitat and no certified vernal "
+                     "pool layer configured."]

@@ -657,3 +657,24 @@ def test_html_renders_in_headless_chromium(full_report, tmp_path):
     # the top of the page holds the title: some dark pixels in the first 120 rows
     assert (pixels[:120] < 128).any()
 
+
+
+def test_parameters_are_in_words_and_units(full_report):
+    text = _parse_html(full_report["html"]).text
+    assert "Development type measured from the existing impervious layer (--development auto)" \
+        in text
+    assert "Post-construction impervious area 20,000 sq ft" in text
+    doc = example_document()
+    doc["meta"]["parameters"].update(exemptions=[], roadway_maintenance=False, common_plan=None)
+    doc["meta"]["rules"] = {"trigger_sqft": 43560.0, "tss_removal_new": 0.9,
+                            "retention_new_in": 1.0, "habitat_distance_ft": 500.0}
+    rows = dict(build_report(doc).parameters)
+    assert rows["Exemptions (Bylaw 213-16B)"] == "no exemption claimed"
+    assert rows["Roadway maintenance only (§ 320-19 B(8)(e))"] == "no"
+    assert rows["Common plan of development or sale"] == (
+        "not given (the permit trigger is conditional below one acre)")
+    assert rows["Permit trigger"] == "43,560 sq ft (1 acre)"
+    assert rows["TSS removal, new development"] == "90%"
+    assert rows["Retention depth, new development"] == "1 in"
+    assert rows["NHESP search distance"] == "500 ft"
+    assert not any(v in ("False", "True", "43560.0", "None") for v in rows.values())
