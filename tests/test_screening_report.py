@@ -541,8 +541,10 @@ def test_roadway_maintenance_exemption_and_exemption_claim(tmp_path):
         "Conditional. The applicant claims an exemption: Bylaw 213-16B(5) (utilities). This is "
         "the applicant's claim; the Conservation Commission decides whether the activity "
         "qualifies. If it does not, a permit is required (the disturbance reaches one acre).")
-    assert report.headline.startswith("Whether a stormwater management permit is required is "
-                                      "conditional: The applicant claims an exemption")
+    assert report.headline.startswith(
+        "Whether a stormwater management permit is required is conditional: the applicant "
+        "claims an exemption (Bylaw 213-16B(5) (utilities)); this is the applicant's claim, and "
+        "the Conservation Commission decides whether it applies.")
     assert "not required" not in report.headline
 
 

@@ -149,15 +149,23 @@ def _finding_requirements(doc: Mapping[str, Any], findings: list[Finding]) -> Fi
                    cite, "the findings above")
 
 
-def headline(findings: list[Finding]) -> str:
-    """Page 1's headline, from the statuses only: what is required, found, open."""
+def headline(findings: list[Finding], doc: Mapping[str, Any] | None = None) -> str:
+    """Page 1's headline, from the statuses: what is required, found, open."""
     by = {f.key: f for f in findings}
+    d = (doc or {}).get("disturbance")
+    claimed = d.get("exemption") if isinstance(d, Mapping) else None
     permit = by.get("disturbance")
     lead = {"yes": "A stormwater management permit is required.",
             "no": "A stormwater management permit is not required: neither the site nor its "
                   "common plan of development or sale disturbs one acre.",
             }.get(permit.status if permit else "", "")
-    if permit is not None and permit.status == "conditional":
+    if permit is not None and permit.status == "conditional" and claimed:
+        names = ", ".join(f"{e.get('section')} ({e.get('name')})" for e in claimed
+                          if isinstance(e, Mapping))
+        lead = ("Whether a stormwater management permit is required is conditional: the "
+                f"applicant claims an exemption ({names}); this is the applicant's claim, and "
+                "the Conservation Commission decides whether it applies.")
+    elif permit is not None and permit.status == "conditional":
         lead = ("Whether a stormwater management permit is required is conditional: "
                 + permit.result.removeprefix("Conditional. ").split(". ")[0] + ".")
     elif permit is None or permit.status == "not_checked":
@@ -355,7 +363,7 @@ def build_report(
     return ScreeningReport(
         title="Stormwater Management Permit Screening",
         town=_town(meta), synthetic=synthetic, generated=generated,
-        site_label=_site_label(meta), headline=headline(findings),
+        site_label=_site_label(meta), headline=headline(findings, doc),
         no_findings=not any(f.status == "yes" for f in findings), findings=findings,
         tables=_tables(doc, status) + _reasons_table(findings),
         map_image=image, map_alt=_alt_text(doc, image),
