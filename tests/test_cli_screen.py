@@ -314,3 +314,15 @@ def test_subject_parcels_get_their_own_floodplain_figures(tmp_path, fake_report,
     assert main([*args[:7], "--parcel", "NOPE", "-o", str(tmp_path / "b")]) == 2
     err = capsys.readouterr().err
     assert 'Parcel id(s) NOPE not found in field "LOC_ID"' in err and "Traceback" not in err
+
+
+def test_proposed_use_reaches_the_document_and_a_bad_one_exits_2(tmp_path, town, capsys):
+    site = write(SITE, tmp_path / "site.gpkg", "site")
+    out = tmp_path / "out"
+    assert run("--config", town, "--site", site, "--out", out, "--proposed-use", "325") == 0
+    doc = json.loads((out / "screening.json").read_text(encoding="utf-8"))
+    assert doc["meta"]["parameters"]["proposed_use"] == "325"
+    bad = tmp_path / "bad"
+    assert run("--config", town, "--site", site, "--out", bad, "--proposed-use", "bakery") == 2
+    assert 'Unknown --proposed-use "bakery"' in capsys.readouterr().err
+    assert not bad.exists()
