@@ -122,6 +122,9 @@ class LayerSpec:
     fields: dict[str, str | None] = field(default_factory=dict)
     explicit_fields: frozenset[str] = frozenset()  # logical fields the config named itself
     vintage: str | None = None  # the data's date as the config states it (e.g. "FY2014")
+    # the area the layer's data is taken to cover (docs/findings.md): "town" (the town
+    # boundary and the layer's own extent), "extent" (its own extent only) or "statewide"
+    coverage: str = "town"
 
     @property
     def schema(self) -> LayerSchema:
@@ -270,6 +273,10 @@ def _parse_rules(raw: dict, where: str) -> Rules:
     return Rules(**values)
 
 
+#: Values of ``[layers.KEY] coverage``: what area a layer's data is taken to cover.
+COVERAGE_CHOICES = ("town", "extent", "statewide")
+
+
 def _parse_layer(key: str, raw: dict, base_dir: Path, where: str) -> LayerSpec:
     if not isinstance(raw, dict) or not raw.get("path"):
         raise ConfigError(f'{where}: [layers.{key}] needs path = "..." (a file or GDAL source).')
@@ -293,9 +300,14 @@ def _parse_layer(key: str, raw: dict, base_dir: Path, where: str) -> LayerSpec:
             CRS.from_user_input(crs)
         except PyprojCRSError as exc:
             raise CrsError(f'{where}: unknown CRS "{crs}" in [layers.{key}] crs.') from exc
+    coverage = raw.get("coverage", "town")
+    if coverage not in COVERAGE_CHOICES:
+        raise ConfigError(f'{where}: [layers.{key}] coverage = "{coverage}" is not one of '
+                          f"{', '.join(COVERAGE_CHOICES)} (docs/findings.md).")
     return LayerSpec(
         key=key,
         path=_resolve_path(str(raw["path"]), base_dir),
+        coverage=coverage,
         layer=raw.get("layer"),
         crs=crs,
         # An empty string switches an optional default off ("this source has no such field").

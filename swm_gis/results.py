@@ -77,9 +77,14 @@ class Screening:
     received: dt.date | None = None
 
     @property
-    def permit_required(self) -> bool:
-        """Whether a Stormwater Management Permit is required."""
-        return bool(self.document["disturbance"]["permit_required"])
+    def permit_required(self) -> bool | None:
+        """Whether a Stormwater Management Permit is required; ``None`` when conditional.
+
+        Conditional: under one acre without a common plan, or an exemption is claimed (the
+        ``disturbance`` finding in :attr:`findings` says on what it depends).
+        """
+        value = self.document["disturbance"]["permit_required"]
+        return None if value is None else bool(value)
 
     @property
     def findings(self) -> list[dict[str, Any]]:

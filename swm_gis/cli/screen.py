@@ -76,6 +76,11 @@ def screen(
         [], "--parcel", metavar="ID",
         help="Subject parcel id(s) the work is on (repeatable): the floodplain check then also "
              "reports each parcel's SFHA and 0.2% overlap."),
+    proposed_use: str | None = typer.Option(
+        None, "--proposed-use", metavar="USE",
+        help="Proposed land use: a Massachusetts DOR use code (e.g. 101, 325, 401) or "
+             "commercial, industrial, residential, ...; decides § 320-19 B(10)(e) (commercial "
+             "or industrial land). Without it the parcels' existing use codes are used."),
     out: Path = out_dir_option(),
     overwrite: bool = overwrite_option(),
     received: str | None = typer.Option(
@@ -95,10 +100,11 @@ def screen(
         proposed_impervious=proposed_impervious,
         proposed_impervious_sqft=proposed_impervious_sqft, mitigation=mitigation,
         exemptions=exemption, roadway_maintenance=roadway_maintenance, overwrite=overwrite,
-        received=received, parcel_ids=parcel,
+        received=received, parcel_ids=parcel, proposed_use=proposed_use,
     )
     state.reporter.result("screen", outputs, summary=screening_lines(document),
                           permit_required=document["disturbance"]["permit_required"],
+                          findings={f["key"]: f["status"] for f in document["findings"]},
                           development_type=document["development_type"]["value"])
 
 
@@ -117,6 +123,7 @@ def run_screen(
     overwrite: bool = False,
     received: str | None = None,
     parcel_ids: list[str] | tuple[str, ...] = (),
+    proposed_use: str | None = None,
 ) -> tuple[dict[str, Path], dict[str, Any]]:
     """Check the outputs are free, screen (:func:`swm_gis.screen`), write; (outputs, document)."""
     cfg = open_config(config)
@@ -128,7 +135,7 @@ def run_screen(
         proposed_impervious=proposed_impervious,
         proposed_impervious_sqft=proposed_impervious_sqft, mitigation=mitigation,
         exemptions=exemptions, roadway_maintenance=roadway_maintenance, parcels=parcel_ids,
-        received=received, progress=rep.progress,
+        received=received, proposed_use=proposed_use, progress=rep.progress,
     )
     return result.write(out, overwrite=overwrite, progress=rep.progress), result.document
 
