@@ -7,6 +7,7 @@ from pathlib import Path
 from qgis.core import (
     QgsProcessing,
     QgsProcessingException,
+    QgsProcessingFeatureSourceDefinition,
     QgsProcessingOutputFile,
     QgsProcessingOutputNumber,
     QgsProcessingParameterEnum,
@@ -38,6 +39,8 @@ class AbuttersAlgorithm(SwmGisAlgorithm):
     GROUP_ID = "notification"
     TOWN_LAYERS = (("parcels", False, False), ("assess", True, False),
                    ("town_boundary", True, True))
+    #: a mailing list needs all of these; a default name the table lacks stops the run
+    REQUIRED_FIELDS = {"assess": ("owner", "address", "city", "state", "zip")}
     HELP = """
 Lists the owners of every property within DISTANCE feet (default 100 ft, Chapter 320-18; the \
 Wetlands Protection Act uses the same rule) of the subject property's line, across streets, \
@@ -68,16 +71,19 @@ assessing OWNER1, OWN_ADDR, OWN_CITY, OWN_STATE, OWN_ZIP, ...). Same result as \
         li = CATALOG["parcels"]
         self.add_town_layers()
         self.add(QgsProcessingParameterFeatureSource(
-            "SUBJECT", self.tr("Subject property (polygons, or the parcels layer with a "
-                               "selection)"), [QgsProcessing.TypeVectorPolygon], optional=True),
-            "The subject property: its polygon(s), or the PARCELS layer with 'Selected "
-            "features only' ticked. Required unless SUBJECT_IDS is given.")
+            "SUBJECT", self.tr("Subject property (select it, then tick 'Selected features "
+                               "only')"), [QgsProcessing.TypeVectorPolygon]),
+            "The subject property: the parcels layer with the subject parcel(s) selected and "
+            "'Selected features only' ticked here, or a layer of its own (its polygons are the "
+            "site; the parcels they reach inside are the subject). The selection on the "
+            "parcels layer above is not used: abutters are always searched among all parcels.")
         self.add(QgsProcessingParameterString(
-            "SUBJECT_IDS", self.tr("Subject parcel ids (comma-separated, instead of SUBJECT)"),
-            optional=True),
-            f"Parcel ids ({li.fields[0].param} values) of the subject property, separated by "
-            "commas; for scripts and qgis_process where no selection exists.", advanced=True)
-        self.add_distance("DISTANCE", "Distance (feet)", 100.0,
+            "SUBJECT_IDS", self.tr("Subject parcel ids (comma-separated, instead of a "
+                                   "selection)"), optional=True),
+            f"Parcel ids ({li.fields[0].default} values, or the field chosen as the parcel id) "
+            "of the subject property, separated by commas, for scripts and models where no "
+            "selection exists; the subject property is then the parcels layer.", advanced=True)
+        self.add_distance("DISTANCE", "Distance (ft)", 100.0,
                           "Notify owners of property within this many feet of the subject "
                           "property line (inclusive). Chapter 320-18: 100 ft.")
         self.add_bool("INCLUDE_SUBJECT", "Include the subject parcels in the list", False,
@@ -112,22 +118,42 @@ assessing OWNER1, OWN_ADDR, OWN_CITY, OWN_STATE, OWN_ZIP, ...). Same result as \
                                                  self.tr("Number of notice recipients")))
 
     def engine_args(self, parameters, context, feedback, ws):
-        config = ws.config_path()
-        args = ["abutters", "--config", config]
+        if ws.selected_only("PARCELS"):
+            # the selection on the parcels layer must never narrow the search for abutters
+            value = ws.parameters["PARCELS"]
+            ws.parameters["PARCELS"] = QgsProcessingFeatureSourceDefinition(
+                value.source, False, value.featureLimit, value.flags,
+                value.geometryCheck)
+            feedback.pushWarning(
+                "The selection on PARCELS is not used: abutters are searched among all its "
+                "parcels (the subject is chosen in SUBJECT).")
+        if not ws.has("ASSESS"):
+            feedback.pushWarning(
+                "No ASSESS is chosen: the abutting parcels are listed, but no mailing list, "
+                "labels or certified-mail book will be produced.")
         ids_text = self.parameterAsString(parameters, "SUBJECT_IDS", context) or ""
         ids = [s.strip() for s in ids_text.split(",") if s.strip()]
-        if ws.has("SUBJECT"):
+        site: str | None = None
+        if ws.has("SUBJECT") and not ids:
             if ws.same_layer("SUBJECT", "PARCELS"):
-                ids += self.subject_ids(parameters, context, ws)
+                if not ws.selected_only("SUBJECT"):
+                    raise QgsProcessingException(
+                        "SUBJECT is the whole parcels layer: select the subject parcel(s) and "
+                        "tick 'Selected features only' under SUBJECT (a selection under "
+                        "PARCELS does not choose the subject).")
+                ids = self.subject_ids(parameters, context, ws)
             else:
-                args += ["--site", ws.export("SUBJECT", "subject")]
-        if ids:
-            for pid in dict.fromkeys(ids):
-                args += ["--parcel", pid]
-        elif "--site" not in args:
+                site = ws.export("SUBJECT", "subject")
+        if not ids and site is None:
             raise QgsProcessingException(
-                "SUBJECT: give the subject property (a polygon layer, or the parcels layer with "
-                "'Selected features only' and the subject parcels selected), or SUBJECT_IDS.")
+                "Choose the subject property in SUBJECT: the parcels layer with the subject "
+                "parcel(s) selected and 'Selected features only' ticked, or a layer of its own.")
+        config = ws.config_path()
+        args = ["abutters", "--config", config]
+        if site is not None:
+            args += ["--site", site]
+        for pid in dict.fromkeys(ids):
+            args += ["--parcel", pid]
         distance = self.parameterAsDouble(parameters, "DISTANCE", context)
         args += ["--distance", f"{distance:g}ft"]
         if self.parameterAsBoolean(parameters, "INCLUDE_SUBJECT", context):
@@ -147,22 +173,21 @@ assessing OWNER1, OWN_ADDR, OWN_CITY, OWN_STATE, OWN_ZIP, ...). Same result as \
 
     def subject_ids(self, parameters, context, ws) -> list[str]:
         source = self.parameterAsSource(parameters, "SUBJECT", context)
-        id_field = self.parameterAsString(parameters, "PARCEL_ID_FIELD", context)
         mapping = ws.field_mapping(CATALOG["parcels"], list(source.fields().names()))
-        idx = source.fields().indexOf(mapping.get("id", id_field))
+        idx = source.fields().indexOf(mapping["id"])
         ids = [str(f.attributes()[idx]) for f in source.getFeatures()
                if f.attributes()[idx] not in (None, "")]
         if not ids:
             raise QgsProcessingException(
-                "SUBJECT: no subject parcels (with an id) are selected in the parcels layer. "
-                "Select the subject parcels and tick 'Selected features only'.")
+                "No subject parcel with an id is selected: select the subject parcel(s) on the "
+                "map and tick 'Selected features only' under SUBJECT.")
         layer = ws.layer_of("SUBJECT")
         ws.inputs["SUBJECT"] = {
             "layer": layer.name() if layer is not None else None,
             "source": layer.publicSource() if layer is not None else None,
+            "subset": layer.subsetString() if layer is not None else "",
             "selected_features_only": ws.selected_only("SUBJECT"),
-            "features": len(ids), "parcel_ids": ids,
-            "exported_to": None, "note": "the parcels layer itself: passed as --parcel ids"}
+            "features": len(ids), "parcel_ids": ids[:50], "exported_to": None}
         return ids
 
     def collect(self, result, parameters, context, feedback, ws):
@@ -176,7 +201,7 @@ assessing OWNER1, OWN_ADDR, OWN_CITY, OWN_STATE, OWN_ZIP, ...). Same result as \
         res["ABUTTER_COUNT"] = _count_rows(out / "abutting_parcels.csv")  # = OUTPUT rows
         res["RECIPIENT_COUNT"] = _count_rows(out / "mailing_list.csv")
         for line in result.get("summary") or []:
-            feedback.pushInfo(str(line))
+            feedback.pushInfo(ws.say(str(line)))
         return res
 
 

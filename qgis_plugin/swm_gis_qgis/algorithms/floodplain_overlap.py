@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from qgis.core import QgsProcessingOutputBoolean, QgsProcessingOutputNumber
 
-from .screen_base import ScreenAlgorithm, Sink
+from .screen_base import ScreenAlgorithm, Sink, listed
 
 
 class FloodplainOverlapAlgorithm(ScreenAlgorithm):
@@ -49,9 +49,11 @@ pieces as OUTPUT. For every parcel of a town use swm_gis:applicabilitymap.
 
     def summarize(self, data, feedback):
         f = data.get("floodplain") or {}
-        for z in f.get("zones") or []:
-            feedback.pushInfo(f"zone {z.get('zone')} {z.get('subtype') or ''}: "
-                              f"{z.get('area_sqft')} sq ft, BFE {z.get('bfe')}")
+        for line in listed([f"Zone {z.get('zone')}{' ' + z['subtype'] if z.get('subtype') else ''}"
+                            f": {z.get('area_sqft') or 0:,.0f} sq ft"
+                            + (f", BFE {z['bfe']:g} ft" if isinstance(z.get("bfe"), (int, float))
+                               else "") for z in f.get("zones") or []]):
+            feedback.pushInfo(line)
         return {"IN_SFHA": bool(f.get("in_sfha")), "SFHA_AREA_SQFT": f.get("sfha_area_sqft"),
                 "SITE_FRACTION": f.get("site_fraction"),
                 "SHADED_X_AREA_SQFT": f.get("shaded_x_area_sqft")}

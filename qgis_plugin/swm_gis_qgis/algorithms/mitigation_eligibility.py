@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from qgis.core import QgsProcessingOutputNumber, QgsProcessingOutputString
 
-from .screen_base import ScreenAlgorithm, Sink, require_any
+from .screen_base import ScreenAlgorithm, Sink, listed, require_any
 
 
 class MitigationEligibilityAlgorithm(ScreenAlgorithm):
@@ -59,10 +59,10 @@ sites with eligible and reason as OUTPUT.
 
     def summarize(self, data, feedback):
         mit = data.get("mitigation") or []
-        for m in mit:
-            feedback.pushInfo(f"mitigation site {m.get('id')} (HUC {m.get('huc')}): "
-                              f"{'eligible' if m.get('eligible') else 'not eligible'} - "
-                              f"{m.get('reason')}")
+        for line in listed([f"Mitigation site {m.get('id')} (HUC {m.get('huc') or 'none'}): "
+                            f"{'eligible' if m.get('eligible') else 'not eligible'}"
+                            for m in mit]):
+            feedback.pushInfo(line)
         dev = (data.get("development_type") or {}).get("value")
         level = (data.get("standards") or {}).get("mitigation_huc_level")
         return {"DEVELOPMENT_TYPE": dev or "", "MITIGATION_HUC_LEVEL": level or "",

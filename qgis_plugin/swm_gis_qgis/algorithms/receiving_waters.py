@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from qgis.core import QgsProcessingOutputNumber, QgsProcessingOutputString
 
-from .screen_base import ScreenAlgorithm, Sink, require_any
+from .screen_base import ScreenAlgorithm, Sink, listed, require_any
 
 
 class ReceivingWatersAlgorithm(ScreenAlgorithm):
@@ -64,8 +64,9 @@ OUTPUT.
     def summarize(self, data, feedback):
         rw = data.get("receiving_waters") or {}
         reqs = rw.get("requirements") or []
-        for r in reqs:
-            feedback.pushInfo(f"{r.get('section')}: {r.get('text')}")
+        for line in listed([f"{r.get('section')}: {r.get('text')}" for r in reqs]):
+            feedback.pushInfo(line)
         return {"ORW_COUNT": len(rw.get("orw") or []),
                 "IMPAIRED_COUNT": len(rw.get("impaired") or []),
-                "REQUIREMENTS": "\n".join(f"{r.get('section')}: {r.get('text')}" for r in reqs)}
+                "REQUIREMENTS": "\n".join(f"{r.get('section')}: {r.get('text')}"
+                                           for r in reqs)[:2000]}

@@ -108,8 +108,6 @@ found as layers, and the key figures. Same as <i>swm-gis screen</i>.
     def summarize(self, data, feedback):
         d = data.get("disturbance") or {}
         s = data.get("standards") or {}
-        for r in d.get("reasons") or []:
-            feedback.pushInfo(str(r))
         return {"PERMIT_REQUIRED": bool(d.get("permit_required")),
                 "AREA_SQFT": d.get("area_sqft"),
                 "REQUIRED_RETENTION_CUFT": s.get("required_retention_cuft")}
