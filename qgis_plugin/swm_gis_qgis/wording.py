@@ -150,8 +150,13 @@ def _flag_sub(m: re.Match, labels: Mapping[str, str]) -> str:
     return flag.lstrip("-").replace("-", " ")
 
 
+#: Parameter ids that are also words of the data (a HUC12 code, an ORW): never replaced.
+DOMAIN_WORDS = frozenset({"HUC12", "HUC10", "ORW", "DEM", "JSON"})
+
+
 def _ids_to_labels(text: str, labels: Mapping[str, str], *, fmt: str = "'{}'") -> str:
-    names = sorted((n for n in labels if n.isupper() and len(n) > 2), key=len, reverse=True)
+    names = sorted((n for n in labels if n.isupper() and len(n) > 2 and n not in DOMAIN_WORDS),
+                   key=len, reverse=True)
     if not names:
         return text
     pattern = re.compile(r"(?<![A-Za-z0-9_'])(" + "|".join(map(re.escape, names))

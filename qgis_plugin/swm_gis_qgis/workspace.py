@@ -76,6 +76,10 @@ class Workspace:
         return wording.dialog_text(text, labels, exports=exports, temp_root=str(self.folder),
                                    user_config=self.has("TOWN_CONFIG"), ids=ids)
 
+    def warn(self, text: str) -> None:
+        """A warning in the dialog's log, in the dialog's words."""
+        self.feedback.pushWarning(self.say(text))
+
     def has(self, name: str) -> bool:
         value = self.parameters.get(name)
         return value is not None and value != ""
@@ -332,7 +336,7 @@ class Workspace:
             given = [self.label(CATALOG[k].param) for k, _o, _a in self.alg.TOWN_LAYERS
                      if self.has(CATALOG[k].param)]
             if given:
-                self.feedback.pushWarning(
+                self.warn(
                     f"A town config file is set, so these layers are not used: "
                     f"{', '.join(given)}.")
             return cfg

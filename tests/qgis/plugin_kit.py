@@ -120,3 +120,55 @@ def write_shapefile(path: Path, fields: list[tuple[str, str]], rows) -> str:
         writer.addFeature(f)
     del writer
     return str(path)
+
+
+def recording_feedback():
+    """A QgsProcessingFeedback that keeps every line the dialog's log would show.
+
+    The Processing dialog logs pushed info, warnings, errors, command and console lines and each
+    progress text; ``lines`` holds them one line each (a message with line breaks counts as
+    several), ``warnings`` the warnings alone.
+    """
+    from qgis.core import QgsProcessingFeedback
+
+    class Recorder(QgsProcessingFeedback):
+        def __init__(self):
+            super().__init__()
+            self.lines: list[str] = []
+            self.warnings: list[str] = []
+
+        def _keep(self, text):
+            self.lines.extend(str(text).splitlines() or [""])
+
+        def pushInfo(self, text):  # noqa: N802
+            self._keep(text)
+
+        def pushWarning(self, text):  # noqa: N802
+            self.warnings.append(str(text))
+            self._keep(text)
+
+        def reportError(self, text, fatalError=False):  # noqa: N802, N803
+            self._keep(text)
+
+        def pushCommandInfo(self, text):  # noqa: N802
+            self._keep(text)
+
+        def pushDebugInfo(self, text):  # noqa: N802
+            self._keep(text)
+
+        def pushConsoleInfo(self, text):  # noqa: N802
+            self._keep(text)
+
+        def setProgressText(self, text):  # noqa: N802
+            self._keep(text)
+
+    return Recorder()
+
+
+def cli_language(text: str) -> list[str]:
+    """The command-line words left in ``text``: ``--flags`` and temporary processing paths."""
+    import re
+
+    found = re.findall(r"(?<![\w-])--[a-z][a-z-]*", text)
+    found += re.findall(r"\S*/processing_\S*", text)
+    return found

@@ -42,37 +42,32 @@ class AbuttersAlgorithm(SwmGisAlgorithm):
     #: a mailing list needs all of these; a default name the table lacks stops the run
     REQUIRED_FIELDS = {"assess": ("owner", "address", "city", "state", "zip")}
     HELP = """
-Lists the owners of every property within DISTANCE feet (default 100 ft, Chapter 320-18; the \
-Wetlands Protection Act uses the same rule) of the subject property's line, across streets, \
-water and town lines, and writes the mailing package.
+Lists the owners of every property within the distance (100 ft, Chapter 320-18) of the subject \
+property's line, across streets, water and town lines, and writes the mailing package.
 
-<b>Subject</b>: SUBJECT is the subject property's polygon(s): a layer of its own, or the \
-PARCELS layer itself with "Selected features only" ticked (select the subject parcels first). \
-When SUBJECT is the parcels layer the selected parcels' ids are handed to the engine; any other \
-layer is used as a site, and the parcels it reaches inside are the subject. From a script or \
-qgis_process, SUBJECT_IDS (comma-separated parcel ids) can name the subject parcels instead.
+<b>How to</b>: select the subject parcel(s) on the map; choose the parcels layer under \
+<i>Parcels</i> and again under <i>Subject property</i>, ticking <i>Selected features only</i> \
+under <i>Subject property</i>. A selection under <i>Parcels</i> is not used: abutters are always \
+searched among all parcels. The subject property may also be a layer of its own (its polygons \
+are the site).
 
-<b>Distance</b> is measured exactly from the subject parcels' property line (not from a \
-buffer); a parcel at exactly DISTANCE is included. Right-of-way and water polygons without an \
-owner (POLY_TYPE ROW, PRIV_ROW, RAIL_ROW, WATER) are left out and listed with the reason.
+<b>Mailing list</b>: choose the <i>Assessing table</i> and check its owner, address, city, \
+state and ZIP fields (under Advanced Parameters when your table names them differently from \
+MassGIS's OWNER1, OWN_ADDR, OWN_CITY, OWN_STATE, OWN_ZIP). A field that does not resolve stops \
+the run naming the parameter to set. Without the table the abutting parcels are listed but no \
+mailing list is produced.
 
-<b>Outputs</b>: OUTPUT holds the abutting parcels with distance_ft (styled by distance). \
-OUTPUT_FOLDER (optional) receives the whole package: abutting_parcels.csv, mailing_list.csv \
-and .xlsx (one row per owner of record), labels.pdf (Avery 5160), abutters_map.pdf, \
-certified_mail.pdf (PS Form 3877 layout), left_out.csv and abutters.gpkg; without it the files \
-go to a temporary folder (their paths are in the results).
-
-<b>Fields</b> default to the MassGIS Level 3 names (LOC_ID, MAP_PAR_ID, TOWN_ID, POLY_TYPE; \
-assessing OWNER1, OWN_ADDR, OWN_CITY, OWN_STATE, OWN_ZIP, ...). Same result as \
-<i>swm-gis abutters</i> on the command line.
+The distance is measured exactly from the subject parcels' property line; a parcel at exactly \
+the distance is included. Right-of-way and water polygons without an owner are left out and \
+listed with the reason. The output folder receives abutting_parcels.csv, mailing_list.csv and \
+.xlsx, labels.pdf, abutters_map.pdf, certified_mail.pdf, left_out.csv and abutters.gpkg.
 """
 
     def initAlgorithm(self, config=None):  # noqa: N802
         li = CATALOG["parcels"]
-        self.add_town_layers()
+        self.add_town_layers(only=("parcels",))
         self.add(QgsProcessingParameterFeatureSource(
-            "SUBJECT", self.tr("Subject property (select it, then tick 'Selected features "
-                               "only')"), [QgsProcessing.TypeVectorPolygon]),
+            "SUBJECT", self.tr("Subject property"), [QgsProcessing.TypeVectorPolygon]),
             "The subject property: the parcels layer with the subject parcel(s) selected and "
             "'Selected features only' ticked here, or a layer of its own (its polygons are the "
             "site; the parcels they reach inside are the subject). The selection on the "
@@ -89,6 +84,7 @@ assessing OWNER1, OWN_ADDR, OWN_CITY, OWN_STATE, OWN_ZIP, ...). Same result as \
         self.add_bool("INCLUDE_SUBJECT", "Include the subject parcels in the list", False,
                       "Also list the subject parcels' owners (e.g. when the applicant is not "
                       "the owner).")
+        self.add_town_layers(skip=("parcels",))
         self.add(QgsProcessingParameterEnum("LABEL_TEMPLATE", self.tr("Label sheet (Avery)"),
                                             LABEL_TEMPLATES, defaultValue=0),
                  "Avery label sheet for labels.pdf: 5160 (30 per sheet, 2.625 x 1 in), 5161, "
@@ -124,11 +120,11 @@ assessing OWNER1, OWN_ADDR, OWN_CITY, OWN_STATE, OWN_ZIP, ...). Same result as \
             ws.parameters["PARCELS"] = QgsProcessingFeatureSourceDefinition(
                 value.source, False, value.featureLimit, value.flags,
                 value.geometryCheck)
-            feedback.pushWarning(
+            ws.warn(
                 "The selection on PARCELS is not used: abutters are searched among all its "
                 "parcels (the subject is chosen in SUBJECT).")
         if not ws.has("ASSESS"):
-            feedback.pushWarning(
+            ws.warn(
                 "No ASSESS is chosen: the abutting parcels are listed, but no mailing list, "
                 "labels or certified-mail book will be produced.")
         ids_text = self.parameterAsString(parameters, "SUBJECT_IDS", context) or ""

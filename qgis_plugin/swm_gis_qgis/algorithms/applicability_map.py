@@ -42,7 +42,8 @@ Same as <i>swm-gis applicability</i>.
 
     def initAlgorithm(self, config=None):  # noqa: N802
         self.add_town_config_param()
-        self.add_town_layers()
+        self.add_town_layers(only=("parcels",))
+        self.add_town_layers(skip=("parcels",), fold=True)
         self.add(QgsProcessingParameterEnum("ENGINE", self.tr("Engine"), ENGINES,
                                             defaultValue=0),
                  "local: one process; dask: partitioned with dask-geopandas (large areas).",
@@ -92,5 +93,5 @@ Same as <i>swm-gis applicability</i>.
             res["SUMMARY"] = self.copy_to_sink(parameters, "SUMMARY", context, self._gpkg,
                                                summary_layer)
         for line in result.get("summary") or []:
-            feedback.pushInfo(str(line))
+            feedback.pushInfo(ws.say(str(line), ids=False))
         return res

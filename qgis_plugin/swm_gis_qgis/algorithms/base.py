@@ -177,11 +177,14 @@ class SwmGisAlgorithm(QgsProcessingAlgorithm):
             "layers the config names are read instead.")
 
     def add_town_layers(self, *, only: tuple[str, ...] | None = None,
-                        skip: tuple[str, ...] = ()) -> None:
-        """One layer parameter (+ its field parameters) per entry of :attr:`TOWN_LAYERS`."""
+                        skip: tuple[str, ...] = (), fold: bool = False) -> None:
+        """One layer parameter (+ its field parameters) per entry of :attr:`TOWN_LAYERS`;
+        ``only`` / ``skip`` choose entries (to order the dialog), ``fold`` puts them all under
+        Advanced Parameters (the layers a town config file names, for the long dialogs)."""
         for key, optional, advanced in self.TOWN_LAYERS:
             if (only is not None and key not in only) or key in skip:
                 continue
+            advanced = advanced or fold
             li = CATALOG[key]
             optional = optional or self.ACCEPTS_TOWN_CONFIG
             desc = self.tr(li.description)
@@ -208,7 +211,7 @@ class SwmGisAlgorithm(QgsProcessingAlgorithm):
                 self.add(fp, what + default
                          + ("; needed when the layer is given." if required
                             else "; leave empty if absent."),
-                         advanced=advanced or (f.advanced and f.logical not in needed))
+                         advanced=advanced or f.advanced)
 
     def add_common_advanced(self) -> None:
         self.add(QgsProcessingParameterCrs("WORKING_CRS", self.tr("Working CRS (projected)"),

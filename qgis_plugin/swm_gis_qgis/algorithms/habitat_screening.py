@@ -46,8 +46,7 @@ as OUTPUT.
                           "Report features within this many feet of the site (Chapter 320-20: "
                           "500 ft).")
         self.add_common_advanced()
-        self.add_output_folder("Folder for screening.json, screening.gpkg and the report "
-                               "(optional).")
+        self.add_output_folder("Folder for screening.json, screening.gpkg and the report.")
         self.add_sinks_and_files()
         self.addOutput(QgsProcessingOutputNumber("FEATURE_COUNT",
                                                  self.tr("Features within the distance")))

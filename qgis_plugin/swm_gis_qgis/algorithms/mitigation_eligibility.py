@@ -43,8 +43,7 @@ sites with eligible and reason as OUTPUT.
         self.add_screen_options()
         self.add_town_layers()
         self.add_common_advanced()
-        self.add_output_folder("Folder for screening.json, screening.gpkg and the report "
-                               "(optional).")
+        self.add_output_folder("Folder for screening.json, screening.gpkg and the report.")
         self.add_sinks_and_files()
         self.addOutput(QgsProcessingOutputString("DEVELOPMENT_TYPE",
                                                  self.tr("new or redevelopment")))

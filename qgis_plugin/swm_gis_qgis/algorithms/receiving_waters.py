@@ -48,8 +48,7 @@ OUTPUT.
         self.add_site_param()
         self.add_town_layers()
         self.add_common_advanced()
-        self.add_output_folder("Folder for screening.json, screening.gpkg and the report "
-                               "(optional).")
+        self.add_output_folder("Folder for screening.json, screening.gpkg and the report.")
         self.add_sinks_and_files()
         self.addOutput(QgsProcessingOutputNumber("ORW_COUNT", self.tr("ORWs downstream")))
         self.addOutput(QgsProcessingOutputNumber("IMPAIRED_COUNT",

@@ -80,7 +80,7 @@ class ScreenAlgorithm(SwmGisAlgorithm):
     def add_screen_options(self) -> None:
         if self.WITH_COMMON_PLAN:
             self.add(QgsProcessingParameterFeatureSource(
-                "COMMON_PLAN", self.tr("Larger common plan of development or sale (optional)"),
+                "COMMON_PLAN", self.tr("Larger common plan of development or sale"),
                 [QgsProcessing.TypeVectorPolygon], optional=True),
                 "The disturbance of the larger common plan of development or sale the site "
                 "belongs to (e.g. every lot of a subdivision): a site under 1 acre in a plan "
@@ -103,7 +103,7 @@ class ScreenAlgorithm(SwmGisAlgorithm):
                           advanced=True)
         if self.WITH_MITIGATION:
             self.add(QgsProcessingParameterFeatureSource(
-                "MITIGATION", self.tr("Proposed off-site mitigation sites (optional)"),
+                "MITIGATION", self.tr("Proposed off-site mitigation sites"),
                 [QgsProcessing.TypeVectorAnyGeometry], optional=True),
                 "Candidate off-site mitigation sites; each is checked against the HUC12 (new "
                 "development) or HUC10 (redevelopment) of the site.")
@@ -216,7 +216,7 @@ class ScreenAlgorithm(SwmGisAlgorithm):
         if "findings" not in data:  # FALLBACK: engines without findings; delete after merge
             skipped = [c.get("name") for c in part["checks"] if not c.get("ran")]
             if skipped:
-                feedback.pushWarning("Not checked (no layer given): " + ", ".join(skipped))
+                ws.warn("Not checked (no layer given): " + ", ".join(skipped))
         return res
 
     CHECK_NAMES: tuple[str, ...] = ()

@@ -82,9 +82,10 @@ found as layers, and the key figures. Same as <i>swm-gis screen</i>.
 
     def initAlgorithm(self, config=None):  # noqa: N802
         self.add_site_param()
-        self.add_screen_options()
         self.add_town_config_param()
-        self.add_town_layers()
+        self.add_town_layers(only=("parcels",))
+        self.add_screen_options()
+        self.add_town_layers(skip=("parcels",), fold=True)
         self.add_common_advanced()
         self.add_output_folder("Folder for screening.json, screening_report.html, "
                                "screening_report.pdf and screening.gpkg (optional; a temporary "
