@@ -62,19 +62,19 @@ def headline(findings: list[dict[str, Any]]) -> str:
     return _one_line(findings[0].get("answer") or "", 300) if findings else ""
 
 
-def finding_line(f: dict[str, Any]) -> str:
-    """"Title: status - answer", one line."""
+def finding_line(f: dict[str, Any], *, said: str = "") -> str:
+    """"Title: status - answer", one line (the answer left out when it is ``said`` already)."""
     status = STATUS_WORDS.get(str(f.get("status")), str(f.get("status")))
     title = f.get("title") or str(f.get("key", "")).replace("_", " ")
     answer = _one_line(f.get("answer") or "", 160)
-    return f"{title}: {status}" + (f" - {answer}" if answer else "")
+    return f"{title}: {status}" + (f" - {answer}" if answer and answer != said else "")
 
 
 def summary_lines(findings: list[dict[str, Any]], keys: tuple[str, ...] = KEYS) -> list[str]:
     """The headline then one line per finding of ``keys`` (report order)."""
     chosen = [f for f in findings if f.get("key") in keys]
-    lines = [headline(findings)] if "disturbance" in keys else []
-    lines += [finding_line(f) for f in chosen]
+    top = headline(findings) if "disturbance" in keys else ""
+    lines = [top] + [finding_line(f, said=top) for f in chosen]
     missing = sorted({m for f in chosen for m in f.get("layers_missing") or []})
     if missing:
         lines.append("Not given, so not checked: " + ", ".join(map(str, missing)))

@@ -52,7 +52,7 @@ _FIELD_KEY = re.compile(r"\[?layers\.([a-z0-9_]+)\.fields\]?\s*\.?\s*([a-z0-9_]+
                         r"(?:\s*=\s*(?:\"[^\"]*\"|'[^']*'|\S+))?")
 _LAYER_KEY = re.compile(r"\[?layers\.([a-z0-9_]+)\]?(?:\s+(?:path|layer|crs)\b)?")
 _SPEC = re.compile(r"\s*\(?\bSPEC section \d+\)?")
-_TMP_PATH = re.compile(r"(?:[A-Za-z]:)?[/\\][^\s'\"()]*processing_[^\s'\"()]*")
+_TMP_PATH = re.compile(r"(?:[A-Za-z]:)?[/\\][^\s'\"()]*processing_[^\s'\"()]*[^\s'\"().,;:]")
 
 
 def param_labels(definitions) -> dict[str, str]:
@@ -117,7 +117,8 @@ def dialog_text(message: str, labels: Mapping[str, str], *,
     text = _FLAG.sub(lambda m: _flag_sub(m, labels), text)
     text = _SPEC.sub("", text)
     if temp_root:
-        text = re.sub(re.escape(temp_root) + r"[^\s'\"(),;]*", "the temporary copy", text)
+        text = re.sub(re.escape(temp_root) + r"(?:[^\s'\"(),;]*[^\s'\"(),;.:])?",
+                      "the temporary copy", text)
     text = _TMP_PATH.sub("the temporary copy", text)
     text = re.sub(r"\s+in the temporary copy\b", "", text)
     if not user_config:
@@ -173,7 +174,7 @@ def shorten(text: str, limit: int = MAX_CHARS) -> str:
     """At most ``limit`` characters: a long list is cut at a comma with the count left out."""
     if len(text) <= limit:
         return text
-    head = text[:limit]
+    head = text[:limit - 20]  # room for " and N more."
     cut = head.rfind(", ")
     if cut > limit // 2:
         rest = text[cut + 2:].count(", ") + 1

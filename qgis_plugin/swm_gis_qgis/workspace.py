@@ -258,7 +258,8 @@ class Workspace:
             "selected_features_only": self.selected_only(name),
             "features": source.featureCount(), "exported_to": path,
         }
-        self.feedback.pushInfo(f"{self.label(name)}: {source.featureCount():,} features of "
+        n = source.featureCount()
+        self.feedback.pushInfo(f"{self.label(name)}: {n:,} feature{'' if n == 1 else 's'} of "
                                f"{label}"
                                f"{' (selected features only)' if self.selected_only(name) else ''}")
         return path

@@ -1,0 +1,153 @@
+"""Results a person reads (issue 17): typed outputs, a short log, no empty layers loaded, the
+disturbance trigger from a site alone. Runs on the sample town (``data/sample``).
+
+After the engine writes ``findings`` (SPEC section 5) the status outputs come from that list;
+until then from the fallback in ``swm_gis_qgis.findings`` (permit question only).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from plugin_kit import SAMPLE, cli_language, recording_feedback
+
+pytestmark = [pytest.mark.qgis, pytest.mark.slow]
+
+GPKG = SAMPLE / "sample.gpkg"
+SITES = SAMPLE / "sites.gpkg"
+MAX_LOG_LINES = 60
+MAX_TEXT_CHARS = 2000
+
+
+def layer(name: str) -> str:
+    return f"{GPKG}|layername={name}"
+
+
+def site(name: str) -> str:
+    return f"{SITES}|layername={name}"
+
+
+#: The sample town's layers each algorithm is run with (what a first-time user would choose).
+RUNS = {
+    "disturbancetrigger": {},
+    "habitatscreening": {"PARCELS": layer("parcels"), "PRIORITY_HABITATS": layer("nhesp_priority"),
+                         "ESTIMATED_HABITATS": layer("nhesp_estimated"),
+                         "VERNAL_POOLS": layer("vernal_pools")},
+    "floodplainoverlap": {"PARCELS": layer("parcels"), "FLOOD_ZONES": layer("flood_zones")},
+    "mitigationeligibility": {"PARCELS": layer("parcels"), "HUC12": layer("huc12"),
+                              "HUC10": layer("huc10"), "MITIGATION": site("mitigation")},
+    "receivingwaters": {"PARCELS": layer("parcels"), "ORW": layer("orw"),
+                        "IMPAIRED_WATERS": layer("impaired_waters"),
+                        "STREAMS": layer("streams"), "DEM": str(SAMPLE / "dem.tif")},
+    "sitescreening": {"TOWN_CONFIG": str(SAMPLE / "town.toml"),
+                      "MITIGATION": site("mitigation"), "PROPOSED_IMPERVIOUS_SQFT": 28309},
+}
+
+
+@pytest.fixture(scope="module")
+def runs(plugin, tmp_path_factory):
+    """Each screening algorithm run once on the demo site, with its log recorded."""
+    import processing
+
+    done = {}
+    for alg, params in RUNS.items():
+        fb = recording_feedback()
+        out = tmp_path_factory.mktemp(alg)
+        result = processing.run(f"swm_gis:{alg}", {"SITE": site("site"), "OUTPUT": "memory:",
+                                                   "OUTPUT_FOLDER": str(out), **params},
+                                feedback=fb)
+        done[alg] = (result, fb)
+    return done
+
+
+def _check_typed(alg_id: str, result: dict) -> None:
+    from qgis.core import QgsApplication
+
+    alg = QgsApplication.processingRegistry().algorithmById(f"swm_gis:{alg_id}")
+    for out in alg.outputDefinitions():
+        value = result.get(out.name())
+        if out.type() == "outputString":
+            assert isinstance(value, str), (alg_id, out.name(), value)
+            assert len(value) <= MAX_TEXT_CHARS, (alg_id, out.name(), len(value))
+            assert not value.lstrip().startswith(("{", "[")), (alg_id, out.name())
+            assert cli_language(value) == [], (alg_id, out.name(), value)
+        elif out.type() == "outputBoolean":
+            assert isinstance(value, bool), (alg_id, out.name(), value)
+        elif out.type() == "outputNumber":
+            assert value is None or isinstance(value, (int, float)), (alg_id, out.name())
+    assert "RESULT_JSON" not in result
+
+
+@pytest.mark.parametrize("alg_id", list(RUNS))
+def test_outputs_are_typed_and_short(runs, alg_id):
+    result, _fb = runs[alg_id]
+    _check_typed(alg_id, result)
+    assert Path(result["JSON"]).is_file()  # the whole result, as a file output
+
+
+@pytest.mark.parametrize("alg_id", list(RUNS))
+def test_the_log_is_short_and_in_the_dialogs_words(runs, alg_id):
+    _result, fb = runs[alg_id]
+    assert len(fb.lines) < MAX_LOG_LINES, "\n".join(fb.lines)
+    assert cli_language("\n".join(fb.lines)) == []
+
+
+def test_site_screening_says_the_permit_answer_first(runs):
+    result, fb = runs["sitescreening"]
+    document = json.loads((Path(result["OUTPUT_FOLDER"]) / "screening.json").read_text())
+    assert result["PERMIT_REQUIRED"] is True
+    assert result["DISTURBANCE_STATUS"] == "yes"
+    assert "permit is required" in result["HEADLINE"].lower()
+    assert fb.lines.index(result["HEADLINE"]) < 25  # near the top, not line 36 of 202
+    if "findings" in document:  # after merge: every finding's status is an output
+        for f in document["findings"]:
+            assert result[f"{f['key'].upper()}_STATUS"] == f["status"]
+            assert any(line.startswith(f"{f['title']}: ") for line in fb.lines)
+
+
+def test_disturbance_trigger_from_a_site_alone(plugin, tmp_path):
+    """No parcels, no reference layers: the 1.334-acre demo site needs a permit."""
+    import processing
+
+    out = tmp_path / "out"
+    r = processing.run("swm_gis:disturbancetrigger", {"SITE": site("site"), "OUTPUT": "memory:",
+                                                      "OUTPUT_FOLDER": str(out)})
+    assert r["AREA_ACRES"] == pytest.approx(1.334, abs=0.001)
+    assert r["AREA_SQFT"] == pytest.approx(1.334 * 43560, rel=1e-3)
+    assert r["PERMIT_REQUIRED"] is True and r["DISTURBANCE_STATUS"] == "yes"
+    inputs = json.loads((out / "qgis_inputs.json").read_text(encoding="utf-8"))["inputs"]
+    assert sorted(inputs) == ["SITE"]
+    checks = json.loads((out / "screening.json").read_text(encoding="utf-8"))["checks"]
+    ran = {c["name"] for c in checks if c.get("ran")}
+    assert not ran & {"receiving_waters", "habitats", "floodplain"}  # no trace, no screening
+
+
+def test_a_small_site_without_common_plan_is_conditional_not_no(plugin, tmp_path):
+    """SPEC section 5: under an acre and no common plan given, the permit is conditional."""
+    import processing
+
+    r = processing.run("swm_gis:disturbancetrigger", {"SITE": site("site_small"),
+                                                      "OUTPUT": "memory:",
+                                                      "OUTPUT_FOLDER": str(tmp_path / "o")})
+    assert r["PERMIT_REQUIRED"] is False
+    assert r["DISTURBANCE_STATUS"] == "conditional"
+    assert "common plan" in r["HEADLINE"]
+
+
+def test_empty_outputs_are_not_loaded(plugin, tmp_path):
+    """No common plan given: its (empty) layer is not added to the project; the site is."""
+    import processing
+    from qgis.core import QgsProcessingContext, QgsProcessingOutputLayerDefinition, QgsProject
+
+    context = QgsProcessingContext()
+    context.setProject(QgsProject.instance())
+    params = {"SITE": site("site"), "OUTPUT_FOLDER": str(tmp_path / "o"),
+              "OUTPUT": QgsProcessingOutputLayerDefinition("TEMPORARY_OUTPUT",
+                                                           QgsProject.instance()),
+              "COMMON_PLAN_OUTPUT": QgsProcessingOutputLayerDefinition(
+                  "TEMPORARY_OUTPUT", QgsProject.instance())}
+    processing.run("swm_gis:disturbancetrigger", params, context=context)
+    to_load = context.layersToLoadOnCompletion()
+    assert [d.outputName for d in to_load.values()] == ["OUTPUT"]
