@@ -279,3 +279,13 @@ def test_subject_parcels_get_their_own_floodplain_figures(tmp_path, fake_report,
     assert main([*args[:7], "--parcel", "NOPE", "-o", str(tmp_path / "b")]) == 2
     err = capsys.readouterr().err
     assert 'Parcel id(s) NOPE not found in field "LOC_ID"' in err and "Traceback" not in err
+
+
+def test_no_report_writes_only_the_json_and_the_geopackage(tmp_path, town, capsys, fake_report):
+    """--no-report (the QGIS single checks): no report writer call, no report files."""
+    site = write(SITE, tmp_path / "sites.gpkg", "site")
+    out = tmp_path / "out"
+    code = run("--config", town, "--site", site, "--out", out, "--no-report")
+    assert code == 0, capsys.readouterr().err
+    assert sorted(p.name for p in out.iterdir()) == ["screening.gpkg", "screening.json"]
+    assert fake_report == []

@@ -88,6 +88,10 @@ def screen(
         None, "--received",
         help="Date the application was received (YYYY-MM-DD), for the report's hearing "
              "deadlines (§ 320-18 B)."),
+    report: bool = typer.Option(
+        True, "--report/--no-report",
+        help="Write screening_report.html and .pdf (--no-report: only the JSON and GeoPackage, "
+             "e.g. for a single check)."),
 ) -> None:
     """Screen a proposed project: is a Stormwater Management Permit required, which standards
     apply, which resource areas and receiving waters bring extra requirements.
@@ -101,7 +105,7 @@ def screen(
         proposed_impervious=proposed_impervious,
         proposed_impervious_sqft=proposed_impervious_sqft, mitigation=mitigation,
         exemptions=exemption, roadway_maintenance=roadway_maintenance, overwrite=overwrite,
-        received=received, parcel_ids=parcel,
+        received=received, parcel_ids=parcel, report=report,
     )
     state.reporter.result("screen", outputs, summary=summary_lines(document),
                           permit_required=document["disturbance"]["permit_required"],
@@ -123,6 +127,7 @@ def run_screen(
     overwrite: bool = False,
     received: str | None = None,
     parcel_ids: list[str] | tuple[str, ...] = (),
+    report: bool = True,
 ) -> tuple[dict[str, Path], dict[str, Any]]:
     """Read the inputs, screen, write every output; returns (outputs, document)."""
     received_date = _parse_date(received)
@@ -132,7 +137,8 @@ def run_screen(
         raise SwmGisError("Give the post-construction impervious area once: either "
                           "--proposed-impervious FILE or --proposed-impervious-sqft N, not both.")
     cfg = open_config(config)
-    outputs = {key: Path(out) / name for key, name in OUTPUT_NAMES.items()}
+    outputs = {key: Path(out) / name for key, name in OUTPUT_NAMES.items()
+               if report or not key.startswith("screening_report")}
     check_outputs_free(outputs.values(), overwrite=overwrite)
     rep = state.reporter
     rep.progress(0.0, "reading the site")
@@ -161,6 +167,8 @@ def run_screen(
     rep.progress(0.87, "writing screening.json and screening.gpkg")
     write_json(document, outputs["screening_json"])
     write_geopackage(result.layers, outputs["screening_gpkg"])
+    if not report:
+        return {k: v for k, v in outputs.items() if Path(v).exists()}, document
     rep.progress(0.9, "writing the screening report")
     written = _write_report(document, result.layers, Path(out), received_date)
     for key, path in written.items():
