@@ -122,6 +122,17 @@ def test_disturbance_trigger_from_a_site_alone(plugin, tmp_path):
     checks = json.loads((out / "screening.json").read_text(encoding="utf-8"))["checks"]
     ran = {c["name"] for c in checks if c.get("ran")}
     assert not ran & {"receiving_waters", "habitats", "floodplain"}  # no trace, no screening
+    assert not (out / "screening_report.pdf").exists()  # no report unless asked
+
+
+def test_the_report_of_a_single_check_when_asked(plugin, tmp_path):
+    import processing
+
+    out = tmp_path / "out"
+    processing.run("swm_gis:disturbancetrigger", {"SITE": site("site"), "OUTPUT": "memory:",
+                                                  "WRITE_REPORT": True, "OUTPUT_FOLDER": str(out)})
+    assert (out / "screening_report.pdf").is_file()
+    assert (out / "screening_report.html").is_file()
 
 
 def test_a_small_site_without_common_plan_is_conditional_not_no(plugin, tmp_path):
@@ -151,3 +162,33 @@ def test_empty_outputs_are_not_loaded(plugin, tmp_path):
     processing.run("swm_gis:disturbancetrigger", params, context=context)
     to_load = context.layersToLoadOnCompletion()
     assert [d.outputName for d in to_load.values()] == ["OUTPUT"]
+
+
+def test_abutters_and_applicability_logs_are_short_and_typed(plugin, tmp_path):
+    """The two other algorithms on the sample town: the README's abutters subject with the
+    assessing table and town line; the applicability map from the town config."""
+    import processing
+    from qgis.core import QgsProcessingFeatureSourceDefinition, QgsProject, QgsVectorLayer
+
+    parcels = QgsVectorLayer(layer("parcels"), "Parcels", "ogr")
+    QgsProject.instance().addMapLayer(parcels)
+    try:
+        parcels.selectByExpression("\"LOC_ID\" = 'M_236682_917765'")
+        fb = recording_feedback()
+        r = processing.run("swm_gis:abutters", {
+            "PARCELS": parcels, "ASSESS": layer("assess"),
+            "TOWN_BOUNDARY": layer("town_boundary"),
+            "SUBJECT": QgsProcessingFeatureSourceDefinition(parcels.id(), True),
+            "OUTPUT": "memory:", "OUTPUT_FOLDER": str(tmp_path / "abutters")}, feedback=fb)
+    finally:
+        QgsProject.instance().removeMapLayer(parcels.id())
+    _check_typed("abutters", r)
+    assert r["HEADLINE"].startswith(f"{r['ABUTTER_COUNT']} abutting parcel(s) within 100 ft")
+    assert len(fb.lines) < MAX_LOG_LINES and cli_language("\n".join(fb.lines)) == []
+    assert not [w for w in fb.warnings if "no mailing address" in w]
+
+    fb = recording_feedback()
+    r = processing.run("swm_gis:applicabilitymap", {
+        "TOWN_CONFIG": str(SAMPLE / "town.toml"), "OUTPUT": "memory:"}, feedback=fb)
+    _check_typed("applicabilitymap", r)
+    assert len(fb.lines) < MAX_LOG_LINES and cli_language("\n".join(fb.lines)) == []

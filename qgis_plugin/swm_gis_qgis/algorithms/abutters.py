@@ -10,6 +10,7 @@ from qgis.core import (
     QgsProcessingFeatureSourceDefinition,
     QgsProcessingOutputFile,
     QgsProcessingOutputNumber,
+    QgsProcessingOutputString,
     QgsProcessingParameterEnum,
     QgsProcessingParameterFeatureSink,
     QgsProcessingParameterFeatureSource,
@@ -98,7 +99,7 @@ listed with the reason. The output folder receives abutting_parcels.csv, mailing
                                               multiLine=True, optional=True),
                  "Sender lines for certified_mail.pdf (name, street, city/state/ZIP), one per "
                  "line.", advanced=True)
-        self.add_common_advanced()
+        self.add_common_advanced(town_name_advanced=False)
         self.add(QgsProcessingParameterFeatureSink(
             "OUTPUT", self.tr("Abutting parcels"), QgsProcessing.TypeVectorPolygon),
             "The abutting parcels with parcel_id, map_par_id, town_id, site_address and "
@@ -112,6 +113,7 @@ listed with the reason. The output folder receives abutting_parcels.csv, mailing
                                                  self.tr("Number of abutting parcels")))
         self.addOutput(QgsProcessingOutputNumber("RECIPIENT_COUNT",
                                                  self.tr("Number of notice recipients")))
+        self.addOutput(QgsProcessingOutputString("HEADLINE", self.tr("Headline")))
 
     def engine_args(self, parameters, context, feedback, ws):
         if ws.selected_only("PARCELS"):
@@ -196,9 +198,38 @@ listed with the reason. The output folder receives abutting_parcels.csv, mailing
             res[name] = str(out / file) if (out / file).exists() else None
         res["ABUTTER_COUNT"] = _count_rows(out / "abutting_parcels.csv")  # = OUTPUT rows
         res["RECIPIENT_COUNT"] = _count_rows(out / "mailing_list.csv")
+        distance = self.parameterAsDouble(parameters, "DISTANCE", context)
+        res["HEADLINE"] = (f"{res['ABUTTER_COUNT'] or 0} abutting parcel(s) within "
+                           f"{distance:g} ft; {res['RECIPIENT_COUNT'] or 0} notice recipient(s).")
+        feedback.pushInfo(res["HEADLINE"])
         for line in result.get("summary") or []:
             feedback.pushInfo(ws.say(str(line)))
+        blank = _blank_addresses(out / "mailing_list.csv")
+        if blank:
+            ws.warn(f"{blank} recipient(s) have no mailing address: check "
+                    "OWNER_ADDRESS_FIELD and the assessing table before mailing.")
         return res
+
+
+def _blank_addresses(path: Path) -> int:
+    """Recipients of mailing_list.csv (the rows before the first blank one) with no
+    mail_address."""
+    if not path.exists():
+        return 0
+    import csv
+
+    with path.open(encoding="utf-8-sig", newline="") as fh:
+        reader = csv.reader(fh)
+        header = next(reader, [])
+        if "mail_address" not in header:
+            return 0
+        col = header.index("mail_address")
+        blank = 0
+        for row in reader:
+            if not row or not any(c.strip() for c in row) or row[0].startswith("#"):
+                break
+            blank += not (row[col] if col < len(row) else "").strip()
+    return blank
 
 
 def _count_rows(path: Path) -> int | None:

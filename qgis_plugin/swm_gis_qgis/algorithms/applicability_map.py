@@ -67,7 +67,7 @@ Same as <i>swm-gis applicability</i>.
             "Optional: keep the engine's own GeoPackage (layer applicability with the QGIS "
             "style stored as default, applicability_summary and applicability_checks); an "
             "existing file is replaced.")
-        self.addOutput(QgsProcessingOutputFile("GPKG", self.tr("Engine GeoPackage")))
+        self.addOutput(QgsProcessingOutputFile("GPKG", self.tr("Engine GeoPackage (when kept)")))
 
     def engine_args(self, parameters, context, feedback, ws):
         config = ws.config_path()
@@ -83,7 +83,9 @@ Same as <i>swm-gis applicability</i>.
     def collect(self, result, parameters, context, feedback, ws):
         from .screen_base import _has_layer
 
-        res = {"GPKG": self._gpkg}
+        # the engine's own GeoPackage is an output only when the user chose to keep it
+        kept = self.parameterAsFileOutput(parameters, "OUTPUT_GPKG", context)
+        res = {"GPKG": self._gpkg if kept else None}
         res["OUTPUT"] = self.copy_to_sink(parameters, "OUTPUT", context, self._gpkg,
                                           "applicability", stored_style=True,
                                           display="Chapter 320 applicability")

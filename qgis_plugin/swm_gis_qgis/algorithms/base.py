@@ -213,7 +213,7 @@ class SwmGisAlgorithm(QgsProcessingAlgorithm):
                             else "; leave empty if absent."),
                          advanced=advanced or f.advanced)
 
-    def add_common_advanced(self) -> None:
+    def add_common_advanced(self, *, town_name_advanced: bool = True) -> None:
         self.add(QgsProcessingParameterCrs("WORKING_CRS", self.tr("Working CRS (projected)"),
                                            defaultValue=DEFAULT_CRS, optional=True),
                  "The projected CRS the engine measures distances and areas in (inputs in any "
@@ -223,7 +223,7 @@ class SwmGisAlgorithm(QgsProcessingAlgorithm):
                                               defaultValue="", optional=True),
                  "The town's name printed on reports and lists (not used with a town config "
                  "file, which names the town). Empty: the reports say 'Town (name not set)'.",
-                 advanced=True)
+                 advanced=town_name_advanced)
 
     def add_output_folder(self, help_text: str) -> None:
         p = QgsProcessingParameterFolderDestination(

@@ -8,7 +8,7 @@ from qgis.core import (
     QgsProcessingOutputString,
 )
 
-from .screen_base import ScreenAlgorithm, Sink
+from .screen_base import SCREEN_FOLDER_HELP, ScreenAlgorithm, Sink
 
 
 class DisturbanceTriggerAlgorithm(ScreenAlgorithm):
@@ -46,7 +46,7 @@ plus the result as a JSON file.
         self.add_site_param()
         self.add_screen_options()
         self.add_common_advanced()
-        self.add_output_folder("Folder for screening.json, screening.gpkg and the report.")
+        self.add_output_folder(SCREEN_FOLDER_HELP)
         self.add_sinks_and_files()
         for name, desc in (("AREA_SQFT", "Disturbance (sq ft)"),
                            ("AREA_ACRES", "Disturbance (acres)"),

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from qgis.core import QgsProcessingOutputBoolean, QgsProcessingOutputNumber
 
-from .screen_base import ScreenAlgorithm, Sink, listed
+from .screen_base import SCREEN_FOLDER_HELP, ScreenAlgorithm, Sink, listed
 
 
 class FloodplainOverlapAlgorithm(ScreenAlgorithm):
@@ -38,7 +38,7 @@ pieces as OUTPUT. For every parcel of a town use swm_gis:applicabilitymap.
         self.add_site_param()
         self.add_town_layers()
         self.add_common_advanced()
-        self.add_output_folder("Folder for screening.json, screening.gpkg and the report.")
+        self.add_output_folder(SCREEN_FOLDER_HELP)
         self.add_sinks_and_files()
         self.addOutput(QgsProcessingOutputBoolean("IN_SFHA", self.tr("Site in the SFHA")))
         for name, desc in (("SFHA_AREA_SQFT", "SFHA on the site (sq ft)"),

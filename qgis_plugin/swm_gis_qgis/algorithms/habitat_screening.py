@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from qgis.core import QgsProcessingOutputNumber
 
-from .screen_base import ScreenAlgorithm, Sink, listed, require_any
+from .screen_base import SCREEN_FOLDER_HELP, ScreenAlgorithm, Sink, listed, require_any
 
 
 class HabitatScreeningAlgorithm(ScreenAlgorithm):
@@ -46,7 +46,7 @@ as OUTPUT.
                           "Report features within this many feet of the site (Chapter 320-20: "
                           "500 ft).")
         self.add_common_advanced()
-        self.add_output_folder("Folder for screening.json, screening.gpkg and the report.")
+        self.add_output_folder(SCREEN_FOLDER_HELP)
         self.add_sinks_and_files()
         self.addOutput(QgsProcessingOutputNumber("FEATURE_COUNT",
                                                  self.tr("Features within the distance")))

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from qgis.core import QgsProcessingOutputNumber, QgsProcessingOutputString
 
-from .screen_base import ScreenAlgorithm, Sink, listed, require_any
+from .screen_base import SCREEN_FOLDER_HELP, ScreenAlgorithm, Sink, listed, require_any
 
 
 class MitigationEligibilityAlgorithm(ScreenAlgorithm):
@@ -43,7 +43,7 @@ sites with eligible and reason as OUTPUT.
         self.add_screen_options()
         self.add_town_layers()
         self.add_common_advanced()
-        self.add_output_folder("Folder for screening.json, screening.gpkg and the report.")
+        self.add_output_folder(SCREEN_FOLDER_HELP)
         self.add_sinks_and_files()
         self.addOutput(QgsProcessingOutputString("DEVELOPMENT_TYPE",
                                                  self.tr("new or redevelopment")))

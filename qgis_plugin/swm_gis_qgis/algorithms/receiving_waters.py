@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from qgis.core import QgsProcessingOutputNumber, QgsProcessingOutputString
 
-from .screen_base import ScreenAlgorithm, Sink, listed, require_any
+from .screen_base import SCREEN_FOLDER_HELP, ScreenAlgorithm, Sink, listed, require_any
 
 
 class ReceivingWatersAlgorithm(ScreenAlgorithm):
@@ -48,7 +48,7 @@ OUTPUT.
         self.add_site_param()
         self.add_town_layers()
         self.add_common_advanced()
-        self.add_output_folder("Folder for screening.json, screening.gpkg and the report.")
+        self.add_output_folder(SCREEN_FOLDER_HELP)
         self.add_sinks_and_files()
         self.addOutput(QgsProcessingOutputNumber("ORW_COUNT", self.tr("ORWs downstream")))
         self.addOutput(QgsProcessingOutputNumber("IMPAIRED_COUNT",

@@ -41,6 +41,7 @@ EXEMPTION_LABELS = [
     "conditions",
 ]
 DEVELOPMENT = ["auto", "new", "redevelopment"]
+SCREEN_FOLDER_HELP = "Folder for screening.json and screening.gpkg (and the report when asked)."
 
 
 @dataclass(frozen=True)
@@ -68,6 +69,8 @@ class ScreenAlgorithm(SwmGisAlgorithm):
     WITH_DEVELOPMENT = False
     WITH_MITIGATION = False
     WITH_PROPOSED_IMPERVIOUS = False
+    #: a single check writes the report only when asked (WRITE_REPORT)
+    REPORT_OPTIONAL = True
 
     # ------------------------------------------------------------------ parameters
     def add_site_param(self) -> None:
@@ -126,6 +129,10 @@ class ScreenAlgorithm(SwmGisAlgorithm):
                 "layer (PROPOSED_IMPERVIOUS wins when both are given).")
 
     def add_sinks_and_files(self) -> None:
+        if self.REPORT_OPTIONAL:
+            self.add_bool("WRITE_REPORT", "Also write the screening report (HTML and PDF)", False,
+                          "Write screening_report.html and .pdf in the output folder too (a few "
+                          "seconds more); Site screening always writes them.", advanced=True)
         for sk in self.SINKS:
             self.add(QgsProcessingParameterFeatureSink(
                 sk.param, self.tr(sk.description), _SINK_TYPES.get(sk.geometry,
@@ -179,6 +186,9 @@ class ScreenAlgorithm(SwmGisAlgorithm):
                 sqft = self.parameterAsDouble(parameters, "PROPOSED_IMPERVIOUS_SQFT", context)
                 args += ["--proposed-impervious-sqft", f"{sqft:g}"]
         args += self.extra_args(parameters, context, ws)
+        if self.REPORT_OPTIONAL and not self.parameterAsBoolean(parameters, "WRITE_REPORT",
+                                                                context):
+            args.append("--no-report")
         self._out = ws.out_folder()
         args += ["--out", self._out, "--overwrite"]
         return args

@@ -31,6 +31,7 @@ class SiteScreeningAlgorithm(ScreenAlgorithm):
     WITH_DEVELOPMENT = True
     WITH_MITIGATION = True
     WITH_PROPOSED_IMPERVIOUS = True
+    REPORT_OPTIONAL = False
     JSON_KEYS = ("disturbance", "development_type", "standards", "watersheds", "mitigation",
                  "habitats", "floodplain", "receiving_waters")
     CHECK_NAMES = ()
