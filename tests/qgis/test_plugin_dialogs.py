@@ -125,6 +125,17 @@ def test_mapped_address_fields_fill_the_mailing_list(plugin, town, cambridge_sty
     assert {row["mail_city"] for row in rows} == {"CAMBRIDGE"}
 
 
+def test_a_parcel_id_that_looks_like_an_option_stays_an_id(plugin, town):
+    """Hostile input: an id starting with '--' is handed to the engine as a value."""
+    from qgis.core import QgsProcessingException
+
+    with pytest.raises(QgsProcessingException) as err:
+        _abutters({"PARCELS": town["parcels"], "SUBJECT": town["parcels"],
+                   "SUBJECT_IDS": "--include-subject"})
+    assert "not found" in str(err.value)  # looked up as an id, not obeyed as an option
+    assert "Traceback" not in str(err.value)
+
+
 def test_no_assessing_table_is_a_warning_that_no_mailing_list_is_made(plugin, town, tmp_path):
     fb = recording_feedback()
     r = _abutters({"PARCELS": town["parcels"], "SUBJECT": town["parcels"], "SUBJECT_IDS": "P2",

@@ -85,6 +85,9 @@ def test_outputs_are_typed_and_short(runs, alg_id):
     result, _fb = runs[alg_id]
     _check_typed(alg_id, result)
     assert Path(result["JSON"]).is_file()  # the whole result, as a file output
+    for path in Path(result["JSON"]).parent.iterdir():  # provenance: the QGIS layers
+        if path.suffix in (".json", ".html", ".csv"):
+            assert "processing_" not in path.read_text(encoding="utf-8"), path.name
 
 
 @pytest.mark.parametrize("alg_id", list(RUNS))

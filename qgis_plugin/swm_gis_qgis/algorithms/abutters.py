@@ -150,8 +150,8 @@ listed with the reason. The output folder receives abutting_parcels.csv, mailing
         args = ["abutters", "--config", config]
         if site is not None:
             args += ["--site", site]
-        for pid in dict.fromkeys(ids):
-            args += ["--parcel", pid]
+        for pid in dict.fromkeys(ids):  # "--opt=value": an id starting with "-" stays a value
+            args.append(f"--parcel={pid}")
         distance = self.parameterAsDouble(parameters, "DISTANCE", context)
         args += ["--distance", f"{distance:g}ft"]
         if self.parameterAsBoolean(parameters, "INCLUDE_SUBJECT", context):
@@ -164,7 +164,7 @@ listed with the reason. The output folder receives abutting_parcels.csv, mailing
         sender = self.parameterAsString(parameters, "SENDER", context) or ""
         for line in sender.splitlines():
             if line.strip():
-                args += ["--sender", line.strip()]
+                args.append(f"--sender={line.strip()}")
         self._out = ws.out_folder()
         args += ["--out", self._out, "--overwrite"]
         return args
