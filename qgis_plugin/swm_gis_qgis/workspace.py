@@ -368,7 +368,7 @@ class Workspace:
         if not config:
             names[str(self.folder / "town.toml")] = "the layers chosen in the QGIS dialog"
         for path in Path(folder).iterdir():
-            if path.suffix.lower() in (".csv", ".json", ".html", ".txt", ".md"):
+            if path.suffix.lower() in (".csv", ".json", ".html", ".txt", ".md", ".xlsx"):
                 replace_paths(path, names)
         doc = {"algorithm": f"swm_gis:{self.alg.ALG_ID}", "inputs": {
             k: {"parameter": self.label(k).strip("'"),
@@ -400,25 +400,63 @@ def provenance_label(info: dict) -> str:
     return text + ")"
 
 
+def replace_in_text(text: str, names: dict[str, str], kind: str = "text") -> str:
+    """``text`` with each key of ``names`` (a path) replaced by its value, escaped for
+    ``kind``: 'json' (JSON string content), 'xml' / 'html' (markup) or 'text'."""
+    for old, label in sorted(names.items(), key=lambda kv: -len(kv[0])):
+        if kind == "json":
+            old, label = json.dumps(old)[1:-1], json.dumps(label)[1:-1]
+        elif kind in ("xml", "html"):
+            label = label.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+            old = old.replace("&", "&amp;")
+        stem = Path(old).stem
+        text = text.replace(f"{old}:{stem}", label).replace(f"{old}|layername={stem}", label)
+        text = text.replace(old, label)
+    return text
+
+
 def replace_paths(path: Path, names: dict[str, str]) -> None:
-    """Replace each key of ``names`` in the text file ``path`` (JSON-escaped in .json files)."""
+    """Replace the paths ``names`` in an output file: text files (CSV, JSON, HTML) directly,
+    an Excel workbook in its XML parts; written to a temporary name and moved into place."""
+    suffix = path.suffix.lower()
+    tmp = path.with_name(path.name + ".tmp")
+    if suffix == ".xlsx":
+        _replace_in_xlsx(path, tmp, names)
+        return
     try:
         text = path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError):
         return
-    new = text
-    for old, label in sorted(names.items(), key=lambda kv: -len(kv[0])):
-        if path.suffix.lower() == ".json":
-            old, label = json.dumps(old)[1:-1], json.dumps(label)[1:-1]
-        elif path.suffix.lower() == ".html":
-            label = label.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
-        stem = Path(old).stem
-        new = new.replace(f"{old}:{stem}", label).replace(f"{old}|layername={stem}", label)
-        new = new.replace(old, label)
+    kind = {".json": "json", ".html": "html"}.get(suffix, "text")
+    new = replace_in_text(text, names, kind)
     if new != text:
-        tmp = path.with_name(path.name + ".tmp")
         tmp.write_text(new, encoding="utf-8")
         os.replace(tmp, path)
+
+
+def _replace_in_xlsx(path: Path, tmp: Path, names: dict[str, str]) -> None:
+    import zipfile
+
+    try:
+        with zipfile.ZipFile(path) as src:
+            parts = [(info, src.read(info)) for info in src.infolist()]
+    except (OSError, zipfile.BadZipFile):
+        return
+    changed = False
+    out = []
+    for info, data in parts:
+        if info.filename.endswith(".xml"):
+            text = data.decode("utf-8")
+            new = replace_in_text(text, names, "xml")
+            if new != text:
+                changed, data = True, new.encode("utf-8")
+        out.append((info, data))
+    if not changed:
+        return
+    with zipfile.ZipFile(tmp, "w", zipfile.ZIP_DEFLATED) as dst:
+        for info, data in out:
+            dst.writestr(info, data)
+    os.replace(tmp, path)
 
 
 def _toml(value: Any) -> str:

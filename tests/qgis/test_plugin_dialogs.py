@@ -160,6 +160,13 @@ def test_outputs_name_the_qgis_layers_not_the_temporary_exports(plugin, parcels_
     for name, text in texts.items():
         assert "processing_" not in text and "swm_gis_abutters_" not in text, name
     assert "QGIS layer 'Town parcels'" in texts["abutting_parcels.csv"]
+    import openpyxl
+
+    book = openpyxl.load_workbook(out / "mailing_list.xlsx")
+    cells = [str(c.value) for ws in book.worksheets for row in ws.iter_rows() for c in row
+             if c.value is not None]
+    assert not [c for c in cells if "processing_" in c]
+    assert any("QGIS layer 'Town parcels'" in c for c in cells)
 
 
 # ----------------------------------------------------------------------- messages, help
