@@ -8,6 +8,7 @@ until then from the fallback in ``swm_gis_qgis.findings`` (permit question only)
 from __future__ import annotations
 
 import json
+import sys
 from pathlib import Path
 
 import pytest
@@ -195,3 +196,56 @@ def test_abutters_and_applicability_logs_are_short_and_typed(plugin, tmp_path):
         "TOWN_CONFIG": str(SAMPLE / "town.toml"), "OUTPUT": "memory:"}, feedback=fb)
     _check_typed("applicabilitymap", r)
     assert len(fb.lines) < MAX_LOG_LINES and cli_language("\n".join(fb.lines)) == []
+
+
+#: An engine that already writes SPEC section 5's ``findings`` (as the merged engine will):
+#: it copies a prepared screening.json into --out and reports its result line.
+FINDINGS_ENGINE = """#!{python}
+import json, shutil, sys
+args = sys.argv[1:]
+out = args[args.index("--out") + 1]
+shutil.copy({doc!r}, out + "/screening.json")
+print(json.dumps({{"type": "result", "command": "screen", "outputs": {{}}}}), flush=True)
+"""
+
+
+def test_statuses_come_from_the_engines_findings_list(plugin, tmp_path, monkeypatch):
+    """With ``findings`` in screening.json every status output and log line is the engine's;
+    CLI words in an answer are said in the dialog's words."""
+    import processing
+
+    findings = [
+        {"key": "disturbance", "title": "Stormwater Management Permit", "status": "conditional",
+         "answer": "Under 1 acre; no --common-plan given, so required if part of a larger plan.",
+         "section": "320-3", "layers_used": [], "layers_missing": [], "caveats": []},
+        {"key": "habitats", "title": "NHESP habitats within 500 ft", "status": "not_checked",
+         "answer": "No habitat layer given.", "section": "320-20", "layers_used": [],
+         "layers_missing": ["nhesp_priority"], "caveats": []},
+        {"key": "floodplain", "title": "Floodplain (SFHA)", "status": "no",
+         "answer": "The site is outside the SFHA.", "section": "320-19",
+         "layers_used": ["flood_zones"], "layers_missing": [], "caveats": []},
+    ]
+    doc = {"disturbance": {"area_sqft": 20000.0, "area_acres": 0.459,
+                           "common_plan_area_sqft": None, "permit_required": False,
+                           "exemption": None, "reasons": []},
+           "checks": [], "findings": findings}
+    (tmp_path / "doc.json").write_text(json.dumps(doc), encoding="utf-8")
+    fake = tmp_path / "swm-gis"
+    fake.write_text(FINDINGS_ENGINE.format(python=sys.executable,
+                                           doc=str(tmp_path / "doc.json")), encoding="utf-8")
+    fake.chmod(0o755)
+    monkeypatch.setenv("SWM_GIS_EXECUTABLE", str(fake))
+    fb = recording_feedback()
+    r = processing.run("swm_gis:sitescreening", {
+        "SITE": site("site_small"), "PARCELS": layer("parcels"), "OUTPUT": "memory:",
+        "OUTPUT_FOLDER": str(tmp_path / "out")}, feedback=fb)
+    assert r["DISTURBANCE_STATUS"] == "conditional"
+    assert r["HABITATS_STATUS"] == "not_checked"
+    assert r["FLOODPLAIN_STATUS"] == "no"
+    assert r["RECEIVING_WATERS_STATUS"] == ""  # the engine reported no such finding
+    assert r["HEADLINE"] == ("Under 1 acre; no 'Larger common plan of development or sale' "
+                             "given, so required if part of a larger plan.")
+    assert "NHESP habitats within 500 ft: not checked - No habitat layer given." in fb.lines
+    assert "Not given, so not checked: nhesp_priority" in fb.lines
+    assert cli_language("\n".join(fb.lines) + "\n".join(
+        v for v in r.values() if isinstance(v, str))) == []
