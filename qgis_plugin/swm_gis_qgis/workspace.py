@@ -329,8 +329,9 @@ class Workspace:
         """The town config file if given, else the exported layers' temporary config.
 
         The engine's town config needs a parcels layer even where the rule never reads it (the
-        disturbance trigger): an algorithm without a parcels parameter hands its exported site
-        as ``site_standin``, which fills the slot and is never read as parcels.
+        single checks): a screening algorithm hands its exported site as ``site_standin``, which
+        fills the slot when no parcels layer is given; no check reads it as parcels (only the
+        use codes of receiving waters do, and only with an assessing table).
         """
         cfg = self.town_config()
         if cfg:
@@ -343,7 +344,7 @@ class Workspace:
             return cfg
         self.add_town_layers()
         if "parcels" not in self.layers:
-            if site_standin is None or self.alg.parameterDefinition("PARCELS") is not None:
+            if site_standin is None:
                 raise QgsProcessingException(
                     "Choose the parcels layer in PARCELS"
                     + (" or a TOWN_CONFIG." if self.alg.ACCEPTS_TOWN_CONFIG else "."))

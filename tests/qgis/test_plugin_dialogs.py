@@ -217,6 +217,11 @@ def test_labels_are_true_and_units_fit(plugin):
     assert not abutters.parameterDefinition("SUBJECT").flags() & Def.FlagOptional
     trigger = QgsApplication.processingRegistry().algorithmById("swm_gis:disturbancetrigger")
     assert trigger.parameterDefinition("PARCELS") is None
+    for alg_id in ("habitatscreening", "floodplainoverlap", "mitigationeligibility",
+                   "receivingwaters"):  # each single check needs only the layers of its rule
+        alg = QgsApplication.processingRegistry().algorithmById(f"swm_gis:{alg_id}")
+        parcels = alg.parameterDefinition("PARCELS")
+        assert parcels is None or parcels.flags() & Def.FlagOptional, alg_id
 
 
 def test_site_screening_keeps_the_common_case_out_of_advanced(plugin):
@@ -262,3 +267,19 @@ def test_dialog_screenshot(plugin, alg_id, monkeypatch):
     finally:
         dialog.close()
         dialog.deleteLater()
+
+
+def test_receiving_waters_asks_for_parcels_only_with_the_assessing_table(plugin):
+    import processing
+    from plugin_kit import SAMPLE
+    from qgis.core import QgsProcessingException
+
+    gpkg = SAMPLE / "sample.gpkg"
+    with pytest.raises(QgsProcessingException) as err:
+        processing.run("swm_gis:receivingwaters", {
+            "SITE": f"{SAMPLE / 'sites.gpkg'}|layername=site",
+            "ORW": f"{gpkg}|layername=orw", "ASSESS": f"{gpkg}|layername=assess",
+            "OUTPUT": "memory:"})
+    assert str(err.value) == ("Choose 'Parcels (tax parcel polygons)' too: 'Assessing table "
+                              "(owners and mailing addresses)' gives the use codes of the "
+                              "parcels under the site.")

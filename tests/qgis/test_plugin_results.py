@@ -30,16 +30,17 @@ def site(name: str) -> str:
     return f"{SITES}|layername={name}"
 
 
-#: The sample town's layers each algorithm is run with (what a first-time user would choose).
+#: The sample town's layers each algorithm is run with (what a first-time user would choose):
+#: only the layers its rule needs, no parcels layer for the single checks.
 RUNS = {
     "disturbancetrigger": {},
-    "habitatscreening": {"PARCELS": layer("parcels"), "PRIORITY_HABITATS": layer("nhesp_priority"),
+    "habitatscreening": {"PRIORITY_HABITATS": layer("nhesp_priority"),
                          "ESTIMATED_HABITATS": layer("nhesp_estimated"),
                          "VERNAL_POOLS": layer("vernal_pools")},
-    "floodplainoverlap": {"PARCELS": layer("parcels"), "FLOOD_ZONES": layer("flood_zones")},
-    "mitigationeligibility": {"PARCELS": layer("parcels"), "HUC12": layer("huc12"),
+    "floodplainoverlap": {"FLOOD_ZONES": layer("flood_zones")},
+    "mitigationeligibility": {"HUC12": layer("huc12"),
                               "HUC10": layer("huc10"), "MITIGATION": site("mitigation")},
-    "receivingwaters": {"PARCELS": layer("parcels"), "ORW": layer("orw"),
+    "receivingwaters": {"ORW": layer("orw"),
                         "IMPAIRED_WATERS": layer("impaired_waters"),
                         "STREAMS": layer("streams"), "DEM": str(SAMPLE / "dem.tif")},
     "sitescreening": {"TOWN_CONFIG": str(SAMPLE / "town.toml"),

@@ -10,7 +10,7 @@ from .screen_base import SCREEN_FOLDER_HELP, ScreenAlgorithm, Sink, listed
 class FloodplainOverlapAlgorithm(ScreenAlgorithm):
     ALG_ID = "floodplainoverlap"
     DISPLAY_NAME = "Floodplain overlap: FEMA SFHA and 0.2% zones on the site"
-    TOWN_LAYERS = (("parcels", False, False), ("flood_zones", False, False))
+    TOWN_LAYERS = (("flood_zones", False, False),)
     JSON_KEYS = ("floodplain",)
     CHECK_NAMES = ("floodplain",)
     SINKS = (

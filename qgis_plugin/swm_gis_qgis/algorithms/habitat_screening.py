@@ -10,8 +10,8 @@ from .screen_base import SCREEN_FOLDER_HELP, ScreenAlgorithm, Sink, listed, requ
 class HabitatScreeningAlgorithm(ScreenAlgorithm):
     ALG_ID = "habitatscreening"
     DISPLAY_NAME = "Habitat screening: NHESP habitats and vernal pools within 500 ft"
-    TOWN_LAYERS = (("parcels", False, False), ("nhesp_priority", True, False),
-                   ("nhesp_estimated", True, False), ("vernal_pools", True, False))
+    TOWN_LAYERS = (("nhesp_priority", True, False), ("nhesp_estimated", True, False),
+                   ("vernal_pools", True, False))
     JSON_KEYS = ("habitats",)
     CHECK_NAMES = ("habitats",)
     SINKS = (

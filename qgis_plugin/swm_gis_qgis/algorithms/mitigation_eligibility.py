@@ -10,8 +10,7 @@ from .screen_base import SCREEN_FOLDER_HELP, ScreenAlgorithm, Sink, listed, requ
 class MitigationEligibilityAlgorithm(ScreenAlgorithm):
     ALG_ID = "mitigationeligibility"
     DISPLAY_NAME = "Mitigation eligibility: same HUC12 / HUC10 as the site"
-    TOWN_LAYERS = (("parcels", False, False), ("huc12", True, False), ("huc10", True, False),
-                   ("impervious", True, False))
+    TOWN_LAYERS = (("huc12", True, False), ("huc10", True, False), ("impervious", True, False))
     WITH_DEVELOPMENT = True
     WITH_MITIGATION = True
     JSON_KEYS = ("development_type", "watersheds", "mitigation", "standards")

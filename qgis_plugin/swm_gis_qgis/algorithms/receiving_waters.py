@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
-from qgis.core import QgsProcessingOutputNumber, QgsProcessingOutputString
+from qgis.core import (
+    QgsProcessingException,
+    QgsProcessingOutputNumber,
+    QgsProcessingOutputString,
+)
 
 from .screen_base import SCREEN_FOLDER_HELP, ScreenAlgorithm, Sink, listed, require_any
 
@@ -10,10 +14,10 @@ from .screen_base import SCREEN_FOLDER_HELP, ScreenAlgorithm, Sink, listed, requ
 class ReceivingWatersAlgorithm(ScreenAlgorithm):
     ALG_ID = "receivingwaters"
     DISPLAY_NAME = "Receiving waters: downstream ORWs and impaired waters"
-    TOWN_LAYERS = (("parcels", False, False), ("dem", True, False), ("streams", True, False),
-                   ("orw", True, False), ("impaired_waters", True, False),
-                   ("waterbodies", True, False), ("town_boundary", True, False),
-                   ("assess", True, True))
+    #: parcels and the assessing table only add the use-code requirements (advanced)
+    TOWN_LAYERS = (("dem", True, False), ("streams", True, False), ("orw", True, False),
+                   ("impaired_waters", True, False), ("waterbodies", True, False),
+                   ("town_boundary", True, False), ("parcels", True, True), ("assess", True, True))
     JSON_KEYS = ("receiving_waters",)
     CHECK_NAMES = ("receiving_waters",)
     SINKS = (
@@ -36,8 +40,9 @@ the flow distance in feet, and turns the impairment causes into the Chapter 320-
 requirements they bring (nitrogen/phosphorus optimisation, salt-reduction O&amp;M for \
 chloride, spill shutdown and pre-infiltration treatment for solids, metals, oil and grease).
 
-TOWN_BOUNDARY stops the trace where the water leaves the town; ASSESS (use codes of the \
-site's parcels) adds the requirements for commercial and industrial land.
+TOWN_BOUNDARY stops the trace where the water leaves the town; PARCELS with ASSESS (the use \
+codes of the site's parcels, under Advanced Parameters) add the requirements for commercial and \
+industrial land.
 
 Runs <i>swm-gis screen</i> with the site and the hydrography layers and returns the \
 'receiving_waters' part of screening.json (REQUIREMENTS as text) and the waters found as \
@@ -58,6 +63,9 @@ OUTPUT.
 
     def engine_args(self, parameters, context, feedback, ws):
         require_any(ws, ["ORW", "IMPAIRED_WATERS"], "the receiving water layers")
+        if ws.has("ASSESS") and not ws.has("PARCELS"):
+            raise QgsProcessingException(
+                "Choose PARCELS too: ASSESS gives the use codes of the parcels under the site.")
         return super().engine_args(parameters, context, feedback, ws)
 
     def summarize(self, data, feedback):
