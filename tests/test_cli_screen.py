@@ -326,3 +326,13 @@ def test_proposed_use_reaches_the_document_and_a_bad_one_exits_2(tmp_path, town,
     assert run("--config", town, "--site", site, "--out", bad, "--proposed-use", "bakery") == 2
     assert 'Unknown --proposed-use "bakery"' in capsys.readouterr().err
     assert not bad.exists()
+
+
+def test_no_report_writes_only_the_json_and_the_geopackage(tmp_path, town, capsys, fake_report):
+    """--no-report (the QGIS single checks): no report writer call, no report files."""
+    site = write(SITE, tmp_path / "sites.gpkg", "site")
+    out = tmp_path / "out"
+    code = run("--config", town, "--site", site, "--out", out, "--no-report")
+    assert code == 0, capsys.readouterr().err
+    assert sorted(p.name for p in out.iterdir()) == ["screening.gpkg", "screening.json"]
+    assert fake_report == []
