@@ -43,3 +43,23 @@ class UnknownParcelError(SwmGisError):
 
 class OutputExistsError(SwmGisError):
     """An output would overwrite an existing file and ``--overwrite`` was not given."""
+
+
+class OutputError(SwmGisError):
+    """An output cannot be written: it is or holds an input, or its folder is read-only or full."""
+
+
+class OutputLockedError(OutputError):
+    """Another run is writing the same output; the message names it (pid, host, command, start)."""
+
+
+class Interrupted(KeyboardInterrupt):  # noqa: N818 - reads as "the run was interrupted"
+    """The run was stopped by SIGINT or SIGTERM; ``exit_code`` is 128 + the signal number.
+
+    A ``KeyboardInterrupt`` so that code which cleans up on Ctrl-C cleans up on SIGTERM too.
+    """
+
+    def __init__(self, message: str, *, signum: int) -> None:
+        super().__init__(message)
+        self.signum = signum
+        self.exit_code = 128 + signum
