@@ -22,7 +22,7 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from swm_gis.errors import ConfigError
+from swm_gis.errors import ArgumentError, ConfigError
 
 
 @dataclass(frozen=True)
@@ -117,6 +117,40 @@ def check_values(raw: Mapping[str, Any], kinds: Mapping[str, Kind], *, where: st
             raise ConfigError(f"{where}: {section} {key} = {_shown(value)} must be {want}.")
 
 
+def finite_value(value: Any, *, what: str, low: float | None = None,
+                 high: float | None = None, unit: str = "") -> float:
+    """``value`` as a float, refusing NaN, infinities, text and values outside ``[low, high]``.
+
+    For every number a user types (``--proposed-impervious-sqft``, ``--label-offset``, ...):
+    ``float("inf")`` parses, and would write ``Infinity`` into JSON or a crash mid-package.
+
+    >>> finite_value("12.5", what="--proposed-impervious-sqft", low=0)
+    12.5
+    >>> finite_value("nan", what="--distance", low=0, unit="ft")
+    Traceback (most recent call last):
+    ...
+    swm_gis.errors.ArgumentError: --distance nan must be a finite number of 0 ft or more.
+    """
+    try:
+        number = float(value) if not isinstance(value, bool) else math.nan
+    except (TypeError, ValueError):
+        number = math.nan
+    inside = math.isfinite(number) and (low is None or number >= low) and (
+        high is None or number <= high)
+    if inside:
+        return number
+    unit_text = f" {unit}" if unit else ""
+    if low is not None and high is not None:
+        want = f"a finite number from {low:g} to {high:g}{unit_text}"
+    elif low is not None:
+        want = f"a finite number of {low:g}{unit_text} or more"
+    elif high is not None:
+        want = f"a finite number of {high:g}{unit_text} or less"
+    else:
+        want = f"a finite number{unit_text}"
+    raise ArgumentError(f"{what} {value} must be {want}.")
+
+
 def _shown(value: Any) -> str:
     """A value as the user wrote it, shortened; TOML spells infinity and NaN ``inf``/``nan``."""
     if isinstance(value, float) and not math.isfinite(value):
@@ -127,5 +161,5 @@ def _shown(value: Any) -> str:
 
 __all__ = [
     "Kind", "TEXT", "TEXT_OR_EMPTY", "BOOL", "TABLE", "TEXT_LIST", "SOURCE", "finite_range",
-    "one_of", "did_you_mean", "refuse_unknown", "check_table", "check_values",
+    "one_of", "did_you_mean", "finite_value", "refuse_unknown", "check_table", "check_values",
 ]

@@ -45,6 +45,10 @@ class OutputExistsError(SwmGisError):
     """An output would overwrite an existing file and ``--overwrite`` was not given."""
 
 
+class ArgumentError(SwmGisError):
+    """A value given on the command line (or to a job) is not a finite number in its range."""
+
+
 class OutputError(SwmGisError):
     """An output cannot be written: it is or holds an input, or its folder is read-only or full."""
 

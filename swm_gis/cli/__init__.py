@@ -9,12 +9,14 @@ from __future__ import annotations
 
 import importlib
 import pkgutil
+import signal
 import sys
+import threading
 
 import typer
 
 from swm_gis.cli._common import app, state
-from swm_gis.errors import SwmGisError
+from swm_gis.errors import Interrupted, SwmGisError
 
 
 def _load_commands() -> None:
@@ -45,8 +47,13 @@ _ABORTS = (typer.Abort, *_click_classes("Abort"))
 def main(argv: list[str] | None = None) -> int:
     """Entry point of the ``swm-gis`` console script; returns the exit code."""
     command = typer.main.get_command(app)
+    previous_term = _term_as_interrupt()
     try:
         rv = command.main(args=argv, prog_name="swm-gis", standalone_mode=False)
+    except Interrupted as exc:  # from swm_gis.outputs: says whether anything was written
+        state.reporter.done()
+        print(str(exc), file=sys.stderr, flush=True)
+        return exc.exit_code
     except SwmGisError as exc:
         state.reporter.error(str(exc))
         return exc.exit_code
@@ -59,9 +66,25 @@ def main(argv: list[str] | None = None) -> int:
         print("Aborted.", file=sys.stderr)
         return 1
     except KeyboardInterrupt:
-        print("Interrupted.", file=sys.stderr)
+        state.reporter.done()
+        print("Interrupted (SIGINT).", file=sys.stderr, flush=True)
         return 130
+    finally:
+        if previous_term is not None:
+            signal.signal(signal.SIGTERM, previous_term)
     return rv if isinstance(rv, int) else 0
+
+
+def _term_as_interrupt() -> object | None:
+    """Make SIGTERM unwind like Ctrl-C (clean-up runs, one line says so); returns the old
+    handler, or None off the main thread where handlers cannot be set."""
+    if threading.current_thread() is not threading.main_thread():
+        return None
+
+    def handler(signum: int, frame: object) -> None:
+        raise Interrupted("Interrupted (SIGTERM).", signum=signum)
+
+    return signal.signal(signal.SIGTERM, handler)
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -9,6 +9,7 @@ live in :mod:`swm_gis.abutters` and :mod:`swm_gis.owners`; the files are written
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Callable
 from pathlib import Path
@@ -116,6 +117,8 @@ def parse_offset(text: str) -> tuple[float, float]:
         if len(parts) != 2:
             raise ValueError
         x, y = float(parts[0]), float(parts[1])
+        if not (math.isfinite(x) and math.isfinite(y)):  # "nan,0" parses as a float
+            raise ValueError
     except ValueError:
         raise SwmGisError(
             f'Cannot read --label-offset "{text}": give X,Y in inches, e.g. --label-offset '

@@ -25,6 +25,7 @@ from swm_gis.cli._common import (
     state,
 )
 from swm_gis.config import TownConfig
+from swm_gis.config_checks import finite_value
 from swm_gis.disturbance import check_exemptions
 from swm_gis.errors import SwmGisError
 from swm_gis.layers import read_file, read_parcels_by_id
@@ -131,6 +132,9 @@ def run_screen(
     if proposed_impervious is not None and proposed_impervious_sqft is not None:
         raise SwmGisError("Give the post-construction impervious area once: either "
                           "--proposed-impervious FILE or --proposed-impervious-sqft N, not both.")
+    if proposed_impervious_sqft is not None:  # typer lets "inf" and "nan" through min=0
+        proposed_impervious_sqft = finite_value(
+            proposed_impervious_sqft, what="--proposed-impervious-sqft", low=0, unit="sq ft")
     cfg = open_config(config)
     outputs = {key: Path(out) / name for key, name in OUTPUT_NAMES.items()}
     check_outputs_free(outputs.values(), overwrite=overwrite)
