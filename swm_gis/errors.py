@@ -33,6 +33,10 @@ class GeometryError(SwmGisError):
     """Geometry is empty, of the wrong type, or cannot be repaired."""
 
 
+class LayerDataError(SwmGisError):
+    """A layer's values cannot be right: a required field empty everywhere, ids that are not ids."""
+
+
 class EmptyLayerError(SwmGisError):
     """A layer has no features (or none in the area asked for)."""
 
