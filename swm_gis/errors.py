@@ -67,7 +67,12 @@ class Interrupted(KeyboardInterrupt):  # noqa: N818 - reads as "the run was inte
     A ``KeyboardInterrupt`` so that code which cleans up on Ctrl-C cleans up on SIGTERM too.
     """
 
+    #: The latest one raised: typer turns Ctrl-C into a bare exit code 130, dropping the
+    #: exception, so the command line reads the message from here.
+    last: Interrupted | None = None
+
     def __init__(self, message: str, *, signum: int) -> None:
         super().__init__(message)
         self.signum = signum
         self.exit_code = 128 + signum
+        Interrupted.last = self

@@ -404,7 +404,13 @@ def output_file(target: str | os.PathLike, *, inputs: Iterable[Any] = (),
         yield stage / target.name
 
 
+def final_paths(paths: dict[str, Any], stage: str | os.PathLike, dest: str | os.PathLike
+                ) -> dict[str, Path]:
+    """Where files written into ``stage`` are after the move: ``dest`` / their relative path."""
+    return {k: Path(dest) / Path(p).relative_to(stage) for k, p in paths.items()}
+
+
 __all__ = [
-    "refuse_inputs", "config_inputs", "output_lock", "lock_path_for", "staged_dir",
+    "final_paths", "refuse_inputs", "config_inputs", "output_lock", "lock_path_for", "staged_dir",
     "interrupt_guard", "explain_os_errors", "output_package", "output_file",
 ]

@@ -32,6 +32,7 @@ from swm_gis.cli._common import (
 )
 from swm_gis.config import TownConfig
 from swm_gis.errors import GeometryError, SwmGisError
+from swm_gis.outputs import config_inputs, final_paths, output_package
 from swm_gis.owners import fiscal_years, join_owners, owned_parcel_ids, recipients
 from swm_gis.reports import PackageInfo
 from swm_gis.writers import check_outputs_free, write_geopackage
@@ -100,14 +101,19 @@ def abutters(
     Example: swm-gis abutters --config data/cambridge.toml --parcel 9-29 --out abutters-9-29
     """
     cfg = open_config(config)
-    outputs, summary = run_abutters(
-        cfg, parcel_ids=list(parcel or []), site=site, distance=distance,
-        include_subject=include_subject, out_dir=out, overwrite=overwrite,
-        label_template=label_template, label_offset=parse_offset(label_offset),
-        sender=list(sender or []), wpa_pond_extension=wpa_pond_extension,
-        progress=state.reporter.progress,
-    )
-    state.reporter.result("abutters", outputs, summary=summary)
+    offset = parse_offset(label_offset)
+    check_outputs_free([out / n for n in OUTPUT_FILES.values()], overwrite=overwrite)
+    # Inputs read-only, one run per folder, the package whole or not at all (swm_gis.outputs).
+    with output_package(out, inputs=[*config_inputs(cfg), site], overwrite=overwrite,
+                        command=f"swm-gis abutters --out {out}") as stage:
+        staged, summary = run_abutters(
+            cfg, parcel_ids=list(parcel or []), site=site, distance=distance,
+            include_subject=include_subject, out_dir=stage, overwrite=True,
+            label_template=label_template, label_offset=offset,
+            sender=list(sender or []), wpa_pond_extension=wpa_pond_extension,
+            progress=state.reporter.progress,
+        )
+    state.reporter.result("abutters", final_paths(staged, stage, out), summary=summary)
 
 
 def parse_offset(text: str) -> tuple[float, float]:

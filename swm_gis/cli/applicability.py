@@ -11,6 +11,8 @@ from swm_gis.applicability import DEFAULT_CHUNK_SIZE, RunResult, run_applicabili
 from swm_gis.cli._common import app, config_option, open_config, overwrite_option, state
 from swm_gis.config import load_config
 from swm_gis.errors import ConfigError
+from swm_gis.outputs import config_inputs, output_file
+from swm_gis.writers import check_outputs_free
 
 DEMO_ORDER = 40
 
@@ -52,16 +54,20 @@ def applicability(
         raise ConfigError("--scheduler is for the Dask engine; add --engine dask.")
     cfg = open_config(config)
     rep = state.reporter
-    if engine is Engine.dask:
-        from swm_gis.applicability_dask import run_applicability_dask
+    check_outputs_free([out], overwrite=overwrite)
+    # Inputs read-only, one run per file, the file whole or not at all (swm_gis.outputs).
+    with output_file(out, inputs=config_inputs(cfg), overwrite=overwrite,
+                     command=f"swm-gis applicability --out {out}") as tmp:
+        if engine is Engine.dask:
+            from swm_gis.applicability_dask import run_applicability_dask
 
-        result = run_applicability_dask(cfg, out, scheduler=scheduler, workers=workers,
-                                        chunk_size=chunk_size, overwrite=overwrite,
-                                        progress=rep.progress)
-    else:
-        result = run_applicability(cfg, out, chunk_size=chunk_size, overwrite=overwrite,
-                                   progress=rep.progress)
-    rep.result("applicability", {"geopackage": result.path}, summary=summary_lines(result),
+            result = run_applicability_dask(cfg, tmp, scheduler=scheduler, workers=workers,
+                                            chunk_size=chunk_size, overwrite=True,
+                                            progress=rep.progress)
+        else:
+            result = run_applicability(cfg, tmp, chunk_size=chunk_size, overwrite=True,
+                                       progress=rep.progress)
+    rep.result("applicability", {"geopackage": out}, summary=summary_lines(result),
                parcels=result.parcels, engine=result.engine)
 
 

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import importlib
 import pkgutil
-import shutil
 import time
 from pathlib import Path
 
@@ -17,7 +16,9 @@ import typer
 
 import swm_gis.cli as cli_pkg
 from swm_gis.cli._common import SAMPLE_DIR, app, state
+from swm_gis.config import load_config
 from swm_gis.errors import ConfigError
+from swm_gis.outputs import config_inputs, output_package
 
 
 def demo_steps() -> list[tuple[int, str, object]]:
@@ -34,7 +35,7 @@ def demo_steps() -> list[tuple[int, str, object]]:
 @app.command()
 def demo(
     out: Path = typer.Option(Path("swm-gis-demo"), "--out", "-o",
-                             help="Folder for all demo outputs (replaced if it exists).",
+                             help="Folder for all demo outputs (same-named files are replaced).",
                              file_okay=False),
     config: Path = typer.Option(SAMPLE_DIR / "town.toml", "--config", "-c",
                                 help="Town config to run the demo on (default: the sample town)."),
@@ -49,18 +50,18 @@ def demo(
             "repository (make demo), or pass --config with a town config."
         )
     rep = state.reporter
-    if out.exists():
-        shutil.rmtree(out)
-    out.mkdir(parents=True)
     summary = [f"swm-gis demo on {config} (synthetic sample town: not real data)"]
     outputs = {}
     steps = demo_steps()
-    for i, (_, name, run) in enumerate(steps):
-        rep.progress(i / max(len(steps), 1), f"demo: {name}")
-        started = time.perf_counter()
-        lines = run(config.resolve(), out / name)
-        summary.append(f"[{name}] ({time.perf_counter() - started:.1f} s)")
-        summary.extend(f"  {line}" for line in lines)
-        outputs[name] = out / name
+    # Never deletes --out (it may hold the inputs: refused); files are replaced all at once.
+    with output_package(out, inputs=config_inputs(load_config(config)), overwrite=True,
+                        command=f"swm-gis demo --out {out}") as stage:
+        for i, (_, name, run) in enumerate(steps):
+            rep.progress(i / max(len(steps), 1), f"demo: {name}")
+            started = time.perf_counter()
+            lines = run(config.resolve(), stage / name)
+            summary.append(f"[{name}] ({time.perf_counter() - started:.1f} s)")
+            summary.extend(f"  {line.replace(str(stage), str(out))}" for line in lines)
+            outputs[name] = out / name
     summary.append(f"All outputs are in {out.resolve()}")
     rep.result("demo", outputs, summary=summary)

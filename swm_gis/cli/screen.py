@@ -29,6 +29,7 @@ from swm_gis.config_checks import finite_value
 from swm_gis.disturbance import check_exemptions
 from swm_gis.errors import SwmGisError
 from swm_gis.layers import read_file, read_parcels_by_id
+from swm_gis.outputs import config_inputs, final_paths, output_package
 from swm_gis.screening import build_screening
 from swm_gis.writers import check_outputs_free, write_geopackage, write_json
 
@@ -97,13 +98,20 @@ def screen(
 
     Example: swm-gis screen -c data/sample/town.toml -s data/sample/sites.gpkg:site -o out
     """
-    outputs, document = run_screen(
-        config, site, out, common_plan=common_plan, development=development.value,
-        proposed_impervious=proposed_impervious,
-        proposed_impervious_sqft=proposed_impervious_sqft, mitigation=mitigation,
-        exemptions=exemption, roadway_maintenance=roadway_maintenance, overwrite=overwrite,
-        received=received, parcel_ids=parcel,
-    )
+    inputs = [*config_inputs(open_config(config)), site, common_plan, proposed_impervious,
+              mitigation]
+    check_outputs_free([out / n for n in OUTPUT_NAMES.values()], overwrite=overwrite)
+    # Inputs read-only, one run per folder, the package whole or not at all (swm_gis.outputs).
+    with output_package(out, inputs=inputs, overwrite=overwrite,
+                        command=f"swm-gis screen --out {out}") as stage:
+        staged, document = run_screen(
+            config, site, stage, common_plan=common_plan, development=development.value,
+            proposed_impervious=proposed_impervious,
+            proposed_impervious_sqft=proposed_impervious_sqft, mitigation=mitigation,
+            exemptions=exemption, roadway_maintenance=roadway_maintenance, overwrite=True,
+            received=received, parcel_ids=parcel,
+        )
+    outputs = final_paths(staged, stage, out)
     state.reporter.result("screen", outputs, summary=summary_lines(document),
                           permit_required=document["disturbance"]["permit_required"],
                           development_type=document["development_type"]["value"])
