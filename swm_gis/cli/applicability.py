@@ -12,6 +12,7 @@ from swm_gis.cli._common import app, config_option, open_config, overwrite_optio
 from swm_gis.config import load_config
 from swm_gis.errors import ConfigError
 from swm_gis.outputs import config_inputs, output_file
+from swm_gis.scheduler import check_scheduler
 from swm_gis.writers import check_outputs_free
 
 DEMO_ORDER = 40
@@ -52,6 +53,8 @@ def applicability(
         raise ConfigError(f"--out {out} must be a GeoPackage file ending in .gpkg.")
     if scheduler and engine is not Engine.dask:
         raise ConfigError("--scheduler is for the Dask engine; add --engine dask.")
+    if scheduler:  # before any work: form, reachable, a Dask scheduler (with a timeout)
+        scheduler = check_scheduler(scheduler)
     cfg = open_config(config)
     rep = state.reporter
     check_outputs_free([out], overwrite=overwrite)
