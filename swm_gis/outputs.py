@@ -135,10 +135,21 @@ def _same_file(a: str, b: str) -> bool:
 
 
 # --------------------------------------------------------------------------- one run per output
+def beside(target: str | os.PathLike) -> Path:
+    """Where an output's lock and staging folder go: its parent folder, or inside the output
+    folder itself when that exists and the parent cannot be written (``--out .`` in a home
+    folder whose parent is the system's). The rename into place stays on one file system."""
+    target = Path(_real(target))
+    parent = target.parent
+    if target.is_dir() and parent.exists() and not os.access(parent, os.W_OK | os.X_OK):
+        return target
+    return parent
+
+
 def lock_path_for(target: str | os.PathLike) -> Path:
     """The lock file of an output: hidden, beside it."""
     target = Path(_real(target))
-    return target.parent / f".{target.name}{LOCK_SUFFIX}"
+    return beside(target) / f".{target.name}{LOCK_SUFFIX}"
 
 
 @contextlib.contextmanager
@@ -227,7 +238,7 @@ def _read_holder(path: Path) -> str:
 def _remove_stale_stages(target: Path) -> None:
     """Staging folders of this output left by a killed run (none can be live: we hold the lock)."""
     with contextlib.suppress(OSError):
-        for stale in target.parent.glob(f".{target.name}{STAGE_MARK}*"):
+        for stale in beside(target).glob(f".{target.name}{STAGE_MARK}*"):
             shutil.rmtree(stale, ignore_errors=True)
 
 
@@ -253,7 +264,7 @@ def staged_dir(dest_dir: str | os.PathLike, *, overwrite: bool, stage_name: str 
     if dest.exists() and not dest.is_dir():
         raise OutputError(f"The output folder {dest} is a file; choose a folder for --out.")
     # A folder output is staged beside it; a single file (stage_name) beside that file.
-    name, parent = (stage_name, dest) if stage_name else (dest.name or "out", dest.parent)
+    name, parent = (stage_name, dest) if stage_name else (Path(_real(dest)).name, beside(dest))
     parent.mkdir(parents=True, exist_ok=True)
     stage = Path(tempfile.mkdtemp(prefix=f".{name}{STAGE_MARK}", dir=parent))
     try:

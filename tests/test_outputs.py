@@ -348,3 +348,18 @@ def test_two_runs_racing_on_one_folder_never_mix(tmp_path, writer):
 def test_interrupted_carries_the_shell_exit_code():
     exc = Interrupted("x", signum=signal.SIGTERM)
     assert exc.exit_code == 143 and isinstance(exc, KeyboardInterrupt)
+
+
+def test_when_the_parent_cannot_be_written_the_work_happens_inside_the_output(tmp_path,
+                                                                               monkeypatch):
+    """``--out .`` in a folder whose parent is not writable: lock and staging go inside it."""
+    out = tmp_path / "home"
+    out.mkdir()
+    (out / "a.txt").write_text("old")
+    real_access = os.access
+    monkeypatch.setattr("swm_gis.outputs.os.access",
+                        lambda p, mode: False if Path(p) == tmp_path else real_access(p, mode))
+    with output_package(out, overwrite=True) as stage:
+        assert stage.parent == out and lock_path_for(out).parent == out
+        (stage / "a.txt").write_text("new")
+    assert _tree(out) == {"a.txt": "new"} and _hidden(out) == [] and _hidden(tmp_path) == []
