@@ -96,3 +96,24 @@ def test_a_second_run_on_a_folder_in_use_is_refused_naming_the_first(town, tmp_p
     assert run(["abutters", "-c", str(town), "-p", SUBJECT, "-o", str(out)], capsys)[0] == 0
     assert len([p for p in out.iterdir() if p.is_file()]) == 8
     assert leftovers(tmp_path) == []
+
+
+@pytest.mark.parametrize(("args", "fragment"), [
+    (["screen", "--proposed-impervious-sqft", "inf"],
+     "--proposed-impervious-sqft inf must be a finite number of 0 sq ft or more"),
+    (["screen", "--proposed-impervious-sqft", "nan"],
+     "Invalid value for '--proposed-impervious-sqft'"),  # click's min=0 refuses NaN itself
+    (["abutters", "--label-offset", "nan,0"], 'Cannot read --label-offset "nan,0"'),
+    (["abutters", "--label-offset", "0,inf"], 'Cannot read --label-offset "0,inf"'),
+    (["abutters", "--distance", "inf"], 'Cannot read the distance "inf"'),
+    (["abutters", "--distance", "nan m"], "Cannot read the distance"),
+], ids=["impervious-inf", "impervious-nan", "offset-nan", "offset-inf", "distance-inf",
+        "distance-nan"])
+def test_non_finite_numbers_are_refused_before_writing(town, tmp_path, capsys, args, fragment):
+    command, *options = args
+    out = tmp_path / "out"
+    subject = (["--site", f"{town.parent / 'sites.gpkg'}:site"] if command == "screen"
+               else ["-p", SUBJECT])
+    code, text = run([command, "-c", str(town), *subject, *options, "-o", str(out)], capsys)
+    assert_refused(code, " ".join(text.split()), fragment)
+    assert not out.exists() and leftovers(tmp_path) == []
