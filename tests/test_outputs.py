@@ -13,6 +13,8 @@ import time
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from swm_gis.errors import Interrupted, OutputError, OutputExistsError, OutputLockedError
 from swm_gis.outputs import (
@@ -363,3 +365,22 @@ def test_when_the_parent_cannot_be_written_the_work_happens_inside_the_output(tm
         assert stage.parent == out and lock_path_for(out).parent == out
         (stage / "a.txt").write_text("new")
     assert _tree(out) == {"a.txt": "new"} and _hidden(out) == [] and _hidden(tmp_path) == []
+
+
+# --------------------------------------------------------------------------- property
+_parts = st.lists(st.sampled_from(["a", "b", "c", ".", "..", "a.gpkg"]), min_size=1, max_size=4)
+
+
+@settings(max_examples=150, deadline=None)
+@given(out=_parts, inp=_parts)
+def test_refused_exactly_when_one_path_is_the_other_or_inside_it(tmp_path_factory, out, inp):
+    root = tmp_path_factory.getbasetemp() / "prop"
+    out_path, in_path = root.joinpath(*out), root.joinpath(*inp)
+    a, b = Path(os.path.normpath(out_path)), Path(os.path.normpath(in_path))
+    related = a == b or b in a.parents or a in b.parents
+    try:
+        refuse_inputs(out_path, [in_path])
+    except OutputError:
+        assert related
+    else:
+        assert not related
