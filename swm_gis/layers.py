@@ -378,6 +378,9 @@ def read_parcels_by_id(config: TownConfig, ids: list[str]) -> gpd.GeoDataFrame:
     if missing:
         spec = config.layer("parcels")
         field = map_fields(spec, list(layer_info(spec)["fields"]))["id"]
+        every_id = read_column(config, "parcels", "id").to_frame()  # all empty: say that instead
+        every_id.attrs["field_map"] = {"id": field}
+        sanity.check_ids(every_id, spec, whole_layer=True)
         raise UnknownParcelError(
             f"Parcel id(s) {', '.join(missing)} not found in field \"{field}\" of "
             f"{spec.describe()} ([layers.parcels]). Check the id, or set "

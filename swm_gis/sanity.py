@@ -52,6 +52,9 @@ AREA_MARGIN = 0.5
 #: Share of empty values in a required field above which validation warns.
 MOSTLY_NULL = 0.5
 
+#: Rows of a filtered read that must all be empty before a required field counts as unmapped.
+MIN_ROWS_ALL_EMPTY = 20
+
 #: Parcels whose distinct ids are fewer than this share of rows have a field that is not an id.
 MIN_DISTINCT_IDS = 0.5
 
@@ -276,7 +279,8 @@ def id_problems(frame: pd.DataFrame, spec: Any, *, whole_layer: bool = False
                 ) -> tuple[list[str], list[str]]:
     """(errors, warnings) about the required fields and parcel ids of a read frame.
 
-    Errors: a required field empty in every row; parcels whose distinct ids are fewer than half
+    Errors: a required field empty in every row (of the whole layer, or of at least
+    :data:`MIN_ROWS_ALL_EMPTY` rows read); parcels whose distinct ids are fewer than half
     the rows (the id field is not an id, e.g. TOWN_ID). Warnings: a required field mostly empty
     (parcels sharing ids are merged and listed by validation). ``whole_layer`` says the frame
     is the whole layer (wording only).
@@ -295,7 +299,9 @@ def id_problems(frame: pd.DataFrame, spec: Any, *, whole_layer: bool = False
         empty = values.isna() | values.astype(str).str.strip().isin(["", "nan", "None"])
         source = mapping.get(logical) or logical
         hint = (f'[layers.{spec.key}.fields] {logical} = "<field>"')
-        if empty.all():
+        # A few rows without a value in a neighbourhood are data gaps, flagged row by row;
+        # a whole layer, or 20 rows read, with none is a field mapped to the wrong column.
+        if empty.all() and (whole_layer or n >= MIN_ROWS_ALL_EMPTY):
             errors.append(
                 f"{spec.describe()} ([layers.{spec.key}]): field \"{source}\" (logical "
                 f"\"{logical}\") is empty in all {n:,} {rows}. Map {hint} to the field that "

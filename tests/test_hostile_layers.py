@@ -100,7 +100,7 @@ def test_abutters_refuses_the_layer_before_writing(tmp_path, capsys, case):
     out = tmp_path / "out"
     code, text = run(["abutters", "-c", str(toml), "-p", SUBJECT, "-o", str(out)], capsys)
     flat = " ".join(text.split())
-    assert_refused(code, flat, fragments[0] if case != "all-null-ids" else "LOC_ID")
+    assert_refused(code, flat, fragments[0])
     assert "WHERE" not in flat  # never raw OGR SQL
     assert hashes(toml.parent) == before
     assert not out.exists() or not any(out.iterdir())

@@ -75,6 +75,14 @@ def test_all_null_ids_are_an_error_naming_the_source_field():
                       "holds it."]
 
 
+def test_a_few_rows_read_without_ids_are_gaps_twenty_are_a_mapping_error():
+    few = pd.DataFrame({"id": [None] * 19})
+    assert id_problems(few, _spec()) == ([], [])
+    many = pd.DataFrame({"id": [None] * 20})
+    errors, _ = id_problems(many, _spec())
+    assert 'field "id" (logical "id") is empty in all 20 rows read' in errors[0]
+
+
 def test_mostly_null_required_fields_are_a_warning():
     frame = pd.DataFrame({"parcel_id": ["A", None, None], "owner": ["X", "Y", "Z"]})
     frame.attrs["field_map"] = {"parcel_id": "LOC_ID", "owner": "OWNER1"}
