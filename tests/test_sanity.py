@@ -77,7 +77,7 @@ def test_all_null_ids_are_an_error_naming_the_source_field():
 
 def test_a_few_rows_read_without_ids_are_gaps_twenty_are_a_mapping_error():
     few = pd.DataFrame({"id": [None] * 19})
-    assert id_problems(few, _spec()) == ([], [])
+    assert id_problems(few, _spec()) == ([], ['field "id" (id) is empty in 19 of 19 rows read'])
     many = pd.DataFrame({"id": [None] * 20})
     errors, _ = id_problems(many, _spec())
     assert 'field "id" (logical "id") is empty in all 20 rows read' in errors[0]
