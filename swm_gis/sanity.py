@@ -120,7 +120,7 @@ def crs_message(spec: Any, problem: str, src_crs: CRS, likely: str | None,
     where = f"{spec.describe()} ({spec.key})" if is_argument else (
         f"{spec.describe()} ([layers.{spec.key}])")
     name = _short(src_crs)
-    guess = (f" They look like {likely} ({_short(CRS.from_user_input(likely))})." if likely
+    guess = (f" They look like {likely} ({CRS.from_user_input(likely).name})." if likely
              else " They fit none of the usual Massachusetts CRSs.")
     if is_argument:
         fix = (f"Save {spec.describe()} with its right CRS ({likely or 'check its source'}) and "
