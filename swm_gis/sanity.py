@@ -344,6 +344,9 @@ def _area_in_crs(wkt: str) -> BBox | None:
     """The CRS's area of use in its own coordinates, widened by :data:`AREA_MARGIN`."""
     obj = CRS.from_wkt(wkt)
     aou = obj.area_of_use
+    if aou is None:  # WKT1 (rasterio, .prj files) drops it: find it through the EPSG code
+        epsg = obj.to_epsg(min_confidence=70)
+        aou = CRS.from_epsg(epsg).area_of_use if epsg else None
     if aou is None:
         return None
     if obj.is_geographic:
@@ -373,15 +376,17 @@ def _to_lonlat(bounds: BBox, crs: Any) -> BBox:
     return t.transform_bounds(*bounds, densify_pts=5)
 
 
+def _area_name(obj: CRS) -> str:
+    aou = obj.area_of_use
+    if aou is None and obj.to_epsg(min_confidence=70):
+        aou = CRS.from_epsg(obj.to_epsg(min_confidence=70)).area_of_use
+    name = " - ".join((aou.name if aou else "").split(" - ")[:2])  # "USA - Massachusetts ..."
+    return name if len(name) <= 70 else name[:67] + "..."
+
+
 def _short(obj: CRS) -> str:
     epsg = obj.to_epsg()
     return f"EPSG:{epsg} {obj.name}" if epsg else obj.name
-
-
-def _area_name(obj: CRS) -> str:
-    aou = obj.area_of_use
-    name = " - ".join((aou.name if aou else "").split(" - ")[:2])  # "USA - Massachusetts ..."
-    return name if len(name) <= 70 else name[:67] + "..."
 
 
 def _num(v: float) -> str:

@@ -59,6 +59,37 @@ def _parcels_200km_east(toml):
     _replace_layer(toml, "parcels", parcels.set_geometry(parcels.translate(200_000, 0)))
 
 
+def _metres_as_lonlat(toml):
+    zones = _read(toml, "flood_zones")
+    _replace_layer(toml, "flood_zones", zones.set_crs("EPSG:4326", allow_override=True))
+
+
+def _dem_metres_as_feet(toml):
+    import rasterio
+
+    src_path, dst_path = toml.parent / "dem.tif", toml.parent / "dem_ft.tif"
+    with rasterio.open(src_path) as src:
+        profile = {**src.profile, "crs": "EPSG:2249"}
+        data = src.read()
+    with rasterio.open(dst_path, "w", **profile) as dst:
+        dst.write(data)
+    edit(toml, 'path = "dem.tif"', 'path = "dem_ft.tif"')
+
+
+def _parcels_as_points(toml):
+    parcels = _read(toml, "parcels")
+    _replace_layer(toml, "parcels", parcels.set_geometry(parcels.representative_point()))
+
+
+def _vernal_pools_as_polygons(toml):
+    pools = _read(toml, "vernal_pools")
+    _replace_layer(toml, "vernal_pools", pools.set_geometry(pools.buffer(10)))
+
+
+def _empty_parcels(toml):
+    _replace_layer(toml, "parcels", _read(toml, "parcels").iloc[:0])
+
+
 CASES = {
     # case: (break the copy, fragments of the validate message)
     "feet-declared-as-metres": (_feet_as_metres, [
@@ -73,6 +104,15 @@ CASES = {
         'the id field "TOWN_ID" has only 2 distinct values in 3,168 rows']),
     "layer-far-from-parcels": (_flood_zones_200km_east, [
         "flood_zones: ", "is nowhere near the parcels"]),
+    "metres-declared-as-lonlat": (_metres_as_lonlat, [
+        "flood_zones: ", "which are not degrees", "They look like EPSG:26986"]),
+    "dem-metres-declared-as-feet": (_dem_metres_as_feet, [
+        "dem: ", "dem_ft.tif", "EPSG:2249", "They look like EPSG:26986"]),
+    "parcels-as-points": (_parcels_as_points, [
+        "parcels: ", "holds Point features; the parcels layer needs polygon features"]),
+    "vernal-pools-as-polygons": (_vernal_pools_as_polygons, [
+        "vernal_pools: ", "holds Polygon features; the vernal_pools layer needs point"]),
+    "empty-parcels": (_empty_parcels, ["parcels: ", "has no features"]),
     "parcels-far-from-everything": (_parcels_200km_east, [
         "parcels: ", "lie nowhere near the parcels", "the parcels' CRS is the likely fault"]),
 }
