@@ -254,7 +254,7 @@ def _mtime(path: str) -> float | None:
 
     try:
         return os.path.getmtime(path)
-    except OSError:
+    except (OSError, TypeError):  # a connection, or a list of sources
         return None
 
 
