@@ -16,6 +16,7 @@ from pathlib import Path
 import geopandas as gpd
 
 from swm_gis.config import TownConfig, load_config
+from swm_gis.config_checks import finite_value
 from swm_gis.disturbance import check_exemptions
 from swm_gis.errors import ConfigError, SwmGisError
 from swm_gis.inputs import as_frame, describe
@@ -113,6 +114,9 @@ def screen(
     if proposed_impervious is not None and proposed_impervious_sqft is not None:
         raise SwmGisError("Give the post-construction impervious area once: either "
                           "--proposed-impervious FILE or --proposed-impervious-sqft N, not both.")
+    if proposed_impervious_sqft is not None:  # "inf" and "nan" parse as numbers
+        proposed_impervious_sqft = finite_value(
+            proposed_impervious_sqft, what="--proposed-impervious-sqft", low=0, unit="sq ft")
     cfg = _config(config)
     parcel_ids = [str(p) for p in parcels]
     progress(0.0, "reading the site")

@@ -82,7 +82,10 @@ def test_screen_writes_json_gpkg_and_report_with_the_findings(tmp_path, town, ca
     assert doc["findings"][0]["status"] == "yes"
     # the report writer gets the same document, the layers, the folder and the received date
     (call,) = fake_report
-    assert call["document"] == doc and call["out_dir"] == out
+    assert call["document"] == doc
+    # written into the staging folder beside --out, then moved into place with the rest
+    assert call["out_dir"].parent == out.parent
+    assert call["out_dir"].name.startswith(".out.swm-gis-stage-")
     assert "site" in call["layers"] and call["received"].isoformat() == "2026-03-02"
     assert (out / "screening_report.pdf").exists() and (out / "screening_report.html").exists()
     assert str(out / "screening_report.pdf") in "".join(captured.out.split())  # rich wraps

@@ -24,6 +24,7 @@ from swm_gis.cli._common import (
     state,
 )
 from swm_gis.jobs import screen as screen_job
+from swm_gis.outputs import config_inputs, final_paths, output_package
 from swm_gis.results import SCREENING_FILES
 from swm_gis.summaries import screening_lines
 from swm_gis.writers import check_outputs_free
@@ -99,13 +100,21 @@ def screen(
 
     Example: swm-gis screen -c data/sample/town.toml -s data/sample/sites.gpkg:site -o out
     """
-    outputs, document = run_screen(
-        config, site, out, common_plan=common_plan, development=development.value,
-        proposed_impervious=proposed_impervious,
-        proposed_impervious_sqft=proposed_impervious_sqft, mitigation=mitigation,
-        exemptions=exemption, roadway_maintenance=roadway_maintenance, overwrite=overwrite,
-        received=received, parcel_ids=parcel, proposed_use=proposed_use, report=report,
-    )
+    inputs = [*config_inputs(open_config(config)), site, common_plan, proposed_impervious,
+              mitigation]
+    check_outputs_free([out / n for k, n in SCREENING_FILES.items()
+                        if report or not k.startswith("screening_report")], overwrite=overwrite)
+    # Inputs read-only, one run per folder, the package whole or not at all (swm_gis.outputs).
+    with output_package(out, inputs=inputs, overwrite=overwrite,
+                        command=f"swm-gis screen --out {out}") as stage:
+        outputs, document = run_screen(
+            config, site, stage, common_plan=common_plan, development=development.value,
+            proposed_impervious=proposed_impervious,
+            proposed_impervious_sqft=proposed_impervious_sqft, mitigation=mitigation,
+            exemptions=exemption, roadway_maintenance=roadway_maintenance, overwrite=True,
+            received=received, parcel_ids=parcel, proposed_use=proposed_use, report=report,
+        )
+    outputs = final_paths(outputs, stage, out)
     state.reporter.result("screen", outputs, summary=screening_lines(document),
                           permit_required=document["disturbance"]["permit_required"],
                           findings={f["key"]: f["status"] for f in document["findings"]},
