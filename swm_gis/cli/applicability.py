@@ -7,6 +7,7 @@ from pathlib import Path
 
 import typer
 
+from swm_gis import postgis
 from swm_gis.applicability import DEFAULT_CHUNK_SIZE, RunResult, run_applicability
 from swm_gis.cli._common import app, config_option, open_config, overwrite_option, state
 from swm_gis.config import load_config
@@ -23,9 +24,10 @@ class Engine(StrEnum):
 @app.command()
 def applicability(
     config: Path = config_option(),
-    out: Path = typer.Option(..., "--out", "-o", dir_okay=False,
-                             help="GeoPackage to write (.gpkg): layer 'applicability', the "
-                                  "summary table and the QGIS style."),
+    out: str = typer.Option(..., "--out", "-o",
+                            help="GeoPackage to write (.gpkg): layer 'applicability', the "
+                                 "summary table and the QGIS style; or a PostGIS table, "
+                                 "postgresql://user@host/db?table=schema.name."),
     engine: Engine = typer.Option(Engine.local, "--engine",
                                   help="local: one process, the town in spatial tiles; dask: the "
                                        "tiles on a Dask cluster (dask-geopandas)."),
@@ -46,6 +48,20 @@ def applicability(
 
     Example: swm-gis applicability --config data/sample/town.toml --out applicability.gpkg
     """
+    # --- PostGIS output (swm_gis.postgis); the lead re-applies this block after refactors.
+    if postgis.is_postgis(out):
+        if engine is Engine.dask:
+            raise ConfigError("--engine dask writes GeoPackages only; use the local engine "
+                              "for a PostGIS --out.")
+        result = postgis.write_applicability(open_config(config), out, overwrite=overwrite,
+                                             chunk_size=chunk_size,
+                                             progress=state.reporter.progress)
+        state.reporter.result("applicability", {"postgis": result.path},
+                              summary=summary_lines(result), parcels=result.parcels,
+                              engine=result.engine)
+        return
+    out = Path(out)
+    # --- end PostGIS output
     if out.suffix.lower() != ".gpkg":
         raise ConfigError(f"--out {out} must be a GeoPackage file ending in .gpkg.")
     if scheduler and engine is not Engine.dask:
