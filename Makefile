@@ -6,7 +6,7 @@ SYS_PY ?= /usr/bin/python3
 APT := DEBIAN_FRONTEND=noninteractive apt-get
 export QT_QPA_PLATFORM ?= offscreen
 
-.PHONY: demo test lint setup system-deps test-deps qgis plugin sample bench clean
+.PHONY: demo test lint setup system-deps test-deps qgis plugin sample bench clean dist
 
 demo: setup
 	$(VENV)/bin/swm-gis demo --out swm-gis-demo
@@ -49,6 +49,11 @@ qgis: test-deps
 
 plugin: setup
 	$(PY) scripts/build_plugin.py
+
+# The wheel and sdist users install (README "Install elsewhere"), checked as PyPI would.
+dist: setup
+	$(PY) -m build --outdir dist .
+	$(VENV)/bin/twine check --strict dist/*
 
 sample: setup
 	$(PY) data/generate_sample_town.py

@@ -41,6 +41,13 @@ from swm_gis.geometry_hygiene import (
 
 BBox = tuple[float, float, float, float]
 
+try:  # Arrow reads need pyarrow (a dependency); without it, the plain reader
+    import pyarrow  # noqa: F401
+
+    _HAS_PYARROW = True
+except ImportError:  # pragma: no cover - pyarrow is installed with swm-gis
+    _HAS_PYARROW = False
+
 _GEOM_FAMILY = GEOM_FAMILY
 
 
@@ -165,6 +172,7 @@ def _read_source(spec: LayerSpec, info: dict[str, Any], *, columns: list[str],
         return postgis.read_frame(spec.path, spec.layer, info, columns=columns, where=where,
                                   bbox=bbox, mask=mask, read_geometry=read_geometry)
     path, layer = _gdal(spec)
+    use_arrow = use_arrow and _HAS_PYARROW
     kwargs: dict[str, Any] = {"bbox": bbox} if bbox is not None else (
         {"mask": mask} if mask is not None else {})
     return pyogrio.read_dataframe(path, layer=layer, columns=columns, where=where,

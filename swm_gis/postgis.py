@@ -62,7 +62,13 @@ def redact(path: str) -> str:
 
 def connect(path: str, **kwargs: Any) -> Any:
     """A psycopg connection for a source path, with a clear error when the server refuses."""
-    import psycopg
+    try:
+        import psycopg
+    except ImportError as exc:
+        raise ConfigError(
+            f"{redact(path)} is a PostgreSQL database; reading and writing PostGIS needs "
+            'psycopg: pip install "swm-gis[postgis]".'
+        ) from exc
 
     try:
         return psycopg.connect(conninfo(path), connect_timeout=10, **kwargs)
