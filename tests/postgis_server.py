@@ -12,6 +12,7 @@ are skipped, except under CI (``CI`` set), where they fail: CI must run them.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import secrets
 import shutil
@@ -80,15 +81,14 @@ def _chown_postgres(path: Path) -> None:
         shutil.chown(path, user="postgres", group="postgres")
 
 
-@pytest.fixture(scope="session")
-def postgis_server() -> Iterator[PgServer]:
-    """A running PostGIS server for the session (skipped where impossible, failed under CI)."""
-    bindir, why = find_binaries()
-    if bindir is None:
-        if os.environ.get("CI"):
-            pytest.fail(f"PostGIS tests must run in CI: {why}")
-        pytest.skip(why)
-    import psycopg  # the [dev] extra installs it
+@contextlib.contextmanager
+def throwaway_server(bindir: Path) -> Iterator[PgServer]:
+    """Start a PostGIS server in a fresh temporary folder; stop it and remove the folder after.
+
+    Also used by benchmarks/bench_postgis.py.
+    """
+    import psycopg  # the [postgis] / [dev] extras install it
+
     root = Path(tempfile.mkdtemp(prefix="swm-gis-pg-"))
     _chown_postgres(root)
     password = secrets.token_urlsafe(16)
@@ -103,24 +103,39 @@ def postgis_server() -> Iterator[PgServer]:
                       f"--pwfile={pwfile}"])
         opts = (f"-p {port} -c listen_addresses=127.0.0.1 -k {root} -c fsync=off "
                 "-c full_page_writes=off -c synchronous_commit=off")
-        _as_postgres([str(bindir / "pg_ctl"), "-D", str(data), "-o", opts, "-l", str(log),
-                      "-w", "-t", "60", "start"])
+        try:
+            _as_postgres([str(bindir / "pg_ctl"), "-D", str(data), "-o", opts, "-l", str(log),
+                          "-w", "-t", "60", "start"])
+        except subprocess.CalledProcessError as exc:
+            detail = log.read_text(errors="replace")[-2000:] if log.exists() else ""
+            raise RuntimeError(f"Could not start PostgreSQL: {exc.stderr}\n{detail}") from exc
         started = True
-        server = PgServer("127.0.0.1", port, "postgres", password, "swm_test")
         admin = f"host=127.0.0.1 port={port} user=postgres dbname=postgres password={password}"
         with psycopg.connect(admin, autocommit=True) as con:
             con.execute("CREATE DATABASE swm_test")
         with psycopg.connect(admin.replace("dbname=postgres", "dbname=swm_test"),
                              autocommit=True) as con:
             con.execute("CREATE EXTENSION postgis")
-        yield server
-    except subprocess.CalledProcessError as exc:
-        detail = log.read_text(errors="replace")[-2000:] if log.exists() else ""
-        pytest.fail(f"Could not start the test PostgreSQL: {exc.stderr or exc}\n{detail}")
+        yield PgServer("127.0.0.1", port, "postgres", password, "swm_test")
     finally:
         if started:
             _as_postgres([str(bindir / "pg_ctl"), "-D", str(data), "-m", "fast", "-w", "stop"])
         shutil.rmtree(root, ignore_errors=True)
+
+
+@pytest.fixture(scope="session")
+def postgis_server() -> Iterator[PgServer]:
+    """A running PostGIS server for the session (skipped where impossible, failed under CI)."""
+    bindir, why = find_binaries()
+    if bindir is None:
+        if os.environ.get("CI"):
+            pytest.fail(f"PostGIS tests must run in CI: {why}")
+        pytest.skip(why)
+    try:
+        with throwaway_server(bindir) as server:
+            yield server
+    except (RuntimeError, subprocess.CalledProcessError) as exc:
+        pytest.fail(f"Could not start the test PostgreSQL: {getattr(exc, 'stderr', '') or exc}")
 
 
 @pytest.fixture
