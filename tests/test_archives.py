@@ -171,3 +171,21 @@ def test_hostile_member_names_are_not_unpacked(tmp_path):
     except InputFileError:
         pass  # GDAL may refuse such a member: a clear error is as good
     assert not (tmp_path.parent / "p.shp").exists()
+
+
+def test_a_zipped_raster_reads_in_place(tmp_path):
+    """A DEM published as a zipped GeoTIFF (e.g. a MassGIS LiDAR tile): the same cells."""
+    from townkit import REPO
+
+    dem = REPO / "data" / "sample" / "dem.tif"
+    with zipfile.ZipFile(tmp_path / "dem.zip", "w") as zf:
+        zf.write(dem, "tiles/dem.tif")
+    parcels_frame().to_file(tmp_path / "p.gpkg", layer="parcels")
+    zipped = load_config(write_config(tmp_path, '[layers.parcels]\npath = "p.gpkg"\n'
+                                                 '[layers.dem]\npath = "dem.zip"\n'))
+    plain = load_config(write_config(tmp_path, '[layers.parcels]\npath = "p.gpkg"\n'
+                                                f'[layers.dem]\npath = "{dem}"\n'))
+    assert io.is_raster(zipped.layer("dem"))
+    a, b = io.read_raster(zipped, "dem"), io.read_raster(plain, "dem")
+    assert a.transform == b.transform and (a.array == b.array).all()
+    assert a.source["file"] == str(tmp_path / "dem.zip")
