@@ -311,3 +311,23 @@ def test_applicability_cli_writes_into_postgis(pg, pg_town, capsys):
     assert main(["--progress", "none", "applicability", "--config", str(pg_town), "--out",
                  f"{pg.url}"]) == 2
     assert "?table=schema.name" in capsys.readouterr().err
+
+
+def test_null_empty_and_invalid_geometries_are_handled_as_for_files(pg, tmp_path):
+    """Partial and hostile rows: a NULL and an empty geometry are dropped, a bow-tie repaired,
+    a quote in an id read back as text; counts as the file reader gives them."""
+    with psycopg.connect(pg.url, autocommit=True) as con:
+        con.execute("DROP TABLE IF EXISTS public.messy")
+        con.execute("CREATE TABLE public.messy (\"LOC_ID\" text, geom geometry(Geometry, 26986))")
+        con.execute("INSERT INTO public.messy VALUES "
+                    "('ok', ST_GeomFromText('POLYGON((0 0,10 0,10 10,0 10,0 0))', 26986)), "
+                    "('bow''tie', ST_GeomFromText('POLYGON((0 0,10 10,10 0,0 10,0 0))', 26986)), "
+                    "('null', NULL), "
+                    "('empty', ST_GeomFromText('POLYGON EMPTY', 26986))")
+    cfg = parse_config({"town": {"name": "T"}, "layers": {"parcels": {
+        "path": pg.url, "layer": "public.messy"}}}, base_dir=tmp_path)
+    got = io.read_layer(cfg, "parcels")
+    assert sorted(got["id"]) == ["bow'tie", "ok"]
+    assert got.attrs["repaired"] == 1 and got.attrs["dropped_empty"] == 2
+    assert got.loc[got["id"] == "bow'tie"].area.tolist() == [50.0]
+    assert io.read_parcels_by_id(cfg, ["bow'tie"])["id"].tolist() == ["bow'tie"]
