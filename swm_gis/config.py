@@ -107,6 +107,7 @@ SCHEMAS: dict[str, LayerSchema] = {
     "streams": LayerSchema("vector", "line", {"id": "STREAM_ID"}),
     "waterbodies": LayerSchema("vector", "polygon", {"name": "NAME"}),
     "town_boundary": LayerSchema("vector", "polygon", {}),
+    "streets": LayerSchema("vector", "line", {"name": "STREET_NAME"}),  # map context and labels
     "dem": LayerSchema("raster", None, {}),
     "impervious": LayerSchema("vector_or_raster", None, {}),
 }
@@ -122,6 +123,7 @@ class LayerSpec:
     crs: str | None = None  # declared CRS for sources that carry none
     fields: dict[str, str | None] = field(default_factory=dict)
     explicit_fields: frozenset[str] = frozenset()  # logical fields the config named itself
+    vintage: str | None = None  # the data's date as the config states it (e.g. "FY2014")
     #: A layer read from several sources (``path = [...]``): one spec per source, in config
     #: order; ``path`` is then their paths joined by " + " (for messages and provenance).
     parts: tuple[LayerSpec, ...] = ()
@@ -314,6 +316,7 @@ def _parse_layer(key: str, raw: dict, base_dir: Path, where: str) -> LayerSpec:
         key=key, path="", layer=None, crs=crs,
         fields={**schema.fields, **{k: (v or None) for k, v in given.items()}},
         explicit_fields=frozenset(k for k, v in given.items() if v),
+        vintage=str(raw["vintage"]) if raw.get("vintage") not in (None, "") else None,
     )
     return _with_sources(spec, raw, base_dir, where)
 
