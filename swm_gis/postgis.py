@@ -348,8 +348,7 @@ def _geometry_kind(geoms: np.ndarray) -> str:
 
 
 def write_style(con: Any, schema: str | None, table: str, *, qml: str, name: str,
-                description: str, geometry_column: str = "geom",
-                geometry_type: str = "Polygon") -> None:
+                description: str, geometry_column: str = "geom") -> None:
     """Store a QGIS style as the default of ``schema.table`` in the ``layer_styles`` table.
 
     The table has the columns QGIS itself creates (``saveStyleToDatabase``), so QGIS applies the
@@ -372,9 +371,9 @@ def write_style(con: Any, schema: str | None, table: str, *, qml: str, name: str
             "styleqml, stylesld, useasdefault, description")
     vals = "current_database(), %s, %s, %s, %s, XMLPARSE(DOCUMENT %s), NULL, true, %s"
     params: list[Any] = [schema, table, geometry_column, name, qml, description]
-    if has_type:
-        cols, vals = cols + ", type", vals + ", %s"
-        params.append(geometry_type)
+    if has_type:  # QGIS matches type = the layer's geometry type, or NULL (any): NULL, as a
+        # layer opened from a URI without "type=" (as scripts do) asks for "Unknown geometry"
+        cols, vals = cols + ", type", vals + ", NULL"
     con.execute(f"INSERT INTO public.layer_styles ({cols}) VALUES ({vals})", params)
 
 

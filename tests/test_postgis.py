@@ -331,3 +331,35 @@ def test_null_empty_and_invalid_geometries_are_handled_as_for_files(pg, tmp_path
     assert got.attrs["repaired"] == 1 and got.attrs["dropped_empty"] == 2
     assert got.loc[got["id"] == "bow'tie"].area.tolist() == [50.0]
     assert io.read_parcels_by_id(cfg, ["bow'tie"])["id"].tolist() == ["bow'tie"]
+
+
+@pytest.mark.qgis
+def test_qgis_opens_the_postgis_map_with_its_categorised_style(qgis_app, pg, tmp_path):
+    """The map written with --out postgresql://... opens in QGIS (postgres provider) already
+    styled from layer_styles, as the GeoPackage does."""
+    from qgis.core import QgsDataSourceUri, QgsVectorLayer, QgsWkbTypes
+    from test_applicability import town_layers
+    from townkit import write_town
+
+    from swm_gis.applicability import STYLE_NAME
+
+    cfg = load_config(write_town(tmp_path, town_layers()))
+    res = postgis.write_applicability(cfg, f"{pg.url}?table=qgis.applicability", overwrite=True)
+    uri = QgsDataSourceUri()
+    uri.setConnection(pg.host, str(pg.port), pg.dbname, pg.user, pg.password)
+    uri.setDataSource("qgis", "applicability", "geom", "", "fid")
+    as_browser = QgsDataSourceUri(uri)  # QGIS's browser adds the type and SRID
+    as_browser.setWkbType(QgsWkbTypes.MultiPolygon)
+    as_browser.setSrid("26986")
+    for opened in (uri, as_browser):
+        layer = QgsVectorLayer(opened.uri(False), "applicability", "postgres")
+        assert layer.isValid(), layer.error().summary()
+        assert layer.renderer().type() == "categorizedSymbol", opened.uri(False)
+    assert layer.featureCount() == res.parcels == 6
+    assert layer.geometryType() == QgsWkbTypes.PolygonGeometry
+    renderer = layer.renderer()
+    assert renderer.type() == "categorizedSymbol"
+    assert renderer.classAttribute() == "screening_class"
+    assert {c.value() for c in renderer.categories()} == set(res.summary["screening_class"])
+    count, _, names, _, _ = layer.listStylesInDatabase()
+    assert count == 1 and names[0] == STYLE_NAME  # the first count names are this layer's
