@@ -265,6 +265,11 @@ def parse_target(target: str) -> tuple[str, str | None, str]:
     """``postgresql://.../db?table=schema.name`` (or ``PG:... table=schema.name``) ->
     (connection path, schema, table)."""
     target = str(target)
+    if urlsplit(target).password is not None or re.search(r"password\s*=", target, re.I):
+        raise ConfigError(
+            f"--out {redact(target)} holds a database password. Remove it: it would be recorded "
+            "with the outputs; libpq takes it from PGPASSWORD, ~/.pgpass or a service file."
+        )
     if target.startswith("PG:"):
         found = dict((k.lower(), v.strip("'")) for k, v in _PG_TOKEN.findall(target[3:]))
         name = found.get("table")

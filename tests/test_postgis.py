@@ -58,6 +58,29 @@ def test_parse_target_needs_a_table():
         postgis.parse_target("postgresql://u@h/db")
 
 
+@pytest.mark.parametrize("target", ["postgresql://ann:pw@db/gis?table=a.b",
+                                    "PG:dbname=gis password=pw table=a.b"])
+def test_out_target_refuses_a_password(target):
+    with pytest.raises(ConfigError, match="password") as err:
+        postgis.parse_target(target)
+    assert "pw@" not in str(err.value) and "password=pw" not in str(err.value)
+
+
+def test_without_postgres_binaries_the_fixture_says_what_to_install(tmp_path, monkeypatch):
+    """Where the machine has no PostgreSQL the PostGIS tests skip (fail under CI) with this."""
+    import postgis_server
+
+    monkeypatch.setattr(postgis_server, "PG_ROOT", tmp_path / "none")
+    assert postgis_server.find_binaries() == (None, "PostgreSQL is not installed (apt-get "
+                                              "install postgresql postgresql-15-postgis-3; make "
+                                              "test does it)")
+    (tmp_path / "pg" / "15" / "bin").mkdir(parents=True)
+    (tmp_path / "pg" / "15" / "bin" / "initdb").write_text("")
+    monkeypatch.setattr(postgis_server, "PG_ROOT", tmp_path / "pg")
+    monkeypatch.setattr(postgis_server, "PG_SHARE", tmp_path / "share")
+    assert "PostGIS is not installed for PostgreSQL 15" in postgis_server.find_binaries()[1]
+
+
 @pytest.mark.parametrize("path", ["postgresql://ann:pw@db/gis", "PG:dbname=gis password=pw",
                                   "postgres://ann@db/gis?password=pw"])
 def test_config_refuses_a_password_in_a_path(path):
@@ -163,6 +186,7 @@ def test_every_command_gives_the_same_answers_as_the_files(pg, pg_town, tmp_path
                  str(tmp_path / "files")]) == 0
     assert main(["--progress", "none", "demo", "--config", str(pg_town), "--out",
                  str(tmp_path / "db")]) == 0
+    assert main(["--progress", "none", "data", "validate", "--config", str(pg_town)]) == 0
     for site in ("site", "site_small"):
         want = json.loads((tmp_path / "files/screen" / site / "screening.json").read_text())
         got = json.loads((tmp_path / "db/screen" / site / "screening.json").read_text())
