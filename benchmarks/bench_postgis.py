@@ -34,7 +34,7 @@ sys.path[:0] = [str(REPO / "tests"), str(HERE)]
 import bench_abutters  # noqa: E402
 from postgis_server import find_binaries, throwaway_server  # noqa: E402
 
-from swm_gis import postgis  # noqa: E402
+from swm_gis import postgis_out  # noqa: E402
 
 
 def load(gpkg: Path, layers: list[str], url: str, schema: str) -> dict[str, float]:
@@ -42,7 +42,7 @@ def load(gpkg: Path, layers: list[str], url: str, schema: str) -> dict[str, floa
     times = {}
     for name in layers:
         started = time.perf_counter()
-        rows = postgis.copy_layer(str(gpkg), name, url, f"{schema}.{name}", overwrite=True)
+        rows = postgis_out.copy_layer(str(gpkg), name, url, f"{schema}.{name}", overwrite=True)
         times[name] = {"rows": rows, "seconds": round(time.perf_counter() - started, 1)}
         print(f"  loaded {schema}.{name}: {rows:,} rows in {times[name]['seconds']} s",
               flush=True)

@@ -8,7 +8,6 @@ query reads only the neighbourhood of a statewide layer.
 
 from __future__ import annotations
 
-import datetime as dt
 import os
 import re
 from typing import Any
@@ -37,6 +36,12 @@ from swm_gis.geometry_hygiene import (
     merge_duplicate_ids,
     repair_geometries,
 )
+from swm_gis.raster import Raster
+from swm_gis.raster_io import is_raster, read_raster
+from swm_gis.sources import check_exists as _check_exists
+from swm_gis.sources import file_source_info, source_info, split_source
+from swm_gis.sources import first_line as _first_line
+from swm_gis.sources import gdal_source as _gdal
 
 BBox = tuple[float, float, float, float]
 
@@ -48,42 +53,6 @@ except ImportError:  # pragma: no cover - pyarrow is installed with swm-gis
     _HAS_PYARROW = False
 
 _GEOM_FAMILY = GEOM_FAMILY
-
-
-# --------------------------------------------------------------------------- provenance
-def source_info(spec: LayerSpec) -> dict[str, Any]:
-    """Where a layer came from: file (or connection), layer name and modification time (UTC).
-
-    A layer read from several sources also lists each one under ``sources``; a database
-    connection is given without any password.
-    """
-    if spec.parts:
-        parts = [source_info(p) for p in spec.parts]
-        times = [p["modified"] for p in parts if p["modified"]]
-        return {"key": spec.key, "file": spec.path, "layer": spec.layer,
-                "modified": max(times) if times else None, "sources": parts}
-    modified = None
-    if spec.is_file and os.path.exists(spec.path):
-        ts = os.path.getmtime(spec.path)
-        modified = dt.datetime.fromtimestamp(ts, tz=dt.UTC).isoformat(timespec="seconds")
-    file = postgis.redact(spec.path) if spec.is_postgis else spec.path
-    return {"key": spec.key, "file": file, "layer": spec.layer, "modified": modified}
-
-
-def file_source_info(source: str) -> dict[str, Any]:
-    """Provenance for a user-supplied FILE argument (``path`` or ``path.gpkg:layer``)."""
-    path, layer = split_source(source)
-    spec = LayerSpec(key="input", path=path, layer=layer)
-    return source_info(spec)
-
-
-def split_source(source: str) -> tuple[str, str | None]:
-    """Split ``path.gpkg:layer`` into path and layer; a plain path (or ``C:\\...``) has no layer."""
-    source = str(source)
-    head, sep, tail = source.rpartition(":")
-    if sep and head and len(head) > 1 and os.path.exists(head) and not os.path.exists(source):
-        return head, tail
-    return source, None
 
 
 # --------------------------------------------------------------------------- vector layers
@@ -153,13 +122,6 @@ def _info(spec: LayerSpec, *, full: bool = False) -> dict[str, Any]:
             f"Cannot read {spec.describe()} ([layers.{spec.key}] path): {_first_line(exc)}. "
             "Check the path and that GDAL can read the format."
         ) from exc
-
-
-def _gdal(spec: LayerSpec) -> tuple[str, str | None]:
-    """The path and layer GDAL opens: a zip as published is read in place (``/vsizip/``)."""
-    if spec.is_file and archives.is_zip(spec.path):
-        return archives.resolve_zip(spec.path, spec.layer, what=f"[layers.{spec.key}] path")
-    return spec.path, spec.layer
 
 
 def _read_source(spec: LayerSpec, info: dict[str, Any], *, columns: list[str],
@@ -554,17 +516,6 @@ def sql_in(field: str, values: list[str]) -> str:
 
 
 # --------------------------------------------------------------------------- helpers
-def _check_exists(spec: LayerSpec, what: str | None = None) -> None:
-    if spec.is_file and not os.path.exists(spec.path):
-        label = what or f"[layers.{spec.key}] path"
-        raise InputFileError(
-            f"File not found: {spec.path} ({label}). Check the path; config paths are relative "
-            "to the config file."
-        )
-    if spec.is_file and os.path.isfile(spec.path) and not os.access(spec.path, os.R_OK):
-        raise InputFileError(f"File {spec.path} is not readable (permissions).")
-
-
 def _transform_bounds(bbox: BBox, src: CRS, dst: CRS) -> BBox:
     if src.equals(dst):
         return tuple(bbox)  # type: ignore[return-value]
@@ -579,12 +530,6 @@ def _transform_geom(geom: shapely.Geometry, src: CRS, dst: CRS) -> shapely.Geome
     return shapely.transform(geom, lambda xy: np.column_stack(t.transform(xy[:, 0], xy[:, 1])))
 
 
-def _first_line(exc: BaseException) -> str:
-    text = str(exc).strip() or type(exc).__name__
-    return text.splitlines()[0]
-
-
-from swm_gis.rasters import Raster, is_raster, read_raster  # noqa: E402 - after the helpers
 
 __all__ = [
     "Raster", "read_layer", "read_spec", "read_file", "read_table", "read_raster", "is_raster",

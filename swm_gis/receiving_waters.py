@@ -30,7 +30,7 @@ import shapely
 from swm_gis import hydrology as hy
 from swm_gis.errors import CrsError
 from swm_gis.floodplain import feet_per_unit
-from swm_gis.layers import Raster
+from swm_gis.raster import Raster
 
 IMPAIRED_CATEGORIES = ("4A", "4B", "5")
 _NO_TMDL = {"", "N", "NO", "NONE", "0", "FALSE", "NA", "N/A"}

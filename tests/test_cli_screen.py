@@ -228,7 +228,7 @@ def test_demo_screens_the_sample_town_sites(tmp_path, fake_report):
 
 def test_summary_lines_state_resources_found():
     """The printed summary names what the resource checks found, with distances and areas."""
-    from swm_gis.cli.screen import summary_lines
+    from swm_gis.summaries import screening_lines as summary_lines
 
     doc = {
         "meta": {"town": "T"},

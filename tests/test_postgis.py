@@ -21,7 +21,7 @@ from shapely.geometry import box
 from townkit import REPO
 
 from swm_gis import layers as io
-from swm_gis import postgis
+from swm_gis import postgis, postgis_out
 from swm_gis.cli import main
 from swm_gis.config import load_config, parse_config
 from swm_gis.errors import ConfigError, CrsError, InputFileError, OutputExistsError
@@ -110,7 +110,7 @@ def pg_town(postgis_server, tmp_path_factory):
     with pytest.MonkeyPatch.context() as mp:
         mp.setenv("PGPASSWORD", postgis_server.password)
         for name in VECTOR_LAYERS:
-            postgis.copy_layer(str(SAMPLE / "sample.gpkg"), name, postgis_server.url,
+            postgis_out.copy_layer(str(SAMPLE / "sample.gpkg"), name, postgis_server.url,
                                f"sample.{name}", overwrite=True)
     folder = tmp_path_factory.mktemp("pgtown")
     text = (SAMPLE / "town.toml").read_text(encoding="utf-8")
@@ -213,7 +213,7 @@ def test_a_pg_string_and_a_table_in_another_crs(pg, tmp_path):
                                        box(238020, 918000, 238040, 918020)], crs="EPSG:26986")
     src = tmp_path / "p.gpkg"
     frame.to_crs("EPSG:4326").to_file(src, layer="p")
-    postgis.copy_layer(str(src), "p", pg.url, "wgs.parcels", overwrite=True)
+    postgis_out.copy_layer(str(src), "p", pg.url, "wgs.parcels", overwrite=True)
     cfg = parse_config({"town": {"name": "T"}, "layers": {"parcels": {
         "path": pg.pg_string, "layer": "wgs.parcels"}}}, base_dir=tmp_path)
     got = io.read_layer(cfg, "parcels")
@@ -288,7 +288,7 @@ def test_bbox_reads_use_the_spatial_index(pg):
 # --------------------------------------------------------------------------- writing
 def test_applicability_into_postgis_is_styled_indexed_and_equal(pg, pg_town, tmp_path):
     target = f"{pg.url}?table=maps.applicability"
-    result = postgis.write_applicability(load_config(pg_town), target)
+    result = postgis_out.write_applicability(load_config(pg_town), target)
     assert result.path == target and pg.password not in result.path
     want = gpd.read_file(_file_run(tmp_path), layer="applicability")
     info = postgis.read_info(pg.url, "maps.applicability")
@@ -308,8 +308,8 @@ def test_applicability_into_postgis_is_styled_indexed_and_equal(pg, pg_town, tmp
     assert any("gist (geom)" in i[0] for i in index)
     assert summary > 0
     with pytest.raises(OutputExistsError, match="--overwrite"):
-        postgis.write_applicability(load_config(pg_town), target)
-    postgis.write_applicability(load_config(pg_town), target, overwrite=True)
+        postgis_out.write_applicability(load_config(pg_town), target)
+    postgis_out.write_applicability(load_config(pg_town), target, overwrite=True)
     with psycopg.connect(pg.url) as con:
         defaults = con.execute("SELECT count(*) FROM public.layer_styles WHERE f_table_name = "
                                "'applicability' AND useasdefault").fetchone()[0]
@@ -368,7 +368,7 @@ def test_qgis_opens_the_postgis_map_with_its_categorised_style(qgis_app, pg, tmp
     from swm_gis.applicability import STYLE_NAME
 
     cfg = load_config(write_town(tmp_path, town_layers()))
-    res = postgis.write_applicability(cfg, f"{pg.url}?table=qgis.applicability", overwrite=True)
+    res = postgis_out.write_applicability(cfg, f"{pg.url}?table=qgis.applicability", overwrite=True)
     uri = QgsDataSourceUri()
     uri.setConnection(pg.host, str(pg.port), pg.dbname, pg.user, pg.password)
     uri.setDataSource("qgis", "applicability", "geom", "", "fid")

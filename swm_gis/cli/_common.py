@@ -125,7 +125,7 @@ app = typer.Typer(
 @app.callback()
 def _root(
     progress: ProgressMode = typer.Option(
-        ProgressMode.rich, "--progress",
+        ProgressMode.rich, "--progress", metavar="rich|json|none",
         help="How to report progress on stderr: rich (a bar for people), json (one JSON object "
              "per line, for programs such as the QGIS plugin) or none.",
     ),
@@ -134,13 +134,13 @@ def _root(
 
 
 def config_option() -> Any:
-    return typer.Option(..., "--config", "-c", dir_okay=False,
+    return typer.Option(..., "--config", "-c", dir_okay=False, metavar="FILE",
                         help="Town config file (TOML), e.g. data/sample/town.toml.")
 
 
 def out_dir_option() -> Any:
     return typer.Option(..., "--out", "-o", help="Folder for the outputs (created if missing).",
-                        file_okay=False)
+                        file_okay=False, metavar="DIR")
 
 
 def overwrite_option() -> Any:

@@ -1,54 +1,30 @@
-"""Rasters of a town config (DEM, impervious cover): windowed reads in the working CRS.
-
-Part of the reader (:mod:`swm_gis.layers` re-exports these); a zip as published is read in place.
+"""Reading the rasters of a town config (DEM, impervious cover) into a :class:`Raster` window in
+the working CRS. Part of the reader (:mod:`swm_gis.layers` re-exports these); a zip as published
+is read in place.
 """
 
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
-from typing import Any
 
-import numpy as np
 from pyproj import CRS
 
 from swm_gis.config import LayerSpec, TownConfig
 from swm_gis.errors import CrsError, InputFileError
+from swm_gis.raster import Raster
+from swm_gis.sources import check_exists, first_line, gdal_source, source_info
 
 BBox = tuple[float, float, float, float]
-
-
-@dataclass(frozen=True)
-class Raster:
-    """A raster window in the working CRS: masked array, affine transform, CRS and source."""
-
-    array: np.ma.MaskedArray
-    transform: Any
-    crs: CRS
-    source: dict[str, Any]
-
-    @property
-    def cell_size(self) -> tuple[float, float]:
-        return abs(self.transform.a), abs(self.transform.e)
-
-    @property
-    def bounds(self) -> BBox:
-        rows, cols = self.array.shape
-        x0, y0 = self.transform * (0, 0)
-        x1, y1 = self.transform * (cols, rows)
-        return min(x0, x1), min(y0, y1), max(x0, x1), max(y0, y1)
 
 
 def is_raster(spec: LayerSpec) -> bool:
     """True when the source opens as a raster (GeoTIFF, ...), False for a vector source."""
     import rasterio
 
-    from swm_gis import layers as io
-
     if spec.parts or spec.is_postgis or (spec.is_file and not os.path.exists(spec.path)):
         return False
     try:
-        with rasterio.open(io._gdal(spec)[0]):
+        with rasterio.open(gdal_source(spec)[0]):
             return True
     except (rasterio.errors.RasterioIOError, InputFileError):
         return False
@@ -69,16 +45,14 @@ def read_raster(
     from rasterio.warp import Resampling
     from rasterio.windows import from_bounds
 
-    from swm_gis import layers as io
-
     spec = config.layer(key)
-    io._check_exists(spec)
+    check_exists(spec)
     working = config.crs_obj
     try:
-        src = rasterio.open(io._gdal(spec)[0])
+        src = rasterio.open(gdal_source(spec)[0])
     except rasterio.errors.RasterioIOError as exc:
         raise InputFileError(
-            f"Cannot read raster {spec.path} ([layers.{key}] path): {io._first_line(exc)}"
+            f"Cannot read raster {spec.path} ([layers.{key}] path): {first_line(exc)}"
         ) from exc
     with src:
         if src.crs is None and not spec.crs:
@@ -116,7 +90,7 @@ def read_raster(
         finally:
             if needs_warp:
                 ds.close()
-    return Raster(array=arr, transform=transform, crs=working, source=io.source_info(spec))
+    return Raster(array=arr, transform=transform, crs=working, source=source_info(spec))
 
 
-__all__ = ["Raster", "is_raster", "read_raster"]
+__all__ = ["is_raster", "read_raster"]
