@@ -124,6 +124,9 @@ class LayerSpec:
     fields: dict[str, str | None] = field(default_factory=dict)
     explicit_fields: frozenset[str] = frozenset()  # logical fields the config named itself
     vintage: str | None = None  # the data's date as the config states it (e.g. "FY2014")
+    # the area the layer's data is taken to cover (docs/findings.md): "town" (the town
+    # boundary and the layer's own extent), "extent" (its own extent only) or "statewide"
+    coverage: str = "town"
     #: A layer read from several sources (``path = [...]``): one spec per source, in config
     #: order; ``path`` is then their paths joined by " + " (for messages and provenance).
     parts: tuple[LayerSpec, ...] = ()
@@ -287,6 +290,10 @@ def _parse_rules(raw: dict, where: str) -> Rules:
     return Rules(**values)
 
 
+#: Values of ``[layers.KEY] coverage``: what area a layer's data is taken to cover.
+COVERAGE_CHOICES = ("town", "extent", "statewide")
+
+
 def _parse_layer(key: str, raw: dict, base_dir: Path, where: str) -> LayerSpec:
     if not isinstance(raw, dict) or not raw.get("path"):
         raise ConfigError(f'{where}: [layers.{key}] needs path = "..." (a file, zip, database '
@@ -311,9 +318,13 @@ def _parse_layer(key: str, raw: dict, base_dir: Path, where: str) -> LayerSpec:
             CRS.from_user_input(crs)
         except PyprojCRSError as exc:
             raise CrsError(f'{where}: unknown CRS "{crs}" in [layers.{key}] crs.') from exc
+    coverage = raw.get("coverage", "town")
+    if coverage not in COVERAGE_CHOICES:
+        raise ConfigError(f'{where}: [layers.{key}] coverage = "{coverage}" is not one of '
+                          f"{', '.join(COVERAGE_CHOICES)} (docs/findings.md).")
     # An empty string switches an optional default off ("this source has no such field").
     spec = LayerSpec(
-        key=key, path="", layer=None, crs=crs,
+        key=key, path="", layer=None, crs=crs, coverage=coverage,
         fields={**schema.fields, **{k: (v or None) for k, v in given.items()}},
         explicit_fields=frozenset(k for k, v in given.items() if v),
         vintage=str(raw["vintage"]) if raw.get("vintage") not in (None, "") else None,

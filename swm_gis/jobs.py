@@ -52,6 +52,7 @@ def screen(
     roadway_maintenance: bool = False,
     parcels: Iterable[str] = (),
     received: str | dt.date | None = None,
+    proposed_use: str | None = None,
     progress: Progress | None = None,
 ) -> Screening:
     """Screen a proposed project against Chapter 320 (what ``swm-gis screen`` does).
@@ -79,6 +80,9 @@ def screen(
         Subject parcel ids the work is on (each parcel's SFHA overlap is reported).
     received
         Date the application was received (``"YYYY-MM-DD"`` or a date), for the deadlines.
+    proposed_use
+        Proposed land use (a Massachusetts DOR use code or ``"commercial"``, ``"residential"``,
+        ...); decides § 320-19 B(10)(e). Without it the parcels' existing use codes are used.
     progress
         ``progress(fraction, message)`` callback.
 
@@ -126,7 +130,7 @@ def screen(
         proposed_impervious=frames["proposed_impervious"],
         proposed_impervious_sqft=proposed_impervious_sqft, mitigation=frames["mitigation"],
         exemptions=claimed, roadway_maintenance=roadway_maintenance,
-        subject_parcels=frames["subject_parcels"],
+        subject_parcels=frames["subject_parcels"], proposed_use=proposed_use,
         progress=lambda f, m: progress(0.05 + 0.8 * f, m),
     )
     document = result.document
