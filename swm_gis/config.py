@@ -105,6 +105,7 @@ SCHEMAS: dict[str, LayerSchema] = {
     "streams": LayerSchema("vector", "line", {"id": "STREAM_ID"}),
     "waterbodies": LayerSchema("vector", "polygon", {"name": "NAME"}),
     "town_boundary": LayerSchema("vector", "polygon", {}),
+    "streets": LayerSchema("vector", "line", {"name": "STREET_NAME"}),  # map context and labels
     "dem": LayerSchema("raster", None, {}),
     "impervious": LayerSchema("vector_or_raster", None, {}),
 }
@@ -120,6 +121,7 @@ class LayerSpec:
     crs: str | None = None  # declared CRS for sources that carry none
     fields: dict[str, str | None] = field(default_factory=dict)
     explicit_fields: frozenset[str] = frozenset()  # logical fields the config named itself
+    vintage: str | None = None  # the data's date as the config states it (e.g. "FY2014")
 
     @property
     def schema(self) -> LayerSchema:
@@ -299,6 +301,7 @@ def _parse_layer(key: str, raw: dict, base_dir: Path, where: str) -> LayerSpec:
         # An empty string switches an optional default off ("this source has no such field").
         fields={**schema.fields, **{k: (v or None) for k, v in given.items()}},
         explicit_fields=frozenset(k for k, v in given.items() if v),
+        vintage=str(raw["vintage"]) if raw.get("vintage") not in (None, "") else None,
     )
 
 
