@@ -38,6 +38,27 @@ SFHA_ZONES = (
 
 
 @dataclass(frozen=True)
+class RightOfWayRule:
+    """Marks right-of-way and water polygons in a parcels source without ``POLY_TYPE``.
+
+    Written ``[layers.parcels] right_of_way = {field = "ML", values = ["ROAD"]}``: a polygon
+    whose source ``field`` holds one of ``values`` (compared trimmed, case-insensitively) is a
+    right-of-way with no owner, like MassGIS ``POLY_TYPE`` ROW. Read by the parcels layer as the
+    logical column :data:`RIGHT_OF_WAY_COLUMN`.
+    """
+
+    field: str
+    values: tuple[str, ...]
+
+    def describe(self) -> str:
+        return f"{self.field} = {' / '.join(self.values)}"
+
+
+#: The logical column that carries the right-of-way rule's source field.
+RIGHT_OF_WAY_COLUMN = "right_of_way"
+
+
+@dataclass(frozen=True)
 class Rules:
     """Rule values; the defaults are those of Lynnfield Chapter 320 (SPEC section 2)."""
 
@@ -54,6 +75,10 @@ class Rules:
     mitigation_huc_redevelopment: str = "HUC10"  # 320-19 B(8)(d)
     no_owner_poly_types: tuple[str, ...] = ("ROW", "PRIV_ROW", "RAIL_ROW", "WATER")
     sfha_zones: tuple[str, ...] = SFHA_ZONES
+    #: an abutter list longer than this is warned about before the package is written
+    abutter_warning_count: int = 500
+    #: set from ``[layers.parcels] right_of_way`` (not a ``[rules]`` key)
+    right_of_way: RightOfWayRule | None = None
 
 
 LayerKind = Literal["vector", "table", "raster", "vector_or_raster"]
@@ -205,6 +230,12 @@ def parse_config(data: dict, *, base_dir: Path, source: Path | None = None) -> T
     if "parcels" not in raw_layers:
         raise ConfigError(f"{where} has no [layers.parcels]; the parcels layer is required.")
     layers = {key: _parse_layer(key, raw, base_dir, where) for key, raw in raw_layers.items()}
+    row_rule = _parse_right_of_way(raw_layers["parcels"], where)
+    if row_rule is not None:
+        rules = replace(rules, right_of_way=row_rule)
+        spec = layers["parcels"]
+        layers["parcels"] = replace(spec, fields={**spec.fields,
+                                                  RIGHT_OF_WAY_COLUMN: row_rule.field})
     return TownConfig(
         name=str(name), crs=str(crs), rules=rules, layers=layers, path=source,
         synthetic=bool(town.get("synthetic", False)),
@@ -241,8 +272,27 @@ def metres_per_unit(crs: Any) -> float:
     return float(obj.axis_info[0].unit_conversion_factor)
 
 
+def _parse_right_of_way(raw: Any, where: str) -> RightOfWayRule | None:
+    """``[layers.parcels] right_of_way = {field = "ML", values = ["ROAD"]}`` (SPEC section 4)."""
+    rule = raw.get("right_of_way") if isinstance(raw, dict) else None
+    if rule is None:
+        return None
+    values = rule.get("values") if isinstance(rule, dict) else None
+    if isinstance(values, str):
+        values = [values]
+    if (not isinstance(rule, dict) or set(rule) - {"field", "values"}
+            or not isinstance(rule.get("field"), str) or not rule["field"].strip()
+            or not isinstance(values, list) or not values
+            or not all(isinstance(v, str) and v.strip() for v in values)):
+        raise ConfigError(
+            f"{where}: [layers.parcels] right_of_way = {rule!r} must name a source field and "
+            'the values that mark right-of-way polygons, e.g. right_of_way = {field = "ML", '
+            'values = ["ROAD"]}.')
+    return RightOfWayRule(field=rule["field"].strip(), values=tuple(v.strip() for v in values))
+
+
 def _parse_rules(raw: dict, where: str) -> Rules:
-    known = {f.name for f in fields(Rules)}
+    known = {f.name for f in fields(Rules)} - {"right_of_way"}
     unknown = sorted(set(raw) - known)
     if unknown:
         raise ConfigError(
@@ -256,6 +306,9 @@ def _parse_rules(raw: dict, where: str) -> Rules:
         if isinstance(default, float):
             ok = isinstance(value, int | float) and not isinstance(value, bool) and value >= 0
             want = "a number of zero or more"
+        elif isinstance(default, int):
+            ok = isinstance(value, int) and not isinstance(value, bool) and value >= 1
+            want = "a whole number of one or more"
         elif isinstance(default, tuple):
             ok = isinstance(value, list) and all(isinstance(v, str) for v in value)
             want = 'a list of text values, e.g. ["ROW", "WATER"]'
