@@ -342,8 +342,8 @@ def no_owner_type(frame: pd.DataFrame, rules: Rules) -> pd.Series:
     (MassGIS ROW, PRIV_ROW, RAIL_ROW, WATER) or marked by the config's right-of-way rule
     (``[layers.parcels] right_of_way``, e.g. Cambridge's ``ML = ROAD``).
 
-    The one predicate of "no owner by its polygon type": the abutter list, the subject of a
-    ``--site`` and the applicability map's right-of-way class all call it.
+    The one predicate of "no owner by its polygon type": the abutter list and the subject of a
+    ``--site`` call it, and the applicability map's right-of-way class is meant to.
     """
     return no_owner_kind(frame, rules) != ""
 
