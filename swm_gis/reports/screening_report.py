@@ -619,6 +619,11 @@ def _data_sources(doc: Mapping[str, Any]) -> list[tuple[str, str]]:
     return rows
 
 
+def map_caption(image: MapImage) -> str:
+    """The map's caption: exactly the legend entries drawn (never a layer that is not there)."""
+    return ("Shown: " + "; ".join(image.legend) + ".") if image.legend else "The site."
+
+
 def _alt_text(doc: Mapping[str, Any], image: MapImage | None) -> str:
     """Alternative text for the map: what it shows, in words (the legend entries drawn)."""
     if image is None:
@@ -834,10 +839,8 @@ def render_html(report: ScreeningReport) -> str:
         out.append(
             f'<figure><img src="data:image/png;base64,{b64}" alt="{_e(r.map_alt)}" '
             f'width="{r.map_image.width_px}" height="{r.map_image.height_px}">'
-            "<figcaption>Site, 100 ft and 500 ft rings, NHESP habitats, flood zones, streams, "
-            "the traced flow path and HUC boundaries, as found by the screening. Rendered "
-            "offline; distances in the report are measured exactly, not from the rings."
-            "</figcaption></figure>")
+            f"<figcaption>{_e(map_caption(r.map_image))} Rendered offline; distances in the "
+            "report are measured exactly, not from the rings.</figcaption></figure>")
     else:
         out.append("<p>No map: the screening layers (screening.gpkg) were not given.</p>")
     out.append("</section>")
@@ -1005,9 +1008,7 @@ def render_pdf(report: ScreeningReport) -> bytes:
         width = 7.3 * inch
         height = width * r.map_image.height_px / max(r.map_image.width_px, 1)
         story.append(Image(io.BytesIO(r.map_image.png), width=width, height=height))
-        story.append(p("Site, 100 ft and 500 ft rings, NHESP habitats, flood zones, streams, "
-                       "the traced flow path and HUC boundaries. Map description: " + r.map_alt,
-                       meta))
+        story.append(p(map_caption(r.map_image) + " Map description: " + r.map_alt, meta))
     else:
         story.append(p("No map: the screening layers (screening.gpkg) were not given.", base))
 
