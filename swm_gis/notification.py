@@ -439,11 +439,16 @@ def site_addresses(assess: pd.DataFrame) -> pd.Series:
     """Parcel id -> its site address(es) from the assessing rows ("; " between distinct ones)."""
     if "site_address" not in assess or assess.empty:
         return pd.Series(dtype=object)
-    rows = assess.dropna(subset=["site_address"])
-    return rows.groupby(rows["parcel_id"].astype(str))["site_address"].agg(_join_addresses)
+    by_parcel: dict[str, list[str]] = {}
+    for pid, address in zip(assess["parcel_id"], assess["site_address"], strict=True):
+        if address is None or (not isinstance(address, str) and pd.isna(address)):
+            continue
+        by_parcel.setdefault(str(pid), []).append(address)
+    return pd.Series({pid: _join_addresses(values) for pid, values in by_parcel.items()},
+                     dtype=object)
 
 
-def _join_addresses(values: pd.Series, most: int = 3) -> str:
+def _join_addresses(values: Iterable[object], most: int = 3) -> str:
     """Distinct site addresses; a condominium's many unit addresses are shortened."""
     distinct = list(dict.fromkeys(str(v).strip() for v in values if str(v).strip()))
     if len(distinct) <= most:

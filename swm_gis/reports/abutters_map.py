@@ -342,35 +342,55 @@ def info_ids(subject: gpd.GeoDataFrame) -> set[str]:
 
 def _numbers(c, view, listed, points, bold, area=None) -> None:
     """Numbered circles; one that would cover an earlier one moves to another point of its
-    parcel (inside the search area) farthest from the circles already placed."""
+    parcel (inside the search area) farthest from the circles already placed.
+
+    Placed circles are kept in a grid of :data:`_CELL_PT` cells, so checking a new one looks at
+    its neighbours only (a sheet of a 10,000-abutter map places hundreds)."""
     from reportlab.lib.colors import HexColor, black, white
+    from reportlab.pdfbase.pdfmetrics import stringWidth
 
     placed: list[tuple[float, float, float]] = []
+    grid: dict[tuple[int, int], list[tuple[float, float, float]]] = {}
     reach = shapely.union_all(area.geometry.values) if area is not None else None
+    if reach is not None:
+        shapely.prepare(reach)
     geoms = listed.geometry.values if len(listed) else []
+    c.setLineWidth(0.5)
+    c.setFont(bold, 6.5)
     for no, pt, geom in zip(listed["map_no"] if len(listed) else [], points, geoms,
                             strict=True):
         if pt is None or pt.is_empty:
             continue
         label = str(no)
-        r = max(5.5, 2.6 * len(label) + 2)
+        r = max(5.5, stringWidth(label, bold, 6.5) / 2 + 2.0)
         x, y = view.xy(np.array([[pt.x, pt.y]]))[0]
-        if any(math.hypot(x - px, y - py) < r + pr + 1 for px, py, pr in placed):
+        if _collides(grid, x, y, r):
             x, y = _free_spot(view, geom, reach, placed, r, default=(x, y))
         placed.append((x, y, r))
+        grid.setdefault((int(x // _CELL_PT), int(y // _CELL_PT)), []).append((x, y, r))
         c.setFillColor(white)
         c.setStrokeColor(HexColor("#333333"))
-        c.setLineWidth(0.5)
         c.circle(x, y, r, stroke=1, fill=1)
         c.setFillColor(black)
-        c.setFont(bold, 6.5)
         c.drawCentredString(x, y - 2.3, label)
+
+
+#: Grid cell of the placed-circle index (points): larger than two circles' reach.
+_CELL_PT = 40.0
+
+
+def _collides(grid, x: float, y: float, r: float) -> bool:
+    gx, gy = int(x // _CELL_PT), int(y // _CELL_PT)
+    return any(math.hypot(x - px, y - py) < r + pr + 1
+               for i in (-1, 0, 1) for j in (-1, 0, 1)
+               for px, py, pr in grid.get((gx + i, gy + j), ()))
 
 
 def _free_spot(view, geom, reach, placed, r, *, default, n: int = 9) -> tuple[float, float]:
     """The point of a grid over the parcel's part in the search area (and in the frame) farthest
     from the placed circles; ``default`` when no grid point is better."""
-    part = shapely.intersection(geom, reach) if reach is not None else geom
+    inside = reach is None or shapely.contains_properly(reach, geom)
+    part = geom if inside else shapely.intersection(geom, reach)
     if part is None or part.is_empty:
         part = geom
     x0, y0, x1, y1 = part.bounds
@@ -387,6 +407,12 @@ def _free_spot(view, geom, reach, placed, r, *, default, n: int = 9) -> tuple[fl
     if not len(xy):
         return default
     others = np.array([(px, py, pr) for px, py, pr in placed])
+    # only circles that can touch a candidate or the default spot matter
+    lo = np.minimum(xy.min(axis=0), default) - 2 * _CELL_PT
+    hi = np.maximum(xy.max(axis=0), default) + 2 * _CELL_PT
+    near = ((others[:, 0] >= lo[0]) & (others[:, 0] <= hi[0])
+            & (others[:, 1] >= lo[1]) & (others[:, 1] <= hi[1]))
+    others = others[near] if near.any() else others
     gap = (np.hypot(xy[:, None, 0] - others[None, :, 0], xy[:, None, 1] - others[None, :, 1])
            - others[None, :, 2]).min(axis=1)
     best = int(np.argmax(gap))

@@ -23,7 +23,7 @@ from swm_gis.reports.map_furniture import FRAME, View
 #: Up to this many abutters, one page shows every number.
 SINGLE_PAGE_MAX = 150
 #: On a sheet, the median abutter is drawn at least this wide (points).
-MIN_PARCEL_PT = 24.0
+MIN_PARCEL_PT = 30.0
 #: Margin of a sheet's view around its cell (share of the cell), so edge numbers fit the frame.
 SHEET_PAD = 0.04
 
@@ -38,10 +38,12 @@ class Sheet:
 
 
 def sheet_plan(listed: gpd.GeoDataFrame, points: np.ndarray, *,
-               single_page_max: int = SINGLE_PAGE_MAX,
-               min_parcel_pt: float = MIN_PARCEL_PT) -> list[Sheet] | None:
+               single_page_max: int | None = None,
+               min_parcel_pt: float | None = None) -> list[Sheet] | None:
     """The sheets of the map, numbered in reading order (rows from the north, west to east);
     None when one page is enough. Cells without a number are left out."""
+    single_page_max = SINGLE_PAGE_MAX if single_page_max is None else single_page_max
+    min_parcel_pt = MIN_PARCEL_PT if min_parcel_pt is None else min_parcel_pt
     if len(listed) <= single_page_max:
         return None
     xy = np.array([(p.x, p.y) if p is not None and not p.is_empty else (np.nan, np.nan)
