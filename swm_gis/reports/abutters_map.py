@@ -168,25 +168,31 @@ def _draw_geoms(c, view: _View, geoms, *, fill: str | None, stroke: str, width: 
         c.setDash(*dash)
     if fill:
         c.setFillColor(HexColor(fill))
-    for geom in clipped:
-        if geom is None or geom.is_empty:
-            continue
-        p = c.beginPath()
-        parts = shapely.get_parts(geom)
-        for part in parts:
-            rings = ([part] if part.geom_type in ("LineString", "LinearRing") else
-                     [part.exterior, *part.interiors] if part.geom_type == "Polygon" else [])
-            for ring in rings:
-                pts = view.xy(shapely.get_coordinates(ring))
-                if len(pts) < 2:
-                    continue
-                p.moveTo(*pts[0])
-                for x, y in pts[1:]:
-                    p.lineTo(x, y)
-                if ring.geom_type == "LinearRing":
-                    p.close()
-        c.drawPath(p, stroke=1, fill=int(bool(fill) and not lines_only), fillMode=0)
+    p = c.beginPath()
+    p._code.extend(_path_code(view, clipped))  # one path for all: a drawPath per parcel is slow
+    c.drawPath(p, stroke=1, fill=int(bool(fill) and not lines_only), fillMode=0)  # even-odd
     c.restoreState()
+
+
+def _path_code(view: _View, geoms: np.ndarray) -> list[str]:
+    """PDF path operators for every ring and line of ``geoms`` (page points, 0.01 pt)."""
+    geoms = geoms[~(shapely.is_missing(geoms) | shapely.is_empty(geoms))]
+    parts = shapely.get_parts(geoms)
+    kinds = shapely.get_type_id(parts)
+    code: list[str] = []
+    for pieces, close in ((shapely.get_rings(parts[kinds == 3]), True),
+                          (parts[(kinds == 1) | (kinds == 2)], False)):
+        if len(pieces) == 0:
+            continue
+        coords, index = shapely.get_coordinates(pieces, return_index=True)
+        xy = view.xy(coords)
+        for seg in np.split(xy, np.flatnonzero(np.diff(index)) + 1):
+            if len(seg) < 2:
+                continue
+            pts = seg.tolist()
+            code.append(f"{pts[0][0]:.2f} {pts[0][1]:.2f} m " + " ".join(
+                f"{x:.2f} {y:.2f} l" for x, y in pts[1:]) + (" h" if close else ""))
+    return code
 
 
 def label_points(listed: gpd.GeoDataFrame, area: gpd.GeoDataFrame) -> np.ndarray:
@@ -240,7 +246,7 @@ def _map_page(c, subject, area, listed, left, info, context, font, bold, extras,
     points = label_points(listed, area) if points is None else points
     view = map_view(area, points) if view is None else view
     c.setFont(bold, 14)
-    title = f"Abutters map: {info.town}" + (f", {heading}" if heading else "")
+    title = f"Abutters map{', ' + heading if heading else ''}: {info.town}"
     c.drawString(FRAME[0], PAGE_H - 30, _fit(title, bold, 14, 730))
     c.setFont(font, 8.5)
     c.drawString(FRAME[0], PAGE_H - 44, _fit(
@@ -445,6 +451,8 @@ def _subject_labels(c, view, subject, addresses, font, bold) -> None:
 
     ids = subject["id"].astype(str) if "id" in subject else pd.Series([""] * len(subject))
     for pid, pt in zip(ids, shapely.point_on_surface(subject.geometry.values), strict=True):
+        if not shapely.intersects(view.visible, pt):
+            continue  # a sheet away from the subject: no label pinned to its edge
         x, y = view.xy(np.array([[pt.x, pt.y]]))[0]
         lines = [f"SUBJECT {pid}".strip(), *([addresses[pid]] if addresses.get(pid) else [])]
         lines = [_fit(line, font, 7, 160) for line in lines]
