@@ -149,3 +149,42 @@ def test_compass_points():
             ((5, 0), (5, 5), (0, 5), (-5, 5), (-5, 0), (-5, -5), (0, -5), (5, -5))] == [
         "east", "north-east", "north", "north-west", "west", "south-west", "south",
         "south-east"]
+
+
+def test_a_town_boundary_in_another_crs_is_brought_into_the_working_crs(tmp_path):
+    tmp = tmp_path / "wgs"
+    tmp.mkdir()
+    toml = write_town(tmp, {"parcels": ATOWN, "assess": _assess(ATOWN),
+                            "town_boundary": BOUNDARY.to_crs("EPSG:4326")})
+    codes = [w["code"] for w in _package(toml).warnings]
+    assert codes == ["parcels_missing_beyond_edge"]
+    assert _package(toml, "T1_7_5").warnings == []
+
+
+def test_source_extents_gives_one_box_per_source_of_a_list(tmp_path):
+    """Ready for ``path = [town, neighbour]``: each source's own extent, so the gap between two
+    towns' boxes still counts as missing."""
+    from dataclasses import replace
+
+    from swm_gis.abutter_checks import source_extents
+
+    (tmp_path / "a").mkdir()
+    (tmp_path / "b").mkdir()
+    ATOWN.to_file(tmp_path / "a" / "p.gpkg", driver="GPKG")
+    BTOWN.to_file(tmp_path / "b" / "p.gpkg", driver="GPKG")
+    cfg = swm_gis.load_config(_town(tmp_path / "t", ATOWN))
+    spec = replace(cfg.layers["parcels"], path=[str(tmp_path / "a" / "p.gpkg"),
+                                                str(tmp_path / "b" / "p.gpkg")], layer=None)
+    boxes = source_extents(replace(cfg, layers={**cfg.layers, "parcels": spec}))
+    assert [tuple(round(v) for v in b.bounds) for b in boxes] == [
+        (200_000, 900_000, 200_300, 900_300), (200_300, 900_000, 200_600, 900_300)]
+
+
+def test_an_unreadable_extent_is_unknown_not_an_error(tmp_path):
+    from dataclasses import replace
+
+    from swm_gis.abutter_checks import source_extents
+
+    cfg = swm_gis.load_config(_town(tmp_path / "t", ATOWN))
+    spec = replace(cfg.layers["parcels"], path=str(tmp_path / "missing.gpkg"))
+    assert source_extents(replace(cfg, layers={**cfg.layers, "parcels": spec})) is None
