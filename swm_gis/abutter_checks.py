@@ -49,7 +49,8 @@ def warning(code: str, text: str) -> dict[str, str]:
 
 # --------------------------------------------------------------------------- coverage
 def source_extents(config: TownConfig, key: str = "parcels") -> list[shapely.Geometry] | None:
-    """The extent (bounding box, working CRS) of each source of a layer; None when unknown.
+    """The extent (bounding box, working CRS) of each source of a layer; None when unknown
+    (a source that states none, e.g. GeoJSON: the town-boundary test still runs).
 
     A layer whose ``path`` is a list (several towns' parcels read as one) gives one box per
     source, so the coverage test sees the gap between two towns' boxes too.
@@ -61,9 +62,7 @@ def source_extents(config: TownConfig, key: str = "parcels") -> list[shapely.Geo
     for path in paths:
         one: LayerSpec = replace(spec, path=path)
         try:
-            import pyogrio
-
-            info = pyogrio.read_info(one.path, layer=one.layer, force_total_bounds=True)
+            info = layers.layer_info(one)  # the extent the source states (GeoPackage, shapefile)
             bounds = info.get("total_bounds")
             src = layers.layer_crs(one, info)
         except Exception:  # noqa: BLE001 - an extent we cannot read is unknown

@@ -9,7 +9,6 @@ the files through :mod:`swm_gis.reports`. ``swm-gis abutters`` is a thin caller 
 
 from __future__ import annotations
 
-import json
 import os
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
@@ -34,7 +33,7 @@ from swm_gis.owners import (
 )
 from swm_gis.reports import PackageInfo, source_with_vintage
 from swm_gis.results import html_summary
-from swm_gis.writers import atomic_path, check_outputs_free, write_geopackage
+from swm_gis.writers import check_outputs_free, write_geopackage, write_json
 
 Progress = Callable[[float, str], None]
 
@@ -509,14 +508,6 @@ def write_all(paths: dict[str, Path], pkg: AbutterPackage, *, label_template: st
         layers_out["site"] = _for_gpkg(pkg.site)
     write_geopackage(layers_out, paths["abutters_gpkg"])
     write_json(pkg.document, paths["abutters_json"])
-
-
-def write_json(document: dict, target: Path) -> Path:
-    """``abutters.json``, UTF-8, atomically."""
-    with atomic_path(target) as tmp:
-        tmp.write_text(json.dumps(document, indent=2, ensure_ascii=False, default=str) + "\n",
-                       encoding="utf-8")
-    return Path(target)
 
 
 def _for_gpkg(gdf: gpd.GeoDataFrame) -> gpd.GeoDataFrame:
