@@ -10,6 +10,8 @@ the text says what happened and what to do. The codes:
 ``right_of_way_not_subject``
     A ``--site`` reaches into a right-of-way or water polygon: it is not the applicant's land and
     is not made a subject (else a street network would pull in half the town).
+``subject_is_right_of_way``
+    A subject given by ``--parcel`` is itself a right-of-way or water polygon.
 ``many_abutters``
     More abutting parcels than ``[rules] abutter_warning_count`` (500): said before hundreds of
     pages are written (``--max-abutters N`` stops instead).
@@ -166,6 +168,15 @@ def right_of_way_warning(skipped: Sequence[str]) -> dict[str, str] | None:
         "notified through the town, not by this list."))
 
 
+def subject_right_of_way_warning(ids: Sequence[str]) -> dict[str, str] | None:
+    if not ids:
+        return None
+    return warning("subject_is_right_of_way", (
+        f"The subject {', '.join(ids)} is a right-of-way or water polygon (no owner): its "
+        "abutters are everyone along it. Give the applicant's own parcel(s) as the subject "
+        "(--parcel ID or --site FILE)."))
+
+
 def many_abutters_warning(n_abutting: int, limit: int, *, distance_ft: float
                           ) -> dict[str, str] | None:
     if n_abutting <= limit:
@@ -215,4 +226,5 @@ def abutters_document(info, *, counts: Mapping[str, int], warnings: list[dict[st
 
 __all__ = ["abutters_document", "compass", "edge_warning", "many_abutters_warning",
            "missing_parcels_area", "no_assess_warning", "package_counts",
-           "right_of_way_warning", "source_extents", "warning"]
+           "right_of_way_warning", "source_extents", "subject_right_of_way_warning",
+           "warning"]

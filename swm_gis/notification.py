@@ -250,15 +250,10 @@ def abutter_package(
             f"{', '.join(core.subject_ids(subject))}, more than --max-abutters {max_abutters}: "
             "nothing was written. Check the subject and the distance, or raise the limit.")
     progress(0.45, "reading the assessing records")
-    assess = read_assess(config, ids=[*abut["id"].dropna().astype(str),
-                                      *core.subject_ids(subject)])
-    listed, left = core.classify(abut, owned_parcel_ids(assess), rules=config.rules)
-    if not include_subject:
-        left = pd.concat([left, subject_left_out(subject)])
-    listed = _with_pond_notes(listed.assign(parcel_id=listed["id"],
-                                            map_no=np.arange(1, len(listed) + 1)))
-    left = left.assign(parcel_id=left["id"])
     ids = core.subject_ids(subject)
+    assess = read_assess(config, ids=[*abut["id"].dropna().astype(str), *ids])
+    listed, left = list_and_leave_out(abut, subject, assess, rules=config.rules,
+                                      include_subject=include_subject)
     notices = join_owners(listed, assess)
     mailable, review, recipient_counts = build_recipients(notices, subject_ids=ids)
     owners = owners_by_parcel(notices)
@@ -289,6 +284,19 @@ def abutter_package(
                           subject_addresses={i: str(addresses.get(i, "")) for i in ids})
 
 
+def list_and_leave_out(abut: gpd.GeoDataFrame, subject: gpd.GeoDataFrame, assess: pd.DataFrame,
+                       *, rules, include_subject: bool
+                       ) -> tuple[gpd.GeoDataFrame, gpd.GeoDataFrame]:
+    """The parcels to list (numbered ``map_no`` nearest first) and those left out, with the
+    subject's own rows among the left out unless ``include_subject``."""
+    listed, left = core.classify(abut, owned_parcel_ids(assess), rules=rules)
+    if not include_subject:
+        left = pd.concat([left, subject_left_out(subject)])
+    listed = _with_pond_notes(listed.assign(parcel_id=listed["id"],
+                                            map_no=np.arange(1, len(listed) + 1)))
+    return listed, left.assign(parcel_id=left["id"])
+
+
 class TooManyAbuttersError(SwmGisError):
     """More abutters than ``--max-abutters`` allows: nothing is written."""
 
@@ -300,6 +308,8 @@ def job_warnings(config: TownConfig, *, subject, area, candidates, distance_ft: 
         checks.many_abutters_warning(n_abutting, limit, distance_ft=distance_ft),
         checks.edge_warning(config, subject, area, candidates, distance_ft=distance_ft),
         checks.right_of_way_warning(skipped),
+        checks.subject_right_of_way_warning(
+            subject.loc[core.no_owner_type(subject, config.rules), "id"].astype(str).tolist()),
         None if config.has("assess") else checks.no_assess_warning(),
     ]
     return [w for w in found if w is not None]

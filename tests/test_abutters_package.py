@@ -266,3 +266,12 @@ def test_max_abutters_stops_before_writing_anything(tmp_path, capsys):
 def test_bad_warning_count_or_rule_under_rules_is_refused(tmp_path, bad):
     with pytest.raises(ConfigError):
         load_config(_sample_with(tmp_path, bad))
+
+
+def test_a_right_of_way_given_as_the_subject_is_warned_about():
+    # a street polygon of the sample town (POLY_TYPE ROW) next to the usual subject
+    pkg = swm_gis.abutter_package(load_config(SAMPLE_CONFIG), parcels=["M_236584_917849"])
+    [w] = [w for w in pkg.warnings if w["code"] == "subject_is_right_of_way"]
+    assert "M_236584_917849 is a right-of-way or water polygon" in w["text"]
+    assert not [w for w in swm_gis.abutter_package(
+        load_config(SAMPLE_CONFIG), parcels=[SAMPLE_SUBJECT]).warnings]
