@@ -56,6 +56,27 @@ SFHA_ZONES = (
 
 
 @dataclass(frozen=True)
+class RightOfWayRule:
+    """Marks right-of-way and water polygons in a parcels source without ``POLY_TYPE``.
+
+    Written ``[layers.parcels] right_of_way = {field = "ML", values = ["ROAD"]}``: a polygon
+    whose source ``field`` holds one of ``values`` (compared trimmed, case-insensitively) is a
+    right-of-way with no owner, like MassGIS ``POLY_TYPE`` ROW. Read by the parcels layer as the
+    logical column :data:`RIGHT_OF_WAY_COLUMN`.
+    """
+
+    field: str
+    values: tuple[str, ...]
+
+    def describe(self) -> str:
+        return f"{self.field} = {' / '.join(self.values)}"
+
+
+#: The logical column that carries the right-of-way rule's source field.
+RIGHT_OF_WAY_COLUMN = "right_of_way"
+
+
+@dataclass(frozen=True)
 class Rules:
     """Rule values; the defaults are those of Lynnfield Chapter 320 (SPEC section 2)."""
 
@@ -72,6 +93,10 @@ class Rules:
     mitigation_huc_redevelopment: str = "HUC10"  # 320-19 B(8)(d)
     no_owner_poly_types: tuple[str, ...] = ("ROW", "PRIV_ROW", "RAIL_ROW", "WATER")
     sfha_zones: tuple[str, ...] = SFHA_ZONES
+    #: an abutter list longer than this is warned about before the package is written
+    abutter_warning_count: int = 500
+    #: set from ``[layers.parcels] right_of_way`` (not a ``[rules]`` key)
+    right_of_way: RightOfWayRule | None = None
 
 
 LayerKind = Literal["vector", "table", "raster", "vector_or_raster"]
@@ -141,6 +166,8 @@ TOWN_KEYS: dict[str, Kind] = {"name": TEXT, "crs": TEXT, "synthetic": BOOL}
 #: Keys of each [layers.KEY]; ``fields`` is checked against the layer's logical fields.
 LAYER_KEYS: dict[str, Kind] = {"path": SOURCE, "layer": TEXT_OR_LIST, "crs": TEXT, "fields": TABLE,
                                "coverage": TEXT, "vintage": TEXT}
+#: Keys only the parcels layer takes: the right-of-way rule for sources without POLY_TYPE.
+PARCEL_KEYS: dict[str, Kind] = {**LAYER_KEYS, "right_of_way": TABLE}
 
 #: The HUC levels off-site mitigation can be tied to (watersheds.py reads huc10 / huc12).
 HUC_LEVELS = ("HUC10", "HUC12")
@@ -160,6 +187,9 @@ RULE_KINDS: dict[str, Kind] = {
     "mitigation_huc_redevelopment": one_of(HUC_LEVELS),
     "no_owner_poly_types": TEXT_LIST,
     "sfha_zones": TEXT_LIST,
+    # warn before writing a package for more abutters than this (a town-wide notice, a street)
+    "abutter_warning_count": Kind("a whole number of one or more", lambda v: isinstance(v, int)
+                                  and not isinstance(v, bool) and v >= 1),
 }
 
 
@@ -281,6 +311,12 @@ def parse_config(data: dict, *, base_dir: Path, source: Path | None = None) -> T
     if "parcels" not in raw_layers:
         raise ConfigError(f"{where} has no [layers.parcels]; the parcels layer is required.")
     layers = {key: _parse_layer(key, raw, base_dir, where) for key, raw in raw_layers.items()}
+    row_rule = _parse_right_of_way(raw_layers["parcels"], where)
+    if row_rule is not None:
+        rules = replace(rules, right_of_way=row_rule)
+        spec = layers["parcels"]
+        layers["parcels"] = replace(spec, fields={**spec.fields,
+                                                  RIGHT_OF_WAY_COLUMN: row_rule.field})
     return TownConfig(
         name=town["name"].strip(), crs=crs, rules=rules, layers=layers, path=source,
         synthetic=town.get("synthetic", False),
@@ -317,6 +353,25 @@ def metres_per_unit(crs: Any) -> float:
     return float(obj.axis_info[0].unit_conversion_factor)
 
 
+def _parse_right_of_way(raw: Any, where: str) -> RightOfWayRule | None:
+    """``[layers.parcels] right_of_way = {field = "ML", values = ["ROAD"]}`` (SPEC section 4)."""
+    rule = raw.get("right_of_way") if isinstance(raw, dict) else None
+    if rule is None:
+        return None
+    values = rule.get("values") if isinstance(rule, dict) else None
+    if isinstance(values, str):
+        values = [values]
+    if (not isinstance(rule, dict) or set(rule) - {"field", "values"}
+            or not isinstance(rule.get("field"), str) or not rule["field"].strip()
+            or not isinstance(values, list) or not values
+            or not all(isinstance(v, str) and v.strip() for v in values)):
+        raise ConfigError(
+            f"{where}: [layers.parcels] right_of_way = {rule!r} must name a source field and "
+            'the values that mark right-of-way polygons, e.g. right_of_way = {field = "ML", '
+            'values = ["ROAD"]}.')
+    return RightOfWayRule(field=rule["field"].strip(), values=tuple(v.strip() for v in values))
+
+
 def _parse_rules(raw: dict, where: str) -> Rules:
     known = list(RULE_KINDS)
     unknown = [k for k in raw if k not in known]
@@ -339,6 +394,8 @@ def _parse_rules(raw: dict, where: str) -> Rules:
             values[key] = float(value)
         elif isinstance(default, tuple):
             values[key] = tuple(v.strip() for v in value)
+        elif isinstance(default, int):
+            values[key] = int(value)
         else:
             values[key] = value.strip().upper()
     return Rules(**values)
@@ -353,7 +410,8 @@ def _parse_layer(key: str, raw: Any, base_dir: Path, where: str) -> LayerSpec:
     if not isinstance(raw, dict) or not raw.get("path"):
         raise ConfigError(f'{where}: {section} needs path = "..." (a file, zip, database '
                           'connection or GDAL source; or a list of them).')
-    check_values(raw, LAYER_KEYS, where=where, section=section)
+    check_values(raw, PARCEL_KEYS if key == "parcels" else LAYER_KEYS, where=where,
+                 section=section)
     schema = SCHEMAS[key]
     given = raw.get("fields", {})
     unknown = [k for k in given if k not in schema.fields]
