@@ -91,11 +91,23 @@ def finding_line(f: dict[str, Any], *, said: str = "") -> str:
     return f"{title}: {status}" + (f" - {answer}" if answer and answer != said else "")
 
 
+#: Caveats logged under a finding (the JSON file and the report have them all).
+MAX_CAVEATS = 3
+
+
 def summary_lines(findings: list[dict[str, Any]], keys: tuple[str, ...] = KEYS) -> list[str]:
-    """The headline then one line per finding of ``keys`` (report order)."""
+    """The headline then one line per finding of ``keys`` (report order), each followed by its
+    first caveats (what a conditional answer depends on)."""
     chosen = [f for f in findings if f.get("key") in keys]
     top = headline(findings) if "disturbance" in keys else ""
-    lines = [top] + [finding_line(f, said=top) for f in chosen]
+    lines = [top]
+    for f in chosen:
+        lines.append(finding_line(f, said=top))
+        caveats = [c for c in f.get("caveats") or [] if c]
+        lines += [f"  caveat: {_one_line(c, 200)}" for c in caveats[:MAX_CAVEATS]]
+        if len(caveats) > MAX_CAVEATS:
+            lines.append(f"  ... and {len(caveats) - MAX_CAVEATS} more caveat(s) (see the "
+                         "result file)")
     missing = sorted({m for f in chosen for m in f.get("layers_missing") or []})
     if missing:
         lines.append("Not given, so not checked: " + ", ".join(map(str, missing)))

@@ -123,6 +123,17 @@ def test_summary_lines_name_the_layers_not_given():
     assert len(lines) == 5
 
 
+def test_caveats_follow_their_finding_at_most_three():
+    doc = {"findings": [_finding("floodplain", "conditional", "No SFHA on the part covered.",
+                                 caveats=[f"gap {i}" for i in range(5)]),
+                        _finding("habitats", "no", "None within 500 ft.", caveats=[""])]}
+    lines = findings.summary_lines(findings.findings_of(doc), ("floodplain", "habitats"))
+    assert lines == ["Floodplain: conditional - No SFHA on the part covered.",
+                     "  caveat: gap 0", "  caveat: gap 1", "  caveat: gap 2",
+                     "  ... and 2 more caveat(s) (see the result file)",
+                     "Habitats: no - None within 500 ft."]
+
+
 def test_a_single_check_without_disturbance_has_its_own_headline():
     out = findings.typed_outputs(findings.findings_of(DOC), ("floodplain",))
     assert out["HEADLINE"] == "Floodplain: no - The site is outside the SFHA."
