@@ -143,6 +143,9 @@ class TownConfig:
     layers: dict[str, LayerSpec]
     path: Path | None = None
     synthetic: bool = False
+    #: [cache]: keep the town's flow grid on disk (swm_gis.flowgrid_cache), and where
+    cache_enabled: bool = True
+    cache_dir: str | None = None
 
     def has(self, key: str) -> bool:
         return key in self.layers
@@ -203,10 +206,27 @@ def parse_config(data: dict, *, base_dir: Path, source: Path | None = None) -> T
     if "parcels" not in raw_layers:
         raise ConfigError(f"{where} has no [layers.parcels]; the parcels layer is required.")
     layers = {key: _parse_layer(key, raw, base_dir, where) for key, raw in raw_layers.items()}
+    enabled, cache_dir = _parse_cache(data.get("cache") or {}, base_dir, where)
     return TownConfig(
         name=str(name), crs=str(crs), rules=rules, layers=layers, path=source,
-        synthetic=bool(town.get("synthetic", False)),
+        synthetic=bool(town.get("synthetic", False)), cache_enabled=enabled, cache_dir=cache_dir,
     )
+
+
+def _parse_cache(raw: dict, base_dir: Path, where: str) -> tuple[bool, str | None]:
+    """``[cache] enabled = true|false`` and ``dir = "folder"`` (relative to the config)."""
+    unknown = sorted(set(raw) - {"enabled", "dir"}) if isinstance(raw, dict) else ["?"]
+    if unknown:
+        raise ConfigError(f"{where}: [cache] accepts enabled = true|false and dir = \"folder\"; "
+                          f"unknown: {', '.join(unknown)}.")
+    enabled = raw.get("enabled", True)
+    if not isinstance(enabled, bool):
+        raise ConfigError(f"{where}: [cache] enabled = {enabled!r} must be true or false.")
+    folder = raw.get("dir")
+    if folder is not None and (not isinstance(folder, str) or not folder.strip()):
+        raise ConfigError(f'{where}: [cache] dir = {folder!r} must be a folder path, e.g. '
+                          '"../swm-gis-cache".')
+    return enabled, _resolve_path(folder, base_dir) if folder else None
 
 
 def check_working_crs(crs: str, *, where: str = "the town config") -> CRS:

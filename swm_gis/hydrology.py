@@ -56,8 +56,12 @@ class FlowGrid:
     transform: Any
     crs: CRS
     shape: tuple[int, int]
-    elevation: np.ndarray  # float64, NaN where the DEM has no data
+    elevation: np.ndarray  # float32 or float64 (as the DEM needs), NaN where it has no data
     source: dict[str, Any] = field(default_factory=dict)
+    d8: np.ndarray | None = None  # uint8 D8 codes, 247 where the DEM has no data
+    #: where :func:`water_cells` / :func:`drainage_labels` keep their results for this grid
+    #: (a :class:`swm_gis.flowgrid_cache.GridStore`), or None
+    store: Any = None
 
     @property
     def cell_size(self) -> float:
@@ -114,18 +118,41 @@ def flow_directions(dem: Raster) -> FlowGrid:
     crs = CRS.from_user_input(dem.crs)
     if not crs.is_projected:
         raise CrsError(f"{label} is in a geographic CRS ({crs.name}); warp it to the working CRS.")
-    arr = np.ma.asarray(dem.array)
-    data = np.asarray(arr.filled(np.nan), dtype="float64")
-    data[~np.isfinite(data)] = np.nan
+    data = _elevations(dem.array)
     if not np.isfinite(data).any():
         raise InputFileError(f"{label} holds no elevation values in the area needed.")
-    raw = np.where(np.isfinite(data), data, _NODATA)
+    raw = np.where(np.isfinite(data), data, data.dtype.type(_NODATA))
     filled, d8_flood = pyflwdir.dem.fill_depressions(raw, nodata=_NODATA, outlets="edge")
+    del raw
     d8 = _steepest_d8(filled, d8_flood, abs(dem.transform.a), abs(dem.transform.e))
-    flw = pyflwdir.from_array(d8, ftype="d8", transform=dem.transform, latlon=False,
+    del filled, d8_flood
+    return flow_grid(d8, transform=dem.transform, crs=crs, elevation=data,
+                     source=dict(dem.source or {}))
+
+
+def flow_grid(d8: np.ndarray, *, transform: Any, crs: CRS, elevation: np.ndarray,
+              source: dict[str, Any] | None = None, store: Any = None) -> FlowGrid:
+    """A :class:`FlowGrid` from D8 codes (uint8, 247 = no data) and the DEM's elevations.
+
+    Used by :func:`flow_directions` and to rebuild a grid kept on disk by
+    :mod:`swm_gis.flowgrid_cache` (then ``d8`` and ``elevation`` may be memory-mapped).
+    """
+    import pyflwdir
+
+    flw = pyflwdir.from_array(np.asarray(d8), ftype="d8", transform=transform, latlon=False,
                               check_ftype=False)
-    return FlowGrid(flwdir=flw, transform=dem.transform, crs=crs, shape=data.shape,
-                    elevation=data, source=dict(dem.source or {}))
+    return FlowGrid(flwdir=flw, transform=transform, crs=crs, shape=tuple(elevation.shape),
+                    elevation=elevation, source=dict(source or {}), d8=d8, store=store)
+
+
+def _elevations(array: Any) -> np.ndarray:
+    """The DEM band as floats with NaN for no data: float32 when that holds every value exactly
+    (integer or float32 sources, half the memory of float64 on a 1 m town DEM), else float64."""
+    arr = np.ma.asarray(array)
+    small = arr.dtype.itemsize <= 2 or arr.dtype == np.float32
+    out = np.asarray(arr.filled(np.nan), dtype="float32" if small else "float64")
+    out[~np.isfinite(out)] = np.nan
+    return out
 
 
 #: D8 codes (pyflwdir / ArcGIS convention) of the neighbour at (row offset, column offset).
@@ -140,10 +167,30 @@ def _steepest_d8(filled: np.ndarray, d8_flood: np.ndarray, dx: float, dy: float)
     priority flood reached each cell; on sloping ground that is not the steepest descent (it
     zig-zags diagonally), so it is used only where the filled surface is flat. Steepest descent
     always goes strictly down and flood directions never go up, so the mix has no loops.
+
+    Computed in blocks of rows (float64 inside a block, as for a whole array), so a 1 m town
+    DEM of 40 million cells needs a few block-sized temporaries, not eight grid-sized ones.
     """
+    rows = filled.shape[0]
+    out = np.empty(filled.shape, dtype=np.uint8)
+    for r0 in range(0, rows, _BLOCK_ROWS):
+        r1 = min(r0 + _BLOCK_ROWS, rows)
+        h0, h1 = max(r0 - 1, 0), min(r1 + 1, rows)  # one row of halo each side
+        block = _steepest_block(filled[h0:h1], d8_flood[h0:h1], dx, dy)
+        out[r0:r1] = block[r0 - h0: r0 - h0 + (r1 - r0)]
+    return out
+
+
+_BLOCK_ROWS = 512
+
+
+def _steepest_block(filled: np.ndarray, d8_flood: np.ndarray, dx: float, dy: float
+                    ) -> np.ndarray:
+    """:func:`_steepest_d8` on a block of rows padded with no data; the caller keeps only the
+    rows whose neighbours are all in the block (a halo row's own result is discarded)."""
     rows, cols = filled.shape
     valid = filled != _NODATA
-    z = np.where(valid, filled, np.inf)
+    z = np.where(valid, filled, np.inf).astype(np.float64)
     padded = np.pad(z, 1, constant_values=np.inf)
     best = np.zeros(filled.shape)
     code = np.zeros(filled.shape, dtype=np.uint8)
@@ -375,22 +422,30 @@ def _sample(flow: FlowGrid, points: np.ndarray) -> np.ndarray:
 def water_cells(flow: FlowGrid, network: StreamNetwork) -> np.ndarray:
     """Label the DEM cells that are mapped water: reach r -> r + 1, water body k -> -(k + 1).
 
-    Streams are burnt over water bodies (all cells a line touches); 0 means land.
+    Streams are burnt over water bodies (all cells a line touches); 0 means land. int32, the
+    grid's shape; kept in the grid's :attr:`FlowGrid.store` (on disk) when it has one.
     """
+    if flow.store is not None:
+        return flow.store.network_array("water", network, lambda: _water_cells(flow, network))
+    return _water_cells(flow, network)
+
+
+def _water_cells(flow: FlowGrid, network: StreamNetwork) -> np.ndarray:
     from rasterio import features
 
-    labels = np.zeros(flow.shape, dtype=np.int64)
+    labels = np.zeros(flow.shape, dtype=np.int32)
     if len(network.waterbodies):
         shapes = zip(network.waterbodies.geometry.values,
                      -(np.arange(len(network.waterbodies)) + 1), strict=True)
         labels = features.rasterize(shapes, out_shape=flow.shape, transform=flow.transform,
-                                    fill=0, all_touched=True, dtype="int32").astype(np.int64)
+                                    fill=0, all_touched=True, dtype="int32")
     if len(network.reaches):
         shapes = zip(network.reaches.geometry.values, np.arange(len(network.reaches)) + 1,
                      strict=True)
         streams = features.rasterize(shapes, out_shape=flow.shape, transform=flow.transform,
                                      fill=0, all_touched=True, dtype="int32")
-        labels = np.where(streams != 0, streams, labels)
+        np.copyto(labels, streams, where=streams != 0)
+        del streams
     labels[~np.isfinite(flow.elevation)] = 0
     return labels
 
@@ -399,22 +454,28 @@ def drainage_labels(flow: FlowGrid, network: StreamNetwork,
                     water: np.ndarray | None = None) -> np.ndarray:
     """Label every DEM cell with the mapped water it first drains to.
 
-    The result has the DEM window's shape: ``r + 1`` for stream reach ``r`` (a row of
+    The result (int32) has the DEM window's shape: ``r + 1`` for stream reach ``r`` (a row of
     ``network.reaches``), ``-(k + 1)`` for water body ``k``, 0 where the flow leaves the DEM or
     ends in a pit without meeting mapped water. Water cells carry their own label. One pass of
     pyflwdir ``basins`` with every water cell as an outlet: the catchment of each reach, for all
-    reaches at once.
+    reaches at once. Kept in the grid's :attr:`FlowGrid.store` (on disk) when it has one and
+    ``water`` is not given.
     """
+    if water is None and flow.store is not None:
+        return flow.store.network_array("labels", network,
+                                        lambda: _drainage_labels(flow, network, None))
+    return _drainage_labels(flow, network, water)
+
+
+def _drainage_labels(flow: FlowGrid, network: StreamNetwork,
+                     water: np.ndarray | None) -> np.ndarray:
     water = water_cells(flow, network) if water is None else water
     idxs = np.flatnonzero(water)
     if not idxs.size:
-        return np.zeros(flow.shape, dtype=np.int64)
+        return np.zeros(flow.shape, dtype=np.int32)
     basins = flow.flwdir.basins(idxs=idxs, ids=np.arange(1, idxs.size + 1, dtype=np.uint32))
-    flat = basins.ravel().astype(np.int64)
-    out = np.zeros(flat.size, dtype=np.int64)
-    has = flat > 0
-    out[has] = water.ravel()[idxs][flat[has] - 1]
-    return out.reshape(flow.shape)
+    lookup = np.concatenate([[0], water.ravel()[idxs]]).astype(np.int32)  # basin id -> label
+    return lookup[basins]
 
 
 # --------------------------------------------------------------------------- traces

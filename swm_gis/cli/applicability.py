@@ -8,7 +8,14 @@ from pathlib import Path
 import typer
 
 from swm_gis.applicability import DEFAULT_CHUNK_SIZE, RunResult, run_applicability
-from swm_gis.cli._common import app, config_option, open_config, overwrite_option, state
+from swm_gis.cli._common import (
+    app,
+    config_option,
+    no_cache_option,
+    open_config,
+    overwrite_option,
+    state,
+)
 from swm_gis.config import load_config
 from swm_gis.errors import ConfigError
 
@@ -39,6 +46,7 @@ def applicability(
     chunk_size: int = typer.Option(DEFAULT_CHUNK_SIZE, "--chunk-size", min=100,
                                    help="About how many parcels per spatial tile (bounds memory)."),
     overwrite: bool = overwrite_option(),
+    no_cache: bool = no_cache_option(),
 ) -> None:
     """Classify every parcel: one-acre trigger, HUC12/HUC10, NHESP within 500 ft, SFHA,
     drainage to ORWs and impaired waters, and a screening class; writes a GeoPackage that QGIS
@@ -50,7 +58,7 @@ def applicability(
         raise ConfigError(f"--out {out} must be a GeoPackage file ending in .gpkg.")
     if scheduler and engine is not Engine.dask:
         raise ConfigError("--scheduler is for the Dask engine; add --engine dask.")
-    cfg = open_config(config)
+    cfg = open_config(config, no_cache=no_cache)
     rep = state.reporter
     if engine is Engine.dask:
         from swm_gis.applicability_dask import run_applicability_dask

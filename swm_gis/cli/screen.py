@@ -19,6 +19,7 @@ from swm_gis.cli._common import (
     SAMPLE_DIR,
     app,
     config_option,
+    no_cache_option,
     open_config,
     out_dir_option,
     overwrite_option,
@@ -88,6 +89,7 @@ def screen(
         None, "--received",
         help="Date the application was received (YYYY-MM-DD), for the report's hearing "
              "deadlines (§ 320-18 B)."),
+    no_cache: bool = no_cache_option(),
 ) -> None:
     """Screen a proposed project: is a Stormwater Management Permit required, which standards
     apply, which resource areas and receiving waters bring extra requirements.
@@ -101,7 +103,7 @@ def screen(
         proposed_impervious=proposed_impervious,
         proposed_impervious_sqft=proposed_impervious_sqft, mitigation=mitigation,
         exemptions=exemption, roadway_maintenance=roadway_maintenance, overwrite=overwrite,
-        received=received, parcel_ids=parcel,
+        received=received, parcel_ids=parcel, no_cache=no_cache,
     )
     state.reporter.result("screen", outputs, summary=summary_lines(document),
                           permit_required=document["disturbance"]["permit_required"],
@@ -123,6 +125,7 @@ def run_screen(
     overwrite: bool = False,
     received: str | None = None,
     parcel_ids: list[str] | tuple[str, ...] = (),
+    no_cache: bool = False,
 ) -> tuple[dict[str, Path], dict[str, Any]]:
     """Read the inputs, screen, write every output; returns (outputs, document)."""
     received_date = _parse_date(received)
@@ -131,7 +134,7 @@ def run_screen(
     if proposed_impervious is not None and proposed_impervious_sqft is not None:
         raise SwmGisError("Give the post-construction impervious area once: either "
                           "--proposed-impervious FILE or --proposed-impervious-sqft N, not both.")
-    cfg = open_config(config)
+    cfg = open_config(config, no_cache=no_cache)
     outputs = {key: Path(out) / name for key, name in OUTPUT_NAMES.items()}
     check_outputs_free(outputs.values(), overwrite=overwrite)
     rep = state.reporter
