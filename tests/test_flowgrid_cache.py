@@ -1,0 +1,347 @@
+"""The town's flow grid kept on disk (swm_gis.flowgrid_cache): keyed by the DEM's content, never
+served for another DEM, and giving exactly what a run without the cache computes."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import warnings
+from dataclasses import replace
+from pathlib import Path
+
+import geopandas as gpd
+import numpy as np
+import pytest
+import rasterio
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from hypothesis.extra.numpy import arrays
+from townkit import REPO
+
+from swm_gis import catchments, flowgrid_cache, hydrology
+from swm_gis import layers as io
+from swm_gis.config import load_config, parse_config
+from swm_gis.errors import ConfigError, CrsError, InputFileError
+from swm_gis.resources import resource_checks
+
+SAMPLE = REPO / "data" / "sample"
+
+
+@pytest.fixture
+def town(tmp_path: Path) -> Path:
+    """A private copy of the sample town (its DEM may be changed) with its own cache folder."""
+    folder = tmp_path / "town"
+    folder.mkdir()
+    for name in ("town.toml", "sample.gpkg", "dem.tif", "impervious.tif", "sites.gpkg"):
+        shutil.copy2(SAMPLE / name, folder / name)
+    text = (folder / "town.toml").read_text(encoding="utf-8")
+    (folder / "town.toml").write_text(text + '\n[cache]\ndir = "../cache"\n', encoding="utf-8")
+    return folder / "town.toml"
+
+
+def entries(config_path: Path) -> list[Path]:
+    root = config_path.parent.parent / "cache" / f"flowgrid-v{flowgrid_cache.CACHE_VERSION}"
+    return sorted(p for p in root.glob("*") if not p.name.startswith(".")) if root.is_dir() else []
+
+
+def uncached(config) -> hydrology.FlowGrid:
+    return hydrology.flow_directions(io.read_raster(config, "dem"))
+
+
+def poke_dem(path: Path, row: int, col: int, value: float) -> None:
+    """Change one elevation in place, keeping the file's size and modification time."""
+    stat = path.stat()
+    with rasterio.open(path, "r+") as dst:
+        arr = dst.read(1)
+        arr[row, col] = value
+        dst.write(arr, 1)
+    os.utime(path, ns=(stat.st_atime_ns, stat.st_mtime_ns))
+
+
+# --------------------------------------------------------------------------- the flow grid
+def test_first_run_stores_the_grid_and_later_runs_memory_map_it(town):
+    config = load_config(town)
+    first = flowgrid_cache.town_flow(config)
+    assert len(entries(town)) == 1
+    folder = entries(town)[0]
+    assert sorted(p.name for p in folder.iterdir()) == ["d8.npy", "elevation.npy", "meta.json"]
+    assert first.store is not None
+    second = flowgrid_cache.town_flow(config)
+    assert isinstance(second.d8, np.memmap) and isinstance(second.elevation, np.memmap)
+    ref = uncached(config)
+    assert second.shape == ref.shape == (400, 400)
+    assert second.transform == ref.transform and second.crs.equals(ref.crs)
+    np.testing.assert_array_equal(np.asarray(second.d8), ref.d8)
+    np.testing.assert_array_equal(np.asarray(second.elevation), ref.elevation)
+    np.testing.assert_array_equal(second.flwdir.idxs_ds, ref.flwdir.idxs_ds)
+    assert second.source == io.source_info(config.layer("dem"))
+
+
+def test_a_changed_dem_is_never_served_the_old_grid(town):
+    config = load_config(town)
+    old = flowgrid_cache.town_flow(config)
+    old_d8 = np.array(old.d8)
+    dem = town.parent / "dem.tif"
+    poke_dem(dem, 200, 200, 500.0)  # a 500 m spike: its neighbours no longer drain into it
+    new = flowgrid_cache.town_flow(config)
+    assert len(entries(town)) == 2  # a second entry; the first is not reused
+    ref = uncached(config)
+    np.testing.assert_array_equal(np.asarray(new.d8), ref.d8)
+    assert not np.array_equal(old_d8, ref.d8)
+    assert float(new.elevation[200, 200]) == 500.0
+
+
+def test_the_same_content_at_another_path_shares_the_entry(town, tmp_path):
+    config = load_config(town)
+    flowgrid_cache.town_flow(config)
+    other = tmp_path / "elsewhere"
+    other.mkdir()
+    shutil.copy(town.parent / "dem.tif", other / "renamed.tif")
+    moved = replace(config, layers={**config.layers, "dem": replace(
+        config.layer("dem"), path=str(other / "renamed.tif"))})
+    grid = flowgrid_cache.town_flow(moved)
+    assert len(entries(town)) == 1 and isinstance(grid.d8, np.memmap)
+    assert grid.source["file"].endswith("renamed.tif")  # messages name the DEM actually used
+
+
+def test_keys_change_with_what_changes_the_grid(town):
+    config = load_config(town)
+    base = flowgrid_cache.grid_key(config, None)
+    assert base == flowgrid_cache.grid_key(config, None)
+    assert base != flowgrid_cache.grid_key(config, (236000.0, 916000.0, 240000.0, 920000.0))
+    assert base != flowgrid_cache.grid_key(replace(config, crs="EPSG:26919"), None)
+    declared = replace(config, layers={**config.layers, "dem": replace(config.layer("dem"),
+                                                                       crs="EPSG:26986")})
+    assert base != flowgrid_cache.grid_key(declared, None)
+
+
+def test_network_arrays_follow_the_network(town):
+    config = load_config(town)
+    flow = flowgrid_cache.town_flow(config)
+    streams = io.read_layer(config, "streams")
+    ponds = io.read_layer(config, "waterbodies")
+    net = hydrology.stream_network(streams, ponds)
+    labels = hydrology.drainage_labels(flow, net)
+    stored = sorted(p.name for p in entries(town)[0].glob("net-*/*.npy"))
+    assert stored == ["labels.npy", "water.npy"]
+    again = hydrology.drainage_labels(flowgrid_cache.town_flow(config), net)
+    assert isinstance(again, np.memmap)
+    np.testing.assert_array_equal(np.asarray(again), labels)
+    plain = replace(flow, store=None)
+    np.testing.assert_array_equal(labels, hydrology.drainage_labels(plain, net))
+    # one reach fewer: other labels, not the stored ones
+    fewer = hydrology.stream_network(streams.iloc[1:], ponds)
+    other = hydrology.drainage_labels(flowgrid_cache.town_flow(config), fewer)
+    np.testing.assert_array_equal(np.asarray(other), hydrology.drainage_labels(plain, fewer))
+    assert len(list(entries(town)[0].glob("net-*"))) == 2
+
+
+def test_network_key_is_the_geometry_in_order():
+    from shapely.geometry import LineString, box
+
+    def net(lines, ponds=()):
+        return hydrology.stream_network(
+            gpd.GeoDataFrame(geometry=list(lines), crs="EPSG:26986"),
+            gpd.GeoDataFrame(geometry=list(ponds), crs="EPSG:26986"))
+
+    a, b = LineString([(0, 0), (10, 0)]), LineString([(10, 0), (20, 5)])
+    key = flowgrid_cache.network_key(net([a, b]))
+    assert key == flowgrid_cache.network_key(net([a, b]))
+    assert key != flowgrid_cache.network_key(net([b, a]))
+    assert key != flowgrid_cache.network_key(net([a, b], [box(20, 0, 30, 10)]))
+    assert key != flowgrid_cache.network_key(net([a, LineString([(10, 0), (20, 5.001)])]))
+
+
+# --------------------------------------------------------------------------- same results
+def test_drainage_grid_is_identical_with_and_without_the_cache(town):
+    config = load_config(town)
+    off, _ = catchments.drainage_grid(replace(config, cache_enabled=False), None)
+    assert entries(town) == []
+    first, _ = catchments.drainage_grid(config, None)
+    second, _ = catchments.drainage_grid(config, None)
+    for grid in (first, second):
+        np.testing.assert_array_equal(np.asarray(grid.labels), off.labels)
+        np.testing.assert_array_equal(grid.node_flags, off.node_flags)
+        assert grid.cause_names == off.cause_names and grid.transform == off.transform
+    assert (off.labels >= 0).any() and off.node_flags.any()  # the sample town drains somewhere
+
+
+def test_screening_is_identical_with_and_without_the_cache(town):
+    config = load_config(town)
+    site = io.read_file(f"{town.parent / 'sites.gpkg'}:site", working_crs=config.crs,
+                        what="--site")
+    off = resource_checks(replace(config, cache_enabled=False), site)[0]
+    assert entries(town) == []
+    first = resource_checks(config, site)[0]
+    second = resource_checks(config, site)[0]
+    assert len(entries(town)) == 1
+    assert first == off and second == off
+    assert off["receiving_waters"]["method"] == "dem"
+
+
+def test_cli_no_cache_writes_nothing_and_gives_the_same_document(town, tmp_path):
+    site = f"{town.parent / 'sites.gpkg'}:site_small"
+    docs = []
+    for flag, out in (("--no-cache", "a"), (None, "b")):
+        cmd = [sys.executable, "-m", "swm_gis", "--progress", "none", "screen", "-c", str(town),
+               "-s", site, "-o", str(tmp_path / out)] + ([flag] if flag else [])
+        proc = subprocess.run(cmd, capture_output=True, text=True, env={**os.environ,
+                              "PYTHONPATH": str(REPO)})
+        assert proc.returncode == 0, proc.stderr
+        if flag:
+            assert entries(town) == []
+        docs.append(json.loads((tmp_path / out / "screening.json").read_text("utf-8")))
+    assert len(entries(town)) == 1
+    assert not any((tmp_path / o / ".swm-gis-cache").exists() for o in "ab")
+    assert docs[0]["receiving_waters"] == docs[1]["receiving_waters"]
+
+
+# --------------------------------------------------------------------------- hostile cache
+def test_an_unwritable_cache_warns_and_the_run_goes_on(town):
+    blocker = town.parent.parent / "cache"
+    blocker.write_text("a file where the cache folder should be", encoding="utf-8")
+    config = load_config(town)
+    with pytest.warns(flowgrid_cache.CacheWarning, match="Cannot write the flow-grid cache"):
+        flow = flowgrid_cache.town_flow(config)
+    assert flow.store is None
+    np.testing.assert_array_equal(flow.d8, uncached(config).d8)
+
+
+def test_a_corrupt_entry_is_recomputed(town):
+    config = load_config(town)
+    flowgrid_cache.town_flow(config)
+    folder = entries(town)[0]
+    (folder / "d8.npy").write_bytes(b"not an array")
+    with pytest.warns(flowgrid_cache.CacheWarning, match="unreadable"):
+        flow = flowgrid_cache.town_flow(config)
+    np.testing.assert_array_equal(np.asarray(flow.d8), uncached(config).d8)
+    (folder / "meta.json").write_text("{broken", encoding="utf-8")
+    with pytest.warns(flowgrid_cache.CacheWarning, match="unreadable"):
+        flowgrid_cache.town_flow(config)
+
+
+def test_an_entry_for_another_key_is_not_used(town):
+    config = load_config(town)
+    flowgrid_cache.town_flow(config)
+    folder = entries(town)[0]
+    meta = json.loads((folder / "meta.json").read_text("utf-8"))
+    meta["key"] = "0" * 32
+    (folder / "meta.json").write_text(json.dumps(meta), encoding="utf-8")
+    flow = flowgrid_cache.town_flow(config)
+    assert not isinstance(flow.d8, np.memmap)  # recomputed, not loaded
+
+
+def test_missing_and_crsless_dems_raise_the_usual_errors(town, tmp_path):
+    config = load_config(town)
+    gone = replace(config, layers={**config.layers, "dem": replace(
+        config.layer("dem"), path=str(tmp_path / "nope.tif"))})
+    with pytest.raises(InputFileError, match="File not found"):
+        flowgrid_cache.town_flow(gone)
+    bare = tmp_path / "bare.tif"
+    with rasterio.open(town.parent / "dem.tif") as src:
+        profile = {**src.profile, "crs": None}
+        with rasterio.open(bare, "w", **profile) as dst:
+            dst.write(src.read(1), 1)
+    nocrs = replace(config, layers={**config.layers, "dem": replace(config.layer("dem"),
+                                                                    path=str(bare))})
+    with pytest.raises(CrsError, match="declares no coordinate reference system"):
+        flowgrid_cache.town_flow(nocrs)
+
+
+def test_a_dem_in_another_crs_is_warped_and_cached(town, tmp_path):
+    from rasterio.warp import Resampling, calculate_default_transform, reproject
+
+    src_path, dst_path = town.parent / "dem.tif", tmp_path / "utm.tif"
+    with rasterio.open(src_path) as src:
+        tr, w, h = calculate_default_transform(src.crs, "EPSG:26919", src.width, src.height,
+                                               *src.bounds)
+        profile = {**src.profile, "crs": "EPSG:26919", "transform": tr, "width": w, "height": h}
+        with rasterio.open(dst_path, "w", **profile) as dst:
+            reproject(rasterio.band(src, 1), rasterio.band(dst, 1), resampling=Resampling.nearest)
+    config = load_config(town)
+    utm = replace(config, layers={**config.layers, "dem": replace(config.layer("dem"),
+                                                                  path=str(dst_path))})
+    flowgrid_cache.town_flow(utm)
+    flow = flowgrid_cache.town_flow(utm)
+    assert isinstance(flow.d8, np.memmap) and flow.crs.equals(config.crs_obj)
+    np.testing.assert_array_equal(np.asarray(flow.d8), uncached(utm).d8)
+
+
+def test_a_dem_too_big_for_one_grid_uses_the_window_or_nothing(town, monkeypatch):
+    config = load_config(town)
+    monkeypatch.setattr(flowgrid_cache, "TOWN_MAX_CELLS", 1_000)
+    assert flowgrid_cache.town_flow(config) is None  # screen reads its own windows
+    bounds = (237000.0, 917000.0, 239000.0, 919000.0)
+    flow = flowgrid_cache.town_flow(config, fallback_bounds=bounds)
+    assert flow.shape == (204, 204)  # the window plus 2 cells of padding each side
+    again = flowgrid_cache.town_flow(config, fallback_bounds=bounds)
+    assert isinstance(again.d8, np.memmap)
+
+
+# --------------------------------------------------------------------------- configuration
+def test_cache_settings_in_the_config_and_environment(monkeypatch):
+    base = {"town": {"name": "T"}, "layers": {"parcels": {"path": "p.gpkg"}}}
+    cfg = parse_config(base, base_dir=Path("/data"))
+    monkeypatch.setenv("SWM_GIS_CACHE_DIR", "/tmp/somewhere")
+    assert flowgrid_cache.cache_root(cfg) == Path("/tmp/somewhere")
+    for off in ("off", "OFF", "0", "none", ""):
+        monkeypatch.setenv("SWM_GIS_CACHE_DIR", off)
+        assert flowgrid_cache.cache_root(cfg) is None
+    monkeypatch.delenv("SWM_GIS_CACHE_DIR")
+    monkeypatch.setenv("XDG_CACHE_HOME", "/tmp/xdg")
+    if sys.platform.startswith("linux"):
+        assert flowgrid_cache.cache_root(cfg) == Path("/tmp/xdg/swm-gis")
+    relative = parse_config({**base, "cache": {"dir": "cache"}}, base_dir=Path("/data/town"))
+    assert flowgrid_cache.cache_root(relative) == Path("/data/town/cache")
+    disabled = parse_config({**base, "cache": {"enabled": False, "dir": "x"}}, base_dir=Path("/"))
+    assert flowgrid_cache.cache_root(disabled) is None
+
+
+@pytest.mark.parametrize(("section", "match"), [
+    ({"enabled": "yes"}, "must be true or false"),
+    ({"dir": ""}, "must be a folder path"),
+    ({"dir": 3}, "must be a folder path"),
+    ({"folder": "x"}, "unknown: folder"),
+])
+def test_bad_cache_settings_are_refused(section, match):
+    data = {"town": {"name": "T"}, "layers": {"parcels": {"path": "p.gpkg"}}, "cache": section}
+    with pytest.raises(ConfigError, match=match):
+        parse_config(data, base_dir=Path("/data"))
+
+
+# --------------------------------------------------------------------------- blocked D8
+@settings(max_examples=60, deadline=None)
+@given(arrays(np.float64, st.tuples(st.integers(1, 12), st.integers(1, 9)),
+              elements=st.sampled_from([-9999.0, 0.0, 1.0, 1.5, 2.0, 7.25, 30.0])),
+       st.integers(1, 5))
+def test_steepest_d8_in_row_blocks_equals_the_whole_array(filled, block_rows):
+    """Blocks of any height (with one halo row) give exactly the whole-array directions."""
+    flood = np.full(filled.shape, 4, dtype=np.uint8)
+    whole = hydrology._steepest_block(filled, flood, 10.0, 7.0)
+    old = hydrology._BLOCK_ROWS
+    try:
+        hydrology._BLOCK_ROWS = block_rows
+        blocked = hydrology._steepest_d8(filled, flood, 10.0, 7.0)
+    finally:
+        hydrology._BLOCK_ROWS = old
+    np.testing.assert_array_equal(blocked, whole)
+
+
+def test_float32_dems_are_kept_in_float32_and_float64_in_float64():
+    assert hydrology._elevations(np.ma.masked_array(np.ones((2, 2), "float32"))).dtype == \
+        np.float32
+    assert hydrology._elevations(np.ones((2, 2), "int16")).dtype == np.float32
+    assert hydrology._elevations(np.ones((2, 2), "float64")).dtype == np.float64
+    masked = np.ma.masked_array(np.ones((1, 2), "float32"), mask=[[True, False]])
+    assert np.isnan(hydrology._elevations(masked)[0, 0])
+
+
+def test_no_warning_when_the_cache_works(town):
+    config = load_config(town)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", flowgrid_cache.CacheWarning)
+        flowgrid_cache.town_flow(config)
+        flowgrid_cache.town_flow(config)
