@@ -139,7 +139,7 @@ def dem_files(path: str) -> list[str]:
 
 def grid_key(config: TownConfig, window: tuple[float, ...] | None) -> str | None:
     """The key of the town's flow grid: DEM content + everything else that changes the grid."""
-    import pyflwdir
+    from importlib.metadata import version
 
     spec = config.layer("dem")
     if not spec.is_file or not os.path.isfile(spec.path):
@@ -147,7 +147,7 @@ def grid_key(config: TownConfig, window: tuple[float, ...] | None) -> str | None
     digest = file_digest(dem_files(spec.path))
     if digest is None:
         return None
-    what = {"version": CACHE_VERSION, "pyflwdir": pyflwdir.__version__, "content": digest,
+    what = {"version": CACHE_VERSION, "pyflwdir": version("pyflwdir"), "content": digest,
             "working_crs": config.crs_obj.to_wkt(), "declared_crs": spec.crs,
             "window": [round(float(v), 6) for v in window] if window else None}
     return hashlib.blake2b(json.dumps(what, sort_keys=True).encode(),
@@ -189,7 +189,7 @@ class GridStore:
 def _load(path: Path, shape: tuple[int, int]) -> np.ndarray | None:
     try:
         arr = np.load(path, mmap_mode="r", allow_pickle=False)
-    except FileNotFoundError:
+    except (FileNotFoundError, NotADirectoryError):  # not stored (yet)
         return None
     except (OSError, ValueError) as exc:
         warnings.warn(f"Ignoring the unreadable cached array {path} ({exc}); recomputing it.",
@@ -246,7 +246,7 @@ def _store_grid(folder: Path, flow: hydrology.FlowGrid, key: str) -> bool:
 def _load_grid(folder: Path, key: str, source: dict[str, Any]) -> hydrology.FlowGrid | None:
     try:
         meta = json.loads((folder / "meta.json").read_text(encoding="utf-8"))
-    except FileNotFoundError:
+    except (FileNotFoundError, NotADirectoryError):  # not stored (yet)
         return None
     except (OSError, ValueError) as exc:
         warnings.warn(f"Ignoring the unreadable flow-grid cache entry {folder} ({exc}).",

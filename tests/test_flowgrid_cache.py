@@ -312,22 +312,20 @@ def test_bad_cache_settings_are_refused(section, match):
         parse_config(data, base_dir=Path("/data"))
 
 
-# --------------------------------------------------------------------------- blocked D8
-@settings(max_examples=60, deadline=None)
+# --------------------------------------------------------------------------- compiled D8
+@settings(max_examples=80, deadline=None)
 @given(arrays(np.float64, st.tuples(st.integers(1, 12), st.integers(1, 9)),
-              elements=st.sampled_from([-9999.0, 0.0, 1.0, 1.5, 2.0, 7.25, 30.0])),
-       st.integers(1, 5))
-def test_steepest_d8_in_row_blocks_equals_the_whole_array(filled, block_rows):
-    """Blocks of any height (with one halo row) give exactly the whole-array directions."""
-    flood = np.full(filled.shape, 4, dtype=np.uint8)
-    whole = hydrology._steepest_block(filled, flood, 10.0, 7.0)
-    old = hydrology._BLOCK_ROWS
-    try:
-        hydrology._BLOCK_ROWS = block_rows
-        blocked = hydrology._steepest_d8(filled, flood, 10.0, 7.0)
-    finally:
-        hydrology._BLOCK_ROWS = old
-    np.testing.assert_array_equal(blocked, whole)
+              elements=st.sampled_from([-9999.0, 0.0, 1.0, 1.5, 2.0, 7.25, 30.0, 1e-9])),
+       st.sampled_from([(10.0, 10.0), (10.0, 7.0), (1.0, 1.0), (0.5, 2.0)]),
+       st.booleans())
+def test_compiled_steepest_d8_equals_the_numpy_rule(filled, cell, as_float32):
+    """The numba loop gives exactly the codes of the whole-array numpy rule (ties: first in
+    _D8 order; flats: the flood direction; no data: 247), in float32 and float64."""
+    filled = filled.astype(np.float32) if as_float32 else filled
+    flood = np.random.default_rng(0).choice(np.array([1, 2, 4, 8, 16, 32, 64, 128], np.uint8),
+                                            size=filled.shape)
+    np.testing.assert_array_equal(hydrology._steepest_d8(filled, flood, *cell),
+                                  hydrology._steepest_reference(filled, flood, *cell))
 
 
 def test_float32_dems_are_kept_in_float32_and_float64_in_float64():
