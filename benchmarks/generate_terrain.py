@@ -12,7 +12,7 @@ cells at 1 m. This makes one of that size for a town from ``generate_town.py``:
   reaches of about 1.5 km, so they agree with the DEM; two ponds sit on valley floors; the
   reaches that leave the town are ORWs and every third reach is an impaired assessment unit.
 
-    python benchmarks/generate_terrain.py --town /tmp/bench/terrain --parcels 10000
+    python benchmarks/generate_terrain.py --town /tmp/bench/terrain --parcels 11000
 
 Nothing here is real data.
 """
@@ -118,7 +118,7 @@ def hydrography(extent, centres, boundary, rng):
     return streams, ponds, orw, impaired
 
 
-def build(work: Path, *, parcels: int = 10_000, margin_m: float = 300.0, seed: int = 16
+def build(work: Path, *, parcels: int = 11_000, margin_m: float = 300.0, seed: int = 16
           ) -> tuple[Path, Path]:
     """The town, its 1 m DEM and hydrography, and a 2-acre site; returns (toml, site gpkg)."""
     rng = np.random.default_rng(seed)
@@ -155,8 +155,8 @@ def build(work: Path, *, parcels: int = 10_000, margin_m: float = 300.0, seed: i
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--town", type=Path, required=True, help="folder to write the town into")
-    ap.add_argument("--parcels", type=int, default=10_000,
-                    help="parcels (10,000 give a 5.7 km square town: 40 M cells with the margin)")
+    ap.add_argument("--parcels", type=int, default=11_000,
+                    help="parcels (11,000 give a 5.7 km square town: 40 M cells with the margin)")
     ap.add_argument("--margin", type=float, default=300.0, help="DEM beyond the town (m)")
     args = ap.parse_args()
     build(args.town, parcels=args.parcels, margin_m=args.margin)
