@@ -243,6 +243,18 @@ def _store_grid(folder: Path, flow: hydrology.FlowGrid, key: str) -> bool:
         return False
 
 
+def _discard(folder: Path) -> None:
+    """Move a bad entry aside (one rename: readers see it whole or not at all), then delete it."""
+    if not folder.exists():
+        return
+    aside = folder.parent / f".stale-{folder.name}.{uuid.uuid4().hex}"
+    try:
+        os.rename(folder, aside)
+    except OSError:
+        return  # another run got there first, or the folder is read-only: store() will warn
+    shutil.rmtree(aside, ignore_errors=True)
+
+
 def _load_grid(folder: Path, key: str, source: dict[str, Any]) -> hydrology.FlowGrid | None:
     try:
         meta = json.loads((folder / "meta.json").read_text(encoding="utf-8"))
@@ -310,6 +322,7 @@ def town_flow(config: TownConfig, *, fallback_bounds: tuple[float, float, float,
         flow = _load_grid(folder, key, source)  # type: ignore[arg-type]
         if flow is not None:
             return flow
+        _discard(folder)  # an unreadable or foreign entry under this key: never reuse its parts
     dem = io.read_raster(config, "dem", bounds=window, require_cover=False) if window else \
         io.read_raster(config, "dem")
     flow = hydrology.flow_directions(dem)

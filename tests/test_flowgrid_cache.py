@@ -221,6 +221,10 @@ def test_a_corrupt_entry_is_recomputed(town):
     (folder / "meta.json").write_text("{broken", encoding="utf-8")
     with pytest.warns(flowgrid_cache.CacheWarning, match="unreadable"):
         flowgrid_cache.town_flow(config)
+    with warnings.catch_warnings():  # the entry was replaced by a good one
+        warnings.simplefilter("error", flowgrid_cache.CacheWarning)
+        flow = flowgrid_cache.town_flow(config)
+    assert isinstance(flow.d8, np.memmap) and entries(town) == [folder]
 
 
 def test_an_entry_for_another_key_is_not_used(town):
@@ -230,8 +234,16 @@ def test_an_entry_for_another_key_is_not_used(town):
     meta = json.loads((folder / "meta.json").read_text("utf-8"))
     meta["key"] = "0" * 32
     (folder / "meta.json").write_text(json.dumps(meta), encoding="utf-8")
+    net = hydrology.stream_network(io.read_layer(config, "streams"),
+                                   io.read_layer(config, "waterbodies"))
+    labels_dir = folder / f"net-{flowgrid_cache.network_key(net)}"
+    labels_dir.mkdir()
+    np.save(labels_dir / "labels.npy", np.full((400, 400), 7, dtype=np.int32))
     flow = flowgrid_cache.town_flow(config)
     assert not isinstance(flow.d8, np.memmap)  # recomputed, not loaded
+    # nothing of the foreign entry is served, not even its labels
+    np.testing.assert_array_equal(np.asarray(hydrology.drainage_labels(flow, net)),
+                                  hydrology.drainage_labels(uncached(config), net))
 
 
 def test_missing_and_crsless_dems_raise_the_usual_errors(town, tmp_path):
