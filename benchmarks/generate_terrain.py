@@ -156,7 +156,7 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--town", type=Path, required=True, help="folder to write the town into")
     ap.add_argument("--parcels", type=int, default=11_000,
-                    help="parcels (11,000 give a 5.7 km square town: 40 M cells with the margin)")
+                    help="parcels (11,000 give 32 km2: 39.5 M cells with the margin)")
     ap.add_argument("--margin", type=float, default=300.0, help="DEM beyond the town (m)")
     args = ap.parse_args()
     build(args.town, parcels=args.parcels, margin_m=args.margin)
