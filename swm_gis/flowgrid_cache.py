@@ -18,7 +18,8 @@ only the pages a trace touches are read; a COG would need decompressing on every
 tiles buy nothing for whole-grid arrays. The routing stays in pyflwdir (already the engine of
 :mod:`swm_gis.hydrology`): at 1 m it fills and routes 40 million cells in memory within the
 target, so an out-of-core tool (WhiteboxTools, a separate binary and file round-trips) is not
-needed; the memory is bounded instead by computing in float32 and blocks of rows.
+needed; the memory is bounded instead by float32 elevations and compiled single-pass loops
+(:mod:`swm_gis.flowkernels`).
 
 Keys: content, never names or dates
 -----------------------------------
