@@ -24,12 +24,13 @@ needed; the memory is bounded instead by float32 elevations and compiled single-
 Keys: content, never names or dates
 -----------------------------------
 A grid's key is a BLAKE2b digest of every byte of the DEM's files (a GeoTIFF and its sidecars,
-or a VRT and all its sources), streamed, plus what changes the result: the working CRS, a CRS the
-config declares for the DEM, the window, the pyflwdir version and :data:`CACHE_VERSION` (raised
-whenever the flow or label computation changes). Hashing a 1 m town DEM (about 100 MB) costs
-about 0.2 s a run; a size + date key would be faster but a DEM rewritten in place with the same
-size and a preserved date would then be served the old grid, and correctness comes first. The
-network arrays are keyed by the exact geometry (WKB) of the reaches and water bodies, in order.
+or a VRT and all its sources), streamed, plus what changes the result: the working CRS, the
+DEM's CRS (its own, or the one the config declares for a DEM without one), the window, the
+pyflwdir version and :data:`CACHE_VERSION` (raised whenever the flow or label computation
+changes). Hashing a 1 m town DEM (about 100 MB) costs about 0.2 s a run; a size + date key
+would be faster but a DEM rewritten in place with the same size and a preserved date would then
+be served the old grid, and correctness comes first. The network arrays are keyed by the exact
+geometry (WKB) of the reaches and water bodies, in order.
 
 Where
 -----
@@ -149,10 +150,22 @@ def grid_key(config: TownConfig, window: tuple[float, ...] | None) -> str | None
     if digest is None:
         return None
     what = {"version": CACHE_VERSION, "pyflwdir": version("pyflwdir"), "content": digest,
-            "working_crs": config.crs_obj.to_wkt(), "declared_crs": spec.crs,
+            "working_crs": config.crs_obj.to_wkt(), "source_crs": _source_crs(spec),
             "window": [round(float(v), 6) for v in window] if window else None}
     return hashlib.blake2b(json.dumps(what, sort_keys=True).encode(),
                            digest_size=16).hexdigest()
+
+
+def _source_crs(spec: Any) -> str | None:
+    """The CRS the DEM is read in: its own, else the one the config declares (as
+    :func:`swm_gis.layers.read_raster` does), so a config that repeats the file's own CRS (the
+    QGIS plugin's temporary configs do) shares the entry of one that does not."""
+    import rasterio
+
+    with rasterio.open(spec.path) as src:
+        if src.crs:
+            return CRS.from_user_input(src.crs.to_wkt()).to_wkt()
+    return CRS.from_user_input(spec.crs).to_wkt() if spec.crs else None
 
 
 def network_key(network: hydrology.StreamNetwork) -> str:

@@ -115,9 +115,27 @@ def test_keys_change_with_what_changes_the_grid(town):
     assert base == flowgrid_cache.grid_key(config, None)
     assert base != flowgrid_cache.grid_key(config, (236000.0, 916000.0, 240000.0, 920000.0))
     assert base != flowgrid_cache.grid_key(replace(config, crs="EPSG:26919"), None)
+    # a CRS declared for a DEM that has its own changes nothing (read_raster uses the file's)
     declared = replace(config, layers={**config.layers, "dem": replace(config.layer("dem"),
                                                                        crs="EPSG:26986")})
-    assert base != flowgrid_cache.grid_key(declared, None)
+    assert base == flowgrid_cache.grid_key(declared, None)
+
+
+def test_a_crsless_dem_is_keyed_by_the_crs_the_config_declares(town, tmp_path):
+    bare = tmp_path / "bare.tif"
+    with rasterio.open(town.parent / "dem.tif") as src:
+        profile, band = {**src.profile, "crs": None}, src.read(1)
+    with rasterio.open(bare, "w", **profile) as dst:
+        dst.write(band, 1)
+    config = load_config(town)
+
+    def declaring(crs):
+        return replace(config, layers={**config.layers, "dem": replace(
+            config.layer("dem"), path=str(bare), crs=crs)})
+
+    a, b = declaring("EPSG:26986"), declaring("EPSG:26919")
+    assert flowgrid_cache.grid_key(a, None) != flowgrid_cache.grid_key(b, None)
+    np.testing.assert_array_equal(np.asarray(flowgrid_cache.town_flow(a).d8), uncached(a).d8)
 
 
 def test_network_arrays_follow_the_network(town):
@@ -425,3 +443,23 @@ def test_a_depression_spilling_over_the_edge_drains_out_of_it():
     water[13, 2] = 5
     labels = hydrology._drainage_labels(flow, None, water)
     assert (labels[10:13, 1:3] == 5).all()  # the basin drains out through its spill cell
+
+
+def test_a_temporary_copy_of_the_config_reuses_the_entry(town, tmp_path, monkeypatch):
+    """The QGIS plugin runs the engine on a temporary config naming the same files: same DEM
+    bytes, same key, so its runs reuse the grid the command line stored (and vice versa)."""
+    monkeypatch.setenv("SWM_GIS_CACHE_DIR", str(tmp_path / "user-cache"))
+    text = (town.parent / "town.toml").read_text(encoding="utf-8").replace(
+        '[cache]\ndir = "../cache"\n', "")
+    text = text.replace('path = "', f'path = "{town.parent.as_posix()}/')
+    copy = tmp_path / "plugin-run" / "town.toml"
+    copy.parent.mkdir()
+    copy.write_text(text, encoding="utf-8")
+    original = town.parent / "original.toml"
+    original.write_text((town.parent / "town.toml").read_text(encoding="utf-8").replace(
+        '[cache]\ndir = "../cache"\n', ""), encoding="utf-8")
+    flowgrid_cache.town_flow(load_config(original))
+    grid = flowgrid_cache.town_flow(load_config(copy))
+    assert isinstance(grid.d8, np.memmap)
+    assert len(list((tmp_path / "user-cache" / f"flowgrid-v{flowgrid_cache.CACHE_VERSION}")
+                    .glob("[0-9a-f]*"))) == 1
