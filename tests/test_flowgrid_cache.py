@@ -463,3 +463,14 @@ def test_a_temporary_copy_of_the_config_reuses_the_entry(town, tmp_path, monkeyp
     assert isinstance(grid.d8, np.memmap)
     assert len(list((tmp_path / "user-cache" / f"flowgrid-v{flowgrid_cache.CACHE_VERSION}")
                     .glob("[0-9a-f]*"))) == 1
+
+
+def test_screening_on_a_dem_too_big_for_one_grid_uses_windows_and_no_cache(town, monkeypatch):
+    config = load_config(town)
+    site = io.read_file(f"{town.parent / 'sites.gpkg'}:site", working_crs=config.crs,
+                        what="--site")
+    monkeypatch.setattr(flowgrid_cache, "TOWN_MAX_CELLS", 1_000)
+    keys, _, checks = resource_checks(config, site)
+    assert keys["receiving_waters"]["method"] == "dem"
+    assert keys["receiving_waters"]["downstream"]  # the windowed trace still finds water
+    assert entries(town) == []  # site windows are never cached
