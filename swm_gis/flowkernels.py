@@ -194,7 +194,7 @@ def refill_kernel() -> Any:
         import numba
 
         @numba.njit(cache=True, nogil=True)
-        def kernel(raw, flood, nodata):  # pragma: no cover - compiled
+        def kernel(raw, flood, nodata, has_nodata):  # pragma: no cover - compiled
             rows, cols = raw.shape
             z = raw.ravel()
             fl = flood.ravel()
@@ -214,13 +214,12 @@ def refill_kernel() -> Any:
                         break
                     r, c = j // cols, j % cols
                     parent = -1
-                    edge = False
-                    for dr in range(-1, 2):
-                        for dc in range(-1, 2):
-                            rr, cc = r + dr, c + dc
-                            outside = rr < 0 or rr >= rows or cc < 0 or cc >= cols
-                            if outside or z[rr * cols + cc] == nodata:
-                                edge = True
+                    edge = r == 0 or r == rows - 1 or c == 0 or c == cols - 1
+                    if has_nodata and not edge:  # next to a hole in the data
+                        for dr in range(-1, 2):
+                            for dc in range(-1, 2):
+                                if z[(r + dr) * cols + (c + dc)] == nodata:
+                                    edge = True
                     code = fl[j]
                     dr, dc = 0, 0
                     if code == 1:

@@ -126,7 +126,8 @@ def flow_directions(dem: Raster) -> FlowGrid:
     raw = np.where(np.isfinite(data), data, data.dtype.type(_NODATA))
     filled, d8_flood = pyflwdir.dem.fill_depressions(raw, nodata=_NODATA, outlets="edge")
     del filled  # rounded in float32 on the way: recomputed exactly from the flood's tree
-    filled = flowkernels.refill_kernel()(raw, d8_flood, raw.dtype.type(_NODATA))
+    filled = flowkernels.refill_kernel()(raw, d8_flood, raw.dtype.type(_NODATA),
+                                         bool(np.isnan(data).any()))
     del raw
     d8 = _steepest_d8(filled, d8_flood, abs(dem.transform.a), abs(dem.transform.e))
     del filled, d8_flood
