@@ -474,3 +474,26 @@ def test_screening_on_a_dem_too_big_for_one_grid_uses_windows_and_no_cache(town,
     assert keys["receiving_waters"]["method"] == "dem"
     assert keys["receiving_waters"]["downstream"]  # the windowed trace still finds water
     assert entries(town) == []  # site windows are never cached
+
+
+def test_a_vrt_is_keyed_by_its_sources_too(town):
+    """A VRT names its tiles: changing a tile (the VRT file itself unchanged) changes the key."""
+    folder = town.parent
+    (folder / "dem.vrt").write_text(
+        '<VRTDataset rasterXSize="400" rasterYSize="400"><SRS>EPSG:26986</SRS>'
+        "<GeoTransform>236000, 10, 0, 920000, 0, -10</GeoTransform>"
+        '<VRTRasterBand dataType="Float32" band="1"><NoDataValue>-9999</NoDataValue>'
+        '<SimpleSource><SourceFilename relativeToVRT="1">dem.tif</SourceFilename>'
+        "<SourceBand>1</SourceBand></SimpleSource></VRTRasterBand></VRTDataset>",
+        encoding="utf-8")
+    config = load_config(town)
+    vrt = replace(config, layers={**config.layers, "dem": replace(
+        config.layer("dem"), path=str(folder / "dem.vrt"))})
+    assert str(folder / "dem.tif") in flowgrid_cache.dem_files(str(folder / "dem.vrt"))
+    before = flowgrid_cache.grid_key(vrt, None)
+    flowgrid_cache.town_flow(vrt)
+    poke_dem(folder / "dem.tif", 100, 100, 400.0)
+    assert flowgrid_cache.grid_key(vrt, None) != before
+    flow = flowgrid_cache.town_flow(vrt)
+    assert float(flow.elevation[100, 100]) == 400.0
+    np.testing.assert_array_equal(np.asarray(flow.d8), uncached(vrt).d8)
