@@ -70,7 +70,7 @@ from swm_gis import layers as io
 from swm_gis.config import TownConfig
 
 #: Raised whenever what a stored grid holds, or how it is computed, changes.
-CACHE_VERSION = 2
+CACHE_VERSION = 3
 #: Above this many cells the town grid is not the whole DEM but the parcels' extent (a DEM much
 #: bigger than the town, e.g. a county mosaic); about 3 GB of peak memory at 20 bytes a cell.
 TOWN_MAX_CELLS = 150_000_000

@@ -38,24 +38,18 @@ def steepest_kernel() -> Any:
                         continue
                     best = 0.0
                     code = np.uint8(0)
-                    edge = False
                     for k in range(8):  # the order of D8: the first of equal slopes wins
                         rr, cc = r + offsets[k, 0], c + offsets[k, 1]
                         if rr < 0 or rr >= rows or cc < 0 or cc >= cols:
-                            edge = True
                             continue
                         zn = filled[rr, cc]
                         if zn == nodata:
-                            edge = True
                             continue
                         slope = (np.float64(z) - np.float64(zn)) / dists[k]
                         if slope > best:
                             best = slope
                             code = codes[k]
-                    if best > 0:
-                        out[r, c] = code
-                    else:
-                        out[r, c] = 0 if edge else flood[r, c]
+                    out[r, c] = code if best > 0 else flood[r, c]
             return out
 
         _STEEPEST.append(kernel)
@@ -72,17 +66,15 @@ def steepest_reference(filled: np.ndarray, d8_flood: np.ndarray, dx: float, dy: 
     padded = np.pad(z, 1, constant_values=np.inf)
     best = np.zeros(filled.shape)
     code = np.zeros(filled.shape, dtype=np.uint8)
-    edge = np.zeros(filled.shape, dtype=bool)
     for (dr, dc), value in D8.items():
         neighbour = padded[1 + dr: 1 + dr + rows, 1 + dc: 1 + dc + cols]
-        edge |= np.isinf(neighbour)
         with np.errstate(invalid="ignore"):  # inf - inf outside the data: no slope
             slope = (z - neighbour) / np.hypot(dr * dy, dc * dx)
         slope = np.where(np.isfinite(slope), slope, 0.0)
         better = slope > best
         best = np.where(better, slope, best)
         code = np.where(better, np.uint8(value), code)
-    out = np.where(best > 0, code, np.where(edge, 0, d8_flood)).astype(np.uint8)
+    out = np.where(best > 0, code, d8_flood).astype(np.uint8)
     out[~valid] = 247
     return out
 
@@ -187,14 +179,15 @@ def refill_kernel() -> Any:
     the cell it spills over. On a flat that step is a slope: the spill cell "drains" into the
     depression, whose flood direction points back at it, and the two make a loop that drains
     nothing. Here each cell's level is exactly ``max(own elevation, level of the cell the flood
-    reached it from)`` (the flood's tree, walked once per cell; edge cells of the data are the
-    roots, as in the flood), so a filled depression is exactly as high as its spill point.
+    reached it from)`` (the flood's tree, walked once per cell; the flood's outlets, code 0, are
+    the roots), so a filled depression is exactly as high as its spill point, a flood direction
+    never climbs and steepest descent always falls: no loops.
     """
     if not _REFILL:
         import numba
 
         @numba.njit(cache=True, nogil=True)
-        def kernel(raw, flood, nodata, has_nodata):  # pragma: no cover - compiled
+        def kernel(raw, flood, nodata):  # pragma: no cover - compiled
             rows, cols = raw.shape
             z = raw.ravel()
             fl = flood.ravel()
@@ -214,12 +207,6 @@ def refill_kernel() -> Any:
                         break
                     r, c = j // cols, j % cols
                     parent = -1
-                    edge = r == 0 or r == rows - 1 or c == 0 or c == cols - 1
-                    if has_nodata and not edge:  # next to a hole in the data
-                        for dr in range(-1, 2):
-                            for dc in range(-1, 2):
-                                if z[(r + dr) * cols + (c + dc)] == nodata:
-                                    edge = True
                     code = fl[j]
                     dr, dc = 0, 0
                     if code == 1:
@@ -240,7 +227,7 @@ def refill_kernel() -> Any:
                         dr, dc = -1, 1
                     if (dr != 0 or dc != 0) and 0 <= r + dr < rows and 0 <= c + dc < cols:
                         parent = (r + dr) * cols + (c + dc)
-                    if edge or parent < 0 or z[parent] == nodata or state[parent] == 1:
+                    if parent < 0 or z[parent] == nodata or state[parent] == 1:
                         out[j] = z[j]  # a root: its own elevation
                         state[j] = 2
                         break

@@ -126,8 +126,7 @@ def flow_directions(dem: Raster) -> FlowGrid:
     raw = np.where(np.isfinite(data), data, data.dtype.type(_NODATA))
     filled, d8_flood = pyflwdir.dem.fill_depressions(raw, nodata=_NODATA, outlets="edge")
     del filled  # rounded in float32 on the way: recomputed exactly from the flood's tree
-    filled = flowkernels.refill_kernel()(raw, d8_flood, raw.dtype.type(_NODATA),
-                                         bool(np.isnan(data).any()))
+    filled = flowkernels.refill_kernel()(raw, d8_flood, raw.dtype.type(_NODATA))
     del raw
     d8 = _steepest_d8(filled, d8_flood, abs(dem.transform.a), abs(dem.transform.e))
     del filled, d8_flood
@@ -185,13 +184,11 @@ def _steepest_d8(filled: np.ndarray, d8_flood: np.ndarray, dx: float, dy: float)
 
     pyflwdir's ``fill_depressions`` returns, with the filled DEM, the direction in which the
     priority flood reached each cell; on sloping ground that is not the steepest descent (it
-    zig-zags diagonally), so it is used only where the filled surface is flat. A cell on the
-    edge of the valid data with no lower neighbour is an outlet (code 0): pyflwdir starts its
-    flood from those cells but may later overwrite an edge cell's direction towards a neighbour
-    it flooded at the same height, which pointed back at it (a two-cell loop that drained
-    nothing and made every cell upstream "reach no water"). Steepest descent always goes
-    strictly down, flood directions of inner cells point to a cell flooded earlier and edge
-    cells on flats end the flow, so the mix has no loops.
+    zig-zags diagonally), so it is used only where the filled surface is flat. The filled
+    surface is the exact one of :func:`swm_gis.flowkernels.refill_kernel` (pyflwdir's is
+    rounded in float32, which made two-cell loops on flats). Steepest descent always goes
+    strictly down and flood directions point to a cell flooded earlier at the same or a lower
+    level, so the mix has no loops.
 
     Compiled with numba (as pyflwdir's own code is): one pass over the grid with no
     temporaries, so a 1 m town DEM of 40 million cells costs a fraction of a second and no

@@ -408,7 +408,7 @@ def test_compiled_drainage_labels_equal_pyflwdir_basins(z, water_all, holes_all)
        st.booleans(), st.integers(0, 6))
 def test_flow_directions_have_no_loops(z, as_float32, hole_every):
     """Every cell with data drains to a pit: the filled levels are exact (no rounding step that
-    a flat could drain up) and flat cells on the data's edge are outlets."""
+    a flat could drain up)."""
     from affine import Affine
 
     from swm_gis.layers import Raster
@@ -437,7 +437,7 @@ def test_a_depression_spilling_over_the_edge_drains_out_of_it():
     z[13, :4] = [1, 1, 0.7, 1]
     flow = hydrology.flow_directions(Raster(np.ma.masked_invalid(z),
                                             Affine(10, 0, 0, 0, -10, 1000), CRS_OBJ, {}))
-    assert flow.d8[13, 2] == 0  # the spill cell is an outlet
+    assert flow.d8[13, 2] == 0  # the spill cell on the edge is the basin's outlet
     assert (flow.flwdir.rank >= 0).all()
     water = np.zeros(z.shape, dtype=np.int32)
     water[13, 2] = 5
