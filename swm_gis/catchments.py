@@ -10,14 +10,16 @@ walk thousands of times. Instead, built on :mod:`swm_gis.hydrology`:
 3. each network node matched to the ORWs and impaired waters it is or runs along
    (:func:`node_matches`), then closed downstream over the network (:func:`downstream_closure`),
    so a node is flagged if any water below it is an ORW or impaired;
-4. a cell inherits its node's flags (:class:`swm_gis.applicability.DrainageGrid`).
+4. a cell inherits its node's flags (:class:`DrainageGrid`).
 
 Impaired waters are Integrated List assessment units in category 4a (approved TMDL), 4b or 5
-(§ 320-19 B(10)).
+(§ 320-19 B(10)). Pure: the files are read by
+:func:`swm_gis.applicability_tiles.drainage_grid`.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 import geopandas as gpd
@@ -25,12 +27,28 @@ import numpy as np
 import pandas as pd
 import shapely
 
-from swm_gis import flowgrid_cache, hydrology
-from swm_gis import layers as io
-from swm_gis.applicability import DrainageGrid
-from swm_gis.config import TownConfig
+from swm_gis import hydrology
 from swm_gis.receiving_waters import IMPAIRED_CATEGORIES, is_impaired
 from swm_gis.receiving_waters import split_causes as rw_split_causes
+
+
+@dataclass(frozen=True)
+class DrainageGrid:
+    """Receiving-water flags per DEM cell, from catchments computed once for the town.
+
+    ``labels`` (int32, the DEM window's shape) gives each cell the network node (stream reach or
+    water body) its runoff first meets, or -1; row ``i`` of ``node_flags`` (bool, nodes x
+    (2 + causes)) says whether node ``i`` or anything downstream of it is an ORW (column 0), an
+    impaired water (column 1) and which of ``cause_names`` impair it (columns 2...).
+    ``transform`` is the affine transform of ``labels``.
+    """
+
+    labels: np.ndarray
+    node_flags: np.ndarray
+    cause_names: tuple[str, ...]
+    transform: Any
+    orw_ran: bool = True
+    impaired_ran: bool = True
 
 
 def impaired_rows(impaired: gpd.GeoDataFrame) -> np.ndarray:
@@ -175,44 +193,5 @@ def build_grid(flow: hydrology.FlowGrid, network: hydrology.StreamNetwork, *,
                         impaired_ran=impaired is not None)
 
 
-def drainage_grid(config: TownConfig, extent: Any, *, progress: Any = None
-                  ) -> tuple[DrainageGrid | None, dict[str, str | None]]:
-    """Read the DEM, streams, water bodies, ORWs and impaired waters once and build the grid.
-
-    Returns the grid (or None) and, for ``"orw"`` and ``"impaired"``, why that flag did not run
-    (None when it ran).
-    """
-    reasons: dict[str, str | None] = {"orw": None, "impaired": None}
-    missing_base = [k for k in ("dem",) if not config.has(k)]
-    if not (config.has("streams") or config.has("waterbodies")):
-        missing_base.append("streams or waterbodies")
-    if missing_base:
-        why = "no " + " and no ".join(f"layers.{k}" for k in missing_base) + \
-            " in the town config (needed to trace drainage)"
-        return None, {"orw": why, "impaired": why}
-    if not config.has("orw"):
-        reasons["orw"] = "no layers.orw in the town config"
-    if not config.has("impaired_waters"):
-        reasons["impaired"] = "no layers.impaired_waters in the town config"
-    if reasons["orw"] and reasons["impaired"]:
-        return None, reasons
-    if progress:
-        progress(0.09, "flow directions on the DEM")
-    # the whole DEM, routed once and kept by flowgrid_cache (the parcels' extent if it is huge)
-    flow = flowgrid_cache.town_flow(config, fallback_bounds=extent) or \
-        hydrology.flow_directions(io.read_raster(config, "dem"))
-    area = flow.bounds
-
-    def read(key: str) -> gpd.GeoDataFrame | None:
-        return io.read_layer(config, key, bbox=area) if config.has(key) else None
-
-    if progress:
-        progress(0.12, "catchments of the stream network")
-    network = hydrology.stream_network(read("streams"), read("waterbodies"))
-    grid = build_grid(flow, network, orw=read("orw") if not reasons["orw"] else None,
-                      impaired=read("impaired_waters") if not reasons["impaired"] else None)
-    return grid, reasons
-
-
-__all__ = ["IMPAIRED_CATEGORIES", "build_grid", "downstream_closure", "drainage_grid",
+__all__ = ["IMPAIRED_CATEGORIES", "DrainageGrid", "build_grid", "downstream_closure",
            "impaired_rows", "node_flags", "node_matches", "split_causes"]

@@ -28,7 +28,7 @@ import shapely
 
 from swm_gis.disturbance import sqft_per_crs_unit2, union_polygons
 from swm_gis.errors import CrsError, SwmGisError
-from swm_gis.layers import Raster
+from swm_gis.raster import Raster
 
 SECTION = ("Chapter 320 definitions of new development and redevelopment; "
            "§ 320-19 B(7) and B(8)")

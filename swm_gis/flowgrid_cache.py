@@ -145,12 +145,18 @@ def grid_key(config: TownConfig, window: tuple[float, ...] | None) -> str | None
 
     spec = config.layer("dem")
     if not spec.is_file or not os.path.isfile(spec.path):
-        return None  # a database or URL: no bytes to hash
-    digest = file_digest(dem_files(spec.path))
+        return None  # a database, URL or several sources: no one set of bytes to hash
+    import rasterio
+
+    try:
+        digest = file_digest(dem_files(spec.path))
+        source_crs = _source_crs(spec)
+    except rasterio.errors.RasterioIOError:
+        return None  # not a raster GDAL opens as it is (e.g. inside a zip): run uncached
     if digest is None:
         return None
     what = {"version": CACHE_VERSION, "pyflwdir": version("pyflwdir"), "content": digest,
-            "working_crs": config.crs_obj.to_wkt(), "source_crs": _source_crs(spec),
+            "working_crs": config.crs_obj.to_wkt(), "source_crs": source_crs,
             "window": [round(float(v), 6) for v in window] if window else None}
     return hashlib.blake2b(json.dumps(what, sort_keys=True).encode(),
                            digest_size=16).hexdigest()

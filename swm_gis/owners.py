@@ -20,6 +20,7 @@ from __future__ import annotations
 import re
 import unicodedata
 from collections.abc import Iterable
+from dataclasses import dataclass
 
 import pandas as pd
 
@@ -152,11 +153,19 @@ def join_owners(
     })
     rows["mail_address"] = [", ".join(p for p in (a1, a2) if p)
                             for a1, a2 in zip(rows["address1"], rows["address2"], strict=True)]
+    n_rows = len(rows)
     rows = rows.loc[(rows["owner_name"] != "") | (rows["mail_address"] != "")]
+    n_blank = n_rows - len(rows)
     rows = rows.drop_duplicates(subset=[c for c in rows.columns if c != "mail_address"])
+    n_identical = n_rows - n_blank - len(rows)
     rows["_order"] = rows["parcel_id"].map(order)
     rows = rows.sort_values(["_order"], kind="stable").drop(columns="_order")
-    return rows.reset_index(drop=True)
+    rows = rows.reset_index(drop=True)
+    # every row that does not become a notice is counted (SPEC section 5: counts add up)
+    rows.attrs["assessing_rows"] = n_rows
+    rows.attrs["blank_rows"] = n_blank
+    rows.attrs["identical_rows_merged"] = n_identical
+    return rows
 
 
 def recipient_key(row: pd.Series | dict) -> tuple[str, ...]:
@@ -175,13 +184,16 @@ def recipients(notices: pd.DataFrame) -> pd.DataFrame:
 
     The first spelling met is printed (a ZIP+4 preferred over a 5-digit ZIP; a co-owner line kept
     if any row has one); ``parcel_ids`` lists every parcel the recipient owns ("; "-separated).
-    ``attrs["duplicates_removed"]`` is the number of notices merged away. A ``note`` column flags
+    ``attrs["duplicates_removed"]`` counts every merge: identical assessing rows of one parcel
+    (``join_owners``) plus notices of the same owner at the same address. A ``note`` column flags
     mailing addresses that look incomplete.
     """
     cols = MAILING_COLUMNS + ["address1", "address2", "note"]
     if notices.empty:
         out = pd.DataFrame(columns=cols)
-        out.attrs["duplicates_removed"] = 0
+        out.attrs["identical_rows_merged"] = int(notices.attrs.get("identical_rows_merged", 0))
+        out.attrs["same_owner_address_merged"] = 0
+        out.attrs["duplicates_removed"] = out.attrs["identical_rows_merged"]
         return out
     keys = [recipient_key(r) for r in notices.to_dict("records")]
     grouped: dict[tuple[str, ...], dict] = {}
@@ -202,7 +214,10 @@ def recipients(notices: pd.DataFrame) -> pd.DataFrame:
         g["note"] = address_problem(g)
         rows.append(g)
     out = pd.DataFrame(rows)[cols].reset_index(drop=True)
-    out.attrs["duplicates_removed"] = len(notices) - len(out)
+    out.attrs["same_owner_address_merged"] = len(notices) - len(out)
+    out.attrs["identical_rows_merged"] = int(notices.attrs.get("identical_rows_merged", 0))
+    out.attrs["duplicates_removed"] = (out.attrs["same_owner_address_merged"]
+                                       + out.attrs["identical_rows_merged"])
     return out
 
 
@@ -219,6 +234,299 @@ def address_problem(rec: dict) -> str:
         missing.append("owner name")
     return f"incomplete mailing address (no {', '.join(missing)}): check with the Assessors" \
         if missing else ""
+
+
+# --------------------------------------------------------------------------- mailability
+#: USPS state and territory codes (Publication 28 appendix B), military APO/FPO "states" too.
+_STATE_TABLE = (
+    "AL AK AZ AR CA CO CT DE DC FL GA HI ID IL IN IA KS KY LA ME MD MA MI MN MS MO MT NE NV NH NJ "
+    "NM NY NC ND OH OK OR PA RI SC SD TN TX UT VT VA WA WV WI WY AS GU MP PR VI UM FM MH PW "
+    "AA AE AP"
+)
+US_STATES = frozenset(_STATE_TABLE.split())
+#: Words in a foreign address that name its country when the assessing record does not (the
+#: Cambridge table has no country field). Checked against the city, state and second address
+#: line; the country is printed in capitals on the last line, as USPS Publication 28 asks.
+COUNTRY_HINTS = {
+    "NSW": "AUSTRALIA", "VIC": "AUSTRALIA", "QLD": "AUSTRALIA", "TAS": "AUSTRALIA",
+    "SYDNEY": "AUSTRALIA", "MELBOURNE": "AUSTRALIA", "MANAMA": "BAHRAIN", "BAHRAIN": "BAHRAIN",
+    "BEIJING": "CHINA", "SHANGHAI": "CHINA", "SHENZHEN": "CHINA", "HONG KONG": "HONG KONG",
+    "TAIPEI": "TAIWAN", "SEOUL": "KOREA, REPUBLIC OF", "TOKYO": "JAPAN", "SINGAPORE": "SINGAPORE",
+    "LONDON": "UNITED KINGDOM", "PARIS": "FRANCE", "DUBLIN": "IRELAND", "DUBAI": "UNITED ARAB "
+    "EMIRATES", "ONTARIO": "CANADA", "QUEBEC": "CANADA", "TORONTO": "CANADA", "MONTREAL":
+    "CANADA", "VANCOUVER": "CANADA", "BC": "CANADA", "ON": "CANADA", "QC": "CANADA",
+    "NS": "CANADA", "NB": "CANADA", "AB": "CANADA", "MUMBAI": "INDIA", "DELHI": "INDIA",
+    "BANGALORE": "INDIA", "BENGALURU": "INDIA", "ZURICH": "SWITZERLAND", "GENEVA": "SWITZERLAND",
+}
+#: A second address line that is only a secondary unit ("UNIT 108", "APT 2", "# 5", "STE I"):
+#: USPS puts it on the delivery line, after the street ("4 CANAL PARK UNIT 108").
+_UNIT_ONLY = re.compile(r"^(?:(?:UNIT|APT|APARTMENT|STE|SUITE|FL|FLOOR|RM|ROOM|NO|#)\.?\s*"
+                        r"(?:NO\.?\s*|#\s*)?[\w/-]{1,8}(?:\s+(?:II|2))?|#?[A-Z0-9]{1,2})$",
+                        re.IGNORECASE)
+#: Address kinds, in the order a review reads them. Only the first three can be mailed.
+MAILABLE_KINDS = ("street", "po_box", "foreign")
+REVIEW_KINDS = ("none", "incomplete")
+
+
+@dataclass(frozen=True)
+class AddressCheck:
+    """What a recipient's mailing address is and the lines a label prints.
+
+    ``kind`` is ``street`` (US street address), ``po_box`` (US post office box), ``foreign``
+    (outside the US, with its country), ``none`` (no mailing address at all) or ``incomplete``
+    (something a carrier needs is missing). ``lines`` are the address lines below the name(s):
+    delivery line(s), city line, country line (foreign mail only).
+    """
+
+    kind: str
+    lines: tuple[str, ...]
+    country: str = ""
+    problem: str = ""
+
+    @property
+    def mailable(self) -> bool:
+        return self.kind in MAILABLE_KINDS
+
+
+def delivery_lines(address1: object, address2: object) -> list[str]:
+    """The street lines as USPS wants them: a unit-only second line joins the street line, and
+    when a PO box and a street are both given the PO box is the line above the city.
+
+    >>> delivery_lines("4 CANAL PARK", "UNIT 108")
+    ['4 CANAL PARK UNIT 108']
+    >>> delivery_lines("P.O. BOX 29", "ASTOR DRIVE")
+    ['ASTOR DRIVE', 'P.O. BOX 29']
+    """
+    a1, a2 = clean_text(address1), clean_text(address2)
+    if a1 and a2 and _UNIT_ONLY.match(a2) and not _is_po_box(a1):
+        return [f"{a1} {a2}"]
+    lines = [a for a in (a1, a2) if a]
+    if len(lines) == 2 and _is_po_box(lines[0]) and not _is_po_box(lines[1]):
+        lines.reverse()
+    return lines
+
+
+def _is_po_box(text: str) -> bool:
+    return normalise_address(text).startswith("PO BOX ")
+
+
+def _looks_like_street(text: str) -> bool:
+    """A placeholder ("A", "Z", "-") is not a street line; two letters or digits at least."""
+    return sum(ch.isalnum() for ch in text) >= 2
+
+
+def infer_country(*parts: object) -> str:
+    """The country a foreign address names, from :data:`COUNTRY_HINTS` ('' if none).
+
+    >>> infer_country("BELLA VISTA NSW 2153"), infer_country("MANAMA"), infer_country("BOSTON")
+    ('AUSTRALIA', 'BAHRAIN', '')
+    """
+    text = " ".join(_base(p) for p in parts)
+    words = set(text.split())
+    for hint, country in COUNTRY_HINTS.items():
+        if (hint in words) if " " not in hint else (hint in text):
+            return country
+    return ""
+
+
+def classify_address(rec: dict) -> AddressCheck:
+    """Classify one recipient's mailing address (pure; reads the ``join_owners`` columns).
+
+    >>> classify_address({"owner_name": "A B", "address1": "4 CANAL PARK", "address2": "UNIT 1",
+    ...                   "mail_city": "CAMBRIDGE", "mail_state": "MA", "mail_zip": "02141"})
+    AddressCheck(kind='street', lines=('4 CANAL PARK UNIT 1', 'CAMBRIDGE, MA 02141'), country='', problem='')
+    >>> classify_address({"owner_name": "A B"}).kind
+    'none'
+    """  # noqa: E501
+    get = {k: clean_text(rec.get(k)) for k in ("owner_name", "address1", "address2",
+                                               "mail_address", "mail_city", "mail_state",
+                                               "mail_zip", "mail_country")}
+    a1 = get["address1"] if "address1" in rec else get["mail_address"]
+    a1 = a1 if _looks_like_street(a1) else ""  # "Z", "-": a placeholder, not a street
+    street = [line for line in delivery_lines(a1, get["address2"]) if _looks_like_street(line)]
+    city, state, zip_ = get["mail_city"], get["mail_state"].upper(), get["mail_zip"]
+    city = city if _looks_like_street(city) else ""
+    if not street and not city:
+        return AddressCheck("none", (), problem="no mailing address on the assessing record: "
+                            "ask the Assessors for one; this owner cannot be mailed a notice")
+    country = normalise_country(get["mail_country"])
+    country = country if sum(ch.isalpha() for ch in country) >= 2 else ""
+    if not country and state not in US_STATES:
+        country = infer_country(city, state, *street[1:], get["mail_zip"])
+    missing = [] if street else ["street or PO box"]
+    if not get["owner_name"]:
+        missing.append("owner name")
+    if country:
+        last = " ".join(p for p in (city, state if _looks_like_street(state) else "",
+                                    zip_ if _looks_like_street(zip_) else "") if p)
+        lines = (*street, last, country) if last else (*street, country)
+        if missing:
+            return AddressCheck("incomplete", lines, country, _missing_text(missing))
+        return AddressCheck("foreign", lines, country)
+    if state not in US_STATES:
+        missing.append("state (or the country, if foreign)" if state == "" else
+                       f"a US state (\"{state}\" is none; if foreign, the country)")
+    if not city:
+        missing.append("city")
+    if not zip_[:5].isdigit():
+        missing.append("ZIP")
+    last = " ".join(p for p in (f"{city}," if city else "", state, zip_) if p).rstrip(",")
+    lines = tuple(line for line in (*street, last) if line)
+    if missing:
+        return AddressCheck("incomplete", lines, "", _missing_text(missing))
+    kind = "po_box" if street and _is_po_box(street[-1]) else "street"
+    return AddressCheck(kind, lines)
+
+
+def _missing_text(missing: list[str]) -> str:
+    return (f"incomplete mailing address (no {', '.join(missing)}): check with the Assessors "
+            "before mailing")
+
+
+REVIEW_COLUMNS = ["issue", "group", "owner_name", "co_owner", "mail_address", "mail_city",
+                  "mail_state", "mail_zip", "mail_country", "parcel_ids", "reason"]
+#: Words that do not tell two owners apart ("TRUSTEE", "TRUSTEE OF", "TRS", "ET AL").
+_OWNER_FILLER = frozenset({"&", "AND", "OF", "THE", "TR", "TRS", "TRUSTEE", "TRUSTEES", "TRST",
+                           "ET", "AL", "JR", "SR"})
+
+
+def _owner_words(name: object) -> frozenset[str]:
+    return frozenset(t for t in normalise_owner(name).split()
+                     if t not in _OWNER_FILLER and len(t) > 1)
+
+
+def likely_duplicates(recips: pd.DataFrame) -> list[list[int]]:
+    """Groups of recipients (positions) that are probably one owner but were not merged: the
+    same mailing address (normalised) and owner names whose words, ignoring "TRUSTEE (OF)",
+    "TRS", "&" and initials, are equal or one contains the other ("KARAGEZIAN, JOSEPH TRUSTEE"
+    and "KARAGEZIAN, JOSEPH TRUSTEE OF" at "7 DEBSTON LANE" / "7 DEBSTON LN"). They are listed
+    for review, never merged: two people can share a surname and a house.
+    """
+    by_address: dict[tuple[str, ...], list[int]] = {}
+    for i, rec in enumerate(recips.to_dict("records")):
+        key = recipient_key(rec)[1:]
+        if key[0]:
+            by_address.setdefault(key, []).append(i)
+    groups = []
+    for members in by_address.values():
+        if len(members) < 2:
+            continue
+        words = {i: _owner_words(recips.iloc[i]["owner_name"]) for i in members}
+        linked = sorted({i for i in members for j in members if i != j and words[i] and words[j]
+                         and (words[i] <= words[j] or words[j] <= words[i])})
+        if len(linked) >= 2:
+            groups.append(linked)
+    return groups
+
+
+def build_recipients(
+    notices: pd.DataFrame,
+    *,
+    subject_ids: Iterable[object] = (),
+) -> tuple[pd.DataFrame, pd.DataFrame, dict[str, int]]:
+    """Recipients who can be mailed, the records to review, and every count (SPEC section 5).
+
+    Parameters
+    ----------
+    notices
+        The output of :func:`join_owners` (its ``attrs`` carry the rows it merged).
+    subject_ids
+        Subject parcel ids: a recipient owning one gets ``is_subject`` true (with
+        ``--include-subject``).
+
+    Returns
+    -------
+    mailable
+        One row per recipient with a usable address: the mailing columns, ``is_subject``,
+        ``address_kind`` (street, po_box, foreign), ``address_lines`` (the label's address lines,
+        newline-separated) and ``note``. This is what ``mailing_list.csv``, the labels and the
+        certified-mail book print.
+    review
+        :data:`REVIEW_COLUMNS`: ``issue`` ``no_mailing_address`` or ``incomplete_address`` (kept
+        off every mailing output) or ``likely_duplicate`` (mailed, but probably the same owner as
+        the other rows of its ``group``).
+    counts
+        ``assessing_rows``, ``blank_rows``, ``identical_rows_merged``,
+        ``same_owner_address_merged``, ``duplicates_removed`` (the two merges together),
+        ``recipients`` (before the mailability split), ``mailable``, ``no_mailing_address``,
+        ``incomplete_address``, ``foreign_address``, ``po_box``, ``likely_duplicate_groups`` and
+        ``likely_duplicate_recipients``. ``recipients == mailable + no_mailing_address +
+        incomplete_address``.
+    """
+    merged = recipients(notices)
+    subjects = {str(s) for s in subject_ids}
+    checks = [classify_address(r) for r in merged.to_dict("records")]
+    merged = merged.assign(
+        is_subject=[bool(subjects & set(str(p).split("; "))) for p in merged["parcel_ids"]],
+        address_kind=[c.kind for c in checks],
+        address_lines=["\n".join(c.lines) for c in checks],
+        mail_country=[c.country or clean_text(v) for c, v in
+                      zip(checks, merged["mail_country"], strict=True)],
+        note=[c.problem or (f"country {c.country} read from the address" if c.kind == "foreign"
+                            and not normalise_country(v) else "")
+              for c, v in zip(checks, merged["mail_country"], strict=True)],
+    )
+    mailable_mask = merged["address_kind"].isin(MAILABLE_KINDS).to_numpy()
+    review = [merged.loc[~mailable_mask].assign(
+        issue=["no_mailing_address" if k == "none" else "incomplete_address"
+               for k in merged.loc[~mailable_mask, "address_kind"]],
+        group=0, reason=merged.loc[~mailable_mask, "note"])]
+    mailable = merged.loc[mailable_mask].reset_index(drop=True)
+    groups = likely_duplicates(mailable)
+    for g, members in enumerate(groups, start=1):
+        review.append(mailable.iloc[members].assign(
+            issue="likely_duplicate", group=g,
+            reason="same mailing address and nearly the same owner name: check whether one "
+                   "notice is enough (not merged)"))
+    review_df = pd.concat(review, ignore_index=True)[REVIEW_COLUMNS] if review else \
+        pd.DataFrame(columns=REVIEW_COLUMNS)
+    kinds = merged["address_kind"].value_counts()
+    counts = {
+        "assessing_rows": int(notices.attrs.get("assessing_rows", len(notices))),
+        "blank_rows": int(notices.attrs.get("blank_rows", 0)),
+        "identical_rows_merged": int(merged.attrs["identical_rows_merged"]),
+        "same_owner_address_merged": int(merged.attrs["same_owner_address_merged"]),
+        "duplicates_removed": int(merged.attrs["duplicates_removed"]),
+        "recipients": len(merged),
+        "mailable": int(mailable_mask.sum()),
+        "no_mailing_address": int(kinds.get("none", 0)),
+        "incomplete_address": int(kinds.get("incomplete", 0)),
+        "foreign_address": int(kinds.get("foreign", 0)),
+        "po_box": int(kinds.get("po_box", 0)),
+        "likely_duplicate_groups": len(groups),
+        "likely_duplicate_recipients": sum(len(g) for g in groups),
+    }
+    mailable.attrs.update(merged.attrs, **counts)
+    return mailable, review_df, counts
+
+
+_DANGLING = re.compile(r"\s*(?:&|\bAND\b|,)\s*$", re.IGNORECASE)
+
+
+def owner_display(owner: object, co_owner: object = "") -> str:
+    """An owner as a reader should see it in one cell: a name cut off by the assessing field
+    ("GOMES, FERNANDO J. &") is completed with the co-owner line, or loses its dangling "&".
+
+    >>> owner_display("GOMES, FERNANDO J. &", "MARIA GOMES"), owner_display("KIEU, ALIX &")
+    ('GOMES, FERNANDO J. & MARIA GOMES', 'KIEU, ALIX')
+    >>> owner_display("SMITH, ANN", "THE SMITH TRUST")
+    'SMITH, ANN'
+    """
+    name, co = clean_text(owner), clean_text(co_owner)
+    if _DANGLING.search(name):
+        return f"{name} {co}" if co else _DANGLING.sub("", name)
+    return name
+
+
+def owners_by_parcel(notices: pd.DataFrame) -> dict[str, str]:
+    """Parcel id -> its owners of record for the map key ("; " between distinct owners)."""
+    out: dict[str, list[str]] = {}
+    for rec in notices.to_dict("records"):
+        name = owner_display(rec.get("owner_name"), rec.get("co_owner"))
+        names = out.setdefault(str(rec["parcel_id"]), [])
+        if name and name not in names:
+            names.append(name)
+    return {pid: "; ".join(names) for pid, names in out.items()}
 
 
 def fiscal_years(assess: pd.DataFrame) -> list[str]:
@@ -245,7 +553,9 @@ def unique_ids(values: Iterable[object]) -> list[str]:
 
 
 __all__ = [
-    "MAILING_COLUMNS", "address_problem", "clean_text", "fiscal_years", "join_owners",
+    "MAILING_COLUMNS", "REVIEW_COLUMNS", "AddressCheck", "address_problem", "build_recipients",
+    "classify_address", "clean_text", "delivery_lines", "fiscal_years", "infer_country",
+    "join_owners", "likely_duplicates", "owner_display", "owners_by_parcel",
     "normalise_address", "normalise_country", "normalise_owner", "normalise_zip",
     "owned_parcel_ids", "recipient_key", "recipients", "unique_ids",
 ]

@@ -51,7 +51,7 @@ def test_assessing_csv_joins_parcels(cambridge_config):
 def test_data_validate_passes_on_cambridge(cambridge_config, capsys):
     assert main(["--progress", "none", "data", "validate", "--config", str(cambridge_config)]) == 0
     out = capsys.readouterr().out
-    assert "5 of 5 layers passed" in out
+    assert "6 of 6 layers passed" in out
 
 
 def test_data_validate_fails_clearly_on_broken_cambridge_copy(cambridge_config, tmp_path, capsys):

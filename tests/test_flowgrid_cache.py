@@ -22,7 +22,7 @@ from hypothesis.extra.numpy import arrays
 from pyproj import CRS
 from townkit import REPO
 
-from swm_gis import catchments, flowgrid_cache, flowkernels, hydrology
+from swm_gis import applicability_tiles, flowgrid_cache, flowkernels, hydrology, hydrology_grid
 from swm_gis import layers as io
 from swm_gis.config import load_config, parse_config
 from swm_gis.errors import ConfigError, CrsError, InputFileError
@@ -178,10 +178,10 @@ def test_network_key_is_the_geometry_in_order():
 # --------------------------------------------------------------------------- same results
 def test_drainage_grid_is_identical_with_and_without_the_cache(town):
     config = load_config(town)
-    off, _ = catchments.drainage_grid(replace(config, cache_enabled=False), None)
+    off, _ = applicability_tiles.drainage_grid(replace(config, cache_enabled=False), None)
     assert entries(town) == []
-    first, _ = catchments.drainage_grid(config, None)
-    second, _ = catchments.drainage_grid(config, None)
+    first, _ = applicability_tiles.drainage_grid(config, None)
+    second, _ = applicability_tiles.drainage_grid(config, None)
     for grid in (first, second):
         np.testing.assert_array_equal(np.asarray(grid.labels), off.labels)
         np.testing.assert_array_equal(grid.node_flags, off.node_flags)
@@ -356,17 +356,17 @@ def test_compiled_steepest_d8_equals_the_numpy_rule(filled, cell, as_float32):
     filled = filled.astype(np.float32) if as_float32 else filled
     flood = np.random.default_rng(0).choice(np.array([1, 2, 4, 8, 16, 32, 64, 128], np.uint8),
                                             size=filled.shape)
-    np.testing.assert_array_equal(hydrology._steepest_d8(filled, flood, *cell),
+    np.testing.assert_array_equal(hydrology_grid._steepest_d8(filled, flood, *cell),
                                   flowkernels.steepest_reference(filled, flood, *cell))
 
 
 def test_float32_dems_are_kept_in_float32_and_float64_in_float64():
-    assert hydrology._elevations(np.ma.masked_array(np.ones((2, 2), "float32"))).dtype == \
+    assert hydrology_grid._elevations(np.ma.masked_array(np.ones((2, 2), "float32"))).dtype == \
         np.float32
-    assert hydrology._elevations(np.ones((2, 2), "int16")).dtype == np.float32
-    assert hydrology._elevations(np.ones((2, 2), "float64")).dtype == np.float64
+    assert hydrology_grid._elevations(np.ones((2, 2), "int16")).dtype == np.float32
+    assert hydrology_grid._elevations(np.ones((2, 2), "float64")).dtype == np.float64
     masked = np.ma.masked_array(np.ones((1, 2), "float32"), mask=[[True, False]])
-    assert np.isnan(hydrology._elevations(masked)[0, 0])
+    assert np.isnan(hydrology_grid._elevations(masked)[0, 0])
 
 
 def test_no_warning_when_the_cache_works(town):
@@ -398,8 +398,8 @@ def test_compiled_drainage_labels_equal_pyflwdir_basins(z, water_all, holes_all)
     dem = Raster(np.ma.masked_invalid(z), Affine(10, 0, 0, 0, -10, 1000), CRS_OBJ, {})
     flow = hydrology.flow_directions(dem)
     water = np.where(np.isfinite(z), water_all[:rows, :cols], 0).astype(np.int32)
-    got = hydrology._drainage_labels(flow, None, water)
-    np.testing.assert_array_equal(got, hydrology._labels_by_basins(flow, water))
+    got = hydrology_grid._drainage_labels(flow, None, water)
+    np.testing.assert_array_equal(got, hydrology_grid._labels_by_basins(flow, water))
 
 
 @settings(max_examples=60, deadline=None)
@@ -441,7 +441,7 @@ def test_a_depression_spilling_over_the_edge_drains_out_of_it():
     assert (flow.flwdir.rank >= 0).all()
     water = np.zeros(z.shape, dtype=np.int32)
     water[13, 2] = 5
-    labels = hydrology._drainage_labels(flow, None, water)
+    labels = hydrology_grid._drainage_labels(flow, None, water)
     assert (labels[10:13, 1:3] == 5).all()  # the basin drains out through its spill cell
 
 

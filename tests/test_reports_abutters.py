@@ -56,39 +56,49 @@ def _rows(path):
 
 
 # --------------------------------------------------------------------------- CSV / XLSX
-def test_mailing_csv_has_bom_columns_neutralised_formula_and_certification(tmp_path):
+def test_mailing_csv_is_header_and_one_row_per_recipient(tmp_path):
     path = write_mailing_csv(recips(3), INFO, tmp_path / "mailing_list.csv")
     raw = path.read_bytes()
     assert raw.startswith(b"\xef\xbb\xbf")
     rows = _rows(path)
     assert rows[0][:8] == ["owner_name", "co_owner", "mail_address", "mail_city", "mail_state",
                            "mail_zip", "mail_country", "parcel_ids"]
+    assert rows[0][8:] == ["is_subject", "note"]
     assert rows[1][0] == ACCENTED
     assert rows[2][0] == "'" + FORMULA
     assert rows[1][5] == "01940" and rows[2][5] == "01940-0001"
-    assert rows[4] == []  # one blank row, then the provenance and the certification block
-    tail = "\n".join(r[0] for r in rows[5:] if r)
-    assert "parcel(s) M_1" in tail and "100 ft" in tail and "FY2025" in tail
-    assert "/data/p.gpkg" in tail and "2 duplicate notice(s) removed" in tail
-    assert "CERTIFICATION BY THE BOARD OF ASSESSORS" in tail
-    assert rows[-2][0].startswith("Name (print)") and rows[-1][0].startswith("Date:")
-    assert any(r and r[0].startswith("Signature:") for r in rows)
+    assert len(rows) == 4  # header + 3 recipients, nothing after (a mail merge reads it as is)
+    with open(path, encoding="utf-8-sig", newline="") as fh:
+        assert len(list(csv.DictReader(fh))) == 3
+    df = pd.read_csv(path, dtype=str, keep_default_na=False)
+    assert len(df) == 3 and list(df["mail_zip"]) == ["01940", "01940-0001", "01940"]
 
 
-def test_mailing_xlsx_neutralises_formula_and_keeps_zip_as_text(tmp_path):
+def test_mailing_xlsx_table_sheet_then_certification_sheet(tmp_path):
     from openpyxl import load_workbook
 
-    path = write_mailing_xlsx(recips(3), INFO, tmp_path / "mailing_list.xlsx")
-    ws = load_workbook(path)["Mailing list"]
+    info = PackageInfo(**{**INFO.__dict__, "counts": {"mailable": 3, "duplicates_removed": 2,
+                                                       "no_mailing_address": 1}})
+    review = pd.DataFrame({"issue": ["no_mailing_address"], "group": [0],
+                           "owner_name": ["NO ADDRESS, ANN"], "parcel_ids": ["P9"],
+                           "reason": ["no mailing address"]})
+    path = write_mailing_xlsx(recips(3), info, tmp_path / "mailing_list.xlsx", review=review)
+    wb = load_workbook(path)
+    assert wb.sheetnames == ["Mailing list", "Certification", "Review"]
+    ws = wb["Mailing list"]
     assert ws["A1"].value == "owner_name"
     assert ws["A2"].value == ACCENTED
     assert ws["A3"].value == "'" + FORMULA and ws["A3"].data_type == "s"
     assert ws["F2"].value == "01940" and ws["F2"].data_type == "s"
-    column_a = [c.value for c in ws["A"] if c.value]
-    assert any(str(v).startswith("CERTIFICATION BY THE BOARD OF ASSESSORS") for v in column_a)
-    assert str(column_a[-1]).startswith("Date:")
-    assert not any(str(c.value).startswith("=") for row in ws.iter_rows() for c in row
-                   if c.value is not None)
+    assert ws.max_row == 4  # header + 3 recipients
+    cert = [c.value for c in wb["Certification"]["A"] if c.value]
+    assert any(str(v).startswith("CERTIFICATION BY THE BOARD OF ASSESSORS") for v in cert)
+    assert "1 owner(s) with no mailing address: not mailed (see the review list)" in cert
+    assert any("FY2025" in str(v) for v in cert) and str(cert[-1]).startswith("Date:")
+    assert any("file modified 2025-01-01 (not the data date)" in str(v) for v in cert)
+    assert wb["Review"]["C2"].value == "NO ADDRESS, ANN"
+    assert not any(str(c.value).startswith("=") for s in wb.worksheets for row in s.iter_rows()
+                   for c in row if c.value is not None)
 
 
 def test_abutting_and_left_out_csv_columns(tmp_path):

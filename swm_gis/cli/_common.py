@@ -125,7 +125,7 @@ app = typer.Typer(
 @app.callback()
 def _root(
     progress: ProgressMode = typer.Option(
-        ProgressMode.rich, "--progress",
+        ProgressMode.rich, "--progress", metavar="rich|json|none",
         help="How to report progress on stderr: rich (a bar for people), json (one JSON object "
              "per line, for programs such as the QGIS plugin) or none.",
     ),
@@ -134,13 +134,13 @@ def _root(
 
 
 def config_option() -> Any:
-    return typer.Option(..., "--config", "-c", dir_okay=False,
+    return typer.Option(..., "--config", "-c", dir_okay=False, metavar="FILE",
                         help="Town config file (TOML), e.g. data/sample/town.toml.")
 
 
 def out_dir_option() -> Any:
     return typer.Option(..., "--out", "-o", help="Folder for the outputs (created if missing).",
-                        file_okay=False)
+                        file_okay=False, metavar="DIR")
 
 
 def overwrite_option() -> Any:
@@ -158,5 +158,6 @@ def open_config(path: Path, *, no_cache: bool = False) -> TownConfig:
     return replace(cfg, cache_enabled=False) if no_cache else cfg
 
 
-#: Where the bundled synthetic sample town lives (repository checkout or editable install).
-SAMPLE_DIR = Path(__file__).resolve().parents[2] / "data" / "sample"
+#: Where the bundled synthetic sample town lives: package data (``swm_gis/sample``, in a
+#: checkout a link to ``data/sample``), so an installed wheel has it too.
+SAMPLE_DIR = Path(__file__).resolve().parents[1] / "sample"

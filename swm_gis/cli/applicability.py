@@ -1,4 +1,7 @@
-"""``swm-gis applicability``: every parcel of the town classified, as a styled GeoPackage."""
+"""``swm-gis applicability``: every parcel of the town classified, as a styled GeoPackage.
+
+Thin: parses the arguments, calls :func:`swm_gis.jobs.applicability_map` and prints.
+"""
 
 from __future__ import annotations
 
@@ -7,7 +10,8 @@ from pathlib import Path
 
 import typer
 
-from swm_gis.applicability import DEFAULT_CHUNK_SIZE, RunResult, run_applicability
+from swm_gis import postgis
+from swm_gis.applicability_overlays import DEFAULT_CHUNK_SIZE
 from swm_gis.cli._common import (
     app,
     config_option,
@@ -16,8 +20,11 @@ from swm_gis.cli._common import (
     overwrite_option,
     state,
 )
-from swm_gis.config import load_config
 from swm_gis.errors import ConfigError
+from swm_gis.jobs import applicability_map
+from swm_gis.outputs import config_inputs, output_file
+from swm_gis.scheduler import check_scheduler
+from swm_gis.writers import check_outputs_free
 
 DEMO_ORDER = 40
 
@@ -30,20 +37,21 @@ class Engine(StrEnum):
 @app.command()
 def applicability(
     config: Path = config_option(),
-    out: Path = typer.Option(..., "--out", "-o", dir_okay=False,
-                             help="GeoPackage to write (.gpkg): layer 'applicability', the "
-                                  "summary table and the QGIS style."),
-    engine: Engine = typer.Option(Engine.local, "--engine",
+    out: str = typer.Option(..., "--out", "-o", metavar="FILE|URL",
+                            help="GeoPackage to write (.gpkg): layer 'applicability', the "
+                                 "summary table and the QGIS style; or a PostGIS table, "
+                                 "postgresql://user@host/db?table=schema.name."),
+    engine: Engine = typer.Option(Engine.local, "--engine", metavar="local|dask",
                                   help="local: one process, the town in spatial tiles; dask: the "
                                        "tiles on a Dask cluster (dask-geopandas)."),
-    scheduler: str = typer.Option(None, "--scheduler",
+    scheduler: str = typer.Option(None, "--scheduler", metavar="URL",
                                   help="Address of a running Dask scheduler (e.g. "
                                        "tcp://10.0.0.5:8786); default: a LocalCluster. Only "
                                        "with --engine dask."),
-    workers: int = typer.Option(2, "--workers", min=1,
+    workers: int = typer.Option(2, "--workers", min=1, metavar="N",
                                 help="Worker processes of the LocalCluster (--engine dask "
                                      "without --scheduler)."),
-    chunk_size: int = typer.Option(DEFAULT_CHUNK_SIZE, "--chunk-size", min=100,
+    chunk_size: int = typer.Option(DEFAULT_CHUNK_SIZE, "--chunk-size", min=100, metavar="N",
                                    help="About how many parcels per spatial tile (bounds memory)."),
     overwrite: bool = overwrite_option(),
     no_cache: bool = no_cache_option(),
@@ -54,39 +62,44 @@ def applicability(
 
     Example: swm-gis applicability --config data/sample/town.toml --out applicability.gpkg
     """
-    if out.suffix.lower() != ".gpkg":
-        raise ConfigError(f"--out {out} must be a GeoPackage file ending in .gpkg.")
     if scheduler and engine is not Engine.dask:
         raise ConfigError("--scheduler is for the Dask engine; add --engine dask.")
+    if scheduler:  # before any work: form, reachable, a Dask scheduler (with a timeout)
+        scheduler = check_scheduler(scheduler)
     cfg = open_config(config, no_cache=no_cache)
-    rep = state.reporter
-    if engine is Engine.dask:
-        from swm_gis.applicability_dask import run_applicability_dask
+    # --- PostGIS output (swm_gis.postgis_out): the map into a database table, styled.
+    if postgis.is_postgis(out):
+        from swm_gis.postgis_out import write_applicability
 
-        result = run_applicability_dask(cfg, out, scheduler=scheduler, workers=workers,
-                                        chunk_size=chunk_size, overwrite=overwrite,
-                                        progress=rep.progress)
-    else:
-        result = run_applicability(cfg, out, chunk_size=chunk_size, overwrite=overwrite,
-                                   progress=rep.progress)
-    rep.result("applicability", {"geopackage": result.path}, summary=summary_lines(result),
-               parcels=result.parcels, engine=result.engine)
+        result = write_applicability(cfg, out, overwrite=overwrite,
+                                     engine=engine.value, scheduler=scheduler, workers=workers,
+                                     chunk_size=chunk_size, progress=state.reporter.progress)
+        state.reporter.result("applicability", {"postgis": result.path},
+                              summary=result.summary_lines, parcels=result.parcels,
+                              engine=result.engine)
+        return
+    out = Path(out)
+    # --- end PostGIS output
+    if out.suffix.lower() != ".gpkg":
+        raise ConfigError(f"--out {out} must be a GeoPackage file ending in .gpkg.")
+    check_outputs_free([out], overwrite=overwrite)
+    # Inputs read-only, one run per file, the file whole or not at all (swm_gis.outputs).
+    with output_file(out, inputs=config_inputs(cfg), overwrite=overwrite,
+                     command=f"swm-gis applicability --out {out}") as tmp:
+        result = applicability_map(cfg, tmp, engine=engine.value,
+                                   scheduler=scheduler, workers=workers, chunk_size=chunk_size,
+                                   overwrite=True, progress=state.reporter.progress)
+    state.reporter.result("applicability", {"geopackage": out},
+                          summary=result.summary_lines, parcels=result.parcels,
+                          engine=result.engine)
 
 
-def summary_lines(result: RunResult) -> list[str]:
-    town = result.summary[result.summary["huc12"] == "all"]
-    lines = [f"{result.parcels:,} parcels classified ({result.engine} engine, "
-             f"{result.tiles} tile(s))"]
-    for row in town.itertuples():
-        lines.append(f"  {row.parcels:>8,}  {row.area_acres:>10,.1f} acres  {row.screening_class}")
-    skipped = [c for c in result.checks if not c["ran"]]
-    for c in skipped:
-        lines.append(f"  not checked: {c['name']} ({c['note']})")
-    return lines
+#: Files the demo step writes in its folder.
+DEMO_OUTPUTS = ("applicability.gpkg",)
 
 
 def run_demo(config_path: Path, out_dir: Path) -> list[str]:
     out_dir.mkdir(parents=True, exist_ok=True)
-    result = run_applicability(load_config(config_path), out_dir / "applicability.gpkg",
+    result = applicability_map(open_config(config_path), out_dir / "applicability.gpkg",
                                overwrite=True)
-    return [f"applicability map: {result.path}", *summary_lines(result)]
+    return [f"applicability map: {result.path}", *result.summary_lines]

@@ -19,14 +19,18 @@ import shapely
 
 from swm_gis.abutters import M_PER_FT, metres_per_unit
 from swm_gis.reports import PackageInfo
+from swm_gis.reports.abutters_key import key_pages, key_rows
 from swm_gis.reports.labels import fit_lines
 from swm_gis.reports.pdf_fonts import register_fonts
 from swm_gis.writers import atomic_path
 
-KEY_ROWS_PER_PAGE = 40
-COLOURS = {"subject": "#e06666", "abutter": "#ffd27f", "other_town": "#9ecae1",
-           "no_owner": "#f4a6a6", "left_out": "#d9d9d9", "context": "#ffffff",
-           "line": "#1f3b73"}
+#: Fills chosen to stay apart in greyscale print (luminance 60 / 225 / 158 / 230), with textures
+#: where two would be close: no owner of record = the abutter fill with diagonal hatching, left
+#: out = light grey with a cross grid. Tests check the luminance gaps.
+COLOURS = {"subject": "#a50f15", "abutter": "#fee391", "other_town": "#6baed6",
+           "no_owner": "#fee391", "left_out": "#e6e6e6", "context": "#ffffff",
+           "line": "#1f3b73", "site": "#000000", "street": "#8c8c8c"}
+HATCH = {"no_owner": ("diagonal", "#5a5a5a"), "left_out": ("grid", "#9a9a9a")}
 PAGE_W, PAGE_H = 792.0, 612.0  # letter, landscape
 FRAME = (30.0, 92.0, 560.0, 560.0)  # x0, y0, x1, y1 of the map frame, points
 
@@ -40,8 +44,32 @@ def write_abutters_map(
     target: str | Path,
     *,
     context: gpd.GeoDataFrame | None = None,
+    site: gpd.GeoDataFrame | None = None,
+    streets: gpd.GeoDataFrame | None = None,
+    subject_labels: dict[str, str] | None = None,
+    left_out_count: int | None = None,
 ) -> Path:
-    """Write the map page and the key pages to ``target`` (letter, landscape)."""
+    """Write the map page and the key pages to ``target`` (letter, landscape).
+
+    Parameters
+    ----------
+    subject, area, listed, left
+        Subject parcels, the search area, the abutting parcels (``map_no``, ``id``, ``owners``,
+        ``site_address``, ``distance_ft``, ``owner_of_record``, ``other_town``) and the left-out
+        polygons, all in one projected CRS.
+    context
+        Other parcels around, drawn thin; labelled with their id when no ``streets`` are given.
+    site
+        The ``--site`` polygon(s), drawn with a heavy dashed outline.
+    streets
+        Street centerlines with a ``name`` column ([layers.streets]); names are printed along
+        the longest piece of each street in view.
+    subject_labels
+        Subject parcel id -> site address, printed in the subject's label.
+    left_out_count
+        The number of left-out polygons the other outputs state (default ``len(left)``, the
+        rows of ``left_out.csv``), so every output gives one count.
+    """
     from reportlab.pdfgen.canvas import Canvas
 
     font, bold = register_fonts()
@@ -50,13 +78,12 @@ def write_abutters_map(
         c.setTitle(f"Abutters map: parcel(s) {info.subject_text}")
         c.setSubject(" ".join(info.header_lines()))
         c.setAuthor("swm-gis")
-        _map_page(c, subject, area, listed, left, info, context, font, bold)
+        extras = {"site": site, "streets": streets, "subject_labels": subject_labels or {},
+                  "left_out_count": len(left) if left_out_count is None else left_out_count}
+        _map_page(c, subject, area, listed, left, info, context, font, bold, extras)
         c.showPage()
-        rows = _key_rows(listed)
-        for start in range(0, max(len(rows), 1), KEY_ROWS_PER_PAGE):
-            _key_page(c, rows[start:start + KEY_ROWS_PER_PAGE], info, n=len(rows), font=font,
-                      bold=bold)
-            c.showPage()
+        key_pages(c, key_rows(listed), info, font=font, bold=bold, page_w=PAGE_W,
+                  page_h=PAGE_H)
         c.save()
     return Path(target)
 
@@ -64,9 +91,10 @@ def write_abutters_map(
 class _View:
     """World (CRS units) -> page points, keeping the aspect ratio, centred in the frame."""
 
-    def __init__(self, bounds: tuple[float, float, float, float]) -> None:
+    def __init__(self, bounds: tuple[float, float, float, float], pad_frac: float = 0.08
+                 ) -> None:
         x0, y0, x1, y1 = bounds
-        pad = 0.08 * max(x1 - x0, y1 - y0, 1e-9)
+        pad = pad_frac * max(x1 - x0, y1 - y0, 1e-9)
         self.world = (x0 - pad, y0 - pad, x1 + pad, y1 + pad)
         fw, fh = FRAME[2] - FRAME[0], FRAME[3] - FRAME[1]
         ww, wh = self.world[2] - self.world[0], self.world[3] - self.world[1]
@@ -82,6 +110,50 @@ class _View:
     def xy(self, coords: np.ndarray) -> np.ndarray:
         return np.column_stack((coords[:, 0] * self.scale + self.ox,
                                 coords[:, 1] * self.scale + self.oy))
+
+
+def _hatch(c, view: _View, geoms, kind: str, colour: str) -> None:
+    """Texture inside each polygon (clipped to it): diagonal lines or a grid, 5 pt apart."""
+    from reportlab.lib.colors import HexColor
+
+    for geom in shapely.intersection(np.asarray(geoms), view.visible):
+        if geom is None or geom.is_empty:
+            continue
+        c.saveState()
+        p = _path(c, view, geom)
+        c.clipPath(p, stroke=0, fill=0)
+        c.setStrokeColor(HexColor(colour))
+        c.setLineWidth(0.4)
+        x0, y0 = view.xy(np.array([geom.bounds[:2]]))[0]
+        x1, y1 = view.xy(np.array([geom.bounds[2:]]))[0]
+        step = 5.0
+        if kind == "diagonal":
+            span = (x1 - x0) + (y1 - y0)
+            for k in np.arange(0, span + step, step):
+                c.line(x0 + k, y0, x0 + k - (y1 - y0), y1)
+        else:
+            for x in np.arange(x0, x1 + step, step):
+                c.line(x, y0, x, y1)
+            for y in np.arange(y0, y1 + step, step):
+                c.line(x0, y, x1, y)
+        c.restoreState()
+
+
+def _path(c, view: _View, geom):
+    p = c.beginPath()
+    for part in shapely.get_parts(geom):
+        rings = ([part] if part.geom_type in ("LineString", "LinearRing") else
+                 [part.exterior, *part.interiors] if part.geom_type == "Polygon" else [])
+        for ring in rings:
+            pts = view.xy(shapely.get_coordinates(ring))
+            if len(pts) < 2:
+                continue
+            p.moveTo(*pts[0])
+            for x, y in pts[1:]:
+                p.lineTo(x, y)
+            if ring.geom_type == "LinearRing":
+                p.close()
+    return p
 
 
 def _draw_geoms(c, view: _View, geoms, *, fill: str | None, stroke: str, width: float,
@@ -120,10 +192,49 @@ def _draw_geoms(c, view: _View, geoms, *, fill: str | None, stroke: str, width: 
     c.restoreState()
 
 
-def _map_page(c, subject, area, listed, left, info, context, font, bold) -> None:
-    from reportlab.lib.colors import HexColor, black, white
+def label_points(listed: gpd.GeoDataFrame, area: gpd.GeoDataFrame) -> np.ndarray:
+    """Where each abutter's number goes: inside the part of the parcel within the search area
+    (a 777-acre street polygon gets its number near the subject, not at its far centre)."""
+    geoms = listed.geometry.values
+    if len(geoms) == 0:
+        return np.empty(0, dtype=object)
+    reach = shapely.union_all(area.geometry.values)
+    inside = shapely.intersection(geoms, reach)
+    points = shapely.point_on_surface(inside)
+    # a parcel outside the drawn area (a listed pond neighbour): its point nearest the area
+    outside = shapely.is_empty(inside) | (shapely.area(inside) <= 0)
+    if outside.any():
+        points[outside] = shapely.get_point(shapely.shortest_line(geoms[outside], reach), 0)
+    return points
 
-    view = _View(tuple(area.total_bounds))
+
+def map_view(area: gpd.GeoDataFrame, points: np.ndarray, *, radius_pt: float = 9.0) -> _View:
+    """The view holding the search area and every number's circle wholly inside the frame; the
+    padding grows until they fit (numbers are never cut off by the frame)."""
+    boxes = [area.total_bounds]
+    pts = [p for p in points if p is not None and not p.is_empty]
+    if pts:
+        boxes.append(shapely.MultiPoint(pts).bounds)
+    b = np.array(boxes, dtype=float)
+    bounds = (b[:, 0].min(), b[:, 1].min(), b[:, 2].max(), b[:, 3].max())
+    pad = 0.08
+    while True:
+        view = _View(bounds, pad)
+        if not pts or pad > 1:
+            return view
+        xy = view.xy(np.array([[p.x, p.y] for p in pts]))
+        inset = radius_pt + 1
+        if ((xy[:, 0] >= FRAME[0] + inset) & (xy[:, 0] <= FRAME[2] - inset)
+                & (xy[:, 1] >= FRAME[1] + inset) & (xy[:, 1] <= FRAME[3] - inset)).all():
+            return view
+        pad += 0.04
+
+
+def _map_page(c, subject, area, listed, left, info, context, font, bold, extras) -> None:
+    from reportlab.lib.colors import black
+
+    points = label_points(listed, area)
+    view = map_view(area, points)
     c.setFont(bold, 14)
     c.drawString(FRAME[0], PAGE_H - 30, _fit(f"Abutters map: {info.town}", bold, 14, 730))
     c.setFont(font, 8.5)
@@ -135,56 +246,234 @@ def _map_page(c, subject, area, listed, left, info, context, font, bold) -> None
     frame = c.beginPath()
     frame.rect(FRAME[0], FRAME[1], FRAME[2] - FRAME[0], FRAME[3] - FRAME[1])
     c.clipPath(frame, stroke=0, fill=0)
-    if context is not None and len(context):
-        _draw_geoms(c, view, context.geometry.values, fill=COLOURS["context"], stroke="#bbbbbb",
-                    width=0.3)
-    if "id" in left and len(left):  # the subject is drawn as the subject, not as left out
-        left = left[~left["id"].astype(str).isin(info.subject_ids)]
-    _draw_geoms(c, view, left.geometry.values, fill=COLOURS["left_out"], stroke="#888888",
-                width=0.4)
-    for key, mask in _classes(listed).items():
-        _draw_geoms(c, view, listed.geometry.values[mask], fill=COLOURS[key], stroke="#555555",
-                    width=0.5)
-    _draw_geoms(c, view, subject.geometry.values, fill=COLOURS["subject"], stroke="#7f0000",
-                width=1.2)
-    _draw_geoms(c, view, area.boundary.values, fill=None, stroke=COLOURS["line"], width=1.2,
-                dash=(5, 3), lines_only=True)
-    if len(listed):
-        pts = shapely.point_on_surface(shapely.intersection(listed.geometry.values,
-                                                            view.visible))
-        for no, pt in zip(listed["map_no"], pts, strict=True):
-            if pt is None or pt.is_empty:
-                continue
-            x, y = view.xy(np.array([[pt.x, pt.y]]))[0]
-            label = str(no)
-            r = max(5.5, 2.6 * len(label) + 2)
-            c.setFillColor(white)
-            c.setStrokeColor(HexColor("#333333"))
-            c.setLineWidth(0.5)
-            c.circle(x, y, r, stroke=1, fill=1)
-            c.setFillColor(black)
-            c.setFont(bold, 6.5)
-            c.drawCentredString(x, y - 2.3, label)
+    drawn = _draw_layers(c, view, subject, area, listed, left, context, extras)
+    streets = extras.get("streets")
+    if streets is not None and len(streets) and "name" in streets:
+        _street_names(c, view, streets, font)
+    elif context is not None and len(context) and "id" in context:
+        _parcel_ids(c, view, context, listed, font, skip=info_ids(subject))
+    _numbers(c, view, listed, points, bold, area)
+    _subject_labels(c, view, subject, extras["subject_labels"], font, bold)
     c.restoreState()
     c.setStrokeColor(black)
     c.setLineWidth(0.8)
     c.rect(FRAME[0], FRAME[1], FRAME[2] - FRAME[0], FRAME[3] - FRAME[1])
     _north_arrow(c, FRAME[2] - 22, FRAME[3] - 50, bold)
     _scale_bar(c, view, listed.crs or subject.crs, font)
-    _legend(c, info, font, bold)
+    _legend(c, info, font, bold, drawn)
     notes = [
-        f"{len(listed)} abutting parcel(s), {len(left)} polygon(s) left out. Numbers key to "
-        "abutting_parcels.csv (map_no) and to the key on the next page(s).",
+        f"{len(listed)} abutting parcel(s), {extras['left_out_count']} polygon(s) left out "
+        "(left_out.csv). Numbers key to abutting_parcels.csv (map_no) and to the key on the "
+        "next page(s).",
         "Distances are exact, measured from the subject property line; the dashed line is "
         "drawn for reference only.",
-        *info.header_lines()[1:],
+        *info.header_lines()[1:2],
     ]
     y = FRAME[1] - 14
     c.setFillColor(black)
-    for line in notes[:7]:
-        c.setFont(font, 6.5)
-        c.drawString(FRAME[0], y, _fit(line, font, 6.5, PAGE_W - 2 * FRAME[0]))
-        y -= 9
+    for line in notes:
+        size, wrapped = fit_lines([line], width_pt=PAGE_W - 2 * FRAME[0], height_pt=20,
+                                  font=font, max_size=6.5, min_size=6.5)
+        for piece in wrapped:
+            c.setFont(font, size)
+            c.drawString(FRAME[0], y, piece)
+            y -= 8.5
+
+
+def _draw_layers(c, view, subject, area, listed, left, context, extras) -> list[str]:
+    """Draw every layer; return the legend keys of what was drawn, in legend order."""
+    drawn = []
+    if context is not None and len(context):
+        _draw_geoms(c, view, context.geometry.values, fill=COLOURS["context"], stroke="#bbbbbb",
+                    width=0.3)
+        drawn.append("context")
+    if "id" in left and len(left):  # the subject is drawn as the subject, not as left out
+        left = left[~left["id"].astype(str).isin(info_ids(subject))]
+    if len(left):
+        _draw_geoms(c, view, left.geometry.values, fill=COLOURS["left_out"], stroke="#888888",
+                    width=0.4)
+        _hatch(c, view, left.geometry.values, *HATCH["left_out"])
+        drawn.append("left_out")
+    streets = extras.get("streets")
+    if streets is not None and len(streets):
+        _draw_geoms(c, view, streets.geometry.values, fill=None, stroke=COLOURS["street"],
+                    width=0.8, lines_only=True)
+        drawn.append("street")
+    for key, mask in _classes(listed).items():
+        if not mask.any():
+            continue
+        _draw_geoms(c, view, listed.geometry.values[mask], fill=COLOURS[key], stroke="#555555",
+                    width=0.5)
+        if key in HATCH:
+            _hatch(c, view, listed.geometry.values[mask], *HATCH[key])
+        drawn.append(key)
+    _draw_geoms(c, view, subject.geometry.values, fill=COLOURS["subject"], stroke="#000000",
+                width=1.6)
+    drawn.insert(0, "subject")
+    site = extras.get("site")
+    if site is not None and len(site):
+        # a white casing under the dashes: the site reads on the dark subject fill and on white
+        _draw_geoms(c, view, site.geometry.values, fill=None, stroke="#ffffff", width=3.4,
+                    lines_only=True)
+        _draw_geoms(c, view, site.geometry.values, fill=None, stroke=COLOURS["site"], width=2.0,
+                    dash=(2, 2), lines_only=True)
+        drawn.insert(1, "site")
+    _draw_geoms(c, view, area.boundary.values, fill=None, stroke=COLOURS["line"], width=1.2,
+                dash=(5, 3), lines_only=True)
+    drawn.insert(2 if "site" in drawn else 1, "line")
+    return drawn
+
+
+def info_ids(subject: gpd.GeoDataFrame) -> set[str]:
+    return set(subject["id"].astype(str)) if "id" in subject else set()
+
+
+def _numbers(c, view, listed, points, bold, area=None) -> None:
+    """Numbered circles; one that would cover an earlier one moves to another point of its
+    parcel (inside the search area) farthest from the circles already placed."""
+    from reportlab.lib.colors import HexColor, black, white
+
+    placed: list[tuple[float, float, float]] = []
+    reach = shapely.union_all(area.geometry.values) if area is not None else None
+    geoms = listed.geometry.values if len(listed) else []
+    for no, pt, geom in zip(listed["map_no"] if len(listed) else [], points, geoms,
+                            strict=True):
+        if pt is None or pt.is_empty:
+            continue
+        label = str(no)
+        r = max(5.5, 2.6 * len(label) + 2)
+        x, y = view.xy(np.array([[pt.x, pt.y]]))[0]
+        if any(math.hypot(x - px, y - py) < r + pr + 1 for px, py, pr in placed):
+            x, y = _free_spot(view, geom, reach, placed, r, default=(x, y))
+        placed.append((x, y, r))
+        c.setFillColor(white)
+        c.setStrokeColor(HexColor("#333333"))
+        c.setLineWidth(0.5)
+        c.circle(x, y, r, stroke=1, fill=1)
+        c.setFillColor(black)
+        c.setFont(bold, 6.5)
+        c.drawCentredString(x, y - 2.3, label)
+
+
+def _free_spot(view, geom, reach, placed, r, *, default, n: int = 9) -> tuple[float, float]:
+    """The point of a grid over the parcel's part in the search area (and in the frame) farthest
+    from the placed circles; ``default`` when no grid point is better."""
+    part = shapely.intersection(geom, reach) if reach is not None else geom
+    if part is None or part.is_empty:
+        part = geom
+    x0, y0, x1, y1 = part.bounds
+    gx, gy = np.meshgrid(np.linspace(x0, x1, n), np.linspace(y0, y1, n))
+    cand = shapely.points(gx.ravel(), gy.ravel())
+    cand = cand[shapely.contains(part, cand)]
+    if len(cand) == 0:
+        return default
+    xy = view.xy(shapely.get_coordinates(cand))
+    inset = r + 1
+    keep = ((xy[:, 0] >= FRAME[0] + inset) & (xy[:, 0] <= FRAME[2] - inset)
+            & (xy[:, 1] >= FRAME[1] + inset) & (xy[:, 1] <= FRAME[3] - inset))
+    xy = xy[keep]
+    if not len(xy):
+        return default
+    others = np.array([(px, py, pr) for px, py, pr in placed])
+    gap = (np.hypot(xy[:, None, 0] - others[None, :, 0], xy[:, None, 1] - others[None, :, 1])
+           - others[None, :, 2]).min(axis=1)
+    best = int(np.argmax(gap))
+    own = (np.hypot(default[0] - others[:, 0], default[1] - others[:, 1]) - others[:, 2]).min()
+    return (float(xy[best, 0]), float(xy[best, 1])) if gap[best] > own else default
+
+
+def _halo_text(c, x, y, text, font, size, *, angle=0.0, centred=True) -> None:
+    """Text on a white box, so it reads over any fill."""
+    from reportlab.lib.colors import black, white
+    from reportlab.pdfbase.pdfmetrics import stringWidth
+
+    w = stringWidth(text, font, size)
+    c.saveState()
+    c.translate(x, y)
+    c.rotate(angle)
+    x0 = -w / 2 if centred else 0
+    c.setFillColor(white)
+    c.rect(x0 - 1.5, -size * 0.3, w + 3, size * 1.2, stroke=0, fill=1)
+    c.setFillColor(black)
+    c.setFont(font, size)
+    c.drawString(x0, 0, text)
+    c.restoreState()
+
+
+def _subject_labels(c, view, subject, addresses, font, bold) -> None:
+    """Each subject parcel labelled "SUBJECT <id>" and its address, at its inside point."""
+    from reportlab.lib.colors import black, white
+    from reportlab.pdfbase.pdfmetrics import stringWidth
+
+    ids = subject["id"].astype(str) if "id" in subject else pd.Series([""] * len(subject))
+    for pid, pt in zip(ids, shapely.point_on_surface(subject.geometry.values), strict=True):
+        x, y = view.xy(np.array([[pt.x, pt.y]]))[0]
+        lines = [f"SUBJECT {pid}".strip(), *([addresses[pid]] if addresses.get(pid) else [])]
+        lines = [_fit(line, font, 7, 160) for line in lines]
+        w = max(stringWidth(line, bold, 7.5) for line in lines) + 6
+        h = 9.5 * len(lines) + 3
+        x = min(max(x, FRAME[0] + w / 2 + 2), FRAME[2] - w / 2 - 2)
+        y = min(max(y, FRAME[1] + h + 2), FRAME[3] - 2)
+        c.setFillColor(white)
+        c.setStrokeColor(black)
+        c.setLineWidth(0.8)
+        c.rect(x - w / 2, y - h, w, h, stroke=1, fill=1)
+        c.setFillColor(black)
+        for i, line in enumerate(lines):
+            c.setFont(bold if i == 0 else font, 7.5 if i == 0 else 7)
+            c.drawCentredString(x, y - 9 - 9.5 * i, line)
+
+
+def _street_names(c, view, streets, font, *, min_len_pt: float = 40.0) -> None:
+    """One name per street, along its longest piece in view (never upside down)."""
+    from reportlab.pdfbase.pdfmetrics import stringWidth
+
+    pieces = shapely.intersection(streets.geometry.values, view.visible)
+    best: dict[str, tuple[float, object]] = {}
+    for name, geom in zip(streets["name"], pieces, strict=True):
+        text = "" if name is None or (not isinstance(name, str) and pd.isna(name)) else str(name)
+        if not text.strip() or geom is None or geom.is_empty:
+            continue
+        for part in shapely.get_parts(geom):
+            if part.geom_type != "LineString":
+                continue
+            length = part.length * view.scale
+            if length > best.get(text, (0.0, None))[0]:
+                best[text] = (length, part)
+    for text, (length, part) in best.items():
+        if length < max(min_len_pt, stringWidth(text, font, 6.5) + 6):
+            continue
+        mid = part.interpolate(0.5, normalized=True)
+        a = part.interpolate(max(0.0, 0.5 - 0.05), normalized=True)
+        b = part.interpolate(min(1.0, 0.5 + 0.05), normalized=True)
+        angle = math.degrees(math.atan2(b.y - a.y, b.x - a.x))
+        if angle > 90:
+            angle -= 180
+        elif angle < -90:
+            angle += 180
+        x, y = view.xy(np.array([[mid.x, mid.y]]))[0]
+        _halo_text(c, x, y - 2, text, font, 6.5, angle=angle)
+
+
+def _parcel_ids(c, view, context, listed, font, *, skip: set[str] = frozenset()) -> None:
+    """Without a streets layer, other parcels large enough on the page show their id."""
+    from reportlab.pdfbase.pdfmetrics import stringWidth
+
+    taken = (set(listed["id"].astype(str)) if "id" in listed else set()) | set(skip)
+    for pid, geom in zip(context["id"].astype(str), context.geometry.values, strict=True):
+        if pid in taken or geom is None or geom.is_empty:
+            continue
+        part = shapely.intersection(geom, view.visible)
+        if part.is_empty or part.area * view.scale ** 2 < 900:  # under 30 x 30 pt: no room
+            continue
+        pt = shapely.point_on_surface(part)
+        x, y = view.xy(np.array([[pt.x, pt.y]]))[0]
+        half = stringWidth(pid, font, 5.5) / 2 + 2
+        (bx0, _), (bx1, _) = view.xy(np.array([part.bounds[:2], part.bounds[2:]]))
+        if 2 * half > bx1 - bx0:  # wider than the parcel: it would read as a neighbour's
+            continue
+        x = min(max(x, FRAME[0] + half, bx0 + half), FRAME[2] - half, bx1 - half)
+        _halo_text(c, x, y - 2, pid, font, 5.5)
 
 
 def _classes(listed: pd.DataFrame) -> dict[str, np.ndarray]:
@@ -238,35 +527,43 @@ def _scale_bar(c, view: _View, crs, font) -> None:
     c.drawCentredString(x0 + length, y0 + 7, f"{nice:g} ft")
 
 
-def _legend(c, info: PackageInfo, font, bold) -> None:
+LEGEND_LABELS = {
+    "subject": "Subject property (labelled)",
+    "site": "Project site (--site)",
+    "line": None,  # the distance line: its label names the distance
+    "abutter": "Abutter (numbered)",
+    "no_owner": "Abutter, no owner of record",
+    "other_town": "Abutter in another town",
+    "left_out": "Left out (ROW / water, no owner)",
+    "street": "Street centerline",
+    "context": "Other parcels",
+}
+
+
+def _legend(c, info: PackageInfo, font, bold, drawn: list[str]) -> None:
+    """A legend of exactly what was drawn, then the data sources with their vintage."""
     from reportlab.lib.colors import HexColor, black
 
     x, y = FRAME[2] + 16, FRAME[3]
     c.setFillColor(black)
     c.setFont(bold, 10)
     c.drawString(x, y - 10, "Legend")
-    items = [
-        ("subject", "Subject property"),
-        ("line", f"{info.distance_text} from the property line"),
-        ("abutter", "Abutter (numbered)"),
-        ("no_owner", "Abutter, no owner of record"),
-        ("other_town", "Abutter in another town"),
-        ("left_out", "Left out (ROW / water, no owner)"),
-        ("context", "Other parcels"),
-    ]
     y -= 28
-    for key, label in items:
-        if key == "line":
-            c.setStrokeColor(HexColor(COLOURS["line"]))
-            c.setDash(5, 3)
-            c.setLineWidth(1.2)
+    for key in drawn:
+        label = LEGEND_LABELS[key] or f"{info.distance_text} from the property line"
+        if key in ("line", "site", "street"):
+            c.setStrokeColor(HexColor(COLOURS[key]))
+            c.setDash(*((5, 3) if key == "line" else (2, 2) if key == "site" else (1, 0)))
+            c.setLineWidth(1.2 if key != "site" else 2.0)
             c.line(x, y + 4, x + 18, y + 4)
             c.setDash()
         else:
             c.setFillColor(HexColor(COLOURS[key]))
-            c.setStrokeColor(HexColor("#555555"))
-            c.setLineWidth(0.5)
+            c.setStrokeColor(HexColor("#000000" if key == "subject" else "#555555"))
+            c.setLineWidth(1.6 if key == "subject" else 0.5)
             c.rect(x, y, 18, 9, stroke=1, fill=1)
+            if key in HATCH:
+                _legend_hatch(c, x, y, *HATCH[key])
         c.setFillColor(black)
         c.setFont(font, 8)
         c.drawString(x + 24, y + 1.5, label)
@@ -274,48 +571,37 @@ def _legend(c, info: PackageInfo, font, bold) -> None:
     y -= 8
     c.setFont(bold, 8)
     c.drawString(x, y, "Data")
-    c.setFont(font, 7)
-    lines = [f"Assessing data: {info.fiscal_year_text}", *info.source_lines(),
+    lines = [f"Assessing data: {info.fiscal_year_text}",
+             *[f"{k}: {name}; {vintage}" for k, name, vintage in info.source_rows()],
              f"Generated {info.generated}"]
     if info.synthetic:
         lines.insert(0, "SYNTHETIC SAMPLE DATA")
-    _size, wrapped = fit_lines(lines, width_pt=PAGE_W - 30 - x, height_pt=y - FRAME[1],
-                               font=font, max_size=7, min_size=5)
+    size, wrapped = fit_lines(lines, width_pt=PAGE_W - 30 - x, height_pt=y - FRAME[1] - 4,
+                              font=font, max_size=7, min_size=5)
+    c.setFont(font, size)
     for line in wrapped:
-        y -= 9
+        y -= size * 1.25
         c.drawString(x, y, line)
 
 
-def _key_rows(listed: pd.DataFrame) -> list[tuple[str, ...]]:
-    rows = []
-    for rec in listed.to_dict("records"):
-        rows.append((str(rec.get("map_no", "")), _t(rec.get("id")), _t(rec.get("site_address")),
-                     f"{rec.get('distance_ft', 0):.2f}", _t(rec.get("owners", "")),
-                     _t(rec.get("note"))))
-    return rows
+def _legend_hatch(c, x, y, kind, colour) -> None:
+    from reportlab.lib.colors import HexColor
 
-
-def _key_page(c, rows, info, *, n: int, font, bold) -> None:
-    c.setFont(bold, 11)
-    c.drawString(30, PAGE_H - 30, _fit(
-        f"Key to the abutters map: parcel(s) {info.subject_text}, {info.distance_text} "
-        f"({n} abutting parcel(s))", bold, 11, PAGE_W - 60))
-    cols = [(30, 26, "No."), (56, 100, "Parcel id"), (156, 150, "Site address"),
-            (306, 52, "Distance ft"), (358, 230, "Owner(s) of record"), (588, 174, "Note")]
-    y = PAGE_H - 52
-    c.setFont(bold, 7.5)
-    for x, _w, head in cols:
-        c.drawString(x, y, head)
-    y -= 13
-    c.setFont(font, 7)
-    if not rows:
-        c.drawString(30, y, "No abutting parcels within the distance.")
-    for row in rows:
-        for (x, w, _), val in zip(cols, row, strict=True):
-            c.drawString(x, y, _fit(val, font, 7, w - 4))
-        y -= 12.5
-    c.setFont(font, 6.5)
-    c.drawString(30, 24, _fit(" ".join(info.header_lines()[1:2]), font, 6.5, PAGE_W - 60))
+    c.saveState()
+    p = c.beginPath()
+    p.rect(x, y, 18, 9)
+    c.clipPath(p, stroke=0, fill=0)
+    c.setStrokeColor(HexColor(colour))
+    c.setLineWidth(0.4)
+    if kind == "diagonal":
+        for k in range(0, 30, 5):
+            c.line(x + k, y, x + k - 9, y + 9)
+    else:
+        for k in range(0, 19, 5):
+            c.line(x + k, y, x + k, y + 9)
+        for k in range(0, 10, 5):
+            c.line(x, y + k, x + 18, y + k)
+    c.restoreState()
 
 
 def _fit(text: str, font: str, size: float, width: float) -> str:
@@ -327,10 +613,6 @@ def _fit(text: str, font: str, size: float, width: float) -> str:
     while text and stringWidth(text + "…", font, size) > width:
         text = text[:-1]
     return text.rstrip() + "…"
-
-
-def _t(v: object) -> str:
-    return "" if v is None or (not isinstance(v, str) and pd.isna(v)) else str(v)
 
 
 __all__ = ["write_abutters_map"]

@@ -65,11 +65,19 @@ SHEETS = {
 
 
 def label_lines(rec: dict) -> list[str]:
-    """The lines of one address label: name, co-owner, street lines, city/state/ZIP, country."""
+    """The lines of one address label: name, co-owner, street lines, city/state/ZIP, country.
+
+    A recipient from :func:`swm_gis.owners.build_recipients` carries ``address_lines`` (unit
+    joined to the street, PO box above the city, the country line on foreign mail): those are
+    printed as they are.
+    """
     def txt(key: str) -> str:
         v = rec.get(key)
         return "" if v is None or (not isinstance(v, str) and pd.isna(v)) else str(v).strip()
 
+    if txt("address_lines"):  # classified by owners.build_recipients: USPS order, country
+        return [line for line in (txt("owner_name"), txt("co_owner"),
+                                  *txt("address_lines").split("\n")) if line.strip()]
     street = [txt("address1"), txt("address2")] if ("address1" in rec) else [txt("mail_address")]
     last = " ".join(p for p in (txt("mail_city") + ("," if txt("mail_state") else ""),
                                 txt("mail_state"), txt("mail_zip")) if p)
@@ -116,6 +124,10 @@ def _wrap(text: str, font: str, size: float, width: float) -> list[str]:
             cut = len(word)
             while cut > 1 and stringWidth(word[:cut], font, size) > width:
                 cut -= 1
+            # prefer a break after a separator ("/", "_", "-", ".") to one mid-word
+            seps = [i + 1 for i in range(cut - 1) if word[i] in "/_-.\\,"]
+            if seps and seps[-1] > cut // 3:
+                cut = seps[-1]
             if current:
                 out.append(current)
                 current = ""

@@ -71,6 +71,9 @@ ALIASES: dict[str, tuple[str, ...]] = {
     "huc10": ("huc10",),
     "watersheds": ("watersheds", "hucs", "huc_boundaries"),
     "mitigation": ("mitigation", "mitigation_sites"),
+    # context for orientation (SPEC section 4 layers read around the site)
+    "context_parcels": ("context_parcels", "parcels_around", "town_parcels"),
+    "streets": ("streets", "street_centerlines"),
 }
 
 _STYLE = {
@@ -98,12 +101,15 @@ _STYLE = {
     "huc12": dict(color="#7f4f24", linewidth=1.4, linestyle="-."),
     "huc10": dict(color="#4a2c0f", linewidth=2.6, linestyle="-"),
     "mitigation": dict(facecolor="#ffd92f", alpha=0.5, edgecolor="#8a6d00", linewidth=1.0),
+    "context_parcels": dict(facecolor="none", edgecolor="#b5b5b5", linewidth=0.35),
+    "streets": dict(color="#7a7a7a", linewidth=1.1),
 }
 
 
 #: Legend entries in reading order: context, resources, water, then the site and its rings.
 LEGEND_ORDER = (
-    "Limit of disturbance (site)", "100 ft from the site", "500 ft from the site",
+    "Parcels", "Street", "Limit of disturbance (site)", "100 ft from the site",
+    "500 ft from the site",
     "Common plan of development", "Subject parcel(s)", "NHESP Priority Habitat",
     "NHESP Estimated Habitat", "Certified Vernal Pool", "100-year floodplain (SFHA)",
     "0.2% annual chance flood", "Water body", "Stream", "Traced flow path",
@@ -336,6 +342,7 @@ def render_screening_map(
     width_in: float = 7.5,
     height_in: float = 5.6,
     dpi: int = 150,
+    allow_overview: bool = True,
 ) -> MapImage | None:
     """Draw the screening map; None when there is nothing to draw.
 
@@ -348,7 +355,13 @@ def render_screening_map(
     layers
         ``screening.gpkg`` layers by name (site, buffers, habitats, flood_zones, streams,
         flow_path, receiving_waters, watersheds or huc12/huc10, ...), in one projected CRS
-        (that of the site wins).
+        (that of the site wins). For orientation pass ``context_parcels`` (the parcels
+        around the site), ``streets`` (centerlines, with an optional ``name`` column printed
+        along them) and ``waterbodies``.
+    allow_overview
+        When the flow path or the receiving waters reach beyond the site's frame, show them in
+        an overview beside the legend; if there is no room for it (or this is False) the main
+        map is framed to hold the whole path instead, so the path always stays in view.
     ring_distances_ft
         The rings drawn around the site: 100 ft (abutters, § 320-18 A(7)) and 500 ft (NHESP
         features, § 320-20 A(3)(c)).
@@ -381,7 +394,7 @@ def render_screening_map(
     aspect = (box.width * width_in) / (box.height * height_in)
     near_extent = _extent(near)
     whole_extent = _extent(near + far) if far else near_extent
-    overview = _much_larger(whole_extent, near_extent)
+    overview = allow_overview and _much_larger(whole_extent, near_extent)
     extent = _fit_aspect(near_extent if overview else whole_extent, aspect)
     handles: dict[str, Any] = {}
     draw = _Drawer(ax, extent, handles)
@@ -391,7 +404,10 @@ def render_screening_map(
         sfha, shaded = _split_flood(flood)
         draw.poly(shaded, _STYLE["shaded_x"], "0.2% annual chance flood", 1)
         draw.poly(sfha, _STYLE["sfha"], "100-year floodplain (SFHA)", 2)
+    draw.poly(get["context_parcels"], _STYLE["context_parcels"], "Parcels", 0.5)
     draw.poly(get["waterbodies"], _STYLE["waterbodies"], "Water body", 3)
+    if draw.line(get["streets"], _STYLE["streets"], "Street", 3.5):
+        _label_streets(ax, draw.visible(get["streets"]), extent)
     draw.poly(habitats.get("priority"), _STYLE["priority"], "NHESP Priority Habitat", 4)
     draw.poly(habitats.get("estimated"), _STYLE["estimated"], "NHESP Estimated Habitat", 4)
     draw.poly(get["mitigation"], _STYLE["mitigation"], "Off-site mitigation", 5)
@@ -455,14 +471,44 @@ def render_screening_map(
             _frame(ov, ox)
             ov.set_title("Overview (black frame: main map)", fontsize=6.5, loc="left", pad=2)
             _scale_bar(ov, ox, units_per_ft, fontsize=5.5, middle=False)
-        else:  # no room beside the legend: leave the overview out
-            fig.delaxes(ov)
+        else:  # no room beside the legend: frame the whole path on the main map instead
+            return render_screening_map(
+                layers, title=title, ring_distances_ft=ring_distances_ft, width_in=width_in,
+                height_in=height_in, dpi=dpi, allow_overview=False)
     buf = io.BytesIO()
     fig.savefig(buf, format="png", dpi=dpi, facecolor="white")
     w, h = fig.canvas.get_width_height()
     return MapImage(png=buf.getvalue(), legend=[h.get_label() for h in ordered],
                     scale_bar_ft=scale_ft,
                     width_px=w, height_px=h)
+
+
+def _label_streets(ax, streets, extent, *, most: int = 12) -> None:
+    """Street names along the longest piece of each street in view (at most ``most``)."""
+    if streets is None or "name" not in streets:
+        return
+    view = shapely.box(*extent)
+    best: dict[str, Any] = {}
+    for name, geom in zip(streets["name"], streets.geometry.intersection(view), strict=True):
+        if not isinstance(name, str) or not name.strip() or geom is None or geom.is_empty:
+            continue
+        for part in shapely.get_parts(geom):
+            if part.geom_type == "LineString" and part.length > getattr(best.get(name),
+                                                                        "length", 0):
+                best[name] = part
+    width = extent[2] - extent[0]
+    for name, part in sorted(best.items(), key=lambda kv: -kv[1].length)[:most]:
+        if part.length < 0.12 * width:
+            continue
+        a = part.interpolate(0.45, normalized=True)
+        b = part.interpolate(0.55, normalized=True)
+        angle = math.degrees(math.atan2(b.y - a.y, b.x - a.x))
+        angle = angle - 180 if angle > 90 else angle + 180 if angle < -90 else angle
+        mid = part.interpolate(0.5, normalized=True)
+        ax.text(mid.x, mid.y, name, fontsize=5.5, color="#333333", rotation=angle,
+                rotation_mode="anchor", ha="center", va="center", zorder=14, clip_on=True,
+                bbox=dict(boxstyle="square,pad=0.1", facecolor="white", edgecolor="none",
+                          alpha=0.8))
 
 
 def _much_larger(outer, inner, factor: float = 1.6) -> bool:

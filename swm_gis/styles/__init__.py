@@ -53,7 +53,7 @@ def applicability_qml(classes: list[str], *, field: str = "screening_class") -> 
     Classes are listed in legend order (:func:`swm_gis.applicability.all_classes`); unknown ones
     follow in the order given.
     """
-    from swm_gis.applicability import all_classes
+    from swm_gis.applicability_classify import all_classes
 
     order = {c: i for i, c in enumerate(all_classes())}
     classes = sorted(dict.fromkeys(classes), key=lambda c: (order.get(c, len(order)), c))

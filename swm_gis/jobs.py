@@ -1,0 +1,235 @@
+"""The job level of the Python API: one call per job over a town config.
+
+:func:`screen` screens a site, :func:`swm_gis.notification.abutter_package` builds the abutter
+notification package and :func:`applicability_map` classifies every parcel of the town. Each
+returns a result object that holds the frames and findings and writes the files the command line
+writes (``.write(...)``). The ``swm-gis`` commands are thin callers of these functions.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import os
+from collections.abc import Callable, Iterable
+from pathlib import Path
+
+import geopandas as gpd
+
+from swm_gis.config import TownConfig, load_config
+from swm_gis.config_checks import finite_value
+from swm_gis.disturbance import check_exemptions
+from swm_gis.errors import ConfigError, SwmGisError
+from swm_gis.inputs import as_frame, describe
+from swm_gis.layers import read_parcels_by_id
+from swm_gis.notification import abutter_package
+from swm_gis.results import ApplicabilityMap, Screening
+from swm_gis.screening import build_screening
+
+Progress = Callable[[float, str], None]
+Source = str | os.PathLike | gpd.GeoDataFrame
+
+#: Engines of :func:`applicability_map`.
+ENGINES = ("local", "dask")
+
+
+def _quiet(fraction: float, message: str) -> None:
+    """The default progress callback: says nothing."""
+
+
+def _config(config: TownConfig | str | os.PathLike) -> TownConfig:
+    return config if isinstance(config, TownConfig) else load_config(config)
+
+
+def screen(
+    config: TownConfig,
+    site: Source,
+    *,
+    common_plan: Source | None = None,
+    development: str = "auto",
+    proposed_impervious: Source | None = None,
+    proposed_impervious_sqft: float | None = None,
+    mitigation: Source | None = None,
+    exemptions: Iterable[str] = (),
+    roadway_maintenance: bool = False,
+    parcels: Iterable[str] = (),
+    received: str | dt.date | None = None,
+    proposed_use: str | None = None,
+    progress: Progress | None = None,
+) -> Screening:
+    """Screen a proposed project against Chapter 320 (what ``swm-gis screen`` does).
+
+    Parameters
+    ----------
+    config
+        The town config (:func:`swm_gis.load_config`) or the path of its TOML file.
+    site
+        Limit-of-disturbance polygon(s): a vector file (``path`` or ``path.gpkg:layer``) or a
+        GeoDataFrame with a CRS.
+    common_plan
+        Disturbance of the larger common plan of development or sale the site belongs to.
+    development
+        ``"auto"`` (measure existing impervious cover), ``"new"`` or ``"redevelopment"``.
+    proposed_impervious, proposed_impervious_sqft
+        Post-construction impervious surfaces (polygons) or their area in sq ft (not both).
+    mitigation
+        Proposed off-site mitigation sites (checked for HUC12 / HUC10 eligibility).
+    exemptions
+        Bylaw 213-16B exemptions claimed (``"npdes-waived"``, ``"agriculture"``, ...).
+    roadway_maintenance
+        Redevelopment limited to maintaining existing roadways.
+    parcels
+        Subject parcel ids the work is on (each parcel's SFHA overlap is reported).
+    received
+        Date the application was received (``"YYYY-MM-DD"`` or a date), for the deadlines.
+    proposed_use
+        Proposed land use (a Massachusetts DOR use code or ``"commercial"``, ``"residential"``,
+        ...); decides § 320-19 B(10)(e). Without it the parcels' existing use codes are used.
+    progress
+        ``progress(fraction, message)`` callback.
+
+    Returns
+    -------
+    Screening
+        ``.document`` (the ``screening.json`` content), ``.layers``, ``.permit_required``,
+        ``.summary``; ``.write(out_dir)`` writes the files.
+
+    Examples
+    --------
+    A 0.4-acre lot of a 2-acre subdivision in the bundled synthetic sample town:
+
+    >>> from pathlib import Path
+    >>> import swm_gis
+    >>> sample = Path(swm_gis.__file__).parents[1] / "data" / "sample"
+    >>> town = swm_gis.load_config(sample / "town.toml")
+    >>> sites = sample / "sites.gpkg"
+    >>> s = swm_gis.screen(town, f"{sites}:site_small", common_plan=f"{sites}:common_plan")
+    >>> s.permit_required, s.document["development_type"]["value"]
+    (True, 'new')
+    """
+    progress = progress or _quiet
+    received_date = _parse_date(received)
+    # "--exemption a,b" reads as "--exemption a --exemption b"
+    claimed = check_exemptions(n for item in exemptions for n in str(item).split(",")
+                               if n.strip())
+    if proposed_impervious is not None and proposed_impervious_sqft is not None:
+        raise SwmGisError("Give the post-construction impervious area once: either "
+                          "--proposed-impervious FILE or --proposed-impervious-sqft N, not both.")
+    if proposed_impervious_sqft is not None:  # "inf" and "nan" parse as numbers
+        proposed_impervious_sqft = finite_value(
+            proposed_impervious_sqft, what="--proposed-impervious-sqft", low=0, unit="sq ft")
+    cfg = _config(config)
+    parcel_ids = [str(p) for p in parcels]
+    progress(0.0, "reading the site")
+    frames = {
+        "site": as_frame(site, working_crs=cfg.crs, what="--site"),
+        "common_plan": as_frame(common_plan, working_crs=cfg.crs, what="--common-plan"),
+        "proposed_impervious": as_frame(proposed_impervious, working_crs=cfg.crs,
+                                        what="--proposed-impervious"),
+        "mitigation": as_frame(mitigation, working_crs=cfg.crs, what="--mitigation",
+                               geometry=None),
+        "subject_parcels": read_parcels_by_id(cfg, parcel_ids) if parcel_ids else None,
+    }
+    result = build_screening(
+        cfg, frames["site"], common_plan=frames["common_plan"], development=development,
+        proposed_impervious=frames["proposed_impervious"],
+        proposed_impervious_sqft=proposed_impervious_sqft, mitigation=frames["mitigation"],
+        exemptions=claimed, roadway_maintenance=roadway_maintenance,
+        subject_parcels=frames["subject_parcels"], proposed_use=proposed_use,
+        progress=lambda f, m: progress(0.05 + 0.8 * f, m),
+    )
+    document = result.document
+    document["meta"]["parameters"].update({
+        "site": describe(site), "common_plan": describe(common_plan),
+        "mitigation": describe(mitigation), "proposed_impervious": describe(proposed_impervious),
+        "parcels": parcel_ids,
+        "received": received_date.isoformat() if received_date else None,
+    })
+    return Screening(document=document, layers=result.layers, received=received_date)
+
+
+def _parse_date(value: str | dt.date | None) -> dt.date | None:
+    if value is None or isinstance(value, dt.date):
+        return value
+    try:
+        return dt.date.fromisoformat(str(value))
+    except ValueError as exc:
+        raise SwmGisError(f'--received "{value}" is not a date; write it as YYYY-MM-DD, e.g. '
+                          "2026-03-14.") from exc
+
+
+def applicability_map(
+    config: TownConfig,
+    out: str | os.PathLike | None = None,
+    *,
+    engine: str = "local",
+    chunk_size: int | None = None,
+    scheduler: str | None = None,
+    workers: int = 2,
+    overwrite: bool = False,
+    progress: Progress | None = None,
+) -> ApplicabilityMap:
+    """Classify every parcel of the town (what ``swm-gis applicability`` does).
+
+    Parameters
+    ----------
+    config
+        The town config (:func:`swm_gis.load_config`) or the path of its TOML file.
+    out
+        GeoPackage to write (``.gpkg``), streaming tile by tile; None keeps the result in memory
+        (``.frame``; write it later with ``.write(path)``).
+    engine
+        ``"local"`` (one process, the town in spatial tiles) or ``"dask"`` (the tiles on a Dask
+        cluster; needs ``out``).
+    chunk_size
+        About how many parcels per spatial tile (default 50,000).
+    scheduler, workers
+        Dask scheduler address, or the LocalCluster's worker count (``engine="dask"`` only).
+    overwrite
+        Replace ``out`` if it exists.
+    progress
+        ``progress(fraction, message)`` callback.
+
+    Returns
+    -------
+    ApplicabilityMap
+        ``.frame`` (one row per parcel, SPEC columns), ``.summary``, ``.checks``, ``.path``.
+
+    Examples
+    --------
+    >>> from pathlib import Path
+    >>> import swm_gis
+    >>> town = swm_gis.load_config(
+    ...     Path(swm_gis.__file__).parents[1] / "data" / "sample" / "town.toml")
+    >>> amap = swm_gis.applicability_map(town)
+    >>> amap.parcels, len(amap.frame), amap.path is None
+    (3167, 3167, True)
+    """
+    from swm_gis import applicability as ap
+
+    progress = progress or _quiet
+    if engine not in ENGINES:
+        raise ConfigError(f"Unknown engine {engine!r}; choose local or dask.")
+    if scheduler and engine != "dask":
+        raise ConfigError("--scheduler is for the Dask engine; add --engine dask.")
+    if out is not None and Path(out).suffix.lower() != ".gpkg":
+        raise ConfigError(f"--out {out} must be a GeoPackage file ending in .gpkg.")
+    cfg = _config(config)
+    chunk = chunk_size or ap.DEFAULT_CHUNK_SIZE
+    if out is None:
+        if engine == "dask":
+            raise ConfigError("The Dask engine writes a GeoPackage: give out=PATH.gpkg.")
+        return ap.classify_town(cfg, chunk_size=chunk, progress=progress)
+    if engine == "dask":
+        from swm_gis.applicability_dask import run_applicability_dask
+
+        run = run_applicability_dask(cfg, out, scheduler=scheduler, workers=workers,
+                                     chunk_size=chunk, overwrite=overwrite, progress=progress)
+    else:
+        run = ap.run_applicability(cfg, out, chunk_size=chunk, overwrite=overwrite,
+                                   progress=progress)
+    return ApplicabilityMap(config=cfg, summary=run.summary, checks=run.checks,
+                            parcels=run.parcels, tiles=run.tiles, path=run.path,
+                            engine=run.engine)
+
+
+__all__ = ["abutter_package", "applicability_map", "load_config", "screen"]

@@ -1,0 +1,83 @@
+"""The key to the abutters map: one row per numbered abutter (number, parcel id, site address,
+distance, owners, note), every cell wrapped to its column at words, never truncated, on as many
+pages as the rows need."""
+
+from __future__ import annotations
+
+import pandas as pd
+
+from swm_gis.reports.labels import fit_lines
+
+
+def key_rows(listed: pd.DataFrame) -> list[tuple[str, ...]]:
+    rows = []
+    for rec in listed.to_dict("records"):
+        rows.append((str(rec.get("map_no", "")), _t(rec.get("id")), _t(rec.get("site_address")),
+                     f"{rec.get('distance_ft', 0):.2f}", _t(rec.get("owners", "")),
+                     _t(rec.get("note"))))
+    return rows
+
+
+KEY_COLUMNS = [(30, 26, "No."), (56, 70, "Parcel id"), (126, 150, "Site address"),
+               (276, 44, "Dist. ft"), (320, 262, "Owner(s) of record"), (582, 180, "Note")]
+KEY_SIZE, KEY_LEADING = 7.0, 8.6
+
+
+def key_cells(row: tuple[str, ...], font: str) -> list[list[str]]:
+    """Each cell of a key row wrapped to its column (names wrap at words, never truncated)."""
+    return [fit_lines([val], width_pt=w - 4, height_pt=10_000, font=font, max_size=KEY_SIZE,
+                      min_size=KEY_SIZE)[1] for (_x, w, _h), val in zip(KEY_COLUMNS, row,
+                                                                        strict=True)]
+
+
+def key_pages(c, rows, info, *, font, bold, page_w: float, page_h: float) -> None:
+    """The key, as many pages as the wrapped rows need."""
+    bottom = 40
+    y = None
+    page = 0
+    for row in rows or [None]:
+        cells = key_cells(row, font) if row else [["No abutting parcels within the distance."]]
+        height = max(len(cell) for cell in cells) * KEY_LEADING + 3.5
+        if y is None or y - height < bottom:
+            if y is not None:
+                c.showPage()
+            page += 1
+            y = _key_header(c, info, len(rows), page, font, bold, page_w, page_h)
+        for (x, _w, _h), cell in zip(KEY_COLUMNS, cells, strict=False):
+            c.setFont(font, KEY_SIZE)
+            for i, line in enumerate(cell):
+                c.drawString(x, y - i * KEY_LEADING, line)
+        y -= height
+    c.showPage()
+
+
+def _key_header(c, info, n, page, font, bold, page_w, page_h) -> float:
+    c.setFont(bold, 11)
+    c.drawString(30, page_h - 30, _fit(
+        f"Key to the abutters map: parcel(s) {info.subject_text}, {info.distance_text} "
+        f"({n} abutting parcel(s)), page {page}", bold, 11, page_w - 60))
+    y = page_h - 52
+    c.setFont(bold, 7.5)
+    for x, _w, head in KEY_COLUMNS:
+        c.drawString(x, y, head)
+    c.setFont(font, 6.5)
+    c.drawString(30, 24, _fit(" ".join(info.header_lines()[1:2]), font, 6.5, page_w - 60))
+    return y - 13
+
+
+def _fit(text: str, font: str, size: float, width: float) -> str:
+    """A one-line heading shortened with an ellipsis (headings only; cells wrap)."""
+    from reportlab.pdfbase.pdfmetrics import stringWidth
+
+    if stringWidth(text, font, size) <= width:
+        return text
+    while text and stringWidth(text + "…", font, size) > width:
+        text = text[:-1]
+    return text.rstrip() + "…"
+
+
+def _t(v: object) -> str:
+    return "" if v is None or (not isinstance(v, str) and pd.isna(v)) else str(v)
+
+
+__all__ = ["KEY_COLUMNS", "key_cells", "key_pages", "key_rows"]

@@ -1,0 +1,192 @@
+"""The result objects of the jobs: :class:`Screening` and :class:`ApplicabilityMap`.
+
+Each holds the frames and findings of one run, writes the files the command line writes with
+``.write(...)`` and shows itself in a notebook (``_repr_html_``). The abutter package's result,
+:class:`swm_gis.notification.AbutterPackage`, lives beside its job.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import html
+import os
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import geopandas as gpd
+import pandas as pd
+
+from swm_gis.applicability_write import read_result, write_map
+from swm_gis.config import TownConfig
+from swm_gis.summaries import applicability_lines, screening_lines
+from swm_gis.writers import check_outputs_free, write_geopackage, write_json
+
+Progress = Callable[[float, str], None]
+
+#: Output key -> file name, as ``swm-gis screen`` writes them (SPEC section 3).
+SCREENING_FILES = {
+    "screening_json": "screening.json",
+    "screening_gpkg": "screening.gpkg",
+    "screening_report_html": "screening_report.html",
+    "screening_report_pdf": "screening_report.pdf",
+}
+
+
+def _quiet(fraction: float, message: str) -> None:
+    """The default progress callback: says nothing."""
+
+
+def html_summary(title: str, lines: list[str], table: pd.DataFrame | None = None, *,
+                 max_rows: int = 20) -> str:
+    """A small HTML block for notebooks: a title, summary lines and the first rows of a table.
+
+    Examples
+    --------
+    >>> html_summary("T", ["a < b"])
+    '<div><strong>T</strong><ul><li>a &lt; b</li></ul></div>'
+    """
+    parts = [f"<div><strong>{html.escape(title)}</strong><ul>"]
+    parts += [f"<li>{html.escape(str(line))}</li>" for line in lines]
+    parts.append("</ul>")
+    if table is not None and len(table.columns):
+        parts.append(pd.DataFrame(table).head(max_rows).to_html(index=False, na_rep=""))
+        if len(table) > max_rows:
+            parts.append(f"<p>{len(table) - max_rows:,} more row(s)</p>")
+    parts.append("</div>")
+    return "".join(parts)
+
+
+@dataclass
+class Screening:
+    """The screening of one site (SPEC section 5).
+
+    Attributes
+    ----------
+    document
+        The ``screening.json`` content (``disturbance``, ``standards``, ``checks``, ...).
+    layers
+        The ``screening.gpkg`` layers by name (site, resource areas found, ...).
+    received
+        Date the application was received, for the report's hearing deadlines.
+    """
+
+    document: dict[str, Any]
+    layers: dict[str, gpd.GeoDataFrame] = field(default_factory=dict)
+    received: dt.date | None = None
+
+    @property
+    def permit_required(self) -> bool | None:
+        """Whether a Stormwater Management Permit is required; ``None`` when conditional.
+
+        Conditional: under one acre without a common plan, or an exemption is claimed (the
+        ``disturbance`` finding in :attr:`findings` says on what it depends).
+        """
+        value = self.document["disturbance"]["permit_required"]
+        return None if value is None else bool(value)
+
+    @property
+    def findings(self) -> list[dict[str, Any]]:
+        """The document's findings (``findings``), else its checks (name, ran, note)."""
+        return list(self.document.get("findings") or self.document.get("checks") or [])
+
+    @property
+    def summary(self) -> list[str]:
+        """A few lines for people: the decision and the figures behind it."""
+        return screening_lines(self.document)
+
+    def write(self, out_dir: str | os.PathLike, *, overwrite: bool = False,
+              progress: Progress | None = None, report: bool = True) -> dict[str, Path]:
+        """Write ``screening.json``, ``screening.gpkg`` and the report into ``out_dir``.
+
+        ``report=False`` writes only the JSON and the GeoPackage (a quick single check).
+
+        Returns
+        -------
+        dict of str to Path
+            Output key to file, for the files that exist after writing.
+        """
+        from swm_gis.reports.screening_report import write_screening_report
+
+        progress = progress or _quiet
+        out = Path(out_dir)
+        outputs = {key: out / name for key, name in SCREENING_FILES.items()
+                   if report or not key.startswith("screening_report")}
+        check_outputs_free(outputs.values(), overwrite=overwrite)
+        progress(0.87, "writing screening.json and screening.gpkg")
+        write_json(self.document, outputs["screening_json"])
+        write_geopackage(self.layers, outputs["screening_gpkg"])
+        if not report:
+            return {k: v for k, v in outputs.items() if Path(v).exists()}
+        progress(0.9, "writing the screening report")
+        written = write_screening_report(self.document, self.layers, out, received=self.received)
+        for key, path in written.items():
+            if Path(path) not in outputs.values():
+                outputs[f"report_{key}"] = Path(path)
+        return {k: v for k, v in outputs.items() if Path(v).exists()}
+
+    def _repr_html_(self) -> str:
+        return html_summary(f"Screening: {self.document['meta'].get('town', '')}", self.summary)
+
+
+@dataclass
+class ApplicabilityMap:
+    """Every parcel of the town classified (SPEC section 5, applicability).
+
+    Attributes
+    ----------
+    config
+        The town config it was computed for.
+    summary
+        Parcels and acres per ``screening_class``, town-wide (``huc12 == "all"``) and per HUC12.
+    checks
+        One row per flag: whether it ran, the Chapter 320 section, the sources, why not.
+    parcels
+        How many parcels were classified.
+    tiles
+        How many spatial tiles the town was read in.
+    path
+        The GeoPackage written, or None while the result is only in memory.
+    engine
+        ``"local"`` or ``"dask"``.
+    parameters
+        The run's parameters, recorded in the checks table.
+    """
+
+    config: TownConfig
+    summary: pd.DataFrame
+    checks: list[dict[str, Any]]
+    parcels: int
+    tiles: int
+    path: Path | None = None
+    engine: str = "local"
+    parameters: dict[str, Any] = field(default_factory=dict)
+    _frame: gpd.GeoDataFrame | None = field(default=None, repr=False)
+
+    @property
+    def frame(self) -> gpd.GeoDataFrame:
+        """The classified parcels (layer ``applicability``), read back if only on disk."""
+        if self._frame is None and self.path is not None:
+            self._frame = read_result(self.path)
+        return self._frame
+
+    def write(self, out: str | os.PathLike, *, overwrite: bool = False) -> Path:
+        """Write the styled GeoPackage (layer, summary and checks tables, QGIS style) to ``out``."""
+        self.path = write_map(self.frame, out, summary=self.summary, checks=self.checks,
+                              config=self.config, parameters=self.parameters,
+                              overwrite=overwrite)
+        return self.path
+
+    @property
+    def summary_lines(self) -> list[str]:
+        """A few lines for people: parcels and acres per class, and the checks not run."""
+        return applicability_lines(self)
+
+    def _repr_html_(self) -> str:
+        town = self.summary[self.summary["huc12"] == "all"]
+        return html_summary(f"Applicability: {self.config.name}", self.summary_lines,
+                            town.drop(columns=["huc12"], errors="ignore"))
+
+
+__all__ = ["SCREENING_FILES", "ApplicabilityMap", "Screening", "html_summary"]

@@ -1,0 +1,31 @@
+"""Summary lines for people: what a job found, in a few lines (the CLI prints them).
+
+Pure text from a job's result; nothing here prints or reads files.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+
+def screening_lines(document: dict[str, Any]) -> list[str]:
+    """A few lines for people: each finding with its status (:mod:`swm_gis.findings` decides)."""
+    from swm_gis.findings import summary_lines
+
+    return summary_lines(document)
+
+
+def applicability_lines(result: Any) -> list[str]:
+    """Parcels and acres per class, town-wide, and the checks that did not run."""
+    town = result.summary[result.summary["huc12"] == "all"]
+    lines = [f"{result.parcels:,} parcels classified ({result.engine} engine, "
+             f"{result.tiles} tile(s))"]
+    for row in town.itertuples():
+        lines.append(f"  {row.parcels:>8,}  {row.area_acres:>10,.1f} acres  {row.screening_class}")
+    skipped = [c for c in result.checks if not c["ran"]]
+    for c in skipped:
+        lines.append(f"  not checked: {c['name']} ({c['note']})")
+    return lines
+
+
+__all__ = ["applicability_lines", "screening_lines"]

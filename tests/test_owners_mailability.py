@@ -1,0 +1,201 @@
+"""Mailability of recipients: address kinds, country lines, review lists and every merge counted.
+
+The address cases come from the Cambridge FY2025 assessing table (owner names changed): no address
+at all (84-86), foreign without a country field (MANAMA; BELLA VISTA NSW 2153), a PO box with a
+street line, a five-line address (name, co-owner, two street lines, city line) and a unit on its
+own second line ("4 CANAL PARK" + "UNIT 108").
+"""
+
+from __future__ import annotations
+
+import pandas as pd
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from swm_gis.owners import (
+    REVIEW_COLUMNS,
+    build_recipients,
+    classify_address,
+    delivery_lines,
+    infer_country,
+    join_owners,
+    likely_duplicates,
+    recipients,
+)
+
+COLS = ["parcel_id", "owner", "co_owner", "address", "address2", "city", "state", "zip",
+        "country"]
+
+
+def frame(rows):
+    return pd.DataFrame([dict(zip(COLS, r, strict=False)) for r in rows], columns=COLS,
+                        dtype=object)
+
+
+ASSESS = frame([
+    ("P1", "NO ADDRESS, ANN", None, None, None, None, None, None),
+    ("P1", "ALKHALIFA, MAYSA", "C/O AL BATI FURNISHING", "81 OLD PLACE AVE", "PO BOX 613",
+     "MANAMA", "_", "_"),
+    ("P1", "SASTRA, DJUNAEDI", None, "16 MOUNT BANK RISE", "BELLA VISTA NSW 2153", "-", "-",
+     "-"),
+    ("P2", "TEJERO, EDEN N. &", "JOSE A. TEJERO", "P.O. BOX 29", "ASTOR DRIVE", "RHINEBECK",
+     "NY", "12572"),
+    ("P2", "PARK, JENNIFER", "OSCAR ALCOREZA JR", "4 CANAL PARK", "UNIT 108", "CAMBRIDGE", "MA",
+     "02141"),
+    ("P2", "LUCAS, MARY", "LUCAS TRUST", "1 MAIN ST", "732 CAMBRIDGE ST", "BOSTON", "MA",
+     "02109"),
+    ("P3", "KARAGEZIAN, JOSEPH TRUSTEE", None, "7 DEBSTON LANE", None, "LYNNFIELD", "MA",
+     "01940"),
+    ("P3", "KARAGEZIAN, JOSEPH TRUSTEE OF", None, "7 DEBSTON LN", None, "LYNNFIELD", "MA",
+     "01940"),
+    ("P3", "PELON REALTY", None, "145 TRAPELO RD", None, "LINCOLN", "MA", "01773"),
+    ("P3", "PELON REALTY", None, "145 TRAPELO RD", None, "LINCOLN", "MA", "01773"),
+    ("P4", "PELON REALTY", None, "145 Trapelo Road", None, "Lincoln", "MA", "1773"),
+    ("P4", "HALF, AN", None, "9 ELM ST", None, "LYNN", "MA", None),
+])
+LISTED = pd.DataFrame({"id": ["P1", "P2", "P3", "P4"]})
+
+
+@pytest.fixture(scope="module")
+def built():
+    return build_recipients(join_owners(LISTED, ASSESS), subject_ids=["P4"])
+
+
+def test_every_merge_is_counted_and_counts_add_up(built):
+    mailable, review, counts = built
+    # 12 rows; PELON twice on P3 (identical: merged in the join) and once more on P4 (same
+    # owner and address after normalisation: merged into one recipient) -> 2 merges, 10 left
+    assert counts["assessing_rows"] == 12
+    assert counts["identical_rows_merged"] == 1
+    assert counts["same_owner_address_merged"] == 1
+    assert counts["duplicates_removed"] == 2
+    assert counts["recipients"] == 10
+    assert counts["no_mailing_address"] == 1 and counts["incomplete_address"] == 1
+    assert counts["mailable"] == 8 == len(mailable)
+    assert counts["recipients"] == (counts["mailable"] + counts["no_mailing_address"]
+                                    + counts["incomplete_address"])
+    assert counts["foreign_address"] == 2 and counts["po_box"] == 1
+
+
+def test_unmailable_records_go_to_review_not_to_the_mailing_list(built):
+    mailable, review, _ = built
+    assert "NO ADDRESS, ANN" not in set(mailable["owner_name"])
+    assert "HALF, AN" not in set(mailable["owner_name"])
+    assert list(review.columns) == REVIEW_COLUMNS
+    issues = dict(zip(review["owner_name"], review["issue"], strict=False))
+    assert issues["NO ADDRESS, ANN"] == "no_mailing_address"
+    assert issues["HALF, AN"] == "incomplete_address"
+    assert "no ZIP" in review.set_index("owner_name").loc["HALF, AN", "reason"]
+
+
+def test_near_duplicates_listed_for_review_not_merged(built):
+    mailable, review, counts = built
+    k = mailable[mailable["owner_name"].str.startswith("KARAGEZIAN")]
+    assert len(k) == 2  # both still get a notice
+    dup = review[review["issue"] == "likely_duplicate"]
+    assert sorted(dup["owner_name"]) == ["KARAGEZIAN, JOSEPH TRUSTEE",
+                                         "KARAGEZIAN, JOSEPH TRUSTEE OF"]
+    assert dup["group"].nunique() == 1 and counts["likely_duplicate_groups"] == 1
+
+
+def test_is_subject_marks_the_owner_of_the_subject_parcel(built):
+    mailable, _, _ = built
+    assert mailable.set_index("owner_name")["is_subject"].to_dict()["PELON REALTY"]
+    assert mailable["is_subject"].sum() == 1
+
+
+def test_foreign_addresses_end_with_their_country(built):
+    mailable, _, _ = built
+    lines = mailable.set_index("owner_name")["address_lines"]
+    assert lines["ALKHALIFA, MAYSA"].split("\n") == ["81 OLD PLACE AVE", "PO BOX 613", "MANAMA",
+                                                     "BAHRAIN"]
+    assert lines["SASTRA, DJUNAEDI"].split("\n") == ["16 MOUNT BANK RISE",
+                                                     "BELLA VISTA NSW 2153", "AUSTRALIA"]
+    assert mailable.set_index("owner_name").loc["SASTRA, DJUNAEDI", "mail_country"] == \
+        "AUSTRALIA"
+
+
+def test_po_box_is_the_delivery_line_and_unit_joins_the_street(built):
+    mailable, _, _ = built
+    lines = mailable.set_index("owner_name")["address_lines"]
+    assert lines["TEJERO, EDEN N. &"].split("\n") == ["ASTOR DRIVE", "P.O. BOX 29",
+                                                      "RHINEBECK, NY 12572"]
+    assert lines["PARK, JENNIFER"].split("\n") == ["4 CANAL PARK UNIT 108",
+                                                   "CAMBRIDGE, MA 02141"]
+    # five lines with the name and co-owner: two street lines kept apart
+    assert lines["LUCAS, MARY"].split("\n") == ["1 MAIN ST", "732 CAMBRIDGE ST",
+                                                "BOSTON, MA 02109"]
+
+
+@pytest.mark.parametrize(("rec", "kind"), [
+    ({"owner_name": "A B"}, "none"),
+    ({"owner_name": "A B", "address1": "Z", "address2": "Z", "mail_city": "Z"}, "none"),
+    ({"owner_name": "A B", "address1": "1 X ST", "mail_city": "LYNN", "mail_state": "MA",
+      "mail_zip": "01901"}, "street"),
+    ({"owner_name": "A B", "address1": "PO Box 7", "mail_city": "LYNN", "mail_state": "MA",
+      "mail_zip": "01901"}, "po_box"),
+    ({"owner_name": "A B", "address1": "1 X ST", "mail_city": "LYNN", "mail_state": "ZZ",
+      "mail_zip": "01901"}, "incomplete"),
+    ({"owner_name": "A B", "address1": "1 RUE X", "mail_city": "PARIS",
+      "mail_country": "France"}, "foreign"),
+    ({"owner_name": "", "address1": "1 X ST", "mail_city": "LYNN", "mail_state": "MA",
+      "mail_zip": "01901"}, "incomplete"),
+    ({"owner_name": "A B", "address1": "1 X ST", "mail_city": "FARAWAY"}, "incomplete"),
+], ids=["none", "placeholders", "street", "po-box", "bad-state", "foreign-country-field",
+        "no-owner", "no-state-no-country"])
+def test_classify_address_kinds(rec, kind):
+    assert classify_address(rec).kind == kind
+
+
+def test_delivery_lines_and_country_hints():
+    assert delivery_lines("4 CANAL PARK", "UNIT NO 109") == ["4 CANAL PARK UNIT NO 109"]
+    assert delivery_lines("6 CANAL PARK", "UNIT 206 II") == ["6 CANAL PARK UNIT 206 II"]
+    assert delivery_lines("10 X ST", "37 MOORE ST") == ["10 X ST", "37 MOORE ST"]
+    assert delivery_lines(None, None) == []
+    assert infer_country("HAIDAN BEIJING") == "CHINA"
+    assert infer_country("") == ""
+
+
+def test_empty_input_gives_empty_outputs_and_zero_counts():
+    mailable, review, counts = build_recipients(join_owners(LISTED, ASSESS.iloc[:0]))
+    assert mailable.empty and review.empty and set(counts.values()) == {0}
+
+
+def test_hostile_values_do_not_break_classification():
+    rec = {"owner_name": "=CMD()", "address1": "\x00\t", "address2": 3.5, "mail_city": None,
+           "mail_state": float("nan"), "mail_zip": "", "mail_country": 7}
+    assert classify_address(rec).kind in {"none", "incomplete"}
+
+
+def test_legacy_recipients_counts_the_join_merge():
+    assert recipients(join_owners(LISTED, ASSESS)).attrs["duplicates_removed"] == 2
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.lists(st.tuples(st.sampled_from(["A", "B", "C"]), st.sampled_from(["ANN", "BO", "CY"]),
+                          st.sampled_from(["1 ELM ST", "1 Elm Street", "2 OAK RD", None]),
+                          st.sampled_from(["LYNN", None]), st.sampled_from(["MA", "-"]),
+                          st.sampled_from(["01901", None])), max_size=12))
+def test_counts_always_add_up(rows):
+    assess = frame([(p, o, None, a, None, c, s, z) for p, o, a, c, s, z in rows])
+    notices = join_owners(pd.DataFrame({"id": ["A", "B", "C"]}), assess)
+    mailable, review, counts = build_recipients(notices)
+    assert counts["assessing_rows"] == len(rows)
+    assert counts["assessing_rows"] == (counts["blank_rows"] + counts["duplicates_removed"]
+                                        + counts["recipients"])
+    assert counts["recipients"] == (counts["mailable"] + counts["no_mailing_address"]
+                                    + counts["incomplete_address"])
+    assert len(likely_duplicates(mailable)) == counts["likely_duplicate_groups"]
+
+
+def test_owners_by_parcel_completes_dangling_names_for_the_map_key():
+    from swm_gis.owners import owners_by_parcel
+
+    notices = join_owners(LISTED, frame([
+        ("P1", "GOMES, FERNANDO J. &", "MARIA GOMES", "1 A ST", None, "LYNN", "MA", "01901"),
+        ("P1", "KIEU, ALIX &", None, "2 A ST", None, "LYNN", "MA", "01901"),
+        ("P2", "SMITH, ANN", "THE SMITH TRUST", "3 A ST", None, "LYNN", "MA", "01901"),
+    ]))
+    assert owners_by_parcel(notices) == {"P1": "GOMES, FERNANDO J. & MARIA GOMES; KIEU, ALIX",
+                                         "P2": "SMITH, ANN"}
