@@ -158,7 +158,7 @@ SCHEMAS: dict[str, LayerSchema] = {
 # One table per section: a new key is one line here (and the code that reads it).
 
 #: Top-level sections of a town config.
-SECTIONS = ("town", "rules", "layers")
+SECTIONS = ("town", "rules", "layers", "cache")
 
 #: Keys of [town].
 TOWN_KEYS: dict[str, Kind] = {"name": TEXT, "crs": TEXT, "synthetic": BOOL}
@@ -245,6 +245,9 @@ class TownConfig:
     layers: dict[str, LayerSpec]
     path: Path | None = None
     synthetic: bool = False
+    #: [cache]: keep the town's flow grid on disk (swm_gis.flowgrid_cache), and where
+    cache_enabled: bool = True
+    cache_dir: str | None = None
 
     def has(self, key: str) -> bool:
         return key in self.layers
@@ -317,10 +320,27 @@ def parse_config(data: dict, *, base_dir: Path, source: Path | None = None) -> T
         spec = layers["parcels"]
         layers["parcels"] = replace(spec, fields={**spec.fields,
                                                   RIGHT_OF_WAY_COLUMN: row_rule.field})
+    enabled, cache_dir = _parse_cache(data.get("cache") or {}, base_dir, where)
     return TownConfig(
         name=town["name"].strip(), crs=crs, rules=rules, layers=layers, path=source,
-        synthetic=town.get("synthetic", False),
+        synthetic=town.get("synthetic", False), cache_enabled=enabled, cache_dir=cache_dir,
     )
+
+
+def _parse_cache(raw: dict, base_dir: Path, where: str) -> tuple[bool, str | None]:
+    """``[cache] enabled = true|false`` and ``dir = "folder"`` (relative to the config)."""
+    unknown = sorted(set(raw) - {"enabled", "dir"}) if isinstance(raw, dict) else ["?"]
+    if unknown:
+        raise ConfigError(f"{where}: [cache] accepts enabled = true|false and dir = \"folder\"; "
+                          f"unknown: {', '.join(unknown)}.")
+    enabled = raw.get("enabled", True)
+    if not isinstance(enabled, bool):
+        raise ConfigError(f"{where}: [cache] enabled = {enabled!r} must be true or false.")
+    folder = raw.get("dir")
+    if folder is not None and (not isinstance(folder, str) or not folder.strip()):
+        raise ConfigError(f'{where}: [cache] dir = {folder!r} must be a folder path, e.g. '
+                          '"../swm-gis-cache".')
+    return enabled, _resolve_path(folder, base_dir) if folder else None
 
 
 def check_working_crs(crs: str, *, where: str = "the town config") -> CRS:

@@ -12,7 +12,14 @@ import typer
 
 from swm_gis import postgis
 from swm_gis.applicability_overlays import DEFAULT_CHUNK_SIZE
-from swm_gis.cli._common import app, config_option, open_config, overwrite_option, state
+from swm_gis.cli._common import (
+    app,
+    config_option,
+    no_cache_option,
+    open_config,
+    overwrite_option,
+    state,
+)
 from swm_gis.errors import ConfigError
 from swm_gis.jobs import applicability_map
 from swm_gis.outputs import config_inputs, output_file
@@ -47,6 +54,7 @@ def applicability(
     chunk_size: int = typer.Option(DEFAULT_CHUNK_SIZE, "--chunk-size", min=100, metavar="N",
                                    help="About how many parcels per spatial tile (bounds memory)."),
     overwrite: bool = overwrite_option(),
+    no_cache: bool = no_cache_option(),
 ) -> None:
     """Classify every parcel: one-acre trigger, HUC12/HUC10, NHESP within 500 ft, SFHA,
     drainage to ORWs and impaired waters, and a screening class; writes a GeoPackage that QGIS
@@ -58,7 +66,7 @@ def applicability(
         raise ConfigError("--scheduler is for the Dask engine; add --engine dask.")
     if scheduler:  # before any work: form, reachable, a Dask scheduler (with a timeout)
         scheduler = check_scheduler(scheduler)
-    cfg = open_config(config)
+    cfg = open_config(config, no_cache=no_cache)
     # --- PostGIS output (swm_gis.postgis_out): the map into a database table, styled.
     if postgis.is_postgis(out):
         from swm_gis.postgis_out import write_applicability
