@@ -8,7 +8,9 @@ notebook that CI executes and the page people read are one file.
 
 from __future__ import annotations
 
+import dataclasses
 import json
+import re
 import sys
 from pathlib import Path
 
@@ -66,9 +68,46 @@ def notebook_to_myst(notebook: Path, out: Path) -> None:
         out.write_text(text, encoding="utf-8")
 
 
+def factory_defaults(obj, signature: str | None) -> str | None:
+    """Show a dataclass field's ``default_factory`` as a call (``dict()``), not ``<factory>``.
+
+    ``<factory>`` is not Python, so Sphinx cannot parse such a signature and prints it raw.
+    """
+    if not signature or not dataclasses.is_dataclass(obj) or "<factory>" not in signature:
+        return signature
+    calls = {f.name: f"{getattr(f.default_factory, '__name__', 'factory')}()"
+             for f in dataclasses.fields(obj) if f.default_factory is not dataclasses.MISSING}
+    params = []
+    for param in split_params(signature.strip()[1:-1]):
+        name = re.match(r"\s*\**(\w+)", param)
+        if name and name.group(1) in calls and param.rstrip().endswith("<factory>"):
+            param = param.rstrip()[: -len("<factory>")].rstrip() + " " + calls[name.group(1)]
+        params.append(param.strip())
+    return "(" + ", ".join(params) + ")"
+
+
+def split_params(text: str) -> list[str]:
+    """Split a parameter list on its top-level commas (not those inside brackets)."""
+    parts, depth, current = [], 0, ""
+    for char in text:
+        depth += char in "([{"
+        depth -= char in ")]}"
+        if char == "," and depth == 0:
+            parts.append(current)
+            current = ""
+        else:
+            current += char
+    return [*parts, current] if current.strip() else parts
+
+
+def _signature(app, what, name, obj, options, signature, return_annotation):
+    return factory_defaults(obj, signature), return_annotation
+
+
 def _generate(app) -> None:
     notebook_to_myst(DOCS / "tutorial.ipynb", DOCS / "tutorial.md")
 
 
 def setup(app):
     app.connect("builder-inited", _generate)
+    app.connect("autodoc-process-signature", _signature)
