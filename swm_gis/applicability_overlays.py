@@ -155,8 +155,24 @@ class _Pieces:
 class Overlays:
     """The reference layers, prepared once per job (see :meth:`build`).
 
-    A layer that was not configured is ``None`` and the flags that need it stay empty (null);
-    ``checks`` records which checks ran and on which data.
+    A layer that was not configured is ``None`` and the flags that need it stay empty (null).
+
+    Attributes
+    ----------
+    rules
+        Rule values (habitat distance, permit trigger, ...).
+    habitats
+        NHESP priority and estimated habitats and vernal pools, labelled ``kind:<id>``.
+    sfha
+        The FEMA Special Flood Hazard Area, dissolved.
+    huc12, huc10
+        The WBD watersheds, for each parcel's largest-overlap HUC12 and HUC10.
+    huc12_names
+        HUC12 code to its name.
+    drainage
+        Receiving-water flags per DEM cell (ORW, impaired waters), if a DEM is configured.
+    checks
+        Which checks ran and on which data (the output's checks table).
     """
 
     rules: Rules = field(default_factory=Rules)

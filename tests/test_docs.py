@@ -97,6 +97,29 @@ def test_reference_groups_follow_all():
     }
 
 
+# --------------------------------------------------------------------------- docstrings
+@pytest.mark.parametrize("name", [n for n in PUBLIC if inspect.isfunction(getattr(swm_gis, n))])
+def test_function_documents_every_parameter_and_its_return(name):
+    from numpydoc.validate import validate
+
+    errors = [e for e in validate(f"swm_gis.{name}")["errors"]
+              if e[0] in ("GL08", "PR01", "PR02", "RT01", "SS01")]
+    assert errors == []
+
+
+@pytest.mark.parametrize("name", [n for n in PUBLIC
+                                  if dataclasses.is_dataclass(getattr(swm_gis, n))])
+def test_result_class_documents_every_public_field(name):
+    from numpydoc.docscrape import ClassDoc
+
+    cls = getattr(swm_gis, name)
+    doc = ClassDoc(cls, config={"show_class_members": False})
+    documented = {n.strip() for item in doc["Attributes"] + doc["Parameters"]
+                  for n in item.name.split(",")}
+    fields = {f.name for f in dataclasses.fields(cls) if not f.name.startswith("_")}
+    assert fields <= documented, f"undocumented: {sorted(fields - documented)}"
+
+
 # --------------------------------------------------------------------------- signatures in HTML
 class _Signatures(html.parser.HTMLParser):
     """The ``<em class="sig-param">`` texts of each ``<dt id="swm_gis.NAME">`` in a page."""
