@@ -39,11 +39,26 @@ autosummary_generate = True
 autosummary_imported_members = True
 autodoc_typehints = "signature"
 autodoc_member_order = "bysource"
+# one parameter a line once a signature is long: the keyword-only options stay readable
+python_maximum_signature_line_length = 88
 # numpydoc lists a class's members itself; the class template documents them instead.
 numpydoc_show_class_members = False
 numpydoc_class_members_toctree = False
 numpydoc_xref_param_type = False
 
+# Every cross-reference must resolve (with -W a broken one fails the build), except the types
+# that annotations mention but the reference does not document: other libraries' (no
+# inventories are fetched: builds run offline) and swm-gis's own internal ones. A new internal
+# type in a public signature fails the build until it is documented or listed here.
+nitpicky = True
+nitpick_ignore_regex = [
+    ("py:class", r"(os|pathlib|datetime|collections\.abc|typing|numpy|pandas|geopandas|shapely"
+                 r"|pyproj)(\..+)?"),
+    ("py:class", r"swm_gis\.(config\.(Rules|LayerSpec)|reports\.PackageInfo"
+                 r"|catchments\.DrainageGrid|applicability_overlays\._(Zones|Pieces)"
+                 r"|(raster|layers)\.Raster|(hydrology|hydrology_grid)\.FlowGrid"
+                 r"|timeline\.Deadline|checklist\.ChecklistItem)"),
+]
 myst_heading_anchors = 3
 intersphinx_mapping = {}  # offline builds: no inventories fetched
 
@@ -100,6 +115,27 @@ def split_params(text: str) -> list[str]:
     return [*parts, current] if current.strip() else parts
 
 
+def public_alias(target: str) -> str | None:
+    """``swm_gis.<module>.<name>`` -> ``swm_gis.<name>`` when that is the same public object."""
+    module, _, name = target.rpartition(".")
+    if not module.startswith("swm_gis.") or name not in swm_gis.__all__:
+        return None
+    obj = getattr(sys.modules.get(module), name, None)
+    return f"swm_gis.{name}" if obj is not None and obj is getattr(swm_gis, name) else None
+
+
+def _missing_reference(app, env, node, contnode):
+    """Resolve references to public objects by their defining module's path."""
+    if node.get("refdomain") != "py":
+        return None
+    alias = public_alias(node.get("reftarget", ""))
+    if alias is None:
+        return None
+    found = env.get_domain("py").resolve_any_xref(env, node["refdoc"], app.builder, alias, node,
+                                                   contnode)
+    return found[0][1] if found else None
+
+
 def _signature(app, what, name, obj, options, signature, return_annotation):
     return factory_defaults(obj, signature), return_annotation
 
@@ -111,3 +147,4 @@ def _generate(app) -> None:
 def setup(app):
     app.connect("builder-inited", _generate)
     app.connect("autodoc-process-signature", _signature)
+    app.connect("missing-reference", _missing_reference)

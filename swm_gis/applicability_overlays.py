@@ -153,7 +153,7 @@ class _Pieces:
 
 @dataclass
 class Overlays:
-    """The reference layers, prepared once per job (see :meth:`build`).
+    """The reference layers, prepared once per job (see :meth:`Overlays.build`).
 
     A layer that was not configured is ``None`` and the flags that need it stay empty (null).
 
@@ -201,9 +201,9 @@ class Overlays:
         """Prepare reference frames (logical field names, working CRS) for :func:`classify_parcels`.
 
         Habitat features are labelled ``priority:<id>``, ``estimated:<id>`` and
-        ``vernal_pool:<id>``; SFHA polygons (rows where :func:`swm_gis.floodplain.sfha_mask` is
+        ``vernal_pool:<id>``; SFHA polygons (rows where ``swm_gis.floodplain.sfha_mask`` is
         true) are dissolved so overlapping zones are not counted twice; polygons are cut into
-        small pieces by :func:`subdivide` (areas and distances are unchanged by the cut).
+        small pieces by ``subdivide`` (areas and distances are unchanged by the cut).
         """
         rules = rules or Rules()
         hab_geoms, hab_labels = [], []

@@ -97,6 +97,21 @@ def test_reference_groups_follow_all():
     }
 
 
+def documented_errors(rst: str) -> list[str]:
+    return re.findall(r"^\.\. autoexception:: (\w+)$", rst, flags=re.MULTILINE)
+
+
+def test_reference_documents_every_error_subclass():
+    from swm_gis import errors
+
+    subclasses = {name for name, obj in vars(errors).items()
+                  if isinstance(obj, type) and issubclass(obj, errors.SwmGisError)
+                  and obj is not errors.SwmGisError}
+    documented = documented_errors((DOCS / "api.rst").read_text(encoding="utf-8"))
+    assert sorted(documented) == sorted(subclasses)
+    assert "CrsError" in documented  # the one a frame-level caller meets first
+
+
 # --------------------------------------------------------------------------- docstrings
 @pytest.mark.parametrize("name", [n for n in PUBLIC if inspect.isfunction(getattr(swm_gis, n))])
 def test_function_documents_every_parameter_and_its_return(name):
@@ -279,6 +294,13 @@ def test_inventory_holds_every_public_name_with_its_kind(built_html):
 
 
 @pytest.mark.slow
+def test_inventory_holds_the_error_subclasses(built_html):
+    inv = inventory(built_html / "objects.inv")
+    for name in documented_errors((DOCS / "api.rst").read_text(encoding="utf-8")):
+        assert inv.get(f"swm_gis.errors.{name}") == "py:exception", name
+
+
+@pytest.mark.slow
 @pytest.mark.parametrize("name", PUBLIC)
 def test_documented_signature_is_pythons(built_html, name):
     obj = getattr(swm_gis, name)
@@ -347,6 +369,17 @@ def test_notebook_page_of_a_missing_notebook(tmp_path):
     with pytest.raises(FileNotFoundError):
         _conf().notebook_to_myst(tmp_path / "missing.ipynb", tmp_path / "t.md")
     assert not (tmp_path / "t.md").exists()
+
+
+def test_public_alias_resolves_only_the_same_public_object():
+    conf = _conf()
+    assert conf.public_alias("swm_gis.development.development_type") == \
+        "swm_gis.development_type"
+    assert conf.public_alias("swm_gis.jobs.load_config") == "swm_gis.load_config"
+    assert conf.public_alias("swm_gis.floodplain.sfha_mask") is None      # not public
+    assert conf.public_alias("swm_gis.no_such_module.screen") is None
+    assert conf.public_alias("pandas.DataFrame") is None
+    assert conf.public_alias("") is None
 
 
 def test_factory_defaults_leave_other_signatures_alone():
