@@ -6,7 +6,7 @@ SYS_PY ?= /usr/bin/python3
 APT := DEBIAN_FRONTEND=noninteractive apt-get
 export QT_QPA_PLATFORM ?= offscreen
 
-.PHONY: demo test lint docs tutorial setup system-deps test-deps qgis plugin sample bench clean
+.PHONY: demo test lint docs tutorial tutorial-clear setup system-deps test-deps qgis plugin sample bench clean
 
 demo: setup
 	$(VENV)/bin/swm-gis demo --out swm-gis-demo
@@ -29,6 +29,10 @@ docs: setup
 # notebook item).
 tutorial: setup
 	$(PY) -m pytest -p no:pytest_qgis -p no:cacheprovider -o addopts="" --nbmake docs/tutorial.ipynb
+
+# Clear the notebook's outputs before committing it (tests/test_docs.py checks they are cleared).
+tutorial-clear: setup
+	$(PY) scripts/clear_notebook.py docs/tutorial.ipynb
 
 setup: $(VENV)/.installed
 

@@ -336,6 +336,49 @@ def test_notebook_is_stored_without_outputs():
     assert nb["metadata"]["kernelspec"]["name"] == "python3"
 
 
+def _clear_notebook():
+    spec = importlib.util.spec_from_file_location("clear_notebook",
+                                                  REPO / "scripts" / "clear_notebook.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_stored_notebook_is_already_cleared():
+    """``make tutorial-clear`` would change nothing: no outputs, no execution records."""
+    clear = _clear_notebook()
+    text = NOTEBOOK.read_text(encoding="utf-8")
+    assert clear.dumps(clear.cleared(json.loads(text))) == text
+
+
+def test_clearing_an_executed_notebook(tmp_path):
+    executed = {
+        "cells": [
+            {"cell_type": "code", "execution_count": 3, "id": "a", "source": ["1 + 1"],
+             "metadata": {"execution": {"iopub.status.idle": "2026-01-01T00:00:00Z"},
+                          "tags": ["keep"]},
+             "outputs": [{"output_type": "execute_result", "data": {"text/plain": "2"},
+                          "execution_count": 3, "metadata": {}}]},
+            {"cell_type": "markdown", "id": "b", "metadata": {}, "source": ["Text é"]},
+        ],
+        "metadata": {"language_info": {"name": "python", "version": "3.11.2"}},
+        "nbformat": 4, "nbformat_minor": 5,
+    }
+    path = tmp_path / "t.ipynb"
+    path.write_text(json.dumps(executed), encoding="utf-8")
+    clear = _clear_notebook()
+    assert clear.main([str(path)]) == 0
+    got = json.loads(path.read_text(encoding="utf-8"))
+    assert got["cells"][0]["outputs"] == [] and got["cells"][0]["execution_count"] is None
+    assert got["cells"][0]["metadata"] == {"tags": ["keep"]}
+    assert got["cells"][1] == executed["cells"][1]
+    assert got["metadata"]["language_info"] == {"name": "python"}
+    assert executed["cells"][0]["outputs"]  # the input dict is not modified
+    before = path.read_text(encoding="utf-8")
+    clear.main([str(path)])
+    assert path.read_text(encoding="utf-8") == before  # clearing twice changes nothing
+
+
 def test_notebook_calls_the_documented_jobs():
     source = "".join("".join(c["source"]) for c in json.loads(
         NOTEBOOK.read_text(encoding="utf-8"))["cells"])
