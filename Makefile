@@ -18,7 +18,8 @@ test: setup test-deps
 lint: setup
 	$(VENV)/bin/ruff check .
 
-# API reference + tutorial page into docs/_build/html; any Sphinx warning fails the build.
+# API reference + tutorial page (the notebook run, with its outputs) into docs/_build/html;
+# any Sphinx warning, broken cross-reference or failing notebook cell fails the build.
 # (make test builds them too, and executes the notebook: tests/test_docs.py)
 DOCS_OUT ?= docs/_build/html
 docs: setup

@@ -7,6 +7,7 @@ them, so ``make test`` checks what CI and a reader get.
 
 from __future__ import annotations
 
+import base64
 import dataclasses
 import html.parser
 import importlib.util
@@ -39,11 +40,11 @@ def _env() -> dict[str, str]:
             "QT_QPA_PLATFORM": "offscreen"}
 
 
-def sphinx_build(src: Path, out: Path) -> subprocess.CompletedProcess:
+def sphinx_build(src: Path, out: Path, *options: str) -> subprocess.CompletedProcess:
     """What ``make docs`` runs: warnings are errors."""
     return subprocess.run(
         [sys.executable, "-m", "sphinx", "-W", "--keep-going", "-E", "-q", "-b", "html",
-         str(src), str(out)],
+         *options, str(src), str(out)],
         capture_output=True, text=True, env=_env(), cwd=REPO, timeout=300)
 
 
@@ -270,6 +271,10 @@ def test_docs_build_without_warnings(built_html):
     assert (built_html / "api.html").is_file()
     tutorial = (built_html / "tutorial.html").read_text(encoding="utf-8")
     assert "abutter_package" in tutorial and "Screen a site" in tutorial
+    # the page shows the run: the screening's summary, the mailing list and the map
+    assert "Stormwater Management Permit required: YES" in tutorial
+    assert "RUSSO KAREN" in tutorial
+    assert re.search(r'<img alt="output" src="_images/cell\d+-\d+\.png"', tutorial)
 
 
 def inventory(path: Path) -> dict[str, str]:
@@ -321,7 +326,7 @@ def test_a_warning_fails_the_build(tmp_path):
     api = src / "api.rst"
     api.write_text(api.read_text(encoding="utf-8").replace(
         "   load_config\n", "   load_config\n   no_such_function\n", 1), encoding="utf-8")
-    run = sphinx_build(src, tmp_path / "html")
+    run = sphinx_build(src, tmp_path / "html", "-D", "tutorial_execute=0")
     assert run.returncode != 0
     assert "no_such_function" in run.stderr
 
@@ -387,8 +392,8 @@ def test_notebook_calls_the_documented_jobs():
         assert call in source
 
 
-def _conf():
-    spec = importlib.util.spec_from_file_location("docs_conf", DOCS / "conf.py")
+def _ext():
+    spec = importlib.util.spec_from_file_location("swm_docs", DOCS / "_ext" / "swm_docs.py")
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
@@ -402,34 +407,56 @@ def test_notebook_page_keeps_markdown_and_code(tmp_path):
         {"cell_type": "raw", "source": ["ignored"]},
     ]}
     (tmp_path / "t.ipynb").write_text(json.dumps(nb), encoding="utf-8")
-    _conf().notebook_to_myst(tmp_path / "t.ipynb", tmp_path / "t.md")
+    _ext().notebook_to_myst(tmp_path / "t.ipynb", tmp_path / "t.md")
     assert (tmp_path / "t.md").read_text(encoding="utf-8") == (
-        "<!-- Generated from t.ipynb by docs/conf.py; edit the notebook. -->\n\n"
+        "<!-- Generated from t.ipynb by docs/_ext/swm_docs.py; edit the notebook. -->\n\n"
         "# Title\nText.\n\n```python\nx = 1\nx\n```\n")
+
+
+def test_output_blocks_image_html_text_and_no_stderr(tmp_path):
+    png = base64.b64encode(b"\x89PNG fake").decode()
+    outputs = [
+        {"output_type": "stream", "name": "stdout", "text": ["a\n", "b\n"]},
+        {"output_type": "stream", "name": "stderr", "text": "UserWarning: noise"},
+        {"output_type": "display_data", "data": {"image/png": png, "text/plain": "<Figure>"}},
+        {"output_type": "execute_result", "data": {"text/html": "<b>x</b>", "text/plain": "x"}},
+        {"output_type": "execute_result", "data": {"text/plain": ["(1, ", "2)"]}},
+        {"output_type": "execute_result", "data": {}},
+    ]
+    blocks = _ext().output_blocks(outputs, image_stem="cell03", files=tmp_path / "_files")
+    assert blocks == [
+        "```none\na\nb\n```",
+        "![output](_files/cell03-2.png)",
+        '```{raw} html\n<div class="nb-output"><b>x</b></div>\n```',
+        "```none\n(1, 2)\n```",
+    ]
+    assert (tmp_path / "_files" / "cell03-2.png").read_bytes() == b"\x89PNG fake"
+    assert _ext().output_blocks([], image_stem="c", files=tmp_path / "none") == []
+    assert not (tmp_path / "none").exists()
 
 
 def test_notebook_page_of_a_missing_notebook(tmp_path):
     with pytest.raises(FileNotFoundError):
-        _conf().notebook_to_myst(tmp_path / "missing.ipynb", tmp_path / "t.md")
+        _ext().notebook_to_myst(tmp_path / "missing.ipynb", tmp_path / "t.md")
     assert not (tmp_path / "t.md").exists()
 
 
 def test_public_alias_resolves_only_the_same_public_object():
-    conf = _conf()
-    assert conf.public_alias("swm_gis.development.development_type") == \
+    ext = _ext()
+    assert ext.public_alias("swm_gis.development.development_type") == \
         "swm_gis.development_type"
-    assert conf.public_alias("swm_gis.jobs.load_config") == "swm_gis.load_config"
-    assert conf.public_alias("swm_gis.floodplain.sfha_mask") is None      # not public
-    assert conf.public_alias("swm_gis.no_such_module.screen") is None
-    assert conf.public_alias("pandas.DataFrame") is None
-    assert conf.public_alias("") is None
+    assert ext.public_alias("swm_gis.jobs.load_config") == "swm_gis.load_config"
+    assert ext.public_alias("swm_gis.floodplain.sfha_mask") is None      # not public
+    assert ext.public_alias("swm_gis.no_such_module.screen") is None
+    assert ext.public_alias("pandas.DataFrame") is None
+    assert ext.public_alias("") is None
 
 
 def test_factory_defaults_leave_other_signatures_alone():
-    conf = _conf()
-    assert conf.factory_defaults(swm_gis.screen, "(config, site)") == "(config, site)"
-    assert conf.factory_defaults(swm_gis.Screening, None) is None
-    assert conf.split_params("a: dict[str, int] = <factory>, b=(1, 2)") == [
+    ext = _ext()
+    assert ext.factory_defaults(swm_gis.screen, "(config, site)") == "(config, site)"
+    assert ext.factory_defaults(swm_gis.Screening, None) is None
+    assert ext.split_params("a: dict[str, int] = <factory>, b=(1, 2)") == [
         "a: dict[str, int] = <factory>", " b=(1, 2)"]
 
 
