@@ -11,13 +11,16 @@ Examples
 >>> items = submittal_checklist({"floodplain": {"in_sfha": False}})
 >>> [i.ref for i in items if i.section == "§ 320-20"][:4]
 ['A(1)', 'A(2)', 'A(3)(a)', 'A(3)(b)']
->>> next(i for i in items if i.section == "§ 320-19" and i.ref == "A(8)").applies
-False
+
+No coverage record shows that a flood zone layer covered the site, so the floodplain is not
+checked and the delineation item is undecided ("Check"), never "Not applicable":
+
+>>> print(next(i for i in items if i.section == "§ 320-19" and i.ref == "A(8)").applies)
+None
 """
 
 from __future__ import annotations
 
-import re
 import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -25,23 +28,17 @@ from functools import lru_cache
 from importlib import resources
 from typing import Any
 
+from swm_gis.findings import decide_findings
+from swm_gis.receiving_waters import SPILL_GROUPS, cause_group, requirements_for
+
 __all__ = ["ChecklistGroup", "ChecklistItem", "checklist_groups", "submittal_checklist"]
 
 CONDITIONS = ("always", "in_sfha", "offsite_mitigation", "impaired", "tmdl", "nitrogen",
               "phosphorus", "chloride", "solids_metals_oil", "orw")
 
-#: Words in MassDEP impairment cause names that bring each § 320-19 B(10) requirement.
-_CAUSE_PATTERNS = {
-    "nitrogen": re.compile(r"nitrogen|nitrate|nitrite|ammonia", re.I),
-    "phosphorus": re.compile(r"phosph", re.I),
-    "chloride": re.compile(r"chloride|salinity|road salt", re.I),
-    "solids_metals_oil": re.compile(
-        r"solids|sediment|siltation|turbidity|metal|lead|copper|zinc|cadmium|mercury|arsenic|"
-        r"iron|alumin|nickel|chromium|oil|grease|petroleum", re.I),
-}
-#: The § 320-19 B(10) paragraph of each condition, to recognise requirements already derived.
-_CONDITION_REF = {"tmdl": "B(10)(a)", "nitrogen": "B(10)(b)", "phosphorus": "B(10)(c)",
-                  "chloride": "B(10)(d)", "solids_metals_oil": "B(10)(e)"}
+#: The § 320-19 B(10) conditions and the requirement group (receiving_waters tables) of each.
+_DUTY_GROUP = {"tmdl": "tmdl", "nitrogen": "nitrogen", "phosphorus": "phosphorus",
+               "chloride": "chloride", "solids_metals_oil": "solids_metals_oil"}
 
 
 @dataclass(frozen=True)
@@ -125,59 +122,64 @@ def submittal_checklist(document: Mapping[str, Any] | None = None) -> list[Check
 
 
 # --------------------------------------------------------------------------- conditions
-def _ran(doc: Mapping[str, Any], name: str) -> bool | None:
-    """Whether the named check ran, from ``checks[]``; None when it is not listed."""
-    for check in doc.get("checks") or []:
-        if isinstance(check, Mapping) and check.get("name") == name:
-            return bool(check.get("ran"))
-    return None
+def _findings(doc: Mapping[str, Any]) -> dict[str, Mapping[str, Any]]:
+    """The document's findings by key (decided here for a document that has none)."""
+    items = doc.get("findings") or decide_findings(doc)
+    return {f["key"]: f for f in items if isinstance(f, Mapping)}
+
+
+def _yes_no(status: Any) -> bool | None:
+    """A finding status as the checklist's applies: yes -> True, no -> False, else undecided."""
+    return True if status == "yes" else False if status == "no" else None
 
 
 def _block(doc: Mapping[str, Any], key: str) -> Any:
-    """The document block ``key``, or None when it is missing or its check did not run."""
-    if key not in doc or doc.get(key) is None or _ran(doc, key) is False:
+    """The document block ``key``, or None when its finding is not checked."""
+    if doc.get(key) is None or _findings(doc).get(key, {}).get("status") == "not_checked":
         return None
     return doc[key]
 
 
-def _causes(doc: Mapping[str, Any]) -> list[str]:
-    rw = _block(doc, "receiving_waters") or {}
-    causes = []
-    for au in rw.get("impaired") or []:
-        raw = au.get("causes") or []
-        causes.extend(raw.split(";") if isinstance(raw, str) else raw)
-    return [str(c).strip() for c in causes if str(c).strip()]
-
-
 def _conditions(doc: Mapping[str, Any]) -> dict[str, bool | None]:
-    flood = _block(doc, "floodplain")
+    found = _findings(doc)
     mitigation = doc.get("mitigation")
-    rw = _block(doc, "receiving_waters")
+    rw_finding = found.get("receiving_waters") or {}
+    parts = rw_finding.get("parts") or {}
     cond: dict[str, bool | None] = {
-        "in_sfha": bool(flood.get("in_sfha")) if isinstance(flood, Mapping) else None,
+        "in_sfha": _yes_no((found.get("floodplain") or {}).get("status")),
         "offsite_mitigation": (bool(mitigation) if isinstance(mitigation, list) else None),
+        "impaired": _yes_no(parts.get("impaired")),
+        "orw": _yes_no(parts.get("orw")),
     }
-    if not isinstance(rw, Mapping):
-        cond.update(dict.fromkeys(("impaired", "tmdl", "orw", *_CAUSE_PATTERNS)))
-        return cond
-    impaired = rw.get("impaired") or []
-    req_sections = " ".join(f"{r.get('section', '')} {r.get('text', '')}"
-                            for r in rw.get("requirements") or [] if isinstance(r, Mapping))
-    causes = _causes(doc)
-    cond["impaired"] = bool(impaired)
-    cond["orw"] = bool(rw.get("orw"))
-    cond["tmdl"] = any(_has_tmdl(au) for au in impaired) or _CONDITION_REF["tmdl"] in req_sections
-    for key, pattern in _CAUSE_PATTERNS.items():
-        cond[key] = (any(pattern.search(c) for c in causes)
-                     or _CONDITION_REF[key] in req_sections)
+    cond.update(b10_conditions(doc, complete=bool((rw_finding.get("complete") or {})
+                                                  .get("impaired"))))
     return cond
 
 
-def _has_tmdl(au: Mapping[str, Any]) -> bool:
-    tmdl = au.get("tmdl")
-    category = str(au.get("category") or "").strip().upper()
-    has_text = bool(tmdl) and str(tmdl).strip().lower() not in ("no", "none", "false", "0", "n")
-    return has_text or category == "4A"
+def b10_conditions(doc: Mapping[str, Any], *, complete: bool) -> dict[str, bool | None]:
+    """Whether each § 320-19 B(10) duty applies, from the very function that writes the
+    requirements list (:func:`swm_gis.receiving_waters.requirements_for`, one causes table).
+
+    A duty derived is True (None when it is conditional on the land use); a duty not derived is
+    False only when the search for impaired waters was complete (``complete``), or when its
+    causes were met but the land use rules it out (§ 320-19 B(10)(e)); otherwise undecided.
+    """
+    rw = doc.get("receiving_waters")
+    if not isinstance(rw, Mapping):
+        return dict.fromkeys(_DUTY_GROUP)
+    impaired = [a for a in rw.get("impaired") or [] if isinstance(a, Mapping)]
+    derived = {r["group"]: r for r in requirements_for(
+        impaired, [], use_codes=rw.get("use_codes"), proposed_use=rw.get("proposed_use"))}
+    spill_met = any(cause_group(c) in SPILL_GROUPS for a in impaired for c in a.get("causes") or [])
+    out: dict[str, bool | None] = {}
+    for key, group in _DUTY_GROUP.items():
+        if group in derived:
+            out[key] = None if derived[group].get("conditional") else True
+        elif key == "solids_metals_oil" and spill_met:
+            out[key] = False  # causes met, but not on commercial or industrial land
+        else:
+            out[key] = False if complete else None
+    return out
 
 
 # --------------------------------------------------------------------------- notes
@@ -198,8 +200,12 @@ def _note(kind: str, doc: Mapping[str, Any]) -> str:
 
 def _note_floodplain(doc: Mapping[str, Any]) -> str:
     flood = _block(doc, "floodplain")
+    status = _findings(doc).get("floodplain", {}).get("status")
     if not isinstance(flood, Mapping):
-        return "Floodplain check did not run: delineate from the current FIRM."
+        return "Floodplain not checked: delineate from the current FIRM."
+    if status == "conditional":
+        return ("Floodplain conditional: the flood zone layer does not cover the whole site; "
+                "delineate from the current FIRM.")
     if not flood.get("in_sfha"):
         extra = ""
         if float(flood.get("shaded_x_area_sqft") or 0) > 0:
@@ -222,10 +228,14 @@ _HABITAT_NAMES = {"priority": "Priority Habitat", "estimated": "Estimated Habita
 
 def _note_habitats(doc: Mapping[str, Any]) -> str:
     habitats = _block(doc, "habitats")
+    status = _findings(doc).get("habitats", {}).get("status")
     if habitats is None:
-        return "NHESP check did not run: consult the current NHESP maps."
-    if not habitats:
+        return "NHESP habitats not checked: consult the current NHESP maps."
+    if not habitats and status == "no":
         return "Screening found no NHESP habitat or certified vernal pool within 500 ft."
+    if not habitats:
+        return ("NHESP search incomplete (conditional): none found in the layers given; "
+                "consult the current NHESP maps.")
     parts = [f"{_HABITAT_NAMES.get(h.get('layer'), h.get('layer'))} {h.get('id')} at "
              f"{_ft(h.get('distance_ft') or 0)}{' (overlaps)' if h.get('overlaps') else ''}"
              for h in sorted(habitats, key=lambda h: float(h.get("distance_ft") or 0))]
@@ -262,13 +272,18 @@ def _note_abutters(doc: Mapping[str, Any]) -> str:
 
 def _note_receiving(doc: Mapping[str, Any]) -> str:
     rw = _block(doc, "receiving_waters")
+    status = _findings(doc).get("receiving_waters", {}).get("status")
     if not isinstance(rw, Mapping):
-        return "Receiving-waters check did not run."
+        return "Receiving waters not checked."
     names = [f"{w.get('name') or w.get('id')} (ORW)" for w in rw.get("orw") or []]
     names += [f"{w.get('name') or w.get('au_id')} (category {w.get('category')})"
               for w in rw.get("impaired") or []]
-    return ("Drains to " + "; ".join(names) + ".") if names else \
-        "No ORW or impaired water found downstream."
+    if names:
+        return "Drains to " + "; ".join(names) + "."
+    if status == "no":
+        return "No ORW or impaired water found downstream."
+    return ("Receiving waters conditional: none found on the part of the flow path searched; "
+            "see the receiving-waters finding.")
 
 
 def _note_disturbance(doc: Mapping[str, Any]) -> str:

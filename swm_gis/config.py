@@ -17,13 +17,28 @@ Examples
 from __future__ import annotations
 
 import tomllib
-from dataclasses import dataclass, field, fields, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Literal
 
 from pyproj import CRS
 from pyproj.exceptions import CRSError as PyprojCRSError
 
+from swm_gis.config_checks import (
+    BOOL,
+    SOURCE,
+    TABLE,
+    TEXT,
+    TEXT_LIST,
+    TEXT_OR_EMPTY,
+    Kind,
+    check_table,
+    check_values,
+    did_you_mean,
+    finite_range,
+    one_of,
+    refuse_unknown,
+)
 from swm_gis.errors import ConfigError, CrsError
 
 SQFT_PER_ACRE = 43_560.0
@@ -111,6 +126,40 @@ SCHEMAS: dict[str, LayerSchema] = {
 }
 
 
+# --------------------------------------------------------------------------- allowed keys
+# One table per section: a new key is one line here (and the code that reads it).
+
+#: Top-level sections of a town config.
+SECTIONS = ("town", "rules", "layers")
+
+#: Keys of [town].
+TOWN_KEYS: dict[str, Kind] = {"name": TEXT, "crs": TEXT, "synthetic": BOOL}
+
+#: Keys of each [layers.KEY]; ``fields`` is checked against the layer's logical fields.
+LAYER_KEYS: dict[str, Kind] = {"path": SOURCE, "layer": TEXT, "crs": TEXT, "fields": TABLE,
+                               "coverage": TEXT, "vintage": TEXT}
+
+#: The HUC levels off-site mitigation can be tied to (watersheds.py reads huc10 / huc12).
+HUC_LEVELS = ("HUC10", "HUC12")
+
+#: Kind and range of every rule value; the ranges only keep out values no town could mean.
+RULE_KINDS: dict[str, Kind] = {
+    "trigger_sqft": finite_range(0, 100 * SQFT_PER_ACRE, unit="sq ft"),
+    "abutter_distance_ft": finite_range(0, 5_280, unit="ft"),
+    "habitat_distance_ft": finite_range(0, 5_280, unit="ft"),
+    "retention_new_in": finite_range(0, 12, unit="inches"),
+    "retention_redevelopment_in": finite_range(0, 12, unit="inches"),
+    "tss_removal_new": finite_range(0, 1, unit="(a fraction: 0.9 = 90 %)"),
+    "tp_removal_new": finite_range(0, 1, unit="(a fraction: 0.6 = 60 %)"),
+    "tss_removal_redevelopment": finite_range(0, 1, unit="(a fraction: 0.8 = 80 %)"),
+    "tp_removal_redevelopment": finite_range(0, 1, unit="(a fraction: 0.5 = 50 %)"),
+    "mitigation_huc_new": one_of(HUC_LEVELS),
+    "mitigation_huc_redevelopment": one_of(HUC_LEVELS),
+    "no_owner_poly_types": TEXT_LIST,
+    "sfha_zones": TEXT_LIST,
+}
+
+
 @dataclass(frozen=True)
 class LayerSpec:
     """Where one logical layer lives and how its fields are named in the source."""
@@ -122,6 +171,9 @@ class LayerSpec:
     fields: dict[str, str | None] = field(default_factory=dict)
     explicit_fields: frozenset[str] = frozenset()  # logical fields the config named itself
     vintage: str | None = None  # the data's date as the config states it (e.g. "FY2014")
+    # the area the layer's data is taken to cover (docs/findings.md): "town" (the town
+    # boundary and the layer's own extent), "extent" (its own extent only) or "statewide"
+    coverage: str = "town"
 
     @property
     def schema(self) -> LayerSchema:
@@ -218,28 +270,34 @@ def load_config(path: str | Path) -> TownConfig:
 
 
 def parse_config(data: dict, *, base_dir: Path, source: Path | None = None) -> TownConfig:
-    """Build a :class:`TownConfig` from parsed TOML, resolving paths against ``base_dir``."""
+    """Build a :class:`TownConfig` from parsed TOML, resolving paths against ``base_dir``.
+
+    Every section, key and value is checked (unknown ones are refused with a did-you-mean), so a
+    typo never silently falls back to a default.
+    """
     where = f"the town config {source}" if source else "the town config"
-    town = data.get("town") or {}
-    name = town.get("name")
-    if not name:
+    refuse_unknown(data, SECTIONS, where=where, section="the top level", noun="section")
+    town = check_table(data.get("town", {}), where=where, section="[town]")
+    if not town.get("name"):
         raise ConfigError(f'{where} has no [town] name; add name = "Your Town" under [town].')
+    check_values(town, TOWN_KEYS, where=where, section="[town]")
     crs = town.get("crs", "EPSG:26986")
     check_working_crs(crs, where=where)
-    rules = _parse_rules(data.get("rules") or {}, where)
-    raw_layers = data.get("layers") or {}
-    unknown = sorted(set(raw_layers) - set(SCHEMAS))
+    rules = _parse_rules(check_table(data.get("rules", {}), where=where, section="[rules]"), where)
+    raw_layers = check_table(data.get("layers", {}), where=where, section="[layers]")
+    unknown = [k for k in raw_layers if k not in SCHEMAS]
     if unknown:
+        hints = "".join(did_you_mean(k, SCHEMAS) for k in unknown[:3])
         raise ConfigError(
-            f"{where} names unknown layer(s) {', '.join(unknown)}; known layers are "
+            f"{where} names unknown layer(s) {', '.join(unknown)}.{hints} Known layers are "
             f"{', '.join(SCHEMAS)}."
         )
     if "parcels" not in raw_layers:
         raise ConfigError(f"{where} has no [layers.parcels]; the parcels layer is required.")
     layers = {key: _parse_layer(key, raw, base_dir, where) for key, raw in raw_layers.items()}
     return TownConfig(
-        name=str(name), crs=str(crs), rules=rules, layers=layers, path=source,
-        synthetic=bool(town.get("synthetic", False)),
+        name=town["name"].strip(), crs=crs, rules=rules, layers=layers, path=source,
+        synthetic=town.get("synthetic", False),
     )
 
 
@@ -274,46 +332,54 @@ def metres_per_unit(crs: Any) -> float:
 
 
 def _parse_rules(raw: dict, where: str) -> Rules:
-    known = {f.name for f in fields(Rules)}
-    unknown = sorted(set(raw) - known)
+    known = list(RULE_KINDS)
+    unknown = [k for k in raw if k not in known]
     if unknown:
+        hints = "".join(did_you_mean(k, known) for k in unknown[:3])
         raise ConfigError(
-            f"{where}: unknown rule(s) {', '.join(unknown)} in [rules]; "
-            f"known: {', '.join(sorted(known))}."
+            f"{where}: unknown rule(s) {', '.join(unknown)} in [rules].{hints} "
+            f"Known: {', '.join(known)}."
         )
     defaults = Rules()
-    values = {}
+    values: dict[str, Any] = {}
     for key, value in raw.items():
+        want = RULE_KINDS[key].check(value)
         default = getattr(defaults, key)
-        if isinstance(default, float):
-            ok = isinstance(value, int | float) and not isinstance(value, bool) and value >= 0
-            want = "a number of zero or more"
-        elif isinstance(default, tuple):
-            ok = isinstance(value, list) and all(isinstance(v, str) for v in value)
-            want = 'a list of text values, e.g. ["ROW", "WATER"]'
-            value = tuple(value) if ok else value
-        else:
-            ok = isinstance(value, str) and value.strip() != ""
-            want = "a text value"
-        if not ok:
-            raise ConfigError(f"{where}: [rules] {key} = {value!r} must be {want} "
+        if want:
+            shown = str(value) if isinstance(value, float) else repr(value)
+            raise ConfigError(f"{where}: [rules] {key} = {shown} must be {want} "
                               f"(Chapter 320 default: {default!r}).")
-        values[key] = float(value) if isinstance(default, float) else value
+        if isinstance(default, float):
+            values[key] = float(value)
+        elif isinstance(default, tuple):
+            values[key] = tuple(v.strip() for v in value)
+        else:
+            values[key] = value.strip().upper()
     return Rules(**values)
 
 
-def _parse_layer(key: str, raw: dict, base_dir: Path, where: str) -> LayerSpec:
+#: Values of ``[layers.KEY] coverage``: what area a layer's data is taken to cover.
+COVERAGE_CHOICES = ("town", "extent", "statewide")
+
+
+def _parse_layer(key: str, raw: Any, base_dir: Path, where: str) -> LayerSpec:
+    section = f"[layers.{key}]"
     if not isinstance(raw, dict) or not raw.get("path"):
-        raise ConfigError(f'{where}: [layers.{key}] needs path = "..." (a file or GDAL source).')
+        raise ConfigError(f'{where}: {section} needs path = "..." (a file or GDAL source).')
+    check_values(raw, LAYER_KEYS, where=where, section=section)
     schema = SCHEMAS[key]
-    given = raw.get("fields") or {}
-    unknown = sorted(set(given) - set(schema.fields))
+    given = raw.get("fields", {})
+    unknown = [k for k in given if k not in schema.fields]
     if unknown:
+        hints = "".join(did_you_mean(k, schema.fields) for k in unknown[:3])
         raise ConfigError(
-            f"{where}: [layers.{key}.fields] names unknown logical field(s) {', '.join(unknown)}; "
-            f"known for {key}: {', '.join(schema.fields) or 'none'}."
+            f"{where}: [layers.{key}.fields] names unknown logical field(s) {', '.join(unknown)}."
+            f"{hints} Known for {key}: {', '.join(schema.fields) or 'none'}."
         )
-    required_off = sorted(k for k, v in given.items() if v == "" and k in schema.required_fields)
+    check_values(given, dict.fromkeys(schema.fields, TEXT_OR_EMPTY), where=where,
+                 section=f"[layers.{key}.fields]")
+    required_off = sorted(k for k, v in given.items() if not v.strip()
+                          and k in schema.required_fields)
     if required_off:
         raise ConfigError(
             f"{where}: [layers.{key}.fields] {', '.join(required_off)} cannot be empty; the rules "
@@ -324,17 +390,35 @@ def _parse_layer(key: str, raw: dict, base_dir: Path, where: str) -> LayerSpec:
         try:
             CRS.from_user_input(crs)
         except PyprojCRSError as exc:
-            raise CrsError(f'{where}: unknown CRS "{crs}" in [layers.{key}] crs.') from exc
+            raise CrsError(f'{where}: unknown CRS "{crs}" in {section} crs.') from exc
+    coverage = raw.get("coverage", "town")
+    if coverage not in COVERAGE_CHOICES:
+        raise ConfigError(f'{where}: {section} coverage = "{coverage}" is not one of '
+                          f"{', '.join(COVERAGE_CHOICES)} (docs/findings.md).")
     return LayerSpec(
         key=key,
-        path=_resolve_path(str(raw["path"]), base_dir),
+        path=_single_source(raw["path"], base_dir, where=where, section=section),
+        coverage=coverage,
         layer=raw.get("layer"),
         crs=crs,
         # An empty string switches an optional default off ("this source has no such field").
-        fields={**schema.fields, **{k: (v or None) for k, v in given.items()}},
-        explicit_fields=frozenset(k for k, v in given.items() if v),
+        fields={**schema.fields, **{k: (v.strip() or None) for k, v in given.items()}},
+        explicit_fields=frozenset(k for k, v in given.items() if v.strip()),
         vintage=str(raw["vintage"]) if raw.get("vintage") not in (None, "") else None,
     )
+
+
+def _single_source(path: str | list[str], base_dir: Path, *, where: str, section: str) -> str:
+    """The one resolved source of ``path`` (a one-item list is that item)."""
+    if isinstance(path, list):
+        if len(path) > 1:
+            # Reading only the first would silently drop the others' features.
+            raise ConfigError(
+                f"{where}: {section} path lists {len(path)} sources; this version reads one "
+                "source per layer. Merge them into one file (e.g. with ogrmerge.py) or name one."
+            )
+        path = path[0]
+    return _resolve_path(path.strip(), base_dir)
 
 
 def _is_connection_string(path: str) -> bool:

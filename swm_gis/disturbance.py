@@ -60,9 +60,12 @@ EXEMPTIONS: dict[str, tuple[str, str]] = {
     ),
     "wetlands-order": (
         "Bylaw 213-16B(6)",
-        "activities wholly subject to jurisdiction under the Wetlands Protection Act that "
-        "demonstrate compliance with the Massachusetts Stormwater Management Handbook, as "
-        "reflected in an order of conditions issued by the Conservation Commission",
+        # quoted in full: the exemption holds only if the activity also complies with Chapter 320
+        "stormwater discharges resulting from the activities identified in Chapter 213, "
+        "Article II, that are wholly subject to jurisdiction under the Wetlands Protection Act "
+        "and demonstrate compliance with the Massachusetts Stormwater Management Handbook and "
+        "comply with these rules and regulations as reflected in an order of conditions issued "
+        "by the Conservation Commission",
     ),
 }
 
@@ -104,7 +107,9 @@ def disturbance_trigger(
     dict
         ``area_sqft``, ``area_acres``, ``common_plan_area_sqft`` (None without a plan),
         ``common_plan_area_acres``, ``trigger_sqft``, ``disturbs_trigger_area``,
-        ``permit_required``, ``exemption`` (None, or the claimed exemptions with citations),
+        ``permit_required`` (True, False, or None when it depends on what the tool cannot see:
+        a claimed exemption, or a sub-acre site without ``common_plan``), ``exemption`` (None, or
+        the claimed exemptions with citations),
         ``reasons`` and ``section``.
 
     Raises
@@ -143,16 +148,26 @@ def disturbance_trigger(
             "a finding: the authorized enforcement authority (Conservation Commission) decides "
             "whether the activity qualifies."
         )
-    required = disturbs and not claimed
-    if disturbs and claimed:
-        reasons.append("No Stormwater Management Permit is required if the claimed exemption "
-                       "applies; otherwise one is required (the disturbance reaches one acre).")
-    elif required:
+    # permit_required is True / False only where the tool decided it; None when the answer
+    # rests on something it cannot see (a claimed exemption; a sub-acre site with no plan given)
+    required: bool | None
+    if claimed:
+        required = None
+        reasons.append(
+            "If the Commission accepts the claimed exemption, no Stormwater Management Permit is "
+            "required; otherwise " + ("one is required (the disturbance reaches one acre)."
+                                      if disturbs else _below_text(plan_sqft)))
+    elif disturbs:
+        required = True
         reasons.append("A Stormwater Management Permit is required before any site-altering "
                        "activity (Chapter 320, permit procedure, § 320-18 A).")
+    elif plan_sqft is None:
+        required = None
+        reasons.append(_below_text(None))
     else:
-        reasons.append("No Stormwater Management Permit is required: the disturbance stays "
-                       "below one acre" + (" and is exempt." if claimed else "."))
+        required = False
+        reasons.append("No Stormwater Management Permit is required: neither the site nor its "
+                       "larger common plan of development or sale disturbs one acre.")
     return {
         "area_sqft": round(area_sqft, 2),
         "area_acres": round(area_sqft / SQFT_PER_ACRE, 4),
@@ -161,11 +176,21 @@ def disturbance_trigger(
                                    else round(plan_sqft / SQFT_PER_ACRE, 4)),
         "trigger_sqft": trigger,
         "disturbs_trigger_area": bool(disturbs),
-        "permit_required": bool(required),
+        "permit_required": required,
         "exemption": exemption,
         "reasons": reasons,
         "section": TRIGGER_SECTION + ("; " + EXEMPTION_SECTION if claimed else ""),
     }
+
+
+def _below_text(plan_sqft: float | None) -> str:
+    if plan_sqft is None:
+        return ("The site disturbs less than one acre and no common plan was given "
+                "(--common-plan): a permit is required if the site is part of a larger common "
+                "plan of development or sale that will ultimately disturb one acre or more, and "
+                "not otherwise.")
+    return ("no permit is required: neither the site nor its larger common plan of development "
+            "or sale disturbs one acre.")
 
 
 def check_exemptions(names: Iterable[str]) -> list[str]:

@@ -33,6 +33,10 @@ class GeometryError(SwmGisError):
     """Geometry is empty, of the wrong type, or cannot be repaired."""
 
 
+class LayerDataError(SwmGisError):
+    """A layer's values cannot be right: a required field empty everywhere, ids that are not ids."""
+
+
 class EmptyLayerError(SwmGisError):
     """A layer has no features (or none in the area asked for)."""
 
@@ -43,3 +47,32 @@ class UnknownParcelError(SwmGisError):
 
 class OutputExistsError(SwmGisError):
     """An output would overwrite an existing file and ``--overwrite`` was not given."""
+
+
+class ArgumentError(SwmGisError):
+    """A value given on the command line (or to a job) is not a finite number in its range."""
+
+
+class OutputError(SwmGisError):
+    """An output cannot be written: it is or holds an input, or its folder is read-only or full."""
+
+
+class OutputLockedError(OutputError):
+    """Another run is writing the same output; the message names it (pid, host, command, start)."""
+
+
+class Interrupted(KeyboardInterrupt):  # noqa: N818 - reads as "the run was interrupted"
+    """The run was stopped by SIGINT or SIGTERM; ``exit_code`` is 128 + the signal number.
+
+    A ``KeyboardInterrupt`` so that code which cleans up on Ctrl-C cleans up on SIGTERM too.
+    """
+
+    #: The latest one raised: typer turns Ctrl-C into a bare exit code 130, dropping the
+    #: exception, so the command line reads the message from here.
+    last: Interrupted | None = None
+
+    def __init__(self, message: str, *, signum: int) -> None:
+        super().__init__(message)
+        self.signum = signum
+        self.exit_code = 128 + signum
+        Interrupted.last = self

@@ -16,6 +16,7 @@ from pathlib import Path
 import geopandas as gpd
 
 from swm_gis.config import TownConfig, load_config
+from swm_gis.config_checks import finite_value
 from swm_gis.disturbance import check_exemptions
 from swm_gis.errors import ConfigError, SwmGisError
 from swm_gis.inputs import as_frame, describe
@@ -52,6 +53,7 @@ def screen(
     roadway_maintenance: bool = False,
     parcels: Iterable[str] = (),
     received: str | dt.date | None = None,
+    proposed_use: str | None = None,
     progress: Progress | None = None,
 ) -> Screening:
     """Screen a proposed project against Chapter 320 (what ``swm-gis screen`` does).
@@ -79,6 +81,9 @@ def screen(
         Subject parcel ids the work is on (each parcel's SFHA overlap is reported).
     received
         Date the application was received (``"YYYY-MM-DD"`` or a date), for the deadlines.
+    proposed_use
+        Proposed land use (a Massachusetts DOR use code or ``"commercial"``, ``"residential"``,
+        ...); decides § 320-19 B(10)(e). Without it the parcels' existing use codes are used.
     progress
         ``progress(fraction, message)`` callback.
 
@@ -109,6 +114,9 @@ def screen(
     if proposed_impervious is not None and proposed_impervious_sqft is not None:
         raise SwmGisError("Give the post-construction impervious area once: either "
                           "--proposed-impervious FILE or --proposed-impervious-sqft N, not both.")
+    if proposed_impervious_sqft is not None:  # "inf" and "nan" parse as numbers
+        proposed_impervious_sqft = finite_value(
+            proposed_impervious_sqft, what="--proposed-impervious-sqft", low=0, unit="sq ft")
     cfg = _config(config)
     parcel_ids = [str(p) for p in parcels]
     progress(0.0, "reading the site")
@@ -126,7 +134,7 @@ def screen(
         proposed_impervious=frames["proposed_impervious"],
         proposed_impervious_sqft=proposed_impervious_sqft, mitigation=frames["mitigation"],
         exemptions=claimed, roadway_maintenance=roadway_maintenance,
-        subject_parcels=frames["subject_parcels"],
+        subject_parcels=frames["subject_parcels"], proposed_use=proposed_use,
         progress=lambda f, m: progress(0.05 + 0.8 * f, m),
     )
     document = result.document

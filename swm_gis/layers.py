@@ -20,6 +20,7 @@ import pyogrio
 import shapely
 from pyproj import CRS, Transformer
 
+from swm_gis import sanity
 from swm_gis.config import LayerSpec, TownConfig
 from swm_gis.errors import (
     CrsError,
@@ -155,8 +156,18 @@ def read_layer(
     ``dropped_empty`` counts.
     """
     spec = config.layer(key)
+    # a layer far from the parcels is in the wrong CRS
+    sanity.check_near_town(config, key, describe=_describe_for_sanity)
     return read_spec(spec, working_crs=config.crs, bbox=bbox, mask=mask, where=where,
                      allow_empty=allow_empty, use_arrow=use_arrow)
+
+
+def _describe_for_sanity(spec: LayerSpec) -> tuple[dict[str, Any], CRS] | None:
+    """(description, source CRS) of a vector layer for :mod:`swm_gis.sanity`; None for rasters."""
+    if spec.schema.kind != "vector" and is_raster(spec):
+        return None
+    info = layer_info(spec)
+    return info, layer_crs(spec, info)
 
 
 def read_spec(
@@ -173,6 +184,7 @@ def read_spec(
     working = CRS.from_user_input(working_crs)
     info = layer_info(spec)
     src_crs = layer_crs(spec, info)
+    sanity.check_layer(spec, info, src_crs)  # geometry type; coordinates that fit the CRS
     mapping = map_fields(spec, list(info["fields"]))
     kwargs: dict[str, Any] = {}
     if bbox is not None:
@@ -213,6 +225,8 @@ def read_spec(
         raise EmptyLayerError(f"{spec.describe()} ([layers.{spec.key}]) has no features{place}.")
     out.attrs.update(source=source_info(spec), repaired=repaired, dropped_empty=dropped,
                      source_crs=src_crs.to_string(), field_map=mapping)
+    whole = bbox is None and mask is None and where is None
+    out.attrs["warnings"] = sanity.check_ids(out, spec, whole_layer=whole)  # all-null ids, ...
     return out
 
 
@@ -245,7 +259,10 @@ def read_file(
             f"{source} ({what}) declares no coordinate reference system. Save it with a CRS "
             "(e.g. as a GeoPackage from QGIS) so its coordinates can be placed."
         )
-    gdf = gdf.set_crs(declared, allow_override=True).to_crs(working_crs)
+    gdf = gdf.set_crs(declared, allow_override=True)
+    sanity.check_source(spec, tuple(gdf.total_bounds) if len(gdf) else None, gdf.crs,
+                        declared_by="source")
+    gdf = gdf.to_crs(working_crs)
     gdf, _, _ = repair_geometries(gdf)
     if gdf.empty:
         raise EmptyLayerError(f"{source} ({what}) has no features with geometry.")
@@ -287,6 +304,7 @@ def read_table(config: TownConfig, key: str, *, where: str | None = None) -> pd.
         else:
             out[logical] = None
     out.attrs.update(source=source_info(spec), field_map=mapping)
+    out.attrs["warnings"] = sanity.check_ids(out, spec)
     return out
 
 
@@ -369,6 +387,9 @@ def read_parcels_by_id(config: TownConfig, ids: list[str]) -> gpd.GeoDataFrame:
     if missing:
         spec = config.layer("parcels")
         field = map_fields(spec, list(layer_info(spec)["fields"]))["id"]
+        every_id = read_column(config, "parcels", "id").to_frame()  # all empty: say that instead
+        every_id.attrs["field_map"] = {"id": field}
+        sanity.check_ids(every_id, spec, whole_layer=True)
         raise UnknownParcelError(
             f"Parcel id(s) {', '.join(missing)} not found in field \"{field}\" of "
             f"{spec.describe()} ([layers.parcels]). Check the id, or set "
@@ -498,6 +519,8 @@ def read_raster(
                 f'State it in the town config: [layers.{key}] crs = "EPSG:26986".'
             )
         src_crs = CRS.from_user_input(src.crs.to_wkt() if src.crs else spec.crs)
+        sanity.check_source(spec, tuple(src.bounds), src_crs,
+                            declared_by="source" if src.crs else "config")
         resampling = Resampling.bilinear if key == "dem" else Resampling.nearest
         needs_warp = not src_crs.equals(working)
         ds = (WarpedVRT(src, crs=working.to_wkt(), src_crs=src_crs.to_wkt(),

@@ -3,14 +3,21 @@
 :func:`trace_receiving_waters` follows the runoff from the site down the DEM (D8 with depression
 filling, :mod:`swm_gis.hydrology`) to the first mapped stream or water body, then down the stream
 network (digitised direction, through ponds) to the town boundary or the network's end, and
-reports every Outstanding Resource Water and every impaired assessment unit (Integrated List
-category 4A with a TMDL, 4B or 5) the flow meets, with the flow distance in feet. A water that is
-near but upslope is never met, because nothing flows to it. Without a DEM it falls back to the
-nearest stream and marks the result approximate.
+reports every Outstanding Resource Water (including the certified vernal pools the flow reaches:
+Chapter 320's definition of ORWs includes them) and every impaired assessment unit (Integrated
+List category 4A with a TMDL, 4B or 5) the flow meets, with the flow distance in feet. A water
+that is near but upslope is never met, because nothing flows to it. Without a DEM it falls back
+to the nearest stream and marks the result approximate. Where the trace leaves the data (the town
+line, the DEM's edge, the end of the mapped network) ``trace_end`` says where and why, so a
+finding built on it is conditional, never "no".
 
 :func:`requirements_for` turns what was met into the § 320-19 B(10) requirements through two
 tables in ``swm_gis/tables``: ``impairment_causes.csv`` maps MassDEP cause wording to a pollutant
-group, ``pollutant_requirements.csv`` maps each group to its clause and text.
+group, ``pollutant_requirements.csv`` maps each group to its clause and text. These are the one
+mapping from causes to duties: the submittal checklist (:mod:`swm_gis.checklist`) decides its
+§ 320-19 B(10) items from the requirements this module derives. § 320-19 B(10)(e) (commercial or
+industrial land) follows the *proposed* land use (``--proposed-use``), with the site parcels'
+existing use codes as the fallback, and says which it used.
 """
 
 from __future__ import annotations
@@ -28,13 +35,13 @@ import pandas as pd
 import shapely
 
 from swm_gis import hydrology as hy
-from swm_gis.errors import CrsError
+from swm_gis.errors import CrsError, SwmGisError
 from swm_gis.floodplain import feet_per_unit
 from swm_gis.raster import Raster
 
 IMPAIRED_CATEGORIES = ("4A", "4B", "5")
 _NO_TMDL = {"", "N", "NO", "NONE", "0", "FALSE", "NA", "N/A"}
-_SPILL_GROUPS = ("solids", "metals", "oil_grease")
+SPILL_GROUPS = ("solids", "metals", "oil_grease")
 
 
 # --------------------------------------------------------------------------- tables
@@ -112,25 +119,63 @@ def is_commercial_industrial(use_code: Any) -> bool:
     return digits[0] == "0" and len(digits) == 3 and any(d in "34" for d in digits[1:])
 
 
+#: ``--proposed-use`` words: whether the land use is commercial or industrial (§ 320-19 B(10)(e)).
+LAND_USE_WORDS = {"commercial": True, "industrial": True, "residential": False,
+                  "agricultural": False, "institutional": False, "open-space": False,
+                  "recreational": False, "municipal": False}
+
+
+def land_use(*, proposed_use: str | None = None, use_codes: Iterable[Any] | None = None
+             ) -> tuple[bool | None, str]:
+    """Whether the project's land is commercial or industrial, and what that was decided from.
+
+    The proposed use decides (§ 320-19 B(10)(e) speaks of the systems designed for the land's
+    use: a house lot redeveloped as a shop is commercial land); without it, the existing use
+    codes of the site's parcels, said so; without either, unknown (None).
+
+    >>> land_use(proposed_use="commercial")
+    (True, 'proposed use: commercial (--proposed-use)')
+    >>> land_use(use_codes=["101"])[0], land_use()[0]
+    (False, None)
+    """
+    if proposed_use is not None and str(proposed_use).strip():
+        text = str(proposed_use).strip().lower()
+        if re.fullmatch(r"\d{3,4}[A-Za-z]?", text):
+            return is_commercial_industrial(text), f"proposed use code {text} (--proposed-use)"
+        if text not in LAND_USE_WORDS:
+            raise SwmGisError(
+                f'Unknown --proposed-use "{proposed_use}": give a Massachusetts DOR use code '
+                f"(e.g. 101, 325, 401) or one of: {', '.join(LAND_USE_WORDS)}.")
+        return LAND_USE_WORDS[text], f"proposed use: {text} (--proposed-use)"
+    codes = [] if use_codes is None else [str(c) for c in use_codes if c not in (None, "")]
+    if not codes:
+        return None, "land use unknown: no --proposed-use given and no parcel use code found"
+    return (any(is_commercial_industrial(c) for c in codes),
+            f"existing use code(s) {', '.join(sorted(set(codes)))} of the site's parcels "
+            "(no --proposed-use given; the proposed use decides when it differs)")
+
+
 # --------------------------------------------------------------------------- requirements
 def requirements_for(
     impaired: Sequence[dict[str, Any]],
     orw: Sequence[dict[str, Any]],
     *,
     use_codes: Iterable[Any] | None = None,
+    proposed_use: str | None = None,
 ) -> list[dict[str, Any]]:
     """Chapter 320 requirements brought by the impaired waters and ORWs met downstream.
 
     ``impaired`` items need ``au_id``, ``name``, ``category``, ``causes`` (list) and ``tmdl``;
-    ``orw`` items ``id`` and ``name``. ``use_codes`` are the site parcels' DOR use codes; the
-    solids / metals / oil and grease clause applies only on commercial or industrial land, and
-    is given as conditional when the use codes are unknown (``None``).
+    ``orw`` items ``id`` and ``name``. The solids / metals / oil and grease clause
+    (§ 320-19 B(10)(e)) applies only on commercial or industrial land: decided by
+    ``proposed_use`` (a DOR use code or a word of :data:`LAND_USE_WORDS`), else by ``use_codes``
+    (the site parcels' existing DOR use codes), else given as conditional (see :func:`land_use`).
 
-    Returns ``[{section, text, group, waters[], conditional}]`` in table order.
+    Returns ``[{section, text, group, waters[], conditional}]`` in table order; the clause
+    (e) entry also carries ``land_use_basis``.
     """
     table = requirement_table()
-    codes = None if use_codes is None else [c for c in use_codes if c not in (None, "")]
-    commercial = None if not codes else any(is_commercial_industrial(c) for c in codes)
+    commercial, basis = land_use(proposed_use=proposed_use, use_codes=use_codes)
     waters_by_group: dict[str, list[str]] = {}
     causes_by_group: dict[str, list[str]] = {}
     tmdls: list[str] = []
@@ -147,10 +192,12 @@ def requirements_for(
     for au in impaired:
         label = _label(au.get("name"), au.get("au_id"))
         add("listed", label)
-        if au.get("tmdl"):
+        # category 4A means an approved TMDL even where the TMDL column is empty
+        tmdl = _tmdl(au.get("tmdl"), str(impaired_category(au.get("category") or "")[0]))
+        if tmdl:
             add("tmdl", label)
-            if au["tmdl"] not in tmdls:
-                tmdls.append(str(au["tmdl"]))
+            if tmdl not in tmdls:
+                tmdls.append(tmdl)
         for cause in au.get("causes") or []:
             add(cause_group(cause), label, cause)
     for water in orw:
@@ -162,15 +209,18 @@ def requirements_for(
     for group, row in table.items():
         if group not in waters_by_group:
             continue
-        if group in _SPILL_GROUPS:
+        if group in SPILL_GROUPS:
             spill_waters += [w for w in waters_by_group[group] if w not in spill_waters]
             spill_causes += [c for c in causes_by_group.get(group, []) if c not in spill_causes]
             continue
         out.append(_requirement(group, row, waters_by_group[group], [], tmdls, False))
     if spill_waters and commercial is not False:
-        row = table[next(g for g in _SPILL_GROUPS if g in waters_by_group)]
+        row = table[next(g for g in SPILL_GROUPS if g in waters_by_group)]
         req = _requirement("solids_metals_oil", row, spill_waters, spill_causes, tmdls,
                            commercial is None)
+        req["land_use_basis"] = basis
+        if commercial:
+            req["text"] += f" (Land use from the {basis}.)"
         out.insert(next((i for i, r in enumerate(out) if r["group"] == "orw"), len(out)), req)
     return out
 
@@ -179,8 +229,8 @@ def _requirement(group, row, waters, causes, tmdls, conditional) -> dict[str, An
     text = row["text"].format(waters=", ".join(waters), tmdls="; ".join(tmdls),
                               causes=", ".join(causes) or "Listed")
     if conditional:
-        text += (" Applies if the site is on commercial or industrial land (the parcels' use "
-                 "codes were not available).")
+        text += (" Applies if the land use is commercial or industrial (no --proposed-use "
+                 "given and the parcels' use codes were not available).")
     return {"section": row["section"], "text": text, "group": group, "waters": list(waters),
             "conditional": bool(conditional)}
 
@@ -201,7 +251,9 @@ def trace_receiving_waters(
     waterbodies: gpd.GeoDataFrame | None,
     orw: gpd.GeoDataFrame | None,
     impaired: gpd.GeoDataFrame | None,
+    vernal_pools: gpd.GeoDataFrame | None = None,
     use_codes: Iterable[Any] | None = None,
+    proposed_use: str | None = None,
     boundary: shapely.Geometry | None = None,
     tolerance_ft: float = 10.0,
 ) -> dict[str, Any]:
@@ -220,8 +272,13 @@ def trace_receiving_waters(
     orw, impaired
         Outstanding Resource Waters (``id``, ``name``) and MassDEP assessment units (``id``,
         ``name``, ``category``, ``causes`` ";"-separated, ``tmdl``), lines or polygons.
-    use_codes
-        DOR use codes of the site's parcels (for § 320-19 B(10)(e)); ``None`` if unknown.
+    vernal_pools
+        Certified vernal pools (``id``; points or polygons): ORWs by Chapter 320's definition,
+        reported among ``orw`` with ``vernal_pool: True`` when the flow passes within
+        ``tolerance_ft`` of one.
+    use_codes, proposed_use
+        DOR use codes of the site's parcels and the proposed use (for § 320-19 B(10)(e), see
+        :func:`land_use`); ``None`` if unknown.
     boundary
         Town boundary polygon: the trace stops where the flow leaves it.
     tolerance_ft
@@ -234,7 +291,10 @@ def trace_receiving_waters(
         [{id, name, flow_distance_ft}], ``impaired`` [{au_id, name, category, causes[], tmdl,
         flow_distance_ft}], ``requirements`` [{section, text, ...}], ``downstream`` (every water
         met, in flow order: {type, id, name, flow_distance_ft}), ``stopped_at_boundary``,
-        ``warnings`` [{problem, message}] and ``flow_path`` (GeoDataFrame of the legs).
+        ``trace_end`` [{reason, x, y, message}] (where the trace left the data: ``boundary``,
+        ``dem_edge``, ``network_end``, ``no_water_reached``; empty when every branch ended in a
+        water body without an outlet), ``warnings`` [{problem, message}] and ``flow_path``
+        (GeoDataFrame of the legs).
     """
     if site.crs is None:
         raise CrsError("The site has no coordinate reference system; set one (e.g. EPSG:26986).")
@@ -280,6 +340,8 @@ def trace_receiving_waters(
          "flow_distance_ft": round(m * ft, 1)}
         for k, m in sorted(orw_hits.items(), key=lambda kv: kv[1])
     ]
+    orw_out = sorted(orw_out + _pools_reached(legs, vernal_pools, tol, ft),
+                     key=lambda o: o["flow_distance_ft"])
     imp_out = []
     for k, m in sorted(imp_hits.items(), key=lambda kv: kv[1]):
         row = imp_rows.iloc[k]
@@ -295,12 +357,92 @@ def trace_receiving_waters(
         "approximate": approximate,
         "orw": orw_out,
         "impaired": imp_out,
-        "requirements": requirements_for(imp_out, orw_out, use_codes=use_codes),
+        "requirements": requirements_for(imp_out, orw_out, use_codes=use_codes,
+                                         proposed_use=proposed_use),
         "downstream": downstream,
         "stopped_at_boundary": stopped,
+        "trace_end": trace_ends(network, legs, warnings, entries=len(entries),
+                                boundary=boundary if stopped else None, ft=ft),
         "warnings": warnings,
         "flow_path": hy.legs_frame(network, legs, crs),
     }
+
+
+def _pools_reached(legs: list[hy.Leg], pools: gpd.GeoDataFrame | None, tol: float,
+                   ft: float) -> list[dict[str, Any]]:
+    """Certified vernal pools the flow passes within ``tol`` of: ORWs by Chapter 320's definition.
+
+    A pool mapped as a point (NHESP CVP_PT) is reached when a leg passes within the tolerance of
+    the point; a polygon when a leg enters it or reaches its edge.
+    """
+    if pools is None or pools.empty or not legs:
+        return []
+    geoms = pools.geometry.values
+    tree = shapely.STRtree(geoms)
+    found: dict[int, float] = {}
+    for leg in legs:
+        for k in tree.query(leg.geometry, predicate="dwithin", distance=tol).tolist():
+            near = shapely.get_point(shapely.shortest_line(leg.geometry, geoms[k]), 0)
+            m = leg.from_measure + float(shapely.line_locate_point(leg.geometry, near))
+            found[k] = min(found.get(k, m), m)
+    return [{"id": hy._plain(pools.iloc[k].get("id")),
+             "name": f"Certified Vernal Pool {hy._text(pools.iloc[k].get('id')) or ''}".strip(),
+             "flow_distance_ft": round(m * ft, 1), "vernal_pool": True}
+            for k, m in sorted(found.items(), key=lambda kv: kv[1])]
+
+
+def trace_ends(network: hy.StreamNetwork, legs: list[hy.Leg], warnings: list[dict[str, Any]],
+               *, entries: int, boundary: shapely.Geometry | None, ft: float
+               ) -> list[dict[str, Any]]:
+    """Where the trace left the data, each with its reason, place (CRS units) and message.
+
+    ``boundary`` (given only when the trace was cut there): a stream leg that ends short of its
+    reach's end was cut at the town line. A reach with nothing downstream is the end of the
+    mapped network (the water flows on, unmapped). A DEM trace that reached no water left the
+    DEM (or a closed low point). A pond without an outlet is a real end and is not listed.
+    """
+    out: list[dict[str, Any]] = []
+    lines = network.reaches.geometry.values
+    for leg in legs:
+        if leg.kind != "stream" or leg.node is None or leg.geometry is None:
+            continue
+        line = lines[leg.node[1]]
+        leg_end = shapely.get_point(leg.geometry, -1)
+        line_end = shapely.get_point(line, -1)
+        if boundary is not None and shapely.distance(leg_end, line_end) > network.tolerance:
+            out.append(_end("boundary", leg_end, ft, leg, network))
+        elif not network.downstream.get(leg.node):
+            out.append(_end("network_end", line_end, ft, leg, network))
+    for w in warnings:
+        if w.get("problem") == "no_water_reached":
+            m = re.search(r"at (-?\d+), (-?\d+)", w.get("message", ""))
+            out.append({"reason": "dem_edge", "x": float(m.group(1)) if m else None,
+                        "y": float(m.group(2)) if m else None, "message": w["message"] + (
+                            " The flow leaves the DEM there; a DEM reaching further downhill "
+                            "would carry the trace on.")})
+    if not entries and not out:
+        out.append({"reason": "no_water_reached", "x": None, "y": None, "message": (
+            "The runoff reached no mapped stream or water body; configure [layers.streams] "
+            "and [layers.dem] covering the land downhill of the site.")})
+    return out
+
+
+def _end(reason: str, point: shapely.Point, ft: float, leg: hy.Leg,
+         network: hy.StreamNetwork) -> dict[str, Any]:
+    info = network.describe(leg.node)
+    name = info.get("name") or info.get("id") or "a mapped stream"
+    x, y = float(point.x), float(point.y)
+    at = f"{leg.to_measure * ft:,.0f} ft downstream of the site, at ({x:.0f}, {y:.0f})"
+    if reason == "boundary":
+        text = (f"The trace stopped where {name} leaves the town, {at}: it stops at the town "
+                "line ([layers.town_boundary]), so waters downstream of it were not searched. "
+                "§ 320-19 B(10) covers tributaries: check the MassDEP Integrated List (and the "
+                "ORWs) downstream of that point.")
+    else:
+        text = (f"The mapped stream network ends on {name}, {at}: the water downstream is not "
+                "in [layers.streams]. A streams layer that continues downstream would carry the "
+                "trace on.")
+    return {"reason": reason, "x": round(x, 1), "y": round(y, 1), "message": text}
 
 
 def _impaired_rows(impaired: gpd.GeoDataFrame | None) -> gpd.GeoDataFrame | None:

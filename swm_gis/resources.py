@@ -53,6 +53,7 @@ def resource_checks(
     site: gpd.GeoDataFrame,
     *,
     subject_parcels: gpd.GeoDataFrame | None = None,
+    proposed_use: str | None = None,
     progress: Progress | None = None,
 ) -> tuple[dict[str, Any], dict[str, gpd.GeoDataFrame], list[dict[str, Any]]]:
     """Habitats, floodplain and receiving waters for one site.
@@ -66,7 +67,9 @@ def resource_checks(
     subject_parcels
         The parcel(s) the work is on (working CRS, optional ``id`` and ``use_code`` columns):
         the floodplain is also reported for them, and their use codes decide the commercial /
-        industrial clause of § 320-19 B(10)(e).
+        industrial clause of § 320-19 B(10)(e) when no ``proposed_use`` is given.
+    proposed_use
+        The proposed land use (DOR use code or word), which decides § 320-19 B(10)(e).
     progress
         ``progress(fraction, message)`` with fraction in [0, 1] of this step.
 
@@ -95,7 +98,7 @@ def resource_checks(
     checks.append(fc)
 
     report(0.35, "receiving waters (flow trace)")
-    keys["receiving_waters"], rl, rc = _receiving(config, site, subject_parcels)
+    keys["receiving_waters"], rl, rc = _receiving(config, site, subject_parcels, proposed_use)
     layers.update(rl)
     checks.append(rc)
     report(1.0, "resource checks done")
@@ -181,7 +184,7 @@ def _floodplain(config: TownConfig, site: gpd.GeoDataFrame,
 
 # --------------------------------------------------------------------------- receiving waters
 def _receiving(config: TownConfig, site: gpd.GeoDataFrame,
-               subject: gpd.GeoDataFrame | None):
+               subject: gpd.GeoDataFrame | None, proposed_use: str | None = None):
     name = "receiving_waters"
     if not (config.has("streams") or config.has("waterbodies")):
         return None, {}, {"name": name, "ran": False, "source": None,
@@ -199,18 +202,21 @@ def _receiving(config: TownConfig, site: gpd.GeoDataFrame,
     x0, y0, x1, y1 = shapely.bounds(area)
     bbox = (x0 - grow, y0 - grow, x1 + grow, y1 + grow)
     frames = {k: io.read_layer(config, k, bbox=bbox) if config.has(k) else None
-              for k in ("streams", "waterbodies", "orw", "impaired_waters")}
+              for k in ("streams", "waterbodies", "orw", "impaired_waters", "vernal_pools")}
     sources = [io.source_info(config.layer(k)) for k, v in frames.items() if v is not None]
     reasons = [f"no [layers.{k}] configured: {what} not checked"
                for k, what in (("orw", "Outstanding Resource Waters"),
-                               ("impaired_waters", "impaired waters")) if frames[k] is None]
-    use_codes = _use_codes(config, union, subject)
+                               ("impaired_waters", "impaired waters"),
+                               ("vernal_pools", "certified vernal pools (ORWs)"))
+               if frames[k] is None]
+    use_codes = None if proposed_use else _use_codes(config, union, subject)
 
     def trace(dem):
         return trace_receiving_waters(
             site, dem=dem, streams=frames["streams"], waterbodies=frames["waterbodies"],
-            orw=frames["orw"], impaired=frames["impaired_waters"], use_codes=use_codes,
-            boundary=boundary)
+            orw=frames["orw"], impaired=frames["impaired_waters"],
+            vernal_pools=frames["vernal_pools"], use_codes=use_codes,
+            proposed_use=proposed_use, boundary=boundary)
 
     if config.has("dem"):
         sources.append(io.source_info(config.layer("dem")))
@@ -244,6 +250,8 @@ def _receiving(config: TownConfig, site: gpd.GeoDataFrame,
         check["reason"] = "; ".join(reasons)
     if use_codes is not None:
         result["use_codes"] = sorted({str(c) for c in use_codes})
+    if proposed_use:
+        result["proposed_use"] = str(proposed_use)
     return result, layers, check
 
 
@@ -280,6 +288,8 @@ def _met_layer(orw, impaired, result, crs) -> gpd.GeoDataFrame:
             continue
         by_id = {str(v): g for v, g in zip(frame["id"], frame.geometry.values, strict=True)}
         for it in items:
+            if it.get("vernal_pool"):
+                continue
             rows.append({"type": kind, "id": _text(it[idcol]), "name": it["name"],
                          "category": it.get("category"), "causes": "; ".join(it.get("causes", [])),
                          "tmdl": _text(it.get("tmdl")),

@@ -77,9 +77,14 @@ class Screening:
     received: dt.date | None = None
 
     @property
-    def permit_required(self) -> bool:
-        """Whether a Stormwater Management Permit is required."""
-        return bool(self.document["disturbance"]["permit_required"])
+    def permit_required(self) -> bool | None:
+        """Whether a Stormwater Management Permit is required; ``None`` when conditional.
+
+        Conditional: under one acre without a common plan, or an exemption is claimed (the
+        ``disturbance`` finding in :attr:`findings` says on what it depends).
+        """
+        value = self.document["disturbance"]["permit_required"]
+        return None if value is None else bool(value)
 
     @property
     def findings(self) -> list[dict[str, Any]]:
@@ -92,8 +97,10 @@ class Screening:
         return screening_lines(self.document)
 
     def write(self, out_dir: str | os.PathLike, *, overwrite: bool = False,
-              progress: Progress | None = None) -> dict[str, Path]:
+              progress: Progress | None = None, report: bool = True) -> dict[str, Path]:
         """Write ``screening.json``, ``screening.gpkg`` and the report into ``out_dir``.
+
+        ``report=False`` writes only the JSON and the GeoPackage (a quick single check).
 
         Returns
         -------
@@ -104,11 +111,14 @@ class Screening:
 
         progress = progress or _quiet
         out = Path(out_dir)
-        outputs = {key: out / name for key, name in SCREENING_FILES.items()}
+        outputs = {key: out / name for key, name in SCREENING_FILES.items()
+                   if report or not key.startswith("screening_report")}
         check_outputs_free(outputs.values(), overwrite=overwrite)
         progress(0.87, "writing screening.json and screening.gpkg")
         write_json(self.document, outputs["screening_json"])
         write_geopackage(self.layers, outputs["screening_gpkg"])
+        if not report:
+            return {k: v for k, v in outputs.items() if Path(v).exists()}
         progress(0.9, "writing the screening report")
         written = write_screening_report(self.document, self.layers, out, received=self.received)
         for key, path in written.items():

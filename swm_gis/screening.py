@@ -22,7 +22,8 @@ import shapely
 
 import swm_gis
 from swm_gis import layers as io
-from swm_gis.config import SQFT_PER_ACRE, TownConfig
+from swm_gis.config import SQFT_PER_ACRE, TownConfig, metres_per_unit
+from swm_gis.coverage import coverage_record
 from swm_gis.development import development_type
 from swm_gis.disturbance import (
     check_exemptions,
@@ -31,6 +32,9 @@ from swm_gis.disturbance import (
     union_polygons,
 )
 from swm_gis.errors import GeometryError, SwmGisError
+from swm_gis.findings import HABITAT_LAYERS, decide_findings
+from swm_gis.general_requirements import general_requirements
+from swm_gis.receiving_waters import land_use
 from swm_gis.standards import performance_standards
 from swm_gis.watersheds import mitigation_eligibility, watershed_shares
 
@@ -38,7 +42,8 @@ ProgressFn = Callable[[float, str], None]
 
 #: Top-level keys of screening.json in the order they are written (SPEC section 5, plus meta).
 DOCUMENT_KEYS = ("meta", "disturbance", "development_type", "standards", "watersheds",
-                 "mitigation", "habitats", "floodplain", "receiving_waters", "checks")
+                 "mitigation", "habitats", "floodplain", "receiving_waters", "checks",
+                 "coverage", "findings", "general_requirements")
 
 DEVELOPMENT_CHOICES = ("auto", "new", "redevelopment")
 
@@ -66,6 +71,7 @@ def build_screening(
     exemptions: Iterable[str] = (),
     roadway_maintenance: bool = False,
     subject_parcels: gpd.GeoDataFrame | None = None,
+    proposed_use: str | None = None,
     progress: ProgressFn | None = None,
 ) -> ScreeningResult:
     """Screen one site against Chapter 320.
@@ -91,6 +97,10 @@ def build_screening(
         Redevelopment limited to existing-roadway maintenance (§ 320-19 B(8)(e)).
     subject_parcels
         The parcels the work is on, handed to the resource checks.
+    proposed_use
+        The proposed land use (a DOR use code such as ``"325"``, or ``"commercial"``,
+        ``"residential"``, ...): decides § 320-19 B(10)(e); without it the parcels' existing use
+        codes decide, and the requirement says so.
     progress
         ``progress(fraction, message)`` callback.
 
@@ -101,6 +111,7 @@ def build_screening(
     """
     report = progress or (lambda fraction, message: None)
     claimed = check_exemptions(exemptions)
+    land_use(proposed_use=proposed_use)  # refuse an unknown --proposed-use before any reading
     if development not in DEVELOPMENT_CHOICES:
         raise SwmGisError(f'Unknown --development value "{development}"; use one of: '
                           f"{', '.join(DEVELOPMENT_CHOICES)}.")
@@ -155,9 +166,12 @@ def build_screening(
             f"{left_out} proposed impervious polygon(s) lie wholly outside the limit of "
             "disturbance and were left out (they belong to another site: impervious surfaces "
             "are built within the disturbance).")
-    if not disturbance["permit_required"]:
+    if disturbance["permit_required"] is False:
         standards["reasons"].append("No Stormwater Management Permit is required (see "
                                     "disturbance); these standards are shown for information.")
+    elif disturbance["permit_required"] is None:
+        standards["reasons"].append("These standards apply if a Stormwater Management Permit "
+                                    "is required (see disturbance: it is conditional).")
     checks.append(_check("standards", True, _src(proposed_impervious, "proposed_impervious")
                          if proposed_impervious is not None else None,
                          None if post_sqft is not None else
@@ -182,7 +196,7 @@ def build_screening(
     from swm_gis.resources import resource_checks
 
     res_keys, res_layers, res_checks = resource_checks(
-        config, site, subject_parcels=subject_parcels,
+        config, site, subject_parcels=subject_parcels, proposed_use=proposed_use,
         progress=_sub_progress(report, 0.6, 0.95),
     )
     checks.extend(res_checks)
@@ -203,6 +217,7 @@ def build_screening(
                  proposed_impervious=proposed_impervious, development=development,
                  proposed_impervious_sqft=proposed_impervious_sqft, exemptions=claimed,
                  roadway_maintenance=roadway_maintenance, checks=checks)
+    meta["parameters"]["proposed_use"] = proposed_use
     document = {
         "meta": meta,
         "disturbance": disturbance,
@@ -217,8 +232,54 @@ def build_screening(
     }
     for key, value in res_keys.items():  # anything further the resource checks add
         document.setdefault(key, value)
+    document["coverage"] = _coverage(config, site_union, mitigation=mitigation,
+                                     flow_path=layers.get("flow_path"), checks=checks)
+    document["findings"] = decide_findings(document)
+    document["general_requirements"] = general_requirements()
     report(1.0, "screening done")
     return ScreeningResult(document=document, layers=layers)
+
+
+# --------------------------------------------------------------------------- coverage
+#: The layers that could turn each finding into "yes", whose coverage is recorded.
+_FINDING_LAYERS = {
+    "development_type": ("impervious",),
+    "watersheds": ("huc12", "huc10"),
+    "habitats": HABITAT_LAYERS,
+    "floodplain": ("flood_zones",),
+    "receiving_waters": ("streams", "waterbodies", "dem", "orw", "impaired_waters",
+                         "vernal_pools"),
+}
+
+
+def _coverage(config: TownConfig, site_union: shapely.Geometry, *,
+              mitigation: gpd.GeoDataFrame | None, flow_path: gpd.GeoDataFrame | None,
+              checks: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
+    """Coverage records ({configured, covers, basis}) of every finding's layers for the area
+    that finding searched (docs/findings.md): the site; the site grown by the habitat distance;
+    the site and the traced flow path; the mitigation sites."""
+    town = None
+    if config.has("town_boundary"):
+        frame = io.read_layer(config, "town_boundary", mask=site_union)
+        town = shapely.union_all(frame.geometry.values) if len(frame) else None
+    grow = config.rules.habitat_distance_ft * 0.3048 / metres_per_unit(config.crs_obj)
+    path = site_union
+    if flow_path is not None and len(flow_path):
+        path = shapely.union(site_union, shapely.union_all(flow_path.geometry.values))
+    searches = {"development_type": site_union, "watersheds": site_union,
+                "habitats": shapely.buffer(site_union, grow, quad_segs=32),
+                "floodplain": site_union, "receiving_waters": path}
+    ran = {c["name"]: c.get("ran") for c in checks}
+    out: dict[str, dict[str, Any]] = {}
+    for key, keys in _FINDING_LAYERS.items():
+        check_ran = ran.get(key, True) is not False or key == "development_type"
+        out[key] = {k: coverage_record(config, k, searches[key] if check_ran else None,
+                                       town=town) for k in keys}
+    if mitigation is not None:
+        sites = shapely.union_all(mitigation.geometry.values)
+        out["mitigation"] = {k: coverage_record(config, k, sites, town=town)
+                             for k in ("huc12", "huc10")}
+    return out
 
 
 # --------------------------------------------------------------------------- reading

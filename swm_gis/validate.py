@@ -50,9 +50,25 @@ def validate_config(config: TownConfig, *, progress: ProgressFn | None = None) -
         if progress:
             progress(i / len(keys), f"checking {key}")
         reports.append(validate_layer(config, key))
+    _blame_parcels(reports)
     if progress:
         progress(1.0, "done")
     return reports
+
+
+def _blame_parcels(reports: list[LayerReport]) -> None:
+    """When the other layers agree with each other but all lie far from the parcels, the
+    parcels are the misplaced layer: say so on the parcels' line too."""
+    far = [r.key for r in reports if r.error and "nowhere near the parcels" in r.error]
+    parcels = next((r for r in reports if r.key == "parcels"), None)
+    others = [r for r in reports if r.key != "parcels" and r.extent is not None or r.key in far]
+    if parcels is None or parcels.error or len(far) < 2 or len(far) < len(others) / 2:
+        return
+    parcels.error = (
+        f"{len(far)} of {len(others)} other layers ({', '.join(far)}) lie nowhere near the "
+        f"parcels ({parcels.source}, source CRS {parcels.crs}); the parcels' CRS is the likely "
+        "fault (e.g. feet declared as metres). Check [layers.parcels] crs or the file's CRS."
+    )
 
 
 def validate_layer(config: TownConfig, key: str) -> LayerReport:
@@ -77,6 +93,7 @@ def _validate_vector(config: TownConfig, key: str, report: LayerReport) -> None:
     report.rows = len(gdf)
     report.crs = gdf.attrs.get("source_crs")
     _fields(gdf.attrs.get("field_map", {}), report)
+    report.warnings.extend(gdf.attrs.get("warnings", []))
     report.invalid = int(gdf.attrs.get("repaired", 0))
     report.empty_dropped = int(gdf.attrs.get("dropped_empty", 0))
     if report.invalid:
@@ -99,6 +116,7 @@ def _validate_vector(config: TownConfig, key: str, report: LayerReport) -> None:
 def _validate_table(config: TownConfig, key: str, report: LayerReport) -> None:
     df = io.read_table(config, key)
     report.rows = len(df)
+    report.warnings.extend(df.attrs.get("warnings", []))
     _fields(df.attrs.get("field_map", {}), report)
     if df.empty:
         report.error = f"{spec_text(config, key)} has no rows."

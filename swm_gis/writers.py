@@ -17,7 +17,7 @@ import geopandas as gpd
 import pandas as pd
 import pyogrio
 
-from swm_gis.errors import OutputExistsError
+from swm_gis.errors import OutputError, OutputExistsError
 
 #: Characters that make a spreadsheet treat a text cell as a formula (CSV/formula injection).
 FORMULA_PREFIXES = ("=", "+", "-", "@", "\t", "\r")
@@ -60,9 +60,16 @@ def atomic_path(target: str | Path, *, suffix: str | None = None) -> Iterator[Pa
 
 def write_json(data: Any, target: str | Path) -> Path:
     """Write JSON (UTF-8, indented, keys in insertion order) atomically."""
+    try:  # JSON has no Infinity or NaN: refuse rather than write a file no parser reads
+        text = json.dumps(data, indent=2, ensure_ascii=False, default=_json_default,
+                          allow_nan=False)
+    except ValueError as exc:
+        raise OutputError(
+            f"Cannot write {target}: a value is infinite or not a number (inf/nan), which JSON "
+            "cannot hold. Check the numbers given to the command; nothing was written."
+        ) from exc
     with atomic_path(target) as tmp:
-        tmp.write_text(json.dumps(data, indent=2, ensure_ascii=False, default=_json_default) + "\n",
-                       encoding="utf-8")
+        tmp.write_text(text + "\n", encoding="utf-8")
     return Path(target)
 
 

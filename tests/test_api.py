@@ -29,7 +29,8 @@ SIGNATURES = {
     "load_config": (["path"], []),
     "screen": (["config", "site"], [
         "common_plan", "development", "proposed_impervious", "proposed_impervious_sqft",
-        "mitigation", "exemptions", "roadway_maintenance", "parcels", "received", "progress"]),
+        "mitigation", "exemptions", "roadway_maintenance", "parcels", "received", "proposed_use",
+        "progress"]),
     "abutter_package": (["config"], [
         "parcels", "site", "distance", "include_subject", "wpa_pond_extension", "sender",
         "progress"]),
@@ -225,8 +226,9 @@ def test_screen_writes_what_the_cli_writes(sample, tmp_path):
     assert _masked(_pdf_text(tmp_path / "api" / "screening_report.pdf")) == _masked(
         _pdf_text(tmp_path / "cli" / "screening_report.pdf"))
     assert result.permit_required is True
-    assert result.summary[1] == "Stormwater Management Permit required: YES"
-    assert "Stormwater Management Permit required" in result._repr_html_()
+    assert result.summary[1].startswith("Stormwater management permit: YES - Required.")
+    assert result.findings[0]["key"] == "disturbance" and result.findings[0]["status"] == "yes"
+    assert "Stormwater management permit: YES" in result._repr_html_()
 
 
 def test_screen_takes_a_geodataframe_site(sample):

@@ -56,6 +56,18 @@ def test_without_a_document_conditional_items_are_undecided():
     assert all(i.note == "" for i in items)
 
 
+#: Every layer of every finding configured and covering the area searched.
+FULL_COVERAGE = {
+    key: {layer: {"configured": True, "covers": True, "basis": "test"} for layer in layers}
+    for key, layers in {
+        "development_type": ("impervious",), "watersheds": ("huc12", "huc10"),
+        "mitigation": ("huc12", "huc10"),
+        "habitats": ("nhesp_priority", "nhesp_estimated", "vernal_pools"),
+        "floodplain": ("flood_zones",),
+        "receiving_waters": ("streams", "waterbodies", "dem", "orw", "impaired_waters",
+                             "vernal_pools")}.items()}
+
+
 def _doc(**overrides):
     doc = {
         "disturbance": {"area_sqft": 52000.0, "area_acres": 1.1938, "permit_required": True},
@@ -65,9 +77,10 @@ def _doc(**overrides):
         "habitats": [],
         "floodplain": {"in_sfha": False, "sfha_area_sqft": 0.0, "site_fraction": 0.0,
                        "zones": [], "shaded_x_area_sqft": 0.0},
-        "receiving_waters": {"orw": [], "impaired": [], "requirements": []},
+        "receiving_waters": {"orw": [], "impaired": [], "requirements": [], "trace_end": []},
         "checks": [{"name": n, "ran": True, "source": None}
                    for n in ("habitats", "floodplain", "receiving_waters")],
+        "coverage": FULL_COVERAGE,
     }
     doc.update(overrides)
     return doc
@@ -104,38 +117,74 @@ def test_habitats_are_listed_nearest_first():
     ("Phosphorus, Total", "5", None, {"§ 320-19 B(10)(c)"}),
     ("Nitrogen, Total", "5", None, {"§ 320-19 B(10)(b)"}),
     ("Chloride", "5", None, {"§ 320-19 B(10)(d)"}),
+    ("Salinity", "5", None, {"§ 320-19 B(10)(d)"}),
     ("Sedimentation/Siltation", "4B", None, {"§ 320-19 B(10)(e)"}),
     ("Escherichia coli (E. coli)", "4A", "Bacteria TMDL", {"§ 320-19 B(10)(a)"}),
     ("Lead", "4A", None, {"§ 320-19 B(10)(a)", "§ 320-19 B(10)(e)"}),  # 4A: has a TMDL
-], ids=["phosphorus", "nitrogen", "chloride", "solids", "tmdl", "metals-4a"])
+], ids=["phosphorus", "nitrogen", "chloride", "salinity", "solids", "tmdl", "metals-4a"])
 def test_impairment_causes_bring_their_b10_items(cause, category, tmdl, applies):
-    rw = {"orw": [], "requirements": [],
+    rw = {"orw": [], "requirements": [], "trace_end": [], "proposed_use": "commercial",
           "impaired": [{"au_id": "MA1", "name": "Pond", "category": category,
                         "causes": [cause], "tmdl": tmdl, "flow_distance_ft": 100.0}]}
     items = _items(_doc(receiving_waters=rw))
     b10 = {c for c, i in items.items() if "B(10)" in c and i.applies}
     assert b10 == applies
+    # the search was complete: every other B(10) duty is decided "no", never left open
+    assert all(i.applies is False for c, i in items.items() if "B(10)" in c and c not in b10)
     assert items["§ 320-19 B(2)"].applies is False  # no ORW downstream
 
 
-def test_requirements_already_derived_count_too():
+@pytest.mark.parametrize(("use", "expected"), [
+    ({"proposed_use": "commercial"}, True), ({"proposed_use": "101"}, False),
+    ({"use_codes": ["325"]}, True), ({"use_codes": ["101"]}, False),
+    ({"use_codes": ["101"], "proposed_use": "325"}, True),  # a house lot becoming a shop
+    ({}, None)], ids=["proposed-commercial", "proposed-house", "existing-shop",
+                      "existing-house", "house-to-shop", "unknown"])
+def test_b10e_follows_the_proposed_land_use_then_the_existing_one(use, expected):
+    rw = {"orw": [], "requirements": [], "trace_end": [], **use,
+          "impaired": [{"au_id": "MA1", "name": "Pond", "category": "5",
+                        "causes": ["Sedimentation", "Lead"], "tmdl": None,
+                        "flow_distance_ft": 100.0}]}
+    assert _items(_doc(receiving_waters=rw))["§ 320-19 B(10)(e)"].applies is expected
+
+
+def test_orw_downstream_brings_b2_and_names_the_water():
     rw = {"orw": [{"id": "ORW-1", "name": "Reservoir", "flow_distance_ft": 900.0}],
-          "impaired": [],
-          "requirements": [{"section": "§ 320-19 B(10)(d)", "text": "salt reduction"}]}
+          "impaired": [], "requirements": [], "trace_end": []}
     items = _items(_doc(receiving_waters=rw))
-    assert items["§ 320-19 B(10)(d)"].applies is True
     assert items["§ 320-19 B(2)"].applies is True
     assert items["§ 320-19 B(2)"].note == "Drains to Reservoir (ORW)."
+    assert all(items[c].applies is False for c in items if "B(10)" in c)
+
+
+def test_trace_that_left_the_data_leaves_b10_and_b2_undecided():
+    rw = {"orw": [], "impaired": [], "requirements": [],
+          "trace_end": [{"reason": "boundary", "x": 1.0, "y": 2.0, "message": "town line"}]}
+    items = _items(_doc(receiving_waters=rw))
+    assert all(items[c].applies is None for c in items if "B(10)" in c)
+    assert items["§ 320-19 B(2)"].applies is None
+    assert items["§ 320-19 B(2)"].note.startswith("Receiving waters conditional")
+
+
+def test_missing_layers_leave_items_undecided_and_say_not_checked():
+    doc = _doc(coverage={})  # nothing shows any layer was read
+    items = _items(doc)
+    assert items["§ 320-19 A(8)"].applies is None
+    assert items["§ 320-20 A(3)(a)"].note == \
+        "Floodplain not checked: delineate from the current FIRM."
+    assert items["§ 320-20 A(3)(c)"].note == \
+        "NHESP habitats not checked: consult the current NHESP maps."
+    assert all(items[c].applies is None for c in items if "B(10)" in c or c.endswith("B(2)"))
 
 
 def test_checks_that_did_not_run_leave_items_undecided():
-    doc = _doc()
+    doc = _doc(floodplain=None, receiving_waters=None)
     doc["checks"] = [{"name": "floodplain", "ran": False, "source": None},
                      {"name": "receiving_waters", "ran": False, "source": None}]
     items = _items(doc)
     assert items["§ 320-19 A(8)"].applies is None
     assert items["§ 320-20 A(3)(a)"].note == \
-        "Floodplain check did not run: delineate from the current FIRM."
+        "Floodplain not checked: delineate from the current FIRM."
     assert all(items[c].applies is None for c in items if "B(10)" in c)
 
 

@@ -76,14 +76,21 @@ def test_screen_writes_json_gpkg_and_report_with_the_findings(tmp_path, town, ca
     assert doc["meta"]["parameters"]["site"] == site
     layers = {row[0] for row in pyogrio.list_layers(out / "screening.gpkg")}
     assert {"site", "mitigation", "watersheds"} <= layers
-    assert "Stormwater Management Permit required: YES" in captured.out
+    flat = "".join(captured.out.split())  # rich wraps long lines
+    assert "Stormwater management permit: YES - Required. The site disturbs 43,600 sq ft" \
+        .replace(" ", "") in flat
+    assert doc["findings"][0]["status"] == "yes"
     # the report writer gets the same document, the layers, the folder and the received date
     (call,) = fake_report
-    assert call["document"] == doc and call["out_dir"] == out
+    assert call["document"] == doc
+    # written into the staging folder beside --out, then moved into place with the rest
+    assert call["out_dir"].parent == out.parent
+    assert call["out_dir"].name.startswith(".out.swm-gis-stage-")
     assert "site" in call["layers"] and call["received"].isoformat() == "2026-03-02"
     assert (out / "screening_report.pdf").exists() and (out / "screening_report.html").exists()
     assert str(out / "screening_report.pdf") in "".join(captured.out.split())  # rich wraps
-    assert "Development type: redevelopment (measured: impervious raster" in captured.out
+    assert ("New development or redevelopment: INFO - Redevelopment (measured: impervious "
+            "raster").replace(" ", "") in flat
 
 
 def test_existing_outputs_need_overwrite(tmp_path, town, capsys):
@@ -113,7 +120,11 @@ def test_flags_reach_the_document(tmp_path, town):
                "--roadway-maintenance") == 0
     doc = json.loads((out / "screening.json").read_text(encoding="utf-8"))
     assert [e["name"] for e in doc["disturbance"]["exemption"]] == ["utilities", "fencing"]
-    assert doc["disturbance"]["permit_required"] is False
+    # a claimed exemption is the applicant's claim: conditional, never "not required"
+    assert doc["disturbance"]["permit_required"] is None
+    permit = doc["findings"][0]
+    assert permit["status"] == "conditional"
+    assert "This is the applicant's claim; the Conservation Commission decides" in permit["answer"]
     assert doc["development_type"]["method"] == "override: --development new"
     assert doc["standards"]["roadway_maintenance"] is True
 
@@ -126,6 +137,7 @@ def test_json_progress_ends_with_a_result_line(tmp_path, town, capsys):
     result = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
     assert result["type"] == "result" and result["command"] == "screen"
     assert result["permit_required"] is True and result["development_type"] == "new"
+    assert result["findings"]["disturbance"] == "yes"
     assert result["outputs"]["screening_json"].endswith("screening.json")
 
 
@@ -226,32 +238,58 @@ def test_demo_screens_the_sample_town_sites(tmp_path, fake_report):
     assert any(line == "site:" for line in lines) and len(fake_report) == 2
 
 
-def test_summary_lines_state_resources_found():
-    """The printed summary names what the resource checks found, with distances and areas."""
-    from swm_gis.summaries import screening_lines as summary_lines
-
-    doc = {
+def _summary_doc(coverage):
+    return {
         "meta": {"town": "T"},
-        "disturbance": {"area_sqft": 43_600.0, "area_acres": 1.001, "permit_required": True},
-        "development_type": {"value": "new", "method": "override"},
+        "disturbance": {"area_sqft": 43_600.0, "area_acres": 1.001, "permit_required": True,
+                        "disturbs_trigger_area": True, "common_plan_area_sqft": None,
+                        "exemption": None},
+        "development_type": {"value": "new", "method": "override: --development new",
+                             "existing_impervious_sqft": None},
         "standards": {"retention_depth_in": 1.0, "required_retention_cuft": 1_666.7,
-                      "tss_removal": 0.9, "tp_removal": 0.6, "mitigation_huc_level": "HUC12"},
+                      "post_impervious_sqft": 20_000.0, "tss_removal": 0.9, "tp_removal": 0.6,
+                      "mitigation_huc_level": "HUC12"},
         "habitats": [{"layer": "priority", "id": "PH 1", "distance_ft": 492.1,
                       "overlaps": False}],
-        "floodplain": {"sfha_area_sqft": 10_900.0, "site_fraction": 0.25,
+        "floodplain": {"in_sfha": True, "sfha_area_sqft": 10_900.0, "site_fraction": 0.25,
                        "zones": [{"zone": "AE", "bfe": 12.0}], "shaded_x_area_sqft": 0.0},
         "receiving_waters": {"orw": [], "impaired": [
             {"au_id": "MA93-51", "name": "Mill Pond", "category": "5", "flow_distance_ft": 57.7}],
-            "requirements": [{"section": "320-19 B(10)(c)", "text": "optimise for phosphorus"}]},
-        "checks": [],
+            "requirements": [{"section": "320-19 B(10)(c)", "text": "optimise for phosphorus"}],
+            "trace_end": []},
+        "checks": [], "coverage": coverage,
     }
+
+
+def test_summary_lines_state_each_finding_with_its_status():
+    """The printed summary names what the resource checks found, with distances and areas."""
+    from test_checklist import FULL_COVERAGE
+
+    from swm_gis.summaries import screening_lines as summary_lines
+
+    doc = _summary_doc(FULL_COVERAGE)
     text = "\n".join(summary_lines(doc))
-    assert "NHESP features within 500 ft: priority PH 1 at 492.1 ft" in text
-    assert "Floodplain (SFHA): 10,900.0 sq ft, 25.0% of the site (AE BFE 12 ft)" in text
-    assert "Mill Pond (category 5) at 58 ft" in text
+    assert ("NHESP habitats and certified vernal pools within 500 ft: YES - 1 feature(s): "
+            "Priority Habitat PH 1 at 492 ft.") in text
+    assert ("100-year floodplain (FEMA SFHA): YES - 10,900 sq ft of the site (25.0%) in the "
+            "SFHA: zone AE, BFE 12 ft.") in text
+    assert "Mill Pond (MA93-51, category 5: causes not listed) at 58 ft" in text
     assert "requires (§ 320-19 B(10)(c)): optimise for phosphorus" in text
     doc["habitats"] = []
-    assert "NHESP features within 500 ft: none" in "\n".join(summary_lines(doc))
+    assert ("NHESP habitats and certified vernal pools within 500 ft: NO - None: no Priority "
+            "or Estimated Habitat") in "\n".join(summary_lines(doc))
+
+
+def test_summary_never_says_none_for_a_check_without_its_layers():
+    from swm_gis.summaries import screening_lines as summary_lines
+
+    doc = _summary_doc({})  # no coverage record: no layer was read
+    doc["habitats"], doc["receiving_waters"]["impaired"] = [], []
+    doc["receiving_waters"]["requirements"] = []
+    text = "\n".join(summary_lines(doc))
+    assert "NHESP habitats and certified vernal pools within 500 ft: NOT CHECKED" in text
+    assert "Receiving waters (ORW, impaired waters): NOT CHECKED" in text
+    assert "none" not in text.lower().replace("none found", "")
 
 
 def test_subject_parcels_get_their_own_floodplain_figures(tmp_path, fake_report, capsys):
@@ -279,3 +317,25 @@ def test_subject_parcels_get_their_own_floodplain_figures(tmp_path, fake_report,
     assert main([*args[:7], "--parcel", "NOPE", "-o", str(tmp_path / "b")]) == 2
     err = capsys.readouterr().err
     assert 'Parcel id(s) NOPE not found in field "LOC_ID"' in err and "Traceback" not in err
+
+
+def test_proposed_use_reaches_the_document_and_a_bad_one_exits_2(tmp_path, town, capsys):
+    site = write(SITE, tmp_path / "site.gpkg", "site")
+    out = tmp_path / "out"
+    assert run("--config", town, "--site", site, "--out", out, "--proposed-use", "325") == 0
+    doc = json.loads((out / "screening.json").read_text(encoding="utf-8"))
+    assert doc["meta"]["parameters"]["proposed_use"] == "325"
+    bad = tmp_path / "bad"
+    assert run("--config", town, "--site", site, "--out", bad, "--proposed-use", "bakery") == 2
+    assert 'Unknown --proposed-use "bakery"' in capsys.readouterr().err
+    assert not bad.exists()
+
+
+def test_no_report_writes_only_the_json_and_the_geopackage(tmp_path, town, capsys, fake_report):
+    """--no-report (the QGIS single checks): no report writer call, no report files."""
+    site = write(SITE, tmp_path / "sites.gpkg", "site")
+    out = tmp_path / "out"
+    code = run("--config", town, "--site", site, "--out", out, "--no-report")
+    assert code == 0, capsys.readouterr().err
+    assert sorted(p.name for p in out.iterdir()) == ["screening.gpkg", "screening.json"]
+    assert fake_report == []

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import geopandas as gpd
 import pytest
 from hypothesis import given, settings
@@ -14,6 +16,7 @@ from swm_gis.errors import CrsError, EmptyLayerError, GeometryError, SwmGisError
 
 FT = 0.3048  # metres per foot: EPSG:26986 is in metres
 X0, Y0 = 238_000.0, 918_000.0
+REPO = Path(__file__).resolve().parents[1]
 RULES = Rules()
 #: EPSG:26986's projection in international feet
 FT_CRS = ("+proj=lcc +lat_0=41 +lon_0=-71.5 +lat_1=42.6833333333333 +lat_2=41.7166666666667 "
@@ -39,14 +42,24 @@ def test_200_by_218_ft_site_is_43600_sqft_and_needs_a_permit():
     assert any("43,600.0 sq ft" in x and "reaches" in x for x in r["reasons"])
 
 
-def test_overlapping_pieces_count_once_union_43500_is_not_required():
+def test_overlapping_pieces_count_once_union_43500_is_below_the_trigger():
     # two 200 x 150 ft pieces overlapping by 200 x 82.5 ft: sum 60,000 sq ft, union 43,500 sq ft
     a, b = ft_box(0, 0, 200, 150), ft_box(0, 67.5, 200, 150)
     assert (a.area + b.area) / FT**2 > 43_560
     r = disturbance_trigger(frame(a, b), rules=RULES)
     assert r["area_sqft"] == pytest.approx(43_500.0, abs=0.01)
-    assert r["permit_required"] is False
+    assert r["disturbs_trigger_area"] is False
+    # below an acre with no common plan given: it depends on the plan, so neither yes nor no
+    assert r["permit_required"] is None
     assert any("is below" in x for x in r["reasons"])
+    assert any("no common plan was given" in x for x in r["reasons"])
+
+
+def test_sub_acre_site_in_a_sub_acre_common_plan_is_not_required():
+    r = disturbance_trigger(frame(ft_box(0, 0, 100, 100)),
+                            common_plan=frame(ft_box(0, 0, 200, 200)), rules=RULES)
+    assert r["common_plan_area_sqft"] == pytest.approx(40_000.0, abs=0.01)
+    assert r["permit_required"] is False
 
 
 def test_20000_sqft_lot_in_45000_sqft_common_plan_is_required():
@@ -76,10 +89,10 @@ def test_exactly_one_acre_is_required_threshold_inclusive():
 
 
 @pytest.mark.parametrize("name", list(EXEMPTIONS))
-def test_claimed_exemption_makes_it_not_required_and_says_so(name):
+def test_claimed_exemption_leaves_it_to_the_commission_and_says_so(name):
     r = disturbance_trigger(frame(ft_box(0, 0, 300, 300)), exemptions=[name], rules=RULES)
     assert r["disturbs_trigger_area"] is True
-    assert r["permit_required"] is False
+    assert r["permit_required"] is None  # the applicant's claim; the Commission decides
     assert r["exemption"][0]["name"] == name
     assert r["exemption"][0]["claimed_by"] == "applicant"
     assert r["exemption"][0]["section"].startswith("Bylaw 213-16B(")
@@ -156,7 +169,20 @@ def test_trigger_is_monotonic_in_area(a, b):
     r_small = disturbance_trigger(frame(ft_box(0, 0, small / 100, 100)), rules=RULES)
     r_large = disturbance_trigger(frame(ft_box(0, 0, large / 100, 100)), rules=RULES)
     assert r_small["area_sqft"] <= r_large["area_sqft"] + 1e-6
-    assert r_small["permit_required"] <= r_large["permit_required"]
+    # with no common plan given: required (True) from one acre, undecided (None) below it
+    assert r_small["disturbs_trigger_area"] <= r_large["disturbs_trigger_area"]
+    for r in (r_small, r_large):
+        assert r["permit_required"] is (True if r["disturbs_trigger_area"] else None)
+
+
+def test_exemption_6_is_quoted_in_full_with_its_compliance_condition():
+    activity = EXEMPTIONS["wetlands-order"][1]
+    assert ("and demonstrate compliance with the Massachusetts Stormwater Management Handbook "
+            "and comply with these rules and regulations as reflected in an order of conditions "
+            "issued by the Conservation Commission") in activity
+    text = " ".join((REPO.parent / "shared" / "regulations" / "lynnfield-chapter-320.txt")
+                    .read_text(encoding="utf-8").split())
+    assert activity[0].upper() + activity[1:] in text
 
 
 def test_docstring_examples_run():

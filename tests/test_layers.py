@@ -75,7 +75,8 @@ def test_geographic_source_is_reprojected_once_into_working_crs(tmp_path):
     lon, lat = -71.03, 42.53
     pt = gpd.GeoDataFrame({"CVP_NUM": ["7"]}, geometry=[Point(lon, lat)], crs="EPSG:4326")
     cfg = load_config(write_town(tmp_path, {"parcels": gpd.GeoDataFrame(
-        {"LOC_ID": ["A"]}, geometry=[box(0, 0, 1, 1)], crs=CRS), "vernal_pools": pt}))
+        {"LOC_ID": ["A"]}, geometry=[box(238000, 919000, 239000, 921000)], crs=CRS),
+        "vernal_pools": pt}))
     gdf = io.read_layer(cfg, "vernal_pools")
     x, y = Transformer.from_crs("EPSG:4326", CRS, always_xy=True).transform(lon, lat)
     assert gdf.geometry.iloc[0].x == pytest.approx(x, abs=1e-6)
@@ -94,9 +95,12 @@ def test_bbox_filter_reads_only_the_neighbourhood(tmp_path):
 
 
 def test_invalid_geometry_repaired_and_empty_dropped_and_counted(tmp_path):
-    bowtie = Polygon([(0, 0), (10, 10), (10, 0), (0, 10), (0, 0)])
+    # In Massachusetts: coordinates near 0, 0 cannot be EPSG:26986 and are refused.
+    bowtie = Polygon([(238000, 918000), (238010, 918010), (238010, 918000), (238000, 918010),
+                      (238000, 918000)])
     parcels = gpd.GeoDataFrame({"LOC_ID": ["bow", "ok", "empty"]},
-                               geometry=[bowtie, box(20, 0, 30, 10), Polygon()], crs=CRS)
+                               geometry=[bowtie, box(238020, 918000, 238030, 918010), Polygon()],
+                               crs=CRS)
     cfg = load_config(write_town(tmp_path, {"parcels": parcels}))
     gdf = io.read_layer(cfg, "parcels")
     assert gdf.attrs["repaired"] == 1 and gdf.attrs["dropped_empty"] == 1
@@ -133,7 +137,8 @@ def test_missing_file_layer_and_unreadable_file(tmp_path, simple_parcels):
 def test_empty_layer_and_wrong_geometry(tmp_path, simple_parcels):
     pts = gpd.GeoDataFrame({"LOC_ID": ["P"]}, geometry=[Point(0, 0)], crs=CRS)
     cfg = load_config(write_town(tmp_path, {"parcels": pts}))
-    with pytest.raises(GeometryError, match="should hold polygon features but 1 are Point"):
+    with pytest.raises(GeometryError, match="holds Point features; the parcels layer needs "
+                                            "polygon features"):
         io.read_layer(cfg, "parcels")
     cfg = load_config(write_town(tmp_path, {"parcels": simple_parcels}))
     with pytest.raises(EmptyLayerError, match="no features in the area asked for"):

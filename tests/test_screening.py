@@ -77,7 +77,7 @@ def fake_resources(monkeypatch):
     """Stand-in resource checks (their own tests live in tests/test_resources.py)."""
     calls = []
 
-    def fake(config, site, *, subject_parcels=None, progress=None):
+    def fake(config, site, *, subject_parcels=None, proposed_use=None, progress=None):
         calls.append(site)
         if progress:
             progress(0.5, "fake resources")
@@ -172,8 +172,9 @@ def test_meta_records_town_parameters_rules_and_sources(tmp_path, fake_resources
     used = {s["key"] for s in meta["sources"]}
     assert {"impervious", "huc12", "huc10"} <= used
     assert doc["development_type"]["method"] == "override: --development new"
-    assert doc["disturbance"]["permit_required"] is False  # exemption claimed
-    assert any("shown for information" in x for x in doc["standards"]["reasons"])
+    assert doc["disturbance"]["permit_required"] is None  # exemption claimed: conditional
+    assert any("apply if a Stormwater Management Permit is required" in x
+               for x in doc["standards"]["reasons"])
 
 
 def test_polygon_impervious_layer_and_common_plan(tmp_path, fake_resources):

@@ -30,6 +30,7 @@ from hypothesis import strategies as st
 from PIL import Image
 from pypdf import PdfReader
 from shapely.geometry import LineString, Point, box
+from test_checklist import FULL_COVERAGE
 
 from swm_gis.checklist import submittal_checklist
 from swm_gis.errors import CrsError
@@ -107,7 +108,9 @@ def example_document() -> dict:
                 {"section": "§ 320-19 B(10)(c)",
                  "text": "BMPs optimized for phosphorus removal (Pillings Pond, MA93056)."},
             ],
+            "trace_end": [],
         },
+        "coverage": copy.deepcopy(FULL_COVERAGE),
         "checks": [
             {"name": "disturbance", "ran": True,
              "source": {"key": "input", "file": "/work/site.gpkg", "layer": "site",
@@ -156,7 +159,7 @@ def no_findings_document() -> dict:
     doc["habitats"] = []
     doc["floodplain"] = {"in_sfha": False, "sfha_area_sqft": 0.0, "site_fraction": 0.0,
                          "zones": [], "shaded_x_area_sqft": 0.0}
-    doc["receiving_waters"] = {"orw": [], "impaired": [], "requirements": []}
+    doc["receiving_waters"] = {"orw": [], "impaired": [], "requirements": [], "trace_end": []}
     return doc
 
 
@@ -171,6 +174,9 @@ def document_with_failed_checks() -> dict:
                                 "the town config")
     del doc["receiving_waters"]
     doc["checks"] = [c for c in doc["checks"] if c["name"] != "receiving_waters"]
+    for layer in doc["coverage"]["habitats"]:
+        doc["coverage"]["habitats"][layer] = {"configured": False, "covers": None,
+                                              "basis": f"no [layers.{layer}] configured"}
     return doc
 
 
@@ -300,8 +306,8 @@ EXPECTED_FINDINGS = {
     "disturbance": ["Required", "52,000 sq ft", "1.19 acres", "43,560 sq ft"],
     "development_type": ["New development", "0 sq ft"],
     "standards": ["1,667 cu ft", "1.0 in", "20,000 sq ft", "90% TSS", "60% TP", "HUC12"],
-    "watersheds": ["010900010501", "Hawkes Brook", "0109000105", "Saugus River",
-                   "1 of 2 eligible (M-1)"],
+    "watersheds": ["010900010501", "Hawkes Brook", "0109000105", "Saugus River"],
+    "mitigation": ["1 of 2 site(s) eligible", "M-1: eligible", "M-2: not eligible"],
     "habitats": ["Certified Vernal Pool CVP 5678 at 98 ft", "Priority Habitat PH 1234 at 492 ft"],
     "floodplain": ["13,000 sq ft", "25.0%", "zone AE", "BFE 52 ft", "2,600 sq ft"],
     "receiving_waters": ["Pillings Pond", "MA93056", "category 5", "Phosphorus, Total",
@@ -395,7 +401,8 @@ def test_html_is_accessible(full_report):
     assert levels[0] == 1 and levels.count(1) == 1
     assert all(b - a <= 1 for a, b in zip(levels, levels[1:], strict=False)), levels
     assert [h[1] for h in page.headings if h[0] == 2] == [
-        "Findings", "Map", "Details", "Submittal checklist", "Permit timeline",
+        "Findings", "Map", "Details", "Submittal checklist",
+        "General requirements of every permit", "Permit timeline",
         "Data sources, checks and parameters"]
     assert page.tables and all(t["caption"] for t in page.tables)
     assert all(t["th"] == t["scoped"] for t in page.tables)
@@ -456,42 +463,50 @@ def test_timeline_dates_around_patriots_day(full_report):
 
 def test_no_findings_report_says_so_plainly(empty_report):
     first = _pdf_pages(empty_report["pdf"])[0]
-    expected = ("No findings. A stormwater management permit is not required, and the screening "
-                "found no NHESP habitat within 500 ft, no 100-year floodplain on the site and no "
-                "Outstanding Resource Water or impaired water downstream.")
+    expected = ("A stormwater management permit is not required: neither the site nor its "
+                "common plan of development or sale disturbs one acre. Every resource check ran "
+                "on data covering the area searched and found nothing that brings an extra "
+                "requirement.")
     assert expected in first
-    assert "Not required: land disturbance 20,000 sq ft (0.46 acres); below the 1-acre " \
-           "threshold (43,560 sq ft)." in first
+    assert ("Not required. The site disturbs 20,000 sq ft (0.46 acres); with its common plan "
+            "of development or sale 20,000 sq ft (0.46 acres): neither reaches the one-acre "
+            "(43,560 sq ft) trigger.") in first
     page = _parse_html(empty_report["html"])
     assert expected in page.text
-    assert "None beyond the standard submittals." in page.rows["finding-requirements"]
+    assert "None beyond the standard submittals and the general requirements." in \
+        page.rows["finding-requirements"]
     assert "the checklist applies only if a permit application is filed" in page.text
     assert "No receipt date was given, so no dates are computed" in page.text
 
 
-def test_checks_that_did_not_run_say_so(tmp_path):
+def test_checks_that_did_not_run_say_not_checked_never_none(tmp_path):
     out = write_screening_report(document_with_failed_checks(), {}, tmp_path)
     page = _parse_html(out["html"])
     habitats = _norm(page.rows["finding-habitats"])
-    assert "Not run" in habitats
-    assert ("Check did not run: no nhesp_priority, nhesp_estimated or vernal_pools layer in the "
-            "town config.") in habitats
+    assert "Not checked" in habitats
+    assert ("Not checked: no NHESP priority or estimated habitat and no certified vernal pool "
+            "layer configured.") in habitats
+    assert "lacking: nhesp_priority, nhesp_estimated, vernal_pools" in habitats
     receiving = _norm(page.rows["finding-receiving_waters"])
-    assert "Not evaluated: screening.json has no 'receiving_waters' result." in receiving
-    assert "Not run: NHESP habitats within 500 ft, Receiving waters" in page.text
+    assert "Not checked: screening.json has no 'receiving_waters' result." in receiving
+    assert ("Not checked: NHESP habitats and certified vernal pools within 500 ft; Receiving "
+            "waters (ORW, impaired waters).") in page.text
     assert "No map: the screening layers (screening.gpkg) were not given." in page.text
+    assert "No feature within 500 ft" not in page.text
+    assert "No ORW or impaired water downstream" not in page.text
     first = _pdf_pages(out["pdf"])[0]
-    assert "Check did not run: no nhesp_priority" in first
+    assert "Not checked: no NHESP priority" in first
     # the checklist cannot decide what depends on receiving waters: "Check", not "Not applicable"
     items = {i.citation: i for i in submittal_checklist(document_with_failed_checks())}
     assert items["§ 320-19 B(10)(c)"].applies is None
+    assert items["§ 320-19 B(2)"].applies is None
 
 
 def test_an_empty_document_still_gives_a_report(tmp_path):
     out = write_screening_report({}, None, tmp_path)
     page = _parse_html(out["html"])
-    assert "Not evaluated: screening.json has no 'disturbance' result." in page.text
-    assert "No findings among the checks that ran" in page.text
+    assert "Not checked: screening.json has no 'disturbance' result." in page.text
+    assert "The permit trigger was not evaluated." in page.text
     assert _pdf_pages(out["pdf"])[0].startswith("Stormwater Management Permit Screening")
 
 
@@ -515,15 +530,22 @@ def test_roadway_maintenance_exemption_and_exemption_claim(tmp_path):
     doc["development_type"]["value"] = "redevelopment"
     doc["standards"].update(applies=False, roadway_maintenance=True,
                             section="§ 320-19 B(8)(e)")
-    doc["disturbance"].update(permit_required=False, exemption=[
+    doc["disturbance"].update(permit_required=None, disturbs_trigger_area=True, exemption=[
         {"name": "utilities", "section": "Bylaw 213-16B(5)", "claimed_by": "applicant"}])
     report = build_report(doc)
     f = {x.key: x for x in report.findings}
     assert f["standards"].section == "§ 320-19 B(8)(e)"
     assert "exempt from § 320-19 B(8)(a)-(d)" in f["standards"].result
+    assert f["disturbance"].status == "conditional"
     assert f["disturbance"].result.startswith(
-        "Not required if the exemption claimed by the applicant applies (utilities "
-        "(Bylaw 213-16B(5)))")
+        "Conditional. The applicant claims an exemption: Bylaw 213-16B(5) (utilities). This is "
+        "the applicant's claim; the Conservation Commission decides whether the activity "
+        "qualifies. If it does not, a permit is required (the disturbance reaches one acre).")
+    assert report.headline.startswith(
+        "Whether a stormwater management permit is required is conditional: the applicant "
+        "claims an exemption (Bylaw 213-16B(5) (utilities)); this is the applicant's claim, and "
+        "the Conservation Commission decides whether it applies.")
+    assert "not required" not in report.headline
 
 
 DOCUMENT_KEYS = ("disturbance", "development_type", "standards", "watersheds", "mitigation",
@@ -538,17 +560,22 @@ def test_any_missing_keys_give_a_report_that_says_what_was_not_evaluated(missing
     html_text = render_html(report)
     by_key = {f.key: f for f in report.findings}
     for key in set(missing) & set(by_key):
-        assert by_key[key].status == "not_run"
+        assert by_key[key].status == "not_checked"
         assert f"screening.json has no &#x27;{key}&#x27; result" in html_text
-    assert all(f.status in ("yes", "no", "info", "not_run") for f in report.findings)
+    assert all(f.status in ("yes", "no", "conditional", "not_checked", "info")
+               for f in report.findings)
 
 
 def test_approximate_receiving_waters_are_marked():
     doc = example_document()
     doc["receiving_waters"]["approximate"] = True
     finding = next(f for f in build_report(doc).findings if f.key == "receiving_waters")
-    assert finding.result.endswith("Approximate: traced from the nearest stream, not from the "
-                                   "terrain (no elevation model).")
+    assert finding.status == "yes"  # the waters found are found; what else lies there is open
+    assert ("No DEM: the runoff was taken to the nearest mapped stream in a straight line; "
+            "configure [layers.dem] for a flow trace.") in finding.details
+    doc["receiving_waters"].update(impaired=[], requirements=[])
+    finding = next(f for f in build_report(doc).findings if f.key == "receiving_waters")
+    assert finding.status == "conditional"
 
 
 # --------------------------------------------------------------------------- map
@@ -632,3 +659,24 @@ def test_html_renders_in_headless_chromium(full_report, tmp_path):
     # the top of the page holds the title: some dark pixels in the first 120 rows
     assert (pixels[:120] < 128).any()
 
+
+
+def test_parameters_are_in_words_and_units(full_report):
+    text = _parse_html(full_report["html"]).text
+    assert "Development type measured from the existing impervious layer (--development auto)" \
+        in text
+    assert "Post-construction impervious area 20,000 sq ft" in text
+    doc = example_document()
+    doc["meta"]["parameters"].update(exemptions=[], roadway_maintenance=False, common_plan=None)
+    doc["meta"]["rules"] = {"trigger_sqft": 43560.0, "tss_removal_new": 0.9,
+                            "retention_new_in": 1.0, "habitat_distance_ft": 500.0}
+    rows = dict(build_report(doc).parameters)
+    assert rows["Exemptions (Bylaw 213-16B)"] == "no exemption claimed"
+    assert rows["Roadway maintenance only (§ 320-19 B(8)(e))"] == "no"
+    assert rows["Common plan of development or sale"] == (
+        "not given (the permit trigger is conditional below one acre)")
+    assert rows["Permit trigger"] == "43,560 sq ft (1 acre)"
+    assert rows["TSS removal, new development"] == "90%"
+    assert rows["Retention depth, new development"] == "1 in"
+    assert rows["NHESP search distance"] == "500 ft"
+    assert not any(v in ("False", "True", "43560.0", "None") for v in rows.values())

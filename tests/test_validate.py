@@ -85,7 +85,8 @@ def test_unreadable_and_empty_layers(sample_copy, capsys):
 
 def test_invalid_geometry_is_repaired_and_reported_not_fatal(sample_copy, capsys):
     folder = sample_copy.parent
-    bowtie = Polygon([(0, 0), (10, 10), (10, 0), (0, 10), (0, 0)])
+    x, y = 237_000, 917_000  # inside the sample town
+    bowtie = Polygon([(x, y), (x + 10, y + 10), (x + 10, y), (x, y + 10), (x, y)])
     frame = gpd.GeoDataFrame({"PRIHAB_ID": ["PH 9"]}, geometry=[bowtie], crs="EPSG:26986")
     frame.to_file(folder / "bad.gpkg", layer="prihab", driver="GPKG")
     _edit(sample_copy, '[layers.nhesp_priority]\npath = "sample.gpkg"\nlayer = "nhesp_priority"',

@@ -252,11 +252,11 @@ def run_engine(args: list[str], feedback: Any = None, *, executable: str | None 
     if rc != 0:
         if error:
             raise EngineError(error)
-        tail = "\n".join((other_err or other_out)[-15:])
-        raise EngineError(
-            f"The swm-gis engine failed (exit code {rc}) running: "
-            f"{' '.join(shlex.quote(c) for c in cmd)}\n{tail}".rstrip()
-        )
+        # the last lines say what went wrong; the command line itself is for the engine log
+        # (pushCommandInfo above), not for the person reading the dialog
+        tail = " ".join(line.strip() for line in (other_err or other_out)[-3:])
+        raise EngineError(f"The swm-gis engine stopped with an error (exit code {rc}): "
+                          f"{tail}".rstrip(": "))
     if result is None:
         raise EngineError(
             "The swm-gis engine finished without reporting its outputs (no JSON result line on "

@@ -9,12 +9,14 @@ from __future__ import annotations
 
 import importlib
 import pkgutil
+import signal
 import sys
+import threading
 
 import typer
 
 from swm_gis.cli._common import app, state
-from swm_gis.errors import SwmGisError
+from swm_gis.errors import Interrupted, SwmGisError
 
 
 def _load_commands() -> None:
@@ -45,23 +47,53 @@ _ABORTS = (typer.Abort, *_click_classes("Abort"))
 def main(argv: list[str] | None = None) -> int:
     """Entry point of the ``swm-gis`` console script; returns the exit code."""
     command = typer.main.get_command(app)
+    previous_term = _term_as_interrupt()
+    Interrupted.last = None
     try:
         rv = command.main(args=argv, prog_name="swm-gis", standalone_mode=False)
+        if Interrupted.last is not None or rv == 130:  # typer returns 130 for Ctrl-C
+            return _interrupted(Interrupted.last or KeyboardInterrupt())
+    except KeyboardInterrupt as exc:  # Ctrl-C, or SIGTERM as Interrupted (swm_gis.outputs)
+        return _interrupted(exc)
     except SwmGisError as exc:
         state.reporter.error(str(exc))
         return exc.exit_code
     except _USAGE_ERRORS as exc:
         exc.show()
         return exc.exit_code
-    except _EXITS as exc:
+    except (*_EXITS, *_ABORTS) as exc:
+        cause = exc.__cause__ or exc.__context__
+        if isinstance(cause, KeyboardInterrupt):  # typer/click wrap Ctrl-C as Exit(130)/Abort
+            return _interrupted(cause)
+        if isinstance(exc, _ABORTS):
+            print("Aborted.", file=sys.stderr)
+            return 1
         return exc.exit_code
-    except _ABORTS:
-        print("Aborted.", file=sys.stderr)
-        return 1
-    except KeyboardInterrupt:
-        print("Interrupted.", file=sys.stderr)
-        return 130
+    finally:
+        if previous_term is not None:
+            signal.signal(signal.SIGTERM, previous_term)
     return rv if isinstance(rv, int) else 0
+
+
+def _interrupted(exc: KeyboardInterrupt) -> int:
+    """Say in one line that the run was interrupted (and, from the output writers, that nothing
+    was written); the exit code is 128 + the signal number, as a shell reports it."""
+    state.reporter.done()
+    message = str(exc) if isinstance(exc, Interrupted) else "Interrupted (SIGINT)."
+    print(message, file=sys.stderr, flush=True)
+    return getattr(exc, "exit_code", 130)
+
+
+def _term_as_interrupt() -> object | None:
+    """Make SIGTERM unwind like Ctrl-C (clean-up runs, one line says so); returns the old
+    handler, or None off the main thread where handlers cannot be set."""
+    if threading.current_thread() is not threading.main_thread():
+        return None
+
+    def handler(signum: int, frame: object) -> None:
+        raise Interrupted("Interrupted (SIGTERM).", signum=signum)
+
+    return signal.signal(signal.SIGTERM, handler)
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -6,6 +6,7 @@ and :meth:`swm_gis.notification.AbutterPackage.write`.
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Callable
 from pathlib import Path
@@ -30,6 +31,7 @@ from swm_gis.notification import (
     first_owned_parcel,
     output_paths,
 )
+from swm_gis.outputs import config_inputs, final_paths, output_package
 from swm_gis.writers import check_outputs_free
 
 DEMO_ORDER = 30
@@ -85,14 +87,19 @@ def abutters(
     Example: swm-gis abutters --config data/cambridge.toml --parcel 9-29 --out abutters-9-29
     """
     cfg = open_config(config)
-    outputs, summary = run_abutters(
-        cfg, parcel_ids=list(parcel or []), site=site, distance=distance,
-        include_subject=include_subject, out_dir=out, overwrite=overwrite,
-        label_template=label_template, label_offset=parse_offset(label_offset),
-        sender=list(sender or []), wpa_pond_extension=wpa_pond_extension,
-        progress=state.reporter.progress,
-    )
-    state.reporter.result("abutters", outputs, summary=summary)
+    offset = parse_offset(label_offset)
+    check_outputs_free(output_paths(out).values(), overwrite=overwrite)
+    # Inputs read-only, one run per folder, the package whole or not at all (swm_gis.outputs).
+    with output_package(out, inputs=[*config_inputs(cfg), site], overwrite=overwrite,
+                        command=f"swm-gis abutters --out {out}") as stage:
+        staged, summary = run_abutters(
+            cfg, parcel_ids=list(parcel or []), site=site, distance=distance,
+            include_subject=include_subject, out_dir=stage, overwrite=True,
+            label_template=label_template, label_offset=offset,
+            sender=list(sender or []), wpa_pond_extension=wpa_pond_extension,
+            progress=state.reporter.progress,
+        )
+    state.reporter.result("abutters", final_paths(staged, stage, out), summary=summary)
 
 
 def parse_offset(text: str) -> tuple[float, float]:
@@ -102,6 +109,8 @@ def parse_offset(text: str) -> tuple[float, float]:
         if len(parts) != 2:
             raise ValueError
         x, y = float(parts[0]), float(parts[1])
+        if not (math.isfinite(x) and math.isfinite(y)):  # "nan,0" parses as a float
+            raise ValueError
     except ValueError:
         raise SwmGisError(
             f'Cannot read --label-offset "{text}": give X,Y in inches, e.g. --label-offset '

@@ -12,7 +12,11 @@ import typer
 
 from swm_gis.applicability_overlays import DEFAULT_CHUNK_SIZE
 from swm_gis.cli._common import app, config_option, open_config, overwrite_option, state
+from swm_gis.errors import ConfigError
 from swm_gis.jobs import applicability_map
+from swm_gis.outputs import config_inputs, output_file
+from swm_gis.scheduler import check_scheduler
+from swm_gis.writers import check_outputs_free
 
 DEMO_ORDER = 40
 
@@ -48,10 +52,21 @@ def applicability(
 
     Example: swm-gis applicability --config data/sample/town.toml --out applicability.gpkg
     """
-    result = applicability_map(config, out, engine=engine.value,
-                               scheduler=scheduler, workers=workers, chunk_size=chunk_size,
-                               overwrite=overwrite, progress=state.reporter.progress)
-    state.reporter.result("applicability", {"geopackage": result.path},
+    if out.suffix.lower() != ".gpkg":
+        raise ConfigError(f"--out {out} must be a GeoPackage file ending in .gpkg.")
+    if scheduler and engine is not Engine.dask:
+        raise ConfigError("--scheduler is for the Dask engine; add --engine dask.")
+    if scheduler:  # before any work: form, reachable, a Dask scheduler (with a timeout)
+        scheduler = check_scheduler(scheduler)
+    cfg = open_config(config)
+    check_outputs_free([out], overwrite=overwrite)
+    # Inputs read-only, one run per file, the file whole or not at all (swm_gis.outputs).
+    with output_file(out, inputs=config_inputs(cfg), overwrite=overwrite,
+                     command=f"swm-gis applicability --out {out}") as tmp:
+        result = applicability_map(cfg, tmp, engine=engine.value,
+                                   scheduler=scheduler, workers=workers, chunk_size=chunk_size,
+                                   overwrite=True, progress=state.reporter.progress)
+    state.reporter.result("applicability", {"geopackage": out},
                           summary=result.summary_lines, parcels=result.parcels,
                           engine=result.engine)
 

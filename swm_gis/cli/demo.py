@@ -25,7 +25,15 @@ import typer
 
 import swm_gis.cli as cli_pkg
 from swm_gis.cli._common import SAMPLE_DIR, app, state
+from swm_gis.config import load_config
 from swm_gis.errors import ConfigError, OutputExistsError
+from swm_gis.outputs import (
+    config_inputs,
+    explain_os_errors,
+    interrupt_guard,
+    output_lock,
+    refuse_inputs,
+)
 from swm_gis.writers import write_json
 
 #: The record of what a demo run wrote, in the ``--out`` folder.
@@ -114,6 +122,14 @@ def demo(
             f"The sample town config {config} is missing. Run the demo from a checkout of the "
             "repository (make demo), or pass --config with a town config."
         )
+    # never write into (or around) the town's own data: --out must not hold the config's inputs
+    refuse_inputs(out, config_inputs(load_config(config)))
+    with interrupt_guard(out), explain_os_errors(out), \
+            output_lock(out, command=f"swm-gis demo --out {out}"):
+        _run_demo(out, config)
+
+
+def _run_demo(out: Path, config: Path) -> None:
     rep = state.reporter
     steps = demo_steps()
     planned = check_demo_folder(out, [name for _, name, _ in steps])

@@ -24,6 +24,7 @@ from swm_gis.cli._common import (
     state,
 )
 from swm_gis.jobs import screen as screen_job
+from swm_gis.outputs import config_inputs, final_paths, output_package
 from swm_gis.results import SCREENING_FILES
 from swm_gis.summaries import screening_lines
 from swm_gis.writers import check_outputs_free
@@ -76,12 +77,21 @@ def screen(
         [], "--parcel", metavar="ID",
         help="Subject parcel id(s) the work is on (repeatable): the floodplain check then also "
              "reports each parcel's SFHA and 0.2% overlap."),
+    proposed_use: str | None = typer.Option(
+        None, "--proposed-use", metavar="USE",
+        help="Proposed land use: a Massachusetts DOR use code (e.g. 101, 325, 401) or "
+             "commercial, industrial, residential, ...; decides § 320-19 B(10)(e) (commercial "
+             "or industrial land). Without it the parcels' existing use codes are used."),
     out: Path = out_dir_option(),
     overwrite: bool = overwrite_option(),
     received: str | None = typer.Option(
         None, "--received", metavar="DATE",
         help="Date the application was received (YYYY-MM-DD), for the report's hearing "
              "deadlines (§ 320-18 B)."),
+    report: bool = typer.Option(
+        True, "--report/--no-report",
+        help="Write screening_report.html and .pdf (--no-report: only the JSON and GeoPackage, "
+             "e.g. for a single check)."),
 ) -> None:
     """Screen a proposed project: is a Stormwater Management Permit required, which standards
     apply, which resource areas and receiving waters bring extra requirements.
@@ -90,15 +100,24 @@ def screen(
 
     Example: swm-gis screen -c data/sample/town.toml -s data/sample/sites.gpkg:site -o out
     """
-    outputs, document = run_screen(
-        config, site, out, common_plan=common_plan, development=development.value,
-        proposed_impervious=proposed_impervious,
-        proposed_impervious_sqft=proposed_impervious_sqft, mitigation=mitigation,
-        exemptions=exemption, roadway_maintenance=roadway_maintenance, overwrite=overwrite,
-        received=received, parcel_ids=parcel,
-    )
+    inputs = [*config_inputs(open_config(config)), site, common_plan, proposed_impervious,
+              mitigation]
+    check_outputs_free([out / n for k, n in SCREENING_FILES.items()
+                        if report or not k.startswith("screening_report")], overwrite=overwrite)
+    # Inputs read-only, one run per folder, the package whole or not at all (swm_gis.outputs).
+    with output_package(out, inputs=inputs, overwrite=overwrite,
+                        command=f"swm-gis screen --out {out}") as stage:
+        outputs, document = run_screen(
+            config, site, stage, common_plan=common_plan, development=development.value,
+            proposed_impervious=proposed_impervious,
+            proposed_impervious_sqft=proposed_impervious_sqft, mitigation=mitigation,
+            exemptions=exemption, roadway_maintenance=roadway_maintenance, overwrite=True,
+            received=received, parcel_ids=parcel, proposed_use=proposed_use, report=report,
+        )
+    outputs = final_paths(outputs, stage, out)
     state.reporter.result("screen", outputs, summary=screening_lines(document),
                           permit_required=document["disturbance"]["permit_required"],
+                          findings={f["key"]: f["status"] for f in document["findings"]},
                           development_type=document["development_type"]["value"])
 
 
@@ -117,10 +136,13 @@ def run_screen(
     overwrite: bool = False,
     received: str | None = None,
     parcel_ids: list[str] | tuple[str, ...] = (),
+    proposed_use: str | None = None,
+    report: bool = True,
 ) -> tuple[dict[str, Path], dict[str, Any]]:
     """Check the outputs are free, screen (:func:`swm_gis.screen`), write; (outputs, document)."""
     cfg = open_config(config)
-    check_outputs_free([Path(out) / name for name in SCREENING_FILES.values()],
+    check_outputs_free([Path(out) / name for key, name in SCREENING_FILES.items()
+                        if report or not key.startswith("screening_report")],
                        overwrite=overwrite)
     rep = state.reporter
     result = screen_job(
@@ -128,9 +150,10 @@ def run_screen(
         proposed_impervious=proposed_impervious,
         proposed_impervious_sqft=proposed_impervious_sqft, mitigation=mitigation,
         exemptions=exemptions, roadway_maintenance=roadway_maintenance, parcels=parcel_ids,
-        received=received, progress=rep.progress,
+        received=received, proposed_use=proposed_use, progress=rep.progress,
     )
-    return result.write(out, overwrite=overwrite, progress=rep.progress), result.document
+    return (result.write(out, overwrite=overwrite, progress=rep.progress, report=report),
+            result.document)
 
 
 # --------------------------------------------------------------------------- demo

@@ -23,10 +23,32 @@ QGIS_PLUGINS = "/usr/share/qgis/python/plugins"
 if os.path.isdir(QGIS_PLUGINS) and QGIS_PLUGINS not in sys.path:
     sys.path.append(QGIS_PLUGINS)
 
-#: The engine the plugin runs in these tests: the checkout's own console script.
-ENGINE = str(Path(sys.executable).parent / "swm-gis")
-if not Path(ENGINE).exists():  # sys.executable resolved through a symlink to the base Python
-    ENGINE = str(ROOT / ".venv" / "bin" / "swm-gis")
+def _engine_of_this_tree() -> str:
+    """An ``swm-gis`` executable that runs THIS checkout's engine.
+
+    The venv's console script imports whichever swm_gis the venv installed (another worktree,
+    when several share one venv), and the plugin drops PYTHONPATH from the engine's environment
+    (QGIS's own Python settings must not reach it). A two-line wrapper pins the engine to the
+    tree under test, so plugin and engine of one commit are tested together.
+    """
+    import hashlib
+    import tempfile
+
+    folder = Path(tempfile.gettempdir()) / (
+        "swm-gis-engine-" + hashlib.sha1(str(ROOT).encode()).hexdigest()[:10])
+    folder.mkdir(exist_ok=True)
+    exe = folder / "swm-gis"
+    text = (f"#!/bin/sh\nPYTHONPATH={ROOT} exec {sys.executable} -m swm_gis \"$@\"\n")
+    if not exe.exists() or exe.read_text() != text:
+        tmp = folder / "swm-gis.part"
+        tmp.write_text(text)
+        tmp.chmod(0o755)
+        os.replace(tmp, exe)
+    return str(exe)
+
+
+#: The engine the plugin runs in these tests: this checkout's engine (see above).
+ENGINE = _engine_of_this_tree()
 
 M = 1.0 / 0.3048  # feet per metre
 X0, Y0 = 230000.0, 900000.0  # EPSG:26986, somewhere in Essex County
@@ -120,3 +142,55 @@ def write_shapefile(path: Path, fields: list[tuple[str, str]], rows) -> str:
         writer.addFeature(f)
     del writer
     return str(path)
+
+
+def recording_feedback():
+    """A QgsProcessingFeedback that keeps every line the dialog's log would show.
+
+    The Processing dialog logs pushed info, warnings, errors, command and console lines and each
+    progress text; ``lines`` holds them one line each (a message with line breaks counts as
+    several), ``warnings`` the warnings alone.
+    """
+    from qgis.core import QgsProcessingFeedback
+
+    class Recorder(QgsProcessingFeedback):
+        def __init__(self):
+            super().__init__()
+            self.lines: list[str] = []
+            self.warnings: list[str] = []
+
+        def _keep(self, text):
+            self.lines.extend(str(text).splitlines() or [""])
+
+        def pushInfo(self, text):  # noqa: N802
+            self._keep(text)
+
+        def pushWarning(self, text):  # noqa: N802
+            self.warnings.append(str(text))
+            self._keep(text)
+
+        def reportError(self, text, fatalError=False):  # noqa: N802, N803
+            self._keep(text)
+
+        def pushCommandInfo(self, text):  # noqa: N802
+            self._keep(text)
+
+        def pushDebugInfo(self, text):  # noqa: N802
+            self._keep(text)
+
+        def pushConsoleInfo(self, text):  # noqa: N802
+            self._keep(text)
+
+        def setProgressText(self, text):  # noqa: N802
+            self._keep(text)
+
+    return Recorder()
+
+
+def cli_language(text: str) -> list[str]:
+    """The command-line words left in ``text``: ``--flags`` and temporary processing paths."""
+    import re
+
+    found = re.findall(r"(?<![\w-])--[a-z][a-z-]*", text)
+    found += re.findall(r"\S*/processing_\S*", text)
+    return found

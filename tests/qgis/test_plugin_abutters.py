@@ -143,7 +143,8 @@ def test_the_output_is_styled_when_loaded(plugin, town):
     from qgis.core import QgsProject
 
     processing.runAndLoadResults("swm_gis:abutters", {
-        "PARCELS": town["parcels"], "SUBJECT_IDS": "P2", "OUTPUT": "TEMPORARY_OUTPUT"})
+        "PARCELS": town["parcels"], "SUBJECT": town["parcels"], "SUBJECT_IDS": "P2",
+        "OUTPUT": "TEMPORARY_OUTPUT"})
     loaded = QgsProject.instance().mapLayersByName("Abutting parcels")
     try:
         assert len(loaded) == 1
@@ -159,7 +160,8 @@ def test_distance_include_subject_and_a_rerun_into_the_same_folder(plugin, town,
     """Batch mode runs an algorithm again and again: the same folder is simply replaced."""
     import processing
 
-    params = {"PARCELS": town["parcels"], "ASSESS": town["assess"], "SUBJECT_IDS": "P2",
+    params = {"PARCELS": town["parcels"], "ASSESS": town["assess"], "SUBJECT": town["parcels"],
+              "SUBJECT_IDS": "P2",
               "OUTPUT": "memory:", "OUTPUT_FOLDER": str(tmp_path / "same")}
     first = _layer_distances(processing.run("swm_gis:abutters", params)["OUTPUT"])
     wider = processing.run("swm_gis:abutters", {**params, "DISTANCE": 250,

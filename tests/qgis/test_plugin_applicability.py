@@ -92,3 +92,21 @@ def test_the_output_gets_the_style_the_engine_stored(plugin, reference, tmp_path
     assert renderer.classAttribute() == "screening_class"
     classes = {c.value() for c in renderer.categories()}
     assert {row[-1] for row in _rows(src)} <= classes
+
+
+@pytest.mark.xfail(strict=True, reason="issue 17: swm_gis.palette.class_colours is not wired "
+                   "into applicability.write_style yet (the lead wires it; then drop this mark)")
+def test_the_sample_towns_legend_has_one_colour_per_class(plugin, reference, tmp_path):
+    """Before: 17 classes drawn with 14 fill colours (three pairs share a green)."""
+    from qgis.core import QgsVectorLayer
+    from swm_gis_qgis.algorithms.base import StyleLayer, stored_style_qml
+
+    src = QgsVectorLayer(f"{reference}|layername=applicability", "src", "ogr")
+    present = {row[-1] for row in _rows(src)}
+    copy = QgsVectorLayer("MultiPolygon?crs=EPSG:26986&field=screening_class:string", "c",
+                          "memory")
+    StyleLayer(stored_style_qml(src, tmp_path / "stored.qml")).postProcessLayer(copy, None, None)
+    fills = {c.value(): c.symbol().color().name() for c in copy.renderer().categories()
+             if c.value() in present}
+    assert len(fills) == len(present)
+    assert len(set(fills.values())) == len(present)

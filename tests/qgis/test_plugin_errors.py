@@ -20,12 +20,14 @@ def test_a_missing_field_names_the_parameter_the_layer_and_its_fields(plugin, tm
     uri = write_layer(tmp_path / "p.gpkg", "parcels", "Polygon", [("PARCEL_NO", "str")],
                       [(square(0, 0, 60, 60), ["A"]), (square(60, 0, 60, 60), ["B"])])
     with pytest.raises(QgsProcessingException) as exc:
-        _run({"PARCELS": uri, "SUBJECT_IDS": "A"})
+        _run({"PARCELS": uri, "SUBJECT": uri, "SUBJECT_IDS": "A"})
     message = str(exc.value)
     assert "has no field 'LOC_ID'" in message
-    assert "PARCEL_ID_FIELD" in message and "PARCEL_NO" in message
+    assert "'Parcel id field'" in message and "PARCEL_NO" in message
+    assert "PARCEL_ID_FIELD" not in message  # the dialog shows labels, not ids
     # choosing the field fixes it
-    result = _run({"PARCELS": uri, "SUBJECT_IDS": "A", "PARCEL_ID_FIELD": "PARCEL_NO"})
+    result = _run({"PARCELS": uri, "SUBJECT": uri, "SUBJECT_IDS": "A",
+                   "PARCEL_ID_FIELD": "PARCEL_NO"})
     assert [f["parcel_id"] for f in result["OUTPUT"].getFeatures()] == ["B"]
 
 
@@ -41,9 +43,10 @@ def test_a_layer_without_crs_is_refused_with_how_to_fix_it(plugin, tmp_path, fmt
         uri = write_shapefile(tmp_path / "nocrs.shp", [("LOC_ID", "str")], rows)
         assert not (tmp_path / "nocrs.prj").exists()
     with pytest.raises(QgsProcessingException) as exc:
-        _run({"PARCELS": uri, "SUBJECT_IDS": "A"})
+        _run({"PARCELS": uri, "SUBJECT": uri, "SUBJECT_IDS": "A"})
     message = str(exc.value)
-    assert "PARCELS" in message and "has no coordinate reference system" in message
+    assert "'Parcels (tax parcel polygons)'" in message
+    assert "has no coordinate reference system" in message
     assert "Assigned Coordinate Reference System" in message and "EPSG:26986" in message
 
 
@@ -51,13 +54,15 @@ def test_the_engine_user_error_comes_through_as_its_own_message(plugin, town):
     from qgis.core import QgsProcessingException
 
     with pytest.raises(QgsProcessingException) as exc:
-        _run({"PARCELS": town["parcels"], "SUBJECT_IDS": "NO-SUCH-LOT"})
+        _run({"PARCELS": town["parcels"], "SUBJECT": town["parcels"],
+              "SUBJECT_IDS": "NO-SUCH-LOT"})
     message = str(exc.value)
     assert "NO-SUCH-LOT" in message
     assert "Traceback" not in message
 
 
 def test_no_subject_is_refused(plugin, town):
+    """SUBJECT is required: QGIS itself refuses the run before the algorithm starts."""
     from qgis.core import QgsProcessingException
 
     with pytest.raises(QgsProcessingException, match="SUBJECT"):

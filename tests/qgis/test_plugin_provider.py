@@ -91,7 +91,8 @@ def test_without_the_engine_each_algorithm_says_how_to_install_it(plugin, town, 
         engine.find_engine()
     assert "pip install swm-gis" in str(err.value)
     with pytest.raises(QgsProcessingException) as exc:
-        processing.run("swm_gis:abutters", {"PARCELS": town["parcels"], "SUBJECT_IDS": "P2",
+        processing.run("swm_gis:abutters", {"PARCELS": town["parcels"], "SUBJECT": town["parcels"],
+                                                "SUBJECT_IDS": "P2",
                                             "OUTPUT": "memory:"})
     message = str(exc.value)
     assert "pip install swm-gis" in message and "make demo" in message

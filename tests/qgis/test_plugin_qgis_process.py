@@ -43,7 +43,8 @@ def test_abutters_runs_in_qgis_process(town, tmp_path):
     out = tmp_path / "abutters.gpkg"
     run = _qgis_process(
         env, "--json", "run", "swm_gis:abutters", "--",
-        f"PARCELS={town['parcels']}", f"ASSESS={town['assess']}", "SUBJECT_IDS=P2",
+        f"PARCELS={town['parcels']}", f"ASSESS={town['assess']}",
+        f"SUBJECT={town['parcels']}", "SUBJECT_IDS=P2",
         "DISTANCE=100", f"OUTPUT={out}", f"OUTPUT_FOLDER={tmp_path / 'package'}")
     assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-3000:]
     result = json.loads(run.stdout)["results"]
@@ -60,7 +61,7 @@ def test_engine_error_is_reported_by_qgis_process(town, tmp_path):
     assert _qgis_process(env, "plugins", "enable", "swm_gis_qgis").returncode == 0
     run = _qgis_process(
         env, "run", "swm_gis:abutters", "--", f"PARCELS={town['parcels']}",
-        "SUBJECT_IDS=NOPE", f"OUTPUT={tmp_path / 'x.gpkg'}")
+        f"SUBJECT={town['parcels']}", "SUBJECT_IDS=NOPE", f"OUTPUT={tmp_path / 'x.gpkg'}")
     assert run.returncode != 0
     assert "NOPE" in run.stdout + run.stderr
 
@@ -98,7 +99,8 @@ def test_help_and_the_missing_engine_message_in_qgis_process(town, tmp_path):
     listed = _qgis_process(env, "list")
     assert "swm_gis:sitescreening" in listed.stdout  # the provider still loads
     run = _qgis_process(env, "run", "swm_gis:abutters", "--", f"PARCELS={town['parcels']}",
-                        "SUBJECT_IDS=P2", f"OUTPUT={tmp_path / 'x.gpkg'}")
+                        f"SUBJECT={town['parcels']}", "SUBJECT_IDS=P2",
+                        f"OUTPUT={tmp_path / 'x.gpkg'}")
     assert run.returncode != 0
     out = run.stdout + run.stderr
     assert "pip install swm-gis" in out

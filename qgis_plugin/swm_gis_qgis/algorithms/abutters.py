@@ -7,8 +7,10 @@ from pathlib import Path
 from qgis.core import (
     QgsProcessing,
     QgsProcessingException,
+    QgsProcessingFeatureSourceDefinition,
     QgsProcessingOutputFile,
     QgsProcessingOutputNumber,
+    QgsProcessingOutputString,
     QgsProcessingParameterEnum,
     QgsProcessingParameterFeatureSink,
     QgsProcessingParameterFeatureSource,
@@ -38,51 +40,52 @@ class AbuttersAlgorithm(SwmGisAlgorithm):
     GROUP_ID = "notification"
     TOWN_LAYERS = (("parcels", False, False), ("assess", True, False),
                    ("town_boundary", True, True))
+    #: a mailing list needs all of these; a default name the table lacks stops the run
+    REQUIRED_FIELDS = {"assess": ("owner", "address", "city", "state", "zip")}
     HELP = """
-Lists the owners of every property within DISTANCE feet (default 100 ft, Chapter 320-18; the \
-Wetlands Protection Act uses the same rule) of the subject property's line, across streets, \
-water and town lines, and writes the mailing package.
+Lists the owners of every property within the distance (100 ft, Chapter 320-18) of the subject \
+property's line, across streets, water and town lines, and writes the mailing package.
 
-<b>Subject</b>: SUBJECT is the subject property's polygon(s): a layer of its own, or the \
-PARCELS layer itself with "Selected features only" ticked (select the subject parcels first). \
-When SUBJECT is the parcels layer the selected parcels' ids are handed to the engine; any other \
-layer is used as a site, and the parcels it reaches inside are the subject. From a script or \
-qgis_process, SUBJECT_IDS (comma-separated parcel ids) can name the subject parcels instead.
+<b>How to</b>: select the subject parcel(s) on the map; choose the parcels layer under \
+<i>Parcels</i> and again under <i>Subject property</i>, ticking <i>Selected features only</i> \
+under <i>Subject property</i>. A selection under <i>Parcels</i> is not used: abutters are always \
+searched among all parcels. The subject property may also be a layer of its own (its polygons \
+are the site).
 
-<b>Distance</b> is measured exactly from the subject parcels' property line (not from a \
-buffer); a parcel at exactly DISTANCE is included. Right-of-way and water polygons without an \
-owner (POLY_TYPE ROW, PRIV_ROW, RAIL_ROW, WATER) are left out and listed with the reason.
+<b>Mailing list</b>: choose the <i>Assessing table</i> and check its owner, address, city, \
+state and ZIP fields (under Advanced Parameters when your table names them differently from \
+MassGIS's OWNER1, OWN_ADDR, OWN_CITY, OWN_STATE, OWN_ZIP). A field that does not resolve stops \
+the run naming the parameter to set. Without the table the abutting parcels are listed but no \
+mailing list is produced.
 
-<b>Outputs</b>: OUTPUT holds the abutting parcels with distance_ft (styled by distance). \
-OUTPUT_FOLDER (optional) receives the whole package: abutting_parcels.csv, mailing_list.csv \
-and .xlsx (one row per owner of record), labels.pdf (Avery 5160), abutters_map.pdf, \
-certified_mail.pdf (PS Form 3877 layout), left_out.csv and abutters.gpkg; without it the files \
-go to a temporary folder (their paths are in the results).
-
-<b>Fields</b> default to the MassGIS Level 3 names (LOC_ID, MAP_PAR_ID, TOWN_ID, POLY_TYPE; \
-assessing OWNER1, OWN_ADDR, OWN_CITY, OWN_STATE, OWN_ZIP, ...). Same result as \
-<i>swm-gis abutters</i> on the command line.
+The distance is measured exactly from the subject parcels' property line; a parcel at exactly \
+the distance is included. Right-of-way and water polygons without an owner are left out and \
+listed with the reason. The output folder receives abutting_parcels.csv, mailing_list.csv and \
+.xlsx, labels.pdf, abutters_map.pdf, certified_mail.pdf, left_out.csv and abutters.gpkg.
 """
 
     def initAlgorithm(self, config=None):  # noqa: N802
         li = CATALOG["parcels"]
-        self.add_town_layers()
+        self.add_town_layers(only=("parcels",))
         self.add(QgsProcessingParameterFeatureSource(
-            "SUBJECT", self.tr("Subject property (polygons, or the parcels layer with a "
-                               "selection)"), [QgsProcessing.TypeVectorPolygon], optional=True),
-            "The subject property: its polygon(s), or the PARCELS layer with 'Selected "
-            "features only' ticked. Required unless SUBJECT_IDS is given.")
+            "SUBJECT", self.tr("Subject property"), [QgsProcessing.TypeVectorPolygon]),
+            "The subject property: the parcels layer with the subject parcel(s) selected and "
+            "'Selected features only' ticked here, or a layer of its own (its polygons are the "
+            "site; the parcels they reach inside are the subject). The selection on the "
+            "parcels layer above is not used: abutters are always searched among all parcels.")
         self.add(QgsProcessingParameterString(
-            "SUBJECT_IDS", self.tr("Subject parcel ids (comma-separated, instead of SUBJECT)"),
-            optional=True),
-            f"Parcel ids ({li.fields[0].param} values) of the subject property, separated by "
-            "commas; for scripts and qgis_process where no selection exists.", advanced=True)
-        self.add_distance("DISTANCE", "Distance (feet)", 100.0,
+            "SUBJECT_IDS", self.tr("Subject parcel ids (comma-separated, instead of a "
+                                   "selection)"), optional=True),
+            f"Parcel ids ({li.fields[0].default} values, or the field chosen as the parcel id) "
+            "of the subject property, separated by commas, for scripts and models where no "
+            "selection exists; the subject property is then the parcels layer.", advanced=True)
+        self.add_distance("DISTANCE", "Distance (ft)", 100.0,
                           "Notify owners of property within this many feet of the subject "
                           "property line (inclusive). Chapter 320-18: 100 ft.")
         self.add_bool("INCLUDE_SUBJECT", "Include the subject parcels in the list", False,
                       "Also list the subject parcels' owners (e.g. when the applicant is not "
                       "the owner).")
+        self.add_town_layers(skip=("parcels",))
         self.add(QgsProcessingParameterEnum("LABEL_TEMPLATE", self.tr("Label sheet (Avery)"),
                                             LABEL_TEMPLATES, defaultValue=0),
                  "Avery label sheet for labels.pdf: 5160 (30 per sheet, 2.625 x 1 in), 5161, "
@@ -96,7 +99,7 @@ assessing OWNER1, OWN_ADDR, OWN_CITY, OWN_STATE, OWN_ZIP, ...). Same result as \
                                               multiLine=True, optional=True),
                  "Sender lines for certified_mail.pdf (name, street, city/state/ZIP), one per "
                  "line.", advanced=True)
-        self.add_common_advanced()
+        self.add_common_advanced(town_name_advanced=False)
         self.add(QgsProcessingParameterFeatureSink(
             "OUTPUT", self.tr("Abutting parcels"), QgsProcessing.TypeVectorPolygon),
             "The abutting parcels with parcel_id, map_par_id, town_id, site_address and "
@@ -110,24 +113,45 @@ assessing OWNER1, OWN_ADDR, OWN_CITY, OWN_STATE, OWN_ZIP, ...). Same result as \
                                                  self.tr("Number of abutting parcels")))
         self.addOutput(QgsProcessingOutputNumber("RECIPIENT_COUNT",
                                                  self.tr("Number of notice recipients")))
+        self.addOutput(QgsProcessingOutputString("HEADLINE", self.tr("Headline")))
 
     def engine_args(self, parameters, context, feedback, ws):
-        config = ws.config_path()
-        args = ["abutters", "--config", config]
+        if ws.selected_only("PARCELS"):
+            # the selection on the parcels layer must never narrow the search for abutters
+            value = ws.parameters["PARCELS"]
+            ws.parameters["PARCELS"] = QgsProcessingFeatureSourceDefinition(
+                value.source, False, value.featureLimit, value.flags,
+                value.geometryCheck)
+            ws.warn(
+                "The selection on PARCELS is not used: abutters are searched among all its "
+                "parcels (the subject is chosen in SUBJECT).")
+        if not ws.has("ASSESS"):
+            ws.warn(
+                "No ASSESS is chosen: the abutting parcels are listed, but no mailing list, "
+                "labels or certified-mail book will be produced.")
         ids_text = self.parameterAsString(parameters, "SUBJECT_IDS", context) or ""
         ids = [s.strip() for s in ids_text.split(",") if s.strip()]
-        if ws.has("SUBJECT"):
+        site: str | None = None
+        if ws.has("SUBJECT") and not ids:
             if ws.same_layer("SUBJECT", "PARCELS"):
-                ids += self.subject_ids(parameters, context, ws)
+                if not ws.selected_only("SUBJECT"):
+                    raise QgsProcessingException(
+                        "SUBJECT is the whole parcels layer: select the subject parcel(s) and "
+                        "tick 'Selected features only' under SUBJECT (a selection under "
+                        "PARCELS does not choose the subject).")
+                ids = self.subject_ids(parameters, context, ws)
             else:
-                args += ["--site", ws.export("SUBJECT", "subject")]
-        if ids:
-            for pid in dict.fromkeys(ids):
-                args += ["--parcel", pid]
-        elif "--site" not in args:
+                site = ws.export("SUBJECT", "subject")
+        if not ids and site is None:
             raise QgsProcessingException(
-                "SUBJECT: give the subject property (a polygon layer, or the parcels layer with "
-                "'Selected features only' and the subject parcels selected), or SUBJECT_IDS.")
+                "Choose the subject property in SUBJECT: the parcels layer with the subject "
+                "parcel(s) selected and 'Selected features only' ticked, or a layer of its own.")
+        config = ws.config_path()
+        args = ["abutters", "--config", config]
+        if site is not None:
+            args += ["--site", site]
+        for pid in dict.fromkeys(ids):  # "--opt=value": an id starting with "-" stays a value
+            args.append(f"--parcel={pid}")
         distance = self.parameterAsDouble(parameters, "DISTANCE", context)
         args += ["--distance", f"{distance:g}ft"]
         if self.parameterAsBoolean(parameters, "INCLUDE_SUBJECT", context):
@@ -140,29 +164,28 @@ assessing OWNER1, OWN_ADDR, OWN_CITY, OWN_STATE, OWN_ZIP, ...). Same result as \
         sender = self.parameterAsString(parameters, "SENDER", context) or ""
         for line in sender.splitlines():
             if line.strip():
-                args += ["--sender", line.strip()]
+                args.append(f"--sender={line.strip()}")
         self._out = ws.out_folder()
         args += ["--out", self._out, "--overwrite"]
         return args
 
     def subject_ids(self, parameters, context, ws) -> list[str]:
         source = self.parameterAsSource(parameters, "SUBJECT", context)
-        id_field = self.parameterAsString(parameters, "PARCEL_ID_FIELD", context)
         mapping = ws.field_mapping(CATALOG["parcels"], list(source.fields().names()))
-        idx = source.fields().indexOf(mapping.get("id", id_field))
+        idx = source.fields().indexOf(mapping["id"])
         ids = [str(f.attributes()[idx]) for f in source.getFeatures()
                if f.attributes()[idx] not in (None, "")]
         if not ids:
             raise QgsProcessingException(
-                "SUBJECT: no subject parcels (with an id) are selected in the parcels layer. "
-                "Select the subject parcels and tick 'Selected features only'.")
+                "No subject parcel with an id is selected: select the subject parcel(s) on the "
+                "map and tick 'Selected features only' under SUBJECT.")
         layer = ws.layer_of("SUBJECT")
         ws.inputs["SUBJECT"] = {
             "layer": layer.name() if layer is not None else None,
             "source": layer.publicSource() if layer is not None else None,
+            "subset": layer.subsetString() if layer is not None else "",
             "selected_features_only": ws.selected_only("SUBJECT"),
-            "features": len(ids), "parcel_ids": ids,
-            "exported_to": None, "note": "the parcels layer itself: passed as --parcel ids"}
+            "features": len(ids), "parcel_ids": ids[:50], "exported_to": None}
         return ids
 
     def collect(self, result, parameters, context, feedback, ws):
@@ -175,9 +198,38 @@ assessing OWNER1, OWN_ADDR, OWN_CITY, OWN_STATE, OWN_ZIP, ...). Same result as \
             res[name] = str(out / file) if (out / file).exists() else None
         res["ABUTTER_COUNT"] = _count_rows(out / "abutting_parcels.csv")  # = OUTPUT rows
         res["RECIPIENT_COUNT"] = _count_rows(out / "mailing_list.csv")
+        distance = self.parameterAsDouble(parameters, "DISTANCE", context)
+        res["HEADLINE"] = (f"{res['ABUTTER_COUNT'] or 0} abutting parcel(s) within "
+                           f"{distance:g} ft; {res['RECIPIENT_COUNT'] or 0} notice recipient(s).")
+        feedback.pushInfo(res["HEADLINE"])
         for line in result.get("summary") or []:
-            feedback.pushInfo(str(line))
+            feedback.pushInfo(ws.say(str(line)))
+        blank = _blank_addresses(out / "mailing_list.csv")
+        if blank:
+            ws.warn(f"{blank} recipient(s) have no mailing address: check "
+                    "OWNER_ADDRESS_FIELD and the assessing table before mailing.")
         return res
+
+
+def _blank_addresses(path: Path) -> int:
+    """Recipients of mailing_list.csv (the rows before the first blank one) with no
+    mail_address."""
+    if not path.exists():
+        return 0
+    import csv
+
+    with path.open(encoding="utf-8-sig", newline="") as fh:
+        reader = csv.reader(fh)
+        header = next(reader, [])
+        if "mail_address" not in header:
+            return 0
+        col = header.index("mail_address")
+        blank = 0
+        for row in reader:
+            if not row or not any(c.strip() for c in row) or row[0].startswith("#"):
+                break
+            blank += not (row[col] if col < len(row) else "").strip()
+    return blank
 
 
 def _count_rows(path: Path) -> int | None:

@@ -42,7 +42,8 @@ Same as <i>swm-gis applicability</i>.
 
     def initAlgorithm(self, config=None):  # noqa: N802
         self.add_town_config_param()
-        self.add_town_layers()
+        self.add_town_layers(only=("parcels",))
+        self.add_town_layers(skip=("parcels",), fold=True)
         self.add(QgsProcessingParameterEnum("ENGINE", self.tr("Engine"), ENGINES,
                                             defaultValue=0),
                  "local: one process; dask: partitioned with dask-geopandas (large areas).",
@@ -66,7 +67,7 @@ Same as <i>swm-gis applicability</i>.
             "Optional: keep the engine's own GeoPackage (layer applicability with the QGIS "
             "style stored as default, applicability_summary and applicability_checks); an "
             "existing file is replaced.")
-        self.addOutput(QgsProcessingOutputFile("GPKG", self.tr("Engine GeoPackage")))
+        self.addOutput(QgsProcessingOutputFile("GPKG", self.tr("Engine GeoPackage (when kept)")))
 
     def engine_args(self, parameters, context, feedback, ws):
         config = ws.config_path()
@@ -82,7 +83,9 @@ Same as <i>swm-gis applicability</i>.
     def collect(self, result, parameters, context, feedback, ws):
         from .screen_base import _has_layer
 
-        res = {"GPKG": self._gpkg}
+        # the engine's own GeoPackage is an output only when the user chose to keep it
+        kept = self.parameterAsFileOutput(parameters, "OUTPUT_GPKG", context)
+        res = {"GPKG": self._gpkg if kept else None}
         res["OUTPUT"] = self.copy_to_sink(parameters, "OUTPUT", context, self._gpkg,
                                           "applicability", stored_style=True,
                                           display="Chapter 320 applicability")
@@ -92,5 +95,5 @@ Same as <i>swm-gis applicability</i>.
             res["SUMMARY"] = self.copy_to_sink(parameters, "SUMMARY", context, self._gpkg,
                                                summary_layer)
         for line in result.get("summary") or []:
-            feedback.pushInfo(str(line))
+            feedback.pushInfo(ws.say(str(line), ids=False))
         return res

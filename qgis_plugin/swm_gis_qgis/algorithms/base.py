@@ -14,6 +14,7 @@ An algorithm here does four things, and no rule logic:
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import re
@@ -24,16 +25,12 @@ from typing import Any
 from qgis.core import (
     QgsCoordinateReferenceSystem,
     QgsFeature,
-    QgsFeatureRequest,
     QgsFeatureSink,
-    QgsField,
     QgsFields,
     QgsProcessing,
     QgsProcessingAlgorithm,
     QgsProcessingContext,
     QgsProcessingException,
-    QgsProcessingFeatureSource,
-    QgsProcessingFeatureSourceDefinition,
     QgsProcessingLayerPostProcessorInterface,
     QgsProcessingParameterBoolean,
     QgsProcessingParameterCrs,
@@ -47,20 +44,19 @@ from qgis.core import (
     QgsProcessingParameterRasterLayer,
     QgsProcessingParameterString,
     QgsProcessingUtils,
-    QgsRasterLayer,
-    QgsVectorFileWriter,
     QgsVectorLayer,
     QgsWkbTypes,
 )
-from qgis.PyQt.QtCore import QCoreApplication
+from qgis.PyQt.QtCore import QCoreApplication, QUrl
 from qgis.PyQt.QtGui import QIcon
 
-from .. import engine
-from ..catalog import CATALOG, LayerInput
+from .. import engine, wording
+from ..catalog import CATALOG
+from ..workspace import DEFAULT_CRS, Workspace
 
 PLUGIN_DIR = Path(__file__).resolve().parents[1]
 STYLES_DIR = PLUGIN_DIR / "styles"
-DEFAULT_CRS = "EPSG:26986"  # NAD83 / Massachusetts Mainland (metres)
+HELP_PAGE = PLUGIN_DIR / "help" / "index.html"
 
 _GEOM_TYPES = {
     "polygon": [QgsProcessing.TypeVectorPolygon],
@@ -111,17 +107,6 @@ def stored_style_qml(layer: QgsVectorLayer, path: Path) -> Path | None:
     return path
 
 
-def crs_missing(crs: QgsCoordinateReferenceSystem) -> bool:
-    """True for no CRS, and for the GeoPackage "Undefined geographic/Cartesian SRS" (srs_id 0/-1)
-    that GDAL reports for layers written without one."""
-    if not crs.isValid():
-        return True
-    if crs.authid():
-        return False
-    text = f"{crs.description()} {crs.toWkt()[:200]}".lower()
-    return "undefined geographic srs" in text or "undefined cartesian srs" in text
-
-
 def qml_geometry_type(path: str) -> int | None:
     """The <layerGeometryType> a QML file was saved for (0 point, 1 line, 2 polygon)."""
     try:
@@ -143,6 +128,8 @@ class SwmGisAlgorithm(QgsProcessingAlgorithm):
     TOWN_LAYERS: tuple[tuple[str, bool, bool], ...] = ()
     #: True: the algorithm accepts TOWN_CONFIG instead of the individual layers.
     ACCEPTS_TOWN_CONFIG = False
+    #: Logical fields this algorithm needs beyond the engine's required ones, per layer key.
+    REQUIRED_FIELDS: dict[str, tuple[str, ...]] = {}
     HELP = ""
 
     # ------------------------------------------------------------------ QGIS boilerplate
@@ -168,7 +155,9 @@ class SwmGisAlgorithm(QgsProcessingAlgorithm):
         return QIcon(str(PLUGIN_DIR / "icon.svg"))
 
     def shortHelpString(self) -> str:  # noqa: N802
-        return self.tr(self.HELP.strip() + "\n\n" + ENGINE_NOTE)
+        labels = wording.param_labels(self.parameterDefinitions())
+        labels.update({o.name(): o.description() for o in self.outputDefinitions()})
+        return wording.help_text(self.tr(self.HELP.strip() + "\n\n" + ENGINE_NOTE), labels)
 
     # ------------------------------------------------------------------ parameter helpers
     def add(self, param: QgsProcessingParameterDefinition, help_text: str, *,
@@ -181,15 +170,21 @@ class SwmGisAlgorithm(QgsProcessingAlgorithm):
 
     def add_town_config_param(self) -> None:
         self.add(QgsProcessingParameterFile(
-            "TOWN_CONFIG", self.tr("Town config file (TOML), instead of the layers below"),
+            "TOWN_CONFIG", self.tr("Town config file (TOML), instead of the layers"),
             behavior=QgsProcessingParameterFile.File, extension="toml", optional=True),
-            "A town config (TOML, see SPEC section 4) naming every reference layer, for staff "
-            "who keep one config per town. When set, the town layer parameters of this "
-            "algorithm are ignored and the engine reads the layers the config names.")
+            "A town config (TOML) naming every reference layer, for staff who keep one config "
+            "per town. When set, the layer parameters of this algorithm are not used: the "
+            "layers the config names are read instead.")
 
-    def add_town_layers(self) -> None:
-        """One layer parameter (+ its field parameters) per entry of :attr:`TOWN_LAYERS`."""
+    def add_town_layers(self, *, only: tuple[str, ...] | None = None,
+                        skip: tuple[str, ...] = (), fold: bool = False) -> None:
+        """One layer parameter (+ its field parameters) per entry of :attr:`TOWN_LAYERS`;
+        ``only`` / ``skip`` choose entries (to order the dialog), ``fold`` puts them all under
+        Advanced Parameters (the layers a town config file names, for the long dialogs)."""
         for key, optional, advanced in self.TOWN_LAYERS:
+            if (only is not None and key not in only) or key in skip:
+                continue
+            advanced = advanced or fold
             li = CATALOG[key]
             optional = optional or self.ACCEPTS_TOWN_CONFIG
             desc = self.tr(li.description)
@@ -201,62 +196,77 @@ class SwmGisAlgorithm(QgsProcessingAlgorithm):
             else:
                 p = QgsProcessingParameterMapLayer(li.param, desc, optional=optional)
             self.add(p, li.help, advanced=advanced)
+            needed = self.REQUIRED_FIELDS.get(key, ())
             for f in li.fields:
+                required = f.required or f.logical in needed
                 fp = QgsProcessingParameterField(
                     f.param, self.tr(f.description), defaultValue=f.default or None,
                     parentLayerParameterName=li.param, optional=True)
-                what = f"Field of {li.param} holding the {f.logical.replace('_', ' ')}"
-                default = (f" (default: {f.default}, the published field name)" if f.default
+                # optional for QGIS: 3.22 refuses a non-optional field parameter whose parent is
+                # a "selected features only" source; field_mapping() checks it before the run
+                what = f"The field of '{li.description}' holding the " \
+                       f"{f.logical.replace('_', ' ')}"
+                default = (f" (default {f.default}, the published name)" if f.default
                            else " (no published field: empty unless your data has one)")
                 self.add(fp, what + default
-                         + ("; required." if f.required else "; leave empty if absent."),
+                         + ("; needed when the layer is given." if required
+                            else "; leave empty if absent."),
                          advanced=advanced or f.advanced)
 
-    def add_common_advanced(self) -> None:
+    def add_common_advanced(self, *, town_name_advanced: bool = True) -> None:
         self.add(QgsProcessingParameterCrs("WORKING_CRS", self.tr("Working CRS (projected)"),
                                            defaultValue=DEFAULT_CRS, optional=True),
                  "The projected CRS the engine measures distances and areas in (inputs in any "
                  "CRS are reprojected). Default EPSG:26986, NAD83 / Massachusetts Mainland.",
                  advanced=True)
-        self.add(QgsProcessingParameterString("TOWN_NAME", self.tr("Town name (for reports)"),
-                                              defaultValue="Lynnfield", optional=True),
-                 "Town name printed on reports and lists (not used when TOWN_CONFIG is set).",
-                 advanced=True)
+        self.add(QgsProcessingParameterString("TOWN_NAME", self.tr("Town name on the reports"),
+                                              defaultValue="", optional=True),
+                 "The town's name printed on reports and lists (not used with a town config "
+                 "file, which names the town). Empty: the reports say 'Town (name not set)'.",
+                 advanced=town_name_advanced)
 
-    def add_output_folder(self, help_text: str, *, optional: bool = True) -> None:
+    def add_output_folder(self, help_text: str) -> None:
         p = QgsProcessingParameterFolderDestination(
-            "OUTPUT_FOLDER", self.tr("Output folder (all files the engine writes)"),
-            optional=optional, createByDefault=not optional)
-        self.add(p, help_text + " Files of the same name already in the folder are replaced.")
+            "OUTPUT_FOLDER", self.tr("Output folder"), optional=True, createByDefault=True)
+        self.add(p, help_text + " Files of the same name already in the folder are replaced; "
+                 "a temporary folder when none is chosen.")
 
     def add_distance(self, name: str, desc: str, default: float, help_text: str, *,
                      advanced: bool = False) -> None:
-        self.add(QgsProcessingParameterNumber(name, self.tr(desc),
-                                              QgsProcessingParameterNumber.Double,
-                                              defaultValue=default, minValue=0.0),
-                 help_text, advanced=advanced)
+        p = QgsProcessingParameterNumber(name, self.tr(desc), QgsProcessingParameterNumber.Double,
+                                         defaultValue=default, minValue=0.0)
+        p.setMetadata({"widget_wrapper": {"decimals": 1}})
+        self.add(p, help_text, advanced=advanced)
 
     def add_bool(self, name: str, desc: str, default: bool, help_text: str, *,
                  advanced: bool = False) -> None:
         self.add(QgsProcessingParameterBoolean(name, self.tr(desc), defaultValue=default),
                  help_text, advanced=advanced)
 
+    def helpUrl(self) -> str:  # noqa: N802
+        """The plugin's documentation page (shipped with it), at this algorithm's section."""
+        return QUrl.fromLocalFile(str(HELP_PAGE)).toString() + f"#{self.ALG_ID}"
+
     # ------------------------------------------------------------------ running
     def processAlgorithm(self, parameters, context, feedback):  # noqa: N802
-        exe = _find_engine()
         work = Path(tempfile.mkdtemp(prefix=f"swm_gis_{self.ALG_ID}_",
                                      dir=QgsProcessingUtils.tempFolder()))
-        ws = Workspace(self, parameters, context, feedback, work)
-        args = self.engine_args(parameters, context, feedback, ws)
-        feedback.setProgressText(self.tr("Running the swm-gis engine"))
+        ws = Workspace(self, dict(parameters), context, feedback, work)
         try:
-            result = engine.run_engine(args, feedback, executable=exe, cwd=str(work),
-                                       progress_range=(5.0, 95.0))
-        except engine.EngineCanceled as exc:
-            raise QgsProcessingException(str(exc)) from None
-        except engine.EngineError as exc:
-            raise QgsProcessingException(str(exc)) from None
-        outputs = self.collect(result, parameters, context, feedback, ws)
+            exe = _find_engine()
+            args = self.engine_args(ws.parameters, context, feedback, ws)
+            feedback.setProgressText(self.tr("Running the swm-gis engine"))
+            quiet = EngineFeedback(feedback, ws)
+            try:
+                result = engine.run_engine(args, quiet, executable=exe, cwd=str(work),
+                                           progress_range=(5.0, 95.0))
+            finally:
+                quiet.write_log(args)
+            outputs = self.collect(result, ws.parameters, context, feedback, ws)
+        except engine.EngineCanceled:
+            raise QgsProcessingException(self.tr("Cancelled.")) from None
+        except (engine.EngineError, QgsProcessingException) as exc:
+            raise QgsProcessingException(ws.say(_message(exc))) from None
         ws.write_provenance(outputs)
         feedback.setProgress(100.0)
         return outputs
@@ -304,6 +314,7 @@ class SwmGisAlgorithm(QgsProcessingAlgorithm):
         sink, dest = self.parameterAsSink(parameters, sink_param, context, fields, wkb, crs)
         if sink is None:
             return None
+        written = 0
         if src.isValid():
             for feat in src.getFeatures():
                 geom = feat.geometry()
@@ -318,6 +329,12 @@ class SwmGisAlgorithm(QgsProcessingAlgorithm):
                 if not sink.addFeature(out, QgsFeatureSink.FastInsert):
                     raise QgsProcessingException(
                         f"Cannot write to {sink_param}: {sink.lastError()}")
+                written += 1
+        if written == 0 and context.willLoadLayerOnCompletion(dest):
+            # an empty layer in the project only says "nothing" less clearly than the summary
+            to_load = context.layersToLoadOnCompletion()
+            to_load.pop(dest, None)
+            context.setLayersToLoadOnCompletion(to_load)
         if context.willLoadLayerOnCompletion(dest):
             details = context.layerToLoadOnCompletionDetails(dest)
             if display:
@@ -350,313 +367,56 @@ ENGINE_NOTE = (
 )
 
 
+def _message(exc: Exception) -> str:
+    args = getattr(exc, "args", None)
+    return str(args[0]) if args else str(exc)
+
+
+class EngineFeedback:
+    """What the engine says, as the dialog should show it.
+
+    Progress goes through (its text translated, each text once); the engine's info lines and
+    the command line it was started with go to ``engine_log.txt`` in the run's folder instead of
+    the log (the dialog shows the plugin's short summary), except lines that warn.
+    """
+
+    def __init__(self, feedback, ws: Workspace) -> None:
+        self.feedback = feedback
+        self.ws = ws
+        self.lines: list[str] = []
+        self._last_text = ""
+
+    def isCanceled(self) -> bool:  # noqa: N802 - QgsFeedback API
+        return self.feedback.isCanceled()
+
+    def setProgress(self, value: float) -> None:  # noqa: N802
+        self.feedback.setProgress(value)
+
+    def setProgressText(self, text: str) -> None:  # noqa: N802
+        said = self.ws.say(text)
+        if said and said != self._last_text:
+            self._last_text = said
+            self.feedback.setProgressText(said)
+
+    def pushCommandInfo(self, text: str) -> None:  # noqa: N802
+        self.lines.append(f"command: {text}")
+
+    def pushInfo(self, text: str) -> None:  # noqa: N802
+        self.lines.append(str(text))
+        if str(text).lower().startswith(("warning", "caution")):
+            self.feedback.pushWarning(self.ws.say(text))
+
+    def pushConsoleInfo(self, text: str) -> None:  # noqa: N802
+        self.lines.append(str(text))
+
+    def write_log(self, args: list[str]) -> None:
+        with contextlib.suppress(OSError):
+            (self.ws.folder / "engine_log.txt").write_text(
+                "\n".join(self.lines) + "\n", encoding="utf-8")
+
+
 def _find_engine() -> str:
     try:
         return engine.find_engine()
     except engine.EngineError as exc:
         raise QgsProcessingException(str(exc)) from None
-
-
-class Workspace:
-    """The temporary folder of one run: exported layers and the town config that names them."""
-
-    def __init__(self, alg: SwmGisAlgorithm, parameters: dict, context, feedback,
-                 folder: Path) -> None:
-        self.alg = alg
-        self.parameters = parameters
-        self.context = context
-        self.feedback = feedback
-        self.folder = folder
-        self.layers: dict[str, dict[str, Any]] = {}
-        self.rules: dict[str, Any] = {}
-        self.inputs: dict[str, dict[str, Any]] = {}  # provenance: QGIS layer -> exported file
-
-    # -- helpers ------------------------------------------------------------------------
-    def has(self, name: str) -> bool:
-        value = self.parameters.get(name)
-        return value is not None and value != ""
-
-    def layer_of(self, name: str) -> QgsVectorLayer | None:
-        """The vector layer behind parameter ``name``, also for a "selected features only"
-        definition (which parameterAsVectorLayer does not resolve in QGIS 3.22)."""
-        value = self.parameters.get(name)
-        if isinstance(value, QgsProcessingFeatureSourceDefinition):
-            src = value.source
-            src = src.staticValue() if hasattr(src, "staticValue") else src
-            layer = QgsProcessingUtils.mapLayerFromString(str(src), self.context)
-            return layer if isinstance(layer, QgsVectorLayer) else None
-        return self.alg.parameterAsVectorLayer(self.parameters, name, self.context)
-
-    def source_layer_label(self, name: str) -> str:
-        layer = self.layer_of(name)
-        return f"'{layer.name()}'" if layer is not None else name
-
-    def selected_only(self, name: str) -> bool:
-        value = self.parameters.get(name)
-        return isinstance(value, QgsProcessingFeatureSourceDefinition) and \
-            bool(value.selectedFeaturesOnly)
-
-    def same_layer(self, a: str, b: str) -> bool:
-        """True when parameters ``a`` and ``b`` name the same layer (maybe with a selection)."""
-        la, lb = self.layer_of(a), self.layer_of(b)
-        if la is None or lb is None:
-            return False
-        return la.id() == lb.id() or la.source() == lb.source()
-
-    # -- town layers --------------------------------------------------------------------
-    def town_config(self) -> str | None:
-        if not self.alg.ACCEPTS_TOWN_CONFIG:
-            return None
-        path = self.alg.parameterAsFile(self.parameters, "TOWN_CONFIG", self.context)
-        if not path:
-            return None
-        if not os.path.isfile(path):
-            raise QgsProcessingException(f"TOWN_CONFIG: the town config file {path} does not "
-                                         "exist. Choose a TOML town config, or leave it empty "
-                                         "and give the layers instead.")
-        return path
-
-    def add_town_layers(self, *, progress_to: float = 5.0) -> None:
-        """Export every town layer parameter that has a value; check required ones."""
-        wanted = [(k, opt) for k, opt, _adv in self.alg.TOWN_LAYERS]
-        for n, (key, optional) in enumerate(wanted):
-            li = CATALOG[key]
-            if not self.has(li.param):
-                if not optional:
-                    raise QgsProcessingException(
-                        f"{li.param}: the {li.description} layer is required.")
-                continue
-            if self.feedback.isCanceled():
-                raise QgsProcessingException("Cancelled.")
-            self.feedback.setProgressText(f"Exporting {li.description}")
-            if li.geometry == "raster":
-                self.add_raster(li)
-            elif li.geometry == "raster_or_polygon":
-                layer = self.alg.parameterAsLayer(self.parameters, li.param, self.context)
-                if isinstance(layer, QgsRasterLayer):
-                    self.add_raster(li)
-                else:
-                    self.add_vector(li)
-            else:
-                self.add_vector(li)
-            self.feedback.setProgress(progress_to * (n + 1) / max(1, len(wanted)))
-
-    def field_mapping(self, li: LayerInput, names: list[str]) -> dict[str, str]:
-        """Logical field -> actual field from the field parameters, with clear errors."""
-        by_lower = {n.lower(): n for n in names}
-        label = self.source_layer_label(li.param)
-        mapping: dict[str, str] = {}
-        for f in li.fields:
-            value = self.alg.parameterAsString(self.parameters, f.param, self.context)
-            value = (value or "").strip()
-            if not value:
-                if f.required:
-                    raise QgsProcessingException(
-                        f"{f.param}: choose the field of {li.param} ({label}) holding the "
-                        f"{f.logical.replace('_', ' ')} (published name {f.default}).")
-                continue
-            actual = by_lower.get(value.lower())
-            if actual is None:
-                if not f.required and value == f.default:
-                    continue  # an optional published field this layer simply does not have
-                raise QgsProcessingException(
-                    f"{li.param} ({label}) has no field '{value}' for the "
-                    f"{f.logical.replace('_', ' ')} ({f.param}). Choose the right field in "
-                    f"{f.param}. Fields in the layer: {', '.join(names) or 'none'}.")
-            mapping[f.logical] = actual
-        return mapping
-
-    def export(self, name: str, file_stem: str, *, keep_fields: list[str] | None = None,
-               rename: dict[str, str] | None = None, mixed_geometry: bool = False) -> str:
-        """Write parameter ``name``'s features (selection honoured) to ``file_stem``.gpkg."""
-        source = self.alg.parameterAsSource(self.parameters, name, self.context)
-        if source is None:
-            raise QgsProcessingException(f"{name}: cannot open the layer.")
-        label = self.source_layer_label(name)
-        crs = source.sourceCrs()
-        has_geom = source.wkbType() not in (QgsWkbTypes.NoGeometry, QgsWkbTypes.Unknown)
-        if has_geom and crs_missing(crs):
-            raise QgsProcessingException(
-                f"{name} ({label}) has no coordinate reference system, so distances and areas "
-                "cannot be measured. Set it in the layer's Properties > Source > Assigned "
-                "Coordinate Reference System (MassGIS data: EPSG:26986, NAD83 / Massachusetts "
-                "Mainland; GPS longitude/latitude: EPSG:4326) and run again.")
-        if source.featureCount() == 0:
-            sel = " (only selected features: is anything selected?)" if \
-                self.selected_only(name) else ""
-            raise QgsProcessingException(f"{name} ({label}) has no features{sel}.")
-        src_fields = source.fields()
-        rename = rename or {}
-        idx = [src_fields.indexOf(f) for f in (keep_fields or [])
-               if f.lower() != "fid" or f in rename]  # GeoPackage keeps fid for itself
-        fields = QgsFields()
-        for i in idx:
-            fld = QgsField(src_fields.at(i))
-            if fld.name() in rename:
-                fld.setName(rename[fld.name()])
-            fields.append(fld)
-        if not has_geom:
-            wkb = QgsWkbTypes.NoGeometry
-        elif mixed_geometry:  # e.g. impaired waters: streams (lines) and ponds (polygons)
-            wkb = QgsWkbTypes.Unknown
-        else:
-            wkb = QgsWkbTypes.multiType(source.wkbType())
-        path = str(self.folder / f"{file_stem}.gpkg")
-        opts = QgsVectorFileWriter.SaveVectorOptions()
-        opts.driverName = "GPKG"
-        opts.layerName = file_stem
-        opts.fileEncoding = "UTF-8"
-        writer = QgsVectorFileWriter.create(path, fields, wkb,
-                                            crs if has_geom else QgsCoordinateReferenceSystem(),
-                                            self.context.transformContext(), opts)
-        if writer.hasError() != QgsVectorFileWriter.NoError:
-            raise QgsProcessingException(f"Cannot write {path}: {writer.errorMessage()}")
-        request = QgsFeatureRequest()
-        if not has_geom:
-            request.setFlags(QgsFeatureRequest.NoGeometry)
-        # invalid geometry goes through as it is: the engine repairs it (make_valid) and
-        # reports it, exactly as on the command line
-        for feat in source.getFeatures(request,
-                                       QgsProcessingFeatureSource.FlagSkipGeometryValidityChecks):
-            if self.feedback.isCanceled():
-                del writer
-                raise QgsProcessingException("Cancelled.")
-            out = QgsFeature(fields)
-            attrs = feat.attributes()
-            out.setAttributes([attrs[i] for i in idx])
-            if has_geom:
-                geom = feat.geometry()
-                if not geom.isNull() and QgsWkbTypes.isMultiType(wkb):
-                    geom.convertToMultiType()
-                out.setGeometry(geom)
-            if not writer.addFeature(out):
-                msg = writer.errorMessage()
-                del writer
-                raise QgsProcessingException(f"Cannot export {name} ({label}) to {path}: {msg}")
-        del writer  # flush and close
-        layer = self.layer_of(name)
-        self.inputs[name] = {
-            "layer": layer.name() if layer is not None else None,
-            "source": layer.publicSource() if layer is not None else str(
-                self.parameters.get(name)),
-            "crs": crs.authid() or crs.description(),
-            "selected_features_only": self.selected_only(name),
-            "features": source.featureCount(), "exported_to": path,
-        }
-        self.feedback.pushInfo(f"{name}: exported {source.featureCount()} features of {label}"
-                               f"{' (selected only)' if self.selected_only(name) else ''} "
-                               f"to {path}")
-        return path
-
-    def add_vector(self, li: LayerInput) -> None:
-        source = self.alg.parameterAsSource(self.parameters, li.param, self.context)
-        if source is None:
-            raise QgsProcessingException(f"{li.param}: cannot open the layer.")
-        mapping = self.field_mapping(li, list(source.fields().names()))
-        keep = list(dict.fromkeys(mapping.values()))
-        path = self.export(li.param, li.key, keep_fields=keep,
-                           mixed_geometry=li.geometry == "any")
-        self.layers[li.key] = {"path": path, "layer": li.key, "fields": mapping,
-                               "crs": source.sourceCrs().authid() or None}
-
-    def add_raster(self, li: LayerInput) -> None:
-        layer = self.alg.parameterAsRasterLayer(self.parameters, li.param, self.context)
-        if layer is None:
-            raise QgsProcessingException(f"{li.param}: cannot open the raster layer.")
-        if layer.providerType() != "gdal" or not os.path.exists(layer.source().split("|")[0]):
-            raise QgsProcessingException(
-                f"{li.param} ('{layer.name()}') is not a raster file the engine can read "
-                f"(provider {layer.providerType()}). Save it as a GeoTIFF (Export > Save As) "
-                "and use that.")
-        if crs_missing(layer.crs()):
-            raise QgsProcessingException(
-                f"{li.param} ('{layer.name()}') has no coordinate reference system. Set it in "
-                "the layer's Properties > Source and run again.")
-        self.layers[li.key] = {"path": layer.source().split("|")[0], "layer": None,
-                               "fields": {}, "crs": layer.crs().authid() or None}
-        self.inputs[li.param] = {"layer": layer.name(), "source": layer.publicSource(),
-                                 "crs": layer.crs().authid(), "exported_to": None}
-
-    # -- the town config ----------------------------------------------------------------
-    def write_config(self, *, name: str | None = None) -> str:
-        """Write the temporary town config naming the exported layers; its path."""
-        crs = self.alg.parameterAsCrs(self.parameters, "WORKING_CRS", self.context)
-        crs_id = crs.authid() if crs.isValid() and crs.authid() else DEFAULT_CRS
-        if crs.isValid() and crs.isGeographic():
-            raise QgsProcessingException(
-                f"WORKING_CRS {crs_id} is geographic (degrees); distances and areas need a "
-                "projected CRS such as EPSG:26986 (NAD83 / Massachusetts Mainland).")
-        town = name or self.alg.parameterAsString(self.parameters, "TOWN_NAME", self.context) \
-            or "Lynnfield"
-        lines = ["# Written by the swm-gis QGIS plugin for one run.", "[town]",
-                 f"name = {_toml(town)}", f"crs = {_toml(crs_id)}", ""]
-        if self.rules:
-            lines.append("[rules]")
-            lines += [f"{k} = {_toml(v)}" for k, v in self.rules.items()]
-            lines.append("")
-        for key, entry in self.layers.items():
-            lines.append(f"[layers.{key}]")
-            lines.append(f"path = {_toml(entry['path'])}")
-            if entry.get("layer"):
-                lines.append(f"layer = {_toml(entry['layer'])}")
-            if entry.get("crs"):
-                lines.append(f"crs = {_toml(entry['crs'])}")
-            if entry.get("fields"):
-                lines.append(f"[layers.{key}.fields]")
-                lines += [f"{k} = {_toml(v)}" for k, v in entry["fields"].items()]
-            lines.append("")
-        path = self.folder / "town.toml"
-        path.write_text("\n".join(lines), encoding="utf-8")
-        return str(path)
-
-    def config_path(self) -> str:
-        """The TOWN_CONFIG file if given, else the exported layers' temporary config."""
-        cfg = self.town_config()
-        if cfg:
-            given = [CATALOG[k].param for k, _o, _a in self.alg.TOWN_LAYERS
-                     if self.has(CATALOG[k].param)]
-            if given:
-                self.feedback.pushWarning(
-                    f"TOWN_CONFIG is set, so these layer parameters are ignored: "
-                    f"{', '.join(given)}.")
-            return cfg
-        self.add_town_layers()
-        if "parcels" not in self.layers:
-            raise QgsProcessingException(
-                "PARCELS: give the parcels layer"
-                + (" or a town config file (TOWN_CONFIG)." if self.alg.ACCEPTS_TOWN_CONFIG
-                   else "."))
-        return self.write_config()
-
-    def write_provenance(self, outputs: dict) -> None:
-        """qgis_inputs.json beside the engine's outputs: which QGIS layers (source, selection,
-        feature count) the temporary files named in the outputs' source notes came from."""
-        folder = outputs.get("OUTPUT_FOLDER") or getattr(self.alg, "_out", None)
-        if not folder or not os.path.isdir(folder) or not self.inputs:
-            return
-        doc = {"algorithm": f"swm_gis:{self.alg.ALG_ID}", "inputs": self.inputs,
-               "town_config": self.town_config() or str(self.folder / "town.toml"),
-               "note": "The engine read temporary exports of these QGIS layers; the source "
-                       "notes in the outputs name the exports."}
-        Path(folder, "qgis_inputs.json").write_text(json.dumps(doc, indent=2, default=str),
-                                                    encoding="utf-8")
-        self.feedback.pushInfo(f"Inputs recorded in {Path(folder, 'qgis_inputs.json')}")
-
-    def out_folder(self, *, sub: str = "out") -> str:
-        """OUTPUT_FOLDER if given (created), else a folder in the run's temporary folder."""
-        folder = ""
-        if "OUTPUT_FOLDER" in [p.name() for p in self.alg.parameterDefinitions()]:
-            folder = self.alg.parameterAsFileOutput(self.parameters, "OUTPUT_FOLDER",
-                                                    self.context)
-        if not folder or folder == "TEMPORARY_OUTPUT":
-            folder = str(self.folder / sub)
-        os.makedirs(folder, exist_ok=True)
-        return folder
-
-
-def _toml(value: Any) -> str:
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, (int, float)):
-        return repr(value)
-    return json.dumps(str(value), ensure_ascii=False)

@@ -8,13 +8,14 @@ from qgis.core import (
     QgsProcessingOutputString,
 )
 
-from .screen_base import ScreenAlgorithm, Sink
+from .screen_base import SCREEN_FOLDER_HELP, ScreenAlgorithm, Sink
 
 
 class DisturbanceTriggerAlgorithm(ScreenAlgorithm):
     ALG_ID = "disturbancetrigger"
     DISPLAY_NAME = "Disturbance trigger: is a Stormwater Management Permit required?"
-    TOWN_LAYERS = (("parcels", False, False),)
+    #: the rule needs the site (and the common plan): no town layer at all
+    TOWN_LAYERS = ()
     WITH_COMMON_PLAN = True
     WITH_EXEMPTIONS = True
     JSON_KEYS = ("disturbance",)
@@ -35,18 +36,17 @@ sale, and says whether a Stormwater Management Permit is required: disturbance o
 (Chapter 320 / Bylaw 213 Article II). Claimed exemptions (Bylaw 213-16B) are reported as the \
 applicant's claim.
 
-Runs <i>swm-gis screen</i> with the site (and PARCELS for the town config) and returns the \
-'disturbance' part of screening.json: AREA_SQFT, AREA_ACRES, COMMON_PLAN_AREA_SQFT, \
-PERMIT_REQUIRED, EXEMPTION and REASONS, plus the JSON file.
+Needs only the site (and the common plan when there is one): no parcels, no reference layers, \
+no flow trace. Returns the disturbance in square feet and acres, whether a permit is required \
+(with the finding's status: yes, no or conditional), the exemption claimed and the reasons, \
+plus the result as a JSON file.
 """
 
     def initAlgorithm(self, config=None):  # noqa: N802
         self.add_site_param()
         self.add_screen_options()
-        self.add_town_layers()
         self.add_common_advanced()
-        self.add_output_folder("Folder for screening.json, screening.gpkg and the report "
-                               "(optional; a temporary folder otherwise).")
+        self.add_output_folder(SCREEN_FOLDER_HELP)
         self.add_sinks_and_files()
         for name, desc in (("AREA_SQFT", "Disturbance (sq ft)"),
                            ("AREA_ACRES", "Disturbance (acres)"),
@@ -60,11 +60,17 @@ PERMIT_REQUIRED, EXEMPTION and REASONS, plus the JSON file.
     def summarize(self, data, feedback):
         d = data.get("disturbance") or {}
         reasons = d.get("reasons") or []
-        for r in reasons:
-            feedback.pushInfo(str(r))
         exemption = d.get("exemption")
         return {"AREA_SQFT": d.get("area_sqft"), "AREA_ACRES": d.get("area_acres"),
                 "COMMON_PLAN_AREA_SQFT": d.get("common_plan_area_sqft"),
                 "PERMIT_REQUIRED": bool(d.get("permit_required")),
-                "EXEMPTION": "" if exemption is None else str(exemption),
+                "EXEMPTION": _exemption_text(exemption),
                 "REASONS": "\n".join(str(r) for r in reasons)}
+
+
+def _exemption_text(exemption) -> str:
+    """The claimed exemptions as names ('' when none): never a Python repr."""
+    if not exemption:
+        return ""
+    items = exemption if isinstance(exemption, list) else [exemption]
+    return ", ".join(str(e.get("name", e)) if isinstance(e, dict) else str(e) for e in items)

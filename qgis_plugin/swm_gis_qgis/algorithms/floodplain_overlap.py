@@ -4,13 +4,13 @@ from __future__ import annotations
 
 from qgis.core import QgsProcessingOutputBoolean, QgsProcessingOutputNumber
 
-from .screen_base import ScreenAlgorithm, Sink
+from .screen_base import SCREEN_FOLDER_HELP, ScreenAlgorithm, Sink, listed
 
 
 class FloodplainOverlapAlgorithm(ScreenAlgorithm):
     ALG_ID = "floodplainoverlap"
     DISPLAY_NAME = "Floodplain overlap: FEMA SFHA and 0.2% zones on the site"
-    TOWN_LAYERS = (("parcels", False, False), ("flood_zones", False, False))
+    TOWN_LAYERS = (("flood_zones", False, False),)
     JSON_KEYS = ("floodplain",)
     CHECK_NAMES = ("floodplain",)
     SINKS = (
@@ -38,8 +38,7 @@ pieces as OUTPUT. For every parcel of a town use swm_gis:applicabilitymap.
         self.add_site_param()
         self.add_town_layers()
         self.add_common_advanced()
-        self.add_output_folder("Folder for screening.json, screening.gpkg and the report "
-                               "(optional).")
+        self.add_output_folder(SCREEN_FOLDER_HELP)
         self.add_sinks_and_files()
         self.addOutput(QgsProcessingOutputBoolean("IN_SFHA", self.tr("Site in the SFHA")))
         for name, desc in (("SFHA_AREA_SQFT", "SFHA on the site (sq ft)"),
@@ -49,9 +48,11 @@ pieces as OUTPUT. For every parcel of a town use swm_gis:applicabilitymap.
 
     def summarize(self, data, feedback):
         f = data.get("floodplain") or {}
-        for z in f.get("zones") or []:
-            feedback.pushInfo(f"zone {z.get('zone')} {z.get('subtype') or ''}: "
-                              f"{z.get('area_sqft')} sq ft, BFE {z.get('bfe')}")
+        for line in listed([f"Zone {z.get('zone')}{' ' + z['subtype'] if z.get('subtype') else ''}"
+                            f": {z.get('area_sqft') or 0:,.0f} sq ft"
+                            + (f", BFE {z['bfe']:g} ft" if isinstance(z.get("bfe"), (int, float))
+                               else "") for z in f.get("zones") or []]):
+            feedback.pushInfo(line)
         return {"IN_SFHA": bool(f.get("in_sfha")), "SFHA_AREA_SQFT": f.get("sfha_area_sqft"),
                 "SITE_FRACTION": f.get("site_fraction"),
                 "SHADED_X_AREA_SQFT": f.get("shaded_x_area_sqft")}

@@ -4,14 +4,14 @@ from __future__ import annotations
 
 from qgis.core import QgsProcessingOutputNumber
 
-from .screen_base import ScreenAlgorithm, Sink, require_any
+from .screen_base import SCREEN_FOLDER_HELP, ScreenAlgorithm, Sink, listed, require_any
 
 
 class HabitatScreeningAlgorithm(ScreenAlgorithm):
     ALG_ID = "habitatscreening"
     DISPLAY_NAME = "Habitat screening: NHESP habitats and vernal pools within 500 ft"
-    TOWN_LAYERS = (("parcels", False, False), ("nhesp_priority", True, False),
-                   ("nhesp_estimated", True, False), ("vernal_pools", True, False))
+    TOWN_LAYERS = (("nhesp_priority", True, False), ("nhesp_estimated", True, False),
+                   ("vernal_pools", True, False))
     JSON_KEYS = ("habitats",)
     CHECK_NAMES = ("habitats",)
     SINKS = (
@@ -42,12 +42,11 @@ as OUTPUT.
     def initAlgorithm(self, config=None):  # noqa: N802
         self.add_site_param()
         self.add_town_layers()
-        self.add_distance("DISTANCE", "Distance (feet)", 500.0,
+        self.add_distance("DISTANCE", "Distance (ft)", 500.0,
                           "Report features within this many feet of the site (Chapter 320-20: "
                           "500 ft).")
         self.add_common_advanced()
-        self.add_output_folder("Folder for screening.json, screening.gpkg and the report "
-                               "(optional).")
+        self.add_output_folder(SCREEN_FOLDER_HELP)
         self.add_sinks_and_files()
         self.addOutput(QgsProcessingOutputNumber("FEATURE_COUNT",
                                                  self.tr("Features within the distance")))
@@ -60,7 +59,12 @@ as OUTPUT.
 
     def summarize(self, data, feedback):
         found = data.get("habitats") or []
-        for h in found:
-            feedback.pushInfo(f"{h.get('layer')} {h.get('id')}: {h.get('distance_ft')} ft"
-                              + (" (overlaps the site)" if h.get("overlaps") else ""))
+        for line in listed([f"{h.get('layer')} {h.get('id')}: {_ft(h.get('distance_ft'))}"
+                            + (" (overlaps the site)" if h.get("overlaps") else "")
+                            for h in found]):
+            feedback.pushInfo(line)
         return {"FEATURE_COUNT": len(found)}
+
+
+def _ft(value) -> str:
+    return f"{value:,.1f} ft" if isinstance(value, (int, float)) else "distance unknown"

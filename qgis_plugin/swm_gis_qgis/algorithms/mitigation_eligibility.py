@@ -4,14 +4,13 @@ from __future__ import annotations
 
 from qgis.core import QgsProcessingOutputNumber, QgsProcessingOutputString
 
-from .screen_base import ScreenAlgorithm, Sink, require_any
+from .screen_base import SCREEN_FOLDER_HELP, ScreenAlgorithm, Sink, listed, require_any
 
 
 class MitigationEligibilityAlgorithm(ScreenAlgorithm):
     ALG_ID = "mitigationeligibility"
     DISPLAY_NAME = "Mitigation eligibility: same HUC12 / HUC10 as the site"
-    TOWN_LAYERS = (("parcels", False, False), ("huc12", True, False), ("huc10", True, False),
-                   ("impervious", True, False))
+    TOWN_LAYERS = (("huc12", True, False), ("huc10", True, False), ("impervious", True, False))
     WITH_DEVELOPMENT = True
     WITH_MITIGATION = True
     JSON_KEYS = ("development_type", "watersheds", "mitigation", "standards")
@@ -43,8 +42,7 @@ sites with eligible and reason as OUTPUT.
         self.add_screen_options()
         self.add_town_layers()
         self.add_common_advanced()
-        self.add_output_folder("Folder for screening.json, screening.gpkg and the report "
-                               "(optional).")
+        self.add_output_folder(SCREEN_FOLDER_HELP)
         self.add_sinks_and_files()
         self.addOutput(QgsProcessingOutputString("DEVELOPMENT_TYPE",
                                                  self.tr("new or redevelopment")))
@@ -59,10 +57,10 @@ sites with eligible and reason as OUTPUT.
 
     def summarize(self, data, feedback):
         mit = data.get("mitigation") or []
-        for m in mit:
-            feedback.pushInfo(f"mitigation site {m.get('id')} (HUC {m.get('huc')}): "
-                              f"{'eligible' if m.get('eligible') else 'not eligible'} - "
-                              f"{m.get('reason')}")
+        for line in listed([f"Mitigation site {m.get('id')} (HUC {m.get('huc') or 'none'}): "
+                            f"{'eligible' if m.get('eligible') else 'not eligible'}"
+                            for m in mit]):
+            feedback.pushInfo(line)
         dev = (data.get("development_type") or {}).get("value")
         level = (data.get("standards") or {}).get("mitigation_huc_level")
         return {"DEVELOPMENT_TYPE": dev or "", "MITIGATION_HUC_LEVEL": level or "",

@@ -2,18 +2,22 @@
 
 from __future__ import annotations
 
-from qgis.core import QgsProcessingOutputNumber, QgsProcessingOutputString
+from qgis.core import (
+    QgsProcessingException,
+    QgsProcessingOutputNumber,
+    QgsProcessingOutputString,
+)
 
-from .screen_base import ScreenAlgorithm, Sink, require_any
+from .screen_base import SCREEN_FOLDER_HELP, ScreenAlgorithm, Sink, listed, require_any
 
 
 class ReceivingWatersAlgorithm(ScreenAlgorithm):
     ALG_ID = "receivingwaters"
     DISPLAY_NAME = "Receiving waters: downstream ORWs and impaired waters"
-    TOWN_LAYERS = (("parcels", False, False), ("dem", True, False), ("streams", True, False),
-                   ("orw", True, False), ("impaired_waters", True, False),
-                   ("waterbodies", True, False), ("town_boundary", True, False),
-                   ("assess", True, True))
+    #: parcels and the assessing table only add the use-code requirements (advanced)
+    TOWN_LAYERS = (("dem", True, False), ("streams", True, False), ("orw", True, False),
+                   ("impaired_waters", True, False), ("waterbodies", True, False),
+                   ("town_boundary", True, False), ("parcels", True, True), ("assess", True, True))
     JSON_KEYS = ("receiving_waters",)
     CHECK_NAMES = ("receiving_waters",)
     SINKS = (
@@ -36,8 +40,9 @@ the flow distance in feet, and turns the impairment causes into the Chapter 320-
 requirements they bring (nitrogen/phosphorus optimisation, salt-reduction O&amp;M for \
 chloride, spill shutdown and pre-infiltration treatment for solids, metals, oil and grease).
 
-TOWN_BOUNDARY stops the trace where the water leaves the town; ASSESS (use codes of the \
-site's parcels) adds the requirements for commercial and industrial land.
+TOWN_BOUNDARY stops the trace where the water leaves the town; PARCELS with ASSESS (the use \
+codes of the site's parcels, under Advanced Parameters) add the requirements for commercial and \
+industrial land.
 
 Runs <i>swm-gis screen</i> with the site and the hydrography layers and returns the \
 'receiving_waters' part of screening.json (REQUIREMENTS as text) and the waters found as \
@@ -48,8 +53,7 @@ OUTPUT.
         self.add_site_param()
         self.add_town_layers()
         self.add_common_advanced()
-        self.add_output_folder("Folder for screening.json, screening.gpkg and the report "
-                               "(optional).")
+        self.add_output_folder(SCREEN_FOLDER_HELP)
         self.add_sinks_and_files()
         self.addOutput(QgsProcessingOutputNumber("ORW_COUNT", self.tr("ORWs downstream")))
         self.addOutput(QgsProcessingOutputNumber("IMPAIRED_COUNT",
@@ -59,13 +63,17 @@ OUTPUT.
 
     def engine_args(self, parameters, context, feedback, ws):
         require_any(ws, ["ORW", "IMPAIRED_WATERS"], "the receiving water layers")
+        if ws.has("ASSESS") and not ws.has("PARCELS"):
+            raise QgsProcessingException(
+                "Choose PARCELS too: ASSESS gives the use codes of the parcels under the site.")
         return super().engine_args(parameters, context, feedback, ws)
 
     def summarize(self, data, feedback):
         rw = data.get("receiving_waters") or {}
         reqs = rw.get("requirements") or []
-        for r in reqs:
-            feedback.pushInfo(f"{r.get('section')}: {r.get('text')}")
+        for line in listed([f"{r.get('section')}: {r.get('text')}" for r in reqs]):
+            feedback.pushInfo(line)
         return {"ORW_COUNT": len(rw.get("orw") or []),
                 "IMPAIRED_COUNT": len(rw.get("impaired") or []),
-                "REQUIREMENTS": "\n".join(f"{r.get('section')}: {r.get('text')}" for r in reqs)}
+                "REQUIREMENTS": "\n".join(f"{r.get('section')}: {r.get('text')}"
+                                           for r in reqs)[:2000]}

@@ -26,6 +26,7 @@ from qgis.core import (
     QgsVectorLayer,
 )
 
+from .. import findings
 from .base import SwmGisAlgorithm
 
 EXEMPTIONS = ["npdes-waived", "agriculture", "landscaping", "fencing", "utilities",
@@ -40,6 +41,7 @@ EXEMPTION_LABELS = [
     "conditions",
 ]
 DEVELOPMENT = ["auto", "new", "redevelopment"]
+SCREEN_FOLDER_HELP = "Folder for screening.json and screening.gpkg (and the report when asked)."
 
 
 @dataclass(frozen=True)
@@ -67,6 +69,8 @@ class ScreenAlgorithm(SwmGisAlgorithm):
     WITH_DEVELOPMENT = False
     WITH_MITIGATION = False
     WITH_PROPOSED_IMPERVIOUS = False
+    #: a single check writes the report only when asked (WRITE_REPORT)
+    REPORT_OPTIONAL = True
 
     # ------------------------------------------------------------------ parameters
     def add_site_param(self) -> None:
@@ -79,7 +83,7 @@ class ScreenAlgorithm(SwmGisAlgorithm):
     def add_screen_options(self) -> None:
         if self.WITH_COMMON_PLAN:
             self.add(QgsProcessingParameterFeatureSource(
-                "COMMON_PLAN", self.tr("Larger common plan of development or sale (optional)"),
+                "COMMON_PLAN", self.tr("Larger common plan of development or sale"),
                 [QgsProcessing.TypeVectorPolygon], optional=True),
                 "The disturbance of the larger common plan of development or sale the site "
                 "belongs to (e.g. every lot of a subdivision): a site under 1 acre in a plan "
@@ -102,7 +106,7 @@ class ScreenAlgorithm(SwmGisAlgorithm):
                           advanced=True)
         if self.WITH_MITIGATION:
             self.add(QgsProcessingParameterFeatureSource(
-                "MITIGATION", self.tr("Proposed off-site mitigation sites (optional)"),
+                "MITIGATION", self.tr("Proposed off-site mitigation sites"),
                 [QgsProcessing.TypeVectorAnyGeometry], optional=True),
                 "Candidate off-site mitigation sites; each is checked against the HUC12 (new "
                 "development) or HUC10 (redevelopment) of the site.")
@@ -125,20 +129,32 @@ class ScreenAlgorithm(SwmGisAlgorithm):
                 "layer (PROPOSED_IMPERVIOUS wins when both are given).")
 
     def add_sinks_and_files(self) -> None:
+        if self.REPORT_OPTIONAL:
+            self.add_bool("WRITE_REPORT", "Also write the screening report (HTML and PDF)", False,
+                          "Write screening_report.html and .pdf in the output folder too (a few "
+                          "seconds more); Site screening always writes them.", advanced=True)
         for sk in self.SINKS:
             self.add(QgsProcessingParameterFeatureSink(
                 sk.param, self.tr(sk.description), _SINK_TYPES.get(sk.geometry,
                                                                QgsProcessing.TypeVectorAnyGeometry),
                 optional=sk.optional, createByDefault=True), sk.help)
-        self.addOutput(QgsProcessingOutputFile("JSON", self.tr("Result (JSON)")))
-        self.addOutput(QgsProcessingOutputString("RESULT_JSON", self.tr("Result as JSON text")))
+        self.addOutput(QgsProcessingOutputFile("JSON", self.tr("Result file (JSON)")))
         self.addOutput(QgsProcessingOutputFile("SCREENING_GPKG",
                                                self.tr("Screening layers (GeoPackage)")))
+        self.addOutput(QgsProcessingOutputString("HEADLINE", self.tr("Headline")))
+        self.addOutput(QgsProcessingOutputString("FINDINGS",
+                                                 self.tr("Findings (title: status - answer)")))
+        for key in self.FINDING_KEYS or self.JSON_KEYS:
+            self.addOutput(QgsProcessingOutputString(
+                f"{key.upper()}_STATUS",
+                self.tr(f"Status: {key.replace('_', ' ')} (yes, no, conditional, not_checked, "
+                        "info)")))
 
     # ------------------------------------------------------------------ running
     def engine_args(self, parameters, context, feedback, ws):
-        config = ws.config_path()
-        args = ["screen", "--config", config, "--site", ws.export("SITE", "site")]
+        site = ws.export("SITE", "site")
+        config = ws.config_path(site_standin=site)
+        args = ["screen", "--config", config, "--site", site]
         if self.WITH_COMMON_PLAN and ws.has("COMMON_PLAN"):
             args += ["--common-plan", ws.export("COMMON_PLAN", "common_plan")]
         if self.WITH_EXEMPTIONS and ws.has("EXEMPTIONS"):
@@ -155,8 +171,8 @@ class ScreenAlgorithm(SwmGisAlgorithm):
             if id_field:
                 if src.fields().indexOf(id_field) < 0:
                     raise QgsProcessingException(
-                        f"MITIGATION has no field '{id_field}' (MITIGATION_ID_FIELD). Fields: "
-                        f"{', '.join(src.fields().names())}.")
+                        f"MITIGATION has no field '{id_field}': choose one in "
+                        f"MITIGATION_ID_FIELD. Fields: {', '.join(src.fields().names())}.")
                 keep, rename = [id_field], {id_field: "id"}
             else:
                 keep, rename = list(src.fields().names()), {}
@@ -170,6 +186,9 @@ class ScreenAlgorithm(SwmGisAlgorithm):
                 sqft = self.parameterAsDouble(parameters, "PROPOSED_IMPERVIOUS_SQFT", context)
                 args += ["--proposed-impervious-sqft", f"{sqft:g}"]
         args += self.extra_args(parameters, context, ws)
+        if self.REPORT_OPTIONAL and not self.parameterAsBoolean(parameters, "WRITE_REPORT",
+                                                                context):
+            args.append("--no-report")
         self._out = ws.out_folder()
         args += ["--out", self._out, "--overwrite"]
         return args
@@ -183,30 +202,46 @@ class ScreenAlgorithm(SwmGisAlgorithm):
         part = {k: data.get(k) for k in self.JSON_KEYS}
         part["checks"] = [c for c in data.get("checks") or []
                           if not self.CHECK_NAMES or c.get("name") in self.CHECK_NAMES]
+        keys = self.FINDING_KEYS or self.JSON_KEYS
+        found = findings.findings_of(data)
+        part["findings"] = [f for f in found if f.get("key") in keys]
         part["inputs"] = data.get("inputs")
         json_path = out / f"{self.ALG_ID}.json"
         json_path.write_text(json.dumps(part, indent=2, default=str), encoding="utf-8")
-        res = {"JSON": str(json_path), "RESULT_JSON": json.dumps(part, default=str),
-               "SCREENING_GPKG": str(out / "screening.gpkg")}
+        res = {"JSON": str(json_path), "SCREENING_GPKG": str(out / "screening.gpkg")}
         gpkg = out / "screening.gpkg"
         for sk in self.SINKS:
-            if not _has_layer(gpkg, sk.layer):
-                feedback.pushInfo(f"{sk.param}: no '{sk.layer}' layer from the engine (the "
-                                  "check did not run or found nothing); the output is empty.")
             res[sk.param] = self.copy_to_sink(parameters, sk.param, context, gpkg, sk.layer,
                                               style=sk.style, display=sk.display,
                                               geometry=sk.geometry, missing_ok=True)
-        for check in part["checks"]:
-            if not check.get("ran"):
-                feedback.pushWarning(f"Check '{check.get('name')}' did not run: "
-                                     f"{check.get('reason') or check.get('source') or ''}")
+        res.update(findings.typed_outputs(found, keys))
         res.update(self.summarize(data, feedback))
+        for name, value in res.items():  # text outputs in the dialog's words, never a path
+            out_def = self.outputDefinition(name)
+            if isinstance(value, str) and out_def is not None and \
+                    out_def.type() == "outputString":
+                res[name] = "\n".join(ws.say(line, ids=False) for line in value.splitlines())
+        for line in findings.summary_lines(found, keys):
+            feedback.pushInfo(ws.say(line, ids=False))
+        if "findings" not in data:  # FALLBACK: engines without findings; delete after merge
+            skipped = [c.get("name") for c in part["checks"] if not c.get("ran")]
+            if skipped:
+                ws.warn("Not checked (no layer given): " + ", ".join(skipped))
         return res
 
     CHECK_NAMES: tuple[str, ...] = ()
+    #: findings keys this algorithm reports (default: JSON_KEYS).
+    FINDING_KEYS: tuple[str, ...] = ()
 
     def summarize(self, data: dict, feedback) -> dict:
         return {}
+
+
+def listed(items: list[str], limit: int = 8) -> list[str]:
+    """At most ``limit`` lines for the log; the rest counted (the JSON file has them all)."""
+    if len(items) <= limit:
+        return items
+    return items[:limit] + [f"... and {len(items) - limit} more (see the result file)"]
 
 
 _SINK_TYPES = {"polygon": QgsProcessing.TypeVectorPolygon,
@@ -222,5 +257,6 @@ def _has_layer(gpkg: Path, layer: str) -> bool:
 
 
 def require_any(ws, names: list[str], what: str) -> None:
-    if not any(ws.has(n) for n in names):
-        raise QgsProcessingException(f"Give at least one of {', '.join(names)} ({what}).")
+    if not any(ws.has(n) for n in names) and not ws.has("TOWN_CONFIG"):
+        raise QgsProcessingException(
+            f"Choose at least one of {' or '.join(ws.label(n) for n in names)} ({what}).")

@@ -31,6 +31,7 @@ class SiteScreeningAlgorithm(ScreenAlgorithm):
     WITH_DEVELOPMENT = True
     WITH_MITIGATION = True
     WITH_PROPOSED_IMPERVIOUS = True
+    REPORT_OPTIONAL = False
     JSON_KEYS = ("disturbance", "development_type", "standards", "watersheds", "mitigation",
                  "habitats", "floodplain", "receiving_waters")
     CHECK_NAMES = ()
@@ -82,9 +83,10 @@ found as layers, and the key figures. Same as <i>swm-gis screen</i>.
 
     def initAlgorithm(self, config=None):  # noqa: N802
         self.add_site_param()
-        self.add_screen_options()
         self.add_town_config_param()
-        self.add_town_layers()
+        self.add_town_layers(only=("parcels",))
+        self.add_screen_options()
+        self.add_town_layers(skip=("parcels",), fold=True)
         self.add_common_advanced()
         self.add_output_folder("Folder for screening.json, screening_report.html, "
                                "screening_report.pdf and screening.gpkg (optional; a temporary "
@@ -108,8 +110,6 @@ found as layers, and the key figures. Same as <i>swm-gis screen</i>.
     def summarize(self, data, feedback):
         d = data.get("disturbance") or {}
         s = data.get("standards") or {}
-        for r in d.get("reasons") or []:
-            feedback.pushInfo(str(r))
         return {"PERMIT_REQUIRED": bool(d.get("permit_required")),
                 "AREA_SQFT": d.get("area_sqft"),
                 "REQUIRED_RETENTION_CUFT": s.get("required_retention_cuft")}

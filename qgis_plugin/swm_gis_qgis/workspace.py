@@ -1,0 +1,468 @@
+"""The temporary folder of one run: the exported layers and the town config that names them.
+
+:class:`Workspace` exports the QGIS layers an algorithm was given (with QGIS's own writer,
+honouring "selected features only", keeping only the mapped fields), checks field mappings before
+the run, writes the temporary town config, turns messages into the dialog's words and, after the
+run, puts the names of the user's QGIS layers into the outputs in place of the temporary exports.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+from qgis.core import (
+    QgsCoordinateReferenceSystem,
+    QgsFeature,
+    QgsFeatureRequest,
+    QgsField,
+    QgsFields,
+    QgsProcessingException,
+    QgsProcessingFeatureSource,
+    QgsProcessingFeatureSourceDefinition,
+    QgsProcessingParameterDefinition,
+    QgsProcessingUtils,
+    QgsRasterLayer,
+    QgsVectorFileWriter,
+    QgsVectorLayer,
+    QgsWkbTypes,
+)
+
+from . import wording
+from .catalog import CATALOG, LayerInput
+
+DEFAULT_CRS = "EPSG:26986"  # NAD83 / Massachusetts Mainland (metres)
+
+
+def crs_missing(crs: QgsCoordinateReferenceSystem) -> bool:
+    """True for no CRS, and for the GeoPackage "Undefined geographic/Cartesian SRS" (srs_id 0/-1)
+    that GDAL reports for layers written without one."""
+    if not crs.isValid():
+        return True
+    if crs.authid():
+        return False
+    text = f"{crs.description()} {crs.toWkt()[:200]}".lower()
+    return "undefined geographic srs" in text or "undefined cartesian srs" in text
+
+
+class Workspace:
+    """The temporary folder of one run: exported layers and the town config that names them."""
+
+    def __init__(self, alg: Any, parameters: dict, context, feedback,
+                 folder: Path) -> None:
+        self.alg = alg
+        self.parameters = parameters
+        self.context = context
+        self.feedback = feedback
+        self.folder = folder
+        self.layers: dict[str, dict[str, Any]] = {}
+        self.rules: dict[str, Any] = {}
+        self.inputs: dict[str, dict[str, Any]] = {}  # provenance: QGIS layer -> exported file
+
+    # -- helpers ------------------------------------------------------------------------
+    def label(self, name: str) -> str:
+        """The label the dialog shows for parameter ``name``, quoted."""
+        d = self.alg.parameterDefinition(name)
+        return f"'{d.description()}'" if d is not None else name
+
+    def say(self, text: str, *, ids: bool = True) -> str:
+        """``text`` in the dialog's words (labels, QGIS layers; no flags, no temporary paths);
+        ``ids=False`` for data values, whose words may look like parameter ids (HUC10)."""
+        labels = wording.param_labels(self.alg.parameterDefinitions())
+        exports = {str(info["exported_to"]): f"the layer '{info.get('layer') or name}'"
+                   for name, info in self.inputs.items() if info.get("exported_to")}
+        return wording.dialog_text(text, labels, exports=exports, temp_root=str(self.folder),
+                                   user_config=self.has("TOWN_CONFIG"), ids=ids)
+
+    def warn(self, text: str) -> None:
+        """A warning in the dialog's log, in the dialog's words."""
+        self.feedback.pushWarning(self.say(text))
+
+    def has(self, name: str) -> bool:
+        value = self.parameters.get(name)
+        return value is not None and value != ""
+
+    def layer_of(self, name: str) -> QgsVectorLayer | None:
+        """The vector layer behind parameter ``name``, also for a "selected features only"
+        definition (which parameterAsVectorLayer does not resolve in QGIS 3.22)."""
+        value = self.parameters.get(name)
+        if isinstance(value, QgsProcessingFeatureSourceDefinition):
+            src = value.source
+            src = src.staticValue() if hasattr(src, "staticValue") else src
+            layer = QgsProcessingUtils.mapLayerFromString(str(src), self.context)
+            return layer if isinstance(layer, QgsVectorLayer) else None
+        return self.alg.parameterAsVectorLayer(self.parameters, name, self.context)
+
+    def source_layer_label(self, name: str) -> str:
+        layer = self.layer_of(name)
+        return f"'{layer.name()}'" if layer is not None else name
+
+    def selected_only(self, name: str) -> bool:
+        value = self.parameters.get(name)
+        return isinstance(value, QgsProcessingFeatureSourceDefinition) and \
+            bool(value.selectedFeaturesOnly)
+
+    def same_layer(self, a: str, b: str) -> bool:
+        """True when parameters ``a`` and ``b`` name the same layer (maybe with a selection)."""
+        la, lb = self.layer_of(a), self.layer_of(b)
+        if la is None or lb is None:
+            return False
+        return la.id() == lb.id() or la.source() == lb.source()
+
+    # -- town layers --------------------------------------------------------------------
+    def town_config(self) -> str | None:
+        if not self.alg.ACCEPTS_TOWN_CONFIG:
+            return None
+        path = self.alg.parameterAsFile(self.parameters, "TOWN_CONFIG", self.context)
+        if not path:
+            return None
+        if not os.path.isfile(path):
+            raise QgsProcessingException(f"The file {path} chosen in TOWN_CONFIG does not "
+                                         "exist. Choose a TOML town config, or leave it empty "
+                                         "and choose the layers instead.")
+        return path
+
+    def add_town_layers(self, *, progress_to: float = 5.0) -> None:
+        """Export every town layer parameter that has a value; check required ones."""
+        wanted = [(k, opt) for k, opt, _adv in self.alg.TOWN_LAYERS]
+        for n, (key, optional) in enumerate(wanted):
+            li = CATALOG[key]
+            if not self.has(li.param):
+                if not optional:
+                    raise QgsProcessingException(f"Choose a layer in {self.label(li.param)}.")
+                continue
+            if self.feedback.isCanceled():
+                raise QgsProcessingException("Cancelled.")
+            self.feedback.setProgressText(f"Exporting {li.description}")
+            if li.geometry == "raster":
+                self.add_raster(li)
+            elif li.geometry == "raster_or_polygon":
+                layer = self.alg.parameterAsLayer(self.parameters, li.param, self.context)
+                if isinstance(layer, QgsRasterLayer):
+                    self.add_raster(li)
+                else:
+                    self.add_vector(li)
+            else:
+                self.add_vector(li)
+            self.feedback.setProgress(progress_to * (n + 1) / max(1, len(wanted)))
+
+    def field_mapping(self, li: LayerInput, names: list[str]) -> dict[str, str]:
+        """Logical field -> actual field from the field parameters, checked before the run.
+
+        A field the engine (or this algorithm, see :attr:`SwmGisAlgorithm.REQUIRED_FIELDS`)
+        needs and that does not resolve stops the run naming the parameter to set.
+        """
+        by_lower = {n.lower(): n for n in names}
+        label = self.source_layer_label(li.param)
+        needed = set(self.alg.REQUIRED_FIELDS.get(li.key, ()))
+        mapping: dict[str, str] = {}
+        for f in li.fields:
+            required = f.required or f.logical in needed
+            value = (self.alg.parameterAsString(self.parameters, f.param, self.context)
+                     or "").strip()
+            actual = by_lower.get(value.lower()) if value else None
+            if actual is None and value and not required and value == f.default:
+                continue  # an optional published field this layer simply does not have
+            if actual is None and (value or required):
+                has = f"has no field '{value}'" if value else "has no field chosen"
+                raise QgsProcessingException(
+                    f"{self.label(li.param)} ({label}) {has} for the "
+                    f"{f.logical.replace('_', ' ')}: choose it in {self.label(f.param)}"
+                    f"{' (under Advanced Parameters)' if self._is_advanced(f.param) else ''}. "
+                    f"Fields in the layer: {', '.join(names) or 'none'}.")
+            if actual is not None:
+                mapping[f.logical] = actual
+        return mapping
+
+    def _is_advanced(self, name: str) -> bool:
+        d = self.alg.parameterDefinition(name)
+        return d is not None and bool(d.flags() & QgsProcessingParameterDefinition.FlagAdvanced)
+
+    def export(self, name: str, file_stem: str, *, keep_fields: list[str] | None = None,
+               rename: dict[str, str] | None = None, mixed_geometry: bool = False) -> str:
+        """Write parameter ``name``'s features (selection honoured) to ``file_stem``.gpkg."""
+        source = self.alg.parameterAsSource(self.parameters, name, self.context)
+        if source is None:
+            raise QgsProcessingException(f"{name}: cannot open the layer.")
+        label = self.source_layer_label(name)
+        crs = source.sourceCrs()
+        has_geom = source.wkbType() not in (QgsWkbTypes.NoGeometry, QgsWkbTypes.Unknown)
+        if has_geom and crs_missing(crs):
+            raise QgsProcessingException(
+                f"{name} ({label}) has no coordinate reference system, so distances and areas "
+                "cannot be measured. Set it in the layer's Properties > Source > Assigned "
+                "Coordinate Reference System (MassGIS data: EPSG:26986, NAD83 / Massachusetts "
+                "Mainland; GPS longitude/latitude: EPSG:4326) and run again.")
+        if source.featureCount() == 0:
+            sel = " (only selected features: is anything selected?)" if \
+                self.selected_only(name) else ""
+            raise QgsProcessingException(f"{name} ({label}) has no features{sel}.")
+        src_fields = source.fields()
+        rename = rename or {}
+        idx = [src_fields.indexOf(f) for f in (keep_fields or [])
+               if f.lower() != "fid" or f in rename]  # GeoPackage keeps fid for itself
+        fields = QgsFields()
+        for i in idx:
+            fld = QgsField(src_fields.at(i))
+            if fld.name() in rename:
+                fld.setName(rename[fld.name()])
+            fields.append(fld)
+        if not has_geom:
+            wkb = QgsWkbTypes.NoGeometry
+        elif mixed_geometry:  # e.g. impaired waters: streams (lines) and ponds (polygons)
+            wkb = QgsWkbTypes.Unknown
+        else:
+            wkb = QgsWkbTypes.multiType(source.wkbType())
+        path = str(self.folder / f"{file_stem}.gpkg")
+        opts = QgsVectorFileWriter.SaveVectorOptions()
+        opts.driverName = "GPKG"
+        opts.layerName = file_stem
+        opts.fileEncoding = "UTF-8"
+        writer = QgsVectorFileWriter.create(path, fields, wkb,
+                                            crs if has_geom else QgsCoordinateReferenceSystem(),
+                                            self.context.transformContext(), opts)
+        if writer.hasError() != QgsVectorFileWriter.NoError:
+            raise QgsProcessingException(f"Cannot write {path}: {writer.errorMessage()}")
+        request = QgsFeatureRequest()
+        if not has_geom:
+            request.setFlags(QgsFeatureRequest.NoGeometry)
+        # invalid geometry goes through as it is: the engine repairs it (make_valid) and
+        # reports it, exactly as on the command line
+        for feat in source.getFeatures(request,
+                                       QgsProcessingFeatureSource.FlagSkipGeometryValidityChecks):
+            if self.feedback.isCanceled():
+                del writer
+                raise QgsProcessingException("Cancelled.")
+            out = QgsFeature(fields)
+            attrs = feat.attributes()
+            out.setAttributes([attrs[i] for i in idx])
+            if has_geom:
+                geom = feat.geometry()
+                if not geom.isNull() and QgsWkbTypes.isMultiType(wkb):
+                    geom.convertToMultiType()
+                out.setGeometry(geom)
+            if not writer.addFeature(out):
+                msg = writer.errorMessage()
+                del writer
+                raise QgsProcessingException(f"Cannot export {name} ({label}) to {path}: {msg}")
+        del writer  # flush and close
+        layer = self.layer_of(name)
+        self.inputs[name] = {
+            "layer": layer.name() if layer is not None else None,
+            "source": layer.publicSource() if layer is not None else str(
+                self.parameters.get(name)),
+            "crs": crs.authid() or crs.description(),
+            "subset": layer.subsetString() if layer is not None else "",
+            "selected_features_only": self.selected_only(name),
+            "features": source.featureCount(), "exported_to": path,
+        }
+        n = source.featureCount()
+        self.feedback.pushInfo(f"{self.label(name)}: {n:,} feature{'' if n == 1 else 's'} of "
+                               f"{label}"
+                               f"{' (selected features only)' if self.selected_only(name) else ''}")
+        return path
+
+    def add_vector(self, li: LayerInput) -> None:
+        source = self.alg.parameterAsSource(self.parameters, li.param, self.context)
+        if source is None:
+            raise QgsProcessingException(f"{li.param}: cannot open the layer.")
+        mapping = self.field_mapping(li, list(source.fields().names()))
+        keep = list(dict.fromkeys(mapping.values()))
+        path = self.export(li.param, li.key, keep_fields=keep,
+                           mixed_geometry=li.geometry == "any")
+        self.layers[li.key] = {"path": path, "layer": li.key, "fields": mapping,
+                               "crs": source.sourceCrs().authid() or None}
+
+    def add_raster(self, li: LayerInput) -> None:
+        layer = self.alg.parameterAsRasterLayer(self.parameters, li.param, self.context)
+        if layer is None:
+            raise QgsProcessingException(f"{li.param}: cannot open the raster layer.")
+        if layer.providerType() != "gdal" or not os.path.exists(layer.source().split("|")[0]):
+            raise QgsProcessingException(
+                f"{li.param} ('{layer.name()}') is not a raster file the engine can read "
+                f"(provider {layer.providerType()}). Save it as a GeoTIFF (Export > Save As) "
+                "and use that.")
+        if crs_missing(layer.crs()):
+            raise QgsProcessingException(
+                f"{li.param} ('{layer.name()}') has no coordinate reference system. Set it in "
+                "the layer's Properties > Source and run again.")
+        self.layers[li.key] = {"path": layer.source().split("|")[0], "layer": None,
+                               "fields": {}, "crs": layer.crs().authid() or None}
+        self.inputs[li.param] = {"layer": layer.name(), "source": layer.publicSource(),
+                                 "crs": layer.crs().authid(), "exported_to": None}
+
+    # -- the town config ----------------------------------------------------------------
+    def write_config(self, *, name: str | None = None) -> str:
+        """Write the temporary town config naming the exported layers; its path."""
+        crs = self.alg.parameterAsCrs(self.parameters, "WORKING_CRS", self.context)
+        crs_id = crs.authid() if crs.isValid() and crs.authid() else DEFAULT_CRS
+        if crs.isValid() and crs.isGeographic():
+            raise QgsProcessingException(
+                f"WORKING_CRS {crs_id} is geographic (degrees); distances and areas need a "
+                "projected CRS such as EPSG:26986 (NAD83 / Massachusetts Mainland).")
+        town = name or self.alg.parameterAsString(self.parameters, "TOWN_NAME", self.context) \
+            or "Town (name not set)"
+        lines = ["# Written by the swm-gis QGIS plugin for one run.", "[town]",
+                 f"name = {_toml(town)}", f"crs = {_toml(crs_id)}", ""]
+        if self.rules:
+            lines.append("[rules]")
+            lines += [f"{k} = {_toml(v)}" for k, v in self.rules.items()]
+            lines.append("")
+        for key, entry in self.layers.items():
+            lines.append(f"[layers.{key}]")
+            lines.append(f"path = {_toml(entry['path'])}")
+            if entry.get("layer"):
+                lines.append(f"layer = {_toml(entry['layer'])}")
+            if entry.get("crs"):
+                lines.append(f"crs = {_toml(entry['crs'])}")
+            if entry.get("fields"):
+                lines.append(f"[layers.{key}.fields]")
+                lines += [f"{k} = {_toml(v)}" for k, v in entry["fields"].items()]
+            lines.append("")
+        path = self.folder / "town.toml"
+        path.write_text("\n".join(lines), encoding="utf-8")
+        return str(path)
+
+    def config_path(self, *, site_standin: str | None = None) -> str:
+        """The town config file if given, else the exported layers' temporary config.
+
+        The engine's town config needs a parcels layer even where the rule never reads it (the
+        single checks): a screening algorithm hands its exported site as ``site_standin``, which
+        fills the slot when no parcels layer is given; no check reads it as parcels (only the
+        use codes of receiving waters do, and only with an assessing table).
+        """
+        cfg = self.town_config()
+        if cfg:
+            given = [self.label(CATALOG[k].param) for k, _o, _a in self.alg.TOWN_LAYERS
+                     if self.has(CATALOG[k].param)]
+            if given:
+                self.warn(
+                    f"A town config file is set, so these layers are not used: "
+                    f"{', '.join(given)}.")
+            return cfg
+        self.add_town_layers()
+        if "parcels" not in self.layers:
+            if site_standin is None:
+                raise QgsProcessingException(
+                    "Choose the parcels layer in PARCELS"
+                    + (" or a TOWN_CONFIG." if self.alg.ACCEPTS_TOWN_CONFIG else "."))
+            self.layers["parcels"] = {"path": site_standin, "layer": "site", "fields": {},
+                                      "crs": None}
+        return self.write_config()
+
+    def write_provenance(self, outputs: dict) -> None:
+        """Name the QGIS layers the user chose in the outputs, never the temporary exports.
+
+        The engine's text outputs (CSV, JSON, HTML) record the files it read: here those are
+        this run's temporary exports, deleted when QGIS exits, so each export path is replaced
+        by the QGIS layer it came from (name, source, filter, selection). qgis_inputs.json beside
+        them lists the same in full.
+        """
+        folder = outputs.get("OUTPUT_FOLDER") or getattr(self.alg, "_out", None)
+        if not folder or not os.path.isdir(folder) or not self.inputs:
+            return
+        names = {str(info["exported_to"]): provenance_label(info)
+                 for info in self.inputs.values() if info.get("exported_to")}
+        config = self.town_config()
+        if not config:
+            names[str(self.folder / "town.toml")] = "the layers chosen in the QGIS dialog"
+        for path in Path(folder).iterdir():
+            if path.suffix.lower() in (".csv", ".json", ".html", ".txt", ".md", ".xlsx"):
+                replace_paths(path, names)
+        doc = {"algorithm": f"swm_gis:{self.alg.ALG_ID}", "inputs": {
+            k: {"parameter": self.label(k).strip("'"),
+                **{kk: vv for kk, vv in v.items() if kk != "exported_to"}}
+            for k, v in self.inputs.items()},
+            "town_config": config or "written by the plugin from the layers above"}
+        Path(folder, "qgis_inputs.json").write_text(json.dumps(doc, indent=2, default=str),
+                                                    encoding="utf-8")
+
+    def out_folder(self, *, sub: str = "out") -> str:
+        """OUTPUT_FOLDER if given (created), else a folder in the run's temporary folder."""
+        folder = ""
+        if "OUTPUT_FOLDER" in [p.name() for p in self.alg.parameterDefinitions()]:
+            folder = self.alg.parameterAsFileOutput(self.parameters, "OUTPUT_FOLDER",
+                                                    self.context)
+        if not folder or folder == "TEMPORARY_OUTPUT":
+            folder = str(self.folder / sub)
+        os.makedirs(folder, exist_ok=True)
+        return folder
+
+
+def provenance_label(info: dict) -> str:
+    """How an output names the QGIS layer a temporary export came from."""
+    text = f"QGIS layer '{info.get('layer') or '?'}' ({info.get('source') or '?'}"
+    if info.get("subset"):
+        text += f"; filter {info['subset']}"
+    if info.get("selected_features_only"):
+        text += f"; {info.get('features')} selected features"
+    return text + ")"
+
+
+def replace_in_text(text: str, names: dict[str, str], kind: str = "text") -> str:
+    """``text`` with each key of ``names`` (a path) replaced by its value, escaped for
+    ``kind``: 'json' (JSON string content), 'xml' / 'html' (markup) or 'text'."""
+    for old, label in sorted(names.items(), key=lambda kv: -len(kv[0])):
+        if kind == "json":
+            old, label = json.dumps(old)[1:-1], json.dumps(label)[1:-1]
+        elif kind in ("xml", "html"):
+            label = label.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+            old = old.replace("&", "&amp;")
+        stem = Path(old).stem
+        text = text.replace(f"{old}:{stem}", label).replace(f"{old}|layername={stem}", label)
+        text = text.replace(old, label)
+    return text
+
+
+def replace_paths(path: Path, names: dict[str, str]) -> None:
+    """Replace the paths ``names`` in an output file: text files (CSV, JSON, HTML) directly,
+    an Excel workbook in its XML parts; written to a temporary name and moved into place."""
+    suffix = path.suffix.lower()
+    tmp = path.with_name(path.name + ".tmp")
+    if suffix == ".xlsx":
+        _replace_in_xlsx(path, tmp, names)
+        return
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        return
+    kind = {".json": "json", ".html": "html"}.get(suffix, "text")
+    new = replace_in_text(text, names, kind)
+    if new != text:
+        tmp.write_text(new, encoding="utf-8")
+        os.replace(tmp, path)
+
+
+def _replace_in_xlsx(path: Path, tmp: Path, names: dict[str, str]) -> None:
+    import zipfile
+
+    try:
+        with zipfile.ZipFile(path) as src:
+            parts = [(info, src.read(info)) for info in src.infolist()]
+    except (OSError, zipfile.BadZipFile):
+        return
+    changed = False
+    out = []
+    for info, data in parts:
+        if info.filename.endswith(".xml"):
+            text = data.decode("utf-8")
+            new = replace_in_text(text, names, "xml")
+            if new != text:
+                changed, data = True, new.encode("utf-8")
+        out.append((info, data))
+    if not changed:
+        return
+    with zipfile.ZipFile(tmp, "w", zipfile.ZIP_DEFLATED) as dst:
+        for info, data in out:
+            dst.writestr(info, data)
+    os.replace(tmp, path)
+
+
+def _toml(value: Any) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, (int, float)):
+        return repr(value)
+    return json.dumps(str(value), ensure_ascii=False)

@@ -1,0 +1,52 @@
+"""What every permitted project must do, whatever the site (SPEC 5, ``general_requirements``).
+
+The entries are data (``swm_gis/tables/general_requirements.toml``), quoted from the Lynnfield
+Stormwater Management Rules and Regulations (Chapter 320): § 320-19 B(1)-(6) design, the
+§ 320-20 B construction requirements (14-day stabilisation, stockpiles), the inspection notices
+and reports, the completion report and as-builts, § 320-21 recording and annual certification,
+waivers (how to ask) and the Town Boards (Planning Board, ZBA) provision. Where the copy of the
+regulation is cut off (§ 320-21 B(1), waivers A) the entry says so and quotes only what is there.
+
+>>> items = general_requirements()
+>>> [i["section"] for i in items][:2]
+['§ 320-19 B(1)', '§ 320-19 B(2)']
+>>> next(i for i in items if i["section"] == "§ 320-20 B(13)")["text"].count("14 days")
+1
+"""
+
+from __future__ import annotations
+
+import tomllib
+from functools import lru_cache
+from importlib import resources
+from typing import Any
+
+__all__ = ["CUT_OFF_NOTE", "EXEMPTION_7_NOTE", "general_requirements"]
+
+CUT_OFF_NOTE = ("The copy of the regulation used by this tool is cut off here; read the "
+                "adopted text before relying on this item.")
+#: Bylaw 213-16B as quoted in Chapter 320 lists a seventh exemption whose text is cut off.
+EXEMPTION_7_NOTE = ("Chapter 320 (applicability B) introduces a seventh Bylaw 213-16B exemption "
+                    "after (6), but its text is cut off in the copy of the regulation used by "
+                    "this tool; it cannot be claimed here. Read the adopted text.")
+
+
+@lru_cache(maxsize=1)
+def _table() -> tuple[dict[str, Any], ...]:
+    text = resources.files("swm_gis").joinpath("tables/general_requirements.toml").read_text(
+        encoding="utf-8")
+    return tuple(tomllib.loads(text)["items"])
+
+
+def general_requirements() -> list[dict[str, Any]]:
+    """``[{section, topic, text, cut_off}]`` in the regulation's order; ``text`` is quoted,
+    and a cut-off entry says so after the words the copy holds."""
+    out = []
+    for raw in _table():
+        cut = bool(raw.get("cut_off"))
+        quoted = str(raw.get("text") or "").strip()
+        text = (f"{quoted} [{CUT_OFF_NOTE}]" if quoted else f"[{CUT_OFF_NOTE}]") if cut \
+            else quoted
+        out.append({"section": raw["section"], "topic": raw["topic"], "text": text,
+                    "cut_off": cut})
+    return out

@@ -1,0 +1,427 @@
+"""Output safety: inputs stay read-only, packages are written whole or not at all, one run each.
+
+* :func:`refuse_inputs` refuses an output that is, is inside, or contains an input (symlinks and
+  hard links resolved), before anything is written; ``--overwrite`` never overrides it.
+* :func:`staged_dir` assembles a package in a hidden folder beside the target and moves it into
+  place at the end, keeping the previous files until every new one is in (and putting them back if
+  a move fails): a crash or interruption leaves the previous outputs intact and no temporaries.
+* :func:`output_lock` lets one run at a time write an output; the second is refused naming the
+  first (pid, host, command, start) or waits up to ``wait_s``. The lock is an OS file lock, so a
+  killed process cannot leave it held.
+* :func:`interrupt_guard` turns SIGINT and SIGTERM into :class:`~swm_gis.errors.Interrupted`
+  (exit 130 / 143) so the clean-up above runs, with the one line "Interrupted (SIGTERM): nothing
+  was written to DIR."
+* :func:`explain_os_errors` turns a read-only folder or a full disk into an
+  :class:`~swm_gis.errors.OutputError` that says so.
+
+:func:`output_package` and :func:`output_file` combine them for a command::
+
+    with output_package(out_dir, inputs=config_inputs(cfg), overwrite=overwrite,
+                        command="swm-gis abutters") as stage:
+        write_csv(frame, stage / "mailing_list.csv")
+        ...
+
+This module imports nothing heavy so that it is cheap in every command and in tests.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import datetime as dt
+import errno
+import json
+import os
+import shutil
+import signal
+import socket
+import tempfile
+import threading
+import time
+from collections.abc import Iterable, Iterator
+from pathlib import Path
+from typing import Any
+
+from swm_gis.errors import Interrupted, OutputError, OutputExistsError, OutputLockedError
+
+LOCK_SUFFIX = ".swm-gis.lock"
+STAGE_MARK = ".swm-gis-stage-"
+#: Files SQLite/GDAL may leave beside a GeoPackage; never part of a package.
+_SIDE_FILES = ("-journal", "-wal", "-shm")
+_CONNECTION_PREFIXES = ("PG:", "postgresql://", "postgres://", "MSSQL:", "OCI:", "/vsicurl/",
+                        "http://", "https://")
+#: Companion files of a shapefile: writing over any of them damages the input.
+_SHAPEFILE_PARTS = (".shp", ".shx", ".dbf", ".prj", ".cpg", ".sbn", ".sbx", ".qix", ".shp.xml")
+#: Below this much free space a failed write is reported as a full disk.
+LOW_DISK_BYTES = 1 << 20
+
+
+# --------------------------------------------------------------------------- inputs read-only
+def refuse_inputs(out_path: str | os.PathLike, inputs: Iterable[str | os.PathLike | None], *,
+                  what: str = "--out") -> None:
+    """Raise :class:`OutputError` when ``out_path`` is, is inside, or contains any input.
+
+    ``inputs`` are files or folders (``path.gpkg:layer`` and ``/vsizip/`` forms are reduced to
+    their file; database connections are skipped). Symbolic links are resolved, and an existing
+    output that is a hard link to an input counts as that input.
+    """
+    out = _real(out_path)
+    for given in inputs:
+        for inp in _input_paths(given):
+            relation = _relation(out, inp)
+            if relation:
+                raise OutputError(
+                    f"The output {out_path} ({what}) {relation} the input {inp}; inputs are never "
+                    "written to or deleted. Choose an output outside every input (for example a "
+                    "new folder beside the data); --overwrite does not change this."
+                )
+
+
+def config_inputs(config: Any) -> list[str]:
+    """Every input a town config names: the config file and each layer's source(s)."""
+    found: list[str] = []
+    if getattr(config, "path", None):
+        found.append(str(config.path))
+    for spec in getattr(config, "layers", {}).values():
+        paths = spec.path if isinstance(spec.path, list | tuple) else [spec.path]
+        found.extend(str(p) for p in paths)
+    return found
+
+
+def _input_paths(given: str | os.PathLike | None) -> list[str]:
+    if given is None:
+        return []
+    text = os.fspath(given)
+    if not text or text.startswith(_CONNECTION_PREFIXES):
+        return []
+    if text.startswith("/vsizip/"):
+        text = text[len("/vsizip/"):].split(".zip", 1)[0] + ".zip"
+    if not os.path.exists(text):
+        head, sep, _ = text.rpartition(":")
+        if sep and len(head) > 1 and os.path.exists(head):  # path.gpkg:layer
+            text = head
+    paths = [_real(text)]
+    stem, suffix = os.path.splitext(paths[0])
+    if suffix.lower() == ".shp":
+        paths += [stem + part for part in _SHAPEFILE_PARTS[1:]]
+    return paths
+
+
+def _real(path: str | os.PathLike) -> str:
+    return os.path.realpath(os.path.abspath(os.path.expanduser(os.fspath(path))))
+
+
+def _relation(out: str, inp: str) -> str | None:
+    if out == inp or _same_file(out, inp):
+        return "is"
+    if _inside(out, inp):
+        return "is inside"
+    if _inside(inp, out):
+        return "contains"
+    return None
+
+
+def _inside(child: str, parent: str) -> bool:
+    try:
+        return os.path.commonpath([child, parent]) == parent and child != parent
+    except ValueError:  # different drives on Windows
+        return False
+
+
+def _same_file(a: str, b: str) -> bool:
+    try:
+        return os.path.samefile(a, b)
+    except OSError:
+        return False
+
+
+# --------------------------------------------------------------------------- one run per output
+def beside(target: str | os.PathLike) -> Path:
+    """Where an output's lock and staging folder go: its parent folder, or inside the output
+    folder itself when that exists and the parent cannot be written (``--out .`` in a home
+    folder whose parent is the system's). The rename into place stays on one file system."""
+    target = Path(_real(target))
+    parent = target.parent
+    if target.is_dir() and parent.exists() and not os.access(parent, os.W_OK | os.X_OK):
+        return target
+    return parent
+
+
+def lock_path_for(target: str | os.PathLike) -> Path:
+    """The lock file of an output: hidden, beside it."""
+    target = Path(_real(target))
+    return beside(target) / f".{target.name}{LOCK_SUFFIX}"
+
+
+@contextlib.contextmanager
+def output_lock(target: str | os.PathLike, *, command: str, wait_s: float = 0.0,
+                poll_s: float = 0.1) -> Iterator[Path]:
+    """Hold the lock of ``target`` for the block; yields the lock file's path.
+
+    A second run is refused at once (``wait_s=0``) or after waiting ``wait_s`` seconds, with
+    :class:`OutputLockedError` naming the run that holds it. The lock is an OS lock on the file
+    (``flock``), released by the kernel when its process ends however it ends, so a lock left
+    by a killed run never blocks; the file itself is removed on release.
+    """
+    path = lock_path_for(target)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    deadline = time.monotonic() + max(wait_s, 0.0)
+    while True:
+        fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+        if not _try_lock(fd):
+            holder = _read_holder(path)
+            os.close(fd)
+            if time.monotonic() >= deadline:
+                waited = f" after waiting {wait_s:g} s" if wait_s > 0 else ""
+                raise OutputLockedError(
+                    f"Another run is writing {target}{waited}: {holder}. Wait for it to finish, "
+                    "or choose another output."
+                )
+            time.sleep(poll_s)
+            continue
+        if _same_inode(fd, path):  # not a file the previous holder unlinked meanwhile
+            break
+        os.close(fd)
+    try:
+        _write_holder(fd, command)
+        _remove_stale_stages(Path(_real(target)))
+        yield path
+    finally:
+        with contextlib.suppress(OSError):
+            path.unlink()  # while still holding it, so no one locks a file that is gone
+        os.close(fd)
+
+
+def _try_lock(fd: int) -> bool:
+    try:
+        import fcntl
+    except ImportError:  # Windows: a byte-range lock far past the holder text
+        import msvcrt
+
+        os.lseek(fd, 1 << 20, os.SEEK_SET)
+        try:
+            msvcrt.locking(fd, msvcrt.LK_NBLCK, 1)  # type: ignore[attr-defined]
+        except OSError:
+            return False
+        return True
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        return False
+    return True
+
+
+def _same_inode(fd: int, path: Path) -> bool:
+    try:
+        a, b = os.fstat(fd), os.stat(path)
+    except OSError:
+        return False
+    return (a.st_dev, a.st_ino) == (b.st_dev, b.st_ino)
+
+
+def _write_holder(fd: int, command: str) -> None:
+    info = {"pid": os.getpid(), "host": socket.gethostname(), "command": command,
+            "started": dt.datetime.now(dt.UTC).isoformat(timespec="seconds")}
+    os.ftruncate(fd, 0)
+    os.lseek(fd, 0, os.SEEK_SET)
+    os.write(fd, json.dumps(info).encode("utf-8"))
+
+
+def _read_holder(path: Path) -> str:
+    try:
+        info = json.loads(path.read_text(encoding="utf-8"))
+        return (f"{info['command']} (process {info['pid']} on {info['host']}, started "
+                f"{info['started']} UTC)")
+    except (OSError, ValueError, KeyError, TypeError):
+        return f"another swm-gis run that is just starting (lock file {path})"
+
+
+def _remove_stale_stages(target: Path) -> None:
+    """Staging folders of this output left by a killed run (none can be live: we hold the lock)."""
+    with contextlib.suppress(OSError):
+        for stale in beside(target).glob(f".{target.name}{STAGE_MARK}*"):
+            shutil.rmtree(stale, ignore_errors=True)
+
+
+# --------------------------------------------------------------------------- all or nothing
+_signals: dict[str, Any] = {"defer": 0, "pending": None, "raised": False}
+
+
+@contextlib.contextmanager
+def staged_dir(dest_dir: str | os.PathLike, *, overwrite: bool, stage_name: str | None = None
+               ) -> Iterator[Path]:
+    """Yield an empty hidden folder beside ``dest_dir``; on success move its files into it.
+
+    With ``stage_name`` (one file, written into ``dest_dir``) the folder is made inside
+    ``dest_dir`` and named after the file.
+
+    Nothing is moved if the block raises (or is interrupted): the folder is removed and
+    ``dest_dir`` keeps its previous files. Without ``overwrite`` an existing file of the same name
+    refuses the whole set. The moves are atomic per file; files being replaced are set aside
+    until every new file is in and put back if a move fails, and SIGINT/SIGTERM wait until the
+    moves are done.
+    """
+    dest = Path(dest_dir)
+    if dest.exists() and not dest.is_dir():
+        raise OutputError(f"The output folder {dest} is a file; choose a folder for --out.")
+    # A folder output is staged beside it; a single file (stage_name) beside that file.
+    name, parent = (stage_name, dest) if stage_name else (Path(_real(dest)).name, beside(dest))
+    parent.mkdir(parents=True, exist_ok=True)
+    stage = Path(tempfile.mkdtemp(prefix=f".{name}{STAGE_MARK}", dir=parent))
+    try:
+        try:
+            yield stage
+        except Exception as exc:
+            _raise_if_disk_full(stage, exc)
+            raise
+        _commit(stage, dest, overwrite=overwrite)
+    finally:
+        shutil.rmtree(stage, ignore_errors=True)
+
+
+def _commit(stage: Path, dest: Path, *, overwrite: bool) -> None:
+    pairs = [(src, dest / src.relative_to(stage)) for src in sorted(stage.rglob("*"))
+             if src.is_file() and not src.name.endswith(_SIDE_FILES)]
+    folders = [str(d) for _, d in pairs if d.is_dir()]
+    if folders:
+        raise OutputError(f"Cannot write {', '.join(folders)}: a folder of that name is in the "
+                          "way; move it or choose another --out. Nothing was written.")
+    if not overwrite:
+        existing = [str(d) for _, d in pairs if d.exists()]
+        if existing:
+            raise OutputExistsError(
+                f"Output already exists: {', '.join(existing)}. Choose another --out or pass "
+                "--overwrite to replace it; nothing was written."
+            )
+    backup = stage / ".swm-gis-previous"  # listed above already: never itself moved
+    dest.mkdir(parents=True, exist_ok=True)
+    moved: list[tuple[Path, Path | None]] = []
+    _signals["defer"] += 1
+    try:
+        for src, target in pairs:
+            target.parent.mkdir(parents=True, exist_ok=True)
+            kept = None
+            if target.exists():
+                kept = backup / target.relative_to(dest)
+                kept.parent.mkdir(parents=True, exist_ok=True)
+                os.replace(target, kept)
+            moved.append((target, kept))
+            os.replace(src, target)
+    except BaseException:
+        for target, kept in reversed(moved):  # put the previous package back as it was
+            with contextlib.suppress(OSError):
+                if kept is not None:
+                    os.replace(kept, target)
+                elif target.exists():
+                    target.unlink()
+        raise
+    finally:
+        _signals["defer"] -= 1
+    pending, _signals["pending"] = _signals["pending"], None
+    if pending is not None:
+        raise Interrupted(
+            f"Interrupted ({signal.Signals(pending).name}) after the outputs were complete: "
+            f"they are in {dest}.", signum=pending)
+
+
+def _raise_if_disk_full(where: Path, exc: BaseException) -> None:
+    """Re-raise a failed write as 'out of disk space' when that is what it was."""
+    full = isinstance(exc, OSError) and exc.errno in (errno.ENOSPC, getattr(errno, "EDQUOT", -1))
+    with contextlib.suppress(OSError):
+        full = full or shutil.disk_usage(where).free < LOW_DISK_BYTES
+    if full:
+        raise OutputError(
+            f"Out of disk space while writing outputs beside {where.parent}; nothing was written "
+            "and the previous outputs are unchanged. Free some space or choose another --out."
+        ) from exc
+
+
+# --------------------------------------------------------------------------- signals, OS errors
+@contextlib.contextmanager
+def interrupt_guard(target: str | os.PathLike) -> Iterator[None]:
+    """Within the block SIGINT/SIGTERM raise :class:`Interrupted` saying nothing was written.
+
+    Only the main thread can install signal handlers; elsewhere (the QGIS plugin's worker
+    threads) the block runs unguarded and cancellation is the caller's.
+    """
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def handler(signum: int, frame: Any) -> None:
+        if _signals["defer"] or _signals["raised"]:  # moving into place, or cleaning up
+            _signals["pending"] = _signals["pending"] or (None if _signals["raised"] else signum)
+            return
+        _signals["raised"] = True
+        raise Interrupted(
+            f"Interrupted ({signal.Signals(signum).name}): nothing was written to {target}.",
+            signum=signum)
+
+    _signals.update(pending=None, raised=False)
+    previous = {s: signal.signal(s, handler) for s in (signal.SIGINT, signal.SIGTERM)}
+    try:
+        yield
+    finally:
+        for s, old in previous.items():
+            signal.signal(s, old)
+
+
+@contextlib.contextmanager
+def explain_os_errors(target: str | os.PathLike) -> Iterator[None]:
+    """Turn a read-only folder, a read-only file system or a full disk into an OutputError."""
+    try:
+        yield
+    except PermissionError as exc:
+        raise OutputError(
+            f"Cannot write {target}: permission denied on {exc.filename or target}. The folder "
+            "is read-only or belongs to another user; choose another --out. Nothing was written."
+        ) from exc
+    except OSError as exc:
+        if exc.errno == errno.EROFS:
+            raise OutputError(f"Cannot write {target}: the file system is read-only; choose "
+                              "another --out. Nothing was written.") from exc
+        if exc.errno in (errno.ENOSPC, getattr(errno, "EDQUOT", -1)):
+            raise OutputError(f"Out of disk space writing {target}; nothing was written and "
+                              "the previous outputs are unchanged.") from exc
+        raise
+
+
+# --------------------------------------------------------------------------- for commands
+@contextlib.contextmanager
+def output_package(out_dir: str | os.PathLike, *, inputs: Iterable[Any] = (),
+                   overwrite: bool = False, command: str = "swm-gis", wait_s: float = 0.0
+                   ) -> Iterator[Path]:
+    """Everything a command writing a folder needs: yields the staging folder to write into."""
+    out_dir = Path(out_dir)
+    refuse_inputs(out_dir, inputs)
+    with interrupt_guard(out_dir), explain_os_errors(out_dir), \
+            output_lock(out_dir, command=command, wait_s=wait_s), \
+            staged_dir(out_dir, overwrite=overwrite) as stage:
+        yield stage
+
+
+@contextlib.contextmanager
+def output_file(target: str | os.PathLike, *, inputs: Iterable[Any] = (),
+                overwrite: bool = False, command: str = "swm-gis", wait_s: float = 0.0
+                ) -> Iterator[Path]:
+    """:func:`output_package` for one file (``applicability --out FILE.gpkg``): yields the
+    temporary path to write; it is moved onto ``target`` when the block succeeds."""
+    target = Path(target)
+    refuse_inputs(target, inputs)
+    if target.is_dir():
+        raise OutputError(f"The output {target} is a folder; name a file, e.g. {target}/out.gpkg.")
+    with interrupt_guard(target), explain_os_errors(target), \
+            output_lock(target, command=command, wait_s=wait_s), \
+            staged_dir(target.parent, overwrite=overwrite, stage_name=target.name) as stage:
+        yield stage / target.name
+
+
+def final_paths(paths: dict[str, Any], stage: str | os.PathLike, dest: str | os.PathLike
+                ) -> dict[str, Path]:
+    """Where files written into ``stage`` are after the move: ``dest`` / their relative path."""
+    return {k: Path(dest) / Path(p).relative_to(stage) for k, p in paths.items()}
+
+
+__all__ = [
+    "final_paths", "refuse_inputs", "config_inputs", "output_lock", "lock_path_for", "staged_dir",
+    "interrupt_guard", "explain_os_errors", "output_package", "output_file",
+]

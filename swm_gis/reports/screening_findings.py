@@ -1,0 +1,376 @@
+"""The screening report's content: findings page, detail tables, checklist, parameters.
+
+:func:`build_report` turns a screening document (``screening.json``, SPEC section 5) into a
+:class:`~swm_gis.reports.screening_model.ScreeningReport`. Every status, the headline and the
+checklist come from the document's ``findings`` (decided by :mod:`swm_gis.findings`), so the
+report never says "no", "none" or "not applicable" where a finding says "conditional" or "not
+checked". Each finding cites its Chapter 320 section and the data layers (and vintage) it used,
+and names the layers it lacked.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+from collections.abc import Mapping
+from typing import Any
+
+import geopandas as gpd
+
+from swm_gis.checklist import checklist_groups, submittal_checklist
+from swm_gis.findings import decide_findings
+from swm_gis.general_requirements import general_requirements
+from swm_gis.reports.screening_map import MapImage, render_screening_map
+from swm_gis.reports.screening_model import (
+    Finding,
+    ScreeningReport,
+    Table,
+    _describe_source,
+    _ft,
+    _num,
+    _pct,
+    _sqft,
+)
+from swm_gis.reports.screening_parameters import parameter_rows
+from swm_gis.timeline import permit_timeline
+
+__all__ = ["build_report", "report_findings"]
+
+_HABITAT = {"priority": "Priority Habitat", "estimated": "Estimated Habitat",
+            "vernal_pool": "Certified Vernal Pool"}
+_CHECKED = ("yes", "no", "conditional")
+
+
+# --------------------------------------------------------------------------- helpers
+def _cite(section: Any) -> str:
+    """A citation with its section sign: '320-19 B(10)' -> '§ 320-19 B(10)'."""
+    text = str(section or "").strip()
+    return f"§ {text}" if re.match(r"^\d{3}-\d+", text) else text
+
+
+def _meta(doc: Mapping[str, Any]) -> Mapping[str, Any]:
+    meta = doc.get("meta")
+    return meta if isinstance(meta, Mapping) else {}
+
+
+def _reasons(block: Any) -> tuple[str, ...]:
+    if not isinstance(block, Mapping):
+        return ()
+    return tuple(str(r) for r in block.get("reasons") or [] if r)
+
+
+def _sources_by_key(doc: Mapping[str, Any]) -> dict[str, Mapping[str, Any]]:
+    """Every recorded source by its layer key (``site`` for the disturbance check's input)."""
+    meta = _meta(doc)
+    found: list[Any] = [*(meta.get("inputs") or []), *(meta.get("sources") or [])]
+    if isinstance(meta.get("data_sources"), Mapping):
+        found += list(meta["data_sources"].values())
+    out: dict[str, Mapping[str, Any]] = {}
+    for check in doc.get("checks") or []:
+        src = check.get("source") if isinstance(check, Mapping) else None
+        if check.get("name") == "disturbance" and isinstance(src, Mapping):
+            out["site"] = src
+        found += src if isinstance(src, list) else [src]
+    for src in found:
+        if isinstance(src, Mapping) and src.get("key"):
+            out.setdefault(str(src["key"]).lstrip("-").replace("-", "_"), src)
+    return out
+
+
+def _data_text(f: Mapping[str, Any], sources: Mapping[str, Mapping[str, Any]]) -> str:
+    used = [_describe_source(sources[k], compact=True) if k in sources else k
+            for k in f.get("layers_used") or []]
+    text = "; ".join(used) or "Chapter 320 rule values (no data layer)"
+    missing = f.get("layers_missing") or []
+    if missing:
+        text += "; lacking: " + ", ".join(missing)
+    return text
+
+
+# --------------------------------------------------------------------------- findings
+def report_findings(doc: Mapping[str, Any]) -> list[Finding]:
+    """The findings rows: the document's ``findings`` (decided here if it has none), then the
+    extra requirements they bring."""
+    items = doc.get("findings") or decide_findings(doc)
+    sources = _sources_by_key(doc)
+    rows = [Finding(str(f["key"]), str(f["title"]), str(f["status"]), str(f["answer"]),
+                    tuple(str(c) for c in f.get("caveats") or []), _cite(f.get("section")),
+                    _data_text(f, sources), reasons=_reasons(doc.get(f["key"])))
+            for f in items]
+    return [*rows, _finding_requirements(doc, rows)]
+
+
+def _requirements(doc: Mapping[str, Any], status: Mapping[str, str]) -> list[tuple[str, str]]:
+    """Every extra requirement the findings bring, as (section, text)."""
+    reqs: list[tuple[str, str]] = []
+    rw = doc.get("receiving_waters")
+    if isinstance(rw, Mapping):
+        reqs += [(_cite(r.get("section") or "320-19 B(10)"), str(r.get("text")))
+                 for r in rw.get("requirements") or [] if isinstance(r, Mapping)]
+    if status.get("habitats") == "yes":
+        reqs.append(("§ 320-20 A(3)(c)", "Show the NHESP habitats and certified vernal pools "
+                     "within 500 ft on the erosion and sediment control plan."))
+        reqs.append(("§ 320-20 B(12)", "Prevent significant alteration of the mapped habitats "
+                     "from the proposed activities."))
+    if status.get("floodplain") == "yes":
+        reqs.append(("§ 320-19 A(8)", "Delineate the 100-year floodplain on the stormwater "
+                     "management plan."))
+        reqs.append(("§ 320-20 A(3)(a)", "Show the 100-year flood elevation from the most "
+                     "recent FIRM on the erosion and sediment control plan."))
+    mitigation = doc.get("mitigation")
+    if isinstance(mitigation, list) and any(m.get("eligible") for m in mitigation):
+        reqs.append(("§ 320-21 B(3), B(4)", "Stormwater management easements for the off-site "
+                     "mitigation areas, recorded at the Essex County Registry of Deeds."))
+    return reqs
+
+
+def _finding_requirements(doc: Mapping[str, Any], findings: list[Finding]) -> Finding:
+    status = {f.key: f.status for f in findings}
+    reqs = _requirements(doc, status)
+    title = "Extra requirements"
+    open_ = [f.title for f in findings if f.status in ("conditional", "not_checked")
+             and f.key not in ("disturbance", "standards", "development_type", "mitigation")]
+    if not reqs and open_:
+        return Finding("requirements", title, "conditional",
+                       "None from the checks that were complete; these were not checked or "
+                       "incomplete and could bring more: " + "; ".join(open_) + ".",
+                       (), "§§ 320-19, 320-20, 320-21", "the findings above")
+    if not reqs:
+        return Finding("requirements", title, "no", "None beyond the standard submittals and "
+                       "the general requirements.", (), "§§ 320-19, 320-20, 320-21",
+                       "the findings above")
+    details = tuple(f"{sec}: {text}" for sec, text in reqs)
+    prefix = "" if status.get("disturbance") == "yes" else "If a permit is required: "
+    sections = sorted(set(re.findall(r"320-\d+", " ".join(sec for sec, _ in reqs))))
+    cite = ("§§ " + ", ".join(sections) if len(sections) > 1
+            else f"§ {sections[0]}" if sections else "")
+    return Finding("requirements", title, "yes",
+                   f"{prefix}{len(reqs)} requirement(s) from the findings above:", details,
+                   cite, "the findings above")
+
+
+def headline(findings: list[Finding], doc: Mapping[str, Any] | None = None) -> str:
+    """Page 1's headline, from the statuses: what is required, found, open."""
+    by = {f.key: f for f in findings}
+    d = (doc or {}).get("disturbance")
+    claimed = d.get("exemption") if isinstance(d, Mapping) else None
+    permit = by.get("disturbance")
+    lead = {"yes": "A stormwater management permit is required.",
+            "no": "A stormwater management permit is not required: neither the site nor its "
+                  "common plan of development or sale disturbs one acre.",
+            }.get(permit.status if permit else "", "")
+    if permit is not None and permit.status == "conditional" and claimed:
+        names = ", ".join(f"{e.get('section')} ({e.get('name')})" for e in claimed
+                          if isinstance(e, Mapping))
+        lead = ("Whether a stormwater management permit is required is conditional: the "
+                f"applicant claims an exemption ({names}); this is the applicant's claim, and "
+                "the Conservation Commission decides whether it applies.")
+    elif permit is not None and permit.status == "conditional":
+        lead = ("Whether a stormwater management permit is required is conditional: "
+                + permit.result.removeprefix("Conditional. ").split(". ")[0] + ".")
+    elif permit is None or permit.status == "not_checked":
+        lead = "The permit trigger was not evaluated."
+    skip = ("disturbance", "standards", "requirements", "development_type")
+    groups = [("Found", "yes"), ("Conditional", "conditional"), ("Not checked", "not_checked")]
+    parts = [lead]
+    for word, status in groups:
+        names = [f.title for f in findings if f.status == status and f.key not in skip
+                 and not (status == "yes" and f.key == "mitigation")]
+        if names:
+            parts.append(f"{word}: " + "; ".join(names) + ".")
+    if all(f.status in ("no", "info") for f in findings if f.key not in skip):
+        parts.append("Every resource check ran on data covering the area searched and found "
+                     "nothing that brings an extra requirement.")
+    return " ".join(parts)
+
+
+# --------------------------------------------------------------------------- detail tables
+def _tables(doc: Mapping[str, Any], status: Mapping[str, str]) -> list[Table]:
+    tables = []
+    incomplete = "None found in the layers given; the search was incomplete (see the findings)."
+    habitats = doc.get("habitats")
+    if isinstance(habitats, list) and status.get("habitats") in _CHECKED:
+        tables.append(Table(
+            "habitats", "NHESP habitats and certified vernal pools within 500 ft",
+            "Features within 500 ft of the limit of disturbance (§ 320-20 A(3)(c), B(12)); "
+            "distance 0 ft means the feature overlaps the site",
+            ("Feature id", "Layer", "Distance (ft)", "Overlaps site"),
+            tuple((str(h.get("id")), _HABITAT.get(h.get("layer"), str(h.get("layer"))),
+                   _num(h.get("distance_ft"), 1), "yes" if h.get("overlaps") else "no")
+                  for h in sorted(habitats, key=lambda h: float(h.get("distance_ft") or 0))),
+            "No feature within 500 ft." if status["habitats"] == "no" else incomplete))
+    flood = doc.get("floodplain")
+    if isinstance(flood, Mapping) and status.get("floodplain") in _CHECKED:
+        rows = [(str(z.get("zone")), str(z.get("subtype") or ""), _num(z.get("area_sqft")),
+                 _bfe(z.get("bfe"))) for z in flood.get("zones") or []]
+        if float(flood.get("shaded_x_area_sqft") or 0) > 0:
+            rows.append(("X (0.2% annual chance)", "shaded X",
+                         _num(flood.get("shaded_x_area_sqft")), "n/a"))
+        tables.append(Table(
+            "floodplain", "Flood zones on the site",
+            "FEMA flood zones overlapping the site (§ 320-19 A(8); § 320-20 A(3)(a)); SFHA "
+            f"total {_sqft(flood.get('sfha_area_sqft') or 0)}, "
+            f"{_pct(flood.get('site_fraction') or 0, 1)} of the site",
+            ("Zone", "Subtype", "Area (sq ft)", "Base flood elevation"), tuple(rows),
+            "The site overlaps no FEMA flood zone." if status["floodplain"] == "no"
+            else incomplete))
+    tables += _water_tables(doc, status.get("receiving_waters"), incomplete)
+    w = doc.get("watersheds")
+    if isinstance(w, Mapping) and status.get("watersheds") not in (None, "not_checked"):
+        rows = [(str(h.get("huc")), level.upper(), str(h.get("name") or ""),
+                 _pct(h.get("share"), 1)) for level in ("huc12", "huc10")
+                for h in w.get(level) or []]
+        tables.append(Table("watersheds", "Watersheds of the site",
+                            "USGS HUC12 and HUC10 units containing the site, with the share of "
+                            "the site in each", ("HUC", "Level", "Name", "Share of site"),
+                            tuple(rows), "No unit of the HUC layers given contains the site."))
+    mitigation = doc.get("mitigation")
+    if isinstance(mitigation, list) and mitigation:
+        tables.append(Table(
+            "mitigation", "Off-site mitigation eligibility",
+            "Each proposed mitigation site, its HUC and whether it is eligible "
+            "(§ 320-19 B(7)(d) / B(8)(d))", ("Mitigation site", "HUC", "Eligible", "Reason"),
+            tuple((str(m.get("id")), str(m.get("huc") or ""),
+                   "yes" if m.get("eligible") else "no", str(m.get("reason") or ""))
+                  for m in mitigation)))
+    return tables
+
+
+def _water_tables(doc: Mapping[str, Any], status: str | None, incomplete: str) -> list[Table]:
+    rw = doc.get("receiving_waters")
+    if not isinstance(rw, Mapping) or status not in _CHECKED:
+        return []
+    rows = [(str(w.get("name") or w.get("id")), str(w.get("id") or ""),
+             "ORW (certified vernal pool)" if w.get("vernal_pool") else "ORW", "", "",
+             _num(w.get("flow_distance_ft"))) for w in rw.get("orw") or []]
+    rows += [(str(w.get("name") or w.get("au_id")), str(w.get("au_id") or ""),
+              str(w.get("category") or ""), ", ".join(w.get("causes") or []),
+              str(w.get("tmdl") or ""), _num(w.get("flow_distance_ft")))
+             for w in rw.get("impaired") or []]
+    out = [Table("receiving_waters", "Receiving waters downstream of the site",
+                 "Outstanding Resource Waters and impaired waters met downstream "
+                 "(§ 320-19 B(10); Ch. 320 definitions: ORW)",
+                 ("Water", "Id", "Category", "Causes", "TMDL", "Flow distance (ft)"),
+                 tuple(rows), "No ORW or impaired water downstream." if status == "no"
+                 else incomplete)]
+    ends = [(e.get("reason", ""), str(e.get("message") or "")) for e in rw.get("trace_end") or []]
+    if ends:
+        out.append(Table("trace_end", "Where the trace left the data",
+                         "The flow trace stopped here; waters beyond were not searched",
+                         ("Reason", "Where and what would carry it further"), tuple(ends)))
+    reqs = [(_cite(r.get("section")), str(r.get("text") or ""))
+            for r in rw.get("requirements") or [] if isinstance(r, Mapping)]
+    if reqs:
+        out.append(Table("requirements", "Requirements from the receiving waters",
+                         "Chapter 320 requirements brought by the receiving waters",
+                         ("Section", "Requirement"), tuple(reqs)))
+    return out
+
+
+def _bfe(value: Any) -> str:
+    try:
+        v = float(value)
+    except (TypeError, ValueError):
+        return "none on the FIRM"
+    return "none on the FIRM" if v <= -9999 else f"{v:g} ft"
+
+
+def _reasons_table(findings: list[Finding]) -> list[Table]:
+    rows = tuple((f.title, r) for f in findings for r in f.reasons)
+    if not rows:
+        return []
+    return [Table("reasons", "Reasons recorded by the screening",
+                  "The screening's own explanation of each decision, as written in "
+                  "screening.json", ("Finding", "Reason"), rows)]
+
+
+# --------------------------------------------------------------------------- meta
+def _town(meta: Mapping[str, Any]) -> str:
+    town = meta.get("town")
+    if isinstance(town, Mapping):
+        town = town.get("name")
+    return str(town or "Town not recorded")
+
+
+def _data_sources(doc: Mapping[str, Any]) -> list[tuple[str, str]]:
+    raw = _meta(doc).get("data_sources", _meta(doc).get("sources"))
+    if isinstance(raw, Mapping):
+        return [(str(k), _describe_source(v)) for k, v in raw.items()]
+    if isinstance(raw, list):
+        return [(str(s.get("key") or "") if isinstance(s, Mapping) else "",
+                 _describe_source(s)) for s in raw]
+    return []
+
+
+def _alt_text(doc: Mapping[str, Any], image: MapImage | None) -> str:
+    """Alternative text for the map: what it shows, in words (the legend entries drawn)."""
+    if image is None:
+        return ""
+    d = doc.get("disturbance")
+    area = d.get("area_sqft") if isinstance(d, Mapping) else None
+    site = f"the screened site ({_sqft(area)})" if area is not None else "the screened site"
+    shown = [s for s in image.legend if not s.startswith("Limit of disturbance")]
+    text = f"Map of {site}, outlined in red."
+    if shown:
+        text += " Also shown: " + "; ".join(shown) + "."
+    habitats = doc.get("habitats") if isinstance(doc.get("habitats"), list) else []
+    if habitats:
+        text += " Labelled habitat features: " + ", ".join(
+            f"{h.get('id')} ({_ft(h.get('distance_ft'))} away)" for h in habitats) + "."
+    return text + f" North is up; the scale bar is {_num(image.scale_bar_ft)} ft long."
+
+
+def _site_label(meta: Mapping[str, Any]) -> str:
+    if isinstance(meta.get("site"), Mapping):
+        return _describe_source(meta["site"])
+    label = str(meta.get("site") or meta.get("site_file") or "")
+    inputs = meta.get("inputs")
+    if not label and isinstance(inputs, list):
+        label = _describe_source([i for i in inputs if isinstance(i, Mapping)])
+    return label
+
+
+# --------------------------------------------------------------------------- build
+def build_report(
+    document: Mapping[str, Any],
+    layers: Mapping[str, gpd.GeoDataFrame] | None = None,
+    *,
+    received: dt.date | None = None,
+) -> ScreeningReport:
+    """Turn a screening document (and its map layers) into the report model."""
+    doc = document or {}
+    meta = _meta(doc)
+    findings = report_findings(doc)
+    status = {f.key: f.status for f in findings}
+    image = render_screening_map(layers or {}, title=None) if layers else None
+    checklist_note = {
+        "yes": "",
+        "no": "A permit is not required on the screened figures; the checklist applies only "
+              "if a permit application is filed.",
+        "conditional": "Whether a permit is required is conditional (see the findings); the "
+                       "checklist applies if a permit application is filed.",
+    }.get(status.get("disturbance", ""), "The permit trigger was not evaluated.")
+    checks = [(str(c.get("name")), "yes" if c.get("ran") else "no",
+               _describe_source(c.get("source")) or "-",
+               str(c.get("reason") or c.get("message") or ""))
+              for c in doc.get("checks") or [] if isinstance(c, Mapping)]
+    synthetic = bool(meta.get("synthetic")) or "synthetic" in _town(meta).lower()
+    generated = str(meta.get("generated") or meta.get("generated_at") or meta.get("created")
+                    or dt.datetime.now(dt.UTC).isoformat(timespec="seconds"))
+    notes = ["SYNTHETIC SAMPLE DATA: this report is a demonstration on invented layers, not a "
+             "finding about any real property."] if synthetic else []
+    general = doc.get("general_requirements") or general_requirements()
+    return ScreeningReport(
+        title="Stormwater Management Permit Screening",
+        town=_town(meta), synthetic=synthetic, generated=generated,
+        site_label=_site_label(meta), headline=headline(findings, doc),
+        no_findings=not any(f.status == "yes" for f in findings), findings=findings,
+        tables=_tables(doc, status) + _reasons_table(findings),
+        map_image=image, map_alt=_alt_text(doc, image),
+        checklist_groups=checklist_groups(), checklist=submittal_checklist(doc),
+        checklist_note=checklist_note, timeline=permit_timeline(received), received=received,
+        checks=checks, parameters=parameter_rows(meta), data_sources=_data_sources(doc),
+        general_requirements=[(str(g.get("section")), str(g.get("topic") or ""),
+                               str(g.get("text"))) for g in general],
+        notes=notes,
+    )

@@ -1,0 +1,170 @@
+"""The screening report's model and formatting: shared by its findings, HTML and PDF modules.
+
+:mod:`swm_gis.reports.screening_findings` builds a :class:`ScreeningReport` from a screening
+document; :mod:`swm_gis.reports.screening_html` and :mod:`swm_gis.reports.screening_pdf` lay it
+out, so the two renderings always say the same thing.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import html
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from swm_gis.checklist import ChecklistGroup, ChecklistItem
+from swm_gis.findings import STATUS_WORDS
+from swm_gis.reports.screening_map import MapImage
+from swm_gis.timeline import Deadline
+
+#: Status words of the findings table (swm_gis.findings decides the statuses).
+STATUS_TEXT = dict(STATUS_WORDS)
+STATUS_COLOURS = {"yes": "#8a1c1c", "no": "#1d5e2a", "conditional": "#7a4a00",
+                  "not_checked": "#7a4a00", "info": "#1f3f7a"}
+
+
+# --------------------------------------------------------------------------- the model
+@dataclass(frozen=True)
+class Finding:
+    """One line of the findings page.
+
+    ``status``: one of :data:`swm_gis.findings.STATUSES`, as the screening document's
+    ``findings`` decided it; ``details`` are its caveats.
+    """
+
+    key: str
+    title: str
+    status: str
+    result: str
+    details: tuple[str, ...] = ()
+    section: str = ""
+    source: str = ""
+    reasons: tuple[str, ...] = ()  # the screening's own explanations, listed in the details
+
+
+@dataclass(frozen=True)
+class Table:
+    """A detail table: caption, column headers (the first column heads each row) and rows."""
+
+    key: str
+    title: str
+    caption: str
+    columns: tuple[str, ...]
+    rows: tuple[tuple[str, ...], ...]
+    empty: str = "None."
+
+
+@dataclass
+class ScreeningReport:
+    title: str
+    town: str
+    synthetic: bool
+    generated: str
+    site_label: str
+    headline: str
+    no_findings: bool
+    findings: list[Finding]
+    tables: list[Table]
+    map_image: MapImage | None
+    map_alt: str
+    checklist_groups: list[ChecklistGroup]
+    checklist: list[ChecklistItem]
+    checklist_note: str
+    timeline: list[Deadline]
+    received: dt.date | None
+    checks: list[tuple[str, str, str, str]]  # name, ran, source, reason
+    parameters: list[tuple[str, str]]
+    data_sources: list[tuple[str, str]]
+    general_requirements: list[tuple[str, str, str]] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+
+
+# --------------------------------------------------------------------------- formatting
+def _num(x: Any, digits: int = 0) -> str:
+    try:
+        return f"{float(x):,.{digits}f}"
+    except (TypeError, ValueError):
+        return "?"
+
+
+def _sqft(x: Any) -> str:
+    return f"{_num(x)} sq ft"
+
+
+def _acres(x: Any) -> str:
+    return f"{_num(x, 2)} acres"
+
+
+def _ft(x: Any) -> str:
+    return f"{_num(x)} ft"
+
+
+def _pct(x: Any, digits: int = 0) -> str:
+    try:
+        return f"{float(x) * 100:.{digits}f}%"
+    except (TypeError, ValueError):
+        return "?"
+
+
+def _bfe(value: Any) -> str:
+    try:
+        v = float(value)
+    except (TypeError, ValueError):
+        return "none on the FIRM"
+    return "none on the FIRM" if v <= -9999 else f"{v:g} ft"
+
+
+def _date(text: Any) -> str:
+    """The date part of an ISO timestamp (the vintage), or the text itself."""
+    if not text:
+        return "date unknown"
+    s = str(text)
+    return s[:10] if len(s) >= 10 and s[4] == "-" else s
+
+
+def _describe_source(src: Any, *, compact: bool = False) -> str:
+    """One source (a source_info dict, a string, or a list of them) as 'file:layer (date)'.
+
+    ``compact`` leaves out the logical layer key (for the findings page).
+    """
+    if src is None or src == "" or src == []:
+        return ""
+    if isinstance(src, str):
+        return src
+    if isinstance(src, list | tuple):
+        return "; ".join(filter(None, (_describe_source(s, compact=compact) for s in src)))
+    if isinstance(src, Mapping):
+        if "file" not in src and "path" not in src and all(
+                isinstance(v, Mapping | list | str) for v in src.values()):
+            return "; ".join(filter(None, (_describe_source(v, compact=compact)
+                                           for v in src.values())))
+        path = src.get("file") or src.get("path") or ""
+        name = os.path.basename(str(path)) or str(path)
+        layer = src.get("layer")
+        key = src.get("key")
+        where = f"{name}:{layer}" if layer else name
+        label = f"{key} = {where}" if key and key != "input" and not compact else where
+        return f"{label} ({_date(src.get('modified') or src.get('vintage'))})"
+    return str(src)
+
+
+def _e(text: Any) -> str:
+    return html.escape("" if text is None else str(text), quote=True)
+
+
+
+
+def applies_text(item: ChecklistItem) -> str:
+    """A checklist item's "Applies" cell: Required / Not applicable (its condition decided
+    "no") / Check (the screening could not decide: a check not run or incomplete)."""
+    return {True: "Required", False: "Not applicable", None: "Check"}[item.applies]
+
+
+def deadline_date(d: Deadline) -> str:
+    return f"{d.date:%a %b %-d, %Y}" if d.date else "when the dates are known"
+
+
+__all__ = ["STATUS_COLOURS", "STATUS_TEXT", "Finding", "ScreeningReport", "Table",
+           "applies_text", "deadline_date"]

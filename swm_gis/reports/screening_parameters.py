@@ -1,0 +1,111 @@
+"""The report's Parameters table in words and units ("1 acre (43,560 sq ft)", not "43560.0").
+
+>>> rows = dict(parameter_rows({"parameters": {"roadway_maintenance": False,
+...                                            "proposed_impervious_sqft": 20000.0},
+...                             "rules": {"trigger_sqft": 43560.0, "tss_removal_new": 0.9}}))
+>>> rows["Roadway maintenance only (§ 320-19 B(8)(e))"]
+'no'
+>>> rows["Post-construction impervious area"], rows["Permit trigger"]
+('20,000 sq ft', '43,560 sq ft (1 acre)')
+>>> rows["TSS removal, new development"]
+'90%'
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from typing import Any
+
+__all__ = ["parameter_rows"]
+
+
+def _yes_no(v: Any) -> str:
+    return "yes" if v else "no"
+
+
+def _given(what: str) -> Callable[[Any], str]:
+    def fmt(v: Any) -> str:
+        if v in (None, "", [], ()):
+            return f"not given ({what})"
+        if v is True:
+            return "given"
+        return ", ".join(map(str, v)) if isinstance(v, list | tuple) else str(v)
+    return fmt
+
+
+def _sqft(v: Any) -> str:
+    return "not given" if v is None else f"{float(v):,.0f} sq ft"
+
+
+def _inches(v: Any) -> str:
+    return f"{float(v):g} in"
+
+
+def _pct(v: Any) -> str:
+    return f"{float(v) * 100:g}%"
+
+
+def _development(v: Any) -> str:
+    return {"auto": "measured from the existing impervious layer (--development auto)",
+            "new": "stated: new development (--development new)",
+            "redevelopment": "stated: redevelopment (--development redevelopment)"}.get(
+                str(v), str(v))
+
+
+def _exemptions(v: Any) -> str:
+    return ", ".join(map(str, v)) + " (the applicant's claim)" if v else "no exemption claimed"
+
+
+def _trigger(v: Any) -> str:
+    acres = float(v) / 43_560
+    return f"{float(v):,.0f} sq ft ({acres:g} acre{'s' if acres != 1 else ''})"
+
+
+#: meta.parameters key -> (label, formatter), in the order shown.
+PARAMETERS: dict[str, tuple[str, Callable[[Any], str]]] = {
+    "site": ("Site (limit of disturbance)", _given("")),
+    "common_plan": ("Common plan of development or sale",
+                    _given("the permit trigger is conditional below one acre")),
+    "development": ("Development type", _development),
+    "proposed_impervious": ("Proposed impervious surfaces file", _given("see the area below")),
+    "proposed_impervious_sqft": ("Post-construction impervious area", _sqft),
+    "mitigation": ("Off-site mitigation sites", _given("none proposed")),
+    "exemptions": ("Exemptions (Bylaw 213-16B)", _exemptions),
+    "roadway_maintenance": ("Roadway maintenance only (§ 320-19 B(8)(e))", _yes_no),
+    "proposed_use": ("Proposed land use (§ 320-19 B(10)(e))",
+                     _given("the parcels' existing use codes decide")),
+    "parcels": ("Subject parcels", _given("none listed")),
+    "received": ("Application received", _given("no dates computed")),
+}
+RULES: dict[str, tuple[str, Callable[[Any], str]]] = {
+    "trigger_sqft": ("Permit trigger", _trigger),
+    "retention_new_in": ("Retention depth, new development", _inches),
+    "retention_redevelopment_in": ("Retention depth, redevelopment", _inches),
+    "tss_removal_new": ("TSS removal, new development", _pct),
+    "tp_removal_new": ("TP removal, new development", _pct),
+    "tss_removal_redevelopment": ("TSS removal, redevelopment", _pct),
+    "tp_removal_redevelopment": ("TP removal, redevelopment", _pct),
+    "mitigation_huc_new": ("Off-site mitigation watershed, new development", str),
+    "mitigation_huc_redevelopment": ("Off-site mitigation watershed, redevelopment", str),
+    "habitat_distance_ft": ("NHESP search distance", lambda v: f"{float(v):,.0f} ft"),
+}
+
+
+def parameter_rows(meta: Mapping[str, Any]) -> list[tuple[str, str]]:
+    """(label, value in words) for the run's parameters, then the rule values it used."""
+    rows: list[tuple[str, str]] = []
+    for block, table in (("parameters", PARAMETERS), ("rules", RULES)):
+        values = meta.get(block) or {}
+        if not isinstance(values, Mapping):
+            continue
+        for key, (label, fmt) in table.items():
+            if key not in values:
+                continue
+            try:
+                rows.append((label, fmt(values[key])))
+            except (TypeError, ValueError):
+                rows.append((label, str(values[key])))
+        # anything this table does not know yet, shown as it is rather than dropped
+        rows += [(f"{block}.{k}", str(v)) for k, v in values.items()
+                 if k not in table and not isinstance(v, bool)]
+    return rows

@@ -1,0 +1,148 @@
+"""The plugin's translation of engine messages into dialog words, and its reading of findings.
+
+Both modules are plain Python (no QGIS), so these tests need no QGIS application.
+"""
+
+from __future__ import annotations
+
+import plugin_kit  # noqa: F401 - puts the plugin folder on sys.path
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+from swm_gis_qgis import findings, wording
+
+LABELS = {"SITE": "Site", "COMMON_PLAN": "Larger common plan of development or sale",
+          "PROPOSED_IMPERVIOUS": "Proposed (post-construction) impervious cover",
+          "PROPOSED_IMPERVIOUS_SQFT": "Or: proposed impervious area (sq ft)",
+          "INCLUDE_SUBJECT": "Include the subject parcels in the list",
+          "PARCELS": "Parcels (tax parcel polygons)", "PARCEL_ID_FIELD": "Parcel id field",
+          "OWNER_FIELD": "Assessing: owner name field", "SUBJECT": "Subject property",
+          "OUTPUT_FOLDER": "Output folder", "HUC12": "USGS WBD HUC12 subwatersheds",
+          "ASSESS": "Assessing table (owners and mailing addresses)"}
+TEMP = "/tmp/processing_AbCdEf/swm_gis_abutters_x1y2"
+
+
+@pytest.mark.parametrize(("engine", "dialog"), [
+    ("no --common-plan given", "no 'Larger common plan of development or sale' given"),
+    ("pass --proposed-impervious FILE or --proposed-impervious-sqft",
+     "pass 'Proposed (post-construction) impervious cover' or "
+     "'Or: proposed impervious area (sq ft)'"),
+    ("pass --include-subject to list its owners",
+     "pass 'Include the subject parcels in the list' to list its owners"),
+    ("the rule (SPEC section 2) says so", "the rule says so"),
+    ("No [layers.assess] in the config",
+     "No 'Assessing table (owners and mailing addresses)' in the dialog"),
+    ("SUBJECT: choose the field in PARCEL_ID_FIELD",
+     "'Subject property': choose the field in 'Parcel id field'"),
+])
+def test_engine_phrases_become_dialog_phrases(engine, dialog):
+    assert wording.dialog_text(engine, LABELS) == dialog
+
+
+def test_a_config_field_key_and_the_temporary_config_become_the_field_parameter():
+    message = (f"{TEMP}/parcels.gpkg ([layers.parcels]) has no field LOC_ID for the logical "
+               f'field "id". Set [layers.parcels.fields] id = "<field name>" in '
+               f"{TEMP}/town.toml.")
+    said = wording.dialog_text(message, LABELS,
+                               exports={f"{TEMP}/parcels.gpkg": "the layer 'Town parcels'"},
+                               temp_root=TEMP)
+    assert said == ("the layer 'Town parcels' ('Parcels (tax parcel polygons)') has no field "
+                    "LOC_ID for the logical field \"id\". Set the parameter 'Parcel id field'.")
+    assert wording.has_cli_language(message) and not wording.has_cli_language(said)
+
+
+def test_an_export_path_with_its_layer_suffix_becomes_the_qgis_layer():
+    said = wording.dialog_text(f"Cannot read {TEMP}/site.gpkg:site now", LABELS,
+                               exports={f"{TEMP}/site.gpkg": "the layer 'Sites'"})
+    assert said == "Cannot read the layer 'Sites' now"
+
+
+def test_data_words_that_look_like_ids_are_kept():
+    assert wording.dialog_text("Mitigation within the same HUC12", LABELS) == \
+        "Mitigation within the same HUC12"
+    assert wording.dialog_text("HUC10", LABELS, ids=False) == "HUC10"
+
+
+def test_a_long_list_is_cut_with_the_count_left_out():
+    ids = ", ".join(f"M_{n:06d}" for n in range(3000))
+    said = wording.dialog_text(f"Unknown parcel ids: {ids}", LABELS)
+    assert len(said) <= wording.MAX_CHARS
+    assert said.endswith(" more.")
+    shown = said.count("M_")
+    assert said.endswith(f"and {3000 - shown} more.")
+
+
+@given(st.lists(st.sampled_from(sorted(wording.FLAG_PARAMS)), min_size=1, max_size=6),
+       st.text(alphabet="abc XYZ.,", max_size=30))
+def test_no_flag_survives(flags, filler):
+    """Whatever flags a message names, none is left (labels or plain words instead)."""
+    message = filler + " " + " ".join(f"pass {f} now" for f in flags)
+    assert not wording.has_cli_language(wording.dialog_text(message, LABELS))
+
+
+@given(st.text(max_size=400))
+def test_dialog_text_is_one_short_paragraph(text):
+    said = wording.dialog_text(text, LABELS)
+    assert len(said) <= wording.MAX_CHARS + 20
+    assert "\n" not in said
+
+
+# ----------------------------------------------------------------------- findings
+def _finding(key, status, answer, **kw):
+    return {"key": key, "title": key.replace("_", " ").title(), "status": status,
+            "answer": answer, "section": "320-x", "layers_used": [], "layers_missing": [],
+            "caveats": [], **kw}
+
+
+DOC = {"findings": [
+    _finding("disturbance", "yes", "Permit is required: 58,125 sq ft disturbed."),
+    _finding("habitats", "not_checked", "No NHESP layer given.",
+             layers_missing=["nhesp_priority", "nhesp_estimated"]),
+    _finding("floodplain", "no", "The site is outside the SFHA."),
+]}
+
+
+def test_findings_give_typed_statuses_and_a_headline():
+    found = findings.findings_of(DOC)
+    out = findings.typed_outputs(found, ("disturbance", "habitats", "floodplain", "mitigation"))
+    assert out["DISTURBANCE_STATUS"] == "yes"
+    assert out["HABITATS_STATUS"] == "not_checked"
+    assert out["FLOODPLAIN_STATUS"] == "no"
+    assert out["MITIGATION_STATUS"] == ""  # the engine reported no such finding
+    assert out["HEADLINE"] == "Permit is required: 58,125 sq ft disturbed."
+    assert out["FINDINGS"].splitlines() == [
+        "Disturbance: yes - Permit is required: 58,125 sq ft disturbed.",
+        "Habitats: not checked - No NHESP layer given.",
+        "Floodplain: no - The site is outside the SFHA."]
+
+
+def test_summary_lines_name_the_layers_not_given():
+    lines = findings.summary_lines(findings.findings_of(DOC))
+    assert lines[0] == "Permit is required: 58,125 sq ft disturbed."
+    assert lines[-1] == "Not given, so not checked: nhesp_estimated, nhesp_priority"
+    assert len(lines) == 5
+
+
+def test_a_single_check_without_disturbance_has_its_own_headline():
+    out = findings.typed_outputs(findings.findings_of(DOC), ("floodplain",))
+    assert out["HEADLINE"] == "Floodplain: no - The site is outside the SFHA."
+
+
+@pytest.mark.parametrize(("disturbance", "status"), [
+    ({"permit_required": True, "common_plan_area_sqft": None}, "yes"),
+    ({"permit_required": False, "common_plan_area_sqft": None}, "conditional"),
+    ({"permit_required": False, "common_plan_area_sqft": 20000.0}, "no"),
+    ({"permit_required": False, "common_plan_area_sqft": 20000.0,
+      "exemption": [{"name": "landscaping"}]}, "conditional"),
+])
+def test_the_fallback_never_says_no_for_an_unchecked_common_plan(disturbance, status):
+    """FALLBACK (delete with findings.fallback_findings once the engine writes findings)."""
+    found = findings.findings_of({"disturbance": disturbance})
+    assert [f["status"] for f in found] == [status]
+
+
+def test_a_long_answer_is_cut_to_the_output_limit():
+    doc = {"findings": [_finding(k, "yes", "x" * 5000) for k in findings.KEYS]}
+    out = findings.typed_outputs(findings.findings_of(doc), findings.KEYS)
+    assert len(out["FINDINGS"]) <= findings.MAX_OUTPUT_CHARS
+    assert len(out["HEADLINE"]) <= 300
