@@ -6,7 +6,9 @@
 * A dataclass field's ``default_factory`` shows as a call (``dict()``) instead of ``<factory>``,
   which Sphinx cannot parse.
 * A reference to a public object by its defining module (``swm_gis.development.development_type``)
-  resolves to its entry in the reference (``swm_gis.development_type``).
+  resolves to its entry in the reference (``swm_gis.development_type``); one to an internal helper
+  that exists (``land_use`` in a docstring of ``swm_gis.receiving_waters``) shows as code; one to
+  a name that exists nowhere fails the build.
 """
 
 from __future__ import annotations
@@ -136,6 +138,44 @@ def public_alias(target: str) -> str | None:
     return f"swm_gis.{name}" if obj is not None and obj is getattr(swm_gis, name) else None
 
 
+def internal_object(target: str, refdoc: str) -> bool:
+    """Whether ``target`` names an existing (undocumented) swm_gis object.
+
+    A dotted ``swm_gis.module.name`` is looked up as it is; a short name in the module that
+    defines the object the page ``refdoc`` documents (``generated/swm_gis.<name>``). Such a
+    reference is shown as code without a link; a name that exists nowhere is still an error.
+    """
+    import importlib
+
+    import swm_gis
+
+    parts = target.split(".")
+    if parts[0] == "swm_gis":
+        for cut in range(len(parts), 0, -1):
+            try:
+                obj = importlib.import_module(".".join(parts[:cut]))
+            except ImportError:
+                continue
+            return _walk(obj, parts[cut:])
+        return False
+    page = refdoc.rsplit("/", 1)[-1]
+    if not page.startswith("swm_gis."):
+        return False
+    documented = getattr(swm_gis, page.split(".")[1], None)
+    module_name = getattr(documented, "__module__", None) or ""
+    if documented is None or not module_name.startswith("swm_gis"):
+        return False
+    return _walk(sys.modules[module_name], parts)
+
+
+def _walk(obj, names: list[str]) -> bool:
+    for name in names:
+        if not name.isidentifier() or not hasattr(obj, name):
+            return False
+        obj = getattr(obj, name)
+    return True
+
+
 # --------------------------------------------------------------------------- Sphinx hooks
 def _signature(app, what, name, obj, options, signature, return_annotation):
     return factory_defaults(obj, signature), return_annotation
@@ -146,7 +186,8 @@ def _missing_reference(app, env, node, contnode):
         return None
     alias = public_alias(node.get("reftarget", ""))
     if alias is None:
-        return None
+        # an internal helper: code without a link (a typo still fails the build)
+        return contnode if internal_object(node.get("reftarget", ""), node["refdoc"]) else None
     found = env.get_domain("py").resolve_any_xref(env, node["refdoc"], app.builder, alias, node,
                                                    contnode)
     return found[0][1] if found else None
