@@ -26,7 +26,6 @@ release = version = swm_gis.__version__
 extensions = [
     "sphinx.ext.autodoc",
     "sphinx.ext.autosummary",
-    "sphinx.ext.intersphinx",
     "numpydoc",
     "myst_parser",
     "swm_docs",
@@ -60,7 +59,6 @@ nitpick_ignore_regex = [
                  r"|timeline\.Deadline|checklist\.ChecklistItem)"),
 ]
 myst_heading_anchors = 3
-intersphinx_mapping = {}  # offline builds: no inventories fetched
 
 html_theme = "alabaster"
 # wide enough for the code's 100-character lines and the tutorial's tables
