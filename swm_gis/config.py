@@ -16,10 +16,12 @@ Examples
 
 from __future__ import annotations
 
+import re
 import tomllib
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Literal
+from urllib.parse import urlsplit
 
 from pyproj import CRS
 from pyproj.exceptions import CRSError as PyprojCRSError
@@ -31,6 +33,7 @@ from swm_gis.config_checks import (
     TEXT,
     TEXT_LIST,
     TEXT_OR_EMPTY,
+    TEXT_OR_LIST,
     Kind,
     check_table,
     check_values,
@@ -136,7 +139,7 @@ SECTIONS = ("town", "rules", "layers")
 TOWN_KEYS: dict[str, Kind] = {"name": TEXT, "crs": TEXT, "synthetic": BOOL}
 
 #: Keys of each [layers.KEY]; ``fields`` is checked against the layer's logical fields.
-LAYER_KEYS: dict[str, Kind] = {"path": SOURCE, "layer": TEXT, "crs": TEXT, "fields": TABLE,
+LAYER_KEYS: dict[str, Kind] = {"path": SOURCE, "layer": TEXT_OR_LIST, "crs": TEXT, "fields": TABLE,
                                "coverage": TEXT, "vintage": TEXT}
 
 #: The HUC levels off-site mitigation can be tied to (watersheds.py reads huc10 / huc12).
@@ -174,6 +177,9 @@ class LayerSpec:
     # the area the layer's data is taken to cover (docs/findings.md): "town" (the town
     # boundary and the layer's own extent), "extent" (its own extent only) or "statewide"
     coverage: str = "town"
+    #: A layer read from several sources (``path = [...]``): one spec per source, in config
+    #: order; ``path`` is then their paths joined by " + " (for messages and provenance).
+    parts: tuple[LayerSpec, ...] = ()
 
     @property
     def schema(self) -> LayerSchema:
@@ -181,9 +187,21 @@ class LayerSpec:
 
     @property
     def is_file(self) -> bool:
-        return not _is_connection_string(self.path)
+        return not self.parts and not _is_connection_string(self.path)
+
+    @property
+    def is_postgis(self) -> bool:
+        """A PostgreSQL/PostGIS source (``postgresql://...`` URL or GDAL ``PG:`` string)."""
+        return not self.parts and is_postgis_path(self.path)
+
+    @property
+    def sources(self) -> tuple[LayerSpec, ...]:
+        """The single-source specs this layer is read from (itself, or its ``parts``)."""
+        return self.parts or (self,)
 
     def describe(self) -> str:
+        if self.parts:
+            return " + ".join(p.describe() for p in self.parts)
         return f"{self.path}:{self.layer}" if self.layer else self.path
 
 
@@ -365,7 +383,8 @@ COVERAGE_CHOICES = ("town", "extent", "statewide")
 def _parse_layer(key: str, raw: Any, base_dir: Path, where: str) -> LayerSpec:
     section = f"[layers.{key}]"
     if not isinstance(raw, dict) or not raw.get("path"):
-        raise ConfigError(f'{where}: {section} needs path = "..." (a file or GDAL source).')
+        raise ConfigError(f'{where}: {section} needs path = "..." (a file, zip, database '
+                          'connection or GDAL source; or a list of them).')
     check_values(raw, LAYER_KEYS, where=where, section=section)
     schema = SCHEMAS[key]
     given = raw.get("fields", {})
@@ -395,38 +414,80 @@ def _parse_layer(key: str, raw: Any, base_dir: Path, where: str) -> LayerSpec:
     if coverage not in COVERAGE_CHOICES:
         raise ConfigError(f'{where}: {section} coverage = "{coverage}" is not one of '
                           f"{', '.join(COVERAGE_CHOICES)} (docs/findings.md).")
-    return LayerSpec(
-        key=key,
-        path=_single_source(raw["path"], base_dir, where=where, section=section),
-        coverage=coverage,
-        layer=raw.get("layer"),
-        crs=crs,
-        # An empty string switches an optional default off ("this source has no such field").
+    # An empty string switches an optional default off ("this source has no such field").
+    spec = LayerSpec(
+        key=key, path="", layer=None, crs=crs, coverage=coverage,
         fields={**schema.fields, **{k: (v.strip() or None) for k, v in given.items()}},
         explicit_fields=frozenset(k for k, v in given.items() if v.strip()),
         vintage=str(raw["vintage"]) if raw.get("vintage") not in (None, "") else None,
     )
+    return _with_sources(spec, raw, base_dir, where)
 
 
-def _single_source(path: str | list[str], base_dir: Path, *, where: str, section: str) -> str:
-    """The one resolved source of ``path`` (a one-item list is that item)."""
-    if isinstance(path, list):
-        if len(path) > 1:
-            # Reading only the first would silently drop the others' features.
+# --------------------------------------------------------------------------- sources (paths)
+def _with_sources(spec: LayerSpec, raw: dict, base_dir: Path, where: str) -> LayerSpec:
+    """Fill in ``path``/``layer``: one source, or ``parts`` for ``path = [...]`` (SPEC section 4).
+
+    ``layer`` is one name for every source or a list with one name per source.
+    """
+    key = spec.key
+    paths, layer = raw["path"], raw.get("layer")
+    if isinstance(paths, list):
+        if not paths or not all(isinstance(p, str) and p.strip() for p in paths):
+            raise ConfigError(f"{where}: [layers.{key}] path = [...] must list one or more "
+                              "file names or connections (text).")
+    elif not isinstance(paths, str):
+        raise ConfigError(f"{where}: [layers.{key}] path must be text or a list of texts.")
+    many = isinstance(paths, list)
+    plist = paths if many else [paths]
+    if isinstance(layer, list):
+        if not many or len(layer) != len(plist) or not all(isinstance(v, str) for v in layer):
             raise ConfigError(
-                f"{where}: {section} path lists {len(path)} sources; this version reads one "
-                "source per layer. Merge them into one file (e.g. with ogrmerge.py) or name one."
+                f"{where}: [layers.{key}] layer = [...] needs one layer name per path "
+                f"({len(plist)} path(s), {len(layer)} layer name(s))."
             )
-        path = path[0]
-    return _resolve_path(path.strip(), base_dir)
+        layers = layer
+    elif layer is None or isinstance(layer, str):
+        layers = [layer] * len(plist)
+    else:
+        raise ConfigError(f"{where}: [layers.{key}] layer must be text (or a list, one per path).")
+    for p in plist:
+        _refuse_password(p, f"{where}: [layers.{key}] path")
+    parts = tuple(replace(spec, path=_resolve_path(str(p), base_dir), layer=lay)
+                  for p, lay in zip(plist, layers, strict=True))
+    if not many:
+        return parts[0]
+    return replace(spec, path=" + ".join(p.path for p in parts), parts=parts)
+
+
+def is_postgis_path(path: str) -> bool:
+    """True for a PostgreSQL connection: a ``postgresql://`` / ``postgres://`` URL or ``PG:``."""
+    return str(path).startswith(("PG:", "postgresql://", "postgres://"))
+
+
+def _refuse_password(path: str, what: str) -> None:
+    """A connection must not carry a password: outputs and logs record the path."""
+    text = str(path)
+    found = False
+    if text.startswith(("postgresql://", "postgres://")):
+        found = urlsplit(text).password is not None or "password=" in text.lower()
+    elif text.startswith("PG:"):
+        found = re.search(r"(^|[\s:])password\s*=", text, flags=re.IGNORECASE) is not None
+    if found:
+        raise ConfigError(
+            f"{what} holds a database password. Remove it: swm-gis records sources in its "
+            "outputs, so passwords come from the PGPASSWORD environment variable, ~/.pgpass or a "
+            "pg_service.conf service (service=name), as for psql."
+        )
 
 
 def _is_connection_string(path: str) -> bool:
-    return path.startswith(("PG:", "MSSQL:", "OCI:", "/vsicurl/", "http://", "https://"))
+    return is_postgis_path(path) or path.startswith(
+        ("MSSQL:", "OCI:", "/vsicurl/", "http://", "https://"))
 
 
 def _resolve_path(path: str, base_dir: Path) -> str:
-    if _is_connection_string(path):
+    if _is_connection_string(path) or path.startswith("/vsi"):
         return path
     p = Path(path).expanduser()
     return str(p if p.is_absolute() else (base_dir / p).resolve())

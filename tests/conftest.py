@@ -11,6 +11,8 @@ from hypothesis import settings
 from shapely.geometry import box
 from townkit import CAMBRIDGE_CONFIG, CRS, REPO
 
+pytest_plugins = ("postgis_server",)  # the throwaway PostGIS server (tests/postgis_server.py)
+
 # CI replays the same examples every run (a failure there is reproducible); locally hypothesis
 # explores new ones each time.
 settings.register_profile("ci", derandomize=True, deadline=None)

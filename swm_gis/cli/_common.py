@@ -151,5 +151,6 @@ def open_config(path: Path) -> TownConfig:
     return load_config(path)
 
 
-#: Where the bundled synthetic sample town lives (repository checkout or editable install).
-SAMPLE_DIR = Path(__file__).resolve().parents[2] / "data" / "sample"
+#: Where the bundled synthetic sample town lives: package data (``swm_gis/sample``, in a
+#: checkout a link to ``data/sample``), so an installed wheel has it too.
+SAMPLE_DIR = Path(__file__).resolve().parents[1] / "sample"
