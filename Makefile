@@ -6,7 +6,7 @@ SYS_PY ?= /usr/bin/python3
 APT := DEBIAN_FRONTEND=noninteractive apt-get
 export QT_QPA_PLATFORM ?= offscreen
 
-.PHONY: demo test lint setup system-deps test-deps qgis plugin sample bench clean dist
+.PHONY: demo test lint docs tutorial tutorial-clear setup system-deps test-deps qgis plugin sample bench clean dist
 
 demo: setup
 	$(VENV)/bin/swm-gis demo --out swm-gis-demo
@@ -17,6 +17,23 @@ test: setup test-deps
 
 lint: setup
 	$(VENV)/bin/ruff check .
+
+# API reference + tutorial page (the notebook run, with its outputs) into docs/_build/html;
+# any Sphinx warning, broken cross-reference or failing notebook cell fails the build.
+# (make test builds them too, and executes the notebook: tests/test_docs.py)
+DOCS_OUT ?= docs/_build/html
+docs: setup
+	$(PY) -m sphinx -W --keep-going -b html docs $(DOCS_OUT)
+	@echo "open $(DOCS_OUT)/index.html"
+
+# Execute the tutorial notebook as CI does (pytest-qgis is left out: it cannot tear down a
+# notebook item).
+tutorial: setup
+	$(PY) -m pytest -p no:pytest_qgis -p no:cacheprovider -o addopts="" --nbmake docs/tutorial.ipynb
+
+# Clear the notebook's outputs before committing it (tests/test_docs.py checks they are cleared).
+tutorial-clear: setup
+	$(PY) scripts/clear_notebook.py docs/tutorial.ipynb
 
 setup: $(VENV)/.installed
 
@@ -67,4 +84,4 @@ bench: setup test-deps
 	$(PY) benchmarks/bench_abutters.py
 
 clean:
-	rm -rf $(VENV) build dist *.egg-info swm-gis-demo .pytest_cache
+	rm -rf $(VENV) build dist *.egg-info swm-gis-demo .pytest_cache docs/_build docs/generated docs/tutorial.md docs/_tutorial_files

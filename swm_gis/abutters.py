@@ -131,6 +131,10 @@ def find_abutters(
         Notification distance in feet; default ``rules.abutter_distance_ft`` (100 ft).
     include_subject
         Also list the subject parcels themselves (distance 0).
+    rules
+        Rule values; only ``abutter_distance_ft`` is read (the default distance).
+    id_col
+        The parcel id column of ``parcels`` and ``subject``.
 
     Returns
     -------

@@ -97,10 +97,24 @@ def classify_parcels(parcels: gpd.GeoDataFrame, overlays: Overlays, *,
                      rep_points: np.ndarray | None = None) -> gpd.GeoDataFrame:
     """Flag every parcel (vectorised); returns a new frame with the input's index and CRS.
 
-    ``parcels`` has logical fields (``id``, optionally ``map_par_id``) in a projected CRS in
-    metres (the working CRS). Thresholds are inclusive and measured exactly: the NHESP distance is
-    the exact distance between the parcel and the nearest feature (no buffer stands in for it).
-    Flags whose reference layer is absent are null.
+    Thresholds are inclusive and measured exactly: the NHESP distance is the exact distance
+    between the parcel and the nearest feature (no buffer stands in for it).
+
+    Parameters
+    ----------
+    parcels
+        Parcels with logical fields (``id``, optionally ``map_par_id``) in a projected CRS in
+        metres (the working CRS).
+    overlays
+        The prepared reference layers (:meth:`Overlays.build`).
+    rep_points
+        One representative point per parcel, if already computed (else ``point_on_surface``).
+
+    Returns
+    -------
+    GeoDataFrame
+        One row per parcel (SPEC applicability columns); flags whose reference layer is absent
+        are null.
     """
     rules = overlays.rules
     geoms = parcels.geometry.values.to_numpy()

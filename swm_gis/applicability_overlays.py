@@ -153,10 +153,26 @@ class _Pieces:
 
 @dataclass
 class Overlays:
-    """The reference layers, prepared once per job (see :meth:`build`).
+    """The reference layers, prepared once per job (see :meth:`Overlays.build`).
 
-    A layer that was not configured is ``None`` and the flags that need it stay empty (null);
-    ``checks`` records which checks ran and on which data.
+    A layer that was not configured is ``None`` and the flags that need it stay empty (null).
+
+    Attributes
+    ----------
+    rules
+        Rule values (habitat distance, permit trigger, ...).
+    habitats
+        NHESP priority and estimated habitats and vernal pools, labelled ``kind:<id>``.
+    sfha
+        The FEMA Special Flood Hazard Area, dissolved.
+    huc12, huc10
+        The WBD watersheds, for each parcel's largest-overlap HUC12 and HUC10.
+    huc12_names
+        HUC12 code to its name.
+    drainage
+        Receiving-water flags per DEM cell (ORW, impaired waters), if a DEM is configured.
+    checks
+        Which checks ran and on which data (the output's checks table).
     """
 
     rules: Rules = field(default_factory=Rules)
@@ -185,9 +201,9 @@ class Overlays:
         """Prepare reference frames (logical field names, working CRS) for :func:`classify_parcels`.
 
         Habitat features are labelled ``priority:<id>``, ``estimated:<id>`` and
-        ``vernal_pool:<id>``; SFHA polygons (rows where :func:`swm_gis.floodplain.sfha_mask` is
+        ``vernal_pool:<id>``; SFHA polygons (rows where ``swm_gis.floodplain.sfha_mask`` is
         true) are dissolved so overlapping zones are not counted twice; polygons are cut into
-        small pieces by :func:`subdivide` (areas and distances are unchanged by the cut).
+        small pieces by ``subdivide`` (areas and distances are unchanged by the cut).
         """
         rules = rules or Rules()
         hab_geoms, hab_labels = [], []

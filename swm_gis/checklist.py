@@ -103,6 +103,11 @@ def submittal_checklist(document: Mapping[str, Any] | None = None) -> list[Check
     document
         The screening document (``screening.json`` content); None gives the bare checklist with
         every conditional item undecided.
+
+    Returns
+    -------
+    list of ChecklistItem
+        In checklist order; ``applies`` is True, False or None (the deciding check did not run).
     """
     doc = document or {}
     conditions = _conditions(doc) if document is not None else {}

@@ -237,7 +237,25 @@ class LayerSpec:
 
 @dataclass(frozen=True)
 class TownConfig:
-    """A town: name, working CRS, rule values and its layers."""
+    """A town: name, working CRS, rule values and its layers (:func:`load_config` makes one).
+
+    Attributes
+    ----------
+    name
+        The town's name, as the outputs print it.
+    crs
+        The working CRS (projected), e.g. ``"EPSG:26986"``; every layer is reprojected into it.
+    rules
+        Rule values (permit trigger, distances, retention depth, ...): Chapter 320's unless the
+        config's ``[rules]`` changes them.
+    layers
+        Layer key (``"parcels"``, ``"assess"``, ``"flood_zones"``, ...) to where it is and how
+        its fields map.
+    path
+        The TOML file the config was read from, if any.
+    synthetic
+        True for made-up data (the sample town): every output then says so.
+    """
 
     name: str
     crs: str
@@ -250,9 +268,11 @@ class TownConfig:
     cache_dir: str | None = None
 
     def has(self, key: str) -> bool:
+        """Whether the config has a ``[layers.<key>]`` section."""
         return key in self.layers
 
     def layer(self, key: str) -> LayerSpec:
+        """The layer ``key``; a :class:`~swm_gis.errors.ConfigError` if it is not configured."""
         if key not in self.layers:
             raise ConfigError(
                 f"The town config {self.path or ''} has no [layers.{key}] section; "
@@ -262,14 +282,26 @@ class TownConfig:
 
     @property
     def crs_obj(self) -> CRS:
+        """The working CRS as a :class:`pyproj.CRS`."""
         return CRS.from_user_input(self.crs)
 
     def with_rules(self, **changes: Any) -> TownConfig:
+        """A copy with some rule values changed, e.g. ``with_rules(abutter_distance_ft=300)``."""
         return replace(self, rules=replace(self.rules, **changes))
 
 
 def load_config(path: str | Path) -> TownConfig:
     """Read a town config TOML file.
+
+    Parameters
+    ----------
+    path
+        The TOML file; the layer paths inside it are relative to its folder.
+
+    Returns
+    -------
+    TownConfig
+        The town, its working CRS, rule values and layers, checked.
 
     Raises
     ------

@@ -97,7 +97,8 @@ def disturbance_trigger(
         The disturbance of the larger common plan of development or sale the site belongs to
         (e.g. every lot of a subdivision); its union with the site is the plan's disturbance.
     exemptions
-        Names of Bylaw 213-16B exemptions claimed by the applicant (see :data:`EXEMPTIONS`).
+        Names of Bylaw 213-16B exemptions claimed by the applicant (the keys of
+        ``swm_gis.disturbance.EXEMPTIONS``).
     rules
         Rule values; ``rules.trigger_sqft`` is the threshold (inclusive).
 
@@ -114,7 +115,7 @@ def disturbance_trigger(
     Raises
     ------
     SwmGisError
-        An exemption name is not one of :data:`EXEMPTIONS`.
+        An exemption name is not one of ``swm_gis.disturbance.EXEMPTIONS``.
     CrsError, GeometryError, EmptyLayerError
         The site (or plan) has no CRS, a geographic CRS, no polygons or non-polygon geometry.
     """

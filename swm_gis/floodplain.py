@@ -115,7 +115,7 @@ def floodplain_overlap(
         Polygon(s) in a projected CRS; their union is measured (no double counting).
     zones
         FEMA flood zones in the same CRS with logical columns ``zone`` (and optionally
-        ``subtype``, ``sfha``, ``bfe``); see :func:`sfha_mask`.
+        ``subtype``, ``sfha``, ``bfe``); see ``swm_gis.floodplain.sfha_mask``.
     rules
         Rule values (the SFHA zone list); Chapter 320 defaults.
 

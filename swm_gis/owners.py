@@ -131,11 +131,24 @@ def join_owners(
 ) -> pd.DataFrame:
     """One notice row per owner of record of each listed parcel (one per condominium unit).
 
-    ``abutting`` has the parcel id in ``id_col``; ``assess`` has the logical assessing fields
-    (``parcel_id``, ``owner``, ``co_owner``, ``address``, ``address2``, ``city``, ``state``,
-    ``zip``, ``country``). Identical rows for one parcel (the same owner and address on two
-    units) are one notice. Parcels without an assessing row get no notice here (the abutter list
-    flags them). Returns the mailing columns plus ``parcel_id``, ``address1``, ``address2``.
+    Identical rows for one parcel (the same owner and address on two units) are one notice.
+    Parcels without an assessing row get no notice here (the abutter list flags them).
+
+    Parameters
+    ----------
+    abutting
+        The listed parcels, with the parcel id in ``id_col``.
+    assess
+        Assessing rows with the logical fields (``parcel_id``, ``owner``, ``co_owner``,
+        ``address``, ``address2``, ``city``, ``state``, ``zip``, ``country``).
+    id_col
+        The parcel id column of ``abutting``.
+
+    Returns
+    -------
+    DataFrame
+        The mailing columns plus ``parcel_id``, ``address1``, ``address2``, in the order of
+        ``abutting``.
     """
     ids = abutting[id_col].dropna().astype(str)
     a = assess.loc[assess["parcel_id"].astype(str).isin(set(ids))]
@@ -183,10 +196,21 @@ def recipients(notices: pd.DataFrame) -> pd.DataFrame:
     """De-duplicate notices into recipients: one per owner and mailing address.
 
     The first spelling met is printed (a ZIP+4 preferred over a 5-digit ZIP; a co-owner line kept
-    if any row has one); ``parcel_ids`` lists every parcel the recipient owns ("; "-separated).
-    ``attrs["duplicates_removed"]`` counts every merge: identical assessing rows of one parcel
-    (``join_owners``) plus notices of the same owner at the same address. A ``note`` column flags
-    mailing addresses that look incomplete.
+    if any row has one).
+
+    Parameters
+    ----------
+    notices
+        Notice rows, as :func:`join_owners` returns them.
+
+    Returns
+    -------
+    DataFrame
+        One row per recipient: the mailing columns, ``parcel_ids`` (every parcel the recipient
+        owns, "; "-separated), ``address1``, ``address2`` and a ``note`` flagging mailing
+        addresses that look incomplete. ``attrs["duplicates_removed"]`` counts every merge:
+        identical assessing rows of one parcel (``join_owners``) plus notices of the same owner
+        at the same address.
     """
     cols = MAILING_COLUMNS + ["address1", "address2", "note"]
     if notices.empty:
