@@ -415,6 +415,36 @@ def output_file(target: str | os.PathLike, *, inputs: Iterable[Any] = (),
         yield stage / target.name
 
 
+@contextlib.contextmanager
+def api_output_dir(out_dir: str | os.PathLike, *, inputs: Iterable[Any] = (),
+                   overwrite: bool = False, command: str = "swm_gis API") -> Iterator[Path]:
+    """For the result objects' ``.write()``: the safety of :func:`output_package` without the
+    signal handlers (a library must not install them).
+
+    Yields the folder to write into: ``out_dir`` itself when it already is a staging folder (a
+    command writes the result into its own stage), else a new stage moved into place on success.
+    """
+    out_dir = Path(out_dir)
+    if STAGE_MARK in out_dir.name:
+        yield out_dir
+        return
+    refuse_inputs(out_dir, inputs)
+    with explain_os_errors(out_dir), output_lock(out_dir, command=command), \
+            staged_dir(out_dir, overwrite=overwrite) as stage:
+        yield stage
+
+
+def source_files(sources: Iterable[Any]) -> list[str]:
+    """The files of provenance records (``{"file": ...}`` dicts, or plain paths)."""
+    found = []
+    for src in sources or ():
+        value = src.get("file") if isinstance(src, dict) else src
+        values = value if isinstance(value, list | tuple) else [value]
+        # "(GeoDataFrame)": an in-memory input, no file to protect
+        found.extend(str(v) for v in values if v and not str(v).startswith("("))
+    return found
+
+
 def final_paths(paths: dict[str, Any], stage: str | os.PathLike, dest: str | os.PathLike
                 ) -> dict[str, Path]:
     """Where files written into ``stage`` are after the move: ``dest`` / their relative path."""
@@ -423,5 +453,6 @@ def final_paths(paths: dict[str, Any], stage: str | os.PathLike, dest: str | os.
 
 __all__ = [
     "final_paths", "refuse_inputs", "config_inputs", "output_lock", "lock_path_for", "staged_dir",
-    "interrupt_guard", "explain_os_errors", "output_package", "output_file",
+    "interrupt_guard", "explain_os_errors", "output_package", "output_file", "api_output_dir",
+    "source_files",
 ]
