@@ -250,7 +250,8 @@ def read_file(
         info = pyogrio.read_info(path, layer=layer)
         gdf = pyogrio.read_dataframe(path, layer=layer)
     except Exception as exc:
-        raise InputFileError(f"Cannot read {source} ({what}): {_first_line(exc)}") from exc
+        raise InputFileError(f"Cannot read {source} ({what}): {_first_line(exc)}"
+                             f"{_layers_hint(path, layer)}") from exc
     if not isinstance(gdf, gpd.GeoDataFrame):
         raise GeometryError(f"{source} ({what}) has no geometry.")
     declared = info.get("crs") or crs
@@ -263,7 +264,7 @@ def read_file(
     sanity.check_source(spec, tuple(gdf.total_bounds) if len(gdf) else None, gdf.crs,
                         declared_by="source")
     gdf = gdf.to_crs(working_crs)
-    gdf, _, _ = repair_geometries(gdf)
+    gdf, repaired, _ = repair_geometries(gdf)
     if gdf.empty:
         raise EmptyLayerError(f"{source} ({what}) has no features with geometry.")
     if geometry:
@@ -275,7 +276,8 @@ def read_file(
                 f"{geometry} features are needed."
             )
         gdf = gdf[~bad]
-    gdf.attrs["source"] = source_info(spec)
+    # repairs are recorded (screening.json meta.site.repaired) and said in the summary
+    gdf.attrs["source"] = {**source_info(spec), **({"repaired": repaired} if repaired else {})}
     return gdf
 
 
@@ -581,7 +583,23 @@ def _transform_geom(geom: shapely.Geometry, src: CRS, dst: CRS) -> shapely.Geome
 
 def _first_line(exc: BaseException) -> str:
     text = str(exc).strip() or type(exc).__name__
-    return text.splitlines()[0]
+    text = text.splitlines()[0]
+    if "file is not a database" in text:  # GDAL quotes its SQL: say what it means instead
+        return "it is not a GeoPackage (not an SQLite database; damaged or another format)"
+    return text
+
+
+def _layers_hint(path: str, layer: str | None) -> str:
+    """'. Its layers: a, b' when ``layer`` is not one of the file's layers."""
+    if layer is None:
+        return ""
+    try:
+        names = [str(row[0]) for row in pyogrio.list_layers(path)]
+    except Exception:  # noqa: BLE001 - the hint is optional; the read error says enough
+        return ""
+    if layer in names:
+        return ""
+    return f". Its layers: {', '.join(names)}; name one as FILE:LAYER."
 
 
 __all__ = [
