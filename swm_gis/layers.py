@@ -383,6 +383,9 @@ def read_parcels_by_id(config: TownConfig, ids: list[str]) -> gpd.GeoDataFrame:
     """The parcels with these ids (polygons sharing an id merged), or
     :class:`UnknownParcelError` naming every id that is not in the layer."""
     ids = list(dict.fromkeys(str(v).strip() for v in ids))
+    if "" in ids:
+        raise UnknownParcelError("A parcel id is empty (--parcel \"\"); give the parcel's id, "
+                                 "e.g. its MassGIS LOC_ID.")
     parcels = read_by_ids(config, "parcels", "id", ids)
     found = set(parcels["id"].dropna().astype(str))
     missing = [p for p in ids if p not in found]
@@ -397,6 +400,8 @@ def read_parcels_by_id(config: TownConfig, ids: list[str]) -> gpd.GeoDataFrame:
             f"{spec.describe()} ([layers.parcels]). Check the id, or set "
             f'[layers.parcels.fields] id = "<field>" in {config.path or "the town config"} if '
             "parcels are keyed by another field."
+            + (" Several parcels? Give each with its own --parcel (-p A -p B), not separated by "
+               "commas." if any("," in p for p in missing) else "")
         )
     return merge_duplicate_ids(parcels)
 

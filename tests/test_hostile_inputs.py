@@ -14,7 +14,7 @@ import geopandas as gpd
 import numpy as np
 import pytest
 import shapely
-from hostile import assert_refused, edit, hashes, leftovers, run, sample_copy
+from hostile import SUBJECT, assert_refused, edit, hashes, leftovers, run, sample_copy
 
 OK = 0
 
@@ -210,4 +210,96 @@ def test_a_hostile_site_file(tmp_path, capsys, case):
         assert sorted(p.name for p in out.iterdir()) == ["screening.gpkg", "screening.json"]
     else:
         assert not out.exists()
+    assert leftovers(tmp_path) == []
+
+
+# --------------------------------------------------------------------------- arguments
+def _site(toml):
+    return ["--site", f"{toml.parent / 'sites.gpkg'}:site"]
+
+
+ARGUMENTS = {
+    # case: (command, extra arguments (T = the town folder, O = the output), fragments)
+    "distance-negative": ("abutters", ["-p", SUBJECT, "-d", "-100ft"],
+                          ['Cannot read the distance "-100ft"', "Give feet or metres"]),
+    "distance-words": ("abutters", ["-p", SUBJECT, "-d", "three hundred feet"],
+                       ['Cannot read the distance "three hundred feet"']),
+    "distance-furlongs": ("abutters", ["-p", SUBJECT, "-d", "2 furlongs"],
+                          ['Cannot read the distance "2 furlongs"']),
+    "distance-too-far": ("abutters", ["-p", SUBJECT, "-d", "1e9 ft"],
+                         ['Cannot read the distance "1e9 ft"']),
+    "parcel-unknown": ("abutters", ["-p", "M_000000_000000"],
+                       ['Parcel id(s) M_000000_000000 not found in field "LOC_ID"']),
+    "parcel-empty": ("abutters", ["-p", ""], ['A parcel id is empty (--parcel "")']),
+    "parcel-with-commas": ("abutters", ["-p", f"{SUBJECT},M_1,M_2"],
+                           ["not found", "Give each with its own --parcel (-p A -p B)"]),
+    "parcel-and-site": ("abutters", ["-p", SUBJECT, "--site", "T/sites.gpkg:site"],
+                        ["either by --parcel ID (one or more) or by --site FILE, not both"]),
+    "neither-parcel-nor-site": ("abutters", [],
+                                ["either by --parcel ID (one or more) or by --site FILE"]),
+    "label-template-unknown": ("abutters", ["-p", SUBJECT, "--label-template", "5999"],
+                               ["Unknown --label-template 5999; choose one of 5160"]),
+    "label-offset-too-far": ("abutters", ["-p", SUBJECT, "--label-offset", "3,0"],
+                             ["--label-offset 3,0 is more than an inch"]),
+    "out-is-a-file": ("abutters", ["-p", SUBJECT, "-o", "T/README.md"],
+                      ["Invalid value for '--out'", "README.md' is a file"]),
+    "out-is-the-config-folder": ("abutters", ["-p", SUBJECT, "-o", "T"], [
+        "(--out) contains the input", "town.toml", "--overwrite does not change this"]),
+    "out-inside-the-geopackage": ("abutters", ["-p", SUBJECT, "-o", "T/sample.gpkg/x"],
+                                  ["sample.gpkg/x (--out) is inside the input"]),
+    "out-is-the-config": ("applicability", ["-o", "T/town.toml"],
+                          ["town.toml must be a GeoPackage file ending in .gpkg"]),
+    "out-is-the-dem": ("applicability", ["-o", "T/dem.tif"],
+                       ["dem.tif must be a GeoPackage file ending in .gpkg"]),
+    "out-not-gpkg": ("applicability", ["-o", "O.txt"],
+                     ["out.txt must be a GeoPackage file ending in .gpkg"]),
+    "out-is-the-site": ("screen", ["--site", "T/sites.gpkg:site", "-o", "T/sites.gpkg"],
+                        ["Invalid value for '--out'", "sites.gpkg' is a file"]),
+    "exemption-unknown": ("screen", ["--exemption", "farming"],
+                          ['Unknown exemption "farming"', "npdes-waived, agriculture"]),
+    "received-feb-30": ("screen", ["--received", "2026-02-30"],
+                        ['--received "2026-02-30" is not a date; write it as YYYY-MM-DD']),
+    "received-words": ("screen", ["--received", "yesterday"],
+                       ['--received "yesterday" is not a date']),
+    "development-unknown": ("screen", ["--development", "maybe"],
+                            ["'maybe' is not one of 'auto', 'new', 'redevelopment'"]),
+    "impervious-negative": ("screen", ["--proposed-impervious-sqft", "-5"], [
+        "'--proposed-impervious-sqft': Input should be greater than or equal to 0"]),
+    "proposed-use-unknown": ("screen", ["--proposed-use", "spaceport"], ["spaceport"]),
+    "screen-parcel-unknown": ("screen", ["--parcel", "NOPE"], ["Parcel id(s) NOPE not found"]),
+    "common-plan-missing": ("screen", ["--common-plan", "T/nowhere.gpkg"],
+                            ["File not found", "nowhere.gpkg (--common-plan)"]),
+    "workers-zero": ("applicability", ["--workers", "0"],
+                     ["'--workers': Input should be greater than or equal to 1"]),
+    "chunk-size-negative": ("applicability", ["--chunk-size", "-10"],
+                            ["'--chunk-size': Input should be greater than or equal to 100"]),
+    "scheduler-without-dask": ("applicability", ["--scheduler", "tcp://127.0.0.1:1"],
+                               ["--scheduler is for the Dask engine; add --engine dask"]),
+    "scheduler-bad-form": ("applicability", ["--engine", "dask", "--scheduler", "not a url"],
+                           ['--scheduler "not a url" is not a scheduler address']),
+    "config-missing": ("abutters", ["-p", SUBJECT, "-c", "T/nowhere.toml"],
+                       ["Town config file not found", "nowhere.toml"]),
+    "config-is-a-folder": ("abutters", ["-p", SUBJECT, "-c", "T"],
+                           ["Invalid value for '--config'", "is a directory"]),
+}
+
+
+@pytest.mark.parametrize("case", list(ARGUMENTS))
+def test_a_hostile_argument_is_exit_2_before_anything_is_written(tmp_path, capsys, case):
+    toml = sample_copy(tmp_path)
+    command, extra, fragments = ARGUMENTS[case]
+    out = tmp_path / ("out.gpkg" if command == "applicability" else "out")
+    extra = [a.replace("T/", f"{toml.parent}/").replace("O.txt", f"{tmp_path}/out.txt")
+             if a not in ("T",) else str(toml.parent) for a in extra]
+    args = [command, *(["-c", str(toml)] if "-c" not in extra else []), *extra]
+    if "-o" not in extra:
+        args += ["-o", str(out)]
+    if command == "screen" and "--site" not in extra:
+        args += _site(toml)
+    before = hashes(toml.parent)
+    got, text = run(args, capsys)
+    flat = " ".join(text.split())
+    assert_refused(got, flat, *fragments)
+    assert hashes(toml.parent) == before
+    assert not out.exists() and not (tmp_path / "out.txt").exists()
     assert leftovers(tmp_path) == []
