@@ -589,6 +589,9 @@ def _transform_geom(geom: shapely.Geometry, src: CRS, dst: CRS) -> shapely.Geome
 def _first_line(exc: BaseException) -> str:
     text = str(exc).strip() or type(exc).__name__
     text = text.splitlines()[0]
+    if isinstance(exc, UnicodeDecodeError) or "codec can't decode" in text:
+        return (f"the text is not UTF-8 ({text}); save it as UTF-8 (Excel: \"CSV UTF-8\") "
+                "and run again")
     if "file is not a database" in text:  # GDAL quotes its SQL: say what it means instead
         return "it is not a GeoPackage (not an SQLite database; damaged or another format)"
     return text

@@ -12,11 +12,18 @@ import os
 
 import geopandas as gpd
 import numpy as np
+import pandas as pd
 import pytest
 import shapely
 from hostile import SUBJECT, assert_refused, edit, hashes, leftovers, run, sample_copy
 
 OK = 0
+
+
+@pytest.fixture(autouse=True)
+def _wide_console(monkeypatch):
+    """One line per message: rich would otherwise break long words at 80 columns."""
+    monkeypatch.setenv("COLUMNS", "4000")
 
 
 def _rewrite_raster(toml, name, *, data=None, **profile):
@@ -303,3 +310,156 @@ def test_a_hostile_argument_is_exit_2_before_anything_is_written(tmp_path, capsy
     assert hashes(toml.parent) == before
     assert not out.exists() and not (tmp_path / "out.txt").exists()
     assert leftovers(tmp_path) == []
+
+
+# --------------------------------------------------------------------------- owner data
+ASSESS = '[layers.assess]\npath = "sample.gpkg"\nlayer = "assess"'
+PARCELS = '[layers.parcels]\npath = "sample.gpkg"\nlayer = "parcels"'
+LONG_NAME = ("WINTHROP-SALTONSTALL FAMILY IRREVOCABLE REALTY TRUST OF NINETEEN HUNDRED "
+             "NINETY-NINE CHARLES FRANCIS ADAMS BARTHOLOMEW HEPPLEWHITE-MONTGOMERY AND "
+             "ELIZABETH CABOT LODGE WIGGLESWORTH-PEABODY TRUSTEES UNDER DECLARATION DATED "
+             "JANUARY FIRST")[:260]
+
+
+def _assess(toml):
+    return gpd.read_file(toml.parent / "sample.gpkg", layer="assess")
+
+
+def _new_assess(toml, frame):
+    import pyogrio
+
+    pyogrio.write_dataframe(pd.DataFrame(frame.drop(columns="geometry", errors="ignore")),
+                            toml.parent / "owners.gpkg", layer="assess", driver="GPKG")
+    edit(toml, ASSESS, ASSESS.replace("sample.gpkg", "owners.gpkg"))
+
+
+def _owners_formulas(toml):
+    _new_assess(toml, _assess(toml).assign(OWNER1='=HYPERLINK("http://evil.example","x")',
+                                           OWN_CO="@SUM(A1)"))
+
+
+def _owners_long_names(toml):
+    _new_assess(toml, _assess(toml).assign(OWNER1=LONG_NAME))
+
+
+def _owners_no_addresses(toml):
+    _new_assess(toml, _assess(toml).assign(OWN_ADDR="", OWN_CITY="", OWN_STATE="", OWN_ZIP=""))
+
+
+def _owners_csv_latin1(toml):
+    frame = _assess(toml).drop(columns="geometry", errors="ignore")
+    frame["OWNER1"] = frame["OWNER1"] + " CAFÉ"
+    (toml.parent / "assess.csv").write_bytes(frame.to_csv(index=False).encode("latin-1"))
+    edit(toml, ASSESS, '[layers.assess]\npath = "assess.csv"')
+
+
+def _owners_duplicate_ids(toml):
+    frame = _assess(toml)
+    _new_assess(toml, pd.concat([frame, frame.assign(OWNER1="SECOND OWNER")]))
+
+
+def _owners_control_characters(toml):
+    _new_assess(toml, _assess(toml).assign(OWNER1="SMITH\nJOHN\tQ\x07\x00"))
+
+
+def _csv(out):
+    return (out / "mailing_list.csv").read_text(encoding="utf-8-sig")
+
+
+def _no_formula_cells(out):
+    import openpyxl
+
+    book = openpyxl.load_workbook(out / "mailing_list.xlsx")
+    cells = [c for ws in book.worksheets for row in ws.iter_rows() for c in row]
+    assert cells and all(c.data_type != "f" for c in cells)
+    assert all(not str(c.value or "").startswith(("=", "@", "+")) for c in cells)
+    assert "'=HYPERLINK" in _csv(out) and "\n=HYPERLINK" not in _csv(out)
+
+
+def _full_names_listed(out):
+    assert _csv(out).count(LONG_NAME) == 20  # every recipient, the name whole
+
+
+def _notes_say_incomplete(out):
+    assert _csv(out).count("incomplete mailing address (no street address, city, state, ZIP)"
+                           ) == 20
+
+
+def _both_owners_listed(out):
+    csv = _csv(out)
+    assert "RUSSO KAREN" in csv and "SECOND OWNER,,236 POND ST" in csv
+
+
+def _control_characters_dropped(out):
+    csv = _csv(out)
+    assert "SMITH JOHN Q," in csv and "\x07" not in csv and "\x00" not in csv
+
+
+OWNERS = {
+    # case: (break the assessing table, exit, summary fragments, check of the package)
+    "formula-cells": (_owners_formulas, OK, ["20 recipient(s)"], _no_formula_cells),
+    "260-character-names": (_owners_long_names, OK, [
+        "owner name(s) too long for a label or the mailing book were shortened with an",
+        "the full names are in mailing_list.csv"], _full_names_listed),
+    "all-empty-addresses": (_owners_no_addresses, OK, [
+        "Warning: 20 of 20 recipient(s) have an incomplete mailing address"],
+        _notes_say_incomplete),
+    "non-utf8-csv": (_owners_csv_latin1, 2, [
+        "assess.csv ([layers.assess]): the text is not UTF-8", 'Excel: "CSV UTF-8"'], None),
+    "duplicate-loc-ids": (_owners_duplicate_ids, OK, ["recipient(s)"], _both_owners_listed),
+    "control-characters": (_owners_control_characters, OK, ["recipient(s)"],
+                           _control_characters_dropped),
+}
+
+
+@pytest.mark.parametrize("case", list(OWNERS))
+def test_hostile_owner_data(tmp_path, capsys, case):
+    toml = sample_copy(tmp_path)
+    breaker, code, fragments, check = OWNERS[case]
+    breaker(toml)
+    before = hashes(toml.parent)
+    out = tmp_path / "out"
+    got, text = run(["abutters", "-c", str(toml), "-p", SUBJECT, "-o", str(out)], capsys)
+    flat = " ".join(text.split())
+    assert got == code, flat
+    assert "Traceback" not in flat
+    for fragment in fragments:
+        assert fragment in flat, (fragment, flat)
+    assert hashes(toml.parent) == before
+    assert leftovers(tmp_path) == []
+    if code == OK:
+        assert len([p for p in out.iterdir() if p.is_file()]) == 8
+        check(out)
+    else:
+        assert not out.exists()
+
+
+@pytest.mark.parametrize("box", ["label-5160", "label-5161", "mailing-book-line"])
+@pytest.mark.parametrize("co_owner", ["", "TRUSTEE " + "W" * 100])
+def test_a_260_character_name_never_costs_the_street_and_zip(box, co_owner):
+    """On main, a 260-character name filled the label and dropped the street and the
+    city/state/ZIP lines silently; now the name gives way (with an ellipsis) and is reported."""
+    from reportlab.pdfbase.pdfmetrics import stringWidth
+
+    from swm_gis.reports.labels import SHEETS, fit_lines, label_lines, shortened_labels
+    from swm_gis.reports.pdf_fonts import register_fonts
+
+    font, _ = register_fonts()
+    rec = {"owner_name": LONG_NAME, "co_owner": co_owner, "mail_address": "12 MAIN ST",
+           "mail_city": "LYNNFIELD", "mail_state": "MA", "mail_zip": "01940"}
+    if box == "mailing-book-line":
+        width, height, big, small = 244.0, 40.0, 8.0, 5.0
+    else:
+        sheet = SHEETS[box.split("-")[1]]
+        width, height = (sheet.label_w - 0.24) * 72, (sheet.label_h - 0.12) * 72
+        big, small = 10.0, 5.0
+    size, lines = fit_lines(label_lines(rec), width_pt=width, height_pt=height, font=font,
+                            max_size=big, min_size=small)
+    assert lines[-2:] == ["12 MAIN ST", "LYNNFIELD, MA 01940"]
+    assert lines[0].startswith("WINTHROP-SALTONSTALL")
+    assert all(stringWidth(line, font, size) <= width for line in lines)
+    assert len(lines) * size * 1.18 <= height
+    shortened = any(line.endswith("…") for line in lines)
+    listed = shortened_labels(pd.DataFrame([rec]), template=box.split("-")[1]
+                              if box != "mailing-book-line" else "5160")
+    assert not shortened or listed == [LONG_NAME]

@@ -149,7 +149,22 @@ def run_abutters(
                               progress=progress)
     paths = package.write(out_dir, overwrite=overwrite, label_template=label_template,
                           label_offset=label_offset, progress=progress)
-    return paths, [*package.summary, *_label_warnings(package, label_template)]
+    return paths, [*package.summary, *_address_warnings(package.recipients),
+                   *_label_warnings(package, label_template)]
+
+
+def _address_warnings(recips) -> list[str]:
+    """Recipients the Post Office cannot deliver to as listed: said in the summary, not only in
+    the note column."""
+    if "note" not in recips or recips.empty:
+        return []
+    notes = recips["note"].fillna("").astype(str)
+    incomplete = int(notes.str.contains("incomplete mailing address").sum())
+    if not incomplete:
+        return []
+    return [f"Warning: {incomplete} of {len(recips)} recipient(s) have an incomplete mailing "
+            "address (see the note column of mailing_list.csv): check with the Assessors "
+            "before mailing."]
 
 
 def _label_warnings(package, label_template: str) -> list[str]:
