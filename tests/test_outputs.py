@@ -242,7 +242,12 @@ def test_a_held_lock_refuses_a_second_writer_naming_the_first(tmp_path):
 
 # --------------------------------------------------------------------------- real processes
 WRITER = textwrap.dedent("""
-    import sys, time
+    import os, sys, time, types
+    # only outputs.py and errors.py are needed: skip the package's heavy __init__ (geopandas),
+    # so that 40 writers start in a fraction of a second each
+    pkg = types.ModuleType("swm_gis")
+    pkg.__path__ = [os.path.join(os.environ["PYTHONPATH"], "swm_gis")]
+    sys.modules["swm_gis"] = pkg
     from swm_gis.errors import Interrupted, SwmGisError
     from swm_gis.outputs import output_package
     out, tag, pause_s, wait_s = sys.argv[1], sys.argv[2], float(sys.argv[3]), float(sys.argv[4])
