@@ -31,6 +31,23 @@ X0, Y0 = 220_000.0, 880_000.0
 GROSS_SQM_PER_PARCEL = 3_300.0
 STREET_M = 15.0
 
+#: Densities of the reference layers. "town": a suburban town (the default, as before). "ma":
+#: the Commonwealth's averages, for a statewide-sized run: 20,200 km2 of land (US Census) for
+#: about 2.4 million parcels (8,400 m2 gross each, so lots are 1.6x wider and deeper); NHESP
+#: priority habitat over about a fifth of the land in large polygons (0.09 per km2, about
+#: 1,800 statewide) and estimated habitat over about a sixth (0.11 per km2); certified vernal
+#: pools about 0.25 per km2 (about 5,000 statewide); a brook with its AE and shaded X zones
+#: per 10 km2; HUC12s of about 100 km2. These are round figures for the load, not a survey:
+#: the timing depends on how many features a parcel meets, which these densities set.
+PROFILES = {
+    "town": {"sqm_per_parcel": GROSS_SQM_PER_PARCEL, "priority_per_km2": 0.35,
+             "priority_r": (120, 500), "estimated_per_km2": 0.2, "estimated_r": (100, 400),
+             "pools_per_km2": 1.5, "km2_per_brook": 6.0},
+    "ma": {"sqm_per_parcel": 8_400.0, "priority_per_km2": 0.09, "priority_r": (300, 1_500),
+           "estimated_per_km2": 0.11, "estimated_r": (250, 1_200), "pools_per_km2": 0.25,
+           "km2_per_brook": 10.0},
+}
+
 
 def parcels_layer(n: int, rng: np.random.Generator) -> gpd.GeoDataFrame:
     """About ``n`` lots in rows (exactly ``n`` are kept), MassGIS L3 fields."""
@@ -147,8 +164,9 @@ def huc_layers(extent: tuple[float, float, float, float], rng: np.random.Generat
     return huc12, huc10
 
 
-def generate(n: int, out: Path, *, seed: int = 20211708) -> Path:
+def generate(n: int, out: Path, *, seed: int = 20211708, profile: str = "town") -> Path:
     """Write ``out/town.gpkg`` and ``out/town.toml`` for ``n`` parcels; return the toml path."""
+    dens = PROFILES[profile]
     rng = np.random.default_rng(seed)
     out.mkdir(parents=True, exist_ok=True)
     gpkg = out / "town.gpkg"
@@ -156,14 +174,20 @@ def generate(n: int, out: Path, *, seed: int = 20211708) -> Path:
         gpkg.unlink()
     t = time.perf_counter()
     parcels = parcels_layer(n, rng)
+    scale = math.sqrt(dens["sqm_per_parcel"] / GROSS_SQM_PER_PARCEL)
+    if scale != 1.0:  # bigger lots: the same layout stretched about the origin
+        parcels = parcels.set_geometry(shapely.transform(
+            parcels.geometry.values, lambda c: (c - [X0, Y0]) * scale + [X0, Y0]))
     extent = tuple(parcels.total_bounds)
     area_km2 = (extent[2] - extent[0]) * (extent[3] - extent[1]) / 1e6
-    pri = blobs(max(1, round(area_km2 * 0.35)), extent, rng, 120, 500)
-    est = blobs(max(1, round(area_km2 * 0.2)), extent, rng, 100, 400)
-    pools = rng.uniform(0, 1, (max(1, round(area_km2 * 1.5)), 2))
+    pri = blobs(max(1, round(area_km2 * dens["priority_per_km2"])), extent, rng,
+                *dens["priority_r"])
+    est = blobs(max(1, round(area_km2 * dens["estimated_per_km2"])), extent, rng,
+                *dens["estimated_r"])
+    pools = rng.uniform(0, 1, (max(1, round(area_km2 * dens["pools_per_km2"])), 2))
     pools = shapely.points(extent[0] + pools[:, 0] * (extent[2] - extent[0]),
                            extent[1] + pools[:, 1] * (extent[3] - extent[1]))
-    flood = flood_layer(brooks(max(1, round(area_km2 / 6)), extent, rng), rng)
+    flood = flood_layer(brooks(max(1, round(area_km2 / dens["km2_per_brook"])), extent, rng), rng)
     huc12, huc10 = huc_layers(extent, rng)
     layers = {
         "parcels": parcels,
@@ -200,8 +224,10 @@ def main() -> None:
     ap.add_argument("--parcels", type=int, required=True, help="number of parcels")
     ap.add_argument("--out", type=Path, required=True, help="folder for town.gpkg and town.toml")
     ap.add_argument("--seed", type=int, default=20211708)
+    ap.add_argument("--profile", choices=sorted(PROFILES), default="town",
+                    help="reference-layer densities: a suburban town, or Massachusetts averages")
     args = ap.parse_args()
-    generate(args.parcels, args.out, seed=args.seed)
+    generate(args.parcels, args.out, seed=args.seed, profile=args.profile)
 
 
 if __name__ == "__main__":

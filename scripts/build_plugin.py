@@ -7,7 +7,17 @@ provider, QGIS 3.22 minimum), so a broken zip is never written.
 
 Usage (``make plugin`` runs this)::
 
-    .venv/bin/python scripts/build_plugin.py [--out dist]
+    .venv/bin/python scripts/build_plugin.py [--out dist] [--release]
+
+Every zip is checked against the rules of the official plugin repository's upload validator
+(plugins.qgis.org, ``qgis-app/plugins/validator.py``): size at most 25 MB, one top folder named
+like a Python package, ``__init__.py``, ``metadata.txt`` with the required fields, ``LICENSE``, no
+``.pyc`` / ``__pycache__`` / ``.git`` / ``__MACOSX``, no ``..`` or absolute member names, author
+without ``/``, well-formed ``homepage`` / ``tracker`` / ``repository`` URLs. ``--release`` also
+refuses placeholder contacts (``example.org`` addresses, the validator's ``http://bugs``-style
+defaults): set the real ones in metadata.txt, or for one build in ``SWM_GIS_PLUGIN_EMAIL``,
+``SWM_GIS_PLUGIN_HOMEPAGE``, ``SWM_GIS_PLUGIN_TRACKER`` and ``SWM_GIS_PLUGIN_REPOSITORY``. (The
+repository also checks that the URLs answer; that needs the network and is left to the upload.)
 
 Standard library only; prints the zip's path.
 """
@@ -16,9 +26,12 @@ from __future__ import annotations
 
 import argparse
 import configparser
+import os
+import re
 import sys
 import zipfile
 from pathlib import Path
+from urllib.parse import urlparse
 
 ROOT = Path(__file__).resolve().parents[1]
 PLUGIN = ROOT / "qgis_plugin" / "swm_gis_qgis"
@@ -27,6 +40,16 @@ REQUIRED = ("name", "qgisMinimumVersion", "description", "about", "version", "au
             "repository")
 SKIP_DIRS = {"__pycache__", ".pytest_cache", ".ruff_cache", "tests"}
 SKIP_SUFFIXES = {".pyc", ".pyo", ".orig", ".rej", ".swp"}
+#: The official repository's limits and required fields (plugins.qgis.org validator).
+MAX_ZIP_BYTES = 25_000_000
+REPOSITORY_REQUIRED = ("name", "description", "version", "qgisMinimumVersion", "author", "email",
+                       "about", "tracker", "repository")
+URL_FIELDS = ("homepage", "tracker", "repository")
+FORBIDDEN_DIRS = ("__MACOSX", ".git", "__pycache__")
+#: Metadata fields a release build may take from the environment (SWM_GIS_PLUGIN_<FIELD>).
+OVERRIDABLE = ("email", "homepage", "tracker", "repository")
+_PLACEHOLDER = re.compile(r"(@|//|\.)example\.(org|com|net)\b|^https?://(bugs|repo|homepage)/?$|"
+                          r"localhost|\bTODO\b|\bFIXME\b|changeme", re.IGNORECASE)
 
 
 class BuildError(Exception):
@@ -74,8 +97,37 @@ def plugin_files(plugin: Path = PLUGIN) -> list[Path]:
     return out
 
 
-def build(out_dir: Path = ROOT / "dist", plugin: Path = PLUGIN) -> Path:
+def overrides(environ: dict[str, str] | None = None) -> dict[str, str]:
+    """Metadata values given in the environment for this build (SWM_GIS_PLUGIN_EMAIL, ...)."""
+    environ = os.environ if environ is None else environ
+    return {k: environ[f"SWM_GIS_PLUGIN_{k.upper()}"].strip() for k in OVERRIDABLE
+            if environ.get(f"SWM_GIS_PLUGIN_{k.upper()}", "").strip()}
+
+
+def placeholders(meta: dict[str, str]) -> list[str]:
+    """Contact fields that are placeholders rather than real addresses."""
+    return [k for k in ("email", *URL_FIELDS) if _PLACEHOLDER.search(meta.get(k, "").strip())]
+
+
+def _with_overrides(text: str, values: dict[str, str]) -> str:
+    for key, value in values.items():
+        text, n = re.subn(rf"(?m)^{key}=.*$", f"{key}={value}", text)
+        if not n:
+            text = text.replace("[general]\n", f"[general]\n{key}={value}\n", 1)
+    return text
+
+
+def build(out_dir: Path = ROOT / "dist", plugin: Path = PLUGIN, *, release: bool = False,
+          environ: dict[str, str] | None = None) -> Path:
     meta = read_metadata(plugin)
+    values = overrides(environ)
+    meta.update(values)
+    if release and placeholders(meta):
+        raise BuildError(
+            f"{plugin / 'metadata.txt'}: placeholder value(s) in {', '.join(placeholders(meta))}; "
+            "the plugin repository needs real contacts. Set them in metadata.txt or in "
+            "SWM_GIS_PLUGIN_EMAIL / _HOMEPAGE / _TRACKER / _REPOSITORY for this build."
+        )
     out_dir.mkdir(parents=True, exist_ok=True)
     target = out_dir / f"{NAME}-{meta['version'].strip()}.zip"
     tmp = target.with_suffix(".zip.part")
@@ -85,21 +137,87 @@ def build(out_dir: Path = ROOT / "dist", plugin: Path = PLUGIN) -> Path:
                                    date_time=(2026, 1, 1, 0, 0, 0))
             info.external_attr = 0o644 << 16
             info.compress_type = zipfile.ZIP_DEFLATED
-            zf.writestr(info, path.read_bytes())
+            data = path.read_bytes()
+            if path.name == "metadata.txt" and values:
+                data = _with_overrides(data.decode("utf-8"), values).encode("utf-8")
+            zf.writestr(info, data)
+    problems = repository_problems(tmp)
+    if problems:
+        tmp.unlink()
+        raise BuildError("the zip would be refused by the QGIS plugin repository: "
+                         + "; ".join(problems))
     tmp.replace(target)
     return target
+
+
+def repository_problems(zip_path: Path) -> list[str]:
+    """What the official plugin repository's upload validator would refuse in a zip (its
+    offline rules; the reachability of the URLs needs the network and is not checked)."""
+    problems: list[str] = []
+    if zip_path.stat().st_size > MAX_ZIP_BYTES:
+        problems.append(f"{zip_path.stat().st_size:,} bytes, more than {MAX_ZIP_BYTES:,}")
+    try:
+        zf = zipfile.ZipFile(zip_path)
+    except zipfile.BadZipFile:
+        return [*problems, "not a zip file"]
+    with zf:
+        names = zf.namelist()
+        for name in names:
+            parts = name.split("/")
+            if ".." in name or name.startswith("/"):
+                problems.append(f"path information in {name}")
+            if ".pyc" in name:
+                problems.append(f"compiled file {name}")
+            if any(d in parts for d in FORBIDDEN_DIRS):
+                problems.append(f"forbidden folder in {name}")
+        if zf.testzip() is not None:
+            problems.append(f"bad member {zf.testzip()}")
+        tops = sorted({n.split("/")[0] for n in names})
+        if len(tops) != 1 or not names or "/" not in names[0]:
+            return [*problems, f"one top folder needed, found {', '.join(tops) or 'none'}"]
+        package = tops[0]
+        if not re.match(r"^[A-Za-z][A-Za-z0-9-_]+$", package):
+            problems.append(f"top folder {package} is not a valid package name")
+        for needed in ("__init__.py", "metadata.txt", "LICENSE"):
+            if f"{package}/{needed}" not in names:
+                problems.append(f"no {package}/{needed}")
+        if f"{package}/metadata.txt" not in names:
+            return problems
+        cp = configparser.ConfigParser(interpolation=None)
+        cp.optionxform = str
+        cp.read_string(zf.read(f"{package}/metadata.txt").decode("utf-8"))
+    meta = dict(cp["general"]) if cp.has_section("general") else {}
+    missing = [k for k in REPOSITORY_REQUIRED if not meta.get(k, "").strip()]
+    if missing:
+        problems.append(f"metadata lacks {', '.join(missing)}")
+    if "/" in meta.get("author", ""):
+        problems.append("author contains a slash")
+    for key in URL_FIELDS:
+        url = meta.get(key, "").strip()
+        parsed = urlparse(url)
+        if key in meta and not (parsed.scheme in ("http", "https") and parsed.netloc):
+            problems.append(f"{key} is not a web address: {url!r}")
+    if not re.fullmatch(r"[^@\s]+@[^@\s]+\.[^@\s]+", meta.get("email", "").strip()):
+        problems.append(f"email is not an e-mail address: {meta.get('email')!r}")
+    return problems
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description="Build the swm-gis QGIS plugin zip.")
     parser.add_argument("--out", type=Path, default=ROOT / "dist",
                         help="folder for the zip (default: dist/)")
+    parser.add_argument("--release", action="store_true",
+                        help="refuse placeholder contacts (for uploading to plugins.qgis.org)")
     args = parser.parse_args(argv)
     try:
-        path = build(args.out)
+        path = build(args.out, release=args.release)
     except BuildError as exc:
         print(f"build_plugin: {exc}", file=sys.stderr)
         return 2
+    left = placeholders({**read_metadata(), **overrides()})
+    if left:
+        print(f"build_plugin: note: placeholder value(s) in {', '.join(left)}: fine for Install "
+              "from ZIP, refused by --release (see the module docstring).", file=sys.stderr)
     print(path)
     return 0
 

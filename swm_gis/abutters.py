@@ -2,9 +2,9 @@
 
 § 320-18 A(7) requires notice to "the owners of any property within 100 feet of the property line
 of the land where the activity is proposed, including across a public or private street"; § 320-18
-A(2) requires the list to be certified by the Assessors' office. SPEC section 2 adds: across town
-lines and bodies of water; one notice per owner of record; right-of-way and water polygons without
-an owner are left out and listed with the reason.
+A(2) requires the list to be certified by the Assessors' office. The product also reaches across
+town lines and bodies of water, sends one notice per owner of record, and leaves out right-of-way
+and water polygons without an owner, listing them with the reason.
 
 The distance is measured exactly: ``shapely.distance`` from each candidate polygon to the union of
 the subject parcel polygons (0 where they touch), found with an STRtree ``dwithin`` query; the
@@ -34,8 +34,8 @@ import pandas as pd
 import shapely
 from pyproj import CRS
 
-from swm_gis.config import Rules, metres_per_unit
-from swm_gis.errors import CrsError, GeometryError, SwmGisError
+from swm_gis.config import RIGHT_OF_WAY_COLUMN, Rules, metres_per_unit
+from swm_gis.errors import ConfigError, CrsError, GeometryError, SwmGisError
 
 M_PER_FT = 0.3048
 #: The section of Chapter 320 behind the abutter list (cited in every output).
@@ -318,11 +318,7 @@ def classify(
     leave = no_owner_type(abutting, rules) & ~has_owner
 
     left = abutting.loc[leave].copy()
-    left["reason"] = [
-        f"{pt} polygon (right-of-way or water) with no assessing record: no owner to notify "
-        f"({SECTION}; SPEC section 2)" for pt in left.get("poly_type", pd.Series(dtype=object))
-        .astype(str).str.upper()
-    ]
+    left["reason"] = [left_out_reason(kind) for kind in no_owner_kind(left, rules)]
     listed = abutting.loc[~leave].copy()
     other = (listed["other_town"].astype(bool) if "other_town" in listed
              else pd.Series(False, index=listed.index))
@@ -342,10 +338,60 @@ def classify(
 
 
 def no_owner_type(frame: pd.DataFrame, rules: Rules) -> pd.Series:
-    if "poly_type" not in frame or frame.empty:
-        return pd.Series(False, index=frame.index)
-    pt = frame["poly_type"].astype("string").str.strip().str.upper()
-    return pt.isin([t.upper() for t in rules.no_owner_poly_types]).fillna(False).astype(bool)
+    """True for right-of-way and water polygons: ``poly_type`` in ``rules.no_owner_poly_types``
+    (MassGIS ROW, PRIV_ROW, RAIL_ROW, WATER) or marked by the config's right-of-way rule
+    (``[layers.parcels] right_of_way``, e.g. Cambridge's ``ML = ROAD``).
+
+    The one predicate of "no owner by its polygon type": the abutter list and the subject of a
+    ``--site`` call it, and the applicability map's right-of-way class is meant to.
+    """
+    return no_owner_kind(frame, rules) != ""
+
+
+def no_owner_kind(frame: pd.DataFrame, rules: Rules) -> pd.Series:
+    """Per row, what makes it a polygon with no owner: ``"ROW"``, ``"WATER"``, ... (its
+    ``poly_type``), ``"ML = ROAD"`` (the config rule that marked a polygon whose ``poly_type``
+    is not stated) or ``""`` (an ordinary parcel)."""
+    kind = pd.Series("", index=frame.index, dtype=object)
+    if frame.empty:
+        return kind
+    stated = pd.Series(False, index=frame.index)
+    if "poly_type" in frame:
+        pt = frame["poly_type"].astype("string").str.strip().str.upper()
+        hit = pt.isin([t.upper() for t in rules.no_owner_poly_types]).fillna(False).astype(bool)
+        kind[hit] = pt[hit].astype(object)
+        stated = pt.fillna("").ne("")
+    rule = rules.right_of_way
+    column = RIGHT_OF_WAY_COLUMN if RIGHT_OF_WAY_COLUMN in frame else (
+        rule.field if rule is not None and rule.field in frame else None)
+    if rule is not None and column is not None:
+        values = frame[column].astype("string").str.strip().str.upper()
+        wanted = {v.upper() for v in rule.values}
+        # the rule stands in for a missing POLY_TYPE; a stated one (FEE, TAX, ROW) wins
+        hit = values.isin(wanted).fillna(False).astype(bool) & ~stated
+        kind[hit] = [f"{rule.field} = {v}" for v in frame.loc[hit, column].astype(str).str.strip()]
+    return kind
+
+
+def left_out_reason(kind: str) -> str:
+    """The ``left_out.csv`` reason for a polygon with no owner (see :func:`no_owner_kind`)."""
+    what = (f"marked right-of-way by the town config ({kind})" if "=" in kind
+            else f"{kind} polygon (right-of-way or water)")
+    return (f"{what} with no assessing record: no owner to notify (Chapter 320 {SECTION} "
+            "requires notice to the owners of property)")
+
+
+def check_right_of_way_field(parcels: pd.DataFrame, rules: Rules) -> None:
+    """Refuse a right-of-way rule whose field the parcels source does not have."""
+    rule = rules.right_of_way
+    field_map = parcels.attrs.get("field_map") or {}
+    if rule is not None and RIGHT_OF_WAY_COLUMN in field_map and not field_map[
+            RIGHT_OF_WAY_COLUMN]:
+        source = (parcels.attrs.get("source") or {}).get("file", "the parcels layer")
+        raise ConfigError(
+            f"[layers.parcels] right_of_way names the field {rule.field!r}, which {source} does "
+            f"not have. Name one of its fields, e.g. right_of_way = {{field = \"ML\", values = "
+            '["ROAD"]}.')
 
 
 def _subject_rows(out: gpd.GeoDataFrame, subject: gpd.GeoDataFrame, id_col: str) -> np.ndarray:
@@ -384,8 +430,9 @@ def town_key(value: object) -> str:
 
 
 __all__ = [
-    "NO_OWNER_NOTE", "SECTION", "SECTION_CERTIFIED", "DistanceError", "classify",
-    "find_abutters", "metres_per_unit", "no_owner_type", "parcels_touched_by_site",
+    "NO_OWNER_NOTE", "SECTION", "SECTION_CERTIFIED", "DistanceError", "check_right_of_way_field",
+    "classify", "find_abutters", "left_out_reason", "metres_per_unit", "no_owner_kind",
+    "no_owner_type", "parcels_touched_by_site",
     "parse_distance_ft", "pond_extension", "bordered_ponds", "search_area", "subject_ids",
     "subject_union", "town_key",
 ]

@@ -17,7 +17,7 @@ import numpy as np
 import shapely
 from pyproj import Transformer
 
-from swm_gis import catchments, hydrology
+from swm_gis import catchments, flowgrid_cache, hydrology
 from swm_gis import layers as io
 from swm_gis.applicability_classify import classify_parcels
 from swm_gis.applicability_overlays import (
@@ -219,9 +219,9 @@ def drainage_grid(config: TownConfig, extent: Any, *, progress: Any = None
         return None, reasons
     if progress:
         progress(0.09, "flow directions on the DEM")
-    dem = io.read_raster(config, "dem", bounds=extent, require_cover=False) if extent else \
-        io.read_raster(config, "dem")
-    flow = hydrology.flow_directions(dem)
+    # the whole DEM, routed once and kept by flowgrid_cache (the parcels' extent if it is huge)
+    flow = flowgrid_cache.town_flow(config, fallback_bounds=extent) or \
+        hydrology.flow_directions(io.read_raster(config, "dem"))
     area = flow.bounds
 
     def read(key: str) -> gpd.GeoDataFrame | None:

@@ -16,10 +16,12 @@ Examples
 
 from __future__ import annotations
 
+import re
 import tomllib
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Literal
+from urllib.parse import urlsplit
 
 from pyproj import CRS
 from pyproj.exceptions import CRSError as PyprojCRSError
@@ -31,6 +33,7 @@ from swm_gis.config_checks import (
     TEXT,
     TEXT_LIST,
     TEXT_OR_EMPTY,
+    TEXT_OR_LIST,
     Kind,
     check_table,
     check_values,
@@ -53,6 +56,27 @@ SFHA_ZONES = (
 
 
 @dataclass(frozen=True)
+class RightOfWayRule:
+    """Marks right-of-way and water polygons in a parcels source without ``POLY_TYPE``.
+
+    Written ``[layers.parcels] right_of_way = {field = "ML", values = ["ROAD"]}``: a polygon
+    whose source ``field`` holds one of ``values`` (compared trimmed, case-insensitively) is a
+    right-of-way with no owner, like MassGIS ``POLY_TYPE`` ROW. Read by the parcels layer as the
+    logical column :data:`RIGHT_OF_WAY_COLUMN`.
+    """
+
+    field: str
+    values: tuple[str, ...]
+
+    def describe(self) -> str:
+        return f"{self.field} = {' / '.join(self.values)}"
+
+
+#: The logical column that carries the right-of-way rule's source field.
+RIGHT_OF_WAY_COLUMN = "right_of_way"
+
+
+@dataclass(frozen=True)
 class Rules:
     """Rule values; the defaults are those of Lynnfield Chapter 320 (SPEC section 2)."""
 
@@ -69,6 +93,10 @@ class Rules:
     mitigation_huc_redevelopment: str = "HUC10"  # 320-19 B(8)(d)
     no_owner_poly_types: tuple[str, ...] = ("ROW", "PRIV_ROW", "RAIL_ROW", "WATER")
     sfha_zones: tuple[str, ...] = SFHA_ZONES
+    #: an abutter list longer than this is warned about before the package is written
+    abutter_warning_count: int = 500
+    #: set from ``[layers.parcels] right_of_way`` (not a ``[rules]`` key)
+    right_of_way: RightOfWayRule | None = None
 
 
 LayerKind = Literal["vector", "table", "raster", "vector_or_raster"]
@@ -130,14 +158,16 @@ SCHEMAS: dict[str, LayerSchema] = {
 # One table per section: a new key is one line here (and the code that reads it).
 
 #: Top-level sections of a town config.
-SECTIONS = ("town", "rules", "layers")
+SECTIONS = ("town", "rules", "layers", "cache")
 
 #: Keys of [town].
 TOWN_KEYS: dict[str, Kind] = {"name": TEXT, "crs": TEXT, "synthetic": BOOL}
 
 #: Keys of each [layers.KEY]; ``fields`` is checked against the layer's logical fields.
-LAYER_KEYS: dict[str, Kind] = {"path": SOURCE, "layer": TEXT, "crs": TEXT, "fields": TABLE,
+LAYER_KEYS: dict[str, Kind] = {"path": SOURCE, "layer": TEXT_OR_LIST, "crs": TEXT, "fields": TABLE,
                                "coverage": TEXT, "vintage": TEXT}
+#: Keys only the parcels layer takes: the right-of-way rule for sources without POLY_TYPE.
+PARCEL_KEYS: dict[str, Kind] = {**LAYER_KEYS, "right_of_way": TABLE}
 
 #: The HUC levels off-site mitigation can be tied to (watersheds.py reads huc10 / huc12).
 HUC_LEVELS = ("HUC10", "HUC12")
@@ -157,6 +187,9 @@ RULE_KINDS: dict[str, Kind] = {
     "mitigation_huc_redevelopment": one_of(HUC_LEVELS),
     "no_owner_poly_types": TEXT_LIST,
     "sfha_zones": TEXT_LIST,
+    # warn before writing a package for more abutters than this (a town-wide notice, a street)
+    "abutter_warning_count": Kind("a whole number of one or more", lambda v: isinstance(v, int)
+                                  and not isinstance(v, bool) and v >= 1),
 }
 
 
@@ -174,6 +207,9 @@ class LayerSpec:
     # the area the layer's data is taken to cover (docs/findings.md): "town" (the town
     # boundary and the layer's own extent), "extent" (its own extent only) or "statewide"
     coverage: str = "town"
+    #: A layer read from several sources (``path = [...]``): one spec per source, in config
+    #: order; ``path`` is then their paths joined by " + " (for messages and provenance).
+    parts: tuple[LayerSpec, ...] = ()
 
     @property
     def schema(self) -> LayerSchema:
@@ -181,9 +217,21 @@ class LayerSpec:
 
     @property
     def is_file(self) -> bool:
-        return not _is_connection_string(self.path)
+        return not self.parts and not _is_connection_string(self.path)
+
+    @property
+    def is_postgis(self) -> bool:
+        """A PostgreSQL/PostGIS source (``postgresql://...`` URL or GDAL ``PG:`` string)."""
+        return not self.parts and is_postgis_path(self.path)
+
+    @property
+    def sources(self) -> tuple[LayerSpec, ...]:
+        """The single-source specs this layer is read from (itself, or its ``parts``)."""
+        return self.parts or (self,)
 
     def describe(self) -> str:
+        if self.parts:
+            return " + ".join(p.describe() for p in self.parts)
         return f"{self.path}:{self.layer}" if self.layer else self.path
 
 
@@ -197,6 +245,9 @@ class TownConfig:
     layers: dict[str, LayerSpec]
     path: Path | None = None
     synthetic: bool = False
+    #: [cache]: keep the town's flow grid on disk (swm_gis.flowgrid_cache), and where
+    cache_enabled: bool = True
+    cache_dir: str | None = None
 
     def has(self, key: str) -> bool:
         return key in self.layers
@@ -263,10 +314,33 @@ def parse_config(data: dict, *, base_dir: Path, source: Path | None = None) -> T
     if "parcels" not in raw_layers:
         raise ConfigError(f"{where} has no [layers.parcels]; the parcels layer is required.")
     layers = {key: _parse_layer(key, raw, base_dir, where) for key, raw in raw_layers.items()}
+    row_rule = _parse_right_of_way(raw_layers["parcels"], where)
+    if row_rule is not None:
+        rules = replace(rules, right_of_way=row_rule)
+        spec = layers["parcels"]
+        layers["parcels"] = replace(spec, fields={**spec.fields,
+                                                  RIGHT_OF_WAY_COLUMN: row_rule.field})
+    enabled, cache_dir = _parse_cache(data.get("cache") or {}, base_dir, where)
     return TownConfig(
         name=town["name"].strip(), crs=crs, rules=rules, layers=layers, path=source,
-        synthetic=town.get("synthetic", False),
+        synthetic=town.get("synthetic", False), cache_enabled=enabled, cache_dir=cache_dir,
     )
+
+
+def _parse_cache(raw: dict, base_dir: Path, where: str) -> tuple[bool, str | None]:
+    """``[cache] enabled = true|false`` and ``dir = "folder"`` (relative to the config)."""
+    unknown = sorted(set(raw) - {"enabled", "dir"}) if isinstance(raw, dict) else ["?"]
+    if unknown:
+        raise ConfigError(f"{where}: [cache] accepts enabled = true|false and dir = \"folder\"; "
+                          f"unknown: {', '.join(unknown)}.")
+    enabled = raw.get("enabled", True)
+    if not isinstance(enabled, bool):
+        raise ConfigError(f"{where}: [cache] enabled = {enabled!r} must be true or false.")
+    folder = raw.get("dir")
+    if folder is not None and (not isinstance(folder, str) or not folder.strip()):
+        raise ConfigError(f'{where}: [cache] dir = {folder!r} must be a folder path, e.g. '
+                          '"../swm-gis-cache".')
+    return enabled, _resolve_path(folder, base_dir) if folder else None
 
 
 def check_working_crs(crs: str, *, where: str = "the town config") -> CRS:
@@ -299,6 +373,25 @@ def metres_per_unit(crs: Any) -> float:
     return float(obj.axis_info[0].unit_conversion_factor)
 
 
+def _parse_right_of_way(raw: Any, where: str) -> RightOfWayRule | None:
+    """``[layers.parcels] right_of_way = {field = "ML", values = ["ROAD"]}`` (SPEC section 4)."""
+    rule = raw.get("right_of_way") if isinstance(raw, dict) else None
+    if rule is None:
+        return None
+    values = rule.get("values") if isinstance(rule, dict) else None
+    if isinstance(values, str):
+        values = [values]
+    if (not isinstance(rule, dict) or set(rule) - {"field", "values"}
+            or not isinstance(rule.get("field"), str) or not rule["field"].strip()
+            or not isinstance(values, list) or not values
+            or not all(isinstance(v, str) and v.strip() for v in values)):
+        raise ConfigError(
+            f"{where}: [layers.parcels] right_of_way = {rule!r} must name a source field and "
+            'the values that mark right-of-way polygons, e.g. right_of_way = {field = "ML", '
+            'values = ["ROAD"]}.')
+    return RightOfWayRule(field=rule["field"].strip(), values=tuple(v.strip() for v in values))
+
+
 def _parse_rules(raw: dict, where: str) -> Rules:
     known = list(RULE_KINDS)
     unknown = [k for k in raw if k not in known]
@@ -321,6 +414,8 @@ def _parse_rules(raw: dict, where: str) -> Rules:
             values[key] = float(value)
         elif isinstance(default, tuple):
             values[key] = tuple(v.strip() for v in value)
+        elif isinstance(default, int):
+            values[key] = int(value)
         else:
             values[key] = value.strip().upper()
     return Rules(**values)
@@ -333,8 +428,10 @@ COVERAGE_CHOICES = ("town", "extent", "statewide")
 def _parse_layer(key: str, raw: Any, base_dir: Path, where: str) -> LayerSpec:
     section = f"[layers.{key}]"
     if not isinstance(raw, dict) or not raw.get("path"):
-        raise ConfigError(f'{where}: {section} needs path = "..." (a file or GDAL source).')
-    check_values(raw, LAYER_KEYS, where=where, section=section)
+        raise ConfigError(f'{where}: {section} needs path = "..." (a file, zip, database '
+                          'connection or GDAL source; or a list of them).')
+    check_values(raw, PARCEL_KEYS if key == "parcels" else LAYER_KEYS, where=where,
+                 section=section)
     schema = SCHEMAS[key]
     given = raw.get("fields", {})
     unknown = [k for k in given if k not in schema.fields]
@@ -363,38 +460,80 @@ def _parse_layer(key: str, raw: Any, base_dir: Path, where: str) -> LayerSpec:
     if coverage not in COVERAGE_CHOICES:
         raise ConfigError(f'{where}: {section} coverage = "{coverage}" is not one of '
                           f"{', '.join(COVERAGE_CHOICES)} (docs/findings.md).")
-    return LayerSpec(
-        key=key,
-        path=_single_source(raw["path"], base_dir, where=where, section=section),
-        coverage=coverage,
-        layer=raw.get("layer"),
-        crs=crs,
-        # An empty string switches an optional default off ("this source has no such field").
+    # An empty string switches an optional default off ("this source has no such field").
+    spec = LayerSpec(
+        key=key, path="", layer=None, crs=crs, coverage=coverage,
         fields={**schema.fields, **{k: (v.strip() or None) for k, v in given.items()}},
         explicit_fields=frozenset(k for k, v in given.items() if v.strip()),
         vintage=str(raw["vintage"]) if raw.get("vintage") not in (None, "") else None,
     )
+    return _with_sources(spec, raw, base_dir, where)
 
 
-def _single_source(path: str | list[str], base_dir: Path, *, where: str, section: str) -> str:
-    """The one resolved source of ``path`` (a one-item list is that item)."""
-    if isinstance(path, list):
-        if len(path) > 1:
-            # Reading only the first would silently drop the others' features.
+# --------------------------------------------------------------------------- sources (paths)
+def _with_sources(spec: LayerSpec, raw: dict, base_dir: Path, where: str) -> LayerSpec:
+    """Fill in ``path``/``layer``: one source, or ``parts`` for ``path = [...]`` (SPEC section 4).
+
+    ``layer`` is one name for every source or a list with one name per source.
+    """
+    key = spec.key
+    paths, layer = raw["path"], raw.get("layer")
+    if isinstance(paths, list):
+        if not paths or not all(isinstance(p, str) and p.strip() for p in paths):
+            raise ConfigError(f"{where}: [layers.{key}] path = [...] must list one or more "
+                              "file names or connections (text).")
+    elif not isinstance(paths, str):
+        raise ConfigError(f"{where}: [layers.{key}] path must be text or a list of texts.")
+    many = isinstance(paths, list)
+    plist = paths if many else [paths]
+    if isinstance(layer, list):
+        if not many or len(layer) != len(plist) or not all(isinstance(v, str) for v in layer):
             raise ConfigError(
-                f"{where}: {section} path lists {len(path)} sources; this version reads one "
-                "source per layer. Merge them into one file (e.g. with ogrmerge.py) or name one."
+                f"{where}: [layers.{key}] layer = [...] needs one layer name per path "
+                f"({len(plist)} path(s), {len(layer)} layer name(s))."
             )
-        path = path[0]
-    return _resolve_path(path.strip(), base_dir)
+        layers = layer
+    elif layer is None or isinstance(layer, str):
+        layers = [layer] * len(plist)
+    else:
+        raise ConfigError(f"{where}: [layers.{key}] layer must be text (or a list, one per path).")
+    for p in plist:
+        _refuse_password(p, f"{where}: [layers.{key}] path")
+    parts = tuple(replace(spec, path=_resolve_path(str(p), base_dir), layer=lay)
+                  for p, lay in zip(plist, layers, strict=True))
+    if not many:
+        return parts[0]
+    return replace(spec, path=" + ".join(p.path for p in parts), parts=parts)
+
+
+def is_postgis_path(path: str) -> bool:
+    """True for a PostgreSQL connection: a ``postgresql://`` / ``postgres://`` URL or ``PG:``."""
+    return str(path).startswith(("PG:", "postgresql://", "postgres://"))
+
+
+def _refuse_password(path: str, what: str) -> None:
+    """A connection must not carry a password: outputs and logs record the path."""
+    text = str(path)
+    found = False
+    if text.startswith(("postgresql://", "postgres://")):
+        found = urlsplit(text).password is not None or "password=" in text.lower()
+    elif text.startswith("PG:"):
+        found = re.search(r"(^|[\s:])password\s*=", text, flags=re.IGNORECASE) is not None
+    if found:
+        raise ConfigError(
+            f"{what} holds a database password. Remove it: swm-gis records sources in its "
+            "outputs, so passwords come from the PGPASSWORD environment variable, ~/.pgpass or a "
+            "pg_service.conf service (service=name), as for psql."
+        )
 
 
 def _is_connection_string(path: str) -> bool:
-    return path.startswith(("PG:", "MSSQL:", "OCI:", "/vsicurl/", "http://", "https://"))
+    return is_postgis_path(path) or path.startswith(
+        ("MSSQL:", "OCI:", "/vsicurl/", "http://", "https://"))
 
 
 def _resolve_path(path: str, base_dir: Path) -> str:
-    if _is_connection_string(path):
+    if _is_connection_string(path) or path.startswith("/vsi"):
         return path
     p = Path(path).expanduser()
     return str(p if p.is_absolute() else (base_dir / p).resolve())

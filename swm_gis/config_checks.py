@@ -55,6 +55,9 @@ TABLE = Kind("a table (a [section] or { key = value, ... })", lambda v: isinstan
 TEXT_LIST = Kind('a list of text values, e.g. ["ROW", "WATER"]',
                  lambda v: isinstance(v, list) and all(_is_text(x) for x in v))
 #: ``path`` is one source or a list of sources read as one layer.
+TEXT_OR_LIST = Kind('a text value in quotes, or a list of them (one per path)',
+                    lambda v: _is_text(v) or (isinstance(v, list) and len(v) > 0
+                                              and all(_is_text(x) for x in v)))
 SOURCE = Kind('a file or GDAL source in quotes, or a list of them, e.g. path = "parcels.gpkg"',
               lambda v: _is_text(v) or (isinstance(v, list) and len(v) > 0
                                         and all(_is_text(x) for x in v)))

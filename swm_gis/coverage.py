@@ -31,6 +31,7 @@ from pyproj.exceptions import ProjError
 from swm_gis import layers as io
 from swm_gis.config import TownConfig
 from swm_gis.errors import SwmGisError
+from swm_gis.sources import gdal_source
 
 __all__ = ["coverage_record", "layer_coverage"]
 
@@ -99,7 +100,7 @@ def coverage_record(config: TownConfig, key: str, search: shapely.Geometry | Non
 
 def _extent(spec: Any) -> tuple[tuple[float, float, float, float] | None, CRS | None]:
     if io.is_raster(spec):
-        with rasterio.open(spec.path) as src:
+        with rasterio.open(gdal_source(spec)[0]) as src:  # a zip as published, in place
             crs = CRS.from_user_input(src.crs.to_wkt()) if src.crs else (
                 CRS.from_user_input(spec.crs) if spec.crs else None)
             return tuple(src.bounds), crs

@@ -16,10 +16,11 @@ Why pyflwdir (Deltares) for the DEM part
   cells) is conditioned and routed in well under a second after the first compilation.
 * ``from_dem`` fills depressions on the way (Wang & Liu 2006 priority-flood), so a pit in the
   survey does not stop a trace, and flat areas get directions.
-* Upstream and downstream operations are vectorised over whole arrays: ``snap``/``path`` trace
-  many start cells at once, ``basins`` labels every cell with the outlet it drains to in one
-  pass, which is how :func:`drainage_labels` gives each cell the stream reach it drains to (the
-  applicability map computes catchments once, from that).
+* Upstream and downstream operations are vectorised over whole arrays: ``snap`` traces many
+  start cells at once. :func:`drainage_labels` gives each cell the stream reach it drains to
+  (the applicability map computes catchments once, from that) with a compiled walk in
+  :mod:`swm_gis.flowkernels` that gives what ``basins`` gives with every water cell as an
+  outlet, without ordering all cells first (a 1 m town DEM has 40 million).
 
 Distances are measured along the path (cell centre to cell centre, diagonals sqrt(2) cells) in
 the working CRS and converted to feet by callers.
@@ -36,6 +37,7 @@ from swm_gis.hydrology_grid import (
     _text,
     drainage_labels,
     flow_directions,
+    flow_grid,
     stream_network,
     water_cells,
 )
@@ -52,6 +54,6 @@ from swm_gis.hydrology_trace import (
 
 __all__ = [
     "Entry", "FlowGrid", "Leg", "Node", "StreamNetwork", "_plain", "_text", "downstream_legs",
-    "drainage_labels", "flow_directions", "legs_frame", "nearest_entry", "require_network",
-    "stream_network", "trace_overland", "water_cells", "waters_along",
+    "drainage_labels", "flow_directions", "flow_grid", "legs_frame", "nearest_entry",
+    "require_network", "stream_network", "trace_overland", "water_cells", "waters_along",
 ]

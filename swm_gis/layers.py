@@ -8,7 +8,6 @@ query reads only the neighbourhood of a statewide layer.
 
 from __future__ import annotations
 
-import datetime as dt
 import os
 import re
 from typing import Any
@@ -20,7 +19,7 @@ import pyogrio
 import shapely
 from pyproj import CRS, Transformer
 
-from swm_gis import sanity
+from swm_gis import archives, postgis, sanity
 from swm_gis.config import LayerSpec, TownConfig
 from swm_gis.errors import (
     CrsError,
@@ -28,54 +27,90 @@ from swm_gis.errors import (
     FieldMissingError,
     GeometryError,
     InputFileError,
+    SwmGisError,
     UnknownParcelError,
 )
-from swm_gis.raster import Raster  # noqa: F401  (defined there, read here)
+from swm_gis.geometry_hygiene import (
+    GEOM_FAMILY,
+    check_geometry_family,
+    merge_duplicate_ids,
+    repair_geometries,
+)
+from swm_gis.raster import Raster
+from swm_gis.raster_io import is_raster, read_raster
+from swm_gis.sources import check_exists as _check_exists
+from swm_gis.sources import file_source_info, source_info, split_source
+from swm_gis.sources import first_line as _first_line
+from swm_gis.sources import gdal_source as _gdal
 
 BBox = tuple[float, float, float, float]
 
-_GEOM_FAMILY = {
-    "polygon": ("Polygon", "MultiPolygon"),
-    "line": ("LineString", "MultiLineString"),
-    "point": ("Point", "MultiPoint"),
-}
+try:  # Arrow reads need pyarrow (a dependency); without it, the plain reader
+    import pyarrow  # noqa: F401
 
+    _HAS_PYARROW = True
+except ImportError:  # pragma: no cover - pyarrow is installed with swm-gis
+    _HAS_PYARROW = False
 
-# --------------------------------------------------------------------------- provenance
-def source_info(spec: LayerSpec) -> dict[str, Any]:
-    """Where a layer came from: file (or connection), layer name and modification time (UTC)."""
-    modified = None
-    if spec.is_file and os.path.exists(spec.path):
-        ts = os.path.getmtime(spec.path)
-        modified = dt.datetime.fromtimestamp(ts, tz=dt.UTC).isoformat(timespec="seconds")
-    return {"key": spec.key, "file": spec.path, "layer": spec.layer, "modified": modified}
-
-
-def file_source_info(source: str) -> dict[str, Any]:
-    """Provenance for a user-supplied FILE argument (``path`` or ``path.gpkg:layer``)."""
-    path, layer = split_source(source)
-    spec = LayerSpec(key="input", path=path, layer=layer)
-    return source_info(spec)
-
-
-def split_source(source: str) -> tuple[str, str | None]:
-    """Split ``path.gpkg:layer`` into path and layer; a plain path (or ``C:\\...``) has no layer."""
-    source = str(source)
-    head, sep, tail = source.rpartition(":")
-    if sep and head and len(head) > 1 and os.path.exists(head) and not os.path.exists(source):
-        return head, tail
-    return source, None
+_GEOM_FAMILY = GEOM_FAMILY
 
 
 # --------------------------------------------------------------------------- vector layers
 def layer_info(spec: LayerSpec) -> dict[str, Any]:
-    """pyogrio's description of a source (fields, CRS, count), with clear errors."""
+    """A description of a layer (fields, dtypes, CRS, ``features``, ``total_bounds``), as
+    ``pyogrio.read_info`` gives it, with clear errors; for files, zips and PostGIS tables.
+
+    For a layer of several sources: the first source's fields and CRS, the total count and the
+    extent of all sources (in the first source's CRS).
+    """
+    if not spec.parts:
+        return _info(spec, full=True)
+    infos = [_info(p, full=True) for p in spec.parts]
+    crs0 = layer_crs(spec.parts[0], infos[0])
+    boxes = []
+    for part, info in zip(spec.parts, infos, strict=True):
+        b = info.get("total_bounds")
+        if b is not None and all(v is not None and np.isfinite(v) for v in b):
+            boxes.append(_transform_bounds(tuple(b), layer_crs(part, info), crs0))
+    counts = [info.get("features") for info in infos]
+    return {**infos[0], "crs": crs0.to_wkt(),
+            "features": sum(counts) if all(c is not None and c >= 0 for c in counts) else -1,
+            "total_bounds": (min(b[0] for b in boxes), min(b[1] for b in boxes),
+                             max(b[2] for b in boxes), max(b[3] for b in boxes))
+            if boxes else None}
+
+
+def source_extents(config: TownConfig, key: str) -> list[dict[str, Any]]:
+    """Each source of a layer with its feature count and extent in the working CRS.
+
+    What a check needs to tell whether a search area reaches beyond the data (e.g. abutters
+    near the edge of a town whose neighbour's parcels are not configured): ``source`` (as in
+    messages), ``features`` and ``bounds`` (x0, y0, x1, y1, or None when empty).
+    """
+    spec = config.layer(key)
+    out = []
+    for part in spec.sources:
+        info = _info(part, full=True)
+        b = info.get("total_bounds")
+        ok = b is not None and all(v is not None and np.isfinite(v) for v in b)
+        bounds = _transform_bounds(tuple(b), layer_crs(part, info), config.crs_obj) if ok \
+            else None
+        out.append({"source": part.describe(), "features": info.get("features"),
+                    "bounds": tuple(float(v) for v in bounds) if bounds else None})
+    return out
+
+
+def _info(spec: LayerSpec, *, full: bool = False) -> dict[str, Any]:
+    """One source's description: PostGIS through psycopg, anything else through GDAL."""
+    if spec.is_postgis:
+        return postgis.read_info(spec.path, spec.layer, full=full)
     _check_exists(spec)
+    path, layer = _gdal(spec)
     try:
-        return pyogrio.read_info(spec.path, layer=spec.layer)
+        return pyogrio.read_info(path, layer=layer)
     except pyogrio.errors.DataLayerError as exc:
         try:
-            names = [row[0] for row in pyogrio.list_layers(spec.path)]
+            names = [row[0] for row in pyogrio.list_layers(path)]
         except Exception:  # noqa: BLE001 - the layer error is the one to report
             names = []
         hint = f" Layers in the source: {', '.join(names)}." if names else ""
@@ -84,9 +119,57 @@ def layer_info(spec: LayerSpec) -> dict[str, Any]:
         ) from exc
     except (pyogrio.errors.DataSourceError, OSError) as exc:
         raise InputFileError(
-            f"Cannot read {spec.path} ([layers.{spec.key}] path): {_first_line(exc)}. "
+            f"Cannot read {spec.describe()} ([layers.{spec.key}] path): {_first_line(exc)}. "
             "Check the path and that GDAL can read the format."
         ) from exc
+
+
+def _read_source(spec: LayerSpec, info: dict[str, Any], *, columns: list[str],
+                 where: str | None = None, bbox: BBox | None = None,
+                 mask: shapely.Geometry | None = None, use_arrow: bool = False,
+                 read_geometry: bool = True) -> pd.DataFrame:
+    """Read one source (filters in the source CRS): PostGIS on the server, else pyogrio."""
+    if spec.is_postgis:
+        return postgis.read_frame(spec.path, spec.layer, info, columns=columns, where=where,
+                                  bbox=bbox, mask=mask, read_geometry=read_geometry)
+    path, layer = _gdal(spec)
+    use_arrow = use_arrow and _HAS_PYARROW
+    kwargs: dict[str, Any] = {"bbox": bbox} if bbox is not None else (
+        {"mask": mask} if mask is not None else {})
+    return pyogrio.read_dataframe(path, layer=layer, columns=columns, where=where,
+                                  use_arrow=use_arrow, read_geometry=read_geometry, **kwargs)
+
+
+def _combine(spec: LayerSpec, frames: list[pd.DataFrame], *, dedupe: bool) -> pd.DataFrame:
+    """One frame from a multi-source layer's frames, each row's ``source`` named.
+
+    With ``dedupe``, a row whose ``id`` already came from an EARLIER source is dropped (the
+    config lists the town's own data first; a neighbour's extract overlapping it at the edge
+    repeats the same parcels). Ids repeated within one source are kept (parts of one parcel).
+    ``attrs["duplicates_across_sources"]`` lists the dropped ids.
+    """
+    seen: set[str] = set()
+    dropped: list[str] = []
+    keep = []
+    for part, frame in zip(spec.parts, frames, strict=True):
+        frame = frame.assign(source=part.describe())
+        if dedupe and "id" in frame and len(frame):
+            ids = frame["id"].map(lambda v: None if pd.isna(v) else _id_text(v))
+            again = ids.isin(seen).to_numpy() & ids.notna().to_numpy()
+            dropped += sorted(set(ids[again]))
+            seen |= set(ids.dropna())
+            frame = frame.loc[~again]
+        keep.append(frame)
+    out = pd.concat(keep, ignore_index=True)
+    if isinstance(frames[0], gpd.GeoDataFrame):
+        out = gpd.GeoDataFrame(out, geometry="geometry", crs=frames[0].crs)
+    out.attrs.update(frames[0].attrs)
+    out.attrs.update(source=source_info(spec), duplicates_across_sources=dropped,
+                     sources=[f.attrs.get("source") for f in frames])
+    for count in ("repaired", "dropped_empty"):
+        if count in frames[0].attrs:
+            out.attrs[count] = sum(int(f.attrs.get(count, 0)) for f in frames)
+    return out
 
 
 def layer_crs(spec: LayerSpec, info: dict[str, Any]) -> CRS:
@@ -181,8 +264,15 @@ def read_spec(
     use_arrow: bool = False,
 ) -> gpd.GeoDataFrame:
     """:func:`read_layer` for a bare :class:`LayerSpec` (used by the CLI for FILE arguments)."""
+    if spec.parts:
+        frames = [read_spec(p, working_crs=working_crs, bbox=bbox, mask=mask, where=where,
+                            use_arrow=use_arrow) for p in spec.parts]
+        out = _combine(spec, frames, dedupe=True)
+        if not allow_empty and out.empty:
+            raise EmptyLayerError(f"{spec.describe()} ([layers.{spec.key}]) has no features.")
+        return out
     working = CRS.from_user_input(working_crs)
-    info = layer_info(spec)
+    info = _info(spec)
     src_crs = layer_crs(spec, info)
     sanity.check_layer(spec, info, src_crs)  # geometry type; coordinates that fit the CRS
     mapping = map_fields(spec, list(info["fields"]))
@@ -193,10 +283,10 @@ def read_spec(
         kwargs["mask"] = _transform_geom(mask, working, src_crs)
     columns = [c for c in mapping.values() if c]
     try:
-        gdf = pyogrio.read_dataframe(
-            spec.path, layer=spec.layer, columns=columns, where=where, use_arrow=use_arrow,
-            **kwargs
-        )
+        gdf = _read_source(spec, info, columns=columns, where=where, use_arrow=use_arrow,
+                           **kwargs)
+    except SwmGisError:
+        raise
     except Exception as exc:  # pyogrio raises several GDAL-derived types
         raise InputFileError(
             f"Cannot read features from {spec.describe()} ([layers.{spec.key}]): "
@@ -219,7 +309,7 @@ def read_spec(
     if not src_crs.equals(working):
         out = out.to_crs(working)
     out, repaired, dropped = repair_geometries(out)
-    _check_geometry_family(out, spec)
+    check_geometry_family(out, spec)
     if not allow_empty and out.empty:
         place = " in the area asked for" if (bbox is not None or mask is not None) else ""
         raise EmptyLayerError(f"{spec.describe()} ([layers.{spec.key}]) has no features{place}.")
@@ -246,6 +336,8 @@ def read_file(
     path, layer = split_source(str(source))
     spec = LayerSpec(key=what, path=path, layer=layer, crs=crs)
     _check_exists(spec, what=what)
+    if archives.is_zip(path):
+        path, layer = archives.resolve_zip(path, layer, what=what)
     try:
         info = pyogrio.read_info(path, layer=layer)
         gdf = pyogrio.read_dataframe(path, layer=layer)
@@ -284,19 +376,26 @@ def read_file(
 def read_table(config: TownConfig, key: str, *, where: str | None = None) -> pd.DataFrame:
     """Read a configured attribute table (e.g. ``assess``) with logical field names, as text.
 
-    All values are read as strings so ZIP codes keep their leading zeros.
+    All values are read as strings so ZIP codes keep their leading zeros. The tables of a
+    several-source layer are stacked (every row kept, ``source`` naming where it came from).
     """
-    spec = config.layer(key)
-    info = layer_info(spec)
+    return _read_table_spec(config.layer(key), where=where)
+
+
+def _read_table_spec(spec: LayerSpec, *, where: str | None = None) -> pd.DataFrame:
+    if spec.parts:
+        return _combine(spec, [_read_table_spec(p, where=where) for p in spec.parts],
+                        dedupe=False)
+    info = _info(spec)
     mapping = map_fields(spec, list(info["fields"]))
     columns = [c for c in mapping.values() if c]
     try:
-        df = pyogrio.read_dataframe(
-            spec.path, layer=spec.layer, columns=columns, where=where, read_geometry=False
-        )
+        df = _read_source(spec, info, columns=columns, where=where, read_geometry=False)
+    except SwmGisError:
+        raise
     except Exception as exc:
         raise InputFileError(
-            f"Cannot read {spec.describe()} ([layers.{key}]): {_first_line(exc)}"
+            f"Cannot read {spec.describe()} ([layers.{spec.key}]): {_first_line(exc)}"
         ) from exc
     out = pd.DataFrame(index=df.index)
     for logical, actual in mapping.items():
@@ -314,21 +413,39 @@ def read_column(config: TownConfig, key: str, logical: str) -> pd.Series:
     """One logical field of a layer, without geometry (e.g. every parcel id of a large layer).
 
     Read through GDAL's Arrow stream where the source allows it (a fraction of the memory and
-    time of a full read); an absent optional field gives an empty series.
+    time of a full read); an absent optional field gives an empty series. For a several-source
+    layer, ``id`` values already seen in an earlier source are left out (as :func:`read_layer`
+    drops those rows).
     """
     spec = config.layer(key)
-    actual = map_fields(spec, list(layer_info(spec)["fields"]))[logical]
+    seen: set[str] = set()
+    parts = []
+    for part in spec.sources:
+        values = _read_column_part(part, logical)
+        if spec.parts and logical == "id":
+            text = values.map(lambda v: None if pd.isna(v) else _id_text(v))
+            values = values[~(text.isin(seen) & text.notna()).to_numpy()]
+            seen |= set(text.dropna())
+        parts.append(values)
+    return parts[0] if len(parts) == 1 else pd.concat(parts, ignore_index=True)
+
+
+def _read_column_part(spec: LayerSpec, logical: str) -> pd.Series:
+    info = _info(spec)
+    actual = map_fields(spec, list(info["fields"]))[logical]
     if actual is None:
         return pd.Series([], dtype=object, name=logical)
-    kwargs = {"columns": [actual], "read_geometry": False, "layer": spec.layer}
+    kwargs = {"columns": [actual], "read_geometry": False}
     try:
-        values = pyogrio.read_dataframe(spec.path, use_arrow=True, **kwargs)[actual]
+        values = _read_source(spec, info, use_arrow=True, **kwargs)[actual]
+    except SwmGisError:
+        raise
     except Exception:  # noqa: BLE001 - a source or build without Arrow: the plain reader
         try:
-            values = pyogrio.read_dataframe(spec.path, **kwargs)[actual]
+            values = _read_source(spec, info, **kwargs)[actual]
         except Exception as exc:
             raise InputFileError(
-                f"Cannot read {spec.describe()} ([layers.{key}]): {_first_line(exc)}"
+                f"Cannot read {spec.describe()} ([layers.{spec.key}]): {_first_line(exc)}"
             ) from exc
     return values.rename(logical)
 
@@ -338,17 +455,19 @@ IDS_PER_QUERY = 500
 
 
 def id_where(config: TownConfig, key: str, logical: str, ids: list[str]) -> str:
-    """An OGR WHERE clause selecting ``ids`` on the source field behind a logical field.
+    """An OGR WHERE clause selecting ``ids`` on the source field behind a logical field (of the
+    layer's first source). Numbers are written unquoted for numeric source fields, so integer
+    ids match too."""
+    return _id_where(config.layer(key).sources[0], logical, ids)
 
-    Numbers are written unquoted for numeric source fields, so integer ids match too.
-    """
-    spec = config.layer(key)
-    info = layer_info(spec)
+
+def _id_where(spec: LayerSpec, logical: str, ids: list[str]) -> str:
+    info = _info(spec)
     field = map_fields(spec, list(info["fields"]))[logical]
     if field is None:
         raise FieldMissingError(
-            f'{spec.describe()} ([layers.{key}]) has no field for "{logical}"; set '
-            f'[layers.{key}.fields] {logical} = "<field name>" in the town config.'
+            f'{spec.describe()} ([layers.{spec.key}]) has no field for "{logical}"; set '
+            f'[layers.{spec.key}.fields] {logical} = "<field name>" in the town config.'
         )
     dtype = dict(zip(info["fields"], info["dtypes"], strict=True)).get(field, "object")
     if str(dtype).startswith(("int", "float")):
@@ -361,18 +480,23 @@ def read_by_ids(config: TownConfig, key: str, logical: str, ids: list[str], *,
                 as_text: bool = True) -> pd.DataFrame | gpd.GeoDataFrame:
     """Rows of a layer or table whose logical field is in ``ids`` (WHERE queries, never a full
     read); with ``as_text`` the field comes back as text ("12", not 12.0)."""
+    spec = config.layer(key)
     ids = list(dict.fromkeys(str(v).strip() for v in ids))
-    is_table = config.layer(key).schema.kind == "table"
-    frames = []
-    for start in range(0, max(len(ids), 1), IDS_PER_QUERY):
-        where = id_where(config, key, logical, ids[start:start + IDS_PER_QUERY]) if ids \
-            else "1 = 0"
-        frames.append(read_table(config, key, where=where) if is_table
-                      else read_layer(config, key, where=where))
-    out = frames[0] if len(frames) == 1 else pd.concat(frames)
-    if not is_table:
-        out = gpd.GeoDataFrame(out, geometry="geometry", crs=frames[0].crs)
-    out.attrs.update(frames[0].attrs)
+    is_table = spec.schema.kind == "table"
+    per_source = []
+    for part in spec.sources:
+        frames = []
+        for start in range(0, max(len(ids), 1), IDS_PER_QUERY):
+            where = _id_where(part, logical, ids[start:start + IDS_PER_QUERY]) if ids \
+                else "1 = 0"
+            frames.append(_read_table_spec(part, where=where) if is_table
+                          else read_spec(part, working_crs=config.crs, where=where))
+        one = frames[0] if len(frames) == 1 else pd.concat(frames)
+        if not is_table:
+            one = gpd.GeoDataFrame(one, geometry="geometry", crs=frames[0].crs)
+        one.attrs.update(frames[0].attrs)
+        per_source.append(one)
+    out = _combine(spec, per_source, dedupe=not is_table) if spec.parts else per_source[0]
     if as_text and logical in out:
         text = out[logical].astype(object)
         out[logical] = text.where(text.isna(), text.map(_id_text))
@@ -391,7 +515,7 @@ def read_parcels_by_id(config: TownConfig, ids: list[str]) -> gpd.GeoDataFrame:
     missing = [p for p in ids if p not in found]
     if missing:
         spec = config.layer("parcels")
-        field = map_fields(spec, list(layer_info(spec)["fields"]))["id"]
+        field = map_fields(spec.sources[0], list(_info(spec.sources[0])["fields"]))["id"]
         every_id = read_column(config, "parcels", "id").to_frame()  # all empty: say that instead
         every_id.attrs["field_map"] = {"id": field}
         sanity.check_ids(every_id, spec, whole_layer=True)
@@ -418,160 +542,7 @@ def sql_in(field: str, values: list[str]) -> str:
     return f'"{field}" IN ({quoted})'
 
 
-# --------------------------------------------------------------------------- geometry hygiene
-def repair_geometries(gdf: gpd.GeoDataFrame) -> tuple[gpd.GeoDataFrame, int, int]:
-    """Repair invalid geometries with ``make_valid`` and drop empty or null ones.
-
-    Returns the new frame and the counts (repaired, dropped). The input is not modified.
-    """
-    geoms = gdf.geometry.values
-    missing = shapely.is_missing(geoms) | shapely.is_empty(geoms)
-    invalid = ~missing & ~shapely.is_valid(geoms)
-    out = gdf.loc[~missing].copy()
-    n_invalid = int(invalid.sum())
-    if n_invalid:
-        fixed = shapely.make_valid(geoms[invalid])
-        out.loc[invalid[~missing], out.geometry.name] = _keep_dominant_dimension(fixed)
-    return out, n_invalid, int(missing.sum())
-
-
-def _keep_dominant_dimension(geoms: np.ndarray) -> np.ndarray:
-    """make_valid may return collections with stray lines/points; keep the highest dimension."""
-    out = []
-    for g in geoms:
-        if g.geom_type == "GeometryCollection":
-            dim = max(shapely.get_dimensions(p) for p in g.geoms)
-            parts = [p for p in g.geoms if shapely.get_dimensions(p) == dim]
-            g = shapely.union_all(parts)
-        out.append(g)
-    return np.array(out, dtype=object)
-
-
-def merge_duplicate_ids(parcels: gpd.GeoDataFrame, *, id_col: str = "id") -> gpd.GeoDataFrame:
-    """Treat polygons sharing a parcel id as one parcel (their union), keeping first attributes.
-
-    ``attrs["duplicate_ids"]`` lists the ids that were merged.
-    """
-    dup_mask = parcels[id_col].duplicated(keep=False) & parcels[id_col].notna()
-    dups = sorted(map(str, parcels.loc[dup_mask, id_col].unique()))
-    if not dups:
-        out = parcels.copy()
-    else:
-        single = parcels.loc[~dup_mask]
-        multi = parcels.loc[dup_mask]
-        merged = multi.dissolve(by=id_col, aggfunc="first", as_index=False)
-        merged.index = multi.drop_duplicates(id_col).index
-        out = pd.concat([single, merged[parcels.columns]]).sort_index()
-        out = gpd.GeoDataFrame(out, geometry=parcels.geometry.name, crs=parcels.crs)
-    out.attrs.update(parcels.attrs)
-    out.attrs["duplicate_ids"] = dups
-    return out
-
-
-def _check_geometry_family(gdf: gpd.GeoDataFrame, spec: LayerSpec) -> None:
-    expected = spec.schema.geometry
-    if not expected or gdf.empty:
-        return
-    bad = ~gdf.geom_type.isin(_GEOM_FAMILY[expected])
-    if bad.any():
-        kinds = ", ".join(sorted(set(gdf.geom_type[bad])))
-        raise GeometryError(
-            f"{spec.describe()} ([layers.{spec.key}]) should hold {expected} features but "
-            f"{int(bad.sum())} are {kinds}."
-        )
-
-
-# --------------------------------------------------------------------------- rasters
-def is_raster(spec: LayerSpec) -> bool:
-    """True when the source opens as a raster (GeoTIFF, ...), False for a vector source."""
-    import rasterio
-
-    if spec.is_file and not os.path.exists(spec.path):
-        return False
-    try:
-        with rasterio.open(spec.path):
-            return True
-    except rasterio.errors.RasterioIOError:
-        return False
-
-
-def read_raster(
-    config: TownConfig, key: str, *, bounds: BBox | None = None, pad_cells: int = 2,
-    require_cover: bool = True,
-) -> Raster:
-    """Read a configured raster (band 1) in the working CRS, windowed to ``bounds`` if given.
-
-    A raster in another CRS is warped on the fly (nearest neighbour for categorical layers is the
-    caller's concern; elevation uses bilinear). ``require_cover`` refuses bounds that reach
-    beyond the raster.
-    """
-    import rasterio
-    from rasterio.vrt import WarpedVRT
-    from rasterio.warp import Resampling
-    from rasterio.windows import from_bounds
-
-    spec = config.layer(key)
-    _check_exists(spec)
-    working = config.crs_obj
-    try:
-        src = rasterio.open(spec.path)
-    except rasterio.errors.RasterioIOError as exc:
-        raise InputFileError(
-            f"Cannot read raster {spec.path} ([layers.{key}] path): {_first_line(exc)}"
-        ) from exc
-    with src:
-        if src.crs is None and not spec.crs:
-            raise CrsError(
-                f"Raster {spec.path} ([layers.{key}]) declares no coordinate reference system. "
-                f'State it in the town config: [layers.{key}] crs = "EPSG:26986".'
-            )
-        src_crs = CRS.from_user_input(src.crs.to_wkt() if src.crs else spec.crs)
-        sanity.check_source(spec, tuple(src.bounds), src_crs,
-                            declared_by="source" if src.crs else "config")
-        resampling = Resampling.bilinear if key == "dem" else Resampling.nearest
-        needs_warp = not src_crs.equals(working)
-        ds = (WarpedVRT(src, crs=working.to_wkt(), src_crs=src_crs.to_wkt(),
-                        resampling=resampling) if needs_warp else src)
-        try:
-            window = None
-            if bounds is not None:
-                rb = ds.bounds
-                if require_cover and (bounds[0] < rb.left or bounds[1] < rb.bottom
-                                      or bounds[2] > rb.right or bounds[3] > rb.top):
-                    raise InputFileError(
-                        f"Raster {spec.path} ([layers.{key}]) covers "
-                        f"x {rb.left:.0f}..{rb.right:.0f}, "
-                        f"y {rb.bottom:.0f}..{rb.top:.0f} but the area needed is x "
-                        f"{bounds[0]:.0f}..{bounds[2]:.0f}, y {bounds[1]:.0f}..{bounds[3]:.0f} "
-                        f"({config.crs}). Use a raster that covers the whole area."
-                    )
-                rx, ry = abs(ds.transform.a), abs(ds.transform.e)
-                padded = (bounds[0] - pad_cells * rx, bounds[1] - pad_cells * ry,
-                          bounds[2] + pad_cells * rx, bounds[3] + pad_cells * ry)
-                window = from_bounds(*padded, transform=ds.transform)
-                window = window.round_offsets().round_lengths()
-                window = window.intersection(
-                    rasterio.windows.Window(0, 0, ds.width, ds.height))
-            arr = ds.read(1, window=window, masked=True)
-            transform = ds.window_transform(window) if window is not None else ds.transform
-        finally:
-            if needs_warp:
-                ds.close()
-    return Raster(array=arr, transform=transform, crs=working, source=source_info(spec))
-
-
 # --------------------------------------------------------------------------- helpers
-def _check_exists(spec: LayerSpec, what: str | None = None) -> None:
-    if spec.is_file and not os.path.exists(spec.path):
-        label = what or f"[layers.{spec.key}] path"
-        raise InputFileError(
-            f"File not found: {spec.path} ({label}). Check the path; config paths are relative "
-            "to the config file."
-        )
-    if spec.is_file and os.path.isfile(spec.path) and not os.access(spec.path, os.R_OK):
-        raise InputFileError(f"File {spec.path} is not readable (permissions).")
-
-
 def _transform_bounds(bbox: BBox, src: CRS, dst: CRS) -> BBox:
     if src.equals(dst):
         return tuple(bbox)  # type: ignore[return-value]
@@ -584,17 +555,6 @@ def _transform_geom(geom: shapely.Geometry, src: CRS, dst: CRS) -> shapely.Geome
         return geom
     t = Transformer.from_crs(src, dst, always_xy=True)
     return shapely.transform(geom, lambda xy: np.column_stack(t.transform(xy[:, 0], xy[:, 1])))
-
-
-def _first_line(exc: BaseException) -> str:
-    text = str(exc).strip() or type(exc).__name__
-    text = text.splitlines()[0]
-    if isinstance(exc, UnicodeDecodeError) or "codec can't decode" in text:
-        return (f"the text is not UTF-8 ({text}); save it as UTF-8 (Excel: \"CSV UTF-8\") "
-                "and run again")
-    if "file is not a database" in text:  # GDAL quotes its SQL: say what it means instead
-        return "it is not a GeoPackage (not an SQLite database; damaged or another format)"
-    return text
 
 
 def _layers_hint(path: str, layer: str | None) -> str:

@@ -18,16 +18,23 @@ import geopandas as gpd
 import numpy as np
 import pandas as pd
 
+from swm_gis import abutter_checks as checks
 from swm_gis import abutters as core
 from swm_gis import layers
 from swm_gis.config import TownConfig, load_config
 from swm_gis.errors import GeometryError, SwmGisError
 from swm_gis.inputs import as_frame, describe, source_of
 from swm_gis.outputs import api_output_dir, final_paths, source_files
-from swm_gis.owners import fiscal_years, join_owners, owned_parcel_ids, recipients
-from swm_gis.reports import PackageInfo
+from swm_gis.owners import (
+    build_recipients,
+    fiscal_years,
+    join_owners,
+    owned_parcel_ids,
+    owners_by_parcel,
+)
+from swm_gis.reports import PackageInfo, source_with_vintage
 from swm_gis.results import html_summary
-from swm_gis.writers import check_outputs_free, write_geopackage
+from swm_gis.writers import check_outputs_free, write_geopackage, write_json
 
 Progress = Callable[[float, str], None]
 
@@ -40,7 +47,10 @@ OUTPUT_FILES = {
     "abutters_map_pdf": "abutters_map.pdf",
     "certified_mail_pdf": "certified_mail.pdf",
     "left_out_csv": "left_out.csv",
+    "mailing_review_csv": "mailing_review.csv",
+    "certification_pdf": "certification.pdf",
     "abutters_gpkg": "abutters.gpkg",
+    "abutters_json": "abutters.json",
 }
 
 
@@ -65,12 +75,22 @@ class AbutterPackage:
     left_out
         Parcels within the distance that get no notice, with the ``reason``.
     recipients
-        One row per owner and mailing address after normalisation
-        (``attrs["duplicates_removed"]`` counts the notices merged).
+        One row per owner and mailing address that can be mailed, after normalisation
+        (``attrs["duplicates_removed"]`` counts the notices merged): the mailing list.
     search_area
         The subject grown by the distance (the map's dashed line).
     summary
-        A few lines for people: the counts and the fiscal year.
+        A few lines for people: the counts, the fiscal year and the warnings.
+    review
+        Owners kept off the mailing list (no or incomplete address) and likely duplicates.
+    counts
+        The counts of ``abutters.json`` (:func:`swm_gis.abutter_checks.package_counts`).
+    warnings
+        ``[{code, text}]`` (:mod:`swm_gis.abutter_checks`), also in ``abutters.json``.
+    site
+        The ``--site`` polygon(s), if the subject was given by a site.
+    streets
+        Street centerlines around the subject (``[layers.streets]``), for the map.
     """
 
     info: PackageInfo
@@ -81,6 +101,13 @@ class AbutterPackage:
     recipients: pd.DataFrame
     search_area: gpd.GeoDataFrame
     summary: list[str] = field(default_factory=list)
+    review: pd.DataFrame = field(default_factory=pd.DataFrame)
+    counts: dict[str, int] = field(default_factory=dict)
+    warnings: list[dict[str, str]] = field(default_factory=list)
+    site: gpd.GeoDataFrame | None = None
+    streets: gpd.GeoDataFrame | None = None
+    document: dict = field(default_factory=dict)
+    subject_addresses: dict[str, str] = field(default_factory=dict)
 
     def write(self, out_dir: str | os.PathLike, *, overwrite: bool = False,
               label_template: str = "5160", label_offset: tuple[float, float] = (0.0, 0.0),
@@ -114,12 +141,14 @@ class AbutterPackage:
             paths = output_paths(out_dir)
             check_outputs_free(paths.values(), overwrite=overwrite)
             progress(0.55, "writing the lists")
-            write_all(paths, info=self.info, subject=self.subject, candidates=self.candidates,
-                      listed=self.listed, left=self.left_out, recips=self.recipients,
-                      label_template=str(label_template), label_offset=tuple(label_offset),
-                      progress=progress)
+            write_all(paths, self, label_template=str(label_template),
+                      label_offset=tuple(label_offset), progress=progress)
         progress(1.0, "done")
         return final_paths(paths, out_dir, final) if out_dir != final else paths
+
+    def listed_address(self, parcel_id: str) -> str:
+        """The site address of a subject parcel, for its label on the map."""
+        return self.subject_addresses.get(str(parcel_id), "")
 
     def _repr_html_(self) -> str:
         table = self.listed.drop(columns=[self.listed.geometry.name], errors="ignore")
@@ -152,6 +181,7 @@ def abutter_package(
     include_subject: bool = False,
     wpa_pond_extension: bool = False,
     sender: Iterable[str] = (),
+    max_abutters: int | None = None,
     progress: Progress | None = None,
 ) -> AbutterPackage:
     """Find the abutters of a subject property, their owners and the notices (§ 320-18 A(7)).
@@ -174,6 +204,10 @@ def abutter_package(
         Also notify owners around ponds under 10 acres that the subject borders.
     sender
         Lines of the sender block of ``certified_mail.pdf``.
+    max_abutters
+        Stop with :class:`TooManyAbuttersError` (before reading owners or writing anything)
+        when more parcels than this abut; without it, a list over ``[rules]
+        abutter_warning_count`` (500) only adds the warning ``many_abutters``.
     progress
         ``progress(fraction, message)`` callback.
 
@@ -204,42 +238,106 @@ def abutter_package(
     distance_ft = (config.rules.abutter_distance_ft if distance in (None, "")
                    else core.parse_distance_ft(distance))
     progress(0.05, "reading the subject parcel(s)")
-    subject = read_subject(config, parcel_ids=parcel_ids, site=site)
+    subject, site_gdf, skipped = read_subject(config, parcel_ids=parcel_ids, site=site)
     progress(0.2, "reading parcels around the subject")
     candidates = read_candidates(config, subject, distance_ft=distance_ft)
+    core.check_right_of_way_field(candidates, config.rules)
     progress(0.35, "measuring distances")
     abut = core.find_abutters(candidates, subject, distance_ft=distance_ft,
                               include_subject=include_subject, rules=config.rules)
     ponds_note = None
     if wpa_pond_extension:
         abut, ponds_note = add_pond_extension(config, abut, subject, candidates)
+    limit = config.rules.abutter_warning_count
+    if max_abutters is not None and len(abut) > max_abutters:
+        raise TooManyAbuttersError(
+            f"{len(abut)} parcels lie within {distance_ft:g} ft of parcel(s) "
+            f"{', '.join(core.subject_ids(subject))}, more than --max-abutters {max_abutters}: "
+            "nothing was written. Check the subject and the distance, or raise the limit.")
     progress(0.45, "reading the assessing records")
-    assess = read_assess(config, ids=[*abut["id"].dropna().astype(str),
-                                      *core.subject_ids(subject)])
-    listed, left = core.classify(abut, owned_parcel_ids(assess), rules=config.rules)
+    ids = core.subject_ids(subject)
+    assess = read_assess(config, ids=[*abut["id"].dropna().astype(str), *ids])
+    listed, left = list_and_leave_out(abut, subject, assess, rules=config.rules,
+                                      include_subject=include_subject)
+    notices = join_owners(listed, assess)
+    mailable, review, recipient_counts = build_recipients(notices, subject_ids=ids)
+    owners = owners_by_parcel(notices)
+    listed["owners"] = [owners.get(str(pid), "") for pid in listed["parcel_id"]]
+    addresses = site_addresses(assess)
+    listed["site_address"] = listed["parcel_id"].astype(str).map(addresses)
+    area = core.search_area(subject, distance_ft=distance_ft)
+    counts = checks.package_counts(listed, left, recipient_counts)
+    warnings = job_warnings(config, subject=subject, area=area, candidates=candidates,
+                            distance_ft=distance_ft, skipped=skipped, n_abutting=len(abut),
+                            limit=limit)
+    streets = read_streets(config, candidates, warnings)
+    info = PackageInfo(
+        town=config.name, subject_ids=tuple(ids), distance_ft=distance_ft,
+        fiscal_years=tuple(fiscal_years(assess)), sources=tuple(_sources(config, site)),
+        include_subject=include_subject, synthetic=config.synthetic, section=core.SECTION,
+        sender=tuple(sender or ()), notes=(ponds_note,) if ponds_note else (), counts=counts,
+    )
+    site_source = source_of(site, what="site (--site)") if site is not None else None
+    document = checks.abutters_document(info, counts=counts, warnings=warnings,
+                                        site_source=site_source)
+    lines = summary_lines(info, counts, warnings)
+    return AbutterPackage(info=info, subject=subject, candidates=candidates, listed=listed,
+                          left_out=left, recipients=mailable, search_area=area,
+                          summary=lines + list(info.notes), review=review, counts=counts,
+                          warnings=warnings, site=site_gdf, streets=streets,
+                          document=document,
+                          subject_addresses={i: str(addresses.get(i, "")) for i in ids})
+
+
+def list_and_leave_out(abut: gpd.GeoDataFrame, subject: gpd.GeoDataFrame, assess: pd.DataFrame,
+                       *, rules, include_subject: bool
+                       ) -> tuple[gpd.GeoDataFrame, gpd.GeoDataFrame]:
+    """The parcels to list (numbered ``map_no`` nearest first) and those left out, with the
+    subject's own rows among the left out unless ``include_subject``."""
+    listed, left = core.classify(abut, owned_parcel_ids(assess), rules=rules)
     if not include_subject:
         left = pd.concat([left, subject_left_out(subject)])
     listed = _with_pond_notes(listed.assign(parcel_id=listed["id"],
                                             map_no=np.arange(1, len(listed) + 1)))
-    left = left.assign(parcel_id=left["id"])
-    notices = join_owners(listed, assess)
-    recips = recipients(notices)
-    owners_by_parcel = notices.groupby("parcel_id")["owner_name"].agg(
-        lambda s: "; ".join(dict.fromkeys(s)))
-    listed["owners"] = listed["parcel_id"].astype(str).map(
-        lambda pid: owners_by_parcel.get(pid, ""))
-    listed["site_address"] = listed["parcel_id"].astype(str).map(site_addresses(assess))
-    info = PackageInfo(
-        town=config.name, subject_ids=tuple(core.subject_ids(subject)), distance_ft=distance_ft,
-        fiscal_years=tuple(fiscal_years(assess)), sources=tuple(_sources(config, site)),
-        include_subject=include_subject, synthetic=config.synthetic, section=core.SECTION,
-        sender=tuple(sender or ()), notes=(ponds_note,) if ponds_note else (),
-    )
-    lines = summary_lines(info, listed, left, recips, assess_configured=config.has("assess"))
-    return AbutterPackage(info=info, subject=subject, candidates=candidates, listed=listed,
-                          left_out=left, recipients=recips,
-                          search_area=core.search_area(subject, distance_ft=distance_ft),
-                          summary=lines + list(info.notes))
+    return listed, left.assign(parcel_id=left["id"])
+
+
+class TooManyAbuttersError(SwmGisError):
+    """More abutters than ``--max-abutters`` allows: nothing is written."""
+
+
+def job_warnings(config: TownConfig, *, subject, area, candidates, distance_ft: float,
+                 skipped: list[str], n_abutting: int, limit: int) -> list[dict[str, str]]:
+    """The warnings of ``abutters.json`` (:mod:`swm_gis.abutter_checks`), in a fixed order."""
+    found = [
+        checks.many_abutters_warning(n_abutting, limit, distance_ft=distance_ft),
+        checks.edge_warning(config, subject, area, candidates, distance_ft=distance_ft),
+        checks.right_of_way_warning(skipped),
+        checks.subject_right_of_way_warning(
+            subject.loc[core.no_owner_type(subject, config.rules), "id"].astype(str).tolist()),
+        None if config.has("assess") else checks.no_assess_warning(),
+    ]
+    return [w for w in found if w is not None]
+
+
+def read_streets(config: TownConfig, candidates: gpd.GeoDataFrame,
+                 warnings: list[dict[str, str]]) -> gpd.GeoDataFrame | None:
+    """Street centerlines around the map's area ([layers.streets]); None when not configured.
+
+    The streets only orient the map: one that cannot be read adds ``map_context_unread`` to
+    ``warnings`` instead of stopping the abutter list.
+    """
+    if not config.has("streets") or candidates.empty:
+        return None
+    x0, y0, x1, y1 = candidates.total_bounds
+    pad = 0.25 * max(x1 - x0, y1 - y0)
+    try:
+        return layers.read_layer(config, "streets",
+                                 bbox=(x0 - pad, y0 - pad, x1 + pad, y1 + pad))
+    except SwmGisError as exc:
+        warnings.append(checks.warning("map_context_unread", f"The map is drawn without "
+                                       f"street names: {exc}"))
+        return None
 
 
 def first_owned_parcel(config: TownConfig) -> str:
@@ -252,9 +350,10 @@ def first_owned_parcel(config: TownConfig) -> str:
 
 
 def _sources(config: TownConfig, site) -> list[dict]:
-    sources = [layers.source_info(config.layer("parcels"))]
-    if config.has("assess"):
-        sources.append(layers.source_info(config.layer("assess")))
+    """Every source with its best-known vintage (the config's, else the file date labelled)."""
+    sources = [source_with_vintage(layers.source_info(config.layer(key)),
+                                   config_vintage=config.layer(key).vintage)
+               for key in ("parcels", "assess", "town_boundary", "streets") if config.has(key)]
     if site is not None:
         sources.append(source_of(site, what="site (--site)"))
     return sources
@@ -310,12 +409,20 @@ def add_pond_extension(cfg: TownConfig, abut: gpd.GeoDataFrame, subject: gpd.Geo
 
 # --------------------------------------------------------------------------- reading
 def read_subject(cfg: TownConfig, *, parcel_ids: list[str],
-                 site: str | os.PathLike | gpd.GeoDataFrame | None) -> gpd.GeoDataFrame:
-    """The subject parcels: by id (where clause) or the parcels the site polygons reach."""
+                 site: str | os.PathLike | gpd.GeoDataFrame | None
+                 ) -> tuple[gpd.GeoDataFrame, gpd.GeoDataFrame | None, list[str]]:
+    """The subject parcels: by id (where clause) or the parcels the site polygons reach.
+
+    Returns the subject, the site frame (working CRS; None for ``parcel_ids``) and the ids of
+    right-of-way and water polygons the site reaches into, which are never subjects.
+    """
+    site_gdf, skipped = None, []
     if site is not None:
         site_gdf = as_frame(site, working_crs=cfg.crs, what="--site")
         touched = layers.read_layer(cfg, "parcels", mask=core.subject_union(site_gdf))
+        core.check_right_of_way_field(touched, cfg.rules)
         subject = core.parcels_touched_by_site(touched, site_gdf, rules=cfg.rules)
+        skipped = list(dict.fromkeys(subject.attrs.get("skipped_no_owner", [])))
         if subject.empty:
             raise GeometryError(
                 f"The site {describe(site)} (--site) reaches into no parcel of "
@@ -323,7 +430,7 @@ def read_subject(cfg: TownConfig, *, parcel_ids: list[str],
                 "lies in the town and that both are in the CRS they declare."
             )
         parcel_ids = core.subject_ids(subject)
-    return layers.read_parcels_by_id(cfg, parcel_ids)
+    return layers.read_parcels_by_id(cfg, parcel_ids), site_gdf, skipped
 
 
 def read_candidates(cfg: TownConfig, subject: gpd.GeoDataFrame, *, distance_ft: float
@@ -346,11 +453,16 @@ def site_addresses(assess: pd.DataFrame) -> pd.Series:
     """Parcel id -> its site address(es) from the assessing rows ("; " between distinct ones)."""
     if "site_address" not in assess or assess.empty:
         return pd.Series(dtype=object)
-    rows = assess.dropna(subset=["site_address"])
-    return rows.groupby(rows["parcel_id"].astype(str))["site_address"].agg(_join_addresses)
+    by_parcel: dict[str, list[str]] = {}
+    for pid, address in zip(assess["parcel_id"], assess["site_address"], strict=True):
+        if address is None or (not isinstance(address, str) and pd.isna(address)):
+            continue
+        by_parcel.setdefault(str(pid), []).append(address)
+    return pd.Series({pid: _join_addresses(values) for pid, values in by_parcel.items()},
+                     dtype=object)
 
 
-def _join_addresses(values: pd.Series, most: int = 3) -> str:
+def _join_addresses(values: Iterable[object], most: int = 3) -> str:
     """Distinct site addresses; a condominium's many unit addresses are shortened."""
     distinct = list(dict.fromkeys(str(v).strip() for v in values if str(v).strip()))
     if len(distinct) <= most:
@@ -366,9 +478,11 @@ def subject_left_out(subject: gpd.GeoDataFrame) -> gpd.GeoDataFrame:
     return out
 
 
-def write_all(paths, *, info, subject, candidates, listed, left, recips, label_template,
-              label_offset, progress) -> None:
+def write_all(paths: dict[str, Path], pkg: AbutterPackage, *, label_template: str,
+              label_offset: tuple[float, float], progress: Progress) -> None:
+    """Write every file of the package (:data:`OUTPUT_FILES`)."""
     from swm_gis.reports.abutters_map import write_abutters_map
+    from swm_gis.reports.certification import write_certification_pdf
     from swm_gis.reports.certified_mail import write_certified_mail
     from swm_gis.reports.labels import write_labels
     from swm_gis.reports.mailing import (
@@ -376,29 +490,39 @@ def write_all(paths, *, info, subject, candidates, listed, left, recips, label_t
         write_left_out_csv,
         write_mailing_csv,
         write_mailing_xlsx,
+        write_review_csv,
     )
 
-    area = core.search_area(subject, distance_ft=info.distance_ft)
-    write_abutting_csv(listed, info, paths["abutting_parcels_csv"])
-    write_left_out_csv(left, info, paths["left_out_csv"])
-    write_mailing_csv(recips, info, paths["mailing_list_csv"])
-    write_mailing_xlsx(recips, info, paths["mailing_list_xlsx"])
+    info, mailable = pkg.info, pkg.recipients
+    write_abutting_csv(pkg.listed, info, paths["abutting_parcels_csv"])
+    write_left_out_csv(pkg.left_out, info, paths["left_out_csv"])
+    write_mailing_csv(mailable, info, paths["mailing_list_csv"])
+    write_mailing_xlsx(mailable, info, paths["mailing_list_xlsx"], review=pkg.review)
+    write_review_csv(pkg.review, paths["mailing_review_csv"])
+    write_certification_pdf(paths["certification_pdf"], info, review=pkg.review)
     progress(0.7, "writing labels and the mailing book")
-    write_labels(recips, info, paths["labels_pdf"], template=label_template,
+    write_labels(mailable, info, paths["labels_pdf"], template=label_template,
                  offset_in=label_offset)
-    write_certified_mail(recips, info, paths["certified_mail_pdf"])
+    write_certified_mail(mailable, info, paths["certified_mail_pdf"])
     progress(0.8, "drawing the map")
-    write_abutters_map(subject, area, listed, left, info, paths["abutters_map_pdf"],
-                       context=candidates)
+    labels = {pid: pkg.listed_address(pid) for pid in info.subject_ids}
+    write_abutters_map(pkg.subject, pkg.search_area, pkg.listed, pkg.left_out, info,
+                       paths["abutters_map_pdf"], context=pkg.candidates, site=pkg.site,
+                       streets=pkg.streets, subject_labels=labels,
+                       left_out_count=pkg.counts.get("left_out", len(pkg.left_out)))
     progress(0.95, "writing the GeoPackage")
     meta = pd.DataFrame({"line": info.header_lines()})
-    write_geopackage({
-        "subject": _for_gpkg(subject),
-        "search_area": area,
-        "abutting_parcels": _for_gpkg(listed),
-        "left_out": _for_gpkg(left),
+    layers_out = {
+        "subject": _for_gpkg(pkg.subject),
+        "search_area": pkg.search_area,
+        "abutting_parcels": _for_gpkg(pkg.listed),
+        "left_out": _for_gpkg(pkg.left_out),
         "about": meta,
-    }, paths["abutters_gpkg"])
+    }
+    if pkg.site is not None:
+        layers_out["site"] = _for_gpkg(pkg.site)
+    write_geopackage(layers_out, paths["abutters_gpkg"])
+    write_json(pkg.document, paths["abutters_json"])
 
 
 def _for_gpkg(gdf: gpd.GeoDataFrame) -> gpd.GeoDataFrame:
@@ -412,21 +536,23 @@ def _for_gpkg(gdf: gpd.GeoDataFrame) -> gpd.GeoDataFrame:
                             crs=gdf.crs)
 
 
-def summary_lines(info: PackageInfo, listed, left, recips, *, assess_configured: bool
-                  ) -> list[str]:
-    no_owner = int((~listed["owner_of_record"].astype(bool)).sum()) if len(listed) else 0
-    other = int(listed["other_town"].astype(bool).sum()) if len(listed) else 0
+def summary_lines(info: PackageInfo, counts: dict[str, int],
+                  warnings: list[dict[str, str]]) -> list[str]:
+    """The job's summary for people: the same counts as ``abutters.json``, then warnings."""
     lines = [
         f"Subject parcel(s) {info.subject_text}; distance {info.distance_text} "
         f"(Chapter 320 {info.section}); assessing data {info.fiscal_year_text}.",
-        f"{len(listed)} abutting parcel(s): {no_owner} with no owner of record "
-        f"(ask the Assessors), {other} in another town; {len(left)} left out.",
-        f"{len(recips)} recipient(s) after removing "
-        f"{recips.attrs.get('duplicates_removed', 0)} duplicate notice(s).",
+        f"{counts['abutting']} abutting parcel(s): {counts['no_owner_of_record']} with no owner "
+        f"of record (ask the Assessors), {counts['other_town']} in another town; "
+        f"{counts['left_out']} left out (left_out.csv).",
+        f"{counts.get('mailable', 0)} recipient(s) after removing "
+        f"{counts.get('duplicates_removed', 0)} duplicate notice(s) (mailing_list.csv); "
+        f"{counts.get('no_mailing_address', 0)} with no mailing address and "
+        f"{counts.get('incomplete_address', 0)} with an incomplete address are kept off it "
+        "(mailing_review.csv).",
     ]
-    if not assess_configured:
-        lines.append("No [layers.assess] in the config: no owners could be named.")
-    return lines
+    return lines + [f"Warning ({w['code']}): {w['text']}" for w in warnings]
 
 
-__all__ = ["OUTPUT_FILES", "AbutterPackage", "abutter_package", "output_paths"]
+__all__ = ["OUTPUT_FILES", "AbutterPackage", "TooManyAbuttersError", "abutter_package",
+           "output_paths"]

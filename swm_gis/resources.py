@@ -11,8 +11,9 @@ Spatial filters:
 * floodplain: the bounding box of the site and the subject parcels;
 * receiving waters: the town containing the site (``town_boundary`` read with the site as mask)
   grown by 1 km, or the site grown by 10 km without a boundary, for streams, water bodies, ORWs
-  and impaired waters; the DEM is read in a window around the site that grows (1, 4, 16 km)
-  while the flow leaves the window before meeting mapped water.
+  and impaired waters; the flow runs on the town's flow grid (the whole DEM, routed once and
+  kept by :mod:`swm_gis.flowgrid_cache`), or, for a DEM too big for one grid, on a window around
+  the site that grows (1, 4, 16 km) while the flow leaves it before meeting mapped water.
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ import numpy as np
 import pandas as pd
 import shapely
 
+from swm_gis import flowgrid_cache
 from swm_gis import habitats as hab
 from swm_gis import layers as io
 from swm_gis.config import TownConfig
@@ -228,7 +230,8 @@ def _receiving(config: TownConfig, site: gpd.GeoDataFrame,
             if str(exc).startswith("Cannot read"):  # unreadable, not beside the site
                 raise
             raise InputFileError(f"The DEM does not cover the site. {exc}") from exc
-        for margin in _DEM_MARGINS_M:
+        town = flowgrid_cache.town_flow(config)  # the town's grid, computed once and kept
+        for margin in (() if town is not None else _DEM_MARGINS_M):  # else windows (huge DEM)
             m = margin * per_m
             dem = io.read_raster(config, "dem", bounds=(sx0 - m, sy0 - m, sx1 + m, sy1 + m),
                                  require_cover=False)
@@ -238,6 +241,8 @@ def _receiving(config: TownConfig, site: gpd.GeoDataFrame,
             result = trace(flow_directions(dem))
             if not any(w.get("problem") == "no_water_reached" for w in result["warnings"]):
                 break
+        if town is not None:
+            result = trace(town)
     else:
         reasons.append("no [layers.dem] configured: nearest stream used (approximate)")
         result = trace(None)

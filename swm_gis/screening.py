@@ -213,6 +213,8 @@ def build_screening(
         layers["watersheds"] = wlayer
     for name, frame in res_layers.items():
         layers[name if name not in layers else f"resources_{name}"] = frame
+    for name, frame in map_context(config, site_union).items():
+        layers.setdefault(name, frame)
 
     meta = _meta(config, site=site, common_plan=common_plan, mitigation=mitigation,
                  proposed_impervious=proposed_impervious, development=development,
@@ -323,6 +325,40 @@ def _read_optional(config: TownConfig, key: str, mask: shapely.Geometry
     if not config.has(key):
         return None
     return io.read_layer(config, key, mask=mask)
+
+
+#: How far around the site the map's context layers are read: past the 500 ft ring the map shows.
+CONTEXT_REACH_FT = 800.0
+#: Map context layer -> (config key, the columns kept).
+CONTEXT_LAYERS = {"context_parcels": ("parcels", ["id"]), "streets": ("streets", ["name"]),
+                  "waterbodies": ("waterbodies", ["name"])}
+
+
+def map_context(config: TownConfig, site_union: shapely.Geometry
+                ) -> dict[str, gpd.GeoDataFrame]:
+    """Parcels, streets and water bodies around the site, for the map's orientation only.
+
+    A layer not configured is simply absent; one that cannot be read is left off the map (it
+    decides no finding: the checks read their own layers and report their own errors).
+    """
+    from swm_gis.config import metres_per_unit
+
+    reach = CONTEXT_REACH_FT * 0.3048 / metres_per_unit(config.crs)
+    x0, y0, x1, y1 = site_union.bounds
+    bbox = (x0 - reach, y0 - reach, x1 + reach, y1 + reach)
+    out = {}
+    for name, (key, columns) in CONTEXT_LAYERS.items():
+        if not config.has(key):
+            continue
+        try:
+            frame = io.read_layer(config, key, bbox=bbox)
+        except SwmGisError:
+            continue
+        if len(frame):
+            keep = [c for c in columns if c in frame]
+            out[name] = gpd.GeoDataFrame(frame[keep], geometry=frame.geometry.values,
+                                         crs=frame.crs).reset_index(drop=True)
+    return out
 
 
 def _sub_progress(report: ProgressFn, start: float, end: float) -> Callable[..., None]:

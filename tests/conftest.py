@@ -11,6 +11,8 @@ from hypothesis import settings
 from shapely.geometry import box
 from townkit import CAMBRIDGE_CONFIG, CRS, REPO
 
+pytest_plugins = ("postgis_server",)  # the throwaway PostGIS server (tests/postgis_server.py)
+
 # CI replays the same examples every run (a failure there is reproducible); locally hypothesis
 # explores new ones each time.
 settings.register_profile("ci", derandomize=True, deadline=None)
@@ -36,3 +38,16 @@ def cambridge_config() -> Path:
         "the real Cambridge layers must sit in ../shared/data/cambridge beside the repository"
     )
     return CAMBRIDGE_CONFIG
+
+
+@pytest.fixture(autouse=True, scope="session")
+def _flowgrid_cache_in_tmp(tmp_path_factory):
+    """Flow grids the suite computes are cached in a session folder, not the user's cache
+    (subprocess CLI runs inherit the variable)."""
+    old = os.environ.get("SWM_GIS_CACHE_DIR")
+    os.environ["SWM_GIS_CACHE_DIR"] = str(tmp_path_factory.mktemp("swm-gis-cache"))
+    yield
+    if old is None:
+        os.environ.pop("SWM_GIS_CACHE_DIR", None)
+    else:
+        os.environ["SWM_GIS_CACHE_DIR"] = old

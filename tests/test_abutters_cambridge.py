@@ -78,14 +78,16 @@ def test_every_owner_of_condominium_8_61_gets_a_notice(package):
 
     mailing = [r for r in _table(package / "mailing_list.csv")
                if "8-61" in r["parcel_ids"].split("; ")]
-    keys_in_list = {recipient_key({**r, "address1": r["mail_address"]}) for r in mailing}
+    # the key without its country: the mailing list prints a country read from a foreign
+    # address ("BAHRAIN" from "MANAMA") that the assessing row left blank
+    keys_in_list = {recipient_key({**r, "address1": r["mail_address"]})[:-1] for r in mailing}
     wanted = {}
     for r in rows:
         rec = {"owner_name": r["Owner_Name"], "address1": ", ".join(
             p for p in (r["Owner_Address"].strip(), r["Owner_Address2"].strip()) if p),
             "mail_city": r["Owner_City"], "mail_state": r["Owner_State"],
             "mail_zip": r["Owner_Zip"], "mail_country": ""}
-        wanted[recipient_key(rec)] = r["Owner_Name"]
+        wanted[recipient_key(rec)[:-1]] = r["Owner_Name"]
     missing = [name for key, name in wanted.items() if key not in keys_in_list]
     assert missing == []
     # one notice per distinct owner and address: 168 unit records, some owners own two units

@@ -33,7 +33,7 @@ SIGNATURES = {
         "progress"]),
     "abutter_package": (["config"], [
         "parcels", "site", "distance", "include_subject", "wpa_pond_extension", "sender",
-        "progress"]),
+        "max_abutters", "progress"]),
     "applicability_map": (["config", "out"], [
         "engine", "chunk_size", "scheduler", "workers", "overwrite", "progress"]),
     "find_abutters": (["parcels", "subject"], ["distance_ft", "include_subject", "rules",

@@ -19,7 +19,8 @@ def _parse(**sections):
 
 
 def test_every_rule_has_a_kind_and_every_kind_a_rule():
-    assert set(RULE_KINDS) == {f.name for f in fields(Rules)}
+    # right_of_way is a Rules field set from [layers.parcels] right_of_way, not a [rules] key
+    assert set(RULE_KINDS) == {f.name for f in fields(Rules)} - {"right_of_way"}
 
 
 @pytest.mark.parametrize(("data", "fragment"), [
@@ -99,9 +100,13 @@ def test_accepted_values_are_normalised():
     assert cfg.layers["parcels"].fields["id"] == "MY_ID"
 
 
-def test_a_list_of_several_sources_is_refused_rather_than_half_read():
-    with pytest.raises(ConfigError, match="lists 2 sources"):
-        _parse(layers={"parcels": {"path": ["a.gpkg", "b.gpkg"]}})
+def test_a_list_of_sources_is_one_layer_and_a_bad_list_is_refused():
+    cfg = _parse(layers={"parcels": {"path": ["a.gpkg", "b.gpkg"]}})
+    assert [p.path.rsplit("/", 1)[-1] for p in cfg.layer("parcels").parts] == ["a.gpkg", "b.gpkg"]
+    with pytest.raises(ConfigError, match="must be a file or GDAL source"):
+        _parse(layers={"parcels": {"path": ["a.gpkg", ""]}})
+    with pytest.raises(ConfigError, match="one layer name per path"):
+        _parse(layers={"parcels": {"path": ["a.gpkg", "b.gpkg"], "layer": ["x"]}})
 
 
 def test_the_key_tables_name_what_the_config_reads():

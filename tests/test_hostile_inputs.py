@@ -17,6 +17,8 @@ import pytest
 import shapely
 from hostile import SUBJECT, assert_refused, edit, hashes, leftovers, run, sample_copy
 
+from swm_gis.notification import OUTPUT_FILES
+
 OK = 0
 
 
@@ -380,9 +382,10 @@ def _full_names_listed(out):
     assert _csv(out).count(LONG_NAME) == 20  # every recipient, the name whole
 
 
-def _notes_say_incomplete(out):
-    assert _csv(out).count("incomplete mailing address (no street address, city, state, ZIP)"
-                           ) == 20
+def _all_kept_off_for_review(out):
+    review = (out / "mailing_review.csv").read_text(encoding="utf-8-sig")
+    assert review.count("no_mailing_address,") == 20
+    assert _csv(out).strip().count("\n") == 0  # the header only: nobody can be mailed
 
 
 def _both_owners_listed(out):
@@ -402,8 +405,9 @@ OWNERS = {
         "owner name(s) too long for a label or the mailing book were shortened with an",
         "the full names are in mailing_list.csv"], _full_names_listed),
     "all-empty-addresses": (_owners_no_addresses, OK, [
-        "Warning: 20 of 20 recipient(s) have an incomplete mailing address"],
-        _notes_say_incomplete),
+        "0 recipient(s) after removing 0 duplicate notice(s) (mailing_list.csv); 20 with no "
+        "mailing address and 0 with an incomplete address are kept off it (mailing_review.csv)"],
+        _all_kept_off_for_review),
     "non-utf8-csv": (_owners_csv_latin1, 2, [
         "assess.csv ([layers.assess]): the text is not UTF-8", 'Excel: "CSV UTF-8"'], None),
     "duplicate-loc-ids": (_owners_duplicate_ids, OK, ["recipient(s)"], _both_owners_listed),
@@ -428,7 +432,7 @@ def test_hostile_owner_data(tmp_path, capsys, case):
     assert hashes(toml.parent) == before
     assert leftovers(tmp_path) == []
     if code == OK:
-        assert len([p for p in out.iterdir() if p.is_file()]) == 8
+        assert sorted(p.name for p in out.iterdir()) == sorted(OUTPUT_FILES.values())
         check(out)
     else:
         assert not out.exists()

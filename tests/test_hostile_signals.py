@@ -19,6 +19,8 @@ from pathlib import Path
 import pytest
 from hostile import SUBJECT, hashes, leftovers, run, sample_copy
 
+from swm_gis.notification import OUTPUT_FILES
+
 REPO = Path(__file__).resolve().parents[1]
 EXIT = {signal.SIGINT: 130, signal.SIGTERM: 143}
 
@@ -121,5 +123,5 @@ def test_twenty_staggered_abutters_runs_on_one_folder_never_mix(tmp_path, capsys
             assert "swm-gis abutters --out" in err
     assert codes.count(0) >= 1 and codes.count(2) >= 1, codes
     assert _csvs(out) in reference  # one run's whole package, never a mix
-    assert len([p for p in out.iterdir() if p.is_file()]) == 8
+    assert sorted(p.name for p in out.iterdir()) == sorted(OUTPUT_FILES.values())
     assert leftovers(tmp_path) == []

@@ -12,7 +12,7 @@ import pytest
 import rasterio
 from affine import Affine
 from shapely.geometry import Point, box
-from townkit import write_town
+from townkit import REPO, write_town
 
 import swm_gis.resources
 from swm_gis.config import load_config
@@ -306,3 +306,20 @@ def test_cambridge_block_screens_through_its_config_with_real_resource_checks(
     assert checks["development_type"]["ran"] is False
     assert checks["watersheds_huc12"]["reason"] == "no [layers.huc12] configured"
     assert doc["meta"]["town"].startswith("Cambridge")
+
+
+def test_screening_map_gets_parcels_and_water_around_the_site_for_orientation():
+    """The job hands the map its context frames (read around the site, orientation only) and
+    the report's caption lists what the map drew."""
+    import swm_gis
+    from swm_gis.reports.screening_map import render_screening_map
+    from swm_gis.reports.screening_report import map_caption
+
+    town = swm_gis.load_config(REPO / "data" / "sample" / "town.toml")
+    result = swm_gis.screen(town, f"{REPO / 'data' / 'sample' / 'sites.gpkg'}:site")
+    parcels = result.layers["context_parcels"]
+    assert list(parcels.columns) == ["id", "geometry"] and len(parcels) > 10
+    assert "waterbodies" in result.layers
+    image = render_screening_map(result.layers)
+    assert "Parcels" in image.legend
+    assert map_caption(image).startswith("Shown: ") and "Parcels" in map_caption(image)

@@ -420,9 +420,18 @@ def test_map_is_embedded_png_in_html_and_image_in_pdf(full_report):
     assert base64.b64decode(img["src"][len(prefix):])[:8] == b"\x89PNG\r\n\x1a\n"
     reader = PdfReader(full_report["pdf"])
     pages = _pdf_pages(full_report["pdf"])
-    map_page = next(i for i, t in enumerate(pages) if t.startswith("Map Site, 100 ft"))
+    map_page = next(i for i, t in enumerate(pages) if t.startswith("Map Shown: "))
     assert map_page == 1  # right after the findings page
     assert len(reader.pages[map_page].images) == 1
+
+
+def test_map_caption_lists_exactly_what_the_legend_draws():
+    from swm_gis.reports.screening_map import MapImage
+    from swm_gis.reports.screening_report import map_caption
+
+    image = MapImage(png=b"", legend=["Limit of disturbance", "100 ft ring", "Parcels"])
+    assert map_caption(image) == "Shown: Limit of disturbance; 100 ft ring; Parcels."
+    assert map_caption(MapImage(png=b"")) == "The site."
 
 
 def test_checklist_items_of_320_19_20_21_are_in_both(full_report):

@@ -4,7 +4,10 @@ SPEC section 5: ``findings: [{key, title, status, answer, section, layers_used[]
 layers_missing[], caveats[]}]`` in report order, status in yes / no / conditional / not_checked /
 info. The plugin never decides a status: it shows the engine's. Each algorithm returns a
 ``HEADLINE`` (string), one ``<KEY>_STATUS`` string per finding it covers and a short
-``FINDINGS`` text, and pushes the same few lines to the log.
+``FINDINGS`` text, and pushes the same few lines to the log. A boolean output derived from a
+finding (:func:`flag`) is True for ``yes``, False only for ``no`` and NULL otherwise: never
+"no" for a check that did not run or did not cover the area searched. An engine that writes no
+``findings`` is too old (:class:`EngineTooOld`).
 
 No QGIS import (plain dicts), so it is tested on its own.
 """
@@ -22,36 +25,54 @@ STATUS_WORDS = {"yes": "yes", "no": "no", "conditional": "conditional",
 MAX_OUTPUT_CHARS = 2000
 
 
-def findings_of(document: dict[str, Any]) -> list[dict[str, Any]]:
-    """The document's findings list, or the fallback below when the engine has none yet."""
+class EngineTooOld(Exception):
+    """screening.json has no ``findings`` list: the engine predates SPEC section 5's findings."""
+
+
+TOO_OLD = ("The swm-gis engine wrote {path} without the 'findings' list, so it is too old for "
+           "this plugin (the plugin never decides a finding itself). Reinstall the engine: install "
+           "the current swm-gis with pip in its environment (or run 'make demo' in a checkout), "
+           "or set the newer swm-gis executable under Processing > Options > Providers > "
+           "swm-gis.")
+
+
+def findings_of(document: dict[str, Any], *, path: str = "screening.json"
+                ) -> list[dict[str, Any]]:
+    """The document's findings list; :class:`EngineTooOld` when it has none."""
     found = document.get("findings")
-    if isinstance(found, list) and found:
-        return [f for f in found if isinstance(f, dict)]
-    return fallback_findings(document)
+    if not isinstance(found, list) or not found:
+        raise EngineTooOld(TOO_OLD.format(path=path))
+    return [f for f in found if isinstance(f, dict)]
 
 
-# --- FALLBACK (delete once the engine writes `findings`, SPEC section 5) -----------------------
-def fallback_findings(document: dict[str, Any]) -> list[dict[str, Any]]:
-    """A disturbance finding built from ``disturbance.permit_required`` for engines that do not
-    write ``findings`` yet. Under one acre without a common plan, or with an exemption claimed,
-    the answer is ``conditional`` (SPEC section 5), never a bare "no"."""
-    d = document.get("disturbance")
-    if not isinstance(d, dict):
-        return []
-    if d.get("permit_required"):
-        status, answer = "yes", "A Stormwater Management Permit is required."
-    elif d.get("common_plan_area_sqft") is None or d.get("exemption"):
-        status = "conditional"
-        answer = ("No permit for the site alone; one is required if it is part of a larger "
-                  "common plan that disturbs 1 acre or more" if not d.get("exemption") else
-                  "The permit depends on the exemption claimed (the Commission decides)")
-        answer += "."
-    else:
-        status, answer = "no", "No Stormwater Management Permit is required."
-    return [{"key": "disturbance", "title": "Stormwater Management Permit", "status": status,
-             "answer": answer, "section": "320-3", "layers_used": [], "layers_missing": [],
-             "caveats": []}]
-# --- end of FALLBACK -------------------------------------------------------------------------
+def by_key(findings: list[dict[str, Any]], key: str) -> dict[str, Any]:
+    """The finding of ``key`` ({} when the engine reported none)."""
+    return next((f for f in findings if f.get("key") == key), {})
+
+
+def status_of(findings: list[dict[str, Any]], key: str, part: str | None = None) -> str:
+    """The status of finding ``key`` (or of one ``part`` of it, e.g. receiving waters' ``orw``
+    and ``impaired``); ``not_checked`` when the engine reported no such finding."""
+    f = by_key(findings, key)
+    if part is not None:
+        parts = f.get("parts") if isinstance(f.get("parts"), dict) else {}
+        value = parts.get(part)
+        if value in STATUSES:
+            return str(value)
+    value = f.get("status")
+    return str(value) if value in STATUSES else "not_checked"
+
+
+def flag(status: str) -> bool | None:
+    """A boolean output true to its name: True for ``yes``, False only for ``no`` (a complete
+    search that found nothing), None (NULL: undecided) for conditional, not_checked and info."""
+    return {"yes": True, "no": False}.get(status)
+
+
+def counted(n: int, status: str) -> int | None:
+    """A count of features found: the number when the search ran (``yes``/``no``), else None
+    (NULL) - 0 for a search that did not run would read as "none"."""
+    return n if status in ("yes", "no") or n else None
 
 
 def headline(findings: list[dict[str, Any]]) -> str:
@@ -70,11 +91,23 @@ def finding_line(f: dict[str, Any], *, said: str = "") -> str:
     return f"{title}: {status}" + (f" - {answer}" if answer and answer != said else "")
 
 
+#: Caveats logged under a finding (the JSON file and the report have them all).
+MAX_CAVEATS = 3
+
+
 def summary_lines(findings: list[dict[str, Any]], keys: tuple[str, ...] = KEYS) -> list[str]:
-    """The headline then one line per finding of ``keys`` (report order)."""
+    """The headline then one line per finding of ``keys`` (report order), each followed by its
+    first caveats (what a conditional answer depends on)."""
     chosen = [f for f in findings if f.get("key") in keys]
     top = headline(findings) if "disturbance" in keys else ""
-    lines = [top] + [finding_line(f, said=top) for f in chosen]
+    lines = [top]
+    for f in chosen:
+        lines.append(finding_line(f, said=top))
+        caveats = [c for c in f.get("caveats") or [] if c]
+        lines += [f"  caveat: {_one_line(c, 200)}" for c in caveats[:MAX_CAVEATS]]
+        if len(caveats) > MAX_CAVEATS:
+            lines.append(f"  ... and {len(caveats) - MAX_CAVEATS} more caveat(s) (see the "
+                         "result file)")
     missing = sorted({m for f in chosen for m in f.get("layers_missing") or []})
     if missing:
         lines.append("Not given, so not checked: " + ", ".join(map(str, missing)))

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import json
 import sys
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from enum import StrEnum
 from pathlib import Path
 from typing import Any
@@ -147,9 +147,17 @@ def overwrite_option() -> Any:
     return typer.Option(False, "--overwrite", help="Replace outputs that already exist.")
 
 
-def open_config(path: Path) -> TownConfig:
-    return load_config(path)
+def no_cache_option() -> Any:
+    return typer.Option(False, "--no-cache",
+                        help="Do not read or keep the town's flow grid in the cache (same "
+                             "results, computed again: slower on a large DEM).")
 
 
-#: Where the bundled synthetic sample town lives (repository checkout or editable install).
-SAMPLE_DIR = Path(__file__).resolve().parents[2] / "data" / "sample"
+def open_config(path: Path, *, no_cache: bool = False) -> TownConfig:
+    cfg = load_config(path)
+    return replace(cfg, cache_enabled=False) if no_cache else cfg
+
+
+#: Where the bundled synthetic sample town lives: package data (``swm_gis/sample``, in a
+#: checkout a link to ``data/sample``), so an installed wheel has it too.
+SAMPLE_DIR = Path(__file__).resolve().parents[1] / "sample"

@@ -71,6 +71,10 @@ def abutters(
         help="Also notify owners of land abutting a pond of less than 10 acres that the "
              "subject borders (Wetlands Protection Act practice). Ponds come from "
              "[layers.waterbodies], else from parcels with POLY_TYPE WATER."),
+    max_abutters: int = typer.Option(
+        None, "--max-abutters", metavar="N", min=0,
+        help="Stop, writing nothing, when more than N parcels abut. Without it a list longer "
+             "than [rules] abutter_warning_count (500) is written with a warning."),
 ) -> None:
     """List the owners of all property within 100 ft of the subject's property line and write
     the mailing package.
@@ -79,10 +83,12 @@ def abutters(
     streets, town lines and water. Right-of-way and water polygons without an owner go to
     left_out.csv with the reason; parcels with no assessing record are listed and flagged; one
     notice per owner and mailing address after normalisation (the count removed is reported).
-    Writes abutting_parcels.csv, mailing_list.csv and .xlsx (ending with the Board of
-    Assessors' certification block), labels.pdf, abutters_map.pdf, certified_mail.pdf (PS Form
-    3877 layout), left_out.csv and abutters.gpkg. CSV tables end, after a blank row, with lines
-    starting with "#" that record the subject, distance, data sources and fiscal year.
+    Writes abutting_parcels.csv, mailing_list.csv and .xlsx, mailing_review.csv (owners who
+    cannot be mailed, likely duplicates), certification.pdf (sources, vintage, counts and the
+    Board of Assessors' certification block), labels.pdf, abutters_map.pdf, certified_mail.pdf
+    (PS Form 3877 layout), left_out.csv, abutters.gpkg and abutters.json (counts and warnings,
+    e.g. parcels_missing_beyond_edge when the search area crosses into a town whose parcels
+    the config does not provide).
 
     Example: swm-gis abutters --config data/cambridge.toml --parcel 9-29 --out abutters-9-29
     """
@@ -97,7 +103,8 @@ def abutters(
             include_subject=include_subject, out_dir=stage, overwrite=True,
             label_template=label_template, label_offset=offset,
             sender=list(sender or []), wpa_pond_extension=wpa_pond_extension,
-            progress=state.reporter.progress,
+            max_abutters=max_abutters, progress=state.reporter.progress,
+            warn=state.reporter.info,
         )
     state.reporter.result("abutters", final_paths(staged, stage, out), summary=summary)
 
@@ -135,9 +142,13 @@ def run_abutters(
     label_offset: tuple[float, float] = (0.0, 0.0),
     sender: list[str] | None = None,
     wpa_pond_extension: bool = False,
+    max_abutters: int | None = None,
     progress: Callable[[float, str], None] = lambda f, m: None,
+    warn: Callable[[str], None] = lambda m: None,
 ) -> tuple[dict[str, Path], list[str]]:
-    """Check the outputs are free, build the package, write it; return paths and summary."""
+    """Check the outputs are free, build the package, write it; return paths and summary.
+
+    A ``many_abutters`` warning is said through ``warn`` before anything is written."""
     if bool(parcel_ids) == bool(site):
         raise SwmGisError("Give the subject either by --parcel ID (one or more) or by --site "
                           "FILE, not both and not neither.")
@@ -146,25 +157,13 @@ def run_abutters(
     package = abutter_package(cfg, parcels=parcel_ids, site=site or None, distance=distance,
                               include_subject=include_subject,
                               wpa_pond_extension=wpa_pond_extension, sender=sender or (),
-                              progress=progress)
+                              max_abutters=max_abutters, progress=progress)
+    for w in package.warnings:
+        if w["code"] == "many_abutters":
+            warn(f"Warning ({w['code']}): {w['text']}")
     paths = package.write(out_dir, overwrite=overwrite, label_template=label_template,
                           label_offset=label_offset, progress=progress)
-    return paths, [*package.summary, *_address_warnings(package.recipients),
-                   *_label_warnings(package, label_template)]
-
-
-def _address_warnings(recips) -> list[str]:
-    """Recipients the Post Office cannot deliver to as listed: said in the summary, not only in
-    the note column."""
-    if "note" not in recips or recips.empty:
-        return []
-    notes = recips["note"].fillna("").astype(str)
-    incomplete = int(notes.str.contains("incomplete mailing address").sum())
-    if not incomplete:
-        return []
-    return [f"Warning: {incomplete} of {len(recips)} recipient(s) have an incomplete mailing "
-            "address (see the note column of mailing_list.csv): check with the Assessors "
-            "before mailing."]
+    return paths, [*package.summary, *_label_warnings(package, label_template)]
 
 
 def _label_warnings(package, label_template: str) -> list[str]:

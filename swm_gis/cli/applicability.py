@@ -10,8 +10,16 @@ from pathlib import Path
 
 import typer
 
+from swm_gis import postgis
 from swm_gis.applicability_overlays import DEFAULT_CHUNK_SIZE
-from swm_gis.cli._common import app, config_option, open_config, overwrite_option, state
+from swm_gis.cli._common import (
+    app,
+    config_option,
+    no_cache_option,
+    open_config,
+    overwrite_option,
+    state,
+)
 from swm_gis.errors import ConfigError
 from swm_gis.jobs import applicability_map
 from swm_gis.outputs import config_inputs, output_file
@@ -29,9 +37,10 @@ class Engine(StrEnum):
 @app.command()
 def applicability(
     config: Path = config_option(),
-    out: Path = typer.Option(..., "--out", "-o", dir_okay=False, metavar="FILE",
-                             help="GeoPackage to write (.gpkg): layer 'applicability', the "
-                                  "summary table and the QGIS style."),
+    out: str = typer.Option(..., "--out", "-o", metavar="FILE|URL",
+                            help="GeoPackage to write (.gpkg): layer 'applicability', the "
+                                 "summary table and the QGIS style; or a PostGIS table, "
+                                 "postgresql://user@host/db?table=schema.name."),
     engine: Engine = typer.Option(Engine.local, "--engine", metavar="local|dask",
                                   help="local: one process, the town in spatial tiles; dask: the "
                                        "tiles on a Dask cluster (dask-geopandas)."),
@@ -45,6 +54,7 @@ def applicability(
     chunk_size: int = typer.Option(DEFAULT_CHUNK_SIZE, "--chunk-size", min=100, metavar="N",
                                    help="About how many parcels per spatial tile (bounds memory)."),
     overwrite: bool = overwrite_option(),
+    no_cache: bool = no_cache_option(),
 ) -> None:
     """Classify every parcel: one-acre trigger, HUC12/HUC10, NHESP within 500 ft, SFHA,
     drainage to ORWs and impaired waters, and a screening class; writes a GeoPackage that QGIS
@@ -52,13 +62,26 @@ def applicability(
 
     Example: swm-gis applicability --config data/sample/town.toml --out applicability.gpkg
     """
-    if out.suffix.lower() != ".gpkg":
-        raise ConfigError(f"--out {out} must be a GeoPackage file ending in .gpkg.")
     if scheduler and engine is not Engine.dask:
         raise ConfigError("--scheduler is for the Dask engine; add --engine dask.")
     if scheduler:  # before any work: form, reachable, a Dask scheduler (with a timeout)
         scheduler = check_scheduler(scheduler)
-    cfg = open_config(config)
+    cfg = open_config(config, no_cache=no_cache)
+    # --- PostGIS output (swm_gis.postgis_out): the map into a database table, styled.
+    if postgis.is_postgis(out):
+        from swm_gis.postgis_out import write_applicability
+
+        result = write_applicability(cfg, out, overwrite=overwrite,
+                                     engine=engine.value, scheduler=scheduler, workers=workers,
+                                     chunk_size=chunk_size, progress=state.reporter.progress)
+        state.reporter.result("applicability", {"postgis": result.path},
+                              summary=result.summary_lines, parcels=result.parcels,
+                              engine=result.engine)
+        return
+    out = Path(out)
+    # --- end PostGIS output
+    if out.suffix.lower() != ".gpkg":
+        raise ConfigError(f"--out {out} must be a GeoPackage file ending in .gpkg.")
     check_outputs_free([out], overwrite=overwrite)
     # Inputs read-only, one run per file, the file whole or not at all (swm_gis.outputs).
     with output_file(out, inputs=config_inputs(cfg), overwrite=overwrite,

@@ -18,6 +18,7 @@ from swm_gis.cli._common import (
     SAMPLE_DIR,
     app,
     config_option,
+    no_cache_option,
     open_config,
     out_dir_option,
     overwrite_option,
@@ -88,6 +89,7 @@ def screen(
         None, "--received", metavar="DATE",
         help="Date the application was received (YYYY-MM-DD), for the report's hearing "
              "deadlines (§ 320-18 B)."),
+    no_cache: bool = no_cache_option(),
     report: bool = typer.Option(
         True, "--report/--no-report",
         help="Write screening_report.html and .pdf (--no-report: only the JSON and GeoPackage, "
@@ -113,6 +115,7 @@ def screen(
             proposed_impervious_sqft=proposed_impervious_sqft, mitigation=mitigation,
             exemptions=exemption, roadway_maintenance=roadway_maintenance, overwrite=True,
             received=received, parcel_ids=parcel, proposed_use=proposed_use, report=report,
+            no_cache=no_cache,
         )
     outputs = final_paths(outputs, stage, out)
     state.reporter.result("screen", outputs, summary=screening_lines(document),
@@ -138,9 +141,10 @@ def run_screen(
     parcel_ids: list[str] | tuple[str, ...] = (),
     proposed_use: str | None = None,
     report: bool = True,
+    no_cache: bool = False,
 ) -> tuple[dict[str, Path], dict[str, Any]]:
     """Check the outputs are free, screen (:func:`swm_gis.screen`), write; (outputs, document)."""
-    cfg = open_config(config)
+    cfg = open_config(config, no_cache=no_cache)
     check_outputs_free([Path(out) / name for key, name in SCREENING_FILES.items()
                         if report or not key.startswith("screening_report")],
                        overwrite=overwrite)

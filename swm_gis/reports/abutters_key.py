@@ -23,42 +23,64 @@ KEY_COLUMNS = [(30, 26, "No."), (56, 70, "Parcel id"), (126, 150, "Site address"
 KEY_SIZE, KEY_LEADING = 7.0, 8.6
 
 
-def key_cells(row: tuple[str, ...], font: str) -> list[list[str]]:
+#: With map sheets: a "Sheet" column taken from the note's width.
+SHEET_KEY_COLUMNS = [*KEY_COLUMNS[:5], (582, 34, "Sheet"), (616, 146, "Note")]
+
+
+def key_cells(row: tuple[str, ...], font: str, columns=KEY_COLUMNS) -> list[list[str]]:
     """Each cell of a key row wrapped to its column (names wrap at words, never truncated)."""
-    return [fit_lines([val], width_pt=w - 4, height_pt=10_000, font=font, max_size=KEY_SIZE,
-                      min_size=KEY_SIZE)[1] for (_x, w, _h), val in zip(KEY_COLUMNS, row,
-                                                                        strict=True)]
+    from reportlab.pdfbase.pdfmetrics import stringWidth
+
+    out = []
+    for (_x, w, _h), val in zip(columns, row, strict=True):
+        if len(val) < 4 or stringWidth(val, font, KEY_SIZE) <= w - 4:
+            out.append([val])  # fits as it is (most cells): no wrapping work
+        else:
+            out.append(fit_lines([val], width_pt=w - 4, height_pt=10_000, font=font,
+                                 max_size=KEY_SIZE, min_size=KEY_SIZE)[1])
+    return out
 
 
-def key_pages(c, rows, info, *, font, bold, page_w: float, page_h: float) -> None:
-    """The key, as many pages as the wrapped rows need."""
+def key_pages(c, rows, info, *, font, bold, page_w: float, page_h: float,
+              sheets: dict[str, int] | None = None) -> None:
+    """The key, as many pages as the wrapped rows need; with ``sheets`` (map number -> sheet)
+    a column says on which sheet of the map each number is."""
+    columns = KEY_COLUMNS
+    if sheets:
+        columns = SHEET_KEY_COLUMNS
+        rows = [(*row[:5], str(sheets.get(row[0], "")), row[5]) for row in rows]
     bottom = 40
     y = None
     page = 0
     for row in rows or [None]:
-        cells = key_cells(row, font) if row else [["No abutting parcels within the distance."]]
+        cells = (key_cells(row, font, columns) if row
+                 else [["No abutting parcels within the distance."]])
         height = max(len(cell) for cell in cells) * KEY_LEADING + 3.5
         if y is None or y - height < bottom:
             if y is not None:
                 c.showPage()
             page += 1
-            y = _key_header(c, info, len(rows), page, font, bold, page_w, page_h)
-        for (x, _w, _h), cell in zip(KEY_COLUMNS, cells, strict=False):
-            c.setFont(font, KEY_SIZE)
+            y = _key_header(c, info, len(rows), page, font, bold, page_w, page_h, columns)
+        text = c.beginText()  # one text object per row: far cheaper than a drawString a cell
+        text.setFont(font, KEY_SIZE)
+        for (x, _w, _h), cell in zip(columns, cells, strict=False):
             for i, line in enumerate(cell):
-                c.drawString(x, y - i * KEY_LEADING, line)
+                if line:
+                    text.setTextOrigin(x, y - i * KEY_LEADING)
+                    text.textOut(line)
+        c.drawText(text)
         y -= height
     c.showPage()
 
 
-def _key_header(c, info, n, page, font, bold, page_w, page_h) -> float:
+def _key_header(c, info, n, page, font, bold, page_w, page_h, columns=KEY_COLUMNS) -> float:
     c.setFont(bold, 11)
     c.drawString(30, page_h - 30, _fit(
         f"Key to the abutters map: parcel(s) {info.subject_text}, {info.distance_text} "
         f"({n} abutting parcel(s)), page {page}", bold, 11, page_w - 60))
     y = page_h - 52
     c.setFont(bold, 7.5)
-    for x, _w, head in KEY_COLUMNS:
+    for x, _w, head in columns:
         c.drawString(x, y, head)
     c.setFont(font, 6.5)
     c.drawString(30, 24, _fit(" ".join(info.header_lines()[1:2]), font, 6.5, page_w - 60))
@@ -80,4 +102,4 @@ def _t(v: object) -> str:
     return "" if v is None or (not isinstance(v, str) and pd.isna(v)) else str(v)
 
 
-__all__ = ["KEY_COLUMNS", "key_cells", "key_pages", "key_rows"]
+__all__ = ["KEY_COLUMNS", "SHEET_KEY_COLUMNS", "key_cells", "key_pages", "key_rows"]

@@ -17,23 +17,27 @@ import numpy as np
 import pandas as pd
 import shapely
 
-from swm_gis.abutters import M_PER_FT, metres_per_unit
 from swm_gis.reports import PackageInfo
 from swm_gis.reports.abutters_key import key_pages, key_rows
+from swm_gis.reports.abutters_sheets import draw_sheets, sheet_plan
 from swm_gis.reports.labels import fit_lines
+from swm_gis.reports.map_furniture import (
+    COLOURS,
+    FRAME,
+    HATCH,
+    LEGEND_LABELS,
+    PAGE_H,
+    PAGE_W,
+    View,
+    _fit,
+    _legend,
+    _north_arrow,
+    _scale_bar,
+)
 from swm_gis.reports.pdf_fonts import register_fonts
 from swm_gis.writers import atomic_path
 
-#: Fills chosen to stay apart in greyscale print (luminance 60 / 225 / 158 / 230), with textures
-#: where two would be close: no owner of record = the abutter fill with diagonal hatching, left
-#: out = light grey with a cross grid. Tests check the luminance gaps.
-COLOURS = {"subject": "#a50f15", "abutter": "#fee391", "other_town": "#6baed6",
-           "no_owner": "#fee391", "left_out": "#e6e6e6", "context": "#ffffff",
-           "line": "#1f3b73", "site": "#000000", "street": "#8c8c8c"}
-HATCH = {"no_owner": ("diagonal", "#5a5a5a"), "left_out": ("grid", "#9a9a9a")}
-PAGE_W, PAGE_H = 792.0, 612.0  # letter, landscape
-FRAME = (30.0, 92.0, 560.0, 560.0)  # x0, y0, x1, y1 of the map frame, points
-
+_View = View
 
 def write_abutters_map(
     subject: gpd.GeoDataFrame,
@@ -50,6 +54,12 @@ def write_abutters_map(
     left_out_count: int | None = None,
 ) -> Path:
     """Write the map page and the key pages to ``target`` (letter, landscape).
+
+    When the abutters are too many for one legible page (more than
+    :data:`~swm_gis.reports.abutters_sheets.SINGLE_PAGE_MAX`), the map is split into sheets
+    at a scale where a typical abutter is large enough for its number: the first page is the
+    index (the whole search area with the sheet grid), then one page per sheet (each number on
+    exactly one sheet), and the key gives each number's sheet.
 
     Parameters
     ----------
@@ -79,37 +89,24 @@ def write_abutters_map(
         c.setSubject(" ".join(info.header_lines()))
         c.setAuthor("swm-gis")
         extras = {"site": site, "streets": streets, "subject_labels": subject_labels or {},
-                  "left_out_count": len(left) if left_out_count is None else left_out_count}
-        _map_page(c, subject, area, listed, left, info, context, font, bold, extras)
-        c.showPage()
+                  "left_out_count": len(left) if left_out_count is None else left_out_count,
+                  "abutting_count": len(listed)}
+        points = label_points(listed, area)
+        plan = sheet_plan(listed, points)
+        sheets = None
+        if plan is None:
+            _map_page(c, subject, area, listed, left, info, context, font, bold, extras,
+                      points=points)
+            c.showPage()
+        else:
+            frames = {"subject": subject, "area": area, "listed": listed, "left": left,
+                      "context": context}
+            sheets = draw_sheets(c, plan, frames, points, info, extras, font, bold,
+                                 page=_map_page)
         key_pages(c, key_rows(listed), info, font=font, bold=bold, page_w=PAGE_W,
-                  page_h=PAGE_H)
+                  page_h=PAGE_H, sheets=sheets)
         c.save()
     return Path(target)
-
-
-class _View:
-    """World (CRS units) -> page points, keeping the aspect ratio, centred in the frame."""
-
-    def __init__(self, bounds: tuple[float, float, float, float], pad_frac: float = 0.08
-                 ) -> None:
-        x0, y0, x1, y1 = bounds
-        pad = pad_frac * max(x1 - x0, y1 - y0, 1e-9)
-        self.world = (x0 - pad, y0 - pad, x1 + pad, y1 + pad)
-        fw, fh = FRAME[2] - FRAME[0], FRAME[3] - FRAME[1]
-        ww, wh = self.world[2] - self.world[0], self.world[3] - self.world[1]
-        self.scale = min(fw / ww, fh / wh)
-        self.ox = FRAME[0] + (fw - ww * self.scale) / 2 - self.world[0] * self.scale
-        self.oy = FRAME[1] + (fh - wh * self.scale) / 2 - self.world[1] * self.scale
-        # the world box actually visible in the frame
-        self.visible = shapely.box((FRAME[0] - self.ox) / self.scale,
-                                   (FRAME[1] - self.oy) / self.scale,
-                                   (FRAME[2] - self.ox) / self.scale,
-                                   (FRAME[3] - self.oy) / self.scale)
-
-    def xy(self, coords: np.ndarray) -> np.ndarray:
-        return np.column_stack((coords[:, 0] * self.scale + self.ox,
-                                coords[:, 1] * self.scale + self.oy))
 
 
 def _hatch(c, view: _View, geoms, kind: str, colour: str) -> None:
@@ -171,25 +168,31 @@ def _draw_geoms(c, view: _View, geoms, *, fill: str | None, stroke: str, width: 
         c.setDash(*dash)
     if fill:
         c.setFillColor(HexColor(fill))
-    for geom in clipped:
-        if geom is None or geom.is_empty:
-            continue
-        p = c.beginPath()
-        parts = shapely.get_parts(geom)
-        for part in parts:
-            rings = ([part] if part.geom_type in ("LineString", "LinearRing") else
-                     [part.exterior, *part.interiors] if part.geom_type == "Polygon" else [])
-            for ring in rings:
-                pts = view.xy(shapely.get_coordinates(ring))
-                if len(pts) < 2:
-                    continue
-                p.moveTo(*pts[0])
-                for x, y in pts[1:]:
-                    p.lineTo(x, y)
-                if ring.geom_type == "LinearRing":
-                    p.close()
-        c.drawPath(p, stroke=1, fill=int(bool(fill) and not lines_only), fillMode=0)
+    p = c.beginPath()
+    p._code.extend(_path_code(view, clipped))  # one path for all: a drawPath per parcel is slow
+    c.drawPath(p, stroke=1, fill=int(bool(fill) and not lines_only), fillMode=0)  # even-odd
     c.restoreState()
+
+
+def _path_code(view: _View, geoms: np.ndarray) -> list[str]:
+    """PDF path operators for every ring and line of ``geoms`` (page points, 0.01 pt)."""
+    geoms = geoms[~(shapely.is_missing(geoms) | shapely.is_empty(geoms))]
+    parts = shapely.get_parts(geoms)
+    kinds = shapely.get_type_id(parts)
+    code: list[str] = []
+    for pieces, close in ((shapely.get_rings(parts[kinds == 3]), True),
+                          (parts[(kinds == 1) | (kinds == 2)], False)):
+        if len(pieces) == 0:
+            continue
+        coords, index = shapely.get_coordinates(pieces, return_index=True)
+        xy = view.xy(coords)
+        for seg in np.split(xy, np.flatnonzero(np.diff(index)) + 1):
+            if len(seg) < 2:
+                continue
+            pts = seg.tolist()
+            code.append(f"{pts[0][0]:.2f} {pts[0][1]:.2f} m " + " ".join(
+                f"{x:.2f} {y:.2f} l" for x, y in pts[1:]) + (" h" if close else ""))
+    return code
 
 
 def label_points(listed: gpd.GeoDataFrame, area: gpd.GeoDataFrame) -> np.ndarray:
@@ -230,13 +233,21 @@ def map_view(area: gpd.GeoDataFrame, points: np.ndarray, *, radius_pt: float = 9
         pad += 0.04
 
 
-def _map_page(c, subject, area, listed, left, info, context, font, bold, extras) -> None:
+def _map_page(c, subject, area, listed, left, info, context, font, bold, extras, *,
+              points=None, view=None, numbered=None, heading: str = "",
+              notes_extra: tuple[str, ...] = (), names: bool = True, overlay=None) -> View:
+    """Draw one map page: the whole map, the index of a split map, or one of its sheets.
+
+    ``numbered`` (a mask over ``listed``) says which abutters get their number on this page
+    (default all); ``overlay(c, view)`` draws more inside the frame (the index's sheet grid).
+    """
     from reportlab.lib.colors import black
 
-    points = label_points(listed, area)
-    view = map_view(area, points)
+    points = label_points(listed, area) if points is None else points
+    view = map_view(area, points) if view is None else view
     c.setFont(bold, 14)
-    c.drawString(FRAME[0], PAGE_H - 30, _fit(f"Abutters map: {info.town}", bold, 14, 730))
+    title = f"Abutters map{', ' + heading if heading else ''}: {info.town}"
+    c.drawString(FRAME[0], PAGE_H - 30, _fit(title, bold, 14, 730))
     c.setFont(font, 8.5)
     c.drawString(FRAME[0], PAGE_H - 44, _fit(
         f"Subject parcel(s) {info.subject_text}: owners of property within "
@@ -248,11 +259,16 @@ def _map_page(c, subject, area, listed, left, info, context, font, bold, extras)
     c.clipPath(frame, stroke=0, fill=0)
     drawn = _draw_layers(c, view, subject, area, listed, left, context, extras)
     streets = extras.get("streets")
-    if streets is not None and len(streets) and "name" in streets:
+    if names and streets is not None and len(streets) and "name" in streets:
         _street_names(c, view, streets, font)
-    elif context is not None and len(context) and "id" in context:
+    elif names and context is not None and len(context) and "id" in context:
         _parcel_ids(c, view, context, listed, font, skip=info_ids(subject))
-    _numbers(c, view, listed, points, bold, area)
+    if numbered is None:
+        _numbers(c, view, listed, points, bold, area)
+    elif numbered.any():
+        _numbers(c, view, listed.loc[numbered], points[numbered], bold, area)
+    if overlay is not None:
+        overlay(c, view)
     _subject_labels(c, view, subject, extras["subject_labels"], font, bold)
     c.restoreState()
     c.setStrokeColor(black)
@@ -262,9 +278,10 @@ def _map_page(c, subject, area, listed, left, info, context, font, bold, extras)
     _scale_bar(c, view, listed.crs or subject.crs, font)
     _legend(c, info, font, bold, drawn)
     notes = [
-        f"{len(listed)} abutting parcel(s), {extras['left_out_count']} polygon(s) left out "
-        "(left_out.csv). Numbers key to abutting_parcels.csv (map_no) and to the key on the "
-        "next page(s).",
+        f"{extras.get('abutting_count', len(listed))} abutting parcel(s), "
+        f"{extras['left_out_count']} polygon(s) left out (left_out.csv). Numbers key to "
+        "abutting_parcels.csv (map_no) and to the key on the following page(s).",
+        *notes_extra,
         "Distances are exact, measured from the subject property line; the dashed line is "
         "drawn for reference only.",
         *info.header_lines()[1:2],
@@ -278,6 +295,7 @@ def _map_page(c, subject, area, listed, left, info, context, font, bold, extras)
             c.setFont(font, size)
             c.drawString(FRAME[0], y, piece)
             y -= 8.5
+    return view
 
 
 def _draw_layers(c, view, subject, area, listed, left, context, extras) -> list[str]:
@@ -330,35 +348,55 @@ def info_ids(subject: gpd.GeoDataFrame) -> set[str]:
 
 def _numbers(c, view, listed, points, bold, area=None) -> None:
     """Numbered circles; one that would cover an earlier one moves to another point of its
-    parcel (inside the search area) farthest from the circles already placed."""
+    parcel (inside the search area) farthest from the circles already placed.
+
+    Placed circles are kept in a grid of :data:`_CELL_PT` cells, so checking a new one looks at
+    its neighbours only (a sheet of a 10,000-abutter map places hundreds)."""
     from reportlab.lib.colors import HexColor, black, white
+    from reportlab.pdfbase.pdfmetrics import stringWidth
 
     placed: list[tuple[float, float, float]] = []
+    grid: dict[tuple[int, int], list[tuple[float, float, float]]] = {}
     reach = shapely.union_all(area.geometry.values) if area is not None else None
+    if reach is not None:
+        shapely.prepare(reach)
     geoms = listed.geometry.values if len(listed) else []
+    c.setLineWidth(0.5)
+    c.setFont(bold, 6.5)
     for no, pt, geom in zip(listed["map_no"] if len(listed) else [], points, geoms,
                             strict=True):
         if pt is None or pt.is_empty:
             continue
         label = str(no)
-        r = max(5.5, 2.6 * len(label) + 2)
+        r = max(5.5, stringWidth(label, bold, 6.5) / 2 + 2.0)
         x, y = view.xy(np.array([[pt.x, pt.y]]))[0]
-        if any(math.hypot(x - px, y - py) < r + pr + 1 for px, py, pr in placed):
+        if _collides(grid, x, y, r):
             x, y = _free_spot(view, geom, reach, placed, r, default=(x, y))
         placed.append((x, y, r))
+        grid.setdefault((int(x // _CELL_PT), int(y // _CELL_PT)), []).append((x, y, r))
         c.setFillColor(white)
         c.setStrokeColor(HexColor("#333333"))
-        c.setLineWidth(0.5)
         c.circle(x, y, r, stroke=1, fill=1)
         c.setFillColor(black)
-        c.setFont(bold, 6.5)
         c.drawCentredString(x, y - 2.3, label)
+
+
+#: Grid cell of the placed-circle index (points): larger than two circles' reach.
+_CELL_PT = 40.0
+
+
+def _collides(grid, x: float, y: float, r: float) -> bool:
+    gx, gy = int(x // _CELL_PT), int(y // _CELL_PT)
+    return any(math.hypot(x - px, y - py) < r + pr + 1
+               for i in (-1, 0, 1) for j in (-1, 0, 1)
+               for px, py, pr in grid.get((gx + i, gy + j), ()))
 
 
 def _free_spot(view, geom, reach, placed, r, *, default, n: int = 9) -> tuple[float, float]:
     """The point of a grid over the parcel's part in the search area (and in the frame) farthest
     from the placed circles; ``default`` when no grid point is better."""
-    part = shapely.intersection(geom, reach) if reach is not None else geom
+    inside = reach is None or shapely.contains_properly(reach, geom)
+    part = geom if inside else shapely.intersection(geom, reach)
     if part is None or part.is_empty:
         part = geom
     x0, y0, x1, y1 = part.bounds
@@ -375,6 +413,12 @@ def _free_spot(view, geom, reach, placed, r, *, default, n: int = 9) -> tuple[fl
     if not len(xy):
         return default
     others = np.array([(px, py, pr) for px, py, pr in placed])
+    # only circles that can touch a candidate or the default spot matter
+    lo = np.minimum(xy.min(axis=0), default) - 2 * _CELL_PT
+    hi = np.maximum(xy.max(axis=0), default) + 2 * _CELL_PT
+    near = ((others[:, 0] >= lo[0]) & (others[:, 0] <= hi[0])
+            & (others[:, 1] >= lo[1]) & (others[:, 1] <= hi[1]))
+    others = others[near] if near.any() else others
     gap = (np.hypot(xy[:, None, 0] - others[None, :, 0], xy[:, None, 1] - others[None, :, 1])
            - others[None, :, 2]).min(axis=1)
     best = int(np.argmax(gap))
@@ -407,6 +451,8 @@ def _subject_labels(c, view, subject, addresses, font, bold) -> None:
 
     ids = subject["id"].astype(str) if "id" in subject else pd.Series([""] * len(subject))
     for pid, pt in zip(ids, shapely.point_on_surface(subject.geometry.values), strict=True):
+        if not shapely.intersects(view.visible, pt):
+            continue  # a sheet away from the subject: no label pinned to its edge
         x, y = view.xy(np.array([[pt.x, pt.y]]))[0]
         lines = [f"SUBJECT {pid}".strip(), *([addresses[pid]] if addresses.get(pid) else [])]
         lines = [_fit(line, font, 7, 160) for line in lines]
@@ -485,134 +531,5 @@ def _classes(listed: pd.DataFrame) -> dict[str, np.ndarray]:
     return {"abutter": ~other & owned, "no_owner": ~other & ~owned, "other_town": other}
 
 
-def _north_arrow(c, x, y, bold) -> None:
-    from reportlab.lib.colors import black, white
-
-    c.setFillColor(white)
-    c.setStrokeColor(black)
-    c.rect(x - 12, y - 8, 24, 48, stroke=0, fill=1)
-    c.setFillColor(black)
-    p = c.beginPath()
-    p.moveTo(x, y + 28)
-    p.lineTo(x - 7, y)
-    p.lineTo(x, y + 6)
-    p.lineTo(x + 7, y)
-    p.close()
-    c.drawPath(p, stroke=1, fill=1)
-    c.setFont(bold, 11)
-    c.drawCentredString(x, y + 31, "N")
-
-
-def _scale_bar(c, view: _View, crs, font) -> None:
-    """A bar of a round number of feet, about a quarter of the frame wide."""
-    from reportlab.lib.colors import black, white
-
-    unit_per_ft = M_PER_FT / metres_per_unit(crs)
-    pt_per_ft = view.scale * unit_per_ft
-    target = (FRAME[2] - FRAME[0]) / 4 / pt_per_ft
-    exp = 10 ** math.floor(math.log10(max(target, 1)))
-    nice = max((n * exp for n in (1, 2, 2.5, 5) if n * exp <= target), default=exp)
-    length = nice * pt_per_ft
-    x0, y0 = FRAME[0] + 12, FRAME[1] + 12
-    c.setFillColor(white)
-    c.rect(x0 - 6, y0 - 5, length + 30, 24, stroke=0, fill=1)
-    c.setStrokeColor(black)
-    c.setLineWidth(0.6)
-    for i in range(4):
-        c.setFillColor(black if i % 2 == 0 else white)
-        c.rect(x0 + i * length / 4, y0, length / 4, 4, stroke=1, fill=1)
-    c.setFillColor(black)
-    c.setFont(font, 7)
-    c.drawCentredString(x0, y0 + 7, "0")
-    c.drawCentredString(x0 + length, y0 + 7, f"{nice:g} ft")
-
-
-LEGEND_LABELS = {
-    "subject": "Subject property (labelled)",
-    "site": "Project site (--site)",
-    "line": None,  # the distance line: its label names the distance
-    "abutter": "Abutter (numbered)",
-    "no_owner": "Abutter, no owner of record",
-    "other_town": "Abutter in another town",
-    "left_out": "Left out (ROW / water, no owner)",
-    "street": "Street centerline",
-    "context": "Other parcels",
-}
-
-
-def _legend(c, info: PackageInfo, font, bold, drawn: list[str]) -> None:
-    """A legend of exactly what was drawn, then the data sources with their vintage."""
-    from reportlab.lib.colors import HexColor, black
-
-    x, y = FRAME[2] + 16, FRAME[3]
-    c.setFillColor(black)
-    c.setFont(bold, 10)
-    c.drawString(x, y - 10, "Legend")
-    y -= 28
-    for key in drawn:
-        label = LEGEND_LABELS[key] or f"{info.distance_text} from the property line"
-        if key in ("line", "site", "street"):
-            c.setStrokeColor(HexColor(COLOURS[key]))
-            c.setDash(*((5, 3) if key == "line" else (2, 2) if key == "site" else (1, 0)))
-            c.setLineWidth(1.2 if key != "site" else 2.0)
-            c.line(x, y + 4, x + 18, y + 4)
-            c.setDash()
-        else:
-            c.setFillColor(HexColor(COLOURS[key]))
-            c.setStrokeColor(HexColor("#000000" if key == "subject" else "#555555"))
-            c.setLineWidth(1.6 if key == "subject" else 0.5)
-            c.rect(x, y, 18, 9, stroke=1, fill=1)
-            if key in HATCH:
-                _legend_hatch(c, x, y, *HATCH[key])
-        c.setFillColor(black)
-        c.setFont(font, 8)
-        c.drawString(x + 24, y + 1.5, label)
-        y -= 16
-    y -= 8
-    c.setFont(bold, 8)
-    c.drawString(x, y, "Data")
-    lines = [f"Assessing data: {info.fiscal_year_text}",
-             *[f"{k}: {name}; {vintage}" for k, name, vintage in info.source_rows()],
-             f"Generated {info.generated}"]
-    if info.synthetic:
-        lines.insert(0, "SYNTHETIC SAMPLE DATA")
-    size, wrapped = fit_lines(lines, width_pt=PAGE_W - 30 - x, height_pt=y - FRAME[1] - 4,
-                              font=font, max_size=7, min_size=5)
-    c.setFont(font, size)
-    for line in wrapped:
-        y -= size * 1.25
-        c.drawString(x, y, line)
-
-
-def _legend_hatch(c, x, y, kind, colour) -> None:
-    from reportlab.lib.colors import HexColor
-
-    c.saveState()
-    p = c.beginPath()
-    p.rect(x, y, 18, 9)
-    c.clipPath(p, stroke=0, fill=0)
-    c.setStrokeColor(HexColor(colour))
-    c.setLineWidth(0.4)
-    if kind == "diagonal":
-        for k in range(0, 30, 5):
-            c.line(x + k, y, x + k - 9, y + 9)
-    else:
-        for k in range(0, 19, 5):
-            c.line(x + k, y, x + k, y + 9)
-        for k in range(0, 10, 5):
-            c.line(x, y + k, x + 18, y + k)
-    c.restoreState()
-
-
-def _fit(text: str, font: str, size: float, width: float) -> str:
-    """``text`` shortened with an ellipsis to ``width`` points."""
-    from reportlab.pdfbase.pdfmetrics import stringWidth
-
-    if stringWidth(text, font, size) <= width:
-        return text
-    while text and stringWidth(text + "…", font, size) > width:
-        text = text[:-1]
-    return text.rstrip() + "…"
-
-
-__all__ = ["write_abutters_map"]
+__all__ = ["COLOURS", "FRAME", "HATCH", "LEGEND_LABELS", "PAGE_H", "PAGE_W",
+           "write_abutters_map"]

@@ -15,6 +15,7 @@ from swm_gis.reports.screening_model import (
     _e,
     applies_text,
     deadline_date,
+    map_caption,
 )
 
 __all__ = ["CHECKLIST_LEGEND", "GENERAL_INTRO", "render_html"]
@@ -142,10 +143,8 @@ def render_html(report: ScreeningReport) -> str:
         out.append(
             f'<figure><img src="data:image/png;base64,{b64}" alt="{_e(r.map_alt)}" '
             f'width="{r.map_image.width_px}" height="{r.map_image.height_px}">'
-            "<figcaption>Site, 100 ft and 500 ft rings, NHESP habitats, flood zones, streams, "
-            "the traced flow path and HUC boundaries, as found by the screening. Rendered "
-            "offline; distances in the report are measured exactly, not from the rings."
-            "</figcaption></figure>")
+            f"<figcaption>{_e(map_caption(r.map_image))} Rendered offline; distances in the "
+            "report are measured exactly, not from the rings.</figcaption></figure>")
     else:
         out.append("<p>No map: the screening layers (screening.gpkg) were not given.</p>")
     out.append("</section>")

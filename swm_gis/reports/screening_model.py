@@ -82,6 +82,11 @@ class ScreeningReport:
 
 
 # --------------------------------------------------------------------------- formatting
+def map_caption(image: MapImage) -> str:
+    """The map's caption: exactly the legend entries drawn (never a layer that is not there)."""
+    return ("Shown: " + "; ".join(image.legend) + ".") if image.legend else "The site."
+
+
 def _num(x: Any, digits: int = 0) -> str:
     try:
         return f"{float(x):,.{digits}f}"

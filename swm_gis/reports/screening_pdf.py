@@ -17,6 +17,7 @@ from swm_gis.reports.screening_model import (
     _e,
     applies_text,
     deadline_date,
+    map_caption,
 )
 
 __all__ = ["render_pdf"]
@@ -114,9 +115,7 @@ def render_pdf(report: ScreeningReport) -> bytes:
         width = 7.3 * inch
         height = width * r.map_image.height_px / max(r.map_image.width_px, 1)
         story.append(Image(io.BytesIO(r.map_image.png), width=width, height=height))
-        story.append(p("Site, 100 ft and 500 ft rings, NHESP habitats, flood zones, streams, "
-                       "the traced flow path and HUC boundaries. Map description: " + r.map_alt,
-                       meta))
+        story.append(p(map_caption(r.map_image) + " Map description: " + r.map_alt, meta))
     else:
         story.append(p("No map: the screening layers (screening.gpkg) were not given.", base))
 

@@ -65,8 +65,22 @@ def test_selected_subject_parcel_gives_the_cli_abutters(plugin, town, tmp_path):
     for name in ("abutting_parcels.csv", "mailing_list.csv", "mailing_list.xlsx", "labels.pdf",
                  "abutters_map.pdf", "certified_mail.pdf", "left_out.csv", "abutters.gpkg"):
         assert (package / name).is_file(), name
+    # the plugin's package holds every file the CLI's does (certification.pdf,
+    # mailing_review.csv, abutters.json as the engine writes them), each as a file output
+    from swm_gis_qgis.algorithms.abutters import FILES
+
+    cli_files = {p.name for p in (tmp_path / "cli").iterdir() if not p.name.startswith(".")}
+    assert cli_files <= {p.name for p in package.iterdir()}
+    for name, (file, _desc) in FILES.items():
+        expected = str(package / file) if (package / file).exists() else None
+        assert result[name] == expected, name
+        assert (file in cli_files) == (expected is not None), file
     assert result["MAILING_LIST_CSV"] == str(package / "mailing_list.csv")
     assert result["ABUTTER_COUNT"] == 5
+    # every owner of the block has an address: none cannot be mailed, when the engine says so
+    assert result["UNMAILABLE_COUNT"] in (0, None)
+    if result["UNMAILABLE_COUNT"] == 0:
+        assert result["HEADLINE"].endswith("; every recipient has a mailing address.")
 
 
 def _sample_cli(out: Path, *args: str) -> dict[str, float]:
@@ -75,6 +89,68 @@ def _sample_cli(out: Path, *args: str) -> dict[str, float]:
                           capture_output=True, text=True, env=engine_env())
     assert proc.returncode == 0, proc.stderr[-2000:]
     return _csv_distances(out / "abutting_parcels.csv")
+
+
+def _write(path: Path, text: str) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text, encoding="utf-8")
+
+
+def test_unmailable_count_reads_abutters_json_then_the_result_then_the_review(plugin,
+                                                                            tmp_path):
+    """The owners that cannot be mailed: abutters.json's counts win, then the engine's result
+    line, then mailing_review.csv's rows; None (not 0) when none of them is there."""
+    from swm_gis_qgis.algorithms.abutters import unmailable_count
+
+    out = tmp_path / "out"
+    out.mkdir()
+    assert unmailable_count(out, {}) is None  # nothing says: unknown, not "none"
+    _write(out / "mailing_review.csv",
+           "issue,group,owner_name,reason\r\nno_mailing_address,0,A,no address\r\n"
+           "incomplete_address,0,B,no ZIP\r\nlikely_duplicate,1,C,same address\r\n")
+    assert unmailable_count(out, {}) == 2  # the likely duplicate can be mailed
+    assert unmailable_count(out, {"counts": {"no_mailing_address": 4}}) == 4
+    _write(out / "abutters.json", json.dumps({"counts": {"no_mailing_address": 1,
+                                                         "incomplete_address": 2,
+                                                         "recipients": 9}}))
+    assert unmailable_count(out, {"counts": {"no_mailing_address": 4}}) == 3
+    _write(out / "abutters.json", "{not json")  # a broken file is not a count
+    assert unmailable_count(out, {"counts": {"incomplete_address": 0}}) == 0
+
+
+def test_owners_without_an_address_are_counted_in_the_headline(plugin, tmp_path):
+    """One abutter's owner has no mailing address: the headline and UNMAILABLE_COUNT say it
+    (from abutters.json or mailing_review.csv when the engine writes them) and a warning names
+    the review list; the CLI's package and the plugin's have the same files."""
+    import processing
+    from plugin_kit import ASSESS_FIELDS, recording_feedback, square, write_layer
+
+    gpkg = tmp_path / "block.gpkg"
+    parcels = write_layer(gpkg, "parcels", "Polygon",
+                          [("LOC_ID", "str"), ("MAP_PAR_ID", "str"), ("TOWN_ID", "str"),
+                           ("POLY_TYPE", "str")],
+                          [(square(60 * i, 0, 60, 60), [f"Q{i}", f"M-Q{i}", "164", "FEE"])
+                           for i in range(3)])
+    owners = {"Q0": ("ANN ASH", "1 ELM ST"), "Q1": ("BEN BIRCH", "2 ELM ST"),
+              "Q2": ("CAL CEDAR", "")}
+    assess = write_layer(gpkg, "assess", "None", ASSESS_FIELDS,
+                         [(None, [pid, o, a, "LYNNFIELD" if a else "", "MA" if a else "",
+                                  "01940" if a else "", a, 2026])
+                          for pid, (o, a) in owners.items()], crs=None)
+    fb = recording_feedback()
+    r = processing.run("swm_gis:abutters", {
+        "PARCELS": parcels, "ASSESS": assess, "SUBJECT": parcels, "SUBJECT_IDS": "Q1",
+        "OUTPUT": "memory:", "OUTPUT_FOLDER": str(tmp_path / "package")}, feedback=fb)
+    assert r["ABUTTER_COUNT"] == 2
+    package = tmp_path / "package"
+    if (package / "abutters.json").exists() or (package / "mailing_review.csv").exists():
+        assert r["UNMAILABLE_COUNT"] == 1
+        assert "; 1 cannot be mailed (no or incomplete address)." in r["HEADLINE"]
+        assert any("mailing_review.csv" in w for w in fb.warnings)
+    else:  # an engine without the review list: not known, and not said to be none
+        assert r["UNMAILABLE_COUNT"] is None
+        assert "cannot be mailed" not in r["HEADLINE"]
+        assert "every recipient" not in r["HEADLINE"]
 
 
 def _csv_rows(path: Path) -> list[dict]:

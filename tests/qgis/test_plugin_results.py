@@ -1,8 +1,9 @@
 """Results a person reads (issue 17): typed outputs, a short log, no empty layers loaded, the
 disturbance trigger from a site alone. Runs on the sample town (``data/sample``).
 
-After the engine writes ``findings`` (SPEC section 5) the status outputs come from that list;
-until then from the fallback in ``swm_gis_qgis.findings`` (permit question only).
+The status outputs come from the engine's ``findings`` list (SPEC section 5); a boolean output
+is True for "yes", False only for "no" and NULL (None) for conditional / not checked; an engine
+without ``findings`` is refused as too old.
 """
 
 from __future__ import annotations
@@ -75,8 +76,8 @@ def _check_typed(alg_id: str, result: dict) -> None:
             assert len(value) <= MAX_TEXT_CHARS, (alg_id, out.name(), len(value))
             assert not value.lstrip().startswith(("{", "[")), (alg_id, out.name())
             assert cli_language(value) == [], (alg_id, out.name(), value)
-        elif out.type() == "outputBoolean":
-            assert isinstance(value, bool), (alg_id, out.name(), value)
+        elif out.type() == "outputBoolean":  # NULL only where the status is not yes / no
+            assert value is None or isinstance(value, bool), (alg_id, out.name(), value)
         elif out.type() == "outputNumber":
             assert value is None or isinstance(value, (int, float)), (alg_id, out.name())
     assert "RESULT_JSON" not in result
@@ -103,13 +104,19 @@ def test_site_screening_says_the_permit_answer_first(runs):
     result, fb = runs["sitescreening"]
     document = json.loads((Path(result["OUTPUT_FOLDER"]) / "screening.json").read_text())
     assert result["PERMIT_REQUIRED"] is True
-    assert result["DISTURBANCE_STATUS"] == "yes"
-    assert "permit is required" in result["HEADLINE"].lower()
+    assert result["PERMIT_STATUS"] == result["DISTURBANCE_STATUS"] == "yes"
+    assert result["HEADLINE"] == ("Required. The site disturbs 58,125 sq ft (1.33 acres), which "
+                                  "reaches the one-acre (43,560 sq ft) trigger.")
     assert fb.lines.index(result["HEADLINE"]) < 25  # near the top, not line 36 of 202
-    if "findings" in document:  # after merge: every finding's status is an output
-        for f in document["findings"]:
-            assert result[f"{f['key'].upper()}_STATUS"] == f["status"]
-            assert any(line.startswith(f"{f['title']}: ") for line in fb.lines)
+    for f in document["findings"]:  # every finding's status is an output and a log line
+        assert result[f"{f['key'].upper()}_STATUS"] == f["status"]
+        assert any(line.startswith(f"{f['title']}: ") for line in fb.lines)
+    rw = next(f for f in document["findings"] if f["key"] == "receiving_waters")
+    expected = {"yes": True, "no": False}
+    assert result["IN_SFHA"] is expected.get(result["FLOODPLAIN_STATUS"])
+    assert result["HABITATS_FOUND"] is expected.get(result["HABITATS_STATUS"])
+    assert result["ORW_DOWNSTREAM"] is expected.get(rw["parts"]["orw"])
+    assert result["IMPAIRED_DOWNSTREAM"] is expected.get(rw["parts"]["impaired"])
 
 
 def test_disturbance_trigger_from_a_site_alone(plugin, tmp_path):
@@ -147,9 +154,76 @@ def test_a_small_site_without_common_plan_is_conditional_not_no(plugin, tmp_path
     r = processing.run("swm_gis:disturbancetrigger", {"SITE": site("site_small"),
                                                       "OUTPUT": "memory:",
                                                       "OUTPUT_FOLDER": str(tmp_path / "o")})
-    assert r["PERMIT_REQUIRED"] is False
-    assert r["DISTURBANCE_STATUS"] == "conditional"
+    assert r["PERMIT_STATUS"] == r["DISTURBANCE_STATUS"] == "conditional"
+    assert r["PERMIT_REQUIRED"] is None  # NULL: neither "required" nor "not required"
     assert "common plan" in r["HEADLINE"]
+    assert r["HEADLINE"].startswith("Conditional.")
+    said = [v for v in r.values() if v is False or (isinstance(v, str) and v.lower() in (
+        "no", "false", "not required"))]
+    assert said == []
+
+
+def _town_config_without(tmp_path: Path, drop: set[str]) -> Path:
+    """The sample town's config without the ``drop`` layers (paths made absolute)."""
+    import tomllib
+
+    cfg = tomllib.loads((SAMPLE / "town.toml").read_text(encoding="utf-8"))
+    lines = ["[town]", 'name = "Sampleton (SYNTHETIC)"', 'crs = "EPSG:26986"',
+             "synthetic = true"]
+    for key, layer_cfg in cfg["layers"].items():
+        if key in drop:
+            continue
+        lines += [f"[layers.{key}]", f"path = {json.dumps(str(SAMPLE / layer_cfg['path']))}"]
+        if "layer" in layer_cfg:
+            lines.append(f"layer = {json.dumps(layer_cfg['layer'])}")
+    path = tmp_path / "town.toml"
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return path
+
+
+def test_a_town_without_nhesp_layers_says_habitats_not_checked(plugin, tmp_path):
+    """No NHESP or vernal pool layer in the town config: the habitat finding is not checked,
+    HABITATS_FOUND is NULL (never False), and no habitat output reads as "none"."""
+    import processing
+
+    config = _town_config_without(tmp_path, {"nhesp_priority", "nhesp_estimated",
+                                             "vernal_pools"})
+    fb = recording_feedback()
+    r = processing.run("swm_gis:sitescreening", {
+        "SITE": site("site"), "TOWN_CONFIG": str(config), "OUTPUT": "memory:",
+        "OUTPUT_FOLDER": str(tmp_path / "o")}, feedback=fb)
+    assert r["HABITATS_STATUS"] == "not_checked"
+    assert r["HABITATS_FOUND"] is None
+    assert r["PERMIT_REQUIRED"] is True  # the rest still runs
+    title = "NHESP habitats and certified vernal pools within 500 ft"
+    assert f"{title}: not checked - Not checked: no NHESP priority or estimated habitat and no " \
+        "certified vernal pool layer configured." in fb.lines
+    assert ("NHESP habitats and certified vernal pools within 500 ft: not checked - Not "
+            "checked: no NHESP") in r["FINDINGS"]
+
+
+def test_an_engine_without_findings_is_refused_as_too_old(plugin, tmp_path, monkeypatch):
+    """screening.json without ``findings`` (an engine older than SPEC section 5's list): the run
+    stops saying the engine is too old and how to reinstall it; no status is guessed."""
+    import processing
+    from qgis.core import QgsProcessingException
+
+    doc = {"disturbance": {"area_sqft": 20000.0, "area_acres": 0.459,
+                           "common_plan_area_sqft": None, "permit_required": False,
+                           "exemption": None, "reasons": []}, "checks": []}
+    (tmp_path / "doc.json").write_text(json.dumps(doc), encoding="utf-8")
+    fake = tmp_path / "swm-gis"
+    fake.write_text(FINDINGS_ENGINE.format(python=sys.executable,
+                                           doc=str(tmp_path / "doc.json")), encoding="utf-8")
+    fake.chmod(0o755)
+    monkeypatch.setenv("SWM_GIS_EXECUTABLE", str(fake))
+    with pytest.raises(QgsProcessingException) as err:
+        processing.run("swm_gis:disturbancetrigger", {
+            "SITE": site("site_small"), "OUTPUT": "memory:",
+            "OUTPUT_FOLDER": str(tmp_path / "out")})
+    message = str(err.value)
+    assert "too old" in message and "'findings'" in message
+    assert "Reinstall the engine" in message and "Processing > Options" in message
 
 
 def test_empty_outputs_are_not_loaded(plugin, tmp_path):

@@ -56,7 +56,7 @@ def test_disturbance_trigger(plugin, reference, tmp_path):
     assert r["json"]["disturbance"] == reference["disturbance"]
     assert r["AREA_SQFT"] == reference["disturbance"]["area_sqft"]
     assert r["AREA_ACRES"] == pytest.approx(1.334, abs=0.001)  # README: 1.33 acres
-    assert r["PERMIT_REQUIRED"] is True
+    assert r["PERMIT_REQUIRED"] is True and r["PERMIT_STATUS"] == "yes"
     assert [f["permit_required"] for f in r["OUTPUT"].getFeatures()] == [True]
 
 
@@ -68,7 +68,10 @@ def test_disturbance_trigger_common_plan_and_exemption(plugin, tmp_path):
     assert d["area_sqft"] < 43560 <= d["common_plan_area_sqft"]
     assert r["COMMON_PLAN_AREA_SQFT"] == d["common_plan_area_sqft"]
     assert "landscaping" in json.dumps(d["exemption"])
-    assert r["PERMIT_REQUIRED"] is bool(d["permit_required"])
+    # the exemption is the applicant's claim: the permit is conditional, neither true nor false
+    assert d["permit_required"] is None
+    assert r["PERMIT_STATUS"] == r["DISTURBANCE_STATUS"] == "conditional"
+    assert r["PERMIT_REQUIRED"] is None
 
 
 def test_habitat_screening(plugin, reference, tmp_path):
@@ -86,12 +89,13 @@ def test_habitat_screening(plugin, reference, tmp_path):
     assert points == {str(h["id"]): h["distance_ft"] for h in reference["habitats"]
                       if h["layer"] == "vernal_pool"}
     assert r["FEATURE_COUNT"] == len(reference["habitats"])
+    assert r["HABITATS_STATUS"] == "yes" and r["HABITATS_FOUND"] is True
 
 
 def test_floodplain_overlap(plugin, reference, tmp_path):
     r = _run("floodplainoverlap", {"FLOOD_ZONES": layer("flood_zones")}, tmp_path)
     assert r["json"]["floodplain"] == reference["floodplain"]
-    assert r["IN_SFHA"] is True
+    assert r["IN_SFHA"] is True and r["FLOODPLAIN_STATUS"] == "yes"
     assert r["SFHA_AREA_SQFT"] == pytest.approx(10278, abs=1)  # README: 10,278 sq ft in AE
     pieces = sum(f["area_sqft"] for f in r["OUTPUT"].getFeatures() if f["sfha"] in (1, True))
     assert pieces == pytest.approx(r["SFHA_AREA_SQFT"], abs=0.5)
@@ -120,7 +124,12 @@ def test_receiving_waters(plugin, reference, tmp_path):
     assert r["json"]["receiving_waters"] == reference["receiving_waters"]
     ids = [w["au_id"] for w in r["json"]["receiving_waters"]["impaired"]]
     assert ids[:2] == ["MA93-51", "MA93-12"]  # README: Mill Pond, then the Sample River
-    assert r["IMPAIRED_COUNT"] == len(ids) and r["ORW_COUNT"] == 0
+    assert r["IMPAIRED_COUNT"] == len(ids) and r["IMPAIRED_DOWNSTREAM"] is True
+    # no vernal pool layer given (certified vernal pools are ORWs): the ORW search is
+    # incomplete, so neither a count of 0 nor "no ORW downstream"
+    parts = next(f for f in r["json"]["findings"] if f["key"] == "receiving_waters")["parts"]
+    assert parts["orw"] == "conditional"
+    assert r["ORW_COUNT"] is None and r["ORW_DOWNSTREAM"] is None
     found = [f["id"] for f in r["OUTPUT"].getFeatures()] + \
         [f["id"] for f in r["RECEIVING_WATER_AREAS"].getFeatures()]
     assert sorted(found) == sorted(ids)

@@ -123,22 +123,68 @@ def test_summary_lines_name_the_layers_not_given():
     assert len(lines) == 5
 
 
+def test_caveats_follow_their_finding_at_most_three():
+    doc = {"findings": [_finding("floodplain", "conditional", "No SFHA on the part covered.",
+                                 caveats=[f"gap {i}" for i in range(5)]),
+                        _finding("habitats", "no", "None within 500 ft.", caveats=[""])]}
+    lines = findings.summary_lines(findings.findings_of(doc), ("floodplain", "habitats"))
+    assert lines == ["Floodplain: conditional - No SFHA on the part covered.",
+                     "  caveat: gap 0", "  caveat: gap 1", "  caveat: gap 2",
+                     "  ... and 2 more caveat(s) (see the result file)",
+                     "Habitats: no - None within 500 ft."]
+
+
 def test_a_single_check_without_disturbance_has_its_own_headline():
     out = findings.typed_outputs(findings.findings_of(DOC), ("floodplain",))
     assert out["HEADLINE"] == "Floodplain: no - The site is outside the SFHA."
 
 
-@pytest.mark.parametrize(("disturbance", "status"), [
-    ({"permit_required": True, "common_plan_area_sqft": None}, "yes"),
-    ({"permit_required": False, "common_plan_area_sqft": None}, "conditional"),
-    ({"permit_required": False, "common_plan_area_sqft": 20000.0}, "no"),
-    ({"permit_required": False, "common_plan_area_sqft": 20000.0,
-      "exemption": [{"name": "landscaping"}]}, "conditional"),
+@pytest.mark.parametrize("document", [
+    {"disturbance": {"permit_required": True, "common_plan_area_sqft": None}},
+    {"disturbance": {"permit_required": False}, "findings": []},
+    {"findings": "yes"},
+    {},
 ])
-def test_the_fallback_never_says_no_for_an_unchecked_common_plan(disturbance, status):
-    """FALLBACK (delete with findings.fallback_findings once the engine writes findings)."""
-    found = findings.findings_of({"disturbance": disturbance})
-    assert [f["status"] for f in found] == [status]
+def test_a_document_without_findings_is_an_engine_too_old(document):
+    """No status is ever guessed from the old blocks: the engine is too old, and it says how to
+    reinstall it."""
+    with pytest.raises(findings.EngineTooOld, match="too old for this plugin") as err:
+        findings.findings_of(document, path="out/screening.json")
+    assert "out/screening.json" in str(err.value) and "Reinstall the engine" in str(err.value)
+
+
+@pytest.mark.parametrize(("status", "value"), [
+    ("yes", True), ("no", False), ("conditional", None), ("not_checked", None), ("info", None),
+    ("", None), ("maybe", None)])
+def test_a_flag_is_false_only_for_no(status, value):
+    assert findings.flag(status) is value
+
+
+@pytest.mark.parametrize(("n", "status", "value"), [
+    (0, "no", 0), (2, "yes", 2), (0, "not_checked", None), (0, "conditional", None),
+    (1, "conditional", 1)])
+def test_a_count_of_a_search_that_did_not_run_is_null(n, status, value):
+    assert findings.counted(n, status) == value
+
+
+def test_status_of_a_part_and_of_a_finding_the_engine_did_not_report():
+    found = [_finding("receiving_waters", "yes", "ORW downstream.",
+                      parts={"orw": "yes", "impaired": "not_checked"})]
+    assert findings.status_of(found, "receiving_waters") == "yes"
+    assert findings.status_of(found, "receiving_waters", "orw") == "yes"
+    assert findings.status_of(found, "receiving_waters", "impaired") == "not_checked"
+    assert findings.flag(findings.status_of(found, "receiving_waters", "impaired")) is None
+    assert findings.status_of(found, "floodplain") == "not_checked"  # not reported: not "no"
+
+
+@given(st.sampled_from(findings.STATUSES), st.sampled_from(findings.STATUSES))
+def test_no_flag_says_false_unless_the_engine_said_no(whole, part):
+    found = [_finding("receiving_waters", whole, "x", parts={"orw": part})]
+    for value, said in ((findings.flag(findings.status_of(found, "receiving_waters")), whole),
+                        (findings.flag(findings.status_of(found, "receiving_waters", "orw")),
+                         part)):
+        assert (value is False) == (said == "no")
+        assert (value is True) == (said == "yes")
 
 
 def test_a_long_answer_is_cut_to_the_output_limit():

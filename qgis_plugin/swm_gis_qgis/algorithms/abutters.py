@@ -29,8 +29,14 @@ FILES = {  # output name -> file the engine writes in its --out folder
     "MAP_PDF": ("abutters_map.pdf", "Abutters map (PDF)"),
     "CERTIFIED_MAIL_PDF": ("certified_mail.pdf", "Certified mail book, PS Form 3877 (PDF)"),
     "LEFT_OUT_CSV": ("left_out.csv", "Parcels left out, with reasons (CSV)"),
+    "MAILING_REVIEW_CSV": ("mailing_review.csv", "Records to review before mailing (CSV)"),
+    "CERTIFICATION_PDF": ("certification.pdf", "Certification sheet for the Board of Assessors "
+                                               "(PDF)"),
+    "ABUTTERS_JSON": ("abutters.json", "Counts and warnings (JSON)"),
     "ABUTTERS_GPKG": ("abutters.gpkg", "Subject, search area and abutters (GeoPackage)"),
 }
+#: counts (abutters.json, SPEC section 5) of owners kept off the mailing list for their address
+UNMAILABLE_KEYS = ("no_mailing_address", "incomplete_address")
 
 
 class AbuttersAlgorithm(SwmGisAlgorithm):
@@ -61,7 +67,10 @@ mailing list is produced.
 The distance is measured exactly from the subject parcels' property line; a parcel at exactly \
 the distance is included. Right-of-way and water polygons without an owner are left out and \
 listed with the reason. The output folder receives abutting_parcels.csv, mailing_list.csv and \
-.xlsx, labels.pdf, abutters_map.pdf, certified_mail.pdf, left_out.csv and abutters.gpkg.
+.xlsx, labels.pdf, abutters_map.pdf, certified_mail.pdf, left_out.csv, mailing_review.csv (the \
+owners that cannot be mailed for want of an address, and likely duplicates), certification.pdf \
+(the cover sheet the Board of Assessors certifies), abutters.json and abutters.gpkg. The result \
+says how many recipients cannot be mailed.
 """
 
     def initAlgorithm(self, config=None):  # noqa: N802
@@ -105,7 +114,8 @@ listed with the reason. The output folder receives abutting_parcels.csv, mailing
             "The abutting parcels with parcel_id, map_par_id, town_id, site_address and "
             "distance_ft (feet from the subject property line).")
         self.add_output_folder("Folder for the mailing package (CSV, Excel, labels, map, "
-                               "certified-mail book, left-out list, GeoPackage). Optional: "
+                               "certified-mail book, left-out and review lists, "
+                               "certification sheet, GeoPackage). Optional: "
                                "without it the files go to a temporary folder.")
         for name, (_file, desc) in FILES.items():
             self.addOutput(QgsProcessingOutputFile(name, self.tr(desc)))
@@ -113,6 +123,9 @@ listed with the reason. The output folder receives abutting_parcels.csv, mailing
                                                  self.tr("Number of abutting parcels")))
         self.addOutput(QgsProcessingOutputNumber("RECIPIENT_COUNT",
                                                  self.tr("Number of notice recipients")))
+        self.addOutput(QgsProcessingOutputNumber(
+            "UNMAILABLE_COUNT", self.tr("Owners that cannot be mailed (no or incomplete "
+                                        "address; NULL when not known)")))
         self.addOutput(QgsProcessingOutputString("HEADLINE", self.tr("Headline")))
 
     def engine_args(self, parameters, context, feedback, ws):
@@ -198,17 +211,58 @@ listed with the reason. The output folder receives abutting_parcels.csv, mailing
             res[name] = str(out / file) if (out / file).exists() else None
         res["ABUTTER_COUNT"] = _count_rows(out / "abutting_parcels.csv")  # = OUTPUT rows
         res["RECIPIENT_COUNT"] = _count_rows(out / "mailing_list.csv")
+        res["UNMAILABLE_COUNT"] = unmailable_count(out, result)
         distance = self.parameterAsDouble(parameters, "DISTANCE", context)
         res["HEADLINE"] = (f"{res['ABUTTER_COUNT'] or 0} abutting parcel(s) within "
-                           f"{distance:g} ft; {res['RECIPIENT_COUNT'] or 0} notice recipient(s).")
+                           f"{distance:g} ft; {res['RECIPIENT_COUNT'] or 0} notice recipient(s)"
+                           + _unmailable_text(res["UNMAILABLE_COUNT"]) + ".")
         feedback.pushInfo(res["HEADLINE"])
         for line in result.get("summary") or []:
             feedback.pushInfo(ws.say(str(line)))
+        if res["UNMAILABLE_COUNT"]:
+            ws.warn(f"{res['UNMAILABLE_COUNT']} owner(s) cannot be mailed (no or incomplete "
+                    "mailing address): they are listed in mailing_review.csv and on "
+                    "certification.pdf for the Board of Assessors to supply the address.")
         blank = _blank_addresses(out / "mailing_list.csv")
         if blank:
             ws.warn(f"{blank} recipient(s) have no mailing address: check "
                     "OWNER_ADDRESS_FIELD and the assessing table before mailing.")
         return res
+
+
+def unmailable_count(out: Path, result: dict) -> int | None:
+    """Owners kept off the mailing list for their address: from ``abutters.json``'s counts,
+    else the counts of the engine's result line, else the review rows of mailing_review.csv;
+    None when the engine reported none of these (it cannot be known)."""
+    for counts in (_json_counts(out / "abutters.json"), result.get("counts")):
+        if isinstance(counts, dict) and any(k in counts for k in UNMAILABLE_KEYS):
+            return sum(int(counts.get(k) or 0) for k in UNMAILABLE_KEYS)
+    review = out / "mailing_review.csv"
+    if not review.exists():
+        return None
+    import csv
+
+    with review.open(encoding="utf-8-sig", newline="") as fh:
+        return sum(1 for row in csv.DictReader(fh) if row.get("issue") in UNMAILABLE_KEYS)
+
+
+def _json_counts(path: Path) -> dict | None:
+    if not path.exists():
+        return None
+    import json
+
+    try:
+        doc = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    return doc.get("counts") if isinstance(doc, dict) else None
+
+
+def _unmailable_text(n: int | None) -> str:
+    if n is None:
+        return ""
+    return f"; {n} cannot be mailed (no or incomplete address)" if n else \
+        "; every recipient has a mailing address"
 
 
 def _blank_addresses(path: Path) -> int:

@@ -2,13 +2,9 @@
 
 from __future__ import annotations
 
-from qgis.core import (
-    QgsProcessingOutputBoolean,
-    QgsProcessingOutputNumber,
-    QgsProcessingOutputString,
-)
+from qgis.core import QgsProcessingOutputNumber, QgsProcessingOutputString
 
-from .screen_base import SCREEN_FOLDER_HELP, ScreenAlgorithm, Sink
+from .screen_base import PERMIT, SCREEN_FOLDER_HELP, ScreenAlgorithm, Sink
 
 
 class DisturbanceTriggerAlgorithm(ScreenAlgorithm):
@@ -20,6 +16,7 @@ class DisturbanceTriggerAlgorithm(ScreenAlgorithm):
     WITH_EXEMPTIONS = True
     JSON_KEYS = ("disturbance",)
     CHECK_NAMES = ("disturbance", "common_plan")
+    FLAGS = (PERMIT,)
     SINKS = (
         Sink("OUTPUT", "site", "Site (limit of disturbance)",
              "The union of the site polygons as measured, with area_sqft, area_acres and "
@@ -52,8 +49,6 @@ plus the result as a JSON file.
                            ("AREA_ACRES", "Disturbance (acres)"),
                            ("COMMON_PLAN_AREA_SQFT", "Common plan disturbance (sq ft)")):
             self.addOutput(QgsProcessingOutputNumber(name, self.tr(desc)))
-        self.addOutput(QgsProcessingOutputBoolean("PERMIT_REQUIRED",
-                                                  self.tr("Permit required")))
         self.addOutput(QgsProcessingOutputString("EXEMPTION", self.tr("Exemption claimed")))
         self.addOutput(QgsProcessingOutputString("REASONS", self.tr("Reasons")))
 
@@ -63,7 +58,6 @@ plus the result as a JSON file.
         exemption = d.get("exemption")
         return {"AREA_SQFT": d.get("area_sqft"), "AREA_ACRES": d.get("area_acres"),
                 "COMMON_PLAN_AREA_SQFT": d.get("common_plan_area_sqft"),
-                "PERMIT_REQUIRED": bool(d.get("permit_required")),
                 "EXEMPTION": _exemption_text(exemption),
                 "REASONS": "\n".join(str(r) for r in reasons)}
 

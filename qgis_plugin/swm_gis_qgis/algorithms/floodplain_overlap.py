@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from qgis.core import QgsProcessingOutputBoolean, QgsProcessingOutputNumber
+from qgis.core import QgsProcessingOutputNumber
 
-from .screen_base import SCREEN_FOLDER_HELP, ScreenAlgorithm, Sink, listed
+from .screen_base import IN_SFHA, SCREEN_FOLDER_HELP, ScreenAlgorithm, Sink, listed
 
 
 class FloodplainOverlapAlgorithm(ScreenAlgorithm):
@@ -13,6 +13,7 @@ class FloodplainOverlapAlgorithm(ScreenAlgorithm):
     TOWN_LAYERS = (("flood_zones", False, False),)
     JSON_KEYS = ("floodplain",)
     CHECK_NAMES = ("floodplain",)
+    FLAGS = (IN_SFHA,)
     SINKS = (
         Sink("OUTPUT", "flood_overlap", "Flood zone pieces on the site",
              "The FEMA flood zones cut to the site: zone, subtype, BFE, sfha, shaded_x and "
@@ -40,7 +41,6 @@ pieces as OUTPUT. For every parcel of a town use swm_gis:applicabilitymap.
         self.add_common_advanced()
         self.add_output_folder(SCREEN_FOLDER_HELP)
         self.add_sinks_and_files()
-        self.addOutput(QgsProcessingOutputBoolean("IN_SFHA", self.tr("Site in the SFHA")))
         for name, desc in (("SFHA_AREA_SQFT", "SFHA on the site (sq ft)"),
                            ("SITE_FRACTION", "Share of the site in the SFHA (0-1)"),
                            ("SHADED_X_AREA_SQFT", "0.2% annual chance area (sq ft)")):
@@ -53,6 +53,6 @@ pieces as OUTPUT. For every parcel of a town use swm_gis:applicabilitymap.
                             + (f", BFE {z['bfe']:g} ft" if isinstance(z.get("bfe"), (int, float))
                                else "") for z in f.get("zones") or []]):
             feedback.pushInfo(line)
-        return {"IN_SFHA": bool(f.get("in_sfha")), "SFHA_AREA_SQFT": f.get("sfha_area_sqft"),
+        return {"SFHA_AREA_SQFT": f.get("sfha_area_sqft"),
                 "SITE_FRACTION": f.get("site_fraction"),
                 "SHADED_X_AREA_SQFT": f.get("shaded_x_area_sqft")}

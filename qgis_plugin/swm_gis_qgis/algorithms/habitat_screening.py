@@ -4,7 +4,15 @@ from __future__ import annotations
 
 from qgis.core import QgsProcessingOutputNumber
 
-from .screen_base import SCREEN_FOLDER_HELP, ScreenAlgorithm, Sink, listed, require_any
+from .. import findings
+from .screen_base import (
+    HABITATS_FOUND,
+    SCREEN_FOLDER_HELP,
+    ScreenAlgorithm,
+    Sink,
+    listed,
+    require_any,
+)
 
 
 class HabitatScreeningAlgorithm(ScreenAlgorithm):
@@ -14,6 +22,7 @@ class HabitatScreeningAlgorithm(ScreenAlgorithm):
                    ("vernal_pools", True, False))
     JSON_KEYS = ("habitats",)
     CHECK_NAMES = ("habitats",)
+    FLAGS = (HABITATS_FOUND,)
     SINKS = (
         Sink("OUTPUT", "habitats", "Habitats within the distance",
              "NHESP Priority and Estimated Habitat polygons within the distance, with layer, "
@@ -48,8 +57,8 @@ as OUTPUT.
         self.add_common_advanced()
         self.add_output_folder(SCREEN_FOLDER_HELP)
         self.add_sinks_and_files()
-        self.addOutput(QgsProcessingOutputNumber("FEATURE_COUNT",
-                                                 self.tr("Features within the distance")))
+        self.addOutput(QgsProcessingOutputNumber(
+            "FEATURE_COUNT", self.tr("Features within the distance (NULL when not checked)")))
 
     def engine_args(self, parameters, context, feedback, ws):
         require_any(ws, ["PRIORITY_HABITATS", "ESTIMATED_HABITATS", "VERNAL_POOLS"],
@@ -63,7 +72,7 @@ as OUTPUT.
                             + (" (overlaps the site)" if h.get("overlaps") else "")
                             for h in found]):
             feedback.pushInfo(line)
-        return {"FEATURE_COUNT": len(found)}
+        return {"FEATURE_COUNT": findings.counted(len(found), self.status("habitats"))}
 
 
 def _ft(value) -> str:

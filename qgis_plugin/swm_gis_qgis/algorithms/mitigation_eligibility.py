@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from qgis.core import QgsProcessingOutputNumber, QgsProcessingOutputString
 
+from .. import findings
 from .screen_base import SCREEN_FOLDER_HELP, ScreenAlgorithm, Sink, listed, require_any
 
 
@@ -48,8 +49,8 @@ sites with eligible and reason as OUTPUT.
                                                  self.tr("new or redevelopment")))
         self.addOutput(QgsProcessingOutputString("MITIGATION_HUC_LEVEL",
                                                  self.tr("HUC level for mitigation")))
-        self.addOutput(QgsProcessingOutputNumber("ELIGIBLE_COUNT",
-                                                 self.tr("Eligible mitigation sites")))
+        self.addOutput(QgsProcessingOutputNumber(
+            "ELIGIBLE_COUNT", self.tr("Eligible mitigation sites (NULL when not checked)")))
 
     def engine_args(self, parameters, context, feedback, ws):
         require_any(ws, ["HUC12", "HUC10"], "the watershed layers")
@@ -64,4 +65,5 @@ sites with eligible and reason as OUTPUT.
         dev = (data.get("development_type") or {}).get("value")
         level = (data.get("standards") or {}).get("mitigation_huc_level")
         return {"DEVELOPMENT_TYPE": dev or "", "MITIGATION_HUC_LEVEL": level or "",
-                "ELIGIBLE_COUNT": sum(1 for m in mit if m.get("eligible"))}
+                "ELIGIBLE_COUNT": findings.counted(sum(1 for m in mit if m.get("eligible")),
+                                                  self.status("mitigation"))}

@@ -8,18 +8,31 @@ from qgis.core import (
     QgsProcessingOutputString,
 )
 
-from .screen_base import SCREEN_FOLDER_HELP, ScreenAlgorithm, Sink, listed, require_any
+from .. import findings
+from .screen_base import (
+    IMPAIRED_DOWNSTREAM,
+    ORW_DOWNSTREAM,
+    SCREEN_FOLDER_HELP,
+    ScreenAlgorithm,
+    Sink,
+    listed,
+    require_any,
+)
 
 
 class ReceivingWatersAlgorithm(ScreenAlgorithm):
     ALG_ID = "receivingwaters"
     DISPLAY_NAME = "Receiving waters: downstream ORWs and impaired waters"
     #: parcels and the assessing table only add the use-code requirements (advanced)
+    #: certified vernal pools are ORWs (Chapter 320 definitions): without them the ORW search is
+    #: incomplete (ORW_DOWNSTREAM NULL, never false)
     TOWN_LAYERS = (("dem", True, False), ("streams", True, False), ("orw", True, False),
+                   ("vernal_pools", True, False),
                    ("impaired_waters", True, False), ("waterbodies", True, False),
                    ("town_boundary", True, False), ("parcels", True, True), ("assess", True, True))
     JSON_KEYS = ("receiving_waters",)
     CHECK_NAMES = ("receiving_waters",)
+    FLAGS = (ORW_DOWNSTREAM, IMPAIRED_DOWNSTREAM)
     SINKS = (
         Sink("OUTPUT", "receiving_waters", "Receiving waters (lines)",
              "Outstanding Resource Waters and impaired waters (streams) downstream of the "
@@ -40,6 +53,10 @@ the flow distance in feet, and turns the impairment causes into the Chapter 320-
 requirements they bring (nitrogen/phosphorus optimisation, salt-reduction O&amp;M for \
 chloride, spill shutdown and pre-infiltration treatment for solids, metals, oil and grease).
 
+VERNAL_POOLS: certified vernal pools are Outstanding Resource Waters by Chapter 320's \
+definitions; without them the ORW search is incomplete, so ORW_DOWNSTREAM and ORW_COUNT stay \
+empty (NULL) instead of saying none.
+
 TOWN_BOUNDARY stops the trace where the water leaves the town; PARCELS with ASSESS (the use \
 codes of the site's parcels, under Advanced Parameters) add the requirements for commercial and \
 industrial land.
@@ -55,9 +72,10 @@ OUTPUT.
         self.add_common_advanced()
         self.add_output_folder(SCREEN_FOLDER_HELP)
         self.add_sinks_and_files()
-        self.addOutput(QgsProcessingOutputNumber("ORW_COUNT", self.tr("ORWs downstream")))
-        self.addOutput(QgsProcessingOutputNumber("IMPAIRED_COUNT",
-                                                 self.tr("Impaired waters downstream")))
+        self.addOutput(QgsProcessingOutputNumber(
+            "ORW_COUNT", self.tr("ORWs found downstream (NULL when not checked)")))
+        self.addOutput(QgsProcessingOutputNumber(
+            "IMPAIRED_COUNT", self.tr("Impaired waters found downstream (NULL when not checked)")))
         self.addOutput(QgsProcessingOutputString("REQUIREMENTS",
                                                  self.tr("Requirements (section: text)")))
 
@@ -73,7 +91,9 @@ OUTPUT.
         reqs = rw.get("requirements") or []
         for line in listed([f"{r.get('section')}: {r.get('text')}" for r in reqs]):
             feedback.pushInfo(line)
-        return {"ORW_COUNT": len(rw.get("orw") or []),
-                "IMPAIRED_COUNT": len(rw.get("impaired") or []),
+        return {"ORW_COUNT": findings.counted(len(rw.get("orw") or []),
+                                              self.status("receiving_waters", "orw")),
+                "IMPAIRED_COUNT": findings.counted(len(rw.get("impaired") or []),
+                                                   self.status("receiving_waters", "impaired")),
                 "REQUIREMENTS": "\n".join(f"{r.get('section')}: {r.get('text')}"
                                            for r in reqs)[:2000]}

@@ -16,6 +16,7 @@ from pathlib import Path
 from qgis.core import (
     QgsProcessing,
     QgsProcessingException,
+    QgsProcessingOutputBoolean,
     QgsProcessingOutputFile,
     QgsProcessingOutputString,
     QgsProcessingParameterEnum,
@@ -58,12 +59,42 @@ class Sink:
     optional: bool = True
 
 
+@dataclass(frozen=True)
+class Flag:
+    """A boolean output read from a finding's status (or one part of it): True for yes, False
+    only for no, NULL for conditional / not checked (:func:`findings.flag`)."""
+
+    name: str
+    key: str  # finding key
+    part: str | None  # part of the finding (receiving waters: orw, impaired)
+    description: str
+
+    def help_text(self) -> str:
+        """The output's description: what false and NULL mean, and where the status is."""
+        status = ("PERMIT_STATUS" if self.name == "PERMIT_REQUIRED" else
+                  f"{self.key.upper()}_STATUS" + (f", {self.part} part" if self.part else ""))
+        return (f"{self.description} (true: yes; false: no, found not to apply on complete "
+                f"data; NULL: conditional or not checked, see {status})")
+
+
+#: The boolean outputs a model can branch on, one per finding (or part) that has a yes/no.
+PERMIT = Flag("PERMIT_REQUIRED", "disturbance", None, "Permit required")
+IN_SFHA = Flag("IN_SFHA", "floodplain", None, "Site in the SFHA")
+HABITATS_FOUND = Flag("HABITATS_FOUND", "habitats", None,
+                      "NHESP habitat or certified vernal pool within the distance")
+ORW_DOWNSTREAM = Flag("ORW_DOWNSTREAM", "receiving_waters", "orw",
+                      "Outstanding Resource Water downstream")
+IMPAIRED_DOWNSTREAM = Flag("IMPAIRED_DOWNSTREAM", "receiving_waters", "impaired",
+                           "Impaired water downstream")
+
+
 class ScreenAlgorithm(SwmGisAlgorithm):
     GROUP = "Site screening"
     GROUP_ID = "screening"
     #: screening.json keys this algorithm reports (besides ``checks``).
     JSON_KEYS: tuple[str, ...] = ()
     SINKS: tuple[Sink, ...] = ()
+    FLAGS: tuple[Flag, ...] = ()
     WITH_COMMON_PLAN = False
     WITH_EXEMPTIONS = False
     WITH_DEVELOPMENT = False
@@ -149,6 +180,11 @@ class ScreenAlgorithm(SwmGisAlgorithm):
                 f"{key.upper()}_STATUS",
                 self.tr(f"Status: {key.replace('_', ' ')} (yes, no, conditional, not_checked, "
                         "info)")))
+        if PERMIT in self.FLAGS:
+            self.addOutput(QgsProcessingOutputString(
+                "PERMIT_STATUS", self.tr("Permit status (yes, no, conditional)")))
+        for fl in self.FLAGS:
+            self.addOutput(QgsProcessingOutputBoolean(fl.name, self.tr(fl.help_text())))
 
     # ------------------------------------------------------------------ running
     def engine_args(self, parameters, context, feedback, ws):
@@ -203,7 +239,10 @@ class ScreenAlgorithm(SwmGisAlgorithm):
         part["checks"] = [c for c in data.get("checks") or []
                           if not self.CHECK_NAMES or c.get("name") in self.CHECK_NAMES]
         keys = self.FINDING_KEYS or self.JSON_KEYS
-        found = findings.findings_of(data)
+        try:
+            found = findings.findings_of(data, path=str(out / "screening.json"))
+        except findings.EngineTooOld as exc:
+            raise QgsProcessingException(str(exc)) from None
         part["findings"] = [f for f in found if f.get("key") in keys]
         part["inputs"] = data.get("inputs")
         json_path = out / f"{self.ALG_ID}.json"
@@ -215,6 +254,11 @@ class ScreenAlgorithm(SwmGisAlgorithm):
                                               style=sk.style, display=sk.display,
                                               geometry=sk.geometry, missing_ok=True)
         res.update(findings.typed_outputs(found, keys))
+        for fl in self.FLAGS:
+            res[fl.name] = findings.flag(findings.status_of(found, fl.key, fl.part))
+        if PERMIT in self.FLAGS:
+            res["PERMIT_STATUS"] = findings.status_of(found, "disturbance")
+        self._found = found
         res.update(self.summarize(data, feedback))
         for name, value in res.items():  # text outputs in the dialog's words, never a path
             out_def = self.outputDefinition(name)
@@ -223,10 +267,6 @@ class ScreenAlgorithm(SwmGisAlgorithm):
                 res[name] = "\n".join(ws.say(line, ids=False) for line in value.splitlines())
         for line in findings.summary_lines(found, keys):
             feedback.pushInfo(ws.say(line, ids=False))
-        if "findings" not in data:  # FALLBACK: engines without findings; delete after merge
-            skipped = [c.get("name") for c in part["checks"] if not c.get("ran")]
-            if skipped:
-                ws.warn("Not checked (no layer given): " + ", ".join(skipped))
         return res
 
     CHECK_NAMES: tuple[str, ...] = ()
@@ -235,6 +275,10 @@ class ScreenAlgorithm(SwmGisAlgorithm):
 
     def summarize(self, data: dict, feedback) -> dict:
         return {}
+
+    def status(self, key: str, part: str | None = None) -> str:
+        """The engine's status of finding ``key`` (or its ``part``) in this run."""
+        return findings.status_of(getattr(self, "_found", []), key, part)
 
 
 def listed(items: list[str], limit: int = 8) -> list[str]:

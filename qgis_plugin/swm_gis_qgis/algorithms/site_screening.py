@@ -5,13 +5,20 @@ from __future__ import annotations
 from pathlib import Path
 
 from qgis.core import (
-    QgsProcessingOutputBoolean,
     QgsProcessingOutputFile,
     QgsProcessingOutputHtml,
     QgsProcessingOutputNumber,
 )
 
-from .screen_base import ScreenAlgorithm, Sink
+from .screen_base import (
+    HABITATS_FOUND,
+    IMPAIRED_DOWNSTREAM,
+    IN_SFHA,
+    ORW_DOWNSTREAM,
+    PERMIT,
+    ScreenAlgorithm,
+    Sink,
+)
 
 TOWN = (("parcels", False, False), ("assess", True, True), ("nhesp_priority", True, False),
         ("nhesp_estimated", True, False), ("vernal_pools", True, False),
@@ -35,6 +42,7 @@ class SiteScreeningAlgorithm(ScreenAlgorithm):
     JSON_KEYS = ("disturbance", "development_type", "standards", "watersheds", "mitigation",
                  "habitats", "floodplain", "receiving_waters")
     CHECK_NAMES = ()
+    FLAGS = (PERMIT, IN_SFHA, HABITATS_FOUND, ORW_DOWNSTREAM, IMPAIRED_DOWNSTREAM)
     SINKS = (
         Sink("OUTPUT", "site", "Site (limit of disturbance)",
              "The union of the site polygons as measured, with area and permit_required.",
@@ -94,7 +102,6 @@ found as layers, and the key figures. Same as <i>swm-gis screen</i>.
         self.add_sinks_and_files()
         self.addOutput(QgsProcessingOutputHtml("REPORT_HTML", self.tr("Screening report")))
         self.addOutput(QgsProcessingOutputFile("REPORT_PDF", self.tr("Screening report (PDF)")))
-        self.addOutput(QgsProcessingOutputBoolean("PERMIT_REQUIRED", self.tr("Permit required")))
         for name, desc in (("AREA_SQFT", "Disturbance (sq ft)"),
                            ("REQUIRED_RETENTION_CUFT", "Required retention (cu ft)")):
             self.addOutput(QgsProcessingOutputNumber(name, self.tr(desc)))
@@ -110,6 +117,5 @@ found as layers, and the key figures. Same as <i>swm-gis screen</i>.
     def summarize(self, data, feedback):
         d = data.get("disturbance") or {}
         s = data.get("standards") or {}
-        return {"PERMIT_REQUIRED": bool(d.get("permit_required")),
-                "AREA_SQFT": d.get("area_sqft"),
+        return {"AREA_SQFT": d.get("area_sqft"),
                 "REQUIRED_RETENTION_CUFT": s.get("required_retention_cuft")}

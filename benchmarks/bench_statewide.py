@@ -1,0 +1,76 @@
+"""The Commonwealth, measured: ``swm-gis applicability`` on a statewide-sized SYNTHETIC town.
+
+2.4 million parcels over about 18,000 km2 at Massachusetts densities of NHESP habitats,
+vernal pools, FEMA flood zones and HUC12s (``generate_town.py --profile ma``; the densities and
+their sources are in its ``PROFILES``), run end to end as one child process: wall clock, CPU and
+the child's peak resident memory (``os.wait4``), with the load average of the shared machine.
+
+    python benchmarks/bench_statewide.py --work /tmp/bench/state            # generates once
+    python benchmarks/bench_statewide.py --work /tmp/bench/state --runs 1 --json results.jsonl
+
+No DEM: the drainage flags need a statewide stream network and terrain, measured per town in
+``bench_terrain.py``; here they are reported as not checked, as the spec requires.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+REPO = HERE.parent
+sys.path.insert(0, str(HERE))
+
+from generate_town import generate  # noqa: E402
+from measure import measure  # noqa: E402
+
+PARCELS = 2_400_000
+
+
+def summary(gpkg: Path) -> dict[str, object]:
+    """Parcel count and class totals from the output's summary table (read, not recomputed)."""
+    import pyogrio
+
+    out: dict[str, object] = {"output_mb": round(gpkg.stat().st_size / 1e6, 1)}
+    layers = [row[0] for row in pyogrio.list_layers(gpkg)]
+    out["layers"] = layers
+    info = pyogrio.read_info(gpkg, layer="applicability")
+    out["parcels_written"] = int(info["features"])
+    return out
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--work", type=Path, default=Path("/tmp/bench/state"))
+    ap.add_argument("--parcels", type=int, default=PARCELS)
+    ap.add_argument("--runs", type=int, default=1)
+    ap.add_argument("--json", type=Path, help="append each run as one JSON line")
+    ap.add_argument("--extra", nargs="*", default=[], help="more applicability options")
+    args = ap.parse_args()
+    toml = args.work / "town.toml"
+    if not toml.is_file():
+        t = time.perf_counter()
+        generate(args.parcels, args.work, profile="ma")
+        print(f"generated in {time.perf_counter() - t:.0f} s")
+    out = args.work / "applicability.gpkg"
+    cmd = [sys.executable, "-m", "swm_gis", "--progress", "none", "applicability",
+           "--config", str(toml), "--out", str(out), "--overwrite", *args.extra]
+    env = {**__import__("os").environ, "PYTHONPATH": str(REPO)}
+    for i in range(args.runs):
+        m = measure(cmd, env=env)
+        if m["returncode"] != 0:
+            raise SystemExit(f"applicability failed:\n{m['stderr']}")
+        row = {"bench": "statewide", "run": i + 1, "parcels": args.parcels,
+               "when": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
+               **{k: v for k, v in m.items() if k not in ("stdout", "stderr")}, **summary(out)}
+        print(json.dumps(row))
+        if args.json:
+            with args.json.open("a", encoding="utf-8") as fh:
+                fh.write(json.dumps(row) + "\n")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,118 @@
+"""1 m terrain: drainage flags and site screening on a town-wide 1 m DEM of 40 million cells.
+
+Builds (once) a SYNTHETIC town of 11,000 parcels with a 1 m LiDAR-like DEM over the town plus
+300 m (about 40 million cells) and streams that follow its valleys (``generate_terrain.py``), then
+runs, each as one child process measured with ``os.wait4`` (wall clock, CPU, peak RSS):
+
+1. ``swm-gis applicability`` with an empty flow-grid cache (conditions and routes the DEM,
+   labels every cell with the water it drains to, stores the grid), the drainage flags included;
+2. ``swm-gis applicability`` again (the grid and labels memory-mapped from the cache);
+3. ``swm-gis screen`` of a 2-acre site in the middle of the town (cache warm);
+4. with ``--no-cache-runs``: ``screen --no-cache`` (what a screen costs without the cache).
+
+    python benchmarks/bench_terrain.py --work /tmp/bench/terrain --json results.jsonl
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import sys
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+REPO = HERE.parent
+sys.path.insert(0, str(HERE))
+
+from generate_terrain import build  # noqa: E402
+from measure import measure  # noqa: E402
+
+
+def folder_mb(path: Path) -> float:
+    return round(sum(p.stat().st_size for p in path.rglob("*") if p.is_file()) / 1e6, 1)
+
+
+_BREAKDOWN = """
+import json, resource, time
+import numpy as np
+import pyflwdir
+from swm_gis import hydrology as hy, layers as io
+from swm_gis.config import load_config
+cfg = load_config({toml!r})
+t = {{}}
+s = time.perf_counter(); dem = io.read_raster(cfg, "dem"); t["read_dem_s"] = time.perf_counter() - s
+data = hy._elevations(dem.array); del dem
+raw = np.where(np.isfinite(data), data, np.float32(-9999.0))
+s = time.perf_counter()
+filled, flood = pyflwdir.dem.fill_depressions(raw, nodata=-9999.0, outlets="edge")
+t["fill_depressions_s"] = time.perf_counter() - s; del raw
+s = time.perf_counter(); hy._steepest_d8(filled, flood, 1.0, 1.0)
+t["steepest_d8_s"] = time.perf_counter() - s
+t["peak_rss_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+print(json.dumps({{k: round(v, 2) for k, v in t.items()}}))
+"""
+
+
+def breakdown(toml: Path, env: dict[str, str]) -> dict[str, float]:
+    """Stages of the first run timed in one process: DEM read, depression filling, D8."""
+    import subprocess
+
+    proc = subprocess.run([sys.executable, "-c", _BREAKDOWN.format(toml=str(toml))], env=env,
+                          capture_output=True, text=True, check=True)
+    return json.loads(proc.stdout.strip().splitlines()[-1])
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--work", type=Path, default=Path("/tmp/bench/terrain"))
+    ap.add_argument("--parcels", type=int, default=11_000)
+    ap.add_argument("--json", type=Path, help="append each step as one JSON line")
+    ap.add_argument("--no-cache-runs", action="store_true",
+                    help="also time screen --no-cache")
+    ap.add_argument("--steps", default="app1,app2,screen",
+                    help="comma-separated steps to run (app1 clears the cache first)")
+    ap.add_argument("--breakdown", action="store_true",
+                    help="also time the first run's stages in one process")
+    args = ap.parse_args()
+    toml, site = args.work / "town.toml", args.work / "site.gpkg"
+    if not (toml.is_file() and site.is_file() and (args.work / "dem_1m.tif").is_file()):
+        build(args.work, parcels=args.parcels)
+    cache = args.work / "cache"
+    env = {**os.environ, "PYTHONPATH": str(REPO), "SWM_GIS_CACHE_DIR": str(cache)}
+    base = [sys.executable, "-m", "swm_gis", "--progress", "none"]
+    app = [*base, "applicability", "--config", str(toml), "--out",
+           str(args.work / "applicability.gpkg"), "--overwrite"]
+    scr = [*base, "screen", "--config", str(toml), "--site", str(site), "--out",
+           str(args.work / "screen"), "--overwrite"]
+    steps = [s for s in args.steps.split(",") if s]
+    if args.no_cache_runs:
+        steps.append("screen_no_cache")
+    commands = {"app1": app, "app2": app, "screen": scr, "screen_no_cache": [*scr, "--no-cache"]}
+    for step in steps:
+        if step == "app1" and cache.exists():
+            shutil.rmtree(cache)
+        m = measure(commands[step], env=env)
+        if m["returncode"] != 0:
+            raise SystemExit(f"{step} failed:\n{m['stderr']}")
+        row = {"bench": "terrain", "step": step,
+               "when": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
+               **{k: v for k, v in m.items() if k not in ("stdout", "stderr")},
+               "cache_mb": folder_mb(cache) if cache.exists() else 0.0}
+        print(json.dumps(row), flush=True)
+        if args.json:
+            with args.json.open("a", encoding="utf-8") as fh:
+                fh.write(json.dumps(row) + "\n")
+    if args.breakdown:
+        row = {"bench": "terrain", "step": "breakdown", "load": os.getloadavg()[0],
+               **breakdown(toml, env)}
+        print(json.dumps(row), flush=True)
+        if args.json:
+            with args.json.open("a", encoding="utf-8") as fh:
+                fh.write(json.dumps(row) + "\n")
+
+
+if __name__ == "__main__":
+    main()
