@@ -342,7 +342,8 @@ def read_file(
         info = pyogrio.read_info(path, layer=layer)
         gdf = pyogrio.read_dataframe(path, layer=layer)
     except Exception as exc:
-        raise InputFileError(f"Cannot read {source} ({what}): {_first_line(exc)}") from exc
+        raise InputFileError(f"Cannot read {source} ({what}): {_first_line(exc)}"
+                             f"{_layers_hint(path, layer)}") from exc
     if not isinstance(gdf, gpd.GeoDataFrame):
         raise GeometryError(f"{source} ({what}) has no geometry.")
     declared = info.get("crs") or crs
@@ -355,7 +356,7 @@ def read_file(
     sanity.check_source(spec, tuple(gdf.total_bounds) if len(gdf) else None, gdf.crs,
                         declared_by="source")
     gdf = gdf.to_crs(working_crs)
-    gdf, _, _ = repair_geometries(gdf)
+    gdf, repaired, _ = repair_geometries(gdf)
     if gdf.empty:
         raise EmptyLayerError(f"{source} ({what}) has no features with geometry.")
     if geometry:
@@ -367,7 +368,8 @@ def read_file(
                 f"{geometry} features are needed."
             )
         gdf = gdf[~bad]
-    gdf.attrs["source"] = source_info(spec)
+    # repairs are recorded (screening.json meta.site.repaired) and said in the summary
+    gdf.attrs["source"] = {**source_info(spec), **({"repaired": repaired} if repaired else {})}
     return gdf
 
 
@@ -505,6 +507,9 @@ def read_parcels_by_id(config: TownConfig, ids: list[str]) -> gpd.GeoDataFrame:
     """The parcels with these ids (polygons sharing an id merged), or
     :class:`UnknownParcelError` naming every id that is not in the layer."""
     ids = list(dict.fromkeys(str(v).strip() for v in ids))
+    if "" in ids:
+        raise UnknownParcelError("A parcel id is empty (--parcel \"\"); give the parcel's id, "
+                                 "e.g. its MassGIS LOC_ID.")
     parcels = read_by_ids(config, "parcels", "id", ids)
     found = set(parcels["id"].dropna().astype(str))
     missing = [p for p in ids if p not in found]
@@ -519,6 +524,8 @@ def read_parcels_by_id(config: TownConfig, ids: list[str]) -> gpd.GeoDataFrame:
             f"{spec.describe()} ([layers.parcels]). Check the id, or set "
             f'[layers.parcels.fields] id = "<field>" in {config.path or "the town config"} if '
             "parcels are keyed by another field."
+            + (" Several parcels? Give each with its own --parcel (-p A -p B), not separated by "
+               "commas." if any("," in p for p in missing) else "")
         )
     return merge_duplicate_ids(parcels)
 
@@ -549,6 +556,18 @@ def _transform_geom(geom: shapely.Geometry, src: CRS, dst: CRS) -> shapely.Geome
     t = Transformer.from_crs(src, dst, always_xy=True)
     return shapely.transform(geom, lambda xy: np.column_stack(t.transform(xy[:, 0], xy[:, 1])))
 
+
+def _layers_hint(path: str, layer: str | None) -> str:
+    """'. Its layers: a, b' when ``layer`` is not one of the file's layers."""
+    if layer is None:
+        return ""
+    try:
+        names = [str(row[0]) for row in pyogrio.list_layers(path)]
+    except Exception:  # noqa: BLE001 - the hint is optional; the read error says enough
+        return ""
+    if layer in names:
+        return ""
+    return f". Its layers: {', '.join(names)}; name one as FILE:LAYER."
 
 
 __all__ = [

@@ -24,6 +24,7 @@ from swm_gis import layers
 from swm_gis.config import TownConfig, load_config
 from swm_gis.errors import GeometryError, SwmGisError
 from swm_gis.inputs import as_frame, describe, source_of
+from swm_gis.outputs import api_output_dir, final_paths, source_files
 from swm_gis.owners import (
     build_recipients,
     fiscal_years,
@@ -133,13 +134,17 @@ class AbutterPackage:
         """
         progress = progress or _quiet
         check_label_template(label_template)
-        paths = output_paths(out_dir)
-        check_outputs_free(paths.values(), overwrite=overwrite)
-        progress(0.55, "writing the lists")
-        write_all(paths, self, label_template=str(label_template),
-                  label_offset=tuple(label_offset), progress=progress)
+        final = Path(out_dir)
+        # staged and refusing the inputs like the command (swm_gis.outputs.api_output_dir)
+        with api_output_dir(final, inputs=source_files(self.info.sources), overwrite=overwrite,
+                            command="swm_gis AbutterPackage.write") as out_dir:
+            paths = output_paths(out_dir)
+            check_outputs_free(paths.values(), overwrite=overwrite)
+            progress(0.55, "writing the lists")
+            write_all(paths, self, label_template=str(label_template),
+                      label_offset=tuple(label_offset), progress=progress)
         progress(1.0, "done")
-        return paths
+        return final_paths(paths, out_dir, final) if out_dir != final else paths
 
     def listed_address(self, parcel_id: str) -> str:
         """The site address of a subject parcel, for its label on the map."""

@@ -164,6 +164,29 @@ def output_lock(target: str | os.PathLike, *, command: str, wait_s: float = 0.0,
     """
     path = lock_path_for(target)
     path.parent.mkdir(parents=True, exist_ok=True)
+    # SIGINT/SIGTERM wait while the lock is taken (else the file could be left behind)
+    _signals["defer"] += 1
+    try:
+        fd = _acquire(path, target, wait_s=wait_s, poll_s=poll_s)
+    except BaseException:
+        _signals["defer"] -= 1
+        raise
+    try:
+        _signals["defer"] -= 1
+        _raise_pending(target)
+        _write_holder(fd, command)
+        _remove_stale_stages(Path(_real(target)))
+        yield path
+    finally:
+        _signals["defer"] += 1
+        with contextlib.suppress(OSError):
+            path.unlink()  # while still holding it, so no one locks a file that is gone
+        os.close(fd)
+        _signals["defer"] -= 1
+
+
+def _acquire(path: Path, target: str | os.PathLike, *, wait_s: float, poll_s: float) -> int:
+    """The locked file descriptor of ``path``, else OutputLockedError naming the holder."""
     deadline = time.monotonic() + max(wait_s, 0.0)
     while True:
         fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
@@ -176,18 +199,16 @@ def output_lock(target: str | os.PathLike, *, command: str, wait_s: float = 0.0,
                     f"Another run is writing {target}{waited}: {holder}. Wait for it to finish, "
                     "or choose another output."
                 )
+            if _signals["pending"] is not None:  # interrupted while waiting
+                _signals["defer"] -= 1
+                try:
+                    _raise_pending(target)
+                finally:
+                    _signals["defer"] += 1
             time.sleep(poll_s)
             continue
         if _same_inode(fd, path):  # not a file the previous holder unlinked meanwhile
-            break
-        os.close(fd)
-    try:
-        _write_holder(fd, command)
-        _remove_stale_stages(Path(_real(target)))
-        yield path
-    finally:
-        with contextlib.suppress(OSError):
-            path.unlink()  # while still holding it, so no one locks a file that is gone
+            return fd
         os.close(fd)
 
 
@@ -266,8 +287,15 @@ def staged_dir(dest_dir: str | os.PathLike, *, overwrite: bool, stage_name: str 
     # A folder output is staged beside it; a single file (stage_name) beside that file.
     name, parent = (stage_name, dest) if stage_name else (Path(_real(dest)).name, beside(dest))
     parent.mkdir(parents=True, exist_ok=True)
-    stage = Path(tempfile.mkdtemp(prefix=f".{name}{STAGE_MARK}", dir=parent))
+    _signals["defer"] += 1  # a signal between making the folder and the try would leave it
     try:
+        stage = Path(tempfile.mkdtemp(prefix=f".{name}{STAGE_MARK}", dir=parent))
+    except BaseException:
+        _signals["defer"] -= 1
+        raise
+    try:
+        _signals["defer"] -= 1
+        _raise_pending(dest / stage_name if stage_name else dest)
         try:
             yield stage
         except Exception as exc:
@@ -275,7 +303,9 @@ def staged_dir(dest_dir: str | os.PathLike, *, overwrite: bool, stage_name: str 
             raise
         _commit(stage, dest, overwrite=overwrite)
     finally:
+        _signals["defer"] += 1
         shutil.rmtree(stage, ignore_errors=True)
+        _signals["defer"] -= 1
 
 
 def _commit(stage: Path, dest: Path, *, overwrite: bool) -> None:
@@ -323,6 +353,17 @@ def _commit(stage: Path, dest: Path, *, overwrite: bool) -> None:
             f"they are in {dest}.", signum=pending)
 
 
+def _raise_pending(target: str | os.PathLike) -> None:
+    """Raise the Interrupted a deferred SIGINT/SIGTERM asked for, once nothing is deferred."""
+    pending = _signals["pending"]
+    if pending is None or _signals["defer"]:
+        return
+    _signals["pending"], _signals["raised"] = None, True
+    raise Interrupted(
+        f"Interrupted ({signal.Signals(pending).name}): nothing was written to {target}.",
+        signum=pending)
+
+
 def _raise_if_disk_full(where: Path, exc: BaseException) -> None:
     """Re-raise a failed write as 'out of disk space' when that is what it was."""
     full = isinstance(exc, OSError) and exc.errno in (errno.ENOSPC, getattr(errno, "EDQUOT", -1))
@@ -356,13 +397,17 @@ def interrupt_guard(target: str | os.PathLike) -> Iterator[None]:
             f"Interrupted ({signal.Signals(signum).name}): nothing was written to {target}.",
             signum=signum)
 
-    _signals.update(pending=None, raised=False)
+    _signals.update(pending=None, raised=False, defer=0)
     previous = {s: signal.signal(s, handler) for s in (signal.SIGINT, signal.SIGTERM)}
     try:
         yield
     finally:
         for s, old in previous.items():
             signal.signal(s, old)
+    pending, _signals["pending"] = _signals["pending"], None
+    if pending is not None:  # arrived while the finished run cleaned up: the outputs are in
+        raise Interrupted(f"Interrupted ({signal.Signals(pending).name}) after the outputs were "
+                          f"complete: they are in {target}.", signum=pending)
 
 
 @contextlib.contextmanager
@@ -415,6 +460,36 @@ def output_file(target: str | os.PathLike, *, inputs: Iterable[Any] = (),
         yield stage / target.name
 
 
+@contextlib.contextmanager
+def api_output_dir(out_dir: str | os.PathLike, *, inputs: Iterable[Any] = (),
+                   overwrite: bool = False, command: str = "swm_gis API") -> Iterator[Path]:
+    """For the result objects' ``.write()``: the safety of :func:`output_package` without the
+    signal handlers (a library must not install them).
+
+    Yields the folder to write into: ``out_dir`` itself when it already is a staging folder (a
+    command writes the result into its own stage), else a new stage moved into place on success.
+    """
+    out_dir = Path(out_dir)
+    if STAGE_MARK in out_dir.name:
+        yield out_dir
+        return
+    refuse_inputs(out_dir, inputs)
+    with explain_os_errors(out_dir), output_lock(out_dir, command=command), \
+            staged_dir(out_dir, overwrite=overwrite) as stage:
+        yield stage
+
+
+def source_files(sources: Iterable[Any]) -> list[str]:
+    """The files of provenance records (``{"file": ...}`` dicts, or plain paths)."""
+    found = []
+    for src in sources or ():
+        value = src.get("file") if isinstance(src, dict) else src
+        values = value if isinstance(value, list | tuple) else [value]
+        # "(GeoDataFrame)": an in-memory input, no file to protect
+        found.extend(str(v) for v in values if v and not str(v).startswith("("))
+    return found
+
+
 def final_paths(paths: dict[str, Any], stage: str | os.PathLike, dest: str | os.PathLike
                 ) -> dict[str, Path]:
     """Where files written into ``stage`` are after the move: ``dest`` / their relative path."""
@@ -423,5 +498,6 @@ def final_paths(paths: dict[str, Any], stage: str | os.PathLike, dest: str | os.
 
 __all__ = [
     "final_paths", "refuse_inputs", "config_inputs", "output_lock", "lock_path_for", "staged_dir",
-    "interrupt_guard", "explain_os_errors", "output_package", "output_file",
+    "interrupt_guard", "explain_os_errors", "output_package", "output_file", "api_output_dir",
+    "source_files",
 ]

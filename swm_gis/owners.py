@@ -45,6 +45,8 @@ US_COUNTRY = {"", "US", "USA", "U S", "U S A", "UNITED STATES", "UNITED STATES O
 _PO_BOX = re.compile(r"\b(?:P\s?O\s?B(?:OX)?|POST\s+OFFICE\s+BOX|POST\s+BOX|P\s?O)\s+(?=\w)")
 _PUNCT = re.compile(r"[^\w&/ ]+")
 _SPACES = re.compile(r"\s+")
+#: Control characters (bell, NUL, escape ...): never printable, and illegal in an XLSX cell.
+_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")
 
 #: Columns of the mailing list (SPEC section 5), in order.
 MAILING_COLUMNS = ["owner_name", "co_owner", "mail_address", "mail_city", "mail_state",
@@ -55,7 +57,7 @@ def clean_text(value: object) -> str:
     """Text as printed: trimmed, inner whitespace collapsed, missing values as ''."""
     if value is None or (not isinstance(value, str) and pd.isna(value)):
         return ""
-    text = _SPACES.sub(" ", str(value)).strip()
+    text = _SPACES.sub(" ", _CONTROL.sub("", str(value))).strip()
     # placeholders for "no value" ("_", "-", "N/A" ...) are no value
     if text.upper() in {"NAN", "NONE", "NULL", "N/A", "NA"} or not any(c.isalnum() for c in text):
         return ""

@@ -227,6 +227,8 @@ def _receiving(config: TownConfig, site: gpd.GeoDataFrame,
         try:  # a small read first, so a DEM beside the site gets a message about the site
             io.read_raster(config, "dem", bounds=(sx0, sy0, sx1, sy1), pad_cells=0)
         except InputFileError as exc:
+            if str(exc).startswith("Cannot read"):  # unreadable, not beside the site
+                raise
             raise InputFileError(f"The DEM does not cover the site. {exc}") from exc
         town = flowgrid_cache.town_flow(config)  # the town's grid, computed once and kept
         for margin in (() if town is not None else _DEM_MARGINS_M):  # else windows (huge DEM)

@@ -20,6 +20,15 @@ import pandas as pd
 
 from swm_gis.applicability_write import read_result, write_map
 from swm_gis.config import TownConfig
+from swm_gis.outputs import (
+    STAGE_MARK,
+    api_output_dir,
+    config_inputs,
+    final_paths,
+    output_file,
+    refuse_inputs,
+    source_files,
+)
 from swm_gis.summaries import applicability_lines, screening_lines
 from swm_gis.writers import check_outputs_free, write_geopackage, write_json
 
@@ -101,19 +110,33 @@ class Screening:
         """Write ``screening.json``, ``screening.gpkg`` and the report into ``out_dir``.
 
         ``report=False`` writes only the JSON and the GeoPackage (a quick single check).
+        Like the command, the files are written into a hidden folder beside ``out_dir`` and
+        moved in together at the end, and an ``out_dir`` that is or holds an input (the config,
+        the site, a layer) is refused.
 
         Returns
         -------
         dict of str to Path
             Output key to file, for the files that exist after writing.
         """
+        final = Path(out_dir)
+        with api_output_dir(final, inputs=self._input_files(), overwrite=overwrite,
+                            command="swm_gis Screening.write") as out:
+            written = self._write_into(out, progress=progress or _quiet, report=report)
+        return final_paths(written, out, final) if out != final else written
+
+    def _input_files(self) -> list[str]:
+        """The config, site, plan and layer files this screening read (never written over)."""
+        meta = self.document.get("meta", {})
+        return source_files([meta.get("config"), meta.get("site"), *(meta.get("inputs") or []),
+                             *(meta.get("sources") or [])])
+
+    def _write_into(self, out: Path, *, progress: Progress, report: bool) -> dict[str, Path]:
         from swm_gis.reports.screening_report import write_screening_report
 
-        progress = progress or _quiet
-        out = Path(out_dir)
         outputs = {key: out / name for key, name in SCREENING_FILES.items()
                    if report or not key.startswith("screening_report")}
-        check_outputs_free(outputs.values(), overwrite=overwrite)
+        check_outputs_free(outputs.values(), overwrite=True)  # the stage: checked on moving
         progress(0.87, "writing screening.json and screening.gpkg")
         write_json(self.document, outputs["screening_json"])
         write_geopackage(self.layers, outputs["screening_gpkg"])
@@ -172,11 +195,27 @@ class ApplicabilityMap:
         return self._frame
 
     def write(self, out: str | os.PathLike, *, overwrite: bool = False) -> Path:
-        """Write the styled GeoPackage (layer, summary and checks tables, QGIS style) to ``out``."""
-        self.path = write_map(self.frame, out, summary=self.summary, checks=self.checks,
-                              config=self.config, parameters=self.parameters,
-                              overwrite=overwrite)
+        """Write the styled GeoPackage (layer, summary and checks tables, QGIS style) to ``out``.
+
+        Written whole or not at all (moved into place at the end); an ``out`` that is one of
+        the config's inputs is refused, ``overwrite`` or not.
+        """
+        target = Path(out)
+        if STAGE_MARK in str(target.parent.name):  # a command's own stage (output_file)
+            refuse_inputs(target, config_inputs(self.config))
+            self.path = self._write_map(target, overwrite=overwrite)
+            return self.path
+        frame = self.frame  # read it (if only on disk) before anything is replaced
+        with output_file(target, inputs=config_inputs(self.config), overwrite=overwrite,
+                         command="swm_gis ApplicabilityMap.write") as tmp:
+            self._write_map(tmp, overwrite=True, frame=frame)
+        self.path = target
         return self.path
+
+    def _write_map(self, out: Path, *, overwrite: bool, frame=None) -> Path:
+        return write_map(self.frame if frame is None else frame, out, summary=self.summary,
+                         checks=self.checks, config=self.config, parameters=self.parameters,
+                         overwrite=overwrite)
 
     @property
     def summary_lines(self) -> list[str]:

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 import geopandas as gpd
+import numpy as np
 import pandas as pd
 import shapely
 
@@ -31,7 +32,7 @@ from swm_gis.disturbance import (
     sqft_per_crs_unit2,
     union_polygons,
 )
-from swm_gis.errors import GeometryError, SwmGisError
+from swm_gis.errors import GeometryError, LayerDataError, SwmGisError
 from swm_gis.findings import HABITAT_LAYERS, decide_findings
 from swm_gis.general_requirements import general_requirements
 from swm_gis.receiving_waters import land_use
@@ -299,9 +300,24 @@ def _read_impervious(config: TownConfig, site_union: shapely.Geometry
     spec = config.layer("impervious")
     if io.is_raster(spec):
         raster = io.read_raster(config, "impervious", bounds=site_union.bounds)
+        _check_impervious_classes(raster, spec)
         return raster, io.source_info(spec), None
     frame = io.read_layer(config, "impervious", bbox=site_union.bounds)
     return frame, io.source_info(spec), None
+
+
+def _check_impervious_classes(raster: Any, spec: Any) -> None:
+    """An impervious raster is classes (0 pervious, non-zero impervious): negative or fractional
+    values are another kind of raster (a DEM, a reflectance) and would count as all impervious."""
+    values = np.ma.compressed(np.ma.masked_invalid(raster.array))
+    if values.size and (values.min() < 0 or not np.all(np.mod(values, 1) == 0)):
+        raise LayerDataError(
+            f"The impervious raster {spec.path} ([layers.impervious]) holds values from "
+            f"{values.min():g} to {values.max():g} ({raster.array.dtype}) around the site; it "
+            "must be a class raster, 0 for pervious and 1 (any positive whole number) for "
+            "impervious cells, like MassGIS's 2016 impervious surface. Point [layers.impervious] "
+            "at that raster."
+        )
 
 
 def _read_optional(config: TownConfig, key: str, mask: shapely.Geometry

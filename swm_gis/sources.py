@@ -71,7 +71,13 @@ def check_exists(spec: LayerSpec, what: str | None = None) -> None:
 
 def first_line(exc: BaseException) -> str:
     text = str(exc).strip() or type(exc).__name__
-    return text.splitlines()[0]
+    text = text.splitlines()[0]
+    if isinstance(exc, UnicodeDecodeError) or "codec can't decode" in text:
+        return (f"the text is not UTF-8 ({text}); save it as UTF-8 (Excel: \"CSV UTF-8\") "
+                "and run again")
+    if "file is not a database" in text:  # GDAL quotes its SQL: say what it means instead
+        return "it is not a GeoPackage (not an SQLite database; damaged or another format)"
+    return text
 
 
 __all__ = ["check_exists", "file_source_info", "first_line", "gdal_source", "source_info",

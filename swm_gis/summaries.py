@@ -12,7 +12,19 @@ def screening_lines(document: dict[str, Any]) -> list[str]:
     """A few lines for people: each finding with its status (:mod:`swm_gis.findings` decides)."""
     from swm_gis.findings import summary_lines
 
-    return summary_lines(document)
+    return [*summary_lines(document), *_repair_notes(document)]
+
+
+def _repair_notes(document: dict[str, Any]) -> list[str]:
+    """Input polygons that were invalid (e.g. self-intersecting) and repaired with make_valid."""
+    meta = document.get("meta") or {}
+    notes = []
+    for src in [meta.get("site"), *(meta.get("inputs") or [])]:
+        if isinstance(src, dict) and src.get("repaired"):
+            notes.append(f"Note: {src['repaired']} invalid polygon(s) of {src.get('file')} "
+                         f"({src.get('key')}) were repaired (make_valid, e.g. a self-"
+                         "intersection); check the areas above against the plan.")
+    return list(dict.fromkeys(notes))
 
 
 def applicability_lines(result: Any) -> list[str]:

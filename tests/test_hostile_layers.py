@@ -163,3 +163,44 @@ def test_a_site_file_in_feet_declared_as_metres_is_refused(tmp_path, capsys):
     code, text = run(["screen", "-c", str(toml), "--site", str(tmp_path / "site.gpkg"),
                       "-o", str(tmp_path / "out")], capsys)
     assert_refused(code, " ".join(text.split()), "(--site)", "They look like EPSG:2249")
+
+
+def _one_id_on_40_polygons(toml):
+    parcels = _read(toml, "parcels")
+    parcels.loc[parcels.index[1:40], "LOC_ID"] = parcels.loc[parcels.index[0], "LOC_ID"]
+    _replace_layer(toml, "parcels", parcels)
+    return str(parcels.loc[parcels.index[0], "LOC_ID"])
+
+
+def _every_id_twice(toml):
+    parcels = _read(toml, "parcels")
+    half = parcels["LOC_ID"].iloc[: len(parcels) // 2].tolist()
+    _replace_layer(toml, "parcels", parcels.assign(LOC_ID=half * 2))
+    return "1584 parcel ids on more than one polygon"
+
+
+def _ids_70_percent_empty(toml):
+    parcels = _read(toml, "parcels")
+    parcels.loc[parcels.index[: int(len(parcels) * 0.7)], "LOC_ID"] = None
+    _replace_layer(toml, "parcels", parcels)
+    return 'field "LOC_ID" (id) is empty in 2,217 of 3,168 rows'
+
+
+@pytest.mark.parametrize("breaker", [_one_id_on_40_polygons, _every_id_twice,
+                                     _ids_70_percent_empty],
+                         ids=["one-id-on-40-polygons", "every-id-twice", "ids-70%-empty"])
+def test_ids_not_unique_or_mostly_empty_are_reported_as_such(tmp_path, capsys, monkeypatch,
+                                                             breaker):
+    """Not an error (multipart parcels share an id; a few parcels lack one), but said, with
+    the layer flagged "warn" rather than "ok"."""
+    monkeypatch.setenv("COLUMNS", "4000")
+    toml = sample_copy(tmp_path)
+    fragment = breaker(toml)
+    before = hashes(toml.parent)
+    code, text = run(["data", "validate", "--config", str(toml)], capsys)
+    assert code == 0, text
+    assert fragment in text
+    assert "│ parcels         │ warn" in text
+    if breaker is not _ids_70_percent_empty:
+        assert "on more than one polygon (treated as one parcel)" in text
+    assert hashes(toml.parent) == before and leftovers(toml.parent) == []

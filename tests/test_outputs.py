@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import errno
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -241,7 +242,12 @@ def test_a_held_lock_refuses_a_second_writer_naming_the_first(tmp_path):
 
 # --------------------------------------------------------------------------- real processes
 WRITER = textwrap.dedent("""
-    import sys, time
+    import os, sys, time, types
+    # only outputs.py and errors.py are needed: skip the package's heavy __init__ (geopandas),
+    # so that 40 writers start in a fraction of a second each
+    pkg = types.ModuleType("swm_gis")
+    pkg.__path__ = [os.path.join(os.environ["PYTHONPATH"], "swm_gis")]
+    sys.modules["swm_gis"] = pkg
     from swm_gis.errors import Interrupted, SwmGisError
     from swm_gis.outputs import output_package
     out, tag, pause_s, wait_s = sys.argv[1], sys.argv[2], float(sys.argv[3]), float(sys.argv[4])
@@ -326,15 +332,18 @@ def test_a_second_run_that_waits_writes_after_the_first(tmp_path, writer):
 
 
 def test_two_runs_racing_on_one_folder_never_mix(tmp_path, writer):
-    """20 staggered pairs: each pair ends with one run's complete package, the other run
-    refused with exit 2 naming the first (or run after it)."""
-    refused = 0
+    """20 staggered pairs, all started at once on 20 folders (the pairs run side by side, so
+    the test takes one pair's time): each pair ends with one run's complete package, the
+    other run refused with exit 2 naming the first (or run after it)."""
+    pairs = []
     for k in range(20):
         out = tmp_path / f"race{k}"
-        a = writer(out, "A", pause_s=0.2)
-        time.sleep((k % 5) * 0.04)
-        b = writer(out, "B", pause_s=0.2)
-        (_, err_a), (_, err_b) = a.communicate(timeout=30), b.communicate(timeout=30)
+        a = writer(out, "A", pause_s=0.5)
+        time.sleep((k % 5) * 0.02)
+        pairs.append((out, a, writer(out, "B", pause_s=0.5)))
+    refused = 0
+    for out, a, b in pairs:
+        (_, err_a), (_, err_b) = a.communicate(timeout=60), b.communicate(timeout=60)
         codes = {a.returncode, b.returncode}
         assert codes <= {0, 2}, (err_a, err_b)
         tags = set(_tree(out).values())
@@ -343,7 +352,7 @@ def test_two_runs_racing_on_one_folder_never_mix(tmp_path, writer):
             if proc.returncode == 2:
                 refused += 1
                 assert "Another run is writing" in err and other in err
-        assert _hidden(tmp_path) == []
+    assert _hidden(tmp_path) == []
     assert refused >= 1  # the pauses make overlaps certain in practice, so the lock was used
 
 
@@ -384,3 +393,44 @@ def test_refused_exactly_when_one_path_is_the_other_or_inside_it(tmp_path_factor
         assert related
     else:
         assert not related
+
+
+# --------------------------------------------------------------------------- signal windows
+def _signal_inside(monkeypatch, module, name, sig=signal.SIGTERM):
+    """Make ``module.name`` deliver ``sig`` to this process while it runs (a signal landing in
+    exactly that window, deterministically)."""
+    real = getattr(module, name)
+
+    def wrapped(*args, **kwargs):
+        os.kill(os.getpid(), sig)
+        return real(*args, **kwargs)
+    monkeypatch.setattr(module, name, wrapped)
+
+
+@pytest.mark.parametrize(("module", "name"), [
+    ("swm_gis.outputs", "_acquire"),       # taking the lock
+    ("swm_gis.outputs", "_write_holder"),  # just after: the lock is held
+    ("tempfile", "mkdtemp"),               # making the staging folder
+], ids=["taking-the-lock", "lock-held", "making-the-stage"])
+def test_a_signal_in_each_window_of_setting_up_leaves_nothing(tmp_path, monkeypatch, module,
+                                                               name):
+    import importlib
+
+    out = _previous_package(tmp_path)
+    _signal_inside(monkeypatch, importlib.import_module(module), name)
+    with pytest.raises(Interrupted, match=f"nothing was written to {out}"), \
+            output_package(out, overwrite=True, command="t") as stage:
+        (stage / "f0.txt").write_text("new")
+    assert _tree(out) == {f"f{i}.txt": "old" for i in range(4)}
+    assert _hidden(out.parent) == []
+
+
+def test_a_signal_while_cleaning_up_after_the_move_says_the_outputs_are_complete(
+        tmp_path, monkeypatch):
+    out = _previous_package(tmp_path)
+    _signal_inside(monkeypatch, shutil, "rmtree", signal.SIGINT)
+    with pytest.raises(Interrupted, match=f"after the outputs were complete: they are in {out}"), \
+            output_package(out, overwrite=True, command="t") as stage:
+        (stage / "f0.txt").write_text("new")
+    assert _tree(out) == {"f0.txt": "new", **{f"f{i}.txt": "old" for i in (1, 2, 3)}}
+    assert _hidden(out.parent) == []

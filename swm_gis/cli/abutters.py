@@ -163,7 +163,22 @@ def run_abutters(
             warn(f"Warning ({w['code']}): {w['text']}")
     paths = package.write(out_dir, overwrite=overwrite, label_template=label_template,
                           label_offset=label_offset, progress=progress)
-    return paths, package.summary
+    return paths, [*package.summary, *_label_warnings(package, label_template)]
+
+
+def _label_warnings(package, label_template: str) -> list[str]:
+    """Names too long for a label or a mailing-book line even at the smallest type: said in the
+    summary (their street and city/state/ZIP lines are always printed whole)."""
+    from swm_gis.reports.labels import shortened_labels
+
+    names = shortened_labels(package.recipients, template=str(label_template))
+    if not names:
+        return []
+    shown = "; ".join(n if len(n) <= 40 else n[:39] + "…" for n in names[:3])
+    more = f" and {len(names) - 3} more" if len(names) > 3 else ""
+    return [f"Warning: {len(names)} owner name(s) too long for a label or the mailing book were "
+            f"shortened with an ellipsis ({shown}{more}); the full names are in "
+            "mailing_list.csv: write them by hand."]
 
 
 # --------------------------------------------------------------------------- demo

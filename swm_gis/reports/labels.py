@@ -94,9 +94,8 @@ def fit_lines(lines: Sequence[str], *, width_pt: float, height_pt: float, font: 
     """Choose a font size and wrapped lines that fit in ``width_pt`` x ``height_pt``.
 
     Wraps at words first (breaking words longer than the width), shrinks in 0.5 pt steps, and at
-    the minimum size drops what still does not fit, ending the last line with an ellipsis.
+    the minimum size shortens the first lines (the name) with an ellipsis, never the address.
     """
-    from reportlab.pdfbase.pdfmetrics import stringWidth
 
     size = max_size
     while True:
@@ -106,12 +105,60 @@ def fit_lines(lines: Sequence[str], *, width_pt: float, height_pt: float, font: 
         size -= 0.5
     max_lines = max(1, int(height_pt // (size * LEADING)))
     if len(wrapped) > max_lines:
-        wrapped = wrapped[:max_lines]
-        last = wrapped[-1]
-        while last and stringWidth(last + "…", font, size) > width_pt:
-            last = last[:-1]
-        wrapped[-1] = last.rstrip() + "…"
+        wrapped = _shorten(lines, font=font, size=size, width_pt=width_pt, max_lines=max_lines)
     return size, wrapped
+
+
+def _shorten(lines: Sequence[str], *, font: str, size: float, width_pt: float, max_lines: int
+             ) -> list[str]:
+    """Wrapped ``lines`` cut to ``max_lines``, keeping the last lines (street, city/state/ZIP)
+    whole: the first lines (the owner's name, then the co-owner) give up their wrapped pieces
+    first, each shortened one ending in an ellipsis; a line is dropped only if even one piece per
+    line does not fit, and then from the top, so the city/state/ZIP line always stays."""
+    from reportlab.pdfbase.pdfmetrics import stringWidth
+
+    groups = [_wrap(line, font, size, width_pt) for line in lines]
+    cut = [False] * len(groups)
+    for i in range(len(groups) - 1):  # the last line (city, state, ZIP) is never shortened
+        excess = sum(len(g) for g in groups) - max_lines
+        if excess <= 0:
+            break
+        keep = max(1, len(groups[i]) - excess)
+        if keep < len(groups[i]):
+            groups[i], cut[i] = groups[i][:keep], True
+    while sum(len(g) for g in groups) > max_lines and len(groups) > 1:
+        drop = 1 if len(groups) > 2 else 0  # the co-owner before the owner
+        del groups[drop], cut[drop]
+    if len(groups[-1]) > max_lines:  # one line longer than the whole label
+        groups[-1], cut[-1] = groups[-1][:max_lines], True
+    out: list[str] = []
+    for pieces, shortened in zip(groups, cut, strict=True):
+        if shortened:
+            last = pieces[-1]
+            while last and stringWidth(last + "…", font, size) > width_pt:
+                last = last[:-1]
+            pieces = [*pieces[:-1], last.rstrip() + "…"]
+        out.extend(pieces)
+    return out[-max_lines:]
+
+
+def shortened_labels(recips: pd.DataFrame, *, template: str = "5160") -> list[str]:
+    """Owner names whose label (on ``template``) or certified-mail line had to be shortened
+    even at the smallest type, for the package summary: text is never cut silently."""
+    font, _bold = register_fonts()
+    sheet = SHEETS[str(template)]
+    boxes = [((sheet.label_w - 2 * PAD_X_IN) * PT_PER_IN, (sheet.label_h - 2 * PAD_Y_IN)
+              * PT_PER_IN, MAX_FONT_PT, MIN_FONT_PT), (244.0, 40.0, 8.0, 5.0)]
+    names = []
+    for rec in recips.to_dict("records"):
+        lines = label_lines(rec)
+        for width, height, big, small in boxes:
+            _size, fitted = fit_lines(lines, width_pt=width, height_pt=height, font=font,
+                                      max_size=big, min_size=small)
+            if any(line.endswith("…") for line in fitted) or len(fitted) < len(lines):
+                names.append(lines[0] if lines else "(no name)")
+                break
+    return names
 
 
 def _wrap(text: str, font: str, size: float, width: float) -> list[str]:
@@ -190,4 +237,5 @@ def write_labels(
     return Path(target)
 
 
-__all__ = ["SHEETS", "LabelSheet", "fit_lines", "label_lines", "write_labels"]
+__all__ = ["SHEETS", "LabelSheet", "fit_lines", "label_lines", "shortened_labels",
+           "write_labels"]
