@@ -17,6 +17,9 @@ the text says what happened and what to do. The codes:
     pages are written (``--max-abutters N`` stops instead).
 ``no_assessing_data``
     No ``[layers.assess]``: no owner can be named.
+``address_does_not_fit``
+    A recipient's address (not the name: a long name gives way) cannot be printed whole on the
+    label or in the mailing book even at the smallest size; that piece must be addressed by hand.
 ``map_context_unread``
     An optional map layer (streets) could not be read; the map is drawn without it.
 """
@@ -189,6 +192,23 @@ def many_abutters_warning(n_abutting: int, limit: int, *, distance_ft: float
         "anyway; pass --max-abutters N to stop instead."))
 
 
+def address_fit_warning(recips, *, label_template: str = "5160") -> dict[str, str] | None:
+    """Warning ``address_does_not_fit`` naming the recipients whose address is shortened on the
+    ``label_template`` labels or in the certified-mail book (normally none)."""
+    from swm_gis.reports.certified_mail import unfit_addressees
+    from swm_gis.reports.labels import unfit_addresses
+
+    names = list(dict.fromkeys([*unfit_addresses(recips, template=label_template),
+                                *unfit_addressees(recips)]))
+    if not names:
+        return None
+    shown = "; ".join(names[:5]) + (f"; and {len(names) - 5} more" if len(names) > 5 else "")
+    return warning("address_does_not_fit", (
+        f"The mailing address of {len(names)} recipient(s) is too long to print whole on the "
+        f"labels or in the certified-mail book, even at the smallest size: {shown}. Their "
+        "pieces are shortened with an ellipsis: address them by hand from mailing_list.csv."))
+
+
 def no_assess_warning() -> dict[str, str]:
     return warning("no_assessing_data", "No [layers.assess] in the config: no owners could be "
                    "named and the mailing list is empty.")
@@ -224,7 +244,8 @@ def abutters_document(info, *, counts: Mapping[str, int], warnings: list[dict[st
     }
 
 
-__all__ = ["abutters_document", "compass", "edge_warning", "many_abutters_warning",
+__all__ = ["abutters_document", "address_fit_warning", "compass", "edge_warning",
+           "many_abutters_warning",
            "missing_parcels_area", "no_assess_warning", "package_counts",
            "right_of_way_warning", "source_extents", "subject_right_of_way_warning",
            "warning"]
