@@ -28,16 +28,14 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import replace
 from typing import Any
 
 import geopandas as gpd
 import numpy as np
 import shapely
-from pyproj import CRS, Transformer
 
 from swm_gis import layers
-from swm_gis.config import LayerSpec, TownConfig
+from swm_gis.config import TownConfig
 
 #: Uncovered strips narrower than this (metres, each side) are digitising noise between a town
 #: boundary and parcel lines drawn from deeds, not missing parcels.
@@ -54,31 +52,25 @@ def warning(code: str, text: str) -> dict[str, str]:
 
 # --------------------------------------------------------------------------- coverage
 def source_extents(config: TownConfig, key: str = "parcels") -> list[shapely.Geometry] | None:
-    """The extent (bounding box, working CRS) of each source of a layer; None when unknown
-    (a source that states none, e.g. GeoJSON: the town-boundary test still runs).
+    """The extent (bounding box, working CRS) of each source of a layer, from
+    :func:`swm_gis.layers.source_extents`; None when unknown (a source that cannot be read or
+    states no extent: the town-boundary test still runs).
 
     A layer whose ``path`` is a list (several towns' parcels read as one) gives one box per
-    source, so the coverage test sees the gap between two towns' boxes too.
+    source, so the coverage test sees the gap between two towns' boxes too. An empty source
+    covers nothing and gives no box.
     """
-    spec = config.layer(key)
-    paths = spec.path if isinstance(spec.path, list | tuple) else [spec.path]
-    working = CRS.from_user_input(config.crs)
+    try:
+        found = layers.source_extents(config, key)
+    except Exception:  # noqa: BLE001 - an extent we cannot read is unknown
+        return None
     boxes = []
-    for path in paths:
-        one: LayerSpec = replace(spec, path=path)
-        try:
-            info = layers.layer_info(one)  # the extent the source states (GeoPackage, shapefile)
-            bounds = info.get("total_bounds")
-            src = layers.layer_crs(one, info)
-        except Exception:  # noqa: BLE001 - an extent we cannot read is unknown
+    for source in found:
+        if source["bounds"] is None:
+            if source.get("features") == 0:
+                continue
             return None
-        if bounds is None or not np.all(np.isfinite(bounds)):
-            return None
-        box = shapely.box(*bounds)
-        if not src.equals(working):
-            tr = Transformer.from_crs(src, working, always_xy=True)
-            box = shapely.box(*tr.transform_bounds(*bounds, densify_pts=21))
-        boxes.append(box)
+        boxes.append(shapely.box(*source["bounds"]))
     return boxes
 
 
