@@ -9,6 +9,8 @@ import re
 import geopandas as gpd
 import pandas as pd
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from pypdf import PdfReader
 from reportlab.pdfbase.pdfmetrics import stringWidth
 from shapely.geometry import box
@@ -303,3 +305,28 @@ def test_an_address_that_cannot_fit_is_reported_not_silently_cut():
     assert found["code"] == "address_does_not_fit"
     assert "of 1 recipient(s)" in found["text"] and "BOB ROE" in found["text"]
     assert address_fit_warning(frame.iloc[:1]) is None
+
+
+_TEXT = st.text(alphabet=st.sampled_from("ABCÉŁ 0123456789-,./#&'"), max_size=300)
+
+
+@settings(max_examples=80, deadline=None)
+@given(names=st.lists(_TEXT, max_size=3), address=st.lists(_TEXT, max_size=4),
+       box=st.sampled_from([((2.625 - 0.24) * 72, (1 - 0.12) * 72), (244.0, 40.0), (60.0, 12.0)]))
+def test_fit_address_stays_in_its_box_and_keeps_the_address_unless_it_says_so(names, address,
+                                                                              box):
+    """Any names and address lines (hostile: empty, blank, one 300-character word): every line
+    fits the box, and unless ``cut == "address"`` the address is printed whole, last."""
+    font, _ = register_fonts()
+    width, height = box
+    names = [n for n in names if n.strip()]
+    address = [a for a in address if a.strip()]
+    fitted = fit_address(names, address, width_pt=width, height_pt=height, font=font)
+    assert 5 <= fitted.size <= 10
+    assert all(stringWidth(line, font, fitted.size) <= width + 1e-6 for line in fitted.lines)
+    assert len(fitted.lines) <= max(1, int(height // (fitted.size * 1.18)))
+    squeezed = "".join(fitted.lines).replace(" ", "")
+    if fitted.cut != "address":
+        assert squeezed.endswith("".join(address).replace(" ", ""))
+    if fitted.cut == "":
+        assert squeezed == "".join([*names, *address]).replace(" ", "")
