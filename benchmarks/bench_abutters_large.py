@@ -102,6 +102,7 @@ def main() -> None:
               "map_pages": _pages(out / "abutters_map.pdf"),
               "sizes_kb": {p.name: round(p.stat().st_size / 1024) for p in sorted(out.iterdir())}}
     print(json.dumps(result, indent=2))
+    OUT.mkdir(parents=True, exist_ok=True)
     (OUT / "bench_abutters_large.json").write_text(json.dumps(result, indent=2))
 
 

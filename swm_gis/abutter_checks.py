@@ -17,6 +17,9 @@ the text says what happened and what to do. The codes:
     pages are written (``--max-abutters N`` stops instead).
 ``no_assessing_data``
     No ``[layers.assess]``: no owner can be named.
+``address_does_not_fit``
+    A recipient's address (not the name: a long name gives way) cannot be printed whole on the
+    label or in the mailing book even at the smallest size; that piece must be addressed by hand.
 ``map_context_unread``
     An optional map layer (streets) could not be read; the map is drawn without it.
 """
@@ -25,16 +28,14 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import replace
 from typing import Any
 
 import geopandas as gpd
 import numpy as np
 import shapely
-from pyproj import CRS, Transformer
 
 from swm_gis import layers
-from swm_gis.config import LayerSpec, TownConfig
+from swm_gis.config import TownConfig
 
 #: Uncovered strips narrower than this (metres, each side) are digitising noise between a town
 #: boundary and parcel lines drawn from deeds, not missing parcels.
@@ -51,31 +52,25 @@ def warning(code: str, text: str) -> dict[str, str]:
 
 # --------------------------------------------------------------------------- coverage
 def source_extents(config: TownConfig, key: str = "parcels") -> list[shapely.Geometry] | None:
-    """The extent (bounding box, working CRS) of each source of a layer; None when unknown
-    (a source that states none, e.g. GeoJSON: the town-boundary test still runs).
+    """The extent (bounding box, working CRS) of each source of a layer, from
+    :func:`swm_gis.layers.source_extents`; None when unknown (a source that cannot be read or
+    states no extent: the town-boundary test still runs).
 
     A layer whose ``path`` is a list (several towns' parcels read as one) gives one box per
-    source, so the coverage test sees the gap between two towns' boxes too.
+    source, so the coverage test sees the gap between two towns' boxes too. An empty source
+    covers nothing and gives no box.
     """
-    spec = config.layer(key)
-    paths = spec.path if isinstance(spec.path, list | tuple) else [spec.path]
-    working = CRS.from_user_input(config.crs)
+    try:
+        found = layers.source_extents(config, key)
+    except Exception:  # noqa: BLE001 - an extent we cannot read is unknown
+        return None
     boxes = []
-    for path in paths:
-        one: LayerSpec = replace(spec, path=path)
-        try:
-            info = layers.layer_info(one)  # the extent the source states (GeoPackage, shapefile)
-            bounds = info.get("total_bounds")
-            src = layers.layer_crs(one, info)
-        except Exception:  # noqa: BLE001 - an extent we cannot read is unknown
+    for source in found:
+        if source["bounds"] is None:
+            if source.get("features") == 0:
+                continue
             return None
-        if bounds is None or not np.all(np.isfinite(bounds)):
-            return None
-        box = shapely.box(*bounds)
-        if not src.equals(working):
-            tr = Transformer.from_crs(src, working, always_xy=True)
-            box = shapely.box(*tr.transform_bounds(*bounds, densify_pts=21))
-        boxes.append(box)
+        boxes.append(shapely.box(*source["bounds"]))
     return boxes
 
 
@@ -189,6 +184,23 @@ def many_abutters_warning(n_abutting: int, limit: int, *, distance_ft: float
         "anyway; pass --max-abutters N to stop instead."))
 
 
+def address_fit_warning(recips, *, label_template: str = "5160") -> dict[str, str] | None:
+    """Warning ``address_does_not_fit`` naming the recipients whose address is shortened on the
+    ``label_template`` labels or in the certified-mail book (normally none)."""
+    from swm_gis.reports.certified_mail import unfit_addressees
+    from swm_gis.reports.labels import unfit_addresses
+
+    names = list(dict.fromkeys([*unfit_addresses(recips, template=label_template),
+                                *unfit_addressees(recips)]))
+    if not names:
+        return None
+    shown = "; ".join(names[:5]) + (f"; and {len(names) - 5} more" if len(names) > 5 else "")
+    return warning("address_does_not_fit", (
+        f"The mailing address of {len(names)} recipient(s) is too long to print whole on the "
+        f"labels or in the certified-mail book, even at the smallest size: {shown}. Their "
+        "pieces are shortened with an ellipsis: address them by hand from mailing_list.csv."))
+
+
 def no_assess_warning() -> dict[str, str]:
     return warning("no_assessing_data", "No [layers.assess] in the config: no owners could be "
                    "named and the mailing list is empty.")
@@ -224,7 +236,8 @@ def abutters_document(info, *, counts: Mapping[str, int], warnings: list[dict[st
     }
 
 
-__all__ = ["abutters_document", "compass", "edge_warning", "many_abutters_warning",
+__all__ = ["abutters_document", "address_fit_warning", "compass", "edge_warning",
+           "many_abutters_warning",
            "missing_parcels_area", "no_assess_warning", "package_counts",
            "right_of_way_warning", "source_extents", "subject_right_of_way_warning",
            "warning"]

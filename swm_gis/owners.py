@@ -427,22 +427,59 @@ def likely_duplicates(recips: pd.DataFrame) -> list[list[int]]:
     "TRS", "&" and initials, are equal or one contains the other ("KARAGEZIAN, JOSEPH TRUSTEE"
     and "KARAGEZIAN, JOSEPH TRUSTEE OF" at "7 DEBSTON LANE" / "7 DEBSTON LN"). They are listed
     for review, never merged: two people can share a surname and a house.
+
+    Each owner name is reduced to its words once; the names at one address are compared as
+    distinct word sets (rows with the same non-empty set are linked at once) through an index of
+    their words (:func:`_nested`), so an address shared by thousands of owners is not a
+    comparison of every pair.
     """
     by_address: dict[tuple[str, ...], list[int]] = {}
     for i, rec in enumerate(recips.to_dict("records")):
         key = recipient_key(rec)[1:]
         if key[0]:
             by_address.setdefault(key, []).append(i)
+    names = recips["owner_name"].tolist() if "owner_name" in recips else [None] * len(recips)
     groups = []
     for members in by_address.values():
         if len(members) < 2:
             continue
-        words = {i: _owner_words(recips.iloc[i]["owner_name"]) for i in members}
-        linked = sorted({i for i in members for j in members if i != j and words[i] and words[j]
-                         and (words[i] <= words[j] or words[j] <= words[i])})
+        by_words: dict[frozenset[str], list[int]] = {}
+        for i in members:
+            words = _owner_words(names[i])
+            if words:
+                by_words.setdefault(words, []).append(i)
+        linked_sets = {w for w, rows in by_words.items() if len(rows) > 1} | _nested(by_words)
+        linked = sorted(i for w in linked_sets for i in by_words[w])
         if len(linked) >= 2:
             groups.append(linked)
     return groups
+
+
+def _nested(word_sets: Iterable[frozenset[str]]) -> set[frozenset[str]]:
+    """The word sets that contain another of ``word_sets`` or lie within one.
+
+    Through an index word -> sets holding it: the sets containing ``s`` are the intersection of
+    its words' entries (smallest first), so a thousand distinct names cost a thousand small
+    intersections, not a million comparisons.
+    """
+    sets = list(word_sets)
+    holding: dict[str, set[int]] = {}
+    for k, words in enumerate(sets):
+        for word in words:
+            holding.setdefault(word, set()).add(k)
+    out: set[frozenset[str]] = set()
+    for k, words in enumerate(sets):
+        entries = sorted((holding[w] for w in words), key=len)
+        supersets = set(entries[0])
+        for entry in entries[1:]:
+            supersets &= entry
+            if len(supersets) == 1:
+                break
+        supersets.discard(k)
+        if supersets:
+            out.add(words)
+            out.update(sets[j] for j in supersets)
+    return out
 
 
 def build_recipients(

@@ -11,6 +11,7 @@ from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 
 from swm_gis import layers as io
+from swm_gis.abutters import check_right_of_way_field
 from swm_gis.config import TownConfig
 from swm_gis.errors import SwmGisError
 
@@ -105,12 +106,22 @@ def _validate_vector(config: TownConfig, key: str, report: LayerReport) -> None:
         return
     report.extent = tuple(float(v) for v in gdf.total_bounds)  # type: ignore[assignment]
     if key == "parcels":
-        dups = io.merge_duplicate_ids(gdf).attrs["duplicate_ids"]
-        if dups:
-            shown = ", ".join(dups[:10]) + (" ..." if len(dups) > 10 else "")
-            report.warnings.append(
-                f"{len(dups)} parcel ids on more than one polygon (treated as one parcel): {shown}"
-            )
+        _check_parcels(config, gdf, report)
+
+
+def _check_parcels(config: TownConfig, gdf, report: LayerReport) -> None:
+    """The parcels' own checks: the ``right_of_way`` rule's field exists (the abutter job refuses
+    the config otherwise), and parcel ids on more than one polygon."""
+    try:
+        check_right_of_way_field(gdf, config.rules)
+    except SwmGisError as exc:
+        report.error = str(exc)
+    dups = io.merge_duplicate_ids(gdf).attrs["duplicate_ids"]
+    if dups:
+        shown = ", ".join(dups[:10]) + (" ..." if len(dups) > 10 else "")
+        report.warnings.append(
+            f"{len(dups)} parcel ids on more than one polygon (treated as one parcel): {shown}"
+        )
 
 
 def _validate_table(config: TownConfig, key: str, report: LayerReport) -> None:

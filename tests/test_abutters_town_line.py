@@ -5,9 +5,9 @@ Two hand-built towns of 20 m x 30 m lots side by side: Atown (TOWN_ID 1, x 0-300
 (TOWN_ID 2, x 300-600 m), the town line at x = 300 m. The subject lot spans x 260-280 m, so the
 100 ft (30.48 m) search area reaches 10.48 m into Btown.
 
-The neighbour is added here as a second config whose parcels layer holds both towns (one file):
-``[layers.parcels] path`` as a list of sources is being added to ``swm_gis/layers.py`` on another
-branch; :func:`swm_gis.abutter_checks.source_extents` already takes one extent per source.
+The neighbour is added as a further source, as a user would: ``[layers.parcels] path =
+["town.gpkg", "neighbour.gpkg"]`` and the same for ``[layers.assess]`` (one combined file works
+too). The coverage test takes one extent per source, so a gap between two sources still warns.
 """
 
 from __future__ import annotations
@@ -161,23 +161,69 @@ def test_a_town_boundary_in_another_crs_is_brought_into_the_working_crs(tmp_path
     assert _package(toml, "T1_7_5").warnings == []
 
 
-def test_source_extents_gives_one_box_per_source_of_a_list(tmp_path):
-    """Ready for ``path = [town, neighbour]``: each source's own extent, so the gap between two
-    towns' boxes still counts as missing."""
-    from dataclasses import replace
+def _two_sources(tmp: Path, neighbour: gpd.GeoDataFrame, *, boundary: bool = True) -> Path:
+    """Atown in town.gpkg, ``neighbour`` in neighbour.gpkg (parcels and assessing table each),
+    read as one layer through ``path = [...]``."""
+    tmp.mkdir(parents=True, exist_ok=True)
+    ATOWN.to_file(tmp / "town.gpkg", layer="parcels", driver="GPKG")
+    _assess(ATOWN).to_file(tmp / "town.gpkg", layer="assess", driver="GPKG")
+    neighbour.to_file(tmp / "neighbour.gpkg", layer="parcels", driver="GPKG")
+    _assess(neighbour).to_file(tmp / "neighbour.gpkg", layer="assess", driver="GPKG")
+    text = (f'[town]\nname = "Atown (test)"\ncrs = "{CRS}"\n\n'
+            '[layers.parcels]\npath = ["town.gpkg", "neighbour.gpkg"]\nlayer = "parcels"\n\n'
+            '[layers.assess]\npath = ["town.gpkg", "neighbour.gpkg"]\nlayer = "assess"\n')
+    if boundary:
+        BOUNDARY.to_file(tmp / "town.gpkg", layer="town_boundary", driver="GPKG")
+        text += '\n[layers.town_boundary]\npath = "town.gpkg"\nlayer = "town_boundary"\n'
+    (tmp / "town.toml").write_text(text, encoding="utf-8")
+    return tmp / "town.toml"
 
+
+def test_the_neighbour_as_second_sources_clears_the_warning_and_lists_its_owners(tmp_path):
+    """Issue 11 as a user fixes it: Btown's parcels and assessing table added as the second
+    source of [layers.parcels] and [layers.assess]. The owners across the line (same three
+    parcels as with one combined file) are listed and mailed."""
+    before = _package(_town(tmp_path / "a", ATOWN))
+    assert [w["code"] for w in before.warnings] == ["parcels_missing_beyond_edge"]
+    pkg = _package(_two_sources(tmp_path / "ab", BTOWN))
+    assert pkg.warnings == []
+    across = pkg.listed.loc[pkg.listed["parcel_id"].str.startswith("T2_")]
+    assert sorted(across["parcel_id"]) == ["T2_15_4", "T2_15_5", "T2_15_6"]
+    assert pkg.counts["other_town"] == 3
+    mailed = pkg.recipients.set_index("owner_name")
+    for pid in ("T2_15_4", "T2_15_5", "T2_15_6"):
+        assert mailed.loc[f"OWNER OF {pid}", "mail_city"] == "BTOWN"
+    # the Atown side is unchanged by the second source
+    ours = sorted(before.listed["parcel_id"])
+    assert sorted(pkg.listed["parcel_id"].loc[~pkg.listed["parcel_id"].str.startswith("T2_")]) \
+        == ours
+
+
+def test_a_gap_between_two_sources_still_warns(tmp_path):
+    """The neighbour's file starts 20 m past the line (its first column of lots missing): the
+    search area of the lot at the line (x 280-300 m, reaching 30.48 m east) crosses that gap,
+    off every source's extent though inside the two sources' combined box."""
     from swm_gis.abutter_checks import source_extents
 
-    (tmp_path / "a").mkdir()
-    (tmp_path / "b").mkdir()
-    ATOWN.to_file(tmp_path / "a" / "p.gpkg", driver="GPKG")
-    BTOWN.to_file(tmp_path / "b" / "p.gpkg", driver="GPKG")
-    cfg = swm_gis.load_config(_town(tmp_path / "t", ATOWN))
-    spec = replace(cfg.layers["parcels"], path=[str(tmp_path / "a" / "p.gpkg"),
-                                                str(tmp_path / "b" / "p.gpkg")], layer=None)
-    boxes = source_extents(replace(cfg, layers={**cfg.layers, "parcels": spec}))
+    toml = _two_sources(tmp_path / "gap", _lots(range(16, 30), 2), boundary=False)
+    boxes = source_extents(swm_gis.load_config(toml))
     assert [tuple(round(v) for v in b.bounds) for b in boxes] == [
-        (200_000, 900_000, 200_300, 900_300), (200_300, 900_000, 200_600, 900_300)]
+        (200_000, 900_000, 200_300, 900_300), (200_320, 900_000, 200_600, 900_300)]
+    [w] = _package(toml, "T1_14_5").warnings
+    assert w["code"] == "parcels_missing_beyond_edge" and "off the extent" in w["text"]
+    assert "to the east of the subject" in w["text"]
+    # the whole neighbour: no gap, no warning
+    assert _package(_two_sources(tmp_path / "nogap", BTOWN, boundary=False),
+                    "T1_14_5").warnings == []
+
+
+def test_an_empty_source_covers_nothing(tmp_path):
+    from swm_gis.abutter_checks import source_extents
+
+    toml = _two_sources(tmp_path / "empty", BTOWN.iloc[:0], boundary=False)
+    boxes = source_extents(swm_gis.load_config(toml))
+    assert [tuple(round(v) for v in b.bounds) for b in boxes] == [
+        (200_000, 900_000, 200_300, 900_300)]
 
 
 def test_an_unreadable_extent_is_unknown_not_an_error(tmp_path):

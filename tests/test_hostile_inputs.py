@@ -449,7 +449,7 @@ def test_a_260_character_name_never_costs_the_street_and_zip(box, co_owner):
     city/state/ZIP lines silently; now the name gives way (with an ellipsis) and is reported."""
     from reportlab.pdfbase.pdfmetrics import stringWidth
 
-    from swm_gis.reports.labels import SHEETS, fit_lines, label_lines, shortened_labels
+    from swm_gis.reports.labels import SHEETS, fit_address, label_parts, shortened_labels
     from swm_gis.reports.pdf_fonts import register_fonts
 
     font, _ = register_fonts()
@@ -461,8 +461,9 @@ def test_a_260_character_name_never_costs_the_street_and_zip(box, co_owner):
         sheet = SHEETS[box.split("-")[1]]
         width, height = (sheet.label_w - 0.24) * 72, (sheet.label_h - 0.12) * 72
         big, small = 10.0, 5.0
-    size, lines = fit_lines(label_lines(rec), width_pt=width, height_pt=height, font=font,
-                            max_size=big, min_size=small)
+    fitted = fit_address(*label_parts(rec), width_pt=width, height_pt=height, font=font,
+                         max_size=big, min_size=small)
+    size, lines = fitted.size, fitted.lines
     assert lines[-2:] == ["12 MAIN ST", "LYNNFIELD, MA 01940"]
     assert lines[0].startswith("WINTHROP-SALTONSTALL")
     assert all(stringWidth(line, font, size) <= width for line in lines)

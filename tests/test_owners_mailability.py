@@ -199,3 +199,57 @@ def test_owners_by_parcel_completes_dangling_names_for_the_map_key():
     ]))
     assert owners_by_parcel(notices) == {"P1": "GOMES, FERNANDO J. & MARIA GOMES; KIEU, ALIX",
                                          "P2": "SMITH, ANN"}
+
+
+# --------------------------------------------------------------------------- likely duplicates
+def _likely_duplicates_pairwise(recips: pd.DataFrame) -> list[list[int]]:
+    """The first implementation (row by row, every pair): the reference for the fast one."""
+    from swm_gis.owners import _owner_words, recipient_key
+
+    by_address: dict[tuple[str, ...], list[int]] = {}
+    for i, rec in enumerate(recips.to_dict("records")):
+        key = recipient_key(rec)[1:]
+        if key[0]:
+            by_address.setdefault(key, []).append(i)
+    groups = []
+    for members in by_address.values():
+        if len(members) < 2:
+            continue
+        words = {i: _owner_words(recips.iloc[i]["owner_name"]) for i in members}
+        linked = sorted({i for i in members for j in members if i != j and words[i] and words[j]
+                         and (words[i] <= words[j] or words[j] <= words[i])})
+        if len(linked) >= 2:
+            groups.append(linked)
+    return groups
+
+
+_NAME_WORDS = ["KARAGEZIAN", "JOSEPH", "TRUSTEE", "OF", "TRS", "&", "J", "ANN", "LEE", "REALTY",
+               "TRUST", "SMITH"]
+_STREETS = ["7 DEBSTON LANE", "7 DEBSTON LN", "9 ELM ST", "", "PO BOX 12"]
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.tuples(st.lists(st.sampled_from(_NAME_WORDS), max_size=4),
+                          st.sampled_from(_STREETS), st.sampled_from(["01940", "01940-1234",
+                                                                       "02139"])),
+                max_size=25))
+def test_likely_duplicates_equals_the_pairwise_reference(rows):
+    recips = pd.DataFrame([{"owner_name": " ".join(words), "co_owner": "", "address1": street,
+                            "address2": "", "mail_city": "LYNNFIELD", "mail_state": "MA",
+                            "mail_zip": zip_code, "mail_country": ""}
+                           for words, street, zip_code in rows],
+                          columns=["owner_name", "co_owner", "address1", "address2",
+                                   "mail_city", "mail_state", "mail_zip", "mail_country"])
+    assert likely_duplicates(recips) == _likely_duplicates_pairwise(recips)
+
+
+def test_likely_duplicates_many_owners_at_one_address():
+    """3,000 owners at one address (a management company): the two spellings of one trustee
+    form the only group; every other name is distinct and contains no other."""
+    names = [f"OWNER{i:05d} HOLDINGS" for i in range(3000)]
+    names[10], names[2500] = "KARAGEZIAN, JOSEPH TRUSTEE", "KARAGEZIAN JOSEPH TRUSTEE OF"
+    recips = pd.DataFrame({"owner_name": names, "co_owner": "", "address1": "1 CENTRAL ST",
+                           "address2": "", "mail_city": "BOSTON", "mail_state": "MA",
+                           "mail_zip": "02109", "mail_country": ""})
+    assert likely_duplicates(recips) == [[10, 2500]]
+    assert likely_duplicates(recips.iloc[:0]) == []

@@ -9,14 +9,23 @@ import re
 import geopandas as gpd
 import pandas as pd
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from pypdf import PdfReader
 from reportlab.pdfbase.pdfmetrics import stringWidth
 from shapely.geometry import box
 
 from swm_gis.reports import PackageInfo
 from swm_gis.reports.abutters_map import write_abutters_map
-from swm_gis.reports.certified_mail import write_certified_mail
-from swm_gis.reports.labels import SHEETS, fit_lines, label_lines, write_labels
+from swm_gis.reports.certified_mail import unfit_addressees, write_certified_mail
+from swm_gis.reports.labels import (
+    SHEETS,
+    fit_address,
+    fit_lines,
+    label_lines,
+    unfit_addresses,
+    write_labels,
+)
 from swm_gis.reports.mailing import (
     write_abutting_csv,
     write_left_out_csv,
@@ -242,3 +251,82 @@ def test_map_has_legend_north_arrow_scale_vintage_and_key(tmp_path):
         assert needle in text
     key = _page_text(reader, 1)
     assert "1 Elm St" in key and ACCENTED in key and "other town: town id 999" in key
+
+
+# --------------------------------------------------------------------------- over-long names
+NAME_260 = "THE " + "VERY " * 42 + "LONG NAMED NOMINEE REALTY TRUST OF NEWBURYPORT"
+
+
+def _long_rec(**over):
+    rec = {"owner_name": NAME_260, "co_owner": NAME_260, "address1": "7 DEBSTON LN",
+           "address2": "", "mail_address": "7 DEBSTON LN", "mail_city": "LYNNFIELD",
+           "mail_state": "MA", "mail_zip": "01940-1234", "mail_country": "",
+           "parcel_ids": "P1", "note": ""}
+    return {**rec, **over}
+
+
+def test_260_character_names_never_cost_the_street_and_zip_lines(tmp_path):
+    """Owner and co-owner of 260 characters each do not fit on a 5160 label or in a PS 3877 cell
+    even at 5 pt: the names end with an ellipsis and the address is printed whole."""
+    assert len(NAME_260) == 260
+    frame = pd.DataFrame([_long_rec(), _long_rec(co_owner="")])
+    for path in (write_labels(frame, INFO, tmp_path / "labels.pdf"),
+                 write_certified_mail(frame, INFO, tmp_path / "certified_mail.pdf")):
+        text = _page_text(PdfReader(path), 0)
+        assert text.count("7 DEBSTON LN") == 2, path.name
+        assert text.count("LYNNFIELD, MA 01940-1234") == 2, path.name
+        assert "…" in text and "THE VERY VERY" in text
+    font, _ = register_fonts()
+    width, height = (2.625 - 0.24) * 72, (1 - 0.12) * 72
+    both = fit_address([NAME_260, NAME_260], ["7 DEBSTON LN", "LYNNFIELD, MA 01940-1234"],
+                       width_pt=width, height_pt=height, font=font)
+    assert both.size == 5 and both.cut == "name"
+    assert both.lines[-2:] == ["7 DEBSTON LN", "LYNNFIELD, MA 01940-1234"]
+    assert both.lines[-3].endswith("…")
+    assert all(stringWidth(line, font, 5) <= width for line in both.lines)
+    assert len(both.lines) * 5 * 1.18 <= height
+    # one 260-character name alone wraps (and shrinks) but is printed whole
+    one = fit_address([NAME_260], ["7 DEBSTON LN", "LYNNFIELD, MA 01940-1234"], width_pt=width,
+                      height_pt=height, font=font)
+    assert one.cut == "" and " ".join(one.lines[:-2]) == NAME_260.strip()
+    assert not any(line.endswith("…") for line in one.lines)
+
+
+def test_an_address_that_cannot_fit_is_reported_not_silently_cut():
+    frame = pd.DataFrame([_long_rec(owner_name="ANN LEE", co_owner=""),
+                          _long_rec(owner_name="BOB ROE", co_owner="",
+                                    address1="UNIT " + "9" * 40 + " " + "ELM STREET " * 60)])
+    assert unfit_addresses(frame) == ["BOB ROE"]
+    assert unfit_addressees(frame) == ["BOB ROE"]
+    assert unfit_addresses(frame.iloc[:1]) == [] and unfit_addressees(frame.iloc[:0]) == []
+    from swm_gis.abutter_checks import address_fit_warning
+
+    found = address_fit_warning(frame)
+    assert found["code"] == "address_does_not_fit"
+    assert "of 1 recipient(s)" in found["text"] and "BOB ROE" in found["text"]
+    assert address_fit_warning(frame.iloc[:1]) is None
+
+
+_TEXT = st.text(alphabet=st.sampled_from("ABCÉŁ 0123456789-,./#&'"), max_size=300)
+
+
+@settings(max_examples=80, deadline=None)
+@given(names=st.lists(_TEXT, max_size=3), address=st.lists(_TEXT, max_size=4),
+       box=st.sampled_from([((2.625 - 0.24) * 72, (1 - 0.12) * 72), (244.0, 40.0), (60.0, 12.0)]))
+def test_fit_address_stays_in_its_box_and_keeps_the_address_unless_it_says_so(names, address,
+                                                                              box):
+    """Any names and address lines (hostile: empty, blank, one 300-character word): every line
+    fits the box, and unless ``cut == "address"`` the address is printed whole, last."""
+    font, _ = register_fonts()
+    width, height = box
+    names = [n for n in names if n.strip()]
+    address = [a for a in address if a.strip()]
+    fitted = fit_address(names, address, width_pt=width, height_pt=height, font=font)
+    assert 5 <= fitted.size <= 10
+    assert all(stringWidth(line, font, fitted.size) <= width + 1e-6 for line in fitted.lines)
+    assert len(fitted.lines) <= max(1, int(height // (fitted.size * 1.18)))
+    squeezed = "".join(fitted.lines).replace(" ", "")
+    if fitted.cut != "address":
+        assert squeezed.endswith("".join(address).replace(" ", ""))
+    if fitted.cut == "":
+        assert squeezed == "".join([*names, *address]).replace(" ", "")

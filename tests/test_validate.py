@@ -94,3 +94,24 @@ def test_invalid_geometry_is_repaired_and_reported_not_fatal(sample_copy, capsys
     code, out = _validate(sample_copy, capsys)
     assert code == 0
     assert "nhesp_priority: 1 invalid geometries repaired with make_valid" in out
+
+
+@pytest.mark.parametrize(("rule", "error"), [
+    ('{field = "NOPE", values = ["ROAD"]}', True),
+    ('{field = "DATA_NOTE", values = ["ROAD"]}', False),  # a field the sample parcels have
+])
+def test_the_right_of_way_field_must_exist_in_the_parcels(sample_copy, capsys, rule, error):
+    """``[layers.parcels] right_of_way`` names a field: validate refuses one the parcels source
+    lacks, with the abutter job's message naming the key, and passes one it has."""
+    _edit(sample_copy, 'layer = "parcels"', f'layer = "parcels"\nright_of_way = {rule}')
+    reports = {r.key: r for r in validate_config(load_config(sample_copy))}
+    code, out = _validate(sample_copy, capsys)
+    said = " ".join(out.split())
+    if error:
+        assert "[layers.parcels] right_of_way names the field 'NOPE'" in reports["parcels"].error
+        assert "sample.gpkg does not have" in reports["parcels"].error
+        assert reports["parcels"].rows is not None  # the layer itself was read and described
+        assert code == 2 and "'NOPE'" in said and "Traceback" not in said
+        assert reports["assess"].error is None  # the other layers are still checked
+    else:
+        assert reports["parcels"].error is None and code == 0

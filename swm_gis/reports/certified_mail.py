@@ -16,7 +16,7 @@ from pathlib import Path
 import pandas as pd
 
 from swm_gis.reports import PackageInfo
-from swm_gis.reports.labels import fit_lines, label_lines
+from swm_gis.reports.labels import FittedLabel, fit_address, fit_lines, label_parts
 from swm_gis.reports.pdf_fonts import register_fonts
 from swm_gis.writers import atomic_path
 
@@ -24,8 +24,21 @@ LINES_PER_PAGE = 8
 #: Columns after the addressee, as on PS Form 3877 (left blank: the clerk fills them in).
 FEE_COLUMNS = ["Postage", "Fee", "Handling Charge", "Actual Value if Registered",
                "Insured Value", "Due Sender if COD", "RR Fee", "RD Fee", "SC Fee", "SH Fee"]
+#: Widths of the article table's columns (pt; 732 pt between the margins) and its rows' heights.
+WIDTHS_PT = [22.0, 95.0, 250.0] + [36.5] * len(FEE_COLUMNS)
+HEAD_H_PT, ROW_H_PT = 26.0, 46.0
+#: The addressee cell's text box (pt) and font sizes.
+ADDRESSEE_W_PT, ADDRESSEE_H_PT = WIDTHS_PT[2] - 6, ROW_H_PT - 6
+ADDRESSEE_MAX_PT, ADDRESSEE_MIN_PT, ADDRESSEE_LEADING = 8.0, 5.0, 1.18
 MAIL_TYPES = ["Certified", "Return Receipt (hardcopy)", "Return Receipt (electronic)",
               "Certificate of Mailing", "Restricted Delivery", "Registered", "Insured", "COD"]
+
+
+#: Page margin (pt), and where the sender block's top and the article table's top lie below
+#: the page's top edge.
+MARGIN_PT = 30.0
+BOX_TOP_PT, BOX_H_PT = MARGIN_PT + 28, 70.0
+TABLE_TOP_PT = BOX_TOP_PT + BOX_H_PT + 8
 
 
 def write_certified_mail(
@@ -35,7 +48,12 @@ def write_certified_mail(
     *,
     sender: list[str] | None = None,
 ) -> Path:
-    """Write the mailing book: ``LINES_PER_PAGE`` recipients per landscape page."""
+    """Write the mailing book: ``LINES_PER_PAGE`` recipients per landscape page.
+
+    What every page shares (titles, sender block, check boxes, the ruled table and its heads, the
+    footer) is drawn once as a PDF form and placed on each page; a page then adds its number,
+    one text object per article and its count.
+    """
     from reportlab.lib.pagesizes import landscape, letter
     from reportlab.pdfgen.canvas import Canvas
 
@@ -49,19 +67,23 @@ def write_certified_mail(
         c.setTitle(f"Firm mailing book (PS Form 3877 layout): abutters of {info.subject_text}")
         c.setAuthor("swm-gis")
         c.setSubject(" ".join(info.header_lines()))
+        c.beginForm("page_frame")
+        _frame(c, total=len(records), info=info, sender=sender, font=font, bold=bold,
+               page_w=page_w, page_h=page_h)
+        c.endForm()
         for p in range(pages):
             chunk = records[p * LINES_PER_PAGE:(p + 1) * LINES_PER_PAGE]
+            c.doForm("page_frame")
             _page(c, chunk, first_no=p * LINES_PER_PAGE + 1, page=p + 1, pages=pages,
-                  total=len(records), info=info, sender=sender, font=font, bold=bold,
-                  page_w=page_w, page_h=page_h)
+                  font=font, page_w=page_w, page_h=page_h)
             c.showPage()
         c.save()
     return Path(target)
 
 
-def _page(c, chunk, *, first_no, page, pages, total, info, sender, font, bold, page_w, page_h
-          ) -> None:
-    m = 30.0
+def _frame(c, *, total, info, sender, font, bold, page_w, page_h) -> None:
+    """Everything a page of the book shares."""
+    m = MARGIN_PT
     top = page_h - m
     c.setFont(bold, 11)
     c.drawString(m, top - 10, "Firm Mailing Book for Accountable Mail")
@@ -69,10 +91,35 @@ def _page(c, chunk, *, first_no, page, pages, total, info, sender, font, bold, p
     c.drawString(m, top - 20, "Layout of USPS PS Form 3877 (pre-filled by swm-gis; not an "
                               "official USPS form). Abutter notice, Chapter 320 "
                               f"{info.section}.")
-    c.drawRightString(page_w - m, top - 10, f"Page {page} of {pages}")
+    _boxes(c, sender=sender, font=font, bold=bold, page_w=page_w, box_top=page_h - BOX_TOP_PT)
+    x_cols = _columns()
+    table_top = page_h - TABLE_TOP_PT
+    _grid(c, x_cols, table_top)
+    heads = ["No.", "Article Number", "Addressee (Name, Street, City, State, & ZIP Code)",
+             *FEE_COLUMNS]
+    for x, w, head in zip(x_cols, WIDTHS_PT, heads, strict=False):
+        size, lines = fit_lines([head], width_pt=w - 4, height_pt=HEAD_H_PT - 4, font=bold,
+                                max_size=6, min_size=4)
+        text = c.beginText(x + 2, table_top - 8)
+        text.setFont(bold, size, size * 1.15)
+        for line in lines:
+            text.textLine(line)
+        c.drawText(text)
+    y = _totals_y(page_h)
+    c.setFont(font, 8)
+    c.drawString(m + 200, y, "Total Number of Pieces Received at Post Office: ______")
+    c.drawString(m + 430, y, "Postmaster, Per (Name of receiving employee): ____________________")
+    for line in [f"All pages together: {total} piece(s).", *info.header_lines()[:2]]:
+        y -= 9
+        size, fitted = fit_lines([line], width_pt=page_w - 2 * m, height_pt=9, font=font,
+                                 max_size=6.5, min_size=4)
+        c.setFont(font, size)
+        c.drawString(m, y, fitted[0])
 
-    # sender block, type of mail, postmark box
-    box_top, box_h = top - 28, 70.0
+
+def _boxes(c, *, sender, font, bold, page_w, box_top) -> None:
+    """The sender block, the type-of-mail check boxes and the postmark box."""
+    m, box_h = MARGIN_PT, BOX_H_PT
     c.rect(m, box_top - box_h, 230, box_h)
     c.setFont(bold, 7)
     c.drawString(m + 4, box_top - 9, "Name and Address of Sender")
@@ -103,53 +150,70 @@ def _page(c, chunk, *, first_no, page, pages, total, info, sender, font, bold, p
     c.drawString(x3 + 4, box_top - 17, "or for additional copies of this bill)")
     c.drawString(x3 + 4, box_top - 27, "Postmark and date of receipt")
 
-    # article table
-    widths = [22, 95, 250] + [36.5] * len(FEE_COLUMNS)  # 732 pt between margins
-    x_cols = [m]
-    for w in widths:
+
+def _columns() -> list[float]:
+    x_cols = [MARGIN_PT]
+    for w in WIDTHS_PT:
         x_cols.append(x_cols[-1] + w)
-    table_top = box_top - box_h - 8
-    head_h, row_h = 26.0, 46.0
-    c.setFont(bold, 6)
-    heads = ["No.", "Article Number", "Addressee (Name, Street, City, State, & ZIP Code)",
-             *FEE_COLUMNS]
-    for i, h in enumerate(heads):
-        c.rect(x_cols[i], table_top - head_h, widths[i], head_h)
-        size, lines = fit_lines([h], width_pt=widths[i] - 4, height_pt=head_h - 4, font=bold,
-                                max_size=6, min_size=4)
-        c.setFont(bold, size)
-        yy = table_top - 8
-        for line in lines:
-            c.drawString(x_cols[i] + 2, yy, line)
-            yy -= size * 1.15
-    for r in range(LINES_PER_PAGE):
-        y_top = table_top - head_h - r * row_h
-        for i, w in enumerate(widths):
-            c.rect(x_cols[i], y_top - row_h, w, row_h)
-        c.setFont(font, 8)
-        no = first_no + r
-        if r < len(chunk):
-            c.drawString(x_cols[0] + 3, y_top - 11, str(no))
-            size, lines = fit_lines(label_lines(chunk[r]), width_pt=widths[2] - 6,
-                                    height_pt=row_h - 6, font=font, max_size=8, min_size=5)
-            c.setFont(font, size)
-            yy = y_top - 3 - size
-            for line in lines:
-                c.drawString(x_cols[2] + 3, yy, line)
-                yy -= size * 1.18
-    # totals
-    y = table_top - head_h - LINES_PER_PAGE * row_h - 14
+    return x_cols
+
+
+def _totals_y(page_h: float) -> float:
+    return page_h - TABLE_TOP_PT - HEAD_H_PT - LINES_PER_PAGE * ROW_H_PT - 14
+
+
+def _page(c, chunk, *, first_no, page, pages, font, page_w, page_h) -> None:
+    """What differs from page to page: its number, its articles and their count."""
+    c.setFont(font, 7)
+    c.drawRightString(page_w - MARGIN_PT, page_h - MARGIN_PT - 10, f"Page {page} of {pages}")
+    x_cols = _columns()
+    for r, rec in enumerate(chunk):  # one text object per article
+        y_top = page_h - TABLE_TOP_PT - HEAD_H_PT - r * ROW_H_PT
+        fitted = addressee_lines(rec, font=font)
+        text = c.beginText(x_cols[0] + 3, y_top - 11)
+        text.setFont(font, 8)
+        text.textOut(str(first_no + r))
+        text.setTextOrigin(x_cols[2] + 3, y_top - 3 - fitted.size)
+        text.setFont(font, fitted.size, fitted.size * ADDRESSEE_LEADING)
+        for line in fitted.lines:
+            text.textLine(line)
+        c.drawText(text)
     c.setFont(font, 8)
-    c.drawString(m, y, f"Total Number of Pieces Listed by Sender: {len(chunk)}")
-    c.drawString(m + 200, y, "Total Number of Pieces Received at Post Office: ______")
-    c.drawString(m + 430, y, "Postmaster, Per (Name of receiving employee): ____________________")
-    c.setFont(font, 6.5)
-    for line in [f"All pages together: {total} piece(s).", *info.header_lines()[:2]]:
-        y -= 9
-        size, fitted = fit_lines([line], width_pt=page_w - 2 * m, height_pt=9, font=font,
-                                 max_size=6.5, min_size=4)
-        c.setFont(font, size)
-        c.drawString(m, y, fitted[0])
+    c.drawString(MARGIN_PT, _totals_y(page_h),
+                 f"Total Number of Pieces Listed by Sender: {len(chunk)}")
 
 
-__all__ = ["FEE_COLUMNS", "LINES_PER_PAGE", "write_certified_mail"]
+def _grid(c, x_cols: list[float], table_top: float) -> None:
+    """The article table's ruling: a header row and ``LINES_PER_PAGE`` rows, one path."""
+    bottom = table_top - HEAD_H_PT - LINES_PER_PAGE * ROW_H_PT
+    path = c.beginPath()
+    for x in x_cols:
+        path.moveTo(x, table_top)
+        path.lineTo(x, bottom)
+    for y in [table_top, *(table_top - HEAD_H_PT - r * ROW_H_PT
+                           for r in range(LINES_PER_PAGE + 1))]:
+        path.moveTo(x_cols[0], y)
+        path.lineTo(x_cols[-1], y)
+    c.drawPath(path, stroke=1, fill=0)
+
+
+def addressee_lines(rec: dict, *, font: str) -> FittedLabel:
+    """One article's addressee cell: name, co-owner and address fitted to the cell, the address
+    never given up for a long name (:func:`swm_gis.reports.labels.fit_address`)."""
+    return fit_address(*label_parts(rec), width_pt=ADDRESSEE_W_PT, height_pt=ADDRESSEE_H_PT,
+                       font=font, max_size=ADDRESSEE_MAX_PT, min_size=ADDRESSEE_MIN_PT)
+
+
+def unfit_addressees(recips: pd.DataFrame) -> list[str]:
+    """Owner names whose address cannot be printed whole in the book's addressee cell."""
+    font, _bold = register_fonts()
+    out = []
+    for rec in recips.to_dict("records"):
+        if addressee_lines(rec, font=font).cut == "address":
+            names, _address = label_parts(rec)
+            out.append(names[0] if names else "(no name)")
+    return out
+
+
+__all__ = ["FEE_COLUMNS", "LINES_PER_PAGE", "addressee_lines", "unfit_addressees",
+           "write_certified_mail"]

@@ -64,8 +64,9 @@ SHEETS = {
 }
 
 
-def label_lines(rec: dict) -> list[str]:
-    """The lines of one address label: name, co-owner, street lines, city/state/ZIP, country.
+def label_parts(rec: dict) -> tuple[list[str], list[str]]:
+    """The lines of one address label in two parts: the names (owner, co-owner) and the
+    address (street lines, city/state/ZIP, country).
 
     A recipient from :func:`swm_gis.owners.build_recipients` carries ``address_lines`` (unit
     joined to the street, PO box above the city, the country line on foreign mail): those are
@@ -75,17 +76,22 @@ def label_lines(rec: dict) -> list[str]:
         v = rec.get(key)
         return "" if v is None or (not isinstance(v, str) and pd.isna(v)) else str(v).strip()
 
+    names = [line for line in (txt("owner_name"), txt("co_owner")) if line]
     if txt("address_lines"):  # classified by owners.build_recipients: USPS order, country
-        return [line for line in (txt("owner_name"), txt("co_owner"),
-                                  *txt("address_lines").split("\n")) if line.strip()]
+        return names, [line for line in txt("address_lines").split("\n") if line.strip()]
     street = [txt("address1"), txt("address2")] if ("address1" in rec) else [txt("mail_address")]
     last = " ".join(p for p in (txt("mail_city") + ("," if txt("mail_state") else ""),
                                 txt("mail_state"), txt("mail_zip")) if p)
     last = last.rstrip(",")
     # USPS: no country line on domestic mail
     country = txt("mail_country") if normalise_country(txt("mail_country")) else ""
-    lines = [txt("owner_name"), txt("co_owner"), *street, last, country]
-    return [line for line in lines if line]
+    return names, [line for line in (*street, last, country) if line]
+
+
+def label_lines(rec: dict) -> list[str]:
+    """The lines of one address label: name, co-owner, street lines, city/state/ZIP, country."""
+    names, address = label_parts(rec)
+    return names + address
 
 
 def fit_lines(lines: Sequence[str], *, width_pt: float, height_pt: float, font: str,
@@ -94,71 +100,78 @@ def fit_lines(lines: Sequence[str], *, width_pt: float, height_pt: float, font: 
     """Choose a font size and wrapped lines that fit in ``width_pt`` x ``height_pt``.
 
     Wraps at words first (breaking words longer than the width), shrinks in 0.5 pt steps, and at
-    the minimum size shortens the first lines (the name) with an ellipsis, never the address.
+    the minimum size drops what still does not fit, ending the last line with an ellipsis.
     """
+    size, wrapped = _shrink_wrap(lines, width_pt=width_pt, height_pt=height_pt, font=font,
+                                 max_size=max_size, min_size=min_size)
+    return size, _cut(wrapped, _max_lines(height_pt, size), font=font, size=size,
+                      width_pt=width_pt)
 
+
+@dataclass(frozen=True)
+class FittedLabel:
+    """An address block fitted to a box: font ``size``, the ``lines`` to print, and what had to
+    be shortened with an ellipsis (``""`` nothing, ``"name"``, or ``"address"``)."""
+
+    size: float
+    lines: list[str]
+    cut: str = ""
+
+
+def fit_address(names: Sequence[str], address: Sequence[str], *, width_pt: float,
+                height_pt: float, font: str, max_size: float = MAX_FONT_PT,
+                min_size: float = MIN_FONT_PT) -> FittedLabel:
+    """Fit a label's names and address in a box, never at the cost of the address.
+
+    Like :func:`fit_lines` (wrap, then shrink down to ``min_size``); when even that is too much
+    (a 260-character trust name and a co-owner), the names give way: they keep the lines the
+    address leaves and end with an ellipsis, while the street and the city/state/ZIP lines are
+    printed whole. Only when the address alone does not fit is it shortened (``cut ==
+    "address"``: the piece cannot be mailed from this label and the package must say so).
+    """
+    size, wrapped = _shrink_wrap([*names, *address], width_pt=width_pt, height_pt=height_pt,
+                                 font=font, max_size=max_size, min_size=min_size)
+    room = _max_lines(height_pt, size)
+    if len(wrapped) <= room:
+        return FittedLabel(size, wrapped)
+    addr = [piece for line in address for piece in _wrap(line, font, size, width_pt)]
+    if names and room - len(addr) >= 1:
+        name = [piece for line in names for piece in _wrap(line, font, size, width_pt)]
+        kept = _cut(name, room - len(addr), font=font, size=size, width_pt=width_pt)
+        return FittedLabel(size, kept + addr, "name")
+    if len(addr) <= room:  # no room for a name line at all: the address still goes out whole
+        return FittedLabel(size, addr, "name")
+    return FittedLabel(size, _cut(addr, room, font=font, size=size, width_pt=width_pt),
+                       "address")
+
+
+def _shrink_wrap(lines: Sequence[str], *, width_pt: float, height_pt: float, font: str,
+                 max_size: float, min_size: float) -> tuple[float, list[str]]:
     size = max_size
     while True:
         wrapped = [piece for line in lines for piece in _wrap(line, font, size, width_pt)]
         if len(wrapped) * size * LEADING <= height_pt or size <= min_size:
-            break
+            return size, wrapped
         size -= 0.5
-    max_lines = max(1, int(height_pt // (size * LEADING)))
-    if len(wrapped) > max_lines:
-        wrapped = _shorten(lines, font=font, size=size, width_pt=width_pt, max_lines=max_lines)
-    return size, wrapped
 
 
-def _shorten(lines: Sequence[str], *, font: str, size: float, width_pt: float, max_lines: int
-             ) -> list[str]:
-    """Wrapped ``lines`` cut to ``max_lines``, keeping the last lines (street, city/state/ZIP)
-    whole: the first lines (the owner's name, then the co-owner) give up their wrapped pieces
-    first, each shortened one ending in an ellipsis; a line is dropped only if even one piece per
-    line does not fit, and then from the top, so the city/state/ZIP line always stays."""
+def _max_lines(height_pt: float, size: float) -> int:
+    return max(1, int(height_pt // (size * LEADING)))
+
+
+def _cut(wrapped: list[str], max_lines: int, *, font: str, size: float, width_pt: float
+         ) -> list[str]:
+    """The first ``max_lines`` lines, the last ending with an ellipsis when lines were dropped."""
     from reportlab.pdfbase.pdfmetrics import stringWidth
 
-    groups = [_wrap(line, font, size, width_pt) for line in lines]
-    cut = [False] * len(groups)
-    for i in range(len(groups) - 1):  # the last line (city, state, ZIP) is never shortened
-        excess = sum(len(g) for g in groups) - max_lines
-        if excess <= 0:
-            break
-        keep = max(1, len(groups[i]) - excess)
-        if keep < len(groups[i]):
-            groups[i], cut[i] = groups[i][:keep], True
-    while sum(len(g) for g in groups) > max_lines and len(groups) > 1:
-        drop = 1 if len(groups) > 2 else 0  # the co-owner before the owner
-        del groups[drop], cut[drop]
-    if len(groups[-1]) > max_lines:  # one line longer than the whole label
-        groups[-1], cut[-1] = groups[-1][:max_lines], True
-    out: list[str] = []
-    for pieces, shortened in zip(groups, cut, strict=True):
-        if shortened:
-            last = pieces[-1]
-            while last and stringWidth(last + "…", font, size) > width_pt:
-                last = last[:-1]
-            pieces = [*pieces[:-1], last.rstrip() + "…"]
-        out.extend(pieces)
-    return out[-max_lines:]
-
-
-def shortened_labels(recips: pd.DataFrame, *, template: str = "5160") -> list[str]:
-    """Owner names whose label (on ``template``) or certified-mail line had to be shortened
-    even at the smallest type, for the package summary: text is never cut silently."""
-    font, _bold = register_fonts()
-    sheet = SHEETS[str(template)]
-    boxes = [((sheet.label_w - 2 * PAD_X_IN) * PT_PER_IN, (sheet.label_h - 2 * PAD_Y_IN)
-              * PT_PER_IN, MAX_FONT_PT, MIN_FONT_PT), (244.0, 40.0, 8.0, 5.0)]
-    names = []
-    for rec in recips.to_dict("records"):
-        lines = label_lines(rec)
-        for width, height, big, small in boxes:
-            _size, fitted = fit_lines(lines, width_pt=width, height_pt=height, font=font,
-                                      max_size=big, min_size=small)
-            if any(line.endswith("…") for line in fitted) or len(fitted) < len(lines):
-                names.append(lines[0] if lines else "(no name)")
-                break
-    return names
+    if len(wrapped) <= max_lines:
+        return wrapped
+    kept = wrapped[:max_lines]
+    last = kept[-1]
+    while last and stringWidth(last + "…", font, size) > width_pt:
+        last = last[:-1]
+    kept[-1] = last.rstrip() + "…"
+    return kept
 
 
 def _wrap(text: str, font: str, size: float, width: float) -> list[str]:
@@ -224,18 +237,55 @@ def write_labels(
             x_in, y_in = sheet.origin(slot)
             x = x_in * PT_PER_IN + PAD_X_IN * PT_PER_IN + dx
             top = (y_in + sheet.label_h) * PT_PER_IN - PAD_Y_IN * PT_PER_IN + dy
-            size, lines = fit_lines(label_lines(rec), width_pt=width_pt, height_pt=height_pt,
-                                    font=font)
-            c.setFont(font, size)
+            fitted = fit_address(*label_parts(rec), width_pt=width_pt, height_pt=height_pt,
+                                 font=font)
+            size, lines = fitted.size, fitted.lines
             block = len(lines) * size * LEADING
             y = top - (height_pt - block) / 2 - size  # centre the block vertically
+            text = c.beginText(x, y)  # one text object per label, not a drawString a line
+            text.setFont(font, size, size * LEADING)
             for line in lines:
-                c.drawString(x, y, line)
-                y -= size * LEADING
+                text.textLine(line)
+            c.drawText(text)
         c.showPage()
         c.save()
     return Path(target)
 
 
-__all__ = ["SHEETS", "LabelSheet", "fit_lines", "label_lines", "shortened_labels",
-           "write_labels"]
+def unfit_addresses(recips: pd.DataFrame, *, template: str = "5160") -> list[str]:
+    """The owner names of recipients whose address cannot be printed whole on a ``template``
+    label even at the smallest size (see :func:`fit_address`); normally none."""
+    sheet = SHEETS[str(template)]
+    font, _bold = register_fonts()
+    width_pt = (sheet.label_w - 2 * PAD_X_IN) * PT_PER_IN
+    height_pt = (sheet.label_h - 2 * PAD_Y_IN) * PT_PER_IN
+    out = []
+    for rec in recips.to_dict("records"):
+        names, address = label_parts(rec)
+        if fit_address(names, address, width_pt=width_pt, height_pt=height_pt,
+                       font=font).cut == "address":
+            out.append(names[0] if names else "(no name)")
+    return out
+
+
+def shortened_labels(recips: pd.DataFrame, *, template: str = "5160") -> list[str]:
+    """Owner names whose label (on ``template``) or certified-mail line had to be shortened with
+    an ellipsis even at the smallest type, for the package summary: nothing is cut silently (the
+    full names stay in mailing_list.csv; the address is always printed whole when it fits)."""
+    from swm_gis.reports.certified_mail import addressee_lines
+
+    sheet = SHEETS[str(template)]
+    font, _bold = register_fonts()
+    width_pt = (sheet.label_w - 2 * PAD_X_IN) * PT_PER_IN
+    height_pt = (sheet.label_h - 2 * PAD_Y_IN) * PT_PER_IN
+    out = []
+    for rec in recips.to_dict("records"):
+        names, address = label_parts(rec)
+        label = fit_address(names, address, width_pt=width_pt, height_pt=height_pt, font=font)
+        if label.cut or addressee_lines(rec, font=font).cut:
+            out.append(names[0] if names else "(no name)")
+    return out
+
+
+__all__ = ["SHEETS", "FittedLabel", "LabelSheet", "fit_address", "fit_lines", "label_lines",
+           "label_parts", "shortened_labels", "unfit_addresses", "write_labels"]
