@@ -75,6 +75,7 @@ from swm_gis.applicability_overlays import (
     boundary_chunks,
     subdivide,
 )
+from swm_gis.applicability_parallel import TileBatch, check_workers, local_batches, tile_batch
 from swm_gis.applicability_tiles import (
     Tile,
     classify_tile,
@@ -86,9 +87,10 @@ from swm_gis.applicability_tiles import (
     read_tile_parcels,
 )
 from swm_gis.applicability_write import (
-    _append,
     _write_tables,
     read_result,
+    to_batch,
+    write_batches,
     write_map,
     write_style,
 )
@@ -116,42 +118,51 @@ def run_applicability(
     out: str | Path,
     *,
     chunk_size: int = DEFAULT_CHUNK_SIZE,
+    workers: int | None = None,
     overwrite: bool = False,
     progress: Progress | None = None,
-    tile_results: Callable[[list[Tile], Overlays], Iterator[gpd.GeoDataFrame]] | None = None,
+    tile_results: Callable[[list[Tile], Overlays], Iterator[TileBatch]] | None = None,
     engine: str = "local",
     parameters: dict[str, Any] | None = None,
 ) -> RunResult:
     """Classify every parcel of the town and write the styled GeoPackage ``out``.
 
-    The town is read and classified tile by tile (about ``chunk_size`` parcels each) and each
-    tile is appended to the output as soon as it is done, so memory holds one tile at a time.
-    ``tile_results`` lets another engine (Dask) produce the tiles' results, in tile order.
+    The town is read and classified tile by tile (about ``chunk_size`` parcels each) by
+    ``workers`` processes (default: every core; 1 runs in this process), and the tiles stream,
+    in tile order, into the output through one writer, so memory holds a few tiles at a time
+    and the file is the same whatever the number of workers. ``tile_results`` lets another
+    engine (Dask) produce the tiles' batches (:class:`TileBatch`), in tile order.
     """
     out = Path(out)
+    workers = check_workers(workers)
     check_outputs_free([out], overwrite=overwrite)
     report = progress or _quiet
     tiles, overlays, dups = plan_tiles(config, chunk_size=chunk_size, progress=report)
     results = (tile_results(tiles, overlays) if tile_results
-               else (classify_tile(config, t, overlays) for t in tiles))
+               else local_batches(config, tiles, overlays, workers=workers))
     parts: list[pd.DataFrame] = []
-    n_parcels = 0
-    with atomic_path(out, suffix=".gpkg") as tmp, sqlite_sync_off():
-        for i, res in enumerate(results):
-            if len(res):
-                _append(res, tmp, first=n_parcels == 0)
-                parts.append(summarise(res))
-                n_parcels += len(res)
+    counted = [0]
+
+    def tables() -> Iterator[Any]:
+        for i, batch in enumerate(results):
+            if len(batch):
+                parts.append(batch.summary)
+                counted[0] += len(batch)
+                yield batch.table
             report(0.15 + 0.8 * (i + 1) / len(tiles),
-                   f"tile {i + 1} of {len(tiles)}: {n_parcels:,} parcels classified")
-        _check_any(config, n_parcels)
+                   f"tile {i + 1} of {len(tiles)}: {counted[0]:,} parcels classified")
+
+    with atomic_path(out, suffix=".gpkg") as tmp, sqlite_sync_off():
+        write_batches(tmp, tables(), crs=config.crs)
+        _check_any(config, counted[0])
         summary = combine_summaries(parts, huc12_names=overlays.huc12_names)
+        extra = {"workers": workers} if tile_results is None else {}
         params = run_parameters(config, engine=engine, chunk_size=chunk_size, tiles=tiles,
-                                dups=dups, extra=parameters)
+                                dups=dups, extra={**extra, **(parameters or {})})
         _write_tables(tmp, summary, overlays.checks, config, params)
         write_style(tmp, layer=LAYER, classes=summary["screening_class"].unique().tolist())
     report(1.0, "done")
-    return RunResult(path=out, parcels=n_parcels, tiles=len(tiles), summary=summary,
+    return RunResult(path=out, parcels=counted[0], tiles=len(tiles), summary=summary,
                      checks=overlays.checks, engine=engine)
 
 
@@ -222,7 +233,9 @@ __all__ = [
     "CHECKS_TABLE", "CONSTRAINTS", "DEFAULT_CHUNK_SIZE", "INCLUSIVE_TOL_FT", "LAYER",
     "MAX_PIECE_EXTENT_M", "MAX_PIECE_VERTICES", "NHESP_SEARCH_FT", "OUTPUT_COLUMNS", "SECTIONS",
     "SQFT_PER_SQM", "STYLE_NAME", "SUMMARY_TABLE", "DrainageGrid", "Overlays", "RunResult",
-    "Tile", "all_classes", "boundary_chunks", "class_name", "classify_parcels", "classify_tile",
+    "Tile", "TileBatch", "check_workers", "local_batches", "tile_batch", "to_batch",
+    "write_batches",
+    "all_classes", "boundary_chunks", "class_name", "classify_parcels", "classify_tile",
     "combine_summaries", "drainage_flags", "drainage_grid", "duplicate_ids", "load_overlays",
     "make_tiles", "metres_per_unit", "parcel_extent", "read_result", "read_tile_parcels",
     "classify_town", "plan_tiles", "run_applicability", "run_parameters", "screening_class",

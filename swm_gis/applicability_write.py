@@ -5,24 +5,105 @@ from __future__ import annotations
 import datetime as dt
 import json
 import sqlite3
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
 import geopandas as gpd
+import numpy as np
 import pandas as pd
+import pyarrow as pa
 import pyogrio
+import shapely
 
 from swm_gis import layers as io
-from swm_gis.applicability_overlays import CHECKS_TABLE, LAYER, STYLE_NAME, SUMMARY_TABLE
+from swm_gis.applicability_overlays import (
+    CHECKS_TABLE,
+    LAYER,
+    OUTPUT_COLUMNS,
+    STYLE_NAME,
+    SUMMARY_TABLE,
+)
 from swm_gis.config import TownConfig
 from swm_gis.writers import atomic_path, check_outputs_free, sqlite_sync_off
 
+#: Arrow type of each output column; any other column is text. The geometry is WKB MultiPolygon.
+_TYPES = {"area_sqft": pa.float64(), "area_acres": pa.float64(),
+          "nhesp_distance_ft": pa.float64(), "sfha_fraction": pa.float64(),
+          "sfha_area_sqft": pa.float64(), "can_reach_trigger": pa.bool_(),
+          "nhesp_within_500ft": pa.bool_(), "in_sfha": pa.bool_(), "drains_to_orw": pa.bool_(),
+          "drains_to_impaired": pa.bool_()}
+GEOMETRY = "geom"
 
-def _append(result: gpd.GeoDataFrame, path: Path, *, first: bool) -> None:
-    # Arrow writes in bulk: half the CPU of feature-by-feature writing
-    pyogrio.write_dataframe(result, path, layer=LAYER, driver="GPKG", append=not first,
-                            dataset_options={"VERSION": "1.2"} if first else None,
-                            promote_to_multi=True, use_arrow=True)
+
+def batch_schema() -> pa.Schema:
+    """The one Arrow schema of every tile's batch (so tiles stream into one layer)."""
+    return pa.schema([pa.field(c, _TYPES.get(c, pa.string())) for c in OUTPUT_COLUMNS]
+                     + [pa.field(GEOMETRY, pa.binary())])
+
+
+def to_batch(result: gpd.GeoDataFrame) -> pa.Table:
+    """A classified tile as an Arrow table of :func:`batch_schema` (MultiPolygon WKB geometry).
+
+    Ids and other text columns are written as text whatever their source type (an id of 17 and
+    one of "17" are the same parcel id in every tile).
+    """
+    cols = []
+    for field in batch_schema():
+        if field.name == GEOMETRY:
+            cols.append(pa.array(shapely.to_wkb(_as_multi(result.geometry.values.to_numpy())),
+                                 type=pa.binary()))
+        elif pa.types.is_string(field.type):
+            s = result[field.name]
+            text = s.astype(object).where(s.notna(), None)
+            cols.append(pa.array([None if v is None else str(v) for v in text],
+                                 type=pa.string()))
+        else:
+            cols.append(pa.array(result[field.name], type=field.type, from_pandas=True))
+    return pa.Table.from_arrays(cols, schema=batch_schema())
+
+
+def _as_multi(geoms: np.ndarray) -> np.ndarray:
+    """Polygons as one-part MultiPolygons (the layer's type), MultiPolygons unchanged."""
+    if len(geoms) == 0:
+        return geoms
+    parts, owner = shapely.get_parts(geoms, return_index=True)
+    return shapely.multipolygons(parts, indices=owner)
+
+
+def write_batches(path: Path, batches: Iterable[pa.Table], *, crs: Any) -> None:
+    """Stream tables of :func:`batch_schema` into layer ``applicability`` with one GDAL write.
+
+    GDAL keeps the layer open throughout and builds the spatial index once at the end. An error
+    raised while producing a batch is re-raised as is (not as a GDAL error).
+    """
+    failure: list[BaseException] = []
+
+    def stream() -> Iterator[pa.RecordBatch]:
+        try:
+            for table in batches:
+                yield from table.to_batches()
+        except BaseException as exc:
+            failure.append(exc)
+            raise
+
+    reader = pa.RecordBatchReader.from_batches(batch_schema(), stream())
+    try:
+        pyogrio.write_arrow(reader, path, layer=LAYER, driver="GPKG", geometry_name=GEOMETRY,
+                            geometry_type="MultiPolygon", crs=_wkt(crs),
+                            dataset_options={"VERSION": "1.2"})
+    except Exception:
+        if failure:
+            raise failure[0] from None
+        raise
+    if failure:
+        raise failure[0]
+
+
+def _wkt(crs: Any) -> str | None:
+    from pyproj import CRS
+
+    return None if crs is None else CRS.from_user_input(crs).to_wkt()
 
 
 def _write_tables(path: Path, summary: pd.DataFrame, checks: list[dict[str, Any]],
@@ -97,7 +178,7 @@ def write_map(frame: gpd.GeoDataFrame, out: str | Path, *, summary: pd.DataFrame
     out = Path(out)
     check_outputs_free([out], overwrite=overwrite)
     with atomic_path(out, suffix=".gpkg") as tmp, sqlite_sync_off():
-        _append(frame, tmp, first=True)
+        write_batches(tmp, [to_batch(frame)], crs=frame.crs)
         _write_tables(tmp, summary, checks, config, parameters)
         write_style(tmp, layer=LAYER, classes=summary["screening_class"].unique().tolist())
     return out
@@ -108,4 +189,4 @@ def read_result(path: str | Path) -> gpd.GeoDataFrame:
     return gpd.read_file(path, layer=LAYER)
 
 
-__all__ = ["read_result", "write_map", "write_style"]
+__all__ = ["batch_schema", "read_result", "to_batch", "write_batches", "write_map", "write_style"]
