@@ -4,7 +4,9 @@ Per parcel: area and whether it can reach the one-acre trigger, largest-overlap 
 distance to the nearest NHESP feature (priority or estimated habitat, certified vernal pool),
 Special Flood Hazard Area overlap, whether its land drains to an Outstanding Resource Water or an
 impaired water (from catchments computed once for the town), and a ``screening_class`` a person
-reads at a glance.
+reads at a glance. A flag whose layers are not configured, or do not cover the parcel, is null
+(never false); ``not_checked`` and the class name those checks; right-of-way and water polygons
+have their own classes.
 
 This module is the job, :func:`run_applicability`; it re-exports the names of its parts:
 
@@ -32,8 +34,9 @@ Examples
 >>> out[["parcel_id", "in_sfha", "sfha_fraction", "can_reach_trigger"]].to_dict("list")
 {'parcel_id': ['A', 'B'], 'in_sfha': [True, False], 'sfha_fraction': [0.25, 0.0], \
 'can_reach_trigger': [True, False]}
->>> out["screening_class"].tolist()
-['large parcel; floodplain constraint', 'small parcel; no mapped constraints']
+>>> out["screening_class"].tolist()  # only flood zones configured: the rest was not checked
+['large parcel; floodplain constraint; NHESP, ORW, impaired waters, HUC not checked', \
+'small parcel; no constraint found; NHESP, ORW, impaired waters, HUC not checked']
 """
 
 from __future__ import annotations
@@ -49,10 +52,14 @@ import pandas as pd
 from swm_gis.applicability_classify import (
     all_classes,
     class_name,
+    class_order,
     classify_parcels,
     combine_summaries,
+    covered,
     drainage_flags,
     metres_per_unit,
+    no_owner_class,
+    not_checked,
     screening_class,
     summarise,
 )
@@ -234,7 +241,7 @@ __all__ = [
     "MAX_PIECE_EXTENT_M", "MAX_PIECE_VERTICES", "NHESP_SEARCH_FT", "OUTPUT_COLUMNS", "SECTIONS",
     "SQFT_PER_SQM", "STYLE_NAME", "SUMMARY_TABLE", "DrainageGrid", "Overlays", "RunResult",
     "Tile", "TileBatch", "check_workers", "local_batches", "tile_batch", "to_batch",
-    "write_batches",
+    "write_batches", "class_order", "covered", "no_owner_class", "not_checked",
     "all_classes", "boundary_chunks", "class_name", "classify_parcels", "classify_tile",
     "combine_summaries", "drainage_flags", "drainage_grid", "duplicate_ids", "load_overlays",
     "make_tiles", "metres_per_unit", "parcel_extent", "read_result", "read_tile_parcels",

@@ -110,16 +110,34 @@ def _write_tables(path: Path, summary: pd.DataFrame, checks: list[dict[str, Any]
                   config: TownConfig, params: dict[str, Any]) -> None:
     pyogrio.write_dataframe(summary, path, layer=SUMMARY_TABLE, driver="GPKG", append=True)
     now = dt.datetime.now(dt.UTC).isoformat(timespec="seconds")
+    nulls = _null_counts(path, [c["name"] for c in checks])
     rows = [{"check": c["name"], "ran": c["ran"], "chapter_320": c["section"],
-             "sources": json.dumps(c["sources"]), "note": c["note"]} for c in checks]
-    rows.append({"check": "run", "ran": True, "chapter_320": None,
+             "sources": json.dumps(c["sources"]), "note": c["note"],
+             "parcels_not_checked": nulls.get(c["name"])} for c in checks]
+    rows.append({"check": "run", "ran": True, "chapter_320": None, "parcels_not_checked": None,
                  "sources": json.dumps([io.source_info(config.layer("parcels"))]),
                  "note": json.dumps({"town": config.name, "synthetic": config.synthetic,
                                      "config": str(config.path) if config.path else None,
                                      "written_utc": now, "parameters": params})})
     frame = pd.DataFrame(rows)
     frame["ran"] = frame["ran"].astype(bool)
+    frame["parcels_not_checked"] = frame["parcels_not_checked"].astype("Int64")
     pyogrio.write_dataframe(frame, path, layer=CHECKS_TABLE, driver="GPKG", append=True)
+
+
+def _null_counts(path: Path, columns: list[str]) -> dict[str, int]:
+    """Parcels whose flag is null (not checked), per output column, counted in the file."""
+    con = sqlite3.connect(str(path))
+    try:
+        have = {r[1] for r in con.execute(f'PRAGMA table_info("{LAYER}")')}
+        cols = [c for c in columns if c in have]
+        if not cols:
+            return {}
+        sql = ", ".join(f'SUM("{c}" IS NULL)' for c in cols)
+        row = con.execute(f'SELECT {sql} FROM "{LAYER}"').fetchone()
+    finally:
+        con.close()
+    return {c: int(v or 0) for c, v in zip(cols, row, strict=True)}
 
 
 # =========================================================================== QGIS style
@@ -185,8 +203,20 @@ def write_map(frame: gpd.GeoDataFrame, out: str | Path, *, summary: pd.DataFrame
 
 
 def read_result(path: str | Path) -> gpd.GeoDataFrame:
-    """Read an applicability GeoPackage's layer back (for tests and the plugin)."""
-    return gpd.read_file(path, layer=LAYER)
+    """Read an applicability GeoPackage's layer back (for tests and the plugin).
+
+    Flags come back as pandas nullable booleans: a null (not checked) stays ``<NA>`` and is
+    never read as true or false.
+    """
+    frame = gpd.read_file(path, layer=LAYER)
+    for col, typ in _TYPES.items():
+        if col in frame and pa.types.is_boolean(typ):
+            null = frame[col].isna().to_numpy()
+            flag = pd.array(frame[col].astype(object).where(~null, False).astype(bool),
+                            dtype="boolean")
+            flag[null] = pd.NA
+            frame[col] = flag
+    return frame
 
 
 __all__ = ["batch_schema", "read_result", "to_batch", "write_batches", "write_map", "write_style"]
