@@ -266,6 +266,8 @@ def subdivide(geoms: np.ndarray, values: np.ndarray, *, max_vertices: int = MAX_
     """
     geoms = np.asarray(geoms, dtype=object)
     values = np.asarray(values)
+    if len(geoms) == 0:  # a layer with nothing in the area read
+        return geoms, values
     max_vertices = max(int(max_vertices), 8)  # a cut polygon keeps at least 5 vertices
     done_g, done_v = [], []
     for _ in range(64):  # each round halves the pieces; 64 rounds is far more than enough
