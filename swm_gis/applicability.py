@@ -41,6 +41,7 @@ Examples
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -145,8 +146,12 @@ def run_applicability(
     check_outputs_free([out], overwrite=overwrite)
     report = progress or _quiet
     tiles, overlays, dups = plan_tiles(config, chunk_size=chunk_size, progress=report)
-    results = (tile_results(tiles, overlays) if tile_results
-               else local_batches(config, tiles, overlays, workers=workers))
+    results = iter(tile_results(tiles, overlays) if tile_results
+                   else local_batches(config, tiles, overlays, workers=workers))
+    # the first tile before the output is opened: worker processes start (fork) before GDAL
+    # holds the output file open, so no child ever inherits its handle
+    first = next(results, None)
+    results = itertools.chain([first] if first is not None else [], results)
     parts: list[pd.DataFrame] = []
     counted = [0]
 

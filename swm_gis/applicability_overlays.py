@@ -37,8 +37,9 @@ NHESP_SEARCH_FT = 1_000.0
 #: Thresholds are inclusive; this absorbs floating-point noise from the metre-to-foot conversion
 #: (a parcel exactly 500 ft away computes as 500.00000000000006 ft).
 INCLUSIVE_TOL_FT = 1e-6
-#: Target number of parcels per spatial tile (chunk) of the job.
-DEFAULT_CHUNK_SIZE = 50_000
+#: Target number of parcels per spatial tile (chunk) of the job: small enough that the tiles
+#: keep every worker busy to the end (and memory low), large enough that per-tile costs vanish.
+DEFAULT_CHUNK_SIZE = 20_000
 
 LAYER = "applicability"
 SUMMARY_TABLE = "applicability_summary"

@@ -173,7 +173,7 @@ def applicability_map(
         ``"local"`` (the town in spatial tiles, classified by ``workers`` processes of this
         machine) or ``"dask"`` (the tiles on a Dask cluster; needs ``out``).
     chunk_size
-        About how many parcels per spatial tile (default 50,000).
+        About how many parcels per spatial tile (default 20,000).
     scheduler
         Dask scheduler address (``engine="dask"`` only; default: a LocalCluster).
     workers
