@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import os
 import pickle
+import sys
 import tempfile
 from collections import deque
 from collections.abc import Iterator
@@ -89,14 +90,16 @@ def local_batches(config: TownConfig, tiles: list[Tile], overlays: Overlays, *,
 def _pool(workers: int, overlays: Overlays) -> Iterator[ProcessPoolExecutor]:
     """Worker processes holding ``overlays``.
 
-    Forked where the platform allows it: a forked worker starts at once and shares the prepared
+    Forked on Linux: a forked worker starts at once and shares the prepared
     reference layers with the parent (copy on write), and the caller's ``__main__`` is not
     imported again (a script without an ``if __name__ == "__main__"`` guard still works). The
     workers only compute and return tables: they print nothing and take no lock of the parent's.
-    Elsewhere the workers are spawned and receive the overlays pickled once, through a file.
+    Elsewhere (macOS, where forking a process that has loaded system frameworks is unsafe, and
+    Windows) the workers are spawned and receive the overlays pickled once, through a file; the
+    calling script then needs the usual ``if __name__ == "__main__":`` guard.
     """
     global _OVERLAYS
-    if "fork" in get_all_start_methods():
+    if sys.platform.startswith("linux") and "fork" in get_all_start_methods():
         _OVERLAYS = overlays
         try:
             with ProcessPoolExecutor(max_workers=workers, mp_context=get_context("fork")) as pool:

@@ -178,7 +178,8 @@ def applicability_map(
         Dask scheduler address (``engine="dask"`` only; default: a LocalCluster).
     workers
         Worker processes: of the local engine, or of the Dask LocalCluster. Default: every core.
-        The output is the same whatever the count.
+        The output is the same whatever the count. Without ``out`` the town is classified in
+        this process.
     overwrite
         Replace ``out`` if it exists.
     progress
