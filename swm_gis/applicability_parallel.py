@@ -107,7 +107,7 @@ def _pool(workers: int, overlays: Overlays) -> Iterator[ProcessPoolExecutor]:
         finally:
             _OVERLAYS = None
         return
-    with tempfile.TemporaryDirectory(prefix="swm-applicability-") as tmp:  # pragma: no cover
+    with tempfile.TemporaryDirectory(prefix="swm-applicability-") as tmp:
         shared = Path(tmp) / "overlays.pickle"
         shared.write_bytes(pickle.dumps(overlays, protocol=pickle.HIGHEST_PROTOCOL))
         with ProcessPoolExecutor(max_workers=workers, mp_context=get_context("spawn"),
@@ -138,7 +138,7 @@ def _in_order(pool: ProcessPoolExecutor, config: TownConfig, tiles: list[Tile], 
 _OVERLAYS: Overlays | None = None
 
 
-def _init_worker(path: str) -> None:  # pragma: no cover - spawn only
+def _init_worker(path: str) -> None:
     global _OVERLAYS
     _OVERLAYS = pickle.loads(Path(path).read_bytes())
 

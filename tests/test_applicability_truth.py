@@ -334,3 +334,15 @@ def test_vernal_pool_far_away_does_not_change_flags():
     for key in ("nhesp_estimated", "vernal_pools"):
         far = shapely.union_all(layers[key].geometry.values)
         assert shapely.distance(parcels, far) > 1_000 * FT
+
+
+def test_spawned_workers_give_the_same_file(tmp_path, monkeypatch):
+    """Where workers cannot fork (macOS, Windows) they are spawned: same rows, same order."""
+    import swm_gis.applicability_parallel as par
+
+    cfg = load_config(SAMPLE_CONFIG)
+    one = ap.run_applicability(cfg, tmp_path / "one.gpkg", workers=1, chunk_size=1_000)
+    monkeypatch.setattr(par.sys, "platform", "darwin")
+    two = ap.run_applicability(cfg, tmp_path / "two.gpkg", workers=2, chunk_size=1_000)
+    assert one.tiles >= 3
+    _same_file(one.path, two.path)
