@@ -2,7 +2,8 @@
 
 In one run, on one synthetic town (benchmarks/generate_town.py), each method in a fresh process:
 
-(a) ``swm`` : ``swm-gis applicability`` (local engine, spatial tiles);
+(a) ``swm`` : ``swm-gis applicability`` (local engine, spatial tiles, ``--workers`` processes,
+    default every core); ``swm1``: the same with ``--workers 1`` (the single-core time);
 (b) ``qgis``: the same flags by a chain of QGIS native Processing algorithms, built the way a
     QGIS user builds a model: native:buffer (500 ft, default 5 segments) + native:extractbylocation
     against each NHESP layer; native:extractbyattribute (SFHA_TF = 'T') + native:extractbylocation
@@ -10,13 +11,18 @@ In one run, on one synthetic town (benchmarks/generate_town.py), each method in 
     headless from the venv (QgsApplication + processing);
 (c) ``naive``: geopandas on the whole town at once (sjoin_nearest for exact NHESP distances,
     overlay for SFHA and HUC12 shares); its exact distances are the reference;
-(d) ``dask`` (with --dask): ``swm-gis applicability --engine dask`` on a LocalCluster.
+(d) ``dask``: ``swm-gis applicability --engine dask`` on a LocalCluster of ``--workers``.
 
 It checks each method's flags against the exact reference, counts the parcels the buffer chain
 gets wrong near the 500 ft edge, and prints times, ratios and peak memory (RSS of the process;
 for Dask, the largest of the client and its worker processes).
 
-    python benchmarks/bench_applicability.py --parcels 200000 --work /tmp/bench/t200k
+    python benchmarks/bench_applicability.py --parcels 200000 --work /tmp/bench/t200k \
+        --methods swm1,swm,dask,naive
+
+Flags swm-gis leaves null (not checked: a parcel whose 500 ft search, or whose land, reaches
+beyond the layers' coverage) are counted apart and not compared. The load average before and
+after each method is printed: on a shared machine the parallel speed-up means little without it.
 """
 
 from __future__ import annotations
@@ -50,9 +56,7 @@ def run_swm(config: Path, work: Path, engine: str, workers: int, chunk_size: int
 
     out = work / f"swm_{engine}.gpkg"
     args = ["--progress", "none", "applicability", "-c", str(config), "--out", str(out),
-            "--overwrite", "--engine", engine]
-    if engine == "dask":
-        args += ["--workers", str(workers)]
+            "--overwrite", "--engine", engine, "--workers", str(workers)]
     if chunk_size:
         args += ["--chunk-size", str(chunk_size)]
     t, c = time.perf_counter(), _cpu_s()
@@ -63,8 +67,8 @@ def run_swm(config: Path, work: Path, engine: str, workers: int, chunk_size: int
         raise SystemExit(f"swm-gis failed with exit code {code}")
     res = read_result(out)
     flags = pd.DataFrame({
-        "parcel_id": res["parcel_id"], "nhesp": res["nhesp_within_500ft"].astype(bool),
-        "nhesp_distance_ft": res["nhesp_distance_ft"], "sfha": res["in_sfha"].astype(bool),
+        "parcel_id": res["parcel_id"], "nhesp": res["nhesp_within_500ft"],
+        "nhesp_distance_ft": res["nhesp_distance_ft"], "sfha": res["in_sfha"],
         "huc12": res["huc12"]})
     return flags, seconds, cpu
 
@@ -164,9 +168,9 @@ def _peak_rss_mb() -> float:
 
 def one(method: str, config: Path, work: Path, workers: int, chunk_size: int | None) -> None:
     """Run one method in this process; write its flags and print a JSON line of figures."""
-    if method in ("swm", "dask"):
-        flags, seconds, cpu = run_swm(config, work, "local" if method == "swm" else "dask",
-                                      workers, chunk_size)
+    if method in ("swm", "swm1", "dask"):
+        flags, seconds, cpu = run_swm(config, work, "dask" if method == "dask" else "local",
+                                      1 if method == "swm1" else workers, chunk_size)
     elif method == "qgis":
         flags, seconds, cpu = run_qgis(config, work)
     else:
@@ -208,16 +212,20 @@ def compare(work: Path, methods: list[str]) -> dict[str, dict[str, int]]:
             continue
         f = pd.read_csv(work / f"flags_{m}.csv", dtype={"huc12": str}).set_index("parcel_id")
         f = f.reindex(ref.index)
-        exact_in = ref["nhesp"].astype(bool)
-        got = f["nhesp"].fillna(False).astype(bool)
+        decided = f["nhesp"].notna()
+        exact_in = ref["nhesp"].astype(bool) & decided
+        got = f["nhesp"].astype("boolean").fillna(False).astype(bool) & decided
         d = ref["exact_distance_ft"]
+        sfha_ok = f["sfha"].notna()
         res = {
+            "nhesp_not_checked": int((~decided).sum()),
             "nhesp_disagree": int((got != exact_in).sum()),
             "nhesp_missed_within_500ft": int((exact_in & ~got).sum()),
             "nhesp_missed_480_to_500ft": int((exact_in & ~got & (d >= 480)).sum()),
             "nhesp_extra_beyond_500ft": int((~exact_in & got).sum()),
-            "sfha_disagree": int((f["sfha"].fillna(False).astype(bool)
-                                  != ref["sfha"].astype(bool)).sum()),
+            "sfha_not_checked": int((~sfha_ok).sum()),
+            "sfha_disagree": int((f["sfha"].astype("boolean").fillna(False).astype(bool)
+                                  != ref["sfha"].astype(bool))[sfha_ok].sum()),
             "huc12_disagree": int((f["huc12"].fillna("") != ref["huc12"].fillna("")).sum()),
         }
         if "nhesp_distance_ft" in f:
@@ -233,9 +241,10 @@ def main() -> None:
     ap.add_argument("--parcels", type=int, help="generate (or reuse) a town of this size")
     ap.add_argument("--work", type=Path, required=True, help="folder for the town and outputs")
     ap.add_argument("--config", type=Path, help="use this town config instead of generating")
-    ap.add_argument("--methods", default="swm,qgis,naive",
-                    help="comma list of swm, qgis, naive, dask (default swm,qgis,naive)")
-    ap.add_argument("--workers", type=int, default=2, help="Dask LocalCluster workers")
+    ap.add_argument("--methods", default="swm1,swm,qgis,naive",
+                    help="comma list of swm1, swm, qgis, naive, dask (default swm1,swm,qgis,naive)")
+    ap.add_argument("--workers", type=int, default=os.cpu_count() or 1,
+                    help="worker processes of swm (local engine) and dask (default: every core)")
     ap.add_argument("--chunk-size", type=int, default=None, help="swm-gis --chunk-size")
     ap.add_argument("--one", help=argparse.SUPPRESS)
     ap.add_argument("--compare-only", action="store_true", help=argparse.SUPPRESS)
@@ -260,14 +269,23 @@ def main() -> None:
             print(m, compare(args.work, methods).get(m))
         return
     for m in methods:
+        load_before = os.getloadavg()[0]
         results[m] = spawn(m, args, config)
         r = results[m]
+        r["load_avg_1min"] = [round(load_before, 2), round(os.getloadavg()[0], 2)]
         print(f"{m:>6}: {r['seconds']:9.2f} s work (wall), {r['cpu_s']:9.2f} s CPU, "
               f"{r['process_wall_s']:9.2f} s process, peak RSS {r['peak_rss_mb']:8.1f} MB, "
-              f"{r['parcels']:,} parcels", flush=True)
+              f"{r['parcels']:,} parcels, load {r['load_avg_1min'][0]:.1f} -> "
+              f"{r['load_avg_1min'][1]:.1f}", flush=True)
     agreement = compare(args.work, methods) if "naive" in methods else {}
     for m, res in agreement.items():
         print(f"{m:>6} vs exact: " + ", ".join(f"{k} {v}" for k, v in res.items()))
+    if "swm1" in results:
+        one_core = results["swm1"]
+        for m in ("swm", "dask"):
+            if m in results:
+                print(f"{m} ({args.workers} workers) speed-up over 1 worker: wall "
+                      f"{one_core['seconds'] / results[m]['seconds']:.2f}x")
     if "swm" in results:
         base = results["swm"]
         for m, r in results.items():

@@ -4,7 +4,9 @@ Per parcel: area and whether it can reach the one-acre trigger, largest-overlap 
 distance to the nearest NHESP feature (priority or estimated habitat, certified vernal pool),
 Special Flood Hazard Area overlap, whether its land drains to an Outstanding Resource Water or an
 impaired water (from catchments computed once for the town), and a ``screening_class`` a person
-reads at a glance.
+reads at a glance. A flag whose layers are not configured, or do not cover the parcel, is null
+(never false); ``not_checked`` and the class name those checks; right-of-way and water polygons
+have their own classes.
 
 This module is the job, :func:`run_applicability`; it re-exports the names of its parts:
 
@@ -32,12 +34,14 @@ Examples
 >>> out[["parcel_id", "in_sfha", "sfha_fraction", "can_reach_trigger"]].to_dict("list")
 {'parcel_id': ['A', 'B'], 'in_sfha': [True, False], 'sfha_fraction': [0.25, 0.0], \
 'can_reach_trigger': [True, False]}
->>> out["screening_class"].tolist()
-['large parcel; floodplain constraint', 'small parcel; no mapped constraints']
+>>> out["screening_class"].tolist()  # only flood zones configured: the rest was not checked
+['large parcel; floodplain constraint; NHESP, ORW, impaired waters, HUC not checked', \
+'small parcel; no constraint found; NHESP, ORW, impaired waters, HUC not checked']
 """
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -49,10 +53,14 @@ import pandas as pd
 from swm_gis.applicability_classify import (
     all_classes,
     class_name,
+    class_order,
     classify_parcels,
     combine_summaries,
+    covered,
     drainage_flags,
     metres_per_unit,
+    no_owner_class,
+    not_checked,
     screening_class,
     summarise,
 )
@@ -75,6 +83,7 @@ from swm_gis.applicability_overlays import (
     boundary_chunks,
     subdivide,
 )
+from swm_gis.applicability_parallel import TileBatch, check_workers, local_batches, tile_batch
 from swm_gis.applicability_tiles import (
     Tile,
     classify_tile,
@@ -86,9 +95,10 @@ from swm_gis.applicability_tiles import (
     read_tile_parcels,
 )
 from swm_gis.applicability_write import (
-    _append,
     _write_tables,
     read_result,
+    to_batch,
+    write_batches,
     write_map,
     write_style,
 )
@@ -116,42 +126,55 @@ def run_applicability(
     out: str | Path,
     *,
     chunk_size: int = DEFAULT_CHUNK_SIZE,
+    workers: int | None = None,
     overwrite: bool = False,
     progress: Progress | None = None,
-    tile_results: Callable[[list[Tile], Overlays], Iterator[gpd.GeoDataFrame]] | None = None,
+    tile_results: Callable[[list[Tile], Overlays], Iterator[TileBatch]] | None = None,
     engine: str = "local",
     parameters: dict[str, Any] | None = None,
 ) -> RunResult:
     """Classify every parcel of the town and write the styled GeoPackage ``out``.
 
-    The town is read and classified tile by tile (about ``chunk_size`` parcels each) and each
-    tile is appended to the output as soon as it is done, so memory holds one tile at a time.
-    ``tile_results`` lets another engine (Dask) produce the tiles' results, in tile order.
+    The town is read and classified tile by tile (about ``chunk_size`` parcels each) by
+    ``workers`` processes (default: every core; 1 runs in this process), and the tiles stream,
+    in tile order, into the output through one writer, so memory holds a few tiles at a time
+    and the file is the same whatever the number of workers. ``tile_results`` lets another
+    engine (Dask) produce the tiles' batches (:class:`TileBatch`), in tile order.
     """
     out = Path(out)
+    workers = check_workers(workers)
     check_outputs_free([out], overwrite=overwrite)
     report = progress or _quiet
     tiles, overlays, dups = plan_tiles(config, chunk_size=chunk_size, progress=report)
-    results = (tile_results(tiles, overlays) if tile_results
-               else (classify_tile(config, t, overlays) for t in tiles))
+    results = iter(tile_results(tiles, overlays) if tile_results
+                   else local_batches(config, tiles, overlays, workers=workers))
+    # the first tile before the output is opened: worker processes start (fork) before GDAL
+    # holds the output file open, so no child ever inherits its handle
+    first = next(results, None)
+    results = itertools.chain([first] if first is not None else [], results)
     parts: list[pd.DataFrame] = []
-    n_parcels = 0
-    with atomic_path(out, suffix=".gpkg") as tmp, sqlite_sync_off():
-        for i, res in enumerate(results):
-            if len(res):
-                _append(res, tmp, first=n_parcels == 0)
-                parts.append(summarise(res))
-                n_parcels += len(res)
+    counted = [0]
+
+    def tables() -> Iterator[Any]:
+        for i, batch in enumerate(results):
+            if len(batch):
+                parts.append(batch.summary)
+                counted[0] += len(batch)
+                yield batch.table
             report(0.15 + 0.8 * (i + 1) / len(tiles),
-                   f"tile {i + 1} of {len(tiles)}: {n_parcels:,} parcels classified")
-        _check_any(config, n_parcels)
+                   f"tile {i + 1} of {len(tiles)}: {counted[0]:,} parcels classified")
+
+    with atomic_path(out, suffix=".gpkg") as tmp, sqlite_sync_off():
+        write_batches(tmp, tables(), crs=config.crs)
+        _check_any(config, counted[0])
         summary = combine_summaries(parts, huc12_names=overlays.huc12_names)
+        extra = {"workers": workers} if tile_results is None else {}
         params = run_parameters(config, engine=engine, chunk_size=chunk_size, tiles=tiles,
-                                dups=dups, extra=parameters)
+                                dups=dups, extra={**extra, **(parameters or {})})
         _write_tables(tmp, summary, overlays.checks, config, params)
         write_style(tmp, layer=LAYER, classes=summary["screening_class"].unique().tolist())
     report(1.0, "done")
-    return RunResult(path=out, parcels=n_parcels, tiles=len(tiles), summary=summary,
+    return RunResult(path=out, parcels=counted[0], tiles=len(tiles), summary=summary,
                      checks=overlays.checks, engine=engine)
 
 
@@ -222,7 +245,9 @@ __all__ = [
     "CHECKS_TABLE", "CONSTRAINTS", "DEFAULT_CHUNK_SIZE", "INCLUSIVE_TOL_FT", "LAYER",
     "MAX_PIECE_EXTENT_M", "MAX_PIECE_VERTICES", "NHESP_SEARCH_FT", "OUTPUT_COLUMNS", "SECTIONS",
     "SQFT_PER_SQM", "STYLE_NAME", "SUMMARY_TABLE", "DrainageGrid", "Overlays", "RunResult",
-    "Tile", "all_classes", "boundary_chunks", "class_name", "classify_parcels", "classify_tile",
+    "Tile", "TileBatch", "check_workers", "local_batches", "tile_batch", "to_batch",
+    "write_batches", "class_order", "covered", "no_owner_class", "not_checked",
+    "all_classes", "boundary_chunks", "class_name", "classify_parcels", "classify_tile",
     "combine_summaries", "drainage_flags", "drainage_grid", "duplicate_ids", "load_overlays",
     "make_tiles", "metres_per_unit", "parcel_extent", "read_result", "read_tile_parcels",
     "classify_town", "plan_tiles", "run_applicability", "run_parameters", "screening_class",

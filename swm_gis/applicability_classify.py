@@ -15,11 +15,14 @@ import pandas as pd
 import shapely
 
 from swm_gis.applicability_overlays import (
+    CHECKED,
     CONSTRAINTS,
     INCLUSIVE_TOL_FT,
     NHESP_SEARCH_FT,
     OUTPUT_COLUMNS,
+    RIGHT_OF_WAY_CLASS,
     SQFT_PER_SQM,
+    WATER_CLASS,
     Overlays,
     _Pieces,
     _Zones,
@@ -30,8 +33,11 @@ from swm_gis.config import metres_per_unit as config_metres_per_unit
 
 
 # =========================================================================== screening class
-def class_name(large: bool, constraints: list[str]) -> str:
-    """The human-readable class for a parcel size and its constraint names.
+def class_name(large: bool, constraints: list[str], not_checked: list[str] | tuple = ()) -> str:
+    """The human-readable class for a parcel size, its constraints and the checks not run on it.
+
+    A class never says "no constraints" for a check that was not run: it then says "no
+    constraint found" and names what was not checked.
 
     >>> class_name(True, ["habitat", "floodplain"])
     'large parcel; habitat and floodplain constraints'
@@ -39,58 +45,145 @@ def class_name(large: bool, constraints: list[str]) -> str:
     'small parcel; no mapped constraints'
     >>> class_name(True, ["habitat", "floodplain", "ORW"])
     'large parcel; habitat, floodplain and ORW constraints'
+    >>> class_name(False, [], ["NHESP", "ORW", "impaired waters", "HUC"])
+    'small parcel; no constraint found; NHESP, ORW, impaired waters, HUC not checked'
+    >>> class_name(True, ["floodplain"], ["NHESP"])
+    'large parcel; floodplain constraint; NHESP not checked'
     """
     size = "large parcel" if large else "small parcel"
     if not constraints:
-        return f"{size}; no mapped constraints"
-    if len(constraints) == 1:
-        return f"{size}; {constraints[0]} constraint"
-    return f"{size}; {', '.join(constraints[:-1])} and {constraints[-1]} constraints"
+        found = "no constraint found" if not_checked else "no mapped constraints"
+    elif len(constraints) == 1:
+        found = f"{constraints[0]} constraint"
+    else:
+        found = f"{', '.join(constraints[:-1])} and {constraints[-1]} constraints"
+    text = f"{size}; {found}"
+    return f"{text}; {', '.join(not_checked)} not checked" if not_checked else text
 
 
 def all_classes() -> list[str]:
-    """Every class :func:`screening_class` can give, most constrained large parcels first.
+    """Every class :func:`screening_class` can give, in legend order.
 
-    Index ``code`` of the list is the class of bit code ``code`` (see :func:`screening_class`)
-    read in reverse, so the legend lists large, heavily constrained parcels first.
+    Large parcels first, more constraints first, fewer unchecked flags first; right-of-way and
+    water last.
     """
     return [_CLASS_BY_CODE[c] for c in _legend_codes()]
 
 
+def class_order(classes: list[str]) -> list[str]:
+    """``classes`` (deduplicated) in legend order; names no code gives follow, sorted."""
+    rank = _RANK
+    return sorted(dict.fromkeys(classes), key=lambda c: (rank.get(c, len(rank)), c))
+
+
+_NC = len(CONSTRAINTS)
+_NK = len(CHECKED)
+_N_CODES = 1 << (1 + _NC + _NK)
+_ROW_CODE, _WATER_CODE = _N_CODES, _N_CODES + 1
+
+
 def _class_of_code(code: int) -> str:
-    large = bool(code & 1)
+    if code == _ROW_CODE:
+        return RIGHT_OF_WAY_CLASS
+    if code == _WATER_CODE:
+        return WATER_CLASS
     names = [name for i, (_, name) in enumerate(CONSTRAINTS) if code & (2 << i)]
-    return class_name(large, names)
+    return class_name(bool(code & 1), names, _unchecked_names(code >> (1 + _NC)))
 
 
-_N_CODES = 2 << len(CONSTRAINTS)
-_CLASS_BY_CODE = np.array([_class_of_code(c) for c in range(_N_CODES)], dtype=object)
+def _unchecked_names(mask: int) -> list[str]:
+    return [name for i, (_, name) in enumerate(CHECKED) if mask & (1 << i)]
+
+
+def _valid(code: int) -> bool:
+    # a constraint found was checked: a code with both bits of one flag set never occurs
+    found = (code >> 1) & ((1 << _NC) - 1)
+    unchecked = code >> (1 + _NC)
+    return code >= _ROW_CODE or not any(
+        found & (1 << i) and unchecked & (1 << k)
+        for i, (col, _) in enumerate(CONSTRAINTS)
+        for k, (ccol, _) in enumerate(CHECKED) if col == ccol)
+
+
+_CLASS_BY_CODE = np.array([_class_of_code(c) for c in range(_N_CODES + 2)], dtype=object)
+_NOT_CHECKED_BY_MASK = np.array([", ".join(_unchecked_names(m)) or None
+                                 for m in range(1 << _NK)], dtype=object)
 
 
 def _legend_codes() -> list[int]:
-    def key(code: int) -> tuple[int, int, int]:
-        n = bin(code >> 1).count("1")
-        return (-(code & 1), -n, code)
+    def key(code: int) -> tuple[int, ...]:
+        if code >= _ROW_CODE:
+            return (1, 0, 0, 0, code)
+        n = bin((code >> 1) & ((1 << _NC) - 1)).count("1")
+        return (0, -(code & 1), -n, bin(code >> (1 + _NC)).count("1"), code)
 
-    return sorted(range(_N_CODES), key=key)
+    return sorted((c for c in range(_N_CODES + 2) if _valid(c)), key=key)
 
 
-def screening_class(flags: pd.DataFrame) -> pd.Series:
+_RANK = {c: i for i, c in enumerate(all_classes())}
+
+
+def screening_class(flags: pd.DataFrame, *, no_owner: np.ndarray | None = None) -> pd.Series:
     """``screening_class`` for each row of a frame of flags (vectorised: a lookup by bit code).
 
-    Uses ``can_reach_trigger`` and the constraint flags of :data:`CONSTRAINTS`; a missing flag or
-    a null (check not run) counts as no constraint.
+    Uses ``can_reach_trigger``, the constraint flags of :data:`CONSTRAINTS` and, for what was
+    not checked, the flags of :data:`CHECKED`: a null flag (or a missing column) is named as not
+    checked, never read as "no constraint". ``no_owner`` (0 a parcel, 1 right-of-way, 2 water)
+    gives those polygons their own class.
     """
     code = np.asarray(_as_bool(flags["can_reach_trigger"]), dtype=np.int64)
     for i, (col, _) in enumerate(CONSTRAINTS):
         if col in flags:
             code |= np.asarray(_as_bool(flags[col]), dtype=np.int64) << (i + 1)
+    code |= _unchecked_mask(flags) << (1 + _NC)
+    if no_owner is not None:
+        code = np.where(no_owner == 1, _ROW_CODE, np.where(no_owner == 2, _WATER_CODE, code))
     return pd.Series(_CLASS_BY_CODE[code], index=flags.index, name="screening_class",
                      dtype=object)
 
 
+def not_checked(flags: pd.DataFrame) -> pd.Series:
+    """The checks not run on each row (``"NHESP, HUC"``), or None when every check ran.
+
+    >>> not_checked(pd.DataFrame({"nhesp_within_500ft": pd.array([None, True], dtype="boolean"),
+    ...     "in_sfha": [False, False], "drains_to_orw": [True, True],
+    ...     "drains_to_impaired": [True, None], "huc12": ["0107", None]})).tolist()
+    ['NHESP', 'impaired waters, HUC']
+    """
+    return pd.Series(_NOT_CHECKED_BY_MASK[_unchecked_mask(flags)], index=flags.index,
+                     name="not_checked", dtype=object)
+
+
+def _unchecked_mask(flags: pd.DataFrame) -> np.ndarray:
+    mask = np.zeros(len(flags), dtype=np.int64)
+    for k, (col, _) in enumerate(CHECKED):
+        null = (flags[col].isna().to_numpy(dtype=bool) if col in flags
+                else np.ones(len(flags), dtype=bool))
+        mask |= null.astype(np.int64) << k
+    return mask
+
+
 def _as_bool(s: pd.Series) -> np.ndarray:
     return s.astype("boolean").fillna(False).to_numpy(dtype=bool)
+
+
+def no_owner_class(parcels: pd.DataFrame, rules: Any) -> np.ndarray:
+    """Per parcel: 0 a parcel, 1 right-of-way, 2 water (``POLY_TYPE`` WATER).
+
+    Decided by the abutters rule's own predicate, :func:`swm_gis.abutters.no_owner_type`, so a
+    polygon left out of an abutter list as right-of-way or water is the same one classed so here.
+    """
+    from swm_gis.abutters import no_owner_type
+
+    if parcels.empty:
+        return np.zeros(len(parcels), dtype=np.int64)
+    frame = pd.DataFrame(parcels.drop(columns=parcels.geometry.name))
+    no_owner = no_owner_type(frame, rules).to_numpy(dtype=bool)
+    water = np.zeros(len(frame), dtype=bool)
+    if "poly_type" in frame:
+        water = (frame["poly_type"].astype("string").str.strip().str.upper()
+                 .eq("WATER").fillna(False).to_numpy(dtype=bool))
+    return np.where(no_owner, np.where(water, 2, 1), 0).astype(np.int64)
 
 
 def classify_parcels(parcels: gpd.GeoDataFrame, overlays: Overlays, *,
@@ -98,7 +191,11 @@ def classify_parcels(parcels: gpd.GeoDataFrame, overlays: Overlays, *,
     """Flag every parcel (vectorised); returns a new frame with the input's index and CRS.
 
     Thresholds are inclusive and measured exactly: the NHESP distance is the exact distance
-    between the parcel and the nearest feature (no buffer stands in for it).
+    between the parcel and the nearest feature (no buffer stands in for it). A flag whose
+    reference layers are absent, or do not cover the area the check searches (the parcel, or for
+    NHESP the parcel and 500 ft around it), is null unless the layers found the feature anyway;
+    ``not_checked`` names those checks and the class says so. Right-of-way and water polygons
+    (``no_owner_class``) get their own class.
 
     Parameters
     ----------
@@ -142,30 +239,89 @@ def classify_parcels(parcels: gpd.GeoDataFrame, overlays: Overlays, *,
         out["huc10"] = [c[:10] if c is not None else None for c in huc12]
     else:
         out["huc10"] = None
-    dist_ft, nearest = _nearest_habitat_ft(geoms, overlays.habitats, unit_m=unit_m)
-    out["nhesp_within_500ft"] = _nullable(
-        dist_ft <= rules.habitat_distance_ft + INCLUSIVE_TOL_FT
-        if overlays.habitats is not None else None, n)
-    out["nhesp_distance_ft"] = dist_ft
-    out["nhesp_nearest"] = nearest
-    sfha_sqm = _overlap_area(geoms, overlays.sfha) * unit_m**2
-    if overlays.sfha is not None:
-        out["in_sfha"] = pd.array(sfha_sqm > 0, dtype="boolean")
-        with np.errstate(invalid="ignore", divide="ignore"):
-            out["sfha_fraction"] = np.where(area_sqm > 0, np.minimum(sfha_sqm / area_sqm, 1.0),
-                                            0.0)
-        out["sfha_area_sqft"] = sfha_sqm * SQFT_PER_SQM
-    else:
-        out["in_sfha"] = pd.array([pd.NA] * n, dtype="boolean")
-        out["sfha_fraction"] = np.nan
-        out["sfha_area_sqft"] = np.nan
+    _habitat_flags(out, geoms, overlays, unit_m=unit_m)
+    _sfha_flags(out, geoms, area_sqm, overlays, unit_m=unit_m)
     orw, impaired, causes = drainage_flags(geoms, overlays.drainage)
     out["drains_to_orw"] = orw
     out["drains_to_impaired"] = impaired
     out["impairment_causes"] = causes
-    out["screening_class"] = screening_class(out)
+    out["not_checked"] = not_checked(out)
+    out["screening_class"] = screening_class(out, no_owner=no_owner_class(parcels, rules))
     return gpd.GeoDataFrame(out[OUTPUT_COLUMNS], geometry=parcels.geometry.values,
                             crs=parcels.crs)
+
+
+def _habitat_flags(out: pd.DataFrame, geoms: np.ndarray, overlays: Overlays, *,
+                   unit_m: float) -> None:
+    """NHESP flag, distance and nearest feature; "not within 500 ft" only where it can be said.
+
+    It can be said where all three NHESP layers are configured and cover the parcel and the
+    500 ft around it; elsewhere a parcel with no feature found within 500 ft is null, and so
+    are its distance and nearest feature (a missing or uncovered layer may hold a nearer one).
+    """
+    n = len(geoms)
+    rules = overlays.rules
+    dist_ft, nearest = _nearest_habitat_ft(geoms, overlays.habitats, unit_m=unit_m)
+    if overlays.habitats is None:
+        out["nhesp_within_500ft"] = pd.array([pd.NA] * n, dtype="boolean")
+    else:
+        found = dist_ft <= rules.habitat_distance_ft + INCLUSIVE_TOL_FT
+        decided = found | (overlays.nhesp_complete & covered(
+            geoms, overlays.coverage.get("nhesp"),
+            radius=rules.habitat_distance_ft / FT_PER_M / unit_m))
+        flag = pd.array(found, dtype="boolean")
+        flag[~decided] = pd.NA
+        dist_ft = np.where(decided, dist_ft, np.nan)
+        nearest = np.where(decided, nearest, None)
+        out["nhesp_within_500ft"] = flag
+    out["nhesp_distance_ft"] = dist_ft
+    out["nhesp_nearest"] = nearest
+
+
+def _sfha_flags(out: pd.DataFrame, geoms: np.ndarray, area_sqm: np.ndarray, overlays: Overlays,
+                *, unit_m: float) -> None:
+    """SFHA flag, share and area; null where no flood zones layer covers the parcel.
+
+    A parcel partly beyond the layer's coverage with flood zone land inside it is in the SFHA
+    (true), but its share and area are null (the uncovered part is unknown).
+    """
+    n = len(geoms)
+    if overlays.sfha is None:
+        out["in_sfha"] = pd.array([pd.NA] * n, dtype="boolean")
+        out["sfha_fraction"] = np.nan
+        out["sfha_area_sqft"] = np.nan
+        return
+    sfha_sqm = _overlap_area(geoms, overlays.sfha) * unit_m**2
+    inside = covered(geoms, overlays.coverage.get("sfha"))
+    flag = pd.array(sfha_sqm > 0, dtype="boolean")
+    flag[~(inside | (sfha_sqm > 0))] = pd.NA
+    out["in_sfha"] = flag
+    with np.errstate(invalid="ignore", divide="ignore"):
+        frac = np.where(area_sqm > 0, np.minimum(sfha_sqm / area_sqm, 1.0), 0.0)
+    out["sfha_fraction"] = np.where(inside, frac, np.nan)
+    out["sfha_area_sqft"] = np.where(inside, sfha_sqm * SQFT_PER_SQM, np.nan)
+
+
+def covered(geoms: np.ndarray, area: Any, *, radius: float = 0.0) -> np.ndarray:
+    """Whether ``area`` covers each geometry grown by ``radius`` (None covers everything).
+
+    Vectorised: the geometry's envelope grown by ``radius`` (which holds the true buffer) is
+    tested against the prepared area first; only envelopes not covered are buffered exactly.
+    """
+    n = len(geoms)
+    if area is None or n == 0:
+        return np.ones(n, dtype=bool)
+    shapely.prepare(area)
+    b = shapely.bounds(geoms)
+    boxes = shapely.box(b[:, 0] - radius, b[:, 1] - radius, b[:, 2] + radius, b[:, 3] + radius)
+    ok = shapely.covers(area, boxes)
+    rest = np.flatnonzero(~ok)
+    if len(rest):
+        grown = shapely.buffer(geoms[rest], radius, quad_segs=16) if radius > 0 else geoms[rest]
+        # a polygon buffered with chords lies inside the true buffer: grow it by the chord gap
+        slack = radius * (1 - np.cos(np.pi / 64)) if radius > 0 else 0.0
+        ok[rest] = shapely.covers(area, shapely.buffer(grown, slack) if slack else grown)
+    return ok
 
 
 def metres_per_unit(crs: Any) -> float:
@@ -263,17 +419,21 @@ def drainage_flags(geoms: np.ndarray, grid: DrainageGrid | None
 
     A parcel drains to what any of its cells (cell centres inside the parcel, plus the cell under
     its representative point so a parcel smaller than a cell still has one) drains to.
-    Vectorised: the parcels are rasterised once per call and the flags reduced by parcel. A
-    parcel outside the DEM gets nulls (unknown), not False.
+    Vectorised: the parcels are rasterised once per call and the flags reduced by parcel. "Does
+    not drain to" is said only of a parcel wholly inside the DEM whose every cell's runoff meets
+    the stream network in the data; a parcel beyond the DEM, or with land draining off it, gets
+    null (unknown) unless what it reaches is already an ORW / impaired water.
     """
     n = len(geoms)
     if grid is None or n == 0:
         return (pd.array([pd.NA] * n, dtype="boolean"), pd.array([pd.NA] * n, dtype="boolean"),
                 np.full(n, None, dtype=object))
     pid, cell = _parcel_cells(geoms, grid.transform, grid.labels.shape)
-    covered = np.bincount(pid, minlength=n) > 0
     node = grid.labels.ravel()[cell].astype(np.int64)
     keep = node >= 0
+    # decided: inside the DEM, and every cell's runoff meets the network in the data
+    lost = np.bincount(pid[~keep], minlength=n) > 0
+    decided_all = (np.bincount(pid, minlength=n) > 0) & ~lost & _inside_grid(geoms, grid)
     pid, node = pid[keep], node[keep]
     n_nodes = grid.node_flags.shape[0]
     pairs = np.unique(pid * max(n_nodes, 1) + node)  # each (parcel, node) once
@@ -282,17 +442,26 @@ def drainage_flags(geoms: np.ndarray, grid: DrainageGrid | None
     np.logical_or.at(flags, pid, grid.node_flags[node])
     orw = pd.array(flags[:, 0], dtype="boolean")
     imp = pd.array(flags[:, 1], dtype="boolean")
-    orw[~covered] = pd.NA
-    imp[~covered] = pd.NA
+    orw[~(decided_all | flags[:, 0])] = pd.NA  # found downstream: true even if part is unknown
+    imp[~(decided_all | flags[:, 1])] = pd.NA
     if not grid.orw_ran:
         orw[:] = pd.NA
     if not grid.impaired_ran:
         imp[:] = pd.NA
     causes = _decode_causes(flags[:, 2:], grid.cause_names)
-    causes[~covered] = None
-    if not grid.impaired_ran:
-        causes[:] = None
+    causes[imp.isna()] = None
     return orw, imp, causes
+
+
+def _inside_grid(geoms: np.ndarray, grid: DrainageGrid) -> np.ndarray:
+    """Whether each parcel lies wholly inside the drainage grid (the DEM window)."""
+    rows, cols = grid.labels.shape
+    t = grid.transform
+    xs = (t.c, t.c + cols * t.a)
+    ys = (t.f, t.f + rows * t.e)
+    b = shapely.bounds(geoms)
+    return ((b[:, 0] >= min(xs)) & (b[:, 2] <= max(xs)) & (b[:, 1] >= min(ys))
+            & (b[:, 3] <= max(ys)))
 
 
 def _parcel_cells(geoms: np.ndarray, transform: Any, shape: tuple[int, int]
@@ -364,7 +533,7 @@ def combine_summaries(parts: list[pd.DataFrame], *, huc12_names: dict[str, str] 
     town = df.groupby("screening_class", as_index=False)[["parcels", "area_acres"]].sum()
     town.insert(0, "huc12", "all")
     out = pd.concat([df, town], ignore_index=True)
-    order = {c: i for i, c in enumerate(all_classes())}
+    order = _RANK
     out["_o"] = out["screening_class"].map(order)
     out["_h"] = out["huc12"].eq("all")
     out = out.sort_values(["_h", "huc12", "_o"]).drop(columns=["_o", "_h"])
@@ -375,5 +544,6 @@ def combine_summaries(parts: list[pd.DataFrame], *, huc12_names: dict[str, str] 
     return out.reset_index(drop=True)
 
 
-__all__ = ["all_classes", "class_name", "classify_parcels", "combine_summaries", "drainage_flags",
+__all__ = ["all_classes", "class_name", "class_order", "classify_parcels", "covered",
+           "no_owner_class", "not_checked", "combine_summaries", "drainage_flags",
            "screening_class", "summarise"]

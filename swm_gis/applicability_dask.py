@@ -6,7 +6,8 @@ partitioned by the job's tile grid (one partition per tile, each parcel in exact
 by its representative point; ``spatial_partitions`` holds the tile boxes), the prepared reference
 layers are broadcast once to every worker, and each worker reads its own tiles through
 :mod:`swm_gis.layers` with a bbox. Results come back in tile order and are appended to the output
-by the client, so the output is identical to the local engine's.
+by the client's one streaming writer (as Arrow tables, :func:`swm_gis.applicability.tile_batch`),
+so the output is identical to the local engine's.
 
 By default a ``LocalCluster`` of worker processes runs on this machine; ``scheduler`` connects to
 a running cluster instead (every worker needs swm-gis installed and the town's data at the same
@@ -31,9 +32,11 @@ from swm_gis.applicability import (
     Progress,
     RunResult,
     Tile,
+    TileBatch,
     classify_parcels,
     classify_tile,
     run_applicability,
+    tile_batch,
 )
 from swm_gis.config import TownConfig
 from swm_gis.errors import ConfigError
@@ -95,9 +98,13 @@ def run_applicability_dask(
             "and its workers, or leave out --scheduler to use a local cluster."
         ) from exc
 
-    def tile_results(tiles: list[Tile], overlays: Overlays) -> Iterator[gpd.GeoDataFrame]:
+    def tile_results(tiles: list[Tile], overlays: Overlays) -> Iterator[TileBatch]:
+        import dask
+
         shared = client.scatter(overlays, broadcast=True)
-        parts = tiles_frame(config, tiles, shared).to_delayed()
+        # each worker encodes its tiles as Arrow tables (what the local workers return), so the
+        # client only streams buffers into the GeoPackage
+        parts = [dask.delayed(tile_batch, pure=True)(config, t, shared) for t in tiles]
         # a window of tiles in flight (two per worker thread): finished tiles wait for the
         # client's writer in the workers' memory, so the window keeps that memory bounded
         window = max(2, 2 * sum(client.nthreads().values()))

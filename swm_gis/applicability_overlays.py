@@ -37,8 +37,9 @@ NHESP_SEARCH_FT = 1_000.0
 #: Thresholds are inclusive; this absorbs floating-point noise from the metre-to-foot conversion
 #: (a parcel exactly 500 ft away computes as 500.00000000000006 ft).
 INCLUSIVE_TOL_FT = 1e-6
-#: Target number of parcels per spatial tile (chunk) of the job.
-DEFAULT_CHUNK_SIZE = 50_000
+#: Target number of parcels per spatial tile (chunk) of the job: small enough that the tiles
+#: keep every worker busy to the end (and memory low), large enough that per-tile costs vanish.
+DEFAULT_CHUNK_SIZE = 20_000
 
 LAYER = "applicability"
 SUMMARY_TABLE = "applicability_summary"
@@ -60,6 +61,21 @@ SECTIONS = {
                           "consistent with the TMDL, optimised for the impairment",
 }
 
+#: Checks named in ``not_checked`` (and in the class) when a parcel's flag is null: the flag that
+#: decides it, and its short name. HUC is not a constraint but decides mitigation eligibility.
+CHECKED = (
+    ("nhesp_within_500ft", "NHESP"),
+    ("in_sfha", "floodplain"),
+    ("drains_to_orw", "ORW"),
+    ("drains_to_impaired", "impaired waters"),
+    ("huc12", "HUC"),
+)
+
+#: Classes of polygons that are not land anyone applies for (the abutters rule's predicate,
+#: :func:`swm_gis.abutters.no_owner_type`): whatever their flags.
+RIGHT_OF_WAY_CLASS = "right-of-way"
+WATER_CLASS = "water"
+
 #: Constraint flags in the order they are named in ``screening_class``.
 CONSTRAINTS = (
     ("nhesp_within_500ft", "habitat"),
@@ -72,7 +88,7 @@ OUTPUT_COLUMNS = [
     "parcel_id", "map_par_id", "area_sqft", "area_acres", "can_reach_trigger", "huc12",
     "huc12_name", "huc10", "nhesp_within_500ft", "nhesp_distance_ft", "nhesp_nearest",
     "in_sfha", "sfha_fraction", "sfha_area_sqft", "drains_to_orw", "drains_to_impaired",
-    "impairment_causes", "screening_class",
+    "impairment_causes", "not_checked", "screening_class",
 ]
 
 
@@ -183,6 +199,11 @@ class Overlays:
     huc10: _Zones | None = None
     drainage: DrainageGrid | None = None
     checks: list[dict[str, Any]] = field(default_factory=list)
+    #: Area each check's layers cover (working CRS): ``"nhesp"``, ``"sfha"``; a missing key or
+    #: None covers every parcel. Beyond it a flag that found nothing is null, not false.
+    coverage: dict[str, Any] = field(default_factory=dict)
+    #: All three NHESP layers configured: only then can "no NHESP feature within 500 ft" be said.
+    nhesp_complete: bool = False
 
     @classmethod
     def build(
@@ -196,6 +217,7 @@ class Overlays:
         huc12: gpd.GeoDataFrame | None = None,
         huc10: gpd.GeoDataFrame | None = None,
         drainage: DrainageGrid | None = None,
+        coverage: dict[str, Any] | None = None,
         max_piece_vertices: int = MAX_PIECE_VERTICES,
     ) -> Overlays:
         """Prepare reference frames (logical field names, working CRS) for :func:`classify_parcels`.
@@ -204,6 +226,8 @@ class Overlays:
         ``vernal_pool:<id>``; SFHA polygons (rows where ``swm_gis.floodplain.sfha_mask`` is
         true) are dissolved so overlapping zones are not counted twice; polygons are cut into
         small pieces by ``subdivide`` (areas and distances are unchanged by the cut).
+        ``coverage`` maps ``"nhesp"`` / ``"sfha"`` to the area their layers cover (default:
+        everywhere). "No NHESP feature within 500 ft" needs all three NHESP layers.
         """
         rules = rules or Rules()
         hab_geoms, hab_labels = [], []
@@ -232,8 +256,10 @@ class Overlays:
         names = {}
         if huc12 is not None and "name" in huc12:
             names = dict(zip(huc12["huc"].astype(str), huc12["name"].astype(object), strict=True))
+        complete = all(f is not None for f in (nhesp_priority, nhesp_estimated, vernal_pools))
+        cov = {k: g for k, g in (coverage or {}).items() if g is not None}
         return cls(rules=rules, habitats=habitats, sfha=sfha, huc12=h12, huc12_names=names,
-                   huc10=h10, drainage=drainage)
+                   huc10=h10, drainage=drainage, coverage=cov, nhesp_complete=complete)
 
 
 def _huc_zones(frame: gpd.GeoDataFrame | None) -> _Zones | None:
@@ -257,6 +283,8 @@ def subdivide(geoms: np.ndarray, values: np.ndarray, *, max_vertices: int = MAX_
     """
     geoms = np.asarray(geoms, dtype=object)
     values = np.asarray(values)
+    if len(geoms) == 0:  # a layer with nothing in the area read
+        return geoms, values
     max_vertices = max(int(max_vertices), 8)  # a cut polygon keeps at least 5 vertices
     done_g, done_v = [], []
     for _ in range(64):  # each round halves the pieces; 64 rounds is far more than enough
@@ -292,4 +320,5 @@ def subdivide(geoms: np.ndarray, values: np.ndarray, *, max_vertices: int = MAX_
 # =========================================================================== core
 
 
-__all__ = ["CONSTRAINTS", "DEFAULT_CHUNK_SIZE", "Overlays", "SECTIONS", "subdivide"]
+__all__ = ["CHECKED", "CONSTRAINTS", "DEFAULT_CHUNK_SIZE", "RIGHT_OF_WAY_CLASS", "SECTIONS",
+           "WATER_CLASS", "Overlays", "subdivide"]

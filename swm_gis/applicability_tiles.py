@@ -162,35 +162,111 @@ def load_overlays(config: TownConfig, extent: BBox | None, *,
             progress(0.02 + 0.06 * i / len(keys), f"reading {key}")
         frames[key] = read(key, margin)
     drainage, drainage_checks = drainage_grid(config, extent, progress=progress)
-    overlays = Overlays.build(rules=config.rules, drainage=drainage, **frames)
-    overlays.checks = _checks(config, frames, drainage_checks)
+    town = _town_area(config, bbox())
+    coverage, bases = {}, {}
+    for name, keys in (("nhesp", _NHESP), ("sfha", ("flood_zones",))):
+        coverage[name], bases[name] = checks_coverage(config, [k for k in keys if config.has(k)],
+                                                      town=town)
+    overlays = Overlays.build(rules=config.rules, drainage=drainage, coverage=coverage, **frames)
+    overlays.checks = _checks(config, frames, drainage_checks, bases)
     return overlays
 
 
-def _checks(config: TownConfig, frames: dict[str, Any], drainage: dict[str, str | None]
-            ) -> list[dict[str, Any]]:
+_NHESP = ("nhesp_priority", "nhesp_estimated", "vernal_pools")
+
+
+def checks_coverage(config: TownConfig, keys: list[str], *, town: Any
+                    ) -> tuple[Any, str]:
+    """The area every layer of ``keys`` covers (their intersection; None = everywhere) and how.
+
+    A layer covers, by ``[layers.KEY] coverage`` (the rule of :mod:`swm_gis.coverage`):
+    ``"town"`` (the default) the town boundary together with its own extent, ``"extent"`` its
+    own extent (the bounding box of its data), ``"statewide"`` everywhere. Without a town
+    boundary, a layer covers its own extent; a source that records no extent, everywhere.
+    """
+    area, bases = None, []
+    for key in keys:
+        spec = config.layer(key)
+        kind = getattr(spec, "coverage", None) or "town"
+        if kind == "statewide":
+            bases.append(f"{key}: statewide")
+            continue
+        box = _extent_box(config, key)
+        if kind == "town" and town is not None:
+            mine = town if box is None else shapely.union(town, box)
+            bases.append(f"{key}: the town boundary and the layer's own extent")
+        elif box is not None:
+            mine = box
+            bases.append(f"{key}: the layer's own extent")
+        else:
+            bases.append(f"{key}: everywhere (the source records no extent)")
+            continue
+        area = mine if area is None else shapely.intersection(area, mine)
+    return area, "; ".join(bases)
+
+
+def _extent_box(config: TownConfig, key: str) -> Any:
+    spec = config.layer(key)
+    info = io.layer_info(spec)
+    bounds = info.get("total_bounds")
+    if bounds is None or any(b is None or not math.isfinite(b) for b in bounds):
+        return None
+    src = io.layer_crs(spec, info)
+    if not src.equals(config.crs_obj):
+        bounds = Transformer.from_crs(src, config.crs_obj, always_xy=True).transform_bounds(
+            *bounds, densify_pts=21)
+    return shapely.box(*bounds)
+
+
+def _town_area(config: TownConfig, bbox: BBox | None) -> Any:
+    if not config.has("town_boundary"):
+        return None
+    town = io.read_layer(config, "town_boundary")
+    geoms = town.geometry.values.to_numpy()
+    geoms = geoms[shapely.get_dimensions(geoms) == 2] if len(geoms) else geoms
+    return shapely.union_all(geoms) if len(geoms) else None
+
+
+def _checks(config: TownConfig, frames: dict[str, Any], drainage: dict[str, str | None],
+            coverage: dict[str, str] | None = None) -> list[dict[str, Any]]:
     def src(keys: list[str]) -> list[dict[str, Any]]:
         return [io.source_info(config.layer(k)) for k in keys if config.has(k)]
 
-    hab = [k for k in ("nhesp_priority", "nhesp_estimated", "vernal_pools") if config.has(k)]
+    hab = [k for k in _NHESP if config.has(k)]
+    missing_hab = [k for k in _NHESP if not config.has(k)]
+    cov = coverage or {}
     has12, has10 = config.has("huc12"), config.has("huc10")
+    if hab and missing_hab:
+        hab_note = (f"no layers.{', layers.'.join(missing_hab)} in the town config: a feature "
+                    "found within 500 ft is reported; 'none within 500 ft' cannot be said "
+                    "(null). Coverage: " + cov.get("nhesp", ""))
+    elif hab:
+        hab_note = ("coverage: " + cov.get("nhesp", "") + "; null beyond it unless a feature "
+                    "was found within 500 ft")
+    else:
+        hab_note = ("no NHESP layers (nhesp_priority, nhesp_estimated, vernal_pools) in the "
+                    "town config")
     rows = [
         ("can_reach_trigger", True, src(["parcels"]), None),
         ("huc12", has12, src(["huc12"]), None if has12 else "no layers.huc12 in the town config"),
         ("huc10", has10 or has12, src(["huc10"] if has10 else ["huc12"]),
          None if has10 else ("first 10 digits of the HUC12 (WBD codes nest)" if has12 else
                              "no layers.huc10 or layers.huc12 in the town config")),
-        ("nhesp_within_500ft", bool(hab), src(hab), None if hab else
-         "no NHESP layers (nhesp_priority, nhesp_estimated, vernal_pools) in the town config"),
-        ("in_sfha", config.has("flood_zones"), src(["flood_zones"]), None if
-         config.has("flood_zones") else "no layers.flood_zones in the town config"),
+        ("nhesp_within_500ft", bool(hab), src(hab), hab_note),
+        ("in_sfha", config.has("flood_zones"), src(["flood_zones"]),
+         ("coverage: " + cov.get("sfha", "") + "; null beyond it unless SFHA land was found")
+         if config.has("flood_zones") else "no layers.flood_zones in the town config"),
         ("drains_to_orw", drainage.get("orw") is None, src(["dem", "streams", "orw"]),
-         drainage.get("orw")),
+         drainage.get("orw") or _DRAIN_NOTE),
         ("drains_to_impaired", drainage.get("impaired") is None,
-         src(["dem", "streams", "impaired_waters"]), drainage.get("impaired")),
+         src(["dem", "streams", "impaired_waters"]), drainage.get("impaired") or _DRAIN_NOTE),
     ]
     return [{"name": name, "ran": ran, "section": SECTIONS[name], "sources": sources,
              "note": note} for name, ran, sources, note in rows]
+
+
+_DRAIN_NOTE = ("null for a parcel beyond the DEM, or with land whose runoff leaves the DEM "
+               "before meeting the stream network, unless it already reaches one")
 
 
 # =========================================================================== the job
@@ -235,5 +311,5 @@ def drainage_grid(config: TownConfig, extent: Any, *, progress: Any = None
     return grid, reasons
 
 
-__all__ = ["Tile", "classify_tile", "drainage_grid", "duplicate_ids", "load_overlays", "make_tiles",
-           "parcel_extent", "read_tile_parcels"]
+__all__ = ["Tile", "checks_coverage", "classify_tile", "drainage_grid", "duplicate_ids",
+           "load_overlays", "make_tiles", "parcel_extent", "read_tile_parcels"]

@@ -5,40 +5,139 @@ from __future__ import annotations
 import datetime as dt
 import json
 import sqlite3
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
 import geopandas as gpd
+import numpy as np
 import pandas as pd
+import pyarrow as pa
 import pyogrio
+import shapely
 
 from swm_gis import layers as io
-from swm_gis.applicability_overlays import CHECKS_TABLE, LAYER, STYLE_NAME, SUMMARY_TABLE
+from swm_gis.applicability_overlays import (
+    CHECKS_TABLE,
+    LAYER,
+    OUTPUT_COLUMNS,
+    STYLE_NAME,
+    SUMMARY_TABLE,
+)
 from swm_gis.config import TownConfig
 from swm_gis.writers import atomic_path, check_outputs_free, sqlite_sync_off
 
+#: Arrow type of each output column; any other column is text. The geometry is WKB MultiPolygon.
+_TYPES = {"area_sqft": pa.float64(), "area_acres": pa.float64(),
+          "nhesp_distance_ft": pa.float64(), "sfha_fraction": pa.float64(),
+          "sfha_area_sqft": pa.float64(), "can_reach_trigger": pa.bool_(),
+          "nhesp_within_500ft": pa.bool_(), "in_sfha": pa.bool_(), "drains_to_orw": pa.bool_(),
+          "drains_to_impaired": pa.bool_()}
+GEOMETRY = "geom"
 
-def _append(result: gpd.GeoDataFrame, path: Path, *, first: bool) -> None:
-    # Arrow writes in bulk: half the CPU of feature-by-feature writing
-    pyogrio.write_dataframe(result, path, layer=LAYER, driver="GPKG", append=not first,
-                            dataset_options={"VERSION": "1.2"} if first else None,
-                            promote_to_multi=True, use_arrow=True)
+
+def batch_schema() -> pa.Schema:
+    """The one Arrow schema of every tile's batch (so tiles stream into one layer)."""
+    return pa.schema([pa.field(c, _TYPES.get(c, pa.string())) for c in OUTPUT_COLUMNS]
+                     + [pa.field(GEOMETRY, pa.binary())])
+
+
+def to_batch(result: gpd.GeoDataFrame) -> pa.Table:
+    """A classified tile as an Arrow table of :func:`batch_schema` (MultiPolygon WKB geometry).
+
+    Ids and other text columns are written as text whatever their source type (an id of 17 and
+    one of "17" are the same parcel id in every tile).
+    """
+    cols = []
+    for field in batch_schema():
+        if field.name == GEOMETRY:
+            cols.append(pa.array(shapely.to_wkb(_as_multi(result.geometry.values.to_numpy())),
+                                 type=pa.binary()))
+        elif pa.types.is_string(field.type):
+            s = result[field.name]
+            text = s.astype(object).where(s.notna(), None)
+            cols.append(pa.array([None if v is None else str(v) for v in text],
+                                 type=pa.string()))
+        else:
+            cols.append(pa.array(result[field.name], type=field.type, from_pandas=True))
+    return pa.Table.from_arrays(cols, schema=batch_schema())
+
+
+def _as_multi(geoms: np.ndarray) -> np.ndarray:
+    """Polygons as one-part MultiPolygons (the layer's type), MultiPolygons unchanged."""
+    if len(geoms) == 0:
+        return geoms
+    parts, owner = shapely.get_parts(geoms, return_index=True)
+    return shapely.multipolygons(parts, indices=owner)
+
+
+def write_batches(path: Path, batches: Iterable[pa.Table], *, crs: Any) -> None:
+    """Stream tables of :func:`batch_schema` into layer ``applicability`` with one GDAL write.
+
+    GDAL keeps the layer open throughout and builds the spatial index once at the end. An error
+    raised while producing a batch is re-raised as is (not as a GDAL error).
+    """
+    failure: list[BaseException] = []
+
+    def stream() -> Iterator[pa.RecordBatch]:
+        try:
+            for table in batches:
+                yield from table.to_batches()
+        except BaseException as exc:
+            failure.append(exc)
+            raise
+
+    reader = pa.RecordBatchReader.from_batches(batch_schema(), stream())
+    try:
+        pyogrio.write_arrow(reader, path, layer=LAYER, driver="GPKG", geometry_name=GEOMETRY,
+                            geometry_type="MultiPolygon", crs=_wkt(crs),
+                            dataset_options={"VERSION": "1.2"})
+    except Exception:
+        if failure:
+            raise failure[0] from None
+        raise
+    if failure:
+        raise failure[0]
+
+
+def _wkt(crs: Any) -> str | None:
+    from pyproj import CRS
+
+    return None if crs is None else CRS.from_user_input(crs).to_wkt()
 
 
 def _write_tables(path: Path, summary: pd.DataFrame, checks: list[dict[str, Any]],
                   config: TownConfig, params: dict[str, Any]) -> None:
     pyogrio.write_dataframe(summary, path, layer=SUMMARY_TABLE, driver="GPKG", append=True)
     now = dt.datetime.now(dt.UTC).isoformat(timespec="seconds")
+    nulls = _null_counts(path, [c["name"] for c in checks])
     rows = [{"check": c["name"], "ran": c["ran"], "chapter_320": c["section"],
-             "sources": json.dumps(c["sources"]), "note": c["note"]} for c in checks]
-    rows.append({"check": "run", "ran": True, "chapter_320": None,
+             "sources": json.dumps(c["sources"]), "note": c["note"],
+             "parcels_not_checked": nulls.get(c["name"])} for c in checks]
+    rows.append({"check": "run", "ran": True, "chapter_320": None, "parcels_not_checked": None,
                  "sources": json.dumps([io.source_info(config.layer("parcels"))]),
                  "note": json.dumps({"town": config.name, "synthetic": config.synthetic,
                                      "config": str(config.path) if config.path else None,
                                      "written_utc": now, "parameters": params})})
     frame = pd.DataFrame(rows)
     frame["ran"] = frame["ran"].astype(bool)
+    frame["parcels_not_checked"] = frame["parcels_not_checked"].astype("Int64")
     pyogrio.write_dataframe(frame, path, layer=CHECKS_TABLE, driver="GPKG", append=True)
+
+
+def _null_counts(path: Path, columns: list[str]) -> dict[str, int]:
+    """Parcels whose flag is null (not checked), per output column, counted in the file."""
+    con = sqlite3.connect(str(path))
+    try:
+        have = {r[1] for r in con.execute(f'PRAGMA table_info("{LAYER}")')}
+        cols = [c for c in columns if c in have]
+        if not cols:
+            return {}
+        sql = ", ".join(f'SUM("{c}" IS NULL)' for c in cols)
+        row = con.execute(f'SELECT {sql} FROM "{LAYER}"').fetchone()
+    finally:
+        con.close()
+    return {c: int(v or 0) for c, v in zip(cols, row, strict=True)}
 
 
 # =========================================================================== QGIS style
@@ -97,15 +196,27 @@ def write_map(frame: gpd.GeoDataFrame, out: str | Path, *, summary: pd.DataFrame
     out = Path(out)
     check_outputs_free([out], overwrite=overwrite)
     with atomic_path(out, suffix=".gpkg") as tmp, sqlite_sync_off():
-        _append(frame, tmp, first=True)
+        write_batches(tmp, [to_batch(frame)], crs=frame.crs)
         _write_tables(tmp, summary, checks, config, parameters)
         write_style(tmp, layer=LAYER, classes=summary["screening_class"].unique().tolist())
     return out
 
 
 def read_result(path: str | Path) -> gpd.GeoDataFrame:
-    """Read an applicability GeoPackage's layer back (for tests and the plugin)."""
-    return gpd.read_file(path, layer=LAYER)
+    """Read an applicability GeoPackage's layer back (for tests and the plugin).
+
+    Flags come back as pandas nullable booleans: a null (not checked) stays ``<NA>`` and is
+    never read as true or false.
+    """
+    frame = gpd.read_file(path, layer=LAYER)
+    for col, typ in _TYPES.items():
+        if col in frame and pa.types.is_boolean(typ):
+            null = frame[col].isna().to_numpy()
+            flag = pd.array(frame[col].astype(object).where(~null, False).astype(bool),
+                            dtype="boolean")
+            flag[null] = pd.NA
+            frame[col] = flag
+    return frame
 
 
-__all__ = ["read_result", "write_map", "write_style"]
+__all__ = ["batch_schema", "read_result", "to_batch", "write_batches", "write_map", "write_style"]

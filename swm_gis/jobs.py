@@ -164,7 +164,7 @@ def applicability_map(
     engine: str = "local",
     chunk_size: int | None = None,
     scheduler: str | None = None,
-    workers: int = 2,
+    workers: int | None = None,
     overwrite: bool = False,
     progress: Progress | None = None,
 ) -> ApplicabilityMap:
@@ -178,12 +178,16 @@ def applicability_map(
         GeoPackage to write (``.gpkg``), streaming tile by tile; None keeps the result in memory
         (``.frame``; write it later with ``.write(path)``).
     engine
-        ``"local"`` (one process, the town in spatial tiles) or ``"dask"`` (the tiles on a Dask
-        cluster; needs ``out``).
+        ``"local"`` (the town in spatial tiles, classified by ``workers`` processes of this
+        machine) or ``"dask"`` (the tiles on a Dask cluster; needs ``out``).
     chunk_size
-        About how many parcels per spatial tile (default 50,000).
-    scheduler, workers
-        Dask scheduler address, or the LocalCluster's worker count (``engine="dask"`` only).
+        About how many parcels per spatial tile (default 20,000).
+    scheduler
+        Dask scheduler address (``engine="dask"`` only; default: a LocalCluster).
+    workers
+        Worker processes: of the local engine, or of the Dask LocalCluster. Default: every core.
+        The output is the same whatever the count. Without ``out`` the town is classified in
+        this process.
     overwrite
         Replace ``out`` if it exists.
     progress
@@ -222,11 +226,12 @@ def applicability_map(
     if engine == "dask":
         from swm_gis.applicability_dask import run_applicability_dask
 
-        run = run_applicability_dask(cfg, out, scheduler=scheduler, workers=workers,
+        run = run_applicability_dask(cfg, out, scheduler=scheduler,
+                                     workers=ap.check_workers(workers),
                                      chunk_size=chunk, overwrite=overwrite, progress=progress)
     else:
-        run = ap.run_applicability(cfg, out, chunk_size=chunk, overwrite=overwrite,
-                                   progress=progress)
+        run = ap.run_applicability(cfg, out, chunk_size=chunk, workers=workers,
+                                   overwrite=overwrite, progress=progress)
     return ApplicabilityMap(config=cfg, summary=run.summary, checks=run.checks,
                             parcels=run.parcels, tiles=run.tiles, path=run.path,
                             engine=run.engine)

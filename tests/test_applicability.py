@@ -61,10 +61,16 @@ def town_layers(with_huc10: bool = True) -> dict[str, gpd.GeoDataFrame]:
                    sq(300, 0, 50, 100),        # TOUCH: meets its east edge only
                    sq(200, 0, 100, 100)])      # shaded X over TOUCH: not SFHA
     priority = frame({"PRIHAB_ID": ["PH 1"]}, [sq(10_000, -1_000, 1_000, 8_000)])
+    # the other two NHESP layers, far (> 1,000 ft) from every parcel: all three are needed to
+    # say "no NHESP feature within 500 ft"
+    estimated = frame({"ESTHAB_ID": ["EH 1"]}, [sq(-1_500, 12_000, 500, 500)])
+    pools = frame({"CVP_NUM": [7]}, [Point(X0 + 14_000 * FT, Y0 + 12_000 * FT)])
+    boundary = frame({"TOWN": ["Testtown"]}, [sq(-2_000, -2_000, 17_000, 15_000)])
     huc12 = frame({"huc12": ["010700020101", "010700020102"], "name": ["West Brook", "East Brook"]},
                   [sq(-1_000, -1_000, 6_000, 10_000), sq(5_000, -1_000, 7_000, 10_000)])
     layers = {"parcels": parcels, "flood_zones": flood, "nhesp_priority": priority,
-              "huc12": huc12}
+              "nhesp_estimated": estimated, "vernal_pools": pools, "huc12": huc12,
+              "town_boundary": boundary}
     if with_huc10:
         layers["huc10"] = frame({"huc10": ["0107000201"]}, [sq(-1_000, -1_000, 13_000, 10_000)])
     return layers
@@ -130,7 +136,10 @@ def test_area_and_one_acre_trigger(flags):
     assert bool(flags.loc["SPLIT"].can_reach_trigger) is True
     assert flags.loc["FLOOD"].area_sqft == pytest.approx(10_000.0)
     assert bool(flags.loc["FLOOD"].can_reach_trigger) is False
-    assert flags.loc["SPLIT"].screening_class == "large parcel; no mapped constraints"
+    # no DEM: the drainage checks did not run, and the class says so
+    assert flags.loc["SPLIT"].screening_class == (
+        "large parcel; no constraint found; ORW, impaired waters not checked")
+    assert flags.loc["SPLIT"].not_checked == "ORW, impaired waters"
 
 
 def test_drainage_flags_are_null_without_dem(flags):
@@ -177,9 +186,15 @@ def test_vernal_pool_point_distance():
 def test_habitat_beyond_search_radius_has_null_distance():
     parcel = gpd.GeoDataFrame({"id": ["A"]}, geometry=[box(0, 0, 10, 10)], crs=CRS)
     far = gpd.GeoDataFrame({"id": ["P"]}, geometry=[box(5_000, 0, 5_010, 10)], crs=CRS)
-    out = ap.classify_parcels(parcel, ap.Overlays.build(nhesp_priority=far))
+    none = far.iloc[:0]
+    out = ap.classify_parcels(parcel, ap.Overlays.build(nhesp_priority=far, nhesp_estimated=none,
+                                                        vernal_pools=none))
     assert np.isnan(out["nhesp_distance_ft"].iloc[0])
     assert bool(out["nhesp_within_500ft"].iloc[0]) is False
+    # with the priority layer alone, "none within 500 ft" cannot be said
+    out = ap.classify_parcels(parcel, ap.Overlays.build(nhesp_priority=far))
+    assert out["nhesp_within_500ft"].isna().all()
+    assert out["not_checked"].iloc[0] == "NHESP, floodplain, ORW, impaired waters, HUC"
 
 
 @settings(max_examples=40, deadline=None)
@@ -189,10 +204,12 @@ def test_distance_and_flag_agree_with_shapely_for_any_gap(gap_ft, max_vertices):
     parcel = box(0, 0, 30, 30)
     # a round habitat of 256 vertices, 700 m across: cut into pieces by vertices and by extent
     hab = Point(30 + gap_ft * FT + 350, 15).buffer(350, quad_segs=64)
+    none = gpd.GeoDataFrame({"id": []}, geometry=gpd.GeoSeries([], crs=CRS), crs=CRS)
     out = ap.classify_parcels(
         gpd.GeoDataFrame({"id": ["A"]}, geometry=[parcel], crs=CRS),
         ap.Overlays.build(nhesp_priority=gpd.GeoDataFrame({"id": ["P"]}, geometry=[hab],
                                                           crs=CRS),
+                          nhesp_estimated=none, vernal_pools=none,
                           max_piece_vertices=max_vertices))
     exact_ft = shapely.distance(parcel, hab) / FT
     assert out["nhesp_distance_ft"].iloc[0] == pytest.approx(exact_ft, abs=1e-6)
@@ -219,16 +236,29 @@ def test_sfha_fraction_is_the_exact_share_whatever_the_subdivision(share, max_ve
 
 
 def test_screening_class_names():
-    df = pd.DataFrame({"can_reach_trigger": [True, False, True],
-                       "nhesp_within_500ft": pd.array([True, None, False], dtype="boolean"),
-                       "in_sfha": [True, True, False], "drains_to_orw": [False, False, True],
-                       "drains_to_impaired": [False, True, True]})
+    df = pd.DataFrame({"can_reach_trigger": [True, False, True, False],
+                       "nhesp_within_500ft": pd.array([True, None, False, None],
+                                                      dtype="boolean"),
+                       "in_sfha": [True, True, False, False],
+                       "drains_to_orw": [False, False, True, False],
+                       "drains_to_impaired": [False, True, True, False],
+                       "huc12": ["010700020101", "010700020101", None, "010700020101"]})
     assert ap.screening_class(df).tolist() == [
         "large parcel; habitat and floodplain constraints",
-        "small parcel; floodplain and impaired-water constraints",
-        "large parcel; ORW and impaired-water constraints",
+        "small parcel; floodplain and impaired-water constraints; NHESP not checked",
+        "large parcel; ORW and impaired-water constraints; HUC not checked",
+        "small parcel; no constraint found; NHESP not checked",
     ]
-    assert len(ap.all_classes()) == 32 and len(set(ap.all_classes())) == 32
+    assert ap.not_checked(df).tolist() == [None, "NHESP", "HUC", "NHESP"]
+    assert ap.screening_class(df, no_owner=np.array([1, 2, 0, 0])).tolist()[:2] == [
+        "right-of-way", "water"]
+    classes = ap.all_classes()
+    assert len(classes) == len(set(classes))
+    # 2 sizes x each flag found / not found / not checked (4 constraints) x HUC checked or not
+    assert len(classes) == 2 * 3**4 * 2 + 2
+    assert classes[0] == "large parcel; habitat, floodplain, ORW and impaired-water constraints"
+    assert classes[-2:] == ["right-of-way", "water"]
+    assert "small parcel; no mapped constraints" in classes
 
 
 # --------------------------------------------------------------------------- drainage
@@ -280,11 +310,14 @@ def test_drainage_flags_from_catchments_closed_downstream(tmp_path):
     # NORTH drains to S2 only: impaired, not ORW (the fen is upstream)
     assert bool(res.loc["NORTH", "drains_to_orw"]) is False
     assert bool(res.loc["NORTH", "drains_to_impaired"]) is True
-    assert res.loc["NORTH", "screening_class"] == "large parcel; impaired-water constraint"
-    # EAST drains off the DEM without meeting the brook; category 2 water never counts
-    assert bool(res.loc["EAST", "drains_to_orw"]) is False
-    assert bool(res.loc["EAST", "drains_to_impaired"]) is False
-    assert res.loc["EAST", "impairment_causes"] in ("", None)
+    assert res.loc["NORTH", "screening_class"] == (
+        "large parcel; impaired-water constraint; NHESP, floodplain, HUC not checked")
+    # EAST drains off the DEM without meeting the brook: where it goes is not in the data, so
+    # neither flag can be false (SPEC section 5: a trace that left the data is not checked)
+    assert pd.isna(res.loc["EAST", "drains_to_orw"])
+    assert pd.isna(res.loc["EAST", "drains_to_impaired"])
+    assert pd.isna(res.loc["EAST", "impairment_causes"])
+    assert "ORW, impaired waters" in res.loc["EAST", "not_checked"]
 
 
 def test_downstream_closure_follows_a_chain_and_a_braid():
@@ -416,6 +449,6 @@ def test_cambridge_in_sfha_equals_exact_overlay(cambridge_config, tmp_path):
     inter = gpd.overlay(parcels[["ML", "geometry"]], flood[["geometry"]], how="intersection",
                         keep_geom_type=True)
     overlay_ids = set(inter.loc[inter.area > 0, "ML"])
-    ours = set(got.loc[got["in_sfha"].astype(bool), "parcel_id"])
+    ours = set(got.loc[got["in_sfha"].eq(True), "parcel_id"])
     assert len(ours) > 100
     assert ours == overlay_ids

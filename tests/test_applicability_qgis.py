@@ -58,7 +58,7 @@ def test_cambridge_in_sfha_agrees_with_qgis_native_intersection(cambridge_config
     cfg = load_config(cambridge_config)
     res = ap.run_applicability(cfg, tmp_path / "cam.gpkg")
     got = ap.read_result(res.path)
-    ours = set(got.loc[got["in_sfha"].astype(bool) & got["parcel_id"].notna(), "parcel_id"])
+    ours = set(got.loc[got["in_sfha"].eq(True) & got["parcel_id"].notna(), "parcel_id"])
 
     parcels = QgsVectorLayer(cfg.layer("parcels").path, "parcels", "ogr")
     parcels.setCrs(QgsCoordinateReferenceSystem("EPSG:4326"))

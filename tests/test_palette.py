@@ -15,6 +15,12 @@ from swm_gis.applicability import all_classes
 ROUNDING_L = 0.6
 
 
+def checked_classes() -> list[str]:
+    """The classes a fully configured town can show: every check ran (32 parcel classes), then
+    right-of-way and water. A map's style holds only the classes present in it."""
+    return [c for c in all_classes() if "not checked" not in c]
+
+
 def _min_step(colours: list[str]) -> float:
     values = sorted(palette.greyscale_lightness(c) for c in colours)
     return min((b - a for a, b in itertools.pairwise(values)), default=100.0)
@@ -22,7 +28,7 @@ def _min_step(colours: list[str]) -> float:
 
 def test_the_sample_towns_seventeen_classes_get_seventeen_colours():
     """Before: 17 classes, 14 fills (#12a612, #37bf37, #99f799 each used twice)."""
-    classes = all_classes()[:17]
+    classes = checked_classes()[:17]
     colours = palette.class_colours(classes)
     assert len(set(colours.values())) == len(classes) == 17
     step = (palette.L_LIGHT - palette.L_DARK) / 16  # 4.375 L* units between neighbours
@@ -30,14 +36,15 @@ def test_the_sample_towns_seventeen_classes_get_seventeen_colours():
 
 
 def test_every_possible_class_with_right_of_way_and_water_is_distinct():
-    classes = all_classes() + ["right-of-way", "water"]
+    classes = checked_classes()
+    assert classes[-2:] == ["right-of-way", "water"]
     colours = palette.class_colours(classes)
     assert len(classes) == 34 and len(set(colours.values())) == 34
     assert _min_step(list(colours.values())) >= (92 - 22) / 33 - ROUNDING_L
 
 
 def test_legend_order_runs_dark_to_light():
-    colours = list(palette.class_colours(all_classes()).values())
+    colours = list(palette.class_colours(checked_classes()).values())
     lightness = [palette.greyscale_lightness(c) for c in colours]
     assert lightness == sorted(lightness)
     assert lightness[0] == pytest.approx(palette.L_DARK, abs=ROUNDING_L)
@@ -80,7 +87,7 @@ def test_duplicates_and_empty_input():
 
 
 def test_two_level_legend_groups_by_parcel_size():
-    groups = palette.legend_groups(all_classes() + ["right-of-way", "water"])
+    groups = palette.legend_groups(checked_classes())
     assert list(groups) == ["large parcel", "small parcel", "not a parcel"]
     assert len(groups["large parcel"]) == len(groups["small parcel"]) == 16
     assert groups["not a parcel"] == ["right-of-way", "water"]

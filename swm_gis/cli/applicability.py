@@ -42,15 +42,17 @@ def applicability(
                                  "summary table and the QGIS style; or a PostGIS table, "
                                  "postgresql://user@host/db?table=schema.name."),
     engine: Engine = typer.Option(Engine.local, "--engine", metavar="local|dask",
-                                  help="local: one process, the town in spatial tiles; dask: the "
-                                       "tiles on a Dask cluster (dask-geopandas)."),
+                                  help="local: the town in spatial tiles, classified on this "
+                                       "machine's cores; dask: the tiles on a Dask cluster "
+                                       "(dask-geopandas)."),
     scheduler: str = typer.Option(None, "--scheduler", metavar="URL",
                                   help="Address of a running Dask scheduler (e.g. "
                                        "tcp://10.0.0.5:8786); default: a LocalCluster. Only "
                                        "with --engine dask."),
-    workers: int = typer.Option(2, "--workers", min=1, metavar="N",
-                                help="Worker processes of the LocalCluster (--engine dask "
-                                     "without --scheduler)."),
+    workers: int = typer.Option(None, "--workers", min=1, metavar="N",
+                                help="Worker processes (local engine, or the Dask LocalCluster "
+                                     "without --scheduler); default: every core. The output is "
+                                     "the same whatever N."),
     chunk_size: int = typer.Option(DEFAULT_CHUNK_SIZE, "--chunk-size", min=100, metavar="N",
                                    help="About how many parcels per spatial tile (bounds memory)."),
     overwrite: bool = overwrite_option(),

@@ -1,0 +1,151 @@
+"""The local engine on every core: tiles classified in worker processes, one streaming writer.
+
+Each worker process reads, classifies and encodes its tiles (:func:`tile_batch`: an Arrow table
+of the output columns with WKB geometry, and the tile's summary); the parent process receives the
+tables **in tile order** and streams them into the GeoPackage through one
+:func:`pyogrio.write_arrow` call (:func:`swm_gis.applicability_write.write_batches`), so GDAL
+keeps the layer open for the whole run and builds the spatial index once, in bulk, at the end.
+The writer does little more than copy buffers: the work of building the rows, encoding
+geometries and summing the summary is done by the workers.
+
+A bounded window of tiles is in flight (two per worker), so finished tiles waiting for the writer
+hold a bounded amount of memory. One worker runs the same functions in the calling process:
+the output of ``workers=1`` and ``workers=N`` is the same file, row for row (rows in tile order,
+within a tile in the parcels source's order).
+"""
+
+from __future__ import annotations
+
+import os
+import pickle
+import sys
+import tempfile
+from collections import deque
+from collections.abc import Iterator
+from concurrent.futures import Future, ProcessPoolExecutor
+from contextlib import contextmanager
+from dataclasses import dataclass
+from multiprocessing import get_all_start_methods, get_context
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from swm_gis.applicability_classify import summarise
+from swm_gis.applicability_overlays import Overlays
+from swm_gis.applicability_tiles import Tile, classify_tile
+from swm_gis.applicability_write import to_batch
+from swm_gis.config import TownConfig
+from swm_gis.errors import ConfigError
+
+
+@dataclass
+class TileBatch:
+    """One classified tile: its rows as an Arrow table and its summary part."""
+
+    index: int
+    table: Any  # pyarrow.Table
+    summary: pd.DataFrame
+
+    def __len__(self) -> int:
+        return self.table.num_rows
+
+
+def tile_batch(config: TownConfig, tile: Tile, overlays: Overlays) -> TileBatch:
+    """Read, classify and encode one tile (what every worker runs, and ``workers=1`` too)."""
+    result = classify_tile(config, tile, overlays)
+    return TileBatch(tile.index, to_batch(result), summarise(result))
+
+
+def default_workers() -> int:
+    """All the cores this process may use."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:  # pragma: no cover - not on Linux
+        return max(1, os.cpu_count() or 1)
+
+
+def check_workers(workers: int | None) -> int:
+    """``workers`` as a count (None = every core); refuses anything below 1."""
+    if workers is None:
+        return default_workers()
+    if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
+        raise ConfigError(f"workers must be a whole number of at least 1, not {workers!r}.")
+    return workers
+
+
+def local_batches(config: TownConfig, tiles: list[Tile], overlays: Overlays, *,
+                  workers: int) -> Iterator[TileBatch]:
+    """The tiles' batches in tile order, from ``workers`` processes (1: this process)."""
+    workers = min(workers, len(tiles))
+    if workers <= 1:
+        for tile in tiles:
+            yield tile_batch(config, tile, overlays)
+        return
+    with _pool(workers, overlays) as pool:
+        yield from _in_order(pool, config, tiles, window=2 * workers)
+
+
+@contextmanager
+def _pool(workers: int, overlays: Overlays) -> Iterator[ProcessPoolExecutor]:
+    """Worker processes holding ``overlays``.
+
+    Forked on Linux: a forked worker starts at once and shares the prepared
+    reference layers with the parent (copy on write), and the caller's ``__main__`` is not
+    imported again (a script without an ``if __name__ == "__main__"`` guard still works). The
+    workers only compute and return tables: they print nothing and take no lock of the parent's.
+    Elsewhere (macOS, where forking a process that has loaded system frameworks is unsafe, and
+    Windows) the workers are spawned and receive the overlays pickled once, through a file; the
+    calling script then needs the usual ``if __name__ == "__main__":`` guard.
+    """
+    global _OVERLAYS
+    if sys.platform.startswith("linux") and "fork" in get_all_start_methods():
+        _OVERLAYS = overlays
+        try:
+            with ProcessPoolExecutor(max_workers=workers, mp_context=get_context("fork")) as pool:
+                yield pool
+        finally:
+            _OVERLAYS = None
+        return
+    with tempfile.TemporaryDirectory(prefix="swm-applicability-") as tmp:
+        shared = Path(tmp) / "overlays.pickle"
+        shared.write_bytes(pickle.dumps(overlays, protocol=pickle.HIGHEST_PROTOCOL))
+        with ProcessPoolExecutor(max_workers=workers, mp_context=get_context("spawn"),
+                                 initializer=_init_worker, initargs=(str(shared),)) as pool:
+            yield pool
+
+
+def _in_order(pool: ProcessPoolExecutor, config: TownConfig, tiles: list[Tile], *,
+              window: int) -> Iterator[TileBatch]:
+    pending: deque[Future] = deque()
+    following = iter(tiles)
+    for tile in following:
+        pending.append(pool.submit(_worker_batch, config, tile))
+        if len(pending) >= window:
+            break
+    try:
+        while pending:
+            batch = pending.popleft().result()
+            nxt = next(following, None)
+            if nxt is not None:
+                pending.append(pool.submit(_worker_batch, config, nxt))
+            yield batch
+    finally:
+        for fut in pending:
+            fut.cancel()
+
+
+_OVERLAYS: Overlays | None = None
+
+
+def _init_worker(path: str) -> None:
+    global _OVERLAYS
+    _OVERLAYS = pickle.loads(Path(path).read_bytes())
+
+
+def _worker_batch(config: TownConfig, tile: Tile) -> TileBatch:
+    assert _OVERLAYS is not None, "worker not initialised"
+    return tile_batch(config, tile, _OVERLAYS)
+
+
+__all__ = ["TileBatch", "check_workers", "default_workers", "local_batches", "tile_batch"]
