@@ -60,6 +60,8 @@ class Workspace:
         self.layers: dict[str, dict[str, Any]] = {}
         self.rules: dict[str, Any] = {}
         self.inputs: dict[str, dict[str, Any]] = {}  # provenance: QGIS layer -> exported file
+        #: ``[layers.parcels] right_of_way`` for the config: {"field": ..., "values": [...]}
+        self.right_of_way: dict[str, Any] | None = None
 
     # -- helpers ------------------------------------------------------------------------
     def label(self, name: str) -> str:
@@ -268,12 +270,21 @@ class Workspace:
         source = self.alg.parameterAsSource(self.parameters, li.param, self.context)
         if source is None:
             raise QgsProcessingException(f"{li.param}: cannot open the layer.")
-        mapping = self.field_mapping(li, list(source.fields().names()))
+        names = list(source.fields().names())
+        mapping = self.field_mapping(li, names)
         keep = list(dict.fromkeys(mapping.values()))
+        if li.key == "parcels" and self.right_of_way:
+            row_field = self.right_of_way["field"]
+            if row_field not in names:
+                raise QgsProcessingException(
+                    f"The right-of-way field {row_field} is not a field of "
+                    f"{self.source_layer_label(li.param)}.")
+            keep = list(dict.fromkeys([*keep, row_field]))
         path = self.export(li.param, li.key, keep_fields=keep,
                            mixed_geometry=li.geometry == "any")
         self.layers[li.key] = {"path": path, "layer": li.key, "fields": mapping,
-                               "crs": source.sourceCrs().authid() or None}
+                               "crs": source.sourceCrs().authid() or None,
+                               "label": provenance_label(self.inputs[li.param])}
 
     def add_raster(self, li: LayerInput) -> None:
         layer = self.alg.parameterAsRasterLayer(self.parameters, li.param, self.context)
@@ -288,10 +299,11 @@ class Workspace:
             raise QgsProcessingException(
                 f"{li.param} ('{layer.name()}') has no coordinate reference system. Set it in "
                 "the layer's Properties > Source and run again.")
-        self.layers[li.key] = {"path": layer.source().split("|")[0], "layer": None,
-                               "fields": {}, "crs": layer.crs().authid() or None}
         self.inputs[li.param] = {"layer": layer.name(), "source": layer.publicSource(),
                                  "crs": layer.crs().authid(), "exported_to": None}
+        self.layers[li.key] = {"path": layer.source().split("|")[0], "layer": None,
+                               "fields": {}, "crs": layer.crs().authid() or None,
+                               "label": provenance_label(self.inputs[li.param])}
 
     # -- the town config ----------------------------------------------------------------
     def write_config(self, *, name: str | None = None) -> str:
@@ -317,6 +329,12 @@ class Workspace:
                 lines.append(f"layer = {_toml(entry['layer'])}")
             if entry.get("crs"):
                 lines.append(f"crs = {_toml(entry['crs'])}")
+            if entry.get("label"):
+                lines.append(f"label = {_toml(entry['label'])}")
+            if key == "parcels" and self.right_of_way:
+                values = ", ".join(_toml(v) for v in self.right_of_way["values"])
+                lines.append(f"right_of_way = {{field = {_toml(self.right_of_way['field'])}, "
+                             f"values = [{values}]}}")
             if entry.get("fields"):
                 lines.append(f"[layers.{key}.fields]")
                 lines += [f"{k} = {_toml(v)}" for k, v in entry["fields"].items()]

@@ -14,6 +14,7 @@ from qgis.core import (
     QgsProcessingParameterEnum,
     QgsProcessingParameterFeatureSink,
     QgsProcessingParameterFeatureSource,
+    QgsProcessingParameterField,
     QgsProcessingParameterString,
 )
 
@@ -108,6 +109,19 @@ says how many recipients cannot be mailed.
                                               multiLine=True, optional=True),
                  "Sender lines for certified_mail.pdf (name, street, city/state/ZIP), one per "
                  "line.", advanced=True)
+        self.add(QgsProcessingParameterField(
+            "RIGHT_OF_WAY_FIELD", self.tr("Right-of-way field of the parcels layer"),
+            parentLayerParameterName="PARCELS", optional=True),
+            "For parcels layers without MassGIS's POLY_TYPE (e.g. Cambridge): the field that "
+            "marks street and other right-of-way polygons. Together with the values below, "
+            "those polygons have no owner to notify and are left out (listed in left_out.csv), "
+            "as the town config's right_of_way = {field = \"ML\", values = [\"ROAD\"]} does.",
+            advanced=True)
+        self.add(QgsProcessingParameterString(
+            "RIGHT_OF_WAY_VALUES", self.tr("Right-of-way values (comma-separated)"),
+            defaultValue="", optional=True),
+            "The values of the right-of-way field that mark a right-of-way polygon, separated "
+            "by commas, e.g. ROAD.", advanced=True)
         self.add_common_advanced(town_name_advanced=False)
         self.add(QgsProcessingParameterFeatureSink(
             "OUTPUT", self.tr("Abutting parcels"), QgsProcessing.TypeVectorPolygon),
@@ -159,6 +173,7 @@ says how many recipients cannot be mailed.
             raise QgsProcessingException(
                 "Choose the subject property in SUBJECT: the parcels layer with the subject "
                 "parcel(s) selected and 'Selected features only' ticked, or a layer of its own.")
+        ws.right_of_way = self.right_of_way(parameters, context, ws)
         config = ws.config_path()
         args = ["abutters", "--config", config]
         if site is not None:
@@ -181,6 +196,23 @@ says how many recipients cannot be mailed.
         self._out = ws.out_folder()
         args += ["--out", self._out, "--overwrite"]
         return args
+
+    def right_of_way(self, parameters, context, ws) -> dict | None:
+        """The right-of-way rule the dialog sets: ``{"field": ..., "values": [...]}`` or None."""
+        field = (self.parameterAsString(parameters, "RIGHT_OF_WAY_FIELD", context) or "").strip()
+        text = self.parameterAsString(parameters, "RIGHT_OF_WAY_VALUES", context) or ""
+        values = [v.strip() for v in text.split(",") if v.strip()]
+        if not field and not values:
+            return None
+        if not field or not values:
+            raise QgsProcessingException(
+                f"Set both {ws.label('RIGHT_OF_WAY_FIELD')} and "
+                f"{ws.label('RIGHT_OF_WAY_VALUES')} (e.g. ML and ROAD), or neither.")
+        if ws.town_config():
+            ws.warn("A town config file is set, so the right-of-way field and values are not "
+                    "used: the town config's [layers.parcels] right_of_way applies.")
+            return None
+        return {"field": field, "values": values}
 
     def subject_ids(self, parameters, context, ws) -> list[str]:
         source = self.parameterAsSource(parameters, "SUBJECT", context)
