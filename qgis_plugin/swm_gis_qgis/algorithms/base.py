@@ -360,8 +360,8 @@ class SwmGisAlgorithm(QgsProcessingAlgorithm):
 
 
 ENGINE_NOTE = (
-    "Runs the swm-gis engine as a separate program (like QGIS's GRASS and SAGA providers); "
-    "install it with 'pip install swm-gis' and, if it is not on PATH, set its path under "
+    "Runs the swm-gis engine as a separate program (like QGIS's GRASS and SAGA providers). "
+    f"{engine.INSTALL_HOW} If it is not on PATH, set its path under "
     "Processing > Options > Providers > swm-gis. Rule values are Lynnfield Chapter 320's; "
     "distances are in feet and measured exactly on the geometry in the working CRS."
 )
