@@ -51,3 +51,8 @@ def test_no_user_facing_text_names_the_internal_spec(plugin):
     spec = re.compile(r"\bSPEC\b")
     assert [k for k, v in texts.items() if spec.search(v)] == []
     assert "MassGIS" in texts["swm_gis:abutters"]  # the field names the user needs instead
+    config_helps = [v for k, v in texts.items() if k.endswith(":TOWN_CONFIG")]
+    assert config_helps
+    config_help = config_helps[0]
+    assert "parcels: LOC_ID, MAP_PAR_ID, TOWN_ID, POLY_TYPE;" in config_help
+    assert "OWNER1, OWN_CO, OWN_ADDR, OWN_CITY" in config_help
