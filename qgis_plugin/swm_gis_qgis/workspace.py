@@ -73,10 +73,27 @@ class Workspace:
         """``text`` in the dialog's words (labels, QGIS layers; no flags, no temporary paths);
         ``ids=False`` for data values, whose words may look like parameter ids (HUC10)."""
         labels = wording.param_labels(self.alg.parameterDefinitions())
-        exports = {str(info["exported_to"]): f"the layer '{info.get('layer') or name}'"
-                   for name, info in self.inputs.items() if info.get("exported_to")}
+        exports = self._export_names(
+            lambda name, info: f"the layer '{info.get('layer') or name}'")
         return wording.dialog_text(text, labels, exports=exports, temp_root=str(self.folder),
                                    user_config=self.has("TOWN_CONFIG"), ids=ids)
+
+    def arg(self, path: str) -> str:
+        """How a command-line argument names an exported file: ``./NAME`` relative to this
+        folder (the engine runs in it), so the outputs that echo the argument (the screening
+        report's parameters) never print the temporary folder."""
+        p = Path(path)
+        return f"./{p.name}" if p.parent == self.folder else path
+
+    def _export_names(self, label) -> dict[str, str]:
+        """Each export (absolute and as :meth:`arg` names it) -> ``label(name, info)``."""
+        names = {}
+        for name, info in self.inputs.items():
+            if info.get("exported_to"):
+                text = label(name, info)
+                names[str(info["exported_to"])] = text
+                names[self.arg(str(info["exported_to"]))] = text
+        return names
 
     def warn(self, text: str) -> None:
         """A warning in the dialog's log, in the dialog's words."""
@@ -284,7 +301,7 @@ class Workspace:
                            mixed_geometry=li.geometry == "any")
         self.layers[li.key] = {"path": path, "layer": li.key, "fields": mapping,
                                "crs": source.sourceCrs().authid() or None,
-                               "label": provenance_label(self.inputs[li.param])}
+                               "label": provenance_label(self.inputs[li.param], short=True)}
 
     def add_raster(self, li: LayerInput) -> None:
         layer = self.alg.parameterAsRasterLayer(self.parameters, li.param, self.context)
@@ -303,7 +320,7 @@ class Workspace:
                                  "crs": layer.crs().authid(), "exported_to": None}
         self.layers[li.key] = {"path": layer.source().split("|")[0], "layer": None,
                                "fields": {}, "crs": layer.crs().authid() or None,
-                               "label": provenance_label(self.inputs[li.param])}
+                               "label": provenance_label(self.inputs[li.param], short=True)}
 
     # -- the town config ----------------------------------------------------------------
     def write_config(self, *, name: str | None = None) -> str:
@@ -381,8 +398,7 @@ class Workspace:
         folder = outputs.get("OUTPUT_FOLDER") or getattr(self.alg, "_out", None)
         if not folder or not os.path.isdir(folder) or not self.inputs:
             return
-        names = {str(info["exported_to"]): provenance_label(info)
-                 for info in self.inputs.values() if info.get("exported_to")}
+        names = self._export_names(lambda _name, info: provenance_label(info))
         config = self.town_config()
         if not config:
             names[str(self.folder / "town.toml")] = "the layers chosen in the QGIS dialog"
@@ -409,9 +425,14 @@ class Workspace:
         return folder
 
 
-def provenance_label(info: dict) -> str:
-    """How an output names the QGIS layer a temporary export came from."""
-    text = f"QGIS layer '{info.get('layer') or '?'}' ({info.get('source') or '?'}"
+def provenance_label(info: dict, *, short: bool = False) -> str:
+    """How an output names the QGIS layer a temporary export came from; ``short`` gives the
+    source's file name only (the ``label`` in the town config, printed on PDFs)."""
+    source = str(info.get("source") or "?")
+    if short:
+        path, sep, rest = source.partition("|")
+        source = os.path.basename(path) + sep + rest
+    text = f"QGIS layer '{info.get('layer') or '?'}' ({source}"
     if info.get("subset"):
         text += f"; filter {info['subset']}"
     if info.get("selected_features_only"):

@@ -177,7 +177,7 @@ says how many recipients cannot be mailed.
         config = ws.config_path()
         args = ["abutters", "--config", config]
         if site is not None:
-            args += ["--site", site]
+            args += ["--site", ws.arg(site)]
         for pid in dict.fromkeys(ids):  # "--opt=value": an id starting with "-" stays a value
             args.append(f"--parcel={pid}")
         distance = self.parameterAsDouble(parameters, "DISTANCE", context)
