@@ -69,7 +69,8 @@ The distance is measured exactly from the subject parcels' property line; a parc
 the distance is included. Right-of-way and water polygons without an owner are left out and \
 listed with the reason; for a parcels layer without MassGIS's POLY_TYPE (e.g. Cambridge's, whose \
 streets have ML = ROAD) set the right-of-way field and values under Advanced Parameters. \
-The output folder receives abutting_parcels.csv, mailing_list.csv and .xlsx, labels.pdf, abutters_map.pdf, certified_mail.pdf, left_out.csv, mailing_review.csv (the \
+The output folder receives abutting_parcels.csv, mailing_list.csv and .xlsx, labels.pdf, \
+abutters_map.pdf, certified_mail.pdf, left_out.csv, mailing_review.csv (the \
 owners that cannot be mailed for want of an address, and likely duplicates), certification.pdf \
 (the cover sheet the Board of Assessors certifies), abutters.json and abutters.gpkg. The result \
 says how many recipients cannot be mailed.
