@@ -105,7 +105,9 @@ def test_screening_report_names_the_qgis_layers_not_the_exports(plugin, sample_l
 @pytest.mark.parametrize(("params", "fragment"), [
     ({"RIGHT_OF_WAY_FIELD": "POLY_TYPE"}, "or neither"),
     ({"RIGHT_OF_WAY_VALUES": "ROW"}, "or neither"),
-])
+    ({"RIGHT_OF_WAY_FIELD": "POLY_TYPE", "RIGHT_OF_WAY_VALUES": " , "}, "or neither"),
+    ({"RIGHT_OF_WAY_FIELD": "NO_SUCH", "RIGHT_OF_WAY_VALUES": "ROW"}, "NO_SUCH"),
+], ids=["field-only", "values-only", "blank-values", "missing-field"])
 def test_right_of_way_needs_both_field_and_values(plugin, sample_layers, params, fragment):
     import processing
     from qgis.core import QgsProcessingException
