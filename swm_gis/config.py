@@ -165,7 +165,7 @@ TOWN_KEYS: dict[str, Kind] = {"name": TEXT, "crs": TEXT, "synthetic": BOOL}
 
 #: Keys of each [layers.KEY]; ``fields`` is checked against the layer's logical fields.
 LAYER_KEYS: dict[str, Kind] = {"path": SOURCE, "layer": TEXT_OR_LIST, "crs": TEXT, "fields": TABLE,
-                               "coverage": TEXT, "vintage": TEXT}
+                               "coverage": TEXT, "vintage": TEXT, "label": TEXT}
 #: Keys only the parcels layer takes: the right-of-way rule for sources without POLY_TYPE.
 PARCEL_KEYS: dict[str, Kind] = {**LAYER_KEYS, "right_of_way": TABLE}
 
@@ -207,6 +207,9 @@ class LayerSpec:
     # the area the layer's data is taken to cover (docs/findings.md): "town" (the town
     # boundary and the layer's own extent), "extent" (its own extent only) or "statewide"
     coverage: str = "town"
+    #: How outputs name the source beside its path (``label = "..."``), e.g. the QGIS layer a
+    #: temporary export came from.
+    label: str | None = None
     #: A layer read from several sources (``path = [...]``): one spec per source, in config
     #: order; ``path`` is then their paths joined by " + " (for messages and provenance).
     parts: tuple[LayerSpec, ...] = ()
@@ -498,6 +501,7 @@ def _parse_layer(key: str, raw: Any, base_dir: Path, where: str) -> LayerSpec:
         fields={**schema.fields, **{k: (v.strip() or None) for k, v in given.items()}},
         explicit_fields=frozenset(k for k, v in given.items() if v.strip()),
         vintage=str(raw["vintage"]) if raw.get("vintage") not in (None, "") else None,
+        label=str(raw["label"]).strip() or None if raw.get("label") is not None else None,
     )
     return _with_sources(spec, raw, base_dir, where)
 

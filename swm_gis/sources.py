@@ -19,20 +19,28 @@ from swm_gis.errors import InputFileError
 def source_info(spec: LayerSpec) -> dict[str, Any]:
     """Where a layer came from: file (or connection), layer name and modification time (UTC).
 
+    A config ``label`` is carried as ``label``: outputs print it instead of the file.
+
     A layer read from several sources also lists each one under ``sources``; a database
     connection is given without any password.
     """
     if spec.parts:
         parts = [source_info(p) for p in spec.parts]
         times = [p["modified"] for p in parts if p["modified"]]
-        return {"key": spec.key, "file": spec.path, "layer": spec.layer,
-                "modified": max(times) if times else None, "sources": parts}
+        return _labelled({"key": spec.key, "file": spec.path, "layer": spec.layer,
+                          "modified": max(times) if times else None, "sources": parts}, spec)
     modified = None
     if spec.is_file and os.path.exists(spec.path):
         ts = os.path.getmtime(spec.path)
         modified = dt.datetime.fromtimestamp(ts, tz=dt.UTC).isoformat(timespec="seconds")
     file = postgis.redact(spec.path) if spec.is_postgis else spec.path
-    return {"key": spec.key, "file": file, "layer": spec.layer, "modified": modified}
+    return _labelled({"key": spec.key, "file": file, "layer": spec.layer, "modified": modified},
+                     spec)
+
+
+def _labelled(info: dict[str, Any], spec: LayerSpec) -> dict[str, Any]:
+    """``info`` with the config's ``label`` (how outputs name the source), when it has one."""
+    return {**info, "label": spec.label} if spec.label else info
 
 
 def file_source_info(source: str) -> dict[str, Any]:

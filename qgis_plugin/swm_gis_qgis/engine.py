@@ -36,14 +36,24 @@ SETTING_EXECUTABLE = "SWM_GIS_EXECUTABLE"
 ENV_EXECUTABLE = "SWM_GIS_EXECUTABLE"
 ENGINE_NAME = "swm-gis"
 
+#: The install lines of the repository README ("Install elsewhere"), which
+#: tests/test_packaging.py runs: swm-gis is not on PyPI, its wheel is built in a checkout.
+INSTALL_LINES = ("make dist", "python3 -m venv ~/swm-gis-env",
+                 "~/swm-gis-env/bin/pip install dist/swm_gis-0.1.0-py3-none-any.whl")
+
+#: How to install the engine, in one sentence (messages, help).
+INSTALL_HOW = (
+    "swm-gis is not on PyPI: in a checkout of its repository run "
+    + ", ".join(f"'{line}'" for line in INSTALL_LINES)
+    + " (README) and use ~/swm-gis-env/bin/swm-gis, or run 'make demo' there "
+    "(.venv/bin/swm-gis)."
+)
+
 INSTALL_HELP = (
-    "The swm-gis engine was not found. The swm-gis QGIS plugin runs the swm-gis command-line "
-    "program in its own process. Install it in a Python 3.11+ environment outside QGIS with "
-    "'pip install swm-gis' (or, in a checkout of the swm-gis repository, run 'make demo', which "
-    "creates .venv/bin/swm-gis), then either put its folder on PATH or set the full path of the "
-    "swm-gis executable in QGIS under Processing > Options > Providers > swm-gis > "
-    "'swm-gis executable' (or in the SWM_GIS_EXECUTABLE environment variable for qgis_process "
-    "and scripts)."
+    "The swm-gis engine was not found: the plugin runs the swm-gis program in its own process. "
+    f"{INSTALL_HOW} Put its folder on PATH or set its full path in Processing > Options > "
+    "Providers > swm-gis > 'swm-gis executable' (or SWM_GIS_EXECUTABLE for qgis_process and "
+    "scripts)."
 )
 
 #: How long to wait for the engine to stop after a polite terminate before killing it.

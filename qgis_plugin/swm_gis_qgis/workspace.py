@@ -60,6 +60,8 @@ class Workspace:
         self.layers: dict[str, dict[str, Any]] = {}
         self.rules: dict[str, Any] = {}
         self.inputs: dict[str, dict[str, Any]] = {}  # provenance: QGIS layer -> exported file
+        #: ``[layers.parcels] right_of_way`` for the config: {"field": ..., "values": [...]}
+        self.right_of_way: dict[str, Any] | None = None
 
     # -- helpers ------------------------------------------------------------------------
     def label(self, name: str) -> str:
@@ -71,10 +73,27 @@ class Workspace:
         """``text`` in the dialog's words (labels, QGIS layers; no flags, no temporary paths);
         ``ids=False`` for data values, whose words may look like parameter ids (HUC10)."""
         labels = wording.param_labels(self.alg.parameterDefinitions())
-        exports = {str(info["exported_to"]): f"the layer '{info.get('layer') or name}'"
-                   for name, info in self.inputs.items() if info.get("exported_to")}
+        exports = self._export_names(
+            lambda name, info: f"the layer '{info.get('layer') or name}'")
         return wording.dialog_text(text, labels, exports=exports, temp_root=str(self.folder),
                                    user_config=self.has("TOWN_CONFIG"), ids=ids)
+
+    def arg(self, path: str) -> str:
+        """How a command-line argument names an exported file: ``./NAME`` relative to this
+        folder (the engine runs in it), so the outputs that echo the argument (the screening
+        report's parameters) never print the temporary folder."""
+        p = Path(path)
+        return f"./{p.name}" if p.parent == self.folder else path
+
+    def _export_names(self, label) -> dict[str, str]:
+        """Each export (absolute and as :meth:`arg` names it) -> ``label(name, info)``."""
+        names = {}
+        for name, info in self.inputs.items():
+            if info.get("exported_to"):
+                text = label(name, info)
+                names[str(info["exported_to"])] = text
+                names[self.arg(str(info["exported_to"]))] = text
+        return names
 
     def warn(self, text: str) -> None:
         """A warning in the dialog's log, in the dialog's words."""
@@ -268,12 +287,21 @@ class Workspace:
         source = self.alg.parameterAsSource(self.parameters, li.param, self.context)
         if source is None:
             raise QgsProcessingException(f"{li.param}: cannot open the layer.")
-        mapping = self.field_mapping(li, list(source.fields().names()))
+        names = list(source.fields().names())
+        mapping = self.field_mapping(li, names)
         keep = list(dict.fromkeys(mapping.values()))
+        if li.key == "parcels" and self.right_of_way:
+            row_field = self.right_of_way["field"]
+            if row_field not in names:
+                raise QgsProcessingException(
+                    f"The right-of-way field {row_field} is not a field of "
+                    f"{self.source_layer_label(li.param)}.")
+            keep = list(dict.fromkeys([*keep, row_field]))
         path = self.export(li.param, li.key, keep_fields=keep,
                            mixed_geometry=li.geometry == "any")
         self.layers[li.key] = {"path": path, "layer": li.key, "fields": mapping,
-                               "crs": source.sourceCrs().authid() or None}
+                               "crs": source.sourceCrs().authid() or None,
+                               "label": provenance_label(self.inputs[li.param], short=True)}
 
     def add_raster(self, li: LayerInput) -> None:
         layer = self.alg.parameterAsRasterLayer(self.parameters, li.param, self.context)
@@ -288,10 +316,11 @@ class Workspace:
             raise QgsProcessingException(
                 f"{li.param} ('{layer.name()}') has no coordinate reference system. Set it in "
                 "the layer's Properties > Source and run again.")
-        self.layers[li.key] = {"path": layer.source().split("|")[0], "layer": None,
-                               "fields": {}, "crs": layer.crs().authid() or None}
         self.inputs[li.param] = {"layer": layer.name(), "source": layer.publicSource(),
                                  "crs": layer.crs().authid(), "exported_to": None}
+        self.layers[li.key] = {"path": layer.source().split("|")[0], "layer": None,
+                               "fields": {}, "crs": layer.crs().authid() or None,
+                               "label": provenance_label(self.inputs[li.param], short=True)}
 
     # -- the town config ----------------------------------------------------------------
     def write_config(self, *, name: str | None = None) -> str:
@@ -317,6 +346,12 @@ class Workspace:
                 lines.append(f"layer = {_toml(entry['layer'])}")
             if entry.get("crs"):
                 lines.append(f"crs = {_toml(entry['crs'])}")
+            if entry.get("label"):
+                lines.append(f"label = {_toml(entry['label'])}")
+            if key == "parcels" and self.right_of_way:
+                values = ", ".join(_toml(v) for v in self.right_of_way["values"])
+                lines.append(f"right_of_way = {{field = {_toml(self.right_of_way['field'])}, "
+                             f"values = [{values}]}}")
             if entry.get("fields"):
                 lines.append(f"[layers.{key}.fields]")
                 lines += [f"{k} = {_toml(v)}" for k, v in entry["fields"].items()]
@@ -363,8 +398,7 @@ class Workspace:
         folder = outputs.get("OUTPUT_FOLDER") or getattr(self.alg, "_out", None)
         if not folder or not os.path.isdir(folder) or not self.inputs:
             return
-        names = {str(info["exported_to"]): provenance_label(info)
-                 for info in self.inputs.values() if info.get("exported_to")}
+        names = self._export_names(lambda _name, info: provenance_label(info))
         config = self.town_config()
         if not config:
             names[str(self.folder / "town.toml")] = "the layers chosen in the QGIS dialog"
@@ -391,9 +425,14 @@ class Workspace:
         return folder
 
 
-def provenance_label(info: dict) -> str:
-    """How an output names the QGIS layer a temporary export came from."""
-    text = f"QGIS layer '{info.get('layer') or '?'}' ({info.get('source') or '?'}"
+def provenance_label(info: dict, *, short: bool = False) -> str:
+    """How an output names the QGIS layer a temporary export came from; ``short`` gives the
+    source's file name only (the ``label`` in the town config, printed on PDFs)."""
+    source = str(info.get("source") or "?")
+    if short:
+        path, sep, rest = source.partition("|")
+        source = os.path.basename(path) + sep + rest
+    text = f"QGIS layer '{info.get('layer') or '?'}' ({source}"
     if info.get("subset"):
         text += f"; filter {info['subset']}"
     if info.get("selected_features_only"):

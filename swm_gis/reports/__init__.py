@@ -62,8 +62,8 @@ class PackageInfo:
         """One line per source: key, file (layer) and its vintage (see :func:`vintage_text`)."""
         lines = []
         for s in self.sources:
-            where = s.get("file") or ""
-            if s.get("layer"):
+            where = s.get("label") or s.get("file") or ""
+            if s.get("layer") and not s.get("label"):
                 where += f" (layer {s['layer']})"
             lines.append(f"{s.get('key', 'data')}: {where}; {vintage_text(self._with_vintage(s))}")
         return lines
@@ -71,8 +71,8 @@ class PackageInfo:
     def source_rows(self) -> list[tuple[str, str, str]]:
         """(key, file name, vintage) per source, for tables that wrap each cell on its own."""
         return [(str(s.get("key", "data")),
-                 Path(str(s.get("file") or "")).name + (f" ({s['layer']})" if s.get("layer")
-                                                       else ""),
+                 s.get("label") or Path(str(s.get("file") or "")).name
+                 + (f" ({s['layer']})" if s.get("layer") else ""),
                  vintage_text(self._with_vintage(s))) for s in self.sources]
 
     def header_lines(self) -> list[str]:

@@ -150,6 +150,7 @@ def _describe_source(src: Any, *, compact: bool = False) -> str:
         layer = src.get("layer")
         key = src.get("key")
         where = f"{name}:{layer}" if layer else name
+        where = src.get("label") or where
         label = f"{key} = {where}" if key and key != "input" and not compact else where
         return f"{label} ({_date(src.get('modified') or src.get('vintage'))})"
     return str(src)

@@ -32,12 +32,33 @@ def _rows(path):
     return rows[:end]
 
 
+def _output_texts(folder):
+    """The text of every output a user reads: PDFs (pypdf), CSV, JSON, HTML and Excel XML."""
+    import zipfile
+
+    from pypdf import PdfReader
+
+    texts = {}
+    for path in sorted(folder.iterdir()):
+        suffix = path.suffix.lower()
+        if suffix == ".pdf":
+            texts[path.name] = "\n".join(p.extract_text() or "" for p in PdfReader(path).pages)
+        elif suffix in (".csv", ".json", ".html", ".txt"):
+            texts[path.name] = path.read_text(encoding="utf-8-sig")
+        elif suffix == ".xlsx":
+            with zipfile.ZipFile(path) as z:
+                texts[path.name] = "\n".join(z.read(n).decode("utf-8") for n in z.namelist()
+                                             if n.endswith(".xml"))
+    return texts
+
+
 def test_cambridge_parcel_9_29(plugin, tmp_path):
     import processing
     from qgis.core import (
         QgsCoordinateReferenceSystem,
         QgsProcessingException,
         QgsProcessingFeatureSourceDefinition,
+        QgsProcessingUtils,
         QgsProject,
         QgsVectorLayer,
     )
@@ -54,12 +75,14 @@ def test_cambridge_parcel_9_29(plugin, tmp_path):
                   "MAP_PAR_ID_FIELD": "ML", "TOWN_ID_FIELD": None,
                   "SUBJECT": QgsProcessingFeatureSourceDefinition(parcels.id(), True),
                   "TOWN_NAME": "Cambridge (real data, FY2014 parcels)",
+                  "RIGHT_OF_WAY_FIELD": "ML", "RIGHT_OF_WAY_VALUES": "ROAD",
                   "OUTPUT": "memory:", "OUTPUT_FOLDER": str(tmp_path / "plugin"),
                   **ASSESS_FIELDS}
         with pytest.raises(QgsProcessingException, match="no coordinate reference system"):
             processing.run("swm_gis:abutters", params)  # the TopoJSON declares none
         parcels.setCrs(QgsCoordinateReferenceSystem("EPSG:4326"))  # as the config states
         result = processing.run("swm_gis:abutters", params)
+        temp_root = QgsProcessingUtils.tempFolder()
     finally:
         QgsProject.instance().removeMapLayers([parcels.id(), assess.id()])
     cli = subprocess.run([ENGINE, "--progress", "none", "abutters", "--config",
@@ -71,6 +94,18 @@ def test_cambridge_parcel_9_29(plugin, tmp_path):
     assert _rows(tmp_path / "plugin" / "abutting_parcels.csv") == listed
     assert _rows(tmp_path / "plugin" / "mailing_list.csv") == \
         _rows(tmp_path / "cli" / "mailing_list.csv")
+    left_out = _rows(tmp_path / "plugin" / "left_out.csv")
+    assert left_out == _rows(tmp_path / "cli" / "left_out.csv")
+    assert any("ROAD" in cell for row in left_out[1:] for cell in row)  # the streets, as the CLI
+    assert "ROAD" not in {row[0] for row in listed[1:]}
+    texts = _output_texts(tmp_path / "plugin")
+    assert {"certification.pdf", "abutters_map.pdf", "abutters.json", "left_out.csv",
+            "mailing_list.xlsx"} <= set(texts)
+    for name, text in texts.items():
+        assert "/tmp/processing_" not in text, name
+        assert temp_root not in text, name
+    assert "QGIS layer 'parcels'" in texts["certification.pdf"]
+    assert "QGIS layer 'parcels'" in texts["abutters_map.pdf"]
     assert result["ABUTTER_COUNT"] == len(listed) - 1 > 0
     got = {f["parcel_id"]: f["distance_ft"] for f in result["OUTPUT"].getFeatures()}
     assert max(got.values()) <= 100.0

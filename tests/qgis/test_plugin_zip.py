@@ -42,7 +42,9 @@ def test_the_zip_holds_the_plugin_folder_and_nothing_else(tmp_path):
     assert meta["qgisMinimumVersion"] == "3.22"
     assert meta["icon"] == "icon.svg"
     assert "0.1.0" in meta["changelog"]
-    assert "pip install swm-gis" in meta["about"]
+    assert "pip install dist/swm_gis-0.1.0-py3-none-any.whl" in meta["about"]
+    assert "not on PyPI" in meta["about"]
+    assert "pip install swm-gis" not in meta["about"]
 
 
 def test_the_zip_is_reproducible(tmp_path):

@@ -14,6 +14,7 @@ from qgis.core import (
     QgsProcessingParameterEnum,
     QgsProcessingParameterFeatureSink,
     QgsProcessingParameterFeatureSource,
+    QgsProcessingParameterField,
     QgsProcessingParameterString,
 )
 
@@ -66,8 +67,10 @@ mailing list is produced.
 
 The distance is measured exactly from the subject parcels' property line; a parcel at exactly \
 the distance is included. Right-of-way and water polygons without an owner are left out and \
-listed with the reason. The output folder receives abutting_parcels.csv, mailing_list.csv and \
-.xlsx, labels.pdf, abutters_map.pdf, certified_mail.pdf, left_out.csv, mailing_review.csv (the \
+listed with the reason; for a parcels layer without MassGIS's POLY_TYPE (e.g. Cambridge's, whose \
+streets have ML = ROAD) set the right-of-way field and values under Advanced Parameters. \
+The output folder receives abutting_parcels.csv, mailing_list.csv and .xlsx, labels.pdf, \
+abutters_map.pdf, certified_mail.pdf, left_out.csv, mailing_review.csv (the \
 owners that cannot be mailed for want of an address, and likely duplicates), certification.pdf \
 (the cover sheet the Board of Assessors certifies), abutters.json and abutters.gpkg. The result \
 says how many recipients cannot be mailed.
@@ -108,6 +111,19 @@ says how many recipients cannot be mailed.
                                               multiLine=True, optional=True),
                  "Sender lines for certified_mail.pdf (name, street, city/state/ZIP), one per "
                  "line.", advanced=True)
+        self.add(QgsProcessingParameterField(
+            "RIGHT_OF_WAY_FIELD", self.tr("Right-of-way field of the parcels layer"),
+            parentLayerParameterName="PARCELS", optional=True),
+            "For parcels layers without MassGIS's POLY_TYPE (e.g. Cambridge): the field that "
+            "marks street and other right-of-way polygons. Together with the values below, "
+            "those polygons have no owner to notify and are left out (listed in left_out.csv), "
+            "as the town config's right_of_way = {field = \"ML\", values = [\"ROAD\"]} does.",
+            advanced=True)
+        self.add(QgsProcessingParameterString(
+            "RIGHT_OF_WAY_VALUES", self.tr("Right-of-way values (comma-separated)"),
+            defaultValue="", optional=True),
+            "The values of the right-of-way field that mark a right-of-way polygon, separated "
+            "by commas, e.g. ROAD.", advanced=True)
         self.add_common_advanced(town_name_advanced=False)
         self.add(QgsProcessingParameterFeatureSink(
             "OUTPUT", self.tr("Abutting parcels"), QgsProcessing.TypeVectorPolygon),
@@ -159,10 +175,11 @@ says how many recipients cannot be mailed.
             raise QgsProcessingException(
                 "Choose the subject property in SUBJECT: the parcels layer with the subject "
                 "parcel(s) selected and 'Selected features only' ticked, or a layer of its own.")
+        ws.right_of_way = self.right_of_way(parameters, context, ws)
         config = ws.config_path()
         args = ["abutters", "--config", config]
         if site is not None:
-            args += ["--site", site]
+            args += ["--site", ws.arg(site)]
         for pid in dict.fromkeys(ids):  # "--opt=value": an id starting with "-" stays a value
             args.append(f"--parcel={pid}")
         distance = self.parameterAsDouble(parameters, "DISTANCE", context)
@@ -181,6 +198,23 @@ says how many recipients cannot be mailed.
         self._out = ws.out_folder()
         args += ["--out", self._out, "--overwrite"]
         return args
+
+    def right_of_way(self, parameters, context, ws) -> dict | None:
+        """The right-of-way rule the dialog sets: ``{"field": ..., "values": [...]}`` or None."""
+        field = (self.parameterAsString(parameters, "RIGHT_OF_WAY_FIELD", context) or "").strip()
+        text = self.parameterAsString(parameters, "RIGHT_OF_WAY_VALUES", context) or ""
+        values = [v.strip() for v in text.split(",") if v.strip()]
+        if not field and not values:
+            return None
+        if not field or not values:
+            raise QgsProcessingException(
+                f"Set both {ws.label('RIGHT_OF_WAY_FIELD')} and "
+                f"{ws.label('RIGHT_OF_WAY_VALUES')} (e.g. ML and ROAD), or neither.")
+        if ws.town_config():
+            ws.warn("A town config file is set, so the right-of-way field and values are not "
+                    "used: the town config's [layers.parcels] right_of_way applies.")
+            return None
+        return {"field": field, "values": values}
 
     def subject_ids(self, parameters, context, ws) -> list[str]:
         source = self.parameterAsSource(parameters, "SUBJECT", context)

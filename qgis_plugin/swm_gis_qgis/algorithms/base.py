@@ -173,7 +173,11 @@ class SwmGisAlgorithm(QgsProcessingAlgorithm):
             "TOWN_CONFIG", self.tr("Town config file (TOML), instead of the layers"),
             behavior=QgsProcessingParameterFile.File, extension="toml", optional=True),
             "A town config (TOML) naming every reference layer, for staff who keep one config "
-            "per town. When set, the layer parameters of this algorithm are not used: the "
+            "per town: a [layers.parcels], [layers.assess], ... section per layer with its "
+            "path, and a [layers.KEY.fields] table only where the source's field names differ "
+            f"from MassGIS's (parcels: {_massgis_fields('parcels')}; assessing table: "
+            f"{_massgis_fields('assess')}). The repository's data/cambridge.toml is a worked "
+            "example. When set, the layer parameters of this algorithm are not used: the "
             "layers the config names are read instead.")
 
     def add_town_layers(self, *, only: tuple[str, ...] | None = None,
@@ -359,9 +363,14 @@ class SwmGisAlgorithm(QgsProcessingAlgorithm):
                 f"Cannot read the engine's output {path}: {exc}") from None
 
 
+def _massgis_fields(key: str) -> str:
+    """The published MassGIS field names of layer ``key``, for help texts."""
+    return ", ".join(f.default for f in CATALOG[key].fields if f.default)
+
+
 ENGINE_NOTE = (
-    "Runs the swm-gis engine as a separate program (like QGIS's GRASS and SAGA providers); "
-    "install it with 'pip install swm-gis' and, if it is not on PATH, set its path under "
+    "Runs the swm-gis engine as a separate program (like QGIS's GRASS and SAGA providers). "
+    f"{engine.INSTALL_HOW} If it is not on PATH, set its path under "
     "Processing > Options > Providers > swm-gis. Rule values are Lynnfield Chapter 320's; "
     "distances are in feet and measured exactly on the geometry in the working CRS."
 )

@@ -190,9 +190,9 @@ class ScreenAlgorithm(SwmGisAlgorithm):
     def engine_args(self, parameters, context, feedback, ws):
         site = ws.export("SITE", "site")
         config = ws.config_path(site_standin=site)
-        args = ["screen", "--config", config, "--site", site]
+        args = ["screen", "--config", config, "--site", ws.arg(site)]
         if self.WITH_COMMON_PLAN and ws.has("COMMON_PLAN"):
-            args += ["--common-plan", ws.export("COMMON_PLAN", "common_plan")]
+            args += ["--common-plan", ws.arg(ws.export("COMMON_PLAN", "common_plan"))]
         if self.WITH_EXEMPTIONS and ws.has("EXEMPTIONS"):
             for i in self.parameterAsEnums(parameters, "EXEMPTIONS", context):
                 args += ["--exemption", EXEMPTIONS[i]]
@@ -212,12 +212,12 @@ class ScreenAlgorithm(SwmGisAlgorithm):
                 keep, rename = [id_field], {id_field: "id"}
             else:
                 keep, rename = list(src.fields().names()), {}
-            args += ["--mitigation", ws.export("MITIGATION", "mitigation", keep_fields=keep,
-                                               rename=rename)]
+            args += ["--mitigation", ws.arg(ws.export("MITIGATION", "mitigation",
+                                                      keep_fields=keep, rename=rename))]
         if self.WITH_PROPOSED_IMPERVIOUS:
             if ws.has("PROPOSED_IMPERVIOUS"):
                 args += ["--proposed-impervious",
-                         ws.export("PROPOSED_IMPERVIOUS", "proposed_impervious")]
+                         ws.arg(ws.export("PROPOSED_IMPERVIOUS", "proposed_impervious"))]
             elif ws.has("PROPOSED_IMPERVIOUS_SQFT"):
                 sqft = self.parameterAsDouble(parameters, "PROPOSED_IMPERVIOUS_SQFT", context)
                 args += ["--proposed-impervious-sqft", f"{sqft:g}"]
