@@ -351,7 +351,10 @@ def test_two_runs_racing_on_one_folder_never_mix(tmp_path, writer):
         for proc, err, other in ((a, err_a, "writer B"), (b, err_b, "writer A")):
             if proc.returncode == 2:
                 refused += 1
-                assert "Another run is writing" in err and other in err
+                # the other run is named; in the instant before it has written its name into
+                # the lock, the message says a run is just starting (and names the lock file)
+                assert "Another run is writing" in err
+                assert other in err or "just starting" in err, err
     assert _hidden(tmp_path) == []
     assert refused >= 1  # the pauses make overlaps certain in practice, so the lock was used
 

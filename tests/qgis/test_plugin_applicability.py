@@ -94,8 +94,6 @@ def test_the_output_gets_the_style_the_engine_stored(plugin, reference, tmp_path
     assert {row[-1] for row in _rows(src)} <= classes
 
 
-@pytest.mark.xfail(strict=True, reason="issue 17: swm_gis.palette.class_colours is not wired "
-                   "into applicability.write_style yet (the lead wires it; then drop this mark)")
 def test_the_sample_towns_legend_has_one_colour_per_class(plugin, reference, tmp_path):
     """Before: 17 classes drawn with 14 fill colours (three pairs share a green)."""
     from qgis.core import QgsVectorLayer
