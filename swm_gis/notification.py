@@ -271,6 +271,10 @@ def abutter_package(
                             distance_ft=distance_ft, skipped=skipped, n_abutting=len(abut),
                             limit=limit)
     streets = read_streets(config, candidates, warnings)
+    # an address too long to print whole (labels on the default 5160 sheet, the mailing book)
+    unfit = checks.address_fit_warning(mailable) if len(mailable) else None
+    if unfit is not None:
+        warnings.append(unfit)
     info = PackageInfo(
         town=config.name, subject_ids=tuple(ids), distance_ft=distance_ft,
         fiscal_years=tuple(fiscal_years(assess)), sources=tuple(_sources(config, site)),

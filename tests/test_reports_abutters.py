@@ -330,3 +330,26 @@ def test_fit_address_stays_in_its_box_and_keeps_the_address_unless_it_says_so(na
         assert squeezed.endswith("".join(address).replace(" ", ""))
     if fitted.cut == "":
         assert squeezed == "".join([*names, *address]).replace(" ", "")
+
+
+def test_the_abutter_job_warns_when_an_address_cannot_be_printed_whole(tmp_path):
+    """The job (not only the report helper) puts address_does_not_fit into abutters.json."""
+    import shutil
+    from pathlib import Path
+
+    import pyogrio
+
+    import swm_gis
+
+    sample = Path(swm_gis.__file__).parents[1] / "data" / "sample"
+    town = tmp_path / "town"
+    shutil.copytree(sample, town)
+    assess = pyogrio.read_dataframe(town / "sample.gpkg", layer="assess")
+    assess["OWN_ADDR"] = "UNIT " + "9" * 40 + " " + "ELM STREET " * 60
+    pyogrio.write_dataframe(assess, town / "sample.gpkg", layer="assess", driver="GPKG")
+    pkg = swm_gis.abutter_package(swm_gis.load_config(town / "town.toml"),
+                                  parcels=["M_236682_917765"])
+    codes = [w["code"] for w in pkg.warnings]
+    assert "address_does_not_fit" in codes
+    found = next(w for w in pkg.warnings if w["code"] == "address_does_not_fit")
+    assert f"of {len(pkg.recipients)} recipient(s)" in found["text"]
