@@ -189,6 +189,12 @@ class Overlays:
         Receiving-water flags per DEM cell (ORW, impaired waters), if a DEM is configured.
     checks
         Which checks ran and on which data (the output's checks table).
+    coverage
+        Area each check's layers cover (``"nhesp"``, ``"sfha"``); beyond it a flag that found
+        nothing is null, not false. A missing key or None covers every parcel.
+    nhesp_complete
+        All three NHESP layers configured: only then can "no NHESP feature within 500 ft" be
+        said.
     """
 
     rules: Rules = field(default_factory=Rules)

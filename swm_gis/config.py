@@ -258,6 +258,9 @@ class TownConfig:
         The TOML file the config was read from, if any.
     synthetic
         True for made-up data (the sample town): every output then says so.
+    cache_enabled, cache_dir
+        ``[cache]``: whether the town's flow grid is kept on disk
+        (:mod:`swm_gis.flowgrid_cache`), and where (default: the user's cache folder).
     """
 
     name: str

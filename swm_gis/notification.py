@@ -91,6 +91,10 @@ class AbutterPackage:
         The ``--site`` polygon(s), if the subject was given by a site.
     streets
         Street centerlines around the subject (``[layers.streets]``), for the map.
+    subject_addresses
+        Subject parcel id to its site address (the map labels the subject with it).
+    document
+        The ``abutters.json`` content (subject, distance, counts, warnings).
     """
 
     info: PackageInfo

@@ -449,7 +449,8 @@ def test_a_260_character_name_never_costs_the_street_and_zip(box, co_owner):
     city/state/ZIP lines silently; now the name gives way (with an ellipsis) and is reported."""
     from reportlab.pdfbase.pdfmetrics import stringWidth
 
-    from swm_gis.reports.labels import SHEETS, fit_address, label_parts, shortened_labels
+    from swm_gis.reports.certified_mail import shortened_labels
+    from swm_gis.reports.labels import SHEETS, fit_address, label_parts
     from swm_gis.reports.pdf_fonts import register_fonts
 
     font, _ = register_fonts()

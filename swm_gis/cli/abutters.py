@@ -169,7 +169,7 @@ def run_abutters(
 def _label_warnings(package, label_template: str) -> list[str]:
     """Names too long for a label or a mailing-book line even at the smallest type: said in the
     summary (their street and city/state/ZIP lines are always printed whole)."""
-    from swm_gis.reports.labels import shortened_labels
+    from swm_gis.reports.certified_mail import shortened_labels
 
     names = shortened_labels(package.recipients, template=str(label_template))
     if not names:

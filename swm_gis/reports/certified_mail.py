@@ -16,7 +16,16 @@ from pathlib import Path
 import pandas as pd
 
 from swm_gis.reports import PackageInfo
-from swm_gis.reports.labels import FittedLabel, fit_address, fit_lines, label_parts
+from swm_gis.reports.labels import (
+    PAD_X_IN,
+    PAD_Y_IN,
+    PT_PER_IN,
+    SHEETS,
+    FittedLabel,
+    fit_address,
+    fit_lines,
+    label_parts,
+)
 from swm_gis.reports.pdf_fonts import register_fonts
 from swm_gis.writers import atomic_path
 
@@ -215,5 +224,23 @@ def unfit_addressees(recips: pd.DataFrame) -> list[str]:
     return out
 
 
-__all__ = ["FEE_COLUMNS", "LINES_PER_PAGE", "addressee_lines", "unfit_addressees",
+def shortened_labels(recips: pd.DataFrame, *, template: str = "5160") -> list[str]:
+    """Owner names whose label (on ``template``) or certified-mail line had to be shortened with
+    an ellipsis even at the smallest type, for the package summary: nothing is cut silently (the
+    full names stay in mailing_list.csv; the address is always printed whole when it fits)."""
+    sheet = SHEETS[str(template)]
+    font, _bold = register_fonts()
+    width_pt = (sheet.label_w - 2 * PAD_X_IN) * PT_PER_IN
+    height_pt = (sheet.label_h - 2 * PAD_Y_IN) * PT_PER_IN
+    out = []
+    for rec in recips.to_dict("records"):
+        names, address = label_parts(rec)
+        label = fit_address(names, address, width_pt=width_pt, height_pt=height_pt, font=font)
+        if label.cut or addressee_lines(rec, font=font).cut:
+            out.append(names[0] if names else "(no name)")
+    return out
+
+
+__all__ = ["FEE_COLUMNS", "LINES_PER_PAGE", "addressee_lines", "shortened_labels",
+           "unfit_addressees",
            "write_certified_mail"]

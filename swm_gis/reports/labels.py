@@ -268,24 +268,5 @@ def unfit_addresses(recips: pd.DataFrame, *, template: str = "5160") -> list[str
     return out
 
 
-def shortened_labels(recips: pd.DataFrame, *, template: str = "5160") -> list[str]:
-    """Owner names whose label (on ``template``) or certified-mail line had to be shortened with
-    an ellipsis even at the smallest type, for the package summary: nothing is cut silently (the
-    full names stay in mailing_list.csv; the address is always printed whole when it fits)."""
-    from swm_gis.reports.certified_mail import addressee_lines
-
-    sheet = SHEETS[str(template)]
-    font, _bold = register_fonts()
-    width_pt = (sheet.label_w - 2 * PAD_X_IN) * PT_PER_IN
-    height_pt = (sheet.label_h - 2 * PAD_Y_IN) * PT_PER_IN
-    out = []
-    for rec in recips.to_dict("records"):
-        names, address = label_parts(rec)
-        label = fit_address(names, address, width_pt=width_pt, height_pt=height_pt, font=font)
-        if label.cut or addressee_lines(rec, font=font).cut:
-            out.append(names[0] if names else "(no name)")
-    return out
-
-
 __all__ = ["SHEETS", "FittedLabel", "LabelSheet", "fit_address", "fit_lines", "label_lines",
-           "label_parts", "shortened_labels", "unfit_addresses", "write_labels"]
+           "label_parts", "unfit_addresses", "write_labels"]
