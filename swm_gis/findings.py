@@ -126,12 +126,17 @@ def _ft(x: Any) -> str:
     return f"{float(x):,.0f} ft"
 
 
-def _bfe(value: Any) -> str:
+def bfe_text(value: Any) -> str:
+    """A FIRM base flood elevation in words: ``12.0`` -> "12 ft"; missing or -9999 -> "none on
+    the FIRM" (NFHL's no-value code)."""
     try:
         v = float(value)
     except (TypeError, ValueError):
         return "none on the FIRM"
     return "none on the FIRM" if v <= -9999 else f"{v:g} ft"
+
+
+_bfe = bfe_text
 
 
 def _tmdl_text(tmdl: Any) -> str:

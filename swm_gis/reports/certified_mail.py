@@ -17,13 +17,10 @@ import pandas as pd
 
 from swm_gis.reports import PackageInfo
 from swm_gis.reports.labels import (
-    PAD_X_IN,
-    PAD_Y_IN,
-    PT_PER_IN,
-    SHEETS,
     FittedLabel,
     fit_address,
     fit_lines,
+    label_box,
     label_parts,
 )
 from swm_gis.reports.pdf_fonts import register_fonts
@@ -228,10 +225,8 @@ def shortened_labels(recips: pd.DataFrame, *, template: str = "5160") -> list[st
     """Owner names whose label (on ``template``) or certified-mail line had to be shortened with
     an ellipsis even at the smallest type, for the package summary: nothing is cut silently (the
     full names stay in mailing_list.csv; the address is always printed whole when it fits)."""
-    sheet = SHEETS[str(template)]
     font, _bold = register_fonts()
-    width_pt = (sheet.label_w - 2 * PAD_X_IN) * PT_PER_IN
-    height_pt = (sheet.label_h - 2 * PAD_Y_IN) * PT_PER_IN
+    width_pt, height_pt = label_box(template)
     out = []
     for rec in recips.to_dict("records"):
         names, address = label_parts(rec)

@@ -252,13 +252,17 @@ def write_labels(
     return Path(target)
 
 
+def label_box(template: str = "5160") -> tuple[float, float]:
+    """(width, height) in points of the text area of one label on ``template``."""
+    sheet = SHEETS[str(template)]
+    return ((sheet.label_w - 2 * PAD_X_IN) * PT_PER_IN, (sheet.label_h - 2 * PAD_Y_IN) * PT_PER_IN)
+
+
 def unfit_addresses(recips: pd.DataFrame, *, template: str = "5160") -> list[str]:
     """The owner names of recipients whose address cannot be printed whole on a ``template``
     label even at the smallest size (see :func:`fit_address`); normally none."""
-    sheet = SHEETS[str(template)]
     font, _bold = register_fonts()
-    width_pt = (sheet.label_w - 2 * PAD_X_IN) * PT_PER_IN
-    height_pt = (sheet.label_h - 2 * PAD_Y_IN) * PT_PER_IN
+    width_pt, height_pt = label_box(template)
     out = []
     for rec in recips.to_dict("records"):
         names, address = label_parts(rec)
@@ -269,4 +273,4 @@ def unfit_addresses(recips: pd.DataFrame, *, template: str = "5160") -> list[str
 
 
 __all__ = ["SHEETS", "FittedLabel", "LabelSheet", "fit_address", "fit_lines", "label_lines",
-           "label_parts", "unfit_addresses", "write_labels"]
+           "label_box", "label_parts", "unfit_addresses", "write_labels"]

@@ -18,6 +18,7 @@ from typing import Any
 import geopandas as gpd
 
 from swm_gis.checklist import checklist_groups, submittal_checklist
+from swm_gis.findings import bfe_text as _bfe
 from swm_gis.findings import decide_findings
 from swm_gis.general_requirements import general_requirements
 from swm_gis.reports.screening_map import MapImage, render_screening_map
@@ -265,14 +266,6 @@ def _water_tables(doc: Mapping[str, Any], status: str | None, incomplete: str) -
                          "Chapter 320 requirements brought by the receiving waters",
                          ("Section", "Requirement"), tuple(reqs)))
     return out
-
-
-def _bfe(value: Any) -> str:
-    try:
-        v = float(value)
-    except (TypeError, ValueError):
-        return "none on the FIRM"
-    return "none on the FIRM" if v <= -9999 else f"{v:g} ft"
 
 
 def _reasons_table(findings: list[Finding]) -> list[Table]:

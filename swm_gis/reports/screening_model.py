@@ -113,14 +113,6 @@ def _pct(x: Any, digits: int = 0) -> str:
         return "?"
 
 
-def _bfe(value: Any) -> str:
-    try:
-        v = float(value)
-    except (TypeError, ValueError):
-        return "none on the FIRM"
-    return "none on the FIRM" if v <= -9999 else f"{v:g} ft"
-
-
 def _date(text: Any) -> str:
     """The date part of an ISO timestamp (the vintage), or the text itself."""
     if not text:
