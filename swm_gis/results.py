@@ -43,6 +43,13 @@ SCREENING_FILES = {
 }
 
 
+def screening_outputs(out_dir: str | os.PathLike, *, report: bool = True) -> dict[str, Path]:
+    """Output key -> path of the files a screening writes into ``out_dir`` (without the report's
+    two files when ``report`` is False)."""
+    return {key: Path(out_dir) / name for key, name in SCREENING_FILES.items()
+            if report or not key.startswith("screening_report")}
+
+
 def _quiet(fraction: float, message: str) -> None:
     """The default progress callback: says nothing."""
 
@@ -134,8 +141,7 @@ class Screening:
     def _write_into(self, out: Path, *, progress: Progress, report: bool) -> dict[str, Path]:
         from swm_gis.reports.screening_report import write_screening_report
 
-        outputs = {key: out / name for key, name in SCREENING_FILES.items()
-                   if report or not key.startswith("screening_report")}
+        outputs = screening_outputs(out, report=report)
         check_outputs_free(outputs.values(), overwrite=True)  # the stage: checked on moving
         progress(0.87, "writing screening.json and screening.gpkg")
         write_json(self.document, outputs["screening_json"])

@@ -26,7 +26,7 @@ from swm_gis.cli._common import (
 )
 from swm_gis.jobs import screen as screen_job
 from swm_gis.outputs import config_inputs, final_paths, output_package
-from swm_gis.results import SCREENING_FILES
+from swm_gis.results import SCREENING_FILES, screening_outputs
 from swm_gis.summaries import screening_lines
 from swm_gis.writers import check_outputs_free
 
@@ -104,8 +104,7 @@ def screen(
     """
     inputs = [*config_inputs(open_config(config)), site, common_plan, proposed_impervious,
               mitigation]
-    check_outputs_free([out / n for k, n in SCREENING_FILES.items()
-                        if report or not k.startswith("screening_report")], overwrite=overwrite)
+    check_outputs_free(screening_outputs(out, report=report).values(), overwrite=overwrite)
     # Inputs read-only, one run per folder, the package whole or not at all (swm_gis.outputs).
     with output_package(out, inputs=inputs, overwrite=overwrite,
                         command=f"swm-gis screen --out {out}") as stage:
@@ -145,9 +144,7 @@ def run_screen(
 ) -> tuple[dict[str, Path], dict[str, Any]]:
     """Check the outputs are free, screen (:func:`swm_gis.screen`), write; (outputs, document)."""
     cfg = open_config(config, no_cache=no_cache)
-    check_outputs_free([Path(out) / name for key, name in SCREENING_FILES.items()
-                        if report or not key.startswith("screening_report")],
-                       overwrite=overwrite)
+    check_outputs_free(screening_outputs(out, report=report).values(), overwrite=overwrite)
     rep = state.reporter
     result = screen_job(
         cfg, site, common_plan=common_plan, development=development,
