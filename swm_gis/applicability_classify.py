@@ -312,6 +312,9 @@ def covered(geoms: np.ndarray, area: Any, *, radius: float = 0.0) -> np.ndarray:
     if area is None or n == 0:
         return np.ones(n, dtype=bool)
     shapely.prepare(area)
+    x0, y0, x1, y1 = shapely.total_bounds(geoms)
+    if shapely.covers(area, shapely.box(x0 - radius, y0 - radius, x1 + radius, y1 + radius)):
+        return np.ones(n, dtype=bool)  # the envelope of them all, grown, is covered (most tiles)
     b = shapely.bounds(geoms)
     boxes = shapely.box(b[:, 0] - radius, b[:, 1] - radius, b[:, 2] + radius, b[:, 3] + radius)
     ok = shapely.covers(area, boxes)
@@ -398,9 +401,7 @@ def _nearest_habitat_ft(geoms: np.ndarray, pieces: _Pieces | None, *, unit_m: fl
     radius = NHESP_SEARCH_FT / FT_PER_M / unit_m
     # candidates by envelope (grown by the radius): one cheap tree pass; the exact distance of
     # each candidate then decides, so a GEOS distance is computed once per pair, not twice
-    b = shapely.bounds(geoms)
-    grown = shapely.box(b[:, 0] - radius, b[:, 1] - radius, b[:, 2] + radius, b[:, 3] + radius)
-    pi, ti = pieces.tree.query(grown)
+    pi, ti = pieces.grown_tree(radius).query(geoms)
     if len(pi):
         d = shapely.distance(geoms[pi], pieces.geoms[ti])
         near = d <= radius
@@ -419,7 +420,7 @@ def drainage_flags(geoms: np.ndarray, grid: DrainageGrid | None
 
     A parcel drains to what any of its cells (cell centres inside the parcel, plus the cell under
     its representative point so a parcel smaller than a cell still has one) drains to.
-    Vectorised: the parcels are rasterised once per call and the flags reduced by parcel. "Does
+    Vectorised: the parcels are rasterised strip by strip and the flags reduced by parcel. "Does
     not drain to" is said only of a parcel wholly inside the DEM whose every cell's runoff meets
     the stream network in the data; a parcel beyond the DEM, or with land draining off it, gets
     null (unknown) unless what it reaches is already an ORW / impaired water.
@@ -428,18 +429,9 @@ def drainage_flags(geoms: np.ndarray, grid: DrainageGrid | None
     if grid is None or n == 0:
         return (pd.array([pd.NA] * n, dtype="boolean"), pd.array([pd.NA] * n, dtype="boolean"),
                 np.full(n, None, dtype=object))
-    pid, cell = _parcel_cells(geoms, grid.transform, grid.labels.shape)
-    node = grid.labels.ravel()[cell].astype(np.int64)
-    keep = node >= 0
+    flags, has_cell, lost = _reached(geoms, grid)
     # decided: inside the DEM, and every cell's runoff meets the network in the data
-    lost = np.bincount(pid[~keep], minlength=n) > 0
-    decided_all = (np.bincount(pid, minlength=n) > 0) & ~lost & _inside_grid(geoms, grid)
-    pid, node = pid[keep], node[keep]
-    n_nodes = grid.node_flags.shape[0]
-    pairs = np.unique(pid * max(n_nodes, 1) + node)  # each (parcel, node) once
-    pid, node = pairs // max(n_nodes, 1), pairs % max(n_nodes, 1)
-    flags = np.zeros((n, grid.node_flags.shape[1]), dtype=bool)
-    np.logical_or.at(flags, pid, grid.node_flags[node])
+    decided_all = has_cell & ~lost & _inside_grid(geoms, grid)
     orw = pd.array(flags[:, 0], dtype="boolean")
     imp = pd.array(flags[:, 1], dtype="boolean")
     orw[~(decided_all | flags[:, 0])] = pd.NA  # found downstream: true even if part is unknown
@@ -464,33 +456,74 @@ def _inside_grid(geoms: np.ndarray, grid: DrainageGrid) -> np.ndarray:
             & (b[:, 3] <= max(ys)))
 
 
-def _parcel_cells(geoms: np.ndarray, transform: Any, shape: tuple[int, int]
-                  ) -> tuple[np.ndarray, np.ndarray]:
-    """(parcel position, linear cell index) pairs: cell centres in the parcel + its rep. point."""
+#: Rows of the DEM rasterised at a time: bounds the memory of a 1 m town (a strip of a
+#: 6,000-column window is 12 million cells) whatever the town's size.
+STRIP_ROWS = 512
+
+
+def _reached(geoms: np.ndarray, grid: DrainageGrid
+             ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """What each parcel's cells drain to, reduced per parcel without listing its cells.
+
+    Returns ``flags`` (parcels x node_flags columns: the OR over the parcel's cells of their
+    node's flags), ``has_cell`` (the parcel has a cell centre inside it, or its representative
+    point is on the grid) and ``lost`` (some cell's runoff meets no node in the data). The
+    parcels are rasterised strip by strip (:data:`STRIP_ROWS`) and each node's flags packed into
+    bits, so the work is one pass over the cells and the memory one strip's.
+    """
     from rasterio import features, windows
 
-    rows_all, cols_all = shape
+    n = len(geoms)
+    k = grid.node_flags.shape[1]
+    n_words = max(1, -(-k // 64))
+    node_bits = np.zeros((grid.node_flags.shape[0], n_words), dtype=np.uint64)
+    for j in range(k):
+        node_bits[:, j // 64] |= grid.node_flags[:, j].astype(np.uint64) << np.uint64(j % 64)
+    acc = np.zeros((n, n_words), dtype=np.uint64)
+    has_cell = np.zeros(n, dtype=bool)
+    lost = np.zeros(n, dtype=bool)
+
+    def add(parcel: np.ndarray, label: np.ndarray) -> None:
+        has_cell[parcel] = True
+        off = label < 0
+        lost[parcel[off]] = True
+        parcel, label = parcel[~off], label[~off]
+        for w in range(n_words):
+            np.bitwise_or.at(acc[:, w], parcel, node_bits[label, w])
+
+    transform, labels = grid.transform, grid.labels
+    rows_all, cols_all = labels.shape
     minx, miny, maxx, maxy = shapely.total_bounds(geoms)
     win = windows.from_bounds(minx, miny, maxx, maxy, transform=transform)
     r0, c0 = max(math.floor(win.row_off) - 1, 0), max(math.floor(win.col_off) - 1, 0)
     r1 = min(math.ceil(win.row_off + win.height) + 1, rows_all)
     c1 = min(math.ceil(win.col_off + win.width) + 1, cols_all)
-    pid_parts, cell_parts = [], []
-    if r1 > r0 and c1 > c0:
-        tr = transform * transform.translation(c0, r0)
-        burned = features.rasterize(zip(geoms, np.arange(1, len(geoms) + 1), strict=True),
-                                    out_shape=(r1 - r0, c1 - c0), transform=tr, fill=0,
-                                    dtype="int32")
-        rr, cc = np.nonzero(burned)
-        pid_parts.append(burned[rr, cc].astype(np.int64) - 1)
-        cell_parts.append((rr + r0).astype(np.int64) * cols_all + (cc + c0))
+    if c1 > c0:
+        b = shapely.bounds(geoms)
+        for top in range(r0, r1, STRIP_ROWS):
+            bottom = min(top + STRIP_ROWS, r1)
+            # the parcels whose envelope reaches the strip (its rows span y from y_hi to y_lo)
+            y_hi, y_lo = (transform * (c0, top))[1], (transform * (c0, bottom))[1]
+            y_lo, y_hi = min(y_lo, y_hi), max(y_lo, y_hi)
+            here = np.flatnonzero((b[:, 1] <= y_hi) & (b[:, 3] >= y_lo))
+            if not len(here):
+                continue
+            burned = features.rasterize(
+                zip(geoms[here], here + 1, strict=True), out_shape=(bottom - top, c1 - c0),
+                transform=transform * transform.translation(c0, top), fill=0, dtype="int32")
+            inside = burned > 0
+            add(burned[inside].astype(np.int64) - 1,
+                np.asarray(labels[top:bottom, c0:c1])[inside].astype(np.int64))
+    # the cell under the representative point: a parcel smaller than a cell still has one
     rp = shapely.point_on_surface(geoms)
     col, row = ~transform * (shapely.get_x(rp), shapely.get_y(rp))
     row, col = np.floor(row).astype(np.int64), np.floor(col).astype(np.int64)
-    inside = (row >= 0) & (row < rows_all) & (col >= 0) & (col < cols_all)
-    pid_parts.append(np.flatnonzero(inside))
-    cell_parts.append(row[inside] * cols_all + col[inside])
-    return np.concatenate(pid_parts), np.concatenate(cell_parts)
+    on = np.flatnonzero((row >= 0) & (row < rows_all) & (col >= 0) & (col < cols_all))
+    add(on, np.asarray(labels[row[on], col[on]]).astype(np.int64))
+    flags = np.zeros((n, k), dtype=bool)
+    for j in range(k):
+        flags[:, j] = (acc[:, j // 64] >> np.uint64(j % 64)) & np.uint64(1)
+    return flags, has_cell, lost
 
 
 def _decode_causes(matrix: np.ndarray, names: tuple[str, ...]) -> np.ndarray:
