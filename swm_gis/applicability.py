@@ -41,8 +41,10 @@ Examples
 
 from __future__ import annotations
 
+import collections
 import itertools
 from collections.abc import Callable, Iterator
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -96,6 +98,7 @@ from swm_gis.applicability_tiles import (
 )
 from swm_gis.applicability_write import (
     _write_tables,
+    null_counts,
     read_result,
     to_batch,
     write_batches,
@@ -154,12 +157,14 @@ def run_applicability(
     results = itertools.chain([first] if first is not None else [], results)
     parts: list[pd.DataFrame] = []
     counted = [0]
+    nulls: collections.Counter[str] = collections.Counter()
 
     def tables() -> Iterator[Any]:
         for i, batch in enumerate(results):
             if len(batch):
                 parts.append(batch.summary)
                 counted[0] += len(batch)
+                nulls.update(null_counts(batch.table))
                 yield batch.table
             report(0.15 + 0.8 * (i + 1) / len(tiles),
                    f"tile {i + 1} of {len(tiles)}: {counted[0]:,} parcels classified")
@@ -171,7 +176,7 @@ def run_applicability(
         extra = {"workers": workers} if tile_results is None else {}
         params = run_parameters(config, engine=engine, chunk_size=chunk_size, tiles=tiles,
                                 dups=dups, extra={**extra, **(parameters or {})})
-        _write_tables(tmp, summary, overlays.checks, config, params)
+        _write_tables(tmp, summary, overlays.checks, config, params, nulls=dict(nulls))
         write_style(tmp, layer=LAYER, classes=summary["screening_class"].unique().tolist())
     report(1.0, "done")
     return RunResult(path=out, parcels=counted[0], tiles=len(tiles), summary=summary,
@@ -188,12 +193,18 @@ def plan_tiles(config: TownConfig, *, chunk_size: int = DEFAULT_CHUNK_SIZE,
     progress(0.0, "planning tiles")
     extent, count = parcel_extent(config)
     tiles = make_tiles(extent, count, chunk_size=chunk_size)
-    dups = duplicate_ids(config)
+    # the id column is scanned (GDAL and Arrow, outside the GIL) while the overlays are prepared
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        scan = pool.submit(duplicate_ids, config)
+        try:
+            overlays = load_overlays(config, extent, progress=progress)
+        finally:
+            dups = scan.result()
     if dups:
         skip = frozenset(dups)
         tiles = [Tile(t.index, t.bounds, skip_ids=skip) for t in tiles]
         tiles.append(Tile(len(tiles), tiles[0].bounds, ids=tuple(dups)))
-    return tiles, load_overlays(config, extent, progress=progress), dups
+    return tiles, overlays, dups
 
 
 def run_parameters(config: TownConfig, *, engine: str, chunk_size: int, tiles: list[Tile],

@@ -9,7 +9,9 @@ catchment flags come as a :class:`swm_gis.catchments.DrainageGrid`. Pure: no fil
 from __future__ import annotations
 
 import math
+import os
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -153,6 +155,7 @@ class _Pieces:
         self.geoms = geoms
         self.values = values
         self._tree: shapely.STRtree | None = None
+        self._grown: dict[float, shapely.STRtree] = {}
 
     @property
     def tree(self) -> shapely.STRtree:
@@ -160,11 +163,21 @@ class _Pieces:
             self._tree = shapely.STRtree(self.geoms)
         return self._tree
 
+    def grown_tree(self, radius: float) -> shapely.STRtree:
+        """A tree of the pieces' envelopes grown by ``radius``: queried with a geometry, it gives
+        the pieces whose envelope lies within ``radius`` of the geometry's envelope (the pairs a
+        query with the geometry's grown envelope gives, without building that envelope)."""
+        if radius not in self._grown:
+            b = shapely.bounds(self.geoms)
+            self._grown[radius] = shapely.STRtree(shapely.box(
+                b[:, 0] - radius, b[:, 1] - radius, b[:, 2] + radius, b[:, 3] + radius))
+        return self._grown[radius]
+
     def __len__(self) -> int:
         return len(self.geoms)
 
     def __getstate__(self) -> dict[str, Any]:
-        return {"geoms": self.geoms, "values": self.values, "_tree": None}
+        return {"geoms": self.geoms, "values": self.values, "_tree": None, "_grown": {}}
 
 
 @dataclass
@@ -236,29 +249,15 @@ class Overlays:
         everywhere). "No NHESP feature within 500 ft" needs all three NHESP layers.
         """
         rules = rules or Rules()
-        hab_geoms, hab_labels = [], []
-        for kind, frame in (("priority", nhesp_priority), ("estimated", nhesp_estimated),
-                            ("vernal_pool", vernal_pools)):
-            if frame is not None and len(frame):
-                ids = frame["id"].astype(object).where(frame["id"].notna(), "?").astype(str)
-                hab_geoms.append(frame.geometry.values.to_numpy())
-                hab_labels.append((kind + ":" + ids).to_numpy(dtype=object))
-        habitats = None
-        if any(f is not None for f in (nhesp_priority, nhesp_estimated, vernal_pools)):
-            g = np.concatenate(hab_geoms) if hab_geoms else np.array([], dtype=object)
-            v = np.concatenate(hab_labels) if hab_labels else np.array([], dtype=object)
-            habitats = _Pieces(*subdivide(g, v, max_vertices=max_piece_vertices))
-        sfha = None
-        if flood_zones is not None:
-            in_sfha = sfha_mask(flood_zones, rules=rules).to_numpy()
-            geoms = flood_zones.geometry.values.to_numpy()[in_sfha]
-            dissolved = (shapely.get_parts(shapely.union_all(geoms)) if len(geoms)
-                         else np.array([], dtype=object))
-            dissolved = dissolved[shapely.area(dissolved) > 0] if len(dissolved) else dissolved
-            sfha = _Pieces(*subdivide(dissolved, np.zeros(len(dissolved), dtype=np.int64),
-                                      max_vertices=max_piece_vertices))
-        h12 = _huc_zones(huc12)
-        h10 = _huc_zones(huc10)
+        # the three preparations are independent and mostly GEOS work, which releases the GIL:
+        # they run side by side on the machine's cores
+        with ThreadPoolExecutor(max_workers=3) as pool:
+            habitats = pool.submit(_habitat_pieces, nhesp_priority, nhesp_estimated,
+                                   vernal_pools, max_piece_vertices)
+            sfha = pool.submit(_sfha_pieces, flood_zones, rules, max_piece_vertices)
+            hucs = pool.submit(lambda: (_huc_zones(huc12), _huc_zones(huc10)))
+            h12, h10 = hucs.result()
+            habitats, sfha = habitats.result(), sfha.result()
         names = {}
         if huc12 is not None and "name" in huc12:
             names = dict(zip(huc12["huc"].astype(str), huc12["name"].astype(object), strict=True))
@@ -266,6 +265,38 @@ class Overlays:
         cov = {k: g for k, g in (coverage or {}).items() if g is not None}
         return cls(rules=rules, habitats=habitats, sfha=sfha, huc12=h12, huc12_names=names,
                    huc10=h10, drainage=drainage, coverage=cov, nhesp_complete=complete)
+
+
+def _habitat_pieces(nhesp_priority: gpd.GeoDataFrame | None,
+                    nhesp_estimated: gpd.GeoDataFrame | None,
+                    vernal_pools: gpd.GeoDataFrame | None, max_vertices: int) -> _Pieces | None:
+    """The three NHESP layers as labelled pieces (None when none is configured)."""
+    hab_geoms, hab_labels = [], []
+    for kind, frame in (("priority", nhesp_priority), ("estimated", nhesp_estimated),
+                        ("vernal_pool", vernal_pools)):
+        if frame is not None and len(frame):
+            ids = frame["id"].astype(object).where(frame["id"].notna(), "?").astype(str)
+            hab_geoms.append(frame.geometry.values.to_numpy())
+            hab_labels.append((kind + ":" + ids).to_numpy(dtype=object))
+    if all(f is None for f in (nhesp_priority, nhesp_estimated, vernal_pools)):
+        return None
+    g = np.concatenate(hab_geoms) if hab_geoms else np.array([], dtype=object)
+    v = np.concatenate(hab_labels) if hab_labels else np.array([], dtype=object)
+    return _Pieces(*subdivide(g, v, max_vertices=max_vertices))
+
+
+def _sfha_pieces(flood_zones: gpd.GeoDataFrame | None, rules: Rules, max_vertices: int
+                 ) -> _Pieces | None:
+    """The SFHA zones dissolved (overlaps counted once) and cut into pieces."""
+    if flood_zones is None:
+        return None
+    in_sfha = sfha_mask(flood_zones, rules=rules).to_numpy()
+    geoms = flood_zones.geometry.values.to_numpy()[in_sfha]
+    dissolved = (shapely.get_parts(shapely.union_all(geoms)) if len(geoms)
+                 else np.array([], dtype=object))
+    dissolved = dissolved[shapely.area(dissolved) > 0] if len(dissolved) else dissolved
+    return _Pieces(*subdivide(dissolved, np.zeros(len(dissolved), dtype=np.int64),
+                              max_vertices=max_vertices))
 
 
 def _huc_zones(frame: gpd.GeoDataFrame | None) -> _Zones | None:
@@ -292,6 +323,17 @@ def subdivide(geoms: np.ndarray, values: np.ndarray, *, max_vertices: int = MAX_
     if len(geoms) == 0:  # a layer with nothing in the area read
         return geoms, values
     max_vertices = max(int(max_vertices), 8)  # a cut polygon keeps at least 5 vertices
+    cores = available_cores()
+    pool = ThreadPoolExecutor(max_workers=cores) if cores > 1 else None
+    try:
+        return _subdivide(geoms, values, max_vertices, max_extent_m, pool)
+    finally:
+        if pool is not None:
+            pool.shutdown()
+
+
+def _subdivide(geoms: np.ndarray, values: np.ndarray, max_vertices: int, max_extent_m: float,
+               pool: ThreadPoolExecutor | None) -> tuple[np.ndarray, np.ndarray]:
     done_g, done_v = [], []
     for _ in range(64):  # each round halves the pieces; 64 rounds is far more than enough
         if not len(geoms):
@@ -312,7 +354,7 @@ def subdivide(geoms: np.ndarray, values: np.ndarray, *, max_vertices: int = MAX_
                          np.where(wide, b[:, 3], mid_y))
         hi = shapely.box(np.where(wide, mid_x, b[:, 0]), np.where(wide, b[:, 1], mid_y),
                          b[:, 2], b[:, 3])
-        halves = shapely.intersection(np.concatenate([g, g]), np.concatenate([lo, hi]))
+        halves = _intersection(np.concatenate([g, g]), np.concatenate([lo, hi]), pool)
         hv, hdim = np.concatenate([v, v]), np.concatenate([dim, dim])
         # keep halves with substance in the source's own dimension (drop cut-line slivers)
         keep = np.where(hdim == 2, shapely.area(halves) > 0, shapely.length(halves) > 0)
@@ -323,8 +365,36 @@ def subdivide(geoms: np.ndarray, values: np.ndarray, *, max_vertices: int = MAX_
     return np.concatenate(done_g), np.concatenate(done_v)
 
 
+#: Below this many vertices a round of cuts runs in the calling thread (threads cost more).
+_THREADED_VERTICES = 20_000
+
+
+def _intersection(geoms: np.ndarray, boxes: np.ndarray,
+                  pool: ThreadPoolExecutor | None) -> np.ndarray:
+    """``shapely.intersection(geoms, boxes)``, on the ``pool``'s threads when there is enough
+    work: GEOS releases the GIL, so each thread cuts a share of the vertices. The result is the
+    same array, element for element."""
+    work = np.cumsum(shapely.get_num_coordinates(geoms)) if pool is not None else None
+    if work is None or len(geoms) < 2 or work[-1] < _THREADED_VERTICES:
+        return shapely.intersection(geoms, boxes)
+    n = available_cores()
+    cuts = np.searchsorted(work, work[-1] * np.arange(1, n) / n)
+    bounds = [0, *sorted({int(c) + 1 for c in cuts if c < len(geoms) - 1}), len(geoms)]
+    spans = [slice(a, b) for a, b in zip(bounds[:-1], bounds[1:], strict=True)]
+    parts = pool.map(lambda span: shapely.intersection(geoms[span], boxes[span]), spans)
+    return np.concatenate(list(parts))
+
+
+def available_cores() -> int:
+    """The cores this process may use (its CPU affinity)."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # pragma: no cover - not on Linux
+        return os.cpu_count() or 1
+
+
 # =========================================================================== core
 
 
 __all__ = ["CHECKED", "CONSTRAINTS", "DEFAULT_CHUNK_SIZE", "RIGHT_OF_WAY_CLASS", "SECTIONS",
-           "WATER_CLASS", "Overlays", "subdivide"]
+           "WATER_CLASS", "Overlays", "available_cores", "subdivide"]

@@ -16,7 +16,7 @@ within a tile in the parcels source's order).
 
 from __future__ import annotations
 
-import os
+import gc
 import pickle
 import sys
 import tempfile
@@ -32,7 +32,7 @@ from typing import Any
 import pandas as pd
 
 from swm_gis.applicability_classify import summarise
-from swm_gis.applicability_overlays import Overlays
+from swm_gis.applicability_overlays import Overlays, available_cores
 from swm_gis.applicability_tiles import Tile, classify_tile
 from swm_gis.applicability_write import to_batch
 from swm_gis.config import TownConfig
@@ -59,10 +59,7 @@ def tile_batch(config: TownConfig, tile: Tile, overlays: Overlays) -> TileBatch:
 
 def default_workers() -> int:
     """All the cores this process may use."""
-    try:
-        return max(1, len(os.sched_getaffinity(0)))
-    except AttributeError:  # pragma: no cover - not on Linux
-        return max(1, os.cpu_count() or 1)
+    return max(1, available_cores())
 
 
 def check_workers(workers: int | None) -> int:
@@ -79,8 +76,9 @@ def local_batches(config: TownConfig, tiles: list[Tile], overlays: Overlays, *,
     """The tiles' batches in tile order, from ``workers`` processes (1: this process)."""
     workers = min(workers, len(tiles))
     if workers <= 1:
-        for tile in tiles:
-            yield tile_batch(config, tile, overlays)
+        with _frozen_heap():
+            for tile in tiles:
+                yield tile_batch(config, tile, overlays)
         return
     with _pool(workers, overlays) as pool:
         yield from _in_order(pool, config, tiles, window=2 * workers)
@@ -102,7 +100,8 @@ def _pool(workers: int, overlays: Overlays) -> Iterator[ProcessPoolExecutor]:
     if sys.platform.startswith("linux") and "fork" in get_all_start_methods():
         _OVERLAYS = overlays
         try:
-            with ProcessPoolExecutor(max_workers=workers, mp_context=get_context("fork")) as pool:
+            with _frozen_heap(), ProcessPoolExecutor(
+                    max_workers=workers, mp_context=get_context("fork")) as pool:
                 yield pool
         finally:
             _OVERLAYS = None
@@ -113,6 +112,19 @@ def _pool(workers: int, overlays: Overlays) -> Iterator[ProcessPoolExecutor]:
         with ProcessPoolExecutor(max_workers=workers, mp_context=get_context("spawn"),
                                  initializer=_init_worker, initargs=(str(shared),)) as pool:
             yield pool
+
+
+@contextmanager
+def _frozen_heap() -> Iterator[None]:
+    """The objects alive now (the prepared overlays, the libraries) move to the garbage
+    collector's permanent generation while the tiles run: the collector stops walking them at
+    each full collection, and forked workers stop touching, and so copying, every page they
+    share with the parent. Released at the end, as before."""
+    gc.freeze()
+    try:
+        yield
+    finally:
+        gc.unfreeze()
 
 
 def _in_order(pool: ProcessPoolExecutor, config: TownConfig, tiles: list[Tile], *,
