@@ -13,6 +13,7 @@ import geopandas as gpd
 import numpy as np
 import pandas as pd
 import pyarrow as pa
+import pyarrow.compute as pc
 import pyogrio
 import shapely
 
@@ -51,16 +52,44 @@ def to_batch(result: gpd.GeoDataFrame) -> pa.Table:
     cols = []
     for field in batch_schema():
         if field.name == GEOMETRY:
-            cols.append(pa.array(shapely.to_wkb(_as_multi(result.geometry.values.to_numpy())),
-                                 type=pa.binary()))
+            cols.append(_multipolygon_wkb(result.geometry.values.to_numpy()))
         elif pa.types.is_string(field.type):
-            s = result[field.name]
-            text = s.astype(object).where(s.notna(), None)
-            cols.append(pa.array([None if v is None else str(v) for v in text],
-                                 type=pa.string()))
+            cols.append(_text_array(result[field.name]))
         else:
             cols.append(pa.array(result[field.name], type=field.type, from_pandas=True))
     return pa.Table.from_arrays(cols, schema=batch_schema())
+
+
+def _text_array(s: pd.Series) -> pa.Array:
+    """A column as Arrow text, nulls kept: strings as they are (converted in C), anything else
+    (an integer id, say) through ``str``."""
+    if isinstance(s.dtype, pd.StringDtype):  # pandas text (Arrow-backed): cast in place
+        return pa.array(s, type=pa.string(), from_pandas=True)
+    values = s.astype(object).where(s.notna(), None).to_numpy(dtype=object)
+    if pd.api.types.infer_dtype(values, skipna=True) in ("string", "empty"):
+        return pa.array(values, type=pa.string())
+    return pa.array([None if v is None else str(v) for v in values], type=pa.string())
+
+
+#: Little-endian WKB header of a MultiPolygon of one part; the part's own WKB follows it.
+_ONE_PART = b"\x01\x06\x00\x00\x00\x01\x00\x00\x00"
+
+
+def _multipolygon_wkb(geoms: np.ndarray) -> pa.Array:
+    """Polygons and MultiPolygons as MultiPolygon WKB (the layer's type).
+
+    A polygon's WKB becomes a one-part MultiPolygon's by the nine-byte header in front (the
+    bytes ``shapely.multipolygons`` would give, without building the geometries again).
+    """
+    wkb = pa.array(shapely.to_wkb(geoms, byte_order=1), type=pa.binary())
+    kinds = shapely.get_type_id(geoms)
+    if not np.isin(kinds, (3, 6)).all():  # anything else (never a repaired parcel): as before
+        return pa.array(shapely.to_wkb(_as_multi(geoms)), type=pa.binary())
+    polygon = pa.array(kinds == 3)
+    if not pc.any(polygon).as_py():
+        return wkb
+    header = pa.repeat(pa.scalar(_ONE_PART, type=pa.binary()), len(wkb))
+    return pc.if_else(polygon, pc.binary_join_element_wise(header, wkb, b""), wkb)
 
 
 def _as_multi(geoms: np.ndarray) -> np.ndarray:
@@ -106,11 +135,20 @@ def _wkt(crs: Any) -> str | None:
     return None if crs is None else CRS.from_user_input(crs).to_wkt()
 
 
+def null_counts(table: pa.Table) -> dict[str, int]:
+    """Rows whose value is null (not checked), per column of a batch (Arrow keeps the count)."""
+    return {name: table.column(name).null_count for name in table.column_names}
+
+
 def _write_tables(path: Path, summary: pd.DataFrame, checks: list[dict[str, Any]],
-                  config: TownConfig, params: dict[str, Any]) -> None:
+                  config: TownConfig, params: dict[str, Any],
+                  nulls: dict[str, int] | None = None) -> None:
+    """The summary and checks tables; ``nulls`` (per output column, summed over the batches
+    written) saves counting them in the file."""
     pyogrio.write_dataframe(summary, path, layer=SUMMARY_TABLE, driver="GPKG", append=True)
     now = dt.datetime.now(dt.UTC).isoformat(timespec="seconds")
-    nulls = _null_counts(path, [c["name"] for c in checks])
+    if nulls is None:
+        nulls = _null_counts(path, [c["name"] for c in checks])
     rows = [{"check": c["name"], "ran": c["ran"], "chapter_320": c["section"],
              "sources": json.dumps(c["sources"]), "note": c["note"],
              "parcels_not_checked": nulls.get(c["name"])} for c in checks]
@@ -155,6 +193,9 @@ def write_style(gpkg: str | Path, *, layer: str, classes: list[str],
     now = dt.datetime.now(dt.UTC).strftime("%Y-%m-%dT%H:%M:%S.000Z")
     con = sqlite3.connect(str(gpkg))
     try:
+        # a temporary file (see above): no journal sync, which costs a second or so on a
+        # statewide file while adding nothing the atomic move does not give
+        con.execute("PRAGMA synchronous = OFF")
         with con:
             con.execute(
                 'CREATE TABLE IF NOT EXISTS "layer_styles" ('
@@ -196,8 +237,9 @@ def write_map(frame: gpd.GeoDataFrame, out: str | Path, *, summary: pd.DataFrame
     out = Path(out)
     check_outputs_free([out], overwrite=overwrite)
     with atomic_path(out, suffix=".gpkg") as tmp, sqlite_sync_off():
-        write_batches(tmp, [to_batch(frame)], crs=frame.crs)
-        _write_tables(tmp, summary, checks, config, parameters)
+        batch = to_batch(frame)
+        write_batches(tmp, [batch], crs=frame.crs)
+        _write_tables(tmp, summary, checks, config, parameters, nulls=null_counts(batch))
         write_style(tmp, layer=LAYER, classes=summary["screening_class"].unique().tolist())
     return out
 
@@ -219,4 +261,5 @@ def read_result(path: str | Path) -> gpd.GeoDataFrame:
     return frame
 
 
-__all__ = ["batch_schema", "read_result", "to_batch", "write_batches", "write_map", "write_style"]
+__all__ = ["batch_schema", "null_counts", "read_result", "to_batch", "write_batches", "write_map",
+           "write_style"]
