@@ -49,14 +49,18 @@ _RSS: list[float] = []  # peak RSS sampled when the work ends
 
 
 # =========================================================================== the methods
-def run_swm(config: Path, work: Path, engine: str, workers: int, chunk_size: int | None
+def run_swm(config: Path, work: Path, engine: str, workers: int | None, chunk_size: int | None
             ) -> tuple[pd.DataFrame, float, float]:
+    """``swm-gis applicability`` in this process (``workers=None``: the engine's own default,
+    for a checkout from before ``--workers`` existed)."""
     from swm_gis.applicability import read_result
     from swm_gis.cli import main
 
     out = work / f"swm_{engine}.gpkg"
     args = ["--progress", "none", "applicability", "-c", str(config), "--out", str(out),
-            "--overwrite", "--engine", engine, "--workers", str(workers)]
+            "--overwrite", "--engine", engine]
+    if workers is not None:
+        args += ["--workers", str(workers)]
     if chunk_size:
         args += ["--chunk-size", str(chunk_size)]
     t, c = time.perf_counter(), _cpu_s()
@@ -168,7 +172,15 @@ def _peak_rss_mb() -> float:
 
 def one(method: str, config: Path, work: Path, workers: int, chunk_size: int | None) -> None:
     """Run one method in this process; write its flags and print a JSON line of figures."""
-    if method in ("swm", "swm1", "dask"):
+    if method == "before":
+        import swm_gis
+
+        before = os.environ.get("SWM_GIS_BEFORE", "")
+        if not before or not Path(swm_gis.__file__).resolve().is_relative_to(Path(before)):
+            raise SystemExit(f"'before' must import swm_gis from {before!r}, not "
+                             f"{swm_gis.__file__}")
+        flags, seconds, cpu = run_swm(config, work, "local", None, chunk_size)
+    elif method in ("swm", "swm1", "dask"):
         flags, seconds, cpu = run_swm(config, work, "dask" if method == "dask" else "local",
                                       1 if method == "swm1" else workers, chunk_size)
     elif method == "qgis":
@@ -192,6 +204,12 @@ def spawn(method: str, args: argparse.Namespace, config: Path) -> dict:
         cmd += ["--chunk-size", str(args.chunk_size)]
     t = time.perf_counter()
     env = {**os.environ, "QT_QPA_PLATFORM": "offscreen"}
+    if method == "before":
+        if not args.before:
+            raise SystemExit("method 'before' needs --before DIR (a checkout of the old engine)")
+        before = str(Path(args.before).resolve())
+        env.update(SWM_GIS_BEFORE=before,
+                   PYTHONPATH=os.pathsep.join(filter(None, [before, env.get("PYTHONPATH")])))
     proc = subprocess.run(cmd, capture_output=True, text=True, env=env)
     wall = time.perf_counter() - t
     line = next((ln for ln in proc.stdout.splitlines() if ln.startswith("RESULT ")), None)
@@ -242,10 +260,15 @@ def main() -> None:
     ap.add_argument("--work", type=Path, required=True, help="folder for the town and outputs")
     ap.add_argument("--config", type=Path, help="use this town config instead of generating")
     ap.add_argument("--methods", default="swm1,swm,qgis,naive",
-                    help="comma list of swm1, swm, qgis, naive, dask (default swm1,swm,qgis,naive)")
+                    help="comma list of before, swm1, swm, qgis, naive, dask (default "
+                         "swm1,swm,qgis,naive)")
     ap.add_argument("--workers", type=int, default=os.cpu_count() or 1,
                     help="worker processes of swm (local engine) and dask (default: every core)")
     ap.add_argument("--chunk-size", type=int, default=None, help="swm-gis --chunk-size")
+    ap.add_argument("--before", type=Path,
+                    help="a checkout of swm-gis from before the multi-core engine, for method "
+                         "'before' (git worktree add /tmp/before 67d6199^): its single-process "
+                         "engine timed in the same run")
     ap.add_argument("--one", help=argparse.SUPPRESS)
     ap.add_argument("--compare-only", action="store_true", help=argparse.SUPPRESS)
     ap.add_argument("--json", type=Path, help="append the run's figures to this JSON-lines file")
@@ -286,6 +309,12 @@ def main() -> None:
             if m in results:
                 print(f"{m} ({args.workers} workers) speed-up over 1 worker: wall "
                       f"{one_core['seconds'] / results[m]['seconds']:.2f}x")
+    if "before" in results:
+        old = results["before"]
+        for m in ("swm1", "swm", "dask"):
+            if m in results:
+                print(f"{m} speed-up over the engine before multi-core (--before): wall "
+                      f"{old['seconds'] / results[m]['seconds']:.2f}x")
     if "swm" in results:
         base = results["swm"]
         for m, r in results.items():
