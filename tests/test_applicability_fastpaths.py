@@ -1,0 +1,256 @@
+"""The applicability engine's fast paths give exactly what their plain versions give.
+
+Each fast path (drainage flags reduced strip by strip in bits, MultiPolygon WKB by a header,
+text columns cast in C, subdivide's cuts on threads, the one-box coverage test, null counts
+from the batches, the id scan in Arrow) is checked against a plain reference written out here,
+on hand-made and random inputs, including the awkward ones (cells draining nowhere, parcels off
+the grid, more than 64 flag columns, integer ids, nulls, geometry collections).
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+
+import geopandas as gpd
+import numpy as np
+import pandas as pd
+import pyarrow as pa
+import pytest
+import shapely
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from rasterio import features
+from rasterio.transform import from_origin
+from shapely.geometry import MultiPolygon, Polygon, box
+from townkit import CRS, write_town
+
+from swm_gis import applicability as ap
+from swm_gis import applicability_classify as classify
+from swm_gis import applicability_overlays as overlays
+from swm_gis import applicability_write as write
+from swm_gis.catchments import DrainageGrid
+from swm_gis.config import load_config
+
+X0, Y0 = 230_000.0, 900_000.0
+
+
+# --------------------------------------------------------------------------- drainage flags
+def reached_by_pairs(geoms: np.ndarray, grid: DrainageGrid):
+    """The plain reduction: every (parcel, cell) pair listed, each (parcel, node) once."""
+    rows, cols = grid.labels.shape
+    burned = features.rasterize(zip(geoms, np.arange(1, len(geoms) + 1), strict=True),
+                                out_shape=(rows, cols), transform=grid.transform, fill=0,
+                                dtype="int32")
+    rr, cc = np.nonzero(burned)
+    pid = [burned[rr, cc].astype(np.int64) - 1]
+    cell = [rr.astype(np.int64) * cols + cc]
+    rp = shapely.point_on_surface(geoms)
+    col, row = ~grid.transform * (shapely.get_x(rp), shapely.get_y(rp))
+    row, col = np.floor(row).astype(np.int64), np.floor(col).astype(np.int64)
+    on = (row >= 0) & (row < rows) & (col >= 0) & (col < cols)
+    pid.append(np.flatnonzero(on))
+    cell.append(row[on] * cols + col[on])
+    pid, cell = np.concatenate(pid), np.concatenate(cell)
+    node = grid.labels.ravel()[cell].astype(np.int64)
+    n = len(geoms)
+    has_cell = np.bincount(pid, minlength=n) > 0
+    lost = np.bincount(pid[node < 0], minlength=n) > 0
+    flags = np.zeros((n, grid.node_flags.shape[1]), dtype=bool)
+    keep = node >= 0
+    np.logical_or.at(flags, pid[keep], grid.node_flags[node[keep]])
+    return flags, has_cell, lost
+
+
+def random_grid(rng: np.random.Generator, rows: int, cols: int, n_nodes: int, n_flags: int,
+                cell: float) -> DrainageGrid:
+    labels = rng.integers(-1, n_nodes, size=(rows, cols)).astype(np.int32)
+    node_flags = rng.random((n_nodes, n_flags)) < 0.3
+    return DrainageGrid(labels=labels, node_flags=node_flags,
+                        cause_names=tuple(f"cause {i}" for i in range(n_flags - 2)),
+                        transform=from_origin(X0, Y0 + rows * cell, cell, cell))
+
+
+@settings(max_examples=60, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), n_flags=st.sampled_from([2, 5, 64, 70, 130]),
+       strip=st.sampled_from([1, 3, 7, 512]))
+def test_reached_equals_the_pairwise_reduction(seed, n_flags, strip):
+    rng = np.random.default_rng(seed)
+    rows, cols, cell = 23, 31, 2.0
+    grid = random_grid(rng, rows, cols, n_nodes=int(rng.integers(1, 9)), n_flags=n_flags,
+                       cell=cell)
+    # parcels of every kind: inside, across the edge, off the grid, smaller than a cell
+    geoms = []
+    for _ in range(int(rng.integers(1, 25))):
+        x, y = rng.uniform(-10, cols * cell + 10), rng.uniform(-10, rows * cell + 10)
+        w, h = rng.uniform(0.3, 20), rng.uniform(0.3, 20)
+        geoms.append(box(X0 + x, Y0 + y, X0 + x + w, Y0 + y + h))
+    geoms = np.array(geoms, dtype=object)
+    old = classify.STRIP_ROWS
+    classify.STRIP_ROWS = strip
+    try:
+        got = classify._reached(geoms, grid)
+    finally:
+        classify.STRIP_ROWS = old
+    want = reached_by_pairs(geoms, grid)
+    for g, w in zip(got, want, strict=True):
+        assert g.dtype == bool and g.shape == w.shape
+        assert (g == w).all()
+
+
+def test_reached_by_hand():
+    # a 4 x 4 grid of 1 m cells; nodes 0 (ORW) and 1 (impaired, cause 0); -1 drains nowhere
+    labels = np.array([[0, 0, 1, 1],
+                       [0, 0, 1, 1],
+                       [-1, -1, 1, 1],
+                       [-1, -1, 1, 1]], dtype=np.int32)
+    node_flags = np.array([[True, False, False], [False, True, True]])
+    grid = DrainageGrid(labels=labels, node_flags=node_flags, cause_names=("Phosphorus",),
+                        transform=from_origin(X0, Y0 + 4, 1, 1))
+    geoms = np.array([
+        box(X0, Y0 + 2, X0 + 2, Y0 + 4),          # top left: node 0 only
+        box(X0, Y0, X0 + 4, Y0 + 2),              # bottom row: nowhere and node 1
+        box(X0 + 2.2, Y0 + 2.2, X0 + 2.4, Y0 + 2.4),  # smaller than a cell: its point's cell
+        box(X0 + 10, Y0 + 10, X0 + 11, Y0 + 11),  # off the grid: no cell at all
+    ], dtype=object)
+    flags, has_cell, lost = classify._reached(geoms, grid)
+    assert flags.tolist() == [[True, False, False], [False, True, True],
+                              [False, True, True], [False, False, False]]
+    assert has_cell.tolist() == [True, True, True, False]
+    assert lost.tolist() == [False, True, False, False]
+    orw, imp, causes = classify.drainage_flags(geoms, grid)
+    assert orw.tolist() == [True, pd.NA, False, pd.NA]
+    assert imp.tolist() == [False, True, True, pd.NA]
+    assert causes.tolist() == ["", "Phosphorus", "Phosphorus", None]
+
+
+# --------------------------------------------------------------------------- tile encoding
+def polygon_with_hole() -> Polygon:
+    return Polygon([(0, 0), (10, 0), (10, 10), (0, 10)], [[(2, 2), (4, 2), (4, 4), (2, 4)]])
+
+
+@pytest.mark.parametrize("geoms", [
+    [box(0, 0, 1, 1), box(5, 5, 7, 8)],
+    [MultiPolygon([box(0, 0, 1, 1), box(3, 3, 4, 4)]), box(1, 1, 2, 2), polygon_with_hole()],
+    [MultiPolygon([box(0, 0, 1, 1), box(3, 3, 4, 4)])],
+    [],
+])
+def test_multipolygon_wkb_is_the_bytes_of_multipolygons(geoms):
+    g = np.array(geoms, dtype=object)
+    got = write._multipolygon_wkb(g).to_pylist()
+    want = list(shapely.to_wkb(write._as_multi(g))) if len(g) else []
+    assert got == want
+    back = shapely.from_wkb(got) if got else []
+    assert all(b.geom_type == "MultiPolygon" for b in back)
+    assert all(b.equals(a) for a, b in zip(g, back, strict=True))
+
+
+def test_multipolygon_wkb_falls_back_for_other_types():
+    g = np.array([shapely.GeometryCollection([box(0, 0, 1, 1)]), box(2, 2, 3, 3)], dtype=object)
+    assert write._multipolygon_wkb(g).to_pylist() == list(shapely.to_wkb(write._as_multi(g)))
+
+
+@pytest.mark.parametrize("series", [
+    pd.Series(["a", None, "ç é"], dtype="str"),
+    pd.Series(["a", None, np.nan, "b"], dtype=object),
+    pd.Series([17, None, 3.5, "x"], dtype=object),      # integer ids and mixed values: str()
+    pd.Series([None, None], dtype=object),
+    pd.Series([], dtype=object),
+    pd.Series(pd.array(["x", pd.NA], dtype="string")),
+])
+def test_text_columns_as_before(series):
+    text = series.astype(object).where(series.notna(), None)
+    want = pa.array([None if v is None else str(v) for v in text], type=pa.string())
+    assert write._text_array(series).equals(want)
+
+
+def test_null_counts_are_the_batch_nulls():
+    table = pa.table({"a": pa.array([True, None, None]), "b": pa.array(["x", "y", None])})
+    assert write.null_counts(table) == {"a": 2, "b": 1}
+
+
+# --------------------------------------------------------------------------- subdivide, coverage
+@settings(max_examples=25, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1))
+def test_subdivide_on_threads_cuts_the_same_pieces(seed):
+    rng = np.random.default_rng(seed)
+    geoms = []
+    for _ in range(int(rng.integers(1, 12))):
+        n = int(rng.integers(8, 300))
+        angle = np.sort(rng.uniform(0, 2 * np.pi, n))
+        radius = rng.uniform(200, 3_000) * rng.uniform(0.6, 1.0, n)
+        cx, cy = rng.uniform(0, 20_000, 2)
+        geoms.append(shapely.make_valid(Polygon(np.c_[cx + radius * np.cos(angle),
+                                                      cy + radius * np.sin(angle)])))
+    geoms = np.array(geoms, dtype=object)
+    values = np.arange(len(geoms))
+    old_cores, old_min = overlays.available_cores, overlays._THREADED_VERTICES
+    try:
+        overlays.available_cores = lambda: 1
+        one = overlays.subdivide(geoms, values, max_vertices=16, max_extent_m=500)
+        overlays.available_cores = lambda: 3
+        overlays._THREADED_VERTICES = 0  # threads even for a few vertices
+        many = overlays.subdivide(geoms, values, max_vertices=16, max_extent_m=500)
+    finally:
+        overlays.available_cores, overlays._THREADED_VERTICES = old_cores, old_min
+    assert (one[1] == many[1]).all()
+    assert list(shapely.to_wkb(one[0])) == list(shapely.to_wkb(many[0]))
+
+
+def covered_one_by_one(geoms, area, radius):
+    return np.array([area.covers(shapely.box(*np.add(g.bounds, (-radius, -radius, radius,
+                                                                   radius))))
+                     or area.covers(shapely.buffer(shapely.buffer(g, radius, quad_segs=16),
+                                                   radius * (1 - np.cos(np.pi / 64))))
+                     for g in geoms])
+
+
+@pytest.mark.parametrize("area", [box(0, 0, 1_000, 1_000),              # covers them all
+                                  box(0, 0, 520, 1_000),                # covers some
+                                  Polygon([(0, 0), (1_000, 0), (0, 1_000)])])
+def test_covered_with_and_without_the_tile_shortcut(area):
+    geoms = np.array([box(x, y, x + 30, y + 20) for x in range(100, 800, 90)
+                      for y in range(100, 800, 110)], dtype=object)
+    for radius in (0.0, 50.0):
+        got = classify.covered(geoms, area, radius=radius)
+        assert got.tolist() == covered_one_by_one(geoms, area, radius).tolist()
+
+
+# --------------------------------------------------------------------------- the whole run
+def town_with_duplicates(tmp_path, ids):
+    geoms = [box(X0 + 60 * i, Y0, X0 + 60 * i + 50, Y0 + 50) for i in range(len(ids))]
+    parcels = gpd.GeoDataFrame({"LOC_ID": ids, "POLY_TYPE": ["FEE"] * len(ids)},
+                               geometry=geoms, crs=CRS)
+    flood = gpd.GeoDataFrame({"FLD_ZONE": ["AE"], "SFHA_TF": ["T"], "STATIC_BFE": [10.0]},
+                             geometry=[box(X0 - 10, Y0 - 10, X0 + 75, Y0 + 60)], crs=CRS)
+    return write_town(tmp_path, {"parcels": parcels, "flood_zones": flood})
+
+
+@pytest.mark.parametrize("ids, merged", [
+    (["A", "B", "A", "C"], ["A"]),
+    ([7, 8, 7, 9, 9], ["7", "9"]),   # integer ids compared as text
+    (["A", "B", "C"], []),
+])
+def test_duplicate_ids_merged_and_null_counts_as_counted_in_the_file(tmp_path, ids, merged):
+    out = tmp_path / "map.gpkg"
+    run = ap.run_applicability(load_config(town_with_duplicates(tmp_path, ids)), out,
+                               workers=1)
+    res = ap.read_result(out)
+    assert sorted(res["parcel_id"].astype(str)) == sorted({str(i) for i in ids})
+    assert run.parcels == len(set(ids))
+    con = sqlite3.connect(out)
+    try:
+        rows = dict(con.execute(
+            'SELECT "check", parcels_not_checked FROM applicability_checks').fetchall())
+        note = con.execute(
+            "SELECT note FROM applicability_checks WHERE \"check\" = 'run'").fetchone()[0]
+    finally:
+        con.close()
+    assert json.loads(note)["parameters"]["merged_duplicate_ids"] == merged
+    # the counts written from the batches are the file's own nulls
+    assert rows == {**write_counts_in_file(out, list(rows)), "run": None}
+
+
+def write_counts_in_file(path, checks):
+    counts = write._null_counts(path, [c for c in checks if c != "run"])
+    return {c: counts.get(c) for c in checks if c != "run"}
