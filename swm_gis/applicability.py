@@ -44,7 +44,6 @@ from __future__ import annotations
 import collections
 import itertools
 from collections.abc import Callable, Iterator
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -193,13 +192,10 @@ def plan_tiles(config: TownConfig, *, chunk_size: int = DEFAULT_CHUNK_SIZE,
     progress(0.0, "planning tiles")
     extent, count = parcel_extent(config)
     tiles = make_tiles(extent, count, chunk_size=chunk_size)
-    # the id column is scanned (GDAL and Arrow, outside the GIL) while the overlays are prepared
-    with ThreadPoolExecutor(max_workers=1) as pool:
-        scan = pool.submit(duplicate_ids, config)
-        try:
-            overlays = load_overlays(config, extent, progress=progress)
-        finally:
-            dups = scan.result()
+    # the id scan before the overlays, not beside them: its hash table (about 300 MB for a
+    # statewide layer) is gone before the overlays are built, so the two peaks do not add up
+    dups = duplicate_ids(config)
+    overlays = load_overlays(config, extent, progress=progress)
     if dups:
         skip = frozenset(dups)
         tiles = [Tile(t.index, t.bounds, skip_ids=skip) for t in tiles]
