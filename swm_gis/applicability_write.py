@@ -141,14 +141,11 @@ def null_counts(table: pa.Table) -> dict[str, int]:
 
 
 def _write_tables(path: Path, summary: pd.DataFrame, checks: list[dict[str, Any]],
-                  config: TownConfig, params: dict[str, Any],
-                  nulls: dict[str, int] | None = None) -> None:
-    """The summary and checks tables; ``nulls`` (per output column, summed over the batches
-    written) saves counting them in the file."""
+                  config: TownConfig, params: dict[str, Any], *, nulls: dict[str, int]) -> None:
+    """The summary and checks tables; ``nulls`` are the null counts per output column, summed
+    over the batches written (:func:`null_counts`)."""
     pyogrio.write_dataframe(summary, path, layer=SUMMARY_TABLE, driver="GPKG", append=True)
     now = dt.datetime.now(dt.UTC).isoformat(timespec="seconds")
-    if nulls is None:
-        nulls = _null_counts(path, [c["name"] for c in checks])
     rows = [{"check": c["name"], "ran": c["ran"], "chapter_320": c["section"],
              "sources": json.dumps(c["sources"]), "note": c["note"],
              "parcels_not_checked": nulls.get(c["name"])} for c in checks]
@@ -161,21 +158,6 @@ def _write_tables(path: Path, summary: pd.DataFrame, checks: list[dict[str, Any]
     frame["ran"] = frame["ran"].astype(bool)
     frame["parcels_not_checked"] = frame["parcels_not_checked"].astype("Int64")
     pyogrio.write_dataframe(frame, path, layer=CHECKS_TABLE, driver="GPKG", append=True)
-
-
-def _null_counts(path: Path, columns: list[str]) -> dict[str, int]:
-    """Parcels whose flag is null (not checked), per output column, counted in the file."""
-    con = sqlite3.connect(str(path))
-    try:
-        have = {r[1] for r in con.execute(f'PRAGMA table_info("{LAYER}")')}
-        cols = [c for c in columns if c in have]
-        if not cols:
-            return {}
-        sql = ", ".join(f'SUM("{c}" IS NULL)' for c in cols)
-        row = con.execute(f'SELECT {sql} FROM "{LAYER}"').fetchone()
-    finally:
-        con.close()
-    return {c: int(v or 0) for c, v in zip(cols, row, strict=True)}
 
 
 # =========================================================================== QGIS style
