@@ -44,6 +44,7 @@ from __future__ import annotations
 import collections
 import itertools
 from collections.abc import Callable, Iterator
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -107,6 +108,7 @@ from swm_gis.applicability_write import (
 from swm_gis.catchments import DrainageGrid
 from swm_gis.config import TownConfig
 from swm_gis.errors import EmptyLayerError
+from swm_gis.layers import run_cache
 from swm_gis.results import ApplicabilityMap
 from swm_gis.writers import atomic_path, check_outputs_free, sqlite_sync_off
 
@@ -123,6 +125,7 @@ class RunResult:
     engine: str = "local"
 
 
+@run_cache()
 def run_applicability(
     config: TownConfig,
     out: str | Path,
@@ -186,16 +189,31 @@ def _quiet(fraction: float, message: str) -> None:
     """The default progress callback: says nothing."""
 
 
+#: Up to this many parcels the duplicate-id scan runs beside the overlays' preparation (at a
+#: million parcels its table is about 110 MB; at 2.4 million the two peaks together made 967 MB
+#: of the 1 GB the statewide run may use, against 688 MB one after the other).
+DUPLICATE_SCAN_BESIDE_MAX = 1_000_000
+
+
 def plan_tiles(config: TownConfig, *, chunk_size: int = DEFAULT_CHUNK_SIZE,
                progress: Progress = _quiet) -> tuple[list[Tile], Overlays, list[str]]:
     """The job's tiles (a last one for ids on several polygons), overlays and duplicate ids."""
     progress(0.0, "planning tiles")
     extent, count = parcel_extent(config)
     tiles = make_tiles(extent, count, chunk_size=chunk_size)
-    # the id scan before the overlays, not beside them: its hash table (about 300 MB for a
-    # statewide layer) is gone before the overlays are built, so the two peaks do not add up
-    dups = duplicate_ids(config)
-    overlays = load_overlays(config, extent, progress=progress)
+    if 0 <= count <= DUPLICATE_SCAN_BESIDE_MAX:
+        # a town's id scan (Arrow reads and hashes, without the GIL) runs beside the overlays
+        with ThreadPoolExecutor(max_workers=1) as pool:
+            scan = pool.submit(duplicate_ids, config)
+            try:
+                overlays = load_overlays(config, extent, progress=progress)
+            finally:
+                dups = scan.result()  # its error, if any, first: as when it ran first
+    else:
+        # a larger layer's scan runs first: its hash table (about 300 MB for a statewide layer)
+        # is gone before the overlays are built, so the two peaks do not add up
+        dups = duplicate_ids(config)
+        overlays = load_overlays(config, extent, progress=progress)
     if dups:
         skip = frozenset(dups)
         tiles = [Tile(t.index, t.bounds, skip_ids=skip) for t in tiles]
@@ -221,6 +239,7 @@ def _check_any(config: TownConfig, n_parcels: int) -> None:
         )
 
 
+@run_cache()
 def classify_town(config: TownConfig, *, chunk_size: int = DEFAULT_CHUNK_SIZE,
                   progress: Progress | None = None) -> ApplicabilityMap:
     """Classify every parcel of the town in memory (tile by tile, concatenated); write nothing.

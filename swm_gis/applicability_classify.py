@@ -305,8 +305,11 @@ def _sfha_flags(out: pd.DataFrame, geoms: np.ndarray, area_sqm: np.ndarray, over
 def covered(geoms: np.ndarray, area: Any, *, radius: float = 0.0) -> np.ndarray:
     """Whether ``area`` covers each geometry grown by ``radius`` (None covers everything).
 
-    Vectorised: the geometry's envelope grown by ``radius`` (which holds the true buffer) is
-    tested against the prepared area first; only envelopes not covered are buffered exactly.
+    The rule: a geometry is covered when its envelope grown by ``radius`` is, or else when its
+    buffer (16 segments a quarter, grown by the chord gap so that it holds the true buffer) is.
+    Vectorised, and decided exactly by that rule: the distance from each geometry to the part of
+    its neighbourhood the area leaves out settles all but a band as wide as the chord gap either
+    side of ``radius`` (:func:`_uncovered_band`); only that band is buffered.
     """
     n = len(geoms)
     if area is None or n == 0:
@@ -315,6 +318,45 @@ def covered(geoms: np.ndarray, area: Any, *, radius: float = 0.0) -> np.ndarray:
     x0, y0, x1, y1 = shapely.total_bounds(geoms)
     if shapely.covers(area, shapely.box(x0 - radius, y0 - radius, x1 + radius, y1 + radius)):
         return np.ones(n, dtype=bool)  # the envelope of them all, grown, is covered (most tiles)
+    slack = radius * (1 - np.cos(np.pi / 64)) if radius > 0 else 0.0
+    ok, band = _uncovered_band(geoms, area, (x0, y0, x1, y1), radius=radius, slack=slack)
+    if len(band):
+        ok[band] = _covered_by_rule(geoms[band], area, radius=radius, slack=slack)
+    return ok
+
+
+#: How far (in CRS units) a distance must clear a threshold to decide without buffering:
+#: far above the rounding of coordinates (about 1e-10 of a Massachusetts coordinate).
+_DECIDE_MARGIN = 1e-3
+
+
+def _uncovered_band(geoms: np.ndarray, area: Any, bounds: tuple[float, float, float, float], *,
+                    radius: float, slack: float) -> tuple[np.ndarray, np.ndarray]:
+    """What the distance to the uncovered neighbourhood decides, and which rows it leaves.
+
+    ``outside`` is the part of the geometries' envelope, grown past every buffer, that ``area``
+    does not cover. A geometry farther than ``radius + slack`` from it has its grown buffer
+    (which lies within ``radius + slack`` of it) inside the area: covered. One nearer than
+    ``radius - slack`` has a point of ``outside`` inside its 16-segment buffer (which holds
+    every point within ``radius - slack``), and so inside its grown envelope too: not covered.
+    Returns the decided flags and the indices of the band between, to be decided by the rule.
+    """
+    x0, y0, x1, y1 = bounds
+    grow = radius + slack + 1.0
+    outside = shapely.difference(shapely.box(x0 - grow, y0 - grow, x1 + grow, y1 + grow), area)
+    shapely.prepare(outside)
+    ok = ~shapely.dwithin(outside, geoms, radius + slack + _DECIDE_MARGIN)
+    ok &= ~(shapely.is_missing(geoms) | shapely.is_empty(geoms))  # no distance: by the rule
+    band = np.flatnonzero(~ok)
+    inner = radius - slack - _DECIDE_MARGIN
+    if inner > 0 and len(band):
+        band = band[~shapely.dwithin(outside, geoms[band], inner)]
+    return ok, band
+
+
+def _covered_by_rule(geoms: np.ndarray, area: Any, *, radius: float, slack: float
+                     ) -> np.ndarray:
+    """:func:`covered`'s rule itself: the grown envelope, else the grown 16-segment buffer."""
     b = shapely.bounds(geoms)
     boxes = shapely.box(b[:, 0] - radius, b[:, 1] - radius, b[:, 2] + radius, b[:, 3] + radius)
     ok = shapely.covers(area, boxes)
@@ -322,7 +364,6 @@ def covered(geoms: np.ndarray, area: Any, *, radius: float = 0.0) -> np.ndarray:
     if len(rest):
         grown = shapely.buffer(geoms[rest], radius, quad_segs=16) if radius > 0 else geoms[rest]
         # a polygon buffered with chords lies inside the true buffer: grow it by the chord gap
-        slack = radius * (1 - np.cos(np.pi / 64)) if radius > 0 else 0.0
         ok[rest] = shapely.covers(area, shapely.buffer(grown, slack) if slack else grown)
     return ok
 

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import os
 import re
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 import geopandas as gpd
@@ -100,12 +102,46 @@ def source_extents(config: TownConfig, key: str) -> list[dict[str, Any]]:
     return out
 
 
+#: Descriptions read during one run (:func:`run_cache`), by GDAL source and layer; None: no run.
+_RUN_INFO: dict[tuple[str, str | None], dict[str, Any]] | None = None
+
+
+@contextmanager
+def run_cache() -> Iterator[None]:
+    """Within the block, each file source is described by GDAL once: a run that reads a layer
+    tile by tile (the town-wide map) opens it to read, not also to describe it each time.
+
+    Only for a run that reads its inputs as they are at its start, as every command does; the
+    descriptions are dropped at the end, so a later run sees a changed file. Worker processes
+    forked inside the block start with the descriptions read so far. PostGIS tables are asked
+    each time.
+    """
+    global _RUN_INFO
+    outer = _RUN_INFO
+    _RUN_INFO = {} if outer is None else outer
+    try:
+        yield
+    finally:
+        _RUN_INFO = outer
+
+
 def _info(spec: LayerSpec, *, full: bool = False) -> dict[str, Any]:
     """One source's description: PostGIS through psycopg, anything else through GDAL."""
     if spec.is_postgis:
         return postgis.read_info(spec.path, spec.layer, full=full)
     _check_exists(spec)
     path, layer = _gdal(spec)
+    cache = _RUN_INFO
+    if cache is not None and (path, layer) in cache:
+        return dict(cache[(path, layer)])
+    info = _read_info(spec, path, layer)
+    if cache is not None:
+        cache[(path, layer)] = info
+        return dict(info)
+    return info
+
+
+def _read_info(spec: LayerSpec, path: str, layer: str | None) -> dict[str, Any]:
     try:
         return pyogrio.read_info(path, layer=layer)
     except pyogrio.errors.DataLayerError as exc:
@@ -574,5 +610,5 @@ __all__ = [
     "Raster", "read_layer", "read_spec", "read_file", "read_table", "read_raster", "is_raster",
     "layer_info", "layer_crs", "read_column", "map_fields", "merge_duplicate_ids",
     "repair_geometries", "source_info", "file_source_info", "split_source", "sql_in",
-    "id_where", "read_by_ids", "read_parcels_by_id", "IDS_PER_QUERY",
+    "id_where", "read_by_ids", "read_parcels_by_id", "IDS_PER_QUERY", "run_cache",
 ]

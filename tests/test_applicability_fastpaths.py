@@ -216,6 +216,45 @@ def test_covered_with_and_without_the_tile_shortcut(area):
         assert got.tolist() == covered_one_by_one(geoms, area, radius).tolist()
 
 
+SLACK_50 = 50.0 * (1 - np.cos(np.pi / 64))  # the chord gap of a 50 unit buffer: 0.06 units
+
+
+@settings(max_examples=40, deadline=None)
+@given(offsets=st.lists(st.sampled_from([-3.0, -1.0, -0.5, -1e-4, 0.0, 1e-4, 0.5, 1.0, 3.0]),
+                        min_size=1, max_size=12),
+       radius=st.sampled_from([0.0, 50.0]), shape=st.sampled_from(["box", "triangle", "town"]),
+       size=st.floats(1.0, 40.0))
+def test_covered_decides_the_band_at_the_radius_by_the_rule(offsets, radius, shape, size):
+    """Parcels a radius (give or take a few chord gaps, or a hair) from the coverage edge: the
+    distance prefilter must give what the rule (envelope, else grown buffer) gives, one by one."""
+    area = {"box": box(0, 0, 520, 1_000),
+            "triangle": Polygon([(0, 0), (1_000, 0), (0, 1_000)]),
+            "town": shapely.union(Polygon([(0, 0), (700, 80), (640, 900), (60, 760)]),
+                                  box(0, 0, 300, 300))}[shape]
+    geoms = []
+    for i, k in enumerate(offsets):
+        gap = radius + k * max(SLACK_50 if radius else 1.0, 1e-9)  # from the parcel to the edge
+        x1 = 520 - gap  # the box's right edge, and (roughly) the others' east side
+        y = 100 + 60 * i
+        geoms.append(box(x1 - size, y, x1, y + size / 2))
+        geoms.append(Polygon([(x1 - size, y), (x1, y + size / 3), (x1 - size / 2, y + size)]))
+    geoms = np.array(geoms, dtype=object)
+    got = classify.covered(geoms, area, radius=radius)
+    assert got.tolist() == covered_one_by_one(geoms, area, radius).tolist()
+
+
+def test_covered_band_worked_by_hand():
+    """Coverage x <= 520, radius 50, chord gap 0.0602: a parcel whose east side is 50.1 from the
+    edge is covered, 49.9 is not (its buffer crosses). At 50.03, inside the gap, the distance
+    cannot decide; the rule does: the envelope grown by 50 ends at 519.97, inside, so covered.
+    An empty geometry has no distance: the rule says not covered, as before."""
+    area = box(0, 0, 520, 1_000)
+    geoms = np.array([box(400, 100, 520 - 50.1, 110), box(400, 200, 520 - 49.9, 210),
+                      box(400, 300, 520 - 50.03, 310), Polygon()], dtype=object)
+    assert classify.covered(geoms, area, radius=50.0).tolist() == [True, False, True, False]
+    assert classify.covered(geoms[:3], area, radius=0.0).tolist() == [True, True, True]
+
+
 # --------------------------------------------------------------------------- the whole run
 def town_with_duplicates(tmp_path, ids):
     geoms = [box(X0 + 60 * i, Y0, X0 + 60 * i + 50, Y0 + 50) for i in range(len(ids))]
@@ -226,12 +265,16 @@ def town_with_duplicates(tmp_path, ids):
     return write_town(tmp_path, {"parcels": parcels, "flood_zones": flood})
 
 
+@pytest.mark.parametrize("beside", [True, False])  # the id scan beside the overlays, or first
 @pytest.mark.parametrize("ids, merged", [
     (["A", "B", "A", "C"], ["A"]),
     ([7, 8, 7, 9, 9], ["7", "9"]),   # integer ids compared as text
     (["A", "B", "C"], []),
 ])
-def test_duplicate_ids_merged_and_null_counts_as_counted_in_the_file(tmp_path, ids, merged):
+def test_duplicate_ids_merged_and_null_counts_as_counted_in_the_file(tmp_path, monkeypatch,
+                                                                      ids, merged, beside):
+    if not beside:
+        monkeypatch.setattr(ap, "DUPLICATE_SCAN_BESIDE_MAX", 0)
     out = tmp_path / "map.gpkg"
     run = ap.run_applicability(load_config(town_with_duplicates(tmp_path, ids)), out,
                                workers=1)
@@ -260,3 +303,36 @@ def write_counts_in_file(path, checks):
                     if c in have else None) for c in checks if c != "run"}
     finally:
         con.close()
+
+
+# --------------------------------------------------------------------------- one description a run
+def test_a_run_describes_each_source_once_and_forgets_after(tmp_path, monkeypatch):
+    """Inside a run GDAL describes the parcels once, not once a tile; after the run the
+    descriptions are dropped, so a parcel added to the file is seen by the next run."""
+    import pyogrio
+
+    from swm_gis import layers
+
+    ids = [f"P{i}" for i in range(12)]
+    cfg = load_config(town_with_duplicates(tmp_path, ids))
+    calls: list[str | None] = []
+    real = pyogrio.read_info
+
+    def counted(path, layer=None, **kw):
+        calls.append(layer)
+        return real(path, layer=layer, **kw)
+
+    monkeypatch.setattr(layers.pyogrio, "read_info", counted)
+    first = ap.run_applicability(cfg, tmp_path / "a.gpkg", workers=1, chunk_size=2)
+    assert first.tiles >= 4 and first.parcels == 12
+    assert calls.count("parcels") == 1 and layers._RUN_INFO is None
+    calls.clear()
+    layers.layer_info(cfg.layer("parcels"))
+    layers.layer_info(cfg.layer("parcels"))
+    assert calls.count("parcels") == 2  # outside a run: described each time, as before
+    more = gpd.GeoDataFrame({"LOC_ID": ["NEW"], "POLY_TYPE": ["FEE"]},
+                            geometry=[box(X0 + 2_000, Y0, X0 + 2_050, Y0 + 50)], crs=CRS)
+    more.to_file(cfg.layer("parcels").path, layer="parcels", mode="a")
+    again = ap.run_applicability(cfg, tmp_path / "b.gpkg", workers=1, chunk_size=2)
+    assert again.parcels == 13
+    assert "NEW" in set(ap.read_result(again.path)["parcel_id"])

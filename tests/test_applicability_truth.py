@@ -330,6 +330,43 @@ def test_a_failing_tile_in_a_worker_is_reported_and_no_file_is_left(tmp_path, mo
     assert not (tmp_path / "a.gpkg").exists()
 
 
+def test_workers_hand_tiles_over_through_a_spool_that_is_gone_after_the_run(tmp_path,
+                                                                           monkeypatch):
+    """Forked workers leave each finished table as an Arrow file in a private temporary folder;
+    the parent maps it and deletes it at once, and the folder goes with the pool, after a
+    failure too. The file is the one a single worker writes."""
+    import tempfile
+
+    import swm_gis.applicability_parallel as par
+
+    spool_root = tmp_path / "tmp"
+    spool_root.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(spool_root))
+    seen: list[str] = []
+    real = par._Spooled.batch
+
+    def batch(self):
+        seen.append(self.path)
+        assert Path(self.path).is_file() and Path(self.path).parent.parent == spool_root
+        return real(self)
+
+    monkeypatch.setattr(par._Spooled, "batch", batch)
+    cfg = load_config(SAMPLE_CONFIG)
+    one = ap.run_applicability(cfg, tmp_path / "one.gpkg", workers=1, chunk_size=1_000)
+    two = ap.run_applicability(cfg, tmp_path / "two.gpkg", workers=2, chunk_size=1_000)
+    assert len(seen) == two.tiles == one.tiles >= 3  # every tile came through the spool
+    assert not any(Path(p).exists() for p in seen) and list(spool_root.iterdir()) == []
+    _same_file(one.path, two.path)
+
+    def boom(config, tile, overlays):
+        raise ValueError(f"tile {tile.index} exploded")
+
+    monkeypatch.setattr(par, "tile_batch", boom)
+    with pytest.raises(ValueError, match="exploded"):
+        ap.run_applicability(cfg, tmp_path / "three.gpkg", workers=2, chunk_size=1_000)
+    assert list(spool_root.iterdir()) == [] and not (tmp_path / "three.gpkg").exists()
+
+
 def test_vernal_pool_far_away_does_not_change_flags():
     """Guard for the fixture: the far NHESP layers are > 1,000 ft from every parcel."""
     layers = town_layers()
