@@ -16,9 +16,16 @@ paths; see docs/dask.md).
 
 from __future__ import annotations
 
+import importlib
+import importlib.util
 import logging
+import sys
+import tempfile
 from collections import deque
 from collections.abc import Iterator
+from concurrent.futures import Future, ThreadPoolExecutor
+from contextlib import ExitStack
+from multiprocessing import get_all_start_methods
 from pathlib import Path
 from typing import Any
 
@@ -38,6 +45,7 @@ from swm_gis.applicability import (
     run_applicability,
     tile_batch,
 )
+from swm_gis.applicability_parallel import frozen_heap, received, spool_batch
 from swm_gis.config import TownConfig
 from swm_gis.errors import ConfigError
 
@@ -76,59 +84,141 @@ def run_applicability_dask(
     progress: Progress | None = None,
     connect_timeout_s: float = 20.0,
 ) -> RunResult:
-    """:func:`swm_gis.applicability.run_applicability` with the tiles computed on Dask."""
-    try:
-        from distributed import Client, LocalCluster
-    except ImportError as exc:  # pragma: no cover - installed with the dask extra
+    """:func:`swm_gis.applicability.run_applicability` with the tiles computed on Dask.
+
+    With ``scheduler``, on that cluster: the prepared layers are scattered to every worker and
+    each tile's table comes back over the network. Without, on a ``LocalCluster`` of ``workers``
+    processes started once the layers are prepared (:func:`_local_cluster_results`).
+    """
+    if importlib.util.find_spec("distributed") is None:  # pragma: no cover - the dask extra
         raise ConfigError(
             "The Dask engine needs dask-geopandas and distributed: "
             'pip install "swm-gis[dask]", or use --engine local.'
-        ) from exc
-    cluster = None
-    try:
-        if scheduler:
-            client = Client(scheduler, timeout=f"{connect_timeout_s}s")
-        else:
-            cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
-                                   dashboard_address=None, silence_logs=logging.ERROR)
-            client = Client(cluster)
+        )
+    common = {"chunk_size": chunk_size, "overwrite": overwrite, "progress": progress,
+              "engine": "dask"}
+    if not scheduler:
+        # distributed (0.7 s of imports) loads while the layers are prepared, not before
+        loading = ThreadPoolExecutor(max_workers=1)
+        imported = loading.submit(importlib.import_module, "distributed")
+        loading.shutdown(wait=False)
+        return run_applicability(
+            config, out, **common,
+            tile_results=lambda tiles, overlays: _local_cluster_results(
+                config, tiles, overlays, workers=workers, imported=imported),
+            parameters={"scheduler": f"LocalCluster({workers} processes)"})
+    from distributed import Client
+
+    try:  # reach the cluster before any work: a wrong address fails at once
+        client = Client(scheduler, timeout=f"{connect_timeout_s}s")
     except OSError as exc:
         raise ConfigError(
             f"Cannot reach the Dask scheduler at {scheduler}: {exc}. Start one (dask scheduler) "
             "and its workers, or leave out --scheduler to use a local cluster."
         ) from exc
-
-    def tile_results(tiles: list[Tile], overlays: Overlays) -> Iterator[TileBatch]:
-        import dask
-
-        shared = client.scatter(overlays, broadcast=True)
-        # each worker encodes its tiles as Arrow tables (what the local workers return), so the
-        # client only streams buffers into the GeoPackage
-        parts = [dask.delayed(tile_batch, pure=True)(config, t, shared) for t in tiles]
-        # a window of tiles in flight (two per worker thread): finished tiles wait for the
-        # client's writer in the workers' memory, so the window keeps that memory bounded
-        window = max(2, 2 * sum(client.nthreads().values()))
-        pending = deque(client.compute(parts[:window]))
-        following = iter(parts[window:])
-        while pending:  # tile order: the output rows come out as the local engine's
-            fut = pending.popleft()
-            result = fut.result()
-            fut.release()
-            nxt = next(following, None)
-            if nxt is not None:
-                pending.append(client.compute(nxt))
-            yield result
-
     try:
         return run_applicability(
-            config, out, chunk_size=chunk_size, overwrite=overwrite, progress=progress,
-            tile_results=tile_results, engine="dask",
-            parameters={"scheduler": scheduler or f"LocalCluster({workers} processes)"},
-        )
+            config, out, **common,
+            tile_results=lambda tiles, overlays: _in_tile_order(
+                client, _scattered_tasks(client, config, tiles, overlays)),
+            parameters={"scheduler": scheduler})
     finally:
         client.close()
-        if cluster is not None:
-            cluster.close()
+
+
+def _scattered_tasks(client: Any, config: TownConfig, tiles: list[Tile], overlays: Overlays
+                     ) -> list[Any]:
+    """One task a tile, on workers that hold the prepared layers (scattered to each once)."""
+    import dask
+
+    shared = client.scatter(overlays, broadcast=True)
+    # each worker encodes its tiles as Arrow tables (what the local workers return), so the
+    # client only streams buffers into the GeoPackage
+    return [dask.delayed(tile_batch, pure=True)(config, t, shared) for t in tiles]
+
+
+def _local_cluster_results(config: TownConfig, tiles: list[Tile], overlays: Overlays, *,
+                           workers: int, imported: Future | None = None
+                           ) -> Iterator[TileBatch]:
+    """The tiles' batches from a ``LocalCluster`` of ``workers`` processes on this machine.
+
+    The cluster starts once the layers are prepared. On Linux its worker processes are forked
+    from this one (``distributed.worker.multiprocessing-method = fork``), as the local engine's
+    are: they start without importing the stack again, hold the prepared layers from the start
+    (shared, copy on write, instead of pickled to each over TCP), and hand each finished table
+    back through a spool folder on this machine instead of over TCP. Elsewhere the workers are
+    spawned and get the layers scattered, as on a remote cluster.
+    """
+    if imported is not None:
+        imported.result()
+    import dask
+    from distributed import Client, LocalCluster
+
+    global _SHARED
+    forked = sys.platform.startswith("linux") and "fork" in get_all_start_methods()
+    with ExitStack() as stack:
+        # the workers' scratch space and the spool in one private folder, gone after the run
+        scratch = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="swm-dask-")))
+        stack.enter_context(dask.config.set({"temporary-directory": str(scratch)}))
+        spool = str(scratch / "tiles")
+        if forked:
+            Path(spool).mkdir()
+            stack.enter_context(dask.config.set(_FORKED_LOCAL_CLUSTER))
+            stack.enter_context(frozen_heap())
+            _SHARED = overlays
+            stack.callback(_forget_shared)
+        cluster = stack.enter_context(LocalCluster(
+            n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=None,
+            silence_logs=logging.ERROR))
+        client = stack.enter_context(Client(cluster))
+        tasks = ([dask.delayed(_forked_tile_batch, pure=True)(config, t, spool) for t in tiles]
+                 if forked else _scattered_tasks(client, config, tiles, overlays))
+        yield from _in_tile_order(client, tasks)
+
+
+def _in_tile_order(client: Any, parts: list[Any]) -> Iterator[TileBatch]:
+    """The tasks' batches in tile order, a window of them in flight (two per worker thread):
+    finished tiles wait for the client's writer in the workers' memory, so the window keeps
+    that memory bounded."""
+    window = max(2, 2 * sum(client.nthreads().values()))
+    pending = deque(client.compute(parts[:window]))
+    following = iter(parts[window:])
+    while pending:  # tile order: the output rows come out as the local engine's
+        fut = pending.popleft()
+        result = received(fut.result())
+        fut.release()
+        nxt = next(following, None)
+        if nxt is not None:
+            pending.append(client.compute(nxt))
+        yield result
+
+
+_SHARED: Overlays | None = None  # the prepared layers a forked LocalCluster worker starts with
+
+#: The local cluster's settings: workers forked from this process; and, since its scheduler,
+#: nannies and workers share this machine's cores with the tiles, no statistical profiler
+#: sampling every task's stack 100 times a second, and housekeeping less often (the event
+#: loops' blocked-loop check every 1 s, not 20 ms; memory and system monitors every 1 s and
+#: 5 s, not 0.1 s and 0.5 s).
+_FORKED_LOCAL_CLUSTER = {
+    "distributed.worker.multiprocessing-method": "fork",
+    "distributed.worker.profile.enabled": False,
+    "distributed.admin.tick.interval": "1s",
+    "distributed.admin.system-monitor.interval": "5s",
+    "distributed.worker.memory.monitor-interval": "1s",
+}
+
+
+def _forget_shared() -> None:
+    global _SHARED
+    _SHARED = None
+
+
+def _forked_tile_batch(config: TownConfig, tile: Tile, spool: str) -> Any:
+    """A forked LocalCluster worker's task: one tile, left in the spool."""
+    if _SHARED is None:  # a worker not forked from the client (restarted by its nanny)
+        raise RuntimeError("this Dask worker holds no prepared layers; run the job again")
+    return spool_batch(tile_batch(config, tile, _SHARED), spool)
 
 
 __all__ = ["run_applicability_dask", "tiles_frame"]

@@ -78,7 +78,7 @@ def local_batches(config: TownConfig, tiles: list[Tile], overlays: Overlays, *,
     """The tiles' batches in tile order, from ``workers`` processes (1: this process)."""
     workers = min(workers, len(tiles))
     if workers <= 1:
-        with _frozen_heap():
+        with frozen_heap():
             for tile in tiles:
                 yield tile_batch(config, tile, overlays)
         return
@@ -106,7 +106,7 @@ def _pool(workers: int, overlays: Overlays) -> Iterator[ProcessPoolExecutor]:
     if sys.platform.startswith("linux") and "fork" in get_all_start_methods():
         _OVERLAYS = overlays
         try:
-            with tempfile.TemporaryDirectory(prefix="swm-tiles-") as spool, _frozen_heap(), \
+            with tempfile.TemporaryDirectory(prefix="swm-tiles-") as spool, frozen_heap(), \
                     ProcessPoolExecutor(max_workers=workers,
                                         mp_context=get_context("fork")) as pool:
                 _SPOOL = spool
@@ -123,7 +123,7 @@ def _pool(workers: int, overlays: Overlays) -> Iterator[ProcessPoolExecutor]:
 
 
 @contextmanager
-def _frozen_heap() -> Iterator[None]:
+def frozen_heap() -> Iterator[None]:
     """The objects alive now (the prepared overlays, the libraries) move to the garbage
     collector's permanent generation while the tiles run: the collector stops walking them at
     each full collection, and forked workers stop touching, and so copying, every page they
@@ -145,7 +145,7 @@ def _in_order(pool: ProcessPoolExecutor, config: TownConfig, tiles: list[Tile], 
             break
     try:
         while pending:
-            batch = _received(pending.popleft().result())
+            batch = received(pending.popleft().result())
             nxt = next(following, None)
             if nxt is not None:
                 pending.append(pool.submit(_worker_batch, config, nxt))
@@ -167,9 +167,12 @@ def _init_worker(path: str) -> None:
 def _worker_batch(config: TownConfig, tile: Tile) -> TileBatch | _Spooled:
     assert _OVERLAYS is not None, "worker not initialised"
     batch = tile_batch(config, tile, _OVERLAYS)
-    if _SPOOL is None:
-        return batch
-    path = Path(_SPOOL) / f"tile-{tile.index}.arrow"
+    return batch if _SPOOL is None else spool_batch(batch, _SPOOL)
+
+
+def spool_batch(batch: TileBatch, folder: str) -> _Spooled:
+    """Leave ``batch`` in the spool ``folder`` as an Arrow file (for the parent to map)."""
+    path = Path(folder) / f"tile-{batch.index}.arrow"
     with pa.ipc.new_file(path, batch.table.schema) as sink:
         sink.write_table(batch.table)
     return _Spooled(batch.index, str(path), batch.summary)
@@ -192,8 +195,10 @@ class _Spooled:
         return TileBatch(self.index, table, self.summary)
 
 
-def _received(result: TileBatch | _Spooled) -> TileBatch:
+def received(result: TileBatch | _Spooled) -> TileBatch:
+    """A worker's result as a batch: as it came, or mapped from the spool."""
     return result.batch() if isinstance(result, _Spooled) else result
 
 
-__all__ = ["TileBatch", "check_workers", "default_workers", "local_batches", "tile_batch"]
+__all__ = ["TileBatch", "check_workers", "default_workers", "frozen_heap", "local_batches",
+           "received", "spool_batch", "tile_batch"]

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import geopandas as gpd
 import numpy as np
 import pandas as pd
@@ -65,3 +67,86 @@ def test_unreachable_scheduler_is_a_clear_error(tmp_path):
         run_applicability_dask(cfg, tmp_path / "x.gpkg", scheduler="tcp://127.0.0.1:9",
                                connect_timeout_s=1.0)
     assert not (tmp_path / "x.gpkg").exists()
+
+
+def _same(a_path, b_path):
+    a, b = ap.read_result(a_path), ap.read_result(b_path)
+    pd.testing.assert_frame_equal(a.drop(columns="geometry"), b.drop(columns="geometry"))
+    assert a.geometry.geom_equals_exact(b.geometry, 0).all()
+
+
+def test_local_cluster_forks_workers_that_hand_tiles_over_through_a_spool(tmp_path,
+                                                                        monkeypatch):
+    """On Linux the LocalCluster's workers are forked once the layers are prepared: every tile
+    comes back through a spool folder, which is gone after the run, and after a failure, with
+    the workers' scratch space (nothing is left in the temporary folder)."""
+    import tempfile
+
+    import swm_gis.applicability_dask as dk
+    import swm_gis.applicability_parallel as par
+
+    root = tmp_path / "tmp"
+    root.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(root))
+    seen = []
+    real = par._Spooled.batch
+
+    def batch(self):
+        seen.append(self.path)
+        assert Path(self.path).parent.parent.parent == root and Path(self.path).is_file()
+        return real(self)
+
+    monkeypatch.setattr(par._Spooled, "batch", batch)
+    cfg = _town(tmp_path)
+    local = ap.run_applicability(cfg, tmp_path / "local.gpkg", chunk_size=80, workers=1)
+    dask = run_applicability_dask(cfg, tmp_path / "dask.gpkg", chunk_size=80, workers=2)
+    assert len(seen) == dask.tiles == local.tiles >= 4
+    assert list(root.iterdir()) == [] and dk._SHARED is None
+    _same(local.path, dask.path)
+
+    def boom(config, tile, overlays):
+        raise ValueError(f"tile {tile.index} exploded")
+
+    monkeypatch.setattr(dk, "tile_batch", boom)
+    with pytest.raises(ValueError, match="exploded"):
+        run_applicability_dask(cfg, tmp_path / "x.gpkg", chunk_size=80, workers=2)
+    assert list(root.iterdir()) == [] and not (tmp_path / "x.gpkg").exists()
+
+
+def test_where_workers_cannot_fork_the_layers_are_scattered_same_file(tmp_path, monkeypatch):
+    import swm_gis.applicability_dask as dk
+
+    cfg = _town(tmp_path)
+    local = ap.run_applicability(cfg, tmp_path / "local.gpkg", chunk_size=80, workers=1)
+    monkeypatch.setattr(dk.sys, "platform", "darwin")
+    dask = run_applicability_dask(cfg, tmp_path / "dask.gpkg", chunk_size=80, workers=2)
+    assert dask.tiles == local.tiles >= 4
+    _same(local.path, dask.path)
+
+
+def test_a_running_scheduler_gets_the_layers_scattered_and_gives_the_same_file(tmp_path):
+    """--scheduler: a cluster started elsewhere (here a LocalCluster of spawned workers on
+    127.0.0.1) receives the prepared layers over TCP and sends every table back."""
+    import logging
+
+    from distributed import LocalCluster
+
+    cfg = _town(tmp_path)
+    local = ap.run_applicability(cfg, tmp_path / "local.gpkg", chunk_size=80, workers=1)
+    with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, host="127.0.0.1",
+                      scheduler_port=0, dashboard_address=None,
+                      silence_logs=logging.ERROR) as cluster:
+        dask = run_applicability_dask(cfg, tmp_path / "dask.gpkg", chunk_size=80,
+                                      scheduler=cluster.scheduler_address)
+    assert dask.tiles == local.tiles >= 4
+    _same(local.path, dask.path)
+
+
+def test_a_worker_without_the_prepared_layers_says_so():
+    """A worker the nanny restarted (not forked from the client) cannot classify: it says
+    why instead of failing on a missing attribute."""
+    import swm_gis.applicability_dask as dk
+
+    assert dk._SHARED is None
+    with pytest.raises(RuntimeError, match="holds no prepared layers"):
+        dk._forked_tile_batch(None, None, "/nowhere")
