@@ -3,15 +3,17 @@
 The same per-tile function as the local engine (:func:`swm_gis.applicability.classify_tile`)
 runs on a ``distributed`` cluster: the parcels become a dask-geopandas GeoDataFrame spatially
 partitioned by the job's tile grid (one partition per tile, each parcel in exactly one partition
-by its representative point; ``spatial_partitions`` holds the tile boxes), the prepared reference
-layers are broadcast once to every worker, and each worker reads its own tiles through
-:mod:`swm_gis.layers` with a bbox. Results come back in tile order and are appended to the output
-by the client's one streaming writer (as Arrow tables, :func:`swm_gis.applicability.tile_batch`),
-so the output is identical to the local engine's.
+by its representative point; ``spatial_partitions`` holds the tile boxes), every worker holds the
+prepared reference layers, and each worker reads its own tiles through :mod:`swm_gis.layers` with
+a bbox. Results come back in tile order and are appended to the output by the client's one
+streaming writer (as Arrow tables, :func:`swm_gis.applicability.tile_batch`), so the output is
+identical to the local engine's.
 
-By default a ``LocalCluster`` of worker processes runs on this machine; ``scheduler`` connects to
-a running cluster instead (every worker needs swm-gis installed and the town's data at the same
-paths; see docs/dask.md).
+``scheduler`` connects to a running cluster (every worker needs swm-gis installed and the town's
+data at the same paths; see docs/dask.md): the prepared layers are scattered to every worker once
+and the tables come back over the network. Without it a ``LocalCluster`` runs on this machine,
+and on Linux uses what one machine allows: workers forked once the layers are prepared (they
+share them, as the local engine's workers do) and tables handed back through a spool folder.
 """
 
 from __future__ import annotations

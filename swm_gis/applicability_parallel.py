@@ -167,7 +167,12 @@ def _init_worker(path: str) -> None:
 def _worker_batch(config: TownConfig, tile: Tile) -> TileBatch | _Spooled:
     assert _OVERLAYS is not None, "worker not initialised"
     batch = tile_batch(config, tile, _OVERLAYS)
-    return batch if _SPOOL is None else spool_batch(batch, _SPOOL)
+    if _SPOOL is None:
+        return batch
+    try:
+        return spool_batch(batch, _SPOOL)
+    except OSError:  # a full or read-only temporary folder: through the pipe, as before
+        return batch
 
 
 def spool_batch(batch: TileBatch, folder: str) -> _Spooled:

@@ -367,6 +367,20 @@ def test_workers_hand_tiles_over_through_a_spool_that_is_gone_after_the_run(tmp_
     assert list(spool_root.iterdir()) == [] and not (tmp_path / "three.gpkg").exists()
 
 
+def test_a_spool_that_cannot_be_written_falls_back_to_the_pipe(tmp_path, monkeypatch):
+    """A full or read-only temporary folder costs speed, not the run."""
+    import swm_gis.applicability_parallel as par
+
+    def full(batch, folder):
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(par, "spool_batch", full)
+    cfg = load_config(SAMPLE_CONFIG)
+    one = ap.run_applicability(cfg, tmp_path / "one.gpkg", workers=1, chunk_size=1_000)
+    two = ap.run_applicability(cfg, tmp_path / "two.gpkg", workers=2, chunk_size=1_000)
+    _same_file(one.path, two.path)
+
+
 def test_vernal_pool_far_away_does_not_change_flags():
     """Guard for the fixture: the far NHESP layers are > 1,000 ft from every parcel."""
     layers = town_layers()
