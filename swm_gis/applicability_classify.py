@@ -343,6 +343,8 @@ def _uncovered_band(geoms: np.ndarray, area: Any, bounds: tuple[float, float, fl
     """
     x0, y0, x1, y1 = bounds
     grow = radius + slack + 1.0
+    if not shapely.is_valid(area):  # no overlay on an invalid area: the rule decides them all
+        return np.zeros(len(geoms), dtype=bool), np.arange(len(geoms))
     outside = shapely.difference(shapely.box(x0 - grow, y0 - grow, x1 + grow, y1 + grow), area)
     shapely.prepare(outside)
     ok = ~shapely.dwithin(outside, geoms, radius + slack + _DECIDE_MARGIN)

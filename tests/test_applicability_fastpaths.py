@@ -243,6 +243,18 @@ def test_covered_decides_the_band_at_the_radius_by_the_rule(offsets, radius, sha
     assert got.tolist() == covered_one_by_one(geoms, area, radius).tolist()
 
 
+def test_covered_on_an_invalid_area_is_the_rule():
+    """A self-crossing coverage polygon (a bow tie) cannot be overlaid: the rule decides every
+    parcel, as before, instead of the run failing."""
+    bow = Polygon([(0, 0), (1_000, 1_000), (1_000, 0), (0, 1_000)])
+    assert not bow.is_valid
+    geoms = np.array([box(x, y, x + 30, y + 20) for x in range(100, 900, 150)
+                      for y in range(50, 950, 150)], dtype=object)
+    for radius in (0.0, 50.0):
+        got = classify.covered(geoms, bow, radius=radius)
+        assert got.tolist() == covered_one_by_one(geoms, bow, radius).tolist()
+
+
 def test_covered_band_worked_by_hand():
     """Coverage x <= 520, radius 50, chord gap 0.0602: a parcel whose east side is 50.1 from the
     edge is covered, 49.9 is not (its buffer crosses). At 50.03, inside the gap, the distance
