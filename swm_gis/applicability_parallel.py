@@ -106,9 +106,8 @@ def _pool(workers: int, overlays: Overlays) -> Iterator[ProcessPoolExecutor]:
     if sys.platform.startswith("linux") and "fork" in get_all_start_methods():
         _OVERLAYS = overlays
         try:
-            with tempfile.TemporaryDirectory(prefix="swm-tiles-") as spool, frozen_heap(), \
-                    ProcessPoolExecutor(max_workers=workers,
-                                        mp_context=get_context("fork")) as pool:
+            with _spool() as spool, frozen_heap(), ProcessPoolExecutor(
+                    max_workers=workers, mp_context=get_context("fork")) as pool:
                 _SPOOL = spool
                 yield pool
         finally:
@@ -120,6 +119,19 @@ def _pool(workers: int, overlays: Overlays) -> Iterator[ProcessPoolExecutor]:
         with ProcessPoolExecutor(max_workers=workers, mp_context=get_context("spawn"),
                                  initializer=_init_worker, initargs=(str(shared),)) as pool:
             yield pool
+
+
+@contextmanager
+def _spool() -> Iterator[str | None]:
+    """A private temporary folder for the workers' tables, removed at the end; None (tables
+    through the pipe) where the temporary folder cannot be written."""
+    try:
+        folder = tempfile.TemporaryDirectory(prefix="swm-tiles-")
+    except OSError:
+        yield None
+        return
+    with folder as path:
+        yield path
 
 
 @contextmanager

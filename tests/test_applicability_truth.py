@@ -379,6 +379,12 @@ def test_a_spool_that_cannot_be_written_falls_back_to_the_pipe(tmp_path, monkeyp
     one = ap.run_applicability(cfg, tmp_path / "one.gpkg", workers=1, chunk_size=1_000)
     two = ap.run_applicability(cfg, tmp_path / "two.gpkg", workers=2, chunk_size=1_000)
     _same_file(one.path, two.path)
+    # a temporary folder that cannot be made at all: no spool, the same file
+    import tempfile
+
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path / "no" / "such" / "folder"))
+    three = ap.run_applicability(cfg, tmp_path / "three.gpkg", workers=2, chunk_size=1_000)
+    _same_file(one.path, three.path)
 
 
 def test_vernal_pool_far_away_does_not_change_flags():
