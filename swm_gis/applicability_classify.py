@@ -228,13 +228,16 @@ def classify_parcels(parcels: gpd.GeoDataFrame, overlays: Overlays, *,
                                         dtype="boolean")
     if rep_points is None or len(rep_points) != n:
         rep_points = shapely.point_on_surface(geoms)
-    huc12 = _largest_overlap(geoms, overlays.huc12, rep_points)
+    # one tree of the representative points for both watershed levels
+    points = (shapely.STRtree(rep_points)
+              if overlays.huc12 is not None and overlays.huc10 is not None else None)
+    huc12 = _largest_overlap(geoms, overlays.huc12, rep_points, points)
     out["huc12"] = huc12
     out["huc12_name"] = pd.Series(huc12, index=out.index, dtype=object).map(
         lambda c: overlays.huc12_names.get(c) if c is not None else None
     ) if overlays.huc12_names else None
     if overlays.huc10 is not None:
-        out["huc10"] = _largest_overlap(geoms, overlays.huc10, rep_points)
+        out["huc10"] = _largest_overlap(geoms, overlays.huc10, rep_points, points)
     elif overlays.huc12 is not None:  # WBD codes nest: a HUC10 is the first 10 digits of a HUC12
         out["huc10"] = [c[:10] if c is not None else None for c in huc12]
     else:
@@ -381,8 +384,8 @@ def _nullable(values: np.ndarray | None, n: int) -> pd.arrays.BooleanArray:
     return pd.array(np.asarray(values, dtype=bool), dtype="boolean")
 
 
-def _largest_overlap(geoms: np.ndarray, zones: _Zones | None, rep_points: np.ndarray
-                     ) -> np.ndarray:
+def _largest_overlap(geoms: np.ndarray, zones: _Zones | None, rep_points: np.ndarray,
+                     points: shapely.STRtree | None = None) -> np.ndarray:
     """Value of the polygon with the largest overlap area (ties: smallest value).
 
     A parcel that meets no polygon boundary lies wholly in the polygon holding its representative
@@ -392,7 +395,8 @@ def _largest_overlap(geoms: np.ndarray, zones: _Zones | None, rep_points: np.nda
     out = np.full(len(geoms), None, dtype=object)
     if zones is None or len(zones) == 0 or len(geoms) == 0:
         return out
-    zi, pi = shapely.STRtree(rep_points).query(zones.polys, predicate="contains")
+    points = points if points is not None else shapely.STRtree(rep_points)
+    zi, pi = points.query(zones.polys, predicate="contains")
     out[pi] = zones.values[zi]
     cross = np.unique(zones.tree("edges").query(geoms, predicate="intersects")[0])
     if len(cross):
@@ -588,12 +592,19 @@ def summarise(result: pd.DataFrame, *, huc12_names: dict[str, str] | None = None
     Partial summaries of tiles combine with :func:`combine_summaries`.
     """
     huc = result["huc12"].astype(object).where(result["huc12"].notna(), "none")
-    df = pd.DataFrame({"huc12": huc.to_numpy(dtype=object),
-                       "screening_class": result["screening_class"].to_numpy(dtype=object),
-                       "area_acres": result["area_acres"].to_numpy()})
-    part = (df.groupby(["huc12", "screening_class"], as_index=False)
-            .agg(parcels=("area_acres", "size"), area_acres=("area_acres", "sum")))
-    return part
+    # one integer key per (HUC12, class), both coded in sorted order: the groups, their order
+    # and their sums (pandas' compensated sum, rows in the same order) are those of a groupby
+    # on the two text columns, in under half the time
+    h_code, h_value = pd.factorize(huc.to_numpy(dtype=object), sort=True)
+    c_code, c_value = pd.factorize(result["screening_class"].to_numpy(dtype=object), sort=True)
+    n_classes = max(len(c_value), 1)
+    groups = pd.Series(result["area_acres"].to_numpy()).groupby(
+        h_code.astype(np.int64) * n_classes + c_code, sort=True)
+    sums, sizes = groups.sum(), groups.size()
+    key = sums.index.to_numpy()
+    return pd.DataFrame({"huc12": np.asarray(h_value, dtype=object)[key // n_classes],
+                         "screening_class": np.asarray(c_value, dtype=object)[key % n_classes],
+                         "parcels": sizes.to_numpy(), "area_acres": sums.to_numpy()})
 
 
 def combine_summaries(parts: list[pd.DataFrame], *, huc12_names: dict[str, str] | None = None

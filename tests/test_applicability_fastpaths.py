@@ -267,6 +267,31 @@ def test_covered_band_worked_by_hand():
     assert classify.covered(geoms[:3], area, radius=0.0).tolist() == [True, True, True]
 
 
+def summary_by_text_groupby(result):
+    """The tile summary as a plain groupby on the two text columns."""
+    huc = result["huc12"].astype(object).where(result["huc12"].notna(), "none")
+    df = pd.DataFrame({"huc12": huc.to_numpy(dtype=object),
+                       "screening_class": result["screening_class"].to_numpy(dtype=object),
+                       "area_acres": result["area_acres"].to_numpy()})
+    return (df.groupby(["huc12", "screening_class"], as_index=False)
+            .agg(parcels=("area_acres", "size"), area_acres=("area_acres", "sum")))
+
+
+@settings(max_examples=60, deadline=None)
+@given(rows=st.lists(st.tuples(st.sampled_from([None, "010700020301", "010700020302", "0109"]),
+                               st.sampled_from(["large parcel; no constraint found",
+                                                "small parcel; habitat constraint", "water",
+                                                "right-of-way"]),
+                               st.floats(0.0, 1e4, allow_nan=False)), min_size=0, max_size=60))
+def test_summary_by_integer_keys_is_the_text_groupby(rows):
+    """Same groups, same order, same sums to the last bit (compensated sums over the same rows
+    in the same order), same types; an empty tile too."""
+    result = pd.DataFrame(rows, columns=["huc12", "screening_class", "area_acres"])
+    result["area_acres"] = result["area_acres"].astype(float)
+    got, want = classify.summarise(result), summary_by_text_groupby(result)
+    pd.testing.assert_frame_equal(got, want, check_exact=True)
+
+
 # --------------------------------------------------------------------------- the whole run
 def town_with_duplicates(tmp_path, ids):
     geoms = [box(X0 + 60 * i, Y0, X0 + 60 * i + 50, Y0 + 50) for i in range(len(ids))]
