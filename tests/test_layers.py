@@ -214,3 +214,20 @@ def test_inputs_are_never_modified(tmp_path, simple_parcels):
     before = (gpkg.read_bytes(), os.path.getmtime(gpkg))
     io.read_layer(cfg, "parcels")
     assert (gpkg.read_bytes(), os.path.getmtime(gpkg)) == before
+
+
+def test_a_line_among_parcel_polygons_is_named_with_its_count(tmp_path):
+    """A layer of mixed geometry (GPKG type GEOMETRY) with one line among the polygons: the
+    read stops and says how many features are of which type."""
+    from shapely.geometry import LineString
+
+    from swm_gis.errors import GeometryError
+
+    parcels = gpd.GeoDataFrame(
+        {"LOC_ID": ["A", "B", "C"], "POLY_TYPE": ["FEE"] * 3},
+        geometry=[box(230_000, 900_000, 230_050, 900_050),
+                  box(230_100, 900_000, 230_150, 900_050),
+                  LineString([(230_200, 900_000), (230_250, 900_050)])], crs=CRS)
+    cfg = load_config(write_town(tmp_path, {"parcels": parcels}))
+    with pytest.raises(GeometryError, match=r"should hold polygon features but 1 are LineString"):
+        io.read_layer(cfg, "parcels")
