@@ -24,7 +24,7 @@ import logging
 import sys
 import tempfile
 from collections import deque
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
 from contextlib import ExitStack
 from multiprocessing import get_all_start_methods
@@ -122,21 +122,19 @@ def run_applicability_dask(
         return run_applicability(
             config, out, **common,
             tile_results=lambda tiles, overlays: _in_tile_order(
-                client, _scattered_tasks(client, config, tiles, overlays)),
+                client, _scattered_submit(client, config, overlays), tiles),
             parameters={"scheduler": scheduler})
     finally:
         client.close()
 
 
-def _scattered_tasks(client: Any, config: TownConfig, tiles: list[Tile], overlays: Overlays
-                     ) -> list[Any]:
-    """One task a tile, on workers that hold the prepared layers (scattered to each once)."""
-    import dask
-
+def _scattered_submit(client: Any, config: TownConfig, overlays: Overlays
+                      ) -> Callable[[Tile], Any]:
+    """A tile's task on workers that hold the prepared layers (scattered to each once)."""
     shared = client.scatter(overlays, broadcast=True)
     # each worker encodes its tiles as Arrow tables (what the local workers return), so the
     # client only streams buffers into the GeoPackage
-    return [dask.delayed(tile_batch, pure=True)(config, t, shared) for t in tiles]
+    return lambda tile: client.submit(tile_batch, config, tile, shared, pure=False)
 
 
 def _local_cluster_results(config: TownConfig, tiles: list[Tile], overlays: Overlays, *,
@@ -173,25 +171,28 @@ def _local_cluster_results(config: TownConfig, tiles: list[Tile], overlays: Over
             n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=None,
             silence_logs=logging.ERROR))
         client = stack.enter_context(Client(cluster))
-        tasks = ([dask.delayed(_forked_tile_batch, pure=True)(config, t, spool) for t in tiles]
-                 if forked else _scattered_tasks(client, config, tiles, overlays))
-        yield from _in_tile_order(client, tasks)
+        submit = ((lambda tile: client.submit(_forked_tile_batch, config, tile, spool,
+                                              pure=False))
+                  if forked else _scattered_submit(client, config, overlays))
+        yield from _in_tile_order(client, submit, tiles)
 
 
-def _in_tile_order(client: Any, parts: list[Any]) -> Iterator[TileBatch]:
-    """The tasks' batches in tile order, a window of them in flight (two per worker thread):
+def _in_tile_order(client: Any, submit: Callable[[Tile], Any], tiles: list[Tile]
+                   ) -> Iterator[TileBatch]:
+    """The tiles' batches in tile order, a window of them in flight (two per worker thread):
     finished tiles wait for the client's writer in the workers' memory, so the window keeps
-    that memory bounded."""
+    that memory bounded. Each tile is one task submitted as it enters the window (no graph to
+    build or hash: ``pure=False``, every tile is its own task anyway)."""
     window = max(2, 2 * sum(client.nthreads().values()))
-    pending = deque(client.compute(parts[:window]))
-    following = iter(parts[window:])
+    pending = deque(submit(t) for t in tiles[:window])
+    following = iter(tiles[window:])
     while pending:  # tile order: the output rows come out as the local engine's
         fut = pending.popleft()
         result = received(fut.result())
         fut.release()
         nxt = next(following, None)
         if nxt is not None:
-            pending.append(client.compute(nxt))
+            pending.append(submit(nxt))
         yield result
 
 
