@@ -597,6 +597,12 @@ def summarise(result: pd.DataFrame, *, huc12_names: dict[str, str] | None = None
     # on the two text columns, in under half the time
     h_code, h_value = pd.factorize(huc.to_numpy(dtype=object), sort=True)
     c_code, c_value = pd.factorize(result["screening_class"].to_numpy(dtype=object), sort=True)
+    if (c_code < 0).any():  # a row without a class (never from classify_parcels): by text
+        df = pd.DataFrame({"huc12": huc.to_numpy(dtype=object),
+                           "screening_class": result["screening_class"].to_numpy(dtype=object),
+                           "area_acres": result["area_acres"].to_numpy()})
+        return (df.groupby(["huc12", "screening_class"], as_index=False)
+                .agg(parcels=("area_acres", "size"), area_acres=("area_acres", "sum")))
     n_classes = max(len(c_value), 1)
     groups = pd.Series(result["area_acres"].to_numpy()).groupby(
         h_code.astype(np.int64) * n_classes + c_code, sort=True)

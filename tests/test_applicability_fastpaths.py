@@ -281,11 +281,11 @@ def summary_by_text_groupby(result):
 @given(rows=st.lists(st.tuples(st.sampled_from([None, "010700020301", "010700020302", "0109"]),
                                st.sampled_from(["large parcel; no constraint found",
                                                 "small parcel; habitat constraint", "water",
-                                                "right-of-way"]),
+                                                "right-of-way", None]),
                                st.floats(0.0, 1e4, allow_nan=False)), min_size=0, max_size=60))
 def test_summary_by_integer_keys_is_the_text_groupby(rows):
     """Same groups, same order, same sums to the last bit (compensated sums over the same rows
-    in the same order), same types; an empty tile too."""
+    in the same order), same types; an empty tile too, and a row without a class (no group)."""
     result = pd.DataFrame(rows, columns=["huc12", "screening_class", "area_acres"])
     result["area_acres"] = result["area_acres"].astype(float)
     got, want = classify.summarise(result), summary_by_text_groupby(result)
