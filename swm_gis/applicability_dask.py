@@ -23,7 +23,6 @@ import importlib.util
 import logging
 import sys
 import tempfile
-from collections import deque
 from collections.abc import Callable, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
 from contextlib import ExitStack
@@ -47,7 +46,7 @@ from swm_gis.applicability import (
     run_applicability,
     tile_batch,
 )
-from swm_gis.applicability_parallel import frozen_heap, received, spool_batch
+from swm_gis.applicability_parallel import frozen_heap, hand_over, in_tile_order
 from swm_gis.config import TownConfig
 from swm_gis.errors import ConfigError
 
@@ -179,21 +178,9 @@ def _local_cluster_results(config: TownConfig, tiles: list[Tile], overlays: Over
 
 def _in_tile_order(client: Any, submit: Callable[[Tile], Any], tiles: list[Tile]
                    ) -> Iterator[TileBatch]:
-    """The tiles' batches in tile order, a window of them in flight (two per worker thread):
-    finished tiles wait for the client's writer in the workers' memory, so the window keeps
-    that memory bounded. Each tile is one task submitted as it enters the window (no graph to
-    build or hash: ``pure=False``, every tile is its own task anyway)."""
-    window = max(2, 2 * sum(client.nthreads().values()))
-    pending = deque(submit(t) for t in tiles[:window])
-    following = iter(tiles[window:])
-    while pending:  # tile order: the output rows come out as the local engine's
-        fut = pending.popleft()
-        result = received(fut.result())
-        fut.release()
-        nxt = next(following, None)
-        if nxt is not None:
-            pending.append(submit(nxt))
-        yield result
+    """The tiles' batches in tile order, two tiles in flight per worker thread; each tile is one
+    submitted task (no graph to build or hash: ``pure=False``, every tile is its own task)."""
+    return in_tile_order(submit, tiles, window=max(2, 2 * sum(client.nthreads().values())))
 
 
 _SHARED: Overlays | None = None  # the prepared layers a forked LocalCluster worker starts with
@@ -221,7 +208,7 @@ def _forked_tile_batch(config: TownConfig, tile: Tile, spool: str) -> Any:
     """A forked LocalCluster worker's task: one tile, left in the spool."""
     if _SHARED is None:  # a worker not forked from the client (restarted by its nanny)
         raise RuntimeError("this Dask worker holds no prepared layers; run the job again")
-    return spool_batch(tile_batch(config, tile, _SHARED), spool)
+    return hand_over(tile_batch(config, tile, _SHARED), spool)
 
 
 __all__ = ["run_applicability_dask", "tiles_frame"]

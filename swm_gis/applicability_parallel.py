@@ -22,8 +22,8 @@ import pickle
 import sys
 import tempfile
 from collections import deque
-from collections.abc import Iterator
-from concurrent.futures import Future, ProcessPoolExecutor
+from collections.abc import Callable, Iterator
+from concurrent.futures import ProcessPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass
 from multiprocessing import get_all_start_methods, get_context
@@ -83,7 +83,8 @@ def local_batches(config: TownConfig, tiles: list[Tile], overlays: Overlays, *,
                 yield tile_batch(config, tile, overlays)
         return
     with _pool(workers, overlays) as pool:
-        yield from _in_order(pool, config, tiles, window=2 * workers)
+        yield from in_tile_order(lambda tile: pool.submit(_worker_batch, config, tile), tiles,
+                                 window=2 * workers)
 
 
 @contextmanager
@@ -147,20 +148,23 @@ def frozen_heap() -> Iterator[None]:
         gc.unfreeze()
 
 
-def _in_order(pool: ProcessPoolExecutor, config: TownConfig, tiles: list[Tile], *,
-              window: int) -> Iterator[TileBatch]:
-    pending: deque[Future] = deque()
-    following = iter(tiles)
-    for tile in following:
-        pending.append(pool.submit(_worker_batch, config, tile))
-        if len(pending) >= window:
-            break
+def in_tile_order(submit: Callable[[Tile], Any], tiles: list[Tile], *, window: int
+                  ) -> Iterator[TileBatch]:
+    """The tiles' batches in tile order, ``window`` tiles in flight: ``submit(tile)`` starts one
+    and returns its future (a process pool's or a Dask client's). Finished tiles wait for the
+    caller in the workers' memory, so the window bounds that memory; each future is dropped as
+    soon as its result is taken (a Dask worker then forgets the result), and the ones still in
+    flight are cancelled if the caller stops early."""
+    pending: deque[Any] = deque(submit(t) for t in tiles[:window])
+    following = iter(tiles[window:])
     try:
         while pending:
-            batch = received(pending.popleft().result())
+            fut = pending.popleft()
+            batch = received(fut.result())
+            del fut
             nxt = next(following, None)
             if nxt is not None:
-                pending.append(pool.submit(_worker_batch, config, nxt))
+                pending.append(submit(nxt))
             yield batch
     finally:
         for fut in pending:
@@ -178,12 +182,18 @@ def _init_worker(path: str) -> None:
 
 def _worker_batch(config: TownConfig, tile: Tile) -> TileBatch | _Spooled:
     assert _OVERLAYS is not None, "worker not initialised"
-    batch = tile_batch(config, tile, _OVERLAYS)
-    if _SPOOL is None:
+    return hand_over(tile_batch(config, tile, _OVERLAYS), _SPOOL)
+
+
+def hand_over(batch: TileBatch, folder: str | None) -> TileBatch | _Spooled:
+    """What a worker returns for ``batch``: left in the spool ``folder`` (:func:`received` maps
+    it back), or the batch itself without a spool, or where the spool cannot be written (a full
+    or read-only temporary folder: through the pipe, as before)."""
+    if folder is None:
         return batch
     try:
-        return spool_batch(batch, _SPOOL)
-    except OSError:  # a full or read-only temporary folder: through the pipe, as before
+        return spool_batch(batch, folder)
+    except OSError:
         return batch
 
 
@@ -217,5 +227,5 @@ def received(result: TileBatch | _Spooled) -> TileBatch:
     return result.batch() if isinstance(result, _Spooled) else result
 
 
-__all__ = ["TileBatch", "check_workers", "default_workers", "frozen_heap", "local_batches",
-           "received", "spool_batch", "tile_batch"]
+__all__ = ["TileBatch", "check_workers", "default_workers", "frozen_heap", "hand_over",
+           "in_tile_order", "local_batches", "received", "spool_batch", "tile_batch"]
