@@ -26,6 +26,7 @@ from swm_gis.applicability_overlays import (
     Overlays,
     _Pieces,
     _Zones,
+    grown_envelopes,
 )
 from swm_gis.catchments import DrainageGrid
 from swm_gis.config import FT_PER_M, SQFT_PER_ACRE
@@ -362,9 +363,7 @@ def _uncovered_band(geoms: np.ndarray, area: Any, bounds: tuple[float, float, fl
 def _covered_by_rule(geoms: np.ndarray, area: Any, *, radius: float, slack: float
                      ) -> np.ndarray:
     """:func:`covered`'s rule itself: the grown envelope, else the grown 16-segment buffer."""
-    b = shapely.bounds(geoms)
-    boxes = shapely.box(b[:, 0] - radius, b[:, 1] - radius, b[:, 2] + radius, b[:, 3] + radius)
-    ok = shapely.covers(area, boxes)
+    ok = shapely.covers(area, grown_envelopes(geoms, radius))
     rest = np.flatnonzero(~ok)
     if len(rest):
         grown = shapely.buffer(geoms[rest], radius, quad_segs=16) if radius > 0 else geoms[rest]
@@ -591,21 +590,21 @@ def summarise(result: pd.DataFrame, *, huc12_names: dict[str, str] | None = None
 
     Partial summaries of tiles combine with :func:`combine_summaries`.
     """
-    huc = result["huc12"].astype(object).where(result["huc12"].notna(), "none")
+    huc = (result["huc12"].astype(object).where(result["huc12"].notna(), "none")
+           .to_numpy(dtype=object))
+    classes = result["screening_class"].to_numpy(dtype=object)
+    acres = result["area_acres"].to_numpy()
     # one integer key per (HUC12, class), both coded in sorted order: the groups, their order
     # and their sums (pandas' compensated sum, rows in the same order) are those of a groupby
     # on the two text columns, in under half the time
-    h_code, h_value = pd.factorize(huc.to_numpy(dtype=object), sort=True)
-    c_code, c_value = pd.factorize(result["screening_class"].to_numpy(dtype=object), sort=True)
+    h_code, h_value = pd.factorize(huc, sort=True)
+    c_code, c_value = pd.factorize(classes, sort=True)
     if (c_code < 0).any():  # a row without a class (never from classify_parcels): by text
-        df = pd.DataFrame({"huc12": huc.to_numpy(dtype=object),
-                           "screening_class": result["screening_class"].to_numpy(dtype=object),
-                           "area_acres": result["area_acres"].to_numpy()})
+        df = pd.DataFrame({"huc12": huc, "screening_class": classes, "area_acres": acres})
         return (df.groupby(["huc12", "screening_class"], as_index=False)
                 .agg(parcels=("area_acres", "size"), area_acres=("area_acres", "sum")))
     n_classes = max(len(c_value), 1)
-    groups = pd.Series(result["area_acres"].to_numpy()).groupby(
-        h_code.astype(np.int64) * n_classes + c_code, sort=True)
+    groups = pd.Series(acres).groupby(h_code.astype(np.int64) * n_classes + c_code, sort=True)
     sums, sizes = groups.sum(), groups.size()
     key = sums.index.to_numpy()
     return pd.DataFrame({"huc12": np.asarray(h_value, dtype=object)[key // n_classes],

@@ -168,9 +168,7 @@ class _Pieces:
         the pieces whose envelope lies within ``radius`` of the geometry's envelope (the pairs a
         query with the geometry's grown envelope gives, without building that envelope)."""
         if radius not in self._grown:
-            b = shapely.bounds(self.geoms)
-            self._grown[radius] = shapely.STRtree(shapely.box(
-                b[:, 0] - radius, b[:, 1] - radius, b[:, 2] + radius, b[:, 3] + radius))
+            self._grown[radius] = shapely.STRtree(grown_envelopes(self.geoms, radius))
         return self._grown[radius]
 
     def __len__(self) -> int:
@@ -178,6 +176,12 @@ class _Pieces:
 
     def __getstate__(self) -> dict[str, Any]:
         return {"geoms": self.geoms, "values": self.values, "_tree": None, "_grown": {}}
+
+
+def grown_envelopes(geoms: np.ndarray, radius: float) -> np.ndarray:
+    """Each geometry's envelope grown by ``radius`` on every side (it holds the true buffer)."""
+    b = shapely.bounds(geoms)
+    return shapely.box(b[:, 0] - radius, b[:, 1] - radius, b[:, 2] + radius, b[:, 3] + radius)
 
 
 @dataclass
@@ -397,4 +401,4 @@ def available_cores() -> int:
 
 
 __all__ = ["CHECKED", "CONSTRAINTS", "DEFAULT_CHUNK_SIZE", "RIGHT_OF_WAY_CLASS", "SECTIONS",
-           "WATER_CLASS", "Overlays", "available_cores", "subdivide"]
+           "WATER_CLASS", "Overlays", "available_cores", "grown_envelopes", "subdivide"]
