@@ -67,24 +67,19 @@ def merge_duplicate_ids(parcels: gpd.GeoDataFrame, *, id_col: str = "id") -> gpd
     return out
 
 
-#: GEOS type ids of the geometry type names (``shapely.get_type_id``).
-_TYPE_ID = {"Point": 0, "LineString": 1, "LinearRing": 2, "Polygon": 3, "MultiPoint": 4,
-            "MultiLineString": 5, "MultiPolygon": 6, "GeometryCollection": 7}
-
-
 def check_geometry_family(gdf: gpd.GeoDataFrame, spec: LayerSpec) -> None:
     expected = spec.schema.geometry
     if not expected or gdf.empty:
         return
     # by GEOS type id (no text per row); the message names the types found
-    kinds = shapely.get_type_id(gdf.geometry.values.to_numpy())
-    ok = np.isin(kinds, [_TYPE_ID[name] for name in GEOM_FAMILY[expected]])
+    ok = np.isin(shapely.get_type_id(gdf.geometry.values.to_numpy()),
+                 [shapely.GeometryType[name.upper()] for name in GEOM_FAMILY[expected]])
     if not ok.all():
         bad = ~ok
-        kinds = ", ".join(sorted(set(gdf.geom_type[bad])))
+        found = ", ".join(sorted(set(gdf.geom_type[bad])))
         raise GeometryError(
             f"{spec.describe()} ([layers.{spec.key}]) should hold {expected} features but "
-            f"{int(bad.sum())} are {kinds}."
+            f"{int(bad.sum())} are {found}."
         )
 
 
