@@ -19,7 +19,7 @@ import pyarrow.compute as pc
 import shapely
 from pyproj import Transformer
 
-from swm_gis import catchments, flowgrid_cache, hydrology
+from swm_gis import catchments, flowgrid_cache, hydrology, sanity
 from swm_gis import layers as io
 from swm_gis.applicability_classify import classify_parcels
 from swm_gis.applicability_overlays import (
@@ -51,8 +51,16 @@ class Tile:
 
 
 def parcel_extent(config: TownConfig) -> tuple[BBox | None, int]:
-    """Extent of the parcels layer in the working CRS and its feature count (-1 if unknown)."""
+    """Extent of the parcels layer in the working CRS and its feature count (-1 if unknown).
+
+    The parcels are checked first (geometry type, coordinates against their CRS), as every read
+    checks a layer: every other layer is placed against them, so a wrong parcels CRS must be
+    named as the parcels', not as the first other layer's distance from them.
+    """
     spec = config.layer("parcels")
+    for part in spec.sources:
+        part_info = io.layer_info(part)
+        sanity.check_layer(part, part_info, io.layer_crs(part, part_info))
     info = io.layer_info(spec)
     bounds = info.get("total_bounds")
     count = int(info.get("features") if info.get("features") is not None else -1)

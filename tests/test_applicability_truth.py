@@ -30,7 +30,7 @@ from townkit import CAMBRIDGE_CONFIG, CRS, SAMPLE_CONFIG, write_town
 from swm_gis import applicability as ap
 from swm_gis.cli import main
 from swm_gis.config import load_config
-from swm_gis.errors import ConfigError
+from swm_gis.errors import ConfigError, CrsError
 from swm_gis.palette import greyscale_lightness
 
 ALL_UNCHECKED = "NHESP, floodplain, ORW, impaired waters, HUC"
@@ -406,3 +406,22 @@ def test_spawned_workers_give_the_same_file(tmp_path, monkeypatch):
     two = ap.run_applicability(cfg, tmp_path / "two.gpkg", workers=2, chunk_size=1_000)
     assert one.tiles >= 3
     _same_file(one.path, two.path)
+
+
+def test_a_wrong_parcels_crs_is_named_as_the_parcels_not_the_flood_layer(tmp_path):
+    """Cambridge's parcels are lon/lat; a config that declares them in metres is refused by
+    the parcels' own check (the flood layer, placed against the parcels, is not blamed), with
+    exit code 2 and nothing written beside the user's file."""
+    text = CAMBRIDGE_CONFIG.read_text().replace('crs = "EPSG:4326"', 'crs = "EPSG:26986"', 1)
+    text = text.replace('path = "../', f'path = "{CAMBRIDGE_CONFIG.parent}/../')
+    cfg = tmp_path / "cambridge.toml"
+    cfg.write_text(text)
+    (tmp_path / "notes.txt").write_text("mine")
+    with pytest.raises(CrsError, match=r"\[layers\.parcels\]\) says its coordinates are in "
+                                        r"EPSG:26986.*crs = \"EPSG:4326\""):
+        ap.run_applicability(load_config(cfg), tmp_path / "map.gpkg")
+    code = main(["--progress", "none", "applicability", "-c", str(cfg),
+                 "--out", str(tmp_path / "map.gpkg")])
+    assert code == 2
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["cambridge.toml", "notes.txt"]
+    assert (tmp_path / "notes.txt").read_text() == "mine"
