@@ -6,42 +6,55 @@ SYS_PY ?= /usr/bin/python3
 APT := DEBIAN_FRONTEND=noninteractive apt-get
 export QT_QPA_PLATFORM ?= offscreen
 
-.PHONY: demo test lint docs tutorial tutorial-clear setup system-deps test-deps qgis plugin sample bench clean dist
+.PHONY: demo test test-fast dev-setup lint docs tutorial tutorial-clear setup system-deps test-deps qgis plugin sample bench clean dist
 
 demo: setup
 	$(VENV)/bin/swm-gis demo --out swm-gis-demo
 
-test: setup test-deps
+test: dev-setup test-deps
 	$(VENV)/bin/ruff check .
 	$(PY) -m pytest
 
-lint: setup
+# A quick local run: lint, then every test not marked slow or qgis (no QGIS, browser or server
+# needed beyond what the venv has). `make test` runs everything.
+test-fast: dev-setup
+	$(VENV)/bin/ruff check .
+	$(PY) -m pytest -m "not slow and not qgis" -p no:pytest_qgis
+
+lint: dev-setup
 	$(VENV)/bin/ruff check .
 
 # API reference + tutorial page (the notebook run, with its outputs) into docs/_build/html;
 # any Sphinx warning, broken cross-reference or failing notebook cell fails the build.
 # (make test builds them too, and executes the notebook: tests/test_docs.py)
 DOCS_OUT ?= docs/_build/html
-docs: setup
+docs: dev-setup
 	$(PY) -m sphinx -W --keep-going -b html docs $(DOCS_OUT)
 	@echo "open $(DOCS_OUT)/index.html"
 
 # Execute the tutorial notebook as CI does (pytest-qgis is left out: it cannot tear down a
 # notebook item).
-tutorial: setup
+tutorial: dev-setup
 	$(PY) -m pytest -p no:pytest_qgis -p no:cacheprovider -o addopts="" --nbmake docs/tutorial.ipynb
 
 # Clear the notebook's outputs before committing it (tests/test_docs.py checks they are cleared).
-tutorial-clear: setup
+tutorial-clear: dev-setup
 	$(PY) scripts/clear_notebook.py docs/tutorial.ipynb
 
-setup: $(VENV)/.installed
+# `make demo` needs the core only; the tests, docs, packaging, Dask and PostGIS extras are for
+# `make test` (dev-setup).
+setup: $(VENV)/.installed-core
+dev-setup: $(VENV)/.installed-all
 
 # The venv sees the system's site-packages so PyQGIS (Debian's python3-qgis) and the pip wheels
 # live in one interpreter; pip installs take precedence over Debian's copies.
-$(VENV)/.installed: pyproject.toml | system-deps
+$(VENV)/.installed-core: pyproject.toml | system-deps
 	$(SYS_PY) -m venv --system-site-packages $(VENV)
 	$(PY) -m pip install --upgrade pip
+	$(PY) -m pip install -e .
+	touch $@
+
+$(VENV)/.installed-all: $(VENV)/.installed-core
 	$(PY) -m pip install -e ".[all]"
 	touch $@
 
@@ -68,18 +81,18 @@ test-deps: system-deps
 
 qgis: test-deps
 
-plugin: setup
+plugin: dev-setup
 	$(PY) scripts/build_plugin.py
 
 # The wheel and sdist users install (README "Install elsewhere"), checked as PyPI would.
-dist: setup
+dist: dev-setup
 	$(PY) -m build --outdir dist .
 	$(VENV)/bin/twine check --strict dist/*
 
 sample: setup
 	$(PY) data/generate_sample_town.py
 
-bench: setup test-deps
+bench: dev-setup test-deps
 	$(PY) benchmarks/bench_applicability.py
 	$(PY) benchmarks/bench_abutters.py
 

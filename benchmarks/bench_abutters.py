@@ -126,7 +126,7 @@ def time_command(args: list[str]) -> dict:
 def stages(toml: Path, subject: str, out: Path) -> dict[str, float]:
     """In-process time of each stage of one run (imports excluded), from the progress calls."""
     from swm_gis.cli.abutters import run_abutters
-    from swm_gis.config import load_config
+    from swm_gis.config.town import load_config
 
     if out.exists():
         shutil.rmtree(out)

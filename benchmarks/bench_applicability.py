@@ -53,7 +53,7 @@ def run_swm(config: Path, work: Path, engine: str, workers: int | None, chunk_si
             ) -> tuple[pd.DataFrame, float, float]:
     """``swm-gis applicability`` in this process (``workers=None``: the engine's own default,
     for a checkout from before ``--workers`` existed)."""
-    from swm_gis.applicability import read_result
+    from swm_gis.applicability.run import read_result
     from swm_gis.cli import main
 
     out = work / f"swm_{engine}.gpkg"

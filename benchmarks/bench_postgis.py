@@ -34,7 +34,7 @@ sys.path[:0] = [str(REPO / "tests"), str(HERE)]
 import bench_abutters  # noqa: E402
 from postgis_server import find_binaries, throwaway_server  # noqa: E402
 
-from swm_gis import postgis_out  # noqa: E402
+from swm_gis.applicability import postgis_write as postgis_out  # noqa: E402
 
 
 def load(gpkg: Path, layers: list[str], url: str, schema: str) -> dict[str, float]:

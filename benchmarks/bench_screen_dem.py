@@ -42,8 +42,8 @@ sys.path.insert(0, str(REPO))
 
 from generate_town import CRS, generate  # noqa: E402
 
-from swm_gis import hydrology as hy  # noqa: E402
-from swm_gis.layers import Raster  # noqa: E402
+from swm_gis import terrain as hy  # noqa: E402
+from swm_gis.io.layers import Raster  # noqa: E402
 
 CELL = 10.0
 
@@ -145,8 +145,8 @@ _COLD = """
 import time
 t0 = time.perf_counter()
 from swm_gis import layers as io
-from swm_gis.config import load_config
-from swm_gis.resources import resource_checks
+from swm_gis.config.town import load_config
+from swm_gis.screening.resource_areas import resource_checks
 config = load_config({toml!r})
 site = io.read_file({site!r}, working_crs=config.crs, what="--site")
 t1 = time.perf_counter()
@@ -165,9 +165,9 @@ def run_resources_cold(toml: Path, site: Path) -> tuple[float, float]:
 
 
 def warm_breakdown(toml: Path, site_path: Path) -> dict[str, float]:
-    from swm_gis import layers as io
-    from swm_gis.config import load_config
-    from swm_gis.resources import resource_checks
+    from swm_gis.config.town import load_config
+    from swm_gis.io import layers as io
+    from swm_gis.screening.resource_areas import resource_checks
 
     config = load_config(toml)
     site = io.read_file(site_path, working_crs=config.crs, what="--site")

@@ -40,7 +40,7 @@ import json, resource, time
 import numpy as np
 import pyflwdir
 from swm_gis import flowkernels, hydrology_grid as hy, layers as io
-from swm_gis.config import load_config
+from swm_gis.config.town import load_config
 cfg = load_config({toml!r})
 t = {{}}
 s = time.perf_counter(); dem = io.read_raster(cfg, "dem"); t["read_dem_s"] = time.perf_counter() - s

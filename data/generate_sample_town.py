@@ -53,7 +53,7 @@ from shapely.ops import substring
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
-from swm_gis.writers import write_geopackage  # noqa: E402
+from swm_gis.io.writers import write_geopackage  # noqa: E402
 
 SEED = 20260164
 CRS = "EPSG:26986"
@@ -1262,7 +1262,7 @@ Both rasters cover x {EXTENT[0]:,.0f}-{EXTENT[2]:,.0f}, y {EXTENT[1]:,.0f}-{EXTE
 Notes on the fields:
 
 - `OWN_CO` is the **co-owner** (trustees of a trust, a spouse) and `OWN_COUNTRY` the country,
-  as this project's default schema reads them (`swm_gis/config.py` SCHEMAS). In the real MassGIS
+  as this project's default schema reads them (`swm_gis/config/town.py` SCHEMAS). In the real MassGIS
   L3 assessing table `OWN_CO` is the owner's *country* and there is no co-owner field
   (`data/lynnfield.toml` maps `country = "OWN_CO"`). Domestic rows leave `OWN_COUNTRY` empty or
   write "USA" / "UNITED STATES" (to exercise country handling).

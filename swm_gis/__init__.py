@@ -32,25 +32,24 @@ Examples
 ['N']
 """
 
-from swm_gis.abutters import find_abutters
-from swm_gis.applicability import Overlays, classify_parcels
-from swm_gis.checklist import submittal_checklist
-from swm_gis.config import TownConfig, load_config
-from swm_gis.development import development_type
-from swm_gis.disturbance import disturbance_trigger
+from swm_gis._version import __version__
+from swm_gis.applicability.run import Overlays, classify_parcels
+from swm_gis.config.town import TownConfig, load_config
 from swm_gis.errors import SwmGisError
-from swm_gis.floodplain import floodplain_overlap
-from swm_gis.habitats import habitats_within
 from swm_gis.jobs import applicability_map, screen
-from swm_gis.notification import AbutterPackage, abutter_package
-from swm_gis.owners import join_owners, recipients
-from swm_gis.receiving_waters import trace_receiving_waters
+from swm_gis.notification.package import AbutterPackage, abutter_package
 from swm_gis.results import ApplicabilityMap, Screening
-from swm_gis.standards import performance_standards
-from swm_gis.timeline import permit_timeline
-from swm_gis.watersheds import mitigation_eligibility, watershed_shares
-
-__version__ = "0.1.0"
+from swm_gis.rules.abutters import find_abutters
+from swm_gis.rules.development import development_type
+from swm_gis.rules.disturbance import disturbance_trigger
+from swm_gis.rules.floodplain import floodplain_overlap
+from swm_gis.rules.habitats import habitats_within
+from swm_gis.rules.owners import join_owners, recipients
+from swm_gis.rules.standards import performance_standards
+from swm_gis.rules.timeline import permit_timeline
+from swm_gis.rules.watersheds import mitigation_eligibility, watershed_shares
+from swm_gis.screening.checklist import submittal_checklist
+from swm_gis.terrain.receiving_waters import trace_receiving_waters
 
 __all__ = [
     # job level, over a town config

@@ -1,7 +1,7 @@
 """The job level of the Python API: one call per job over a town config.
 
-:func:`screen` screens a site, :func:`swm_gis.notification.abutter_package` builds the abutter
-notification package and :func:`applicability_map` classifies every parcel of the town. Each
+:func:`screen` screens a site, :func:`swm_gis.notification.package.abutter_package` builds the
+abutter notification package and :func:`applicability_map` classifies every parcel of the town. Each
 returns a result object that holds the frames and findings and writes the files the command line
 writes (``.write(...)``). The ``swm-gis`` commands are thin callers of these functions.
 """
@@ -15,15 +15,15 @@ from pathlib import Path
 
 import geopandas as gpd
 
-from swm_gis.config import TownConfig, load_config
-from swm_gis.config_checks import finite_value
-from swm_gis.disturbance import check_exemptions
+from swm_gis.config.strict import finite_value
+from swm_gis.config.town import TownConfig, load_config
 from swm_gis.errors import ConfigError, SwmGisError
-from swm_gis.inputs import as_frame, describe
-from swm_gis.layers import read_parcels_by_id
-from swm_gis.notification import abutter_package
+from swm_gis.io.inputs import as_frame, describe
+from swm_gis.io.layers import read_parcels_by_id
+from swm_gis.notification.package import abutter_package
 from swm_gis.results import ApplicabilityMap, Screening
-from swm_gis.screening import build_screening
+from swm_gis.rules.disturbance import check_exemptions
+from swm_gis.screening.build import build_screening
 
 Progress = Callable[[float, str], None]
 Source = str | os.PathLike | gpd.GeoDataFrame
@@ -208,7 +208,7 @@ def applicability_map(
     >>> amap.parcels, len(amap.frame), amap.path is None
     (3167, 3167, True)
     """
-    from swm_gis import applicability as ap
+    from swm_gis.applicability import run as ap
 
     progress = progress or _quiet
     if engine not in ENGINES:
@@ -222,9 +222,12 @@ def applicability_map(
     if out is None:
         if engine == "dask":
             raise ConfigError("The Dask engine writes a GeoPackage: give out=PATH.gpkg.")
-        return ap.classify_town(cfg, chunk_size=chunk, progress=progress)
+        town = ap.classify_town(cfg, chunk_size=chunk, progress=progress)
+        return ApplicabilityMap(config=cfg, summary=town.summary, checks=town.checks,
+                                parcels=town.parcels, tiles=town.tiles,
+                                parameters=town.parameters, _frame=town.frame)
     if engine == "dask":
-        from swm_gis.applicability_dask import run_applicability_dask
+        from swm_gis.applicability.cluster import run_applicability_dask
 
         run = run_applicability_dask(cfg, out, scheduler=scheduler,
                                      workers=ap.check_workers(workers),

@@ -1,8 +1,9 @@
 """The raster window the rules work on: :class:`Raster` (a data type; reading is in layers).
 
-Rules (:mod:`swm_gis.development`, :mod:`swm_gis.hydrology`, :mod:`swm_gis.receiving_waters`)
-take a :class:`Raster`; :func:`swm_gis.layers.read_raster` makes one from a configured layer.
-Kept apart from :mod:`swm_gis.layers` so that the rules never import the reader.
+Rules (:mod:`swm_gis.rules.development`, :mod:`swm_gis.terrain`,
+:mod:`swm_gis.terrain.receiving_waters`) take a :class:`Raster`;
+:func:`swm_gis.io.layers.read_raster` makes one from a configured layer. Kept apart from
+:mod:`swm_gis.io.layers` so that the rules never import the reader.
 """
 
 from __future__ import annotations

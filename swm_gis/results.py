@@ -2,7 +2,7 @@
 
 Each holds the frames and findings of one run, writes the files the command line writes with
 ``.write(...)`` and shows itself in a notebook (``_repr_html_``). The abutter package's result,
-:class:`swm_gis.notification.AbutterPackage`, lives beside its job.
+:class:`swm_gis.notification.package.AbutterPackage`, lives beside its job.
 """
 
 from __future__ import annotations
@@ -18,9 +18,9 @@ from typing import Any
 import geopandas as gpd
 import pandas as pd
 
-from swm_gis.applicability_write import read_result, write_map
-from swm_gis.config import TownConfig
-from swm_gis.outputs import (
+from swm_gis.applicability.write import read_result, write_map
+from swm_gis.config.town import TownConfig
+from swm_gis.io.outputs import (
     STAGE_MARK,
     api_output_dir,
     config_inputs,
@@ -29,8 +29,8 @@ from swm_gis.outputs import (
     refuse_inputs,
     source_files,
 )
+from swm_gis.io.writers import check_outputs_free, write_geopackage, write_json
 from swm_gis.summaries import applicability_lines, screening_lines
-from swm_gis.writers import check_outputs_free, write_geopackage, write_json
 
 Progress = Callable[[float, str], None]
 

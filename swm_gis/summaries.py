@@ -9,8 +9,8 @@ from typing import Any
 
 
 def screening_lines(document: dict[str, Any]) -> list[str]:
-    """A few lines for people: each finding with its status (:mod:`swm_gis.findings` decides)."""
-    from swm_gis.findings import summary_lines
+    """A few lines for people: each finding with its status (decided in screening.findings)."""
+    from swm_gis.screening.findings import summary_lines
 
     return [*summary_lines(document), *_repair_notes(document)]
 

@@ -10,10 +10,10 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 
-from swm_gis import layers as io
-from swm_gis.abutters import check_right_of_way_field
-from swm_gis.config import TownConfig
+from swm_gis.config.town import TownConfig
 from swm_gis.errors import SwmGisError
+from swm_gis.io import layers as io
+from swm_gis.rules.abutters import check_right_of_way_field
 
 ProgressFn = Callable[[float, str], None]
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib.util
 import os
 from pathlib import Path
 
@@ -12,6 +13,34 @@ from shapely.geometry import box
 from townkit import CAMBRIDGE_CONFIG, CRS, REPO
 
 pytest_plugins = ("postgis_server",)  # the throwaway PostGIS server (tests/postgis_server.py)
+
+#: pytest-qgis runs the plugin tests in real QGIS (make test installs both). Without it (a quick
+#: local run in a plain venv) the QGIS tests are deselected with a note, not failed by a missing
+#: fixture; CI always has it.
+HAVE_PYTEST_QGIS = importlib.util.find_spec("pytest_qgis") is not None and \
+    importlib.util.find_spec("qgis") is not None
+if not HAVE_PYTEST_QGIS:
+    collect_ignore = ["qgis"]
+
+
+def pytest_addoption(parser):
+    if not HAVE_PYTEST_QGIS:  # pyproject's qgis_gui_enabled is pytest-qgis's: known either way
+        parser.addini("qgis_gui_enabled", "pytest-qgis: run QGIS with a GUI", type="bool")
+
+
+def pytest_collection_modifyitems(config, items):
+    if HAVE_PYTEST_QGIS:
+        return
+    qgis = [item for item in items if item.get_closest_marker("qgis")]
+    if qgis:
+        config.hook.pytest_deselected(items=qgis)
+        items[:] = [item for item in items if not item.get_closest_marker("qgis")]
+
+
+def pytest_report_header(config):
+    if not HAVE_PYTEST_QGIS:
+        return ("pytest-qgis or PyQGIS not installed: the QGIS tests are deselected "
+                "(make test runs them)")
 
 # CI replays the same examples every run (a failure there is reproducible); locally hypothesis
 # explores new ones each time.

@@ -16,7 +16,9 @@ from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 from shapely.geometry import box
 
-from swm_gis.abutters import (
+from swm_gis.config.town import Rules
+from swm_gis.errors import CrsError, SwmGisError
+from swm_gis.rules.abutters import (
     NO_OWNER_NOTE,
     DistanceError,
     classify,
@@ -25,8 +27,6 @@ from swm_gis.abutters import (
     parse_distance_ft,
     search_area,
 )
-from swm_gis.config import Rules
-from swm_gis.errors import CrsError, SwmGisError
 
 X0, Y0 = 230_000.0, 900_000.0
 CRS = "EPSG:26986"
@@ -273,7 +273,7 @@ def test_parcels_in_us_survey_feet_give_the_same_list_in_feet():
 
 # --------------------------------------------------------------------------- WPA pond extension
 def test_pond_extension_adds_owners_around_a_pond_under_10_acres_the_subject_borders():
-    from swm_gis.abutters import bordered_ponds, pond_extension
+    from swm_gis.rules.abutters import bordered_ponds, pond_extension
 
     parcels = gpd.GeoDataFrame(
         {"id": ["S", "POND", "Q", "R", "T"], "poly_type": ["FEE", "WATER", "FEE", "FEE", "FEE"]},

@@ -16,7 +16,7 @@ import shapely
 from townkit import CAMBRIDGE_CONFIG, REPO
 
 from swm_gis.cli import main
-from swm_gis.owners import recipient_key
+from swm_gis.rules.owners import recipient_key
 
 PARCELS = REPO.parent / "shared" / "data" / "cambridge" / "ASSESSING_ParcelsFY2014.topojson"
 ASSESS = REPO.parent / "shared" / "data" / "cambridge" / "ASSESSING_PropertyDatabase_FY2025.csv"

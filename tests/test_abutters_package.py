@@ -20,10 +20,10 @@ from pypdf import PdfReader
 from townkit import CAMBRIDGE_CONFIG, CRS, REPO, SAMPLE_CONFIG
 
 import swm_gis
-from swm_gis import abutters as core
 from swm_gis.cli import main
-from swm_gis.config import RightOfWayRule, Rules, load_config
+from swm_gis.config.town import RightOfWayRule, Rules, load_config
 from swm_gis.errors import ConfigError
+from swm_gis.rules import abutters as core
 
 SCHEMA = json.loads(resources.files("swm_gis").joinpath("schemas/abutters.schema.json")
                     .read_text(encoding="utf-8"))
@@ -159,7 +159,7 @@ def test_cambridge_9_29_counts_agree_across_every_output(tmp_path, capsys):
 def test_cambridge_config_marks_road_polygons_right_of_way():
     cfg = load_config(CAMBRIDGE_CONFIG)
     assert cfg.rules.right_of_way == RightOfWayRule(field="ML", values=("ROAD",))
-    parcels = swm_gis.layers.read_layer(cfg, "parcels", bbox=(234900, 901900, 235400, 902400))
+    parcels = swm_gis.io.layers.read_layer(cfg, "parcels", bbox=(234900, 901900, 235400, 902400))
     kinds = core.no_owner_kind(parcels, cfg.rules)
     assert set(parcels.loc[kinds != "", "id"]) == {"ROAD"}
     assert set(kinds[kinds != ""]) == {"ML = ROAD"}
@@ -167,7 +167,7 @@ def test_cambridge_config_marks_road_polygons_right_of_way():
 
 def test_cambridge_site_touching_the_street_does_not_pull_in_the_city(tmp_path, capsys):
     cfg = load_config(CAMBRIDGE_CONFIG)
-    near = swm_gis.layers.read_layer(cfg, "parcels", bbox=(234900, 901900, 235400, 902400))
+    near = swm_gis.io.layers.read_layer(cfg, "parcels", bbox=(234900, 901900, 235400, 902400))
     lot = near.loc[near["id"] == "9-29"].geometry.iloc[0]
     road = shapely.union_all(near.loc[near["id"] == "ROAD"].geometry.values)
     # the lot plus a strip of the street in front of it (the driveway apron)

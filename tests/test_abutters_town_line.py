@@ -23,8 +23,8 @@ from shapely.geometry import box
 from townkit import CRS, write_town
 
 import swm_gis
-from swm_gis.abutter_checks import compass, missing_parcels_area
 from swm_gis.cli import main
+from swm_gis.notification.checks import compass, missing_parcels_area
 
 X0, Y0 = 200_000.0, 900_000.0
 LOT_W, LOT_H = 20.0, 30.0
@@ -203,7 +203,7 @@ def test_a_gap_between_two_sources_still_warns(tmp_path):
     """The neighbour's file starts 20 m past the line (its first column of lots missing): the
     search area of the lot at the line (x 280-300 m, reaching 30.48 m east) crosses that gap,
     off every source's extent though inside the two sources' combined box."""
-    from swm_gis.abutter_checks import source_extents
+    from swm_gis.notification.checks import source_extents
 
     toml = _two_sources(tmp_path / "gap", _lots(range(16, 30), 2), boundary=False)
     boxes = source_extents(swm_gis.load_config(toml))
@@ -218,7 +218,7 @@ def test_a_gap_between_two_sources_still_warns(tmp_path):
 
 
 def test_an_empty_source_covers_nothing(tmp_path):
-    from swm_gis.abutter_checks import source_extents
+    from swm_gis.notification.checks import source_extents
 
     toml = _two_sources(tmp_path / "empty", BTOWN.iloc[:0], boundary=False)
     boxes = source_extents(swm_gis.load_config(toml))
@@ -229,7 +229,7 @@ def test_an_empty_source_covers_nothing(tmp_path):
 def test_an_unreadable_extent_is_unknown_not_an_error(tmp_path):
     from dataclasses import replace
 
-    from swm_gis.abutter_checks import source_extents
+    from swm_gis.notification.checks import source_extents
 
     cfg = swm_gis.load_config(_town(tmp_path / "t", ATOWN))
     spec = replace(cfg.layers["parcels"], path=str(tmp_path / "missing.gpkg"))

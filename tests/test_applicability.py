@@ -22,10 +22,10 @@ from rasterio.transform import from_origin
 from shapely.geometry import LineString, Point, box
 from townkit import CRS, write_town
 
-from swm_gis import applicability as ap
-from swm_gis.catchments import downstream_closure
+from swm_gis.applicability import run as ap
 from swm_gis.cli import main
-from swm_gis.config import load_config
+from swm_gis.config.town import load_config
+from swm_gis.terrain.catchments import downstream_closure
 
 FT = 0.3048
 X0, Y0 = 230_000.0, 900_000.0

@@ -12,10 +12,10 @@ from shapely.geometry import box
 from test_applicability import PARCELS, X0, Y0, town_layers
 from townkit import CRS, SAMPLE_CONFIG, write_town
 
-from swm_gis import applicability as ap
-from swm_gis.applicability_dask import run_applicability_dask
+from swm_gis.applicability import run as ap
+from swm_gis.applicability.cluster import run_applicability_dask
 from swm_gis.cli import main
-from swm_gis.config import load_config
+from swm_gis.config.town import load_config
 from swm_gis.errors import ConfigError
 
 
@@ -82,8 +82,8 @@ def test_local_cluster_forks_workers_that_hand_tiles_over_through_a_spool(tmp_pa
     the workers' scratch space (nothing is left in the temporary folder)."""
     import tempfile
 
-    import swm_gis.applicability_dask as dk
-    import swm_gis.applicability_parallel as par
+    import swm_gis.applicability.cluster as dk
+    import swm_gis.applicability.parallel as par
 
     root = tmp_path / "tmp"
     root.mkdir()
@@ -114,7 +114,7 @@ def test_local_cluster_forks_workers_that_hand_tiles_over_through_a_spool(tmp_pa
 
 
 def test_where_workers_cannot_fork_the_layers_are_scattered_same_file(tmp_path, monkeypatch):
-    import swm_gis.applicability_dask as dk
+    import swm_gis.applicability.cluster as dk
 
     cfg = _town(tmp_path)
     local = ap.run_applicability(cfg, tmp_path / "local.gpkg", chunk_size=80, workers=1)
@@ -145,7 +145,7 @@ def test_a_running_scheduler_gets_the_layers_scattered_and_gives_the_same_file(t
 def test_a_worker_without_the_prepared_layers_says_so():
     """A worker the nanny restarted (not forked from the client) cannot classify: it says
     why instead of failing on a missing attribute."""
-    import swm_gis.applicability_dask as dk
+    import swm_gis.applicability.cluster as dk
 
     assert dk._SHARED is None
     with pytest.raises(RuntimeError, match="holds no prepared layers"):

@@ -25,12 +25,10 @@ from rasterio.transform import from_origin
 from shapely.geometry import MultiPolygon, Polygon, box
 from townkit import CRS, write_town
 
-from swm_gis import applicability as ap
-from swm_gis import applicability_classify as classify
-from swm_gis import applicability_overlays as overlays
-from swm_gis import applicability_write as write
-from swm_gis.catchments import DrainageGrid
-from swm_gis.config import load_config
+from swm_gis.applicability import classify, overlays, write
+from swm_gis.applicability import run as ap
+from swm_gis.config.town import load_config
+from swm_gis.terrain.catchments import DrainageGrid
 
 X0, Y0 = 230_000.0, 900_000.0
 
@@ -348,7 +346,7 @@ def test_a_run_describes_each_source_once_and_forgets_after(tmp_path, monkeypatc
     descriptions are dropped, so a parcel added to the file is seen by the next run."""
     import pyogrio
 
-    from swm_gis import layers
+    from swm_gis.io import layers
 
     ids = [f"P{i}" for i in range(12)]
     cfg = load_config(town_with_duplicates(tmp_path, ids))

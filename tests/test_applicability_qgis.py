@@ -9,8 +9,8 @@ import pytest
 from test_applicability import town_layers
 from townkit import write_town
 
-from swm_gis import applicability as ap
-from swm_gis.config import load_config
+from swm_gis.applicability import run as ap
+from swm_gis.config.town import load_config
 
 QGIS_PLUGINS = "/usr/share/qgis/python/plugins"
 

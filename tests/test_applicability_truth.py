@@ -27,11 +27,11 @@ from shapely.geometry import box
 from test_applicability import FT, X0, Y0, drainage_town, frame, sq, town_layers
 from townkit import CAMBRIDGE_CONFIG, CRS, SAMPLE_CONFIG, write_town
 
-from swm_gis import applicability as ap
+from swm_gis.applicability import run as ap
+from swm_gis.applicability.palette import greyscale_lightness
 from swm_gis.cli import main
-from swm_gis.config import load_config
+from swm_gis.config.town import load_config
 from swm_gis.errors import ConfigError, CrsError
-from swm_gis.palette import greyscale_lightness
 
 ALL_UNCHECKED = "NHESP, floodplain, ORW, impaired waters, HUC"
 REPO = Path(__file__).resolve().parents[1]
@@ -190,8 +190,8 @@ def test_sample_row_and_water_polygons_have_their_own_classes(sample_run):
 
 
 def test_row_class_uses_the_abutters_predicate(monkeypatch):
-    """The class follows swm_gis.abutters.no_owner_type: change the rule, the class follows."""
-    import swm_gis.abutters as abutters
+    """The class follows rules.abutters.no_owner_type: change the rule, the class follows."""
+    import swm_gis.rules.abutters as abutters
 
     parcels = gpd.GeoDataFrame({"id": ["A", "B", "C"], "poly_type": ["FEE", "ROW", "WATER"]},
                                geometry=[box(0, 0, 10, 10), box(20, 0, 30, 10),
@@ -305,7 +305,7 @@ def test_generated_20000_parcel_town_identical_with_one_and_two_workers(tmp_path
 
 
 def test_workers_default_to_every_core_and_the_run_records_them(tmp_path):
-    from swm_gis.applicability_parallel import default_workers
+    from swm_gis.applicability.parallel import default_workers
 
     cfg = load_config(write_town(tmp_path, town_layers()))
     res = ap.run_applicability(cfg, tmp_path / "a.gpkg")
@@ -319,7 +319,7 @@ def test_workers_default_to_every_core_and_the_run_records_them(tmp_path):
 def test_a_failing_tile_in_a_worker_is_reported_and_no_file_is_left(tmp_path, monkeypatch):
     """An error in a worker reaches the caller as itself; the output is never half-written."""
     cfg = load_config(write_town(tmp_path, town_layers()))
-    import swm_gis.applicability_parallel as par
+    import swm_gis.applicability.parallel as par
 
     def boom(config, tile, overlays):
         raise ValueError(f"tile {tile.index} exploded")
@@ -337,7 +337,7 @@ def test_workers_hand_tiles_over_through_a_spool_that_is_gone_after_the_run(tmp_
     failure too. The file is the one a single worker writes."""
     import tempfile
 
-    import swm_gis.applicability_parallel as par
+    import swm_gis.applicability.parallel as par
 
     spool_root = tmp_path / "tmp"
     spool_root.mkdir()
@@ -369,7 +369,7 @@ def test_workers_hand_tiles_over_through_a_spool_that_is_gone_after_the_run(tmp_
 
 def test_a_spool_that_cannot_be_written_falls_back_to_the_pipe(tmp_path, monkeypatch):
     """A full or read-only temporary folder costs speed, not the run."""
-    import swm_gis.applicability_parallel as par
+    import swm_gis.applicability.parallel as par
 
     def full(batch, folder):
         raise OSError(28, "No space left on device")
@@ -398,7 +398,7 @@ def test_vernal_pool_far_away_does_not_change_flags():
 
 def test_spawned_workers_give_the_same_file(tmp_path, monkeypatch):
     """Where workers cannot fork (macOS, Windows) they are spawned: same rows, same order."""
-    import swm_gis.applicability_parallel as par
+    import swm_gis.applicability.parallel as par
 
     cfg = load_config(SAMPLE_CONFIG)
     one = ap.run_applicability(cfg, tmp_path / "one.gpkg", workers=1, chunk_size=1_000)

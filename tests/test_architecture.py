@@ -12,20 +12,41 @@ import swm_gis
 PKG = Path(swm_gis.__file__).parent
 
 #: Pure rule modules: functions on frames and rasters; they never read a file.
-RULES = ["disturbance", "development", "standards", "watersheds", "floodplain", "habitats",
-         "hydrology", "hydrology_grid", "hydrology_trace", "receiving_waters", "catchments",
-         "abutters", "owners", "timeline", "applicability_overlays", "applicability_classify"]
-#: Modules other helpers are splitting at the time of writing (issue 14 scope split).
-LONG_ELSEWHERE = {"reports/screening_report.py"}
+RULES = sorted(
+    [f"rules/{p.name}" for p in (PKG / "rules").glob("*.py") if p.name != "__init__.py"]
+    + [f"terrain/{n}.py" for n in ("__init__", "grid", "trace", "receiving_waters", "catchments")]
+    + ["applicability/overlays.py", "applicability/classify.py"])
 #: "No module over about 600 lines" (issue 14): a few lines over 600 is a module to watch.
 MAX_LINES = 650
+#: "No folder of swm_gis/ holds more than 20 modules" (issue 25).
+MAX_MODULES_PER_FOLDER = 20
 
+#: The layers, lowest first (README "Architecture"): a module may import its own layer and the
+#: layers below it, never one above. Keys are the first name under ``swm_gis``.
+LAYERS = [
+    {"errors", "raster", "units", "progress", "formatting", "_version"},   # shared facts
+    {"config"},
+    {"io"},
+    {"rules"},
+    {"terrain"},
+    {"screening", "notification", "applicability", "styles", "publish"},  # the jobs
+    {"reports"},
+    {"results", "summaries"},
+    {"jobs", "validate"},                                                  # the job-level API
+    {"cli", "__main__", ""},                                               # adapters, the root
+]
+RANK = {name: i for i, layer in enumerate(LAYERS) for name in layer}
 
 def _module_name(path: Path) -> str:
     parts = list(path.relative_to(PKG.parent).with_suffix("").parts)
     if parts[-1] == "__init__":
         parts.pop()
     return ".".join(parts)
+
+
+def _is_module(dotted: str) -> bool:
+    path = PKG.parent.joinpath(*dotted.split("."))
+    return path.with_suffix(".py").exists() or (path / "__init__.py").exists()
 
 
 def _imports(path: Path) -> set[str]:
@@ -36,15 +57,18 @@ def _imports(path: Path) -> set[str]:
             found |= {a.name for a in node.names if a.name.startswith("swm_gis")}
         elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0 \
                 and node.module.startswith("swm_gis"):
-            found.add(node.module)
-            found |= {f"{node.module}.{a.name}" for a in node.names}
+            # `from swm_gis.x import y`: y is a module of x or a name x defines (then x is used)
+            subs = {f"{node.module}.{a.name}" for a in node.names}
+            found |= subs
+            if any(not _is_module(s) for s in subs):
+                found.add(node.module)
     return found
 
 
 @pytest.fixture(scope="module")
 def graph() -> dict[str, set[str]]:
     modules = {_module_name(p): p for p in PKG.rglob("*.py")}
-    return {name: {m for m in _imports(path) if m in modules and m not in (name, "swm_gis")}
+    return {name: {m for m in _imports(path) if m in modules and m != name}
             for name, path in modules.items()}
 
 
@@ -68,16 +92,52 @@ def test_no_import_cycles(graph):
 
 @pytest.mark.parametrize("rule", RULES)
 def test_rules_never_read_files(rule, graph):
-    text = (PKG / f"{rule}.py").read_text(encoding="utf-8")
-    assert "swm_gis.layers" not in graph[f"swm_gis.{rule}"]
+    text = (PKG / rule).read_text(encoding="utf-8")
+    assert not any(m.startswith("swm_gis.io") for m in graph[_module_name(PKG / rule)])
     assert "import pyogrio" not in text and "read_dataframe(" not in text
+
+
+def _layer(module: str) -> str:
+    parts = module.split(".")
+    return parts[1] if len(parts) > 1 else ""
+
+
+def test_every_module_has_a_layer(graph):
+    assert {_layer(m) for m in graph} <= set(RANK), {_layer(m) for m in graph} - set(RANK)
+
+
+def test_dependencies_run_one_way(graph):
+    """config < io < rules < terrain < jobs < reports < results < job-level API < CLI."""
+    upward = sorted(f"{a} -> {b}" for a, deps in graph.items() for b in deps
+                    if RANK[_layer(b)] > RANK[_layer(a)])
+    assert upward == [], upward
+
+
+def test_the_package_root_is_in_the_graph(graph):
+    """``import swm_gis`` inside the package is a cycle the graph must see (issue 25)."""
+    assert "swm_gis" in graph and graph["swm_gis"]
+    assert not [m for m, deps in graph.items() if "swm_gis" in deps], "a module imports the root"
+
+
+def test_no_folder_holds_more_than_twenty_modules():
+    folders = {p.parent for p in PKG.rglob("*.py")}
+    crowded = {str(f.relative_to(PKG.parent)): n for f in folders
+               if (n := len(list(f.glob("*.py")))) > MAX_MODULES_PER_FOLDER}
+    assert crowded == {}
+
+
+def test_every_subpackage_says_its_purpose():
+    for init in PKG.glob("*/__init__.py"):
+        doc = ast.get_docstring(ast.parse(init.read_text(encoding="utf-8")))
+        assert doc and len(doc.splitlines()[0]) > 20, init
 
 
 def test_no_module_is_long():
     long = {str(p.relative_to(PKG)): n for p in PKG.rglob("*.py")
             if (n := len(p.read_text(encoding="utf-8").splitlines())) > MAX_LINES}
-    assert set(long) <= LONG_ELSEWHERE, long
+    assert long == {}
 
 
 def test_the_catchments_do_not_import_applicability(graph):
-    assert not any(m.startswith("swm_gis.applicability") for m in graph["swm_gis.catchments"])
+    graph_of = graph["swm_gis.terrain.catchments"]
+    assert not any(m.startswith("swm_gis.applicability") for m in graph_of)

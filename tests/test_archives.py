@@ -13,11 +13,11 @@ import pytest
 from shapely.geometry import box
 from townkit import CRS
 
-from swm_gis import archives
-from swm_gis import layers as io
 from swm_gis.cli import main
-from swm_gis.config import load_config
+from swm_gis.config.town import load_config
 from swm_gis.errors import CrsError, InputFileError
+from swm_gis.io import archives
+from swm_gis.io import layers as io
 from swm_gis.validate import validate_config
 
 X0, Y0 = 238000, 918000

@@ -5,10 +5,10 @@ import tomllib
 import pytest
 from pyproj import Transformer
 
-from swm_gis import layers as io
 from swm_gis.cli import main
-from swm_gis.config import load_config, parse_config
+from swm_gis.config.town import load_config, parse_config
 from swm_gis.errors import CrsError
+from swm_gis.io import layers as io
 
 
 def test_topojson_parcels_refused_without_declared_crs(cambridge_config):

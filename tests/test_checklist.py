@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from swm_gis.checklist import checklist_groups, submittal_checklist
+from swm_gis.screening.checklist import checklist_groups, submittal_checklist
 
 
 def _items(document=None):

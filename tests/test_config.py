@@ -2,7 +2,7 @@ from pathlib import Path
 
 import pytest
 
-from swm_gis.config import SQFT_PER_ACRE, Rules, load_config, parse_config
+from swm_gis.config.town import SQFT_PER_ACRE, Rules, load_config, parse_config
 from swm_gis.errors import ConfigError, CrsError, SwmGisError
 
 

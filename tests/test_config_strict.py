@@ -8,7 +8,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from swm_gis.config import LAYER_KEYS, RULE_KINDS, SCHEMAS, TOWN_KEYS, Rules, parse_config
+from swm_gis.config.town import LAYER_KEYS, RULE_KINDS, SCHEMAS, TOWN_KEYS, Rules, parse_config
 from swm_gis.errors import ConfigError, SwmGisError
 
 

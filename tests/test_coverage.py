@@ -10,8 +10,8 @@ from affine import Affine
 from shapely.geometry import box
 from townkit import write_town
 
-from swm_gis.config import load_config
-from swm_gis.coverage import coverage_record, layer_coverage
+from swm_gis.config.town import load_config
+from swm_gis.io.coverage import coverage_record, layer_coverage
 
 CRS = "EPSG:26986"
 X0, Y0 = 238_000.0, 918_000.0

@@ -9,9 +9,9 @@ from affine import Affine
 from pyproj import CRS
 from shapely.geometry import box
 
-from swm_gis.development import development_type
 from swm_gis.errors import CrsError, SwmGisError
-from swm_gis.layers import Raster
+from swm_gis.io.layers import Raster
+from swm_gis.rules.development import development_type
 
 X0, Y0 = 238_000.0, 918_000.0
 SQFT_PER_M2 = (1 / 0.3048) ** 2
@@ -146,7 +146,7 @@ def test_bad_override_and_raster_in_another_crs_are_refused():
 def test_docstring_examples_run():
     import doctest
 
-    import swm_gis.development as module
+    import swm_gis.rules.development as module
 
     result = doctest.testmod(module)
     assert result.attempted > 0 and result.failed == 0

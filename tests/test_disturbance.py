@@ -10,9 +10,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from shapely.geometry import Point, box
 
-from swm_gis.config import Rules
-from swm_gis.disturbance import EXEMPTIONS, disturbance_trigger
+from swm_gis.config.town import Rules
 from swm_gis.errors import CrsError, EmptyLayerError, GeometryError, SwmGisError
+from swm_gis.rules.disturbance import EXEMPTIONS, disturbance_trigger
 
 FT = 0.3048  # metres per foot: EPSG:26986 is in metres
 X0, Y0 = 238_000.0, 918_000.0
@@ -188,7 +188,7 @@ def test_exemption_6_is_quoted_in_full_with_its_compliance_condition():
 def test_docstring_examples_run():
     import doctest
 
-    import swm_gis.disturbance as module
+    import swm_gis.rules.disturbance as module
 
     result = doctest.testmod(module)
     assert result.attempted > 0 and result.failed == 0

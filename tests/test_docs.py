@@ -471,10 +471,10 @@ def test_notebook_page_of_a_missing_notebook(tmp_path):
 
 def test_public_alias_resolves_only_the_same_public_object():
     ext = _ext()
-    assert ext.public_alias("swm_gis.development.development_type") == \
+    assert ext.public_alias("swm_gis.rules.development.development_type") == \
         "swm_gis.development_type"
     assert ext.public_alias("swm_gis.jobs.load_config") == "swm_gis.load_config"
-    assert ext.public_alias("swm_gis.floodplain.sfha_mask") is None      # not public
+    assert ext.public_alias("swm_gis.rules.floodplain.sfha_mask") is None      # not public
     assert ext.public_alias("swm_gis.no_such_module.screen") is None
     assert ext.public_alias("pandas.DataFrame") is None
     assert ext.public_alias("") is None
@@ -483,9 +483,9 @@ def test_public_alias_resolves_only_the_same_public_object():
 def test_internal_object_finds_helpers_and_refuses_typos():
     ext = _ext()
     page = "generated/swm_gis.trace_receiving_waters"
-    assert ext.internal_object("swm_gis.floodplain.sfha_mask", page)
-    assert ext.internal_object("swm_gis.floodplain", page)
-    assert not ext.internal_object("swm_gis.floodplain.sfha_mask_typo", page)
+    assert ext.internal_object("swm_gis.rules.floodplain.sfha_mask", page)
+    assert ext.internal_object("swm_gis.rules.floodplain", page)
+    assert not ext.internal_object("swm_gis.rules.floodplain.sfha_mask_typo", page)
     assert not ext.internal_object("swm_gis.no_such_module.x", page)
     # a short name: looked up in the module defining the documented object
     documented_in = sys.modules[swm_gis.trace_receiving_waters.__module__]

@@ -30,11 +30,11 @@ from hypothesis import strategies as st
 from shapely.geometry import LineString, Point, box
 from townkit import write_town
 
-from swm_gis import findings as fd
-from swm_gis.checklist import submittal_checklist
-from swm_gis.config import load_config
-from swm_gis.receiving_waters import cause_group, requirements_for
-from swm_gis.screening import build_screening
+from swm_gis.config.town import load_config
+from swm_gis.screening import findings as fd
+from swm_gis.screening.build import build_screening
+from swm_gis.screening.checklist import submittal_checklist
+from swm_gis.terrain.receiving_waters import cause_group, requirements_for
 
 CRS = "EPSG:26986"
 X0, Y0 = 200_000.0, 900_000.0
@@ -445,7 +445,7 @@ def test_unknown_status_is_refused():
 def test_docstring_examples_run():
     import doctest
 
-    import swm_gis.findings as module
+    import swm_gis.screening.findings as module
 
     assert doctest.testmod(module).failed == 0
 
@@ -455,9 +455,9 @@ def test_cambridge_screen_says_not_checked_where_the_city_has_no_layer(cambridge
                                                                       tmp_path):
     """Cambridge's config has no NHESP, HUC, ORW, impaired-water, stream or DEM layer: the
     screening, the summary and the report say "not checked", never "no" or "none"."""
-    from swm_gis import layers as io
-    from swm_gis.findings import summary_lines
+    from swm_gis.io import layers as io
     from swm_gis.reports.screening_report import write_screening_report
+    from swm_gis.screening.findings import summary_lines
 
     cfg = load_config(cambridge_config)
     parcels = io.read_layer(cfg, "parcels", where="ML LIKE '90-%'")

@@ -16,10 +16,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from shapely.geometry import box
 
-from swm_gis import layers as io
-from swm_gis.config import LayerSpec, Rules, load_config
+from swm_gis.config.town import LayerSpec, Rules, load_config
 from swm_gis.errors import CrsError, FieldMissingError
-from swm_gis.floodplain import (
+from swm_gis.io import layers as io
+from swm_gis.rules.floodplain import (
     clean_bfe,
     feet_per_unit,
     flood_zone_pieces,

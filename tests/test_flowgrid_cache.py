@@ -1,4 +1,4 @@
-"""The town's flow grid kept on disk (swm_gis.flowgrid_cache): keyed by the DEM's content, never
+"""The town's flow grid kept on disk (swm_gis.terrain.cache): keyed by the DEM's content, never
 served for another DEM, and giving exactly what a run without the cache computes."""
 
 from __future__ import annotations
@@ -22,11 +22,15 @@ from hypothesis.extra.numpy import arrays
 from pyproj import CRS
 from townkit import REPO
 
-from swm_gis import applicability_tiles, flowgrid_cache, flowkernels, hydrology, hydrology_grid
-from swm_gis import layers as io
-from swm_gis.config import load_config, parse_config
+from swm_gis import terrain as hydrology
+from swm_gis.applicability import tiles as applicability_tiles
+from swm_gis.config.town import load_config, parse_config
 from swm_gis.errors import ConfigError, CrsError, InputFileError
-from swm_gis.resources import resource_checks
+from swm_gis.io import layers as io
+from swm_gis.screening.resource_areas import resource_checks
+from swm_gis.terrain import cache as flowgrid_cache
+from swm_gis.terrain import grid as hydrology_grid
+from swm_gis.terrain import kernels as flowkernels
 
 SAMPLE = REPO / "data" / "sample"
 CRS_OBJ = CRS.from_epsg(26986)
@@ -388,7 +392,7 @@ def test_compiled_drainage_labels_equal_pyflwdir_basins(z, water_all, holes_all)
     pyflwdir ``basins`` with every water cell as an outlet, holes in the DEM included."""
     from affine import Affine
 
-    from swm_gis.layers import Raster
+    from swm_gis.io.layers import Raster
 
     rows, cols = z.shape
     holes = holes_all[:rows, :cols] & (np.arange(rows * cols).reshape(rows, cols) % 5 == 0)
@@ -411,7 +415,7 @@ def test_flow_directions_have_no_loops(z, as_float32, hole_every):
     a flat could drain up)."""
     from affine import Affine
 
-    from swm_gis.layers import Raster
+    from swm_gis.io.layers import Raster
 
     if hole_every:
         z = np.where(np.arange(z.size).reshape(z.shape) % (hole_every + 2) == 0, np.nan, z)
@@ -429,7 +433,7 @@ def test_a_depression_spilling_over_the_edge_drains_out_of_it():
     edge (pyflwdir's float32 queue left it at 0.69999999, below the spill cell)."""
     from affine import Affine
 
-    from swm_gis.layers import Raster
+    from swm_gis.io.layers import Raster
 
     z = np.zeros((14, 7))
     z[9, :4] = 1

@@ -6,7 +6,7 @@ import re
 
 from townkit import REPO
 
-from swm_gis.general_requirements import CUT_OFF_NOTE, general_requirements
+from swm_gis.screening.general_requirements import CUT_OFF_NOTE, general_requirements
 
 REGULATION = REPO.parent / "shared" / "regulations" / "lynnfield-chapter-320.txt"
 
@@ -62,6 +62,6 @@ def test_cut_off_text_is_said_not_invented():
 def test_docstring_examples_run():
     import doctest
 
-    import swm_gis.general_requirements as module
+    import swm_gis.screening.general_requirements as module
 
     assert doctest.testmod(module).failed == 0

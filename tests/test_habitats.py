@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 from shapely.geometry import Point, box
 
 from swm_gis.errors import CrsError
-from swm_gis.habitats import HABITAT_NOTES, habitat_records, habitats_within
+from swm_gis.rules.habitats import HABITAT_NOTES, habitat_records, habitats_within
 
 X0, Y0 = 230_000.0, 905_000.0
 EPSG = "EPSG:26986"

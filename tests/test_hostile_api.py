@@ -56,7 +56,7 @@ def _break(monkeypatch, kind):
     elif kind == "abutters":
         monkeypatch.setattr("swm_gis.reports.certified_mail.write_certified_mail", boom)
     else:
-        monkeypatch.setattr("swm_gis.applicability_write.write_style", boom)
+        monkeypatch.setattr("swm_gis.applicability.write.write_style", boom)
 
 
 @pytest.mark.parametrize("kind", ["screening", "abutters", "applicability"])

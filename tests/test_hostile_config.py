@@ -10,7 +10,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from townkit import SAMPLE_CONFIG
 
-from swm_gis.config import load_config
+from swm_gis.config.town import load_config
 from swm_gis.errors import SwmGisError
 
 TOWN = '[town]\nname = "Sampleton (SYNTHETIC)"\ncrs = "EPSG:26986"\nsynthetic = true'

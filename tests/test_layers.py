@@ -10,8 +10,7 @@ from rasterio.transform import from_origin
 from shapely.geometry import Point, Polygon, box
 from townkit import CRS, write_town
 
-from swm_gis import layers as io
-from swm_gis.config import load_config
+from swm_gis.config.town import load_config
 from swm_gis.errors import (
     CrsError,
     EmptyLayerError,
@@ -20,6 +19,7 @@ from swm_gis.errors import (
     InputFileError,
     UnknownParcelError,
 )
+from swm_gis.io import layers as io
 
 
 def test_reads_logical_fields_case_insensitively(tmp_path, simple_parcels):

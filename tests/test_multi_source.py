@@ -20,10 +20,10 @@ from hypothesis import strategies as st
 from shapely.geometry import box
 from townkit import CRS
 
-from swm_gis import layers as io
 from swm_gis.cli import main
-from swm_gis.config import load_config, parse_config
+from swm_gis.config.town import load_config, parse_config
 from swm_gis.errors import ConfigError
+from swm_gis.io import layers as io
 
 X0, Y0 = 238000.0, 918000.0
 

@@ -18,7 +18,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from swm_gis.errors import Interrupted, OutputError, OutputExistsError, OutputLockedError
-from swm_gis.outputs import (
+from swm_gis.io.outputs import (
     config_inputs,
     explain_os_errors,
     lock_path_for,
@@ -86,7 +86,7 @@ def test_outputs_beside_the_inputs_and_database_sources_pass(town, tmp_path):
 
 
 def test_config_inputs_lists_the_config_and_every_layer_source(tmp_path):
-    from swm_gis.config import parse_config
+    from swm_gis.config.town import parse_config
 
     cfg = parse_config({"town": {"name": "T"}, "layers": {
         "parcels": {"path": "p.gpkg"}, "dem": {"path": "d.tif"}}},
@@ -156,7 +156,7 @@ def test_a_move_that_fails_midway_puts_the_previous_files_back(tmp_path, monkeyp
             raise OSError(errno.EIO, "I/O error")
         return real_replace(src, dst)
 
-    monkeypatch.setattr("swm_gis.outputs.os.replace", failing)
+    monkeypatch.setattr("swm_gis.io.outputs.os.replace", failing)
     with pytest.raises(OSError, match="I/O error"), staged_dir(out, overwrite=True) as stage:
         for name in ("a.txt", "b.txt", "c.txt"):
             (stage / name).write_text(f"new {name}")
@@ -215,7 +215,7 @@ def test_a_read_only_folder_is_explained(tmp_path, monkeypatch):
     def denied(*a, **k):
         raise PermissionError(errno.EACCES, "Permission denied", str(tmp_path / "ro"))
 
-    monkeypatch.setattr("swm_gis.outputs.tempfile.mkdtemp", denied)
+    monkeypatch.setattr("swm_gis.io.outputs.tempfile.mkdtemp", denied)
     with pytest.raises(OutputError, match="read-only or belongs to another user"), \
             output_package(tmp_path / "ro" / "out"):
         pass
@@ -249,7 +249,7 @@ WRITER = textwrap.dedent("""
     pkg.__path__ = [os.path.join(os.environ["PYTHONPATH"], "swm_gis")]
     sys.modules["swm_gis"] = pkg
     from swm_gis.errors import Interrupted, SwmGisError
-    from swm_gis.outputs import output_package
+    from swm_gis.io.outputs import output_package
     out, tag, pause_s, wait_s = sys.argv[1], sys.argv[2], float(sys.argv[3]), float(sys.argv[4])
     try:
         with output_package(out, overwrite=True, command=f"writer {tag}", wait_s=wait_s) as st:
@@ -371,7 +371,7 @@ def test_when_the_parent_cannot_be_written_the_work_happens_inside_the_output(tm
     out.mkdir()
     (out / "a.txt").write_text("old")
     real_access = os.access
-    monkeypatch.setattr("swm_gis.outputs.os.access",
+    monkeypatch.setattr("swm_gis.io.outputs.os.access",
                         lambda p, mode: False if Path(p) == tmp_path else real_access(p, mode))
     with output_package(out, overwrite=True) as stage:
         assert stage.parent == out and lock_path_for(out).parent == out
@@ -411,8 +411,8 @@ def _signal_inside(monkeypatch, module, name, sig=signal.SIGTERM):
 
 
 @pytest.mark.parametrize(("module", "name"), [
-    ("swm_gis.outputs", "_acquire"),       # taking the lock
-    ("swm_gis.outputs", "_write_holder"),  # just after: the lock is held
+    ("swm_gis.io.outputs", "_acquire"),       # taking the lock
+    ("swm_gis.io.outputs", "_write_holder"),  # just after: the lock is held
     ("tempfile", "mkdtemp"),               # making the staging folder
 ], ids=["taking-the-lock", "lock-held", "making-the-stage"])
 def test_a_signal_in_each_window_of_setting_up_leaves_nothing(tmp_path, monkeypatch, module,

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pandas as pd
 import pytest
 
-from swm_gis.owners import (
+from swm_gis.rules.owners import (
     MAILING_COLUMNS,
     address_problem,
     fiscal_years,

@@ -13,7 +13,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from swm_gis.owners import (
+from swm_gis.rules.owners import (
     REVIEW_COLUMNS,
     build_recipients,
     classify_address,
@@ -190,7 +190,7 @@ def test_counts_always_add_up(rows):
 
 
 def test_owners_by_parcel_completes_dangling_names_for_the_map_key():
-    from swm_gis.owners import owners_by_parcel
+    from swm_gis.rules.owners import owners_by_parcel
 
     notices = join_owners(LISTED, frame([
         ("P1", "GOMES, FERNANDO J. &", "MARIA GOMES", "1 A ST", None, "LYNN", "MA", "01901"),
@@ -204,7 +204,7 @@ def test_owners_by_parcel_completes_dangling_names_for_the_map_key():
 # --------------------------------------------------------------------------- likely duplicates
 def _likely_duplicates_pairwise(recips: pd.DataFrame) -> list[list[int]]:
     """The first implementation (row by row, every pair): the reference for the fast one."""
-    from swm_gis.owners import _owner_words, recipient_key
+    from swm_gis.rules.owners import _owner_words, recipient_key
 
     by_address: dict[tuple[str, ...], list[int]] = {}
     for i, rec in enumerate(recips.to_dict("records")):

@@ -15,6 +15,8 @@ import zipfile
 import pytest
 from townkit import REPO
 
+import swm_gis
+
 MARKER = "<!-- install: tests/test_packaging.py runs these lines as written -->"
 
 
@@ -28,7 +30,12 @@ def readme_install_lines() -> list[str]:
 
 
 def version() -> str:
-    return tomllib.loads((REPO / "pyproject.toml").read_text())["project"]["version"]
+    """The one version (swm_gis/_version.py), which pyproject.toml reads (dynamic)."""
+    meta = tomllib.loads((REPO / "pyproject.toml").read_text())
+    assert meta["project"]["dynamic"] == ["version"]
+    assert meta["tool"]["setuptools"]["dynamic"]["version"] == {
+        "attr": "swm_gis._version.__version__"}
+    return swm_gis.__version__
 
 
 def test_readme_install_block_is_the_one_tested():

@@ -8,8 +8,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from swm_gis import palette
-from swm_gis.applicability import all_classes
+from swm_gis.applicability import palette
+from swm_gis.applicability.run import all_classes
 
 #: 8-bit rounding moves L* by well under one unit.
 ROUNDING_L = 0.6

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from swm_gis.config import SCHEMAS
+from swm_gis.config.town import SCHEMAS
 
 CATALOG_FILE = (Path(__file__).resolve().parents[1] / "qgis_plugin" / "swm_gis_qgis"
                 / "catalog.py")

@@ -20,11 +20,13 @@ import shapely
 from shapely.geometry import box
 from townkit import REPO
 
-from swm_gis import layers as io
-from swm_gis import postgis, postgis_out
+from swm_gis.applicability import postgis_write as postgis_out
 from swm_gis.cli import main
-from swm_gis.config import load_config, parse_config
+from swm_gis.config.town import load_config, parse_config
 from swm_gis.errors import ConfigError, CrsError, InputFileError, OutputExistsError
+from swm_gis.io import layers as io
+from swm_gis.io import postgis
+from swm_gis.jobs import applicability_map
 
 SAMPLE = REPO / "data" / "sample"
 VECTOR_LAYERS = [name for name, _ in pyogrio.list_layers(SAMPLE / "sample.gpkg")]
@@ -288,7 +290,7 @@ def test_bbox_reads_use_the_spatial_index(pg):
 # --------------------------------------------------------------------------- writing
 def test_applicability_into_postgis_is_styled_indexed_and_equal(pg, pg_town, tmp_path):
     target = f"{pg.url}?table=maps.applicability"
-    result = postgis_out.write_applicability(load_config(pg_town), target)
+    result = postgis_out.write_applicability(load_config(pg_town), target, run=applicability_map)
     assert result.path == target and pg.password not in result.path
     want = gpd.read_file(_file_run(tmp_path), layer="applicability")
     info = postgis.read_info(pg.url, "maps.applicability")
@@ -308,8 +310,9 @@ def test_applicability_into_postgis_is_styled_indexed_and_equal(pg, pg_town, tmp
     assert any("gist (geom)" in i[0] for i in index)
     assert summary > 0
     with pytest.raises(OutputExistsError, match="--overwrite"):
-        postgis_out.write_applicability(load_config(pg_town), target)
-    postgis_out.write_applicability(load_config(pg_town), target, overwrite=True)
+        postgis_out.write_applicability(load_config(pg_town), target, run=applicability_map)
+    postgis_out.write_applicability(load_config(pg_town), target, overwrite=True,
+                                    run=applicability_map)
     with psycopg.connect(pg.url) as con:
         defaults = con.execute("SELECT count(*) FROM public.layer_styles WHERE f_table_name = "
                                "'applicability' AND useasdefault").fetchone()[0]
@@ -317,7 +320,7 @@ def test_applicability_into_postgis_is_styled_indexed_and_equal(pg, pg_town, tmp
 
 
 def _file_run(tmp_path: Path) -> Path:
-    from swm_gis.applicability import run_applicability
+    from swm_gis.applicability.run import run_applicability
 
     out = tmp_path / "files.gpkg"
     run_applicability(load_config(SAMPLE / "town.toml"), out)
@@ -365,10 +368,11 @@ def test_qgis_opens_the_postgis_map_with_its_categorised_style(qgis_app, pg, tmp
     from test_applicability import town_layers
     from townkit import write_town
 
-    from swm_gis.applicability import STYLE_NAME
+    from swm_gis.applicability.run import STYLE_NAME
 
     cfg = load_config(write_town(tmp_path, town_layers()))
-    res = postgis_out.write_applicability(cfg, f"{pg.url}?table=qgis.applicability", overwrite=True)
+    res = postgis_out.write_applicability(cfg, f"{pg.url}?table=qgis.applicability", overwrite=True,
+                                          run=applicability_map)
     uri = QgsDataSourceUri()
     uri.setConnection(pg.host, str(pg.port), pg.dbname, pg.user, pg.password)
     uri.setDataSource("qgis", "applicability", "geom", "", "fid")

@@ -238,7 +238,7 @@ def test_map_has_legend_north_arrow_scale_vintage_and_key(tmp_path):
          "other_town": [False, True]},
         geometry=[box(80.47, 0, 130.47, 50), box(0, -60, 50, -10)], crs=crs)
     left = gpd.GeoDataFrame({"id": ["ROW"]}, geometry=[box(-15, -100, 0, 150)], crs=crs)
-    from swm_gis.abutters import search_area
+    from swm_gis.rules.abutters import search_area
 
     area = search_area(subject, distance_ft=100)
     path = write_abutters_map(subject, area, listed, left, INFO, tmp_path / "map.pdf",
@@ -299,7 +299,7 @@ def test_an_address_that_cannot_fit_is_reported_not_silently_cut():
     assert unfit_addresses(frame) == ["BOB ROE"]
     assert unfit_addressees(frame) == ["BOB ROE"]
     assert unfit_addresses(frame.iloc[:1]) == [] and unfit_addressees(frame.iloc[:0]) == []
-    from swm_gis.abutter_checks import address_fit_warning
+    from swm_gis.notification.checks import address_fit_warning
 
     found = address_fit_warning(frame)
     assert found["code"] == "address_does_not_fit"

@@ -14,12 +14,12 @@ import pytest
 from pypdf import PdfReader
 from townkit import CAMBRIDGE_CONFIG
 
-from swm_gis import abutters as core
-from swm_gis import layers
-from swm_gis.config import load_config
-from swm_gis.owners import build_recipients, join_owners, owned_parcel_ids
+from swm_gis.config.town import load_config
+from swm_gis.io import layers
 from swm_gis.reports import PackageInfo
 from swm_gis.reports.abutters_map import FRAME, write_abutters_map
+from swm_gis.rules import abutters as core
+from swm_gis.rules.owners import build_recipients, join_owners, owned_parcel_ids
 
 
 @pytest.fixture(scope="module")

@@ -8,12 +8,12 @@ import csv
 import pandas as pd
 from pypdf import PdfReader
 
-from swm_gis.owners import build_recipients, join_owners
 from swm_gis.reports import PackageInfo
 from swm_gis.reports.certification import write_certification_pdf
 from swm_gis.reports.certified_mail import write_certified_mail
 from swm_gis.reports.labels import write_labels
 from swm_gis.reports.mailing import write_mailing_csv, write_review_csv
+from swm_gis.rules.owners import build_recipients, join_owners
 
 COLS = ["parcel_id", "owner", "co_owner", "address", "address2", "city", "state", "zip"]
 ASSESS = pd.DataFrame([dict(zip(COLS, r, strict=True)) for r in [

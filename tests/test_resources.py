@@ -15,9 +15,9 @@ from shapely.geometry import Point, box
 from test_receiving_waters import EPSG, X0, Y0, valley_dem, valley_layers, xy
 from townkit import write_town
 
-from swm_gis.config import load_config
+from swm_gis.config.town import load_config
 from swm_gis.errors import CrsError, InputFileError
-from swm_gis.resources import resource_checks
+from swm_gis.screening.resource_areas import resource_checks
 
 SCHEMA = Path(__file__).resolve().parents[1] / "swm_gis" / "schemas" / "screening.schema.json"
 

@@ -24,7 +24,7 @@ import shapely
 from townkit import REPO, SAMPLE_CONFIG
 
 from swm_gis.cli import main
-from swm_gis.config import SCHEMAS, load_config
+from swm_gis.config.town import SCHEMAS, load_config
 
 SAMPLE = REPO / "data" / "sample"
 GPKG = SAMPLE / "sample.gpkg"

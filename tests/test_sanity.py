@@ -9,8 +9,8 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from swm_gis.config import parse_config
-from swm_gis.sanity import (
+from swm_gis.config.town import parse_config
+from swm_gis.io.sanity import (
     coordinate_problem,
     far_from_town,
     id_problems,

@@ -8,9 +8,9 @@ import threading
 
 import pytest
 
+from swm_gis.applicability.scheduler import check_scheduler, parse_address
 from swm_gis.cli import main
 from swm_gis.errors import ConfigError
-from swm_gis.scheduler import check_scheduler, parse_address
 
 
 @pytest.mark.parametrize(("text", "expected"), [

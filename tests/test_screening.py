@@ -14,10 +14,10 @@ from affine import Affine
 from shapely.geometry import Point, box
 from townkit import REPO, write_town
 
-import swm_gis.resources
-from swm_gis.config import load_config
+import swm_gis.screening.resource_areas
+from swm_gis.config.town import load_config
 from swm_gis.errors import GeometryError, SwmGisError
-from swm_gis.screening import DOCUMENT_KEYS, SCHEMA_PATH, build_screening
+from swm_gis.screening.build import DOCUMENT_KEYS, SCHEMA_PATH, build_screening
 
 CRS = "EPSG:26986"
 FT = 0.3048
@@ -92,7 +92,7 @@ def fake_resources(monkeypatch):
                    "reason": "no [layers.flood_zones] configured"}]
         return keys, layers, checks
 
-    monkeypatch.setattr(swm_gis.resources, "resource_checks", fake)
+    monkeypatch.setattr(swm_gis.screening.resource_areas, "resource_checks", fake)
     return calls
 
 
@@ -255,7 +255,7 @@ def test_real_resource_checks_merge_into_a_valid_document(tmp_path):
 
 # --------------------------------------------------------------------------- real data
 def _cambridge_block(cambridge_config) -> gpd.GeoDataFrame:
-    from swm_gis import layers as io
+    from swm_gis.io import layers as io
 
     cfg = load_config(cambridge_config)
     parcels = io.read_layer(cfg, "parcels", where="ML LIKE '90-%'")

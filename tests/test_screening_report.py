@@ -32,7 +32,6 @@ from pypdf import PdfReader
 from shapely.geometry import LineString, Point, box
 from test_checklist import FULL_COVERAGE
 
-from swm_gis.checklist import submittal_checklist
 from swm_gis.errors import CrsError
 from swm_gis.reports.screening_map import _units_per_ft, render_screening_map
 from swm_gis.reports.screening_report import (
@@ -42,6 +41,7 @@ from swm_gis.reports.screening_report import (
     render_html,
     write_screening_report,
 )
+from swm_gis.screening.checklist import submittal_checklist
 
 CRS = "EPSG:26986"
 FT = 0.3048

@@ -5,11 +5,11 @@ from pathlib import Path
 
 import pytest
 
-from swm_gis.config import LAYER_KEYS, parse_config
+from swm_gis.config.town import LAYER_KEYS, parse_config
 from swm_gis.errors import ConfigError
+from swm_gis.io.sources import source_info
 from swm_gis.reports import PackageInfo
 from swm_gis.reports.screening_model import _describe_source
-from swm_gis.sources import source_info
 
 LABEL = "QGIS layer 'Parcels' (parcels.shp; 2 selected features)"
 

@@ -6,9 +6,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from swm_gis.config import Rules
+from swm_gis.config.town import Rules
 from swm_gis.errors import SwmGisError
-from swm_gis.standards import performance_standards
+from swm_gis.rules.standards import performance_standards
 
 RULES = Rules()
 
@@ -84,7 +84,7 @@ def test_volume_is_monotonic_and_new_never_needs_less(a, b):
 def test_docstring_examples_run():
     import doctest
 
-    import swm_gis.standards as module
+    import swm_gis.rules.standards as module
 
     result = doctest.testmod(module)
     assert result.attempted > 0 and result.failed == 0

@@ -7,7 +7,7 @@ import datetime as dt
 from hypothesis import given
 from hypothesis import strategies as st
 
-from swm_gis.timeline import (
+from swm_gis.rules.timeline import (
     add_business_days,
     add_years,
     is_business_day,

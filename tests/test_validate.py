@@ -9,7 +9,7 @@ from shapely.geometry import Polygon
 from townkit import SAMPLE_CONFIG
 
 from swm_gis.cli import main
-from swm_gis.config import load_config
+from swm_gis.config.town import load_config
 from swm_gis.validate import validate_config
 
 

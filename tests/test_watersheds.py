@@ -7,7 +7,7 @@ import pytest
 from shapely.geometry import LineString, Point, box
 
 from swm_gis.errors import GeometryError
-from swm_gis.watersheds import mitigation_eligibility, watershed_shares
+from swm_gis.rules.watersheds import mitigation_eligibility, watershed_shares
 
 X0, Y0 = 238_000.0, 918_000.0
 CRS = "EPSG:26986"
@@ -105,7 +105,7 @@ def test_huc_codes_stored_as_numbers_get_their_leading_zero_back():
 def test_docstring_examples_run():
     import doctest
 
-    import swm_gis.watersheds as module
+    import swm_gis.rules.watersheds as module
 
     result = doctest.testmod(module)
     assert result.attempted > 0 and result.failed == 0

@@ -5,7 +5,7 @@ import pytest
 from shapely.geometry import box
 
 from swm_gis.errors import OutputExistsError
-from swm_gis.writers import (
+from swm_gis.io.writers import (
     atomic_path,
     check_outputs_free,
     write_csv,

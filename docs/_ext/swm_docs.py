@@ -5,10 +5,11 @@
   interpreter running Sphinx, so a cell that fails fails the build). One file, no stale copy.
 * A dataclass field's ``default_factory`` shows as a call (``dict()``) instead of ``<factory>``,
   which Sphinx cannot parse.
-* A reference to a public object by its defining module (``swm_gis.development.development_type``)
-  resolves to its entry in the reference (``swm_gis.development_type``); one to an internal helper
-  that exists (``land_use`` in a docstring of ``swm_gis.receiving_waters``) shows as code; one to
-  a name that exists nowhere fails the build.
+* A reference to a public object by its defining module
+  (``swm_gis.rules.development.development_type``) resolves to its entry in the reference
+  (``swm_gis.development_type``); one to an internal helper that exists (``land_use`` in a docstring
+  of ``swm_gis.terrain.receiving_waters``) shows as code; one to a name that exists nowhere fails
+  the build.
 """
 
 from __future__ import annotations

@@ -53,7 +53,7 @@ def main(argv: list[str] | None = None) -> int:
         rv = command.main(args=argv, prog_name="swm-gis", standalone_mode=False)
         if Interrupted.last is not None or rv == 130:  # typer returns 130 for Ctrl-C
             return _interrupted(Interrupted.last or KeyboardInterrupt())
-    except KeyboardInterrupt as exc:  # Ctrl-C, or SIGTERM as Interrupted (swm_gis.outputs)
+    except KeyboardInterrupt as exc:  # Ctrl-C, or SIGTERM as Interrupted (swm_gis.io.outputs)
         return _interrupted(exc)
     except SwmGisError as exc:
         state.reporter.error(str(exc))

@@ -23,7 +23,7 @@ from rich.console import Console
 from rich.panel import Panel
 from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 
-from swm_gis.config import TownConfig, load_config
+from swm_gis.config.town import TownConfig, load_config
 
 
 class ProgressMode(StrEnum):

@@ -1,7 +1,8 @@
 """``swm-gis abutters``: the abutter notification package (SPEC sections 2, 3 and 5).
 
-Thin: parses the arguments and prints; the job is :func:`swm_gis.notification.abutter_package`
-and :meth:`swm_gis.notification.AbutterPackage.write`.
+Thin: parses the arguments and prints; the job is
+:func:`swm_gis.notification.package.abutter_package` and
+:meth:`swm_gis.notification.package.AbutterPackage.write`.
 """
 
 from __future__ import annotations
@@ -22,17 +23,17 @@ from swm_gis.cli._common import (
     overwrite_option,
     state,
 )
-from swm_gis.config import TownConfig
+from swm_gis.config.town import TownConfig
 from swm_gis.errors import SwmGisError
-from swm_gis.notification import (
+from swm_gis.io.outputs import config_inputs, final_paths, output_package
+from swm_gis.io.writers import check_outputs_free
+from swm_gis.notification.package import (
     OUTPUT_FILES,
     abutter_package,
     check_label_template,
     first_owned_parcel,
     output_paths,
 )
-from swm_gis.outputs import config_inputs, final_paths, output_package
-from swm_gis.writers import check_outputs_free
 
 DEMO_ORDER = 30
 
@@ -95,7 +96,7 @@ def abutters(
     cfg = open_config(config)
     offset = parse_offset(label_offset)
     check_outputs_free(output_paths(out).values(), overwrite=overwrite)
-    # Inputs read-only, one run per folder, the package whole or not at all (swm_gis.outputs).
+    # Inputs read-only, one run per folder, the package whole or not at all (swm_gis.io.outputs).
     with output_package(out, inputs=[*config_inputs(cfg), site], overwrite=overwrite,
                         command=f"swm-gis abutters --out {out}") as stage:
         staged, summary = run_abutters(

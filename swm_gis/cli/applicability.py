@@ -10,8 +10,8 @@ from pathlib import Path
 
 import typer
 
-from swm_gis import postgis
-from swm_gis.applicability_overlays import DEFAULT_CHUNK_SIZE
+from swm_gis.applicability.overlays import DEFAULT_CHUNK_SIZE
+from swm_gis.applicability.scheduler import check_scheduler
 from swm_gis.cli._common import (
     app,
     config_option,
@@ -21,10 +21,10 @@ from swm_gis.cli._common import (
     state,
 )
 from swm_gis.errors import ConfigError
+from swm_gis.io import postgis
+from swm_gis.io.outputs import config_inputs, output_file
+from swm_gis.io.writers import check_outputs_free
 from swm_gis.jobs import applicability_map
-from swm_gis.outputs import config_inputs, output_file
-from swm_gis.scheduler import check_scheduler
-from swm_gis.writers import check_outputs_free
 
 DEMO_ORDER = 40
 
@@ -69,11 +69,12 @@ def applicability(
     if scheduler:  # before any work: form, reachable, a Dask scheduler (with a timeout)
         scheduler = check_scheduler(scheduler)
     cfg = open_config(config, no_cache=no_cache)
-    # --- PostGIS output (swm_gis.postgis_out): the map into a database table, styled.
+    # --- PostGIS output (swm_gis.applicability.postgis_write): the map into a database table,
+    # styled.
     if postgis.is_postgis(out):
-        from swm_gis.postgis_out import write_applicability
+        from swm_gis.applicability.postgis_write import write_applicability
 
-        result = write_applicability(cfg, out, overwrite=overwrite,
+        result = write_applicability(cfg, out, overwrite=overwrite, run=applicability_map,
                                      engine=engine.value, scheduler=scheduler, workers=workers,
                                      chunk_size=chunk_size, progress=state.reporter.progress)
         state.reporter.result("applicability", {"postgis": result.path},
@@ -85,7 +86,7 @@ def applicability(
     if out.suffix.lower() != ".gpkg":
         raise ConfigError(f"--out {out} must be a GeoPackage file ending in .gpkg.")
     check_outputs_free([out], overwrite=overwrite)
-    # Inputs read-only, one run per file, the file whole or not at all (swm_gis.outputs).
+    # Inputs read-only, one run per file, the file whole or not at all (swm_gis.io.outputs).
     with output_file(out, inputs=config_inputs(cfg), overwrite=overwrite,
                      command=f"swm-gis applicability --out {out}") as tmp:
         result = applicability_map(cfg, tmp, engine=engine.value,

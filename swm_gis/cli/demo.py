@@ -25,16 +25,16 @@ import typer
 
 import swm_gis.cli as cli_pkg
 from swm_gis.cli._common import SAMPLE_DIR, app, state
-from swm_gis.config import load_config
+from swm_gis.config.town import load_config
 from swm_gis.errors import ConfigError, OutputExistsError
-from swm_gis.outputs import (
+from swm_gis.io.outputs import (
     config_inputs,
     explain_os_errors,
     interrupt_guard,
     output_lock,
     refuse_inputs,
 )
-from swm_gis.writers import write_json
+from swm_gis.io.writers import write_json
 
 #: The record of what a demo run wrote, in the ``--out`` folder.
 MARKER = ".swm-gis-demo.json"

@@ -24,11 +24,11 @@ from swm_gis.cli._common import (
     overwrite_option,
     state,
 )
+from swm_gis.io.outputs import config_inputs, final_paths, output_package
+from swm_gis.io.writers import check_outputs_free
 from swm_gis.jobs import screen as screen_job
-from swm_gis.outputs import config_inputs, final_paths, output_package
 from swm_gis.results import SCREENING_FILES, screening_outputs
 from swm_gis.summaries import screening_lines
-from swm_gis.writers import check_outputs_free
 
 DEMO_ORDER = 20
 
@@ -105,7 +105,7 @@ def screen(
     inputs = [*config_inputs(open_config(config)), site, common_plan, proposed_impervious,
               mitigation]
     check_outputs_free(screening_outputs(out, report=report).values(), overwrite=overwrite)
-    # Inputs read-only, one run per folder, the package whole or not at all (swm_gis.outputs).
+    # Inputs read-only, one run per folder, the package whole or not at all (swm_gis.io.outputs).
     with output_package(out, inputs=inputs, overwrite=overwrite,
                         command=f"swm-gis screen --out {out}") as stage:
         outputs, document = run_screen(

@@ -1,8 +1,8 @@
 """Reports: the abutter mailing package (list, labels, certified-mail book, map).
 
-Writers only: they format results computed by the core (``swm_gis.abutters``,
-``swm_gis.owners``) and write them atomically through :mod:`swm_gis.writers`; they compute no
-rule. :class:`PackageInfo` carries what every output must state: the subject parcels, the
+Writers only: they format results computed by the core (``swm_gis.rules.abutters``,
+``swm_gis.rules.owners``) and write them atomically through :mod:`swm_gis.io.writers`; they compute
+no rule. :class:`PackageInfo` carries what every output must state: the subject parcels, the
 distance, the data sources and the assessing fiscal year (SPEC section 5).
 """
 

@@ -17,6 +17,7 @@ import numpy as np
 import pandas as pd
 import shapely
 
+from swm_gis.io.writers import atomic_path
 from swm_gis.reports import PackageInfo
 from swm_gis.reports.abutters_key import key_pages, key_rows
 from swm_gis.reports.abutters_sheets import draw_sheets, sheet_plan
@@ -35,7 +36,6 @@ from swm_gis.reports.map_furniture import (
     _scale_bar,
 )
 from swm_gis.reports.pdf_fonts import register_fonts
-from swm_gis.writers import atomic_path
 
 _View = View
 

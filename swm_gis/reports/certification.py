@@ -14,10 +14,10 @@ from pathlib import Path
 
 import pandas as pd
 
+from swm_gis.io.writers import atomic_path
 from swm_gis.reports import PackageInfo, certification_lines
 from swm_gis.reports.labels import fit_lines
 from swm_gis.reports.pdf_fonts import register_fonts
-from swm_gis.writers import atomic_path
 
 MARGIN_PT = 54.0
 #: counts of ``build_recipients`` shown on the sheet, with their wording

@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from swm_gis.io.writers import atomic_path
 from swm_gis.reports import PackageInfo
 from swm_gis.reports.labels import (
     FittedLabel,
@@ -24,7 +25,6 @@ from swm_gis.reports.labels import (
     label_parts,
 )
 from swm_gis.reports.pdf_fonts import register_fonts
-from swm_gis.writers import atomic_path
 
 LINES_PER_PAGE = 8
 #: Columns after the addressee, as on PS Form 3877 (left blank: the clerk fills them in).

@@ -16,10 +16,10 @@ from pathlib import Path
 
 import pandas as pd
 
-from swm_gis.owners import normalise_country
+from swm_gis.io.writers import atomic_path
 from swm_gis.reports import PackageInfo
 from swm_gis.reports.pdf_fonts import register_fonts
-from swm_gis.writers import atomic_path
+from swm_gis.rules.owners import normalise_country
 
 PT_PER_IN = 72.0
 MAX_FONT_PT = 10.0
@@ -68,7 +68,7 @@ def label_parts(rec: dict) -> tuple[list[str], list[str]]:
     """The lines of one address label in two parts: the names (owner, co-owner) and the
     address (street lines, city/state/ZIP, country).
 
-    A recipient from :func:`swm_gis.owners.build_recipients` carries ``address_lines`` (unit
+    A recipient from :func:`swm_gis.rules.owners.build_recipients` carries ``address_lines`` (unit
     joined to the street, PO box above the city, the country line on foreign mail): those are
     printed as they are.
     """

@@ -17,9 +17,9 @@ from pathlib import Path
 
 import pandas as pd
 
-from swm_gis.owners import MAILING_COLUMNS, REVIEW_COLUMNS
+from swm_gis.io.writers import atomic_path, safe_frame
 from swm_gis.reports import PackageInfo, certification_lines
-from swm_gis.writers import atomic_path, safe_frame
+from swm_gis.rules.owners import MAILING_COLUMNS, REVIEW_COLUMNS
 
 ABUTTING_COLUMNS = ["parcel_id", "map_par_id", "town_id", "site_address", "distance_ft",
                     "map_no", "poly_type", "owner_of_record", "other_town", "is_subject", "note"]
@@ -134,7 +134,7 @@ def _sheet_table(ws, table: pd.DataFrame, font_cls) -> None:
 
 
 def _cell(value: object) -> object:
-    from swm_gis.writers import neutralise_formula
+    from swm_gis.io.writers import neutralise_formula
 
     if value is None or (not isinstance(value, str) and pd.isna(value)):
         return None

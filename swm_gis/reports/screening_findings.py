@@ -2,10 +2,10 @@
 
 :func:`build_report` turns a screening document (``screening.json``, SPEC section 5) into a
 :class:`~swm_gis.reports.screening_model.ScreeningReport`. Every status, the headline and the
-checklist come from the document's ``findings`` (decided by :mod:`swm_gis.findings`), so the
-report never says "no", "none" or "not applicable" where a finding says "conditional" or "not
-checked". Each finding cites its Chapter 320 section and the data layers (and vintage) it used,
-and names the layers it lacked.
+checklist come from the document's ``findings`` (decided by :mod:`swm_gis.screening.findings`), so
+the report never says "no", "none" or "not applicable" where a finding says "conditional" or "not
+checked". Each finding cites its Chapter 320 section and the data layers (and vintage) it used, and
+names the layers it lacked.
 """
 
 from __future__ import annotations
@@ -17,10 +17,6 @@ from typing import Any
 
 import geopandas as gpd
 
-from swm_gis.checklist import checklist_groups, submittal_checklist
-from swm_gis.findings import bfe_text as _bfe
-from swm_gis.findings import decide_findings
-from swm_gis.general_requirements import general_requirements
 from swm_gis.reports.screening_map import MapImage, render_screening_map
 from swm_gis.reports.screening_model import (
     Finding,
@@ -33,7 +29,11 @@ from swm_gis.reports.screening_model import (
     _sqft,
 )
 from swm_gis.reports.screening_parameters import parameter_rows
-from swm_gis.timeline import permit_timeline
+from swm_gis.rules.timeline import permit_timeline
+from swm_gis.screening.checklist import checklist_groups, submittal_checklist
+from swm_gis.screening.findings import bfe_text as _bfe
+from swm_gis.screening.findings import decide_findings
+from swm_gis.screening.general_requirements import general_requirements
 
 __all__ = ["build_report", "report_findings"]
 

@@ -21,7 +21,7 @@ from typing import Any
 import geopandas as gpd
 import shapely
 
-from swm_gis.config import SFHA_ZONES, metres_per_unit
+from swm_gis.config.town import SFHA_ZONES, metres_per_unit
 from swm_gis.errors import CrsError
 
 # The Agg canvas is used directly (not pyplot), so rendering is headless and offline and never

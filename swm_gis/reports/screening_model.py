@@ -14,12 +14,12 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from swm_gis.checklist import ChecklistGroup, ChecklistItem
-from swm_gis.findings import STATUS_WORDS
 from swm_gis.reports.screening_map import MapImage
-from swm_gis.timeline import Deadline
+from swm_gis.rules.timeline import Deadline
+from swm_gis.screening.checklist import ChecklistGroup, ChecklistItem
+from swm_gis.screening.findings import STATUS_WORDS
 
-#: Status words of the findings table (swm_gis.findings decides the statuses).
+#: Status words of the findings table (swm_gis.screening.findings decides the statuses).
 STATUS_TEXT = dict(STATUS_WORDS)
 STATUS_COLOURS = {"yes": "#8a1c1c", "no": "#1d5e2a", "conditional": "#7a4a00",
                   "not_checked": "#7a4a00", "info": "#1f3f7a"}
@@ -30,7 +30,7 @@ STATUS_COLOURS = {"yes": "#8a1c1c", "no": "#1d5e2a", "conditional": "#7a4a00",
 class Finding:
     """One line of the findings page.
 
-    ``status``: one of :data:`swm_gis.findings.STATUSES`, as the screening document's
+    ``status``: one of :data:`swm_gis.screening.findings.STATUSES`, as the screening document's
     ``findings`` decided it; ``details`` are its caveats.
     """
 

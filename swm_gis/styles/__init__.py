@@ -3,9 +3,9 @@
 :func:`applicability_qml` builds the categorised style of the applicability map from
 ``applicability.qml`` and the screening classes present in the output, in legend order (large,
 heavily constrained parcels first; right-of-way and water last). Each class gets its own colour
-from :func:`swm_gis.palette.class_colours`: its own lightness (so a greyscale print still tells
-the classes apart, the most constrained darkest) and its own hue; right-of-way is grey and water
-blue. Large parcels (which can reach the one-acre trigger) have a darker, wider outline.
+from :func:`swm_gis.applicability.palette.class_colours`: its own lightness (so a greyscale print
+still tells the classes apart, the most constrained darkest) and its own hue; right-of-way is grey
+and water blue. Large parcels (which can reach the one-acre trigger) have a darker, wider outline.
 """
 
 from __future__ import annotations
@@ -31,11 +31,12 @@ def _rgba(colour: str) -> tuple[int, int, int, int]:
 def applicability_qml(classes: list[str], *, field: str = "screening_class") -> str:
     """The QML of a categorised renderer on ``field`` with one category per class given.
 
-    Classes are listed in legend order (:func:`swm_gis.applicability.class_order`; unknown ones
-    follow, sorted), each with its own fill colour (:func:`swm_gis.palette.class_colours`).
+    Classes are listed in legend order (:func:`swm_gis.applicability.run.class_order`; unknown ones
+    follow, sorted), each with its own fill colour
+    (:func:`swm_gis.applicability.palette.class_colours`).
     """
-    from swm_gis.applicability_classify import class_order
-    from swm_gis.palette import class_colours
+    from swm_gis.applicability.classify import class_order
+    from swm_gis.applicability.palette import class_colours
 
     classes = class_order(classes)
     colours = class_colours(classes)

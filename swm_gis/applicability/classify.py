@@ -1,0 +1,641 @@
+"""Applicability rules on frames: :func:`classify_parcels` and the screening classes.
+
+One GeoDataFrame of parcels in, one of flags out (same index and CRS; vectorised, no per-row
+Python loops), and the per-class / per-HUC12 summary tables. Pure: no file is read here.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import geopandas as gpd
+import numpy as np
+import pandas as pd
+import shapely
+
+from swm_gis.applicability.overlays import (
+    CHECKED,
+    CONSTRAINTS,
+    INCLUSIVE_TOL_FT,
+    NHESP_SEARCH_FT,
+    OUTPUT_COLUMNS,
+    RIGHT_OF_WAY_CLASS,
+    SQFT_PER_SQM,
+    WATER_CLASS,
+    Overlays,
+    _Pieces,
+    _Zones,
+    grown_envelopes,
+)
+from swm_gis.config.town import FT_PER_M, SQFT_PER_ACRE
+from swm_gis.config.town import metres_per_unit as config_metres_per_unit
+from swm_gis.terrain.catchments import DrainageGrid
+
+
+# =========================================================================== screening class
+def class_name(large: bool, constraints: list[str], not_checked: list[str] | tuple = ()) -> str:
+    """The human-readable class for a parcel size, its constraints and the checks not run on it.
+
+    A class never says "no constraints" for a check that was not run: it then says "no
+    constraint found" and names what was not checked.
+
+    >>> class_name(True, ["habitat", "floodplain"])
+    'large parcel; habitat and floodplain constraints'
+    >>> class_name(False, [])
+    'small parcel; no mapped constraints'
+    >>> class_name(True, ["habitat", "floodplain", "ORW"])
+    'large parcel; habitat, floodplain and ORW constraints'
+    >>> class_name(False, [], ["NHESP", "ORW", "impaired waters", "HUC"])
+    'small parcel; no constraint found; NHESP, ORW, impaired waters, HUC not checked'
+    >>> class_name(True, ["floodplain"], ["NHESP"])
+    'large parcel; floodplain constraint; NHESP not checked'
+    """
+    size = "large parcel" if large else "small parcel"
+    if not constraints:
+        found = "no constraint found" if not_checked else "no mapped constraints"
+    elif len(constraints) == 1:
+        found = f"{constraints[0]} constraint"
+    else:
+        found = f"{', '.join(constraints[:-1])} and {constraints[-1]} constraints"
+    text = f"{size}; {found}"
+    return f"{text}; {', '.join(not_checked)} not checked" if not_checked else text
+
+
+def all_classes() -> list[str]:
+    """Every class :func:`screening_class` can give, in legend order.
+
+    Large parcels first, more constraints first, fewer unchecked flags first; right-of-way and
+    water last.
+    """
+    return [_CLASS_BY_CODE[c] for c in _legend_codes()]
+
+
+def class_order(classes: list[str]) -> list[str]:
+    """``classes`` (deduplicated) in legend order; names no code gives follow, sorted."""
+    rank = _RANK
+    return sorted(dict.fromkeys(classes), key=lambda c: (rank.get(c, len(rank)), c))
+
+
+_NC = len(CONSTRAINTS)
+_NK = len(CHECKED)
+_N_CODES = 1 << (1 + _NC + _NK)
+_ROW_CODE, _WATER_CODE = _N_CODES, _N_CODES + 1
+
+
+def _class_of_code(code: int) -> str:
+    if code == _ROW_CODE:
+        return RIGHT_OF_WAY_CLASS
+    if code == _WATER_CODE:
+        return WATER_CLASS
+    names = [name for i, (_, name) in enumerate(CONSTRAINTS) if code & (2 << i)]
+    return class_name(bool(code & 1), names, _unchecked_names(code >> (1 + _NC)))
+
+
+def _unchecked_names(mask: int) -> list[str]:
+    return [name for i, (_, name) in enumerate(CHECKED) if mask & (1 << i)]
+
+
+def _valid(code: int) -> bool:
+    # a constraint found was checked: a code with both bits of one flag set never occurs
+    found = (code >> 1) & ((1 << _NC) - 1)
+    unchecked = code >> (1 + _NC)
+    return code >= _ROW_CODE or not any(
+        found & (1 << i) and unchecked & (1 << k)
+        for i, (col, _) in enumerate(CONSTRAINTS)
+        for k, (ccol, _) in enumerate(CHECKED) if col == ccol)
+
+
+_CLASS_BY_CODE = np.array([_class_of_code(c) for c in range(_N_CODES + 2)], dtype=object)
+_NOT_CHECKED_BY_MASK = np.array([", ".join(_unchecked_names(m)) or None
+                                 for m in range(1 << _NK)], dtype=object)
+
+
+def _legend_codes() -> list[int]:
+    def key(code: int) -> tuple[int, ...]:
+        if code >= _ROW_CODE:
+            return (1, 0, 0, 0, code)
+        n = bin((code >> 1) & ((1 << _NC) - 1)).count("1")
+        return (0, -(code & 1), -n, bin(code >> (1 + _NC)).count("1"), code)
+
+    return sorted((c for c in range(_N_CODES + 2) if _valid(c)), key=key)
+
+
+_RANK = {c: i for i, c in enumerate(all_classes())}
+
+
+def screening_class(flags: pd.DataFrame, *, no_owner: np.ndarray | None = None) -> pd.Series:
+    """``screening_class`` for each row of a frame of flags (vectorised: a lookup by bit code).
+
+    Uses ``can_reach_trigger``, the constraint flags of :data:`CONSTRAINTS` and, for what was
+    not checked, the flags of :data:`CHECKED`: a null flag (or a missing column) is named as not
+    checked, never read as "no constraint". ``no_owner`` (0 a parcel, 1 right-of-way, 2 water)
+    gives those polygons their own class.
+    """
+    code = np.asarray(_as_bool(flags["can_reach_trigger"]), dtype=np.int64)
+    for i, (col, _) in enumerate(CONSTRAINTS):
+        if col in flags:
+            code |= np.asarray(_as_bool(flags[col]), dtype=np.int64) << (i + 1)
+    code |= _unchecked_mask(flags) << (1 + _NC)
+    if no_owner is not None:
+        code = np.where(no_owner == 1, _ROW_CODE, np.where(no_owner == 2, _WATER_CODE, code))
+    return pd.Series(_CLASS_BY_CODE[code], index=flags.index, name="screening_class",
+                     dtype=object)
+
+
+def not_checked(flags: pd.DataFrame) -> pd.Series:
+    """The checks not run on each row (``"NHESP, HUC"``), or None when every check ran.
+
+    >>> not_checked(pd.DataFrame({"nhesp_within_500ft": pd.array([None, True], dtype="boolean"),
+    ...     "in_sfha": [False, False], "drains_to_orw": [True, True],
+    ...     "drains_to_impaired": [True, None], "huc12": ["0107", None]})).tolist()
+    ['NHESP', 'impaired waters, HUC']
+    """
+    return pd.Series(_NOT_CHECKED_BY_MASK[_unchecked_mask(flags)], index=flags.index,
+                     name="not_checked", dtype=object)
+
+
+def _unchecked_mask(flags: pd.DataFrame) -> np.ndarray:
+    mask = np.zeros(len(flags), dtype=np.int64)
+    for k, (col, _) in enumerate(CHECKED):
+        null = (flags[col].isna().to_numpy(dtype=bool) if col in flags
+                else np.ones(len(flags), dtype=bool))
+        mask |= null.astype(np.int64) << k
+    return mask
+
+
+def _as_bool(s: pd.Series) -> np.ndarray:
+    return s.astype("boolean").fillna(False).to_numpy(dtype=bool)
+
+
+def no_owner_class(parcels: pd.DataFrame, rules: Any) -> np.ndarray:
+    """Per parcel: 0 a parcel, 1 right-of-way, 2 water (``POLY_TYPE`` WATER).
+
+    Decided by the abutters rule's own predicate, :func:`swm_gis.rules.abutters.no_owner_type`, so a
+    polygon left out of an abutter list as right-of-way or water is the same one classed so here.
+    """
+    from swm_gis.rules.abutters import no_owner_type
+
+    if parcels.empty:
+        return np.zeros(len(parcels), dtype=np.int64)
+    frame = pd.DataFrame(parcels.drop(columns=parcels.geometry.name))
+    no_owner = no_owner_type(frame, rules).to_numpy(dtype=bool)
+    water = np.zeros(len(frame), dtype=bool)
+    if "poly_type" in frame:
+        water = (frame["poly_type"].astype("string").str.strip().str.upper()
+                 .eq("WATER").fillna(False).to_numpy(dtype=bool))
+    return np.where(no_owner, np.where(water, 2, 1), 0).astype(np.int64)
+
+
+def classify_parcels(parcels: gpd.GeoDataFrame, overlays: Overlays, *,
+                     rep_points: np.ndarray | None = None) -> gpd.GeoDataFrame:
+    """Flag every parcel (vectorised); returns a new frame with the input's index and CRS.
+
+    Thresholds are inclusive and measured exactly: the NHESP distance is the exact distance
+    between the parcel and the nearest feature (no buffer stands in for it). A flag whose
+    reference layers are absent, or do not cover the area the check searches (the parcel, or for
+    NHESP the parcel and 500 ft around it), is null unless the layers found the feature anyway;
+    ``not_checked`` names those checks and the class says so. Right-of-way and water polygons
+    (``no_owner_class``) get their own class.
+
+    Parameters
+    ----------
+    parcels
+        Parcels with logical fields (``id``, optionally ``map_par_id``) in a projected CRS in
+        metres (the working CRS).
+    overlays
+        The prepared reference layers (:meth:`Overlays.build`).
+    rep_points
+        One representative point per parcel, if already computed (else ``point_on_surface``).
+
+    Returns
+    -------
+    GeoDataFrame
+        One row per parcel (SPEC applicability columns); flags whose reference layer is absent
+        are null.
+    """
+    rules = overlays.rules
+    geoms = parcels.geometry.values.to_numpy()
+    n = len(geoms)
+    unit_m = metres_per_unit(parcels.crs)
+    area_sqm = shapely.area(geoms) * unit_m**2
+    out = pd.DataFrame(index=parcels.index)
+    out["parcel_id"] = parcels["id"].astype(object).to_numpy() if "id" in parcels else None
+    out["map_par_id"] = (parcels["map_par_id"].astype(object).to_numpy()
+                         if "map_par_id" in parcels else None)
+    out["area_sqft"] = area_sqm * SQFT_PER_SQM
+    out["area_acres"] = out["area_sqft"] / SQFT_PER_ACRE
+    out["can_reach_trigger"] = pd.array(out["area_sqft"].to_numpy() >= rules.trigger_sqft,
+                                        dtype="boolean")
+    if rep_points is None or len(rep_points) != n:
+        rep_points = shapely.point_on_surface(geoms)
+    # one tree of the representative points for both watershed levels
+    points = (shapely.STRtree(rep_points)
+              if overlays.huc12 is not None and overlays.huc10 is not None else None)
+    huc12 = _largest_overlap(geoms, overlays.huc12, rep_points, points)
+    out["huc12"] = huc12
+    out["huc12_name"] = pd.Series(huc12, index=out.index, dtype=object).map(
+        lambda c: overlays.huc12_names.get(c) if c is not None else None
+    ) if overlays.huc12_names else None
+    if overlays.huc10 is not None:
+        out["huc10"] = _largest_overlap(geoms, overlays.huc10, rep_points, points)
+    elif overlays.huc12 is not None:  # WBD codes nest: a HUC10 is the first 10 digits of a HUC12
+        out["huc10"] = [c[:10] if c is not None else None for c in huc12]
+    else:
+        out["huc10"] = None
+    _habitat_flags(out, geoms, overlays, unit_m=unit_m)
+    _sfha_flags(out, geoms, area_sqm, overlays, unit_m=unit_m)
+    orw, impaired, causes = drainage_flags(geoms, overlays.drainage)
+    out["drains_to_orw"] = orw
+    out["drains_to_impaired"] = impaired
+    out["impairment_causes"] = causes
+    out["not_checked"] = not_checked(out)
+    out["screening_class"] = screening_class(out, no_owner=no_owner_class(parcels, rules))
+    return gpd.GeoDataFrame(out[OUTPUT_COLUMNS], geometry=parcels.geometry.values,
+                            crs=parcels.crs)
+
+
+def _habitat_flags(out: pd.DataFrame, geoms: np.ndarray, overlays: Overlays, *,
+                   unit_m: float) -> None:
+    """NHESP flag, distance and nearest feature; "not within 500 ft" only where it can be said.
+
+    It can be said where all three NHESP layers are configured and cover the parcel and the
+    500 ft around it; elsewhere a parcel with no feature found within 500 ft is null, and so
+    are its distance and nearest feature (a missing or uncovered layer may hold a nearer one).
+    """
+    n = len(geoms)
+    rules = overlays.rules
+    dist_ft, nearest = _nearest_habitat_ft(geoms, overlays.habitats, unit_m=unit_m)
+    if overlays.habitats is None:
+        out["nhesp_within_500ft"] = pd.array([pd.NA] * n, dtype="boolean")
+    else:
+        found = dist_ft <= rules.habitat_distance_ft + INCLUSIVE_TOL_FT
+        decided = found | (overlays.nhesp_complete & covered(
+            geoms, overlays.coverage.get("nhesp"),
+            radius=rules.habitat_distance_ft / FT_PER_M / unit_m))
+        flag = pd.array(found, dtype="boolean")
+        flag[~decided] = pd.NA
+        dist_ft = np.where(decided, dist_ft, np.nan)
+        nearest = np.where(decided, nearest, None)
+        out["nhesp_within_500ft"] = flag
+    out["nhesp_distance_ft"] = dist_ft
+    out["nhesp_nearest"] = nearest
+
+
+def _sfha_flags(out: pd.DataFrame, geoms: np.ndarray, area_sqm: np.ndarray, overlays: Overlays,
+                *, unit_m: float) -> None:
+    """SFHA flag, share and area; null where no flood zones layer covers the parcel.
+
+    A parcel partly beyond the layer's coverage with flood zone land inside it is in the SFHA
+    (true), but its share and area are null (the uncovered part is unknown).
+    """
+    n = len(geoms)
+    if overlays.sfha is None:
+        out["in_sfha"] = pd.array([pd.NA] * n, dtype="boolean")
+        out["sfha_fraction"] = np.nan
+        out["sfha_area_sqft"] = np.nan
+        return
+    sfha_sqm = _overlap_area(geoms, overlays.sfha) * unit_m**2
+    inside = covered(geoms, overlays.coverage.get("sfha"))
+    flag = pd.array(sfha_sqm > 0, dtype="boolean")
+    flag[~(inside | (sfha_sqm > 0))] = pd.NA
+    out["in_sfha"] = flag
+    with np.errstate(invalid="ignore", divide="ignore"):
+        frac = np.where(area_sqm > 0, np.minimum(sfha_sqm / area_sqm, 1.0), 0.0)
+    out["sfha_fraction"] = np.where(inside, frac, np.nan)
+    out["sfha_area_sqft"] = np.where(inside, sfha_sqm * SQFT_PER_SQM, np.nan)
+
+
+def covered(geoms: np.ndarray, area: Any, *, radius: float = 0.0) -> np.ndarray:
+    """Whether ``area`` covers each geometry grown by ``radius`` (None covers everything).
+
+    The rule: a geometry is covered when its envelope grown by ``radius`` is, or else when its
+    buffer (16 segments a quarter, grown by the chord gap so that it holds the true buffer) is.
+    Vectorised, and decided exactly by that rule: the distance from each geometry to the part of
+    its neighbourhood the area leaves out settles all but a band as wide as the chord gap either
+    side of ``radius`` (:func:`_uncovered_band`); only that band is buffered.
+    """
+    n = len(geoms)
+    if area is None or n == 0:
+        return np.ones(n, dtype=bool)
+    shapely.prepare(area)
+    x0, y0, x1, y1 = shapely.total_bounds(geoms)
+    if shapely.covers(area, shapely.box(x0 - radius, y0 - radius, x1 + radius, y1 + radius)):
+        return np.ones(n, dtype=bool)  # the envelope of them all, grown, is covered (most tiles)
+    slack = radius * (1 - np.cos(np.pi / 64)) if radius > 0 else 0.0
+    ok, band = _uncovered_band(geoms, area, (x0, y0, x1, y1), radius=radius, slack=slack)
+    if len(band):
+        ok[band] = _covered_by_rule(geoms[band], area, radius=radius, slack=slack)
+    return ok
+
+
+#: How far (in CRS units) a distance must clear a threshold to decide without buffering:
+#: far above the rounding of coordinates (about 1e-10 of a Massachusetts coordinate).
+_DECIDE_MARGIN = 1e-3
+
+
+def _uncovered_band(geoms: np.ndarray, area: Any, bounds: tuple[float, float, float, float], *,
+                    radius: float, slack: float) -> tuple[np.ndarray, np.ndarray]:
+    """What the distance to the uncovered neighbourhood decides, and which rows it leaves.
+
+    ``outside`` is the part of the geometries' envelope, grown past every buffer, that ``area``
+    does not cover. A geometry farther than ``radius + slack`` from it has its grown buffer
+    (which lies within ``radius + slack`` of it) inside the area: covered. One nearer than
+    ``radius - slack`` has a point of ``outside`` inside its 16-segment buffer (which holds
+    every point within ``radius - slack``), and so inside its grown envelope too: not covered.
+    Returns the decided flags and the indices of the band between, to be decided by the rule.
+    """
+    x0, y0, x1, y1 = bounds
+    grow = radius + slack + 1.0
+    if not shapely.is_valid(area):  # no overlay on an invalid area: the rule decides them all
+        return np.zeros(len(geoms), dtype=bool), np.arange(len(geoms))
+    outside = shapely.difference(shapely.box(x0 - grow, y0 - grow, x1 + grow, y1 + grow), area)
+    shapely.prepare(outside)
+    ok = ~shapely.dwithin(outside, geoms, radius + slack + _DECIDE_MARGIN)
+    ok &= ~(shapely.is_missing(geoms) | shapely.is_empty(geoms))  # no distance: by the rule
+    band = np.flatnonzero(~ok)
+    inner = radius - slack - _DECIDE_MARGIN
+    if inner > 0 and len(band):
+        band = band[~shapely.dwithin(outside, geoms[band], inner)]
+    return ok, band
+
+
+def _covered_by_rule(geoms: np.ndarray, area: Any, *, radius: float, slack: float
+                     ) -> np.ndarray:
+    """:func:`covered`'s rule itself: the grown envelope, else the grown 16-segment buffer."""
+    ok = shapely.covers(area, grown_envelopes(geoms, radius))
+    rest = np.flatnonzero(~ok)
+    if len(rest):
+        grown = shapely.buffer(geoms[rest], radius, quad_segs=16) if radius > 0 else geoms[rest]
+        # a polygon buffered with chords lies inside the true buffer: grow it by the chord gap
+        ok[rest] = shapely.covers(area, shapely.buffer(grown, slack) if slack else grown)
+    return ok
+
+
+def metres_per_unit(crs: Any) -> float:
+    """Metres per unit of a projected CRS (1 for EPSG:26986, 0.3048006 for US survey feet)."""
+    return 1.0 if crs is None else config_metres_per_unit(crs)
+
+
+def _nullable(values: np.ndarray | None, n: int) -> pd.arrays.BooleanArray:
+    if values is None:
+        return pd.array([pd.NA] * n, dtype="boolean")
+    return pd.array(np.asarray(values, dtype=bool), dtype="boolean")
+
+
+def _largest_overlap(geoms: np.ndarray, zones: _Zones | None, rep_points: np.ndarray,
+                     points: shapely.STRtree | None = None) -> np.ndarray:
+    """Value of the polygon with the largest overlap area (ties: smallest value).
+
+    A parcel that meets no polygon boundary lies wholly in the polygon holding its representative
+    point (found with prepared polygons against a tree of points); only parcels that meet a
+    boundary have their shares measured by exact intersection areas.
+    """
+    out = np.full(len(geoms), None, dtype=object)
+    if zones is None or len(zones) == 0 or len(geoms) == 0:
+        return out
+    points = points if points is not None else shapely.STRtree(rep_points)
+    zi, pi = points.query(zones.polys, predicate="contains")
+    out[pi] = zones.values[zi]
+    cross = np.unique(zones.tree("edges").query(geoms, predicate="intersects")[0])
+    if len(cross):
+        ci, ti = zones.tree("pieces").query(geoms[cross], predicate="intersects")
+        inter = shapely.area(shapely.intersection(geoms[cross][ci], zones.pieces[ti]))
+        owner = zones.piece_owner[ti]
+        shares = (pd.DataFrame({"p": cross[ci], "v": zones.values[owner].astype(str), "a": inter})
+                  .groupby(["p", "v"], as_index=False)["a"].sum())
+        shares = shares[shares["a"] > 0].sort_values(["p", "a", "v"],
+                                                     ascending=[True, False, True])
+        best = shares.drop_duplicates("p")
+        out[cross] = None
+        out[best["p"].to_numpy()] = best["v"].to_numpy(dtype=object)
+    return out
+
+
+def _overlap_area(geoms: np.ndarray, pieces: _Pieces | None) -> np.ndarray:
+    """Area (m²) of each parcel inside the (dissolved, disjoint) reference polygons.
+
+    A parcel properly inside one piece (found with the pieces prepared, against a tree of the
+    parcels) counts whole; only parcels that cross a piece's edge are intersected.
+    """
+    area = np.zeros(len(geoms))
+    if pieces is None or len(pieces) == 0 or len(geoms) == 0:
+        return area
+    inside = np.zeros(len(geoms), dtype=bool)
+    inside[shapely.STRtree(geoms).query(pieces.geoms, predicate="contains_properly")[1]] = True
+    area[inside] = shapely.area(geoms[inside])
+    pi, ti = pieces.tree.query(geoms, predicate="intersects")
+    cut = ~inside[pi]
+    if cut.any():
+        inter = shapely.area(shapely.intersection(geoms[pi[cut]], pieces.geoms[ti[cut]]))
+        area += np.bincount(pi[cut], weights=inter, minlength=len(geoms))
+    return area
+
+
+def _nearest_habitat_ft(geoms: np.ndarray, pieces: _Pieces | None, *, unit_m: float = 1.0
+                        ) -> tuple[np.ndarray, np.ndarray]:
+    """Exact distance (ft) to the nearest habitat feature within the search radius, and its label.
+
+    One STRtree ``dwithin`` query gives every (parcel, feature piece) pair within
+    :data:`NHESP_SEARCH_FT`; exact distances of the pairs are reduced to the minimum per parcel.
+    Beyond the radius the distance is NaN (null).
+    """
+    dist = np.full(len(geoms), np.nan)
+    label = np.full(len(geoms), None, dtype=object)
+    if pieces is None or len(pieces) == 0 or len(geoms) == 0:
+        return dist, label
+    radius = NHESP_SEARCH_FT / FT_PER_M / unit_m
+    # candidates by envelope (grown by the radius): one cheap tree pass; the exact distance of
+    # each candidate then decides, so a GEOS distance is computed once per pair, not twice
+    pi, ti = pieces.grown_tree(radius).query(geoms)
+    if len(pi):
+        d = shapely.distance(geoms[pi], pieces.geoms[ti])
+        near = d <= radius
+        pi, ti, d = pi[near], ti[near], d[near]
+    if len(pi):
+        order = np.lexsort((ti, d, pi))  # per parcel: nearest first, ties by feature order
+        first = order[np.r_[True, pi[order][1:] != pi[order][:-1]]]
+        dist[pi[first]] = d[first] * unit_m * FT_PER_M
+        label[pi[first]] = pieces.values[ti[first]]
+    return dist, label
+
+
+def drainage_flags(geoms: np.ndarray, grid: DrainageGrid | None
+                   ) -> tuple[pd.arrays.BooleanArray, pd.arrays.BooleanArray, np.ndarray]:
+    """ORW / impaired flags and impairment causes per parcel from the per-cell drainage grid.
+
+    A parcel drains to what any of its cells (cell centres inside the parcel, plus the cell under
+    its representative point so a parcel smaller than a cell still has one) drains to.
+    Vectorised: the parcels are rasterised strip by strip and the flags reduced by parcel. "Does
+    not drain to" is said only of a parcel wholly inside the DEM whose every cell's runoff meets
+    the stream network in the data; a parcel beyond the DEM, or with land draining off it, gets
+    null (unknown) unless what it reaches is already an ORW / impaired water.
+    """
+    n = len(geoms)
+    if grid is None or n == 0:
+        return (pd.array([pd.NA] * n, dtype="boolean"), pd.array([pd.NA] * n, dtype="boolean"),
+                np.full(n, None, dtype=object))
+    flags, has_cell, lost = _reached(geoms, grid)
+    # decided: inside the DEM, and every cell's runoff meets the network in the data
+    decided_all = has_cell & ~lost & _inside_grid(geoms, grid)
+    orw = pd.array(flags[:, 0], dtype="boolean")
+    imp = pd.array(flags[:, 1], dtype="boolean")
+    orw[~(decided_all | flags[:, 0])] = pd.NA  # found downstream: true even if part is unknown
+    imp[~(decided_all | flags[:, 1])] = pd.NA
+    if not grid.orw_ran:
+        orw[:] = pd.NA
+    if not grid.impaired_ran:
+        imp[:] = pd.NA
+    causes = _decode_causes(flags[:, 2:], grid.cause_names)
+    causes[imp.isna()] = None
+    return orw, imp, causes
+
+
+def _inside_grid(geoms: np.ndarray, grid: DrainageGrid) -> np.ndarray:
+    """Whether each parcel lies wholly inside the drainage grid (the DEM window)."""
+    rows, cols = grid.labels.shape
+    t = grid.transform
+    xs = (t.c, t.c + cols * t.a)
+    ys = (t.f, t.f + rows * t.e)
+    b = shapely.bounds(geoms)
+    return ((b[:, 0] >= min(xs)) & (b[:, 2] <= max(xs)) & (b[:, 1] >= min(ys))
+            & (b[:, 3] <= max(ys)))
+
+
+#: Rows of the DEM rasterised at a time: bounds the memory of a 1 m town (a strip of a
+#: 6,000-column window is 12 million cells) whatever the town's size.
+STRIP_ROWS = 512
+
+
+def _reached(geoms: np.ndarray, grid: DrainageGrid
+             ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """What each parcel's cells drain to, reduced per parcel without listing its cells.
+
+    Returns ``flags`` (parcels x node_flags columns: the OR over the parcel's cells of their
+    node's flags), ``has_cell`` (the parcel has a cell centre inside it, or its representative
+    point is on the grid) and ``lost`` (some cell's runoff meets no node in the data). The
+    parcels are rasterised strip by strip (:data:`STRIP_ROWS`) and each node's flags packed into
+    bits, so the work is one pass over the cells and the memory one strip's.
+    """
+    from rasterio import features, windows
+
+    n = len(geoms)
+    k = grid.node_flags.shape[1]
+    n_words = max(1, -(-k // 64))
+    node_bits = np.zeros((grid.node_flags.shape[0], n_words), dtype=np.uint64)
+    for j in range(k):
+        node_bits[:, j // 64] |= grid.node_flags[:, j].astype(np.uint64) << np.uint64(j % 64)
+    acc = np.zeros((n, n_words), dtype=np.uint64)
+    has_cell = np.zeros(n, dtype=bool)
+    lost = np.zeros(n, dtype=bool)
+
+    def add(parcel: np.ndarray, label: np.ndarray) -> None:
+        has_cell[parcel] = True
+        off = label < 0
+        lost[parcel[off]] = True
+        parcel, label = parcel[~off], label[~off]
+        for w in range(n_words):
+            np.bitwise_or.at(acc[:, w], parcel, node_bits[label, w])
+
+    transform, labels = grid.transform, grid.labels
+    rows_all, cols_all = labels.shape
+    minx, miny, maxx, maxy = shapely.total_bounds(geoms)
+    win = windows.from_bounds(minx, miny, maxx, maxy, transform=transform)
+    r0, c0 = max(math.floor(win.row_off) - 1, 0), max(math.floor(win.col_off) - 1, 0)
+    r1 = min(math.ceil(win.row_off + win.height) + 1, rows_all)
+    c1 = min(math.ceil(win.col_off + win.width) + 1, cols_all)
+    if c1 > c0:
+        b = shapely.bounds(geoms)
+        for top in range(r0, r1, STRIP_ROWS):
+            bottom = min(top + STRIP_ROWS, r1)
+            # the parcels whose envelope reaches the strip (its rows span y from y_hi to y_lo)
+            y_hi, y_lo = (transform * (c0, top))[1], (transform * (c0, bottom))[1]
+            y_lo, y_hi = min(y_lo, y_hi), max(y_lo, y_hi)
+            here = np.flatnonzero((b[:, 1] <= y_hi) & (b[:, 3] >= y_lo))
+            if not len(here):
+                continue
+            burned = features.rasterize(
+                zip(geoms[here], here + 1, strict=True), out_shape=(bottom - top, c1 - c0),
+                transform=transform * transform.translation(c0, top), fill=0, dtype="int32")
+            inside = burned > 0
+            add(burned[inside].astype(np.int64) - 1,
+                np.asarray(labels[top:bottom, c0:c1])[inside].astype(np.int64))
+    # the cell under the representative point: a parcel smaller than a cell still has one
+    rp = shapely.point_on_surface(geoms)
+    col, row = ~transform * (shapely.get_x(rp), shapely.get_y(rp))
+    row, col = np.floor(row).astype(np.int64), np.floor(col).astype(np.int64)
+    on = np.flatnonzero((row >= 0) & (row < rows_all) & (col >= 0) & (col < cols_all))
+    add(on, np.asarray(labels[row[on], col[on]]).astype(np.int64))
+    flags = np.zeros((n, k), dtype=bool)
+    for j in range(k):
+        flags[:, j] = (acc[:, j // 64] >> np.uint64(j % 64)) & np.uint64(1)
+    return flags, has_cell, lost
+
+
+def _decode_causes(matrix: np.ndarray, names: tuple[str, ...]) -> np.ndarray:
+    """Rows of cause flags -> "cause; cause" strings (one join per distinct row, not per parcel)."""
+    n = matrix.shape[0]
+    if n == 0 or matrix.shape[1] == 0:
+        return np.full(n, "", dtype=object)
+    uniq, inv = np.unique(matrix, axis=0, return_inverse=True)
+    text = np.array(["; ".join(nm for nm, on in zip(names, row, strict=True) if on)
+                     for row in uniq], dtype=object)
+    return text[np.asarray(inv).ravel()]
+
+
+# =========================================================================== summary
+def summarise(result: pd.DataFrame, *, huc12_names: dict[str, str] | None = None
+              ) -> pd.DataFrame:
+    """Counts and acres per screening class, per HUC12 and for the whole town (``huc12 = "all"``).
+
+    Partial summaries of tiles combine with :func:`combine_summaries`.
+    """
+    huc = (result["huc12"].astype(object).where(result["huc12"].notna(), "none")
+           .to_numpy(dtype=object))
+    classes = result["screening_class"].to_numpy(dtype=object)
+    acres = result["area_acres"].to_numpy()
+    # one integer key per (HUC12, class), both coded in sorted order: the groups, their order
+    # and their sums (pandas' compensated sum, rows in the same order) are those of a groupby
+    # on the two text columns, in under half the time
+    h_code, h_value = pd.factorize(huc, sort=True)
+    c_code, c_value = pd.factorize(classes, sort=True)
+    if (c_code < 0).any():  # a row without a class (never from classify_parcels): by text
+        df = pd.DataFrame({"huc12": huc, "screening_class": classes, "area_acres": acres})
+        return (df.groupby(["huc12", "screening_class"], as_index=False)
+                .agg(parcels=("area_acres", "size"), area_acres=("area_acres", "sum")))
+    n_classes = max(len(c_value), 1)
+    groups = pd.Series(acres).groupby(h_code.astype(np.int64) * n_classes + c_code, sort=True)
+    sums, sizes = groups.sum(), groups.size()
+    key = sums.index.to_numpy()
+    return pd.DataFrame({"huc12": np.asarray(h_value, dtype=object)[key // n_classes],
+                         "screening_class": np.asarray(c_value, dtype=object)[key % n_classes],
+                         "parcels": sizes.to_numpy(), "area_acres": sums.to_numpy()})
+
+
+def combine_summaries(parts: list[pd.DataFrame], *, huc12_names: dict[str, str] | None = None
+                      ) -> pd.DataFrame:
+    """Add up tile summaries and append the town-wide rows; classes in legend order."""
+    cols = ["huc12", "screening_class", "parcels", "area_acres"]
+    if parts:
+        df = pd.concat(parts, ignore_index=True)
+        df = df.groupby(["huc12", "screening_class"], as_index=False)[["parcels",
+                                                                        "area_acres"]].sum()
+    else:
+        df = pd.DataFrame(columns=cols)
+    town = df.groupby("screening_class", as_index=False)[["parcels", "area_acres"]].sum()
+    town.insert(0, "huc12", "all")
+    out = pd.concat([df, town], ignore_index=True)
+    order = _RANK
+    out["_o"] = out["screening_class"].map(order)
+    out["_h"] = out["huc12"].eq("all")
+    out = out.sort_values(["_h", "huc12", "_o"]).drop(columns=["_o", "_h"])
+    names = huc12_names or {}
+    out.insert(1, "huc12_name", out["huc12"].map(lambda h: names.get(h)).astype(object))
+    out["parcels"] = out["parcels"].astype("int64")
+    out["area_acres"] = out["area_acres"].astype(float).round(3)
+    return out.reset_index(drop=True)
+
+
+__all__ = ["all_classes", "class_name", "class_order", "classify_parcels", "covered",
+           "no_owner_class", "not_checked", "combine_summaries", "drainage_flags",
+           "screening_class", "summarise"]

@@ -1,0 +1,405 @@
+"""Reference layers of the applicability map, prepared once: :class:`Overlays`.
+
+Watersheds (largest overlap), NHESP habitats and vernal pools (exact distance) and flood zones
+(overlap area) are cut into small pieces (:func:`subdivide`) held in STRtrees, so that each
+predicate against a huge habitat or floodplain polygon touches only a few dozen vertices. The
+catchment flags come as a :class:`swm_gis.terrain.catchments.DrainageGrid`. Pure: no file is read
+here.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from typing import Any
+
+import geopandas as gpd
+import numpy as np
+import shapely
+
+from swm_gis.config.town import FT_PER_M, Rules
+from swm_gis.rules.floodplain import sfha_mask
+from swm_gis.terrain.catchments import DrainageGrid
+
+Progress = Callable[[float, str], None]
+BBox = tuple[float, float, float, float]
+
+SQFT_PER_SQM = FT_PER_M**2
+#: Reference geometry is cut into pieces of at most this many vertices and this extent (m), so
+#: that predicates, distances and intersections against huge habitat or floodplain polygons touch
+#: only a few dozen vertices each.
+MAX_PIECE_VERTICES = 64
+MAX_PIECE_EXTENT_M = 500.0
+#: NHESP distances are reported up to this far (twice the 500 ft rule); beyond it the distance is
+#: empty (null), read "no NHESP feature within 1,000 ft". Searching farther costs time for no
+#: screening value.
+NHESP_SEARCH_FT = 1_000.0
+#: Thresholds are inclusive; this absorbs floating-point noise from the metre-to-foot conversion
+#: (a parcel exactly 500 ft away computes as 500.00000000000006 ft).
+INCLUSIVE_TOL_FT = 1e-6
+#: Target number of parcels per spatial tile (chunk) of the job: small enough that the tiles
+#: keep every worker busy to the end (and memory low), large enough that per-tile costs vanish.
+DEFAULT_CHUNK_SIZE = 20_000
+
+LAYER = "applicability"
+SUMMARY_TABLE = "applicability_summary"
+CHECKS_TABLE = "applicability_checks"
+STYLE_NAME = "swm-gis applicability"
+
+#: Chapter 320 sections behind each flag (written to the checks table of every output).
+SECTIONS = {
+    "can_reach_trigger": "Ch. 320 applicability / General Bylaws 213 Art. II: land disturbance "
+                         ">= 1 acre (43,560 sq ft) needs a stormwater management permit",
+    "huc12": "§ 320-19 B(7)(d): off-site mitigation for new development within the same HUC12",
+    "huc10": "§ 320-19 B(8)(d): off-site mitigation for redevelopment within the same HUC10",
+    "nhesp_within_500ft": "§ 320-20 A(3)(c) and B(12): NHESP habitats and certified vernal pools "
+                          "within 500 ft of construction shown and protected",
+    "in_sfha": "§ 320-19 A(8) and § 320-20 A(3)(a): 100-year floodplain delineated, with BFE",
+    "drains_to_orw": "Ch. 320 definitions (ORW) and § 320-19 B: discharges to Outstanding "
+                     "Resource Waters meet the stricter state standards",
+    "drains_to_impaired": "§ 320-19 B(10): discharges to TMDL (4a), 4b or 5 waters: BMPs "
+                          "consistent with the TMDL, optimised for the impairment",
+}
+
+#: Checks named in ``not_checked`` (and in the class) when a parcel's flag is null: the flag that
+#: decides it, and its short name. HUC is not a constraint but decides mitigation eligibility.
+CHECKED = (
+    ("nhesp_within_500ft", "NHESP"),
+    ("in_sfha", "floodplain"),
+    ("drains_to_orw", "ORW"),
+    ("drains_to_impaired", "impaired waters"),
+    ("huc12", "HUC"),
+)
+
+#: Classes of polygons that are not land anyone applies for (the abutters rule's predicate,
+#: :func:`swm_gis.rules.abutters.no_owner_type`): whatever their flags.
+RIGHT_OF_WAY_CLASS = "right-of-way"
+WATER_CLASS = "water"
+
+#: Constraint flags in the order they are named in ``screening_class``.
+CONSTRAINTS = (
+    ("nhesp_within_500ft", "habitat"),
+    ("in_sfha", "floodplain"),
+    ("drains_to_orw", "ORW"),
+    ("drains_to_impaired", "impaired-water"),
+)
+
+OUTPUT_COLUMNS = [
+    "parcel_id", "map_par_id", "area_sqft", "area_acres", "can_reach_trigger", "huc12",
+    "huc12_name", "huc10", "nhesp_within_500ft", "nhesp_distance_ft", "nhesp_nearest",
+    "in_sfha", "sfha_fraction", "sfha_area_sqft", "drains_to_orw", "drains_to_impaired",
+    "impairment_causes", "not_checked", "screening_class",
+]
+
+
+# =========================================================================== overlays
+class _Zones:
+    """Polygons with a value each (watersheds) for largest-overlap assignment.
+
+    Keeps the polygons whole and cuts only their boundaries into short lines: a parcel's
+    representative point finds its polygon (prepared polygons against a tree of points), and only
+    parcels that meet a boundary have their shares measured.
+    """
+
+    def __init__(self, polys: np.ndarray, values: np.ndarray) -> None:
+        self.polys = polys
+        self.values = values
+        self.edges, self.edge_owner = boundary_chunks(polys)
+        # cut by vertex count only: boundary parcels meet small pieces, the interior stays whole
+        self.pieces, self.piece_owner = subdivide(polys, np.arange(len(polys)),
+                                                  max_extent_m=math.inf)
+        self._trees: dict[str, shapely.STRtree] = {}
+
+    def tree(self, which: str) -> shapely.STRtree:
+        if which not in self._trees:
+            geoms = {"polys": self.polys, "edges": self.edges, "pieces": self.pieces}[which]
+            self._trees[which] = shapely.STRtree(geoms)
+        return self._trees[which]
+
+    def __len__(self) -> int:
+        return len(self.polys)
+
+    def __getstate__(self) -> dict[str, Any]:
+        return {**self.__dict__, "_trees": {}}
+
+
+def boundary_chunks(polys: np.ndarray, *, max_vertices: int = 32
+                    ) -> tuple[np.ndarray, np.ndarray]:
+    """Polygon boundaries cut into lines of at most ``max_vertices`` vertices, with their owner."""
+    if len(polys) == 0:
+        return np.array([], dtype=object), np.array([], dtype=np.int64)
+    rings, owner = shapely.get_parts(shapely.boundary(polys), return_index=True)
+    coords, ring_of = shapely.get_coordinates(rings, return_index=True)
+    starts = np.r_[0, np.flatnonzero(np.diff(ring_of)) + 1]
+    lines, owners = [], []
+    step = max_vertices - 1
+    for ring, start in enumerate(starts):  # one entry per ring (few): not the parcel hot path
+        end = starts[ring + 1] if ring + 1 < len(starts) else len(coords)
+        for a in range(start, end - 1, step):
+            lines.append(coords[a:min(a + max_vertices, end)])
+            owners.append(owner[ring])
+    return (np.array([shapely.linestrings(c) for c in lines], dtype=object),
+            np.asarray(owners, dtype=np.int64))
+
+
+class _Pieces:
+    """Reference geometry cut into small pieces, with a value per piece and an STRtree.
+
+    The tree is built lazily and not pickled, so an :class:`Overlays` travels cheaply to Dask
+    workers and each worker builds its trees once.
+    """
+
+    def __init__(self, geoms: np.ndarray, values: np.ndarray) -> None:
+        self.geoms = geoms
+        self.values = values
+        self._tree: shapely.STRtree | None = None
+        self._grown: dict[float, shapely.STRtree] = {}
+
+    @property
+    def tree(self) -> shapely.STRtree:
+        if self._tree is None:
+            self._tree = shapely.STRtree(self.geoms)
+        return self._tree
+
+    def grown_tree(self, radius: float) -> shapely.STRtree:
+        """A tree of the pieces' envelopes grown by ``radius``: queried with a geometry, it gives
+        the pieces whose envelope lies within ``radius`` of the geometry's envelope (the pairs a
+        query with the geometry's grown envelope gives, without building that envelope)."""
+        if radius not in self._grown:
+            self._grown[radius] = shapely.STRtree(grown_envelopes(self.geoms, radius))
+        return self._grown[radius]
+
+    def __len__(self) -> int:
+        return len(self.geoms)
+
+    def __getstate__(self) -> dict[str, Any]:
+        return {"geoms": self.geoms, "values": self.values, "_tree": None, "_grown": {}}
+
+
+def grown_envelopes(geoms: np.ndarray, radius: float) -> np.ndarray:
+    """Each geometry's envelope grown by ``radius`` on every side (it holds the true buffer)."""
+    b = shapely.bounds(geoms)
+    return shapely.box(b[:, 0] - radius, b[:, 1] - radius, b[:, 2] + radius, b[:, 3] + radius)
+
+
+@dataclass
+class Overlays:
+    """The reference layers, prepared once per job (see :meth:`Overlays.build`).
+
+    A layer that was not configured is ``None`` and the flags that need it stay empty (null).
+
+    Attributes
+    ----------
+    rules
+        Rule values (habitat distance, permit trigger, ...).
+    habitats
+        NHESP priority and estimated habitats and vernal pools, labelled ``kind:<id>``.
+    sfha
+        The FEMA Special Flood Hazard Area, dissolved.
+    huc12, huc10
+        The WBD watersheds, for each parcel's largest-overlap HUC12 and HUC10.
+    huc12_names
+        HUC12 code to its name.
+    drainage
+        Receiving-water flags per DEM cell (ORW, impaired waters), if a DEM is configured.
+    checks
+        Which checks ran and on which data (the output's checks table).
+    coverage
+        Area each check's layers cover (``"nhesp"``, ``"sfha"``); beyond it a flag that found
+        nothing is null, not false. A missing key or None covers every parcel.
+    nhesp_complete
+        All three NHESP layers configured: only then can "no NHESP feature within 500 ft" be
+        said.
+    """
+
+    rules: Rules = field(default_factory=Rules)
+    habitats: _Pieces | None = None
+    sfha: _Pieces | None = None
+    huc12: _Zones | None = None
+    huc12_names: dict[str, str] = field(default_factory=dict)
+    huc10: _Zones | None = None
+    drainage: DrainageGrid | None = None
+    checks: list[dict[str, Any]] = field(default_factory=list)
+    #: Area each check's layers cover (working CRS): ``"nhesp"``, ``"sfha"``; a missing key or
+    #: None covers every parcel. Beyond it a flag that found nothing is null, not false.
+    coverage: dict[str, Any] = field(default_factory=dict)
+    #: All three NHESP layers configured: only then can "no NHESP feature within 500 ft" be said.
+    nhesp_complete: bool = False
+
+    @classmethod
+    def build(
+        cls,
+        *,
+        rules: Rules | None = None,
+        nhesp_priority: gpd.GeoDataFrame | None = None,
+        nhesp_estimated: gpd.GeoDataFrame | None = None,
+        vernal_pools: gpd.GeoDataFrame | None = None,
+        flood_zones: gpd.GeoDataFrame | None = None,
+        huc12: gpd.GeoDataFrame | None = None,
+        huc10: gpd.GeoDataFrame | None = None,
+        drainage: DrainageGrid | None = None,
+        coverage: dict[str, Any] | None = None,
+        max_piece_vertices: int = MAX_PIECE_VERTICES,
+    ) -> Overlays:
+        """Prepare reference frames (logical field names, working CRS) for :func:`classify_parcels`.
+
+        Habitat features are labelled ``priority:<id>``, ``estimated:<id>`` and
+        ``vernal_pool:<id>``; SFHA polygons (rows where ``swm_gis.rules.floodplain.sfha_mask`` is
+        true) are dissolved so overlapping zones are not counted twice; polygons are cut into
+        small pieces by ``subdivide`` (areas and distances are unchanged by the cut).
+        ``coverage`` maps ``"nhesp"`` / ``"sfha"`` to the area their layers cover (default:
+        everywhere). "No NHESP feature within 500 ft" needs all three NHESP layers.
+        """
+        rules = rules or Rules()
+        # the three preparations are independent and mostly GEOS work, which releases the GIL:
+        # they run side by side on the machine's cores
+        with ThreadPoolExecutor(max_workers=3) as pool:
+            habitats = pool.submit(_habitat_pieces, nhesp_priority, nhesp_estimated,
+                                   vernal_pools, max_piece_vertices)
+            sfha = pool.submit(_sfha_pieces, flood_zones, rules, max_piece_vertices)
+            hucs = pool.submit(lambda: (_huc_zones(huc12), _huc_zones(huc10)))
+            h12, h10 = hucs.result()
+            habitats, sfha = habitats.result(), sfha.result()
+        names = {}
+        if huc12 is not None and "name" in huc12:
+            names = dict(zip(huc12["huc"].astype(str), huc12["name"].astype(object), strict=True))
+        complete = all(f is not None for f in (nhesp_priority, nhesp_estimated, vernal_pools))
+        cov = {k: g for k, g in (coverage or {}).items() if g is not None}
+        return cls(rules=rules, habitats=habitats, sfha=sfha, huc12=h12, huc12_names=names,
+                   huc10=h10, drainage=drainage, coverage=cov, nhesp_complete=complete)
+
+
+def _habitat_pieces(nhesp_priority: gpd.GeoDataFrame | None,
+                    nhesp_estimated: gpd.GeoDataFrame | None,
+                    vernal_pools: gpd.GeoDataFrame | None, max_vertices: int) -> _Pieces | None:
+    """The three NHESP layers as labelled pieces (None when none is configured)."""
+    hab_geoms, hab_labels = [], []
+    for kind, frame in (("priority", nhesp_priority), ("estimated", nhesp_estimated),
+                        ("vernal_pool", vernal_pools)):
+        if frame is not None and len(frame):
+            ids = frame["id"].astype(object).where(frame["id"].notna(), "?").astype(str)
+            hab_geoms.append(frame.geometry.values.to_numpy())
+            hab_labels.append((kind + ":" + ids).to_numpy(dtype=object))
+    if all(f is None for f in (nhesp_priority, nhesp_estimated, vernal_pools)):
+        return None
+    g = np.concatenate(hab_geoms) if hab_geoms else np.array([], dtype=object)
+    v = np.concatenate(hab_labels) if hab_labels else np.array([], dtype=object)
+    return _Pieces(*subdivide(g, v, max_vertices=max_vertices))
+
+
+def _sfha_pieces(flood_zones: gpd.GeoDataFrame | None, rules: Rules, max_vertices: int
+                 ) -> _Pieces | None:
+    """The SFHA zones dissolved (overlaps counted once) and cut into pieces."""
+    if flood_zones is None:
+        return None
+    in_sfha = sfha_mask(flood_zones, rules=rules).to_numpy()
+    geoms = flood_zones.geometry.values.to_numpy()[in_sfha]
+    dissolved = (shapely.get_parts(shapely.union_all(geoms)) if len(geoms)
+                 else np.array([], dtype=object))
+    dissolved = dissolved[shapely.area(dissolved) > 0] if len(dissolved) else dissolved
+    return _Pieces(*subdivide(dissolved, np.zeros(len(dissolved), dtype=np.int64),
+                              max_vertices=max_vertices))
+
+
+def _huc_zones(frame: gpd.GeoDataFrame | None) -> _Zones | None:
+    if frame is None:
+        return None
+    ok = frame["huc"].notna().to_numpy()
+    codes = frame["huc"].astype(object)[ok].astype(str).str.strip().to_numpy(dtype=object)
+    return _Zones(frame.geometry.values.to_numpy()[ok], codes)
+
+
+def subdivide(geoms: np.ndarray, values: np.ndarray, *, max_vertices: int = MAX_PIECE_VERTICES,
+              max_extent_m: float = MAX_PIECE_EXTENT_M) -> tuple[np.ndarray, np.ndarray]:
+    """Cut polygons and lines in halves, recursively, until each piece is small (points pass).
+
+    A piece is small when it has at most ``max_vertices`` vertices and spans at most
+    ``max_extent_m`` (the quadtree cut of PostGIS ``ST_Subdivide``). Each piece keeps its source's
+    value. Distances to, and intersection areas with, the union of a source's pieces equal those
+    of the source, so exact results are unchanged; only the work per predicate shrinks. Each round
+    is vectorised (every large piece cut at once), and a round costs about one pass over the
+    vertices, so a source of n vertices is cut in O(n log n).
+    """
+    geoms = np.asarray(geoms, dtype=object)
+    values = np.asarray(values)
+    if len(geoms) == 0:  # a layer with nothing in the area read
+        return geoms, values
+    max_vertices = max(int(max_vertices), 8)  # a cut polygon keeps at least 5 vertices
+    cores = available_cores()
+    pool = ThreadPoolExecutor(max_workers=cores) if cores > 1 else None
+    try:
+        return _subdivide(geoms, values, max_vertices, max_extent_m, pool)
+    finally:
+        if pool is not None:
+            pool.shutdown()
+
+
+def _subdivide(geoms: np.ndarray, values: np.ndarray, max_vertices: int, max_extent_m: float,
+               pool: ThreadPoolExecutor | None) -> tuple[np.ndarray, np.ndarray]:
+    done_g, done_v = [], []
+    for _ in range(64):  # each round halves the pieces; 64 rounds is far more than enough
+        if not len(geoms):
+            break
+        b = shapely.bounds(geoms)
+        w, h = b[:, 2] - b[:, 0], b[:, 3] - b[:, 1]
+        dim = shapely.get_dimensions(geoms)
+        big = (dim > 0) & ((shapely.get_num_coordinates(geoms) > max_vertices)
+                           | (np.maximum(w, h) > max_extent_m))
+        done_g.append(geoms[~big])
+        done_v.append(values[~big])
+        if not big.any():
+            break
+        g, v, b, w, h, dim = geoms[big], values[big], b[big], w[big], h[big], dim[big]
+        wide = w >= h
+        mid_x, mid_y = (b[:, 0] + b[:, 2]) / 2, (b[:, 1] + b[:, 3]) / 2
+        lo = shapely.box(b[:, 0], b[:, 1], np.where(wide, mid_x, b[:, 2]),
+                         np.where(wide, b[:, 3], mid_y))
+        hi = shapely.box(np.where(wide, mid_x, b[:, 0]), np.where(wide, b[:, 1], mid_y),
+                         b[:, 2], b[:, 3])
+        halves = _intersection(np.concatenate([g, g]), np.concatenate([lo, hi]), pool)
+        hv, hdim = np.concatenate([v, v]), np.concatenate([dim, dim])
+        # keep halves with substance in the source's own dimension (drop cut-line slivers)
+        keep = np.where(hdim == 2, shapely.area(halves) > 0, shapely.length(halves) > 0)
+        geoms, values = halves[keep], hv[keep]
+    else:
+        done_g.append(geoms)
+        done_v.append(values)
+    return np.concatenate(done_g), np.concatenate(done_v)
+
+
+#: Below this many vertices a round of cuts runs in the calling thread (threads cost more).
+_THREADED_VERTICES = 20_000
+
+
+def _intersection(geoms: np.ndarray, boxes: np.ndarray,
+                  pool: ThreadPoolExecutor | None) -> np.ndarray:
+    """``shapely.intersection(geoms, boxes)``, on the ``pool``'s threads when there is enough
+    work: GEOS releases the GIL, so each thread cuts a share of the vertices. The result is the
+    same array, element for element."""
+    work = np.cumsum(shapely.get_num_coordinates(geoms)) if pool is not None else None
+    if work is None or len(geoms) < 2 or work[-1] < _THREADED_VERTICES:
+        return shapely.intersection(geoms, boxes)
+    n = available_cores()
+    cuts = np.searchsorted(work, work[-1] * np.arange(1, n) / n)
+    bounds = [0, *sorted({int(c) + 1 for c in cuts if c < len(geoms) - 1}), len(geoms)]
+    spans = [slice(a, b) for a, b in zip(bounds[:-1], bounds[1:], strict=True)]
+    parts = pool.map(lambda span: shapely.intersection(geoms[span], boxes[span]), spans)
+    return np.concatenate(list(parts))
+
+
+def available_cores() -> int:
+    """The cores this process may use (its CPU affinity)."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # pragma: no cover - not on Linux
+        return os.cpu_count() or 1
+
+
+# =========================================================================== core
+
+
+__all__ = ["CHECKED", "CONSTRAINTS", "DEFAULT_CHUNK_SIZE", "RIGHT_OF_WAY_CLASS", "SECTIONS",
+           "WATER_CLASS", "Overlays", "available_cores", "grown_envelopes", "subdivide"]

@@ -1,0 +1,1 @@
+"""Town configuration: the TOML file read into typed objects, strictly checked."""

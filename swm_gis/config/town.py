@@ -1,0 +1,578 @@
+"""Town configuration (TOML) -> typed objects: working CRS, rule values, layer sources, field maps.
+
+A config names only what differs from the defaults: rule values default to Chapter 320's, field
+names default to the published MassGIS / FEMA / USGS WBD / MassDEP schemas (SPEC section 4), and
+paths are relative to the config file.
+
+Examples
+--------
+>>> cfg = parse_config({"town": {"name": "Demo", "crs": "EPSG:26986"},
+...                     "layers": {"parcels": {"path": "p.gpkg"}}}, base_dir=Path("/data"))
+>>> cfg.rules.abutter_distance_ft, cfg.layers["parcels"].fields["id"]
+(100.0, 'LOC_ID')
+>>> str(cfg.layers["parcels"].path)
+'/data/p.gpkg'
+"""
+
+from __future__ import annotations
+
+import re
+import tomllib
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any, Literal
+from urllib.parse import urlsplit
+
+from pyproj import CRS
+from pyproj.exceptions import CRSError as PyprojCRSError
+
+from swm_gis.config.strict import (
+    BOOL,
+    SOURCE,
+    TABLE,
+    TEXT,
+    TEXT_LIST,
+    TEXT_OR_EMPTY,
+    TEXT_OR_LIST,
+    Kind,
+    check_table,
+    check_values,
+    did_you_mean,
+    finite_range,
+    one_of,
+    refuse_unknown,
+)
+from swm_gis.errors import ConfigError, CrsError
+
+SQFT_PER_ACRE = 43_560.0
+FT_PER_M = 1.0 / 0.3048
+
+#: FEMA zones that make up the Special Flood Hazard Area when a layer has no SFHA_TF field.
+SFHA_ZONES = (
+    "A", "AE", "AH", "AO", "A99", "AR", "V", "VE",
+    *(f"A{i}" for i in range(1, 31)),
+    *(f"V{i}" for i in range(1, 31)),
+)
+
+
+@dataclass(frozen=True)
+class RightOfWayRule:
+    """Marks right-of-way and water polygons in a parcels source without ``POLY_TYPE``.
+
+    Written ``[layers.parcels] right_of_way = {field = "ML", values = ["ROAD"]}``: a polygon
+    whose source ``field`` holds one of ``values`` (compared trimmed, case-insensitively) is a
+    right-of-way with no owner, like MassGIS ``POLY_TYPE`` ROW. Read by the parcels layer as the
+    logical column :data:`RIGHT_OF_WAY_COLUMN`.
+    """
+
+    field: str
+    values: tuple[str, ...]
+
+    def describe(self) -> str:
+        return f"{self.field} = {' / '.join(self.values)}"
+
+
+#: The logical column that carries the right-of-way rule's source field.
+RIGHT_OF_WAY_COLUMN = "right_of_way"
+
+
+@dataclass(frozen=True)
+class Rules:
+    """Rule values; the defaults are those of Lynnfield Chapter 320 (SPEC section 2)."""
+
+    trigger_sqft: float = SQFT_PER_ACRE  # 213 Art. II / 320: land disturbance >= 1 acre
+    abutter_distance_ft: float = 100.0  # 320-18 A(7): owners within 100 ft of the property line
+    habitat_distance_ft: float = 500.0  # 320-20: NHESP features within 500 ft of construction
+    retention_new_in: float = 1.0  # 320-19 B(7)(b)
+    retention_redevelopment_in: float = 0.8  # 320-19 B(8)(b)
+    tss_removal_new: float = 0.90  # 320-19 B(7)
+    tp_removal_new: float = 0.60
+    tss_removal_redevelopment: float = 0.80  # 320-19 B(8)
+    tp_removal_redevelopment: float = 0.50
+    mitigation_huc_new: str = "HUC12"  # 320-19 B(7)(d)
+    mitigation_huc_redevelopment: str = "HUC10"  # 320-19 B(8)(d)
+    no_owner_poly_types: tuple[str, ...] = ("ROW", "PRIV_ROW", "RAIL_ROW", "WATER")
+    sfha_zones: tuple[str, ...] = SFHA_ZONES
+    #: an abutter list longer than this is warned about before the package is written
+    abutter_warning_count: int = 500
+    #: set from ``[layers.parcels] right_of_way`` (not a ``[rules]`` key)
+    right_of_way: RightOfWayRule | None = None
+
+
+LayerKind = Literal["vector", "table", "raster", "vector_or_raster"]
+
+
+@dataclass(frozen=True)
+class LayerSchema:
+    """What a logical layer is: its kind, geometry and logical fields with their default names."""
+
+    kind: LayerKind
+    geometry: str | None
+    fields: dict[str, str | None]  # logical name -> default source field (None: no default)
+    required_fields: tuple[str, ...] = ()
+
+
+#: Logical layers of SPEC section 4 with their default (published) source field names.
+SCHEMAS: dict[str, LayerSchema] = {
+    "parcels": LayerSchema(
+        "vector", "polygon",
+        {"id": "LOC_ID", "map_par_id": "MAP_PAR_ID", "town_id": "TOWN_ID",
+         "poly_type": "POLY_TYPE", "use_code": None},
+        ("id",),
+    ),
+    "assess": LayerSchema(
+        "table", None,
+        {"parcel_id": "LOC_ID", "prop_id": "PROP_ID", "site_address": "SITE_ADDR",
+         "owner": "OWNER1", "co_owner": "OWN_CO", "address": "OWN_ADDR", "address2": None,
+         "city": "OWN_CITY", "state": "OWN_STATE", "zip": "OWN_ZIP",
+         "country": "OWN_COUNTRY", "use_code": "USE_CODE", "fiscal_year": "FY"},
+        ("parcel_id", "owner"),
+    ),
+    "nhesp_priority": LayerSchema("vector", "polygon", {"id": "PRIHAB_ID"}, ("id",)),
+    "nhesp_estimated": LayerSchema("vector", "polygon", {"id": "ESTHAB_ID"}, ("id",)),
+    "vernal_pools": LayerSchema("vector", "point", {"id": "CVP_NUM"}, ("id",)),
+    "flood_zones": LayerSchema(
+        "vector", "polygon",
+        {"zone": "FLD_ZONE", "subtype": "ZONE_SUBTY", "sfha": "SFHA_TF", "bfe": "STATIC_BFE"},
+        ("zone",),
+    ),
+    "huc10": LayerSchema("vector", "polygon", {"huc": "huc10", "name": "name"}, ("huc",)),
+    "huc12": LayerSchema("vector", "polygon", {"huc": "huc12", "name": "name"}, ("huc",)),
+    "orw": LayerSchema("vector", None, {"id": "ORW_ID", "name": "NAME"}, ("id",)),
+    "impaired_waters": LayerSchema(
+        "vector", None,
+        {"id": "AU_ID", "name": "AU_NAME", "category": "CATEGORY", "causes": "CAUSES",
+         "tmdl": "TMDL"},
+        ("id", "category"),
+    ),
+    "streams": LayerSchema("vector", "line", {"id": "STREAM_ID"}),
+    "waterbodies": LayerSchema("vector", "polygon", {"name": "NAME"}),
+    "town_boundary": LayerSchema("vector", "polygon", {}),
+    "streets": LayerSchema("vector", "line", {"name": "STREET_NAME"}),  # map context and labels
+    "dem": LayerSchema("raster", None, {}),
+    "impervious": LayerSchema("vector_or_raster", None, {}),
+}
+
+
+# --------------------------------------------------------------------------- allowed keys
+# One table per section: a new key is one line here (and the code that reads it).
+
+#: Top-level sections of a town config.
+SECTIONS = ("town", "rules", "layers", "cache")
+
+#: Keys of [town].
+TOWN_KEYS: dict[str, Kind] = {"name": TEXT, "crs": TEXT, "synthetic": BOOL}
+
+#: Keys of each [layers.KEY]; ``fields`` is checked against the layer's logical fields.
+LAYER_KEYS: dict[str, Kind] = {"path": SOURCE, "layer": TEXT_OR_LIST, "crs": TEXT, "fields": TABLE,
+                               "coverage": TEXT, "vintage": TEXT, "label": TEXT}
+#: Keys only the parcels layer takes: the right-of-way rule for sources without POLY_TYPE.
+PARCEL_KEYS: dict[str, Kind] = {**LAYER_KEYS, "right_of_way": TABLE}
+
+#: The HUC levels off-site mitigation can be tied to (watersheds.py reads huc10 / huc12).
+HUC_LEVELS = ("HUC10", "HUC12")
+
+#: Kind and range of every rule value; the ranges only keep out values no town could mean.
+RULE_KINDS: dict[str, Kind] = {
+    "trigger_sqft": finite_range(0, 100 * SQFT_PER_ACRE, unit="sq ft"),
+    "abutter_distance_ft": finite_range(0, 5_280, unit="ft"),
+    "habitat_distance_ft": finite_range(0, 5_280, unit="ft"),
+    "retention_new_in": finite_range(0, 12, unit="inches"),
+    "retention_redevelopment_in": finite_range(0, 12, unit="inches"),
+    "tss_removal_new": finite_range(0, 1, unit="(a fraction: 0.9 = 90 %)"),
+    "tp_removal_new": finite_range(0, 1, unit="(a fraction: 0.6 = 60 %)"),
+    "tss_removal_redevelopment": finite_range(0, 1, unit="(a fraction: 0.8 = 80 %)"),
+    "tp_removal_redevelopment": finite_range(0, 1, unit="(a fraction: 0.5 = 50 %)"),
+    "mitigation_huc_new": one_of(HUC_LEVELS),
+    "mitigation_huc_redevelopment": one_of(HUC_LEVELS),
+    "no_owner_poly_types": TEXT_LIST,
+    "sfha_zones": TEXT_LIST,
+    # warn before writing a package for more abutters than this (a town-wide notice, a street)
+    "abutter_warning_count": Kind("a whole number of one or more", lambda v: isinstance(v, int)
+                                  and not isinstance(v, bool) and v >= 1),
+}
+
+
+@dataclass(frozen=True)
+class LayerSpec:
+    """Where one logical layer lives and how its fields are named in the source."""
+
+    key: str
+    path: str  # resolved file path, or a GDAL connection string ("PG:...")
+    layer: str | None = None
+    crs: str | None = None  # declared CRS for sources that carry none
+    fields: dict[str, str | None] = field(default_factory=dict)
+    explicit_fields: frozenset[str] = frozenset()  # logical fields the config named itself
+    vintage: str | None = None  # the data's date as the config states it (e.g. "FY2014")
+    # the area the layer's data is taken to cover (docs/findings.md): "town" (the town
+    # boundary and the layer's own extent), "extent" (its own extent only) or "statewide"
+    coverage: str = "town"
+    #: How outputs name the source beside its path (``label = "..."``), e.g. the QGIS layer a
+    #: temporary export came from.
+    label: str | None = None
+    #: A layer read from several sources (``path = [...]``): one spec per source, in config
+    #: order; ``path`` is then their paths joined by " + " (for messages and provenance).
+    parts: tuple[LayerSpec, ...] = ()
+
+    @property
+    def schema(self) -> LayerSchema:
+        return SCHEMAS[self.key]
+
+    @property
+    def is_file(self) -> bool:
+        return not self.parts and not _is_connection_string(self.path)
+
+    @property
+    def is_postgis(self) -> bool:
+        """A PostgreSQL/PostGIS source (``postgresql://...`` URL or GDAL ``PG:`` string)."""
+        return not self.parts and is_postgis_path(self.path)
+
+    @property
+    def sources(self) -> tuple[LayerSpec, ...]:
+        """The single-source specs this layer is read from (itself, or its ``parts``)."""
+        return self.parts or (self,)
+
+    def describe(self) -> str:
+        if self.parts:
+            return " + ".join(p.describe() for p in self.parts)
+        return f"{self.path}:{self.layer}" if self.layer else self.path
+
+
+@dataclass(frozen=True)
+class TownConfig:
+    """A town: name, working CRS, rule values and its layers (:func:`load_config` makes one).
+
+    Attributes
+    ----------
+    name
+        The town's name, as the outputs print it.
+    crs
+        The working CRS (projected), e.g. ``"EPSG:26986"``; every layer is reprojected into it.
+    rules
+        Rule values (permit trigger, distances, retention depth, ...): Chapter 320's unless the
+        config's ``[rules]`` changes them.
+    layers
+        Layer key (``"parcels"``, ``"assess"``, ``"flood_zones"``, ...) to where it is and how
+        its fields map.
+    path
+        The TOML file the config was read from, if any.
+    synthetic
+        True for made-up data (the sample town): every output then says so.
+    cache_enabled, cache_dir
+        ``[cache]``: whether the town's flow grid is kept on disk
+        (:mod:`swm_gis.terrain.cache`), and where (default: the user's cache folder).
+    """
+
+    name: str
+    crs: str
+    rules: Rules
+    layers: dict[str, LayerSpec]
+    path: Path | None = None
+    synthetic: bool = False
+    #: [cache]: keep the town's flow grid on disk (swm_gis.terrain.cache), and where
+    cache_enabled: bool = True
+    cache_dir: str | None = None
+
+    def has(self, key: str) -> bool:
+        """Whether the config has a ``[layers.<key>]`` section."""
+        return key in self.layers
+
+    def layer(self, key: str) -> LayerSpec:
+        """The layer ``key``; a :class:`~swm_gis.errors.ConfigError` if it is not configured."""
+        if key not in self.layers:
+            raise ConfigError(
+                f"The town config {self.path or ''} has no [layers.{key}] section; "
+                f"add one with a path to the {key} layer."
+            )
+        return self.layers[key]
+
+    @property
+    def crs_obj(self) -> CRS:
+        """The working CRS as a :class:`pyproj.CRS`."""
+        return CRS.from_user_input(self.crs)
+
+    def with_rules(self, **changes: Any) -> TownConfig:
+        """A copy with some rule values changed, e.g. ``with_rules(abutter_distance_ft=300)``."""
+        return replace(self, rules=replace(self.rules, **changes))
+
+
+def load_config(path: str | Path) -> TownConfig:
+    """Read a town config TOML file.
+
+    Parameters
+    ----------
+    path
+        The TOML file; the layer paths inside it are relative to its folder.
+
+    Returns
+    -------
+    TownConfig
+        The town, its working CRS, rule values and layers, checked.
+
+    Raises
+    ------
+    ConfigError
+        The file is missing, is not TOML, or names an unknown layer, field or rule.
+    CrsError
+        The working CRS is unknown or geographic.
+    """
+    path = Path(path)
+    if not path.is_file():
+        raise ConfigError(f"Town config file not found: {path}. Pass --config with a TOML file.")
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+        raise ConfigError(f"The town config {path} is not valid TOML: {exc}") from exc
+    return parse_config(data, base_dir=path.resolve().parent, source=path)
+
+
+def parse_config(data: dict, *, base_dir: Path, source: Path | None = None) -> TownConfig:
+    """Build a :class:`TownConfig` from parsed TOML, resolving paths against ``base_dir``.
+
+    Every section, key and value is checked (unknown ones are refused with a did-you-mean), so a
+    typo never silently falls back to a default.
+    """
+    where = f"the town config {source}" if source else "the town config"
+    refuse_unknown(data, SECTIONS, where=where, section="the top level", noun="section")
+    town = check_table(data.get("town", {}), where=where, section="[town]")
+    if not town.get("name"):
+        raise ConfigError(f'{where} has no [town] name; add name = "Your Town" under [town].')
+    check_values(town, TOWN_KEYS, where=where, section="[town]")
+    crs = town.get("crs", "EPSG:26986")
+    check_working_crs(crs, where=where)
+    rules = _parse_rules(check_table(data.get("rules", {}), where=where, section="[rules]"), where)
+    raw_layers = check_table(data.get("layers", {}), where=where, section="[layers]")
+    unknown = [k for k in raw_layers if k not in SCHEMAS]
+    if unknown:
+        hints = "".join(did_you_mean(k, SCHEMAS) for k in unknown[:3])
+        raise ConfigError(
+            f"{where} names unknown layer(s) {', '.join(unknown)}.{hints} Known layers are "
+            f"{', '.join(SCHEMAS)}."
+        )
+    if "parcels" not in raw_layers:
+        raise ConfigError(f"{where} has no [layers.parcels]; the parcels layer is required.")
+    layers = {key: _parse_layer(key, raw, base_dir, where) for key, raw in raw_layers.items()}
+    row_rule = _parse_right_of_way(raw_layers["parcels"], where)
+    if row_rule is not None:
+        rules = replace(rules, right_of_way=row_rule)
+        spec = layers["parcels"]
+        layers["parcels"] = replace(spec, fields={**spec.fields,
+                                                  RIGHT_OF_WAY_COLUMN: row_rule.field})
+    enabled, cache_dir = _parse_cache(data.get("cache") or {}, base_dir, where)
+    return TownConfig(
+        name=town["name"].strip(), crs=crs, rules=rules, layers=layers, path=source,
+        synthetic=town.get("synthetic", False), cache_enabled=enabled, cache_dir=cache_dir,
+    )
+
+
+def _parse_cache(raw: dict, base_dir: Path, where: str) -> tuple[bool, str | None]:
+    """``[cache] enabled = true|false`` and ``dir = "folder"`` (relative to the config)."""
+    unknown = sorted(set(raw) - {"enabled", "dir"}) if isinstance(raw, dict) else ["?"]
+    if unknown:
+        raise ConfigError(f"{where}: [cache] accepts enabled = true|false and dir = \"folder\"; "
+                          f"unknown: {', '.join(unknown)}.")
+    enabled = raw.get("enabled", True)
+    if not isinstance(enabled, bool):
+        raise ConfigError(f"{where}: [cache] enabled = {enabled!r} must be true or false.")
+    folder = raw.get("dir")
+    if folder is not None and (not isinstance(folder, str) or not folder.strip()):
+        raise ConfigError(f'{where}: [cache] dir = {folder!r} must be a folder path, e.g. '
+                          '"../swm-gis-cache".')
+    return enabled, _resolve_path(folder, base_dir) if folder else None
+
+
+def check_working_crs(crs: str, *, where: str = "the town config") -> CRS:
+    """Return the CRS object, refusing unknown and geographic CRSs (distances need a plane)."""
+    try:
+        obj = CRS.from_user_input(crs)
+    except PyprojCRSError as exc:
+        raise CrsError(f'{where}: unknown CRS "{crs}" in [town] crs ({exc}).') from exc
+    if not obj.is_projected:
+        raise CrsError(
+            f'{where}: the working CRS "{crs}" is geographic (degrees); distances and areas '
+            'need a projected CRS. Set [town] crs = "EPSG:26986" (NAD83 Massachusetts Mainland).'
+        )
+    return obj
+
+
+def metres_per_unit(crs: Any) -> float:
+    """Metres in one unit of a projected CRS's x axis; the one place units are converted.
+
+    >>> metres_per_unit("EPSG:26986"), round(metres_per_unit("EPSG:2249"), 7)
+    (1.0, 0.3048006)
+    """
+    obj = CRS.from_user_input(crs)
+    if not obj.is_projected:
+        raise CrsError(
+            f"Distances and areas cannot be measured in the geographic CRS {obj.to_string()} "
+            "(degrees); reproject to a projected CRS such as EPSG:26986 (layers read through the "
+            "town config are brought into its working CRS)."
+        )
+    return float(obj.axis_info[0].unit_conversion_factor)
+
+
+def _parse_right_of_way(raw: Any, where: str) -> RightOfWayRule | None:
+    """``[layers.parcels] right_of_way = {field = "ML", values = ["ROAD"]}`` (SPEC section 4)."""
+    rule = raw.get("right_of_way") if isinstance(raw, dict) else None
+    if rule is None:
+        return None
+    values = rule.get("values") if isinstance(rule, dict) else None
+    if isinstance(values, str):
+        values = [values]
+    if (not isinstance(rule, dict) or set(rule) - {"field", "values"}
+            or not isinstance(rule.get("field"), str) or not rule["field"].strip()
+            or not isinstance(values, list) or not values
+            or not all(isinstance(v, str) and v.strip() for v in values)):
+        raise ConfigError(
+            f"{where}: [layers.parcels] right_of_way = {rule!r} must name a source field and "
+            'the values that mark right-of-way polygons, e.g. right_of_way = {field = "ML", '
+            'values = ["ROAD"]}.')
+    return RightOfWayRule(field=rule["field"].strip(), values=tuple(v.strip() for v in values))
+
+
+def _parse_rules(raw: dict, where: str) -> Rules:
+    known = list(RULE_KINDS)
+    unknown = [k for k in raw if k not in known]
+    if unknown:
+        hints = "".join(did_you_mean(k, known) for k in unknown[:3])
+        raise ConfigError(
+            f"{where}: unknown rule(s) {', '.join(unknown)} in [rules].{hints} "
+            f"Known: {', '.join(known)}."
+        )
+    defaults = Rules()
+    values: dict[str, Any] = {}
+    for key, value in raw.items():
+        want = RULE_KINDS[key].check(value)
+        default = getattr(defaults, key)
+        if want:
+            shown = str(value) if isinstance(value, float) else repr(value)
+            raise ConfigError(f"{where}: [rules] {key} = {shown} must be {want} "
+                              f"(Chapter 320 default: {default!r}).")
+        if isinstance(default, float):
+            values[key] = float(value)
+        elif isinstance(default, tuple):
+            values[key] = tuple(v.strip() for v in value)
+        elif isinstance(default, int):
+            values[key] = int(value)
+        else:
+            values[key] = value.strip().upper()
+    return Rules(**values)
+
+
+#: Values of ``[layers.KEY] coverage``: what area a layer's data is taken to cover.
+COVERAGE_CHOICES = ("town", "extent", "statewide")
+
+
+def _parse_layer(key: str, raw: Any, base_dir: Path, where: str) -> LayerSpec:
+    section = f"[layers.{key}]"
+    if not isinstance(raw, dict) or not raw.get("path"):
+        raise ConfigError(f'{where}: {section} needs path = "..." (a file, zip, database '
+                          'connection or GDAL source; or a list of them).')
+    check_values(raw, PARCEL_KEYS if key == "parcels" else LAYER_KEYS, where=where,
+                 section=section)
+    schema = SCHEMAS[key]
+    given = raw.get("fields", {})
+    unknown = [k for k in given if k not in schema.fields]
+    if unknown:
+        hints = "".join(did_you_mean(k, schema.fields) for k in unknown[:3])
+        raise ConfigError(
+            f"{where}: [layers.{key}.fields] names unknown logical field(s) {', '.join(unknown)}."
+            f"{hints} Known for {key}: {', '.join(schema.fields) or 'none'}."
+        )
+    check_values(given, dict.fromkeys(schema.fields, TEXT_OR_EMPTY), where=where,
+                 section=f"[layers.{key}.fields]")
+    required_off = sorted(k for k, v in given.items() if not v.strip()
+                          and k in schema.required_fields)
+    if required_off:
+        raise ConfigError(
+            f"{where}: [layers.{key}.fields] {', '.join(required_off)} cannot be empty; the rules "
+            "need it. Name the source field that holds it."
+        )
+    crs = raw.get("crs")
+    if crs is not None:
+        try:
+            CRS.from_user_input(crs)
+        except PyprojCRSError as exc:
+            raise CrsError(f'{where}: unknown CRS "{crs}" in {section} crs.') from exc
+    coverage = raw.get("coverage", "town")
+    if coverage not in COVERAGE_CHOICES:
+        raise ConfigError(f'{where}: {section} coverage = "{coverage}" is not one of '
+                          f"{', '.join(COVERAGE_CHOICES)} (docs/findings.md).")
+    # An empty string switches an optional default off ("this source has no such field").
+    spec = LayerSpec(
+        key=key, path="", layer=None, crs=crs, coverage=coverage,
+        fields={**schema.fields, **{k: (v.strip() or None) for k, v in given.items()}},
+        explicit_fields=frozenset(k for k, v in given.items() if v.strip()),
+        vintage=str(raw["vintage"]) if raw.get("vintage") not in (None, "") else None,
+        label=str(raw["label"]).strip() or None if raw.get("label") is not None else None,
+    )
+    return _with_sources(spec, raw, base_dir, where)
+
+
+# --------------------------------------------------------------------------- sources (paths)
+def _with_sources(spec: LayerSpec, raw: dict, base_dir: Path, where: str) -> LayerSpec:
+    """Fill in ``path``/``layer``: one source, or ``parts`` for ``path = [...]`` (SPEC section 4).
+
+    ``layer`` is one name for every source or a list with one name per source.
+    """
+    key = spec.key
+    paths, layer = raw["path"], raw.get("layer")
+    if isinstance(paths, list):
+        if not paths or not all(isinstance(p, str) and p.strip() for p in paths):
+            raise ConfigError(f"{where}: [layers.{key}] path = [...] must list one or more "
+                              "file names or connections (text).")
+    elif not isinstance(paths, str):
+        raise ConfigError(f"{where}: [layers.{key}] path must be text or a list of texts.")
+    many = isinstance(paths, list)
+    plist = paths if many else [paths]
+    if isinstance(layer, list):
+        if not many or len(layer) != len(plist) or not all(isinstance(v, str) for v in layer):
+            raise ConfigError(
+                f"{where}: [layers.{key}] layer = [...] needs one layer name per path "
+                f"({len(plist)} path(s), {len(layer)} layer name(s))."
+            )
+        layers = layer
+    elif layer is None or isinstance(layer, str):
+        layers = [layer] * len(plist)
+    else:
+        raise ConfigError(f"{where}: [layers.{key}] layer must be text (or a list, one per path).")
+    for p in plist:
+        _refuse_password(p, f"{where}: [layers.{key}] path")
+    parts = tuple(replace(spec, path=_resolve_path(str(p), base_dir), layer=lay)
+                  for p, lay in zip(plist, layers, strict=True))
+    if not many:
+        return parts[0]
+    return replace(spec, path=" + ".join(p.path for p in parts), parts=parts)
+
+
+def is_postgis_path(path: str) -> bool:
+    """True for a PostgreSQL connection: a ``postgresql://`` / ``postgres://`` URL or ``PG:``."""
+    return str(path).startswith(("PG:", "postgresql://", "postgres://"))
+
+
+def _refuse_password(path: str, what: str) -> None:
+    """A connection must not carry a password: outputs and logs record the path."""
+    text = str(path)
+    found = False
+    if text.startswith(("postgresql://", "postgres://")):
+        found = urlsplit(text).password is not None or "password=" in text.lower()
+    elif text.startswith("PG:"):
+        found = re.search(r"(^|[\s:])password\s*=", text, flags=re.IGNORECASE) is not None
+    if found:
+        raise ConfigError(
+            f"{what} holds a database password. Remove it: swm-gis records sources in its "
+            "outputs, so passwords come from the PGPASSWORD environment variable, ~/.pgpass or a "
+            "pg_service.conf service (service=name), as for psql."
+        )
+
+
+def _is_connection_string(path: str) -> bool:
+    return is_postgis_path(path) or path.startswith(
+        ("MSSQL:", "OCI:", "/vsicurl/", "http://", "https://"))
+
+
+def _resolve_path(path: str, base_dir: Path) -> str:
+    if _is_connection_string(path) or path.startswith("/vsi"):
+        return path
+    p = Path(path).expanduser()
+    return str(p if p.is_absolute() else (base_dir / p).resolve())

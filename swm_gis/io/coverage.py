@@ -1,0 +1,111 @@
+"""What area each reference layer covers, and whether it covers the area a check searched.
+
+A finding may say "no" only when every layer that could have made it "yes" covers the whole area
+searched (SPEC section 5). A layer's coverage is, by ``[layers.KEY] coverage``:
+
+* ``"town"`` (the default): the ``[layers.town_boundary]`` polygon(s) together with the layer's
+  own extent. A town's config is taken to describe the town: a habitat layer with no polygon in
+  the town's east half still covers it (the absence of a feature is the finding). A search that
+  reaches past the town line, and past the layer's own extent, is not covered. Without a town
+  boundary, the layer's own extent alone.
+* ``"extent"``: the layer's own extent only (the bounding box of its data, from the source's
+  metadata or its grid, in the working CRS): for a layer known to be mapped over part of the
+  town only.
+* ``"statewide"``: a statewide download (MassGIS NHESP, USGS WBD, the MassDEP Integrated List)
+  that covers any search area in the Commonwealth.
+
+The coverage record of a (finding, layer) pair says ``configured``, ``covers`` (True, False, or
+None when the coverage could not be known) and ``basis`` (what the coverage was taken to be).
+:mod:`swm_gis.screening.findings` turns these records into statuses; this module only measures.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import rasterio
+import shapely
+from pyproj import CRS, Transformer
+from pyproj.exceptions import ProjError
+
+from swm_gis.config.town import TownConfig
+from swm_gis.errors import SwmGisError
+from swm_gis.io import layers as io
+from swm_gis.io.sources import gdal_source
+
+__all__ = ["coverage_record", "layer_coverage"]
+
+#: Search areas may exceed a coverage by this much (CRS units) and still count as covered:
+#: rounding of a bounding box written to metadata.
+_SLACK = 0.01
+
+
+def layer_coverage(config: TownConfig, key: str, *, town: shapely.Geometry | None
+                   ) -> tuple[shapely.Geometry | None, str]:
+    """The area ``key``'s data covers (working CRS) and what it was taken from.
+
+    Returns ``(None, "statewide")`` for a statewide layer (it covers every search) and
+    ``(None, why)`` when the coverage cannot be known (e.g. a source that records no extent).
+    """
+    spec = config.layer(key)
+    if spec.coverage == "statewide":
+        return None, "statewide"
+    extent, basis = _extent_box(config, spec)
+    if spec.coverage == "town" and town is not None and not town.is_empty:
+        if extent is None:
+            return town, "the town boundary ([layers.town_boundary])"
+        return (shapely.union(town, extent),
+                "the town boundary ([layers.town_boundary]) and the layer's own extent")
+    return extent, basis
+
+
+def _extent_box(config: TownConfig, spec: Any) -> tuple[shapely.Geometry | None, str]:
+    try:
+        bounds, crs = _extent(spec)
+    except (SwmGisError, OSError, rasterio.errors.RasterioError, ValueError) as exc:
+        return None, f"its extent could not be read ({exc})"
+    if bounds is None or crs is None:
+        return None, "the source records no extent"
+    try:
+        work = config.crs_obj
+        x0, y0, x1, y1 = bounds
+        if not crs.equals(work):
+            x0, y0, x1, y1 = Transformer.from_crs(crs, work, always_xy=True).transform_bounds(
+                x0, y0, x1, y1, densify_pts=21)
+    except ProjError as exc:
+        return None, f"its extent could not be reprojected ({exc})"
+    return shapely.box(x0, y0, x1, y1), "the layer's own extent (bounding box of its data)"
+
+
+def coverage_record(config: TownConfig, key: str, search: shapely.Geometry | None, *,
+                    town: shapely.Geometry | None) -> dict[str, Any]:
+    """``{configured, covers, basis}`` of layer ``key`` for one search area.
+
+    ``covers`` is None when the layer is not configured, the search area is unknown or the
+    coverage cannot be known.
+    """
+    if not config.has(key):
+        return {"configured": False, "covers": None, "basis": f"no [layers.{key}] configured"}
+    if search is None or search.is_empty:
+        return {"configured": True, "covers": None, "basis": "no search area recorded"}
+    area, basis = layer_coverage(config, key, town=town)
+    if area is None and basis == "statewide":
+        return {"configured": True, "covers": True,
+                "basis": "statewide (coverage = \"statewide\" in the config)"}
+    if area is None:
+        return {"configured": True, "covers": None, "basis": basis}
+    covers = bool(shapely.covers(shapely.buffer(area, _SLACK), search))
+    return {"configured": True, "covers": covers, "basis": basis}
+
+
+def _extent(spec: Any) -> tuple[tuple[float, float, float, float] | None, CRS | None]:
+    if io.is_raster(spec):
+        with rasterio.open(gdal_source(spec)[0]) as src:  # a zip as published, in place
+            crs = CRS.from_user_input(src.crs.to_wkt()) if src.crs else (
+                CRS.from_user_input(spec.crs) if spec.crs else None)
+            return tuple(src.bounds), crs
+    info = io.layer_info(spec)
+    bounds = info.get("total_bounds")
+    if bounds is None:
+        return None, None
+    return tuple(float(b) for b in bounds), io.layer_crs(spec, info)

@@ -1,0 +1,92 @@
+"""Where a layer's data lives: provenance, existence, and the path GDAL opens.
+
+Shared by the readers (:mod:`swm_gis.io.layers` for vectors, :mod:`swm_gis.io.rasters` for rasters):
+a zip as published is opened in place through ``/vsizip/`` (:mod:`swm_gis.io.archives`), a database
+connection is named without any password (:mod:`swm_gis.io.postgis`).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import os
+from typing import Any
+
+from swm_gis.config.town import LayerSpec
+from swm_gis.errors import InputFileError
+from swm_gis.io import archives, postgis
+
+
+def source_info(spec: LayerSpec) -> dict[str, Any]:
+    """Where a layer came from: file (or connection), layer name and modification time (UTC).
+
+    A config ``label`` is carried as ``label``: outputs print it instead of the file.
+
+    A layer read from several sources also lists each one under ``sources``; a database
+    connection is given without any password.
+    """
+    if spec.parts:
+        parts = [source_info(p) for p in spec.parts]
+        times = [p["modified"] for p in parts if p["modified"]]
+        return _labelled({"key": spec.key, "file": spec.path, "layer": spec.layer,
+                          "modified": max(times) if times else None, "sources": parts}, spec)
+    modified = None
+    if spec.is_file and os.path.exists(spec.path):
+        ts = os.path.getmtime(spec.path)
+        modified = dt.datetime.fromtimestamp(ts, tz=dt.UTC).isoformat(timespec="seconds")
+    file = postgis.redact(spec.path) if spec.is_postgis else spec.path
+    return _labelled({"key": spec.key, "file": file, "layer": spec.layer, "modified": modified},
+                     spec)
+
+
+def _labelled(info: dict[str, Any], spec: LayerSpec) -> dict[str, Any]:
+    """``info`` with the config's ``label`` (how outputs name the source), when it has one."""
+    return {**info, "label": spec.label} if spec.label else info
+
+
+def file_source_info(source: str) -> dict[str, Any]:
+    """Provenance for a user-supplied FILE argument (``path`` or ``path.gpkg:layer``)."""
+    path, layer = split_source(source)
+    spec = LayerSpec(key="input", path=path, layer=layer)
+    return source_info(spec)
+
+
+def split_source(source: str) -> tuple[str, str | None]:
+    """Split ``path.gpkg:layer`` into path and layer; a plain path (or ``C:\\...``) has no layer."""
+    source = str(source)
+    head, sep, tail = source.rpartition(":")
+    if sep and head and len(head) > 1 and os.path.exists(head) and not os.path.exists(source):
+        return head, tail
+    return source, None
+
+
+def gdal_source(spec: LayerSpec) -> tuple[str, str | None]:
+    """The path and layer GDAL opens: a zip as published is read in place (``/vsizip/``)."""
+    if spec.is_file and archives.is_zip(spec.path):
+        return archives.resolve_zip(spec.path, spec.layer, what=f"[layers.{spec.key}] path")
+    return spec.path, spec.layer
+
+
+def check_exists(spec: LayerSpec, what: str | None = None) -> None:
+    if spec.is_file and not os.path.exists(spec.path):
+        label = what or f"[layers.{spec.key}] path"
+        raise InputFileError(
+            f"File not found: {spec.path} ({label}). Check the path; config paths are relative "
+            "to the config file."
+        )
+    if spec.is_file and os.path.isfile(spec.path) and not os.access(spec.path, os.R_OK):
+        raise InputFileError(f"File {spec.path} is not readable (permissions).")
+
+
+def first_line(exc: BaseException) -> str:
+    text = str(exc).strip() or type(exc).__name__
+    text = text.splitlines()[0]
+    if isinstance(exc, UnicodeDecodeError) or "codec can't decode" in text:
+        return (f"the text is not UTF-8 ({text}); save it as UTF-8 (Excel: \"CSV UTF-8\") "
+                "and run again")
+    if "file is not a database" in text:  # GDAL quotes its SQL: say what it means instead
+        return "it is not a GeoPackage (not an SQLite database; damaged or another format)"
+    return text
+
+
+__all__ = ["check_exists", "file_source_info", "first_line", "gdal_source", "source_info",
+           "split_source"]

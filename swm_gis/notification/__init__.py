@@ -1,0 +1,1 @@
+"""The abutter notification job: abutters, owners and the package's checks."""

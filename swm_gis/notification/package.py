@@ -1,0 +1,567 @@
+"""The abutter notification package job (SPEC sections 2, 3 and 5): :func:`abutter_package`.
+
+Reads only the neighbourhood of the subject: the subject parcels by an OGR where clause on the
+parcel id field (or by the site geometry), the candidates by a bounding box around the subject
+expanded by the distance, and the assessing rows by a where clause on the candidate ids. The rules
+live in :mod:`swm_gis.rules.abutters` and :mod:`swm_gis.rules.owners`; :meth:`AbutterPackage.write`
+writes the files through :mod:`swm_gis.reports`. ``swm-gis abutters`` is a thin caller of this
+module.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import geopandas as gpd
+import numpy as np
+import pandas as pd
+
+from swm_gis.config.town import TownConfig, load_config
+from swm_gis.errors import GeometryError, SwmGisError
+from swm_gis.io import layers
+from swm_gis.io.inputs import as_frame, describe, source_of
+from swm_gis.io.outputs import api_output_dir, final_paths, source_files
+from swm_gis.io.writers import check_outputs_free, write_geopackage, write_json
+from swm_gis.notification import checks
+from swm_gis.reports import PackageInfo, source_with_vintage
+from swm_gis.results import html_summary
+from swm_gis.rules import abutters as core
+from swm_gis.rules.owners import (
+    build_recipients,
+    fiscal_years,
+    join_owners,
+    owned_parcel_ids,
+    owners_by_parcel,
+)
+
+Progress = Callable[[float, str], None]
+
+#: Output key -> file name, as ``swm-gis abutters`` writes them (SPEC section 3).
+OUTPUT_FILES = {
+    "abutting_parcels_csv": "abutting_parcels.csv",
+    "mailing_list_csv": "mailing_list.csv",
+    "mailing_list_xlsx": "mailing_list.xlsx",
+    "labels_pdf": "labels.pdf",
+    "abutters_map_pdf": "abutters_map.pdf",
+    "certified_mail_pdf": "certified_mail.pdf",
+    "left_out_csv": "left_out.csv",
+    "mailing_review_csv": "mailing_review.csv",
+    "certification_pdf": "certification.pdf",
+    "abutters_gpkg": "abutters.gpkg",
+    "abutters_json": "abutters.json",
+}
+
+
+def _quiet(fraction: float, message: str) -> None:
+    """The default progress callback: says nothing."""
+
+
+@dataclass
+class AbutterPackage:
+    """The abutters of a subject property, their owners and the notices to mail.
+
+    Attributes
+    ----------
+    info
+        What every output records: town, subject ids, distance, sources, fiscal year, notes.
+    subject
+        The subject parcels (working CRS).
+    candidates
+        The parcels read around the subject (the map's context).
+    listed
+        The abutting parcels to notify (SPEC ``abutting_parcels.csv`` columns), nearest first.
+    left_out
+        Parcels within the distance that get no notice, with the ``reason``.
+    recipients
+        One row per owner and mailing address that can be mailed, after normalisation
+        (``attrs["duplicates_removed"]`` counts the notices merged): the mailing list.
+    search_area
+        The subject grown by the distance (the map's dashed line).
+    summary
+        A few lines for people: the counts, the fiscal year and the warnings.
+    review
+        Owners kept off the mailing list (no or incomplete address) and likely duplicates.
+    counts
+        The counts of ``abutters.json`` (:func:`swm_gis.notification.checks.package_counts`).
+    warnings
+        ``[{code, text}]`` (:mod:`swm_gis.notification.checks`), also in ``abutters.json``.
+    site
+        The ``--site`` polygon(s), if the subject was given by a site.
+    streets
+        Street centerlines around the subject (``[layers.streets]``), for the map.
+    subject_addresses
+        Subject parcel id to its site address (the map labels the subject with it).
+    document
+        The ``abutters.json`` content (subject, distance, counts, warnings).
+    """
+
+    info: PackageInfo
+    subject: gpd.GeoDataFrame
+    candidates: gpd.GeoDataFrame
+    listed: gpd.GeoDataFrame
+    left_out: gpd.GeoDataFrame
+    recipients: pd.DataFrame
+    search_area: gpd.GeoDataFrame
+    summary: list[str] = field(default_factory=list)
+    review: pd.DataFrame = field(default_factory=pd.DataFrame)
+    counts: dict[str, int] = field(default_factory=dict)
+    warnings: list[dict[str, str]] = field(default_factory=list)
+    site: gpd.GeoDataFrame | None = None
+    streets: gpd.GeoDataFrame | None = None
+    document: dict = field(default_factory=dict)
+    subject_addresses: dict[str, str] = field(default_factory=dict)
+
+    def write(self, out_dir: str | os.PathLike, *, overwrite: bool = False,
+              label_template: str = "5160", label_offset: tuple[float, float] = (0.0, 0.0),
+              progress: Progress | None = None) -> dict[str, Path]:
+        """Write the package (the files ``swm-gis abutters`` writes) into ``out_dir``.
+
+        Parameters
+        ----------
+        out_dir
+            Folder for the outputs (created if missing).
+        overwrite
+            Replace outputs that already exist (else :class:`~swm_gis.errors.OutputExistsError`).
+        label_template
+            Avery sheet for ``labels.pdf``: ``"5160"``, ``"5161"``, ``"5162"`` or ``"5163"``.
+        label_offset
+            Printer calibration (x right, y down) in inches, each within one inch.
+        progress
+            ``progress(fraction, message)`` callback.
+
+        Returns
+        -------
+        dict of str to Path
+            Output key (e.g. ``"mailing_list_csv"``) to the file written.
+        """
+        progress = progress or _quiet
+        check_label_template(label_template)
+        final = Path(out_dir)
+        # staged and refusing the inputs like the command (swm_gis.io.outputs.api_output_dir)
+        with api_output_dir(final, inputs=source_files(self.info.sources), overwrite=overwrite,
+                            command="swm_gis AbutterPackage.write") as out_dir:
+            paths = output_paths(out_dir)
+            check_outputs_free(paths.values(), overwrite=overwrite)
+            progress(0.55, "writing the lists")
+            write_all(paths, self, label_template=str(label_template),
+                      label_offset=tuple(label_offset), progress=progress)
+        progress(1.0, "done")
+        return final_paths(paths, out_dir, final) if out_dir != final else paths
+
+    def listed_address(self, parcel_id: str) -> str:
+        """The site address of a subject parcel, for its label on the map."""
+        return self.subject_addresses.get(str(parcel_id), "")
+
+    def _repr_html_(self) -> str:
+        table = self.listed.drop(columns=[self.listed.geometry.name], errors="ignore")
+        cols = [c for c in ("map_no", "parcel_id", "distance_ft", "owners", "site_address",
+                            "note") if c in table]
+        return html_summary(f"Abutters of {self.info.subject_text} ({self.info.town})",
+                            self.summary, table[cols])
+
+
+def output_paths(out_dir: str | os.PathLike) -> dict[str, Path]:
+    """Output key -> path in ``out_dir`` of every file of the package."""
+    return {k: Path(out_dir) / name for k, name in OUTPUT_FILES.items()}
+
+
+def check_label_template(label_template: str) -> None:
+    """Raise :class:`~swm_gis.errors.SwmGisError` for an unknown Avery label sheet."""
+    from swm_gis.reports.labels import SHEETS
+
+    if str(label_template) not in SHEETS:
+        raise SwmGisError(f"Unknown --label-template {label_template}; choose one of "
+                          f"{', '.join(SHEETS)}.")
+
+
+def abutter_package(
+    config: TownConfig,
+    *,
+    parcels: Iterable[str] | None = None,
+    site: str | os.PathLike | gpd.GeoDataFrame | None = None,
+    distance: str | float | None = None,
+    include_subject: bool = False,
+    wpa_pond_extension: bool = False,
+    sender: Iterable[str] = (),
+    max_abutters: int | None = None,
+    progress: Progress | None = None,
+) -> AbutterPackage:
+    """Find the abutters of a subject property, their owners and the notices (§ 320-18 A(7)).
+
+    Give the subject either by ``parcels`` (ids of the parcels layer's id field, treated as one
+    property) or by ``site`` (a vector file or GeoDataFrame: every parcel it reaches into).
+
+    Parameters
+    ----------
+    config
+        The town config (:func:`swm_gis.load_config`) or the path of its TOML file.
+    parcels, site
+        The subject: parcel ids, or the project's polygon(s). Exactly one of the two.
+    distance
+        ``"100ft"``, ``"30.48m"`` or a number of feet; default the config's
+        ``abutter_distance_ft`` (100 ft).
+    include_subject
+        Also list and notify the subject parcels' owners.
+    wpa_pond_extension
+        Also notify owners around ponds under 10 acres that the subject borders.
+    sender
+        Lines of the sender block of ``certified_mail.pdf``.
+    max_abutters
+        Stop with :class:`TooManyAbuttersError` (before reading owners or writing anything)
+        when more parcels than this abut; without it, a list over ``[rules]
+        abutter_warning_count`` (500) only adds the warning ``many_abutters``.
+    progress
+        ``progress(fraction, message)`` callback.
+
+    Returns
+    -------
+    AbutterPackage
+        The frames; :meth:`AbutterPackage.write` writes the files.
+
+    Examples
+    --------
+    >>> from pathlib import Path
+    >>> import swm_gis
+    >>> town = swm_gis.load_config(
+    ...     Path(swm_gis.__file__).parents[1] / "data" / "sample" / "town.toml")
+    >>> pkg = swm_gis.abutter_package(town, parcels=["M_236682_917765"])
+    >>> pkg.info.distance_ft, len(pkg.listed), len(pkg.recipients)
+    (100.0, 9, 20)
+    """
+    progress = progress or _quiet
+    if not isinstance(config, TownConfig):
+        config = load_config(config)
+    parcel_ids = [str(p) for p in (parcels or [])]
+    if isinstance(site, str | os.PathLike) and not str(site):
+        site = None
+    if bool(parcel_ids) == (site is not None):
+        raise SwmGisError("Give the subject either by --parcel ID (one or more) or by --site "
+                          "FILE, not both and not neither.")
+    distance_ft = (config.rules.abutter_distance_ft if distance in (None, "")
+                   else core.parse_distance_ft(distance))
+    progress(0.05, "reading the subject parcel(s)")
+    subject, site_gdf, skipped = read_subject(config, parcel_ids=parcel_ids, site=site)
+    progress(0.2, "reading parcels around the subject")
+    candidates = read_candidates(config, subject, distance_ft=distance_ft)
+    core.check_right_of_way_field(candidates, config.rules)
+    progress(0.35, "measuring distances")
+    abut = core.find_abutters(candidates, subject, distance_ft=distance_ft,
+                              include_subject=include_subject, rules=config.rules)
+    ponds_note = None
+    if wpa_pond_extension:
+        abut, ponds_note = add_pond_extension(config, abut, subject, candidates)
+    limit = config.rules.abutter_warning_count
+    if max_abutters is not None and len(abut) > max_abutters:
+        raise TooManyAbuttersError(
+            f"{len(abut)} parcels lie within {distance_ft:g} ft of parcel(s) "
+            f"{', '.join(core.subject_ids(subject))}, more than --max-abutters {max_abutters}: "
+            "nothing was written. Check the subject and the distance, or raise the limit.")
+    progress(0.45, "reading the assessing records")
+    ids = core.subject_ids(subject)
+    assess = read_assess(config, ids=[*abut["id"].dropna().astype(str), *ids])
+    listed, left = list_and_leave_out(abut, subject, assess, rules=config.rules,
+                                      include_subject=include_subject)
+    notices = join_owners(listed, assess)
+    mailable, review, recipient_counts = build_recipients(notices, subject_ids=ids)
+    owners = owners_by_parcel(notices)
+    listed["owners"] = [owners.get(str(pid), "") for pid in listed["parcel_id"]]
+    addresses = site_addresses(assess)
+    listed["site_address"] = listed["parcel_id"].astype(str).map(addresses)
+    area = core.search_area(subject, distance_ft=distance_ft)
+    counts = checks.package_counts(listed, left, recipient_counts)
+    warnings = job_warnings(config, subject=subject, area=area, candidates=candidates,
+                            distance_ft=distance_ft, skipped=skipped, n_abutting=len(abut),
+                            limit=limit)
+    streets = read_streets(config, candidates, warnings)
+    # an address too long to print whole (labels on the default 5160 sheet, the mailing book)
+    unfit = checks.address_fit_warning(mailable) if len(mailable) else None
+    if unfit is not None:
+        warnings.append(unfit)
+    info = PackageInfo(
+        town=config.name, subject_ids=tuple(ids), distance_ft=distance_ft,
+        fiscal_years=tuple(fiscal_years(assess)), sources=tuple(_sources(config, site)),
+        include_subject=include_subject, synthetic=config.synthetic, section=core.SECTION,
+        sender=tuple(sender or ()), notes=(ponds_note,) if ponds_note else (), counts=counts,
+    )
+    site_source = source_of(site, what="site (--site)") if site is not None else None
+    document = checks.abutters_document(info, counts=counts, warnings=warnings,
+                                        site_source=site_source)
+    lines = summary_lines(info, counts, warnings)
+    return AbutterPackage(info=info, subject=subject, candidates=candidates, listed=listed,
+                          left_out=left, recipients=mailable, search_area=area,
+                          summary=lines + list(info.notes), review=review, counts=counts,
+                          warnings=warnings, site=site_gdf, streets=streets,
+                          document=document,
+                          subject_addresses={i: str(addresses.get(i, "")) for i in ids})
+
+
+def list_and_leave_out(abut: gpd.GeoDataFrame, subject: gpd.GeoDataFrame, assess: pd.DataFrame,
+                       *, rules, include_subject: bool
+                       ) -> tuple[gpd.GeoDataFrame, gpd.GeoDataFrame]:
+    """The parcels to list (numbered ``map_no`` nearest first) and those left out, with the
+    subject's own rows among the left out unless ``include_subject``."""
+    listed, left = core.classify(abut, owned_parcel_ids(assess), rules=rules)
+    if not include_subject:
+        left = pd.concat([left, subject_left_out(subject)])
+    listed = _with_pond_notes(listed.assign(parcel_id=listed["id"],
+                                            map_no=np.arange(1, len(listed) + 1)))
+    return listed, left.assign(parcel_id=left["id"])
+
+
+class TooManyAbuttersError(SwmGisError):
+    """More abutters than ``--max-abutters`` allows: nothing is written."""
+
+
+def job_warnings(config: TownConfig, *, subject, area, candidates, distance_ft: float,
+                 skipped: list[str], n_abutting: int, limit: int) -> list[dict[str, str]]:
+    """The warnings of ``abutters.json`` (:mod:`swm_gis.notification.checks`), in a fixed order."""
+    found = [
+        checks.many_abutters_warning(n_abutting, limit, distance_ft=distance_ft),
+        checks.edge_warning(config, subject, area, candidates, distance_ft=distance_ft),
+        checks.right_of_way_warning(skipped),
+        checks.subject_right_of_way_warning(
+            subject.loc[core.no_owner_type(subject, config.rules), "id"].astype(str).tolist()),
+        None if config.has("assess") else checks.no_assess_warning(),
+    ]
+    return [w for w in found if w is not None]
+
+
+def read_streets(config: TownConfig, candidates: gpd.GeoDataFrame,
+                 warnings: list[dict[str, str]]) -> gpd.GeoDataFrame | None:
+    """Street centerlines around the map's area ([layers.streets]); None when not configured.
+
+    The streets only orient the map: one that cannot be read adds ``map_context_unread`` to
+    ``warnings`` instead of stopping the abutter list.
+    """
+    if not config.has("streets") or candidates.empty:
+        return None
+    x0, y0, x1, y1 = candidates.total_bounds
+    pad = 0.25 * max(x1 - x0, y1 - y0)
+    try:
+        return layers.read_layer(config, "streets",
+                                 bbox=(x0 - pad, y0 - pad, x1 + pad, y1 + pad))
+    except SwmGisError as exc:
+        warnings.append(checks.warning("map_context_unread", f"The map is drawn without "
+                                       f"street names: {exc}"))
+        return None
+
+
+def first_owned_parcel(config: TownConfig) -> str:
+    """The id of the first parcel with an owner type (for demos on a small town)."""
+    parcels = layers.read_layer(config, "parcels")
+    owned = parcels.loc[~core.no_owner_type(parcels, config.rules), "id"].dropna()
+    if owned.empty:
+        raise SwmGisError(f"{config.layer('parcels').describe()} has no owned parcel.")
+    return str(owned.iloc[0])
+
+
+def _sources(config: TownConfig, site) -> list[dict]:
+    """Every source with its best-known vintage (the config's, else the file date labelled)."""
+    sources = [source_with_vintage(layers.source_info(config.layer(key)),
+                                   config_vintage=config.layer(key).vintage)
+               for key in ("parcels", "assess", "town_boundary", "streets") if config.has(key)]
+    if site is not None:
+        sources.append(source_of(site, what="site (--site)"))
+    return sources
+
+
+def _with_pond_notes(listed: gpd.GeoDataFrame) -> gpd.GeoDataFrame:
+    """Say in ``note`` which pond brought a parcel in (WPA pond extension)."""
+    if "pond" not in listed:
+        return listed
+    by_pond = listed["pond"].notna()
+    listed.loc[by_pond, "note"] = [
+        "; ".join(p for p in (note, f"WPA pond extension: abuts {pond} ({acres:g} acres), "
+                                    "which the subject borders") if p)
+        for note, pond, acres in zip(listed.loc[by_pond, "note"], listed.loc[by_pond, "pond"],
+                                     listed.loc[by_pond, "pond_acres"], strict=True)]
+    return listed
+
+
+def add_pond_extension(cfg: TownConfig, abut: gpd.GeoDataFrame, subject: gpd.GeoDataFrame,
+                       candidates: gpd.GeoDataFrame) -> tuple[gpd.GeoDataFrame, str]:
+    """Add the owners around ponds under 10 acres that the subject borders (optional rule)."""
+    reach = core.POND_BORDER_FT * core.M_PER_FT / core.metres_per_unit(cfg.crs) + 1.0
+    x0, y0, x1, y1 = subject.total_bounds
+    if cfg.has("waterbodies"):
+        ponds = layers.read_layer(cfg, "waterbodies",
+                                  bbox=(x0 - reach, y0 - reach, x1 + reach, y1 + reach))
+        source = "[layers.waterbodies]"
+    else:
+        ponds = candidates.loc[candidates["poly_type"].astype("string").str.upper() == "WATER"]
+        source = "parcels with POLY_TYPE WATER"
+    found = core.bordered_ponds(subject, ponds)
+    if found.empty:
+        return abut, f"WPA pond extension: the subject borders no pond under 10 acres ({source})."
+    px0, py0, px1, py1 = found.total_bounds
+    around = layers.merge_duplicate_ids(layers.read_layer(
+        cfg, "parcels", bbox=(px0 - reach, py0 - reach, px1 + reach, py1 + reach)))
+    extra = core.pond_extension(around, subject, found,
+                                exclude_ids=abut["id"].dropna().astype(str))
+    extra = extra.assign(is_subject=False, other_town=False)
+    if "town_id" in subject and len(extra):
+        towns = {core.town_key(v) for v in subject["town_id"] if pd.notna(v)}
+        extra["other_town"] = [bool(towns) and pd.notna(t) and core.town_key(t) not in towns
+                               for t in extra["town_id"]]
+    out = pd.concat([abut, extra]) if len(extra) else abut
+    out = gpd.GeoDataFrame(out, geometry=abut.geometry.name, crs=abut.crs).sort_values(
+        "distance_ft", kind="stable")
+    out.attrs = abut.attrs
+    names = ", ".join(f"{p} ({a:g} acres)" for p, a in zip(found["pond"], found["pond_acres"],
+                                                            strict=True))
+    return out, (f"WPA pond extension: {len(extra)} more parcel(s) abutting {names}, which the "
+                 f"subject borders ({source}).")
+
+
+# --------------------------------------------------------------------------- reading
+def read_subject(cfg: TownConfig, *, parcel_ids: list[str],
+                 site: str | os.PathLike | gpd.GeoDataFrame | None
+                 ) -> tuple[gpd.GeoDataFrame, gpd.GeoDataFrame | None, list[str]]:
+    """The subject parcels: by id (where clause) or the parcels the site polygons reach.
+
+    Returns the subject, the site frame (working CRS; None for ``parcel_ids``) and the ids of
+    right-of-way and water polygons the site reaches into, which are never subjects.
+    """
+    site_gdf, skipped = None, []
+    if site is not None:
+        site_gdf = as_frame(site, working_crs=cfg.crs, what="--site")
+        touched = layers.read_layer(cfg, "parcels", mask=core.subject_union(site_gdf))
+        core.check_right_of_way_field(touched, cfg.rules)
+        subject = core.parcels_touched_by_site(touched, site_gdf, rules=cfg.rules)
+        skipped = list(dict.fromkeys(subject.attrs.get("skipped_no_owner", [])))
+        if subject.empty:
+            raise GeometryError(
+                f"The site {describe(site)} (--site) reaches into no parcel of "
+                f"{cfg.layer('parcels').describe()} ([layers.parcels]). Check that the site "
+                "lies in the town and that both are in the CRS they declare."
+            )
+        parcel_ids = core.subject_ids(subject)
+    return layers.read_parcels_by_id(cfg, parcel_ids), site_gdf, skipped
+
+
+def read_candidates(cfg: TownConfig, subject: gpd.GeoDataFrame, *, distance_ft: float
+                    ) -> gpd.GeoDataFrame:
+    """Parcels in the subject's bounding box grown by the distance (plus 5 %, and 1 m)."""
+    reach = distance_ft * core.M_PER_FT / core.metres_per_unit(cfg.crs) * 1.05 + 1.0
+    x0, y0, x1, y1 = subject.total_bounds
+    bbox = (x0 - reach, y0 - reach, x1 + reach, y1 + reach)
+    return layers.merge_duplicate_ids(layers.read_layer(cfg, "parcels", bbox=bbox))
+
+
+def read_assess(cfg: TownConfig, *, ids: list[str]) -> pd.DataFrame:
+    """Assessing rows of the given parcel ids only (never the whole table)."""
+    if not cfg.has("assess"):
+        return pd.DataFrame(columns=["parcel_id", "owner", "fiscal_year"])
+    return layers.read_by_ids(cfg, "assess", "parcel_id", ids)
+
+
+def site_addresses(assess: pd.DataFrame) -> pd.Series:
+    """Parcel id -> its site address(es) from the assessing rows ("; " between distinct ones)."""
+    if "site_address" not in assess or assess.empty:
+        return pd.Series(dtype=object)
+    by_parcel: dict[str, list[str]] = {}
+    for pid, address in zip(assess["parcel_id"], assess["site_address"], strict=True):
+        if address is None or (not isinstance(address, str) and pd.isna(address)):
+            continue
+        by_parcel.setdefault(str(pid), []).append(address)
+    return pd.Series({pid: _join_addresses(values) for pid, values in by_parcel.items()},
+                     dtype=object)
+
+
+def _join_addresses(values: Iterable[object], most: int = 3) -> str:
+    """Distinct site addresses; a condominium's many unit addresses are shortened."""
+    distinct = list(dict.fromkeys(str(v).strip() for v in values if str(v).strip()))
+    if len(distinct) <= most:
+        return "; ".join(distinct)
+    return "; ".join(distinct[:most]) + f"; ... ({len(distinct)} addresses)"
+
+
+def subject_left_out(subject: gpd.GeoDataFrame) -> gpd.GeoDataFrame:
+    out = subject.copy()
+    out["distance_ft"] = 0.0
+    out["reason"] = ("subject parcel (the applicant's own land): no notice; pass "
+                     "--include-subject to list its owners")
+    return out
+
+
+def write_all(paths: dict[str, Path], pkg: AbutterPackage, *, label_template: str,
+              label_offset: tuple[float, float], progress: Progress) -> None:
+    """Write every file of the package (:data:`OUTPUT_FILES`)."""
+    from swm_gis.reports.abutters_map import write_abutters_map
+    from swm_gis.reports.certification import write_certification_pdf
+    from swm_gis.reports.certified_mail import write_certified_mail
+    from swm_gis.reports.labels import write_labels
+    from swm_gis.reports.mailing import (
+        write_abutting_csv,
+        write_left_out_csv,
+        write_mailing_csv,
+        write_mailing_xlsx,
+        write_review_csv,
+    )
+
+    info, mailable = pkg.info, pkg.recipients
+    write_abutting_csv(pkg.listed, info, paths["abutting_parcels_csv"])
+    write_left_out_csv(pkg.left_out, info, paths["left_out_csv"])
+    write_mailing_csv(mailable, info, paths["mailing_list_csv"])
+    write_mailing_xlsx(mailable, info, paths["mailing_list_xlsx"], review=pkg.review)
+    write_review_csv(pkg.review, paths["mailing_review_csv"])
+    write_certification_pdf(paths["certification_pdf"], info, review=pkg.review)
+    progress(0.7, "writing labels and the mailing book")
+    write_labels(mailable, info, paths["labels_pdf"], template=label_template,
+                 offset_in=label_offset)
+    write_certified_mail(mailable, info, paths["certified_mail_pdf"])
+    progress(0.8, "drawing the map")
+    labels = {pid: pkg.listed_address(pid) for pid in info.subject_ids}
+    write_abutters_map(pkg.subject, pkg.search_area, pkg.listed, pkg.left_out, info,
+                       paths["abutters_map_pdf"], context=pkg.candidates, site=pkg.site,
+                       streets=pkg.streets, subject_labels=labels,
+                       left_out_count=pkg.counts.get("left_out", len(pkg.left_out)))
+    progress(0.95, "writing the GeoPackage")
+    meta = pd.DataFrame({"line": info.header_lines()})
+    layers_out = {
+        "subject": _for_gpkg(pkg.subject),
+        "search_area": pkg.search_area,
+        "abutting_parcels": _for_gpkg(pkg.listed),
+        "left_out": _for_gpkg(pkg.left_out),
+        "about": meta,
+    }
+    if pkg.site is not None:
+        layers_out["site"] = _for_gpkg(pkg.site)
+    write_geopackage(layers_out, paths["abutters_gpkg"])
+    write_json(pkg.document, paths["abutters_json"])
+
+
+def _for_gpkg(gdf: gpd.GeoDataFrame) -> gpd.GeoDataFrame:
+    out = gdf.copy()
+    out.attrs = {}
+    for col in out.columns:
+        if col != out.geometry.name and out[col].dtype == object:
+            out[col] = out[col].map(lambda v: None if v is None or (
+                not isinstance(v, str) and pd.isna(v)) else str(v))
+    return gpd.GeoDataFrame(out.reset_index(drop=True), geometry=gdf.geometry.name,
+                            crs=gdf.crs)
+
+
+def summary_lines(info: PackageInfo, counts: dict[str, int],
+                  warnings: list[dict[str, str]]) -> list[str]:
+    """The job's summary for people: the same counts as ``abutters.json``, then warnings."""
+    lines = [
+        f"Subject parcel(s) {info.subject_text}; distance {info.distance_text} "
+        f"(Chapter 320 {info.section}); assessing data {info.fiscal_year_text}.",
+        f"{counts['abutting']} abutting parcel(s): {counts['no_owner_of_record']} with no owner "
+        f"of record (ask the Assessors), {counts['other_town']} in another town; "
+        f"{counts['left_out']} left out (left_out.csv).",
+        f"{counts.get('mailable', 0)} recipient(s) after removing "
+        f"{counts.get('duplicates_removed', 0)} duplicate notice(s) (mailing_list.csv); "
+        f"{counts.get('no_mailing_address', 0)} with no mailing address and "
+        f"{counts.get('incomplete_address', 0)} with an incomplete address are kept off it "
+        "(mailing_review.csv).",
+    ]
+    return lines + [f"Warning ({w['code']}): {w['text']}" for w in warnings]
+
+
+__all__ = ["OUTPUT_FILES", "AbutterPackage", "TooManyAbuttersError", "abutter_package",
+           "output_paths"]

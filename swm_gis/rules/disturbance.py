@@ -1,0 +1,266 @@
+"""Permit trigger: how much land a project disturbs, alone and with its larger common plan.
+
+Chapter 320's applicability section quotes General Bylaws Chapter 213, Article II: no construction
+activity that disturbs one acre (43,560 sq ft) or more, or less than an acre but as part of a
+larger common plan of development or sale that will ultimately disturb an acre or more, without a
+Stormwater Management Permit. Areas are those of the *union* of the disturbance polygons, so
+overlapping pieces are never counted twice. Bylaw 213-16B(1)-(6) exempts six kinds of activity;
+the exemption is the applicant's claim and the result says so.
+
+Examples
+--------
+>>> import geopandas as gpd
+>>> from shapely.geometry import box
+>>> from swm_gis.config.town import Rules
+>>> ft = 0.3048  # a 200 ft x 218 ft site, in metres (EPSG:26986)
+>>> site = gpd.GeoDataFrame(geometry=[box(0, 0, 200 * ft, 218 * ft)], crs="EPSG:26986")
+>>> r = disturbance_trigger(site, rules=Rules())
+>>> r["area_sqft"], r["permit_required"]
+(43600.0, True)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+import geopandas as gpd
+import shapely
+from pyproj import CRS
+
+from swm_gis.config.town import SQFT_PER_ACRE, Rules, metres_per_unit
+from swm_gis.errors import CrsError, EmptyLayerError, GeometryError, SwmGisError
+
+#: Bylaw 213-16B exemptions (Chapter 320 applicability B): CLI name -> (citation, activity).
+EXEMPTIONS: dict[str, tuple[str, str]] = {
+    "npdes-waived": (
+        "Bylaw 213-16B(1)",
+        "construction activities waived from permit coverage under the NPDES general permit "
+        "for stormwater discharges from construction activities",
+    ),
+    "agriculture": (
+        "Bylaw 213-16B(2)",
+        "normal maintenance and improvement of land in agricultural use as defined by the "
+        "Wetlands Protection Act regulations, 310 CMR 10.04",
+    ),
+    "landscaping": (
+        "Bylaw 213-16B(3)",
+        "maintenance of existing landscaping, gardens or lawn areas associated with a "
+        "single-family dwelling",
+    ),
+    "fencing": (
+        "Bylaw 213-16B(4)",
+        "construction of fencing that will not substantially alter existing terrain or drainage "
+        "patterns",
+    ),
+    "utilities": (
+        "Bylaw 213-16B(5)",
+        "construction of utilities other than drainage (gas, water, electric, telephone, ...) "
+        "which will not alter terrain or drainage patterns",
+    ),
+    "wetlands-order": (
+        "Bylaw 213-16B(6)",
+        # quoted in full: the exemption holds only if the activity also complies with Chapter 320
+        "stormwater discharges resulting from the activities identified in Chapter 213, "
+        "Article II, that are wholly subject to jurisdiction under the Wetlands Protection Act "
+        "and demonstrate compliance with the Massachusetts Stormwater Management Handbook and "
+        "comply with these rules and regulations as reflected in an order of conditions issued "
+        "by the Conservation Commission",
+    ),
+}
+
+TRIGGER_SECTION = (
+    "General Bylaws Chapter 213, Article II (quoted in Chapter 320, applicability, "
+    "Subsection A)"
+)
+EXEMPTION_SECTION = "Bylaw 213-16B (Chapter 320, applicability, Subsection B)"
+
+#: Areas are compared with the trigger at this resolution (sq ft), so floating-point noise from
+#: reprojection never flips a site of exactly one acre.
+_COMPARE_DECIMALS = 3
+
+
+def disturbance_trigger(
+    site: gpd.GeoDataFrame,
+    *,
+    common_plan: gpd.GeoDataFrame | None = None,
+    exemptions: Iterable[str] = (),
+    rules: Rules,
+) -> dict[str, Any]:
+    """Disturbed area (union of the polygons) and whether a Stormwater Management Permit is needed.
+
+    Parameters
+    ----------
+    site
+        The proposed limit-of-disturbance polygon(s), in a projected CRS.
+    common_plan
+        The disturbance of the larger common plan of development or sale the site belongs to
+        (e.g. every lot of a subdivision); its union with the site is the plan's disturbance.
+    exemptions
+        Names of Bylaw 213-16B exemptions claimed by the applicant (the keys of
+        ``swm_gis.rules.disturbance.EXEMPTIONS``).
+    rules
+        Rule values; ``rules.trigger_sqft`` is the threshold (inclusive).
+
+    Returns
+    -------
+    dict
+        ``area_sqft``, ``area_acres``, ``common_plan_area_sqft`` (None without a plan),
+        ``common_plan_area_acres``, ``trigger_sqft``, ``disturbs_trigger_area``,
+        ``permit_required`` (True, False, or None when it depends on what the tool cannot see:
+        a claimed exemption, or a sub-acre site without ``common_plan``), ``exemption`` (None, or
+        the claimed exemptions with citations),
+        ``reasons`` and ``section``.
+
+    Raises
+    ------
+    SwmGisError
+        An exemption name is not one of ``swm_gis.rules.disturbance.EXEMPTIONS``.
+    CrsError, GeometryError, EmptyLayerError
+        The site (or plan) has no CRS, a geographic CRS, no polygons or non-polygon geometry.
+    """
+    claimed = check_exemptions(exemptions)
+    site_union = union_polygons(site, what="site")
+    factor = sqft_per_crs_unit2(site.crs)
+    area_sqft = float(site_union.area) * factor
+    plan_sqft = None
+    if common_plan is not None:
+        check_projected(common_plan, what="common plan")
+        plan_union = union_polygons(common_plan.to_crs(site.crs), what="common plan")
+        plan_sqft = float(shapely.union(site_union, plan_union).area) * factor
+    trigger = float(rules.trigger_sqft)
+    site_hits = _reaches(area_sqft, trigger)
+    plan_hits = plan_sqft is not None and _reaches(plan_sqft, trigger)
+    reasons = [_area_reason(area_sqft, trigger, site_hits)]
+    if plan_sqft is not None:
+        reasons.append(_plan_reason(plan_sqft, trigger, plan_hits))
+    disturbs = site_hits or plan_hits
+    exemption = None
+    if claimed:
+        exemption = [
+            {"name": name, "section": EXEMPTIONS[name][0], "activity": EXEMPTIONS[name][1],
+             "claimed_by": "applicant"}
+            for name in claimed
+        ]
+        listed = "; ".join(f"{EXEMPTIONS[n][0]} ({n}): {EXEMPTIONS[n][1]}" for n in claimed)
+        reasons.append(
+            f"The applicant claims the exemption of {listed}. This is the applicant's claim, not "
+            "a finding: the authorized enforcement authority (Conservation Commission) decides "
+            "whether the activity qualifies."
+        )
+    # permit_required is True / False only where the tool decided it; None when the answer
+    # rests on something it cannot see (a claimed exemption; a sub-acre site with no plan given)
+    required: bool | None
+    if claimed:
+        required = None
+        reasons.append(
+            "If the Commission accepts the claimed exemption, no Stormwater Management Permit is "
+            "required; otherwise " + ("one is required (the disturbance reaches one acre)."
+                                      if disturbs else _below_text(plan_sqft)))
+    elif disturbs:
+        required = True
+        reasons.append("A Stormwater Management Permit is required before any site-altering "
+                       "activity (Chapter 320, permit procedure, § 320-18 A).")
+    elif plan_sqft is None:
+        required = None
+        reasons.append(_below_text(None))
+    else:
+        required = False
+        reasons.append("No Stormwater Management Permit is required: neither the site nor its "
+                       "larger common plan of development or sale disturbs one acre.")
+    return {
+        "area_sqft": round(area_sqft, 2),
+        "area_acres": round(area_sqft / SQFT_PER_ACRE, 4),
+        "common_plan_area_sqft": None if plan_sqft is None else round(plan_sqft, 2),
+        "common_plan_area_acres": (None if plan_sqft is None
+                                   else round(plan_sqft / SQFT_PER_ACRE, 4)),
+        "trigger_sqft": trigger,
+        "disturbs_trigger_area": bool(disturbs),
+        "permit_required": required,
+        "exemption": exemption,
+        "reasons": reasons,
+        "section": TRIGGER_SECTION + ("; " + EXEMPTION_SECTION if claimed else ""),
+    }
+
+
+def _below_text(plan_sqft: float | None) -> str:
+    if plan_sqft is None:
+        return ("The site disturbs less than one acre and no common plan was given "
+                "(--common-plan): a permit is required if the site is part of a larger common "
+                "plan of development or sale that will ultimately disturb one acre or more, and "
+                "not otherwise.")
+    return ("no permit is required: neither the site nor its larger common plan of development "
+            "or sale disturbs one acre.")
+
+
+def check_exemptions(names: Iterable[str]) -> list[str]:
+    """The claimed exemption names, de-duplicated in order; unknown names raise with the list."""
+    out: list[str] = []
+    for raw in names:
+        name = str(raw).strip().lower()
+        if name not in EXEMPTIONS:
+            raise SwmGisError(
+                f'Unknown exemption "{raw}". Valid --exemption names (Bylaw 213-16B(1)-(6)) are: '
+                f"{', '.join(EXEMPTIONS)}."
+            )
+        if name not in out:
+            out.append(name)
+    return out
+
+
+def union_polygons(frame: gpd.GeoDataFrame, *, what: str) -> shapely.Geometry:
+    """The union of a frame's polygons, refusing no CRS, a geographic CRS and non-polygons."""
+    check_projected(frame, what=what)
+    geoms = frame.geometry.values
+    keep = ~(shapely.is_missing(geoms) | shapely.is_empty(geoms))
+    geoms = geoms[keep]
+    if len(geoms) == 0:
+        raise EmptyLayerError(f"The {what} has no polygons; it needs the limit-of-disturbance "
+                              "polygon(s) of the project.")
+    kinds = set(shapely.get_type_id(geoms).tolist())
+    if not kinds <= {3, 6}:  # Polygon, MultiPolygon
+        found = ", ".join(sorted(set(frame.geom_type[keep])))
+        raise GeometryError(
+            f"The {what} holds {found} geometry; it must be polygon(s) outlining the area "
+            "(a point or line has no area to measure). Draw the limit of disturbance as polygons."
+        )
+    return shapely.union_all(shapely.make_valid(geoms))
+
+
+def check_projected(frame: gpd.GeoDataFrame, *, what: str) -> CRS:
+    """The frame's CRS, which must exist and be projected (areas need a plane)."""
+    if frame.crs is None:
+        raise CrsError(f"The {what} has no coordinate reference system; save it with one.")
+    if not frame.crs.is_projected:
+        raise CrsError(
+            f"The {what} is in a geographic CRS ({frame.crs.name}); areas need a projected CRS. "
+            "Reproject it to the town's working CRS (e.g. EPSG:26986) first."
+        )
+    return frame.crs
+
+
+def sqft_per_crs_unit2(crs: CRS) -> float:
+    """Square feet per squared unit of a projected CRS (metres, feet or US survey feet)."""
+    return (metres_per_unit(crs) / 0.3048) ** 2
+
+
+def _reaches(area_sqft: float, trigger_sqft: float) -> bool:
+    return round(area_sqft, _COMPARE_DECIMALS) >= trigger_sqft
+
+
+def _area_reason(area_sqft: float, trigger: float, hits: bool) -> str:
+    rel = "reaches" if hits else "is below"
+    return (f"The site's limit of disturbance (union of its polygons, overlaps counted once) is "
+            f"{area_sqft:,.1f} sq ft ({area_sqft / SQFT_PER_ACRE:.3f} acres), which {rel} the "
+            f"{trigger:,.0f} sq ft (one acre) permit trigger of {TRIGGER_SECTION}.")
+
+
+def _plan_reason(plan_sqft: float, trigger: float, hits: bool) -> str:
+    rel = "reaches" if hits else "is below"
+    return (f"The larger common plan of development or sale (union of the site and the plan) "
+            f"disturbs {plan_sqft:,.1f} sq ft ({plan_sqft / SQFT_PER_ACRE:.3f} acres), which {rel} "
+            f"one acre; a site under one acre in a plan that disturbs an acre or more needs a "
+            f"permit ({TRIGGER_SECTION}).")
+
+
+__all__ = ["EXEMPTIONS", "disturbance_trigger"]

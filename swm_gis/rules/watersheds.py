@@ -1,0 +1,250 @@
+"""USGS watersheds of a site (HUC12 / HUC10, with area shares) and off-site mitigation eligibility.
+
+§ 320-19 B(7)(d) allows off-site mitigation for new development only within the same USGS HUC12
+as the site; B(8)(d) allows it for redevelopment within the same HUC10. A mitigation site is
+eligible when it lies in a HUC of the required level that contains part of the project site.
+
+Examples
+--------
+>>> import geopandas as gpd
+>>> from shapely.geometry import box, Point
+>>> hucs = gpd.GeoDataFrame({"huc": ["010700020101", "010700020102"], "name": ["West", "East"]},
+...                         geometry=[box(0, 0, 1000, 1000), box(1000, 0, 2000, 1000)],
+...                         crs="EPSG:26986")
+>>> site = gpd.GeoDataFrame(geometry=[box(900, 100, 1000, 200)], crs="EPSG:26986")
+>>> watershed_shares(site, huc12=hucs, huc10=None)["huc12"]
+[{'huc': '010700020101', 'name': 'West', 'share': 1.0, 'area_sqft': 107639.1}]
+>>> mit = gpd.GeoDataFrame({"id": ["M1"]}, geometry=[Point(1500, 500)], crs="EPSG:26986")
+>>> [m["eligible"] for m in mitigation_eligibility(mit, hucs=hucs, site_hucs=["010700020101"],
+...                                               level="HUC12")]
+[False]
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+import geopandas as gpd
+import numpy as np
+import shapely
+
+from swm_gis.errors import GeometryError
+from swm_gis.rules.disturbance import sqft_per_crs_unit2, union_polygons
+
+SECTION = {"HUC12": "§ 320-19 B(7)(d)", "HUC10": "§ 320-19 B(8)(d)"}
+
+
+def watershed_shares(
+    site: gpd.GeoDataFrame,
+    *,
+    huc12: gpd.GeoDataFrame | None,
+    huc10: gpd.GeoDataFrame | None,
+) -> dict[str, Any]:
+    """The HUC12 and HUC10 watersheds the site lies in, each with its share of the site's area.
+
+    Parameters
+    ----------
+    site
+        Limit-of-disturbance polygon(s) in a projected CRS.
+    huc12, huc10
+        Watershed polygons with logical fields ``huc`` and ``name`` in the site's CRS, or None
+        when the layer is not configured (that level is then an empty list).
+
+    Returns
+    -------
+    dict
+        ``huc12`` and ``huc10``: lists of ``{huc, name, share, area_sqft}`` (largest share first;
+        polygons sharing a code count as one watershed), ``reasons`` and ``section``.
+
+    Raises
+    ------
+    GeometryError
+        A given HUC layer has no polygon that overlaps the site (wrong area or CRS).
+    """
+    site_union = union_polygons(site, what="site")
+    factor = sqft_per_crs_unit2(site.crs)
+    total = float(site_union.area)
+    out: dict[str, Any] = {"huc12": [], "huc10": []}
+    reasons = []
+    for level, frame in (("huc12", huc12), ("huc10", huc10)):
+        if frame is None:
+            reasons.append(f"No {level.upper()} layer is configured; the site's {level.upper()} "
+                           "is unknown.")
+            continue
+        rows = _shares(site_union, frame, total, factor, width=int(level[3:]))
+        if not rows:
+            src = _source_text(frame)
+            raise GeometryError(
+                f"The site lies outside every {level.upper()} watershed polygon of {src}. Check "
+                f"that the site is in this town and in the right CRS, and that [layers.{level}] "
+                "covers it (USGS WBD WBDHU12 / WBDHU10)."
+            )
+        out[level] = rows
+        covered = sum(r["share"] for r in rows)
+        names = ", ".join(r["huc"] + (f" {r['name']}" if r["name"] else "")
+                          + f" ({r['share']:.1%} of the site)" for r in rows)
+        reasons.append(f"The site lies in {level.upper()} {names}.")
+        if covered < 0.999:
+            reasons.append(f"{1 - covered:.1%} of the site lies outside every {level.upper()} "
+                           "polygon of the layer.")
+    out["reasons"] = reasons
+    out["section"] = "§ 320-19 B(7)(d) and B(8)(d) (USGS HUC12 / HUC10)"
+    return out
+
+
+def mitigation_eligibility(
+    mitigation: gpd.GeoDataFrame,
+    *,
+    hucs: gpd.GeoDataFrame | None,
+    site_hucs: Iterable[str],
+    level: str,
+) -> list[dict[str, Any]]:
+    """For each proposed off-site mitigation feature: its HUC and whether it is eligible.
+
+    Parameters
+    ----------
+    mitigation
+        Mitigation sites (polygons, points or lines) in the CRS of ``hucs``. Their ``id`` column
+        (else ``name``, else the row number from 1) identifies them.
+    hucs
+        Watershed polygons of the required ``level`` with logical fields ``huc`` and ``name``;
+        None when that layer is not configured (nothing can be eligible then).
+    site_hucs
+        Codes of the ``level`` watersheds that contain part of the site.
+    level
+        ``"HUC12"`` (new development) or ``"HUC10"`` (redevelopment).
+
+    Returns
+    -------
+    list of dict
+        ``{id, huc, huc_name, eligible, reason, section, huc_share}`` in input order; ``huc`` is
+        the watershed holding the largest part of the feature (None when outside every one).
+    """
+    level = level.upper()
+    section = SECTION.get(level, "§ 320-19 B(7)(d)/B(8)(d)")
+    site_set = {str(h) for h in site_hucs}
+    ids = _feature_ids(mitigation)
+    geoms = mitigation.geometry.values
+    results = []
+    if hucs is None:
+        for fid in ids:
+            results.append({"id": fid, "huc": None, "huc_name": None, "eligible": False,
+                            "huc_share": None, "section": section,
+                            "reason": f"No {level} layer is configured, so eligibility cannot be "
+                                      "decided."})
+        return results
+    if hucs.crs is not None and mitigation.crs is not None and not hucs.crs.equals(mitigation.crs):
+        geoms = mitigation.to_crs(hucs.crs).geometry.values
+    width = int(level[3:]) if level[3:].isdigit() else 0
+    hucs = hucs.assign(huc=[huc_code(h, width=width) for h in hucs["huc"]])
+    huc_geoms = hucs.geometry.values
+    tree = shapely.STRtree(huc_geoms)
+    site_text = ", ".join(sorted(site_set)) or "none"
+    for fid, geom in zip(ids, geoms, strict=True):
+        huc, name, share = _dominant_huc(geom, tree, hucs)
+        if huc is None:
+            results.append({"id": fid, "huc": None, "huc_name": None, "eligible": False,
+                            "huc_share": None, "section": section,
+                            "reason": f"The mitigation site lies outside every {level} polygon "
+                                      f"of the layer; it must be within the site's {level} "
+                                      f"({site_text})."})
+            continue
+        eligible = huc in site_set
+        part = "" if share >= 0.9995 else f" ({share:.1%} of it; the rest lies in other {level}s)"
+        if eligible:
+            reason = (f"Eligible: the mitigation site lies in {level} {huc}{part}, which contains "
+                      f"part of the project site; {section} allows off-site mitigation within "
+                      f"the same {level}.")
+        else:
+            reason = (f"Not eligible: the mitigation site lies in {level} {huc}{part}, but the "
+                      f"project site lies in {level} {site_text}; {section} allows off-site "
+                      f"mitigation only within the same {level}.")
+        results.append({"id": fid, "huc": huc, "huc_name": name, "eligible": bool(eligible),
+                        "huc_share": round(share, 4), "section": section, "reason": reason})
+    return results
+
+
+def _shares(site_union: shapely.Geometry, frame: gpd.GeoDataFrame, total: float,
+            factor: float, *, width: int) -> list[dict[str, Any]]:
+    geoms = frame.geometry.values
+    tree = shapely.STRtree(geoms)
+    idx = tree.query(site_union, predicate="intersects")
+    if len(idx) == 0:
+        return []
+    areas = shapely.area(shapely.intersection(geoms[idx], site_union))
+    part = frame.iloc[idx]
+    by_huc: dict[str, dict[str, Any]] = {}
+    for huc, name, area in zip(part["huc"], part["name"], areas, strict=True):
+        key = huc_code(huc, width=width)
+        row = by_huc.setdefault(key, {"huc": key, "name": _text(name), "area": 0.0})
+        row["area"] += float(area)
+    rows = [
+        {"huc": r["huc"], "name": r["name"], "share": round(r["area"] / total, 4),
+         "area_sqft": round(r["area"] * factor, 1)}
+        for r in by_huc.values() if r["area"] > 0
+    ]
+    return sorted(rows, key=lambda r: (-r["share"], r["huc"]))
+
+
+def _dominant_huc(geom: shapely.Geometry, tree: shapely.STRtree, hucs: gpd.GeoDataFrame
+                  ) -> tuple[str | None, str | None, float]:
+    """The HUC holding the largest part of a feature (area, else length, else the point)."""
+    if geom is None or shapely.is_empty(geom):
+        return None, None, 0.0
+    idx = tree.query(geom, predicate="intersects")
+    if len(idx) == 0:
+        return None, None, 0.0
+    parts = shapely.intersection(hucs.geometry.values[idx], geom)
+    dim = shapely.get_dimensions(geom)
+    if dim == 2:
+        size, whole = shapely.area(parts), geom.area
+    elif dim == 1:
+        size, whole = shapely.length(parts), geom.length
+    else:
+        size, whole = np.ones(len(idx)), float(len(idx))
+    sub = hucs.iloc[idx].assign(_size=size)
+    grouped = sub.groupby(sub["huc"].astype(str), sort=True)["_size"].sum()
+    best = grouped.idxmax()
+    name = _text(sub.loc[sub["huc"].astype(str) == best, "name"].iloc[0])
+    share = float(grouped[best] / whole) if whole else 0.0
+    return best, name, min(share, 1.0)
+
+
+def huc_code(value: Any, *, width: int) -> str:
+    """A HUC code as text; numbers that lost their leading zero (stored as integers) get it back.
+
+    >>> huc_code(10700020101, width=12), huc_code("0107000201", width=10)
+    ('010700020101', '0107000201')
+    """
+    text = str(value).strip()
+    if text.endswith(".0") and text[:-2].isdigit():
+        text = text[:-2]
+    return text.zfill(width) if text.isdigit() and len(text) < width else text
+
+
+def _feature_ids(frame: gpd.GeoDataFrame) -> list[str]:
+    """Ids from the first of: ``id``, a field ending in ``_id`` (e.g. MIT_ID), ``name``."""
+    lower = {str(c).lower(): c for c in frame.columns if c != frame.geometry.name}
+    col = lower.get("id") or next((c for k, c in lower.items() if k.endswith("_id")), None)
+    col = col or lower.get("name")
+    if col is None:
+        return [str(i + 1) for i in range(len(frame))]
+    return [str(v) if v is not None and v == v else str(i + 1)
+            for i, v in enumerate(frame[col])]
+
+
+def _text(value: Any) -> str | None:
+    if value is None or (isinstance(value, float) and value != value):
+        return None
+    return str(value)
+
+
+def _source_text(frame: gpd.GeoDataFrame) -> str:
+    src = frame.attrs.get("source") or {}
+    if src.get("file"):
+        return src["file"] + (f":{src['layer']}" if src.get("layer") else "")
+    return "the layer"
+
+
+__all__ = ["mitigation_eligibility", "watershed_shares"]

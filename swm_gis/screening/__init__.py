@@ -1,0 +1,1 @@
+"""The screening job: one site's checks, its findings (statuses) and checklist."""

@@ -1,0 +1,522 @@
+"""Site screening: every check of ``swm-gis screen`` for one site, as one document (SPEC section 5).
+
+:func:`build_screening` reads the reference layers it needs through :mod:`swm_gis.io.layers` with a
+spatial filter around the site, hands frames to the rule functions
+(:mod:`swm_gis.rules.disturbance`, :mod:`swm_gis.rules.development`, :mod:`swm_gis.rules.standards`,
+:mod:`swm_gis.rules.watersheds` and the resource checks of :mod:`swm_gis.screening.resource_areas`)
+and collects their results into the ``screening.json`` document plus the layers of
+``screening.gpkg``. It writes nothing: the CLI and the QGIS plugin do.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import datetime as dt
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import geopandas as gpd
+import numpy as np
+import pandas as pd
+import shapely
+
+from swm_gis._version import __version__
+from swm_gis.config.town import SQFT_PER_ACRE, TownConfig, metres_per_unit
+from swm_gis.errors import GeometryError, LayerDataError, SwmGisError
+from swm_gis.io import layers as io
+from swm_gis.io.coverage import coverage_record
+from swm_gis.rules.development import development_type
+from swm_gis.rules.disturbance import (
+    check_exemptions,
+    disturbance_trigger,
+    sqft_per_crs_unit2,
+    union_polygons,
+)
+from swm_gis.rules.standards import performance_standards
+from swm_gis.rules.watersheds import mitigation_eligibility, watershed_shares
+from swm_gis.screening.findings import HABITAT_LAYERS, decide_findings
+from swm_gis.screening.general_requirements import general_requirements
+from swm_gis.terrain.receiving_waters import land_use
+
+ProgressFn = Callable[[float, str], None]
+
+#: Top-level keys of screening.json in the order they are written (SPEC section 5, plus meta).
+DOCUMENT_KEYS = ("meta", "disturbance", "development_type", "standards", "watersheds",
+                 "mitigation", "habitats", "floodplain", "receiving_waters", "checks",
+                 "coverage", "findings", "general_requirements")
+
+DEVELOPMENT_CHOICES = ("auto", "new", "redevelopment")
+
+#: JSON Schema (draft 2020-12) of screening.json, published with the package.
+SCHEMA_PATH = Path(__file__).resolve().parents[1] / "schemas" / "screening.schema.json"
+
+
+@dataclass
+class ScreeningResult:
+    """The screening of one site: the ``screening.json`` document and the GeoPackage layers."""
+
+    document: dict[str, Any]
+    layers: dict[str, gpd.GeoDataFrame] = field(default_factory=dict)
+
+
+def build_screening(
+    config: TownConfig,
+    site: gpd.GeoDataFrame,
+    *,
+    common_plan: gpd.GeoDataFrame | None = None,
+    development: str = "auto",
+    proposed_impervious: gpd.GeoDataFrame | None = None,
+    proposed_impervious_sqft: float | None = None,
+    mitigation: gpd.GeoDataFrame | None = None,
+    exemptions: Iterable[str] = (),
+    roadway_maintenance: bool = False,
+    subject_parcels: gpd.GeoDataFrame | None = None,
+    proposed_use: str | None = None,
+    progress: ProgressFn | None = None,
+) -> ScreeningResult:
+    """Screen one site against Chapter 320.
+
+    Parameters
+    ----------
+    config
+        The town (working CRS, rule values, reference layers).
+    site
+        Limit-of-disturbance polygon(s); reprojected to the working CRS if needed.
+    common_plan
+        Disturbance of the larger common plan of development or sale (polygons).
+    development
+        ``"auto"`` (measure existing impervious cover), ``"new"`` or ``"redevelopment"``.
+    proposed_impervious, proposed_impervious_sqft
+        Post-construction impervious area: polygons (their union is measured) or a number of
+        square feet; at most one of them.
+    mitigation
+        Proposed off-site mitigation sites, each checked for HUC12/HUC10 eligibility.
+    exemptions
+        Bylaw 213-16B exemption names claimed by the applicant.
+    roadway_maintenance
+        Redevelopment limited to existing-roadway maintenance (§ 320-19 B(8)(e)).
+    subject_parcels
+        The parcels the work is on, handed to the resource checks.
+    proposed_use
+        The proposed land use (a DOR use code such as ``"325"``, or ``"commercial"``,
+        ``"residential"``, ...): decides § 320-19 B(10)(e); without it the parcels' existing use
+        codes decide, and the requirement says so.
+    progress
+        ``progress(fraction, message)`` callback.
+
+    Returns
+    -------
+    ScreeningResult
+        ``document`` (the screening.json content) and ``layers`` (for screening.gpkg).
+    """
+    report = progress or (lambda fraction, message: None)
+    claimed = check_exemptions(exemptions)
+    land_use(proposed_use=proposed_use)  # refuse an unknown --proposed-use before any reading
+    if development not in DEVELOPMENT_CHOICES:
+        raise SwmGisError(f'Unknown --development value "{development}"; use one of: '
+                          f"{', '.join(DEVELOPMENT_CHOICES)}.")
+    if proposed_impervious is not None and proposed_impervious_sqft is not None:
+        raise SwmGisError("Give the post-construction impervious area once: either "
+                          "--proposed-impervious FILE or --proposed-impervious-sqft N, not both.")
+    site = _to_working(site, config)
+    common_plan = _to_working(common_plan, config)
+    mitigation = _to_working(mitigation, config)
+    proposed_impervious = _to_working(proposed_impervious, config)
+    site_union = union_polygons(site, what="site")
+    factor = sqft_per_crs_unit2(site.crs)
+    checks: list[dict[str, Any]] = []
+    layers: dict[str, gpd.GeoDataFrame] = {}
+
+    report(0.05, "disturbance and permit trigger")
+    disturbance = disturbance_trigger(site, common_plan=common_plan, exemptions=claimed,
+                                      rules=config.rules)
+    checks.append(_check("disturbance", True, _src(site, "site")))
+    if common_plan is not None:
+        checks.append(_check("common_plan", True, _src(common_plan, "common_plan")))
+    else:
+        checks.append(_check("common_plan", False, None, "no --common-plan given"))
+
+    # watersheds first: a site outside every HUC is a more basic error than a layer's extent
+    report(0.1, "watersheds (HUC12 / HUC10)")
+    mask = site_union if mitigation is None else shapely.union_all(
+        [site_union, *mitigation.geometry.values])
+    hucs = {level: _read_optional(config, level, mask) for level in ("huc12", "huc10")}
+    watersheds = watershed_shares(site, huc12=hucs["huc12"], huc10=hucs["huc10"])
+    watershed_checks = [_layer_check(f"watersheds_{level}", config, level)
+                        for level in ("huc12", "huc10")]
+
+    report(0.15, "existing impervious cover")
+    impervious, imp_source, imp_reason = _read_impervious(config, site_union)
+    dev = development_type(site, impervious=impervious,
+                           override=None if development == "auto" else development)
+    checks.append(_check("development_type", impervious is not None or development != "auto",
+                         imp_source, imp_reason))
+
+    report(0.3, "performance standards")
+    post_sqft = proposed_impervious_sqft
+    left_out = 0
+    if proposed_impervious is not None:
+        proposed_impervious, left_out = _on_site(proposed_impervious, site_union)
+        post_sqft = float(union_polygons(proposed_impervious, what="proposed impervious").area
+                          ) * factor
+    standards = performance_standards(dev, post_impervious_sqft=post_sqft, rules=config.rules,
+                                      roadway_maintenance=roadway_maintenance)
+    if left_out:
+        standards["reasons"].append(
+            f"{left_out} proposed impervious polygon(s) lie wholly outside the limit of "
+            "disturbance and were left out (they belong to another site: impervious surfaces "
+            "are built within the disturbance).")
+    if disturbance["permit_required"] is False:
+        standards["reasons"].append("No Stormwater Management Permit is required (see "
+                                    "disturbance); these standards are shown for information.")
+    elif disturbance["permit_required"] is None:
+        standards["reasons"].append("These standards apply if a Stormwater Management Permit "
+                                    "is required (see disturbance: it is conditional).")
+    checks.append(_check("standards", True, _src(proposed_impervious, "proposed_impervious")
+                         if proposed_impervious is not None else None,
+                         None if post_sqft is not None else
+                         "no post-construction impervious area given: retention not computed"))
+
+    checks.extend(watershed_checks)
+    report(0.5, "off-site mitigation eligibility")
+    level = standards["mitigation_huc_level"]
+    mitigation_rows: list[dict[str, Any]] = []
+    if mitigation is not None:
+        site_codes = [r["huc"] for r in watersheds[level.lower()]]
+        mitigation_rows = mitigation_eligibility(mitigation, hucs=hucs[level.lower()],
+                                                 site_hucs=site_codes, level=level)
+        checks.append(_check("mitigation", hucs[level.lower()] is not None,
+                             [_src(mitigation, "mitigation"), _spec_src(config, level.lower())],
+                             None if hucs[level.lower()] is not None
+                             else f"no [layers.{level.lower()}] configured"))
+    else:
+        checks.append(_check("mitigation", False, None, "no --mitigation given"))
+
+    report(0.6, "resource areas and receiving waters")
+    from swm_gis.screening.resource_areas import resource_checks
+
+    res_keys, res_layers, res_checks = resource_checks(
+        config, site, subject_parcels=subject_parcels, proposed_use=proposed_use,
+        progress=_sub_progress(report, 0.6, 0.95),
+    )
+    checks.extend(res_checks)
+
+    report(0.97, "assembling the screening document")
+    layers.update(_site_layers(site_union, disturbance, common_plan, site.crs, factor))
+    if proposed_impervious is not None:
+        layers["proposed_impervious"] = _plain(proposed_impervious)
+    if mitigation is not None:
+        layers["mitigation"] = _mitigation_layer(mitigation, mitigation_rows)
+    wlayer = _watershed_layer(hucs, watersheds, site.crs)
+    if wlayer is not None:
+        layers["watersheds"] = wlayer
+    for name, frame in res_layers.items():
+        layers[name if name not in layers else f"resources_{name}"] = frame
+    for name, frame in map_context(config, site_union).items():
+        layers.setdefault(name, frame)
+
+    meta = _meta(config, site=site, common_plan=common_plan, mitigation=mitigation,
+                 proposed_impervious=proposed_impervious, development=development,
+                 proposed_impervious_sqft=proposed_impervious_sqft, exemptions=claimed,
+                 roadway_maintenance=roadway_maintenance, checks=checks)
+    meta["parameters"]["proposed_use"] = proposed_use
+    document = {
+        "meta": meta,
+        "disturbance": disturbance,
+        "development_type": dev,
+        "standards": standards,
+        "watersheds": watersheds,
+        "mitigation": mitigation_rows,
+        "habitats": res_keys.get("habitats", []),
+        "floodplain": res_keys.get("floodplain"),
+        "receiving_waters": res_keys.get("receiving_waters"),
+        "checks": checks,
+    }
+    for key, value in res_keys.items():  # anything further the resource checks add
+        document.setdefault(key, value)
+    document["coverage"] = _coverage(config, site_union, mitigation=mitigation,
+                                     flow_path=layers.get("flow_path"), checks=checks)
+    document["findings"] = decide_findings(document)
+    document["general_requirements"] = general_requirements()
+    report(1.0, "screening done")
+    return ScreeningResult(document=document, layers=layers)
+
+
+# --------------------------------------------------------------------------- coverage
+#: The layers that could turn each finding into "yes", whose coverage is recorded.
+_FINDING_LAYERS = {
+    "development_type": ("impervious",),
+    "watersheds": ("huc12", "huc10"),
+    "habitats": HABITAT_LAYERS,
+    "floodplain": ("flood_zones",),
+    "receiving_waters": ("streams", "waterbodies", "dem", "orw", "impaired_waters",
+                         "vernal_pools"),
+}
+
+
+def _coverage(config: TownConfig, site_union: shapely.Geometry, *,
+              mitigation: gpd.GeoDataFrame | None, flow_path: gpd.GeoDataFrame | None,
+              checks: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
+    """Coverage records ({configured, covers, basis}) of every finding's layers for the area
+    that finding searched (docs/findings.md): the site; the site grown by the habitat distance;
+    the site and the traced flow path; the mitigation sites."""
+    town = None
+    if config.has("town_boundary"):
+        frame = io.read_layer(config, "town_boundary", mask=site_union)
+        town = shapely.union_all(frame.geometry.values) if len(frame) else None
+    grow = config.rules.habitat_distance_ft * 0.3048 / metres_per_unit(config.crs_obj)
+    path = site_union
+    if flow_path is not None and len(flow_path):
+        path = shapely.union(site_union, shapely.union_all(flow_path.geometry.values))
+    searches = {"development_type": site_union, "watersheds": site_union,
+                "habitats": shapely.buffer(site_union, grow, quad_segs=32),
+                "floodplain": site_union, "receiving_waters": path}
+    ran = {c["name"]: c.get("ran") for c in checks}
+    out: dict[str, dict[str, Any]] = {}
+    for key, keys in _FINDING_LAYERS.items():
+        check_ran = ran.get(key, True) is not False or key == "development_type"
+        out[key] = {k: coverage_record(config, k, searches[key] if check_ran else None,
+                                       town=town) for k in keys}
+    if mitigation is not None:
+        sites = shapely.union_all(mitigation.geometry.values)
+        out["mitigation"] = {k: coverage_record(config, k, sites, town=town)
+                             for k in ("huc12", "huc10")}
+    return out
+
+
+# --------------------------------------------------------------------------- reading
+def _to_working(frame: gpd.GeoDataFrame | None, config: TownConfig) -> gpd.GeoDataFrame | None:
+    if frame is None or frame.crs is None or frame.crs.equals(config.crs_obj):
+        return frame
+    return frame.to_crs(config.crs)
+
+
+def _read_impervious(config: TownConfig, site_union: shapely.Geometry
+                     ) -> tuple[Any, dict[str, Any] | None, str | None]:
+    """The impervious layer around the site: a Raster, polygons, or None (with the reason)."""
+    if not config.has("impervious"):
+        return None, None, "no [layers.impervious] configured"
+    spec = config.layer("impervious")
+    if io.is_raster(spec):
+        raster = io.read_raster(config, "impervious", bounds=site_union.bounds)
+        _check_impervious_classes(raster, spec)
+        return raster, io.source_info(spec), None
+    frame = io.read_layer(config, "impervious", bbox=site_union.bounds)
+    return frame, io.source_info(spec), None
+
+
+def _check_impervious_classes(raster: Any, spec: Any) -> None:
+    """An impervious raster is classes (0 pervious, non-zero impervious): negative or fractional
+    values are another kind of raster (a DEM, a reflectance) and would count as all impervious."""
+    values = np.ma.compressed(np.ma.masked_invalid(raster.array))
+    if values.size and (values.min() < 0 or not np.all(np.mod(values, 1) == 0)):
+        raise LayerDataError(
+            f"The impervious raster {spec.path} ([layers.impervious]) holds values from "
+            f"{values.min():g} to {values.max():g} ({raster.array.dtype}) around the site; it "
+            "must be a class raster, 0 for pervious and 1 (any positive whole number) for "
+            "impervious cells, like MassGIS's 2016 impervious surface. Point [layers.impervious] "
+            "at that raster."
+        )
+
+
+def _read_optional(config: TownConfig, key: str, mask: shapely.Geometry
+                   ) -> gpd.GeoDataFrame | None:
+    if not config.has(key):
+        return None
+    return io.read_layer(config, key, mask=mask)
+
+
+#: How far around the site the map's context layers are read: past the 500 ft ring the map shows.
+CONTEXT_REACH_FT = 800.0
+#: Map context layer -> (config key, the columns kept).
+CONTEXT_LAYERS = {"context_parcels": ("parcels", ["id"]), "streets": ("streets", ["name"]),
+                  "waterbodies": ("waterbodies", ["name"])}
+
+
+def map_context(config: TownConfig, site_union: shapely.Geometry
+                ) -> dict[str, gpd.GeoDataFrame]:
+    """Parcels, streets and water bodies around the site, for the map's orientation only.
+
+    A layer not configured is simply absent; one that cannot be read is left off the map (it
+    decides no finding: the checks read their own layers and report their own errors).
+    """
+    from swm_gis.config.town import metres_per_unit
+
+    reach = CONTEXT_REACH_FT * 0.3048 / metres_per_unit(config.crs)
+    x0, y0, x1, y1 = site_union.bounds
+    bbox = (x0 - reach, y0 - reach, x1 + reach, y1 + reach)
+    out = {}
+    for name, (key, columns) in CONTEXT_LAYERS.items():
+        if not config.has(key):
+            continue
+        try:
+            frame = io.read_layer(config, key, bbox=bbox)
+        except SwmGisError:
+            continue
+        if len(frame):
+            keep = [c for c in columns if c in frame]
+            out[name] = gpd.GeoDataFrame(frame[keep], geometry=frame.geometry.values,
+                                         crs=frame.crs).reset_index(drop=True)
+    return out
+
+
+def _sub_progress(report: ProgressFn, start: float, end: float) -> Callable[..., None]:
+    """A progress callback for a sub-job mapped onto [start, end] of the whole.
+
+    Accepts ``(fraction, message)`` or ``(message, fraction)`` so sub-modules may use either.
+    """
+    def sub(a: Any, b: Any = "") -> None:
+        fraction, message = (b, a) if isinstance(a, str) else (a, b)
+        try:
+            f = min(max(float(fraction), 0.0), 1.0)
+        except (TypeError, ValueError):
+            f = 0.0
+        report(start + (end - start) * f, str(message))
+    return sub
+
+
+def _on_site(proposed: gpd.GeoDataFrame, site_union: shapely.Geometry
+             ) -> tuple[gpd.GeoDataFrame, int]:
+    """Proposed impervious polygons that touch the site's disturbance, and how many did not.
+
+    One file may hold several sites' surfaces (e.g. a SITE field); the whole polygon counts when
+    it touches the disturbance, so a roof drawn a little past the limit is not cut short.
+    """
+    touches = shapely.intersects(proposed.geometry.values, site_union)
+    if touches.any():
+        return proposed.loc[touches], int((~touches).sum())
+    raise GeometryError(
+        "No --proposed-impervious polygon touches the site's limit of disturbance; check that "
+        "the file belongs to this site and is in the right CRS.")
+
+
+# --------------------------------------------------------------------------- checks & meta
+def _check(name: str, ran: bool, source: Any, reason: str | None = None) -> dict[str, Any]:
+    out = {"name": name, "ran": bool(ran), "source": source}
+    if reason:
+        out["reason"] = reason
+    return out
+
+
+def _layer_check(name: str, config: TownConfig, key: str) -> dict[str, Any]:
+    if config.has(key):
+        return _check(name, True, _spec_src(config, key))
+    return _check(name, False, None, f"no [layers.{key}] configured")
+
+
+def _spec_src(config: TownConfig, key: str) -> dict[str, Any] | None:
+    return io.source_info(config.layer(key)) if config.has(key) else None
+
+
+def _src(frame: gpd.GeoDataFrame | None, key: str) -> dict[str, Any] | None:
+    if frame is None:
+        return None
+    src = dict(frame.attrs.get("source") or {"file": None, "layer": None, "modified": None})
+    src["key"] = key
+    return src
+
+
+def _meta(config: TownConfig, *, site, common_plan, mitigation, proposed_impervious,
+          development, proposed_impervious_sqft, exemptions, roadway_maintenance,
+          checks) -> dict[str, Any]:
+    inputs = [_src(f, k) for f, k in ((site, "site"), (common_plan, "common_plan"),
+                                      (mitigation, "mitigation"),
+                                      (proposed_impervious, "proposed_impervious"))
+              if f is not None]
+    layers_used = [io.source_info(spec) for spec in config.layers.values()
+                   if any(_mentions(c.get("source"), spec) for c in checks)]
+    return {
+        "tool": "swm-gis",
+        "tool_version": __version__,
+        "generated": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
+        "town": config.name,
+        "synthetic": bool(config.synthetic),
+        "config": str(config.path) if config.path else None,
+        "crs": config.crs,
+        "site": _src(site, "site"),
+        "parameters": {
+            "development": development,
+            "proposed_impervious_sqft": proposed_impervious_sqft,
+            "exemptions": list(exemptions),
+            "roadway_maintenance": bool(roadway_maintenance),
+            "common_plan": common_plan is not None,
+            "mitigation": mitigation is not None,
+            "proposed_impervious": proposed_impervious is not None,
+        },
+        "rules": _rules_dict(config),
+        "inputs": inputs,
+        "sources": layers_used,
+        "units": {"area": "sq ft", "volume": "cu ft", "depth": "in", "distance": "ft"},
+    }
+
+
+def _mentions(source: Any, spec: Any) -> bool:
+    """Whether a check's source (a source_info dict, or a list of them) names this layer."""
+    if isinstance(source, dict):
+        if source.get("key") is not None:
+            return source.get("key") == spec.key
+        return source.get("file") == spec.path and source.get("layer") == spec.layer
+    if isinstance(source, list):
+        return any(_mentions(s, spec) for s in source)
+    return False
+
+
+def _rules_dict(config: TownConfig) -> dict[str, Any]:
+    keep = ("trigger_sqft", "retention_new_in", "retention_redevelopment_in", "tss_removal_new",
+            "tp_removal_new", "tss_removal_redevelopment", "tp_removal_redevelopment",
+            "mitigation_huc_new", "mitigation_huc_redevelopment", "habitat_distance_ft")
+    values = dataclasses.asdict(config.rules)
+    return {k: values[k] for k in keep if k in values}
+
+
+# --------------------------------------------------------------------------- layers
+def _site_layers(site_union, disturbance, common_plan, crs, factor) -> dict[str, gpd.GeoDataFrame]:
+    out = {"site": gpd.GeoDataFrame(
+        {"area_sqft": [disturbance["area_sqft"]], "area_acres": [disturbance["area_acres"]],
+         "permit_required": [disturbance["permit_required"]]},
+        geometry=[site_union], crs=crs)}
+    if common_plan is not None:
+        plan = shapely.union(union_polygons(common_plan, what="common plan"), site_union)
+        sqft = float(plan.area) * factor
+        out["common_plan"] = gpd.GeoDataFrame(
+            {"area_sqft": [round(sqft, 2)], "area_acres": [round(sqft / SQFT_PER_ACRE, 4)]},
+            geometry=[plan], crs=crs)
+    return out
+
+
+def _mitigation_layer(mitigation: gpd.GeoDataFrame, rows: list[dict[str, Any]]
+                      ) -> gpd.GeoDataFrame:
+    table = pd.DataFrame(rows, columns=["id", "huc", "huc_name", "eligible", "huc_share",
+                                        "reason", "section"])
+    return gpd.GeoDataFrame(table, geometry=list(mitigation.geometry.values), crs=mitigation.crs)
+
+
+def _watershed_layer(hucs: dict[str, gpd.GeoDataFrame | None], watersheds: dict[str, Any],
+                     crs: Any) -> gpd.GeoDataFrame | None:
+    frames = []
+    for level, frame in hucs.items():
+        if frame is None or frame.empty:
+            continue
+        shares = {r["huc"]: r["share"] for r in watersheds.get(level, [])}
+        sub = frame.loc[frame["huc"].astype(str).isin(shares)]
+        if sub.empty:
+            continue
+        codes = sub["huc"].astype(str)
+        frames.append(gpd.GeoDataFrame(
+            {"level": level.upper(), "huc": codes.to_numpy(),
+             "name": sub["name"].astype(object).to_numpy(),
+             "site_share": codes.map(shares).to_numpy()},
+            geometry=sub.geometry.values, crs=crs))
+    if not frames:
+        return None
+    return gpd.GeoDataFrame(pd.concat(frames, ignore_index=True), geometry="geometry", crs=crs)
+
+
+def _plain(frame: gpd.GeoDataFrame) -> gpd.GeoDataFrame:
+    """Geometry only (user files may carry columns a GeoPackage cannot take as they are)."""
+    return gpd.GeoDataFrame(geometry=list(frame.geometry.values), crs=frame.crs)
+
+
+__all__ = ["DOCUMENT_KEYS", "SCHEMA_PATH", "ScreeningResult", "build_screening"]

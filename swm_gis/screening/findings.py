@@ -1,0 +1,501 @@
+"""The findings of a screening and their status: the one place that decides what may be said.
+
+:func:`decide_findings` reads a screening document (the content of ``screening.json``, SPEC
+section 5, with its ``coverage`` records from :mod:`swm_gis.io.coverage`) and returns ``findings``:
+one entry per finding, in the report's order, each with a ``status``:
+
+* ``yes``: the rule applies / the feature was found;
+* ``no``: only when every layer that could have turned it into ``yes`` was configured, read and
+  covers the whole area searched, and (receiving waters) the trace did not leave the data;
+* ``conditional``: the answer depends on something the tool could not see; ``caveats`` name it;
+* ``not_checked``: no data to decide;
+* ``info``: a value that brings no duty by itself.
+
+The command's summary (:func:`summary_lines`), the report (headline, findings table, checklist)
+and the QGIS outputs read these entries and never say "no", "none" or "not applicable" where a
+finding says otherwise. Pure: no I/O.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from swm_gis.screening.general_requirements import EXEMPTION_7_NOTE
+
+__all__ = ["STATUSES", "STATUS_WORDS", "decide_findings", "finding", "part_status",
+           "summary_lines"]
+
+STATUSES = ("yes", "no", "conditional", "not_checked", "info")
+STATUS_WORDS = {"yes": "Yes", "no": "No", "conditional": "Conditional",
+                "not_checked": "Not checked", "info": "Info"}
+
+TRIGGER_SECTION = ("Bylaw ch. 213, Art. II (Ch. 320 applicability A); exemptions Bylaw "
+                   "213-16B")
+SECTIONS = {
+    "development_type": "Ch. 320 definitions: new development, redevelopment",
+    "standards": "§ 320-19 B(7) / B(8)",
+    "watersheds": "§ 320-19 B(7)(d) / B(8)(d)",
+    "mitigation": "§ 320-19 B(7)(d) / B(8)(d)",
+    "habitats": "§ 320-20 A(3)(c), B(12)",
+    "floodplain": "§ 320-19 A(8); § 320-20 A(3)(a)",
+    "receiving_waters": "§ 320-19 B(10); Ch. 320 definitions: ORW; § 320-19 B(2)",
+}
+TITLES = {
+    "disturbance": "Stormwater management permit",
+    "development_type": "New development or redevelopment",
+    "standards": "Performance standards and retention volume",
+    "watersheds": "Watersheds (HUC12 / HUC10)",
+    "mitigation": "Off-site mitigation",
+    "habitats": "NHESP habitats and certified vernal pools within 500 ft",
+    "floodplain": "100-year floodplain (FEMA SFHA)",
+    "receiving_waters": "Receiving waters (ORW, impaired waters)",
+}
+HABITAT_LAYERS = ("nhesp_priority", "nhesp_estimated", "vernal_pools")
+_HABITAT_NAMES = {"priority": "Priority Habitat", "estimated": "Estimated Habitat",
+                  "vernal_pool": "Certified Vernal Pool"}
+#: A share of existing impervious cover below this makes a "redevelopment" worth a second look.
+SLIVER_SHARE = 0.05
+
+
+def absent(key: str) -> dict[str, Any]:
+    """The finding of a block the document does not hold: not checked, and says so."""
+    return finding(key, "not_checked", f"Not checked: screening.json has no '{key}' result.")
+
+
+def finding(key: str, status: str, answer: str, *, title: str | None = None,
+            section: str | None = None, used: Sequence[str] = (), missing: Sequence[str] = (),
+            caveats: Sequence[str] = (), **extra: Any) -> dict[str, Any]:
+    """One finding entry (SPEC section 5); ``status`` must be one of :data:`STATUSES`."""
+    if status not in STATUSES:
+        raise ValueError(f"unknown finding status {status!r}")
+    return {"key": key, "title": title or TITLES[key], "status": status, "answer": answer,
+            "section": section or SECTIONS.get(key, TRIGGER_SECTION),
+            "layers_used": list(dict.fromkeys(used)),
+            "layers_missing": list(dict.fromkeys(missing)),
+            "caveats": [c for c in dict.fromkeys(caveats) if c], **extra}
+
+
+def decide_findings(doc: Mapping[str, Any]) -> list[dict[str, Any]]:
+    """Every finding of a screening document, in the report's order."""
+    permit = _disturbance(doc)
+    dev = _development(doc)
+    return [permit, dev, _standards(doc, permit, dev), _watersheds(doc), _mitigation(doc),
+            _habitats(doc), _floodplain(doc), _receiving(doc)]
+
+
+# --------------------------------------------------------------------------- helpers
+def _cov(doc: Mapping[str, Any], key: str, layer: str) -> Mapping[str, Any]:
+    """The coverage record of ``layer`` for finding ``key`` ({} when none was recorded)."""
+    cov = (doc.get("coverage") or {}).get(key) or {}
+    return cov.get(layer) or {}
+
+
+def _layer_state(doc: Mapping[str, Any], key: str, layers: Sequence[str]
+                 ) -> tuple[list[str], list[str], list[str]]:
+    """(configured, missing, caveats about partial or unknown coverage) for a finding's layers.
+
+    A layer with no coverage record counts as missing: nothing shows it was read.
+    """
+    used, missing, caveats = [], [], []
+    for layer in layers:
+        rec = _cov(doc, key, layer)
+        if not rec.get("configured"):
+            missing.append(layer)
+            continue
+        used.append(layer)
+        if rec.get("covers") is False:
+            caveats.append(f"[layers.{layer}] does not cover the whole area searched (its "
+                           f"coverage: {rec.get('basis')}).")
+        elif rec.get("covers") is None:
+            caveats.append(f"[layers.{layer}]: whether it covers the area searched is unknown "
+                           f"({rec.get('basis')}).")
+    return used, missing, caveats
+
+
+def _missing_text(missing: Sequence[str], what: str) -> str:
+    names = ", ".join(f"[layers.{m}]" for m in missing)
+    return f"Not checked for {what}: no {names} configured." if missing else ""
+
+
+def _sqft(x: Any) -> str:
+    return f"{float(x):,.0f} sq ft"
+
+
+def _ft(x: Any) -> str:
+    return f"{float(x):,.0f} ft"
+
+
+def bfe_text(value: Any) -> str:
+    """A FIRM base flood elevation in words: ``12.0`` -> "12 ft"; missing or -9999 -> "none on
+    the FIRM" (NFHL's no-value code)."""
+    try:
+        v = float(value)
+    except (TypeError, ValueError):
+        return "none on the FIRM"
+    return "none on the FIRM" if v <= -9999 else f"{v:g} ft"
+
+
+_bfe = bfe_text
+
+
+def _tmdl_text(tmdl: Any) -> str:
+    """ "TMDL 12345" as it is; a bare number or name gets the word.
+
+    >>> _tmdl_text("TMDL 12345"), _tmdl_text("12345")
+    ('TMDL 12345', 'TMDL 12345')
+    """
+    text = str(tmdl).strip()
+    return text if text.upper().startswith("TMDL") or "TMDL" in text else f"TMDL {text}"
+
+
+def _pct(x: Any, digits: int = 0) -> str:
+    return f"{float(x) * 100:.{digits}f}%"
+
+
+# --------------------------------------------------------------------------- permit trigger
+def _disturbance(doc: Mapping[str, Any]) -> dict[str, Any]:
+    d = doc.get("disturbance")
+    if not isinstance(d, Mapping):
+        return absent("disturbance")
+    area, plan = float(d.get("area_sqft") or 0), d.get("common_plan_area_sqft")
+    trigger = float(d.get("trigger_sqft") or 43_560)
+    figures = f"The site disturbs {_sqft(area)} ({area / 43_560:.2f} acres)"
+    if plan is not None:
+        figures += f"; with its common plan of development or sale {_sqft(plan)} " \
+                   f"({float(plan) / 43_560:.2f} acres)"
+    used = ["site"] + (["common_plan"] if plan is not None else [])
+    reaches = d.get("disturbs_trigger_area")
+    if not isinstance(reaches, bool):  # an older document: decide from the areas
+        reaches = round(area, 3) >= trigger or (plan is not None and round(float(plan), 3)
+                                                >= trigger)
+    claimed = d.get("exemption") or []
+    if claimed:
+        names = "; ".join(f"{e.get('section')} ({e.get('name')})"
+                          + (f": {e['activity']}" if e.get("activity") else "") for e in claimed)
+        otherwise = ("a permit is required (the disturbance reaches one acre)" if reaches else
+                     "no permit is required either: neither the site nor its common plan "
+                     "disturbs one acre" if plan is not None else
+                     "a permit is required only if the site is part of a larger common plan of "
+                     "development or sale that will ultimately disturb one acre or more")
+        return finding(
+            "disturbance", "conditional",
+            f"Conditional. The applicant claims an exemption: {names}. This is the applicant's "
+            f"claim; the Conservation Commission decides whether the activity qualifies. If it "
+            f"does not, {otherwise}. {figures}.", section=TRIGGER_SECTION, used=used,
+            caveats=["The exemption is the applicant's claim, not a finding of this tool.",
+                     EXEMPTION_7_NOTE])
+    if reaches:
+        return finding("disturbance", "yes",
+                       f"Required. {figures}, which reaches the one-acre "
+                       f"({trigger:,.0f} sq ft) trigger.", section=TRIGGER_SECTION, used=used)
+    if plan is None:
+        return finding(
+            "disturbance", "conditional",
+            f"Conditional. {figures}, below one acre, and no common plan was given: a permit is "
+            "required if the site is part of a larger common plan of development or sale that "
+            "will ultimately disturb one acre or more (e.g. a lot of a subdivision), and not "
+            "otherwise.", section=TRIGGER_SECTION, used=used, missing=["common_plan"],
+            caveats=["Give the plan's disturbance with --common-plan to decide."])
+    return finding("disturbance", "no",
+                   f"Not required. {figures}: neither reaches the one-acre "
+                   f"({trigger:,.0f} sq ft) trigger.", section=TRIGGER_SECTION, used=used)
+
+
+# --------------------------------------------------------------------------- development
+def _development(doc: Mapping[str, Any]) -> dict[str, Any]:
+    d = doc.get("development_type")
+    if not isinstance(d, Mapping):
+        return absent("development_type")
+    value = d.get("value")
+    label = {"new": "New development", "redevelopment": "Redevelopment"}.get(value, str(value))
+    method = str(d.get("method") or "")
+    existing = d.get("existing_impervious_sqft")
+    area = (doc.get("disturbance") or {}).get("area_sqft")
+    cover = ""
+    caveats: list[str] = []
+    if existing is not None:
+        share = float(existing) / float(area) if area else 0.0
+        cover = (f" Existing impervious cover in the disturbance: {_sqft(existing)}, "
+                 f"{_pct(share, 1)} of the site's {_sqft(area or 0)}.")
+        if value == "redevelopment" and 0 < share < SLIVER_SHARE:
+            caveats.append(
+                f"Only {_pct(share, 1)} of the site is existing impervious cover: under the "
+                "definitions any previously developed impervious cover makes the project "
+                "redevelopment; check on the ground that it is real and not a sliver at the "
+                "edge.")
+    if method.startswith("override"):
+        return finding("development_type", "info",
+                       f"{label}, as stated with --development.{cover}", used=["impervious"]
+                       if existing is not None else [], caveats=caveats +
+                       ["Stated by the applicant; not measured by this tool."])
+    used, missing, cov_caveats = _layer_state(doc, "development_type", ["impervious"])
+    if missing:
+        return finding(
+            "development_type", "conditional",
+            f"{label} assumed (the stricter standards): no existing-impervious layer is "
+            "configured, so existing cover was not measured. If the site has existing "
+            "impervious cover, the project is redevelopment.", missing=missing,
+            caveats=["Configure [layers.impervious] or state --development."])
+    status = "info" if not cov_caveats else "conditional"
+    return finding("development_type", status, f"{label} ({method}).{cover}", used=used,
+                   caveats=caveats + cov_caveats)
+
+
+# --------------------------------------------------------------------------- standards
+def _standards(doc: Mapping[str, Any], permit: Mapping[str, Any], dev: Mapping[str, Any]
+               ) -> dict[str, Any]:
+    s = doc.get("standards")
+    if not isinstance(s, Mapping):
+        return absent("standards")
+    section = str(s.get("section") or SECTIONS["standards"])
+    if s.get("applies") is False or s.get("roadway_exempt"):
+        answer = ("Roadway maintenance redevelopment: exempt from § 320-19 B(8)(a)-(d); must "
+                  "improve existing conditions unless infeasible (§ 320-19 B(8)(e)).")
+    else:
+        vol, imp = s.get("required_retention_cuft"), s.get("post_impervious_sqft")
+        depth = float(s.get("retention_depth_in") or 0)
+        retain = (f"retain {float(vol):,.0f} cu ft ({depth:.1f} in x {_sqft(imp)} "
+                  "post-construction impervious area)" if vol is not None else
+                  f"retain {depth:.1f} in x the post-construction impervious area (not given, so "
+                  "the volume is not computed)")
+        answer = (f"{retain[0].upper()}{retain[1:]}, or remove "
+                  f"{_pct(s.get('tss_removal') or 0)} TSS and {_pct(s.get('tp_removal') or 0)} "
+                  "TP, or a combination, or off-site mitigation in the same "
+                  f"{s.get('mitigation_huc_level')}.")
+    caveats = []
+    if permit["status"] == "yes":
+        status = "yes"
+    elif permit["status"] == "no":
+        status, answer = "info", "For information (no permit is required): " + answer
+    else:
+        status = "conditional"
+        answer = "If a permit is required: " + answer
+        caveats.append("Apply only if a permit is required (see the permit finding).")
+    if dev["status"] == "conditional" and status == "yes":
+        status = "conditional"
+    if dev["status"] == "conditional":
+        caveats.append("The standards follow the development type, which is conditional.")
+    return finding("standards", status, answer, section=section,
+                   used=["proposed_impervious"] if s.get("post_impervious_sqft") is not None
+                   else [], caveats=caveats)
+
+
+# --------------------------------------------------------------------------- watersheds
+def _watersheds(doc: Mapping[str, Any]) -> dict[str, Any]:
+    w = doc.get("watersheds")
+    if not isinstance(w, Mapping):
+        return absent("watersheds")
+    used, missing, caveats = _layer_state(doc, "watersheds", ["huc12", "huc10"])
+    parts = []
+    for level in ("huc12", "huc10"):
+        if level in missing:
+            parts.append(f"{level.upper()} not checked (no [layers.{level}] configured)")
+            continue
+        items = w.get(level) or []
+        share = sum(float(h.get("share") or 0) for h in items)
+        text = ", ".join(f"{h.get('huc')} {h.get('name') or ''} ({_pct(h.get('share'), 1)})"
+                         .replace("  ", " ") for h in items)
+        parts.append(f"{level.upper()}: {text or 'no unit of the layer contains the site'}")
+        if share < 0.999:
+            caveats.append(f"Only {_pct(share, 1)} of the site lies in the {level.upper()} "
+                           "units of the layer given.")
+    if not used:
+        return finding("watersheds", "not_checked", "Not checked: no [layers.huc12] or "
+                       "[layers.huc10] configured.", missing=missing)
+    status = "info" if not missing and not caveats else "conditional"
+    return finding("watersheds", status, "; ".join(parts) + ".", used=used, missing=missing,
+                   caveats=caveats)
+
+
+def _mitigation(doc: Mapping[str, Any]) -> dict[str, Any]:
+    rows = doc.get("mitigation")
+    if not isinstance(rows, list):
+        return absent("mitigation")
+    level = str((doc.get("standards") or {}).get("mitigation_huc_level") or "HUC12")
+    if not rows:
+        return finding("mitigation", "info", f"No off-site mitigation site proposed; one must "
+                       f"lie in the same {level} as the site.")
+    used, missing, caveats = _layer_state(doc, "mitigation", [level.lower()])
+    if missing:
+        return finding("mitigation", "not_checked", f"Not checked: no [layers.{level.lower()}] "
+                       "configured.", used=["mitigation"], missing=missing)
+    ok = [str(m.get("id")) for m in rows if m.get("eligible")]
+    text = "; ".join(f"{m.get('id')}: {'eligible' if m.get('eligible') else 'not eligible'}"
+                     f"{' (' + str(m.get('reason')) + ')' if m.get('reason') else ''}"
+                     for m in rows)
+    status = "yes" if ok else ("no" if not caveats else "conditional")
+    return finding("mitigation", status, f"{len(ok)} of {len(rows)} site(s) eligible. {text}",
+                   used=["mitigation", *used], caveats=caveats)
+
+
+# --------------------------------------------------------------------------- resources
+def _habitats(doc: Mapping[str, Any]) -> dict[str, Any]:
+    if not isinstance(doc.get("habitats"), list):
+        return absent("habitats")
+    found = sorted(doc.get("habitats") or [], key=lambda h: float(h.get("distance_ft") or 0))
+    used, missing, caveats = _layer_state(doc, "habitats", HABITAT_LAYERS)
+    gap = _missing_text(missing, "these layers")
+    if found:
+        parts = [f"{_HABITAT_NAMES.get(h.get('layer'), h.get('layer'))} {h.get('id')} at "
+                 f"{_ft(h.get('distance_ft') or 0)}"
+                 + (" (overlaps the site)" if h.get("overlaps") else "") for h in found]
+        return finding("habitats", "yes", f"{len(found)} feature(s): " + "; ".join(parts) +
+                       ". Show them on the erosion and sediment control plan and prevent "
+                       "significant alteration.", used=used, missing=missing,
+                       caveats=[gap, *caveats])
+    if not used:
+        return finding("habitats", "not_checked", "Not checked: no NHESP priority or estimated "
+                       "habitat and no certified vernal pool layer configured.", missing=missing)
+    if missing or caveats:
+        names = ", ".join(used)
+        return finding("habitats", "conditional",
+                       f"None found in {names} within 500 ft, but the search was incomplete.",
+                       used=used, missing=missing, caveats=[gap, *caveats])
+    return finding("habitats", "no", "None: no Priority or Estimated Habitat and no Certified "
+                   "Vernal Pool within 500 ft of the limit of disturbance.", used=used)
+
+
+def _floodplain(doc: Mapping[str, Any]) -> dict[str, Any]:
+    f = doc.get("floodplain")
+    used, missing, caveats = _layer_state(doc, "floodplain", ["flood_zones"])
+    if not isinstance(f, Mapping) and not missing:
+        return absent("floodplain")
+    if not isinstance(f, Mapping) or missing:
+        return finding("floodplain", "not_checked", "Not checked: no [layers.flood_zones] "
+                       "configured.", missing=missing or ["flood_zones"])
+    shaded = float(f.get("shaded_x_area_sqft") or 0)
+    shaded_txt = f" 0.2%-annual-chance zone: {_sqft(shaded)}." if shaded > 0 else ""
+    if f.get("in_sfha"):
+        zones = "; ".join(
+            f"zone {z.get('zone')}{' ' + str(z['subtype']) if z.get('subtype') else ''}"
+            + (f" {_sqft(z['area_sqft'])}" if z.get("area_sqft") is not None else "")
+            + f", BFE {_bfe(z.get('bfe'))}" for z in f.get("zones") or []) or "zones not listed"
+        return finding("floodplain", "yes",
+                       f"{_sqft(f.get('sfha_area_sqft') or 0)} of the site "
+                       f"({_pct(f.get('site_fraction') or 0, 1)}) in the SFHA: {zones}. "
+                       "Delineate it on the plans with the 100-year flood elevation."
+                       + shaded_txt, used=used, caveats=caveats)
+    if caveats:
+        return finding("floodplain", "conditional", "No SFHA found on the part of the site the "
+                       "flood zone layer covers." + shaded_txt, used=used, caveats=caveats)
+    return finding("floodplain", "no", "The site does not overlap the Special Flood Hazard Area."
+                   + shaded_txt, used=used)
+
+
+# --------------------------------------------------------------------------- receiving waters
+def part_status(found: bool, *, layers_configured: bool, complete: bool) -> str:
+    """Status of one part of a search: found -> yes; no data -> not_checked; a complete search
+    -> no; else conditional.
+
+    >>> [part_status(True, layers_configured=False, complete=False),
+    ...  part_status(False, layers_configured=False, complete=True),
+    ...  part_status(False, layers_configured=True, complete=True),
+    ...  part_status(False, layers_configured=True, complete=False)]
+    ['yes', 'not_checked', 'no', 'conditional']
+    """
+    if found:
+        return "yes"
+    if not layers_configured:
+        return "not_checked"
+    return "no" if complete else "conditional"
+
+
+def _receiving(doc: Mapping[str, Any]) -> dict[str, Any]:
+    rw = doc.get("receiving_waters")
+    net_used, net_missing, _ = _layer_state(doc, "receiving_waters", ["streams", "waterbodies"])
+    if not isinstance(rw, Mapping):
+        why = ("no stream or water body layer configured, so the runoff was not traced" if
+               len(net_missing) == 2 else "screening.json has no 'receiving_waters' result")
+        return finding("receiving_waters", "not_checked", f"Not checked: {why}.",
+                       missing=net_missing + ["orw", "impaired_waters"],
+                       parts={"orw": "not_checked", "impaired": "not_checked"},
+                       complete={"orw": False, "impaired": False})
+    trace_caveats = [str(e.get("message")) for e in rw.get("trace_end") or []]
+    if rw.get("approximate"):
+        trace_caveats.append("No DEM: the runoff was taken to the nearest mapped stream in a "
+                             "straight line; configure [layers.dem] for a flow trace.")
+    if rw.get("stopped_at_boundary") and not any("town line" in c for c in trace_caveats):
+        trace_caveats.append("The trace stopped at the town line; waters downstream of it were "
+                             "not searched.")
+    complete = not trace_caveats
+    orw_used, orw_missing, orw_cov = _layer_state(doc, "receiving_waters",
+                                                  ["orw", "vernal_pools"])
+    imp_used, imp_missing, imp_cov = _layer_state(doc, "receiving_waters", ["impaired_waters"])
+    orw, impaired = rw.get("orw") or [], rw.get("impaired") or []
+    # complete: every layer that could add a water to this part was read over the whole path
+    full = {"orw": complete and not orw_missing and not orw_cov,
+            "impaired": complete and bool(imp_used) and not imp_cov}
+    parts = {
+        "orw": part_status(bool(orw), layers_configured=bool(orw_used), complete=full["orw"]),
+        "impaired": part_status(bool(impaired), layers_configured=bool(imp_used),
+                                complete=full["impaired"]),
+    }
+    answer = " ".join([_orw_text(orw, parts["orw"], orw_missing),
+                       _impaired_text(impaired, parts["impaired"])])
+    statuses = set(parts.values())
+    status = ("yes" if "yes" in statuses else "not_checked" if statuses == {"not_checked"}
+              else "no" if statuses == {"no"} else "conditional")
+    missing = [m for m in ["dem"] if rw.get("approximate")] + orw_missing + imp_missing
+    caveats = trace_caveats + orw_cov + imp_cov
+    if orw_missing and "vernal_pools" in orw_missing and "orw" not in orw_missing:
+        caveats.append("Certified vernal pools are ORWs (Chapter 320 definitions) and were not "
+                       "searched: no [layers.vernal_pools] configured.")
+    if status == "yes" and set(parts.values()) - {"yes", "no"}:
+        names = {"orw": "The ORW search", "impaired": "The impaired-water search"}
+        caveats += [f"{names[k]} is {STATUS_WORDS[v].lower()}." for k, v in parts.items()
+                    if v not in ("yes", "no")]
+    return finding("receiving_waters", status, answer,
+                   used=net_used + orw_used + imp_used + (["dem"] if not rw.get("approximate")
+                                                          else []),
+                   missing=missing, caveats=caveats, parts=parts, complete=full)
+
+
+def _orw_text(orw: Sequence[Mapping[str, Any]], status: str, missing: Sequence[str]) -> str:
+    if orw:
+        return "Outstanding Resource Waters downstream: " + "; ".join(
+            f"{w.get('name') or w.get('id')} at {_ft(w.get('flow_distance_ft') or 0)}"
+            for w in orw) + "."
+    return {"not_checked": "ORWs not checked (no [layers.orw] or [layers.vernal_pools] "
+                           "configured).",
+            "no": "No Outstanding Resource Water downstream.",
+            "conditional": "No ORW found on the part of the flow path searched (incomplete: see "
+                           "the caveats)."}[status]
+
+
+def _impaired_text(impaired: Sequence[Mapping[str, Any]], status: str) -> str:
+    if impaired:
+        return "Impaired waters downstream: " + "; ".join(
+            f"{w.get('name') or w.get('au_id')} ({w.get('au_id')}, category "
+            f"{w.get('category')}: {', '.join(w.get('causes') or []) or 'causes not listed'}"
+            f"{'; ' + _tmdl_text(w['tmdl']) if w.get('tmdl') else ''}) at "
+            f"{_ft(w.get('flow_distance_ft') or 0)}" for w in impaired) + "."
+    return {"not_checked": "Impaired waters not checked (no [layers.impaired_waters] "
+                           "configured).",
+            "no": "No impaired water downstream.",
+            "conditional": "No impaired water found on the part of the flow path searched "
+                           "(incomplete: see the caveats)."}[status]
+
+
+# --------------------------------------------------------------------------- summary
+def summary_lines(doc: Mapping[str, Any], *, keys: Sequence[str] | None = None) -> list[str]:
+    """The command's summary: one line per finding, its status word first, then its caveats.
+
+    ``keys`` limits it to some findings (a QGIS algorithm's feedback for its own checks).
+    """
+    findings = [f for f in doc.get("findings") or decide_findings(doc)
+                if keys is None or f["key"] in keys]
+    lines = []
+    if keys is None:
+        d = doc.get("disturbance") or {}
+        town = (doc.get("meta") or {}).get("town") or "Town"
+        lines.append(f"{town}: the site disturbs {float(d.get('area_sqft') or 0):,.1f} sq ft "
+                     f"({float(d.get('area_acres') or 0):.3f} acres)")
+    for f in findings:
+        lines.append(f"{f['title']}: {STATUS_WORDS[f['status']].upper()} - {f['answer']}")
+        lines.extend(f"  caveat: {c}" for c in f.get("caveats") or [])
+    rw = doc.get("receiving_waters") or {}
+    if keys is None or "receiving_waters" in keys:
+        lines.extend(f"  requires (§ {r['section']}): {r['text']}"
+                     for r in rw.get("requirements") or [])
+    return lines
