@@ -35,6 +35,7 @@ VOLATILE = [
     re.compile(r'"(?:elapsed|seconds|duration)[a-z_]*": [0-9.e-]+'),
     re.compile(r"D:\d{14}[^)]*"),            # PDF creation dates
     re.compile(r"mtime[^,}\n]*"),            # input modification times in provenance
+    re.compile(r"/\S*?swm-gis-compare-[^/\s]+/tree\d"),   # this script's checkouts
 ]
 
 
@@ -73,9 +74,11 @@ def _gpkg_rows(path: Path) -> dict[str, list[tuple]]:
         con.close()
 
 
-def compare_dirs(before: Path, after: Path) -> list[str]:
-    """Every difference between two output folders, one line each (empty: identical)."""
-    roots = [str(before), str(after)]
+def compare_dirs(before: Path, after: Path, trees: tuple[Path, ...] = ()) -> list[str]:
+    """Every difference between two output folders, one line each (empty: identical).
+
+    ``trees``: the checkouts the runs read their inputs from (their paths are blanked)."""
+    roots = sorted({str(p) for p in (before, after, *trees)}, key=len, reverse=True)
     diffs = []
     names_b = {p.relative_to(before) for p in before.rglob("*") if p.is_file()}
     names_a = {p.relative_to(after) for p in after.rglob("*") if p.is_file()}
@@ -87,7 +90,7 @@ def compare_dirs(before: Path, after: Path) -> list[str]:
         if suffix == ".gpkg":
             rb, ra = _gpkg_rows(b), _gpkg_rows(a)
             for table in sorted(set(rb) | set(ra)):
-                if rb.get(table) != ra.get(table):
+                if _blank(repr(rb.get(table)), roots) != _blank(repr(ra.get(table)), roots):
                     diffs.append(f"{name}: table {table} differs "
                                  f"({len(rb.get(table, []))} vs {len(ra.get(table, []))} rows)")
         elif suffix == ".pdf":
@@ -115,13 +118,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("revs", nargs="*", help="REV_BEFORE [REV_AFTER]")
     parser.add_argument("--dirs", nargs=2, type=Path, metavar=("BEFORE", "AFTER"))
     args = parser.parse_args(argv)
+    trees: list[Path] = []
     if args.dirs:
         before, after = args.dirs
     else:
         if not 1 <= len(args.revs) <= 2:
             parser.error("give REV_BEFORE [REV_AFTER] or --dirs BEFORE AFTER")
         work = Path(tempfile.mkdtemp(prefix="swm-gis-compare-"))
-        trees = []
         for i, rev in enumerate(args.revs):
             tree = work / f"tree{i}"
             subprocess.run(["git", "worktree", "add", "--detach", "-q", str(tree), rev],
@@ -138,7 +141,7 @@ def main(argv: list[str] | None = None) -> int:
                 if tree != REPO:
                     subprocess.run(["git", "worktree", "remove", "--force", str(tree)],
                                    cwd=REPO, check=False)
-    diffs = compare_dirs(before, after)
+    diffs = compare_dirs(before, after, tuple(trees))
     n = sum(1 for p in before.rglob("*") if p.is_file())
     for line in diffs:
         print(line)
