@@ -29,7 +29,7 @@ LAYERS = [
     {"io"},
     {"rules"},
     {"terrain"},
-    {"screening", "notification", "applicability", "styles", "publish"},  # the jobs
+    {"screening", "notification", "applicability", "styles", "webmap"},  # the jobs
     {"reports"},
     {"results", "summaries"},
     {"jobs", "validate"},                                                  # the job-level API
