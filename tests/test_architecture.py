@@ -141,3 +141,13 @@ def test_no_module_is_long():
 def test_the_catchments_do_not_import_applicability(graph):
     graph_of = graph["swm_gis.terrain.catchments"]
     assert not any(m.startswith("swm_gis.applicability") for m in graph_of)
+
+
+def test_the_readme_draws_the_architecture_from_the_subpackages():
+    """README "Architecture" names every subpackage with the first line of its docstring."""
+    readme = (PKG.parent / "README.md").read_text(encoding="utf-8")
+    section = readme.split("## Architecture", 1)[1].split("\n## ", 1)[0]
+    for init in sorted(PKG.glob("*/__init__.py")):
+        name = init.parent.name
+        line = ast.get_docstring(ast.parse(init.read_text(encoding="utf-8"))).splitlines()[0]
+        assert f"{name}/" in section and line in section, (name, line)
