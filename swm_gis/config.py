@@ -281,6 +281,9 @@ class TownConfig:
     cache_enabled, cache_dir
         ``[cache]``: whether the town's flow grid is kept on disk
         (:mod:`swm_gis.flowgrid_cache`), and where (default: the user's cache folder).
+    publish
+        ``[publish]``: the public web map's options (:class:`PublishOptions`; owner names and
+        mailing addresses only with ``include_owners = true``).
     """
 
     name: str

@@ -466,5 +466,6 @@
   window.addEventListener("hashchange", fromHash);
   fromHash();
   drawLabels();
+  window.SWM_TIMING = { ready_ms: performance.now() };
   document.documentElement.setAttribute("data-ready", "true");
 }());
