@@ -129,6 +129,20 @@ def test_sample_site_offline_search_cards_legend(browser, sample_site, tmp_path)
     assert page.get_attribute("#card", "data-parcel") == target["parcel_id"]
     assert page.inner_text("[data-field=map_lot]") == target["map_par_id"]
 
+    # a click on the map opens the card of the parcel under it
+    page.click("#card-close")
+    assert page.is_hidden("#card")
+    point = page.evaluate("""id => {
+        const p = window.SWM_DATA.parcels.find(q => q.id === id);
+        const map = window.SWM_APP.map;
+        map.setView(p.p, 19, {animate: false});
+        const c = map.latLngToContainerPoint(p.p);
+        const box = document.getElementById('map').getBoundingClientRect();
+        return [box.left + c.x, box.top + c.y];
+    }""", target["parcel_id"])
+    page.mouse.click(*point)
+    page.wait_for_selector(f"#card[data-parcel=\"{target['parcel_id']}\"]")
+    keep_screenshot(page, tmp_path, "publish-sample-click")
     # the cards' figures are the applicability layer's, null cases included
     assert _check_cards(page, gpkg, frame) >= 10
     # the legend: the QGIS style's classes, in its order and colours

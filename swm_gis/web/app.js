@@ -7,6 +7,7 @@
  */
 (function () {
   "use strict";
+  var T0 = performance.now();  // data.js is parsed by now
   var DATA = window.SWM_DATA;
   var META = DATA.meta;
   var PARCELS = DATA.parcels;
@@ -260,48 +261,93 @@
 
   function parcelStyle(p) {
     var e = BY_N[p.c] || {};
-    return { renderer: renderer, fill: true, fillColor: FILL[p.c] || "#ffffff", fillOpacity: 0.9,
+    return { renderer: renderer, interactive: false, fill: true,
+             fillColor: FILL[p.c] || "#ffffff", fillOpacity: 0.9,
              color: e.large ? "#505050" : "#969696", weight: e.large ? 1.4 : 0.5,
              opacity: 1 };
   }
 
   // context under the parcels: water, streams, streets, the town boundary on top
   var ctx = DATA.context || {};
-  if (ctx.waterbodies) {
-    ctx.waterbodies.features.forEach(function (f) {
-      L.polygon(f.g, { renderer: renderer, color: "#4a7fb0", weight: 0.8, fillColor: "#b3d1ec",
-                       fillOpacity: 1, interactive: false }).addTo(map);
+  // each context layer is one (multi-part) Leaflet layer: thousands of street segments drawn
+  // as one path cost a fraction of thousands of layers
+  function polygonsOf(features) {
+    var out = [];
+    features.forEach(function (f) {
+      if (typeof f.g[0][0][0] === "number") { out.push(f.g); } else { out.push.apply(out, f.g); }
     });
+    return out;
+  }
+  function linesOf(features) {
+    var out = [];
+    features.forEach(function (f) {
+      if (typeof f.g[0][0] === "number") { out.push(f.g); } else { out.push.apply(out, f.g); }
+    });
+    return out;
+  }
+  if (ctx.waterbodies && ctx.waterbodies.features.length) {
+    L.polygon(polygonsOf(ctx.waterbodies.features), {
+      renderer: renderer, color: "#4a7fb0", weight: 0.8, fillColor: "#b3d1ec", fillOpacity: 1,
+      interactive: false }).addTo(map);
   }
   var layers = new Array(PARCELS.length);
   var bounds = L.latLngBounds([]);
   PARCELS.forEach(function (p, i) {
     if (!p.g || !p.g.length) { return; }
     var poly = L.polygon(p.g, parcelStyle(p));
-    poly._swmIndex = i;
-    poly.on("click", function () { select(i, { focusCard: true, fly: false }); });
     poly.addTo(map);
     layers[i] = poly;
     bounds.extend(poly.getBounds());
   });
-  if (ctx.streams) {
-    ctx.streams.features.forEach(function (f) {
-      L.polyline(f.g, { renderer: renderer, color: "#2f6ea5", weight: 1.2,
-                        interactive: false }).addTo(map);
-    });
+  // one click handler for the map instead of one per parcel (13,000 listeners and the
+  // renderer's hit tests cost more than finding the parcel under the click here)
+  function ringContains(ring, lat, lng) {
+    var inside = false;
+    for (var a = 0, b = ring.length - 1; a < ring.length; b = a++) {
+      var ya = ring[a][0], xa = ring[a][1], yb = ring[b][0], xb = ring[b][1];
+      if ((ya > lat) !== (yb > lat) && lng < (xb - xa) * (lat - ya) / (yb - ya) + xa) {
+        inside = !inside;
+      }
+    }
+    return inside;
   }
-  if (ctx.streets) {
-    ctx.streets.features.forEach(function (f) {
-      L.polyline(f.g, { renderer: renderer, color: "#5a5a5a", weight: 0.8, opacity: 0.8,
-                        interactive: false }).addTo(map);
-    });
+  function polygonContains(rings, lat, lng) {
+    if (!ringContains(rings[0], lat, lng)) { return false; }
+    for (var h = 1; h < rings.length; h++) { if (ringContains(rings[h], lat, lng)) { return false; } }
+    return true;
   }
-  if (ctx.town_boundary) {
-    ctx.town_boundary.features.forEach(function (f) {
-      L.polygon(f.g, { renderer: renderer, color: "#1a1a1a", weight: 2.5, dashArray: "8 4",
-                       fill: false, interactive: false }).addTo(map);
-      bounds.extend(L.polygon(f.g).getBounds());
-    });
+  function parcelAt(latlng) {
+    var lat = latlng.lat, lng = latlng.lng, found = -1;
+    for (var i = 0; i < layers.length; i++) {
+      var layer = layers[i];
+      if (!layer || !layer.getBounds().contains(latlng)) { continue; }
+      var g = PARCELS[i].g;
+      var parts = typeof g[0][0][0] === "number" ? [g] : g;  // Polygon or MultiPolygon
+      for (var k = 0; k < parts.length; k++) {
+        if (polygonContains(parts[k], lat, lng)) { found = i; }  // the last drawn is on top
+      }
+    }
+    return found;
+  }
+  map.on("click", function (ev) {
+    var i = parcelAt(ev.latlng);
+    if (i >= 0) { select(i, { focusCard: true, fly: false }); }
+  });
+  var T_PARCELS = performance.now();
+  if (ctx.streams && ctx.streams.features.length) {
+    L.polyline(linesOf(ctx.streams.features), { renderer: renderer, color: "#2f6ea5",
+                                               weight: 1.2, interactive: false }).addTo(map);
+  }
+  if (ctx.streets && ctx.streets.features.length) {
+    L.polyline(linesOf(ctx.streets.features), { renderer: renderer, color: "#5a5a5a",
+                                               weight: 0.8, opacity: 0.8,
+                                               interactive: false }).addTo(map);
+  }
+  if (ctx.town_boundary && ctx.town_boundary.features.length) {
+    var town = L.polygon(polygonsOf(ctx.town_boundary.features), {
+      renderer: renderer, color: "#1a1a1a", weight: 2.5, dashArray: "8 4", fill: false,
+      interactive: false }).addTo(map);
+    bounds.extend(town.getBounds());
   }
   if (bounds.isValid()) { map.fitBounds(bounds); } else { map.setView([42.5, -71.0], 13); }
 
@@ -466,6 +512,8 @@
   window.addEventListener("hashchange", fromHash);
   fromHash();
   drawLabels();
-  window.SWM_TIMING = { ready_ms: performance.now() };
+  window.SWM_APP = { map: map };  // for scripts and tests: the Leaflet map
+  window.SWM_TIMING = { data_parsed_ms: T0, parcels_ms: T_PARCELS - T0,
+                        ready_ms: performance.now() };
   document.documentElement.setAttribute("data-ready", "true");
 }());
