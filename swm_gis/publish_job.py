@@ -318,8 +318,10 @@ def build_site_data(cfg: TownConfig, amap: Applicability, *, tolerance_ft: float
     sources = _public_sources(cfg, amap.checks)
     checks = {c["name"]: {"ran": bool(c["ran"]), "note": c.get("note"),
                           "section": c.get("section")} for c in amap.checks}
-    nh = site.nhesp_column(frame)
-    if nh and nh in checks:  # one name on the page whatever the map's column is called
+    # one name on the page whatever the map calls the check (nhesp_within_500ft before
+    # issue 23, nhesp_within_distance after)
+    nh = next((c for c in site.NHESP_COLUMNS if c in checks), None)
+    if nh:
         checks.setdefault("nhesp", checks[nh])
     title = cfg.publish.title or f"Do I need a stormwater permit? {cfg.name}"
     meta = {

@@ -79,8 +79,9 @@ def _sample_rows(frame, n_each=3):
                 "drains_to_impaired", "can_reach_trigger"):
         if col not in frame:
             continue
+        flag = frame[col].astype("boolean")  # a column GDAL read as 0/1 floats too
         for value in (True, False, None):
-            mask = frame[col].isna() if value is None else frame[col].fillna(not value) == value
+            mask = flag.isna() if value is None else flag.fillna(not value) == value
             for idx in frame.index[mask.to_numpy(dtype=bool)][:n_each]:
                 picks[idx] = True
     return frame.loc[list(picks)]
@@ -233,4 +234,43 @@ def test_cambridge_site(browser, tmp_path_factory, tmp_path):
     shown = page.eval_on_selector_all("#legend-list .legend-item", "els => els.map(e => "
                                       "e.dataset.class)")
     assert shown == [c for c, _ in _style_categories(gpkg)]
+    assert net.off_machine == [] and net.errors == []
+
+
+def test_issue_23_columns_and_untraced_drainage(browser, sample_site, tmp_path):
+    """The map as issue 23 writes it: ``nhesp_within_distance`` and drainage flags that are
+    null where the trace leaves the town's data; the cards say so, never "No"."""
+    import shutil
+
+    gpkg, _web = sample_site
+    renamed = tmp_path / "applicability_issue23.gpkg"
+    shutil.copy2(gpkg, renamed)
+    with sqlite3.connect(renamed) as con:
+        # the GeoPackage's R-tree triggers call SpatiaLite functions plain sqlite3 lacks; the
+        # geometries are not changed, so the index stays right without them
+        for (name,) in con.execute("SELECT name FROM sqlite_master WHERE type = 'trigger'"
+                                   ).fetchall():
+            con.execute(f'DROP TRIGGER "{name}"')
+        con.execute('ALTER TABLE applicability RENAME COLUMN nhesp_within_500ft '
+                    'TO nhesp_within_distance')
+        con.execute("UPDATE applicability_checks SET \"check\" = 'nhesp_within_distance' "
+                    "WHERE \"check\" = 'nhesp_within_500ft'")
+        con.execute("UPDATE applicability SET drains_to_orw = NULL, drains_to_impaired = NULL "
+                    "WHERE fid % 7 = 0")
+    web = swm_gis.publish(SAMPLE_CONFIG, tmp_path / "site", source=renamed)
+    frame = read_result(renamed)
+    assert "nhesp_within_distance" in frame and frame["drains_to_orw"].isna().sum() > 100
+    page = browser.new_page(viewport={"width": 1280, "height": 900})
+    net = Offline(page)
+    open_site(page, web.path)
+    assert _check_cards(page, renamed, frame) >= 10
+    untraced = frame[frame["drains_to_orw"].isna()].iloc[0]["parcel_id"]
+    page.evaluate("id => { window.location.hash = 'parcel=' + encodeURIComponent(id); }",
+                  untraced)
+    page.wait_for_selector(f"#card[data-parcel=\"{untraced}\"]")
+    for field in ("orw", "impaired"):
+        assert page.inner_text(f"[data-field={field}]").startswith(
+            "Not determined: the trace leaves the town's data")
+        assert page.get_attribute(f"[data-field={field}]", "data-status") == "not_determined"
+    keep_screenshot(page, tmp_path, "publish-sample-untraced")
     assert net.off_machine == [] and net.errors == []
