@@ -259,14 +259,6 @@
   var FILL = {};
   LEGEND.forEach(function (e) { FILL[e.n] = e.hatch ? patternFor(e.colour) : e.colour; });
 
-  function parcelStyle(p) {
-    var e = BY_N[p.c] || {};
-    return { renderer: renderer, interactive: false, fill: true,
-             fillColor: FILL[p.c] || "#ffffff", fillOpacity: 0.9,
-             color: e.large ? "#505050" : "#969696", weight: e.large ? 1.4 : 0.5,
-             opacity: 1 };
-  }
-
   // context under the parcels: water, streams, streets, the town boundary on top
   var ctx = DATA.context || {};
   // each context layer is one (multi-part) Leaflet layer: thousands of street segments drawn
@@ -285,47 +277,129 @@
     });
     return out;
   }
+  map.createPane("water").style.zIndex = 380;
+  map.createPane("parcels").style.zIndex = 390;  // under the streets and the boundary (400)
   if (ctx.waterbodies && ctx.waterbodies.features.length) {
     L.polygon(polygonsOf(ctx.waterbodies.features), {
-      renderer: renderer, color: "#4a7fb0", weight: 0.8, fillColor: "#b3d1ec", fillOpacity: 1,
+      renderer: L.canvas({ pane: "water", padding: 0.3 }), color: "#4a7fb0", weight: 0.8, fillColor: "#b3d1ec", fillOpacity: 1,
       interactive: false }).addTo(map);
   }
-  var layers = new Array(PARCELS.length);
+  // ------------------------------------------------------------------ the parcels: one canvas
+  // Every parcel is drawn by one layer on one canvas, from Web Mercator coordinates computed
+  // once here: 13,000 Leaflet polygons (objects, events, hit tests) cost most of the start-up.
+  var WORLD = 256;  // Leaflet's pixels at zoom 0
+  function mercX(lng) { return WORLD * (lng + 180) / 360; }
+  function mercY(lat) {
+    var s = Math.sin(lat * Math.PI / 180);
+    return WORLD * (0.5 - Math.log((1 + s) / (1 - s)) / (4 * Math.PI));
+  }
+  var N = PARCELS.length;
+  var SHAPES = new Array(N);           // per parcel: its rings as [x0, y0, x1, y1, ...] (zoom 0)
+  var BOX = new Float64Array(N * 4);   // per parcel: min x, min y, max x, max y (zoom 0)
+  var LLBOX = new Array(N);            // per parcel: [[south, west], [north, east]]
   var bounds = L.latLngBounds([]);
-  PARCELS.forEach(function (p, i) {
-    if (!p.g || !p.g.length) { return; }
-    var poly = L.polygon(p.g, parcelStyle(p));
-    poly.addTo(map);
-    layers[i] = poly;
-    bounds.extend(poly.getBounds());
+  for (var pi = 0; pi < N; pi++) {
+    var g = PARCELS[pi].g;
+    if (!g || !g.length) { SHAPES[pi] = null; continue; }
+    var parts = typeof g[0][0][0] === "number" ? [g] : g;  // Polygon or MultiPolygon
+    var rings = [], x0 = Infinity, y0 = Infinity, x1 = -Infinity, y1 = -Infinity;
+    var s0 = 90, w0 = 180, n0 = -90, e0 = -180;
+    for (var q = 0; q < parts.length; q++) {
+      for (var r = 0; r < parts[q].length; r++) {
+        var ring = parts[q][r], a = new Float64Array(ring.length * 2);
+        for (var k = 0; k < ring.length; k++) {
+          var lat = ring[k][0], lng = ring[k][1], x = mercX(lng), y = mercY(lat);
+          a[2 * k] = x; a[2 * k + 1] = y;
+          if (x < x0) { x0 = x; } if (x > x1) { x1 = x; }
+          if (y < y0) { y0 = y; } if (y > y1) { y1 = y; }
+          if (lat < s0) { s0 = lat; } if (lat > n0) { n0 = lat; }
+          if (lng < w0) { w0 = lng; } if (lng > e0) { e0 = lng; }
+        }
+        rings.push(a);
+      }
+    }
+    SHAPES[pi] = rings;
+    BOX[4 * pi] = x0; BOX[4 * pi + 1] = y0; BOX[4 * pi + 2] = x1; BOX[4 * pi + 3] = y1;
+    LLBOX[pi] = [[s0, w0], [n0, e0]];
+    bounds.extend(LLBOX[pi]);
+  }
+  var highlighted = null;
+
+  function tracePath(g2, rings, scale, ox, oy) {
+    g2.beginPath();
+    for (var r = 0; r < rings.length; r++) {
+      var a = rings[r];
+      g2.moveTo(a[0] * scale - ox, a[1] * scale - oy);
+      for (var k = 2; k < a.length; k += 2) { g2.lineTo(a[k] * scale - ox, a[k + 1] * scale - oy); }
+      g2.closePath();
+    }
+  }
+
+  var ParcelCanvas = L.Layer.extend({
+    options: { pane: "parcels" },
+    onAdd: function (m) {
+      this._canvas = L.DomUtil.create("canvas", "parcel-canvas leaflet-zoom-hide");
+      this.getPane().appendChild(this._canvas);
+      m.on("moveend zoomend resize viewreset", this.redraw, this);
+      this.redraw();
+    },
+    onRemove: function (m) {
+      L.DomUtil.remove(this._canvas);
+      m.off("moveend zoomend resize viewreset", this.redraw, this);
+    },
+    redraw: function () {
+      var m = this._map, size = m.getSize(), dpr = window.devicePixelRatio || 1;
+      var c = this._canvas;
+      L.DomUtil.setPosition(c, m.containerPointToLayerPoint([0, 0]));
+      c.width = Math.round(size.x * dpr); c.height = Math.round(size.y * dpr);
+      c.style.width = size.x + "px"; c.style.height = size.y + "px";
+      var g2 = c.getContext("2d");
+      g2.setTransform(dpr, 0, 0, dpr, 0, 0);
+      var scale = Math.pow(2, m.getZoom()), origin = m.getPixelBounds().min;
+      var ox = origin.x, oy = origin.y;
+      var vx0 = ox / scale, vy0 = oy / scale;
+      var vx1 = (ox + size.x) / scale, vy1 = (oy + size.y) / scale;
+      g2.lineJoin = "round";
+      for (var i = 0; i < N; i++) {
+        if (!SHAPES[i] || BOX[4 * i] > vx1 || BOX[4 * i + 2] < vx0 || BOX[4 * i + 1] > vy1 ||
+            BOX[4 * i + 3] < vy0) { continue; }
+        var e = BY_N[PARCELS[i].c] || {};
+        tracePath(g2, SHAPES[i], scale, ox, oy);
+        g2.globalAlpha = 0.9;
+        g2.fillStyle = FILL[PARCELS[i].c] || "#ffffff";
+        g2.fill("evenodd");
+        g2.globalAlpha = 1;
+        g2.strokeStyle = e.large ? "#505050" : "#969696";
+        g2.lineWidth = e.large ? 1.4 : 0.5;
+        g2.stroke();
+      }
+      if (highlighted !== null && SHAPES[highlighted]) {
+        tracePath(g2, SHAPES[highlighted], scale, ox, oy);
+        g2.strokeStyle = "#000000"; g2.lineWidth = 4; g2.stroke();
+      }
+    }
   });
-  // one click handler for the map instead of one per parcel (13,000 listeners and the
-  // renderer's hit tests cost more than finding the parcel under the click here)
-  function ringContains(ring, lat, lng) {
+  var parcelLayer = new ParcelCanvas().addTo(map);
+
+  // the parcel under a click: boxes first, then the rings (even-odd, holes included)
+  function ringsContain(rings, x, y) {
     var inside = false;
-    for (var a = 0, b = ring.length - 1; a < ring.length; b = a++) {
-      var ya = ring[a][0], xa = ring[a][1], yb = ring[b][0], xb = ring[b][1];
-      if ((ya > lat) !== (yb > lat) && lng < (xb - xa) * (lat - ya) / (yb - ya) + xa) {
-        inside = !inside;
+    for (var r = 0; r < rings.length; r++) {
+      var a = rings[r], n = a.length;
+      for (var k = 0, j = n - 2; k < n; j = k, k += 2) {
+        var ya = a[k + 1], yb = a[j + 1];
+        if ((ya > y) !== (yb > y) &&
+            x < (a[j] - a[k]) * (y - ya) / (yb - ya) + a[k]) { inside = !inside; }
       }
     }
     return inside;
   }
-  function polygonContains(rings, lat, lng) {
-    if (!ringContains(rings[0], lat, lng)) { return false; }
-    for (var h = 1; h < rings.length; h++) { if (ringContains(rings[h], lat, lng)) { return false; } }
-    return true;
-  }
   function parcelAt(latlng) {
-    var lat = latlng.lat, lng = latlng.lng, found = -1;
-    for (var i = 0; i < layers.length; i++) {
-      var layer = layers[i];
-      if (!layer || !layer.getBounds().contains(latlng)) { continue; }
-      var g = PARCELS[i].g;
-      var parts = typeof g[0][0][0] === "number" ? [g] : g;  // Polygon or MultiPolygon
-      for (var k = 0; k < parts.length; k++) {
-        if (polygonContains(parts[k], lat, lng)) { found = i; }  // the last drawn is on top
-      }
+    var x = mercX(latlng.lng), y = mercY(latlng.lat), found = -1;
+    for (var i = 0; i < N; i++) {
+      if (!SHAPES[i] || x < BOX[4 * i] || x > BOX[4 * i + 2] || y < BOX[4 * i + 1] ||
+          y > BOX[4 * i + 3]) { continue; }
+      if (ringsContain(SHAPES[i], x, y)) { found = i; }  // the last drawn is on top
     }
     return found;
   }
@@ -368,22 +442,15 @@
   }
   map.on("zoomend moveend", drawLabels);
 
-  var highlighted = null;
   function unhighlight() {
-    if (highlighted !== null && layers[highlighted]) {
-      layers[highlighted].setStyle(parcelStyle(PARCELS[highlighted]));
-    }
-    highlighted = null;
+    if (highlighted !== null) { highlighted = null; parcelLayer.redraw(); }
   }
   function select(i, opts) {
-    unhighlight();
     highlighted = i;
-    var layer = layers[i];
-    if (layer) {
-      layer.setStyle({ color: "#000000", weight: 4, dashArray: null });
-      layer.bringToFront();
-      if (opts.fly) { map.fitBounds(layer.getBounds(), { maxZoom: 18, padding: [40, 40], animate: false }); }
+    if (opts.fly && LLBOX[i]) {
+      map.fitBounds(LLBOX[i], { maxZoom: 18, padding: [40, 40], animate: false });
     }
+    parcelLayer.redraw();
     renderCard(i);
     var want = "#parcel=" + encodeURIComponent(PARCELS[i].id);
     if (window.location.hash !== want) { history.replaceState(null, "", want); }
