@@ -192,7 +192,7 @@ def _tolerance(cfg: TownConfig, simplify_ft: float | None) -> float:
 
     value = simplify_ft if simplify_ft is not None else (
         cfg.publish.simplify_ft if cfg.publish.simplify_ft is not None else DEFAULT_SIMPLIFY_FT)
-    return finite_value(value, what="--simplify-ft", low=0, high=100, unit="ft")
+    return finite_value(value, what="simplify_ft", low=0, high=100, unit="ft")
 
 
 # =========================================================================== the map to publish

@@ -313,3 +313,20 @@ def test_api_refuses_a_second_run_without_overwrite(sample_gpkg, tmp_path):
     swm_gis.publish(SAMPLE_CONFIG, tmp_path / "site", source=sample_gpkg)
     with pytest.raises(OutputExistsError, match="Output already exists"):
         swm_gis.publish(SAMPLE_CONFIG, tmp_path / "site", source=sample_gpkg)
+
+
+@pytest.mark.parametrize("value", ["-3", "nan", "inf", "101", "ten"])
+def test_cli_refuses_a_bad_tolerance_before_anything_is_written(value, tmp_path, capsys):
+    assert main(["publish", "--config", str(SAMPLE_CONFIG), "--out", str(tmp_path / "site"),
+                 "--simplify-ft", value]) == 2
+    assert "--simplify-ft" in capsys.readouterr().err
+    assert not (tmp_path / "site").exists()
+
+
+def test_api_refuses_a_bad_tolerance(sample_gpkg, tmp_path):
+    from swm_gis.errors import ArgumentError
+
+    with pytest.raises(ArgumentError, match="simplify_ft -1 must be a finite number from 0 to "
+                                            "100 ft"):
+        swm_gis.publish(SAMPLE_CONFIG, tmp_path / "site", source=sample_gpkg, simplify_ft=-1)
+    assert not (tmp_path / "site").exists()

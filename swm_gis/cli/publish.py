@@ -34,7 +34,7 @@ def publish(
         help="The applicability map to publish (written by swm-gis applicability --out). "
              "Default: it is computed from the config first."),
     simplify_ft: float = typer.Option(
-        None, "--simplify-ft", metavar="FT",
+        None, "--simplify-ft", metavar="FT", min=0.0, max=100.0,
         help="Display simplification of the shapes, in feet (default 1.5, or the config's "
              "[publish] simplify_ft; 0 keeps them exact). The cards' figures always come "
              "from the exact map."),
