@@ -17,6 +17,7 @@ in whole, an existing file is replaced only with ``overwrite``.
 from __future__ import annotations
 
 import datetime as dt
+import html
 import json
 import os
 import sqlite3
@@ -91,11 +92,11 @@ class WebMap:
         return lines + [f"Warning: {w}" for w in self.warnings]
 
     def _repr_html_(self) -> str:
-        from swm_gis.results import html_summary
-
-        return html_summary("Published web map", self.summary_lines,
-                            pd.DataFrame(self.legend)[["n", "label", "parcels"]]
-                            if self.legend else None)
+        # written here, not with swm_gis.results: a job does not import the layer above it
+        items = "".join(f"<li>{html.escape(line)}</li>" for line in self.summary_lines)
+        table = (pd.DataFrame(self.legend)[["n", "label", "parcels"]].to_html(index=False)
+                 if self.legend else "")
+        return f"<div><strong>Published web map</strong><ul>{items}</ul>{table}</div>"
 
 
 def publish(config: TownConfig | str | os.PathLike, out: str | os.PathLike, *,
@@ -208,12 +209,14 @@ class Applicability:
 
 
 def _computed(cfg: TownConfig, progress: Progress) -> Applicability:
-    from swm_gis.jobs import applicability_map
+    """The applicability map of the town, classified in memory (the job's own function, not
+    :func:`swm_gis.applicability_map`: a job does not import the job-level API above it)."""
+    from swm_gis.applicability import classify_town
 
-    amap = applicability_map(cfg, progress=lambda f, m: progress(0.55 * f, m))
+    run = classify_town(cfg, progress=lambda f, m: progress(0.55 * f, m))
     now = dt.datetime.now(dt.UTC).isoformat(timespec="seconds")
-    return Applicability(frame=amap.frame, checks=list(amap.checks),
-                         run={"written_utc": now, "parameters": dict(amap.parameters)})
+    return Applicability(frame=run.frame, checks=list(run.checks),
+                         run={"written_utc": now, "parameters": dict(run.parameters or {})})
 
 
 def read_applicability(path: str | os.PathLike) -> Applicability:
