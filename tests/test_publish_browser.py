@@ -274,3 +274,33 @@ def test_issue_23_columns_and_untraced_drainage(browser, sample_site, tmp_path):
         assert page.get_attribute(f"[data-field={field}]", "data-status") == "not_determined"
     keep_screenshot(page, tmp_path, "publish-sample-untraced")
     assert net.off_machine == [] and net.errors == []
+
+
+@pytest.mark.slow  # a second site and page: about 6 s
+def test_owners_on_the_card_only_with_the_towns_opt_in(browser, sample_site, tmp_path):
+    import shutil
+
+    gpkg, web = sample_site
+    town = tmp_path / "town"
+    shutil.copytree(SAMPLE_CONFIG.parent, town)
+    toml = town / "town.toml"
+    toml.write_text(toml.read_text(encoding="utf-8") + "\n[publish]\ninclude_owners = true\n",
+                    encoding="utf-8")
+    opted = swm_gis.publish(toml, tmp_path / "site", source=gpkg)
+    assess = pyogrio.read_dataframe(town / "sample.gpkg", layer="assess", read_geometry=False)
+    row = assess.iloc[0]
+    page = browser.new_page(viewport={"width": 1280, "height": 900})
+    net = Offline(page)
+    for site, shown in ((opted.path, True), (web.path, False)):
+        open_site(page, site, f"#parcel={row['LOC_ID']}")
+        assert page.get_attribute("#card", "data-parcel") == row["LOC_ID"]
+        owners = page.locator("[data-field=owners]")
+        if shown:
+            assert row["OWNER1"] in owners.inner_text()
+            assert row["OWN_ADDR"] in owners.inner_text()
+        else:
+            assert owners.count() == 0
+            assert row["OWNER1"] not in page.inner_text("body")
+            assert "Owner names and mailing addresses are not published" in page.inner_text(
+                "#about-body")
+    assert net.off_machine == []
