@@ -299,6 +299,11 @@ def build_site_data(cfg: TownConfig, amap: Applicability, *, tolerance_ft: float
     """The content of ``data/data.js`` and ``publish.json``, and the warnings."""
     frame = amap.frame
     warnings: list[str] = []
+    town = amap.run.get("town")
+    if town and town != cfg.name:  # a map of another town published under this one's name
+        warnings.append(f"the applicability map was computed for \"{town}\", the config is "
+                        f"for \"{cfg.name}\": the page is titled for the config's town and "
+                        "searches its assessing table")
     classes = frame["screening_class"].astype(object).tolist()
     counts = pd.Series(classes, dtype=object).value_counts().to_dict()
     legend = site.legend_entries(classes, qml=amap.qml, counts=counts)

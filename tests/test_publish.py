@@ -330,3 +330,18 @@ def test_api_refuses_a_bad_tolerance(sample_gpkg, tmp_path):
                                             "100 ft"):
         swm_gis.publish(SAMPLE_CONFIG, tmp_path / "site", source=sample_gpkg, simplify_ft=-1)
     assert not (tmp_path / "site").exists()
+
+
+def test_a_map_of_another_town_is_warned_about(sample_gpkg, tmp_path):
+    town = tmp_path / "town"
+    shutil.copytree(SAMPLE_CONFIG.parent, town)
+    toml = town / "town.toml"
+    toml.write_text(toml.read_text(encoding="utf-8").replace(
+        'name = "Sampleton (SYNTHETIC)"', 'name = "Othertown"'), encoding="utf-8")
+    web = swm_gis.publish(toml, tmp_path / "site", source=sample_gpkg)
+    assert web.warnings == ['the applicability map was computed for "Sampleton (SYNTHETIC)", '
+                            'the config is for "Othertown": the page is titled for the '
+                            "config's town and searches its assessing table"]
+    assert f"Warning: {web.warnings[0]}" in web.summary_lines
+    record = json.loads((web.path / "publish.json").read_text(encoding="utf-8"))
+    assert record["warnings"] == web.warnings
