@@ -6,7 +6,7 @@ SYS_PY ?= /usr/bin/python3
 APT := DEBIAN_FRONTEND=noninteractive apt-get
 export QT_QPA_PLATFORM ?= offscreen
 
-.PHONY: demo test test-fast dev-setup lint docs tutorial tutorial-clear setup system-deps test-deps qgis plugin sample bench clean dist
+.PHONY: demo test test-fast dev-setup lint docs tutorial tutorial-clear setup system-deps test-deps qgis plugin sample bench clean dist vendor-web
 
 demo: setup
 	$(VENV)/bin/swm-gis demo --out swm-gis-demo
@@ -66,7 +66,7 @@ system-deps:
 	if [ -n "$$missing" ]; then $(APT) update && $(APT) install -y $$missing; fi
 
 # What the whole suite needs beyond the venv: QGIS 3 with PyQGIS (plugin tests), Chromium
-# (rendering the HTML report), poppler-utils (PDF checks by eye, pdftoppm), PostgreSQL 15 with
+# (rendering the HTML report; the web map tests drive it through Playwright), poppler-utils (PDF checks by eye, pdftoppm), PostgreSQL 15 with
 # PostGIS 3 (tests/postgis_server.py starts a throwaway server; no service is enabled).
 test-deps: system-deps
 	@missing=""; \
@@ -95,6 +95,11 @@ sample: setup
 bench: dev-setup test-deps
 	$(PY) benchmarks/bench_applicability.py
 	$(PY) benchmarks/bench_abutters.py
+	$(PY) benchmarks/bench_publish.py
+
+# Leaflet (the web map) and axe-core (its accessibility test) again from the npm registry
+vendor-web:
+	bash scripts/vendor_web.sh
 
 clean:
 	rm -rf $(VENV) build dist *.egg-info swm-gis-demo .pytest_cache docs/_build docs/generated docs/tutorial.md docs/_tutorial_files

@@ -7,7 +7,8 @@ Job level, over a town config (what the ``swm-gis`` commands run):
 * :func:`load_config` reads a town config (TOML);
 * :func:`screen` screens one site -> :class:`Screening`;
 * :func:`abutter_package` finds the abutters and their owners -> :class:`AbutterPackage`;
-* :func:`applicability_map` classifies every parcel of the town -> :class:`ApplicabilityMap`.
+* :func:`applicability_map` classifies every parcel of the town -> :class:`ApplicabilityMap`;
+* :func:`publish` writes the public web map of the classes (a static site) -> :class:`WebMap`.
 
 Each result holds the frames and findings, writes the files the command line writes with
 ``.write(...)`` and shows a summary in a notebook.
@@ -50,12 +51,13 @@ from swm_gis.rules.timeline import permit_timeline
 from swm_gis.rules.watersheds import mitigation_eligibility, watershed_shares
 from swm_gis.screening.checklist import submittal_checklist
 from swm_gis.terrain.receiving_waters import trace_receiving_waters
+from swm_gis.webmap.job import WebMap, publish
 
 __all__ = [
     # job level, over a town config
-    "load_config", "screen", "abutter_package", "applicability_map",
+    "load_config", "screen", "abutter_package", "applicability_map", "publish",
     # what the jobs take and return
-    "TownConfig", "Screening", "AbutterPackage", "ApplicabilityMap",
+    "TownConfig", "Screening", "AbutterPackage", "ApplicabilityMap", "WebMap",
     # frame level: the rules on GeoDataFrames the caller has
     "find_abutters", "join_owners", "recipients", "disturbance_trigger", "development_type",
     "performance_standards", "watershed_shares", "mitigation_eligibility", "floodplain_overlap",

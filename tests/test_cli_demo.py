@@ -88,8 +88,8 @@ def test_demo_into_the_current_folder(tmp_path, monkeypatch, fake_report):
         [MARKER, "README.txt", *STEPS])
 
 
-@pytest.mark.parametrize("command", [[], ["screen"], ["abutters"], ["applicability"], ["demo"],
-                                     ["data"], ["data", "validate"]])
+@pytest.mark.parametrize("command", [[], ["screen"], ["abutters"], ["applicability"], ["publish"],
+                                     ["demo"], ["data"], ["data", "validate"]])
 def test_help_uses_plain_metavars_and_no_machine_paths(command, capsys):
     assert main([*command, "--help"]) == 0
     text = capsys.readouterr().out

@@ -68,6 +68,10 @@ def test_wheel_installs_and_runs_the_demo_outside_the_checkout(tmp_path):
         names = set(zf.namelist())
     assert {"swm_gis/sample/town.toml", "swm_gis/sample/sample.gpkg",
             "swm_gis/sample/sites.gpkg", "swm_gis/sample/dem.tif"} <= names
+    # the public web map's page and its vendored Leaflet, with its licence (swm-gis publish)
+    assert {"swm_gis/web/index.html", "swm_gis/web/app.js", "swm_gis/web/app.css",
+            "swm_gis/web/leaflet/leaflet.js", "swm_gis/web/leaflet/LICENSE",
+            "swm_gis/tables/publish_quotes.toml"} <= names
     assert not [n for n in names if n.endswith((".pyc", ".pyo")) or "/tests/" in n]
     for line in readme_install_lines()[1:]:  # as written, in a folder outside the checkout
         argv = [env["HOME"] + a[1:] if a.startswith("~/") else a for a in shlex.split(line)]
@@ -82,6 +86,7 @@ def test_wheel_installs_and_runs_the_demo_outside_the_checkout(tmp_path):
     assert (demo / "applicability" / "applicability.gpkg").is_file()
     assert (demo / "abutters" / "mailing_list.csv").is_file()
     assert (demo / "screen" / "site" / "screening.json").is_file()
+    assert (demo / "publish" / "index.html").is_file()
     site = tmp_path / "home" / "swm-gis-env" / "lib"
     assert list(site.glob("python3*/site-packages/swm_gis/sample/town.toml"))
     assert not list(site.glob("python3*/site-packages/data"))  # no stray top-level folder

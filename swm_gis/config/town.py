@@ -158,7 +158,27 @@ SCHEMAS: dict[str, LayerSchema] = {
 # One table per section: a new key is one line here (and the code that reads it).
 
 #: Top-level sections of a town config.
-SECTIONS = ("town", "rules", "layers", "cache")
+SECTIONS = ("town", "rules", "layers", "cache", "publish")
+
+#: Keys of [publish] (swm-gis publish, docs/publish.md). ``include_owners`` is the town's opt-in
+#: to put owner names and mailing addresses on the public web map (off unless set true).
+PUBLISH_KEYS: dict[str, Kind] = {
+    "include_owners": BOOL,
+    "simplify_ft": finite_range(0, 100, unit="ft"),
+    "title": TEXT,
+}
+
+
+@dataclass(frozen=True)
+class PublishOptions:
+    """``[publish]``: what the public web map may show and how (docs/publish.md)."""
+
+    #: owner names and mailing addresses on the cards: only when the town opts in
+    include_owners: bool = False
+    #: display simplification tolerance (ft); None: swm_gis.webmap.job.DEFAULT_SIMPLIFY_FT
+    simplify_ft: float | None = None
+    #: the page's title; None: "Do I need a stormwater permit? <town>"
+    title: str | None = None
 
 #: Keys of [town].
 TOWN_KEYS: dict[str, Kind] = {"name": TEXT, "crs": TEXT, "synthetic": BOOL}
@@ -261,6 +281,9 @@ class TownConfig:
     cache_enabled, cache_dir
         ``[cache]``: whether the town's flow grid is kept on disk
         (:mod:`swm_gis.terrain.cache`), and where (default: the user's cache folder).
+    publish
+        ``[publish]``: the public web map's options (:class:`PublishOptions`; owner names and
+        mailing addresses only with ``include_owners = true``).
     """
 
     name: str
@@ -272,6 +295,8 @@ class TownConfig:
     #: [cache]: keep the town's flow grid on disk (swm_gis.terrain.cache), and where
     cache_enabled: bool = True
     cache_dir: str | None = None
+    #: [publish]: the public web map's options (owners only on opt-in)
+    publish: PublishOptions = field(default_factory=PublishOptions)
 
     def has(self, key: str) -> bool:
         """Whether the config has a ``[layers.<key>]`` section."""
@@ -359,9 +384,15 @@ def parse_config(data: dict, *, base_dir: Path, source: Path | None = None) -> T
         layers["parcels"] = replace(spec, fields={**spec.fields,
                                                   RIGHT_OF_WAY_COLUMN: row_rule.field})
     enabled, cache_dir = _parse_cache(data.get("cache") or {}, base_dir, where)
+    publish = check_table(data.get("publish", {}), where=where, section="[publish]")
+    check_values(publish, PUBLISH_KEYS, where=where, section="[publish]")
     return TownConfig(
         name=town["name"].strip(), crs=crs, rules=rules, layers=layers, path=source,
         synthetic=town.get("synthetic", False), cache_enabled=enabled, cache_dir=cache_dir,
+        publish=PublishOptions(
+            include_owners=publish.get("include_owners", False),
+            simplify_ft=float(publish["simplify_ft"]) if "simplify_ft" in publish else None,
+            title=publish["title"].strip() if "title" in publish else None),
     )
 
 

@@ -12,7 +12,8 @@ pytestmark = pytest.mark.qgis
 WHEEL = "~/swm-gis-env/bin/pip install dist/swm_gis-0.1.0-py3-none-any.whl"
 
 IDS = ["disturbancetrigger", "abutters", "habitatscreening", "floodplainoverlap",
-       "mitigationeligibility", "receivingwaters", "sitescreening", "applicabilitymap"]
+       "mitigationeligibility", "receivingwaters", "sitescreening", "applicabilitymap",
+       "publishwebmap"]
 
 
 def _alg(alg_id: str):
@@ -59,7 +60,8 @@ def test_abutters_parameters_are_those_of_spec_section_6(plugin):
 def test_town_config_is_accepted_by_sitescreening_and_applicabilitymap(plugin):
     for alg_id in IDS:
         names = {d.name() for d in _alg(alg_id).parameterDefinitions()}
-        assert ("TOWN_CONFIG" in names) == (alg_id in ("sitescreening", "applicabilitymap"))
+        assert ("TOWN_CONFIG" in names) == (alg_id in ("sitescreening", "applicabilitymap",
+                                                       "publishwebmap"))
 
 
 def test_the_engine_path_setting_is_registered_and_honoured(plugin, tmp_path, monkeypatch):

@@ -6,6 +6,7 @@ from .disturbance_trigger import DisturbanceTriggerAlgorithm
 from .floodplain_overlap import FloodplainOverlapAlgorithm
 from .habitat_screening import HabitatScreeningAlgorithm
 from .mitigation_eligibility import MitigationEligibilityAlgorithm
+from .publish_web_map import PublishWebMapAlgorithm
 from .receiving_waters import ReceivingWatersAlgorithm
 from .site_screening import SiteScreeningAlgorithm
 
@@ -18,4 +19,5 @@ ALGORITHMS = (
     ReceivingWatersAlgorithm,
     SiteScreeningAlgorithm,
     ApplicabilityMapAlgorithm,
+    PublishWebMapAlgorithm,
 )
