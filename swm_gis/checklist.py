@@ -1,4 +1,5 @@
-"""The Chapter 320 submittal checklist (§§ 320-18 A, 320-19, 320-20, 320-21) and what applies.
+"""The Chapter 320 submittal checklist (permit procedure A, §§ 320-19, 320-20, 320-21) and what
+applies.
 
 The items are data (``swm_gis/tables/submittal_checklist.toml``, read with importlib.resources),
 taken from the regulation text; this module decides, from a screening document (the content of
@@ -29,6 +30,7 @@ from importlib import resources
 from typing import Any
 
 from swm_gis.findings import decide_findings
+from swm_gis.general_requirements import CUT_OFF_NOTE
 from swm_gis.receiving_waters import SPILL_GROUPS, cause_group, requirements_for
 
 __all__ = ["ChecklistGroup", "ChecklistItem", "checklist_groups", "submittal_checklist"]
@@ -64,10 +66,14 @@ class ChecklistItem:
     when: str = "always"
     applies: bool | None = True
     note: str = ""
+    cut_off: bool = False
 
     @property
     def citation(self) -> str:
-        return f"{self.section} {self.ref}"
+        """``§ 320-19 A(8)``; a section cited by its heading takes a comma
+        (``Ch. 320, permit procedure, A(7)``)."""
+        sep = " " if self.section.startswith("§") else ", "
+        return f"{self.section}{sep}{self.ref}"
 
 
 @lru_cache(maxsize=1)
@@ -116,8 +122,12 @@ def submittal_checklist(document: Mapping[str, Any] | None = None) -> list[Check
         when = raw["when"]
         applies = True if when == "always" else conditions.get(when)
         note = _note(raw.get("notes", ""), doc) if document is not None else ""
+        cut = bool(raw.get("cut_off"))
+        if cut:
+            note = " ".join(filter(None, [CUT_OFF_NOTE, note]))
         out.append(ChecklistItem(group=raw["group"], section=raw["section"], ref=raw["ref"],
-                                 text=raw["text"], when=when, applies=applies, note=note))
+                                 text=raw["text"], when=when, applies=applies, note=note,
+                                 cut_off=cut))
     return out
 
 
@@ -162,7 +172,8 @@ def b10_conditions(doc: Mapping[str, Any], *, complete: bool) -> dict[str, bool 
 
     A duty derived is True (None when it is conditional on the land use); a duty not derived is
     False only when the search for impaired waters was complete (``complete``), or when its
-    causes were met but the land use rules it out (§ 320-19 B(10)(e)); otherwise undecided.
+    causes were met but the stated proposed use rules it out (§ 320-19 B(10)(e)); otherwise
+    undecided. Without a proposed use, (e) is never "Not applicable".
     """
     rw = doc.get("receiving_waters")
     if not isinstance(rw, Mapping):
@@ -270,6 +281,11 @@ def _note_abutters(doc: Mapping[str, Any]) -> str:
     return "Prepare with swm-gis abutters (owners within 100 ft of the property line)."
 
 
+def _note_filing(doc: Mapping[str, Any]) -> str:
+    return ("Hand delivered or sent certified mail, return receipt requested; the application "
+            "form is signed by all owners of the site (the permittee must be the owner).")
+
+
 def _note_receiving(doc: Mapping[str, Any]) -> str:
     rw = _block(doc, "receiving_waters")
     status = _findings(doc).get("receiving_waters", {}).get("status")
@@ -298,4 +314,5 @@ _NOTES = {
     "floodplain": _note_floodplain, "habitats": _note_habitats, "standards": _note_standards,
     "treatment": _note_treatment, "mitigation": _note_mitigation, "abutters": _note_abutters,
     "receiving_waters": _note_receiving, "disturbance": _note_disturbance,
+    "filing": _note_filing,
 }

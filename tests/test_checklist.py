@@ -17,13 +17,14 @@ def _refs(section: str) -> list[str]:
 
 def test_groups_follow_the_application_package():
     assert [(g.key, g.section) for g in checklist_groups()] == [
-        ("application", "§ 320-18"), ("swmp", "§ 320-19"), ("esc", "§ 320-20"),
+        ("application", "Ch. 320, permit procedure"), ("swmp", "§ 320-19"), ("esc", "§ 320-20"),
         ("om", "§ 320-21")]
 
 
 def test_every_paragraph_of_the_plans_is_listed():
-    # § 320-18 A(1)-(7): the application package
-    assert _refs("§ 320-18") == [f"A({n})" for n in range(1, 8)]
+    # permit procedure A, A(1)-(7): the filing and the application package (the copy of the
+    # regulation gives the procedure no section number)
+    assert _refs("Ch. 320, permit procedure") == ["A"] + [f"A({n})" for n in range(1, 8)]
     # § 320-19 A(1)-(15), with the proposed hydrology (10)(a)-(j)
     swmp_a = [r for r in _refs("§ 320-19") if r.startswith("A")]
     assert swmp_a == ([f"A({n})" for n in range(1, 10)]
@@ -49,11 +50,31 @@ def test_items_use_the_regulations_words():
     assert "Lynnfield Department of Public Works" in items["§ 320-19 B(10)(d)"].text
 
 
+def test_issue_24_quotes_and_duties_are_the_regulations_words():
+    items = _items()
+    assert ("or as calculated by a professional engineer for areas not assessed on these maps"
+            in items["§ 320-20 A(3)(a)"].text)
+    assert ("Infiltrate stormwater to provide the level of pollutant removal equal to or greater "
+            "than the level of pollutant removal provided through the use of biofiltration of the "
+            "same volume of runoff to be infiltrated, prior to infiltration"
+            in items["§ 320-19 B(10)(e)"].text)
+    notice = items["Ch. 320, permit procedure, A(7)"].text
+    assert "by certified mail, return receipt requested, or by certificates of mailing" in notice
+    assert "Conservation Commission Administrator's form" in notice
+    filing = items["Ch. 320, permit procedure, A"].text
+    assert "certified mail, return receipt requested" in filing
+    assert "the permittee must be the owner of the site" in filing
+    assert "BMP Accounting and Tracking Tool (2016)" in items["§ 320-19 B(9)"].text
+    a9 = items["§ 320-19 A(9)"]
+    assert a9.cut_off and "cut off" in a9.note and a9.text == "The existing site hydrology:"
+
+
 def test_without_a_document_conditional_items_are_undecided():
     items = submittal_checklist()
     assert all(i.applies is True for i in items if i.when == "always")
     assert all(i.applies is None for i in items if i.when != "always")
-    assert all(i.note == "" for i in items)
+    assert all(i.note == "" for i in items if not i.cut_off)
+    assert [i.citation for i in items if i.cut_off] == ["§ 320-19 A(9)"]
 
 
 #: Every layer of every finding configured and covering the area searched.
@@ -136,11 +157,12 @@ def test_impairment_causes_bring_their_b10_items(cause, category, tmdl, applies)
 
 @pytest.mark.parametrize(("use", "expected"), [
     ({"proposed_use": "commercial"}, True), ({"proposed_use": "101"}, False),
-    ({"use_codes": ["325"]}, True), ({"use_codes": ["101"]}, False),
+    ({"use_codes": ["325"]}, None), ({"use_codes": ["101"]}, None),
     ({"use_codes": ["101"], "proposed_use": "325"}, True),  # a house lot becoming a shop
     ({}, None)], ids=["proposed-commercial", "proposed-house", "existing-shop",
                       "existing-house", "house-to-shop", "unknown"])
 def test_b10e_follows_the_proposed_land_use_then_the_existing_one(use, expected):
+    """Without --proposed-use, B(10)(e) is "Check" (conditional), never "Not applicable"."""
     rw = {"orw": [], "requirements": [], "trace_end": [], **use,
           "impaired": [{"au_id": "MA1", "name": "Pond", "category": "5",
                         "causes": ["Sedimentation", "Lead"], "tmdl": None,

@@ -88,7 +88,7 @@ def screen(
     received: str | None = typer.Option(
         None, "--received", metavar="DATE",
         help="Date the application was received (YYYY-MM-DD), for the report's hearing "
-             "deadlines (§ 320-18 B)."),
+             "deadlines (Ch. 320, permit procedure, B)."),
     no_cache: bool = no_cache_option(),
     report: bool = typer.Option(
         True, "--report/--no-report",
