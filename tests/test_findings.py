@@ -73,7 +73,8 @@ def town_layers(kind: str) -> dict[str, gpd.GeoDataFrame]:
     pond, lake = rect(705, 955, 1005, 1055), rect(1805, 955, 2105, 1055)
     corner = rect(2700, 1800, 2900, 1950)
     return {
-        "parcels": gdf({"LOC_ID": ["M_1"], "USE_CODE": ["101"]}, [rect(0, 0, 3000, 2000)]),
+        # the site's lot (300 m x 300 m = 968,752 sq ft): "the site" of Chapter 320
+        "parcels": gdf({"LOC_ID": ["M_1"], "USE_CODE": ["101"]}, [rect(200, 1100, 500, 1400)]),
         "town_boundary": gdf({}, [rect(0, 0, 3000, 2000)]),
         "huc12": gdf({"huc12": ["010900010601"], "name": ["Valley Brook"]},
                      [rect(0, 0, 3000, 2000)]),
@@ -140,8 +141,16 @@ def test_found_town_says_yes_with_exact_figures(tmp_path):
     assert by_key(doc, "habitats")["answer"].startswith(
         "1 feature(s): Priority Habitat PH 1 at 328 ft.")  # 100 m = 328.08 ft
     flood = by_key(doc, "floodplain")["answer"]
-    # AE over y 1200..1250 of the 100 m x 100 m site: 100 m x 50 m = 53,820 sq ft, 50 %
-    assert flood.startswith("53,820 sq ft of the site (50.0%) in the SFHA: zone AE")
+    # The site is the lot (Chapter 320 definitions): the AE zone, 200 m x 100 m = 215,278 sq ft,
+    # lies wholly on the 300 m x 300 m lot (22.2 %); 100 m x 50 m = 53,820 sq ft of it inside
+    # the limit of disturbance, 161,459 sq ft outside it
+    assert flood.startswith(
+        "215,278 sq ft of the site's parcel(s) M_1 (968,752 sq ft) (22.2%) in the SFHA: zone AE "
+        "215,278 sq ft, BFE 52 ft. Inside the limit of disturbance: 53,820 sq ft; on the "
+        "parcel(s) outside it: 161,459 sq ft.")
+    assert doc["floodplain"]["sfha_area_sqft"] == pytest.approx(53_819.5, abs=0.1)
+    assert doc["floodplain"]["subject_parcels"]["basis"] == \
+        "the parcels the limit of disturbance lies on"
     rw = by_key(doc, "receiving_waters")
     assert rw["parts"] == {"orw": "yes", "impaired": "yes"}
     assert rw["complete"] == {"orw": True, "impaired": True}
@@ -334,10 +343,27 @@ def test_redevelopment_states_existing_impervious_area_and_share(tmp_path):
     sliver = gdf({"kind": ["old pavement"]}, [rect(300, 1200, 302, 1210)])  # 20 m2 = 215 sq ft
     doc = screen(tmp_path, drop=("impervious",), replace={"impervious": sliver})
     f = by_key(doc, "development_type")
-    assert f["answer"].startswith("Redevelopment (measured: impervious polygons).")
-    assert ("Existing impervious cover in the disturbance: 215 sq ft, 0.2% of the site's "
+    # 215 sq ft of 107,639 = 0.2 %, under the 5 % of [rules] small_existing_impervious_share:
+    # the Commission's judgement, so conditional (and the standards with it)
+    assert f["status"] == "conditional"
+    assert f["answer"].startswith("Redevelopment as measured (measured: impervious polygons), "
+                                  "for the Commission to confirm.")
+    assert ("Existing impervious cover in the limit of disturbance: 215 sq ft, 0.2% of its "
             "107,639 sq ft.") in f["answer"]
-    assert any("Only 0.2% of the site is existing impervious cover" in c for c in f["caveats"])
+    assert "On the site's parcel(s) (968,752 sq ft): 215 sq ft" in f["answer"]
+    assert any("Only 0.2% of the limit of disturbance is existing impervious cover (under the "
+               "5.0% of [rules] small_existing_impervious_share)" in c for c in f["caveats"])
+    assert any("\"on an area that has not previously been developed to include impervious "
+               "cover\"" in c for c in f["caveats"])
+    assert by_key(doc, "standards")["status"] == "conditional"
+
+
+def test_small_share_threshold_is_a_rule(tmp_path):
+    sliver = gdf({"kind": ["old pavement"]}, [rect(300, 1200, 302, 1210)])  # 0.2 % of the site
+    doc = screen(tmp_path, drop=("impervious",), replace={"impervious": sliver},
+                 extra="\n[rules]\nsmall_existing_impervious_share = 0.001\n")
+    assert by_key(doc, "development_type")["status"] == "info"
+    assert doc["development_type"]["small_share_threshold"] == 0.001
 
 
 # --------------------------------------------------------------------------- causes table
