@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from swm_gis import findings as fd
 from swm_gis.checklist import checklist_groups, submittal_checklist
 
 
@@ -89,6 +90,10 @@ FULL_COVERAGE = {
                              "vernal_pools")}.items()}
 
 
+DRY_PARCEL = {"in_sfha": False, "sfha_area_sqft": 0.0, "site_fraction": 0.0, "zones": [],
+              "shaded_x_area_sqft": 0.0, "area_sqft": 87_120.0, "parcels": [{"id": "M_1"}]}
+
+
 def _doc(**overrides):
     doc = {
         "disturbance": {"area_sqft": 52000.0, "area_acres": 1.1938, "permit_required": True},
@@ -97,7 +102,7 @@ def _doc(**overrides):
         "mitigation": [],
         "habitats": [],
         "floodplain": {"in_sfha": False, "sfha_area_sqft": 0.0, "site_fraction": 0.0,
-                       "zones": [], "shaded_x_area_sqft": 0.0},
+                       "zones": [], "shaded_x_area_sqft": 0.0, "subject_parcels": DRY_PARCEL},
         "receiving_waters": {"orw": [], "impaired": [], "requirements": [], "trace_end": []},
         "checks": [{"name": n, "ran": True, "source": None}
                    for n in ("habitats", "floodplain", "receiving_waters")],
@@ -116,12 +121,31 @@ def test_floodplain_decides_the_delineation_and_notes_the_bfe():
     assert items["§ 320-19 A(8)"].applies is True
     assert items["§ 320-20 A(3)(a)"].note == (
         "Site in the SFHA: 13,000 sq ft (25.0% of the site); zone AE, BFE 52 ft; zone A, "
-        "no BFE on the FIRM.")
+        "no BFE on the FIRM (or as calculated by a professional engineer).")
     dry = _items(_doc())
     assert dry["§ 320-19 A(8)"].applies is False
     assert dry["§ 320-20 A(3)(a)"].applies is True  # floodplain information is always shown
     assert dry["§ 320-20 A(3)(a)"].note == \
-        "Screening found no 100-year floodplain (SFHA) on the site."
+        "Screening found no 100-year floodplain (SFHA) on the site's parcel(s)."
+
+
+def test_the_site_is_the_parcel_for_the_floodplain_items():
+    """Issue 24 item 2: 9,442 sq ft of AE zone on the parcel, none in the limit of disturbance:
+    the delineation is required and the note says where the zone lies."""
+    parcel = {**DRY_PARCEL, "in_sfha": True, "sfha_area_sqft": 9_442.0, "site_fraction": 0.1084,
+              "zones": [{"zone": "AE", "bfe": 48.0, "area_sqft": 9_442.0}]}
+    flood = {"in_sfha": False, "sfha_area_sqft": 0.0, "site_fraction": 0.0, "zones": [],
+             "shaded_x_area_sqft": 0.0, "subject_parcels": parcel}
+    items = _items(_doc(floodplain=flood))
+    assert items["§ 320-19 A(8)"].applies is True
+    assert items["§ 320-20 A(3)(a)"].note == (
+        "Site's parcel(s) in the SFHA: 9,442 sq ft (10.8%): 0 sq ft inside the limit of "
+        "disturbance, 9,442 sq ft outside it; zone AE, BFE 48 ft.")
+    finding = next(f for f in fd.decide_findings(_doc(floodplain=flood))
+                   if f["key"] == "floodplain")
+    assert finding["status"] == "yes"
+    assert "Inside the limit of disturbance: 0 sq ft; on the parcel(s) outside it: 9,442 sq ft." \
+        in finding["answer"]
 
 
 def test_habitats_are_listed_nearest_first():
@@ -223,7 +247,7 @@ def test_off_site_mitigation_brings_easements_and_the_huc_rule():
 def test_notes_carry_the_retention_volume_and_targets():
     items = _items(_doc())
     assert items["§ 320-19 A(10)(f)"].note == \
-        "Retention required: 1,667 cu ft (1 in x 20,000 sq ft impervious)."
+        "Retention required: 1,667 cu ft (1 in x 20,000 sq ft impervious on the site)."
     assert items["§ 320-19 A(10)(g)"].note == "Removal targets: 90% TSS, 60% TP."
     assert items["§ 320-20 A(7)"].note == \
         "Screened limit of disturbance: 52,000 sq ft (1.19 acres)."
