@@ -97,7 +97,8 @@ def build_screening(
     roadway_maintenance
         Redevelopment limited to existing-roadway maintenance (§ 320-19 B(8)(e)).
     subject_parcels
-        The parcels the work is on, handed to the resource checks.
+        The site's parcels (``--parcel``); None: :func:`parcels_under_site`. Chapter 320's site
+        is the lot or parcel: the floodplain, impervious areas and coverage read them.
     proposed_use
         The proposed land use (a DOR use code such as ``"325"``, or ``"commercial"``,
         ``"residential"``, ...): decides § 320-19 B(10)(e); without it the parcels' existing use

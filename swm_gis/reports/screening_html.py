@@ -186,7 +186,8 @@ def render_html(report: ScreeningReport) -> str:
                    f"{r.received:%A, %B %-d, %Y}. Business days skip Saturdays, Sundays and "
                    "Massachusetts legal holidays; calendar days do not count the day the "
                    "period runs from. The notice deadlines assume the hearing opens on the "
-                   "latest permitted day; an earlier hearing moves them earlier.</p>")
+                   "latest permitted day (a latest day on a weekend or legal holiday is moved "
+                   "to the business day before); an earlier hearing moves them earlier.</p>")
     else:
         out.append("<p>No receipt date was given, so no dates are computed; pass "
                    "<code>--received DATE</code> to compute them.</p>")
