@@ -375,6 +375,18 @@ def _standards(doc: Mapping[str, Any], permit: Mapping[str, Any], dev: Mapping[s
         status = "conditional"
     if dev["status"] == "conditional":
         caveats.append("The standards follow the development type, which is conditional.")
+    alt = s.get("if_new_development")
+    if isinstance(alt, Mapping):
+        vol = alt.get("required_retention_cuft")
+        caveats.append(
+            f"If the Commission finds new development ({alt.get('section')}): "
+            + (f"retain {float(vol):,.0f} cu ft ({float(alt.get('retention_depth_in') or 0):.1f} "
+               "in x the post-construction impervious area)" if vol is not None else
+               f"retain {float(alt.get('retention_depth_in') or 0):.1f} in x the "
+               "post-construction impervious area")
+            + f", or remove {_pct(alt.get('tss_removal') or 0)} TSS and "
+              f"{_pct(alt.get('tp_removal') or 0)} TP; off-site mitigation in the same "
+              f"{alt.get('mitigation_huc_level')}.")
     return finding("standards", status, answer, section=section,
                    used=["proposed_impervious"] if s.get("post_impervious_sqft") is not None
                    else [], caveats=caveats)

@@ -165,6 +165,7 @@ def build_screening(
     dev = development_type(site, impervious=impervious,
                            override=None if development == "auto" else development)
     dev["small_share_threshold"] = config.rules.small_existing_impervious_share
+    dev["disturbed_sqft"] = disturbance["area_sqft"]
     if len(parcels):
         dev["site_parcels"] = _parcel_cover(parcels, impervious, factor)
     checks.append(_check("development_type", impervious is not None or development != "auto",
@@ -182,6 +183,11 @@ def build_screening(
         split = (round(inside, 2), round(post_sqft - inside, 2))
     standards = performance_standards(dev, post_impervious_sqft=post_sqft, rules=config.rules,
                                       roadway_maintenance=roadway_maintenance)
+    if _small_share(dev, config):  # the Commission's call: give it the other type's figures
+        other = performance_standards("new", post_impervious_sqft=post_sqft, rules=config.rules)
+        standards["if_new_development"] = {k: other[k] for k in (
+            "retention_depth_in", "required_retention_cuft", "tss_removal", "tp_removal",
+            "mitigation_huc_level", "section")}
     if split is not None:
         standards["post_impervious_inside_disturbance_sqft"] = split[0]
         standards["post_impervious_outside_disturbance_sqft"] = split[1]
@@ -494,6 +500,16 @@ def town_check(config: TownConfig, site_union: shapely.Geometry, *,
                                      f"{config.name} ([layers.town_boundary]); Chapter 320 is "
                                      "the Town's, and the rest is another municipality's."})
     return warnings
+
+
+def _small_share(dev: dict[str, Any], config: TownConfig) -> bool:
+    """A measured redevelopment whose existing cover is under ``[rules]
+    small_existing_impervious_share`` of the limit of disturbance (the Commission's call)."""
+    existing = dev.get("existing_impervious_sqft")
+    area = dev.get("disturbed_sqft")
+    return (dev.get("value") == "redevelopment" and str(dev.get("method", "")).startswith(
+        "measured") and existing is not None and bool(area)
+        and 0 < float(existing) / float(area) < config.rules.small_existing_impervious_share)
 
 
 def _parcel_cover(parcels: gpd.GeoDataFrame, impervious: Any, factor: float) -> dict[str, Any]:

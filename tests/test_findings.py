@@ -357,6 +357,9 @@ def test_redevelopment_states_existing_impervious_area_and_share(tmp_path):
     assert any("\"on an area that has not previously been developed to include impervious "
                "cover\"" in c for c in f["caveats"])
     assert by_key(doc, "standards")["status"] == "conditional"
+    assert ("If the Commission finds new development (§ 320-19 B(7)): retain 1.0 in x the "
+            "post-construction impervious area, or remove 90% TSS and 60% TP; off-site "
+            "mitigation in the same HUC12.") in by_key(doc, "standards")["caveats"]
 
 
 def test_small_share_threshold_is_a_rule(tmp_path):
@@ -365,6 +368,7 @@ def test_small_share_threshold_is_a_rule(tmp_path):
                  extra="\n[rules]\nsmall_existing_impervious_share = 0.001\n")
     assert by_key(doc, "development_type")["status"] == "info"
     assert doc["development_type"]["small_share_threshold"] == 0.001
+    assert "if_new_development" not in doc["standards"]
 
 
 # --------------------------------------------------------------------------- causes table
