@@ -78,7 +78,8 @@ def screen(
     roadway_maintenance
         Redevelopment limited to maintaining existing roadways.
     parcels
-        Subject parcel ids the work is on (each parcel's SFHA overlap is reported).
+        The site's parcel ids (Chapter 320: the site is the lot or parcel); default: the parcels
+        the limit of disturbance lies on. The floodplain and impervious areas read them.
     received
         Date the application was received (``"YYYY-MM-DD"`` or a date), for the deadlines.
     proposed_use

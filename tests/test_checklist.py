@@ -4,7 +4,11 @@ from __future__ import annotations
 
 import pytest
 
-from swm_gis.screening.checklist import checklist_groups, submittal_checklist
+from swm_gis.screening.checklist import checklist_groups
+from swm_gis.screening.checklist import submittal_checklist
+from swm_gis import findings as fd
+from swm_gis.checklist import checklist_groups
+from swm_gis.checklist import submittal_checklist
 
 
 def _items(document=None):
@@ -17,13 +21,14 @@ def _refs(section: str) -> list[str]:
 
 def test_groups_follow_the_application_package():
     assert [(g.key, g.section) for g in checklist_groups()] == [
-        ("application", "§ 320-18"), ("swmp", "§ 320-19"), ("esc", "§ 320-20"),
+        ("application", "Ch. 320, permit procedure"), ("swmp", "§ 320-19"), ("esc", "§ 320-20"),
         ("om", "§ 320-21")]
 
 
 def test_every_paragraph_of_the_plans_is_listed():
-    # § 320-18 A(1)-(7): the application package
-    assert _refs("§ 320-18") == [f"A({n})" for n in range(1, 8)]
+    # permit procedure A, A(1)-(7): the filing and the application package (the copy of the
+    # regulation gives the procedure no section number)
+    assert _refs("Ch. 320, permit procedure") == ["A"] + [f"A({n})" for n in range(1, 8)]
     # § 320-19 A(1)-(15), with the proposed hydrology (10)(a)-(j)
     swmp_a = [r for r in _refs("§ 320-19") if r.startswith("A")]
     assert swmp_a == ([f"A({n})" for n in range(1, 10)]
@@ -49,11 +54,31 @@ def test_items_use_the_regulations_words():
     assert "Lynnfield Department of Public Works" in items["§ 320-19 B(10)(d)"].text
 
 
+def test_issue_24_quotes_and_duties_are_the_regulations_words():
+    items = _items()
+    assert ("or as calculated by a professional engineer for areas not assessed on these maps"
+            in items["§ 320-20 A(3)(a)"].text)
+    assert ("Infiltrate stormwater to provide the level of pollutant removal equal to or greater "
+            "than the level of pollutant removal provided through the use of biofiltration of the "
+            "same volume of runoff to be infiltrated, prior to infiltration"
+            in items["§ 320-19 B(10)(e)"].text)
+    notice = items["Ch. 320, permit procedure, A(7)"].text
+    assert "by certified mail, return receipt requested, or by certificates of mailing" in notice
+    assert "Conservation Commission Administrator's form" in notice
+    filing = items["Ch. 320, permit procedure, A"].text
+    assert "certified mail, return receipt requested" in filing
+    assert "the permittee must be the owner of the site" in filing
+    assert "BMP Accounting and Tracking Tool (2016)" in items["§ 320-19 B(9)"].text
+    a9 = items["§ 320-19 A(9)"]
+    assert a9.cut_off and "cut off" in a9.note and a9.text == "The existing site hydrology:"
+
+
 def test_without_a_document_conditional_items_are_undecided():
     items = submittal_checklist()
     assert all(i.applies is True for i in items if i.when == "always")
     assert all(i.applies is None for i in items if i.when != "always")
-    assert all(i.note == "" for i in items)
+    assert all(i.note == "" for i in items if not i.cut_off)
+    assert [i.citation for i in items if i.cut_off] == ["§ 320-19 A(9)"]
 
 
 #: Every layer of every finding configured and covering the area searched.
@@ -68,6 +93,10 @@ FULL_COVERAGE = {
                              "vernal_pools")}.items()}
 
 
+DRY_PARCEL = {"in_sfha": False, "sfha_area_sqft": 0.0, "site_fraction": 0.0, "zones": [],
+              "shaded_x_area_sqft": 0.0, "area_sqft": 87_120.0, "parcels": [{"id": "M_1"}]}
+
+
 def _doc(**overrides):
     doc = {
         "disturbance": {"area_sqft": 52000.0, "area_acres": 1.1938, "permit_required": True},
@@ -76,7 +105,7 @@ def _doc(**overrides):
         "mitigation": [],
         "habitats": [],
         "floodplain": {"in_sfha": False, "sfha_area_sqft": 0.0, "site_fraction": 0.0,
-                       "zones": [], "shaded_x_area_sqft": 0.0},
+                       "zones": [], "shaded_x_area_sqft": 0.0, "subject_parcels": DRY_PARCEL},
         "receiving_waters": {"orw": [], "impaired": [], "requirements": [], "trace_end": []},
         "checks": [{"name": n, "ran": True, "source": None}
                    for n in ("habitats", "floodplain", "receiving_waters")],
@@ -95,12 +124,31 @@ def test_floodplain_decides_the_delineation_and_notes_the_bfe():
     assert items["§ 320-19 A(8)"].applies is True
     assert items["§ 320-20 A(3)(a)"].note == (
         "Site in the SFHA: 13,000 sq ft (25.0% of the site); zone AE, BFE 52 ft; zone A, "
-        "no BFE on the FIRM.")
+        "no BFE on the FIRM (or as calculated by a professional engineer).")
     dry = _items(_doc())
     assert dry["§ 320-19 A(8)"].applies is False
     assert dry["§ 320-20 A(3)(a)"].applies is True  # floodplain information is always shown
     assert dry["§ 320-20 A(3)(a)"].note == \
-        "Screening found no 100-year floodplain (SFHA) on the site."
+        "Screening found no 100-year floodplain (SFHA) on the site's parcel(s)."
+
+
+def test_the_site_is_the_parcel_for_the_floodplain_items():
+    """Issue 24 item 2: 9,442 sq ft of AE zone on the parcel, none in the limit of disturbance:
+    the delineation is required and the note says where the zone lies."""
+    parcel = {**DRY_PARCEL, "in_sfha": True, "sfha_area_sqft": 9_442.0, "site_fraction": 0.1084,
+              "zones": [{"zone": "AE", "bfe": 48.0, "area_sqft": 9_442.0}]}
+    flood = {"in_sfha": False, "sfha_area_sqft": 0.0, "site_fraction": 0.0, "zones": [],
+             "shaded_x_area_sqft": 0.0, "subject_parcels": parcel}
+    items = _items(_doc(floodplain=flood))
+    assert items["§ 320-19 A(8)"].applies is True
+    assert items["§ 320-20 A(3)(a)"].note == (
+        "Site's parcel(s) in the SFHA: 9,442 sq ft (10.8%): 0 sq ft inside the limit of "
+        "disturbance, 9,442 sq ft outside it; zone AE, BFE 48 ft.")
+    finding = next(f for f in fd.decide_findings(_doc(floodplain=flood))
+                   if f["key"] == "floodplain")
+    assert finding["status"] == "yes"
+    assert "Inside the limit of disturbance: 0 sq ft; on the parcel(s) outside it: 9,442 sq ft." \
+        in finding["answer"]
 
 
 def test_habitats_are_listed_nearest_first():
@@ -136,11 +184,12 @@ def test_impairment_causes_bring_their_b10_items(cause, category, tmdl, applies)
 
 @pytest.mark.parametrize(("use", "expected"), [
     ({"proposed_use": "commercial"}, True), ({"proposed_use": "101"}, False),
-    ({"use_codes": ["325"]}, True), ({"use_codes": ["101"]}, False),
+    ({"use_codes": ["325"]}, None), ({"use_codes": ["101"]}, None),
     ({"use_codes": ["101"], "proposed_use": "325"}, True),  # a house lot becoming a shop
     ({}, None)], ids=["proposed-commercial", "proposed-house", "existing-shop",
                       "existing-house", "house-to-shop", "unknown"])
 def test_b10e_follows_the_proposed_land_use_then_the_existing_one(use, expected):
+    """Without --proposed-use, B(10)(e) is "Check" (conditional), never "Not applicable"."""
     rw = {"orw": [], "requirements": [], "trace_end": [], **use,
           "impaired": [{"au_id": "MA1", "name": "Pond", "category": "5",
                         "causes": ["Sedimentation", "Lead"], "tmdl": None,
@@ -201,7 +250,7 @@ def test_off_site_mitigation_brings_easements_and_the_huc_rule():
 def test_notes_carry_the_retention_volume_and_targets():
     items = _items(_doc())
     assert items["§ 320-19 A(10)(f)"].note == \
-        "Retention required: 1,667 cu ft (1 in x 20,000 sq ft impervious)."
+        "Retention required: 1,667 cu ft (1 in x 20,000 sq ft impervious on the site)."
     assert items["§ 320-19 A(10)(g)"].note == "Removal targets: 90% TSS, 60% TP."
     assert items["§ 320-20 A(7)"].note == \
         "Screened limit of disturbance: 52,000 sq ft (1.19 acres)."

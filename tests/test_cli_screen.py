@@ -151,9 +151,9 @@ def test_json_progress_ends_with_a_result_line(tmp_path, town, capsys):
         (lambda p: write(gdf(geoms=[LineString([(X0, Y0), (X0 + 9, Y0)])]), p, "site"),
          "holds LineString geometry"),
         (lambda p: write(gdf(geoms=[box(X0 - 9000, Y0, X0 - 8000, Y0 + 100)]), p, "site"),
-         "The site lies outside every HUC12 watershed polygon"),
+         "The site does not touch Testtown"),
     ],
-    ids=["no-polygons", "point", "line", "outside-hucs"],
+    ids=["no-polygons", "point", "line", "outside-town"],
 )
 def test_bad_sites_exit_2_with_a_specific_message(tmp_path, town, capsys, make_site, message):
     site = make_site(tmp_path / "bad.gpkg")

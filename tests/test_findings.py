@@ -22,6 +22,7 @@ from pathlib import Path
 
 import geopandas as gpd
 import numpy as np
+import pandas as pd
 import pytest
 import rasterio
 from affine import Affine
@@ -73,7 +74,8 @@ def town_layers(kind: str) -> dict[str, gpd.GeoDataFrame]:
     pond, lake = rect(705, 955, 1005, 1055), rect(1805, 955, 2105, 1055)
     corner = rect(2700, 1800, 2900, 1950)
     return {
-        "parcels": gdf({"LOC_ID": ["M_1"], "USE_CODE": ["101"]}, [rect(0, 0, 3000, 2000)]),
+        # the site's lot (300 m x 300 m = 968,752 sq ft): "the site" of Chapter 320
+        "parcels": gdf({"LOC_ID": ["M_1"], "USE_CODE": ["101"]}, [rect(200, 1100, 500, 1400)]),
         "town_boundary": gdf({}, [rect(0, 0, 3000, 2000)]),
         "huc12": gdf({"huc12": ["010900010601"], "name": ["Valley Brook"]},
                      [rect(0, 0, 3000, 2000)]),
@@ -140,8 +142,16 @@ def test_found_town_says_yes_with_exact_figures(tmp_path):
     assert by_key(doc, "habitats")["answer"].startswith(
         "1 feature(s): Priority Habitat PH 1 at 328 ft.")  # 100 m = 328.08 ft
     flood = by_key(doc, "floodplain")["answer"]
-    # AE over y 1200..1250 of the 100 m x 100 m site: 100 m x 50 m = 53,820 sq ft, 50 %
-    assert flood.startswith("53,820 sq ft of the site (50.0%) in the SFHA: zone AE")
+    # The site is the lot (Chapter 320 definitions): the AE zone, 200 m x 100 m = 215,278 sq ft,
+    # lies wholly on the 300 m x 300 m lot (22.2 %); 100 m x 50 m = 53,820 sq ft of it inside
+    # the limit of disturbance, 161,459 sq ft outside it
+    assert flood.startswith(
+        "215,278 sq ft of the site's parcel(s) M_1 (968,752 sq ft) (22.2%) in the SFHA: zone AE "
+        "215,278 sq ft, BFE 52 ft. Inside the limit of disturbance: 53,820 sq ft; on the "
+        "parcel(s) outside it: 161,459 sq ft.")
+    assert doc["floodplain"]["sfha_area_sqft"] == pytest.approx(53_819.5, abs=0.1)
+    assert doc["floodplain"]["subject_parcels"]["basis"] == \
+        "the parcels the limit of disturbance lies on"
     rw = by_key(doc, "receiving_waters")
     assert rw["parts"] == {"orw": "yes", "impaired": "yes"}
     assert rw["complete"] == {"orw": True, "impaired": True}
@@ -334,10 +344,31 @@ def test_redevelopment_states_existing_impervious_area_and_share(tmp_path):
     sliver = gdf({"kind": ["old pavement"]}, [rect(300, 1200, 302, 1210)])  # 20 m2 = 215 sq ft
     doc = screen(tmp_path, drop=("impervious",), replace={"impervious": sliver})
     f = by_key(doc, "development_type")
-    assert f["answer"].startswith("Redevelopment (measured: impervious polygons).")
-    assert ("Existing impervious cover in the disturbance: 215 sq ft, 0.2% of the site's "
+    # 215 sq ft of 107,639 = 0.2 %, under the 5 % of [rules] small_existing_impervious_share:
+    # the Commission's judgement, so conditional (and the standards with it)
+    assert f["status"] == "conditional"
+    assert f["answer"].startswith("Redevelopment as measured (measured: impervious polygons), "
+                                  "for the Commission to confirm.")
+    assert ("Existing impervious cover in the limit of disturbance: 215 sq ft, 0.2% of its "
             "107,639 sq ft.") in f["answer"]
-    assert any("Only 0.2% of the site is existing impervious cover" in c for c in f["caveats"])
+    assert "On the site's parcel(s) (968,752 sq ft): 215 sq ft" in f["answer"]
+    assert any("Only 0.2% of the limit of disturbance is existing impervious cover (under the "
+               "5.0% of [rules] small_existing_impervious_share)" in c for c in f["caveats"])
+    assert any("\"on an area that has not previously been developed to include impervious "
+               "cover\"" in c for c in f["caveats"])
+    assert by_key(doc, "standards")["status"] == "conditional"
+    assert ("If the Commission finds new development (§ 320-19 B(7)): retain 1.0 in x the "
+            "post-construction impervious area, or remove 90% TSS and 60% TP; off-site "
+            "mitigation in the same HUC12.") in by_key(doc, "standards")["caveats"]
+
+
+def test_small_share_threshold_is_a_rule(tmp_path):
+    sliver = gdf({"kind": ["old pavement"]}, [rect(300, 1200, 302, 1210)])  # 0.2 % of the site
+    doc = screen(tmp_path, drop=("impervious",), replace={"impervious": sliver},
+                 extra="\n[rules]\nsmall_existing_impervious_share = 0.001\n")
+    assert by_key(doc, "development_type")["status"] == "info"
+    assert doc["development_type"]["small_share_threshold"] == 0.001
+    assert "if_new_development" not in doc["standards"]
 
 
 # --------------------------------------------------------------------------- causes table
@@ -512,3 +543,198 @@ def test_summary_for_some_keys_is_their_lines_only(tmp_path):
     assert lines == ["NHESP habitats and certified vernal pools within 500 ft: NOT CHECKED - Not "
                      "checked: no NHESP priority or estimated habitat and no certified vernal "
                      "pool layer configured."]
+
+
+# --------------------------------------------------------------------------- Chapter 320 as written
+def _trigger(area=60_000.0, plan=None, claims=(), ms4=None):
+    from swm_gis.disturbance import EXEMPTIONS
+
+    reaches = area >= 43_560 or (plan is not None and plan >= 43_560)
+    return {"area_sqft": area, "area_acres": area / 43_560, "common_plan_area_sqft": plan,
+            "trigger_sqft": 43_560.0, "disturbs_trigger_area": reaches,
+            "permit_required": None if claims else (True if reaches else
+                                                      (False if plan is not None else None)),
+            "exemption": [{"name": n, "section": EXEMPTIONS[n][0], "activity": EXEMPTIONS[n][1]}
+                          for n in claims] or None,
+            "ms4": ms4 or {"checked": False, "reached": None, "features": [], "searched": None},
+            "reasons": []}
+
+
+def _pure_doc(*, area=60_000.0, plan=None, claims=(), roadway=False, dev="redevelopment",
+              existing=20_000.0, ms4=None, mitigation=(), huc10=(("0109000106", 1.0),)):
+    from swm_gis.config import Rules
+    from swm_gis.standards import performance_standards
+
+    return {
+        "disturbance": _trigger(area, plan, claims, ms4),
+        "development_type": {"value": dev, "existing_impervious_sqft": existing,
+                             "method": "measured: impervious polygons"},
+        "standards": performance_standards(dev, post_impervious_sqft=20_000, rules=Rules(),
+                                           roadway_maintenance=roadway),
+        "watersheds": {"huc12": [{"huc": "010900010601", "name": "Valley Brook", "share": 1.0}],
+                       "huc10": [{"huc": h, "name": "", "share": s} for h, s in huc10]},
+        "mitigation": list(mitigation), "habitats": [],
+        "floodplain": {"in_sfha": False, "sfha_area_sqft": 0.0, "site_fraction": 0.0,
+                       "zones": [], "shaded_x_area_sqft": 0.0, "shaded_x_checked": True,
+                       "subject_parcels": {"in_sfha": False, "sfha_area_sqft": 0.0,
+                                           "site_fraction": 0.0, "zones": [],
+                                           "shaded_x_area_sqft": 0.0, "parcels": []}},
+        "receiving_waters": {"orw": [], "impaired": [], "requirements": [], "trace_end": []},
+        "coverage": _full(),
+    }
+
+
+def test_the_trigger_names_the_ms4_condition_and_the_town_boards():
+    """Bylaw quoted in applicability A: "... draining to the Town's MS4"."""
+    f = fd.decide_findings(_pure_doc())[0]
+    assert f["status"] == "yes" and f["layers_missing"] == ["ms4"]
+    assert ("This assumes the disturbance is draining to the Town's MS4 (the bylaw's words; the "
+            "rules' purpose is discharges to the MS4), not checked: no [layers.ms4]") in f["answer"]
+    assert any("\"Projects or activities approved by these Boards shall be deemed in compliance "
+               "with the intent and provisions of these regulations.\"" in c
+               for c in f["caveats"])
+    met = fd.decide_findings(_pure_doc(ms4={"checked": True, "reached": True,
+                                            "features": ["CB-7"], "searched": "the site"}))[0]
+    assert met["status"] == "yes" and met["layers_used"][-1] == "ms4"
+    assert "the site reaches MS4 feature(s) CB-7 of [layers.ms4]" in met["answer"]
+    dry = fd.decide_findings(_pure_doc(ms4={"checked": True, "reached": False, "features": [],
+                                            "searched": "the site"}))
+    assert dry[0]["status"] == "conditional"
+    assert "a permit is required if the disturbance drains to the Town's MS4" in dry[0]["answer"]
+    assert dry[2]["status"] == "conditional"  # the standards follow
+
+
+def test_roadway_maintenance_is_a_claim_everywhere():
+    doc = _pure_doc(roadway=True)
+    found = {f["key"]: f for f in fd.decide_findings(doc)}
+    st = found["standards"]
+    assert st["status"] == "conditional"
+    assert st["answer"].startswith("Unless the Commission accepts the applicant's "
+                                   "roadway-maintenance claim (§ 320-19 B(8)(e)")
+    assert "Retain 1,333 cu ft" in st["answer"]  # 0.8 in / 12 x 20,000 sq ft
+    assert any("\"Roadway widening or improvements that increase the amount of impervious area "
+               "on the redevelopment site by greater than or equal to a single lane width shall "
+               "meet the requirements of Subsection B(8)(a) through (d) fully.\"" in c
+               for c in st["caveats"])
+    mit = found["mitigation"]
+    assert "(unless the roadway-maintenance claim is accepted)" in mit["answer"]
+    note = {i.citation: i for i in submittal_checklist({**doc, "findings": list(found.values())})}
+    assert note["§ 320-19 A(10)(f)"].note.startswith(
+        "Retention, unless the Commission accepts the roadway-maintenance claim (§ 320-19 "
+        "B(8)(e)): 1,333 cu ft")
+
+
+def test_the_wetlands_order_claim_leaves_the_standards_applying():
+    found = {f["key"]: f for f in fd.decide_findings(_pure_doc(claims=["wetlands-order"]))}
+    assert found["disturbance"]["status"] == "conditional"
+    assert found["standards"]["status"] == "yes"
+    assert any("\"comply with these rules and regulations as reflected in an order of conditions "
+               "issued by the Conservation Commission\": the performance standards apply either "
+               "way." in c for c in found["standards"]["caveats"])
+    other = {f["key"]: f for f in fd.decide_findings(_pure_doc(claims=["fencing"]))}
+    assert other["standards"]["status"] == "conditional"
+
+
+def test_mitigation_in_a_straddled_watershed_is_the_commissions_call():
+    """A site 92.6 % in one HUC10 and 7.4 % in another: mitigation in the minority one."""
+    rows = [{"id": "M1", "huc": "0109000107", "eligible": True, "reason": "Eligible"}]
+    doc = _pure_doc(mitigation=rows, huc10=(("0109000106", 0.926), ("0109000107", 0.074)))
+    f = fd.decide_findings(doc)[4]
+    assert f["key"] == "mitigation" and f["status"] == "conditional"
+    assert any("The site straddles HUC10s: 0109000106 (92.6%), 0109000107 (7.4%). Only the "
+               "mitigation site's location was tested (M1 lies in 0109000107, which holds 7.4% "
+               "of the site)" in c for c in f["caveats"])
+    whole = fd.decide_findings(_pure_doc(mitigation=[{**rows[0], "huc": "0109000106"}]))[4]
+    assert whole["status"] == "yes"
+
+
+def test_the_02_pct_zone_is_not_checked_without_such_zones():
+    doc = _pure_doc()
+    doc["floodplain"].update(shaded_x_checked=False, shaded_x_area_sqft=None)
+    doc["floodplain"]["subject_parcels"]["shaded_x_area_sqft"] = None
+    f = fd.decide_findings(doc)[6]
+    assert f["status"] == "no" and f["parts"] == {"shaded_x": "not_checked", "sfha": "no"}
+    assert "0.2%-annual-chance zone: not checked" in f["answer"]
+
+
+_CLAIMS = st.sets(st.sampled_from(["npdes-waived", "agriculture", "landscaping", "fencing",
+                                   "utilities", "wetlands-order"]), max_size=3)
+
+
+@settings(max_examples=120, deadline=None)
+@given(area=st.sampled_from([20_000.0, 43_560.0, 90_000.0]),
+       plan=st.sampled_from([None, 30_000.0, 60_000.0]),
+       dev=st.sampled_from(["new", "redevelopment"]),
+       existing=st.sampled_from([0.0, 500.0, 30_000.0]),
+       ms4=st.sampled_from([None, True, False]),
+       claims=_CLAIMS, roadway=st.booleans())
+def test_a_claim_never_turns_yes_into_no_or_no_into_yes(area, plan, dev, existing, ms4, claims,
+                                                        roadway):
+    """Adding a claim or exemption moves a decided answer only to "conditional" (the claim is
+    the applicant's; the Commission decides), in the findings and in the checklist."""
+    from hypothesis import assume
+
+    assume(claims or roadway)
+    m = None if ms4 is None else {"checked": True, "reached": ms4, "features": ["CB"],
+                                  "searched": "the site"}
+    kw = dict(area=area, plan=plan, dev=dev, existing=existing, ms4=m)
+    before_doc, after_doc = _pure_doc(**kw), _pure_doc(claims=tuple(claims), roadway=roadway, **kw)
+    before, after = fd.decide_findings(before_doc), fd.decide_findings(after_doc)
+    for b, a in zip(before, after, strict=True):
+        if b["status"] in ("yes", "no"):
+            assert a["status"] in (b["status"], "conditional"), (b["key"], b["status"], a)
+    items_b = submittal_checklist({**before_doc, "findings": before})
+    items_a = submittal_checklist({**after_doc, "findings": after})
+    for b, a in zip(items_b, items_a, strict=True):
+        if b.applies is not None:
+            assert a.applies in (b.applies, None), b.citation
+
+
+def _ms4_town(tmp_path, geom):
+    ms4 = gdf({"FACILITYID": ["P-1"]}, [geom])
+    return screen(tmp_path, "clean", replace={"ms4": ms4})
+
+
+def test_an_ms4_layer_decides_the_condition_on_the_flow_path(tmp_path):
+    """A storm drain across the valley at y = 1100 m: the runoff from the site (y 1200..1300)
+    runs south to the Brook (y 1005) over it. A catch basin in the far corner is never met."""
+    pipe = _ms4_town(tmp_path / "pipe", LineString([xy(0, 1100), xy(3000, 1100)]))
+    f = by_key(pipe, "disturbance")
+    assert f["status"] == "yes" and "ms4" in f["layers_used"]
+    assert pipe["disturbance"]["ms4"] == {"checked": True, "reached": True, "features": ["P-1"],
+                                          "searched": "the site or its traced flow path",
+                                          "reach_ft": 10.0}
+    assert "The disturbance is draining to the Town's MS4: the site or its traced flow path " \
+        "reaches MS4 feature(s) P-1 of [layers.ms4]." in f["answer"]
+    basin = _ms4_town(tmp_path / "basin", Point(xy(2800, 1900)))
+    g = by_key(basin, "disturbance")
+    assert g["status"] == "conditional" and basin["disturbance"]["permit_required"] is True
+    assert "a permit is required if the disturbance drains to the Town's MS4" in g["answer"]
+    assert {c["name"]: c["ran"] for c in basin["checks"]}["ms4"] is True
+
+
+def test_the_02_pct_zone_is_checked_where_the_layer_holds_or_says_it(tmp_path):
+    # the clean town's flood layer is one AE polygon far away: no 0.2% zone anywhere
+    doc = screen(tmp_path / "a", "clean")
+    f = by_key(doc, "floodplain")
+    assert f["status"] == "no" and f["parts"]["shaded_x"] == "not_checked"
+    assert doc["floodplain"]["shaded_x_area_sqft"] is None
+    toml = make_town(tmp_path / "c", "clean")
+    text = toml.read_text(encoding="utf-8").replace(
+        'layer = "flood_zones"\n', 'layer = "flood_zones"\nincludes_0_2_pct = true\n')
+    toml.write_text(text, encoding="utf-8")
+    declared = build_screening(load_config(toml), SITE).document
+    assert declared["floodplain"]["shaded_x_checked"] is True
+    assert declared["floodplain"]["shaded_x_area_sqft"] == 0.0
+    assert by_key(declared, "floodplain")["parts"]["shaded_x"] == "no"
+    zones = town_layers("clean")["flood_zones"]
+    shaded = gpd.GeoDataFrame(
+        {"FLD_ZONE": ["X"], "ZONE_SUBTY": ["0.2 PCT ANNUAL CHANCE FLOOD HAZARD"],
+         "SFHA_TF": ["F"], "STATIC_BFE": [-9999.0]},
+        geometry=[rect(350, 1150, 450, 1250)], crs=CRS)  # 50 m x 50 m on the site: 26,910 sq ft
+    held = screen(tmp_path / "d", "clean",
+                  replace={"flood_zones": gpd.GeoDataFrame(
+                      pd.concat([zones, shaded], ignore_index=True), crs=CRS)})
+    assert held["floodplain"]["shaded_x_checked"] is True
+    assert held["floodplain"]["shaded_x_area_sqft"] == pytest.approx(26_909.8, abs=0.1)
+    assert by_key(held, "floodplain")["parts"]["shaded_x"] == "yes"

@@ -186,8 +186,9 @@ SITES = {
                                              "1 invalid polygon(s) of", "were repaired"]),
     "geographic-crs": (_site_degrees, OK, ["the site disturbs 58,125.1 sq ft (1.334 acres)"]),
     "no-crs": (_site_no_crs, 2, ["site.shp (--site) declares no coordinate reference system"]),
-    "in-another-state": (_site_in_texas, 2, ["The site lies outside every HUC12 watershed",
-                                             "Check that the site is in this town"]),
+    # refused before any rule speaks of it: the site does not touch the town (issue 24)
+    "in-another-state": (_site_in_texas, 2, ["The site does not touch Sampleton (SYNTHETIC)",
+                                             "this town and in the right CRS"]),
     "missing-layer-name": (_site_missing_layer, 2, [
         "sites.gpkg:nope (--site): Layer 'nope' could not be opened",
         "Its layers: site, site_small, common_plan", "name one as FILE:LAYER"]),

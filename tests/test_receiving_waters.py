@@ -204,17 +204,27 @@ def test_nitrogen_and_chloride_requirements():
     assert "320-19 B(10)(a)" not in by  # no TMDL
 
 
-def test_metals_clause_follows_land_use():
+def test_metals_clause_follows_the_proposed_use_and_is_conditional_without_one():
+    """B(10)(e) binds "commercial or industrial land use areas": the proposed use decides; the
+    existing use codes never drop it (a house lot may become a shop)."""
     au = [_au(["Lead", "Sedimentation/Siltation"])]
-    commercial = rw.requirements_for(au, [], use_codes=["325"])
-    residential = rw.requirements_for(au, [], use_codes=["101"])
-    unknown = rw.requirements_for(au, [], use_codes=None)
-    spill = [r for r in commercial if r["section"] == "320-19 B(10)(e)"]
-    assert len(spill) == 1 and "shutdown and containment" in spill[0]["text"]
-    assert "Lead" in spill[0]["text"] and "Sedimentation/Siltation" in spill[0]["text"]
-    assert not [r for r in residential if r["section"] == "320-19 B(10)(e)"]
-    cond = [r for r in unknown if r["section"] == "320-19 B(10)(e)"]
-    assert cond[0]["conditional"] is True and "use codes were not available" in cond[0]["text"]
+    e = "320-19 B(10)(e)"
+    shop = [r for r in rw.requirements_for(au, [], proposed_use="325") if r["section"] == e]
+    house = [r for r in rw.requirements_for(au, [], proposed_use="101") if r["section"] == e]
+    assert len(shop) == 1 and shop[0]["conditional"] is False
+    assert "[1] Allow shutdown and containment in the event of an emergency spill or other " \
+        "unexpected event" in shop[0]["text"]
+    assert "[2] Infiltrate stormwater to provide the level of pollutant removal equal to or " \
+        "greater than the level of pollutant removal provided through the use of biofiltration " \
+        "of the same volume of runoff to be infiltrated, prior to infiltration." in shop[0]["text"]
+    assert "Lead" in shop[0]["text"] and "Sedimentation/Siltation" in shop[0]["text"]
+    assert not house
+    for codes in (["325"], ["101"], None):
+        cond = [r for r in rw.requirements_for(au, [], use_codes=codes) if r["section"] == e]
+        assert cond[0]["conditional"] is True, codes
+        assert "Applies if the proposed use is commercial or industrial" in cond[0]["text"]
+    existing = [r for r in rw.requirements_for(au, [], use_codes=["101"]) if r["section"] == e]
+    assert "Existing use code(s) 101 of the site's parcels" in existing[0]["text"]
 
 
 def test_orw_requirement_and_tmdl_per_unit():

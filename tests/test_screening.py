@@ -191,16 +191,34 @@ def test_polygon_impervious_layer_and_common_plan(tmp_path, fake_resources):
     validate(doc)
 
 
-def test_proposed_impervious_of_other_sites_is_left_out(tmp_path, fake_resources):
-    cfg = load_config(build_town(tmp_path))
-    # 20,000 sq ft on the site (whole polygon, though it reaches past the limit) + another site's
+def test_proposed_impervious_on_the_site_counts_that_of_other_sites_is_left_out(
+        tmp_path, fake_resources):
+    """§ 320-19 B(8): "the total post-construction impervious area on the site", and the site
+    is the lot: a surface on the site's parcel outside the limit of disturbance counts."""
+    toml = write_town(tmp_path, {
+        "parcels": gdf({"LOC_ID": ["M_1", "M_2"]}, [box(X0, Y0, X0 + 1000, Y0 + 1000),
+                                                    box(X0 + 1000, Y0, X0 + 2000, Y0 + 1000)]),
+        "huc12": gdf({"huc12": [WEST], "name": ["West Brook"]},
+                     [box(X0, Y0, X0 + 2000, Y0 + 1000)]),
+        "huc10": gdf({"huc10": [HUC10], "name": ["Upper River"]},
+                     [box(X0, Y0, X0 + 2000, Y0 + 1000)])})
+    cfg = load_config(toml)
+    # 20,000 sq ft on the limit of disturbance (the whole polygon, though it reaches past it);
+    # 50 m x 50 m = 26,909.8 sq ft on the same lot M_1, outside it; another lot's, left out
     on_site = box(X0 + 480, Y0 + 480, X0 + 480 + 100 * FT, Y0 + 480 + 200 * FT)
+    same_lot = box(X0 + 100, Y0 + 100, X0 + 150, Y0 + 150)
     elsewhere = box(X0 + 1500, Y0 + 500, X0 + 1600, Y0 + 600)
-    doc = build_screening(cfg, SITE, proposed_impervious=gdf(geoms=[on_site, elsewhere])
-                          ).document
-    assert doc["standards"]["post_impervious_sqft"] == pytest.approx(20_000.0, abs=0.01)
-    assert any("1 proposed impervious polygon(s) lie wholly outside" in x
-               for x in doc["standards"]["reasons"])
+    doc = build_screening(cfg, SITE, proposed_impervious=gdf(geoms=[on_site, same_lot,
+                                                                     elsewhere])).document
+    st = doc["standards"]
+    assert st["post_impervious_sqft"] == pytest.approx(46_909.8, abs=0.1)
+    assert st["post_impervious_inside_disturbance_sqft"] == pytest.approx(20_000.0, abs=0.01)
+    assert st["post_impervious_outside_disturbance_sqft"] == pytest.approx(26_909.8, abs=0.1)
+    assert st["required_retention_cuft"] == 3_909.1  # new development assumed: 1.0 in / 12
+    assert any("1 proposed impervious polygon(s) lie wholly off the site" in x
+               for x in st["reasons"])
+    assert any("20,000 sq ft inside the limit of disturbance and 26,910 sq ft outside it" in x
+               for x in st["reasons"])
     with pytest.raises(GeometryError, match="No --proposed-impervious polygon touches"):
         build_screening(cfg, SITE, proposed_impervious=gdf(geoms=[elsewhere]))
 
@@ -226,10 +244,39 @@ def test_site_in_another_crs_is_reprojected_to_the_working_crs(tmp_path, fake_re
 
 
 def test_site_outside_every_huc_is_refused(tmp_path, fake_resources):
-    cfg = load_config(build_town(tmp_path, impervious="none"))
+    toml = write_town(tmp_path, {
+        "parcels": gdf({"LOC_ID": ["M_1"]}, [box(X0 - 9000, Y0, X0 + 2000, Y0 + 1000)]),
+        "huc12": gdf({"huc12": [WEST], "name": ["West Brook"]},
+                     [box(X0, Y0, X0 + 2000, Y0 + 1000)])})
     far = gdf(geoms=[box(X0 - 9000, Y0, X0 - 8000, Y0 + 100)])
     with pytest.raises(GeometryError, match="outside every HUC12 watershed polygon of .*town.gpkg"):
+        build_screening(load_config(toml), far)
+
+
+def test_a_site_or_plan_away_from_the_town_is_refused_partly_outside_is_a_warning(
+        tmp_path, fake_resources):
+    """Issue 24 item 8: a site 120 km away is refused (the town's parcels are not there); with a
+    town boundary, a site half across the line is screened with a warning."""
+    cfg = load_config(build_town(tmp_path, impervious="none"))
+    far = gdf(geoms=[box(X0 + 120_000, Y0, X0 + 120_100, Y0 + 100)])
+    with pytest.raises(GeometryError, match=r"^The site does not touch Testtown \(none of its "
+                                            r"\[layers\.parcels\]"):
         build_screening(cfg, far)
+    with pytest.raises(GeometryError, match="^The common plan does not touch Testtown"):
+        build_screening(cfg, SITE, common_plan=far)
+    bounded = tmp_path / "bounded"
+    bounded.mkdir()
+    toml = write_town(bounded, {
+        "parcels": gdf({"LOC_ID": ["M_1"]}, [box(X0, Y0, X0 + 2000, Y0 + 1000)]),
+        "town_boundary": gdf({}, [box(X0, Y0, X0 + 2000, Y0 + 1000)])})
+    half = gdf(geoms=[box(X0 - 50, Y0 + 100, X0 + 50, Y0 + 200)])  # 50 m x 100 m outside
+    doc = build_screening(load_config(toml), half).document
+    assert doc["warnings"] == [{
+        "code": "site_partly_outside_town",
+        "text": "53,820 sq ft of the site lies outside Testtown ([layers.town_boundary]); "
+                "Chapter 320 is the Town's, and the rest is another municipality's."}]
+    permit = next(f for f in doc["findings"] if f["key"] == "disturbance")
+    assert doc["warnings"][0]["text"] in permit["caveats"]
 
 
 @pytest.mark.parametrize(
@@ -323,3 +370,19 @@ def test_screening_map_gets_parcels_and_water_around_the_site_for_orientation():
     image = render_screening_map(result.layers)
     assert "Parcels" in image.legend
     assert map_caption(image).startswith("Shown: ") and "Parcels" in map_caption(image)
+
+
+@pytest.mark.slow
+def test_cambridge_site_lies_on_its_real_parcel_and_a_site_far_off_is_refused(cambridge_config):
+    """Real data: a 3 m circle inside Cambridge parcel 90-101 (336 m2) makes it the site's lot;
+    the same circle 120 km east touches no part of the city and is refused."""
+    from swm_gis.screening import parcels_under_site, town_check
+
+    cfg = load_config(cambridge_config)
+    site = Point(232_890.9, 901_851.5).buffer(3.0)
+    assert list(parcels_under_site(cfg, site)["id"]) == ["90-101"]
+    assert town_check(cfg, site) == []
+    far = Point(352_890.9, 901_851.5).buffer(3.0)
+    with pytest.raises(GeometryError, match=r"^The site does not touch Cambridge .*"
+                                            r"\[layers\.town_boundary\]"):
+        town_check(cfg, far)

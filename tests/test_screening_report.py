@@ -158,7 +158,10 @@ def no_findings_document() -> dict:
     doc["mitigation"] = []
     doc["habitats"] = []
     doc["floodplain"] = {"in_sfha": False, "sfha_area_sqft": 0.0, "site_fraction": 0.0,
-                         "zones": [], "shaded_x_area_sqft": 0.0}
+                         "zones": [], "shaded_x_area_sqft": 0.0,
+                         "subject_parcels": {"in_sfha": False, "sfha_area_sqft": 0.0,
+                                             "site_fraction": 0.0, "zones": [],
+                                             "shaded_x_area_sqft": 0.0, "parcels": []}}
     doc["receiving_waters"] = {"orw": [], "impaired": [], "requirements": [], "trace_end": []}
     return doc
 
@@ -438,7 +441,9 @@ def test_checklist_items_of_320_19_20_21_are_in_both(full_report):
     html_text = _parse_html(full_report["html"]).text
     pdf_text = " ".join(_pdf_pages(full_report["pdf"]))
     items = submittal_checklist(example_document())
-    assert {i.section for i in items} == {"§ 320-18", "§ 320-19", "§ 320-20", "§ 320-21"}
+    # the copy of the regulation numbers §§ 320-19 to 320-21 only: the procedure by its heading
+    assert {i.section for i in items} == {"Ch. 320, permit procedure", "§ 320-19", "§ 320-20",
+                                          "§ 320-21"}
     for item in items:
         for text in (html_text, pdf_text):
             assert item.citation in text, item.citation
@@ -458,16 +463,19 @@ def test_timeline_dates_around_patriots_day(full_report):
     # Received Thu Apr 1, 2027 -> hearing by Thu Apr 22 (+21 days). Newspaper: 5 business days
     # before Apr 22 not counting Mon Apr 19 (Patriots' Day): Apr 21, 20, 16, 15, 14 -> Wed Apr 14.
     # Abutters: Apr 22 - 7 = Thu Apr 15. Decision: Apr 22 + 21 = Thu May 13, 2027; expiry three
-    # years later, Mon May 13, 2030; renewal request 30 days before: Sat Apr 13, 2030.
+    # years later, Mon May 13, 2030; renewal request 30 days before: Sat Apr 13, 2030, moved to
+    # the business day before, Fri Apr 12.
     for text in (_parse_html(full_report["html"]).text,
                  " ".join(_pdf_pages(full_report["pdf"]))):
         for date in ("Thu Apr 1, 2027", "Thu Apr 22, 2027", "Wed Apr 14, 2027",
                      "Thu Apr 15, 2027", "Thu May 13, 2027", "Mon May 13, 2030",
-                     "Sat Apr 13, 2030"):
+                     "Sat Apr 13, 2030", "Fri Apr 12, 2030"):
             assert date in text, date
-        assert "act by the business day before, Fri Apr 12, 2030" in text
-        for section in ("§ 320-18 B(1)", "§ 320-18 B(2)", "§ 320-18 A(7)", "§ 320-18 J"):
+        assert "falls on a Saturday: moved to the business day before, Fri Apr 12, 2030" in text
+        for section in ("Ch. 320, permit procedure, B(1)", "Ch. 320, permit procedure, B(2)",
+                        "Ch. 320, permit procedure, A(7)", "Ch. 320, permit procedure, J"):
             assert section in text
+        assert "§ 320-18" not in text
 
 
 def test_no_findings_report_says_so_plainly(empty_report):
@@ -537,14 +545,16 @@ def test_synthetic_town_is_labelled(tmp_path):
 def test_roadway_maintenance_exemption_and_exemption_claim(tmp_path):
     doc = example_document()
     doc["development_type"]["value"] = "redevelopment"
-    doc["standards"].update(applies=False, roadway_maintenance=True,
-                            section="§ 320-19 B(8)(e)")
+    doc["standards"].update(roadway_maintenance=True, roadway_claimed=True,
+                            section="§ 320-19 B(8); B(8)(e) claimed")
     doc["disturbance"].update(permit_required=None, disturbs_trigger_area=True, exemption=[
         {"name": "utilities", "section": "Bylaw 213-16B(5)", "claimed_by": "applicant"}])
     report = build_report(doc)
     f = {x.key: x for x in report.findings}
-    assert f["standards"].section == "§ 320-19 B(8)(e)"
-    assert "exempt from § 320-19 B(8)(a)-(d)" in f["standards"].result
+    assert f["standards"].section == "§ 320-19 B(8); B(8)(e) claimed"
+    assert f["standards"].status == "conditional"  # a claim, decided by the Commission
+    assert "roadway-maintenance claim (§ 320-19 B(8)(e): exempt from B(8)(a)-(d)" in \
+        f["standards"].result
     assert f["disturbance"].status == "conditional"
     assert f["disturbance"].result.startswith(
         "Conditional. The applicant claims an exemption: Bylaw 213-16B(5) (utilities). This is "

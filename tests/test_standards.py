@@ -38,13 +38,17 @@ def test_without_impervious_area_the_volume_is_not_computed_and_says_how():
     assert any("--proposed-impervious" in x for x in r["reasons"])
 
 
-def test_roadway_maintenance_redevelopment_is_exempt_from_b8_a_to_d():
+def test_roadway_maintenance_is_the_applicants_claim_and_the_figures_stay():
+    # 0.8 in / 12 x 5,000 sq ft = 333.3 cu ft: kept, since the Commission decides the claim
     r = performance_standards("redevelopment", post_impervious_sqft=5_000, rules=RULES,
                               roadway_maintenance=True)
-    assert r["applies"] is False and r["roadway_maintenance"] is True
-    assert r["roadway_exempt"] is True
-    assert r["section"] == "§ 320-19 B(8)(e)"
+    assert r["applies"] is True and r["roadway_maintenance"] is True
+    assert r["roadway_claimed"] is True and r["roadway_exempt"] is False
+    assert r["required_retention_cuft"] == 333.3
+    assert r["section"] == "§ 320-19 B(8); B(8)(e) claimed"
     assert any("exempt from § 320-19 B(8)(a) through (d)" in x for x in r["reasons"])
+    assert any("This is the applicant's claim; the Conservation Commission decides it" in x
+               for x in r["reasons"])
     assert any("single lane" in x for x in r["reasons"])
 
 

@@ -1,4 +1,4 @@
-"""Massachusetts legal holidays, business days and the § 320-18 permit timeline."""
+"""Massachusetts legal holidays, business days and the permit-procedure timeline."""
 
 from __future__ import annotations
 
@@ -117,7 +117,7 @@ def test_timeline_around_patriots_day():
     # counting Patriots' Day (Mon Apr 19): Apr 21, 20, 16, 15, 14 -> by Wed Apr 14 (one day
     # earlier than without the holiday). Decision within 21 days of the hearing's close (Apr 22):
     # Thu May 13. Expiry 3 years after issuance: Mon May 13, 2030. Renewal request at least 30
-    # days before: Sat Apr 13, 2030 -> deliver by Fri Apr 12.
+    # days before: Sat Apr 13, 2030 -> moved to Fri Apr 12.
     s = _steps(D(2027, 4, 1))
     assert [k for k in s] == ["received", "hearing", "abutter_notice", "newspaper_notice",
                               "decision", "expiry", "renewal_request"]
@@ -127,9 +127,10 @@ def test_timeline_around_patriots_day():
     assert s["newspaper_notice"].date == D(2027, 4, 14)
     assert s["decision"].date == D(2027, 5, 13)
     assert s["expiry"].date == D(2030, 5, 13)
-    assert s["renewal_request"].date == D(2030, 4, 13)
-    assert s["renewal_request"].note == \
-        "Falls on a Saturday: act by the business day before, Fri Apr 12, 2030."
+    assert s["renewal_request"].date == D(2030, 4, 12)
+    assert s["renewal_request"].note == (
+        "The computed latest day, Sat Apr 13, 2030, falls on a Saturday: moved to the business "
+        "day before, Fri Apr 12, 2030.")
     assert s["hearing"].note == "" and s["decision"].note == ""
 
 
@@ -137,26 +138,49 @@ def test_timeline_around_thanksgiving():
     # Received Tue Nov 10, 2026 -> hearing by Tue Dec 1. Newspaper: Nov 30, 27, (26
     # Thanksgiving), 25, 24, 23 -> Mon Nov 23. Abutters: Dec 1 - 7 = Tue Nov 24. Decision:
     # Tue Dec 22, 2026; expiry Sat Dec 22, 2029; renewal request 30 days before: Thu Nov 22,
-    # 2029, which is Thanksgiving 2029 -> by Wed Nov 21.
+    # 2029, which is Thanksgiving 2029 -> moved to Wed Nov 21.
     s = _steps(D(2026, 11, 10))
     assert s["hearing"].date == D(2026, 12, 1)
     assert s["newspaper_notice"].date == D(2026, 11, 23)
     assert s["abutter_notice"].date == D(2026, 11, 24)
     assert s["decision"].date == D(2026, 12, 22)
     assert s["expiry"].date == D(2029, 12, 22)
-    assert s["renewal_request"].date == D(2029, 11, 22)
-    assert s["renewal_request"].note == \
-        "Falls on Thanksgiving Day: act by the business day before, Wed Nov 21, 2029."
+    assert s["renewal_request"].date == D(2029, 11, 21)
+    assert s["renewal_request"].note == (
+        "The computed latest day, Thu Nov 22, 2029, falls on Thanksgiving Day: moved to the "
+        "business day before, Wed Nov 21, 2029.")
 
 
-def test_latest_hearing_on_a_holiday_is_flagged():
-    # Received Mon Mar 29, 2027 + 21 days = Mon Apr 19, 2027, Patriots' Day.
+def test_latest_hearing_on_a_holiday_is_moved_and_the_notices_follow():
+    # Received Mon Mar 29, 2027 + 21 days = Mon Apr 19, 2027, Patriots' Day -> Fri Apr 16.
+    # Abutters: Apr 16 - 7 = Fri Apr 9. Newspaper: Apr 15, 14, 13, 12, 9 -> Fri Apr 9.
+    # Decision: Apr 16 + 21 = Fri May 7.
     s = _steps(D(2027, 3, 29))
-    assert s["hearing"].date == D(2027, 4, 19)
+    assert s["hearing"].date == D(2027, 4, 16)
     assert s["hearing"].note == (
-        "Falls on Patriots' Day: the last business day before it is Fri Apr 16, 2027; "
-        "M.G.L. c. 4, § 9 may extend a deadline ending on a Sunday or legal holiday to "
-        "Tue Apr 20, 2027.")
+        "The computed latest day, Mon Apr 19, 2027, falls on Patriots' Day: moved to the "
+        "business day before, Fri Apr 16, 2027.")
+    assert s["abutter_notice"].date == D(2027, 4, 9)
+    assert s["newspaper_notice"].date == D(2027, 4, 9)
+    assert s["decision"].date == D(2027, 5, 7)
+
+
+def test_latest_hearing_on_thanksgiving_is_moved():
+    # Received Thu Nov 5, 2026 + 21 days = Thu Nov 26, 2026, Thanksgiving -> Wed Nov 25.
+    # Abutters: Nov 25 - 7 = Wed Nov 18; newspaper: Nov 24, 23, 20, 19, 18 -> Wed Nov 18.
+    s = _steps(D(2026, 11, 5))
+    assert s["hearing"].date == D(2026, 11, 25)
+    assert "falls on Thanksgiving Day: moved to the business day before" in s["hearing"].note
+    assert s["abutter_notice"].date == D(2026, 11, 18)
+    assert s["newspaper_notice"].date == D(2026, 11, 18)
+
+
+@given(received=st.dates(min_value=D(2024, 1, 1), max_value=D(2040, 12, 31)))
+def test_every_latest_day_is_a_business_day(received):
+    for step in permit_timeline(received):
+        if step.key in ("hearing", "abutter_notice", "decision", "renewal_request",
+                        "newspaper_notice"):
+            assert is_business_day(step.date), (step.key, step.date)
 
 
 def test_scheduled_hearing_and_continued_hearing():
@@ -183,14 +207,17 @@ def test_issued_date_sets_expiry():
 def test_without_a_receipt_date_only_rules_are_given():
     steps = permit_timeline()
     assert all(s.date is None and s.note == "" for s in steps)
-    assert [s.section for s in steps] == ["§ 320-18 B(1)", "§ 320-18 B(2)", "§ 320-18 A(7)",
-                                          "§ 320-18 B(1)", "§ 320-18 B(2), G", "§ 320-18 J",
-                                          "§ 320-18 J"]
+    p = "Ch. 320, permit procedure, "
+    assert [s.section for s in steps] == [p + "B(1)", p + "B(2)", p + "A(7)", p + "B(1)",
+                                          p + "B(2), G", p + "J", p + "J"]
     rules = " ".join(s.rule for s in steps)
     for quoted in ("within 21 days from receipt of a completed permit application",
                    "at least seven days prior to the public hearing",
                    "at least five business days prior to the hearing",
                    "within 21 days of the close of the public hearing",
                    "three years from the date of issuance",
-                   "at least 30 days prior to expiration"):
+                   "at least 30 days prior to expiration",
+                   "by certified mail, return receipt requested, or by certificates of mailing",
+                   "Upon certification by the Town Clerk that the allowed time has passed "
+                   "without authority action"):
         assert quoted in rules, quoted

@@ -76,8 +76,9 @@ def screen(
              "(exempt from § 320-19 B(8)(a)-(d) unless widening by a lane or more)."),
     parcel: list[str] = typer.Option(
         [], "--parcel", metavar="ID",
-        help="Subject parcel id(s) the work is on (repeatable): the floodplain check then also "
-             "reports each parcel's SFHA and 0.2% overlap."),
+        help="The site's parcel id(s) (repeatable): Chapter 320's site is the lot or parcel, so "
+             "the floodplain and impervious areas read them (default: the parcels the limit of "
+             "disturbance lies on), with what lies inside and outside the disturbance."),
     proposed_use: str | None = typer.Option(
         None, "--proposed-use", metavar="USE",
         help="Proposed land use: a Massachusetts DOR use code (e.g. 101, 325, 401) or "
@@ -88,7 +89,7 @@ def screen(
     received: str | None = typer.Option(
         None, "--received", metavar="DATE",
         help="Date the application was received (YYYY-MM-DD), for the report's hearing "
-             "deadlines (§ 320-18 B)."),
+             "deadlines (Ch. 320, permit procedure, B)."),
     no_cache: bool = no_cache_option(),
     report: bool = typer.Option(
         True, "--report/--no-report",

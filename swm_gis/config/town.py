@@ -95,6 +95,9 @@ class Rules:
     sfha_zones: tuple[str, ...] = SFHA_ZONES
     #: an abutter list longer than this is warned about before the package is written
     abutter_warning_count: int = 500
+    #: existing impervious cover under this share of the limit of disturbance leaves new
+    #: development vs redevelopment to the Commission (the definitions are silent on mixed sites)
+    small_existing_impervious_share: float = 0.05
     #: set from ``[layers.parcels] right_of_way`` (not a ``[rules]`` key)
     right_of_way: RightOfWayRule | None = None
 
@@ -151,6 +154,10 @@ SCHEMAS: dict[str, LayerSchema] = {
     "streets": LayerSchema("vector", "line", {"name": "STREET_NAME"}),  # map context and labels
     "dem": LayerSchema("raster", None, {}),
     "impervious": LayerSchema("vector_or_raster", None, {}),
+    # the Town's MS4 (catch basins, pipes, outfalls, drainage channels; points, lines or
+    # polygons), e.g. an Esri Local Government stormwater layer: the trigger's "... draining to
+    # the Town's MS4"
+    "ms4": LayerSchema("vector", None, {"id": "FACILITYID", "kind": None}),
 }
 
 
@@ -188,6 +195,9 @@ LAYER_KEYS: dict[str, Kind] = {"path": SOURCE, "layer": TEXT_OR_LIST, "crs": TEX
                                "coverage": TEXT, "vintage": TEXT, "label": TEXT}
 #: Keys only the parcels layer takes: the right-of-way rule for sources without POLY_TYPE.
 PARCEL_KEYS: dict[str, Kind] = {**LAYER_KEYS, "right_of_way": TABLE}
+#: Keys only the flood zones take: ``includes_0_2_pct = true`` says the layer maps the
+#: 0.2%-annual-chance zone (else it is checked only where the layer holds such zones).
+FLOOD_KEYS: dict[str, Kind] = {**LAYER_KEYS, "includes_0_2_pct": BOOL}
 
 #: The HUC levels off-site mitigation can be tied to (watersheds.py reads huc10 / huc12).
 HUC_LEVELS = ("HUC10", "HUC12")
@@ -210,6 +220,7 @@ RULE_KINDS: dict[str, Kind] = {
     # warn before writing a package for more abutters than this (a town-wide notice, a street)
     "abutter_warning_count": Kind("a whole number of one or more", lambda v: isinstance(v, int)
                                   and not isinstance(v, bool) and v >= 1),
+    "small_existing_impervious_share": finite_range(0, 1, unit="(a fraction: 0.05 = 5 %)"),
 }
 
 
@@ -233,6 +244,8 @@ class LayerSpec:
     #: A layer read from several sources (``path = [...]``): one spec per source, in config
     #: order; ``path`` is then their paths joined by " + " (for messages and provenance).
     parts: tuple[LayerSpec, ...] = ()
+    #: ``[layers.flood_zones] includes_0_2_pct = true``: the layer maps the 0.2% zone.
+    includes_0_2_pct: bool = False
 
     @property
     def schema(self) -> LayerSchema:
@@ -499,8 +512,8 @@ def _parse_layer(key: str, raw: Any, base_dir: Path, where: str) -> LayerSpec:
     if not isinstance(raw, dict) or not raw.get("path"):
         raise ConfigError(f'{where}: {section} needs path = "..." (a file, zip, database '
                           'connection or GDAL source; or a list of them).')
-    check_values(raw, PARCEL_KEYS if key == "parcels" else LAYER_KEYS, where=where,
-                 section=section)
+    check_values(raw, {"parcels": PARCEL_KEYS, "flood_zones": FLOOD_KEYS}.get(key, LAYER_KEYS),
+                 where=where, section=section)
     schema = SCHEMAS[key]
     given = raw.get("fields", {})
     unknown = [k for k in given if k not in schema.fields]
@@ -536,6 +549,7 @@ def _parse_layer(key: str, raw: Any, base_dir: Path, where: str) -> LayerSpec:
         explicit_fields=frozenset(k for k, v in given.items() if v.strip()),
         vintage=str(raw["vintage"]) if raw.get("vintage") not in (None, "") else None,
         label=str(raw["label"]).strip() or None if raw.get("label") is not None else None,
+        includes_0_2_pct=bool(raw.get("includes_0_2_pct", False)),
     )
     return _with_sources(spec, raw, base_dir, where)
 

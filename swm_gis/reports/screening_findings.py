@@ -116,8 +116,10 @@ def _requirements(doc: Mapping[str, Any], status: Mapping[str, str]) -> list[tup
     if status.get("floodplain") == "yes":
         reqs.append(("§ 320-19 A(8)", "Delineate the 100-year floodplain on the stormwater "
                      "management plan."))
-        reqs.append(("§ 320-20 A(3)(a)", "Show the 100-year flood elevation from the most "
-                     "recent FIRM on the erosion and sediment control plan."))
+        reqs.append(("§ 320-20 A(3)(a)", "Show on the erosion and sediment control plan \"all "
+                     "floodplain information, including the 100-year flood elevation based upon "
+                     "the most recent Flood Insurance Rate Map, or as calculated by a "
+                     "professional engineer for areas not assessed on these maps\"."))
     mitigation = doc.get("mitigation")
     if isinstance(mitigation, list) and any(m.get("eligible") for m in mitigation):
         reqs.append(("§ 320-21 B(3), B(4)", "Stormwater management easements for the off-site "
@@ -202,19 +204,29 @@ def _tables(doc: Mapping[str, Any], status: Mapping[str, str]) -> list[Table]:
             "No feature within 500 ft." if status["habitats"] == "no" else incomplete))
     flood = doc.get("floodplain")
     if isinstance(flood, Mapping) and status.get("floodplain") in _CHECKED:
+        parcels = flood.get("subject_parcels")
+        site = parcels if isinstance(parcels, Mapping) else flood
         rows = [(str(z.get("zone")), str(z.get("subtype") or ""), _num(z.get("area_sqft")),
-                 _bfe(z.get("bfe"))) for z in flood.get("zones") or []]
-        if float(flood.get("shaded_x_area_sqft") or 0) > 0:
+                 _bfe(z.get("bfe"))) for z in site.get("zones") or []]
+        if float(site.get("shaded_x_area_sqft") or 0) > 0:
             rows.append(("X (0.2% annual chance)", "shaded X",
-                         _num(flood.get("shaded_x_area_sqft")), "n/a"))
+                         _num(site.get("shaded_x_area_sqft")), "n/a"))
+        where = "the site's parcel(s)" if site is parcels else "the limit of disturbance"
+        split = (f"; {_sqft(flood.get('sfha_area_sqft') or 0)} of it inside the limit of "
+                 "disturbance" if site is parcels else "")
+        shaded = ("" if flood.get("shaded_x_checked") is not False else
+                  "; the 0.2%-annual-chance zone was not checked (the flood zone layer holds "
+                  "none around the site and does not say it maps them)")
         tables.append(Table(
             "floodplain", "Flood zones on the site",
-            "FEMA flood zones overlapping the site (§ 320-19 A(8); § 320-20 A(3)(a)); SFHA "
-            f"total {_sqft(flood.get('sfha_area_sqft') or 0)}, "
-            f"{_pct(flood.get('site_fraction') or 0, 1)} of the site",
+            f"FEMA flood zones overlapping {where} (§ 320-19 A(8); § 320-20 A(3)(a)); SFHA "
+            f"total {_sqft(site.get('sfha_area_sqft') or 0)}, "
+            f"{_pct(site.get('site_fraction') or 0, 1)} of {where}{split}{shaded}",
             ("Zone", "Subtype", "Area (sq ft)", "Base flood elevation"), tuple(rows),
-            "The site overlaps no FEMA flood zone." if status["floodplain"] == "no"
-            else incomplete))
+            (f"{where[0].upper()}{where[1:]} overlaps no Special Flood Hazard Area zone"
+             + (" and no 0.2%-annual-chance zone." if flood.get("shaded_x_checked") is not False
+                else "; the 0.2%-annual-chance zone was not checked.")
+             ) if status["floodplain"] == "no" else incomplete))
     tables += _water_tables(doc, status.get("receiving_waters"), incomplete)
     w = doc.get("watersheds")
     if isinstance(w, Mapping) and status.get("watersheds") not in (None, "not_checked"):

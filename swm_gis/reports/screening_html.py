@@ -21,7 +21,8 @@ from swm_gis.reports.screening_model import (
 __all__ = ["CHECKLIST_LEGEND", "GENERAL_INTRO", "render_html"]
 
 CHECKLIST_LEGEND = (
-    "Items of the application package (§ 320-18 A) and of the plans required by §§ 320-19, "
+    "Items of the application package (Ch. 320, permit procedure, A) and of the plans required "
+    "by §§ 320-19, "
     "320-20 and 320-21. Required: applies to every application or was triggered by a finding; "
     "Not applicable: a check that ran on data covering the area searched found its condition "
     "not met; Check: the screening could not decide (its check did not run, lacked a layer or "
@@ -185,7 +186,8 @@ def render_html(report: ScreeningReport) -> str:
                    f"{r.received:%A, %B %-d, %Y}. Business days skip Saturdays, Sundays and "
                    "Massachusetts legal holidays; calendar days do not count the day the "
                    "period runs from. The notice deadlines assume the hearing opens on the "
-                   "latest permitted day; an earlier hearing moves them earlier.</p>")
+                   "latest permitted day (a latest day on a weekend or legal holiday is moved "
+                   "to the business day before); an earlier hearing moves them earlier.</p>")
     else:
         out.append("<p>No receipt date was given, so no dates are computed; pass "
                    "<code>--received DATE</code> to compute them.</p>")
@@ -193,7 +195,7 @@ def render_html(report: ScreeningReport) -> str:
         f'<tr><th scope="row">{_e(d.label)}</th><td>{_e(deadline_date(d))}</td>'
         f"<td>{_e(d.rule)}{(' ' + _e(d.note)) if d.note else ''}</td><td>{_e(d.section)}</td>"
         f"<td>{_e(d.basis)}</td></tr>" for d in r.timeline)
-    out.append('<table id="table-timeline"><caption>Chapter 320 § 320-18 deadlines'
+    out.append('<table id="table-timeline"><caption>Chapter 320 permit procedure deadlines'
                "</caption><thead><tr><th scope=\"col\">Step</th><th scope=\"col\">Date</th>"
                '<th scope="col">Rule</th><th scope="col">Section</th>'
                f'<th scope="col">Computed as</th></tr></thead><tbody>{body}</tbody></table>')

@@ -363,8 +363,8 @@ def render_screening_map(
         an overview beside the legend; if there is no room for it (or this is False) the main
         map is framed to hold the whole path instead, so the path always stays in view.
     ring_distances_ft
-        The rings drawn around the site: 100 ft (abutters, § 320-18 A(7)) and 500 ft (NHESP
-        features, § 320-20 A(3)(c)).
+        The rings drawn around the site: 100 ft (abutters, Ch. 320, permit procedure, A(7))
+        and 500 ft (NHESP features, § 320-20 A(3)(c)).
     """
     site = find_layer(layers, "site")
     crs = site.crs if site is not None else next(

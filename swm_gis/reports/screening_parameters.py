@@ -71,7 +71,9 @@ PARAMETERS: dict[str, tuple[str, Callable[[Any], str]]] = {
     "proposed_impervious_sqft": ("Post-construction impervious area", _sqft),
     "mitigation": ("Off-site mitigation sites", _given("none proposed")),
     "exemptions": ("Exemptions (Bylaw 213-16B)", _exemptions),
-    "roadway_maintenance": ("Roadway maintenance only (§ 320-19 B(8)(e))", _yes_no),
+    "roadway_maintenance": ("Roadway maintenance only (§ 320-19 B(8)(e))",
+                            lambda v: "yes (the applicant's claim; the Commission decides)"
+                            if v else "no"),
     "proposed_use": ("Proposed land use (§ 320-19 B(10)(e))",
                      _given("the parcels' existing use codes decide")),
     "parcels": ("Subject parcels", _given("none listed")),

@@ -153,7 +153,8 @@ def render_pdf(report: ScreeningReport) -> bytes:
             f"Computed from the application received on {r.received:%A, %B %-d, %Y}. Business "
             "days skip Saturdays, Sundays and Massachusetts legal holidays; calendar days do not "
             "count the day the period runs from. The notice deadlines assume the hearing opens "
-            "on the latest permitted day; an earlier hearing moves them earlier.", base))
+            "on the latest permitted day (a latest day on a weekend or legal holiday is moved to "
+            "the business day before); an earlier hearing moves them earlier.", base))
     else:
         timeline.append(p("No receipt date was given, so no dates are computed; pass "
                           "--received DATE to compute them.", base))

@@ -10,8 +10,9 @@ Page 1 is the findings: the permit trigger, new or redevelopment, the standards,
 mitigation, NHESP features within 500 ft, floodplain, receiving waters and every extra
 requirement; each with its status (yes, no, conditional, not checked, info), its Chapter 320
 section, the data layers and vintage it used and those it lacked. Then the map, the detail
-tables, the checklist of §§ 320-18 A, 320-19, 320-20 and 320-21, the general requirements of
-every permit, the timeline of § 320-18, and the data sources, checks and parameters.
+tables, the checklist of the permit procedure A and §§ 320-19, 320-20 and 320-21, the general
+requirements of every permit, the timeline of the permit procedure, and the data sources, checks
+and parameters.
 """
 
 from __future__ import annotations

@@ -2,9 +2,11 @@
 
 Chapter 320's definitions: *new development* disturbs an area "that has not previously been
 developed to include impervious cover"; *redevelopment* is any other disturbance. So any existing
-impervious cover inside the disturbance makes the project redevelopment. The cover is measured
-from an existing-impervious layer: a raster (non-zero cells are impervious; each cell counts by the
-exact fraction of it inside the site, computed by exactextract) or polygons (exact intersection).
+impervious cover inside the disturbance measures as redevelopment (where it is a small share,
+the findings leave the call to the Commission: the text is silent on mixed sites). The cover is
+measured from an existing-impervious layer: a raster (non-zero cells are impervious; each cell
+counts by the exact fraction of it inside the site, computed by exactextract) or polygons (exact
+intersection).
 The user may override the measurement; the result says which method decided.
 
 Examples
@@ -176,8 +178,10 @@ def _polygon_cover(site_union: shapely.Geometry, polygons: gpd.GeoDataFrame, crs
 def _measured_reason(sqft: float, source: str) -> str:
     if sqft > 0:
         return (f"{sqft:,.1f} sq ft of existing impervious cover lies inside the limit of "
-                f"disturbance (from the {source}); land previously developed to include "
-                "impervious cover makes the project redevelopment.")
+                f"disturbance (from the {source}), so it is measured as redevelopment: new "
+                "development is disturbance \"on an area that has not previously been developed "
+                "to include impervious cover\". Where that cover is a small share of the "
+                "disturbance the text is silent, and the Commission decides.")
     return (f"No existing impervious cover lies inside the limit of disturbance (from the "
             f"{source}); the project is new development.")
 

@@ -160,7 +160,7 @@ def disturbance_trigger(
     elif disturbs:
         required = True
         reasons.append("A Stormwater Management Permit is required before any site-altering "
-                       "activity (Chapter 320, permit procedure, § 320-18 A).")
+                       "activity (Chapter 320, permit procedure, A).")
     elif plan_sqft is None:
         required = None
         reasons.append(_below_text(None))

@@ -4,7 +4,9 @@ New development: retain 1.0 in of runoff over the total post-construction imperv
 remove 90% of TSS and 60% of TP; off-site mitigation only within the same USGS HUC12.
 Redevelopment: 0.8 in, or 80% TSS and 50% TP; off-site mitigation within the same HUC10.
 Redevelopment limited to maintenance and improvement of existing roadways is exempt from
-B(8)(a)-(d) (B(8)(e)) unless it widens the road by a lane or more.
+B(8)(a)-(d) (B(8)(e)) unless it widens the road by a lane or more: whether a project qualifies
+is the Commission's finding, so ``roadway_maintenance`` records the applicant's claim and the
+figures stay (``roadway_claimed``; the findings make the standards conditional).
 
 Examples
 --------
@@ -57,9 +59,10 @@ def performance_standards(
         ``development``, ``retention_depth_in``, ``post_impervious_sqft``,
         ``required_retention_cuft`` (depth / 12 x area, to 0.1 cu ft), ``tss_removal``,
         ``tp_removal`` (fractions), ``mitigation_huc_level`` ("HUC12" | "HUC10"),
-        ``applies`` (False when the roadway exemption lifts (a)-(d)), ``roadway_maintenance``
-        (the user's flag), ``roadway_exempt`` (the flag took effect: redevelopment only),
-        ``reasons`` and ``section``.
+        ``applies`` (True: the figures apply unless the Commission accepts a claim),
+        ``roadway_maintenance`` (the user's flag), ``roadway_claimed`` (the claim stands:
+        redevelopment only), ``roadway_exempt`` (always False: the tool never decides the
+        claim), ``reasons`` and ``section``.
     """
     value = development["value"] if isinstance(development, Mapping) else development
     if value not in ("new", "redevelopment"):
@@ -93,17 +96,16 @@ def performance_standards(
         area = float(post_impervious_sqft)
         reasons.append(f"Retention: {depth_in:.1f} in / 12 x {area:,.0f} sq ft "
                        f"= {volume:,.1f} cu ft ({sub}(b)).")
-    applies = True
-    if roadway_maintenance and not new:
-        applies = False
+    claimed = bool(roadway_maintenance and not new)
+    if claimed:
         reasons.append(
-            "Roadway maintenance: redevelopment exclusively limited to maintenance and improvement "
-            "of existing roadways (widening less than a single lane, adding shoulders, correcting "
-            "substandard intersections, improving existing drainage, repaving) is exempt from "
-            "§ 320-19 B(8)(a) through (d) and shall improve existing conditions unless "
-            "infeasible (B(8)(e)). Widening by a single lane width or more loses the exemption; "
-            "the figures above then apply in full."
-        )
+            "The applicant claims roadway maintenance: redevelopment exclusively limited to "
+            "maintenance and improvement of existing roadways (widening less than a single lane, "
+            "adding shoulders, correcting substandard intersections, improving existing "
+            "drainage, repaving) is exempt from § 320-19 B(8)(a) through (d) and shall improve "
+            "existing conditions unless infeasible (B(8)(e)). This is the applicant's claim; the "
+            "Conservation Commission decides it. Widening that increases impervious area by a "
+            "single lane width or more meets B(8)(a)-(d) fully: the figures above.")
     elif roadway_maintenance:
         reasons.append("The roadway-maintenance exemption of § 320-19 B(8)(e) is for "
                        "redevelopment only; as new development the B(7) standards apply in full.")
@@ -116,11 +118,12 @@ def performance_standards(
         "tss_removal": tss,
         "tp_removal": tp,
         "mitigation_huc_level": level,
-        "applies": applies,
+        "applies": True,
         "roadway_maintenance": bool(roadway_maintenance),
-        "roadway_exempt": not applies,
+        "roadway_claimed": claimed,
+        "roadway_exempt": False,
         "reasons": reasons,
-        "section": f"§ 320-19 {sub}" + ("(e)" if not applies else ""),
+        "section": f"§ 320-19 {sub}" + ("; B(8)(e) claimed" if claimed else ""),
     }
 
 

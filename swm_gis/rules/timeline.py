@@ -1,9 +1,13 @@
-"""Permit timeline of Chapter 320 § 320-18 with Massachusetts legal holidays and business days.
+"""Permit timeline of Chapter 320's permit procedure, with Massachusetts legal holidays and
+business days.
 
-The deadlines (quoted from § 320-18 of the Lynnfield rules):
+The copy of the regulation numbers only §§ 320-19, 320-20 and 320-21, so the permit procedure is
+cited by its heading ("Ch. 320, permit procedure, B(2)"), never by a number the text does not
+give. The deadlines (quoted from the permit procedure of the Lynnfield rules):
 
-* A(7): abutter notice "Mailing at least seven days prior to the public hearing shall constitute
-  timely notice" (calendar days);
+* A(7): abutter notice "by certified mail, return receipt requested, or by certificates of
+  mailing"; "Mailing at least seven days prior to the public hearing shall constitute timely
+  notice" (calendar days);
 * B(1): newspaper notice "at least five business days prior to the hearing";
 * B(2): the Commission "shall commence the public hearing within 21 days from receipt of a
   completed permit application", and "shall issue its permit in writing within 21 days of the
@@ -14,7 +18,10 @@ The deadlines (quoted from § 320-18 of the Lynnfield rules):
 
 How days are counted (the usual rule for legal periods): the day of the event a period runs from
 is not counted and the last day is; counting backwards from a hearing, the hearing day is not
-counted. Business days skip Saturdays, Sundays and Massachusetts legal holidays.
+counted. Business days skip Saturdays, Sundays and Massachusetts legal holidays. A latest day
+(the hearing's, the decision's, a mailing's, a renewal request's) that falls on a weekend or a
+legal holiday is moved to the business day before, and the step says so; the notice dates are
+then counted from the moved hearing day.
 
 Massachusetts legal holidays (M.G.L. c. 4, § 7, cl. 18): New Year's Day, Martin Luther King Jr.
 Day (3rd Monday of January), Washington's Birthday (3rd Monday of February), Patriots' Day (3rd
@@ -50,6 +57,9 @@ __all__ = [
     "permit_timeline",
     "subtract_business_days",
 ]
+
+#: How the timeline cites the permit procedure: the copy of Chapter 320 gives it no number.
+PROCEDURE = "Ch. 320, permit procedure"
 
 #: Fixed-date holidays (month, day, name); these move to Monday when they fall on a Sunday.
 _FIXED = (
@@ -158,7 +168,8 @@ class Deadline:
 
     ``date`` is None when the date it runs from is not known. ``relation`` says how the date
     bounds the act: "on" (the event itself), "by" (latest day) or "not after" / "not before".
-    ``note`` flags a computed date that is not a business day.
+    ``note`` says when a latest day that fell on a weekend or legal holiday was moved to the
+    business day before (and flags a scheduled hearing on such a day).
     """
 
     key: str
@@ -171,29 +182,35 @@ class Deadline:
     note: str = ""
 
 
-def _day_note(date: dt.date, *, counts_back: bool, saturday_on_friday: bool) -> str:
-    """Flag a computed day that is not a business day, saying what that means for the act.
+def business_day_on_or_before(date: dt.date, *, saturday_on_friday: bool = False) -> dt.date:
+    """``date`` itself when it is a business day, else the last business day before it.
 
-    A day counted back from an event ("at least N days prior") must not slip later, so the act
-    is due on the last business day before it; a day counted forward ("within N days") may, when
-    it is a Sunday or legal holiday, reach the next business day under M.G.L. c. 4, § 9.
+    >>> business_day_on_or_before(dt.date(2026, 11, 26))   # Thanksgiving 2026
+    datetime.date(2026, 11, 25)
     """
+    if is_business_day(date, saturday_on_friday=saturday_on_friday):
+        return date
+    return subtract_business_days(date, 1, saturday_on_friday=saturday_on_friday)
+
+
+def _not_business(date: dt.date, *, saturday_on_friday: bool) -> str:
+    """What makes ``date`` no business day ("Thanksgiving Day", "a Saturday"), or ""."""
     name = holiday_name(date, saturday_on_friday=saturday_on_friday)
     if name:
-        what = f"Falls on {name}"
-    elif date.weekday() >= 5:
-        what = f"Falls on a {calendar.day_name[date.weekday()]}"
-    else:
-        return ""
-    prev = subtract_business_days(date, 1, saturday_on_friday=saturday_on_friday)
-    if counts_back:
-        return f"{what}: act by the business day before, {prev:%a %b %-d, %Y}."
-    if name or date.weekday() == calendar.SUNDAY:
-        nxt = add_business_days(date, 1, saturday_on_friday=saturday_on_friday)
-        return (f"{what}: the last business day before it is {prev:%a %b %-d, %Y}; "
-                f"M.G.L. c. 4, § 9 may extend a deadline ending on a Sunday or legal holiday "
-                f"to {nxt:%a %b %-d, %Y}.")
-    return f"{what}: the last business day before it is {prev:%a %b %-d, %Y}."
+        return name
+    return f"a {calendar.day_name[date.weekday()]}" if date.weekday() >= 5 else ""
+
+
+def _moved(date: dt.date | None, *, saturday_on_friday: bool) -> tuple[dt.date | None, str]:
+    """A latest day moved to the business day before when it is none, and the note saying so."""
+    if date is None:
+        return None, ""
+    why = _not_business(date, saturday_on_friday=saturday_on_friday)
+    if not why:
+        return date, ""
+    moved = business_day_on_or_before(date, saturday_on_friday=saturday_on_friday)
+    return moved, (f"The computed latest day, {date:%a %b %-d, %Y}, falls on {why}: moved to "
+                   f"the business day before, {moved:%a %b %-d, %Y}.")
 
 
 def permit_timeline(
@@ -204,13 +221,13 @@ def permit_timeline(
     issued: dt.date | None = None,
     saturday_on_friday: bool = False,
 ) -> list[Deadline]:
-    """The § 320-18 permit timeline, with dates when the application's receipt date is known.
+    """The permit-procedure timeline, with dates when the application's receipt date is known.
 
     Parameters
     ----------
     received
         Date the Conservation Commission Administrator received the completed application
-        (§ 320-18 B(1): the date on which the application is deemed filed).
+        (permit procedure B(1): the date on which the application is deemed filed).
     hearing
         Date of the public hearing, if scheduled; otherwise the notice deadlines are computed
         from the latest day the hearing may open.
@@ -234,57 +251,64 @@ def permit_timeline(
     >>> steps["hearing"].date, steps["newspaper_notice"].date, steps["abutter_notice"].date
     (datetime.date(2027, 4, 22), datetime.date(2027, 4, 14), datetime.date(2027, 4, 15))
     >>> steps["decision"].date, steps["expiry"].date, steps["renewal_request"].date
-    (datetime.date(2027, 5, 13), datetime.date(2030, 5, 13), datetime.date(2030, 4, 13))
+    (datetime.date(2027, 5, 13), datetime.date(2030, 5, 13), datetime.date(2030, 4, 12))
     """
     opt = {"saturday_on_friday": saturday_on_friday}
-    latest_hearing = received + dt.timedelta(days=21) if received else None
+    latest_hearing, hearing_moved = _moved(received + dt.timedelta(days=21) if received else None,
+                                           **opt)
     hearing_day = hearing or latest_hearing
     closed = hearing_closed or hearing_day
-    decision = closed + dt.timedelta(days=21) if closed else None
+    decision, decision_moved = _moved(closed + dt.timedelta(days=21) if closed else None, **opt)
     issue_day = issued or decision
     expiry = add_years(issue_day, 3) if issue_day else None
-    renewal = expiry - dt.timedelta(days=30) if expiry else None
-    mail_by = hearing_day - dt.timedelta(days=7) if hearing_day else None
+    renewal, renewal_moved = _moved(expiry - dt.timedelta(days=30) if expiry else None, **opt)
+    mail_by, mail_moved = _moved(hearing_day - dt.timedelta(days=7) if hearing_day else None,
+                                 **opt)
     paper_by = subtract_business_days(hearing_day, 5, **opt) if hearing_day else None
 
     hearing_basis = ("scheduled hearing date" if hearing else
                      "received + 21 days" if received else "")
     steps = [
         Deadline(
-            "received", "Completed application received", section="§ 320-18 B(1)",
+            "received", "Completed application received", section=f"{PROCEDURE}, B(1)",
             rule="The date of receipt by the Conservation Commission Administrator is the date "
                  "on which the application is deemed filed.",
             date=received, relation="on", basis="given" if received else ""),
         Deadline(
             "hearing", "Public hearing opens" if hearing else "Public hearing opens (latest)",
-            section="§ 320-18 B(2)",
+            section=f"{PROCEDURE}, B(2)",
             rule="The Commission shall commence the public hearing within 21 days from receipt "
                  "of a completed permit application unless an extension is authorized in "
                  "writing by the applicant.",
             date=hearing_day,
-            relation="on" if hearing else "by", basis=hearing_basis),
+            relation="on" if hearing else "by", basis=hearing_basis,
+            note="" if hearing else hearing_moved),
         Deadline(
-            "abutter_notice", "Abutter notice mailed", section="§ 320-18 A(7)",
-            rule="Notice to owners within 100 feet by certified mail or certificate of mailing; "
-                 "mailing at least seven days prior to the public hearing is timely notice.",
-            date=mail_by, basis="hearing - 7 days" if mail_by else ""),
+            "abutter_notice", "Abutter notice mailed", section=f"{PROCEDURE}, A(7)",
+            rule="The applicant shall notify abutters (owners within 100 feet) \"by certified "
+                 "mail, return receipt requested, or by certificates of mailing\"; \"Mailing at "
+                 "least seven days prior to the public hearing shall constitute timely notice.\"",
+            date=mail_by, basis="hearing - 7 days" if mail_by else "", note=mail_moved),
         Deadline(
-            "newspaper_notice", "Newspaper notice published", section="§ 320-18 B(1)",
+            "newspaper_notice", "Newspaper notice published", section=f"{PROCEDURE}, B(1)",
             rule="Written notice, at the applicant's expense, at least five business days prior "
                  "to the hearing in a newspaper of general circulation in the municipality.",
             date=paper_by,
             basis="hearing - 5 business days (weekends and MA legal holidays skipped)"
             if paper_by else ""),
         Deadline(
-            "decision", "Permit decision issued in writing", section="§ 320-18 B(2), G",
+            "decision", "Permit decision issued in writing", section=f"{PROCEDURE}, B(2), G",
             rule="The Commission shall issue its permit in writing within 21 days of the close of "
                  "the public hearing unless the applicant authorizes an extension in writing; "
-                 "failure to act in time is deemed approval (G).",
+                 "failure to act in time is deemed approval (G): \"Upon certification by the "
+                 "Town Clerk that the allowed time has passed without authority action, the "
+                 "authority must issue a stormwater management permit.\"",
             date=decision,
             basis=("hearing closed + 21 days" if hearing_closed else
-                   "hearing + 21 days, assuming it closes the day it opens") if decision else ""),
+                   "hearing + 21 days, assuming it closes the day it opens") if decision else "",
+            note=decision_moved),
         Deadline(
-            "expiry", "Permit expires", section="§ 320-18 J",
+            "expiry", "Permit expires", section=f"{PROCEDURE}, J",
             rule="A stormwater management permit shall expire three years from the date of "
                  "issuance.",
             date=expiry, relation="on",
@@ -292,19 +316,14 @@ def permit_timeline(
                    "latest decision date + 3 years") if expiry else ""),
         Deadline(
             "renewal_request", "Renewal request received (one 1-year renewal)",
-            section="§ 320-18 J",
+            section=f"{PROCEDURE}, J",
             rule="Any permit may be renewed once for an additional one-year period if a written "
                  "request is received at least 30 days prior to expiration.",
-            date=renewal, basis="expiry - 30 days" if renewal else ""),
+            date=renewal, basis="expiry - 30 days" if renewal else "", note=renewal_moved),
     ]
-    # Which computed days need a word when they are not business days, and which way they run.
-    counts_back = {"hearing": False, "decision": False, "abutter_notice": True,
-                   "renewal_request": True}
-    steps = [
-        replace(s, note=_day_note(s.date, counts_back=counts_back[s.key], **opt))
-        if s.date and s.key in counts_back else s
-        for s in steps
-    ]
+    if hearing and not is_business_day(hearing, **opt):
+        steps[1] = replace(steps[1], note=f"The scheduled hearing falls on "
+                           f"{_not_business(hearing, **opt)}.")
     if hearing and latest_hearing and hearing > latest_hearing:
         steps[1] = replace(steps[1], note=(
             f"Later than the 21-day limit ({latest_hearing:%a %b %-d, %Y}): needs the "

@@ -45,7 +45,7 @@ ProgressFn = Callable[[float, str], None]
 #: Top-level keys of screening.json in the order they are written (SPEC section 5, plus meta).
 DOCUMENT_KEYS = ("meta", "disturbance", "development_type", "standards", "watersheds",
                  "mitigation", "habitats", "floodplain", "receiving_waters", "checks",
-                 "coverage", "findings", "general_requirements")
+                 "warnings", "coverage", "findings", "general_requirements")
 
 DEVELOPMENT_CHOICES = ("auto", "new", "redevelopment")
 
@@ -98,7 +98,8 @@ def build_screening(
     roadway_maintenance
         Redevelopment limited to existing-roadway maintenance (§ 320-19 B(8)(e)).
     subject_parcels
-        The parcels the work is on, handed to the resource checks.
+        The site's parcels (``--parcel``); None: :func:`parcels_under_site`. Chapter 320's site
+        is the lot or parcel: the floodplain, impervious areas and coverage read them.
     proposed_use
         The proposed land use (a DOR use code such as ``"325"``, or ``"commercial"``,
         ``"residential"``, ...): decides § 320-19 B(10)(e); without it the parcels' existing use
@@ -128,6 +129,19 @@ def build_screening(
     factor = sqft_per_crs_unit2(site.crs)
     checks: list[dict[str, Any]] = []
     layers: dict[str, gpd.GeoDataFrame] = {}
+    # a site or plan elsewhere is refused before any rule speaks of it (a wrong file or CRS)
+    warnings = town_check(config, site_union, common_plan=common_plan)
+    # the site is the lot or parcel (Chapter 320 definitions): --parcel, else the parcels the
+    # limit of disturbance lies on
+    parcels = _to_working(subject_parcels, config)
+    if parcels is not None and len(parcels):
+        parcels = parcels.copy()
+        parcels.attrs["site_parcels_basis"] = "--parcel"
+    else:
+        parcels = parcels_under_site(config, site_union)
+    parcel_union = (shapely.union_all(parcels.geometry.values) if len(parcels)
+                    else shapely.Polygon())
+    site_area = shapely.union(site_union, parcel_union)
 
     report(0.05, "disturbance and permit trigger")
     disturbance = disturbance_trigger(site, common_plan=common_plan, exemptions=claimed,
@@ -148,26 +162,44 @@ def build_screening(
                         for level in ("huc12", "huc10")]
 
     report(0.15, "existing impervious cover")
-    impervious, imp_source, imp_reason = _read_impervious(config, site_union)
+    impervious, imp_source, imp_reason = _read_impervious(config, site_area)
     dev = development_type(site, impervious=impervious,
                            override=None if development == "auto" else development)
+    dev["small_share_threshold"] = config.rules.small_existing_impervious_share
+    dev["disturbed_sqft"] = disturbance["area_sqft"]
+    if len(parcels):
+        dev["site_parcels"] = _parcel_cover(parcels, impervious, factor)
     checks.append(_check("development_type", impervious is not None or development != "auto",
                          imp_source, imp_reason))
 
     report(0.3, "performance standards")
     post_sqft = proposed_impervious_sqft
     left_out = 0
+    split = None
     if proposed_impervious is not None:
-        proposed_impervious, left_out = _on_site(proposed_impervious, site_union)
-        post_sqft = float(union_polygons(proposed_impervious, what="proposed impervious").area
-                          ) * factor
+        proposed_impervious, left_out = _on_site(proposed_impervious, site_union, site_area)
+        surfaces = union_polygons(proposed_impervious, what="proposed impervious")
+        post_sqft = float(surfaces.area) * factor
+        inside = float(shapely.intersection(surfaces, site_union).area) * factor
+        split = (round(inside, 2), round(post_sqft - inside, 2))
     standards = performance_standards(dev, post_impervious_sqft=post_sqft, rules=config.rules,
                                       roadway_maintenance=roadway_maintenance)
+    if _small_share(dev, config):  # the Commission's call: give it the other type's figures
+        other = performance_standards("new", post_impervious_sqft=post_sqft, rules=config.rules)
+        standards["if_new_development"] = {k: other[k] for k in (
+            "retention_depth_in", "required_retention_cuft", "tss_removal", "tp_removal",
+            "mitigation_huc_level", "section")}
+    if split is not None:
+        standards["post_impervious_inside_disturbance_sqft"] = split[0]
+        standards["post_impervious_outside_disturbance_sqft"] = split[1]
+        standards["reasons"].append(
+            f"The total post-construction impervious area on the site (its parcel(s) and the "
+            f"limit of disturbance) is {post_sqft:,.0f} sq ft: {split[0]:,.0f} sq ft inside the "
+            f"limit of disturbance and {split[1]:,.0f} sq ft outside it.")
     if left_out:
         standards["reasons"].append(
-            f"{left_out} proposed impervious polygon(s) lie wholly outside the limit of "
-            "disturbance and were left out (they belong to another site: impervious surfaces "
-            "are built within the disturbance).")
+            f"{left_out} proposed impervious polygon(s) lie wholly off the site (its parcel(s) "
+            "and the limit of disturbance) and were left out (they belong to another site).")
     if disturbance["permit_required"] is False:
         standards["reasons"].append("No Stormwater Management Permit is required (see "
                                     "disturbance); these standards are shown for information.")
@@ -198,10 +230,12 @@ def build_screening(
     from swm_gis.screening.resource_areas import resource_checks
 
     res_keys, res_layers, res_checks = resource_checks(
-        config, site, subject_parcels=subject_parcels, proposed_use=proposed_use,
-        progress=_sub_progress(report, 0.6, 0.95),
+        config, site, subject_parcels=parcels if len(parcels) else None,
+        proposed_use=proposed_use, progress=_sub_progress(report, 0.6, 0.95),
     )
     checks.extend(res_checks)
+    disturbance["ms4"], ms4_check = ms4_reach(config, site_union, res_layers.get("flow_path"))
+    checks.append(ms4_check)
 
     report(0.97, "assembling the screening document")
     layers.update(_site_layers(site_union, disturbance, common_plan, site.crs, factor))
@@ -222,6 +256,9 @@ def build_screening(
                  proposed_impervious_sqft=proposed_impervious_sqft, exemptions=claimed,
                  roadway_maintenance=roadway_maintenance, checks=checks)
     meta["parameters"]["proposed_use"] = proposed_use
+    meta["site_parcels"] = {"basis": parcels.attrs.get("site_parcels_basis"),
+                            "ids": [str(i) for i in parcels["id"]] if "id" in parcels else [],
+                            "area_sqft": round(float(parcel_union.area) * factor, 1)}
     document = {
         "meta": meta,
         "disturbance": disturbance,
@@ -236,8 +273,10 @@ def build_screening(
     }
     for key, value in res_keys.items():  # anything further the resource checks add
         document.setdefault(key, value)
+    document["warnings"] = warnings
     document["coverage"] = _coverage(config, site_union, mitigation=mitigation,
-                                     flow_path=layers.get("flow_path"), checks=checks)
+                                     flow_path=layers.get("flow_path"), checks=checks,
+                                     site_area=site_area)
     document["findings"] = decide_findings(document)
     document["general_requirements"] = general_requirements()
     report(1.0, "screening done")
@@ -258,7 +297,8 @@ _FINDING_LAYERS = {
 
 def _coverage(config: TownConfig, site_union: shapely.Geometry, *,
               mitigation: gpd.GeoDataFrame | None, flow_path: gpd.GeoDataFrame | None,
-              checks: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
+              checks: list[dict[str, Any]], site_area: shapely.Geometry | None = None
+              ) -> dict[str, dict[str, Any]]:
     """Coverage records ({configured, covers, basis}) of every finding's layers for the area
     that finding searched (docs/findings.md): the site; the site grown by the habitat distance;
     the site and the traced flow path; the mitigation sites."""
@@ -270,9 +310,10 @@ def _coverage(config: TownConfig, site_union: shapely.Geometry, *,
     path = site_union
     if flow_path is not None and len(flow_path):
         path = shapely.union(site_union, shapely.union_all(flow_path.geometry.values))
-    searches = {"development_type": site_union, "watersheds": site_union,
+    whole = site_union if site_area is None else site_area  # the lot or parcel
+    searches = {"development_type": whole, "watersheds": site_union,
                 "habitats": shapely.buffer(site_union, grow, quad_segs=32),
-                "floodplain": site_union, "receiving_waters": path}
+                "floodplain": whole, "receiving_waters": path}
     ran = {c["name"]: c.get("ran") for c in checks}
     out: dict[str, dict[str, Any]] = {}
     for key, keys in _FINDING_LAYERS.items():
@@ -377,19 +418,141 @@ def _sub_progress(report: ProgressFn, start: float, end: float) -> Callable[...,
     return sub
 
 
-def _on_site(proposed: gpd.GeoDataFrame, site_union: shapely.Geometry
-             ) -> tuple[gpd.GeoDataFrame, int]:
-    """Proposed impervious polygons that touch the site's disturbance, and how many did not.
+def _on_site(proposed: gpd.GeoDataFrame, site_union: shapely.Geometry,
+             site_area: shapely.Geometry | None = None) -> tuple[gpd.GeoDataFrame, int]:
+    """Proposed impervious polygons on the site, and how many were not.
 
-    One file may hold several sites' surfaces (e.g. a SITE field); the whole polygon counts when
-    it touches the disturbance, so a roof drawn a little past the limit is not cut short.
+    § 320-19 B(7)/B(8) measure "the total post-construction impervious area on the site", and
+    the site is the lot or parcel: a polygon counts when it overlaps the site's parcel(s)
+    (``site_area``, which holds the limit of disturbance) by area or touches the limit of
+    disturbance. One file may hold several sites' surfaces (e.g. a SITE field); the whole
+    polygon counts, so a roof drawn a little past the line is not cut short.
     """
-    touches = shapely.intersects(proposed.geometry.values, site_union)
+    geoms = proposed.geometry.values
+    touches = shapely.intersects(geoms, site_union)
+    if site_area is not None and not shapely.is_empty(site_area):
+        on = shapely.area(shapely.intersection(geoms, site_area)) > 0
+        touches = touches | on
     if touches.any():
         return proposed.loc[touches], int((~touches).sum())
     raise GeometryError(
         "No --proposed-impervious polygon touches the site's limit of disturbance; check that "
         "the file belongs to this site and is in the right CRS.")
+
+
+# --------------------------------------------------------------------------- the site
+#: A parcel the limit of disturbance overlaps by less than this (sq ft) is not one the site lies
+#: on: a traced or reprojected outline overlaps its neighbours by slivers.
+SITE_PARCEL_MIN_OVERLAP_SQFT = 1.0
+
+
+def parcels_under_site(config: TownConfig, site_union: shapely.Geometry, *,
+                       min_overlap_sqft: float = SITE_PARCEL_MIN_OVERLAP_SQFT
+                       ) -> gpd.GeoDataFrame:
+    """The parcels the site lies on: the screening's "site" when no ``--parcel`` is given.
+
+    Chapter 320 defines Site as "any lot or parcel of land or area of property where
+    land-disturbing activities are, were, or will be performed", so the parcels the limit of
+    disturbance overlaps by at least ``min_overlap_sqft`` are the site. Right-of-way and water
+    polygons (:func:`swm_gis.abutters.no_owner_type`) are never a site's lot. Returns the
+    parcels (working CRS, with ``id``, and ``attrs["site_parcels_basis"]``), possibly empty.
+    (The abutter job has its own subject rule for a ``--site``; the two are to become one.)
+    """
+    from swm_gis.abutters import no_owner_type
+
+    frame = io.read_layer(config, "parcels", mask=site_union)
+    if len(frame):
+        factor = sqft_per_crs_unit2(frame.crs)
+        overlap = shapely.area(shapely.intersection(frame.geometry.values, site_union)) * factor
+        frame = frame.loc[(overlap >= min_overlap_sqft) & ~no_owner_type(frame, config.rules)
+                          .to_numpy()]
+    frame = frame.copy()
+    frame.attrs["site_parcels_basis"] = "the parcels the limit of disturbance lies on"
+    return frame
+
+
+def town_check(config: TownConfig, site_union: shapely.Geometry, *,
+               common_plan: gpd.GeoDataFrame | None = None) -> list[dict[str, str]]:
+    """Refuse a site or common plan that does not touch the town; warn when partly outside.
+
+    The town is ``[layers.town_boundary]`` when configured, else its parcels (a site that
+    touches no parcel of the town). Returns the warnings ``[{code, text}]``.
+    """
+    from swm_gis.errors import GeometryError
+
+    parts = [("site", site_union)]
+    if common_plan is not None and len(common_plan):
+        parts.append(("common plan", union_polygons(common_plan, what="common plan")))
+    key = "town_boundary" if config.has("town_boundary") else "parcels"
+    warnings: list[dict[str, str]] = []
+    for what, geom in parts:
+        frame = io.read_layer(config, key, mask=geom)
+        town = shapely.union_all(frame.geometry.values) if len(frame) else None
+        if town is None or shapely.area(shapely.intersection(geom, town)) <= 0:
+            raise GeometryError(
+                f"The {what} does not touch {config.name} (none of its [layers.{key}] "
+                f"{config.layer(key).describe()} is there): check that the {what} file is for "
+                "this town and in the right CRS.")
+        outside = float(shapely.area(shapely.difference(geom, town))) * sqft_per_crs_unit2(
+            config.crs_obj)
+        if key == "town_boundary" and outside >= 1.0:
+            warnings.append({"code": f"{what.replace(' ', '_')}_partly_outside_town",
+                             "text": f"{outside:,.0f} sq ft of the {what} lies outside "
+                                     f"{config.name} ([layers.town_boundary]); Chapter 320 is "
+                                     "the Town's, and the rest is another municipality's."})
+    return warnings
+
+
+def _small_share(dev: dict[str, Any], config: TownConfig) -> bool:
+    """A measured redevelopment whose existing cover is under ``[rules]
+    small_existing_impervious_share`` of the limit of disturbance (the Commission's call)."""
+    existing = dev.get("existing_impervious_sqft")
+    area = dev.get("disturbed_sqft")
+    return (dev.get("value") == "redevelopment" and str(dev.get("method", "")).startswith(
+        "measured") and existing is not None and bool(area)
+        and 0 < float(existing) / float(area) < config.rules.small_existing_impervious_share)
+
+
+def _parcel_cover(parcels: gpd.GeoDataFrame, impervious: Any, factor: float) -> dict[str, Any]:
+    """The site's parcels: their area and existing impervious cover (None when not measured)."""
+    area = float(shapely.union_all(parcels.geometry.values).area) * factor
+    existing = None
+    if impervious is not None:
+        existing = development_type(parcels[[parcels.geometry.name]],
+                                    impervious=impervious)["existing_impervious_sqft"]
+    return {"basis": parcels.attrs.get("site_parcels_basis"), "area_sqft": round(area, 1),
+            "existing_impervious_sqft": existing}
+
+
+#: How near (ft) the site or its flow path must come to an MS4 feature to reach it.
+MS4_REACH_FT = 10.0
+
+
+def ms4_reach(config: TownConfig, site_union: shapely.Geometry,
+              flow_path: gpd.GeoDataFrame | None) -> tuple[dict[str, Any], dict[str, Any]]:
+    """Whether the site or its traced flow path reaches a feature of ``[layers.ms4]``.
+
+    The bylaw's trigger is a land disturbance "... draining to the Town's MS4" (Chapter 320,
+    applicability A). Returns the ``disturbance.ms4`` block and the check entry.
+    """
+    if not config.has("ms4"):
+        return ({"checked": False, "reached": None, "features": [], "searched": None},
+                _check("ms4", False, None, "no [layers.ms4] configured: the trigger assumes the "
+                       "disturbance drains to the Town's MS4"))
+    path, searched = site_union, "the site"
+    if flow_path is not None and len(flow_path):
+        path = shapely.union(site_union, shapely.union_all(flow_path.geometry.values))
+        searched = "the site or its traced flow path"
+    reach = MS4_REACH_FT * 0.3048 / metres_per_unit(config.crs_obj)
+    x0, y0, x1, y1 = path.bounds
+    frame = io.read_layer(config, "ms4", bbox=(x0 - reach, y0 - reach, x1 + reach, y1 + reach))
+    near = shapely.dwithin(frame.geometry.values, path, reach) if len(frame) else []
+    hits = frame.loc[near] if len(frame) else frame
+    ids = ([str(v) for v in hits["id"]] if "id" in hits
+           else [str(i + 1) for i in range(len(hits))])
+    block = {"checked": True, "reached": bool(len(hits)), "features": ids[:20],
+             "searched": searched, "reach_ft": MS4_REACH_FT}
+    return block, _check("ms4", True, _spec_src(config, "ms4"))
 
 
 # --------------------------------------------------------------------------- checks & meta
@@ -466,7 +629,8 @@ def _mentions(source: Any, spec: Any) -> bool:
 def _rules_dict(config: TownConfig) -> dict[str, Any]:
     keep = ("trigger_sqft", "retention_new_in", "retention_redevelopment_in", "tss_removal_new",
             "tp_removal_new", "tss_removal_redevelopment", "tp_removal_redevelopment",
-            "mitigation_huc_new", "mitigation_huc_redevelopment", "habitat_distance_ft")
+            "mitigation_huc_new", "mitigation_huc_redevelopment", "habitat_distance_ft",
+            "small_existing_impervious_share")
     values = dataclasses.asdict(config.rules)
     return {k: values[k] for k in keep if k in values}
 
@@ -519,4 +683,5 @@ def _plain(frame: gpd.GeoDataFrame) -> gpd.GeoDataFrame:
     return gpd.GeoDataFrame(geometry=list(frame.geometry.values), crs=frame.crs)
 
 
-__all__ = ["DOCUMENT_KEYS", "SCHEMA_PATH", "ScreeningResult", "build_screening"]
+__all__ = ["DOCUMENT_KEYS", "SCHEMA_PATH", "ScreeningResult", "build_screening", "ms4_reach",
+           "parcels_under_site", "town_check"]

@@ -1,4 +1,5 @@
-"""The Chapter 320 submittal checklist (§§ 320-18 A, 320-19, 320-20, 320-21) and what applies.
+"""The Chapter 320 submittal checklist (permit procedure A, §§ 320-19, 320-20, 320-21) and what
+applies.
 
 The items are data (``swm_gis/tables/submittal_checklist.toml``, read with importlib.resources),
 taken from the regulation text; this module decides, from a screening document (the content of
@@ -29,7 +30,14 @@ from importlib import resources
 from typing import Any
 
 from swm_gis.screening.findings import decide_findings
-from swm_gis.terrain.receiving_waters import SPILL_GROUPS, cause_group, requirements_for
+from swm_gis.terrain.receiving_waters import SPILL_GROUPS
+from swm_gis.terrain.receiving_waters import cause_group
+from swm_gis.terrain.receiving_waters import requirements_for
+from swm_gis.findings import decide_findings
+from swm_gis.general_requirements import CUT_OFF_NOTE
+from swm_gis.receiving_waters import SPILL_GROUPS
+from swm_gis.receiving_waters import cause_group
+from swm_gis.receiving_waters import requirements_for
 
 __all__ = ["ChecklistGroup", "ChecklistItem", "checklist_groups", "submittal_checklist"]
 
@@ -64,10 +72,14 @@ class ChecklistItem:
     when: str = "always"
     applies: bool | None = True
     note: str = ""
+    cut_off: bool = False
 
     @property
     def citation(self) -> str:
-        return f"{self.section} {self.ref}"
+        """``§ 320-19 A(8)``; a section cited by its heading takes a comma
+        (``Ch. 320, permit procedure, A(7)``)."""
+        sep = " " if self.section.startswith("§") else ", "
+        return f"{self.section}{sep}{self.ref}"
 
 
 @lru_cache(maxsize=1)
@@ -116,8 +128,12 @@ def submittal_checklist(document: Mapping[str, Any] | None = None) -> list[Check
         when = raw["when"]
         applies = True if when == "always" else conditions.get(when)
         note = _note(raw.get("notes", ""), doc) if document is not None else ""
+        cut = bool(raw.get("cut_off"))
+        if cut:
+            note = " ".join(filter(None, [CUT_OFF_NOTE, note]))
         out.append(ChecklistItem(group=raw["group"], section=raw["section"], ref=raw["ref"],
-                                 text=raw["text"], when=when, applies=applies, note=note))
+                                 text=raw["text"], when=when, applies=applies, note=note,
+                                 cut_off=cut))
     return out
 
 
@@ -162,7 +178,8 @@ def b10_conditions(doc: Mapping[str, Any], *, complete: bool) -> dict[str, bool 
 
     A duty derived is True (None when it is conditional on the land use); a duty not derived is
     False only when the search for impaired waters was complete (``complete``), or when its
-    causes were met but the land use rules it out (§ 320-19 B(10)(e)); otherwise undecided.
+    causes were met but the stated proposed use rules it out (§ 320-19 B(10)(e)); otherwise
+    undecided. Without a proposed use, (e) is never "Not applicable".
     """
     rw = doc.get("receiving_waters")
     if not isinstance(rw, Mapping):
@@ -204,22 +221,42 @@ def _note_floodplain(doc: Mapping[str, Any]) -> str:
     if not isinstance(flood, Mapping):
         return "Floodplain not checked: delineate from the current FIRM."
     if status == "conditional":
-        return ("Floodplain conditional: the flood zone layer does not cover the whole site; "
-                "delineate from the current FIRM.")
-    if not flood.get("in_sfha"):
+        return ("Floodplain conditional (see the floodplain finding: the flood zone layer or "
+                "the site's parcels did not cover the whole site); delineate from the current "
+                "FIRM.")
+    parcels = flood.get("subject_parcels") if isinstance(flood.get("subject_parcels"),
+                                                         Mapping) else None
+    if not flood.get("in_sfha") and not (parcels and parcels.get("in_sfha")):
+        where = "on the site's parcel(s)" if parcels else "in the limit of disturbance"
+        if status != "no":
+            return (f"Floodplain {status.replace('_', ' ')}: no SFHA found {where}; delineate "
+                    "from the current FIRM.")
         extra = ""
-        if float(flood.get("shaded_x_area_sqft") or 0) > 0:
-            extra = f"; 0.2%-annual-chance zone: {_sqft(flood['shaded_x_area_sqft'])}"
-        return f"Screening found no 100-year floodplain (SFHA) on the site{extra}."
+        if float((parcels or flood).get("shaded_x_area_sqft") or 0) > 0:
+            extra = f"; 0.2%-annual-chance zone: {_sqft((parcels or flood)['shaded_x_area_sqft'])}"
+        elif flood.get("shaded_x_checked") is False:
+            extra = "; the 0.2%-annual-chance zone was not checked"
+        return f"Screening found no 100-year floodplain (SFHA) {where}{extra}."
+    if parcels and parcels.get("in_sfha"):
+        inside = float(flood.get("sfha_area_sqft") or 0)
+        total = float(parcels.get("sfha_area_sqft") or 0)
+        share = float(parcels.get("site_fraction") or 0) * 100
+        return (f"Site's parcel(s) in the SFHA: {_sqft(total)} ({share:.1f}%): {_sqft(inside)} "
+                f"inside the limit of disturbance, {_sqft(max(total - inside, 0))} outside it; "
+                f"{'; '.join(_zone_texts(parcels)) or 'zones not listed'}.")
+    share = float(flood.get("site_fraction") or 0) * 100
+    return (f"Site in the SFHA: {_sqft(flood.get('sfha_area_sqft') or 0)} ({share:.1f}% of the "
+            f"site); {'; '.join(_zone_texts(flood)) or 'zones not listed'}.")
+
+
+def _zone_texts(flood: Mapping[str, Any]) -> list[str]:
     zones = []
     for z in flood.get("zones") or []:
         bfe = z.get("bfe")
         bfe_txt = f", BFE {float(bfe):g} ft" if bfe not in (None, "") and float(bfe) > -9999 \
-            else ", no BFE on the FIRM"
+            else ", no BFE on the FIRM (or as calculated by a professional engineer)"
         zones.append(f"zone {z.get('zone')}{bfe_txt}")
-    share = float(flood.get("site_fraction") or 0) * 100
-    return (f"Site in the SFHA: {_sqft(flood.get('sfha_area_sqft') or 0)} ({share:.1f}% of the "
-            f"site); {'; '.join(zones) or 'zones not listed'}.")
+    return zones
 
 
 _HABITAT_NAMES = {"priority": "Priority Habitat", "estimated": "Estimated Habitat",
@@ -246,9 +283,11 @@ def _note_standards(doc: Mapping[str, Any]) -> str:
     st = _block(doc, "standards")
     if not isinstance(st, Mapping) or st.get("required_retention_cuft") is None:
         return ""
-    return (f"Retention required: {float(st['required_retention_cuft']):,.0f} cu ft "
+    word = ("Retention, unless the Commission accepts the roadway-maintenance claim "
+            "(§ 320-19 B(8)(e))" if st.get("roadway_claimed") else "Retention required")
+    return (f"{word}: {float(st['required_retention_cuft']):,.0f} cu ft "
             f"({float(st.get('retention_depth_in') or 0):g} in x "
-            f"{_sqft(st.get('post_impervious_sqft') or 0)} impervious).")
+            f"{_sqft(st.get('post_impervious_sqft') or 0)} impervious on the site).")
 
 
 def _note_treatment(doc: Mapping[str, Any]) -> str:
@@ -268,6 +307,11 @@ def _note_mitigation(doc: Mapping[str, Any]) -> str:
 
 def _note_abutters(doc: Mapping[str, Any]) -> str:
     return "Prepare with swm-gis abutters (owners within 100 ft of the property line)."
+
+
+def _note_filing(doc: Mapping[str, Any]) -> str:
+    return ("Hand delivered or sent certified mail, return receipt requested; the application "
+            "form is signed by all owners of the site (the permittee must be the owner).")
 
 
 def _note_receiving(doc: Mapping[str, Any]) -> str:
@@ -290,12 +334,18 @@ def _note_disturbance(doc: Mapping[str, Any]) -> str:
     dist = _block(doc, "disturbance")
     if not isinstance(dist, Mapping) or dist.get("area_sqft") is None:
         return ""
-    return (f"Screened limit of disturbance: {_sqft(dist['area_sqft'])} "
+    text = (f"Screened limit of disturbance: {_sqft(dist['area_sqft'])} "
             f"({float(dist.get('area_acres') or dist['area_sqft'] / 43_560):.2f} acres).")
+    parcels = ((doc.get("meta") or {}).get("site_parcels") or {})
+    if parcels.get("ids"):
+        text += (f" The entire parcel(s) {', '.join(parcels['ids'])}: "
+                 f"{_sqft(parcels.get('area_sqft') or 0)}.")
+    return text
 
 
 _NOTES = {
     "floodplain": _note_floodplain, "habitats": _note_habitats, "standards": _note_standards,
     "treatment": _note_treatment, "mitigation": _note_mitigation, "abutters": _note_abutters,
     "receiving_waters": _note_receiving, "disturbance": _note_disturbance,
+    "filing": _note_filing,
 }

@@ -54,8 +54,29 @@ TITLES = {
 HABITAT_LAYERS = ("nhesp_priority", "nhesp_estimated", "vernal_pools")
 _HABITAT_NAMES = {"priority": "Priority Habitat", "estimated": "Estimated Habitat",
                   "vernal_pool": "Certified Vernal Pool"}
-#: A share of existing impervious cover below this makes a "redevelopment" worth a second look.
+#: A share of existing impervious cover below this makes the development type the Commission's
+#: call (the definitions are silent on mixed sites); ``[rules] small_existing_impervious_share``.
 SLIVER_SHARE = 0.05
+#: The bylaw's trigger, as Chapter 320 (applicability A) quotes it, ends with this condition.
+MS4_WORDS = "draining to the Town's MS4"
+#: Chapter 320 (authority B): projects approved by Town Boards that adopted the rules.
+TOWN_BOARDS_NOTE = (
+    "Ch. 320, authority, B: Town Boards (e.g. the Planning Board and Zoning Board of Appeals) "
+    "\"who have formally adopted these regulations, either directly, or by reference\" have "
+    "approval authority; \"Projects or activities approved by these Boards shall be deemed in "
+    "compliance with the intent and provisions of these regulations.\" If such a Board approves "
+    "the project, that approval decides.")
+#: Bylaw 213-16B(6), the wetlands-order exemption: it holds only if the discharges comply with
+#: Chapter 320, so its standards apply either way.
+WETLANDS_ORDER_NOTE = (
+    "The wetlands-order exemption (Bylaw 213-16B(6)) holds only for discharges that "
+    "\"comply with these rules and regulations as reflected in an order of conditions issued by "
+    "the Conservation Commission\": the performance standards apply either way.")
+ROADWAY_CLAIM_NOTE = (
+    "The applicant claims roadway maintenance (§ 320-19 B(8)(e)); the Commission decides: "
+    "\"Roadway widening or improvements that increase the amount of impervious area on the "
+    "redevelopment site by greater than or equal to a single lane width shall meet the "
+    "requirements of Subsection B(8)(a) through (d) fully.\"")
 
 
 def absent(key: str) -> dict[str, Any]:
@@ -170,6 +191,10 @@ def _disturbance(doc: Mapping[str, Any]) -> dict[str, Any]:
         reaches = round(area, 3) >= trigger or (plan is not None and round(float(plan), 3)
                                                 >= trigger)
     claimed = d.get("exemption") or []
+    ms4_text, ms4_caveats, ms4_used, ms4_missing, ms4_open = _ms4(d)
+    ms4_sentence = f"{ms4_text[0].upper()}{ms4_text[1:]}."
+    town_caveats = [str(w.get("text")) for w in doc.get("warnings") or []
+                    if isinstance(w, Mapping) and w.get("text")]
     if claimed:
         names = "; ".join(f"{e.get('section')} ({e.get('name')})"
                           + (f": {e['activity']}" if e.get("activity") else "") for e in claimed)
@@ -182,13 +207,24 @@ def _disturbance(doc: Mapping[str, Any]) -> dict[str, Any]:
             "disturbance", "conditional",
             f"Conditional. The applicant claims an exemption: {names}. This is the applicant's "
             f"claim; the Conservation Commission decides whether the activity qualifies. If it "
-            f"does not, {otherwise}. {figures}.", section=TRIGGER_SECTION, used=used,
+            f"does not, {otherwise}.{' ' + ms4_sentence if reaches else ''} {figures}.",
+            section=TRIGGER_SECTION, used=used + ms4_used, missing=ms4_missing,
             caveats=["The exemption is the applicant's claim, not a finding of this tool.",
-                     EXEMPTION_7_NOTE])
+                     EXEMPTION_7_NOTE, *town_caveats, *(ms4_caveats if reaches else []),
+                     TOWN_BOARDS_NOTE])
+    if reaches and ms4_open:
+        return finding("disturbance", "conditional",
+                       f"Conditional. {figures}, which reaches the one-acre "
+                       f"({trigger:,.0f} sq ft) trigger; a permit is required if the disturbance "
+                       f"drains to the Town's MS4 ({ms4_text}).", section=TRIGGER_SECTION,
+                       used=used + ms4_used, missing=ms4_missing,
+                       caveats=[*town_caveats, *ms4_caveats, TOWN_BOARDS_NOTE])
     if reaches:
         return finding("disturbance", "yes",
                        f"Required. {figures}, which reaches the one-acre "
-                       f"({trigger:,.0f} sq ft) trigger.", section=TRIGGER_SECTION, used=used)
+                       f"({trigger:,.0f} sq ft) trigger. {ms4_sentence}", section=TRIGGER_SECTION,
+                       used=used + ms4_used, missing=ms4_missing,
+                       caveats=[*town_caveats, *ms4_caveats, TOWN_BOARDS_NOTE])
     if plan is None:
         return finding(
             "disturbance", "conditional",
@@ -196,10 +232,39 @@ def _disturbance(doc: Mapping[str, Any]) -> dict[str, Any]:
             "required if the site is part of a larger common plan of development or sale that "
             "will ultimately disturb one acre or more (e.g. a lot of a subdivision), and not "
             "otherwise.", section=TRIGGER_SECTION, used=used, missing=["common_plan"],
-            caveats=["Give the plan's disturbance with --common-plan to decide."])
+            caveats=["Give the plan's disturbance with --common-plan to decide.",
+                     *town_caveats])
     return finding("disturbance", "no",
                    f"Not required. {figures}: neither reaches the one-acre "
-                   f"({trigger:,.0f} sq ft) trigger.", section=TRIGGER_SECTION, used=used)
+                   f"({trigger:,.0f} sq ft) trigger.", section=TRIGGER_SECTION, used=used,
+                   caveats=town_caveats)
+
+
+def _ms4(d: Mapping[str, Any]) -> tuple[str, list[str], list[str], list[str], bool]:
+    """The MS4 condition of the trigger: (text, caveats, layers used, layers missing, open).
+
+    ``open`` is True when an MS4 layer was read and the site's flow path met none of it: the
+    trigger then rests on drainage the tool could not see.
+    """
+    m = d.get("ms4") if isinstance(d.get("ms4"), Mapping) else {}
+    if not m.get("checked"):
+        return (f"this assumes the disturbance is {MS4_WORDS} (the bylaw's words; the rules' "
+                "purpose is discharges to the MS4), not checked: no [layers.ms4] (catch basins, "
+                "pipes, outfalls, drainage channels) configured",
+                ["The bylaw's trigger is a land disturbance \"... draining to the Town's MS4\" "
+                 "(Chapter 320, applicability A); configure [layers.ms4] to check it."],
+                [], ["ms4"], False)
+    searched = str(m.get("searched") or "the site")
+    if m.get("reached"):
+        ids = ", ".join(str(i) for i in (m.get("features") or [])[:5])
+        return (f"the disturbance is {MS4_WORDS}: {searched} reaches MS4 feature(s) "
+                f"{ids or '(unnamed)'} of [layers.ms4]", [], ["ms4"], [], False)
+    return (f"no feature of [layers.ms4] was met by {searched}, so whether it is {MS4_WORDS} "
+            "is not shown",
+            ["The bylaw's trigger is a land disturbance \"... draining to the Town's MS4\": "
+             "the MS4 layer shows no catch basin, pipe, outfall or drainage channel on the "
+             "runoff's path; the Commission decides whether the site drains to the MS4."],
+            ["ms4"], [], True)
 
 
 # --------------------------------------------------------------------------- development
@@ -214,16 +279,28 @@ def _development(doc: Mapping[str, Any]) -> dict[str, Any]:
     area = (doc.get("disturbance") or {}).get("area_sqft")
     cover = ""
     caveats: list[str] = []
+    small = False
+    threshold = float(d.get("small_share_threshold") or SLIVER_SHARE)
     if existing is not None:
         share = float(existing) / float(area) if area else 0.0
-        cover = (f" Existing impervious cover in the disturbance: {_sqft(existing)}, "
-                 f"{_pct(share, 1)} of the site's {_sqft(area or 0)}.")
-        if value == "redevelopment" and 0 < share < SLIVER_SHARE:
+        cover = (f" Existing impervious cover in the limit of disturbance: {_sqft(existing)}, "
+                 f"{_pct(share, 1)} of its {_sqft(area or 0)}.")
+        parcels = d.get("site_parcels") if isinstance(d.get("site_parcels"), Mapping) else None
+        if parcels and parcels.get("existing_impervious_sqft") is not None:
+            on = float(parcels["existing_impervious_sqft"])
+            cover += (f" On the site's parcel(s) ({_sqft(parcels.get('area_sqft') or 0)}): "
+                      f"{_sqft(on)}, of which {_sqft(max(on - float(existing), 0))} lies outside "
+                      "the limit of disturbance.")
+        small = value == "redevelopment" and 0 < share < threshold
+        if small:
             caveats.append(
-                f"Only {_pct(share, 1)} of the site is existing impervious cover: under the "
-                "definitions any previously developed impervious cover makes the project "
-                "redevelopment; check on the ground that it is real and not a sliver at the "
-                "edge.")
+                f"Only {_pct(share, 1)} of the limit of disturbance is existing impervious cover "
+                f"(under the {_pct(threshold, 1)} of [rules] small_existing_impervious_share). "
+                "New development is disturbance \"on an area that has not previously been "
+                "developed to include impervious cover\"; redevelopment is any that \"does not "
+                "meet the definition of new development\". The text is silent on a mostly "
+                "undeveloped site: whether this is new development (the stricter B(7)) or "
+                "redevelopment (B(8)) is the Commission's judgement.")
     if method.startswith("override"):
         return finding("development_type", "info",
                        f"{label}, as stated with --development.{cover}", used=["impervious"]
@@ -237,8 +314,10 @@ def _development(doc: Mapping[str, Any]) -> dict[str, Any]:
             "configured, so existing cover was not measured. If the site has existing "
             "impervious cover, the project is redevelopment.", missing=missing,
             caveats=["Configure [layers.impervious] or state --development."])
-    status = "info" if not cov_caveats else "conditional"
-    return finding("development_type", status, f"{label} ({method}).{cover}", used=used,
+    status = "info" if not cov_caveats and not small else "conditional"
+    lead = (f"{label} as measured ({method}), for the Commission to confirm." if small
+            else f"{label} ({method}).")
+    return finding("development_type", status, f"{lead}{cover}", used=used,
                    caveats=caveats + cov_caveats)
 
 
@@ -249,9 +328,13 @@ def _standards(doc: Mapping[str, Any], permit: Mapping[str, Any], dev: Mapping[s
     if not isinstance(s, Mapping):
         return absent("standards")
     section = str(s.get("section") or SECTIONS["standards"])
-    if s.get("applies") is False or s.get("roadway_exempt"):
-        answer = ("Roadway maintenance redevelopment: exempt from § 320-19 B(8)(a)-(d); must "
-                  "improve existing conditions unless infeasible (§ 320-19 B(8)(e)).")
+    roadway = bool(s.get("roadway_claimed"))
+    if (s.get("applies") is False or s.get("roadway_exempt")) and not roadway:
+        # an older document, where the tool took the roadway claim as decided
+        answer = ("Roadway maintenance redevelopment claimed: exempt from § 320-19 "
+                  "B(8)(a)-(d) if the Commission accepts it; must improve existing conditions "
+                  "unless infeasible (§ 320-19 B(8)(e)).")
+        roadway = True
     else:
         vol, imp = s.get("required_retention_cuft"), s.get("post_impervious_sqft")
         depth = float(s.get("retention_depth_in") or 0)
@@ -262,23 +345,58 @@ def _standards(doc: Mapping[str, Any], permit: Mapping[str, Any], dev: Mapping[s
         answer = (f"{retain[0].upper()}{retain[1:]}, or remove "
                   f"{_pct(s.get('tss_removal') or 0)} TSS and {_pct(s.get('tp_removal') or 0)} "
                   "TP, or a combination, or off-site mitigation in the same "
-                  f"{s.get('mitigation_huc_level')}.")
-    caveats = []
-    if permit["status"] == "yes":
+                  f"{s.get('mitigation_huc_level')}; removal as an average over a year, "
+                  "calculated consistent with EPA Region 1's BMP Accounting and Tracking Tool "
+                  "(2016) (§ 320-19 B(9)).")
+        if roadway:
+            answer = ("Unless the Commission accepts the applicant's roadway-maintenance claim "
+                      "(§ 320-19 B(8)(e): exempt from B(8)(a)-(d), and \"shall improve existing "
+                      "conditions unless infeasible\"): " + answer)
+    caveats = [ROADWAY_CLAIM_NOTE] if roadway else []
+    claims = [e.get("name") for e in (doc.get("disturbance") or {}).get("exemption") or []
+              if isinstance(e, Mapping)]
+    base = _permit_without_claims(doc) if claims else permit["status"]
+    if claims and "wetlands-order" in claims:
+        caveats.append(WETLANDS_ORDER_NOTE)
+        permit_status = base
+    else:
+        permit_status = permit["status"]
+    if permit_status == "yes":
         status = "yes"
-    elif permit["status"] == "no":
+    elif permit_status == "no":
         status, answer = "info", "For information (no permit is required): " + answer
     else:
         status = "conditional"
         answer = "If a permit is required: " + answer
         caveats.append("Apply only if a permit is required (see the permit finding).")
+    if status == "yes" and roadway:
+        status = "conditional"
     if dev["status"] == "conditional" and status == "yes":
         status = "conditional"
     if dev["status"] == "conditional":
         caveats.append("The standards follow the development type, which is conditional.")
+    alt = s.get("if_new_development")
+    if isinstance(alt, Mapping):
+        vol = alt.get("required_retention_cuft")
+        caveats.append(
+            f"If the Commission finds new development ({alt.get('section')}): "
+            + (f"retain {float(vol):,.0f} cu ft ({float(alt.get('retention_depth_in') or 0):.1f} "
+               "in x the post-construction impervious area)" if vol is not None else
+               f"retain {float(alt.get('retention_depth_in') or 0):.1f} in x the "
+               "post-construction impervious area")
+            + f", or remove {_pct(alt.get('tss_removal') or 0)} TSS and "
+              f"{_pct(alt.get('tp_removal') or 0)} TP; off-site mitigation in the same "
+              f"{alt.get('mitigation_huc_level')}.")
     return finding("standards", status, answer, section=section,
                    used=["proposed_impervious"] if s.get("post_impervious_sqft") is not None
                    else [], caveats=caveats)
+
+
+def _permit_without_claims(doc: Mapping[str, Any]) -> str:
+    """The permit finding's status as it would be without the claimed exemptions."""
+    d = dict(doc.get("disturbance") or {})
+    d["exemption"] = None
+    return _disturbance({**doc, "disturbance": d})["status"]
 
 
 # --------------------------------------------------------------------------- watersheds
@@ -312,21 +430,40 @@ def _mitigation(doc: Mapping[str, Any]) -> dict[str, Any]:
     rows = doc.get("mitigation")
     if not isinstance(rows, list):
         return absent("mitigation")
-    level = str((doc.get("standards") or {}).get("mitigation_huc_level") or "HUC12")
+    standards = doc.get("standards") or {}
+    level = str(standards.get("mitigation_huc_level") or "HUC12")
+    claim = ([ROADWAY_CLAIM_NOTE + " If it accepts the claim, B(8)(d) (off-site mitigation) "
+              "does not bind the project."] if standards.get("roadway_claimed") else [])
     if not rows:
         return finding("mitigation", "info", f"No off-site mitigation site proposed; one must "
-                       f"lie in the same {level} as the site.")
+                       f"lie in the same {level} as the site"
+                       + (" (unless the roadway-maintenance claim is accepted)." if claim
+                          else "."), caveats=claim)
     used, missing, caveats = _layer_state(doc, "mitigation", [level.lower()])
     if missing:
         return finding("mitigation", "not_checked", f"Not checked: no [layers.{level.lower()}] "
-                       "configured.", used=["mitigation"], missing=missing)
+                       "configured.", used=["mitigation"], missing=missing, caveats=claim)
     ok = [str(m.get("id")) for m in rows if m.get("eligible")]
     text = "; ".join(f"{m.get('id')}: {'eligible' if m.get('eligible') else 'not eligible'}"
                      f"{' (' + str(m.get('reason')) + ')' if m.get('reason') else ''}"
                      for m in rows)
     status = "yes" if ok else ("no" if not caveats else "conditional")
+    shares = [h for h in ((doc.get("watersheds") or {}).get(level.lower()) or [])
+              if float(h.get("share") or 0) > 0]
+    if ok and len(shares) > 1:
+        split = ", ".join(f"{h.get('huc')} ({_pct(h.get('share'), 1)})" for h in shares)
+        share_of = {str(h.get("huc")): h.get("share") for h in shares}
+        where = "; ".join(f"{m.get('id')} lies in {m.get('huc')}, which holds "
+                          f"{_pct(share_of.get(str(m.get('huc')), 0), 1)} of the site"
+                          for m in rows if m.get("eligible"))
+        status = "conditional"
+        caveats.append(
+            f"The site straddles {level}s: {split}. Only the mitigation site's location was "
+            f"tested ({where}); whether mitigation there is \"within the same USGS {level} as "
+            f"the {'new development' if level == 'HUC12' else 'redevelopment'} site\" is the "
+            "Commission's judgement.")
     return finding("mitigation", status, f"{len(ok)} of {len(rows)} site(s) eligible. {text}",
-                   used=["mitigation", *used], caveats=caveats)
+                   used=["mitigation", *used], caveats=caveats + claim)
 
 
 # --------------------------------------------------------------------------- resources
@@ -364,23 +501,66 @@ def _floodplain(doc: Mapping[str, Any]) -> dict[str, Any]:
     if not isinstance(f, Mapping) or missing:
         return finding("floodplain", "not_checked", "Not checked: no [layers.flood_zones] "
                        "configured.", missing=missing or ["flood_zones"])
-    shaded = float(f.get("shaded_x_area_sqft") or 0)
-    shaded_txt = f" 0.2%-annual-chance zone: {_sqft(shaded)}." if shaded > 0 else ""
-    if f.get("in_sfha"):
+    parcels = f.get("subject_parcels") if isinstance(f.get("subject_parcels"), Mapping) else None
+    site = parcels or f  # the site is the lot or parcel (Chapter 320 definitions)
+    shaded_part, shaded_txt = _shaded_part(f, site)
+    parts = {"shaded_x": shaded_part}
+    if f.get("in_sfha") or (parcels and parcels.get("in_sfha")):
         zones = "; ".join(
             f"zone {z.get('zone')}{' ' + str(z['subtype']) if z.get('subtype') else ''}"
             + (f" {_sqft(z['area_sqft'])}" if z.get("area_sqft") is not None else "")
-            + f", BFE {_bfe(z.get('bfe'))}" for z in f.get("zones") or []) or "zones not listed"
+            + f", BFE {_bfe(z.get('bfe'))}" for z in site.get("zones") or []) or \
+            "zones not listed"
+        where = "of the site"
+        split = ""
+        if parcels:
+            ids = ", ".join(str(p.get("id")) for p in parcels.get("parcels") or []
+                            if p.get("id"))
+            where = (f"of the site's parcel(s) {ids}".rstrip()
+                     + f" ({_sqft(parcels.get('area_sqft') or 0)})")
+            inside = float(f.get("sfha_area_sqft") or 0)
+            outside = max(float(parcels.get("sfha_area_sqft") or 0) - inside, 0.0)
+            split = (f" Inside the limit of disturbance: {_sqft(inside)}; on the parcel(s) "
+                     f"outside it: {_sqft(outside)}.")
+        no_bfe = [str(z.get("zone")) for z in site.get("zones") or []
+                  if _bfe(z.get("bfe")) == "none on the FIRM"]
+        bfe_caveat = ([f"No base flood elevation on the FIRM for zone {', '.join(no_bfe)}: "
+                       "§ 320-20 A(3)(a) asks for \"the 100-year flood elevation based upon the "
+                       "most recent Flood Insurance Rate Map, or as calculated by a professional "
+                       "engineer for areas not assessed on these maps\"."] if no_bfe else [])
+        parts["sfha"] = "yes"
         return finding("floodplain", "yes",
-                       f"{_sqft(f.get('sfha_area_sqft') or 0)} of the site "
-                       f"({_pct(f.get('site_fraction') or 0, 1)}) in the SFHA: {zones}. "
-                       "Delineate it on the plans with the 100-year flood elevation."
-                       + shaded_txt, used=used, caveats=caveats)
+                       f"{_sqft(site.get('sfha_area_sqft') or 0)} {where} "
+                       f"({_pct(site.get('site_fraction') or 0, 1)}) in the SFHA: {zones}."
+                       f"{split} Delineate it on the plans with the 100-year flood elevation."
+                       + shaded_txt, used=used, caveats=caveats + bfe_caveat, parts=parts)
+    target = "the site's parcel(s)" if parcels else "the limit of disturbance"
     if caveats:
-        return finding("floodplain", "conditional", "No SFHA found on the part of the site the "
-                       "flood zone layer covers." + shaded_txt, used=used, caveats=caveats)
-    return finding("floodplain", "no", "The site does not overlap the Special Flood Hazard Area."
-                   + shaded_txt, used=used)
+        parts["sfha"] = "conditional"
+        return finding("floodplain", "conditional", f"No SFHA found on the part of {target} "
+                       "the flood zone layer covers." + shaded_txt, used=used, caveats=caveats,
+                       parts=parts)
+    parts["sfha"] = "no"
+    gap = [] if parcels else [
+        "Measured on the limit of disturbance only: the site is \"any lot or parcel of land "
+        "... where land-disturbing activities are ... performed\" (Chapter 320 definitions), "
+        "and no parcel under the site was found."]
+    return finding("floodplain", "conditional" if gap else "no",
+                   f"{target[0].upper()}{target[1:]} does not overlap the Special Flood Hazard "
+                   "Area." + shaded_txt, used=used, caveats=gap, parts=parts)
+
+
+def _shaded_part(f: Mapping[str, Any], site: Mapping[str, Any]) -> tuple[str, str]:
+    """The 0.2%-annual-chance zone's status and sentence: not checked unless the flood layer
+    holds such zones or its config says it covers them."""
+    if f.get("shaded_x_checked") is False or site.get("shaded_x_area_sqft") is None:
+        return "not_checked", (" 0.2%-annual-chance zone: not checked (the flood zone layer "
+                               "holds no 0.2%-annual-chance zone around the site and its config "
+                               "does not say it covers them).")
+    shaded = float(site.get("shaded_x_area_sqft") or 0)
+    if shaded > 0:
+        return "yes", f" 0.2%-annual-chance zone: {_sqft(shaded)}."
+    return "no", " No 0.2%-annual-chance zone."
 
 
 # --------------------------------------------------------------------------- receiving waters

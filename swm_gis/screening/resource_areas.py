@@ -159,6 +159,17 @@ def _floodplain(config: TownConfig, site: gpd.GeoDataFrame,
     rules = config.rules
     result = floodplain_overlap(site, zones, rules=rules)
     result.pop("area_sqft", None)
+    spec = config.layer("flood_zones")
+    # a 100-year-only file holds no shaded X: its absence there is no finding about the 0.2% zone
+    holds = bool(len(zones)) and bool(shaded_x_mask(zones).any())
+    result["shaded_x_checked"] = bool(spec.includes_0_2_pct or holds)
+    result["shaded_x_basis"] = (
+        "[layers.flood_zones] includes_0_2_pct = true" if spec.includes_0_2_pct else
+        "the flood zone layer holds 0.2%-annual-chance zones around the site" if holds else
+        "the flood zone layer holds no 0.2%-annual-chance zone around the site and does not "
+        "say it maps them (set [layers.flood_zones] includes_0_2_pct = true if it does)")
+    if not result["shaded_x_checked"]:
+        result["shaded_x_area_sqft"] = None
     if subject is not None and len(subject):
         subj = subject.to_crs(site.crs)
         per = floodplain_by_area(subj, zones, rules=rules)
@@ -167,7 +178,10 @@ def _floodplain(config: TownConfig, site: gpd.GeoDataFrame,
         result["subject_parcels"] = {
             "area_sqft": total["area_sqft"], "in_sfha": total["in_sfha"],
             "sfha_area_sqft": total["sfha_area_sqft"], "site_fraction": total["site_fraction"],
-            "zones": total["zones"], "shaded_x_area_sqft": total["shaded_x_area_sqft"],
+            "zones": total["zones"],
+            "shaded_x_area_sqft": total["shaded_x_area_sqft"] if result["shaded_x_checked"]
+            else None,
+            "basis": str(subject.attrs.get("site_parcels_basis") or "--parcel"),
             "parcels": [
                 {"id": _text(ids.loc[i]), **{k: _py(v) for k, v in row.items()}}
                 for i, row in per.iterrows()

@@ -168,8 +168,11 @@ def requirements_for(
     ``impaired`` items need ``au_id``, ``name``, ``category``, ``causes`` (list) and ``tmdl``;
     ``orw`` items ``id`` and ``name``. The solids / metals / oil and grease clause
     (§ 320-19 B(10)(e)) applies only on commercial or industrial land: decided by
-    ``proposed_use`` (a DOR use code or a word of :data:`LAND_USE_WORDS`), else by ``use_codes``
-    (the site parcels' existing DOR use codes), else given as conditional (see :func:`land_use`).
+    ``proposed_use`` (a DOR use code or a word of :data:`LAND_USE_WORDS`); without it the clause
+    is always listed as conditional ("applies if the proposed use is commercial or industrial"),
+    naming the site parcels' existing DOR use codes (``use_codes``) when known (see
+    :func:`land_use`): the existing use does not decide what the project's systems are designed
+    for, and the clause is never dropped unchecked.
 
     Returns ``[{section, text, group, waters[], conditional}]`` in table order; the clause
     (e) entry also carries ``land_use_basis``.
@@ -214,23 +217,26 @@ def requirements_for(
             spill_causes += [c for c in causes_by_group.get(group, []) if c not in spill_causes]
             continue
         out.append(_requirement(group, row, waters_by_group[group], [], tmdls, False))
-    if spill_waters and commercial is not False:
+    decided = proposed_use is not None and bool(str(proposed_use).strip())
+    if spill_waters and (commercial is not False or not decided):
         row = table[next(g for g in SPILL_GROUPS if g in waters_by_group)]
         req = _requirement("solids_metals_oil", row, spill_waters, spill_causes, tmdls,
-                           commercial is None)
+                           not decided, basis=basis)
         req["land_use_basis"] = basis
-        if commercial:
+        if decided:
             req["text"] += f" (Land use from the {basis}.)"
         out.insert(next((i for i, r in enumerate(out) if r["group"] == "orw"), len(out)), req)
     return out
 
 
-def _requirement(group, row, waters, causes, tmdls, conditional) -> dict[str, Any]:
+def _requirement(group, row, waters, causes, tmdls, conditional, *, basis: str = ""
+                 ) -> dict[str, Any]:
     text = row["text"].format(waters=", ".join(waters), tmdls="; ".join(tmdls),
                               causes=", ".join(causes) or "Listed")
     if conditional:
-        text += (" Applies if the land use is commercial or industrial (no --proposed-use "
-                 "given and the parcels' use codes were not available).")
+        known = f" {basis[0].upper()}{basis[1:]}." if basis and "existing use" in basis else ""
+        text += (" Applies if the proposed use is commercial or industrial (no --proposed-use "
+                 f"given).{known}")
     return {"section": row["section"], "text": text, "group": group, "waters": list(waters),
             "conditional": bool(conditional)}
 
