@@ -9,7 +9,9 @@ the files through :mod:`swm_gis.reports`. ``swm-gis abutters`` is a thin caller 
 
 from __future__ import annotations
 
+import difflib
 import os
+import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -20,9 +22,9 @@ import pandas as pd
 
 from swm_gis import abutter_checks as checks
 from swm_gis import abutters as core
-from swm_gis import layers
+from swm_gis import layers, sanity
 from swm_gis.config import TownConfig, load_config
-from swm_gis.errors import GeometryError, SwmGisError
+from swm_gis.errors import GeometryError, SwmGisError, UnknownParcelError
 from swm_gis.inputs import as_frame, describe, source_of
 from swm_gis.outputs import api_output_dir, final_paths, source_files
 from swm_gis.owners import (
@@ -32,7 +34,7 @@ from swm_gis.owners import (
     owned_parcel_ids,
     owners_by_parcel,
 )
-from swm_gis.reports import PackageInfo, source_with_vintage
+from swm_gis.reports import PackageInfo, parcel_count_text, source_with_vintage
 from swm_gis.results import html_summary
 from swm_gis.writers import check_outputs_free, write_geopackage, write_json
 
@@ -93,6 +95,10 @@ class AbutterPackage:
         Street centerlines around the subject (``[layers.streets]``), for the map.
     subject_addresses
         Subject parcel id to its site address (the map labels the subject with it).
+    not_mailed
+        Every parcel within the distance (the subject aside) whose owners get no notice, with
+        ``reason_code`` and ``reason`` (:func:`swm_gis.abutter_checks.not_mailed_parcels`):
+        named on the certification, its workbook sheet and in ``abutters.json``.
     document
         The ``abutters.json`` content (subject, distance, counts, warnings).
     """
@@ -112,6 +118,7 @@ class AbutterPackage:
     streets: gpd.GeoDataFrame | None = None
     document: dict = field(default_factory=dict)
     subject_addresses: dict[str, str] = field(default_factory=dict)
+    not_mailed: pd.DataFrame = field(default_factory=pd.DataFrame)
 
     def write(self, out_dir: str | os.PathLike, *, overwrite: bool = False,
               label_template: str = "5160", label_offset: tuple[float, float] = (0.0, 0.0),
@@ -179,7 +186,7 @@ def check_label_template(label_template: str) -> None:
 def abutter_package(
     config: TownConfig,
     *,
-    parcels: Iterable[str] | None = None,
+    parcels: str | Iterable[str] | None = None,
     site: str | os.PathLike | gpd.GeoDataFrame | None = None,
     distance: str | float | None = None,
     include_subject: bool = False,
@@ -188,17 +195,21 @@ def abutter_package(
     max_abutters: int | None = None,
     progress: Progress | None = None,
 ) -> AbutterPackage:
-    """Find the abutters of a subject property, their owners and the notices (§ 320-18 A(7)).
+    """Find the abutters of a subject property, their owners and the notices (Chapter 320, permit
+    procedure, A(7)).
 
-    Give the subject either by ``parcels`` (ids of the parcels layer's id field, treated as one
-    property) or by ``site`` (a vector file or GeoDataFrame: every parcel it reaches into).
+    Give the subject either by ``parcels`` (ids of the parcels layer's id field, or the
+    assessor's map-lot numbers of its ``map_par_id`` field, treated as one property; one id may
+    be a string) or by ``site`` (a vector file or GeoDataFrame: the parcels it really lies on,
+    ``[rules] site_subject_share``; those it only grazes stay abutters, with a warning).
 
     Parameters
     ----------
     config
         The town config (:func:`swm_gis.load_config`) or the path of its TOML file.
     parcels, site
-        The subject: parcel ids, or the project's polygon(s). Exactly one of the two.
+        The subject: parcel ids or map-lots, or the project's polygon(s). Exactly one of the
+        two.
     distance
         ``"100ft"``, ``"30.48m"`` or a number of feet; default the config's
         ``abutter_distance_ft`` (100 ft).
@@ -208,6 +219,9 @@ def abutter_package(
         Also notify owners around ponds under 10 acres that the subject borders.
     sender
         Lines of the sender block of ``certified_mail.pdf``.
+    Raises :class:`OwnerJoinError` when an assessing table is configured but not one abutter
+    that can have an owner joins a record of it (a wrong id field: the list would be empty).
+
     max_abutters
         Stop with :class:`TooManyAbuttersError` (before reading owners or writing anything)
         when more parcels than this abut; without it, a list over ``[rules]
@@ -233,7 +247,9 @@ def abutter_package(
     progress = progress or _quiet
     if not isinstance(config, TownConfig):
         config = load_config(config)
-    parcel_ids = [str(p) for p in (parcels or [])]
+    # one id given as a string is one parcel, not a list of its characters
+    parcel_ids = ([parcels] if isinstance(parcels, str)
+                  else [str(p) for p in (parcels or [])])
     if isinstance(site, str | os.PathLike) and not str(site):
         site = None
     if bool(parcel_ids) == (site is not None):
@@ -242,7 +258,7 @@ def abutter_package(
     distance_ft = (config.rules.abutter_distance_ft if distance in (None, "")
                    else core.parse_distance_ft(distance))
     progress(0.05, "reading the subject parcel(s)")
-    subject, site_gdf, skipped = read_subject(config, parcel_ids=parcel_ids, site=site)
+    subject, site_gdf, skipped, id_notes = read_subject(config, parcel_ids=parcel_ids, site=site)
     progress(0.2, "reading parcels around the subject")
     candidates = read_candidates(config, subject, distance_ft=distance_ft)
     core.check_right_of_way_field(candidates, config.rules)
@@ -263,6 +279,8 @@ def abutter_package(
     assess = read_assess(config, ids=[*abut["id"].dropna().astype(str), *ids])
     listed, left = list_and_leave_out(abut, subject, assess, rules=config.rules,
                                       include_subject=include_subject)
+    if config.has("assess"):
+        check_owner_join(config, listed, assess)
     notices = join_owners(listed, assess)
     mailable, review, recipient_counts = build_recipients(notices, subject_ids=ids)
     owners = owners_by_parcel(notices)
@@ -270,10 +288,18 @@ def abutter_package(
     addresses = site_addresses(assess)
     listed["site_address"] = listed["parcel_id"].astype(str).map(addresses)
     area = core.search_area(subject, distance_ft=distance_ft)
-    counts = checks.package_counts(listed, left, recipient_counts)
     warnings = job_warnings(config, subject=subject, area=area, candidates=candidates,
                             distance_ft=distance_ft, skipped=skipped, n_abutting=len(abut),
                             limit=limit)
+    warnings += [w for w in (
+        checks.site_overlap_warning(subject.attrs.get("grazed", []),
+                                    share=config.rules.site_subject_share),
+        checks.different_owners_warning(subject_owners(assess, ids)),
+        checks.owners_not_found_warning(listed, has_assess=config.has("assess")),
+    ) if w is not None]
+    not_mailed = checks.not_mailed_parcels(listed, left, mailable, subject_ids=ids,
+                                           include_subject=include_subject)
+    counts = checks.package_counts(listed, left, recipient_counts, not_mailed=not_mailed)
     streets = read_streets(config, candidates, warnings)
     # an address too long to print whole (labels on the default 5160 sheet, the mailing book)
     unfit = checks.address_fit_warning(mailable) if len(mailable) else None
@@ -283,7 +309,9 @@ def abutter_package(
         town=config.name, subject_ids=tuple(ids), distance_ft=distance_ft,
         fiscal_years=tuple(fiscal_years(assess)), sources=tuple(_sources(config, site)),
         include_subject=include_subject, synthetic=config.synthetic, section=core.SECTION,
-        sender=tuple(sender or ()), notes=(ponds_note,) if ponds_note else (), counts=counts,
+        sender=tuple(sender or ()), notes=(*id_notes, *((ponds_note,) if ponds_note else ())),
+        counts=counts, warnings=tuple(warnings),
+        not_mailed=tuple(checks.not_mailed_records(not_mailed)),
     )
     site_source = source_of(site, what="site (--site)") if site is not None else None
     document = checks.abutters_document(info, counts=counts, warnings=warnings,
@@ -293,8 +321,50 @@ def abutter_package(
                           left_out=left, recipients=mailable, search_area=area,
                           summary=lines + list(info.notes), review=review, counts=counts,
                           warnings=warnings, site=site_gdf, streets=streets,
-                          document=document,
+                          document=document, not_mailed=not_mailed,
                           subject_addresses={i: str(addresses.get(i, "")) for i in ids})
+
+
+class OwnerJoinError(SwmGisError):
+    """The assessing table joins none of the abutting parcels: the id fields do not match."""
+
+
+def check_owner_join(config: TownConfig, listed: gpd.GeoDataFrame, assess: pd.DataFrame
+                     ) -> None:
+    """Refuse a package whose ownable abutters all lack an assessing record (see
+    :class:`OwnerJoinError`): every owner would be missing and the list certified empty."""
+    ownable = listed.loc[~listed["is_subject"].astype(bool)] if "is_subject" in listed \
+        else listed
+    if ownable.empty or ownable["owner_of_record"].astype(bool).any():
+        return
+    parcels_spec, assess_spec = config.layer("parcels"), config.layer("assess")
+    field_of = {"parcels": (listed.attrs.get("field_map") or {}).get("id"),
+                "assess": (assess.attrs.get("field_map") or {}).get("parcel_id")}
+    example = ", ".join(ownable["id"].dropna().astype(str).head(3)) or "(none)"
+    raise OwnerJoinError(
+        f"None of the {len(ownable)} abutting parcel(s) that can have an owner joins a record "
+        f"of {assess_spec.describe()} ([layers.assess]): their ids (e.g. {example}, field "
+        f"{field_of['parcels'] or parcels_spec.fields.get('id')!r} of "
+        f"{parcels_spec.describe()}) are not in the assessing table's field "
+        f"{field_of['assess'] or assess_spec.fields.get('parcel_id')!r}, so every owner would "
+        "be missing. Check [layers.parcels.fields] id and [layers.assess.fields] parcel_id: "
+        "they must name fields holding the same ids (MassGIS: LOC_ID in both); "
+        "swm-gis data validate reports the join rate.")
+
+
+def subject_owners(assess: pd.DataFrame, ids: list[str]) -> dict[str, list[str]]:
+    """Subject parcel id -> its owners of record (as printed), for the different-owners
+    warning; a parcel without a record is left out."""
+    out: dict[str, list[str]] = {}
+    if assess.empty or "owner" not in assess:
+        return out
+    wanted = set(ids)
+    for pid, owner in zip(assess["parcel_id"].astype(str), assess["owner"], strict=True):
+        name = "" if owner is None or (not isinstance(owner, str) and pd.isna(owner)) \
+            else str(owner).strip()
+        if pid in wanted and name and name not in out.setdefault(pid, []):
+            out[pid].append(name)
+    return {pid: out[pid] for pid in ids if out.get(pid)}
 
 
 def list_and_leave_out(abut: gpd.GeoDataFrame, subject: gpd.GeoDataFrame, assess: pd.DataFrame,
@@ -418,19 +488,23 @@ def add_pond_extension(cfg: TownConfig, abut: gpd.GeoDataFrame, subject: gpd.Geo
 # --------------------------------------------------------------------------- reading
 def read_subject(cfg: TownConfig, *, parcel_ids: list[str],
                  site: str | os.PathLike | gpd.GeoDataFrame | None
-                 ) -> tuple[gpd.GeoDataFrame, gpd.GeoDataFrame | None, list[str]]:
-    """The subject parcels: by id (where clause) or the parcels the site polygons reach.
+                 ) -> tuple[gpd.GeoDataFrame, gpd.GeoDataFrame | None, list[str], list[str]]:
+    """The subject parcels: by id or map-lot, or the parcels the site polygons really lie on.
 
-    Returns the subject, the site frame (working CRS; None for ``parcel_ids``) and the ids of
-    right-of-way and water polygons the site reaches into, which are never subjects.
+    Returns the subject (``attrs["grazed"]``: parcels the site only grazes), the site frame
+    (working CRS; None for ``parcel_ids``), the ids of right-of-way and water polygons the site
+    reaches into (never subjects) and notes saying how each given id was matched.
     """
-    site_gdf, skipped = None, []
+    site_gdf, skipped, notes = None, [], []
+    grazed: list[dict] = []
     if site is not None:
         site_gdf = as_frame(site, working_crs=cfg.crs, what="--site")
         touched = layers.read_layer(cfg, "parcels", mask=core.subject_union(site_gdf))
         core.check_right_of_way_field(touched, cfg.rules)
         subject = core.parcels_touched_by_site(touched, site_gdf, rules=cfg.rules)
         skipped = list(dict.fromkeys(subject.attrs.get("skipped_no_owner", [])))
+        grazed = subject.attrs.get("grazed", [])
+        subject = subject.loc[subject["id"].notna()] if "id" in subject else subject
         if subject.empty:
             raise GeometryError(
                 f"The site {describe(site)} (--site) reaches into no parcel of "
@@ -438,7 +512,126 @@ def read_subject(cfg: TownConfig, *, parcel_ids: list[str],
                 "lies in the town and that both are in the CRS they declare."
             )
         parcel_ids = core.subject_ids(subject)
-    return layers.read_parcels_by_id(cfg, parcel_ids), site_gdf, skipped
+    else:
+        parcel_ids, notes = resolve_parcel_ids(cfg, parcel_ids)
+    subject = layers.read_parcels_by_id(cfg, parcel_ids)
+    subject.attrs["grazed"] = grazed
+    return subject, site_gdf, skipped, notes
+
+
+def _loose(text: object) -> str:
+    """An id as a clerk may type it: case, spaces and punctuation ignored ("7-K-33" = "7K33")."""
+    return re.sub(r"[^0-9A-Z]", "", str(text).upper())
+
+
+def resolve_parcel_ids(cfg: TownConfig, given: list[str]) -> tuple[list[str], list[str]]:
+    """The parcel ids of what a clerk typed: a parcel id (``[layers.parcels.fields] id``) or
+    the assessor's map-lot (``map_par_id``, MassGIS ``MAP_PAR_ID``), exactly, else written
+    with other spacing or punctuation when that matches one parcel only.
+
+    Returns the ids and one note per value not matched as a parcel id (which field it matched).
+    Raises :class:`~swm_gis.errors.UnknownParcelError` listing near matches when a value matches
+    nothing.
+    """
+    given = list(dict.fromkeys(str(v).strip() for v in given))
+    if "" in given:
+        raise UnknownParcelError("A parcel id is empty (--parcel \"\"); give the parcel's id, "
+                                 "e.g. its MassGIS LOC_ID, or its map-lot (MAP_PAR_ID).")
+    found = set(layers.read_by_ids(cfg, "parcels", "id", given)["id"].dropna().astype(str))
+    resolved = {g: [g] for g in given if g in found}
+    notes: list[str] = []
+    missing = [g for g in given if g not in resolved]
+    fields = _parcel_fields(cfg)
+    if missing and fields.get("map_par_id"):
+        rows = layers.read_by_ids(cfg, "parcels", "map_par_id", missing)
+        for g in missing:
+            hit = rows.loc[rows["map_par_id"].astype(str) == g, "id"].dropna().astype(str)
+            if len(hit):
+                resolved[g] = list(dict.fromkeys(hit))
+                notes.append(f"--parcel {g} matched the map-lot ({fields['map_par_id']}) of "
+                             f"parcel(s) {', '.join(resolved[g])}.")
+    missing = [g for g in given if g not in resolved]
+    if missing:
+        raw = layers.read_column(cfg, "parcels", "id")
+        maplots = (layers.read_column(cfg, "parcels", "map_par_id") if fields.get("map_par_id")
+                   else pd.Series([], dtype=object))
+        known = pd.DataFrame({"id": raw.astype(object).to_numpy()})
+        if len(maplots) == len(raw):
+            known["map_par_id"] = maplots.astype(object).to_numpy()
+        known = known.loc[known["id"].notna()].assign(id=lambda f: f["id"].map(_id_text))
+        near: dict[str, list[str]] = {}
+        for g in missing:
+            exact = _loose_matches(known, g)
+            if len(exact) == 1:
+                resolved[g] = exact
+                notes.append(f"--parcel {g} matched parcel {exact[0]} (written there as "
+                             f"{_shown_as(known, exact[0], g)}).")
+            else:
+                near[g] = exact or _near_matches(known, g)
+        if near:
+            every_id = raw.to_frame()  # an id field empty in every row: say that instead
+            every_id.attrs["field_map"] = {"id": fields.get("id")}
+            sanity.check_ids(every_id, cfg.layer("parcels"), whole_layer=True)
+            raise UnknownParcelError(_unknown_text(cfg, near, fields))
+    ids_out = list(dict.fromkeys(i for g in given for i in resolved[g]))
+    return ids_out, notes
+
+
+def _id_text(value: object) -> str:
+    """An id as text: a float id 12.0 reads "12" (as the layers' id queries give it)."""
+    if isinstance(value, float) and value.is_integer():
+        return str(int(value))
+    return str(value)
+
+
+def _parcel_fields(cfg: TownConfig) -> dict[str, str | None]:
+    spec = cfg.layer("parcels").sources[0]
+    return layers.map_fields(spec, list(layers.layer_info(spec)["fields"]))
+
+
+def _loose_matches(known: pd.DataFrame, given: str) -> list[str]:
+    key = _loose(given)
+    if not key:
+        return []
+    hits = known["id"].map(_loose) == key
+    if "map_par_id" in known:
+        hits |= known["map_par_id"].map(lambda v: pd.notna(v) and _loose(v) == key)
+    return list(dict.fromkeys(known.loc[hits, "id"]))
+
+
+def _shown_as(known: pd.DataFrame, pid: str, given: str) -> str:
+    row = known.loc[known["id"] == pid].iloc[0]
+    if "map_par_id" in known and pd.notna(row.get("map_par_id")) and \
+            _loose(row["map_par_id"]) == _loose(given):
+        return f'map-lot "{row["map_par_id"]}"'
+    return f'id "{pid}"'
+
+
+def _near_matches(known: pd.DataFrame, given: str, most: int = 5) -> list[str]:
+    """Parcels whose id or map-lot reads most like ``given`` (shown as "id (map-lot)")."""
+    labels: dict[str, str] = {}
+    for rec in known.to_dict("records"):
+        ml = rec.get("map_par_id")
+        text = f"{rec['id']} (map-lot {ml})" if ml is not None and pd.notna(ml) and \
+            str(ml) != rec["id"] else rec["id"]
+        labels.setdefault(_loose(rec["id"]), text)
+        if ml is not None and pd.notna(ml):
+            labels.setdefault(_loose(ml), text)
+    keys = difflib.get_close_matches(_loose(given), list(labels), n=most, cutoff=0.6)
+    return list(dict.fromkeys(labels[k] for k in keys))
+
+
+def _unknown_text(cfg: TownConfig, near: dict[str, list[str]], fields: dict) -> str:
+    spec = cfg.layer("parcels")
+    also = (f' nor among the map-lots (field "{fields["map_par_id"]}")'
+            if fields.get("map_par_id") else "")
+    parts = [f"{g}: near matches {', '.join(options)}" if options else f"{g}: no near match"
+             for g, options in near.items()]
+    return (f"Parcel id(s) {', '.join(near)} not found in field \"{fields.get('id')}\"{also} "
+            f"of {spec.describe()} ([layers.parcels]); {'; '.join(parts)}. Check the number on "
+            "the assessor's map, or give one of the near matches."
+            + (" Several parcels? Give each with its own --parcel (-p A -p B), not separated "
+               "by commas." if any("," in g for g in near) else ""))
 
 
 def read_candidates(cfg: TownConfig, subject: gpd.GeoDataFrame, *, distance_ft: float
@@ -549,7 +742,7 @@ def summary_lines(info: PackageInfo, counts: dict[str, int],
     """The job's summary for people: the same counts as ``abutters.json``, then warnings."""
     lines = [
         f"Subject parcel(s) {info.subject_text}; distance {info.distance_text} "
-        f"(Chapter 320 {info.section}); assessing data {info.fiscal_year_text}.",
+        f"({info.section}); assessing data {info.fiscal_year_text}.",
         f"{counts['abutting']} abutting parcel(s): {counts['no_owner_of_record']} with no owner "
         f"of record (ask the Assessors), {counts['other_town']} in another town; "
         f"{counts['left_out']} left out (left_out.csv).",
@@ -559,6 +752,9 @@ def summary_lines(info: PackageInfo, counts: dict[str, int],
         f"{counts.get('incomplete_address', 0)} with an incomplete address are kept off it "
         "(mailing_review.csv).",
     ]
+    if "parcels_total" in counts:
+        lines.append(parcel_count_text(info, counts)
+                     + " (certification.pdf names each one not mailed, with the reason).")
     return lines + [f"Warning ({w['code']}): {w['text']}" for w in warnings]
 
 

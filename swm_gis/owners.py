@@ -1,26 +1,33 @@
 """Owners of record: join abutting parcels to the assessing table and make the recipient list.
 
-Chapter 320 § 320-18 A(7) asks for notice "at the mailing addresses as certified by the Assessors'
-office"; SPEC section 2 adds one notice per owner of record, and one per condominium unit owner
-(a condominium is several assessing rows on one parcel id). The same owner at the same mailing
-address gets one letter however many parcels or units it owns: rows are grouped on a normalised
-key (case, spacing, punctuation, USPS street-suffix and PO Box spellings) and the recipient lists
-every parcel id it owns. ZIP codes stay text (leading zeros, ZIP+4).
+Chapter 320's permit procedure, A(7), asks for notice "at the mailing addresses as certified by the
+Assessors' office"; SPEC section 2 adds one notice per owner of record, and one per condominium unit
+owner (a condominium is several assessing rows on one parcel id). The same owner at the same mailing
+address gets one letter however many parcels or units it owns: rows are grouped on a normalised key
+(case, spacing, punctuation, USPS street-suffix and PO Box spellings) and the recipient lists every
+parcel id it owns. ZIP codes stay text (ZIP+4 kept); a leading zero a spreadsheet dropped is
+restored only where the ZIP then belongs to the owner's state (:func:`us_zip`, from the USPS ZIP-
+prefix table ``swm_gis/tables/zip_prefixes.csv``); state and ZIP that disagree go to review. A
+country named in the city or an address line (pycountry's ISO 3166 names) is printed as the country
+line; a country value that means the United States is never printed.
 
 Examples
 --------
 >>> normalise_address("12 Elm Street.") == normalise_address("12 ELM ST")
 True
->>> normalise_address("P.O. Box 29"), normalise_zip("2138"), normalise_zip("021381234")
-('PO BOX 29', '02138', '02138-1234')
+>>> normalise_address("P.O. Box 29"), us_zip("2138", "MA"), normalise_zip("021381234")
+('PO BOX 29', ('02138', ''), '02138-1234')
 """
 
 from __future__ import annotations
 
+import csv
+import functools
 import re
 import unicodedata
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from importlib import resources as ilr
 
 import pandas as pd
 
@@ -104,25 +111,143 @@ def normalise_address(value: object) -> str:
 
 
 def normalise_zip(value: object) -> str:
-    """ZIP code as text: leading zeros restored (a spreadsheet may have dropped them), ZIP+4
-    written 12345-6789; anything else (a foreign postcode) kept as given."""
+    """ZIP code as text, as given: ZIP+4 written 12345-6789, a spreadsheet's ``.0`` dropped;
+    anything else (a foreign postcode, a ZIP cut short) kept as given. A leading zero is restored
+    only by :func:`us_zip`, which knows the owner's state.
+
+    >>> normalise_zip("019401234"), normalise_zip("1940.0"), normalise_zip("SW1A 1AA")
+    ('01940-1234', '1940', 'SW1A 1AA')
+    """
     text = clean_text(value)
     if text.endswith(".0") and text[:-2].isdigit():
         text = text[:-2]
     digits = text.replace("-", "").replace(" ", "")
-    if digits.isdigit():
-        if len(digits) <= 5:
-            return digits.zfill(5)
-        if len(digits) == 9:
-            return f"{digits[:5]}-{digits[5:]}"
-        if len(digits) == 8:  # ZIP+4 whose leading zero was dropped
-            return f"0{digits[:4]}-{digits[4:]}"
+    if digits.isdigit() and len(digits) == 9:
+        return f"{digits[:5]}-{digits[5:]}"
     return text
 
 
+@functools.cache
+def zip_prefix_states() -> dict[str, frozenset[str]]:
+    """Three-digit ZIP prefix -> the USPS state code(s) it serves (``tables/zip_prefixes.csv``,
+    the public USPS prefix ranges; a few prefixes serve several, e.g. 969: Guam, the Northern
+    Marianas, Palau, Micronesia, the Marshall Islands)."""
+    text = ilr.files("swm_gis").joinpath("tables/zip_prefixes.csv").read_text("utf-8")
+    out: dict[str, set[str]] = {}
+    for row in csv.DictReader(text.splitlines()):
+        for n in range(int(row["first"]), int(row["last"]) + 1):
+            out.setdefault(f"{n:03d}", set()).add(row["state"].strip())
+    return {k: frozenset(v) for k, v in out.items()}
+
+
+def zip_states(zip_code: str) -> frozenset[str]:
+    """The states a ZIP's first three digits belong to (empty: an unassigned prefix).
+
+    >>> sorted(zip_states("01940")), sorted(zip_states("00100"))
+    (['MA'], [])
+    """
+    return zip_prefix_states().get(str(zip_code)[:3], frozenset())
+
+
+def us_zip(value: object, state: object) -> tuple[str, str]:
+    """A US ZIP checked against the owner's state: ``(zip as printed, problem)``.
+
+    Five digits or ZIP+4 are kept; four (or eight) digits get their leading zero back only when
+    the padded ZIP belongs to ``state`` (a spreadsheet drops leading zeros; "0100" of Pelham, MA
+    is cut short, not zero-stripped: 00100 belongs to no state); three (seven) digits likewise
+    get two. Anything else, or a ZIP of another state, is a problem (review, not mail).
+
+    >>> us_zip("1773", "MA"), us_zip("017731234", "MA")
+    (('01773', ''), ('01773-1234', ''))
+    >>> us_zip("0100", "MA")[1].split(":")[0]
+    'ZIP 0100 has 4 digits and 00100 is not a MA ZIP'
+    >>> us_zip("02141", "MS")[1]
+    'state MS and ZIP 02141 disagree (ZIPs 021.. are MA): check them with the Assessors'
+    """
+    text = normalise_zip(value)
+    st = clean_text(state).upper()
+    digits = text.replace("-", "").replace(" ", "")
+    if not digits.isdigit() or len(digits) not in (3, 4, 5, 7, 8, 9):
+        return text, (f"ZIP {text!r} is not a US ZIP (5 digits or ZIP+4): check it with the "
+                      "Assessors")
+    pad = {3: 2, 4: 1, 7: 2, 8: 1}.get(len(digits), 0)
+    full = "0" * pad + digits
+    printed = full if len(full) == 5 else f"{full[:5]}-{full[5:]}"
+    states = zip_states(full)
+    if pad:
+        if st in states:
+            return printed, ""
+        return text, (f"ZIP {text} has {len(digits)} digits and {printed} is not a {st} ZIP: the "
+                      "ZIP is likely cut short; check it with the Assessors")
+    if not states:
+        return printed, (f"ZIP {printed} belongs to no state (prefix {full[:3]} is not "
+                         "assigned): check it with the Assessors")
+    if st not in states:
+        return printed, (f"state {st} and ZIP {printed} disagree (ZIPs {full[:3]}.. are "
+                         f"{'/'.join(sorted(states))}): check them with the Assessors")
+    return printed, ""
+
+
 def normalise_country(value: object) -> str:
+    """A country value as printed; '' for the United States in any spelling (never printed on
+    domestic mail).
+
+    >>> [normalise_country(v) for v in ("U.S.A.", "United States of America", "Canada")]
+    ['', '', 'CANADA']
+    """
     text = _base(value)
-    return "" if text in US_COUNTRY else text
+    if text in US_COUNTRY or _country_names().get(text) == "UNITED STATES":
+        return ""
+    return text
+
+
+#: Names in addresses that pycountry's ISO 3166 names do not spell so.
+_COUNTRY_EXTRA = {
+    "UK": "UNITED KINGDOM", "GREAT BRITAIN": "UNITED KINGDOM", "ENGLAND": "UNITED KINGDOM",
+    "SCOTLAND": "UNITED KINGDOM", "WALES": "UNITED KINGDOM", "NORTHERN IRELAND":
+    "UNITED KINGDOM", "SOUTH KOREA": "KOREA, REPUBLIC OF", "KOREA": "KOREA, REPUBLIC OF",
+    "RUSSIA": "RUSSIAN FEDERATION", "VIETNAM": "VIET NAM", "HOLLAND": "NETHERLANDS",
+    "THE NETHERLANDS": "NETHERLANDS", "CZECH REPUBLIC": "CZECHIA", "TURKEY": "TURKIYE",
+    "PRC": "CHINA", "P R CHINA": "CHINA", "PEOPLES REPUBLIC OF CHINA": "CHINA",
+    "UAE": "UNITED ARAB EMIRATES", "IVORY COAST": "COTE D IVOIRE",
+}
+
+
+@functools.cache
+def _country_names() -> dict[str, str]:
+    """Country name as written (normalised like an address) -> the name printed, in capitals:
+    ISO 3166 names, official and common names from pycountry, and a few usual spellings."""
+    import pycountry
+
+    names: dict[str, str] = {}
+    for c in pycountry.countries:
+        printed = _base(getattr(c, "common_name", None) or c.name)
+        for n in (c.name, getattr(c, "official_name", None), getattr(c, "common_name", None)):
+            if n:
+                names.setdefault(_base(n), printed)
+    names["UNITED STATES"] = names["UNITED STATES OF AMERICA"] = "UNITED STATES"
+    for k, v in _COUNTRY_EXTRA.items():
+        names.setdefault(k, names.get(v, v))
+    return names
+
+
+def country_at_end(text: object) -> tuple[str, str]:
+    """A country named by the last words of an address line: ``(country, the rest)``, or
+    ``("", text)`` when none is (the United States is not a foreign country here).
+
+    >>> country_at_end("SANTIAGO CHILE"), country_at_end("BOSTON")
+    (('CHILE', 'SANTIAGO'), ('', 'BOSTON'))
+    >>> country_at_end("London, United Kingdom")
+    ('UNITED KINGDOM', 'LONDON')
+    """
+    base = _base(text)
+    words = base.split()
+    names = _country_names()
+    for k in range(min(5, len(words)), 0, -1):
+        found = names.get(" ".join(words[-k:]))
+        if found and found != "UNITED STATES":
+            return found, " ".join(words[:-k])
+    return "", clean_text(text)
 
 
 def join_owners(
@@ -158,7 +283,9 @@ def join_owners(
     rows = pd.DataFrame({
         "parcel_id": a["parcel_id"].astype(str),
         "owner_name": a["owner"].map(clean_text),
-        "co_owner": _col(a, "co_owner").map(clean_text),
+        # a "co-owner" that only says "USA" is a country field mapped as a co-owner: not printed
+        "co_owner": _col(a, "co_owner").map(
+            lambda v: "" if _base(v) in US_COUNTRY else clean_text(v)),
         "address1": _col(a, "address").map(clean_text),
         "address2": _col(a, "address2").map(clean_text),
         "mail_city": _col(a, "city").map(clean_text),
@@ -186,7 +313,7 @@ def join_owners(
 def recipient_key(row: pd.Series | dict) -> tuple[str, ...]:
     """The de-duplication key: normalised owner, address lines, city, state, 5-digit ZIP and
     country."""
-    zip5 = normalise_zip(row.get("mail_zip", ""))[:5]
+    zip5 = us_zip(row.get("mail_zip", ""), row.get("mail_state", ""))[0][:5]
     address = " ".join(p for p in (normalise_address(row.get("address1", "")),
                                    normalise_address(row.get("address2", ""))) if p)
     return (normalise_owner(row.get("owner_name", "")), address,
@@ -308,6 +435,9 @@ class AddressCheck:
     lines: tuple[str, ...]
     country: str = ""
     problem: str = ""
+    #: the city and ZIP as printed (a country taken out of the city line, a ZIP's zero back)
+    city: str | None = field(default=None, repr=False)
+    zip_code: str | None = field(default=None, repr=False)
 
     @property
     def mailable(self) -> bool:
@@ -378,7 +508,9 @@ def classify_address(rec: dict) -> AddressCheck:
     country = normalise_country(get["mail_country"])
     country = country if sum(ch.isalpha() for ch in country) >= 2 else ""
     if not country and state not in US_STATES:
-        country = infer_country(city, state, *street[1:], get["mail_zip"])
+        country, city, state, street = _country_in_lines(city, state, street)
+        if not country:
+            country = infer_country(city, state, *street[1:], get["mail_zip"])
     missing = [] if street else ["street or PO box"]
     if not get["owner_name"]:
         missing.append("owner name")
@@ -387,21 +519,46 @@ def classify_address(rec: dict) -> AddressCheck:
                                     zip_ if _looks_like_street(zip_) else "") if p)
         lines = (*street, last, country) if last else (*street, country)
         if missing:
-            return AddressCheck("incomplete", lines, country, _missing_text(missing))
-        return AddressCheck("foreign", lines, country)
+            return AddressCheck("incomplete", lines, country, _missing_text(missing), city=city)
+        return AddressCheck("foreign", lines, country, city=city)
     if state not in US_STATES:
         missing.append("state (or the country, if foreign)" if state == "" else
                        f"a US state (\"{state}\" is none; if foreign, the country)")
     if not city:
         missing.append("city")
-    if not zip_[:5].isdigit():
+    zip_problem = ""
+    if not zip_:
         missing.append("ZIP")
+    elif state in US_STATES:
+        zip_, zip_problem = us_zip(zip_, state)
     last = " ".join(p for p in (f"{city}," if city else "", state, zip_) if p).rstrip(",")
     lines = tuple(line for line in (*street, last) if line)
     if missing:
-        return AddressCheck("incomplete", lines, "", _missing_text(missing))
+        return AddressCheck("incomplete", lines, "", _missing_text(missing), city=city,
+                            zip_code=zip_)
+    if zip_problem:
+        return AddressCheck("incomplete", lines, "", zip_problem, city=city, zip_code=zip_)
     kind = "po_box" if street and _is_po_box(street[-1]) else "street"
-    return AddressCheck(kind, lines)
+    return AddressCheck(kind, lines, city=city, zip_code=zip_)
+
+
+def _country_in_lines(city: str, state: str, street: list[str]
+                      ) -> tuple[str, str, str, list[str]]:
+    """A country named at the end of the city, the state or a second address line ("SANTIAGO
+    CHILE"; "ONTARIO CANADA"; a line "CHILE"): the country and the lines without it."""
+    country, rest = country_at_end(city)
+    if country:
+        return country, rest, state, street
+    country, rest = country_at_end(state)
+    if country:
+        return country, city, rest, street
+    for i in range(len(street) - 1, 0, -1):
+        country, rest = country_at_end(street[i])
+        if country:
+            lines = [*street[:i], *([rest] if _looks_like_street(rest) else []),
+                     *street[i + 1:]]
+            return country, city, state, lines
+    return "", city, state, street
 
 
 def _missing_text(missing: list[str]) -> str:
@@ -523,8 +680,13 @@ def build_recipients(
         is_subject=[bool(subjects & set(str(p).split("; "))) for p in merged["parcel_ids"]],
         address_kind=[c.kind for c in checks],
         address_lines=["\n".join(c.lines) for c in checks],
-        mail_country=[c.country or clean_text(v) for c, v in
+        # a US spelling of the country ("USA") is never printed
+        mail_country=[c.country or normalise_country(v) for c, v in
                       zip(checks, merged["mail_country"], strict=True)],
+        mail_city=[clean_text(v) if c.city is None else c.city for c, v in
+                   zip(checks, merged["mail_city"], strict=True)],
+        mail_zip=[clean_text(v) if c.zip_code is None else c.zip_code for c, v in
+                  zip(checks, merged["mail_zip"], strict=True)],
         note=[c.problem or (f"country {c.country} read from the address" if c.kind == "foreign"
                             and not normalise_country(v) else "")
               for c, v in zip(checks, merged["mail_country"], strict=True)],
@@ -618,7 +780,8 @@ def unique_ids(values: Iterable[object]) -> list[str]:
 __all__ = [
     "MAILING_COLUMNS", "REVIEW_COLUMNS", "AddressCheck", "address_problem", "build_recipients",
     "classify_address", "clean_text", "delivery_lines", "fiscal_years", "infer_country",
-    "join_owners", "likely_duplicates", "owner_display", "owners_by_parcel",
+    "country_at_end", "join_owners", "likely_duplicates", "us_zip", "zip_prefix_states",
+    "zip_states", "owner_display", "owners_by_parcel",
     "normalise_address", "normalise_country", "normalise_owner", "normalise_zip",
     "owned_parcel_ids", "recipient_key", "recipients", "unique_ids",
 ]

@@ -251,7 +251,7 @@ def _map_page(c, subject, area, listed, left, info, context, font, bold, extras,
     c.setFont(font, 8.5)
     c.drawString(FRAME[0], PAGE_H - 44, _fit(
         f"Subject parcel(s) {info.subject_text}: owners of property within "
-        f"{info.distance_text} of the property line (Chapter 320 {info.section})", font, 8.5, 730))
+        f"{info.distance_text} of the property line ({info.section})", font, 8.5, 730))
 
     c.saveState()
     frame = c.beginPath()
