@@ -173,17 +173,14 @@ def compass(origin: shapely.Geometry, target: shapely.Geometry) -> str:
     return _POINTS[int(((angle + 22.5) % 360) // 45)]
 
 
-#: Unit vectors of the eight points, east first, counter-clockwise.
-_VECTORS = [(math.cos(math.radians(45 * k)), math.sin(math.radians(45 * k))) for k in range(8)]
-
-
 def directions(origin: shapely.Geometry, target: shapely.Geometry, *,
                least_share: float = DIRECTION_SHARE) -> list[str]:
     """Where ``target`` lies from ``origin``, by where its area is: the plane is cut into nine
-    zones by ``origin``'s bounding box (east of it, north-east of it, ...) and the zones' areas
-    weight their directions; the mean is the first name. A zone holding ``least_share`` of the
-    area more than 90 degrees from that mean (a gap on two sides) is named too. A gap wrapping
-    round a corner is named by where its area is, not by its centroid.
+    zones by ``origin``'s bounding box; each corner zone's area is shared between its two sides
+    (north-east: half north, half east), and the sides holding at least ``least_share`` of the
+    area are named, largest first; two neighbouring sides named for a gap mostly in the corner
+    between them are that corner ("north-east"). A gap wrapping round a corner is named by
+    where its area is, not by its centroid, which may lie where there is no gap at all.
 
     >>> from shapely.geometry import box
     >>> west, south = box(-40, -5, -10, 95), box(0, -40, 20, -10)
@@ -192,33 +189,32 @@ def directions(origin: shapely.Geometry, target: shapely.Geometry, *,
     >>> directions(box(0, 0, 20, 90), shapely.union_all([box(-30, 0, -10, 90),
     ...                                                 box(30, 0, 50, 90)]))
     ['east', 'west']
+    >>> directions(box(0, 0, 20, 20), box(25, 25, 40, 40))
+    ['north-east']
     """
     x0, y0, x1, y1 = origin.bounds
     tx0, ty0, tx1, ty1 = target.bounds
     far = 2 * max(tx1 - tx0, ty1 - ty0, x1 - x0, y1 - y0, 1.0)
     xs = (min(x0, tx0) - far, x0, x1, max(x1, tx1) + far)
     ys = (min(y0, ty0) - far, y0, y1, max(y1, ty1) + far)
-    zone_point = {(2, 1): 0, (2, 2): 1, (1, 2): 2, (0, 2): 3, (0, 1): 4, (0, 0): 5, (1, 0): 6,
-                  (2, 0): 7}
+    # zone (column, row) -> its point (index of _POINTS: 0 east, 1 north-east, ...)
+    zones = {(2, 1): 0, (2, 2): 1, (1, 2): 2, (0, 2): 3, (0, 1): 4, (0, 0): 5, (1, 0): 6,
+             (2, 0): 7}
     areas = [0.0] * 8
-    for (i, j), k in zone_point.items():
+    for (i, j), k in zones.items():
         cell = shapely.box(xs[i], ys[j], xs[i + 1], ys[j + 1])
         areas[k] = float(shapely.area(shapely.intersection(target, cell)))
     total = sum(areas)
     if total <= 0:
         return [compass(origin, target)]
-    vx = sum(a * v[0] for a, v in zip(areas, _VECTORS, strict=True))
-    vy = sum(a * v[1] for a, v in zip(areas, _VECTORS, strict=True))
-    if math.hypot(vx, vy) < 1e-9 * total:  # balanced all round: the largest zone
-        main = max(range(8), key=lambda k: areas[k])
-    else:
-        main = int(((math.degrees(math.atan2(vy, vx)) + 22.5) % 360) // 45)
-    names = [_POINTS[main]]
-    for k in sorted(range(8), key=lambda k: -areas[k]):
-        apart = min((k - main) % 8, (main - k) % 8)
-        if areas[k] / total >= least_share and apart > 2 and _POINTS[k] not in names:
-            names.append(_POINTS[k])
-    return names
+    sides = {k: areas[k] + (areas[(k - 1) % 8] + areas[(k + 1) % 8]) / 2 for k in (0, 2, 4, 6)}
+    named = sorted((k for k in sides if sides[k] / total >= least_share),
+                   key=lambda k: -sides[k]) or [max(sides, key=sides.get)]
+    if len(named) == 2 and (named[0] - named[1]) % 8 in (2, 6):
+        corner = (named[0] + 1) % 8 if (named[1] - named[0]) % 8 == 2 else (named[0] - 1) % 8
+        if areas[corner] >= 0.5 * total:
+            return [_POINTS[corner]]
+    return [_POINTS[k] for k in named]
 
 
 def edge_warning(config: TownConfig, subject: gpd.GeoDataFrame, area: gpd.GeoDataFrame,

@@ -542,7 +542,7 @@ def resolve_parcel_ids(cfg: TownConfig, given: list[str]) -> tuple[list[str], li
     notes: list[str] = []
     missing = [g for g in given if g not in resolved]
     fields = _parcel_fields(cfg)
-    if missing and fields.get("map_par_id"):
+    if missing and fields.get("map_par_id") and fields["map_par_id"] != fields.get("id"):
         rows = layers.read_by_ids(cfg, "parcels", "map_par_id", missing)
         for g in missing:
             hit = rows.loc[rows["map_par_id"].astype(str) == g, "id"].dropna().astype(str)
@@ -611,12 +611,10 @@ def _near_matches(known: pd.DataFrame, given: str, most: int = 5) -> list[str]:
     """Parcels whose id or map-lot reads most like ``given`` (shown as "id (map-lot)")."""
     labels: dict[str, str] = {}
     for rec in known.to_dict("records"):
+        labels.setdefault(_loose(rec["id"]), rec["id"])
         ml = rec.get("map_par_id")
-        text = f"{rec['id']} (map-lot {ml})" if ml is not None and pd.notna(ml) and \
-            str(ml) != rec["id"] else rec["id"]
-        labels.setdefault(_loose(rec["id"]), text)
-        if ml is not None and pd.notna(ml):
-            labels.setdefault(_loose(ml), text)
+        if ml is not None and pd.notna(ml) and str(ml) != rec["id"]:
+            labels.setdefault(_loose(ml), f"{ml} (map-lot of parcel {rec['id']})")
     keys = difflib.get_close_matches(_loose(given), list(labels), n=most, cutoff=0.6)
     return list(dict.fromkeys(labels[k] for k in keys))
 
@@ -624,12 +622,15 @@ def _near_matches(known: pd.DataFrame, given: str, most: int = 5) -> list[str]:
 def _unknown_text(cfg: TownConfig, near: dict[str, list[str]], fields: dict) -> str:
     spec = cfg.layer("parcels")
     also = (f' nor among the map-lots (field "{fields["map_par_id"]}")'
-            if fields.get("map_par_id") else "")
+            if fields.get("map_par_id") and fields["map_par_id"] != fields.get("id") else "")
     parts = [f"{g}: near matches {', '.join(options)}" if options else f"{g}: no near match"
              for g, options in near.items()]
     return (f"Parcel id(s) {', '.join(near)} not found in field \"{fields.get('id')}\"{also} "
             f"of {spec.describe()} ([layers.parcels]); {'; '.join(parts)}. Check the number on "
-            "the assessor's map, or give one of the near matches."
+            "the assessor's map" + (", or give one of the near matches." if any(
+                near.values()) else ". If no id of the town reads like it, the config may key "
+                "the parcels by another field: the town's GIS staff sets "
+                "[layers.parcels.fields] id.")
             + (" Several parcels? Give each with its own --parcel (-p A -p B), not separated "
                "by commas." if any("," in g for g in near) else ""))
 

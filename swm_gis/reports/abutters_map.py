@@ -306,7 +306,7 @@ def _draw_layers(c, view, subject, area, listed, left, context, extras) -> list[
                     width=0.3)
         drawn.append("context")
     if "id" in left and len(left):  # the subject is drawn as the subject, not as left out
-        left = left[~left["id"].astype(str).isin(info_ids(subject))]
+        left = left[~pd.Series(_texts(left["id"]), index=left.index).isin(info_ids(subject))]
     if len(left):
         _draw_geoms(c, view, left.geometry.values, fill=COLOURS["left_out"], stroke="#888888",
                     width=0.4)
@@ -343,7 +343,14 @@ def _draw_layers(c, view, subject, area, listed, left, context, extras) -> list[
 
 
 def info_ids(subject: gpd.GeoDataFrame) -> set[str]:
-    return set(subject["id"].astype(str)) if "id" in subject else set()
+    return set(_texts(subject["id"])) - {""} if "id" in subject else set()
+
+
+def _texts(values) -> list[str]:
+    """Ids as text, '' for a missing one (pandas 3 keeps NaN through ``astype(str)``, and a
+    NaN reaching reportlab's string measure stops the run)."""
+    return ["" if v is None or (not isinstance(v, str) and pd.isna(v)) else str(v)
+            for v in values]
 
 
 def _numbers(c, view, listed, points, bold, area=None) -> None:
@@ -449,7 +456,7 @@ def _subject_labels(c, view, subject, addresses, font, bold) -> None:
     from reportlab.lib.colors import black, white
     from reportlab.pdfbase.pdfmetrics import stringWidth
 
-    ids = subject["id"].astype(str) if "id" in subject else pd.Series([""] * len(subject))
+    ids = _texts(subject["id"]) if "id" in subject else [""] * len(subject)
     for pid, pt in zip(ids, shapely.point_on_surface(subject.geometry.values), strict=True):
         if not shapely.intersects(view.visible, pt):
             continue  # a sheet away from the subject: no label pinned to its edge
@@ -505,9 +512,9 @@ def _parcel_ids(c, view, context, listed, font, *, skip: set[str] = frozenset())
     """Without a streets layer, other parcels large enough on the page show their id."""
     from reportlab.pdfbase.pdfmetrics import stringWidth
 
-    taken = (set(listed["id"].astype(str)) if "id" in listed else set()) | set(skip)
-    for pid, geom in zip(context["id"].astype(str), context.geometry.values, strict=True):
-        if pid in taken or geom is None or geom.is_empty:
+    taken = (set(_texts(listed["id"])) if "id" in listed else set()) | set(skip)
+    for pid, geom in zip(_texts(context["id"]), context.geometry.values, strict=True):
+        if not pid or pid in taken or geom is None or geom.is_empty:
             continue
         part = shapely.intersection(geom, view.visible)
         if part.is_empty or part.area * view.scale ** 2 < 900:  # under 30 x 30 pt: no room

@@ -98,11 +98,12 @@ def _frame(c, *, total, info, sender, font, bold, page_w, page_h) -> None:
     top = page_h - m
     c.setFont(bold, 11)
     c.drawString(m, top - 10, "Firm Mailing Book for Accountable Mail")
-    c.setFont(font, 7)
-    c.drawString(m, top - 20, "Layout of USPS PS Form 3877 (pre-filled by swm-gis; not an "
-                              f"official USPS form). Abutter notice, {info.section}: by "
-                              f"{MAIL_METHOD}. Return receipt requested with certified mail "
-                              "(RR Fee column); present the receipts at the hearing.")
+    line = ("Layout of USPS PS Form 3877 (pre-filled by swm-gis; not an official USPS form). "
+            f"Abutter notice, {info.section}: by {MAIL_METHOD}.")
+    size, fitted = fit_lines([line], width_pt=page_w - 2 * m, height_pt=8, font=font,
+                             max_size=7, min_size=5)
+    c.setFont(font, size)
+    c.drawString(m, top - 20, fitted[0])
     _boxes(c, sender=sender, font=font, bold=bold, page_w=page_w, box_top=page_h - BOX_TOP_PT)
     x_cols = _columns()
     table_top = page_h - TABLE_TOP_PT
@@ -150,11 +151,14 @@ def _boxes(c, *, sender, font, bold, page_w, box_top) -> None:
     c.setFont(font, 7)
     for i, kind in enumerate(MAIL_TYPES):
         col, row = divmod(i, 4)
-        bx, by = x2 + 6 + col * 150, box_top - 22 - row * 12
+        bx, by = x2 + 6 + col * 150, box_top - 20 - row * 11
         c.rect(bx, by - 1, 7, 7)
         if kind in TICKED:
             c.drawString(bx + 1.2, by, "X")
         c.drawString(bx + 11, by, kind)
+    c.setFont(font, 6)
+    c.drawString(x2 + 6, box_top - box_h + 5, "Return receipt requested with certified mail "
+                 "(RR Fee column), or tick Certificate of Mailing instead.")
     x3 = x2 + 310
     c.rect(x3, box_top - box_h, page_w - m - x3, box_h)
     c.setFont(font, 6.5)
