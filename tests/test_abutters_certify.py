@@ -286,7 +286,7 @@ def _sqft(text: str) -> float:
 def test_a_lot_on_the_town_line_gives_the_missing_area_and_its_direction(tmp_path, boundary):
     """Lots cover x 0-200 m; subject L_4_2 (x 160-200 m) lies on the line x = 200 m. Its
     100 ft (30.48 m) search area reaches across it by a 30.48 m x 40 m strip and two quarter
-    discs of 30.48 m: 1,219.2 + 729.7 = 1,948.9 m2 = 20,978 sq ft, to the east."""
+    discs of 30.48 m: 1,219.2 + 1,459.4 = 2,678.6 m2 = 28,832 sq ft, to the east."""
     layers = {"town_boundary": gpd.GeoDataFrame(geometry=[box(X0, Y0, X0 + 200, Y0 + 200)],
                                                 crs=CRS)} if boundary else {}
     pkg = swm_gis.abutter_package(swm_gis.load_config(_town(tmp_path / "t", **layers)),

@@ -26,6 +26,7 @@ from swm_gis.reports.map_furniture import (
     FRAME,
     HATCH,
     LEGEND_LABELS,
+    NORTH_ARROW_XY,
     PAGE_H,
     PAGE_W,
     View,
@@ -33,6 +34,8 @@ from swm_gis.reports.map_furniture import (
     _legend,
     _north_arrow,
     _scale_bar,
+    north_arrow_box,
+    scale_bar_box,
 )
 from swm_gis.reports.pdf_fonts import register_fonts
 from swm_gis.writers import atomic_path
@@ -258,24 +261,33 @@ def _map_page(c, subject, area, listed, left, info, context, font, bold, extras,
     frame.rect(FRAME[0], FRAME[1], FRAME[2] - FRAME[0], FRAME[3] - FRAME[1])
     c.clipPath(frame, stroke=0, fill=0)
     drawn = _draw_layers(c, view, subject, area, listed, left, context, extras)
+    # what must stay readable is placed first; numbers, then names, keep clear of it
+    crs = listed.crs or subject.crs
+    taken = Taken([north_arrow_box(), scale_bar_box(view, crs)])
+    boxes = _subject_label_boxes(view, subject, extras["subject_labels"], font, bold)
+    for box_ in boxes:
+        taken.add_rect(box_[:4])
+    if numbered is None:
+        marks = _place_numbers(view, listed, points, bold, area, taken)
+    elif numbered.any():
+        marks = _place_numbers(view, listed.loc[numbered], points[numbered], bold, area, taken)
+    else:
+        marks = []
     streets = extras.get("streets")
     if names and streets is not None and len(streets) and "name" in streets:
-        _street_names(c, view, streets, font)
+        _street_names(c, view, streets, font, taken)
     elif names and context is not None and len(context) and "id" in context:
-        _parcel_ids(c, view, context, listed, font, skip=info_ids(subject))
-    if numbered is None:
-        _numbers(c, view, listed, points, bold, area)
-    elif numbered.any():
-        _numbers(c, view, listed.loc[numbered], points[numbered], bold, area)
+        _parcel_ids(c, view, context, listed, font, taken, skip=info_ids(subject))
+    _draw_numbers(c, marks, bold)
     if overlay is not None:
         overlay(c, view)
-    _subject_labels(c, view, subject, extras["subject_labels"], font, bold)
+    _draw_subject_labels(c, boxes, font, bold)
     c.restoreState()
     c.setStrokeColor(black)
     c.setLineWidth(0.8)
     c.rect(FRAME[0], FRAME[1], FRAME[2] - FRAME[0], FRAME[3] - FRAME[1])
-    _north_arrow(c, FRAME[2] - 22, FRAME[3] - 50, bold)
-    _scale_bar(c, view, listed.crs or subject.crs, font)
+    _north_arrow(c, *NORTH_ARROW_XY, bold)
+    _scale_bar(c, view, crs, font)
     _legend(c, info, font, bold, drawn)
     notes = [
         f"{extras.get('abutting_count', len(listed))} abutting parcel(s), "
@@ -353,23 +365,94 @@ def _texts(values) -> list[str]:
             for v in values]
 
 
-def _numbers(c, view, listed, points, bold, area=None) -> None:
-    """Numbered circles; one that would cover an earlier one moves to another point of its
-    parcel (inside the search area) farthest from the circles already placed.
+class Taken:
+    """What is already on the page (points): number circles in a grid of :data:`_CELL_PT`
+    cells (a check looks at its neighbours only: a sheet places hundreds) and boxes (the
+    north arrow, the scale bar, labels), so nothing new is drawn over them."""
 
-    Placed circles are kept in a grid of :data:`_CELL_PT` cells, so checking a new one looks at
-    its neighbours only (a sheet of a 10,000-abutter map places hundreds)."""
-    from reportlab.lib.colors import HexColor, black, white
+    def __init__(self, rects=()) -> None:
+        self.grid: dict[tuple[int, int], list[tuple[float, float, float]]] = {}
+        self.rects: list[tuple[float, float, float, float]] = []
+        self.shapes: list[shapely.Geometry] = []  # rotated label boxes (street names)
+        for r in rects:
+            self.add_rect(r)
+
+    def add_circle(self, x: float, y: float, r: float) -> None:
+        self.grid.setdefault((int(x // _CELL_PT), int(y // _CELL_PT)), []).append((x, y, r))
+
+    def add_rect(self, rect) -> None:
+        self.rects.append(tuple(float(v) for v in rect))
+
+    def add_shape(self, shape: shapely.Geometry) -> None:
+        self.shapes.append(shape)
+
+    def circles_near(self, x: float, y: float, reach: float = 0.0):
+        gx, gy = int(x // _CELL_PT), int(y // _CELL_PT)
+        k = 1 + int(reach // _CELL_PT)
+        return [c for i in range(-k, k + 1) for j in range(-k, k + 1)
+                for c in self.grid.get((gx + i, gy + j), ())]
+
+    def free(self, xy: np.ndarray, r: float, *, gap: float = 1.0) -> np.ndarray:
+        """Which circle centres ``xy`` (n x 2) of radius ``r`` are wholly in the frame and
+        clear of everything taken."""
+        xy = np.atleast_2d(np.asarray(xy, dtype=float))
+        inset = r + 1.0
+        ok = ((xy[:, 0] >= FRAME[0] + inset) & (xy[:, 0] <= FRAME[2] - inset)
+              & (xy[:, 1] >= FRAME[1] + inset) & (xy[:, 1] <= FRAME[3] - inset))
+        if not ok.any():
+            return ok
+        lo, hi = xy[ok].min(axis=0), xy[ok].max(axis=0)
+        near = [c for c in self.circles_near((lo[0] + hi[0]) / 2, (lo[1] + hi[1]) / 2,
+                                              reach=max(hi[0] - lo[0], hi[1] - lo[1]) / 2 + 20)]
+        if near:
+            others = np.array(near)
+            d = np.hypot(xy[:, None, 0] - others[None, :, 0], xy[:, None, 1] - others[None, :, 1])
+            ok &= (d >= others[None, :, 2] + r + gap).all(axis=1)
+        for x0, y0, x1, y1 in self.rects:
+            dx = np.maximum(np.maximum(x0 - xy[:, 0], xy[:, 0] - x1), 0)
+            dy = np.maximum(np.maximum(y0 - xy[:, 1], xy[:, 1] - y1), 0)
+            ok &= np.hypot(dx, dy) >= r + gap
+        for shape in self.shapes:
+            if ok.any():
+                pts = shapely.points(xy[ok])
+                ok[np.flatnonzero(ok)] = shapely.distance(pts, shape) >= r + gap
+        return ok
+
+    def clear_of(self, shape: shapely.Geometry, *, gap: float = 1.0) -> bool:
+        """Whether a label box (page points) is in the frame and clear of everything taken."""
+        x0, y0, x1, y1 = shape.bounds
+        if x0 < FRAME[0] + 1 or y0 < FRAME[1] + 1 or x1 > FRAME[2] - 1 or y1 > FRAME[3] - 1:
+            return False
+        cx, cy = (x0 + x1) / 2, (y0 + y1) / 2
+        for px, py, pr in self.circles_near(cx, cy, reach=max(x1 - x0, y1 - y0) / 2 + 20):
+            if shapely.distance(shape, shapely.Point(px, py)) < pr + gap:
+                return False
+        grown = shapely.buffer(shape, gap, join_style="mitre")
+        return not any(shapely.intersects(grown, shapely.box(*r)) for r in self.rects) and \
+            not any(shapely.intersects(grown, other) for other in self.shapes)
+
+
+#: Grid cell of the placed-circle index (points): larger than two circles' reach.
+_CELL_PT = 40.0
+#: Rings searched for a number with no room in its parcel (points from its parcel's point).
+_LEADER_STEPS = (2.2, 3.0, 4.0, 5.5, 7.5, 10.0, 13.0, 17.0, 22.0)
+
+
+def _place_numbers(view, listed, points, bold, area, taken: Taken) -> list[tuple]:
+    """Where each numbered circle goes: ``(label, x, y, r, anchor)``, ``anchor`` the parcel
+    point a leader line runs to (None when the circle sits on its parcel).
+
+    A circle never covers another or anything ``taken`` and lies wholly in the frame: at the
+    parcel's label point if that is free, else at the free point of a grid over the parcel's
+    part in the search area farthest from the placed circles, else on the nearest free ring
+    round the point, with a leader to it (a dense cluster of small lots)."""
     from reportlab.pdfbase.pdfmetrics import stringWidth
 
-    placed: list[tuple[float, float, float]] = []
-    grid: dict[tuple[int, int], list[tuple[float, float, float]]] = {}
     reach = shapely.union_all(area.geometry.values) if area is not None else None
     if reach is not None:
         shapely.prepare(reach)
     geoms = listed.geometry.values if len(listed) else []
-    c.setLineWidth(0.5)
-    c.setFont(bold, 6.5)
+    marks = []
     for no, pt, geom in zip(listed["map_no"] if len(listed) else [], points, geoms,
                             strict=True):
         if pt is None or pt.is_empty:
@@ -377,31 +460,22 @@ def _numbers(c, view, listed, points, bold, area=None) -> None:
         label = str(no)
         r = max(5.5, stringWidth(label, bold, 6.5) / 2 + 2.0)
         x, y = view.xy(np.array([[pt.x, pt.y]]))[0]
-        if _collides(grid, x, y, r):
-            x, y = _free_spot(view, geom, reach, placed, r, default=(x, y))
-        placed.append((x, y, r))
-        grid.setdefault((int(x // _CELL_PT), int(y // _CELL_PT)), []).append((x, y, r))
-        c.setFillColor(white)
-        c.setStrokeColor(HexColor("#333333"))
-        c.circle(x, y, r, stroke=1, fill=1)
-        c.setFillColor(black)
-        c.drawCentredString(x, y - 2.3, label)
+        anchor = None
+        if not taken.free(np.array([[x, y]]), r)[0]:
+            spot = _free_in_parcel(view, geom, reach, taken, r)
+            if spot is None:
+                spot = _free_ring(x, y, r, taken)
+                anchor = (x, y) if spot is not None else None
+            if spot is not None:
+                x, y = spot
+        taken.add_circle(x, y, r)
+        marks.append((label, float(x), float(y), r, anchor))
+    return marks
 
 
-#: Grid cell of the placed-circle index (points): larger than two circles' reach.
-_CELL_PT = 40.0
-
-
-def _collides(grid, x: float, y: float, r: float) -> bool:
-    gx, gy = int(x // _CELL_PT), int(y // _CELL_PT)
-    return any(math.hypot(x - px, y - py) < r + pr + 1
-               for i in (-1, 0, 1) for j in (-1, 0, 1)
-               for px, py, pr in grid.get((gx + i, gy + j), ()))
-
-
-def _free_spot(view, geom, reach, placed, r, *, default, n: int = 9) -> tuple[float, float]:
-    """The point of a grid over the parcel's part in the search area (and in the frame) farthest
-    from the placed circles; ``default`` when no grid point is better."""
+def _free_in_parcel(view, geom, reach, taken: Taken, r: float, *, n: int = 9):
+    """The free point of an n x n grid over the parcel's part in the search area farthest from
+    the placed circles; None when no grid point is free."""
     inside = reach is None or shapely.contains_properly(reach, geom)
     part = geom if inside else shapely.intersection(geom, reach)
     if part is None or part.is_empty:
@@ -411,26 +485,54 @@ def _free_spot(view, geom, reach, placed, r, *, default, n: int = 9) -> tuple[fl
     cand = shapely.points(gx.ravel(), gy.ravel())
     cand = cand[shapely.contains(part, cand)]
     if len(cand) == 0:
-        return default
+        return None
     xy = view.xy(shapely.get_coordinates(cand))
-    inset = r + 1
-    keep = ((xy[:, 0] >= FRAME[0] + inset) & (xy[:, 0] <= FRAME[2] - inset)
-            & (xy[:, 1] >= FRAME[1] + inset) & (xy[:, 1] <= FRAME[3] - inset))
-    xy = xy[keep]
+    xy = xy[taken.free(xy, r)]
     if not len(xy):
-        return default
-    others = np.array([(px, py, pr) for px, py, pr in placed])
-    # only circles that can touch a candidate or the default spot matter
-    lo = np.minimum(xy.min(axis=0), default) - 2 * _CELL_PT
-    hi = np.maximum(xy.max(axis=0), default) + 2 * _CELL_PT
-    near = ((others[:, 0] >= lo[0]) & (others[:, 0] <= hi[0])
-            & (others[:, 1] >= lo[1]) & (others[:, 1] <= hi[1]))
-    others = others[near] if near.any() else others
+        return None
+    near = taken.circles_near(float(xy[:, 0].mean()), float(xy[:, 1].mean()), reach=60)
+    if not near:
+        return float(xy[0, 0]), float(xy[0, 1])
+    others = np.array(near)
     gap = (np.hypot(xy[:, None, 0] - others[None, :, 0], xy[:, None, 1] - others[None, :, 1])
            - others[None, :, 2]).min(axis=1)
     best = int(np.argmax(gap))
-    own = (np.hypot(default[0] - others[:, 0], default[1] - others[:, 1]) - others[:, 2]).min()
-    return (float(xy[best, 0]), float(xy[best, 1])) if gap[best] > own else default
+    return float(xy[best, 0]), float(xy[best, 1])
+
+
+def _free_ring(x: float, y: float, r: float, taken: Taken):
+    """The nearest free circle centre on rings round (x, y), 24 directions each."""
+    angles = np.linspace(0, 2 * np.pi, 24, endpoint=False)
+    for step in _LEADER_STEPS:
+        d = step * r
+        xy = np.column_stack((x + d * np.cos(angles), y + d * np.sin(angles)))
+        ok = taken.free(xy, r)
+        if ok.any():
+            k = int(np.flatnonzero(ok)[0])
+            return float(xy[k, 0]), float(xy[k, 1])
+    return None
+
+
+def _draw_numbers(c, marks, bold) -> None:
+    """Leader lines first, then the numbered circles over them."""
+    from reportlab.lib.colors import HexColor, black, white
+
+    c.setLineWidth(0.5)
+    c.setStrokeColor(HexColor("#333333"))
+    for _label, x, y, r, anchor in marks:
+        if anchor is None:
+            continue
+        ax, ay = anchor
+        c.circle(ax, ay, 1.2, stroke=1, fill=0)
+        d = math.hypot(x - ax, y - ay) or 1.0
+        c.line(ax, ay, x - (x - ax) * r / d, y - (y - ay) * r / d)
+    c.setFont(bold, 6.5)
+    for label, x, y, r, _anchor in marks:
+        c.setFillColor(white)
+        c.setStrokeColor(HexColor("#333333"))
+        c.circle(x, y, r, stroke=1, fill=1)
+        c.setFillColor(black)
+        c.drawCentredString(x, y - 2.3, label)
 
 
 def _halo_text(c, x, y, text, font, size, *, angle=0.0, centred=True) -> None:
@@ -451,12 +553,13 @@ def _halo_text(c, x, y, text, font, size, *, angle=0.0, centred=True) -> None:
     c.restoreState()
 
 
-def _subject_labels(c, view, subject, addresses, font, bold) -> None:
-    """Each subject parcel labelled "SUBJECT <id>" and its address, at its inside point."""
-    from reportlab.lib.colors import black, white
+def _subject_label_boxes(view, subject, addresses, font, bold) -> list[tuple]:
+    """Each subject parcel's label ("SUBJECT <id>" and its address) at its inside point, kept
+    in the frame: ``(x0, y0, x1, y1, lines)`` in points."""
     from reportlab.pdfbase.pdfmetrics import stringWidth
 
     ids = _texts(subject["id"]) if "id" in subject else [""] * len(subject)
+    out = []
     for pid, pt in zip(ids, shapely.point_on_surface(subject.geometry.values), strict=True):
         if not shapely.intersects(view.visible, pt):
             continue  # a sheet away from the subject: no label pinned to its edge
@@ -467,18 +570,36 @@ def _subject_labels(c, view, subject, addresses, font, bold) -> None:
         h = 9.5 * len(lines) + 3
         x = min(max(x, FRAME[0] + w / 2 + 2), FRAME[2] - w / 2 - 2)
         y = min(max(y, FRAME[1] + h + 2), FRAME[3] - 2)
+        out.append((x - w / 2, y - h, x + w / 2, y, lines))
+    return out
+
+
+def _draw_subject_labels(c, boxes, font, bold) -> None:
+    from reportlab.lib.colors import black, white
+
+    for x0, y0, x1, y1, lines in boxes:
         c.setFillColor(white)
         c.setStrokeColor(black)
         c.setLineWidth(0.8)
-        c.rect(x - w / 2, y - h, w, h, stroke=1, fill=1)
+        c.rect(x0, y0, x1 - x0, y1 - y0, stroke=1, fill=1)
         c.setFillColor(black)
         for i, line in enumerate(lines):
             c.setFont(bold if i == 0 else font, 7.5 if i == 0 else 7)
-            c.drawCentredString(x, y - 9 - 9.5 * i, line)
+            c.drawCentredString((x0 + x1) / 2, y1 - 9 - 9.5 * i, line)
 
 
-def _street_names(c, view, streets, font, *, min_len_pt: float = 40.0) -> None:
-    """One name per street, along its longest piece in view (never upside down)."""
+def _text_box(x: float, y: float, width: float, size: float, angle: float = 0.0):
+    """The page box of a halo text centred at (x, y) (baseline at y - 0.3 size), rotated."""
+    import shapely.affinity
+
+    rect = shapely.box(x - width / 2 - 1.5, y - size * 0.3, x + width / 2 + 1.5, y + size * 0.9)
+    return shapely.affinity.rotate(rect, angle, origin=(x, y)) if angle else rect
+
+
+def _street_names(c, view, streets, font, taken: Taken, *, min_len_pt: float = 40.0) -> None:
+    """One name per street, along its longest piece in view (never upside down), wholly in the
+    frame and clear of the numbers and boxes ``taken``: tried at the middle, then further along
+    the piece; left out when nowhere fits."""
     from reportlab.pdfbase.pdfmetrics import stringWidth
 
     pieces = shapely.intersection(streets.geometry.values, view.visible)
@@ -493,40 +614,52 @@ def _street_names(c, view, streets, font, *, min_len_pt: float = 40.0) -> None:
             length = part.length * view.scale
             if length > best.get(text, (0.0, None))[0]:
                 best[text] = (length, part)
-    for text, (length, part) in best.items():
-        if length < max(min_len_pt, stringWidth(text, font, 6.5) + 6):
+    for text, (length, part) in sorted(best.items(), key=lambda kv: -kv[1][0]):
+        width = stringWidth(text, font, 6.5)
+        if length < max(min_len_pt, width + 6):
             continue
-        mid = part.interpolate(0.5, normalized=True)
-        a = part.interpolate(max(0.0, 0.5 - 0.05), normalized=True)
-        b = part.interpolate(min(1.0, 0.5 + 0.05), normalized=True)
-        angle = math.degrees(math.atan2(b.y - a.y, b.x - a.x))
-        if angle > 90:
-            angle -= 180
-        elif angle < -90:
-            angle += 180
-        x, y = view.xy(np.array([[mid.x, mid.y]]))[0]
-        _halo_text(c, x, y - 2, text, font, 6.5, angle=angle)
+        for at in (0.5, 0.38, 0.62, 0.26, 0.74, 0.14, 0.86):
+            mid = part.interpolate(at, normalized=True)
+            a = part.interpolate(max(0.0, at - 0.05), normalized=True)
+            b = part.interpolate(min(1.0, at + 0.05), normalized=True)
+            angle = math.degrees(math.atan2(b.y - a.y, b.x - a.x))
+            if angle > 90:
+                angle -= 180
+            elif angle < -90:
+                angle += 180
+            x, y = view.xy(np.array([[mid.x, mid.y]]))[0]
+            box_ = _text_box(x, y - 2, width, 6.5, angle)
+            if taken.clear_of(box_):
+                taken.add_shape(box_)
+                _halo_text(c, x, y - 2, text, font, 6.5, angle=angle)
+                break
 
 
-def _parcel_ids(c, view, context, listed, font, *, skip: set[str] = frozenset()) -> None:
-    """Without a streets layer, other parcels large enough on the page show their id."""
+def _parcel_ids(c, view, context, listed, font, taken: Taken, *,
+                skip: set[str] = frozenset()) -> None:
+    """Without a streets layer, other parcels large enough on the page show their id, inside
+    the parcel and the frame, clear of the numbers and boxes ``taken``."""
     from reportlab.pdfbase.pdfmetrics import stringWidth
 
-    taken = (set(_texts(listed["id"])) if "id" in listed else set()) | set(skip)
+    used = (set(_texts(listed["id"])) if "id" in listed else set()) | set(skip)
     for pid, geom in zip(_texts(context["id"]), context.geometry.values, strict=True):
-        if not pid or pid in taken or geom is None or geom.is_empty:
+        if not pid or pid in used or geom is None or geom.is_empty:
             continue
         part = shapely.intersection(geom, view.visible)
         if part.is_empty or part.area * view.scale ** 2 < 900:  # under 30 x 30 pt: no room
             continue
         pt = shapely.point_on_surface(part)
         x, y = view.xy(np.array([[pt.x, pt.y]]))[0]
-        half = stringWidth(pid, font, 5.5) / 2 + 2
+        width = stringWidth(pid, font, 5.5)
+        half = width / 2 + 2
         (bx0, _), (bx1, _) = view.xy(np.array([part.bounds[:2], part.bounds[2:]]))
         if 2 * half > bx1 - bx0:  # wider than the parcel: it would read as a neighbour's
             continue
         x = min(max(x, FRAME[0] + half, bx0 + half), FRAME[2] - half, bx1 - half)
-        _halo_text(c, x, y - 2, pid, font, 5.5)
+        box_ = _text_box(x, y - 2, width, 5.5)
+        if taken.clear_of(box_):
+            taken.add_shape(box_)
+            _halo_text(c, x, y - 2, pid, font, 5.5)
 
 
 def _classes(listed: pd.DataFrame) -> dict[str, np.ndarray]:
