@@ -219,9 +219,6 @@ def abutter_package(
         Also notify owners around ponds under 10 acres that the subject borders.
     sender
         Lines of the sender block of ``certified_mail.pdf``.
-    Raises :class:`OwnerJoinError` when an assessing table is configured but not one abutter
-    that can have an owner joins a record of it (a wrong id field: the list would be empty).
-
     max_abutters
         Stop with :class:`TooManyAbuttersError` (before reading owners or writing anything)
         when more parcels than this abut; without it, a list over ``[rules]
@@ -233,6 +230,14 @@ def abutter_package(
     -------
     AbutterPackage
         The frames; :meth:`AbutterPackage.write` writes the files.
+
+    Raises
+    ------
+    OwnerJoinError
+        An assessing table is configured but not one abutter that can have an owner joins a
+        record of it (a wrong id field: the list would name no owner).
+    ~swm_gis.errors.UnknownParcelError
+        A ``parcels`` value is neither a parcel id nor a map-lot (near matches are listed).
 
     Examples
     --------
