@@ -336,3 +336,43 @@ def test_a_gap_inside_the_town_line_is_not_beyond_it(tmp_path):
                                       parcels="L_2_1")
     [w] = [w for w in without.warnings if w["code"] == "parcels_missing_beyond_edge"]
     assert "to the south of the subject" in w["text"]
+
+
+# --------------------------------------------------------------------------- texts of the package
+def test_the_package_cites_the_procedure_by_heading_and_asks_for_return_receipt(tmp_path,
+                                                                                capsys):
+    """No output cites "§ 320-18" (the regulation copy numbers only 320-19/20/21); the mailing
+    book ticks Certified and Return Receipt and quotes A(7)'s wording."""
+    out = tmp_path / "out"
+    code, said = _run(["abutters", "-c", str(_town(tmp_path / "t")), "-p", "L_2_2", "-o",
+                       str(out)], capsys)
+    assert code == 0, said
+    texts = {name: " ".join(" ".join(p.extract_text() for p in PdfReader(out / name).pages)
+                            .split())
+             for name in ("certification.pdf", "certified_mail.pdf", "abutters_map.pdf",
+                          "labels.pdf")}
+    texts["abutters.json"] = (out / "abutters.json").read_text(encoding="utf-8")
+    texts["left_out.csv"] = (out / "left_out.csv").read_text(encoding="utf-8-sig")
+    texts["summary"] = said
+    for name, text in texts.items():
+        assert "320-18" not in text, name
+    assert "Chapter 320, permit procedure, A(7)" in texts["abutters.json"]
+    assert "CERTIFICATION BY THE BOARD OF ASSESSORS (Chapter 320, permit procedure, A(2))" in \
+        texts["certification.pdf"]
+    book = texts["certified_mail.pdf"]
+    assert ("by certified mail, return receipt requested, or by certificates of mailing"
+            in book)
+    assert "Return receipt requested with certified mail (RR Fee column)" in book
+    from swm_gis.reports.certified_mail import MAIL_TYPES, TICKED
+
+    assert TICKED == ("Certified", "Return Receipt (hardcopy)") and set(TICKED) <= set(MAIL_TYPES)
+    # the ticks as drawn: an "X" in the box just left of each ticked label, none elsewhere
+    runs = []
+    PdfReader(out / "certified_mail.pdf").pages[0].extract_text(
+        visitor_text=lambda t, cm, tm, *_: runs.append((t.strip(), cm[4] + tm[4], cm[5] + tm[5]))
+        if t.strip() else None)
+    ticks = [(x, y) for t, x, y in runs if t == "X"]
+    labels = {t: (x, y) for t, x, y in runs if t in MAIL_TYPES}
+    ticked = {t for t, (lx, ly) in labels.items()
+              if any(abs(ly - y) < 1 and 0 < lx - x < 14 for x, y in ticks)}
+    assert ticked == set(TICKED) and len(ticks) == 2
