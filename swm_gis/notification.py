@@ -183,6 +183,7 @@ def check_label_template(label_template: str) -> None:
                           f"{', '.join(SHEETS)}.")
 
 
+@layers.run_cache()  # each source described by GDAL once per package, not once per read
 def abutter_package(
     config: TownConfig,
     *,
@@ -517,9 +518,12 @@ def read_subject(cfg: TownConfig, *, parcel_ids: list[str],
                 "lies in the town and that both are in the CRS they declare."
             )
         parcel_ids = core.subject_ids(subject)
+        subject = layers.read_parcels_by_id(cfg, parcel_ids)
     else:
-        parcel_ids, notes = resolve_parcel_ids(cfg, parcel_ids)
-    subject = layers.read_parcels_by_id(cfg, parcel_ids)
+        parcel_ids, notes, read = resolve_parcel_ids(cfg, parcel_ids)
+        # every value an id as given: the parcels read to check them are the subject
+        subject = (layers.merge_duplicate_ids(read) if read is not None
+                   else layers.read_parcels_by_id(cfg, parcel_ids))
     subject.attrs["grazed"] = grazed
     return subject, site_gdf, skipped, notes
 
@@ -529,12 +533,14 @@ def _loose(text: object) -> str:
     return re.sub(r"[^0-9A-Z]", "", str(text).upper())
 
 
-def resolve_parcel_ids(cfg: TownConfig, given: list[str]) -> tuple[list[str], list[str]]:
+def resolve_parcel_ids(cfg: TownConfig, given: list[str]
+                       ) -> tuple[list[str], list[str], gpd.GeoDataFrame | None]:
     """The parcel ids of what a clerk typed: a parcel id (``[layers.parcels.fields] id``) or
     the assessor's map-lot (``map_par_id``, MassGIS ``MAP_PAR_ID``), exactly, else written
     with other spacing or punctuation when that matches one parcel only.
 
-    Returns the ids and one note per value not matched as a parcel id (which field it matched).
+    Returns the ids, one note per value not matched as a parcel id (which field it matched)
+    and, when every value was an id as given, the parcels read to check them (else None).
     Raises :class:`~swm_gis.errors.UnknownParcelError` listing near matches when a value matches
     nothing.
     """
@@ -542,11 +548,14 @@ def resolve_parcel_ids(cfg: TownConfig, given: list[str]) -> tuple[list[str], li
     if "" in given:
         raise UnknownParcelError("A parcel id is empty (--parcel \"\"); give the parcel's id, "
                                  "e.g. its MassGIS LOC_ID, or its map-lot (MAP_PAR_ID).")
-    found = set(layers.read_by_ids(cfg, "parcels", "id", given)["id"].dropna().astype(str))
+    by_id = layers.read_by_ids(cfg, "parcels", "id", given)
+    found = set(by_id["id"].dropna().astype(str))
     resolved = {g: [g] for g in given if g in found}
     notes: list[str] = []
     missing = [g for g in given if g not in resolved]
-    fields = _parcel_fields(cfg)
+    if not missing:
+        return given, notes, by_id
+    fields = dict(by_id.attrs.get("field_map") or {})
     if missing and fields.get("map_par_id") and fields["map_par_id"] != fields.get("id"):
         rows = layers.read_by_ids(cfg, "parcels", "map_par_id", missing)
         for g in missing:
@@ -579,7 +588,7 @@ def resolve_parcel_ids(cfg: TownConfig, given: list[str]) -> tuple[list[str], li
             sanity.check_ids(every_id, cfg.layer("parcels"), whole_layer=True)
             raise UnknownParcelError(_unknown_text(cfg, near, fields))
     ids_out = list(dict.fromkeys(i for g in given for i in resolved[g]))
-    return ids_out, notes
+    return ids_out, notes, None
 
 
 def _id_text(value: object) -> str:
@@ -587,11 +596,6 @@ def _id_text(value: object) -> str:
     if isinstance(value, float) and value.is_integer():
         return str(int(value))
     return str(value)
-
-
-def _parcel_fields(cfg: TownConfig) -> dict[str, str | None]:
-    spec = cfg.layer("parcels").sources[0]
-    return layers.map_fields(spec, list(layers.layer_info(spec)["fields"]))
 
 
 def _loose_matches(known: pd.DataFrame, given: str) -> list[str]:
