@@ -246,14 +246,9 @@ def test_dense_numbers_never_hide_each_other_nor_the_furniture():
     """44 numbers, 36 of them for lots smaller than a circle: every circle lies wholly in the
     frame, clear of every other circle, the scale bar, the north arrow and the subject's label;
     those with no room on their lot are led to it by a line."""
-    from swm_gis.reports.abutters_map import (
-        Taken,
-        _place_numbers,
-        _subject_label_boxes,
-        label_points,
-        map_view,
-    )
+    from swm_gis.reports.abutters_map import _subject_label_boxes, label_points, map_view
     from swm_gis.reports.map_furniture import north_arrow_box, scale_bar_box
+    from swm_gis.reports.map_placement import Taken, place_numbers
     from swm_gis.reports.pdf_fonts import register_fonts
 
     font, bold = register_fonts()
@@ -264,7 +259,7 @@ def test_dense_numbers_never_hide_each_other_nor_the_furniture():
     boxes = [north_arrow_box(), scale_bar_box(view, CRS),
              *(b[:4] for b in _subject_label_boxes(view, subject, {"S": "12 Elm St"}, font,
                                                    bold))]
-    marks = _place_numbers(view, listed, points, bold, area, Taken(boxes))
+    marks = place_numbers(view, listed, points, bold, area, Taken(boxes))
     assert sorted(int(m[0]) for m in marks) == list(range(1, 45))
     xy = np.array([(m[1], m[2]) for m in marks])
     r = np.array([m[3] for m in marks])
