@@ -154,16 +154,35 @@ def _free_in_parcel(view, geom, reach, taken: Taken, r: float, *, n: int = 9):
 
 
 def _free_ring(x: float, y: float, r: float, taken: Taken):
-    """The nearest free circle centre on rings round (x, y), 24 directions each."""
+    """The nearest free circle centre on rings round (x, y), 24 directions each, preferring one
+    whose leader line passes under no placed circle (the first free one otherwise)."""
     angles = np.linspace(0, 2 * np.pi, 24, endpoint=False)
+    fallback = None
     for step in _LEADER_STEPS:
         d = step * r
         xy = np.column_stack((x + d * np.cos(angles), y + d * np.sin(angles)))
-        ok = taken.free(xy, r)
-        if ok.any():
-            k = int(np.flatnonzero(ok)[0])
-            return float(xy[k, 0]), float(xy[k, 1])
-    return None
+        ok = np.flatnonzero(taken.free(xy, r))
+        if not len(ok):
+            continue
+        near = taken.circles_near(x, y, reach=d + r)
+        for k in ok:
+            if not _leader_crosses(x, y, xy[k, 0], xy[k, 1], near):
+                return float(xy[k, 0]), float(xy[k, 1])
+        if fallback is None:
+            fallback = (float(xy[ok[0], 0]), float(xy[ok[0], 1]))
+    return fallback
+
+
+def _leader_crosses(ax: float, ay: float, bx: float, by: float, circles) -> bool:
+    """Whether the segment from (ax, ay) to (bx, by) passes under one of ``circles``."""
+    if not circles:
+        return False
+    c = np.asarray(circles, dtype=float)
+    dx, dy = bx - ax, by - ay
+    t = np.clip(((c[:, 0] - ax) * dx + (c[:, 1] - ay) * dy) / max(dx * dx + dy * dy, 1e-12),
+                0, 1)
+    dist = np.hypot(ax + t * dx - c[:, 0], ay + t * dy - c[:, 1])
+    return bool((dist < c[:, 2]).any())
 
 
 def draw_numbers(c, marks, bold) -> None:
