@@ -51,7 +51,7 @@ def screen(
     mitigation: Source | None = None,
     exemptions: Iterable[str] = (),
     roadway_maintenance: bool = False,
-    parcels: Iterable[str] = (),
+    parcels: str | Iterable[str] = (),
     received: str | dt.date | None = None,
     proposed_use: str | None = None,
     progress: Progress | None = None,
@@ -78,8 +78,9 @@ def screen(
     roadway_maintenance
         Redevelopment limited to maintaining existing roadways.
     parcels
-        The site's parcel ids (Chapter 320: the site is the lot or parcel); default: the parcels
-        the limit of disturbance lies on. The floodplain and impervious areas read them.
+        The site's parcel ids (Chapter 320: the site is the lot or parcel; one id may be given
+        as a string); default: the parcels the limit of disturbance lies on. The floodplain and
+        impervious areas read them.
     received
         Date the application was received (``"YYYY-MM-DD"`` or a date), for the deadlines.
     proposed_use
@@ -119,7 +120,8 @@ def screen(
         proposed_impervious_sqft = finite_value(
             proposed_impervious_sqft, what="--proposed-impervious-sqft", low=0, unit="sq ft")
     cfg = _config(config)
-    parcel_ids = [str(p) for p in parcels]
+    # one id given as a string is one parcel, not a list of its characters
+    parcel_ids = [parcels] if isinstance(parcels, str) else [str(p) for p in parcels or ()]
     progress(0.0, "reading the site")
     frames = {
         "site": as_frame(site, working_crs=cfg.crs, what="--site"),

@@ -10,10 +10,12 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 
+import pandas as pd
+
 from swm_gis.config.town import TownConfig
 from swm_gis.errors import SwmGisError
 from swm_gis.io import layers as io
-from swm_gis.rules.abutters import check_right_of_way_field
+from swm_gis.rules.abutters import check_right_of_way_field, no_owner_type
 
 ProgressFn = Callable[[float, str], None]
 
@@ -52,6 +54,7 @@ def validate_config(config: TownConfig, *, progress: ProgressFn | None = None) -
             progress(i / len(keys), f"checking {key}")
         reports.append(validate_layer(config, key))
     _blame_parcels(reports)
+    _owner_join(config, reports)
     if progress:
         progress(1.0, "done")
     return reports
@@ -104,6 +107,10 @@ def _validate_vector(config: TownConfig, key: str, report: LayerReport) -> None:
     if gdf.empty:
         report.error = f"{spec_text(config, key)} has no features."
         return
+    if key == "parcels":  # the owner join is checked once the assessing table is read
+        frame = pd.DataFrame(gdf.drop(columns=gdf.geometry.name))
+        frame.attrs = dict(gdf.attrs)
+        report.__dict__["_frame"] = frame
     report.extent = tuple(float(v) for v in gdf.total_bounds)  # type: ignore[assignment]
     if key == "parcels":
         _check_parcels(config, gdf, report)
@@ -126,11 +133,75 @@ def _check_parcels(config: TownConfig, gdf, report: LayerReport) -> None:
 
 def _validate_table(config: TownConfig, key: str, report: LayerReport) -> None:
     df = io.read_table(config, key)
+    report.__dict__["_frame"] = df
     report.rows = len(df)
     report.warnings.extend(df.attrs.get("warnings", []))
     _fields(df.attrs.get("field_map", {}), report)
     if df.empty:
         report.error = f"{spec_text(config, key)} has no rows."
+
+
+def _id_text(value: object) -> str | None:
+    if value is None or (not isinstance(value, str) and pd.isna(value)):
+        return None
+    if isinstance(value, float) and value.is_integer():
+        return str(int(value))
+    return str(value).strip() or None
+
+
+def owner_join_rate(parcels: pd.DataFrame, assess: pd.DataFrame, rules
+                    ) -> tuple[int, int, dict[str, tuple[int, int]]]:
+    """How many parcels that can have an owner (not right-of-way or water, with an id) have at
+    least one assessing record: ``(joined, ownable, {POLY_TYPE: (joined, ownable)})``."""
+    ids = parcels["id"].map(_id_text)
+    ownable = ids.notna() & ~no_owner_type(parcels, rules).to_numpy(bool)
+    records = set(assess["parcel_id"].map(_id_text).dropna()) if "parcel_id" in assess \
+        else set()
+    joined = ids.isin(records) & ownable
+    by_type: dict[str, tuple[int, int]] = {}
+    if "poly_type" in parcels and parcels["poly_type"].notna().any():
+        kinds = parcels["poly_type"].astype("string").str.strip().str.upper().fillna("(none)")
+        for kind in sorted(set(kinds[ownable])):
+            sel = ownable & (kinds == kind)
+            by_type[str(kind)] = (int((joined & sel).sum()), int(sel.sum()))
+    return int(joined.sum()), int(ownable.sum()), by_type
+
+
+def _owner_join(config: TownConfig, reports: list[LayerReport]) -> None:
+    """The parcels-to-assessing join rate on the assessing table's line; an error below
+    ``[rules] owner_join_min_share`` (a wrong id field joins nothing and every abutter list
+    would name no owner)."""
+    by_key = {r.key: r for r in reports}
+    parcels, assess = by_key.get("parcels"), by_key.get("assess")
+    if parcels is None or assess is None or parcels.error or assess.error:
+        return
+    pframe, aframe = parcels.__dict__.get("_frame"), assess.__dict__.get("_frame")
+    if pframe is None or aframe is None:
+        return
+    joined, ownable, by_type = owner_join_rate(pframe, aframe, config.rules)
+    if not ownable:
+        return
+    share = joined / ownable
+    pfield = (pframe.attrs.get("field_map") or {}).get("id") or "id"
+    afield = (aframe.attrs.get("field_map") or {}).get("parcel_id") or "parcel_id"
+    kinds = "; ".join(f"{k} {j:,} of {n:,}" for k, (j, n) in by_type.items())
+    assess.warnings.append(
+        f"owner join: {joined:,} of {ownable:,} parcels that can have an owner "
+        f"({100 * share:.1f} %) have at least one assessing record (parcels {pfield} = "
+        f"assessing {afield})" + (f"; by POLY_TYPE: {kinds}" if kinds else ""))
+    least = config.rules.owner_join_min_share
+    if share < least:
+        pex = ", ".join(pframe["id"].map(_id_text).dropna().head(3))
+        aex = ", ".join(aframe["parcel_id"].map(_id_text).dropna().head(3)) \
+            if "parcel_id" in aframe else ""
+        assess.error = (
+            f"Only {joined:,} of {ownable:,} parcels that can have an owner "
+            f"({100 * share:.1f} %) join an assessing record, under [rules] "
+            f"owner_join_min_share = {least:g}: the parcels' id field ({pfield}, e.g. {pex}) "
+            f"and the assessing table's parcel_id field ({afield}, e.g. {aex}) do not hold the "
+            "same ids, so abutter lists would name no owners. Check [layers.parcels.fields] id "
+            "and [layers.assess.fields] parcel_id (MassGIS: LOC_ID in both); if the table is "
+            "knowingly partial, lower [rules] owner_join_min_share.")
 
 
 def _validate_raster(config: TownConfig, key: str, report: LayerReport) -> None:

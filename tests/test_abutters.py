@@ -118,7 +118,7 @@ def test_row_across_street_is_in_and_the_row_polygon_is_left_out_with_its_reason
     assert "C" in set(listed["id"])
     assert list(left["id"]) == ["ROW"]
     assert "ROW polygon" in left["reason"].item() and "no owner" in left["reason"].item()
-    assert "320-18 A(7)" in left["reason"].item()
+    assert "Chapter 320, permit procedure, A(7)" in left["reason"].item()
 
 
 def test_water_without_owner_is_left_out_but_with_an_owner_is_listed():
@@ -197,8 +197,20 @@ def test_site_selects_parcels_it_reaches_into_not_those_it_only_touches():
                           geometry=[_b(0, 0, 50, 50), _b(50, 0, 100, 50)], crs=CRS)
     nudged = gpd.GeoDataFrame(geometry=[_b(0.001, 0, 50.001, 50)], crs=CRS)
     assert list(parcels_touched_by_site(pq, nudged)["id"]) == ["P"]
+    # 1 m further it grazes Q by 50 m2 (538 sq ft, 2 % of Q): Q is not made a subject
+    # ([rules] site_subject_share 0.25) but named as grazed, for the warning
     wider = gpd.GeoDataFrame(geometry=[_b(0, 0, 51, 50)], crs=CRS)
-    assert list(parcels_touched_by_site(pq, wider)["id"]) == ["P", "Q"]
+    grazing = parcels_touched_by_site(pq, wider)
+    assert list(grazing["id"]) == ["P"]
+    [g] = grazing.attrs["grazed"]
+    assert g["id"] == "Q" and g["overlap_sqft"] == pytest.approx(50 / 0.3048**2)
+    assert g["parcel_share"] == pytest.approx(0.02) and g["site_share"] == pytest.approx(50 / 2550)
+    # 15 m into Q: 30 % of Q, so Q is the applicant's land too
+    onto = gpd.GeoDataFrame(geometry=[_b(0, 0, 65, 50)], crs=CRS)
+    assert list(parcels_touched_by_site(pq, onto)["id"]) == ["P", "Q"]
+    # a site mostly on Q and a little on P: the share of the site decides (P holds 1/21)
+    assert list(parcels_touched_by_site(pq, gpd.GeoDataFrame(
+        geometry=[_b(49, 0, 70, 50)], crs=CRS))["id"]) == ["Q"]
     over = gpd.GeoDataFrame(geometry=[_b(-5, 10, 20, 20)], crs=CRS)  # reaches into the street
     subject = parcels_touched_by_site(parcels, over, rules=Rules())
     assert list(subject["id"]) == ["S"] and subject.attrs["skipped_no_owner"] == ["ROW"]

@@ -89,9 +89,13 @@ def test_every_owner_of_condominium_8_61_gets_a_notice(package):
             "mail_zip": r["Owner_Zip"], "mail_country": ""}
         wanted[recipient_key(rec)[:-1]] = r["Owner_Name"]
     missing = [name for key, name in wanted.items() if key not in keys_in_list]
-    assert missing == []
+    # one record says "CAMBRIDGE, MS 02141": state and ZIP disagree (021.. is MA), so it is
+    # kept off the mailing list for review (issue 22), with the reason
+    assert missing == ["BRITTINGHAM, BARBARA E TRS"]
+    review = {r["owner_name"]: r["reason"] for r in _table(package / "mailing_review.csv")}
+    assert "state MS and ZIP 02141 disagree" in review["BRITTINGHAM, BARBARA E TRS"]
     # one notice per distinct owner and address: 168 unit records, some owners own two units
-    assert len(mailing) == len(wanted)
+    assert len(mailing) + 1 == len(wanted)
     assert 160 <= len(mailing) <= 168
 
 
@@ -113,6 +117,42 @@ def test_every_output_records_subject_distance_and_fiscal_year(package):
     text = "\n".join(str(c.value) for c in sheet["A"] if c.value)
     assert "parcel(s) 9-29" in text and "100 ft" in text and "FY2025" in text
     assert "ASSESSING_ParcelsFY2014.topojson" in text
+
+
+def test_the_certification_of_9_29_names_every_parcel_not_mailed(package):
+    """Issue 22: 4 of the 5 abutting parcels of 9-29 have no record in the 1,000-record FY2025
+    sample, and the street polygon ROAD has no owner: 6 parcels within 100 ft = 1 mailed (the
+    condominium 8-61) + 5 named, with the reason, on certification.pdf, on the workbook's
+    Certification sheet and in abutters.json, with one set of figures."""
+    import json
+
+    from openpyxl import load_workbook
+    from pypdf import PdfReader
+
+    doc = json.loads((package / "abutters.json").read_text(encoding="utf-8"))
+    c = doc["counts"]
+    assert (c["parcels_total"], c["parcels_mailed"], c["parcels_not_mailed"]) == (6, 1, 5)
+    named = {r["parcel_id"]: r["reason_code"] for r in doc["not_mailed"]}
+    assert named == {"8-50": "no_owner_of_record", "9-89": "no_owner_of_record",
+                     "1A-86": "no_owner_of_record", "9-37": "no_owner_of_record",
+                     "ROAD": "right_of_way_or_water"}
+    listed = {r["parcel_id"] for r in _table(package / "abutting_parcels.csv")}
+    left = {r["parcel_id"] for r in _table(package / "left_out.csv")} - {SUBJECT}
+    assert set(named) | {"8-61"} == listed | left  # every parcel within 100 ft accounted for
+    codes = [w["code"] for w in doc["warnings"]]
+    assert "owners_not_found" in codes
+    sums = ("6 parcel(s) within 100 ft of the subject (rights-of-way and water included) = 1 "
+            "whose owners are mailed + 5 not mailed")
+    pdf = " ".join(" ".join(p.extract_text() for p in PdfReader(
+        package / "certification.pdf").pages).split())
+    sheet = " ".join(" ".join(str(c.value) for c in load_workbook(
+        package / "mailing_list.xlsx")["Certification"]["A"] if c.value).split())
+    for text in (pdf, sheet):
+        assert sums in text
+        for pid in ("8-50", "9-89", "1A-86", "9-37", "ROAD"):
+            assert f"{pid}, " in text, pid
+        assert "Warning (owners_not_found)" in text
+        assert "with the owners named here as lacking an address, are those" not in text
 
 
 @pytest.mark.qgis

@@ -4,11 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from swm_gis.screening.checklist import checklist_groups
-from swm_gis.screening.checklist import submittal_checklist
-from swm_gis import findings as fd
-from swm_gis.checklist import checklist_groups
-from swm_gis.checklist import submittal_checklist
+from swm_gis.screening import findings as fd
+from swm_gis.screening.checklist import checklist_groups, submittal_checklist
 
 
 def _items(document=None):

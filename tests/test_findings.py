@@ -547,7 +547,7 @@ def test_summary_for_some_keys_is_their_lines_only(tmp_path):
 
 # --------------------------------------------------------------------------- Chapter 320 as written
 def _trigger(area=60_000.0, plan=None, claims=(), ms4=None):
-    from swm_gis.disturbance import EXEMPTIONS
+    from swm_gis.rules.disturbance import EXEMPTIONS
 
     reaches = area >= 43_560 or (plan is not None and plan >= 43_560)
     return {"area_sqft": area, "area_acres": area / 43_560, "common_plan_area_sqft": plan,
@@ -562,8 +562,8 @@ def _trigger(area=60_000.0, plan=None, claims=(), ms4=None):
 
 def _pure_doc(*, area=60_000.0, plan=None, claims=(), roadway=False, dev="redevelopment",
               existing=20_000.0, ms4=None, mitigation=(), huc10=(("0109000106", 1.0),)):
-    from swm_gis.config import Rules
-    from swm_gis.standards import performance_standards
+    from swm_gis.config.town import Rules
+    from swm_gis.rules.standards import performance_standards
 
     return {
         "disturbance": _trigger(area, plan, claims, ms4),

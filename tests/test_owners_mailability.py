@@ -253,3 +253,113 @@ def test_likely_duplicates_many_owners_at_one_address():
                            "mail_zip": "02109", "mail_country": ""})
     assert likely_duplicates(recips) == [[10, 2500]]
     assert likely_duplicates(recips.iloc[:0]) == []
+
+
+# --------------------------------------------------------------------------- ZIPs and states
+def test_zip_prefix_table_places_known_zips_in_their_states():
+    from swm_gis.rules.owners import zip_prefix_states, zip_states
+
+    known = {"01940": "MA", "02141": "MA", "01002": "MA", "05501": "MA", "02903": "RI",
+             "03101": "NH", "04101": "ME", "05401": "VT", "06103": "CT", "07102": "NJ",
+             "10001": "NY", "00501": "NY", "19103": "PA", "19901": "DE", "20500": "DC",
+             "21201": "MD", "23219": "VA", "25301": "WV", "27601": "NC", "29201": "SC",
+             "30303": "GA", "33101": "FL", "35203": "AL", "37203": "TN", "39201": "MS",
+             "40202": "KY", "43215": "OH", "46204": "IN", "48226": "MI", "50309": "IA",
+             "53202": "WI", "55401": "MN", "57104": "SD", "58102": "ND", "59601": "MT",
+             "60601": "IL", "63101": "MO", "66603": "KS", "68102": "NE", "70112": "LA",
+             "72201": "AR", "73102": "OK", "75201": "TX", "79901": "TX", "80202": "CO",
+             "82001": "WY", "83702": "ID", "84111": "UT", "85004": "AZ", "87102": "NM",
+             "89101": "NV", "90210": "CA", "96813": "HI", "97204": "OR", "98101": "WA",
+             "99501": "AK", "00901": "PR", "00802": "VI", "96910": "GU", "96799": "AS",
+             "09021": "AE", "34002": "AA", "96201": "AP"}
+    for zip_code, state in known.items():
+        assert state in zip_states(zip_code), zip_code
+    # every state and DC has prefixes; unassigned prefixes belong to no state
+    states = {s for v in zip_prefix_states().values() for s in v}
+    fifty_one = {"AL", "AK", "AZ", "AR", "CA", "CO", "CT", "DE", "DC", "FL", "GA", "HI", "ID",
+                 "IL", "IN", "IA", "KS", "KY", "LA", "ME", "MD", "MA", "MI", "MN", "MS", "MO",
+                 "MT", "NE", "NV", "NH", "NJ", "NM", "NY", "NC", "ND", "OH", "OK", "OR", "PA",
+                 "RI", "SC", "SD", "TN", "TX", "UT", "VT", "VA", "WA", "WV", "WI", "WY"}
+    assert len(fifty_one) == 51 and states >= fifty_one
+    for unassigned in ("00000", "00100", "00499", "21300", "26900", "71500", "88800"):
+        assert zip_states(unassigned) == frozenset(), unassigned
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.integers(min_value=0, max_value=99_999), st.sampled_from(
+    ["MA", "NH", "RI", "NY", "CA", "PR", "TX", "AE", "GU", "ZZ"]),
+    st.sampled_from(["", "1234"]))
+def test_a_us_zip_is_kept_only_where_it_belongs_to_the_owners_state(number, state, plus4):
+    """Five digits (or ZIP+4) pass exactly when their prefix serves the state; a ZIP whose
+    leading zeros a spreadsheet dropped gets them back exactly when the padded ZIP does."""
+    from swm_gis.rules.owners import us_zip, zip_states
+
+    full = f"{number:05d}"
+    printed, problem = us_zip(full + plus4, state)
+    belongs = state in zip_states(full)
+    assert (problem == "") == belongs
+    assert printed == (f"{full}-{plus4}" if plus4 else full)
+    stripped = full.lstrip("0")
+    if 3 <= len(stripped) < 5:
+        printed, problem = us_zip(stripped + plus4, state)
+        assert (problem == "") == belongs
+        if belongs:
+            assert printed == (f"{full}-{plus4}" if plus4 else full)
+
+
+@pytest.mark.parametrize(("city", "state", "zip_", "reason"), [
+    ("PELHAM", "MA", "0100", "ZIP 0100 has 4 digits and 00100 is not a MA ZIP"),
+    ("CAMBRIDGE", "MS", "02141", "state MS and ZIP 02141 disagree (ZIPs 021.. are MA)"),
+    ("LYNN", "MA", "019", "ZIP 019 has 3 digits and 00019 is not a MA ZIP"),
+    ("LYNN", "MA", "0194", "ZIP 0194 has 4 digits and 00194 is not a MA ZIP"),
+    ("LYNN", "MA", "ABCDE", "ZIP 'ABCDE' is not a US ZIP (5 digits or ZIP+4)"),
+], ids=["pelham-cut-short", "state-zip-disagree", "three-digits", "four-digits", "letters"])
+def test_zips_that_cannot_be_trusted_go_to_review_with_the_reason(city, state, zip_, reason):
+    assess = frame([("P1", "AN OWNER", None, "1 MAIN ST", None, city, state, zip_)])
+    mailable, review, counts = build_recipients(join_owners(pd.DataFrame({"id": ["P1"]}),
+                                                            assess))
+    assert mailable.empty and counts["incomplete_address"] == 1
+    [row] = review.to_dict("records")
+    assert row["issue"] == "incomplete_address" and reason in row["reason"]
+
+
+def test_a_dropped_leading_zero_is_restored_in_the_owners_state_only():
+    assess = frame([("P1", "AN OWNER", None, "1 MAIN ST", None, "LYNNFIELD", "MA", "1940"),
+                    ("P1", "PR OWNER", None, "1 CALLE SOL", None, "SAN JUAN", "PR", "901"),
+                    ("P1", "NJ OWNER", None, "2 MAIN ST", None, "NEWARK", "NJ", "7102.0")])
+    mailable, review, _ = build_recipients(join_owners(pd.DataFrame({"id": ["P1"]}), assess))
+    zips = dict(zip(mailable["owner_name"], mailable["mail_zip"], strict=True))
+    assert zips == {"AN OWNER": "01940", "PR OWNER": "00901", "NJ OWNER": "07102"}
+    lines = mailable.set_index("owner_name")["address_lines"]
+    assert lines["AN OWNER"].split("\n")[-1] == "LYNNFIELD, MA 01940"
+
+
+# --------------------------------------------------------------------------- countries
+@pytest.mark.parametrize(("city", "state", "country", "lines"), [
+    ("SANTIAGO CHILE", "", "CHILE", ["AV PROVIDENCIA 1208", "SANTIAGO", "CHILE"]),
+    ("LONDON", "UNITED KINGDOM", "UNITED KINGDOM", ["AV PROVIDENCIA 1208", "LONDON",
+                                                    "UNITED KINGDOM"]),
+    ("SEOUL, KOREA, REPUBLIC OF", "", "SOUTH KOREA", ["AV PROVIDENCIA 1208", "SEOUL",
+                                                      "SOUTH KOREA"]),
+], ids=["city-line", "state-field", "two-word-country"])
+def test_a_country_named_in_the_city_or_state_is_the_country_line(city, state, country, lines):
+    check = classify_address({"owner_name": "A B", "address1": "AV PROVIDENCIA 1208",
+                              "mail_city": city, "mail_state": state})
+    assert check.kind == "foreign" and check.country == country
+    assert list(check.lines) == lines
+
+
+def test_us_towns_named_like_countries_stay_domestic_and_usa_is_never_printed():
+    for city, state, zip_ in (("LEBANON", "NH", "03766"), ("PERU", "IN", "46970"),
+                              ("JAMAICA", "NY", "11432"), ("MEXICO", "ME", "04257")):
+        check = classify_address({"owner_name": "A B", "address1": "1 MAIN ST",
+                                  "mail_city": city, "mail_state": state, "mail_zip": zip_,
+                                  "mail_country": "U.S.A."})
+        assert check.kind == "street" and check.country == "", city
+        assert "USA" not in " ".join(check.lines) and "U.S.A." not in " ".join(check.lines)
+    assess = frame([("P1", "AN OWNER", "USA", "1 MAIN ST", None, "LYNN", "MA", "01901",
+                     "United States")])
+    mailable, _, _ = build_recipients(join_owners(pd.DataFrame({"id": ["P1"]}), assess))
+    [rec] = mailable.to_dict("records")
+    assert rec["mail_country"] == "" and rec["co_owner"] == ""
+    assert "USA" not in rec["address_lines"] and "UNITED STATES" not in rec["address_lines"]

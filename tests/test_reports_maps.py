@@ -210,3 +210,86 @@ def test_numbers_of_overlapping_parcels_do_not_cover_each_other(tmp_path):
           and FRAME[0] < x < FRAME[2]}
     (x1, y1), (x2, y2) = at["1"], at["2"]
     assert np.hypot(x1 - x2, y1 - y2) >= 2 * 5.5
+
+
+def dense_town():
+    """A 60 m subject lot with 36 condominium lots of 3 m x 3 m packed against its east side
+    (far too small for their numbers), big lots north, west and south (one under the scale
+    bar) and two streets."""
+    from shapely.geometry import LineString as Line
+
+    lots = [("S", box(1000, 1000, 1060, 1060))]
+    for i in range(12):
+        for j in range(3):
+            lots.append((f"C{i}_{j}", box(1060 + 3 * i, 1000 + 3 * j, 1063 + 3 * i,
+                                          1003 + 3 * j)))
+    for i in range(6):
+        lots.append((f"N{i}", box(940 + 30 * i, 1060, 970 + 30 * i, 1100)))
+        lots.append((f"W{i}", box(930, 940 + 25 * i, 1000, 965 + 25 * i)))
+    lots.append(("SW", box(930, 900, 1130, 940)))
+    gdf = gpd.GeoDataFrame({"id": [p for p, _ in lots]}, geometry=[g for _, g in lots], crs=CRS)
+    subject = gdf[gdf["id"] == "S"].copy()
+    listed = gdf[gdf["id"] != "S"].copy()
+    dist = listed.distance(subject.geometry.iloc[0]) / 0.3048
+    listed = listed.assign(distance_ft=dist)[dist <= 100].sort_values("distance_ft")
+    listed = listed.reset_index(drop=True).assign(owner_of_record=True, other_town=False,
+                                                  owners="X")
+    listed["map_no"] = np.arange(1, len(listed) + 1)
+    area = gpd.GeoDataFrame(geometry=[subject.geometry.iloc[0].buffer(30.48)], crs=CRS)
+    streets = gpd.GeoDataFrame({"name": ["Long Street Name Avenue", "Short St"]},
+                               geometry=[Line([(900, 1061), (1200, 1061)]),
+                                         Line([(1050, 880), (1050, 1200)])], crs=CRS)
+    return subject, area, listed, streets
+
+
+def test_dense_numbers_never_hide_each_other_nor_the_furniture():
+    """44 numbers, 36 of them for lots smaller than a circle: every circle lies wholly in the
+    frame, clear of every other circle, the scale bar, the north arrow and the subject's label;
+    those with no room on their lot are led to it by a line."""
+    from swm_gis.reports.abutters_map import _subject_label_boxes, label_points, map_view
+    from swm_gis.reports.map_furniture import north_arrow_box, scale_bar_box
+    from swm_gis.reports.map_placement import Taken, place_numbers
+    from swm_gis.reports.pdf_fonts import register_fonts
+
+    font, bold = register_fonts()
+    subject, area, listed, _streets = dense_town()
+    assert len(listed) == 44
+    points = label_points(listed, area)
+    view = map_view(area, points)
+    boxes = [north_arrow_box(), scale_bar_box(view, CRS),
+             *(b[:4] for b in _subject_label_boxes(view, subject, {"S": "12 Elm St"}, font,
+                                                   bold))]
+    marks = place_numbers(view, listed, points, bold, area, Taken(boxes))
+    assert sorted(int(m[0]) for m in marks) == list(range(1, 45))
+    xy = np.array([(m[1], m[2]) for m in marks])
+    r = np.array([m[3] for m in marks])
+    gap = np.hypot(xy[:, None, 0] - xy[None, :, 0], xy[:, None, 1] - xy[None, :, 1]) \
+        - r[:, None] - r[None, :]
+    np.fill_diagonal(gap, np.inf)
+    assert gap.min() >= 1.0 - 1e-9  # no two circles touch
+    assert ((xy[:, 0] - r >= FRAME[0]) & (xy[:, 0] + r <= FRAME[2])
+            & (xy[:, 1] - r >= FRAME[1]) & (xy[:, 1] + r <= FRAME[3])).all()
+    for x0, y0, x1, y1 in boxes:
+        dx = np.maximum(np.maximum(x0 - xy[:, 0], xy[:, 0] - x1), 0)
+        dy = np.maximum(np.maximum(y0 - xy[:, 1], xy[:, 1] - y1), 0)
+        assert (np.hypot(dx, dy) >= r).all()
+    led = [m for m in marks if m[4] is not None]
+    assert led and all(np.hypot(m[1] - m[4][0], m[2] - m[4][1]) > m[3] for m in led)
+
+
+def test_dense_map_page_keeps_names_clear_and_inside_the_frame(tmp_path):
+    """On the page: every number and street name is drawn inside the frame, and no street name
+    starts inside a number's circle."""
+    subject, area, listed, streets = dense_town()
+    path = write_abutters_map(subject, area, listed, listed.iloc[:0], INFO, tmp_path / "d.pdf",
+                              streets=streets, subject_labels={"S": "12 Elm St"},
+                              left_out_count=0)
+    runs = positions(path)
+    numbers = [(x, y) for t, x, y in runs if t.isdigit() and t != "0" and FRAME[0] <= x <= FRAME[2]
+               and FRAME[1] <= y <= FRAME[3]]
+    assert len(numbers) == 44
+    names = [(t, x, y) for t, x, y in runs if t in ("Long Street Name Avenue", "Short St")]
+    assert {t for t, _x, _y in names} == {"Long Street Name Avenue", "Short St"}
+    for _t, x, y in names:
+        assert FRAME[0] < x < FRAME[2] and FRAME[1] < y < FRAME[3]
+        assert min(np.hypot(x - nx, y - ny) for nx, ny in numbers) > 4

@@ -43,15 +43,19 @@ def abutters(
     config: Path = config_option(),
     parcel: list[str] = typer.Option(
         None, "--parcel", "-p", metavar="ID",
-        help="Subject parcel id (the parcels layer's id field, e.g. LOC_ID); repeat for several "
-             "parcels, which are treated as one property."),
+        help="Subject parcel: its id (the parcels layer's id field, e.g. LOC_ID) or the "
+             "assessor's map-lot (MAP_PAR_ID, e.g. 7-K-33); repeat for several parcels, which "
+             "are treated as one property."),
     site: str = typer.Option(
         None, "--site", metavar="FILE", help="Vector file with the project's polygon(s) (path or "
-                             "path.gpkg:layer); the subject is every parcel it reaches into."),
+                             "path.gpkg:layer); the subject is every parcel the site really lies "
+                             "on ([rules] site_subject_share); a parcel it only grazes stays an "
+                             "abutter, with a warning."),
     distance: str = typer.Option(
         None, "--distance", "-d", metavar="DISTANCE",
         help='Notification distance: "100ft", "100 ft", "30.48m" or a number of feet. '
-             "Default: the config's abutter_distance_ft (100 ft, Chapter 320 § 320-18 A(7))."),
+             "Default: the config's abutter_distance_ft (100 ft, Chapter 320, permit "
+             "procedure, A(7))."),
     include_subject: bool = typer.Option(
         False, "--include-subject", help="Also list (and notify) the subject parcels' owners."),
     out: Path = out_dir_option(),
@@ -80,16 +84,17 @@ def abutters(
     """List the owners of all property within 100 ft of the subject's property line and write
     the mailing package.
 
-    Abutters are found by exact distance from the subject property line (inclusive), across
-    streets, town lines and water. Right-of-way and water polygons without an owner go to
-    left_out.csv with the reason; parcels with no assessing record are listed and flagged; one
-    notice per owner and mailing address after normalisation (the count removed is reported).
-    Writes abutting_parcels.csv, mailing_list.csv and .xlsx, mailing_review.csv (owners who
-    cannot be mailed, likely duplicates), certification.pdf (sources, vintage, counts and the
-    Board of Assessors' certification block), labels.pdf, abutters_map.pdf, certified_mail.pdf
-    (PS Form 3877 layout), left_out.csv, abutters.gpkg and abutters.json (counts and warnings,
-    e.g. parcels_missing_beyond_edge when the search area crosses into a town whose parcels
-    the config does not provide).
+    Abutters are found by exact distance from the subject property line (inclusive), across streets,
+    town lines and water. Right-of-way and water polygons without an owner go to left_out.csv with
+    the reason; parcels with no assessing record are listed and flagged; one notice per owner and
+    mailing address after normalisation (the count removed is reported). Writes
+    abutting_parcels.csv, mailing_list.csv and .xlsx, mailing_review.csv (owners who cannot be
+    mailed, likely duplicates), certification.pdf (sources, vintage, counts and the Board of
+    Assessors' certification block, naming every abutting parcel not mailed and why), labels.pdf,
+    abutters_map.pdf, certified_mail.pdf (a mailing book in the PS Form 3877 layout, for certified
+    mail, return receipt requested, or certificates of mailing), left_out.csv, abutters.gpkg and
+    abutters.json (counts and warnings, e.g. parcels_missing_beyond_edge when the search area
+    crosses into a town whose parcels the config does not provide).
 
     Example: swm-gis abutters --config data/cambridge.toml --parcel 9-29 --out abutters-9-29
     """

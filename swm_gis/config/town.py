@@ -81,7 +81,7 @@ class Rules:
     """Rule values; the defaults are those of Lynnfield Chapter 320 (SPEC section 2)."""
 
     trigger_sqft: float = SQFT_PER_ACRE  # 213 Art. II / 320: land disturbance >= 1 acre
-    abutter_distance_ft: float = 100.0  # 320-18 A(7): owners within 100 ft of the property line
+    abutter_distance_ft: float = 100.0  # permit procedure A(7): owners within 100 ft
     habitat_distance_ft: float = 500.0  # 320-20: NHESP features within 500 ft of construction
     retention_new_in: float = 1.0  # 320-19 B(7)(b)
     retention_redevelopment_in: float = 0.8  # 320-19 B(8)(b)
@@ -98,6 +98,12 @@ class Rules:
     #: existing impervious cover under this share of the limit of disturbance leaves new
     #: development vs redevelopment to the Commission (the definitions are silent on mixed sites)
     small_existing_impervious_share: float = 0.05
+    #: a parcel a --site reaches is a subject only when the site covers at least this share of
+    #: the parcel, or the parcel holds at least this share of the site (docs/abutters.md)
+    site_subject_share: float = 0.25
+    #: ``data validate`` fails when fewer ownable parcels than this share join an assessing
+    #: record (a wrong id field joins none)
+    owner_join_min_share: float = 0.5
     #: set from ``[layers.parcels] right_of_way`` (not a ``[rules]`` key)
     right_of_way: RightOfWayRule | None = None
 
@@ -126,9 +132,10 @@ SCHEMAS: dict[str, LayerSchema] = {
     "assess": LayerSchema(
         "table", None,
         {"parcel_id": "LOC_ID", "prop_id": "PROP_ID", "site_address": "SITE_ADDR",
-         "owner": "OWNER1", "co_owner": "OWN_CO", "address": "OWN_ADDR", "address2": None,
+         # MassGIS L3: OWN_CO is the owner's COUNTRY; the standard has no co-owner field
+         "owner": "OWNER1", "co_owner": None, "address": "OWN_ADDR", "address2": None,
          "city": "OWN_CITY", "state": "OWN_STATE", "zip": "OWN_ZIP",
-         "country": "OWN_COUNTRY", "use_code": "USE_CODE", "fiscal_year": "FY"},
+         "country": "OWN_CO", "use_code": "USE_CODE", "fiscal_year": "FY"},
         ("parcel_id", "owner"),
     ),
     "nhesp_priority": LayerSchema("vector", "polygon", {"id": "PRIHAB_ID"}, ("id",)),
@@ -221,6 +228,10 @@ RULE_KINDS: dict[str, Kind] = {
     "abutter_warning_count": Kind("a whole number of one or more", lambda v: isinstance(v, int)
                                   and not isinstance(v, bool) and v >= 1),
     "small_existing_impervious_share": finite_range(0, 1, unit="(a fraction: 0.05 = 5 %)"),
+    # subjects of a --site: share of the parcel covered, or of the site held (docs/abutters.md)
+    "site_subject_share": finite_range(0.001, 1, unit="(a fraction: 0.25 = 25 %)"),
+    # data validate: least share of ownable parcels with an assessing record
+    "owner_join_min_share": finite_range(0, 1, unit="(a fraction: 0.5 = 50 %)"),
 }
 
 

@@ -4,9 +4,19 @@ A warning is ``{"code", "text"}``: the code is stable for programs (the QGIS plu
 the text says what happened and what to do. The codes:
 
 ``parcels_missing_beyond_edge``
-    The search area reaches past the parcels the config provides: off the extent of the parcel
-    source(s), or beyond ``[layers.town_boundary]`` where no parcels were given (a town line
-    whose neighbour's parcels are not configured). Owners there cannot be listed.
+    Part of the search area is covered by no parcel polygon (rights-of-way and water count as
+    covering) and lies beyond ``[layers.town_boundary]`` when one is configured, else beyond the
+    outline of the parcels provided (or off the extent of the parcel sources): a town line whose
+    neighbour's parcels are not configured. The text gives the area and the direction; owners
+    there cannot be listed.
+``site_overlaps_neighbour``
+    A ``--site`` overlaps parcels it does not really lie on (``[rules] site_subject_share``):
+    they stay abutters and are mailed; the text gives each overlap in sq ft.
+``subjects_have_different_owners``
+    The subject parcels' owners of record differ: check that the applicant owns them all.
+``owners_not_found``
+    Abutting parcels that can have an owner have no assessing record (named on the
+    certification as not mailed); the text lists their ids.
 ``right_of_way_not_subject``
     A ``--site`` reaches into a right-of-way or water polygon: it is not the applicant's land and
     is not made a subject (else a street network would pull in half the town).
@@ -37,12 +47,15 @@ import shapely
 from swm_gis.config.town import TownConfig
 from swm_gis.io import layers
 
-#: Uncovered strips narrower than this (metres, each side) are digitising noise between a town
+#: Uncovered strips narrower than twice this (metres) are digitising noise between a town
 #: boundary and parcel lines drawn from deeds, not missing parcels.
 SLIVER_M = 3.0
-#: Beyond the town boundary, parcels must cover at least this share of the search area there
-#: (streets without polygons leave the rest) for the neighbour to count as provided.
-MIN_COVERED_SHARE = 0.5
+#: Gaps between parcel polygons narrower than twice this (metres), e.g. a street or brook drawn
+#: without a polygon, lie inside the outline of the parcel coverage: they are not missing
+#: parcels (the outline is the coverage closed by this radius).
+CLOSE_M = 20.0
+#: A direction is named when it holds at least this share of the missing area.
+DIRECTION_SHARE = 0.25
 ABUTTERS_SCHEMA_ID = "https://swm-gis.example/schemas/abutters.schema.json"
 
 
@@ -84,49 +97,131 @@ def missing_parcels_area(
 ) -> tuple[shapely.Geometry, list[str]]:
     """The part of the search ``area`` where parcels are missing, and why (phrases).
 
-    Two tests: the part of the area outside every source's extent (no source reaches there);
-    and, when a town boundary is given, the part beyond it that no parcel covers, counted only
-    when parcels cover less than :data:`MIN_COVERED_SHARE` of the area beyond the line (the
-    neighbour's parcels are not in the data). Strips under :data:`SLIVER_M` wide are ignored.
+    Measured from the parcels themselves: the part of the area that no parcel polygon covers
+    (rights-of-way and water polygons included), after closing the coverage by
+    :data:`CLOSE_M` (streets drawn without polygons are inside it), and that lies beyond the
+    town ``boundary`` when one is given, else beyond that outline. A part off every source's
+    extent is missing whatever the boundary says. Pieces under ``2 * SLIVER_M`` wide are
+    ignored.
+
+    Examples
+    --------
+    Lots cover x <= 300 (a town line at x = 300 m); a 20 m x 30 m subject 20 m from the line
+    has a 30.48 m (100 ft) search area reaching 10.48 m across it: 10.48 m x 30 m plus two
+    circular segments, 314.4 + 334.4 = 648.8 m2 (648 for the 32-segment buffer).
+
+    >>> from shapely.geometry import box
+    >>> lots = [box(x, y, x + 20, y + 30) for x in range(0, 300, 20) for y in range(0, 300, 30)]
+    >>> area = box(260, 150, 280, 180).buffer(30.48, quad_segs=32)
+    >>> gap, why = missing_parcels_area(area, lots, extents=None, boundary=None)
+    >>> round(gap.area), why
+    (648, ['beyond the outline of the parcels provided (no [layers.town_boundary] configured)'])
     """
     sliver = SLIVER_M / metres_per_unit
+    geoms = np.asarray(parcels, dtype=object)
+    if len(geoms):
+        geoms = geoms[~(shapely.is_missing(geoms) | shapely.is_empty(geoms))]
+    radius = CLOSE_M / metres_per_unit
+    cover = shapely.union_all(shapely.intersection(
+        geoms, shapely.buffer(area, 2 * radius))) if len(geoms) else shapely.Polygon()
+    outline = shapely.buffer(shapely.buffer(cover, radius, quad_segs=8), -radius, quad_segs=8)
+    uncovered = shapely.difference(area, shapely.union_all([outline, cover]))
     gaps, why = [], []
     extents = list(extents) if extents is not None else []
+    if boundary is not None and not boundary.is_empty:
+        beyond = _wide_parts(shapely.difference(uncovered, boundary), sliver)
+        if not beyond.is_empty:
+            gaps.append(beyond)
+            why.append("beyond the town boundary ([layers.town_boundary]), where no parcel "
+                       "polygon covers it")
+    else:
+        beyond = _wide_parts(uncovered, sliver)
+        if not beyond.is_empty:
+            gaps.append(beyond)
+            why.append("beyond the outline of the parcels provided (no "
+                       "[layers.town_boundary] configured)")
     if extents:
-        outside = shapely.difference(area, shapely.union_all(extents))
-        if not shapely.buffer(outside, -sliver).is_empty:
+        # off every source's extent no data can be: the bare coverage, not its outline
+        bare = shapely.difference(area, cover)
+        outside = _wide_parts(shapely.difference(bare, shapely.union_all(extents)), sliver)
+        if not outside.is_empty:
             gaps.append(outside)
             why.append("off the extent of the parcel layer")
-    if boundary is not None and not boundary.is_empty:
-        beyond = shapely.difference(area, boundary)
-        if not shapely.buffer(beyond, -sliver).is_empty:
-            geoms = np.asarray(parcels)
-            near = geoms[shapely.intersects(geoms, beyond)] if len(geoms) else geoms
-            uncovered = shapely.difference(beyond, shapely.union_all(near)) if len(near) \
-                else beyond
-            share = 1.0 - shapely.area(uncovered) / max(shapely.area(beyond), 1e-12)
-            if share < MIN_COVERED_SHARE and not shapely.buffer(uncovered, -sliver).is_empty:
-                gaps.append(uncovered)
-                why.append("beyond the town boundary ([layers.town_boundary]), where the "
-                           "config provides no parcels")
     if not gaps:
         return shapely.Polygon(), []
     return shapely.union_all(gaps), why
+
+
+def _wide_parts(geom: shapely.Geometry, sliver: float) -> shapely.Geometry:
+    """The polygon parts of ``geom`` wider than ``2 * sliver`` (whole, not eroded)."""
+    if geom is None or geom.is_empty:
+        return shapely.Polygon()
+    parts = shapely.get_parts(geom)
+    parts = parts[shapely.get_type_id(parts) == 3]
+    wide = parts[~shapely.is_empty(shapely.buffer(parts, -sliver))] if len(parts) else parts
+    return shapely.union_all(wide) if len(wide) else shapely.Polygon()
+
+
+_POINTS = ["east", "north-east", "north", "north-west", "west", "south-west", "south",
+           "south-east"]
 
 
 def compass(origin: shapely.Geometry, target: shapely.Geometry) -> str:
     """The direction from ``origin`` to ``target`` (their centroids), in eight points."""
     a, b = shapely.centroid(origin), shapely.centroid(target)
     angle = math.degrees(math.atan2(b.y - a.y, b.x - a.x))
-    names = ["east", "north-east", "north", "north-west", "west", "south-west", "south",
-             "south-east"]
-    return names[int(((angle + 22.5) % 360) // 45)]
+    return _POINTS[int(((angle + 22.5) % 360) // 45)]
+
+
+def directions(origin: shapely.Geometry, target: shapely.Geometry, *,
+               least_share: float = DIRECTION_SHARE) -> list[str]:
+    """Where ``target`` lies from ``origin``, by where its area is: the plane is cut into nine
+    zones by ``origin``'s bounding box; each corner zone's area is shared between its two sides
+    (north-east: half north, half east), and the sides holding at least ``least_share`` of the
+    area are named, largest first; two neighbouring sides named for a gap mostly in the corner
+    between them are that corner ("north-east"). A gap wrapping round a corner is named by
+    where its area is, not by its centroid, which may lie where there is no gap at all.
+
+    >>> from shapely.geometry import box
+    >>> west, south = box(-40, -5, -10, 95), box(0, -40, 20, -10)
+    >>> directions(box(0, 0, 20, 90), shapely.union_all([west, south]))
+    ['west']
+    >>> directions(box(0, 0, 20, 90), shapely.union_all([box(-30, 0, -10, 90),
+    ...                                                 box(30, 0, 50, 90)]))
+    ['east', 'west']
+    >>> directions(box(0, 0, 20, 20), box(25, 25, 40, 40))
+    ['north-east']
+    """
+    x0, y0, x1, y1 = origin.bounds
+    tx0, ty0, tx1, ty1 = target.bounds
+    far = 2 * max(tx1 - tx0, ty1 - ty0, x1 - x0, y1 - y0, 1.0)
+    xs = (min(x0, tx0) - far, x0, x1, max(x1, tx1) + far)
+    ys = (min(y0, ty0) - far, y0, y1, max(y1, ty1) + far)
+    # zone (column, row) -> its point (index of _POINTS: 0 east, 1 north-east, ...)
+    zones = {(2, 1): 0, (2, 2): 1, (1, 2): 2, (0, 2): 3, (0, 1): 4, (0, 0): 5, (1, 0): 6,
+             (2, 0): 7}
+    areas = [0.0] * 8
+    for (i, j), k in zones.items():
+        cell = shapely.box(xs[i], ys[j], xs[i + 1], ys[j + 1])
+        areas[k] = float(shapely.area(shapely.intersection(target, cell)))
+    total = sum(areas)
+    if total <= 0:
+        return [compass(origin, target)]
+    sides = {k: areas[k] + (areas[(k - 1) % 8] + areas[(k + 1) % 8]) / 2 for k in (0, 2, 4, 6)}
+    named = sorted((k for k in sides if sides[k] / total >= least_share),
+                   key=lambda k: -sides[k]) or [max(sides, key=sides.get)]
+    if len(named) == 2 and (named[0] - named[1]) % 8 in (2, 6):
+        corner = (named[0] + 1) % 8 if (named[1] - named[0]) % 8 == 2 else (named[0] - 1) % 8
+        if areas[corner] >= 0.5 * total:
+            return [_POINTS[corner]]
+    return [_POINTS[k] for k in named]
 
 
 def edge_warning(config: TownConfig, subject: gpd.GeoDataFrame, area: gpd.GeoDataFrame,
                  candidates: gpd.GeoDataFrame, *, distance_ft: float) -> dict[str, str] | None:
-    """Warning ``parcels_missing_beyond_edge`` when the search area reaches past the parcels
-    provided (see :func:`missing_parcels_area`), naming where and what to add."""
+    """Warning ``parcels_missing_beyond_edge`` when part of the search area is covered by no
+    parcel beyond the town line (see :func:`missing_parcels_area`), with its area in sq ft, the
+    direction(s) it lies in and what to add."""
     from swm_gis.config.town import metres_per_unit
 
     area_geom = shapely.union_all(area.geometry.values)
@@ -142,10 +237,10 @@ def edge_warning(config: TownConfig, subject: gpd.GeoDataFrame, area: gpd.GeoDat
     if gap.is_empty:
         return None
     sqft = shapely.area(gap) * (factor / 0.3048) ** 2
-    where = compass(shapely.union_all(subject.geometry.values), gap)
+    where = " and ".join(directions(shapely.union_all(subject.geometry.values), gap))
     return warning("parcels_missing_beyond_edge", (
         f"The {distance_ft:g} ft search area reaches {sqft:,.0f} sq ft to the {where} of the "
-        f"subject where the config provides no parcels ({'; '.join(why)}): owners there, e.g. "
+        f"subject that no parcel polygon covers ({'; '.join(why)}): owners there, e.g. "
         "across the town line, are not listed. Add the neighbouring town's parcels as a further "
         "source in [layers.parcels] path (a list; MassGIS publishes each town as "
         "L3_SHP_M<town id>_<NAME>.zip) and its assessing table in [layers.assess] path, then "
@@ -201,20 +296,151 @@ def address_fit_warning(recips, *, label_template: str = "5160") -> dict[str, st
         "pieces are shortened with an ellipsis: address them by hand from mailing_list.csv."))
 
 
+def site_overlap_warning(grazed: Sequence[Mapping[str, Any]], *, share: float
+                         ) -> dict[str, str] | None:
+    """Warning ``site_overlaps_neighbour``: parcels the site overlaps without lying on them
+    (:func:`swm_gis.rules.abutters.parcels_touched_by_site`), each with its overlap."""
+    if not grazed:
+        return None
+    parts = [f"{g['id'] or '(no id)'} ({g['overlap_sqft']:,.0f} sq ft, "
+             f"{100 * g['parcel_share']:.1f} % of the parcel)" for g in grazed]
+    return warning("site_overlaps_neighbour", (
+        f"The site overlaps {len(grazed)} neighbouring parcel(s) it does not lie on: "
+        f"{'; '.join(parts)}. A parcel is a subject only where the site covers at least "
+        f"{100 * share:g} % of it or it holds {100 * share:g} % of the site ([rules] "
+        "site_subject_share), so these are abutters and their owners are mailed. If the work "
+        "really extends onto them, give the subject by --parcel; if the site was drawn off its "
+        "lot (a survey-to-GIS shift), nothing needs doing."))
+
+
+def different_owners_warning(owners: Mapping[str, Sequence[str]]) -> dict[str, str] | None:
+    """Warning ``subjects_have_different_owners`` when the subject parcels' owners of record
+    are not the same (names compared as the mailing list compares them)."""
+    from swm_gis.rules.owners import normalise_owner
+
+    keys = {pid: frozenset(normalise_owner(n) for n in names) for pid, names in owners.items()}
+    if len(keys) < 2 or len(set(keys.values())) == 1:
+        return None
+    shown = "; ".join(f"{pid}: {', '.join(names)}" for pid, names in owners.items())
+    return warning("subjects_have_different_owners", (
+        f"The subject parcels have different owners of record ({shown}). Chapter 320 has the "
+        "permittee own the site: check that the subject is right (a parcel may be a neighbour "
+        "the site only reaches) and that every owner signs the application."))
+
+
+def owners_not_found_warning(listed, *, has_assess: bool) -> dict[str, str] | None:
+    """Warning ``owners_not_found`` naming abutting parcels with no assessing record."""
+    if not has_assess or not len(listed):
+        return None
+    missing = listed.loc[~listed["owner_of_record"].astype(bool)]
+    if missing.empty:
+        return None
+    ids = [str(v) if v is not None and not (isinstance(v, float) and math.isnan(v))
+           else "(no id)" for v in missing["parcel_id"]]
+    shown = ", ".join(ids[:20]) + (f" and {len(ids) - 20} more" if len(ids) > 20 else "")
+    return warning("owners_not_found", (
+        f"{len(ids)} of {len(listed)} abutting parcel(s) have no assessing record, so no owner "
+        f"is named or mailed for them: {shown}. They are named on the certification as not "
+        "mailed; ask the Assessors for their owners and addresses (or check that "
+        "[layers.assess] holds the whole town and joins by the same id)."))
+
+
 def no_assess_warning() -> dict[str, str]:
     return warning("no_assessing_data", "No [layers.assess] in the config: no owners could be "
                    "named and the mailing list is empty.")
 
 
 # --------------------------------------------------------------------------- abutters.json
-def package_counts(listed, left, recipient_counts: Mapping[str, int]) -> dict[str, int]:
+#: Why an abutting parcel gets no notice (``reason_code`` of :func:`not_mailed_parcels`).
+NOT_MAILED_REASONS = {
+    "no_owner_of_record": "no owner of record in the assessing data: ask the Assessors",
+    "no_usable_address": "no usable mailing address for its owner(s) (mailing_review.csv): "
+                         "ask the Assessors",
+    "right_of_way_or_water": "right-of-way or water polygon with no owner",
+}
+NOT_MAILED_COLUMNS = ["parcel_id", "map_par_id", "distance_ft", "reason_code", "reason"]
+
+
+def not_mailed_parcels(listed, left, mailable, *, subject_ids: Iterable[str] = (),
+                       include_subject: bool = False):
+    """Every parcel within the distance (the subject's own rows aside, unless
+    ``include_subject``) whose owners get no notice, nearest first, with ``reason_code``
+    (:data:`NOT_MAILED_REASONS`) and ``reason``. A parcel is mailed when one of its owners is on
+    the mailing list (a condominium unit owner without an address is named on the review list).
+    """
+    import pandas as pd
+
+    mailed = {p for ids in mailable.get("parcel_ids", [])
+              for p in str(ids).split("; ")}
+    subjects = {str(s) for s in subject_ids}
+    rows = []
+    for rec in listed.to_dict("records"):
+        pid = rec.get("parcel_id")
+        has_id = pid is not None and not (isinstance(pid, float) and math.isnan(pid))
+        if rec.get("is_subject") and not include_subject:
+            continue
+        if not rec.get("owner_of_record", False) or not has_id:
+            code = "no_owner_of_record"
+        elif str(pid) in mailed:
+            continue
+        else:
+            code = "no_usable_address"
+        rows.append({**_ids(rec), "distance_ft": rec.get("distance_ft"), "reason_code": code,
+                     "reason": NOT_MAILED_REASONS[code]
+                     + ("" if has_id else " (the polygon has no parcel id)")})
+    for rec in left.to_dict("records"):
+        if str(rec.get("parcel_id", rec.get("id"))) in subjects:
+            continue
+        rows.append({**_ids(rec), "distance_ft": rec.get("distance_ft"),
+                     "reason_code": "right_of_way_or_water",
+                     "reason": str(rec.get("reason") or NOT_MAILED_REASONS[
+                         "right_of_way_or_water"])})
+    out = pd.DataFrame(rows, columns=NOT_MAILED_COLUMNS)
+    if len(out):
+        out = out.sort_values("distance_ft", kind="stable").reset_index(drop=True)
+    return out
+
+
+def _ids(rec: Mapping[str, Any]) -> dict[str, str]:
+    def text(v: Any) -> str:
+        return "" if v is None or (isinstance(v, float) and math.isnan(v)) else str(v)
+
+    return {"parcel_id": text(rec.get("parcel_id", rec.get("id"))),
+            "map_par_id": text(rec.get("map_par_id"))}
+
+
+def not_mailed_records(not_mailed) -> list[dict[str, Any]]:
+    """The not-mailed parcels as JSON records (``abutters.json`` ``not_mailed``)."""
+    return [{"parcel_id": r["parcel_id"], "map_par_id": r["map_par_id"],
+             "distance_ft": round(float(r["distance_ft"]), 2) if r["distance_ft"] is not None
+             and not (isinstance(r["distance_ft"], float) and math.isnan(r["distance_ft"]))
+             else None,
+             "reason_code": r["reason_code"], "reason": r["reason"]}
+            for r in not_mailed.to_dict("records")] if not_mailed is not None else []
+
+
+def package_counts(listed, left, recipient_counts: Mapping[str, int], *,
+                   not_mailed=None) -> dict[str, int]:
     """The counts of ``abutters.json``: abutting, left out, no owner of record, other town,
-    then every count of :func:`swm_gis.rules.owners.build_recipients`."""
+    then every count of :func:`swm_gis.rules.owners.build_recipients`; with ``not_mailed``
+    (:func:`not_mailed_parcels`) also ``parcels_total`` = ``parcels_mailed`` +
+    ``parcels_not_mailed`` (every parcel within the distance, rights-of-way and water
+    included, the subject aside)."""
     n = len(listed)
     no_owner = int((~listed["owner_of_record"].astype(bool)).sum()) if n else 0
     other = int(listed["other_town"].astype(bool).sum()) if n else 0
-    return {"abutting": n, "left_out": len(left), "no_owner_of_record": no_owner,
-            "other_town": other, **{k: int(v) for k, v in recipient_counts.items()}}
+    counts = {"abutting": n, "left_out": len(left), "no_owner_of_record": no_owner,
+              "other_town": other, **{k: int(v) for k, v in recipient_counts.items()}}
+    if not_mailed is not None:
+        # the listed rows hold the subject's own only with --include-subject; the left-out rows
+        # hold them otherwise (not counted: the subject is not its own abutter)
+        others_left = int((~left["reason"].astype(str).str.startswith("subject parcel")).sum()) \
+            if len(left) and "reason" in left else len(left)
+        total = n + others_left
+        counts["parcels_not_mailed"] = len(not_mailed)
+        counts["parcels_total"] = total
+        counts["parcels_mailed"] = total - len(not_mailed)
+    return counts
 
 
 def abutters_document(info, *, counts: Mapping[str, int], warnings: list[dict[str, str]],
@@ -224,20 +450,23 @@ def abutters_document(info, *, counts: Mapping[str, int], warnings: list[dict[st
         "town": info.town,
         "synthetic": bool(info.synthetic),
         "generated": info.generated,
-        "section": f"Chapter 320 {info.section}",
+        "section": info.section,
         "subject": {"parcel_ids": list(info.subject_ids), "site": site_source},
         "distance_ft": float(info.distance_ft),
         "include_subject": bool(info.include_subject),
         "fiscal_years": list(info.fiscal_years),
         "counts": dict(counts),
+        "not_mailed": list(info.not_mailed),
         "warnings": list(warnings),
         "notes": list(info.notes),
         "sources": [dict(s) for s in info.sources],
     }
 
 
-__all__ = ["abutters_document", "address_fit_warning", "compass", "edge_warning",
-           "many_abutters_warning",
-           "missing_parcels_area", "no_assess_warning", "package_counts",
+__all__ = ["NOT_MAILED_REASONS", "abutters_document", "address_fit_warning", "compass",
+           "different_owners_warning", "directions", "edge_warning", "many_abutters_warning",
+           "missing_parcels_area", "no_assess_warning", "not_mailed_parcels",
+           "not_mailed_records", "owners_not_found_warning", "package_counts",
+           "site_overlap_warning",
            "right_of_way_warning", "source_extents", "subject_right_of_way_warning",
            "warning"]

@@ -24,11 +24,13 @@ from swm_gis.errors import GeometryError, SwmGisError
 from swm_gis.io import layers
 from swm_gis.io.inputs import as_frame, describe, source_of
 from swm_gis.io.outputs import api_output_dir, final_paths, source_files
+from swm_gis.io.parcel_ids import resolve_parcel_ids
 from swm_gis.io.writers import check_outputs_free, write_geopackage, write_json
 from swm_gis.notification import checks
-from swm_gis.reports import PackageInfo, source_with_vintage
+from swm_gis.reports import PackageInfo, parcel_count_text, source_with_vintage
 from swm_gis.results import html_summary
 from swm_gis.rules import abutters as core
+from swm_gis.rules.owner_join import OwnerJoinError, check_owner_join, subject_owners
 from swm_gis.rules.owners import (
     build_recipients,
     fiscal_years,
@@ -94,6 +96,10 @@ class AbutterPackage:
         Street centerlines around the subject (``[layers.streets]``), for the map.
     subject_addresses
         Subject parcel id to its site address (the map labels the subject with it).
+    not_mailed
+        Every parcel within the distance (the subject aside) whose owners get no notice, with
+        ``reason_code`` and ``reason`` (:func:`swm_gis.notification.checks.not_mailed_parcels`):
+        named on the certification, its workbook sheet and in ``abutters.json``.
     document
         The ``abutters.json`` content (subject, distance, counts, warnings).
     """
@@ -113,6 +119,7 @@ class AbutterPackage:
     streets: gpd.GeoDataFrame | None = None
     document: dict = field(default_factory=dict)
     subject_addresses: dict[str, str] = field(default_factory=dict)
+    not_mailed: pd.DataFrame = field(default_factory=pd.DataFrame)
 
     def write(self, out_dir: str | os.PathLike, *, overwrite: bool = False,
               label_template: str = "5160", label_offset: tuple[float, float] = (0.0, 0.0),
@@ -177,10 +184,11 @@ def check_label_template(label_template: str) -> None:
                           f"{', '.join(SHEETS)}.")
 
 
+@layers.run_cache()  # each source described by GDAL once per package, not once per read
 def abutter_package(
     config: TownConfig,
     *,
-    parcels: Iterable[str] | None = None,
+    parcels: str | Iterable[str] | None = None,
     site: str | os.PathLike | gpd.GeoDataFrame | None = None,
     distance: str | float | None = None,
     include_subject: bool = False,
@@ -189,17 +197,21 @@ def abutter_package(
     max_abutters: int | None = None,
     progress: Progress | None = None,
 ) -> AbutterPackage:
-    """Find the abutters of a subject property, their owners and the notices (§ 320-18 A(7)).
+    """Find the abutters of a subject property, their owners and the notices (Chapter 320, permit
+    procedure, A(7)).
 
-    Give the subject either by ``parcels`` (ids of the parcels layer's id field, treated as one
-    property) or by ``site`` (a vector file or GeoDataFrame: every parcel it reaches into).
+    Give the subject either by ``parcels`` (ids of the parcels layer's id field, or the
+    assessor's map-lot numbers of its ``map_par_id`` field, treated as one property; one id may
+    be a string) or by ``site`` (a vector file or GeoDataFrame: the parcels it really lies on,
+    ``[rules] site_subject_share``; those it only grazes stay abutters, with a warning).
 
     Parameters
     ----------
     config
         The town config (:func:`swm_gis.load_config`) or the path of its TOML file.
     parcels, site
-        The subject: parcel ids, or the project's polygon(s). Exactly one of the two.
+        The subject: parcel ids or map-lots, or the project's polygon(s). Exactly one of the
+        two.
     distance
         ``"100ft"``, ``"30.48m"`` or a number of feet; default the config's
         ``abutter_distance_ft`` (100 ft).
@@ -221,6 +233,14 @@ def abutter_package(
     AbutterPackage
         The frames; :meth:`AbutterPackage.write` writes the files.
 
+    Raises
+    ------
+    OwnerJoinError
+        An assessing table is configured but not one abutter that can have an owner joins a
+        record of it (a wrong id field: the list would name no owner).
+    ~swm_gis.errors.UnknownParcelError
+        A ``parcels`` value is neither a parcel id nor a map-lot (near matches are listed).
+
     Examples
     --------
     >>> from pathlib import Path
@@ -234,7 +254,9 @@ def abutter_package(
     progress = progress or _quiet
     if not isinstance(config, TownConfig):
         config = load_config(config)
-    parcel_ids = [str(p) for p in (parcels or [])]
+    # one id given as a string is one parcel, not a list of its characters
+    parcel_ids = ([parcels] if isinstance(parcels, str)
+                  else [str(p) for p in (parcels or [])])
     if isinstance(site, str | os.PathLike) and not str(site):
         site = None
     if bool(parcel_ids) == (site is not None):
@@ -243,7 +265,7 @@ def abutter_package(
     distance_ft = (config.rules.abutter_distance_ft if distance in (None, "")
                    else core.parse_distance_ft(distance))
     progress(0.05, "reading the subject parcel(s)")
-    subject, site_gdf, skipped = read_subject(config, parcel_ids=parcel_ids, site=site)
+    subject, site_gdf, skipped, id_notes = read_subject(config, parcel_ids=parcel_ids, site=site)
     progress(0.2, "reading parcels around the subject")
     candidates = read_candidates(config, subject, distance_ft=distance_ft)
     core.check_right_of_way_field(candidates, config.rules)
@@ -264,6 +286,8 @@ def abutter_package(
     assess = read_assess(config, ids=[*abut["id"].dropna().astype(str), *ids])
     listed, left = list_and_leave_out(abut, subject, assess, rules=config.rules,
                                       include_subject=include_subject)
+    if config.has("assess"):
+        check_owner_join(config, listed, assess)
     notices = join_owners(listed, assess)
     mailable, review, recipient_counts = build_recipients(notices, subject_ids=ids)
     owners = owners_by_parcel(notices)
@@ -271,10 +295,18 @@ def abutter_package(
     addresses = site_addresses(assess)
     listed["site_address"] = listed["parcel_id"].astype(str).map(addresses)
     area = core.search_area(subject, distance_ft=distance_ft)
-    counts = checks.package_counts(listed, left, recipient_counts)
     warnings = job_warnings(config, subject=subject, area=area, candidates=candidates,
                             distance_ft=distance_ft, skipped=skipped, n_abutting=len(abut),
                             limit=limit)
+    warnings += [w for w in (
+        checks.site_overlap_warning(subject.attrs.get("grazed", []),
+                                    share=config.rules.site_subject_share),
+        checks.different_owners_warning(subject_owners(assess, ids)),
+        checks.owners_not_found_warning(listed, has_assess=config.has("assess")),
+    ) if w is not None]
+    not_mailed = checks.not_mailed_parcels(listed, left, mailable, subject_ids=ids,
+                                           include_subject=include_subject)
+    counts = checks.package_counts(listed, left, recipient_counts, not_mailed=not_mailed)
     streets = read_streets(config, candidates, warnings)
     # an address too long to print whole (labels on the default 5160 sheet, the mailing book)
     unfit = checks.address_fit_warning(mailable) if len(mailable) else None
@@ -284,7 +316,9 @@ def abutter_package(
         town=config.name, subject_ids=tuple(ids), distance_ft=distance_ft,
         fiscal_years=tuple(fiscal_years(assess)), sources=tuple(_sources(config, site)),
         include_subject=include_subject, synthetic=config.synthetic, section=core.SECTION,
-        sender=tuple(sender or ()), notes=(ponds_note,) if ponds_note else (), counts=counts,
+        sender=tuple(sender or ()), notes=(*id_notes, *((ponds_note,) if ponds_note else ())),
+        counts=counts, warnings=tuple(warnings),
+        not_mailed=tuple(checks.not_mailed_records(not_mailed)),
     )
     site_source = source_of(site, what="site (--site)") if site is not None else None
     document = checks.abutters_document(info, counts=counts, warnings=warnings,
@@ -294,7 +328,7 @@ def abutter_package(
                           left_out=left, recipients=mailable, search_area=area,
                           summary=lines + list(info.notes), review=review, counts=counts,
                           warnings=warnings, site=site_gdf, streets=streets,
-                          document=document,
+                          document=document, not_mailed=not_mailed,
                           subject_addresses={i: str(addresses.get(i, "")) for i in ids})
 
 
@@ -419,19 +453,23 @@ def add_pond_extension(cfg: TownConfig, abut: gpd.GeoDataFrame, subject: gpd.Geo
 # --------------------------------------------------------------------------- reading
 def read_subject(cfg: TownConfig, *, parcel_ids: list[str],
                  site: str | os.PathLike | gpd.GeoDataFrame | None
-                 ) -> tuple[gpd.GeoDataFrame, gpd.GeoDataFrame | None, list[str]]:
-    """The subject parcels: by id (where clause) or the parcels the site polygons reach.
+                 ) -> tuple[gpd.GeoDataFrame, gpd.GeoDataFrame | None, list[str], list[str]]:
+    """The subject parcels: by id or map-lot, or the parcels the site polygons really lie on.
 
-    Returns the subject, the site frame (working CRS; None for ``parcel_ids``) and the ids of
-    right-of-way and water polygons the site reaches into, which are never subjects.
+    Returns the subject (``attrs["grazed"]``: parcels the site only grazes), the site frame
+    (working CRS; None for ``parcel_ids``), the ids of right-of-way and water polygons the site
+    reaches into (never subjects) and notes saying how each given id was matched.
     """
-    site_gdf, skipped = None, []
+    site_gdf, skipped, notes = None, [], []
+    grazed: list[dict] = []
     if site is not None:
         site_gdf = as_frame(site, working_crs=cfg.crs, what="--site")
         touched = layers.read_layer(cfg, "parcels", mask=core.subject_union(site_gdf))
         core.check_right_of_way_field(touched, cfg.rules)
         subject = core.parcels_touched_by_site(touched, site_gdf, rules=cfg.rules)
         skipped = list(dict.fromkeys(subject.attrs.get("skipped_no_owner", [])))
+        grazed = subject.attrs.get("grazed", [])
+        subject = subject.loc[subject["id"].notna()] if "id" in subject else subject
         if subject.empty:
             raise GeometryError(
                 f"The site {describe(site)} (--site) reaches into no parcel of "
@@ -439,7 +477,14 @@ def read_subject(cfg: TownConfig, *, parcel_ids: list[str],
                 "lies in the town and that both are in the CRS they declare."
             )
         parcel_ids = core.subject_ids(subject)
-    return layers.read_parcels_by_id(cfg, parcel_ids), site_gdf, skipped
+        subject = layers.read_parcels_by_id(cfg, parcel_ids)
+    else:
+        parcel_ids, notes, read = resolve_parcel_ids(cfg, parcel_ids)  # id or map-lot
+        # every value an id as given: the parcels read to check them are the subject
+        subject = (layers.merge_duplicate_ids(read) if read is not None
+                   else layers.read_parcels_by_id(cfg, parcel_ids))
+    subject.attrs["grazed"] = grazed
+    return subject, site_gdf, skipped, notes
 
 
 def read_candidates(cfg: TownConfig, subject: gpd.GeoDataFrame, *, distance_ft: float
@@ -550,7 +595,7 @@ def summary_lines(info: PackageInfo, counts: dict[str, int],
     """The job's summary for people: the same counts as ``abutters.json``, then warnings."""
     lines = [
         f"Subject parcel(s) {info.subject_text}; distance {info.distance_text} "
-        f"(Chapter 320 {info.section}); assessing data {info.fiscal_year_text}.",
+        f"({info.section}); assessing data {info.fiscal_year_text}.",
         f"{counts['abutting']} abutting parcel(s): {counts['no_owner_of_record']} with no owner "
         f"of record (ask the Assessors), {counts['other_town']} in another town; "
         f"{counts['left_out']} left out (left_out.csv).",
@@ -560,8 +605,11 @@ def summary_lines(info: PackageInfo, counts: dict[str, int],
         f"{counts.get('incomplete_address', 0)} with an incomplete address are kept off it "
         "(mailing_review.csv).",
     ]
+    if "parcels_total" in counts:
+        lines.append(parcel_count_text(info, counts)
+                     + " (certification.pdf names each one not mailed, with the reason).")
     return lines + [f"Warning ({w['code']}): {w['text']}" for w in warnings]
 
 
-__all__ = ["OUTPUT_FILES", "AbutterPackage", "TooManyAbuttersError", "abutter_package",
-           "output_paths"]
+__all__ = ["OUTPUT_FILES", "AbutterPackage", "OwnerJoinError", "TooManyAbuttersError",
+           "abutter_package", "output_paths"]

@@ -28,13 +28,18 @@ class PackageInfo:
     sources: tuple[dict[str, Any], ...] = ()
     include_subject: bool = False
     synthetic: bool = False
-    section: str = "§ 320-18 A(7)"
+    section: str = "Chapter 320, permit procedure, A(7)"
     generated: str = field(
         default_factory=lambda: dt.datetime.now(dt.UTC).isoformat(timespec="seconds"))
     sender: tuple[str, ...] = ()
     notes: tuple[str, ...] = ()  # further parameters and findings (e.g. the pond extension)
     #: the counts of abutters.json ("counts"): shown in the certification and the summary
     counts: Mapping[str, int] = field(default_factory=dict)
+    #: the package's warnings ({code, text}): printed on the certification
+    warnings: tuple[Mapping[str, str], ...] = ()
+    #: every abutting parcel that gets no notice ({parcel_id, map_par_id, distance_ft,
+    #: reason_code, reason}): named on the certification, its sheet and abutters.json
+    not_mailed: tuple[Mapping[str, Any], ...] = ()
 
     @property
     def subject_text(self) -> str:
@@ -79,7 +84,7 @@ class PackageInfo:
         """The provenance every output prints."""
         lines = [
             f"Abutters within {self.distance_text} of the property line of parcel(s) "
-            f"{self.subject_text}, {self.town} (Chapter 320 {self.section}).",
+            f"{self.subject_text}, {self.town} ({self.section}).",
             f"Assessing data: {self.fiscal_year_text}. Generated {self.generated} by swm-gis.",
         ]
         if self.include_subject:
@@ -170,20 +175,55 @@ def source_with_vintage(
     return out
 
 
-#: The certification block that ends the mailing list (§ 320-18 A(2): a certified abutters list).
+def parcel_count_text(info: PackageInfo, counts: Mapping[str, int]) -> str:
+    """The sum the certification rests on: every parcel within the distance = those whose
+    owners are mailed + those named as not mailed."""
+    return (f"{counts.get('parcels_total', 0)} parcel(s) within {info.distance_text} of the "
+            "subject (rights-of-way and water included) = "
+            f"{counts.get('parcels_mailed', 0)} whose owners are mailed + "
+            f"{counts.get('parcels_not_mailed', 0)} not mailed")
+
+
+def not_mailed_lines(info: PackageInfo) -> list[str]:
+    """One line per abutting parcel that gets no notice: its id, map-lot and the reason."""
+    out = []
+    for r in info.not_mailed:
+        ml = r.get("map_par_id") or ""
+        name = (r.get("parcel_id") or "(polygon with no parcel id)") + (
+            f" (map-lot {ml})" if ml and ml != r.get("parcel_id") else "")
+        dist = r.get("distance_ft")
+        at = f", {float(dist):.2f} ft" if dist is not None else ""
+        out.append(f"{name}{at}: {r.get('reason', '')}")
+    return out
+
+
+def warning_lines(info: PackageInfo) -> list[str]:
+    return [f"Warning ({w['code']}): {w['text']}" for w in info.warnings]
+
+
+#: The certification block (the permit procedure's A(2): an abutters list certified by the
+#: Assessors' office). It claims completeness only for what the package lists.
 def certification_lines(info: PackageInfo) -> list[str]:
+    counts = info.counts
+    sums = (f" ({parcel_count_text(info, counts)})" if "parcels_total" in counts else "")
+    warned = (" subject to the warnings printed above" if info.warnings else "")
     return [
-        "CERTIFICATION BY THE BOARD OF ASSESSORS (Chapter 320 § 320-18 A(2))",
+        f"CERTIFICATION BY THE BOARD OF ASSESSORS ({SECTION_CERTIFIED})",
         "I certify that the names and mailing addresses in the accompanying mailing list "
-        "(mailing_list.csv / mailing_list.xlsx), with the owners named here as lacking an "
-        "address, are those of the owners of record "
-        f"of all property within {info.distance_text} of parcel(s) {info.subject_text} as they "
-        f"appear on the most recent tax list ({info.fiscal_year_text}).",
+        "(mailing_list.csv / mailing_list.xlsx) are those of the owners of record, as they "
+        f"appear on the most recent tax list ({info.fiscal_year_text}), of the parcels within "
+        f"{info.distance_text} of parcel(s) {info.subject_text} that the list names; every "
+        "other parcel within that distance is named above as not mailed, with the reason"
+        f"{sums}, and the owners named above as lacking an address are not mailed{warned}.",
         "Signature: ______________________________________   Board of Assessors",
         "Name (print): ___________________________________",
         "Date: ____________________",
     ]
 
 
-__all__ = ["VINTAGE_FIELDS", "PackageInfo", "certification_lines", "source_with_vintage",
+SECTION_CERTIFIED = "Chapter 320, permit procedure, A(2)"
+
+
+__all__ = ["VINTAGE_FIELDS", "PackageInfo", "certification_lines", "not_mailed_lines",
+           "parcel_count_text", "source_with_vintage", "warning_lines",
            "vintage_from_data", "vintage_text"]

@@ -27,6 +27,7 @@ from swm_gis.reports.map_furniture import (
     FRAME,
     HATCH,
     LEGEND_LABELS,
+    NORTH_ARROW_XY,
     PAGE_H,
     PAGE_W,
     View,
@@ -34,7 +35,10 @@ from swm_gis.reports.map_furniture import (
     _legend,
     _north_arrow,
     _scale_bar,
+    north_arrow_box,
+    scale_bar_box,
 )
+from swm_gis.reports.map_placement import Taken, draw_numbers, place_numbers, text_box
 from swm_gis.reports.pdf_fonts import register_fonts
 
 _View = View
@@ -251,31 +255,40 @@ def _map_page(c, subject, area, listed, left, info, context, font, bold, extras,
     c.setFont(font, 8.5)
     c.drawString(FRAME[0], PAGE_H - 44, _fit(
         f"Subject parcel(s) {info.subject_text}: owners of property within "
-        f"{info.distance_text} of the property line (Chapter 320 {info.section})", font, 8.5, 730))
+        f"{info.distance_text} of the property line ({info.section})", font, 8.5, 730))
 
     c.saveState()
     frame = c.beginPath()
     frame.rect(FRAME[0], FRAME[1], FRAME[2] - FRAME[0], FRAME[3] - FRAME[1])
     c.clipPath(frame, stroke=0, fill=0)
     drawn = _draw_layers(c, view, subject, area, listed, left, context, extras)
+    # what must stay readable is placed first; numbers, then names, keep clear of it
+    crs = listed.crs or subject.crs
+    taken = Taken([north_arrow_box(), scale_bar_box(view, crs)])
+    boxes = _subject_label_boxes(view, subject, extras["subject_labels"], font, bold)
+    for box_ in boxes:
+        taken.add_rect(box_[:4])
+    if numbered is None:
+        marks = place_numbers(view, listed, points, bold, area, taken)
+    elif numbered.any():
+        marks = place_numbers(view, listed.loc[numbered], points[numbered], bold, area, taken)
+    else:
+        marks = []
     streets = extras.get("streets")
     if names and streets is not None and len(streets) and "name" in streets:
-        _street_names(c, view, streets, font)
+        _street_names(c, view, streets, font, taken)
     elif names and context is not None and len(context) and "id" in context:
-        _parcel_ids(c, view, context, listed, font, skip=info_ids(subject))
-    if numbered is None:
-        _numbers(c, view, listed, points, bold, area)
-    elif numbered.any():
-        _numbers(c, view, listed.loc[numbered], points[numbered], bold, area)
+        _parcel_ids(c, view, context, listed, font, taken, skip=info_ids(subject))
+    draw_numbers(c, marks, bold)
     if overlay is not None:
         overlay(c, view)
-    _subject_labels(c, view, subject, extras["subject_labels"], font, bold)
+    _draw_subject_labels(c, boxes, font, bold)
     c.restoreState()
     c.setStrokeColor(black)
     c.setLineWidth(0.8)
     c.rect(FRAME[0], FRAME[1], FRAME[2] - FRAME[0], FRAME[3] - FRAME[1])
-    _north_arrow(c, FRAME[2] - 22, FRAME[3] - 50, bold)
-    _scale_bar(c, view, listed.crs or subject.crs, font)
+    _north_arrow(c, *NORTH_ARROW_XY, bold)
+    _scale_bar(c, view, crs, font)
     _legend(c, info, font, bold, drawn)
     notes = [
         f"{extras.get('abutting_count', len(listed))} abutting parcel(s), "
@@ -306,7 +319,7 @@ def _draw_layers(c, view, subject, area, listed, left, context, extras) -> list[
                     width=0.3)
         drawn.append("context")
     if "id" in left and len(left):  # the subject is drawn as the subject, not as left out
-        left = left[~left["id"].astype(str).isin(info_ids(subject))]
+        left = left[~pd.Series(_texts(left["id"]), index=left.index).isin(info_ids(subject))]
     if len(left):
         _draw_geoms(c, view, left.geometry.values, fill=COLOURS["left_out"], stroke="#888888",
                     width=0.4)
@@ -343,87 +356,14 @@ def _draw_layers(c, view, subject, area, listed, left, context, extras) -> list[
 
 
 def info_ids(subject: gpd.GeoDataFrame) -> set[str]:
-    return set(subject["id"].astype(str)) if "id" in subject else set()
+    return set(_texts(subject["id"])) - {""} if "id" in subject else set()
 
 
-def _numbers(c, view, listed, points, bold, area=None) -> None:
-    """Numbered circles; one that would cover an earlier one moves to another point of its
-    parcel (inside the search area) farthest from the circles already placed.
-
-    Placed circles are kept in a grid of :data:`_CELL_PT` cells, so checking a new one looks at
-    its neighbours only (a sheet of a 10,000-abutter map places hundreds)."""
-    from reportlab.lib.colors import HexColor, black, white
-    from reportlab.pdfbase.pdfmetrics import stringWidth
-
-    placed: list[tuple[float, float, float]] = []
-    grid: dict[tuple[int, int], list[tuple[float, float, float]]] = {}
-    reach = shapely.union_all(area.geometry.values) if area is not None else None
-    if reach is not None:
-        shapely.prepare(reach)
-    geoms = listed.geometry.values if len(listed) else []
-    c.setLineWidth(0.5)
-    c.setFont(bold, 6.5)
-    for no, pt, geom in zip(listed["map_no"] if len(listed) else [], points, geoms,
-                            strict=True):
-        if pt is None or pt.is_empty:
-            continue
-        label = str(no)
-        r = max(5.5, stringWidth(label, bold, 6.5) / 2 + 2.0)
-        x, y = view.xy(np.array([[pt.x, pt.y]]))[0]
-        if _collides(grid, x, y, r):
-            x, y = _free_spot(view, geom, reach, placed, r, default=(x, y))
-        placed.append((x, y, r))
-        grid.setdefault((int(x // _CELL_PT), int(y // _CELL_PT)), []).append((x, y, r))
-        c.setFillColor(white)
-        c.setStrokeColor(HexColor("#333333"))
-        c.circle(x, y, r, stroke=1, fill=1)
-        c.setFillColor(black)
-        c.drawCentredString(x, y - 2.3, label)
-
-
-#: Grid cell of the placed-circle index (points): larger than two circles' reach.
-_CELL_PT = 40.0
-
-
-def _collides(grid, x: float, y: float, r: float) -> bool:
-    gx, gy = int(x // _CELL_PT), int(y // _CELL_PT)
-    return any(math.hypot(x - px, y - py) < r + pr + 1
-               for i in (-1, 0, 1) for j in (-1, 0, 1)
-               for px, py, pr in grid.get((gx + i, gy + j), ()))
-
-
-def _free_spot(view, geom, reach, placed, r, *, default, n: int = 9) -> tuple[float, float]:
-    """The point of a grid over the parcel's part in the search area (and in the frame) farthest
-    from the placed circles; ``default`` when no grid point is better."""
-    inside = reach is None or shapely.contains_properly(reach, geom)
-    part = geom if inside else shapely.intersection(geom, reach)
-    if part is None or part.is_empty:
-        part = geom
-    x0, y0, x1, y1 = part.bounds
-    gx, gy = np.meshgrid(np.linspace(x0, x1, n), np.linspace(y0, y1, n))
-    cand = shapely.points(gx.ravel(), gy.ravel())
-    cand = cand[shapely.contains(part, cand)]
-    if len(cand) == 0:
-        return default
-    xy = view.xy(shapely.get_coordinates(cand))
-    inset = r + 1
-    keep = ((xy[:, 0] >= FRAME[0] + inset) & (xy[:, 0] <= FRAME[2] - inset)
-            & (xy[:, 1] >= FRAME[1] + inset) & (xy[:, 1] <= FRAME[3] - inset))
-    xy = xy[keep]
-    if not len(xy):
-        return default
-    others = np.array([(px, py, pr) for px, py, pr in placed])
-    # only circles that can touch a candidate or the default spot matter
-    lo = np.minimum(xy.min(axis=0), default) - 2 * _CELL_PT
-    hi = np.maximum(xy.max(axis=0), default) + 2 * _CELL_PT
-    near = ((others[:, 0] >= lo[0]) & (others[:, 0] <= hi[0])
-            & (others[:, 1] >= lo[1]) & (others[:, 1] <= hi[1]))
-    others = others[near] if near.any() else others
-    gap = (np.hypot(xy[:, None, 0] - others[None, :, 0], xy[:, None, 1] - others[None, :, 1])
-           - others[None, :, 2]).min(axis=1)
-    best = int(np.argmax(gap))
-    own = (np.hypot(default[0] - others[:, 0], default[1] - others[:, 1]) - others[:, 2]).min()
-    return (float(xy[best, 0]), float(xy[best, 1])) if gap[best] > own else default
+def _texts(values) -> list[str]:
+    """Ids as text, '' for a missing one (pandas 3 keeps NaN through ``astype(str)``, and a
+    NaN reaching reportlab's string measure stops the run)."""
+    return ["" if v is None or (not isinstance(v, str) and pd.isna(v)) else str(v)
+            for v in values]
 
 
 def _halo_text(c, x, y, text, font, size, *, angle=0.0, centred=True) -> None:
@@ -444,12 +384,13 @@ def _halo_text(c, x, y, text, font, size, *, angle=0.0, centred=True) -> None:
     c.restoreState()
 
 
-def _subject_labels(c, view, subject, addresses, font, bold) -> None:
-    """Each subject parcel labelled "SUBJECT <id>" and its address, at its inside point."""
-    from reportlab.lib.colors import black, white
+def _subject_label_boxes(view, subject, addresses, font, bold) -> list[tuple]:
+    """Each subject parcel's label ("SUBJECT <id>" and its address) at its inside point, kept
+    in the frame: ``(x0, y0, x1, y1, lines)`` in points."""
     from reportlab.pdfbase.pdfmetrics import stringWidth
 
-    ids = subject["id"].astype(str) if "id" in subject else pd.Series([""] * len(subject))
+    ids = _texts(subject["id"]) if "id" in subject else [""] * len(subject)
+    out = []
     for pid, pt in zip(ids, shapely.point_on_surface(subject.geometry.values), strict=True):
         if not shapely.intersects(view.visible, pt):
             continue  # a sheet away from the subject: no label pinned to its edge
@@ -460,18 +401,28 @@ def _subject_labels(c, view, subject, addresses, font, bold) -> None:
         h = 9.5 * len(lines) + 3
         x = min(max(x, FRAME[0] + w / 2 + 2), FRAME[2] - w / 2 - 2)
         y = min(max(y, FRAME[1] + h + 2), FRAME[3] - 2)
+        out.append((x - w / 2, y - h, x + w / 2, y, lines))
+    return out
+
+
+def _draw_subject_labels(c, boxes, font, bold) -> None:
+    from reportlab.lib.colors import black, white
+
+    for x0, y0, x1, y1, lines in boxes:
         c.setFillColor(white)
         c.setStrokeColor(black)
         c.setLineWidth(0.8)
-        c.rect(x - w / 2, y - h, w, h, stroke=1, fill=1)
+        c.rect(x0, y0, x1 - x0, y1 - y0, stroke=1, fill=1)
         c.setFillColor(black)
         for i, line in enumerate(lines):
             c.setFont(bold if i == 0 else font, 7.5 if i == 0 else 7)
-            c.drawCentredString(x, y - 9 - 9.5 * i, line)
+            c.drawCentredString((x0 + x1) / 2, y1 - 9 - 9.5 * i, line)
 
 
-def _street_names(c, view, streets, font, *, min_len_pt: float = 40.0) -> None:
-    """One name per street, along its longest piece in view (never upside down)."""
+def _street_names(c, view, streets, font, taken: Taken, *, min_len_pt: float = 40.0) -> None:
+    """One name per street, along its longest piece in view (never upside down), wholly in the
+    frame and clear of the numbers and boxes ``taken``: tried at the middle, then further along
+    the piece; left out when nowhere fits."""
     from reportlab.pdfbase.pdfmetrics import stringWidth
 
     pieces = shapely.intersection(streets.geometry.values, view.visible)
@@ -486,40 +437,52 @@ def _street_names(c, view, streets, font, *, min_len_pt: float = 40.0) -> None:
             length = part.length * view.scale
             if length > best.get(text, (0.0, None))[0]:
                 best[text] = (length, part)
-    for text, (length, part) in best.items():
-        if length < max(min_len_pt, stringWidth(text, font, 6.5) + 6):
+    for text, (length, part) in sorted(best.items(), key=lambda kv: -kv[1][0]):
+        width = stringWidth(text, font, 6.5)
+        if length < max(min_len_pt, width + 6):
             continue
-        mid = part.interpolate(0.5, normalized=True)
-        a = part.interpolate(max(0.0, 0.5 - 0.05), normalized=True)
-        b = part.interpolate(min(1.0, 0.5 + 0.05), normalized=True)
-        angle = math.degrees(math.atan2(b.y - a.y, b.x - a.x))
-        if angle > 90:
-            angle -= 180
-        elif angle < -90:
-            angle += 180
-        x, y = view.xy(np.array([[mid.x, mid.y]]))[0]
-        _halo_text(c, x, y - 2, text, font, 6.5, angle=angle)
+        for at in (0.5, 0.38, 0.62, 0.26, 0.74, 0.14, 0.86):
+            mid = part.interpolate(at, normalized=True)
+            a = part.interpolate(max(0.0, at - 0.05), normalized=True)
+            b = part.interpolate(min(1.0, at + 0.05), normalized=True)
+            angle = math.degrees(math.atan2(b.y - a.y, b.x - a.x))
+            if angle > 90:
+                angle -= 180
+            elif angle < -90:
+                angle += 180
+            x, y = view.xy(np.array([[mid.x, mid.y]]))[0]
+            box_ = text_box(x, y - 2, width, 6.5, angle)
+            if taken.clear_of(box_):
+                taken.add_shape(box_)
+                _halo_text(c, x, y - 2, text, font, 6.5, angle=angle)
+                break
 
 
-def _parcel_ids(c, view, context, listed, font, *, skip: set[str] = frozenset()) -> None:
-    """Without a streets layer, other parcels large enough on the page show their id."""
+def _parcel_ids(c, view, context, listed, font, taken: Taken, *,
+                skip: set[str] = frozenset()) -> None:
+    """Without a streets layer, other parcels large enough on the page show their id, inside
+    the parcel and the frame, clear of the numbers and boxes ``taken``."""
     from reportlab.pdfbase.pdfmetrics import stringWidth
 
-    taken = (set(listed["id"].astype(str)) if "id" in listed else set()) | set(skip)
-    for pid, geom in zip(context["id"].astype(str), context.geometry.values, strict=True):
-        if pid in taken or geom is None or geom.is_empty:
+    used = (set(_texts(listed["id"])) if "id" in listed else set()) | set(skip)
+    for pid, geom in zip(_texts(context["id"]), context.geometry.values, strict=True):
+        if not pid or pid in used or geom is None or geom.is_empty:
             continue
         part = shapely.intersection(geom, view.visible)
         if part.is_empty or part.area * view.scale ** 2 < 900:  # under 30 x 30 pt: no room
             continue
         pt = shapely.point_on_surface(part)
         x, y = view.xy(np.array([[pt.x, pt.y]]))[0]
-        half = stringWidth(pid, font, 5.5) / 2 + 2
+        width = stringWidth(pid, font, 5.5)
+        half = width / 2 + 2
         (bx0, _), (bx1, _) = view.xy(np.array([part.bounds[:2], part.bounds[2:]]))
         if 2 * half > bx1 - bx0:  # wider than the parcel: it would read as a neighbour's
             continue
         x = min(max(x, FRAME[0] + half, bx0 + half), FRAME[2] - half, bx1 - half)
-        _halo_text(c, x, y - 2, pid, font, 5.5)
+        box_ = text_box(x, y - 2, width, 5.5)
+        if taken.clear_of(box_):
+            taken.add_shape(box_)
+            _halo_text(c, x, y - 2, pid, font, 5.5)
 
 
 def _classes(listed: pd.DataFrame) -> dict[str, np.ndarray]:

@@ -1,10 +1,11 @@
 """The certified abutters list's cover sheet (``certification.pdf``; SPEC section 5).
 
-§ 320-18 A(2) asks for a list of abutters certified by the Board of Assessors. The mailing list
-itself stays a plain table (a mail merge reads it as is); what the Assessors certify, and what
-the list was made from, goes here: the subject parcels, the distance, the assessing fiscal year
-and every source with its data vintage, the counts (recipients, merges, records that cannot be
-mailed), the owners the Assessors must supply an address for, and the signature block.
+Chapter 320's permit procedure, A(2), asks for a list of abutters certified by the Board of
+Assessors. The mailing list itself stays a plain table (a mail merge reads it as is); what the
+Assessors certify, and what the list was made from, goes here: the subject parcels, the distance,
+the assessing fiscal year and every source with its data vintage, the counts (recipients, merges,
+records that cannot be mailed), the owners the Assessors must supply an address for, and the
+signature block.
 """
 
 from __future__ import annotations
@@ -15,7 +16,13 @@ from pathlib import Path
 import pandas as pd
 
 from swm_gis.io.writers import atomic_path
-from swm_gis.reports import PackageInfo, certification_lines
+from swm_gis.reports import (
+    PackageInfo,
+    certification_lines,
+    not_mailed_lines,
+    parcel_count_text,
+    warning_lines,
+)
 from swm_gis.reports.labels import fit_lines
 from swm_gis.reports.pdf_fonts import register_fonts
 
@@ -76,6 +83,7 @@ def write_certification_pdf(
     ]
     if counts:
         blocks += [(bold, 10, ["Counts"]), (font, 8.5, count_lines(counts))]
+    blocks += certification_blocks(info, counts, font=font, bold=bold)
     unmailed = _unmailed(review)
     if unmailed:
         blocks += [(bold, 10, ["Owners who cannot be mailed (ask the Assessors for an address)"]),
@@ -107,6 +115,21 @@ def write_certification_pdf(
     return Path(target)
 
 
+def certification_blocks(info: PackageInfo, counts: Mapping[str, int], *, font: str,
+                         bold: str) -> list[tuple[str, float, list[str]]]:
+    """What the certification rests on: the parcel sum, every abutting parcel not mailed with
+    its reason, and every warning of the package."""
+    blocks: list[tuple[str, float, list[str]]] = []
+    if "parcels_total" in counts:
+        blocks += [(bold, 10, ["Parcels within the distance"]),
+                   (font, 8.5, [parcel_count_text(info, counts) + "."])]
+        blocks += [(bold, 10, [f"Abutting parcels not mailed ({len(info.not_mailed)})"]),
+                   (font, 8.5, not_mailed_lines(info) or ["none"])]
+    if info.warnings:
+        blocks += [(bold, 10, ["Warnings"]), (font, 8.5, warning_lines(info))]
+    return blocks
+
+
 def _unmailed(review: pd.DataFrame | None) -> list[str]:
     if review is None or review.empty:
         return []
@@ -126,4 +149,4 @@ def _signature(c, y: float, font: str) -> None:
     c.drawString(MARGIN_PT + 360, y + 78, "Board of Assessors")
 
 
-__all__ = ["COUNT_LINES", "count_lines", "write_certification_pdf"]
+__all__ = ["COUNT_LINES", "certification_blocks", "count_lines", "write_certification_pdf"]

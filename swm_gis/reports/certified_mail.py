@@ -1,12 +1,13 @@
-"""The firm mailing book for certified mail (``certified_mail.pdf``), in the layout of USPS PS Form
-3877 ("Firm Mailing Book for Accountable Mail").
+"""The firm mailing book for certified mail, return receipt requested (``certified_mail.pdf``),
+in the layout of USPS PS Form 3877 ("Firm Mailing Book for Accountable Mail").
 
-§ 320-18 A(7) has the applicant notify abutters "by certified mail, return receipt requested, or
-by certificates of mailing" and present the receipts at the hearing; the Post Office stamps a
-completed 3877 as that receipt. This is a pre-filled copy of the layout (landscape letter, sender
-block, type of mail check boxes, eight numbered article lines per page with the addressee's name
-and address, postage and fee columns left blank for the clerk, totals per page); it is not the
-official USPS form.
+Chapter 320's permit procedure, A(7), has the applicant notify abutters "by certified mail,
+return receipt requested, or by certificates of mailing" and present the receipts at the
+hearing; the Post Office stamps a completed 3877 as that receipt. This is a pre-filled copy of
+the layout (landscape letter, sender block, type of mail check boxes with Certified and Return
+Receipt ticked, eight numbered article lines per page with the addressee's name and address,
+postage and fee columns left blank for the clerk, totals per page); it is not the official USPS
+form.
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ from swm_gis.reports.labels import (
     label_parts,
 )
 from swm_gis.reports.pdf_fonts import register_fonts
+from swm_gis.rules.abutters import MAIL_METHOD
 
 LINES_PER_PAGE = 8
 #: Columns after the addressee, as on PS Form 3877 (left blank: the clerk fills them in).
@@ -38,6 +40,9 @@ ADDRESSEE_W_PT, ADDRESSEE_H_PT = WIDTHS_PT[2] - 6, ROW_H_PT - 6
 ADDRESSEE_MAX_PT, ADDRESSEE_MIN_PT, ADDRESSEE_LEADING = 8.0, 5.0, 1.18
 MAIL_TYPES = ["Certified", "Return Receipt (hardcopy)", "Return Receipt (electronic)",
               "Certificate of Mailing", "Restricted Delivery", "Registered", "Insured", "COD"]
+#: Pre-ticked: A(7)'s "certified mail, return receipt requested" (the clerk who mails by
+#: certificates of mailing instead ticks that box and strikes these).
+TICKED = ("Certified", "Return Receipt (hardcopy)")
 
 
 #: Page margin (pt), and where the sender block's top and the article table's top lie below
@@ -93,10 +98,12 @@ def _frame(c, *, total, info, sender, font, bold, page_w, page_h) -> None:
     top = page_h - m
     c.setFont(bold, 11)
     c.drawString(m, top - 10, "Firm Mailing Book for Accountable Mail")
-    c.setFont(font, 7)
-    c.drawString(m, top - 20, "Layout of USPS PS Form 3877 (pre-filled by swm-gis; not an "
-                              "official USPS form). Abutter notice, Chapter 320 "
-                              f"{info.section}.")
+    line = ("Layout of USPS PS Form 3877 (pre-filled by swm-gis; not an official USPS form). "
+            f"Abutter notice, {info.section}: by {MAIL_METHOD}.")
+    size, fitted = fit_lines([line], width_pt=page_w - 2 * m, height_pt=8, font=font,
+                             max_size=7, min_size=5)
+    c.setFont(font, size)
+    c.drawString(m, top - 20, fitted[0])
     _boxes(c, sender=sender, font=font, bold=bold, page_w=page_w, box_top=page_h - BOX_TOP_PT)
     x_cols = _columns()
     table_top = page_h - TABLE_TOP_PT
@@ -144,11 +151,14 @@ def _boxes(c, *, sender, font, bold, page_w, box_top) -> None:
     c.setFont(font, 7)
     for i, kind in enumerate(MAIL_TYPES):
         col, row = divmod(i, 4)
-        bx, by = x2 + 6 + col * 150, box_top - 22 - row * 12
+        bx, by = x2 + 6 + col * 150, box_top - 20 - row * 11
         c.rect(bx, by - 1, 7, 7)
-        if kind == "Certified":
+        if kind in TICKED:
             c.drawString(bx + 1.2, by, "X")
         c.drawString(bx + 11, by, kind)
+    c.setFont(font, 6)
+    c.drawString(x2 + 6, box_top - box_h + 5, "Return receipt requested with certified mail "
+                 "(RR Fee column), or tick Certificate of Mailing instead.")
     x3 = x2 + 310
     c.rect(x3, box_top - box_h, page_w - m - x3, box_h)
     c.setFont(font, 6.5)

@@ -18,7 +18,13 @@ from pathlib import Path
 import pandas as pd
 
 from swm_gis.io.writers import atomic_path, safe_frame
-from swm_gis.reports import PackageInfo, certification_lines
+from swm_gis.reports import (
+    PackageInfo,
+    certification_lines,
+    not_mailed_lines,
+    parcel_count_text,
+    warning_lines,
+)
 from swm_gis.rules.owners import MAILING_COLUMNS, REVIEW_COLUMNS
 
 ABUTTING_COLUMNS = ["parcel_id", "map_par_id", "town_id", "site_address", "distance_ft",
@@ -68,9 +74,15 @@ def write_review_csv(review: pd.DataFrame, target: str | Path) -> Path:
 def mailing_footer(info: PackageInfo, *, duplicates_removed: int, n_recipients: int
                    ) -> list[str]:
     """Provenance, the count and the certification block (the workbook's second sheet)."""
+    sums = []
+    if "parcels_total" in info.counts:
+        sums = [parcel_count_text(info, info.counts) + ".",
+                f"Abutting parcels not mailed ({len(info.not_mailed)}):",
+                *(f"  {line}" for line in not_mailed_lines(info) or ["none"])]
     return provenance_footer(info, extra=[
         f"{n_recipients} recipient(s) on the mailing list; {duplicates_removed} duplicate "
-        "notice(s) merged (identical rows, or the same owner at the same mailing address)."
+        "notice(s) merged (identical rows, or the same owner at the same mailing address).",
+        *sums, *warning_lines(info),
     ]) + [""] + certification_lines(info)
 
 

@@ -66,19 +66,42 @@ def _north_arrow(c, x, y, bold) -> None:
     c.drawCentredString(x, y + 31, "N")
 
 
-def _scale_bar(c, view: View, crs, font) -> None:
-    """A bar of a round number of feet, about a quarter of the frame wide."""
-    from reportlab.lib.colors import black, white
+#: Where the north arrow stands (its foot), inside the frame's top right corner.
+NORTH_ARROW_XY = (FRAME[2] - 22, FRAME[3] - 50)
 
+
+def north_arrow_box() -> tuple[float, float, float, float]:
+    """The north arrow's white box (x0, y0, x1, y1, points): nothing is drawn over it."""
+    x, y = NORTH_ARROW_XY
+    return (x - 12, y - 8, x + 12, y + 40)
+
+
+def _scale_length(view: View, crs) -> tuple[float, float]:
+    """A round number of feet about a quarter of the frame wide, and its length in points."""
     unit_per_ft = M_PER_FT / metres_per_unit(crs)
     pt_per_ft = view.scale * unit_per_ft
     target = (FRAME[2] - FRAME[0]) / 4 / pt_per_ft
     exp = 10 ** math.floor(math.log10(max(target, 1)))
     nice = max((n * exp for n in (1, 2, 2.5, 5) if n * exp <= target), default=exp)
-    length = nice * pt_per_ft
+    return nice, nice * pt_per_ft
+
+
+def scale_bar_box(view: View, crs) -> tuple[float, float, float, float]:
+    """The scale bar's white box (x0, y0, x1, y1, points): nothing is drawn over it."""
+    _nice, length = _scale_length(view, crs)
     x0, y0 = FRAME[0] + 12, FRAME[1] + 12
+    return (x0 - 6, y0 - 5, x0 + length + 24, y0 + 19)
+
+
+def _scale_bar(c, view: View, crs, font) -> None:
+    """A bar of a round number of feet, about a quarter of the frame wide."""
+    from reportlab.lib.colors import black, white
+
+    nice, length = _scale_length(view, crs)
+    x0, y0 = FRAME[0] + 12, FRAME[1] + 12
+    bx0, by0, bx1, by1 = scale_bar_box(view, crs)
     c.setFillColor(white)
-    c.rect(x0 - 6, y0 - 5, length + 30, 24, stroke=0, fill=1)
+    c.rect(bx0, by0, bx1 - bx0, by1 - by0, stroke=0, fill=1)
     c.setStrokeColor(black)
     c.setLineWidth(0.6)
     for i in range(4):
@@ -179,4 +202,5 @@ def _fit(text: str, font: str, size: float, width: float) -> str:
 
 
 
-__all__ = ["COLOURS", "FRAME", "HATCH", "LEGEND_LABELS", "PAGE_H", "PAGE_W", "View"]
+__all__ = ["COLOURS", "FRAME", "HATCH", "LEGEND_LABELS", "NORTH_ARROW_XY", "PAGE_H", "PAGE_W",
+           "View", "north_arrow_box", "scale_bar_box"]

@@ -1,10 +1,12 @@
-"""Abutters: parcels within a distance of the subject property line (Chapter 320, § 320-18 A(7)).
+"""Abutters: parcels within a distance of the subject property line (Chapter 320, permit
+procedure, A(7)).
 
-§ 320-18 A(7) requires notice to "the owners of any property within 100 feet of the property line
-of the land where the activity is proposed, including across a public or private street"; § 320-18
-A(2) requires the list to be certified by the Assessors' office. The product also reaches across
-town lines and bodies of water, sends one notice per owner of record, and leaves out right-of-way
-and water polygons without an owner, listing them with the reason.
+The permit procedure's A(7) requires notice to "the owners of any property within 100 feet of the
+property line of the land where the activity is proposed, including across a public or private
+street"; its A(2) requires the list to be certified by the Assessors' office (the procedure is
+cited by its heading: the regulation copy numbers only §§ 320-19, 320-20 and 320-21). The
+product also reaches across town lines and bodies of water, sends one notice per owner of record,
+and leaves out right-of-way and water polygons without an owner, listing them with the reason.
 
 The distance is measured exactly: ``shapely.distance`` from each candidate polygon to the union of
 the subject parcel polygons (0 where they touch), found with an STRtree ``dwithin`` query; the
@@ -39,8 +41,11 @@ from swm_gis.errors import ConfigError, CrsError, GeometryError, SwmGisError
 
 M_PER_FT = 0.3048
 #: The section of Chapter 320 behind the abutter list (cited in every output).
-SECTION = "§ 320-18 A(7)"
-SECTION_CERTIFIED = "§ 320-18 A(2)"
+#: Cited by heading: the regulation copy numbers only §§ 320-19, 320-20 and 320-21.
+SECTION = "Chapter 320, permit procedure, A(7)"
+SECTION_CERTIFIED = "Chapter 320, permit procedure, A(2)"
+#: How A(7) has the notice sent (the mailing book and every text naming certified mail).
+MAIL_METHOD = ("certified mail, return receipt requested, or by certificates of mailing")
 
 #: Allowance for floating-point noise when comparing a distance to the threshold (1 micrometre).
 TOLERANCE_M = 1e-6
@@ -274,16 +279,36 @@ def parcels_touched_by_site(
     *,
     rules: Rules | None = None,
     min_overlap_sqft: float = 1.0,
+    share: float | None = None,
 ) -> gpd.GeoDataFrame:
-    """The subject parcels of a site: those whose interior the site's polygons reach.
+    """The subject parcels of a site: those the site really lies on.
 
-    A site that only shares a boundary line with a neighbour does not make it a subject parcel,
-    nor does a sliver overlap under ``min_overlap_sqft`` (1 sq ft): a site traced from a parcel,
-    exported or reprojected, overlaps its neighbours by coordinate noise.
+    A parcel the site reaches into is a subject when the site covers at least ``share``
+    (``rules.site_subject_share``, default 0.25) of the parcel's area, or the parcel holds at
+    least ``share`` of the site's area; when no parcel does, the one holding most of the site.
+    Any other parcel the site overlaps by ``min_overlap_sqft`` (1 sq ft) or more is only
+    *grazed* (a site drawn a metre off its lot, the usual survey-to-GIS misalignment): it stays
+    an abutter, and ``attrs["grazed"]`` lists it (``id``, ``overlap_sqft``, ``parcel_share``,
+    ``site_share``) for the warning ``site_overlaps_neighbour``. A shared boundary line or a
+    sliver under ``min_overlap_sqft`` is coordinate noise and is not mentioned.
     Right-of-way and water polygons (``rules.no_owner_poly_types``) are not the applicant's land
     and are skipped; their ids are in ``attrs["skipped_no_owner"]``.
+
+    Examples
+    --------
+    A site drawn 1.3 m east of its 30 m x 40 m lot grazes the neighbour by 1.3 m x 40 m
+    = 52 m2 (560 sq ft, 4 % of the neighbour): the neighbour is not a subject.
+
+    >>> from shapely.geometry import box
+    >>> lots = gpd.GeoDataFrame({"id": ["LOT", "NEXT"]}, crs="EPSG:26986",
+    ...     geometry=[box(0, 0, 30, 40), box(30, 0, 60, 40)])
+    >>> site = gpd.GeoDataFrame(geometry=[box(1.3, 0, 31.3, 40)], crs="EPSG:26986")
+    >>> out = parcels_touched_by_site(lots, site)
+    >>> list(out["id"]), [(g["id"], round(g["overlap_sqft"])) for g in out.attrs["grazed"]]
+    (['LOT'], [('NEXT', 560)])
     """
     rules = rules or Rules()
+    share = float(rules.site_subject_share if share is None else share)
     if not CRS.from_user_input(site.crs).equals(parcels.crs):
         site = site.to_crs(parcels.crs)
     site_geom = subject_union(site)
@@ -291,13 +316,27 @@ def parcels_touched_by_site(
     hits = np.sort(shapely.STRtree(geoms).query(site_geom, predicate="intersects"))
     hits = hits[~shapely.touches(geoms[hits], site_geom)]
     sqft_per_unit2 = (metres_per_unit(parcels.crs) / 0.3048) ** 2
-    overlap_sqft = shapely.area(shapely.intersection(geoms[hits], site_geom)) * sqft_per_unit2
-    hits = hits[overlap_sqft >= min_overlap_sqft]
-    out = parcels.iloc[hits]
-    no_owner = no_owner_type(out, rules)
-    skipped = [str(v) for v in out.loc[no_owner, "id"]] if "id" in out else []
-    out = out.loc[~no_owner].copy()
-    out.attrs = {**parcels.attrs, "skipped_no_owner": skipped}
+    overlap = shapely.area(shapely.intersection(geoms[hits], site_geom))
+    keep = overlap * sqft_per_unit2 >= min_overlap_sqft
+    hits, overlap = hits[keep], overlap[keep]
+    touched = parcels.iloc[hits]
+    no_owner = no_owner_type(touched, rules).to_numpy(bool)
+    skipped = [str(v) for v in touched.loc[no_owner, "id"]] if "id" in touched else []
+    hits, overlap = hits[~no_owner], overlap[~no_owner]
+    parcel_share = overlap / np.maximum(shapely.area(geoms[hits]), 1e-12)
+    site_share = overlap / max(shapely.area(site_geom), 1e-12)
+    subject = (parcel_share >= share) | (site_share >= share)
+    if len(hits) and not subject.any():
+        subject[int(np.argmax(overlap))] = True  # the parcel holding most of the site
+    ids = (parcels["id"].iloc[hits].tolist() if "id" in parcels else [None] * len(hits))
+    grazed = [{"id": "" if pid is None or pd.isna(pid) else str(pid),
+               "overlap_sqft": float(a * sqft_per_unit2), "parcel_share": float(ps),
+               "site_share": float(ss)}
+              for pid, a, ps, ss, is_subj in zip(ids, overlap, parcel_share, site_share, subject,
+                                                 strict=True) if not is_subj]
+    out = parcels.iloc[hits[subject]].copy()
+    out.attrs = {**parcels.attrs, "skipped_no_owner": skipped, "grazed": grazed,
+                 "site_subject_share": share}
     return out
 
 
@@ -381,7 +420,7 @@ def left_out_reason(kind: str) -> str:
     """The ``left_out.csv`` reason for a polygon with no owner (see :func:`no_owner_kind`)."""
     what = (f"marked right-of-way by the town config ({kind})" if "=" in kind
             else f"{kind} polygon (right-of-way or water)")
-    return (f"{what} with no assessing record: no owner to notify (Chapter 320 {SECTION} "
+    return (f"{what} with no assessing record: no owner to notify ({SECTION} "
             "requires notice to the owners of property)")
 
 
@@ -434,7 +473,8 @@ def town_key(value: object) -> str:
 
 
 __all__ = [
-    "NO_OWNER_NOTE", "SECTION", "SECTION_CERTIFIED", "DistanceError", "check_right_of_way_field",
+    "MAIL_METHOD", "NO_OWNER_NOTE", "SECTION", "SECTION_CERTIFIED", "DistanceError",
+    "check_right_of_way_field",
     "classify", "find_abutters", "left_out_reason", "metres_per_unit", "no_owner_kind",
     "no_owner_type", "parcels_touched_by_site",
     "parse_distance_ft", "pond_extension", "bordered_ponds", "search_area", "subject_ids",

@@ -1,28 +1,44 @@
 """Owners of record: join abutting parcels to the assessing table and make the recipient list.
 
-Chapter 320 § 320-18 A(7) asks for notice "at the mailing addresses as certified by the Assessors'
-office"; SPEC section 2 adds one notice per owner of record, and one per condominium unit owner
-(a condominium is several assessing rows on one parcel id). The same owner at the same mailing
-address gets one letter however many parcels or units it owns: rows are grouped on a normalised
-key (case, spacing, punctuation, USPS street-suffix and PO Box spellings) and the recipient lists
-every parcel id it owns. ZIP codes stay text (leading zeros, ZIP+4).
+Chapter 320's permit procedure, A(7), asks for notice "at the mailing addresses as certified by the
+Assessors' office"; SPEC section 2 adds one notice per owner of record, and one per condominium unit
+owner (a condominium is several assessing rows on one parcel id). The same owner at the same mailing
+address gets one letter however many parcels or units it owns: rows are grouped on a normalised key
+(case, spacing, punctuation, USPS street-suffix and PO Box spellings) and the recipient lists every
+parcel id it owns. ZIP codes stay text (ZIP+4 kept); a leading zero a spreadsheet dropped is
+restored only where the ZIP then belongs to the owner's state (:func:`us_zip`, from the USPS ZIP-
+prefix table ``swm_gis/tables/zip_prefixes.csv``); state and ZIP that disagree go to review. A
+country named in the city or an address line (pycountry's ISO 3166 names) is printed as the country
+line; a country value that means the United States is never printed.
 
 Examples
 --------
 >>> normalise_address("12 Elm Street.") == normalise_address("12 ELM ST")
 True
->>> normalise_address("P.O. Box 29"), normalise_zip("2138"), normalise_zip("021381234")
-('PO BOX 29', '02138', '02138-1234')
+>>> normalise_address("P.O. Box 29"), us_zip("2138", "MA"), normalise_zip("021381234")
+('PO BOX 29', ('02138', ''), '02138-1234')
 """
 
 from __future__ import annotations
 
 import re
-import unicodedata
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import pandas as pd
+
+from swm_gis.rules.postal import (  # clean_text and _base: the one text normalising of addresses
+    US_COUNTRY,
+    _base,
+    clean_text,
+    country_at_end,
+    country_in_lines,
+    normalise_country,
+    normalise_zip,
+    us_zip,
+    zip_prefix_states,
+    zip_states,
+)
 
 #: USPS Publication 28 street suffixes (and a few common variants) -> standard abbreviation.
 STREET_SUFFIXES = {
@@ -40,34 +56,12 @@ DIRECTIONALS = {"NORTH": "N", "SOUTH": "S", "EAST": "E", "WEST": "W", "NORTHEAST
                 "NORTHWEST": "NW", "SOUTHEAST": "SE", "SOUTHWEST": "SW"}
 UNIT_WORDS = {"APARTMENT": "APT", "SUITE": "STE", "FLOOR": "FL", "BUILDING": "BLDG",
               "ROOM": "RM", "DEPARTMENT": "DEPT", "NUMBER": "NO"}
-US_COUNTRY = {"", "US", "USA", "U S", "U S A", "UNITED STATES", "UNITED STATES OF AMERICA"}
 
 _PO_BOX = re.compile(r"\b(?:P\s?O\s?B(?:OX)?|POST\s+OFFICE\s+BOX|POST\s+BOX|P\s?O)\s+(?=\w)")
-_PUNCT = re.compile(r"[^\w&/ ]+")
-_SPACES = re.compile(r"\s+")
-#: Control characters (bell, NUL, escape ...): never printable, and illegal in an XLSX cell.
-_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")
 
 #: Columns of the mailing list (SPEC section 5), in order.
 MAILING_COLUMNS = ["owner_name", "co_owner", "mail_address", "mail_city", "mail_state",
                    "mail_zip", "mail_country", "parcel_ids"]
-
-
-def clean_text(value: object) -> str:
-    """Text as printed: trimmed, inner whitespace collapsed, missing values as ''."""
-    if value is None or (not isinstance(value, str) and pd.isna(value)):
-        return ""
-    text = _SPACES.sub(" ", _CONTROL.sub("", str(value))).strip()
-    # placeholders for "no value" ("_", "-", "N/A" ...) are no value
-    if text.upper() in {"NAN", "NONE", "NULL", "N/A", "NA"} or not any(c.isalnum() for c in text):
-        return ""
-    return text
-
-
-def _base(value: object) -> str:
-    text = unicodedata.normalize("NFKC", clean_text(value)).upper()
-    text = _PUNCT.sub(" ", text.replace("'", "").replace("\u2019", ""))
-    return _SPACES.sub(" ", text).strip()
 
 
 def normalise_owner(value: object) -> str:
@@ -103,28 +97,6 @@ def normalise_address(value: object) -> str:
     return text
 
 
-def normalise_zip(value: object) -> str:
-    """ZIP code as text: leading zeros restored (a spreadsheet may have dropped them), ZIP+4
-    written 12345-6789; anything else (a foreign postcode) kept as given."""
-    text = clean_text(value)
-    if text.endswith(".0") and text[:-2].isdigit():
-        text = text[:-2]
-    digits = text.replace("-", "").replace(" ", "")
-    if digits.isdigit():
-        if len(digits) <= 5:
-            return digits.zfill(5)
-        if len(digits) == 9:
-            return f"{digits[:5]}-{digits[5:]}"
-        if len(digits) == 8:  # ZIP+4 whose leading zero was dropped
-            return f"0{digits[:4]}-{digits[4:]}"
-    return text
-
-
-def normalise_country(value: object) -> str:
-    text = _base(value)
-    return "" if text in US_COUNTRY else text
-
-
 def join_owners(
     abutting: pd.DataFrame,
     assess: pd.DataFrame,
@@ -158,7 +130,9 @@ def join_owners(
     rows = pd.DataFrame({
         "parcel_id": a["parcel_id"].astype(str),
         "owner_name": a["owner"].map(clean_text),
-        "co_owner": _col(a, "co_owner").map(clean_text),
+        # a "co-owner" that only says "USA" is a country field mapped as a co-owner: not printed
+        "co_owner": _col(a, "co_owner").map(
+            lambda v: "" if _base(v) in US_COUNTRY else clean_text(v)),
         "address1": _col(a, "address").map(clean_text),
         "address2": _col(a, "address2").map(clean_text),
         "mail_city": _col(a, "city").map(clean_text),
@@ -186,7 +160,7 @@ def join_owners(
 def recipient_key(row: pd.Series | dict) -> tuple[str, ...]:
     """The de-duplication key: normalised owner, address lines, city, state, 5-digit ZIP and
     country."""
-    zip5 = normalise_zip(row.get("mail_zip", ""))[:5]
+    zip5 = us_zip(row.get("mail_zip", ""), row.get("mail_state", ""))[0][:5]
     address = " ".join(p for p in (normalise_address(row.get("address1", "")),
                                    normalise_address(row.get("address2", ""))) if p)
     return (normalise_owner(row.get("owner_name", "")), address,
@@ -308,6 +282,9 @@ class AddressCheck:
     lines: tuple[str, ...]
     country: str = ""
     problem: str = ""
+    #: the city and ZIP as printed (a country taken out of the city line, a ZIP's zero back)
+    city: str | None = field(default=None, repr=False)
+    zip_code: str | None = field(default=None, repr=False)
 
     @property
     def mailable(self) -> bool:
@@ -378,7 +355,9 @@ def classify_address(rec: dict) -> AddressCheck:
     country = normalise_country(get["mail_country"])
     country = country if sum(ch.isalpha() for ch in country) >= 2 else ""
     if not country and state not in US_STATES:
-        country = infer_country(city, state, *street[1:], get["mail_zip"])
+        country, city, state, street = country_in_lines(city, state, street)
+        if not country:
+            country = infer_country(city, state, *street[1:], get["mail_zip"])
     missing = [] if street else ["street or PO box"]
     if not get["owner_name"]:
         missing.append("owner name")
@@ -387,21 +366,27 @@ def classify_address(rec: dict) -> AddressCheck:
                                     zip_ if _looks_like_street(zip_) else "") if p)
         lines = (*street, last, country) if last else (*street, country)
         if missing:
-            return AddressCheck("incomplete", lines, country, _missing_text(missing))
-        return AddressCheck("foreign", lines, country)
+            return AddressCheck("incomplete", lines, country, _missing_text(missing), city=city)
+        return AddressCheck("foreign", lines, country, city=city)
     if state not in US_STATES:
         missing.append("state (or the country, if foreign)" if state == "" else
                        f"a US state (\"{state}\" is none; if foreign, the country)")
     if not city:
         missing.append("city")
-    if not zip_[:5].isdigit():
+    zip_problem = ""
+    if not zip_:
         missing.append("ZIP")
+    elif state in US_STATES:
+        zip_, zip_problem = us_zip(zip_, state)
     last = " ".join(p for p in (f"{city}," if city else "", state, zip_) if p).rstrip(",")
     lines = tuple(line for line in (*street, last) if line)
     if missing:
-        return AddressCheck("incomplete", lines, "", _missing_text(missing))
+        return AddressCheck("incomplete", lines, "", _missing_text(missing), city=city,
+                            zip_code=zip_)
+    if zip_problem:
+        return AddressCheck("incomplete", lines, "", zip_problem, city=city, zip_code=zip_)
     kind = "po_box" if street and _is_po_box(street[-1]) else "street"
-    return AddressCheck(kind, lines)
+    return AddressCheck(kind, lines, city=city, zip_code=zip_)
 
 
 def _missing_text(missing: list[str]) -> str:
@@ -523,8 +508,13 @@ def build_recipients(
         is_subject=[bool(subjects & set(str(p).split("; "))) for p in merged["parcel_ids"]],
         address_kind=[c.kind for c in checks],
         address_lines=["\n".join(c.lines) for c in checks],
-        mail_country=[c.country or clean_text(v) for c, v in
+        # a US spelling of the country ("USA") is never printed
+        mail_country=[c.country or normalise_country(v) for c, v in
                       zip(checks, merged["mail_country"], strict=True)],
+        mail_city=[clean_text(v) if c.city is None else c.city for c, v in
+                   zip(checks, merged["mail_city"], strict=True)],
+        mail_zip=[clean_text(v) if c.zip_code is None else c.zip_code for c, v in
+                  zip(checks, merged["mail_zip"], strict=True)],
         note=[c.problem or (f"country {c.country} read from the address" if c.kind == "foreign"
                             and not normalise_country(v) else "")
               for c, v in zip(checks, merged["mail_country"], strict=True)],
@@ -618,7 +608,8 @@ def unique_ids(values: Iterable[object]) -> list[str]:
 __all__ = [
     "MAILING_COLUMNS", "REVIEW_COLUMNS", "AddressCheck", "address_problem", "build_recipients",
     "classify_address", "clean_text", "delivery_lines", "fiscal_years", "infer_country",
-    "join_owners", "likely_duplicates", "owner_display", "owners_by_parcel",
+    "country_at_end", "join_owners", "likely_duplicates", "us_zip", "zip_prefix_states",
+    "zip_states", "owner_display", "owners_by_parcel",
     "normalise_address", "normalise_country", "normalise_owner", "normalise_zip",
     "owned_parcel_ids", "recipient_key", "recipients", "unique_ids",
 ]

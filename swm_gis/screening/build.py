@@ -441,31 +441,24 @@ def _on_site(proposed: gpd.GeoDataFrame, site_union: shapely.Geometry,
 
 
 # --------------------------------------------------------------------------- the site
-#: A parcel the limit of disturbance overlaps by less than this (sq ft) is not one the site lies
-#: on: a traced or reprojected outline overlaps its neighbours by slivers.
-SITE_PARCEL_MIN_OVERLAP_SQFT = 1.0
-
-
-def parcels_under_site(config: TownConfig, site_union: shapely.Geometry, *,
-                       min_overlap_sqft: float = SITE_PARCEL_MIN_OVERLAP_SQFT
-                       ) -> gpd.GeoDataFrame:
+def parcels_under_site(config: TownConfig, site_union: shapely.Geometry) -> gpd.GeoDataFrame:
     """The parcels the site lies on: the screening's "site" when no ``--parcel`` is given.
 
     Chapter 320 defines Site as "any lot or parcel of land or area of property where
-    land-disturbing activities are, were, or will be performed", so the parcels the limit of
-    disturbance overlaps by at least ``min_overlap_sqft`` are the site. Right-of-way and water
-    polygons (:func:`swm_gis.abutters.no_owner_type`) are never a site's lot. Returns the
-    parcels (working CRS, with ``id``, and ``attrs["site_parcels_basis"]``), possibly empty.
-    (The abutter job has its own subject rule for a ``--site``; the two are to become one.)
+    land-disturbing activities are, were, or will be performed". The parcels the limit of
+    disturbance really lies on are found by the one rule the abutter job uses for its subjects
+    (:func:`swm_gis.rules.abutters.parcels_touched_by_site`, ``[rules] site_subject_share``):
+    a neighbour the limit only grazes (a survey-to-GIS misalignment) is not the site, and is
+    listed in ``attrs["grazed"]``. Right-of-way and water polygons are never a site's lot.
+    Returns the parcels (working CRS, with ``id``, and ``attrs["site_parcels_basis"]``),
+    possibly empty.
     """
-    from swm_gis.abutters import no_owner_type
+    from swm_gis.rules.abutters import parcels_touched_by_site
 
     frame = io.read_layer(config, "parcels", mask=site_union)
     if len(frame):
-        factor = sqft_per_crs_unit2(frame.crs)
-        overlap = shapely.area(shapely.intersection(frame.geometry.values, site_union)) * factor
-        frame = frame.loc[(overlap >= min_overlap_sqft) & ~no_owner_type(frame, config.rules)
-                          .to_numpy()]
+        site = gpd.GeoDataFrame(geometry=[site_union], crs=frame.crs)
+        frame = parcels_touched_by_site(frame, site, rules=config.rules)
     frame = frame.copy()
     frame.attrs["site_parcels_basis"] = "the parcels the limit of disturbance lies on"
     return frame

@@ -30,14 +30,8 @@ from importlib import resources
 from typing import Any
 
 from swm_gis.screening.findings import decide_findings
-from swm_gis.terrain.receiving_waters import SPILL_GROUPS
-from swm_gis.terrain.receiving_waters import cause_group
-from swm_gis.terrain.receiving_waters import requirements_for
-from swm_gis.findings import decide_findings
-from swm_gis.general_requirements import CUT_OFF_NOTE
-from swm_gis.receiving_waters import SPILL_GROUPS
-from swm_gis.receiving_waters import cause_group
-from swm_gis.receiving_waters import requirements_for
+from swm_gis.screening.general_requirements import CUT_OFF_NOTE
+from swm_gis.terrain.receiving_waters import SPILL_GROUPS, cause_group, requirements_for
 
 __all__ = ["ChecklistGroup", "ChecklistItem", "checklist_groups", "submittal_checklist"]
 

@@ -178,6 +178,9 @@ def test_sample_town_selection_equals_the_cli(plugin, subject, tmp_path):
         result = processing.run("swm_gis:abutters", {
             "PARCELS": parcels,
             "ASSESS": f"{SAMPLE / 'sample.gpkg'}|layername=assess",
+            # the sample keeps a co-owner in OWN_CO and the country in OWN_COUNTRY, as its
+            # town.toml maps them (the L3 defaults read OWN_CO as the country)
+            "CO_OWNER_FIELD": "OWN_CO", "OWNER_COUNTRY_FIELD": "OWN_COUNTRY",
             "TOWN_BOUNDARY": f"{SAMPLE / 'sample.gpkg'}|layername=town_boundary",
             "SUBJECT": QgsProcessingFeatureSourceDefinition(parcels.id(), True),
             "TOWN_NAME": "Sampleton (SYNTHETIC)",

@@ -50,8 +50,9 @@ class AbuttersAlgorithm(SwmGisAlgorithm):
     #: a mailing list needs all of these; a default name the table lacks stops the run
     REQUIRED_FIELDS = {"assess": ("owner", "address", "city", "state", "zip")}
     HELP = """
-Lists the owners of every property within the distance (100 ft, Chapter 320-18) of the subject \
-property's line, across streets, water and town lines, and writes the mailing package.
+Lists the owners of every property within the distance (100 ft, Chapter 320, permit procedure, \
+A(7)) of the subject property's line, across streets, water and town lines, and writes the \
+mailing package.
 
 <b>How to</b>: select the subject parcel(s) on the map; choose the parcels layer under \
 <i>Parcels</i> and again under <i>Subject property</i>, ticking <i>Selected features only</i> \
@@ -93,7 +94,7 @@ says how many recipients cannot be mailed.
             "selection exists; the subject property is then the parcels layer.", advanced=True)
         self.add_distance("DISTANCE", "Distance (ft)", 100.0,
                           "Notify owners of property within this many feet of the subject "
-                          "property line (inclusive). Chapter 320-18: 100 ft.")
+                          "property line (inclusive). Chapter 320, permit procedure, A(7): 100 ft.")
         self.add_bool("INCLUDE_SUBJECT", "Include the subject parcels in the list", False,
                       "Also list the subject parcels' owners (e.g. when the applicant is not "
                       "the owner).")

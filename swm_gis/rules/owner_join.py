@@ -1,0 +1,61 @@
+"""The join of abutting parcels to their owners of record, checked before a package is made.
+
+A config whose parcel id names the wrong field joins no assessing record: the package would
+certify an empty list. :func:`check_owner_join` refuses it (:class:`OwnerJoinError`, exit 2 on
+the command line); ``data validate`` reports the town-wide join rate
+(:func:`swm_gis.validate.owner_join_rate`). :func:`subject_owners` feeds the warning
+``subjects_have_different_owners``.
+"""
+
+from __future__ import annotations
+
+import geopandas as gpd
+import pandas as pd
+
+from swm_gis.config.town import TownConfig
+from swm_gis.errors import SwmGisError
+
+
+class OwnerJoinError(SwmGisError):
+    """The assessing table joins none of the abutting parcels: the id fields do not match."""
+
+
+def check_owner_join(config: TownConfig, listed: gpd.GeoDataFrame, assess: pd.DataFrame
+                     ) -> None:
+    """Refuse a package whose ownable abutters all lack an assessing record (see
+    :class:`OwnerJoinError`): every owner would be missing and the list certified empty."""
+    ownable = listed.loc[~listed["is_subject"].astype(bool)] if "is_subject" in listed \
+        else listed
+    if ownable.empty or ownable["owner_of_record"].astype(bool).any():
+        return
+    parcels_spec, assess_spec = config.layer("parcels"), config.layer("assess")
+    field_of = {"parcels": (listed.attrs.get("field_map") or {}).get("id"),
+                "assess": (assess.attrs.get("field_map") or {}).get("parcel_id")}
+    example = ", ".join(ownable["id"].dropna().astype(str).head(3)) or "(none)"
+    raise OwnerJoinError(
+        f"None of the {len(ownable)} abutting parcel(s) that can have an owner joins a record "
+        f"of {assess_spec.describe()} ([layers.assess]): their ids (e.g. {example}, field "
+        f"{field_of['parcels'] or parcels_spec.fields.get('id')!r} of "
+        f"{parcels_spec.describe()}) are not in the assessing table's field "
+        f"{field_of['assess'] or assess_spec.fields.get('parcel_id')!r}, so every owner would "
+        "be missing. Check [layers.parcels.fields] id and [layers.assess.fields] parcel_id: "
+        "they must name fields holding the same ids (MassGIS: LOC_ID in both); "
+        "swm-gis data validate reports the join rate.")
+
+
+def subject_owners(assess: pd.DataFrame, ids: list[str]) -> dict[str, list[str]]:
+    """Subject parcel id -> its owners of record (as printed), for the different-owners
+    warning; a parcel without a record is left out."""
+    out: dict[str, list[str]] = {}
+    if assess.empty or "owner" not in assess:
+        return out
+    wanted = set(ids)
+    for pid, owner in zip(assess["parcel_id"].astype(str), assess["owner"], strict=True):
+        name = "" if owner is None or (not isinstance(owner, str) and pd.isna(owner)) \
+            else str(owner).strip()
+        if pid in wanted and name and name not in out.setdefault(pid, []):
+            out[pid].append(name)
+    return {pid: out[pid] for pid in ids if out.get(pid)}
+
+
+__all__ = ["OwnerJoinError", "check_owner_join", "subject_owners"]

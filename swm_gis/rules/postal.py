@@ -1,0 +1,210 @@
+"""Postal facts for mailing addresses: US ZIPs against the owner's state, and country names.
+
+* :func:`us_zip`: a US ZIP is 5 digits or ZIP+4; a leading zero a spreadsheet dropped is
+  restored only where the padded ZIP belongs to the owner's state, from the USPS three-digit
+  prefix table ``swm_gis/tables/zip_prefixes.csv`` (:func:`zip_states`); a ZIP of another state
+  is a problem for review.
+* :func:`country_at_end`, :func:`country_in_lines`: a country named at the end of the city, the
+  state or an address line ("SANTIAGO CHILE"), from pycountry's ISO 3166 names.
+* :func:`normalise_country`: a country as printed; the United States in any spelling is ''.
+
+:mod:`swm_gis.rules.owners` uses these to classify each recipient's address (docs/abutters.md).
+"""
+
+from __future__ import annotations
+
+import csv
+import functools
+import re
+import unicodedata
+from importlib import resources as ilr
+
+import pandas as pd
+
+US_COUNTRY = {"", "US", "USA", "U S", "U S A", "UNITED STATES", "UNITED STATES OF AMERICA"}
+
+_PUNCT = re.compile(r"[^\w&/ ]+")
+_SPACES = re.compile(r"\s+")
+#: Control characters (bell, NUL, escape ...): never printable, and illegal in an XLSX cell.
+_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")
+
+
+def clean_text(value: object) -> str:
+    """Text as printed: trimmed, inner whitespace and control characters gone, missing values
+    and placeholders for "no value" ("_", "-", "N/A" ...) as ''."""
+    if value is None or (not isinstance(value, str) and pd.isna(value)):
+        return ""
+    text = _SPACES.sub(" ", _CONTROL.sub("", str(value))).strip()
+    if text.upper() in {"NAN", "NONE", "NULL", "N/A", "NA"} or not any(c.isalnum() for c in text):
+        return ""
+    return text
+
+
+def _base(value: object) -> str:
+    """Capitals, punctuation and apostrophes dropped: the form names are compared in."""
+    text = unicodedata.normalize("NFKC", clean_text(value)).upper()
+    text = _PUNCT.sub(" ", text.replace("'", "").replace("\u2019", ""))
+    return _SPACES.sub(" ", text).strip()
+
+
+def normalise_zip(value: object) -> str:
+    """ZIP code as text, as given: ZIP+4 written 12345-6789, a spreadsheet's ``.0`` dropped;
+    anything else (a foreign postcode, a ZIP cut short) kept as given. A leading zero is restored
+    only by :func:`us_zip`, which knows the owner's state.
+
+    >>> normalise_zip("019401234"), normalise_zip("1940.0"), normalise_zip("SW1A 1AA")
+    ('01940-1234', '1940', 'SW1A 1AA')
+    """
+    text = clean_text(value)
+    if text.endswith(".0") and text[:-2].isdigit():
+        text = text[:-2]
+    digits = text.replace("-", "").replace(" ", "")
+    if digits.isdigit() and len(digits) == 9:
+        return f"{digits[:5]}-{digits[5:]}"
+    return text
+
+
+@functools.cache
+def zip_prefix_states() -> dict[str, frozenset[str]]:
+    """Three-digit ZIP prefix -> the USPS state code(s) it serves (``tables/zip_prefixes.csv``,
+    the public USPS prefix ranges; a few prefixes serve several, e.g. 969: Guam, the Northern
+    Marianas, Palau, Micronesia, the Marshall Islands)."""
+    text = ilr.files("swm_gis").joinpath("tables/zip_prefixes.csv").read_text("utf-8")
+    out: dict[str, set[str]] = {}
+    for row in csv.DictReader(text.splitlines()):
+        for n in range(int(row["first"]), int(row["last"]) + 1):
+            out.setdefault(f"{n:03d}", set()).add(row["state"].strip())
+    return {k: frozenset(v) for k, v in out.items()}
+
+
+def zip_states(zip_code: str) -> frozenset[str]:
+    """The states a ZIP's first three digits belong to (empty: an unassigned prefix).
+
+    >>> sorted(zip_states("01940")), sorted(zip_states("00100"))
+    (['MA'], [])
+    """
+    return zip_prefix_states().get(str(zip_code)[:3], frozenset())
+
+
+def us_zip(value: object, state: object) -> tuple[str, str]:
+    """A US ZIP checked against the owner's state: ``(zip as printed, problem)``.
+
+    Five digits or ZIP+4 are kept; four (or eight) digits get their leading zero back only when
+    the padded ZIP belongs to ``state`` (a spreadsheet drops leading zeros; "0100" of Pelham, MA
+    is cut short, not zero-stripped: 00100 belongs to no state); three (seven) digits likewise
+    get two. Anything else, or a ZIP of another state, is a problem (review, not mail).
+
+    >>> us_zip("1773", "MA"), us_zip("017731234", "MA")
+    (('01773', ''), ('01773-1234', ''))
+    >>> us_zip("0100", "MA")[1].split(":")[0]
+    'ZIP 0100 has 4 digits and 00100 is not a MA ZIP'
+    >>> us_zip("02141", "MS")[1]
+    'state MS and ZIP 02141 disagree (ZIPs 021.. are MA): check them with the Assessors'
+    """
+    text = normalise_zip(value)
+    st = clean_text(state).upper()
+    digits = text.replace("-", "").replace(" ", "")
+    if not digits.isdigit() or len(digits) not in (3, 4, 5, 7, 8, 9):
+        return text, (f"ZIP {text!r} is not a US ZIP (5 digits or ZIP+4): check it with the "
+                      "Assessors")
+    pad = {3: 2, 4: 1, 7: 2, 8: 1}.get(len(digits), 0)
+    full = "0" * pad + digits
+    printed = full if len(full) == 5 else f"{full[:5]}-{full[5:]}"
+    states = zip_states(full)
+    if pad:
+        if st in states:
+            return printed, ""
+        return text, (f"ZIP {text} has {len(digits)} digits and {printed} is not a {st} ZIP: the "
+                      "ZIP is likely cut short; check it with the Assessors")
+    if not states:
+        return printed, (f"ZIP {printed} belongs to no state (prefix {full[:3]} is not "
+                         "assigned): check it with the Assessors")
+    if st not in states:
+        return printed, (f"state {st} and ZIP {printed} disagree (ZIPs {full[:3]}.. are "
+                         f"{'/'.join(sorted(states))}): check them with the Assessors")
+    return printed, ""
+
+
+def normalise_country(value: object) -> str:
+    """A country value as printed; '' for the United States in any spelling (never printed on
+    domestic mail).
+
+    >>> [normalise_country(v) for v in ("U.S.A.", "United States of America", "Canada")]
+    ['', '', 'CANADA']
+    """
+    text = _base(value)
+    if text in US_COUNTRY or _country_names().get(text) == "UNITED STATES":
+        return ""
+    return text
+
+
+#: Names in addresses that pycountry's ISO 3166 names do not spell so.
+_COUNTRY_EXTRA = {
+    "UK": "UNITED KINGDOM", "GREAT BRITAIN": "UNITED KINGDOM", "ENGLAND": "UNITED KINGDOM",
+    "SCOTLAND": "UNITED KINGDOM", "WALES": "UNITED KINGDOM", "NORTHERN IRELAND":
+    "UNITED KINGDOM", "SOUTH KOREA": "KOREA, REPUBLIC OF", "KOREA": "KOREA, REPUBLIC OF",
+    "RUSSIA": "RUSSIAN FEDERATION", "VIETNAM": "VIET NAM", "HOLLAND": "NETHERLANDS",
+    "THE NETHERLANDS": "NETHERLANDS", "CZECH REPUBLIC": "CZECHIA", "TURKEY": "TURKIYE",
+    "PRC": "CHINA", "P R CHINA": "CHINA", "PEOPLES REPUBLIC OF CHINA": "CHINA",
+    "UAE": "UNITED ARAB EMIRATES", "IVORY COAST": "COTE D IVOIRE",
+}
+
+
+@functools.cache
+def _country_names() -> dict[str, str]:
+    """Country name as written (normalised like an address) -> the name printed, in capitals:
+    ISO 3166 names, official and common names from pycountry, and a few usual spellings."""
+    import pycountry
+
+    names: dict[str, str] = {}
+    for c in pycountry.countries:
+        printed = _base(getattr(c, "common_name", None) or c.name)
+        for n in (c.name, getattr(c, "official_name", None), getattr(c, "common_name", None)):
+            if n:
+                names.setdefault(_base(n), printed)
+    names["UNITED STATES"] = names["UNITED STATES OF AMERICA"] = "UNITED STATES"
+    for k, v in _COUNTRY_EXTRA.items():
+        names.setdefault(k, names.get(v, v))
+    return names
+
+
+def country_at_end(text: object) -> tuple[str, str]:
+    """A country named by the last words of an address line: ``(country, the rest)``, or
+    ``("", text)`` when none is (the United States is not a foreign country here).
+
+    >>> country_at_end("SANTIAGO CHILE"), country_at_end("BOSTON")
+    (('CHILE', 'SANTIAGO'), ('', 'BOSTON'))
+    >>> country_at_end("London, United Kingdom")
+    ('UNITED KINGDOM', 'LONDON')
+    """
+    base = _base(text)
+    words = base.split()
+    names = _country_names()
+    for k in range(min(5, len(words)), 0, -1):
+        found = names.get(" ".join(words[-k:]))
+        if found and found != "UNITED STATES":
+            return found, " ".join(words[:-k])
+    return "", clean_text(text)
+
+
+def country_in_lines(city: str, state: str, street: list[str]
+                      ) -> tuple[str, str, str, list[str]]:
+    """A country named at the end of the city, the state or a second address line ("SANTIAGO
+    CHILE"; "ONTARIO CANADA"; a line "CHILE"): the country and the lines without it."""
+    country, rest = country_at_end(city)
+    if country:
+        return country, rest, state, street
+    country, rest = country_at_end(state)
+    if country:
+        return country, city, rest, street
+    for i in range(len(street) - 1, 0, -1):
+        country, rest = country_at_end(street[i])
+        if country:
+            lines = [*street[:i], *([rest] if sum(ch.isalnum() for ch in rest) >= 2 else []),
+                     *street[i + 1:]]
+            return country, city, state, lines
+    return "", city, state, street
+
+
+__all__ = ["US_COUNTRY", "clean_text", "country_at_end", "country_in_lines", "normalise_country",
+           "normalise_zip", "us_zip", "zip_prefix_states", "zip_states"]
