@@ -8,6 +8,7 @@ run, puts the names of the user's QGIS layers into the outputs in place of the t
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 from pathlib import Path
@@ -22,6 +23,7 @@ from qgis.core import (
     QgsProcessingException,
     QgsProcessingFeatureSource,
     QgsProcessingFeatureSourceDefinition,
+    QgsProcessingOutputLayerDefinition,
     QgsProcessingParameterDefinition,
     QgsProcessingUtils,
     QgsRasterLayer,
@@ -30,7 +32,7 @@ from qgis.core import (
     QgsWkbTypes,
 )
 
-from . import wording
+from . import joins, safety, wording
 from .catalog import CATALOG, LayerInput
 
 DEFAULT_CRS = "EPSG:26986"  # NAD83 / Massachusetts Mainland (metres)
@@ -62,6 +64,11 @@ class Workspace:
         self.inputs: dict[str, dict[str, Any]] = {}  # provenance: QGIS layer -> exported file
         #: ``[layers.parcels] right_of_way`` for the config: {"field": ..., "values": [...]}
         self.right_of_way: dict[str, Any] | None = None
+        #: the user's output folder: the engine writes into a staging folder of this run and
+        #: :meth:`deliver` moves the files there once everything succeeded (None: none chosen)
+        self.final_folder: str | None = None
+        #: (staged file, the user's file) pairs that :meth:`deliver` moves into place
+        self.final_files: list[tuple[str, str]] = []
 
     # -- helpers ------------------------------------------------------------------------
     def label(self, name: str) -> str:
@@ -129,6 +136,167 @@ class Workspace:
         if la is None or lb is None:
             return False
         return la.id() == lb.id() or la.source() == lb.source()
+
+    # -- inputs are never written to -----------------------------------------------------
+    def real_inputs(self) -> dict[str, list[str]]:
+        """What each input parameter reads, by its dialog name: the files behind the QGIS
+        layers (never the temporary exports) and a town config with every file it names."""
+        found: dict[str, list[str]] = {}
+        for d in self.alg.parameterDefinitions():
+            name = d.name()
+            if d.isDestination() or not self.has(name):
+                continue
+            kind = d.type()
+            files: list[str] = []
+            what = self.label(name)
+            if kind == "file":
+                path = self.alg.parameterAsFile(self.parameters, name, self.context)
+                if path:
+                    files = safety.config_files(path) if path.lower().endswith(".toml") \
+                        else safety.source_files(path)
+            elif kind in ("source", "vector", "raster", "layer"):
+                layer = self.layer_of(name) if kind in ("source", "vector") else \
+                    self.alg.parameterAsLayer(self.parameters, name, self.context)
+                if layer is not None:
+                    files = safety.source_files(layer.source())
+                    what += f" (layer '{layer.name()}')"
+            elif kind == "multilayer":
+                for layer in self.alg.parameterAsLayerList(self.parameters, name, self.context):
+                    files += safety.source_files(layer.source())
+            if files:
+                found[what] = files
+        return found
+
+    def destinations(self) -> list[tuple[str, str]]:
+        """(parameter name, path) of every output the user chose as a file or folder."""
+        out = []
+        for d in self.alg.parameterDefinitions():
+            if not d.isDestination():
+                continue
+            value = self.parameters.get(d.name())
+            if isinstance(value, QgsProcessingOutputLayerDefinition):
+                sink = value.sink
+                value = sink.staticValue() if hasattr(sink, "staticValue") else sink
+            text = str(value or "").strip()
+            if not text or text == "TEMPORARY_OUTPUT" or text.startswith("memory:"):
+                continue
+            files = safety.source_files(text)
+            if files:
+                out.append((d.name(), files[0]))
+        return out
+
+    def refuse_outputs_on_inputs(self) -> None:
+        """Stop the run before anything is written when an output is, contains or lies inside
+        an input of the run (a GeoPackage holding the parcels, the folder of the data)."""
+        inputs = self.real_inputs()
+        for name, path in self.destinations():
+            hit = safety.clash(path, inputs)
+            if hit is None:
+                continue
+            what, rel, src = hit
+            where = {"is": f"is {src}, the very file {what} is read from",
+                     "is inside": f"({path}) lies inside {src}, which {what} is read from",
+                     "contains": f"({path}) is a folder holding {src}, which {what} is read "
+                                 "from"}[rel]
+            raise QgsProcessingException(
+                f"{self.label(name)} {where}: writing there would destroy the input. "
+                "Choose a new file or folder outside every input of the run; nothing was "
+                "written.")
+
+    # -- outputs: staged in this run's folder, moved into place at the end ---------------
+    def deliver(self, outputs: dict) -> dict:
+        """Move the staged outputs into the user's folder and files (each file to a temporary
+        name beside its target, then renamed over it) once the run succeeded; ``outputs`` with
+        their paths changed accordingly. A cancel before this leaves the user's files as they
+        were."""
+        if self.feedback.isCanceled():
+            raise QgsProcessingException(self.cancelled_text())
+        moved: dict[str, str] = {}
+        staged = getattr(self.alg, "_out", None)
+        if self.final_folder and staged and os.path.isdir(staged) and \
+                safety.real_path(staged) != safety.real_path(self.final_folder):
+            os.makedirs(self.final_folder, exist_ok=True)
+            for path in sorted(Path(staged).rglob("*")):
+                if path.is_file():
+                    target = Path(self.final_folder) / path.relative_to(staged)
+                    _move_into_place(path, target)
+                    moved[str(path)] = str(target)
+            moved[str(staged)] = str(self.final_folder)
+        for src, target in self.final_files:
+            if os.path.exists(src):
+                _move_into_place(Path(src), Path(target))
+                moved[src] = target
+        return {k: moved.get(v, v) if isinstance(v, str) else v for k, v in outputs.items()}
+
+    def cancelled_text(self) -> str:
+        kept = [p for _n, p in self.destinations() if os.path.exists(p)]
+        return ("Cancelled: the run was stopped before any output was replaced"
+                + (f" ({', '.join(kept)} left as they were)." if kept else "."))
+
+    # -- the parcels-to-owners join --------------------------------------------------------
+    def columns_of(self, name: str) -> dict[str, list]:
+        """Every attribute of parameter ``name``'s features, by field (no geometry read)."""
+        source = self.alg.parameterAsSource(self.parameters, name, self.context)
+        if source is None:
+            return {}
+        names = list(source.fields().names())
+        cols: dict[str, list] = {n: [] for n in names}
+        request = QgsFeatureRequest().setFlags(QgsFeatureRequest.NoGeometry)
+        for feat in source.getFeatures(request):
+            for n, v in zip(names, feat.attributes(), strict=False):
+                cols[n].append(v)
+        return cols
+
+    def join_rate(self) -> tuple[joins.JoinRate, dict, dict] | None:
+        """The join of the exported parcels and assessing table (rate, parcel columns,
+        assessing columns), or None when either is not part of the run."""
+        if "parcels" not in self.layers or "assess" not in self.layers:
+            return None
+        pid = self.layers["parcels"]["fields"].get("id")
+        aid = self.layers["assess"]["fields"].get("parcel_id")
+        if not pid or not aid:
+            return None
+        pcols = self.columns_of(CATALOG["parcels"].param)
+        acols = self.columns_of(CATALOG["assess"].param)
+        return joins.rate(pcols.get(pid, []), acols.get(aid, [])), pcols, acols
+
+    def check_join(self) -> joins.JoinRate | None:
+        """State the join rate; stop the run, naming the fields to choose, when no assessing
+        row joins a parcel (no owner could ever be notified)."""
+        measured = self.join_rate()
+        if measured is None:
+            return None
+        rate, pcols, acols = measured
+        pid = self.layers["parcels"]["fields"]["id"]
+        aid = self.layers["assess"]["fields"]["parcel_id"]
+        p_label, a_label = CATALOG["parcels"].fields[0].param, CATALOG["assess"].fields[0].param
+        self.feedback.pushInfo(f"Join of the parcels and the assessing table: {rate.text()}.")
+        if rate.matched_rows:
+            if rate.share < 0.5:
+                self.warn(f"Only {rate.text()}: check {self.label(p_label)} and "
+                          f"{self.label(a_label)}, or that the assessing table covers the "
+                          "parcels.")
+            return rate
+        assess_layer = self.source_layer_label(CATALOG["assess"].param)
+        text = (f"No row of {self.label(CATALOG['assess'].param)} ({assess_layer}) joins a "
+                f"parcel: its {self.label(a_label)} ({aid}) holds values like "
+                f"{', '.join(rate.assess_examples) or 'none'}, while {self.label(p_label)} "
+                f"({pid}) of {self.source_layer_label(CATALOG['parcels'].param)} holds values "
+                f"like {', '.join(rate.parcel_examples) or 'none'}. ")
+        by_parcels = joins.fields_that_join(pcols, acols.get(aid, []), skip=[pid])
+        by_assess = joins.fields_that_join(acols, pcols.get(pid, []), skip=[aid])
+        if by_parcels:
+            f, n = by_parcels[0]
+            text += (f"The parcels' field {f} holds {n:,} of the assessing ids: choose it in "
+                     f"{self.label(p_label)}. ")
+        elif by_assess:
+            f, n = by_assess[0]
+            text += (f"The assessing table's field {f} holds {n:,} of the parcel ids: choose "
+                     f"it in {self.label(a_label)}. ")
+        else:
+            text += "Choose the two fields that hold the same parcel ids. "
+        raise QgsProcessingException(
+            text + "Without the join no owner could be notified, so nothing was run.")
 
     # -- town layers --------------------------------------------------------------------
     def town_config(self) -> str | None:
@@ -378,6 +546,7 @@ class Workspace:
                     f"{', '.join(given)}.")
             return cfg
         self.add_town_layers()
+        self.check_join()
         if "parcels" not in self.layers:
             if site_standin is None:
                 raise QgsProcessingException(
@@ -396,15 +565,19 @@ class Workspace:
         them lists the same in full.
         """
         folder = outputs.get("OUTPUT_FOLDER") or getattr(self.alg, "_out", None)
-        if not folder or not os.path.isdir(folder) or not self.inputs:
+        if not folder or not os.path.isdir(folder):
             return
         names = self._export_names(lambda _name, info: provenance_label(info))
         config = self.town_config()
         if not config:
             names[str(self.folder / "town.toml")] = "the layers chosen in the QGIS dialog"
+        if self.final_folder:  # the files are read where they will be, not in the staging
+            names[str(folder)] = self.final_folder
         for path in Path(folder).iterdir():
             if path.suffix.lower() in (".csv", ".json", ".html", ".txt", ".md", ".xlsx"):
                 replace_paths(path, names)
+        if not self.inputs:
+            return
         doc = {"algorithm": f"swm_gis:{self.alg.ALG_ID}", "inputs": {
             k: {"parameter": self.label(k).strip("'"),
                 **{kk: vv for kk, vv in v.items() if kk != "exported_to"}}
@@ -414,15 +587,40 @@ class Workspace:
                                                     encoding="utf-8")
 
     def out_folder(self, *, sub: str = "out") -> str:
-        """OUTPUT_FOLDER if given (created), else a folder in the run's temporary folder."""
+        """The folder the engine writes into: always one in this run's temporary folder.
+
+        OUTPUT_FOLDER, when chosen, is where :meth:`deliver` moves the files at the end (as
+        :attr:`final_folder`), so a failed or cancelled run never touches the user's folder.
+        """
         folder = ""
         if "OUTPUT_FOLDER" in [p.name() for p in self.alg.parameterDefinitions()]:
             folder = self.alg.parameterAsFileOutput(self.parameters, "OUTPUT_FOLDER",
                                                     self.context)
-        if not folder or folder == "TEMPORARY_OUTPUT":
-            folder = str(self.folder / sub)
-        os.makedirs(folder, exist_ok=True)
-        return folder
+        if folder and folder != "TEMPORARY_OUTPUT":
+            self.final_folder = safety.real_path(folder)
+        staged = str(self.folder / sub)
+        os.makedirs(staged, exist_ok=True)
+        return staged
+
+
+def _move_into_place(src: Path, target: Path) -> None:
+    """``src`` to ``target``: copied to a hidden name beside the target, then renamed over it
+    (the target is never half written; another file system is fine)."""
+    import shutil
+
+    target.parent.mkdir(parents=True, exist_ok=True)
+    tmp = target.with_name(f".{target.name}.swm-gis-part")
+    try:
+        shutil.copy2(src, tmp)
+        os.replace(tmp, target)
+    except OSError as exc:
+        with contextlib.suppress(OSError):
+            tmp.unlink()
+        raise QgsProcessingException(f"Cannot write {target}: {exc.strerror or exc}. Check "
+                                     "that the folder exists and can be written, and that the "
+                                     "file is not open in another program.") from None
+    with contextlib.suppress(OSError):
+        src.unlink()
 
 
 def provenance_label(info: dict, *, short: bool = False) -> str:

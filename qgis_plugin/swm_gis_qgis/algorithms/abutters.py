@@ -237,6 +237,8 @@ says how many recipients cannot be mailed.
 
     def collect(self, result, parameters, context, feedback, ws):
         out = Path(self._out)
+        if ws.has("ASSESS") or ws.town_config():
+            check_owners_found(out, ws)
         gpkg = out / "abutters.gpkg"
         dest = self.copy_to_sink(parameters, "OUTPUT", context, gpkg, "abutting_parcels",
                                  style="abutting_parcels.qml", display="Abutting parcels")
@@ -262,6 +264,47 @@ says how many recipients cannot be mailed.
             ws.warn(f"{blank} recipient(s) have no mailing address: check "
                     "OWNER_ADDRESS_FIELD and the assessing table before mailing.")
         return res
+
+
+def check_owners_found(out: Path, ws) -> None:
+    """No empty list is ever certified: when no abutting parcel that can have an owner (those
+    in another town aside) joins an owner record, stop before the package reaches the output
+    folder; when some do not, say how many (the engine's rule: refuse when none joins, warn
+    ``owners_not_found`` for some)."""
+    counts = _json_counts(out / "abutters.json") or {}
+    if "no_owner_of_record" not in counts:
+        return
+    ownable = int(counts.get("abutting") or 0) - int(counts.get("other_town") or 0)
+    missing = int(counts.get("no_owner_of_record") or 0)
+    if ownable <= 0 or missing <= 0:
+        return
+    if ws.town_config():
+        fields = ("the parcel id field and the assessing table's parcel id field of the town "
+                  "config file")
+    else:
+        fields = f"{ws.label('PARCEL_ID_FIELD')} and {ws.label('ASSESS_PARCEL_ID_FIELD')}"
+    ids = _first_ids(out / "abutting_parcels.csv")
+    if missing >= ownable:
+        raise QgsProcessingException(
+            f"None of the {ownable} abutting parcel(s) (e.g. {', '.join(ids)}) has an owner "
+            f"record in the assessing table, so the notice would go to no one. Check that "
+            f"{fields} hold the same parcel ids, and that the assessing table covers this "
+            "area. No mailing list, labels or certification were written: an empty list is "
+            "never certified.")
+    ws.warn(f"{missing} of the {ownable} abutting parcel(s) have no owner record in the "
+            "assessing table and get no notice: ask the Assessors for their owners "
+            "(abutting_parcels.csv lists every abutting parcel).")
+
+
+def _first_ids(path: Path, n: int = 3) -> list[str]:
+    if not path.exists():
+        return []
+    import csv
+
+    with path.open(encoding="utf-8-sig", newline="") as fh:
+        import itertools
+
+        return [row.get("parcel_id", "") for row in itertools.islice(csv.DictReader(fh), n)]
 
 
 def unmailable_count(out: Path, result: dict) -> int | None:

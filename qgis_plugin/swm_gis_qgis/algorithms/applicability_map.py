@@ -71,8 +71,12 @@ Same as <i>swm-gis applicability</i>.
 
     def engine_args(self, parameters, context, feedback, ws):
         config = ws.config_path()
+        # the engine writes in the run's folder; the chosen file is replaced only at the end
+        # (Workspace.deliver), so a failure or a cancel leaves it as it was
         chosen = self.parameterAsFileOutput(parameters, "OUTPUT_GPKG", context)
-        self._gpkg = chosen or str(ws.folder / "applicability.gpkg")
+        self._gpkg = str(ws.folder / "applicability.gpkg")
+        if chosen:
+            ws.final_files.append((self._gpkg, chosen))
         args = ["applicability", "--config", config, "--out", self._gpkg, "--overwrite",
                 "--engine", ENGINES[self.parameterAsEnum(parameters, "ENGINE", context)]]
         scheduler = self.parameterAsString(parameters, "SCHEDULER", context)

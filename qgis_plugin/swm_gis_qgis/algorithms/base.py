@@ -255,10 +255,15 @@ class SwmGisAlgorithm(QgsProcessingAlgorithm):
     def processAlgorithm(self, parameters, context, feedback):  # noqa: N802
         work = Path(tempfile.mkdtemp(prefix=f"swm_gis_{self.ALG_ID}_",
                                      dir=QgsProcessingUtils.tempFolder()))
-        ws = Workspace(self, dict(parameters), context, feedback, work)
+        self._work, self._feedback = work, feedback
+        ws = Workspace(self, absolute_paths(self, dict(parameters)), context, feedback, work)
+        stage = "checking the parameters"
         try:
+            ws.refuse_outputs_on_inputs()
             exe = _find_engine()
+            stage = "exporting the layers"
             args = self.engine_args(ws.parameters, context, feedback, ws)
+            stage = "running the swm-gis engine"
             feedback.setProgressText(self.tr("Running the swm-gis engine"))
             quiet = EngineFeedback(feedback, ws)
             try:
@@ -266,12 +271,25 @@ class SwmGisAlgorithm(QgsProcessingAlgorithm):
                                            progress_range=(5.0, 95.0))
             finally:
                 quiet.write_log(args)
+            stage = "loading the results"
+            feedback.setProgressText(self.tr("Loading the results"))
             outputs = self.collect(result, ws.parameters, context, feedback, ws)
+            ws.write_provenance(outputs)
+            stage = "moving the outputs into place"
+            feedback.setProgressText(self.tr("Moving the outputs into place"))
+            outputs = ws.deliver(outputs)
         except engine.EngineCanceled:
-            raise QgsProcessingException(self.tr("Cancelled.")) from None
+            raise QgsProcessingException(ws.cancelled_text()) from None
         except (engine.EngineError, QgsProcessingException) as exc:
-            raise QgsProcessingException(ws.say(_message(exc))) from None
-        ws.write_provenance(outputs)
+            text = _message(exc)
+            if feedback.isCanceled():
+                text = ws.cancelled_text()
+            raise QgsProcessingException(ws.say(text)) from None
+        except Exception as exc:  # noqa: BLE001 - never "Execution failed" without a reason
+            raise QgsProcessingException(
+                f"The swm-gis plugin failed while {stage}: {type(exc).__name__}: {exc}. Nothing "
+                "was written to the outputs you chose; the log of this run is in "
+                f"{work / 'engine_log.txt'}.") from None
         feedback.setProgress(100.0)
         return outputs
 
@@ -319,8 +337,11 @@ class SwmGisAlgorithm(QgsProcessingAlgorithm):
         if sink is None:
             return None
         written = 0
+        feedback = getattr(self, "_feedback", None)
         if src.isValid():
             for feat in src.getFeatures():
+                if feedback is not None and feedback.isCanceled():
+                    raise QgsProcessingException("Cancelled.")
                 geom = feat.geometry()
                 if wanted is not None and (geom.isNull() or geom.type() != wanted):
                     continue
@@ -345,8 +366,9 @@ class SwmGisAlgorithm(QgsProcessingAlgorithm):
                 details.name = display
             qml = STYLES_DIR / style if style else None
             if stored_style and src.isValid():
-                stored = stored_style_qml(src, Path(str(gpkg)).with_name(
-                    f"{layer_name}_stored_style.qml"))
+                # in the run's own folder: nothing stray beside the user's outputs
+                folder = getattr(self, "_work", None) or Path(str(gpkg)).parent
+                stored = stored_style_qml(src, Path(folder) / f"{layer_name}_stored_style.qml")
                 qml = stored or qml
             if qml is not None:
                 pp = StyleLayer(qml)
@@ -361,6 +383,25 @@ class SwmGisAlgorithm(QgsProcessingAlgorithm):
         except (OSError, ValueError) as exc:
             raise QgsProcessingException(
                 f"Cannot read the engine's output {path}: {exc}") from None
+
+
+#: Parameter types whose value is a file or folder path typed by the user.
+_PATH_TYPES = ("file", "folderDestination", "fileDestination")
+
+
+def absolute_paths(alg: QgsProcessingAlgorithm, parameters: dict) -> dict:
+    """``parameters`` with every relative file and folder path made absolute against the
+    caller's working folder (``qgis_process run ... TOWN_CONFIG=town.toml`` in a shell): the
+    engine runs in the run's temporary folder, where a relative path would mean something else
+    (or a folder deleted when QGIS exits)."""
+    out = dict(parameters)
+    for d in alg.parameterDefinitions():
+        value = out.get(d.name())
+        if d.type() in _PATH_TYPES and isinstance(value, str) and value and \
+                value != "TEMPORARY_OUTPUT" and not os.path.isabs(value) and \
+                "://" not in value and not value.startswith(("memory:", "ogr:", "/vsi")):
+            out[d.name()] = os.path.abspath(os.path.expanduser(value))
+    return out
 
 
 def _massgis_fields(key: str) -> str:
