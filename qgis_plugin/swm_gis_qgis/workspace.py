@@ -11,6 +11,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import re
 from pathlib import Path
 from typing import Any
 
@@ -266,37 +267,42 @@ class Workspace:
         measured = self.join_rate()
         if measured is None:
             return None
-        rate, pcols, acols = measured
+        rate = measured[0]
+        self.feedback.pushInfo(f"Join of the parcels and the assessing table: {rate.text()}.")
+        problem = self.join_problem(*measured)
+        if problem:
+            raise QgsProcessingException(
+                problem + " Without the join no owner could be notified, so nothing was run.")
+        if rate.share < 0.5:
+            self.warn(f"Only {rate.text()}: check {self.label('PARCEL_ID_FIELD')} and "
+                      f"{self.label('ASSESS_PARCEL_ID_FIELD')}, or that the assessing table "
+                      "covers the parcels.")
+        return rate
+
+    def join_problem(self, rate: joins.JoinRate, pcols: dict, acols: dict) -> str | None:
+        """What is wrong with a join that matches no row, and the field that would join."""
+        if rate.matched_rows:
+            return None
         pid = self.layers["parcels"]["fields"]["id"]
         aid = self.layers["assess"]["fields"]["parcel_id"]
-        p_label, a_label = CATALOG["parcels"].fields[0].param, CATALOG["assess"].fields[0].param
-        self.feedback.pushInfo(f"Join of the parcels and the assessing table: {rate.text()}.")
-        if rate.matched_rows:
-            if rate.share < 0.5:
-                self.warn(f"Only {rate.text()}: check {self.label(p_label)} and "
-                          f"{self.label(a_label)}, or that the assessing table covers the "
-                          "parcels.")
-            return rate
+        p_label, a_label = "PARCEL_ID_FIELD", "ASSESS_PARCEL_ID_FIELD"
         assess_layer = self.source_layer_label(CATALOG["assess"].param)
         text = (f"No row of {self.label(CATALOG['assess'].param)} ({assess_layer}) joins a "
                 f"parcel: its {self.label(a_label)} ({aid}) holds values like "
                 f"{', '.join(rate.assess_examples) or 'none'}, while {self.label(p_label)} "
                 f"({pid}) of {self.source_layer_label(CATALOG['parcels'].param)} holds values "
-                f"like {', '.join(rate.parcel_examples) or 'none'}. ")
-        by_parcels = joins.fields_that_join(pcols, acols.get(aid, []), skip=[pid])
-        by_assess = joins.fields_that_join(acols, pcols.get(pid, []), skip=[aid])
+                f"like {', '.join(rate.parcel_examples) or 'none'}.")
+        by_parcels = joins.fields_that_join(pcols, acols.get(aid, []), skip=[pid, "fid"])
+        by_assess = joins.fields_that_join(acols, pcols.get(pid, []), skip=[aid, "fid"])
         if by_parcels:
             f, n = by_parcels[0]
-            text += (f"The parcels' field {f} holds {n:,} of the assessing ids: choose it in "
-                     f"{self.label(p_label)}. ")
-        elif by_assess:
+            return text + (f" The parcels' field {f} holds {n:,} of the assessing ids: choose "
+                           f"it in {self.label(p_label)}.")
+        if by_assess:
             f, n = by_assess[0]
-            text += (f"The assessing table's field {f} holds {n:,} of the parcel ids: choose "
-                     f"it in {self.label(a_label)}. ")
-        else:
-            text += "Choose the two fields that hold the same parcel ids. "
-        raise QgsProcessingException(
-            text + "Without the join no owner could be notified, so nothing was run.")
+            return text + (f" The assessing table's field {f} holds {n:,} of the parcel ids: "
+                           f"choose it in {self.label(a_label)}.")
+        return text + " Choose the two fields that hold the same parcel ids."
 
     # -- town layers --------------------------------------------------------------------
     def town_config(self) -> str | None:
@@ -311,6 +317,41 @@ class Workspace:
                                          "and choose the layers instead.")
         return path
 
+    def config_parcels(self) -> dict[str, str] | None:
+        """The parcels the town config file names: {"files": [...], "layer", "id"} (its id
+        field, default LOC_ID), or None without a config."""
+        cfg = self.town_config()
+        if not cfg:
+            return None
+        try:
+            import tomllib
+
+            with open(cfg, "rb") as fh:
+                doc = tomllib.load(fh)
+        except Exception:  # noqa: BLE001 - the engine words a broken config itself
+            return None
+        spec = (doc.get("layers") or {}).get("parcels") or {}
+        paths = spec.get("path") or []
+        paths = paths if isinstance(paths, list) else [paths]
+        base = Path(cfg).parent
+        files = [f for p in paths for f in safety.source_files(
+            str(p) if os.path.isabs(str(p)) else str(base / str(p)))]
+        fields = spec.get("fields") or {}
+        return {"files": files, "layer": str(spec.get("layer") or ""),
+                "id": str(fields.get("id") or CATALOG["parcels"].fields[0].default)}
+
+    def reads(self, name: str, parcels: dict) -> bool:
+        """True when parameter ``name``'s layer reads the config's parcels (same file, and the
+        same layer of it when the config names one)."""
+        layer = self.layer_of(name)
+        if layer is None:
+            return False
+        files = safety.source_files(layer.source())
+        if not files or files[0] not in parcels["files"]:
+            return False
+        m = re.search(r"\|layername=([^|]+)", layer.source())
+        return not (parcels["layer"] and m and m.group(1) != parcels["layer"])
+
     def add_town_layers(self, *, progress_to: float = 5.0) -> None:
         """Export every town layer parameter that has a value; check required ones."""
         wanted = [(k, opt) for k, opt, _adv in self.alg.TOWN_LAYERS]
@@ -318,7 +359,10 @@ class Workspace:
             li = CATALOG[key]
             if not self.has(li.param):
                 if not optional:
-                    raise QgsProcessingException(f"Choose a layer in {self.label(li.param)}.")
+                    alt = (f", or a town config file in {self.label('TOWN_CONFIG')} (saved "
+                           "once by 'Set up the town')") if self.alg.ACCEPTS_TOWN_CONFIG else ""
+                    raise QgsProcessingException(
+                        f"Choose a layer in {self.label(li.param)}{alt}.")
                 continue
             if self.feedback.isCanceled():
                 raise QgsProcessingException("Cancelled.")
@@ -335,11 +379,13 @@ class Workspace:
                 self.add_vector(li)
             self.feedback.setProgress(progress_to * (n + 1) / max(1, len(wanted)))
 
-    def field_mapping(self, li: LayerInput, names: list[str]) -> dict[str, str]:
+    def field_mapping(self, li: LayerInput, names: list[str], *,
+                      problems: list[str] | None = None) -> dict[str, str]:
         """Logical field -> actual field from the field parameters, checked before the run.
 
         A field the engine (or this algorithm, see :attr:`SwmGisAlgorithm.REQUIRED_FIELDS`)
-        needs and that does not resolve stops the run naming the parameter to set.
+        needs and that does not resolve stops the run naming the parameter to set; with a
+        ``problems`` list each such message is added to it instead (all said at once).
         """
         by_lower = {n.lower(): n for n in names}
         label = self.source_layer_label(li.param)
@@ -354,11 +400,14 @@ class Workspace:
                 continue  # an optional published field this layer simply does not have
             if actual is None and (value or required):
                 has = f"has no field '{value}'" if value else "has no field chosen"
-                raise QgsProcessingException(
-                    f"{self.label(li.param)} ({label}) {has} for the "
-                    f"{f.logical.replace('_', ' ')}: choose it in {self.label(f.param)}"
-                    f"{' (under Advanced Parameters)' if self._is_advanced(f.param) else ''}. "
-                    f"Fields in the layer: {', '.join(names) or 'none'}.")
+                text = (f"{self.label(li.param)} ({label}) {has} for the "
+                        f"{f.logical.replace('_', ' ')}: choose it in {self.label(f.param)}"
+                        f"{' (under Advanced Parameters)' if self._is_advanced(f.param) else ''}"
+                        f". Fields in the layer: {', '.join(names) or 'none'}.")
+                if problems is None:
+                    raise QgsProcessingException(text)
+                problems.append(text)
+                continue
             if actual is not None:
                 mapping[f.logical] = actual
         return mapping
@@ -491,8 +540,10 @@ class Workspace:
                                "label": provenance_label(self.inputs[li.param], short=True)}
 
     # -- the town config ----------------------------------------------------------------
-    def write_config(self, *, name: str | None = None) -> str:
-        """Write the temporary town config naming the exported layers; its path."""
+    def write_config(self, *, name: str | None = None, target: Path | None = None,
+                     header: str = "# Written by the swm-gis QGIS plugin for one run.") -> str:
+        """Write the town config naming :attr:`layers` (the temporary one naming the exported
+        layers, or ``target``); its path."""
         crs = self.alg.parameterAsCrs(self.parameters, "WORKING_CRS", self.context)
         crs_id = crs.authid() if crs.isValid() and crs.authid() else DEFAULT_CRS
         if crs.isValid() and crs.isGeographic():
@@ -501,7 +552,7 @@ class Workspace:
                 "projected CRS such as EPSG:26986 (NAD83 / Massachusetts Mainland).")
         town = name or self.alg.parameterAsString(self.parameters, "TOWN_NAME", self.context) \
             or "Town (name not set)"
-        lines = ["# Written by the swm-gis QGIS plugin for one run.", "[town]",
+        lines = [*header.splitlines(), "[town]",
                  f"name = {_toml(town)}", f"crs = {_toml(crs_id)}", ""]
         if self.rules:
             lines.append("[rules]")
@@ -524,7 +575,7 @@ class Workspace:
                 lines.append(f"[layers.{key}.fields]")
                 lines += [f"{k} = {_toml(v)}" for k, v in entry["fields"].items()]
             lines.append("")
-        path = self.folder / "town.toml"
+        path = target or self.folder / "town.toml"
         path.write_text("\n".join(lines), encoding="utf-8")
         return str(path)
 

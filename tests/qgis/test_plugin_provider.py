@@ -12,7 +12,8 @@ pytestmark = pytest.mark.qgis
 WHEEL = "~/swm-gis-env/bin/pip install dist/swm_gis-0.1.0-py3-none-any.whl"
 
 IDS = ["disturbancetrigger", "abutters", "habitatscreening", "floodplainoverlap",
-       "mitigationeligibility", "receivingwaters", "sitescreening", "applicabilitymap"]
+       "mitigationeligibility", "receivingwaters", "sitescreening", "applicabilitymap",
+       "townsetup"]
 
 
 def _alg(alg_id: str):
@@ -21,7 +22,7 @@ def _alg(alg_id: str):
     return QgsApplication.processingRegistry().algorithmById(f"swm_gis:{alg_id}")
 
 
-def test_the_eight_algorithms_are_registered_with_help(plugin):
+def test_the_algorithms_are_registered_with_help(plugin):
     from qgis.core import QgsApplication
 
     provider = QgsApplication.processingRegistry().providerById("swm_gis")
@@ -41,7 +42,9 @@ def test_abutters_parameters_are_those_of_spec_section_6(plugin):
 
     alg = _alg("abutters")
     p = {d.name(): d for d in alg.parameterDefinitions()}
-    assert not p["PARCELS"].flags() & Def.FlagOptional
+    # optional for QGIS: a town config file replaces it (the run refuses neither being given)
+    assert p["PARCELS"].flags() & Def.FlagOptional
+    assert alg.parameterDefinitions()[0].name() == "TOWN_CONFIG"
     assert p["ASSESS"].flags() & Def.FlagOptional
     assert p["DISTANCE"].defaultValue() == 100.0
     assert p["INCLUDE_SUBJECT"].defaultValue() is False
@@ -56,10 +59,25 @@ def test_abutters_parameters_are_those_of_spec_section_6(plugin):
     assert "selected features only" in p["SUBJECT"].help().lower()
 
 
-def test_town_config_is_accepted_by_sitescreening_and_applicabilitymap(plugin):
+def test_the_town_config_is_the_first_parameter_of_every_algorithm_reading_town_layers(plugin):
+    """'Set up the town' saves it once; every algorithm that reads a town layer takes it
+    first. The disturbance trigger reads none; the set-up itself writes it."""
     for alg_id in IDS:
-        names = {d.name() for d in _alg(alg_id).parameterDefinitions()}
-        assert ("TOWN_CONFIG" in names) == (alg_id in ("sitescreening", "applicabilitymap"))
+        names = [d.name() for d in _alg(alg_id).parameterDefinitions()]
+        takes = alg_id not in ("disturbancetrigger", "townsetup")
+        assert ("TOWN_CONFIG" in names) == takes, alg_id
+        if takes:
+            assert names[0] == "TOWN_CONFIG", alg_id
+
+
+def test_no_parcels_and_no_town_config_is_refused(plugin, town):
+    import processing
+    from qgis.core import QgsProcessingException
+
+    with pytest.raises(QgsProcessingException, match="Choose a layer in "
+                       "'Parcels \\(tax parcel polygons\\)', or a town config file in "
+                       "'Town config file \\(saved by 'Set up the town'\\)'"):
+        processing.run("swm_gis:abutters", {"SUBJECT": town["site"], "OUTPUT": "memory:"})
 
 
 def test_the_engine_path_setting_is_registered_and_honoured(plugin, tmp_path, monkeypatch):

@@ -39,7 +39,7 @@ def test_no_user_facing_text_names_the_internal_spec(plugin):
 
     provider = QgsApplication.processingRegistry().providerById("swm_gis")
     algs = provider.algorithms()
-    assert len(algs) == 8
+    assert len(algs) == 9
     texts = {}
     for alg in algs:
         texts[alg.id()] = alg.shortHelpString()

@@ -1,4 +1,5 @@
-"""The eight algorithms of the swm_gis provider (ids are stable: SPEC section 6)."""
+"""The algorithms of the swm_gis provider (ids are stable: SPEC section 6), and the town
+set-up that saves the town config they take as their first parameter."""
 
 from .abutters import AbuttersAlgorithm
 from .applicability_map import ApplicabilityMapAlgorithm
@@ -8,6 +9,7 @@ from .habitat_screening import HabitatScreeningAlgorithm
 from .mitigation_eligibility import MitigationEligibilityAlgorithm
 from .receiving_waters import ReceivingWatersAlgorithm
 from .site_screening import SiteScreeningAlgorithm
+from .town_setup import TownSetupAlgorithm
 
 ALGORITHMS = (
     DisturbanceTriggerAlgorithm,
@@ -18,4 +20,5 @@ ALGORITHMS = (
     ReceivingWatersAlgorithm,
     SiteScreeningAlgorithm,
     ApplicabilityMapAlgorithm,
+    TownSetupAlgorithm,
 )

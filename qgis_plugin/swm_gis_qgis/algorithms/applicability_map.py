@@ -43,6 +43,7 @@ Same as <i>swm-gis applicability</i>.
     def initAlgorithm(self, config=None):  # noqa: N802
         self.add_town_config_param()
         self.add_town_layers(only=("parcels",))
+        self.add_right_of_way_params()
         self.add_town_layers(skip=("parcels",), fold=True)
         self.add(QgsProcessingParameterEnum("ENGINE", self.tr("Engine"), ENGINES,
                                             defaultValue=0),
@@ -70,6 +71,7 @@ Same as <i>swm-gis applicability</i>.
         self.addOutput(QgsProcessingOutputFile("GPKG", self.tr("Engine GeoPackage (when kept)")))
 
     def engine_args(self, parameters, context, feedback, ws):
+        ws.right_of_way = self.right_of_way(parameters, context, ws)
         config = ws.config_path()
         # the engine writes in the run's folder; the chosen file is replaced only at the end
         # (Workspace.deliver), so a failure or a cancel leaves it as it was

@@ -169,19 +169,57 @@ class SwmGisAlgorithm(QgsProcessingAlgorithm):
         return param
 
     def add_town_config_param(self) -> None:
+        """TOWN_CONFIG, the first parameter: the file 'Set up the town' saves once."""
         self.add(QgsProcessingParameterFile(
-            "TOWN_CONFIG", self.tr("Town config file (TOML), instead of the layers"),
+            "TOWN_CONFIG", self.tr("Town config file (saved by 'Set up the town')"),
             behavior=QgsProcessingParameterFile.File, extension="toml", optional=True),
-            "A town config (TOML) naming every reference layer, for staff who keep one config "
-            "per town: a [layers.parcels], [layers.assess], ... section per layer with its "
-            "path, and a [layers.KEY.fields] table only where the source's field names differ "
-            f"from MassGIS's (parcels: {_massgis_fields('parcels')}; assessing table: "
-            f"{_massgis_fields('assess')}). The repository's data/cambridge.toml is a worked "
-            "example. When set, the layer parameters of this algorithm are not used: the "
-            "layers the config names are read instead.")
+            "The town's config file (TOML) that 'Set up the town' (swm-gis > Town set-up) "
+            "saved from the project's layers: parcels, assessing table, every reference layer, "
+            "their fields, the right-of-way rule and the town's name, checked once. With it "
+            "the layer parameters of this algorithm are not needed (and not used). A "
+            "hand-written config works too: a [layers.parcels], [layers.assess], ... section "
+            "per layer with its path, and a [layers.KEY.fields] table only where the source's "
+            f"field names differ from MassGIS's (parcels: {_massgis_fields('parcels')}; "
+            f"assessing table: {_massgis_fields('assess')}); the repository's "
+            "data/cambridge.toml is a worked example.")
+
+    def add_right_of_way_params(self, *, advanced: bool = True) -> None:
+        """RIGHT_OF_WAY_FIELD / RIGHT_OF_WAY_VALUES: the town config's ``right_of_way`` rule for
+        parcels layers without MassGIS's POLY_TYPE (every algorithm that classes parcels)."""
+        self.add(QgsProcessingParameterField(
+            "RIGHT_OF_WAY_FIELD", self.tr("Right-of-way field of the parcels layer"),
+            parentLayerParameterName="PARCELS", optional=True),
+            "For parcels layers without MassGIS's POLY_TYPE (e.g. Cambridge): the field that "
+            "marks street and other right-of-way polygons. Together with the values below, "
+            "those polygons have no owner to notify, are left out of abutter lists (listed in "
+            "left_out.csv) and get the map's right-of-way class, as the town config's "
+            "right_of_way = {field = \"ML\", values = [\"ROAD\"]} does.", advanced=advanced)
+        self.add(QgsProcessingParameterString(
+            "RIGHT_OF_WAY_VALUES", self.tr("Right-of-way values (comma-separated)"),
+            defaultValue="", optional=True),
+            "The values of the right-of-way field that mark a right-of-way polygon, separated "
+            "by commas, e.g. ROAD.", advanced=advanced)
+
+    def right_of_way(self, parameters, context, ws) -> dict | None:
+        """The right-of-way rule the dialog sets: ``{"field": ..., "values": [...]}`` or None."""
+        field = (self.parameterAsString(parameters, "RIGHT_OF_WAY_FIELD", context) or "").strip()
+        text = self.parameterAsString(parameters, "RIGHT_OF_WAY_VALUES", context) or ""
+        values = [v.strip() for v in text.split(",") if v.strip()]
+        if not field and not values:
+            return None
+        if not field or not values:
+            raise QgsProcessingException(
+                f"Set both {ws.label('RIGHT_OF_WAY_FIELD')} and "
+                f"{ws.label('RIGHT_OF_WAY_VALUES')} (e.g. ML and ROAD), or neither.")
+        if ws.town_config():
+            ws.warn("A town config file is set, so the right-of-way field and values are not "
+                    "used: the town config's [layers.parcels] right_of_way applies.")
+            return None
+        return {"field": field, "values": values}
 
     def add_town_layers(self, *, only: tuple[str, ...] | None = None,
-                        skip: tuple[str, ...] = (), fold: bool = False) -> None:
+                        skip: tuple[str, ...] = (), fold: bool = False,
+                        fields_shown: bool = False) -> None:
         """One layer parameter (+ its field parameters) per entry of :attr:`TOWN_LAYERS`;
         ``only`` / ``skip`` choose entries (to order the dialog), ``fold`` puts them all under
         Advanced Parameters (the layers a town config file names, for the long dialogs)."""
@@ -215,14 +253,17 @@ class SwmGisAlgorithm(QgsProcessingAlgorithm):
                 self.add(fp, what + default
                          + ("; needed when the layer is given." if required
                             else "; leave empty if absent."),
-                         advanced=advanced or f.advanced)
+                         advanced=advanced or (f.advanced and not fields_shown))
 
-    def add_common_advanced(self, *, town_name_advanced: bool = True) -> None:
+    def add_common_advanced(self, *, town_name_advanced: bool = True,
+                            with_town_name: bool = True) -> None:
         self.add(QgsProcessingParameterCrs("WORKING_CRS", self.tr("Working CRS (projected)"),
                                            defaultValue=DEFAULT_CRS, optional=True),
                  "The projected CRS the engine measures distances and areas in (inputs in any "
                  "CRS are reprojected). Default EPSG:26986, NAD83 / Massachusetts Mainland.",
                  advanced=True)
+        if not with_town_name:
+            return
         self.add(QgsProcessingParameterString("TOWN_NAME", self.tr("Town name on the reports"),
                                               defaultValue="", optional=True),
                  "The town's name printed on reports and lists (not used with a town config "

@@ -11,6 +11,7 @@ class FloodplainOverlapAlgorithm(ScreenAlgorithm):
     ALG_ID = "floodplainoverlap"
     DISPLAY_NAME = "Floodplain overlap: FEMA SFHA and 0.2% zones on the site"
     TOWN_LAYERS = (("flood_zones", False, False),)
+    ACCEPTS_TOWN_CONFIG = True
     JSON_KEYS = ("floodplain",)
     CHECK_NAMES = ("floodplain",)
     FLAGS = (IN_SFHA,)
@@ -36,6 +37,7 @@ pieces as OUTPUT. For every parcel of a town use swm_gis:applicabilitymap.
 """
 
     def initAlgorithm(self, config=None):  # noqa: N802
+        self.add_town_config_param()
         self.add_site_param()
         self.add_town_layers()
         self.add_common_advanced()

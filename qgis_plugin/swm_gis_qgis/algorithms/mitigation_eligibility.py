@@ -12,6 +12,7 @@ class MitigationEligibilityAlgorithm(ScreenAlgorithm):
     ALG_ID = "mitigationeligibility"
     DISPLAY_NAME = "Mitigation eligibility: same HUC12 / HUC10 as the site"
     TOWN_LAYERS = (("huc12", True, False), ("huc10", True, False), ("impervious", True, False))
+    ACCEPTS_TOWN_CONFIG = True
     WITH_DEVELOPMENT = True
     WITH_MITIGATION = True
     JSON_KEYS = ("development_type", "watersheds", "mitigation", "standards")
@@ -39,6 +40,7 @@ sites with eligible and reason as OUTPUT.
 """
 
     def initAlgorithm(self, config=None):  # noqa: N802
+        self.add_town_config_param()
         self.add_site_param()
         self.add_screen_options()
         self.add_town_layers()

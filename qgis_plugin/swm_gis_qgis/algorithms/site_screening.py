@@ -90,8 +90,8 @@ found as layers, and the key figures. Same as <i>swm-gis screen</i>.
 """
 
     def initAlgorithm(self, config=None):  # noqa: N802
-        self.add_site_param()
         self.add_town_config_param()
+        self.add_site_param()
         self.add_town_layers(only=("parcels",))
         self.add_screen_options()
         self.add_town_layers(skip=("parcels",), fold=True)
