@@ -77,14 +77,16 @@ class Workspace:
         d = self.alg.parameterDefinition(name)
         return f"'{d.description()}'" if d is not None else name
 
-    def say(self, text: str, *, ids: bool = True) -> str:
+    def say(self, text: str, *, ids: bool = True, whole: bool = False) -> str:
         """``text`` in the dialog's words (labels, QGIS layers; no flags, no temporary paths);
-        ``ids=False`` for data values, whose words may look like parameter ids (HUC10)."""
+        ``ids=False`` for data values, whose words may look like parameter ids (HUC10);
+        ``whole`` for findings and text outputs, which are never cut."""
         labels = wording.param_labels(self.alg.parameterDefinitions())
         exports = self._export_names(
             lambda name, info: f"the layer '{info.get('layer') or name}'")
         return wording.dialog_text(text, labels, exports=exports, temp_root=str(self.folder),
-                                   user_config=self.has("TOWN_CONFIG"), ids=ids)
+                                   user_config=self.has("TOWN_CONFIG"), ids=ids,
+                                   limit=None if whole else wording.MAX_CHARS)
 
     def arg(self, path: str) -> str:
         """How a command-line argument names an exported file: ``./NAME`` relative to this
@@ -242,7 +244,7 @@ class Workspace:
             return {}
         names = list(source.fields().names())
         cols: dict[str, list] = {n: [] for n in names}
-        request = QgsFeatureRequest().setFlags(QgsFeatureRequest.NoGeometry)
+        request = QgsFeatureRequest().setFlags(QgsFeatureRequest.Flag.NoGeometry)
         for feat in source.getFeatures(request):
             for n, v in zip(names, feat.attributes(), strict=False):
                 cols[n].append(v)
@@ -414,7 +416,8 @@ class Workspace:
 
     def _is_advanced(self, name: str) -> bool:
         d = self.alg.parameterDefinition(name)
-        return d is not None and bool(d.flags() & QgsProcessingParameterDefinition.FlagAdvanced)
+        return d is not None and \
+            bool(d.flags() & QgsProcessingParameterDefinition.Flag.FlagAdvanced)
 
     def export(self, name: str, file_stem: str, *, keep_fields: list[str] | None = None,
                rename: dict[str, str] | None = None, mixed_geometry: bool = False) -> str:
@@ -424,7 +427,7 @@ class Workspace:
             raise QgsProcessingException(f"{name}: cannot open the layer.")
         label = self.source_layer_label(name)
         crs = source.sourceCrs()
-        has_geom = source.wkbType() not in (QgsWkbTypes.NoGeometry, QgsWkbTypes.Unknown)
+        has_geom = source.wkbType() not in (QgsWkbTypes.Type.NoGeometry, QgsWkbTypes.Type.Unknown)
         if has_geom and crs_missing(crs):
             raise QgsProcessingException(
                 f"{name} ({label}) has no coordinate reference system, so distances and areas "
@@ -446,9 +449,9 @@ class Workspace:
                 fld.setName(rename[fld.name()])
             fields.append(fld)
         if not has_geom:
-            wkb = QgsWkbTypes.NoGeometry
+            wkb = QgsWkbTypes.Type.NoGeometry
         elif mixed_geometry:  # e.g. impaired waters: streams (lines) and ponds (polygons)
-            wkb = QgsWkbTypes.Unknown
+            wkb = QgsWkbTypes.Type.Unknown
         else:
             wkb = QgsWkbTypes.multiType(source.wkbType())
         path = str(self.folder / f"{file_stem}.gpkg")
@@ -459,15 +462,15 @@ class Workspace:
         writer = QgsVectorFileWriter.create(path, fields, wkb,
                                             crs if has_geom else QgsCoordinateReferenceSystem(),
                                             self.context.transformContext(), opts)
-        if writer.hasError() != QgsVectorFileWriter.NoError:
+        if writer.hasError() != QgsVectorFileWriter.WriterError.NoError:
             raise QgsProcessingException(f"Cannot write {path}: {writer.errorMessage()}")
         request = QgsFeatureRequest()
         if not has_geom:
-            request.setFlags(QgsFeatureRequest.NoGeometry)
+            request.setFlags(QgsFeatureRequest.Flag.NoGeometry)
         # invalid geometry goes through as it is: the engine repairs it (make_valid) and
         # reports it, exactly as on the command line
         for feat in source.getFeatures(request,
-                                       QgsProcessingFeatureSource.FlagSkipGeometryValidityChecks):
+                                       QgsProcessingFeatureSource.Flag.FlagSkipGeometryValidityChecks):
             if self.feedback.isCanceled():
                 del writer
                 raise QgsProcessingException("Cancelled.")
@@ -678,9 +681,11 @@ def provenance_label(info: dict, *, short: bool = False) -> str:
     """How an output names the QGIS layer a temporary export came from; ``short`` gives the
     source's file name only (the ``label`` in the town config, printed on PDFs)."""
     source = str(info.get("source") or "?")
-    if short:
-        path, sep, rest = source.partition("|")
-        source = os.path.basename(path) + sep + rest
+    if short:  # a file's name (and its layer), never a provider string with its options
+        files = safety.source_files(source)
+        m = re.search(r"\|layername=([^|]+)", source)
+        if files:
+            source = os.path.basename(files[0]) + (f", layer {m.group(1)}" if m else "")
     text = f"QGIS layer '{info.get('layer') or '?'}' ({source}"
     if info.get("subset"):
         text += f"; filter {info['subset']}"

@@ -81,7 +81,7 @@ says how many recipients cannot be mailed.
         self.add_town_config_param()
         self.add_town_layers(only=("parcels",))
         self.add(QgsProcessingParameterFeatureSource(
-            "SUBJECT", self.tr("Subject property"), [QgsProcessing.TypeVectorPolygon]),
+            "SUBJECT", self.tr("Subject property"), [QgsProcessing.SourceType.TypeVectorPolygon]),
             "The subject property: the parcels layer with the subject parcel(s) selected and "
             "'Selected features only' ticked here, or a layer of its own (its polygons are the "
             "site; the parcels they reach inside are the subject). The selection on the "
@@ -115,7 +115,7 @@ says how many recipients cannot be mailed.
         self.add_right_of_way_params()
         self.add_common_advanced(town_name_advanced=False)
         self.add(QgsProcessingParameterFeatureSink(
-            "OUTPUT", self.tr("Abutting parcels"), QgsProcessing.TypeVectorPolygon),
+            "OUTPUT", self.tr("Abutting parcels"), QgsProcessing.SourceType.TypeVectorPolygon),
             "The abutting parcels with parcel_id, map_par_id, town_id, site_address and "
             "distance_ft (feet from the subject property line).")
         self.add_output_folder("Folder for the mailing package (CSV, Excel, labels, map, "

@@ -56,10 +56,10 @@ Same as <i>swm-gis applicability</i>.
         self.add_common_advanced()
         self.add(QgsProcessingParameterFeatureSink(
             "OUTPUT", self.tr("Applicability (parcels classified)"),
-            QgsProcessing.TypeVectorPolygon),
+            QgsProcessing.SourceType.TypeVectorPolygon),
             "One row per parcel with the applicability fields and screening_class.")
         self.add(QgsProcessingParameterFeatureSink(
-            "SUMMARY", self.tr("Summary table"), QgsProcessing.TypeVector, optional=True,
+            "SUMMARY", self.tr("Summary table"), QgsProcessing.SourceType.TypeVector, optional=True,
             createByDefault=False),
             "Parcel counts and areas per screening class.")
         self.add(QgsProcessingParameterFileDestination(

@@ -59,15 +59,16 @@ STYLES_DIR = PLUGIN_DIR / "styles"
 HELP_PAGE = PLUGIN_DIR / "help" / "index.html"
 
 _GEOM_TYPES = {
-    "polygon": [QgsProcessing.TypeVectorPolygon],
-    "line": [QgsProcessing.TypeVectorLine],
-    "point": [QgsProcessing.TypeVectorPoint],
-    "any": [QgsProcessing.TypeVectorAnyGeometry],
-    "table": [QgsProcessing.TypeVector],
+    "polygon": [QgsProcessing.SourceType.TypeVectorPolygon],
+    "line": [QgsProcessing.SourceType.TypeVectorLine],
+    "point": [QgsProcessing.SourceType.TypeVectorPoint],
+    "any": [QgsProcessing.SourceType.TypeVectorAnyGeometry],
+    "table": [QgsProcessing.SourceType.TypeVector],
 }
 
-_GEOMETRY_FAMILY = {"polygon": QgsWkbTypes.PolygonGeometry, "line": QgsWkbTypes.LineGeometry,
-                    "point": QgsWkbTypes.PointGeometry}
+_GEOMETRY_FAMILY = {"polygon": QgsWkbTypes.GeometryType.PolygonGeometry,
+                    "line": QgsWkbTypes.GeometryType.LineGeometry,
+                    "point": QgsWkbTypes.GeometryType.PointGeometry}
 
 #: Post-processors must outlive the algorithm instance until QGIS loads the layers.
 _KEEP_ALIVE: list[Any] = []
@@ -83,11 +84,16 @@ class StyleLayer(QgsProcessingLayerPostProcessorInterface):
     def postProcessLayer(self, layer, context, feedback):  # noqa: N802 - Qt API
         if not isinstance(layer, QgsVectorLayer) or not os.path.exists(self.qml):
             return
-        if qml_geometry_type(self.qml) not in (None, int(layer.geometryType())):
+        if qml_geometry_type(self.qml) not in (None, _enum_int(layer.geometryType())):
             return  # e.g. a polygon style offered to a point layer
         _msg, ok = layer.loadNamedStyle(self.qml)
         if ok:
             layer.triggerRepaint()
+
+
+def _enum_int(value) -> int:
+    """An enum's number on Qt5 (sip enums are ints) and Qt6 (Python enums carry ``value``)."""
+    return int(getattr(value, "value", value))
 
 
 def stored_style_qml(layer: QgsVectorLayer, path: Path) -> Path | None:
@@ -164,7 +170,7 @@ class SwmGisAlgorithm(QgsProcessingAlgorithm):
             advanced: bool = False) -> QgsProcessingParameterDefinition:
         param.setHelp(self.tr(help_text))
         if advanced:
-            param.setFlags(param.flags() | QgsProcessingParameterDefinition.FlagAdvanced)
+            param.setFlags(param.flags() | QgsProcessingParameterDefinition.Flag.FlagAdvanced)
         self.addParameter(param)
         return param
 
@@ -172,7 +178,7 @@ class SwmGisAlgorithm(QgsProcessingAlgorithm):
         """TOWN_CONFIG, the first parameter: the file 'Set up the town' saves once."""
         self.add(QgsProcessingParameterFile(
             "TOWN_CONFIG", self.tr("Town config file (saved by 'Set up the town')"),
-            behavior=QgsProcessingParameterFile.File, extension="toml", optional=True),
+            behavior=QgsProcessingParameterFile.Behavior.File, extension="toml", optional=True),
             "The town's config file (TOML) that 'Set up the town' (swm-gis > Town set-up) "
             "saved from the project's layers: parcels, assessing table, every reference layer, "
             "their fields, the right-of-way rule and the town's name, checked once. With it "
@@ -278,7 +284,8 @@ class SwmGisAlgorithm(QgsProcessingAlgorithm):
 
     def add_distance(self, name: str, desc: str, default: float, help_text: str, *,
                      advanced: bool = False) -> None:
-        p = QgsProcessingParameterNumber(name, self.tr(desc), QgsProcessingParameterNumber.Double,
+        p = QgsProcessingParameterNumber(name, self.tr(desc),
+                                         QgsProcessingParameterNumber.Type.Double,
                                          defaultValue=default, minValue=0.0)
         p.setMetadata({"widget_wrapper": {"decimals": 1}})
         self.add(p, help_text, advanced=advanced)
@@ -366,14 +373,14 @@ class SwmGisAlgorithm(QgsProcessingAlgorithm):
             for i in keep:
                 fields.append(src.fields().at(i))
             wkb = QgsWkbTypes.multiType(src.wkbType()) if src.isSpatial() else \
-                QgsWkbTypes.NoGeometry
+                QgsWkbTypes.Type.NoGeometry
             crs = src.crs()
         else:
-            wkb, crs = QgsWkbTypes.NoGeometry, QgsCoordinateReferenceSystem(DEFAULT_CRS)
+            wkb, crs = QgsWkbTypes.Type.NoGeometry, QgsCoordinateReferenceSystem(DEFAULT_CRS)
         if wanted is not None:
-            wkb = {QgsWkbTypes.PolygonGeometry: QgsWkbTypes.MultiPolygon,
-                   QgsWkbTypes.LineGeometry: QgsWkbTypes.MultiLineString,
-                   QgsWkbTypes.PointGeometry: QgsWkbTypes.MultiPoint}[wanted]
+            wkb = {QgsWkbTypes.GeometryType.PolygonGeometry: QgsWkbTypes.Type.MultiPolygon,
+                   QgsWkbTypes.GeometryType.LineGeometry: QgsWkbTypes.Type.MultiLineString,
+                   QgsWkbTypes.GeometryType.PointGeometry: QgsWkbTypes.Type.MultiPoint}[wanted]
         sink, dest = self.parameterAsSink(parameters, sink_param, context, fields, wkb, crs)
         if sink is None:
             return None
@@ -392,7 +399,7 @@ class SwmGisAlgorithm(QgsProcessingAlgorithm):
                 out.setGeometry(geom)
                 attrs = feat.attributes()
                 out.setAttributes([attrs[i] for i in keep])
-                if not sink.addFeature(out, QgsFeatureSink.FastInsert):
+                if not sink.addFeature(out, QgsFeatureSink.Flag.FastInsert):
                     raise QgsProcessingException(
                         f"Cannot write to {sink_param}: {sink.lastError()}")
                 written += 1

@@ -66,6 +66,13 @@ sites with eligible and reason as OUTPUT.
             feedback.pushInfo(line)
         dev = (data.get("development_type") or {}).get("value")
         level = (data.get("standards") or {}).get("mitigation_huc_level")
-        return {"DEVELOPMENT_TYPE": dev or "", "MITIGATION_HUC_LEVEL": level or "",
+        out = {}
+        if mit:  # the headline answers this tool's own question
+            n_ok = sum(1 for m in mit if m.get("eligible"))
+            out["HEADLINE"] = (f"{n_ok} of {len(mit)} mitigation site(s) eligible"
+                               + (f" (same {level} as the site, {dev or 'development type'} "
+                                  "rule)" if level else "") + ".")
+            feedback.pushInfo(out["HEADLINE"])
+        return {**out, "DEVELOPMENT_TYPE": dev or "", "MITIGATION_HUC_LEVEL": level or "",
                 "ELIGIBLE_COUNT": findings.counted(sum(1 for m in mit if m.get("eligible")),
                                                   self.status("mitigation"))}

@@ -98,4 +98,4 @@ OUTPUT.
                 "IMPAIRED_COUNT": findings.counted(len(rw.get("impaired") or []),
                                                    self.status("receiving_waters", "impaired")),
                 "REQUIREMENTS": "\n".join(f"{r.get('section')}: {r.get('text')}"
-                                           for r in reqs)[:2000]}
+                                           for r in reqs)}
