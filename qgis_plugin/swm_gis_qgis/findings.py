@@ -28,10 +28,10 @@ class EngineTooOld(Exception):
 
 
 TOO_OLD = ("The swm-gis engine wrote {path} without the 'findings' list, so it is too old for "
-           "this plugin (the plugin never decides a finding itself). Reinstall the engine: install "
-           "the current swm-gis with pip in its environment (or run 'make demo' in a checkout), "
-           "or set the newer swm-gis executable under Processing > Options > Providers > "
-           "swm-gis.")
+           "this plugin (the plugin never decides a finding itself). Reinstall the engine: run "
+           "'Set up the swm-gis engine' (Processing Toolbox > swm-gis > Set-up), which installs "
+           "the engine this plugin carries, or set a newer swm-gis executable in Settings > "
+           "Options > Processing > Providers > swm-gis.")
 
 
 def findings_of(document: dict[str, Any], *, path: str = "screening.json"

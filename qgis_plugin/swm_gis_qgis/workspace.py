@@ -229,7 +229,17 @@ class Workspace:
             if os.path.exists(src):
                 _move_into_place(Path(src), Path(target))
                 moved[src] = target
-        return {k: moved.get(v, v) if isinstance(v, str) else v for k, v in outputs.items()}
+
+        def final(value):
+            if not isinstance(value, str):
+                return value
+            if value in moved:
+                return moved[value]
+            if self.final_folder and staged and value.startswith(str(staged) + os.sep):
+                return self.final_folder + value[len(str(staged)):]  # a file not written
+            return value
+
+        return {k: final(v) for k, v in outputs.items()}
 
     def cancelled_text(self) -> str:
         kept = [p for _n, p in self.destinations() if os.path.exists(p)]

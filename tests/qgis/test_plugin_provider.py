@@ -9,11 +9,10 @@ import pytest
 
 pytestmark = pytest.mark.qgis
 #: the README's install line (swm-gis is not on PyPI)
-WHEEL = "~/swm-gis-env/bin/pip install dist/swm_gis-0.1.0-py3-none-any.whl"
 
 IDS = ["disturbancetrigger", "abutters", "habitatscreening", "floodplainoverlap",
        "mitigationeligibility", "receivingwaters", "sitescreening", "applicabilitymap",
-       "townsetup"]
+       "townsetup", "enginesetup"]
 
 
 def _alg(alg_id: str):
@@ -31,7 +30,10 @@ def test_the_algorithms_are_registered_with_help(plugin):
     for alg_id in IDS:
         alg = _alg(alg_id)
         assert len(alg.shortHelpString()) > 300, alg_id
-        assert "Processing > Options > Providers > swm-gis" in alg.shortHelpString()
+        if alg_id != "enginesetup":  # the others say how to get the engine
+            assert "Set up the swm-gis engine" in alg.shortHelpString()
+            assert "Settings > Options > Processing > Providers > swm-gis" in \
+                alg.shortHelpString()
         for p in alg.parameterDefinitions():
             assert p.name() == p.name().upper(), (alg_id, p.name())
             assert p.help(), (alg_id, p.name())
@@ -64,7 +66,7 @@ def test_the_town_config_is_the_first_parameter_of_every_algorithm_reading_town_
     first. The disturbance trigger reads none; the set-up itself writes it."""
     for alg_id in IDS:
         names = [d.name() for d in _alg(alg_id).parameterDefinitions()]
-        takes = alg_id not in ("disturbancetrigger", "townsetup")
+        takes = alg_id not in ("disturbancetrigger", "townsetup", "enginesetup")
         assert ("TOWN_CONFIG" in names) == takes, alg_id
         if takes:
             assert names[0] == "TOWN_CONFIG", alg_id
@@ -109,15 +111,16 @@ def test_without_the_engine_each_algorithm_says_how_to_install_it(plugin, town, 
     monkeypatch.setattr(sys, "executable", str(tmp_path / "python3"))
     with pytest.raises(engine.EngineError) as err:
         engine.find_engine()
-    assert WHEEL in str(err.value) and "pip install swm-gis" not in str(err.value)
+    assert str(err.value) == engine.missing_message()
+    alg = _alg("abutters")
+    assert alg.canExecute() == (False, engine.missing_message())  # said when the dialog opens
+    assert _alg("enginesetup").canExecute() == (True, "")
     with pytest.raises(QgsProcessingException) as exc:
         processing.run("swm_gis:abutters", {"PARCELS": town["parcels"], "SUBJECT": town["parcels"],
-                                                "SUBJECT_IDS": "P2",
-                                            "OUTPUT": "memory:"})
+                                            "SUBJECT_IDS": "P2", "OUTPUT": "memory:"})
     message = str(exc.value)
-    assert "'make dist'" in message and WHEEL in message and "make demo" in message
-    assert "pip install swm-gis" not in message
-    assert "Processing > Options > Providers > swm-gis" in message
+    assert "Set up the swm-gis engine" in message
+    assert "Settings > Options > Processing > Providers > swm-gis" in message
 
 
 def test_the_engine_environment_drops_qgis_python_settings(monkeypatch):

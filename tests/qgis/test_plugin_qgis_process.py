@@ -15,8 +15,6 @@ import pytest
 from plugin_kit import PLUGIN_PARENT, SAMPLE, engine_env
 
 pytestmark = pytest.mark.qgis
-#: the README's install line (swm-gis is not on PyPI)
-WHEEL = "~/swm-gis-env/bin/pip install dist/swm_gis-0.1.0-py3-none-any.whl"
 QGIS_PROCESS = "/usr/bin/qgis_process.bin"
 
 
@@ -105,8 +103,8 @@ def test_help_and_the_missing_engine_message_in_qgis_process(town, tmp_path):
                         f"OUTPUT={tmp_path / 'x.gpkg'}")
     assert run.returncode != 0
     out = run.stdout + run.stderr
-    assert WHEEL in out and "pip install swm-gis" not in out
-    assert "Processing > Options > Providers > swm-gis" in out
+    assert "The swm-gis engine is not set up yet: run 'Set up the swm-gis engine'" in out
+    assert "Settings > Options > Processing > Providers > swm-gis" in out
 
 
 @pytest.mark.slow

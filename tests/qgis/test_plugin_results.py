@@ -223,7 +223,7 @@ def test_an_engine_without_findings_is_refused_as_too_old(plugin, tmp_path, monk
             "OUTPUT_FOLDER": str(tmp_path / "out")})
     message = str(err.value)
     assert "too old" in message and "'findings'" in message
-    assert "Reinstall the engine" in message and "Processing > Options" in message
+    assert "Reinstall the engine" in message and "Set up the swm-gis engine" in message
 
 
 def test_empty_outputs_are_not_loaded(plugin, tmp_path):

@@ -4,6 +4,7 @@ set-up that saves the town config they take as their first parameter."""
 from .abutters import AbuttersAlgorithm
 from .applicability_map import ApplicabilityMapAlgorithm
 from .disturbance_trigger import DisturbanceTriggerAlgorithm
+from .engine_setup import EngineSetupAlgorithm
 from .floodplain_overlap import FloodplainOverlapAlgorithm
 from .habitat_screening import HabitatScreeningAlgorithm
 from .mitigation_eligibility import MitigationEligibilityAlgorithm
@@ -21,4 +22,5 @@ ALGORITHMS = (
     SiteScreeningAlgorithm,
     ApplicabilityMapAlgorithm,
     TownSetupAlgorithm,
+    EngineSetupAlgorithm,
 )

@@ -165,6 +165,13 @@ class SwmGisAlgorithm(QgsProcessingAlgorithm):
         labels.update({o.name(): o.description() for o in self.outputDefinitions()})
         return wording.help_text(self.tr(self.HELP.strip() + "\n\n" + ENGINE_NOTE), labels)
 
+    def canExecute(self):  # noqa: N802 - the dialog says it when it opens, not after Run
+        try:
+            engine.find_engine()
+        except engine.EngineError as exc:
+            return False, str(exc)
+        return True, ""
+
     # ------------------------------------------------------------------ parameter helpers
     def add(self, param: QgsProcessingParameterDefinition, help_text: str, *,
             advanced: bool = False) -> QgsProcessingParameterDefinition:
@@ -459,8 +466,8 @@ def _massgis_fields(key: str) -> str:
 
 ENGINE_NOTE = (
     "Runs the swm-gis engine as a separate program (like QGIS's GRASS and SAGA providers). "
-    f"{engine.INSTALL_HOW} If it is not on PATH, set its path under "
-    "Processing > Options > Providers > swm-gis. Rule values are Lynnfield Chapter 320's; "
+    f"{engine.INSTALL_HOW} An engine installed elsewhere: set its path in "
+    f"{engine.options_path()}. Rule values are Lynnfield Chapter 320's; "
     "distances are in feet and measured exactly on the geometry in the working CRS."
 )
 
