@@ -20,7 +20,7 @@ import subprocess
 import sys
 import zipfile
 from collections.abc import Callable
-from pathlib import Path
+from pathlib import Path, PurePosixPath, PureWindowsPath
 
 PLUGIN_DIR = Path(__file__).resolve().parent
 #: Where the plugin zip carries the engine's wheel (scripts/build_plugin.py puts it there).
@@ -82,23 +82,24 @@ def python_candidates(*, platform: str | None = None, executable: str | None = N
     out: list[str] = []
     if environ.get(ENV_PYTHON):
         out.append(environ[ENV_PYTHON])
-    exe = Path(executable) if executable else None
+    path = PureWindowsPath if platform.startswith("win") else PurePosixPath
+    exe = path(executable) if executable else None
     if exe is not None and re.match(r"python(3(\.\d+)?)?(\.exe)?$", exe.name, re.IGNORECASE):
         out.append(str(exe))
     if platform.startswith("win"):
         if exe is not None:
             out.append(str(exe.parent / "python3.exe"))  # OSGeo4W / standalone: bin\
-        out.append(str(Path(prefix) / "python.exe"))  # apps\Python3x
+        out.append(str(path(prefix) / "python.exe"))  # apps\Python3x
         root = environ.get("OSGEO4W_ROOT")
         if root:
-            out.append(str(Path(root) / "bin" / "python3.exe"))
+            out.append(str(path(root) / "bin" / "python3.exe"))
     elif platform == "darwin":
-        out.append(str(Path(prefix) / "bin" / "python3"))
+        out.append(str(path(prefix) / "bin" / "python3"))
         if exe is not None:  # .../QGIS.app/Contents/MacOS/QGIS -> .../MacOS/bin/python3
             out.append(str(exe.parent / "bin" / "python3"))
         out.append("/Applications/QGIS.app/Contents/MacOS/bin/python3")
     else:
-        out.append(str(Path(prefix) / "bin" / "python3"))
+        out.append(str(path(prefix) / "bin" / "python3"))
         out.append("/usr/bin/python3")
     found = shutil.which("python3")
     if found:

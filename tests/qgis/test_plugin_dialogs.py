@@ -243,7 +243,8 @@ def test_site_screening_keeps_the_common_case_out_of_advanced(plugin):
 # ----------------------------------------------------------------------- the dialogs, seen
 @pytest.mark.parametrize("alg_id", ["disturbancetrigger", "abutters", "habitatscreening",
                                     "floodplainoverlap", "mitigationeligibility",
-                                    "receivingwaters", "sitescreening", "applicabilitymap"])
+                                    "receivingwaters", "sitescreening", "applicabilitymap",
+                                    "townsetup", "enginesetup"])
 def test_dialog_screenshot(plugin, alg_id, monkeypatch):
     """Each dialog opens offscreen with a Help button; its picture is kept in
     test-artefacts/dialogs/ (gitignored) for a person to look at."""

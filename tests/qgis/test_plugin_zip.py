@@ -30,7 +30,8 @@ def test_the_zip_holds_the_plugin_folder_and_nothing_else(tmp_path):
                              if n.startswith("swm_gis_qgis/algorithms/") and n.endswith(".py"))
     assert algorithm_files == [  # one file per algorithm on a small shared base
         "__init__.py", "abutters.py", "applicability_map.py", "base.py",
-        "disturbance_trigger.py", "engine_setup.py", "floodplain_overlap.py", "habitat_screening.py",
+        "disturbance_trigger.py", "engine_setup.py", "floodplain_overlap.py",
+        "habitat_screening.py",
         "mitigation_eligibility.py", "receiving_waters.py", "screen_base.py",
         "site_screening.py", "town_setup.py"]
     assert not any("__pycache__" in n or n.endswith(".pyc") for n in names)
