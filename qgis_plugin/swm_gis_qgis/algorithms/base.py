@@ -137,6 +137,9 @@ class SwmGisAlgorithm(QgsProcessingAlgorithm):
     #: Logical fields this algorithm needs beyond the engine's required ones, per layer key.
     REQUIRED_FIELDS: dict[str, tuple[str, ...]] = {}
     HELP = ""
+    #: Show the engine's step texts in the log (False for a single check, which runs the whole
+    #: screening in the engine: its other steps are not this tool's).
+    LOG_ENGINE_STEPS = True
 
     # ------------------------------------------------------------------ QGIS boilerplate
     def tr(self, text: str) -> str:
@@ -320,7 +323,7 @@ class SwmGisAlgorithm(QgsProcessingAlgorithm):
             args = self.engine_args(ws.parameters, context, feedback, ws)
             stage = "running the swm-gis engine"
             feedback.setProgressText(self.tr("Running the swm-gis engine"))
-            quiet = EngineFeedback(feedback, ws)
+            quiet = EngineFeedback(feedback, ws, steps=self.LOG_ENGINE_STEPS)
             try:
                 result = engine.run_engine(args, quiet, executable=exe, cwd=str(work),
                                            progress_range=(5.0, 95.0))
@@ -485,9 +488,10 @@ class EngineFeedback:
     the log (the dialog shows the plugin's short summary), except lines that warn.
     """
 
-    def __init__(self, feedback, ws: Workspace) -> None:
+    def __init__(self, feedback, ws: Workspace, *, steps: bool = True) -> None:
         self.feedback = feedback
         self.ws = ws
+        self.steps = steps
         self.lines: list[str] = []
         self._last_text = ""
 
@@ -498,6 +502,9 @@ class EngineFeedback:
         self.feedback.setProgress(value)
 
     def setProgressText(self, text: str) -> None:  # noqa: N802
+        if not self.steps:
+            self.lines.append(f"step: {text}")
+            return
         said = self.ws.say(text)
         if said and said != self._last_text:
             self._last_text = said

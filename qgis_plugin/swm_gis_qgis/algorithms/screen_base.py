@@ -102,6 +102,8 @@ class ScreenAlgorithm(SwmGisAlgorithm):
     WITH_PROPOSED_IMPERVIOUS = False
     #: a single check writes the report only when asked (WRITE_REPORT)
     REPORT_OPTIONAL = True
+    #: a single check logs its own lines only, not the engine's every screening step
+    LOG_ENGINE_STEPS = False
 
     # ------------------------------------------------------------------ parameters
     def add_site_param(self) -> None:

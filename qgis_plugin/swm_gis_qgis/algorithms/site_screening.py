@@ -39,6 +39,7 @@ class SiteScreeningAlgorithm(ScreenAlgorithm):
     WITH_MITIGATION = True
     WITH_PROPOSED_IMPERVIOUS = True
     REPORT_OPTIONAL = False
+    LOG_ENGINE_STEPS = True
     JSON_KEYS = ("disturbance", "development_type", "standards", "watersheds", "mitigation",
                  "habitats", "floodplain", "receiving_waters")
     CHECK_NAMES = ()
