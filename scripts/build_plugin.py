@@ -11,8 +11,8 @@ Usage (``make plugin`` runs this)::
 
 The zip carries the engine: the swm-gis wheel goes into ``swm_gis_qgis/engine/``, where the
 plugin's "Set up the swm-gis engine" installs it from (a town's staff never need a checkout or a
-command line). Without ``--wheel`` it is built from this checkout (``python -m build --wheel``,
-which fetches the build backend from the package index); ``--no-engine`` leaves it out.
+command line). Without ``--wheel`` it is built from this checkout (``python -m build``, through
+an sdist; it fetches the build backend from the package index); ``--no-engine`` leaves it out.
 
 Every zip is checked against the rules of the official plugin repository's upload validator
 (plugins.qgis.org, ``qgis-app/plugins/validator.py``): size at most 25 MB, one top folder named
@@ -123,15 +123,17 @@ def _with_overrides(text: str, values: dict[str, str]) -> str:
 
 
 def build_wheel(out_dir: Path) -> Path:
-    """The engine's wheel built from this checkout into ``out_dir``."""
+    """The engine's wheel built from this checkout into ``out_dir``: through an sdist (what
+    ``python -m build`` does without ``--wheel``), so a stale ``build/lib`` of the checkout
+    never slips old modules into it."""
     import subprocess
 
     out_dir.mkdir(parents=True, exist_ok=True)
-    proc = subprocess.run([sys.executable, "-m", "build", "--wheel", "--outdir", str(out_dir),
-                           str(ROOT)], capture_output=True, text=True)
+    proc = subprocess.run([sys.executable, "-m", "build", "--outdir", str(out_dir), str(ROOT)],
+                          capture_output=True, text=True)
     wheels = sorted(out_dir.glob("swm_gis-*.whl"))
     if proc.returncode != 0 or not wheels:
-        raise BuildError("could not build the engine wheel (python -m build --wheel): "
+        raise BuildError("could not build the engine wheel (python -m build): "
                          + (proc.stderr or proc.stdout).strip()[-800:])
     return wheels[-1]
 
