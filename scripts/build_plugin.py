@@ -7,7 +7,12 @@ provider, QGIS 3.22 minimum), so a broken zip is never written.
 
 Usage (``make plugin`` runs this)::
 
-    .venv/bin/python scripts/build_plugin.py [--out dist] [--release]
+    .venv/bin/python scripts/build_plugin.py [--out dist] [--release] [--wheel FILE | --no-engine]
+
+The zip carries the engine: the swm-gis wheel goes into ``swm_gis_qgis/engine/``, where the
+plugin's "Set up the swm-gis engine" installs it from (a town's staff never need a checkout or a
+command line). Without ``--wheel`` it is built from this checkout (``python -m build``, through
+an sdist; it fetches the build backend from the package index); ``--no-engine`` leaves it out.
 
 Every zip is checked against the rules of the official plugin repository's upload validator
 (plugins.qgis.org, ``qgis-app/plugins/validator.py``): size at most 25 MB, one top folder named
@@ -38,7 +43,7 @@ PLUGIN = ROOT / "qgis_plugin" / "swm_gis_qgis"
 NAME = PLUGIN.name
 REQUIRED = ("name", "qgisMinimumVersion", "description", "about", "version", "author", "email",
             "repository")
-SKIP_DIRS = {"__pycache__", ".pytest_cache", ".ruff_cache", "tests"}
+SKIP_DIRS = {"__pycache__", ".pytest_cache", ".ruff_cache", "tests", "engine"}
 SKIP_SUFFIXES = {".pyc", ".pyo", ".orig", ".rej", ".swp"}
 #: The official repository's limits and required fields (plugins.qgis.org validator).
 MAX_ZIP_BYTES = 25_000_000
@@ -117,8 +122,25 @@ def _with_overrides(text: str, values: dict[str, str]) -> str:
     return text
 
 
+def build_wheel(out_dir: Path) -> Path:
+    """The engine's wheel built from this checkout into ``out_dir``: through an sdist (what
+    ``python -m build`` does without ``--wheel``), so a stale ``build/lib`` of the checkout
+    never slips old modules into it."""
+    import subprocess
+
+    out_dir.mkdir(parents=True, exist_ok=True)
+    proc = subprocess.run([sys.executable, "-m", "build", "--outdir", str(out_dir), str(ROOT)],
+                          capture_output=True, text=True)
+    wheels = sorted(out_dir.glob("swm_gis-*.whl"))
+    if proc.returncode != 0 or not wheels:
+        raise BuildError("could not build the engine wheel (python -m build): "
+                         + (proc.stderr or proc.stdout).strip()[-800:])
+    return wheels[-1]
+
+
 def build(out_dir: Path = ROOT / "dist", plugin: Path = PLUGIN, *, release: bool = False,
-          environ: dict[str, str] | None = None) -> Path:
+          environ: dict[str, str] | None = None, wheel: Path | None = None) -> Path:
+    """The plugin zip in ``out_dir``; with ``wheel``, the engine wheel in ``engine/``."""
     meta = read_metadata(plugin)
     values = overrides(environ)
     meta.update(values)
@@ -141,6 +163,14 @@ def build(out_dir: Path = ROOT / "dist", plugin: Path = PLUGIN, *, release: bool
             if path.name == "metadata.txt" and values:
                 data = _with_overrides(data.decode("utf-8"), values).encode("utf-8")
             zf.writestr(info, data)
+        if wheel is not None:
+            if not re.fullmatch(r"swm_gis-[^-]+-py3-none-any\.whl", wheel.name):
+                raise BuildError(f"{wheel} is not a pure-Python swm-gis wheel "
+                                 "(swm_gis-<version>-py3-none-any.whl).")
+            info = zipfile.ZipInfo(f"{NAME}/engine/{wheel.name}", date_time=(2026, 1, 1, 0, 0, 0))
+            info.external_attr = 0o644 << 16
+            info.compress_type = zipfile.ZIP_STORED  # a wheel is a zip already
+            zf.writestr(info, wheel.read_bytes())
     problems = repository_problems(tmp)
     if problems:
         tmp.unlink()
@@ -208,9 +238,15 @@ def main(argv: list[str] | None = None) -> int:
                         help="folder for the zip (default: dist/)")
     parser.add_argument("--release", action="store_true",
                         help="refuse placeholder contacts (for uploading to plugins.qgis.org)")
+    parser.add_argument("--wheel", type=Path, help="the engine wheel to carry (default: build "
+                        "it from this checkout)")
+    parser.add_argument("--no-engine", action="store_true",
+                        help="leave the engine wheel out (the plugin then needs an engine "
+                        "installed by other means)")
     args = parser.parse_args(argv)
     try:
-        path = build(args.out, release=args.release)
+        wheel = None if args.no_engine else args.wheel or build_wheel(args.out / "engine-wheel")
+        path = build(args.out, release=args.release, wheel=wheel)
     except BuildError as exc:
         print(f"build_plugin: {exc}", file=sys.stderr)
         return 2

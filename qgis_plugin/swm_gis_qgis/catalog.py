@@ -160,6 +160,11 @@ CATALOG: dict[str, LayerInput] = {
             (_f("name", "WATERBODY_NAME_FIELD", "NAME", "Water body name field"),),
         ),
         LayerInput(
+            "streets", "STREETS", "Street centrelines", "line",
+            "Street centrelines, for map context and labels on the abutters map.",
+            (_f("name", "STREET_NAME_FIELD", "STREET_NAME", "Street name field"),),
+        ),
+        LayerInput(
             "town_boundary", "TOWN_BOUNDARY", "Town boundary", "polygon",
             "The town boundary polygon (used to tell parcels in another municipality).",
         ),

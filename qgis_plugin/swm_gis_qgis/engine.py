@@ -30,31 +30,40 @@ import time
 from pathlib import Path
 from typing import Any
 
-#: Processing setting (Processing > Options > Providers > swm-gis) and environment variable that
-#: name the engine executable.
+#: Processing setting (Settings > Options > Processing > Providers > swm-gis) and environment
+#: variable that name the engine executable.
 SETTING_EXECUTABLE = "SWM_GIS_EXECUTABLE"
 ENV_EXECUTABLE = "SWM_GIS_EXECUTABLE"
 ENGINE_NAME = "swm-gis"
 
-#: The install lines of the repository README ("Install elsewhere"), which
-#: tests/test_packaging.py runs: swm-gis is not on PyPI, its wheel is built in a checkout.
-INSTALL_LINES = ("make dist", "python3 -m venv ~/swm-gis-env",
-                 "~/swm-gis-env/bin/pip install dist/swm_gis-0.1.0-py3-none-any.whl")
+def options_path(platform: str | None = None) -> str:
+    """The menu path of the provider's settings in the running QGIS (3.22 has no
+    "Processing > Options" menu: the Processing options are a page of the Options dialog)."""
+    platform = platform or sys.platform
+    start = "QGIS > Preferences" if platform == "darwin" else "Settings > Options"
+    return f"{start} > Processing > Providers > swm-gis"
+
+
+#: The algorithm that installs the engine from the wheel the plugin carries.
+SETUP_ALGORITHM = "Set up the swm-gis engine"
 
 #: How to install the engine, in one sentence (messages, help).
 INSTALL_HOW = (
-    "swm-gis is not on PyPI: in a checkout of its repository run "
-    + ", ".join(f"'{line}'" for line in INSTALL_LINES)
-    + " (README) and use ~/swm-gis-env/bin/swm-gis, or run 'make demo' there "
-    "(.venv/bin/swm-gis)."
+    f"Run '{SETUP_ALGORITHM}' (Processing Toolbox > swm-gis > Set-up, or Plugins > swm-gis) "
+    "once: it installs the engine the plugin carries into a Python environment of its own, "
+    "downloading its dependencies."
 )
 
-INSTALL_HELP = (
-    "The swm-gis engine was not found: the plugin runs the swm-gis program in its own process. "
-    f"{INSTALL_HOW} Put its folder on PATH or set its full path in Processing > Options > "
-    "Providers > swm-gis > 'swm-gis executable' (or SWM_GIS_EXECUTABLE for qgis_process and "
-    "scripts)."
-)
+
+def missing_message(platform: str | None = None) -> str:
+    """What the dialog says when the engine is not there: two sentences."""
+    return (f"The swm-gis engine is not set up yet: run '{SETUP_ALGORITHM}' (Processing "
+            "Toolbox > swm-gis > Set-up) once to install it from this plugin. If it is "
+            f"installed elsewhere, set its path in {options_path(platform)} > 'swm-gis "
+            f"executable' (or {ENV_EXECUTABLE} for qgis_process and scripts).")
+
+
+INSTALL_HELP = missing_message()
 
 #: How long to wait for the engine to stop after a polite terminate before killing it.
 TERMINATE_GRACE_S = 3.0
@@ -94,6 +103,12 @@ def _candidates() -> list[tuple[str, str]]:
     on_path = shutil.which(ENGINE_NAME)
     if on_path:
         out.append(("PATH", on_path))
+    try:  # where 'Set up the swm-gis engine' installs it by default
+        from .installer import default_home, venv_engine
+
+        out.append(("the engine set up by the plugin", str(venv_engine(default_home()))))
+    except Exception:  # noqa: BLE001 - no profile folder: not a candidate
+        pass
     if sys.executable:  # a venv's bin/ (unresolved), then the real interpreter's folder
         folders = dict.fromkeys([Path(sys.executable).parent,
                                  Path(sys.executable).resolve().parent])
@@ -114,13 +129,13 @@ def find_engine() -> str:
         p = Path(path).expanduser()
         if p.is_file() and os.access(p, os.X_OK):
             return str(p)
-        if origin != "PATH" and not origin.startswith("the folder"):
+        if origin != "PATH" and not origin.startswith(("the folder", "the engine set up")):
             raise EngineError(
                 f"The swm-gis executable set in {origin} does not exist or is not executable: "
-                f"{path}. Correct it (Processing > Options > Providers > swm-gis > 'swm-gis "
-                f"executable'), or clear it to look for swm-gis on PATH. {INSTALL_HELP}"
+                f"{path}. Correct it ({options_path()} > 'swm-gis executable'), or clear it "
+                f"to use the engine '{SETUP_ALGORITHM}' installs."
             )
-    raise EngineError(INSTALL_HELP)
+    raise EngineError(missing_message())
 
 
 def engine_environment() -> dict[str, str]:
@@ -201,8 +216,8 @@ def run_engine(args: list[str], feedback: Any = None, *, executable: str | None 
             env=engine_environment(), **popen_kw,
         )
     except OSError as exc:
-        raise EngineError(f"Could not start the swm-gis engine {exe}: {exc}. {INSTALL_HELP}") \
-            from exc
+        raise EngineError(f"Could not start the swm-gis engine {exe}: {exc}. "
+                          f"{missing_message()}") from exc
     run_engine.last_pid = proc.pid  # type: ignore[attr-defined]  # for tests and diagnostics
 
     q: queue.Queue = queue.Queue()

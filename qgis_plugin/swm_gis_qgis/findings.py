@@ -21,8 +21,6 @@ KEYS = ("disturbance", "development_type", "standards", "watersheds", "mitigatio
         "habitats", "floodplain", "receiving_waters")
 STATUS_WORDS = {"yes": "yes", "no": "no", "conditional": "conditional",
                 "not_checked": "not checked", "info": "info"}
-#: Longest text output: outputs are for reading, the JSON file holds the rest.
-MAX_OUTPUT_CHARS = 2000
 
 
 class EngineTooOld(Exception):
@@ -30,10 +28,10 @@ class EngineTooOld(Exception):
 
 
 TOO_OLD = ("The swm-gis engine wrote {path} without the 'findings' list, so it is too old for "
-           "this plugin (the plugin never decides a finding itself). Reinstall the engine: install "
-           "the current swm-gis with pip in its environment (or run 'make demo' in a checkout), "
-           "or set the newer swm-gis executable under Processing > Options > Providers > "
-           "swm-gis.")
+           "this plugin (the plugin never decides a finding itself). Reinstall the engine: run "
+           "'Set up the swm-gis engine' (Processing Toolbox > swm-gis > Set-up), which installs "
+           "the engine this plugin carries, or set a newer swm-gis executable in Settings > "
+           "Options > Processing > Providers > swm-gis.")
 
 
 def findings_of(document: dict[str, Any], *, path: str = "screening.json"
@@ -79,15 +77,15 @@ def headline(findings: list[dict[str, Any]]) -> str:
     """The answer of the disturbance finding (the permit question), else the first answer."""
     for f in findings:
         if f.get("key") == "disturbance" and f.get("answer"):
-            return _one_line(f["answer"], 300)
-    return _one_line(findings[0].get("answer") or "", 300) if findings else ""
+            return _one_line(f["answer"])
+    return _one_line(findings[0].get("answer") or "") if findings else ""
 
 
 def finding_line(f: dict[str, Any], *, said: str = "") -> str:
     """"Title: status - answer", one line (the answer left out when it is ``said`` already)."""
     status = STATUS_WORDS.get(str(f.get("status")), str(f.get("status")))
     title = f.get("title") or str(f.get("key", "")).replace("_", " ")
-    answer = _one_line(f.get("answer") or "", 160)
+    answer = _one_line(f.get("answer") or "")
     return f"{title}: {status}" + (f" - {answer}" if answer and answer != said else "")
 
 
@@ -104,7 +102,7 @@ def summary_lines(findings: list[dict[str, Any]], keys: tuple[str, ...] = KEYS) 
     for f in chosen:
         lines.append(finding_line(f, said=top))
         caveats = [c for c in f.get("caveats") or [] if c]
-        lines += [f"  caveat: {_one_line(c, 200)}" for c in caveats[:MAX_CAVEATS]]
+        lines += [f"  caveat: {_one_line(c)}" for c in caveats[:MAX_CAVEATS]]
         if len(caveats) > MAX_CAVEATS:
             lines.append(f"  ... and {len(caveats) - MAX_CAVEATS} more caveat(s) (see the "
                          "result file)")
@@ -121,12 +119,20 @@ def typed_outputs(findings: list[dict[str, Any]], keys: tuple[str, ...]) -> dict
     out: dict[str, Any] = {f"{k.upper()}_STATUS": str((by_key.get(k) or {}).get("status") or "")
                            for k in keys}
     out["HEADLINE"] = headline(findings) if "disturbance" in keys else \
-        "; ".join(finding_line(by_key[k]) for k in keys if k in by_key)[:300]
-    text = "\n".join(finding_line(by_key[k]) for k in keys if k in by_key)
-    out["FINDINGS"] = text[:MAX_OUTPUT_CHARS]
+        "; ".join(finding_line(by_key[k]) for k in keys if k in by_key)
+    out["FINDINGS"] = "\n".join(finding_line(by_key[k]) for k in keys if k in by_key)
     return out
 
 
-def _one_line(text: str, limit: int) -> str:
-    s = " ".join(str(text).split())
-    return s if len(s) <= limit else s[: limit - 3].rstrip() + "..."
+def determined(value: Any, status: str) -> Any:
+    """A figure of a finding: as the engine gave it when the finding was decided (yes / no),
+    else None (NULL) where it is 0 or missing - 0 sq ft of a floodplain that was not (fully)
+    checked would read as "none"."""
+    if status in ("yes", "no"):
+        return value
+    return value if value not in (None, 0, 0.0) else None
+
+
+def _one_line(text: str) -> str:
+    """One line, whole: outputs and the log never cut a finding (the issue's "Tot...")."""
+    return " ".join(str(text).split())

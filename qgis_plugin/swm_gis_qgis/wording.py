@@ -84,8 +84,10 @@ def _quote(label: str) -> str:
 
 def dialog_text(message: str, labels: Mapping[str, str], *,
                 exports: Mapping[str, str] | None = None, temp_root: str | None = None,
-                user_config: bool = False, ids: bool = True) -> str:
-    """``message`` in the dialog's words, as one paragraph of at most :data:`MAX_CHARS`.
+                user_config: bool = False, ids: bool = True,
+                limit: int | None = MAX_CHARS) -> str:
+    """``message`` in the dialog's words, as one paragraph of at most ``limit`` characters
+    (:data:`MAX_CHARS`; None: whole, for text outputs and findings, which are never cut).
 
     Parameters
     ----------
@@ -125,7 +127,8 @@ def dialog_text(message: str, labels: Mapping[str, str], *,
         text = re.sub(r"\b(in|to) the (town )?config\b", r"\1 the dialog", text)
     if ids:
         text = _ids_to_labels(text, labels)
-    return shorten(" ".join(text.split()))
+    text = " ".join(text.split())
+    return text if limit is None else shorten(text, limit)
 
 
 def _field_sub(m: re.Match, labels: Mapping[str, str]) -> str:

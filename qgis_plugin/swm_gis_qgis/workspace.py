@@ -8,8 +8,10 @@ run, puts the names of the user's QGIS layers into the outputs in place of the t
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
+import re
 from pathlib import Path
 from typing import Any
 
@@ -22,6 +24,7 @@ from qgis.core import (
     QgsProcessingException,
     QgsProcessingFeatureSource,
     QgsProcessingFeatureSourceDefinition,
+    QgsProcessingOutputLayerDefinition,
     QgsProcessingParameterDefinition,
     QgsProcessingUtils,
     QgsRasterLayer,
@@ -30,7 +33,7 @@ from qgis.core import (
     QgsWkbTypes,
 )
 
-from . import wording
+from . import joins, safety, wording
 from .catalog import CATALOG, LayerInput
 
 DEFAULT_CRS = "EPSG:26986"  # NAD83 / Massachusetts Mainland (metres)
@@ -62,6 +65,11 @@ class Workspace:
         self.inputs: dict[str, dict[str, Any]] = {}  # provenance: QGIS layer -> exported file
         #: ``[layers.parcels] right_of_way`` for the config: {"field": ..., "values": [...]}
         self.right_of_way: dict[str, Any] | None = None
+        #: the user's output folder: the engine writes into a staging folder of this run and
+        #: :meth:`deliver` moves the files there once everything succeeded (None: none chosen)
+        self.final_folder: str | None = None
+        #: (staged file, the user's file) pairs that :meth:`deliver` moves into place
+        self.final_files: list[tuple[str, str]] = []
 
     # -- helpers ------------------------------------------------------------------------
     def label(self, name: str) -> str:
@@ -69,14 +77,16 @@ class Workspace:
         d = self.alg.parameterDefinition(name)
         return f"'{d.description()}'" if d is not None else name
 
-    def say(self, text: str, *, ids: bool = True) -> str:
+    def say(self, text: str, *, ids: bool = True, whole: bool = False) -> str:
         """``text`` in the dialog's words (labels, QGIS layers; no flags, no temporary paths);
-        ``ids=False`` for data values, whose words may look like parameter ids (HUC10)."""
+        ``ids=False`` for data values, whose words may look like parameter ids (HUC10);
+        ``whole`` for findings and text outputs, which are never cut."""
         labels = wording.param_labels(self.alg.parameterDefinitions())
         exports = self._export_names(
             lambda name, info: f"the layer '{info.get('layer') or name}'")
         return wording.dialog_text(text, labels, exports=exports, temp_root=str(self.folder),
-                                   user_config=self.has("TOWN_CONFIG"), ids=ids)
+                                   user_config=self.has("TOWN_CONFIG"), ids=ids,
+                                   limit=None if whole else wording.MAX_CHARS)
 
     def arg(self, path: str) -> str:
         """How a command-line argument names an exported file: ``./NAME`` relative to this
@@ -130,6 +140,182 @@ class Workspace:
             return False
         return la.id() == lb.id() or la.source() == lb.source()
 
+    # -- inputs are never written to -----------------------------------------------------
+    def real_inputs(self) -> dict[str, list[str]]:
+        """What each input parameter reads, by its dialog name: the files behind the QGIS
+        layers (never the temporary exports) and a town config with every file it names."""
+        found: dict[str, list[str]] = {}
+        for d in self.alg.parameterDefinitions():
+            name = d.name()
+            if d.isDestination() or not self.has(name):
+                continue
+            kind = d.type()
+            files: list[str] = []
+            what = self.label(name)
+            if kind == "file":
+                path = self.alg.parameterAsFile(self.parameters, name, self.context)
+                if path:
+                    files = safety.config_files(path) if path.lower().endswith(".toml") \
+                        else safety.source_files(path)
+            elif kind in ("source", "vector", "raster", "layer"):
+                layer = self.layer_of(name) if kind in ("source", "vector") else \
+                    self.alg.parameterAsLayer(self.parameters, name, self.context)
+                if layer is not None:
+                    files = safety.source_files(layer.source())
+                    what += f" (layer '{layer.name()}')"
+            elif kind == "multilayer":
+                for layer in self.alg.parameterAsLayerList(self.parameters, name, self.context):
+                    files += safety.source_files(layer.source())
+            if files:
+                found[what] = files
+        return found
+
+    def destinations(self) -> list[tuple[str, str]]:
+        """(parameter name, path) of every output the user chose as a file or folder."""
+        out = []
+        for d in self.alg.parameterDefinitions():
+            if not d.isDestination():
+                continue
+            value = self.parameters.get(d.name())
+            if isinstance(value, QgsProcessingOutputLayerDefinition):
+                sink = value.sink
+                value = sink.staticValue() if hasattr(sink, "staticValue") else sink
+            text = str(value or "").strip()
+            if not text or text == "TEMPORARY_OUTPUT" or text.startswith("memory:"):
+                continue
+            files = safety.source_files(text)
+            if files:
+                out.append((d.name(), files[0]))
+        return out
+
+    def refuse_outputs_on_inputs(self) -> None:
+        """Stop the run before anything is written when an output is, contains or lies inside
+        an input of the run (a GeoPackage holding the parcels, the folder of the data)."""
+        inputs = self.real_inputs()
+        for name, path in self.destinations():
+            hit = safety.clash(path, inputs)
+            if hit is None:
+                continue
+            what, rel, src = hit
+            where = {"is": f"is {src}, the very file {what} is read from",
+                     "is inside": f"({path}) lies inside {src}, which {what} is read from",
+                     "contains": f"({path}) is a folder holding {src}, which {what} is read "
+                                 "from"}[rel]
+            raise QgsProcessingException(
+                f"{self.label(name)} {where}: writing there would destroy the input. "
+                "Choose a new file or folder outside every input of the run; nothing was "
+                "written.")
+
+    # -- outputs: staged in this run's folder, moved into place at the end ---------------
+    def deliver(self, outputs: dict) -> dict:
+        """Move the staged outputs into the user's folder and files (each file to a temporary
+        name beside its target, then renamed over it) once the run succeeded; ``outputs`` with
+        their paths changed accordingly. A cancel before this leaves the user's files as they
+        were."""
+        if self.feedback.isCanceled():
+            raise QgsProcessingException(self.cancelled_text())
+        moved: dict[str, str] = {}
+        staged = getattr(self.alg, "_out", None)
+        if self.final_folder and staged and os.path.isdir(staged) and \
+                safety.real_path(staged) != safety.real_path(self.final_folder):
+            os.makedirs(self.final_folder, exist_ok=True)
+            for path in sorted(Path(staged).rglob("*")):
+                if path.is_file():
+                    target = Path(self.final_folder) / path.relative_to(staged)
+                    _move_into_place(path, target)
+                    moved[str(path)] = str(target)
+            moved[str(staged)] = str(self.final_folder)
+        for src, target in self.final_files:
+            if os.path.exists(src):
+                _move_into_place(Path(src), Path(target))
+                moved[src] = target
+
+        def final(value):
+            if not isinstance(value, str):
+                return value
+            if value in moved:
+                return moved[value]
+            if self.final_folder and staged and value.startswith(str(staged) + os.sep):
+                return self.final_folder + value[len(str(staged)):]  # a file not written
+            return value
+
+        return {k: final(v) for k, v in outputs.items()}
+
+    def cancelled_text(self) -> str:
+        kept = [p for _n, p in self.destinations() if os.path.exists(p)]
+        return ("Cancelled: the run was stopped before any output was replaced"
+                + (f" ({', '.join(kept)} left as they were)." if kept else "."))
+
+    # -- the parcels-to-owners join --------------------------------------------------------
+    def columns_of(self, name: str) -> dict[str, list]:
+        """Every attribute of parameter ``name``'s features, by field (no geometry read)."""
+        source = self.alg.parameterAsSource(self.parameters, name, self.context)
+        if source is None:
+            return {}
+        names = list(source.fields().names())
+        cols: dict[str, list] = {n: [] for n in names}
+        request = QgsFeatureRequest().setFlags(QgsFeatureRequest.Flag.NoGeometry)
+        for feat in source.getFeatures(request):
+            for n, v in zip(names, feat.attributes(), strict=False):
+                cols[n].append(v)
+        return cols
+
+    def join_rate(self) -> tuple[joins.JoinRate, dict, dict] | None:
+        """The join of the exported parcels and assessing table (rate, parcel columns,
+        assessing columns), or None when either is not part of the run."""
+        if "parcels" not in self.layers or "assess" not in self.layers:
+            return None
+        pid = self.layers["parcels"]["fields"].get("id")
+        aid = self.layers["assess"]["fields"].get("parcel_id")
+        if not pid or not aid:
+            return None
+        pcols = self.columns_of(CATALOG["parcels"].param)
+        acols = self.columns_of(CATALOG["assess"].param)
+        return joins.rate(pcols.get(pid, []), acols.get(aid, [])), pcols, acols
+
+    def check_join(self) -> joins.JoinRate | None:
+        """State the join rate; stop the run, naming the fields to choose, when no assessing
+        row joins a parcel (no owner could ever be notified)."""
+        measured = self.join_rate()
+        if measured is None:
+            return None
+        rate = measured[0]
+        self.feedback.pushInfo(f"Join of the parcels and the assessing table: {rate.text()}.")
+        problem = self.join_problem(*measured)
+        if problem:
+            raise QgsProcessingException(
+                problem + " Without the join no owner could be notified, so nothing was run.")
+        if rate.share < 0.5:
+            self.warn(f"Only {rate.text()}: check {self.label('PARCEL_ID_FIELD')} and "
+                      f"{self.label('ASSESS_PARCEL_ID_FIELD')}, or that the assessing table "
+                      "covers the parcels.")
+        return rate
+
+    def join_problem(self, rate: joins.JoinRate, pcols: dict, acols: dict) -> str | None:
+        """What is wrong with a join that matches no row, and the field that would join."""
+        if rate.matched_rows:
+            return None
+        pid = self.layers["parcels"]["fields"]["id"]
+        aid = self.layers["assess"]["fields"]["parcel_id"]
+        p_label, a_label = "PARCEL_ID_FIELD", "ASSESS_PARCEL_ID_FIELD"
+        assess_layer = self.source_layer_label(CATALOG["assess"].param)
+        text = (f"No row of {self.label(CATALOG['assess'].param)} ({assess_layer}) joins a "
+                f"parcel: its {self.label(a_label)} ({aid}) holds values like "
+                f"{', '.join(rate.assess_examples) or 'none'}, while {self.label(p_label)} "
+                f"({pid}) of {self.source_layer_label(CATALOG['parcels'].param)} holds values "
+                f"like {', '.join(rate.parcel_examples) or 'none'}.")
+        by_parcels = joins.fields_that_join(pcols, acols.get(aid, []), skip=[pid, "fid"])
+        by_assess = joins.fields_that_join(acols, pcols.get(pid, []), skip=[aid, "fid"])
+        if by_parcels:
+            f, n = by_parcels[0]
+            return text + (f" The parcels' field {f} holds {n:,} of the assessing ids: choose "
+                           f"it in {self.label(p_label)}.")
+        if by_assess:
+            f, n = by_assess[0]
+            return text + (f" The assessing table's field {f} holds {n:,} of the parcel ids: "
+                           f"choose it in {self.label(a_label)}.")
+        return text + " Choose the two fields that hold the same parcel ids."
+
     # -- town layers --------------------------------------------------------------------
     def town_config(self) -> str | None:
         if not self.alg.ACCEPTS_TOWN_CONFIG:
@@ -143,6 +329,41 @@ class Workspace:
                                          "and choose the layers instead.")
         return path
 
+    def config_parcels(self) -> dict[str, str] | None:
+        """The parcels the town config file names: {"files": [...], "layer", "id"} (its id
+        field, default LOC_ID), or None without a config."""
+        cfg = self.town_config()
+        if not cfg:
+            return None
+        try:
+            import tomllib
+
+            with open(cfg, "rb") as fh:
+                doc = tomllib.load(fh)
+        except Exception:  # noqa: BLE001 - the engine words a broken config itself
+            return None
+        spec = (doc.get("layers") or {}).get("parcels") or {}
+        paths = spec.get("path") or []
+        paths = paths if isinstance(paths, list) else [paths]
+        base = Path(cfg).parent
+        files = [f for p in paths for f in safety.source_files(
+            str(p) if os.path.isabs(str(p)) else str(base / str(p)))]
+        fields = spec.get("fields") or {}
+        return {"files": files, "layer": str(spec.get("layer") or ""),
+                "id": str(fields.get("id") or CATALOG["parcels"].fields[0].default)}
+
+    def reads(self, name: str, parcels: dict) -> bool:
+        """True when parameter ``name``'s layer reads the config's parcels (same file, and the
+        same layer of it when the config names one)."""
+        layer = self.layer_of(name)
+        if layer is None:
+            return False
+        files = safety.source_files(layer.source())
+        if not files or files[0] not in parcels["files"]:
+            return False
+        m = re.search(r"\|layername=([^|]+)", layer.source())
+        return not (parcels["layer"] and m and m.group(1) != parcels["layer"])
+
     def add_town_layers(self, *, progress_to: float = 5.0) -> None:
         """Export every town layer parameter that has a value; check required ones."""
         wanted = [(k, opt) for k, opt, _adv in self.alg.TOWN_LAYERS]
@@ -150,7 +371,10 @@ class Workspace:
             li = CATALOG[key]
             if not self.has(li.param):
                 if not optional:
-                    raise QgsProcessingException(f"Choose a layer in {self.label(li.param)}.")
+                    alt = (f", or a town config file in {self.label('TOWN_CONFIG')} (saved "
+                           "once by 'Set up the town')") if self.alg.ACCEPTS_TOWN_CONFIG else ""
+                    raise QgsProcessingException(
+                        f"Choose a layer in {self.label(li.param)}{alt}.")
                 continue
             if self.feedback.isCanceled():
                 raise QgsProcessingException("Cancelled.")
@@ -167,11 +391,13 @@ class Workspace:
                 self.add_vector(li)
             self.feedback.setProgress(progress_to * (n + 1) / max(1, len(wanted)))
 
-    def field_mapping(self, li: LayerInput, names: list[str]) -> dict[str, str]:
+    def field_mapping(self, li: LayerInput, names: list[str], *,
+                      problems: list[str] | None = None) -> dict[str, str]:
         """Logical field -> actual field from the field parameters, checked before the run.
 
         A field the engine (or this algorithm, see :attr:`SwmGisAlgorithm.REQUIRED_FIELDS`)
-        needs and that does not resolve stops the run naming the parameter to set.
+        needs and that does not resolve stops the run naming the parameter to set; with a
+        ``problems`` list each such message is added to it instead (all said at once).
         """
         by_lower = {n.lower(): n for n in names}
         label = self.source_layer_label(li.param)
@@ -186,18 +412,22 @@ class Workspace:
                 continue  # an optional published field this layer simply does not have
             if actual is None and (value or required):
                 has = f"has no field '{value}'" if value else "has no field chosen"
-                raise QgsProcessingException(
-                    f"{self.label(li.param)} ({label}) {has} for the "
-                    f"{f.logical.replace('_', ' ')}: choose it in {self.label(f.param)}"
-                    f"{' (under Advanced Parameters)' if self._is_advanced(f.param) else ''}. "
-                    f"Fields in the layer: {', '.join(names) or 'none'}.")
+                text = (f"{self.label(li.param)} ({label}) {has} for the "
+                        f"{f.logical.replace('_', ' ')}: choose it in {self.label(f.param)}"
+                        f"{' (under Advanced Parameters)' if self._is_advanced(f.param) else ''}"
+                        f". Fields in the layer: {', '.join(names) or 'none'}.")
+                if problems is None:
+                    raise QgsProcessingException(text)
+                problems.append(text)
+                continue
             if actual is not None:
                 mapping[f.logical] = actual
         return mapping
 
     def _is_advanced(self, name: str) -> bool:
         d = self.alg.parameterDefinition(name)
-        return d is not None and bool(d.flags() & QgsProcessingParameterDefinition.FlagAdvanced)
+        return d is not None and \
+            bool(d.flags() & QgsProcessingParameterDefinition.Flag.FlagAdvanced)
 
     def export(self, name: str, file_stem: str, *, keep_fields: list[str] | None = None,
                rename: dict[str, str] | None = None, mixed_geometry: bool = False) -> str:
@@ -207,7 +437,7 @@ class Workspace:
             raise QgsProcessingException(f"{name}: cannot open the layer.")
         label = self.source_layer_label(name)
         crs = source.sourceCrs()
-        has_geom = source.wkbType() not in (QgsWkbTypes.NoGeometry, QgsWkbTypes.Unknown)
+        has_geom = source.wkbType() not in (QgsWkbTypes.Type.NoGeometry, QgsWkbTypes.Type.Unknown)
         if has_geom and crs_missing(crs):
             raise QgsProcessingException(
                 f"{name} ({label}) has no coordinate reference system, so distances and areas "
@@ -229,9 +459,9 @@ class Workspace:
                 fld.setName(rename[fld.name()])
             fields.append(fld)
         if not has_geom:
-            wkb = QgsWkbTypes.NoGeometry
+            wkb = QgsWkbTypes.Type.NoGeometry
         elif mixed_geometry:  # e.g. impaired waters: streams (lines) and ponds (polygons)
-            wkb = QgsWkbTypes.Unknown
+            wkb = QgsWkbTypes.Type.Unknown
         else:
             wkb = QgsWkbTypes.multiType(source.wkbType())
         path = str(self.folder / f"{file_stem}.gpkg")
@@ -242,15 +472,15 @@ class Workspace:
         writer = QgsVectorFileWriter.create(path, fields, wkb,
                                             crs if has_geom else QgsCoordinateReferenceSystem(),
                                             self.context.transformContext(), opts)
-        if writer.hasError() != QgsVectorFileWriter.NoError:
+        if writer.hasError() != QgsVectorFileWriter.WriterError.NoError:
             raise QgsProcessingException(f"Cannot write {path}: {writer.errorMessage()}")
         request = QgsFeatureRequest()
         if not has_geom:
-            request.setFlags(QgsFeatureRequest.NoGeometry)
+            request.setFlags(QgsFeatureRequest.Flag.NoGeometry)
         # invalid geometry goes through as it is: the engine repairs it (make_valid) and
         # reports it, exactly as on the command line
         for feat in source.getFeatures(request,
-                                       QgsProcessingFeatureSource.FlagSkipGeometryValidityChecks):
+                                       QgsProcessingFeatureSource.Flag.FlagSkipGeometryValidityChecks):
             if self.feedback.isCanceled():
                 del writer
                 raise QgsProcessingException("Cancelled.")
@@ -323,8 +553,10 @@ class Workspace:
                                "label": provenance_label(self.inputs[li.param], short=True)}
 
     # -- the town config ----------------------------------------------------------------
-    def write_config(self, *, name: str | None = None) -> str:
-        """Write the temporary town config naming the exported layers; its path."""
+    def write_config(self, *, name: str | None = None, target: Path | None = None,
+                     header: str = "# Written by the swm-gis QGIS plugin for one run.") -> str:
+        """Write the town config naming :attr:`layers` (the temporary one naming the exported
+        layers, or ``target``); its path."""
         crs = self.alg.parameterAsCrs(self.parameters, "WORKING_CRS", self.context)
         crs_id = crs.authid() if crs.isValid() and crs.authid() else DEFAULT_CRS
         if crs.isValid() and crs.isGeographic():
@@ -333,7 +565,7 @@ class Workspace:
                 "projected CRS such as EPSG:26986 (NAD83 / Massachusetts Mainland).")
         town = name or self.alg.parameterAsString(self.parameters, "TOWN_NAME", self.context) \
             or "Town (name not set)"
-        lines = ["# Written by the swm-gis QGIS plugin for one run.", "[town]",
+        lines = [*header.splitlines(), "[town]",
                  f"name = {_toml(town)}", f"crs = {_toml(crs_id)}", ""]
         if self.rules:
             lines.append("[rules]")
@@ -356,7 +588,7 @@ class Workspace:
                 lines.append(f"[layers.{key}.fields]")
                 lines += [f"{k} = {_toml(v)}" for k, v in entry["fields"].items()]
             lines.append("")
-        path = self.folder / "town.toml"
+        path = target or self.folder / "town.toml"
         path.write_text("\n".join(lines), encoding="utf-8")
         return str(path)
 
@@ -378,6 +610,7 @@ class Workspace:
                     f"{', '.join(given)}.")
             return cfg
         self.add_town_layers()
+        self.check_join()
         if "parcels" not in self.layers:
             if site_standin is None:
                 raise QgsProcessingException(
@@ -396,15 +629,19 @@ class Workspace:
         them lists the same in full.
         """
         folder = outputs.get("OUTPUT_FOLDER") or getattr(self.alg, "_out", None)
-        if not folder or not os.path.isdir(folder) or not self.inputs:
+        if not folder or not os.path.isdir(folder):
             return
         names = self._export_names(lambda _name, info: provenance_label(info))
         config = self.town_config()
         if not config:
             names[str(self.folder / "town.toml")] = "the layers chosen in the QGIS dialog"
+        if self.final_folder:  # the files are read where they will be, not in the staging
+            names[str(folder)] = self.final_folder
         for path in Path(folder).iterdir():
             if path.suffix.lower() in (".csv", ".json", ".html", ".txt", ".md", ".xlsx"):
                 replace_paths(path, names)
+        if not self.inputs:
+            return
         doc = {"algorithm": f"swm_gis:{self.alg.ALG_ID}", "inputs": {
             k: {"parameter": self.label(k).strip("'"),
                 **{kk: vv for kk, vv in v.items() if kk != "exported_to"}}
@@ -414,24 +651,51 @@ class Workspace:
                                                     encoding="utf-8")
 
     def out_folder(self, *, sub: str = "out") -> str:
-        """OUTPUT_FOLDER if given (created), else a folder in the run's temporary folder."""
+        """The folder the engine writes into: always one in this run's temporary folder.
+
+        OUTPUT_FOLDER, when chosen, is where :meth:`deliver` moves the files at the end (as
+        :attr:`final_folder`), so a failed or cancelled run never touches the user's folder.
+        """
         folder = ""
         if "OUTPUT_FOLDER" in [p.name() for p in self.alg.parameterDefinitions()]:
             folder = self.alg.parameterAsFileOutput(self.parameters, "OUTPUT_FOLDER",
                                                     self.context)
-        if not folder or folder == "TEMPORARY_OUTPUT":
-            folder = str(self.folder / sub)
-        os.makedirs(folder, exist_ok=True)
-        return folder
+        if folder and folder != "TEMPORARY_OUTPUT":
+            self.final_folder = safety.real_path(folder)
+        staged = str(self.folder / sub)
+        os.makedirs(staged, exist_ok=True)
+        return staged
+
+
+def _move_into_place(src: Path, target: Path) -> None:
+    """``src`` to ``target``: copied to a hidden name beside the target, then renamed over it
+    (the target is never half written; another file system is fine)."""
+    import shutil
+
+    target.parent.mkdir(parents=True, exist_ok=True)
+    tmp = target.with_name(f".{target.name}.swm-gis-part")
+    try:
+        shutil.copy2(src, tmp)
+        os.replace(tmp, target)
+    except OSError as exc:
+        with contextlib.suppress(OSError):
+            tmp.unlink()
+        raise QgsProcessingException(f"Cannot write {target}: {exc.strerror or exc}. Check "
+                                     "that the folder exists and can be written, and that the "
+                                     "file is not open in another program.") from None
+    with contextlib.suppress(OSError):
+        src.unlink()
 
 
 def provenance_label(info: dict, *, short: bool = False) -> str:
     """How an output names the QGIS layer a temporary export came from; ``short`` gives the
     source's file name only (the ``label`` in the town config, printed on PDFs)."""
     source = str(info.get("source") or "?")
-    if short:
-        path, sep, rest = source.partition("|")
-        source = os.path.basename(path) + sep + rest
+    if short:  # a file's name (and its layer), never a provider string with its options
+        files = safety.source_files(source)
+        m = re.search(r"\|layername=([^|]+)", source)
+        if files:
+            source = os.path.basename(files[0]) + (f", layer {m.group(1)}" if m else "")
     text = f"QGIS layer '{info.get('layer') or '?'}' ({source}"
     if info.get("subset"):
         text += f"; filter {info['subset']}"

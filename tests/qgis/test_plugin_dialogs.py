@@ -235,7 +235,7 @@ def test_site_screening_keeps_the_common_case_out_of_advanced(plugin):
     alg = QgsApplication.processingRegistry().algorithmById("swm_gis:sitescreening")
     main = [p.name() for p in alg.parameterDefinitions()
             if not p.flags() & Def.FlagAdvanced and not p.isDestination()]
-    assert main[:4] == ["SITE", "TOWN_CONFIG", "PARCELS", "PARCEL_ID_FIELD"]
+    assert main[:4] == ["TOWN_CONFIG", "SITE", "PARCELS", "PARCEL_ID_FIELD"]
     assert "PRIORITY_HABITATS" not in main and "OWNER_FIELD" not in main
     assert len(main) <= 10
 
@@ -243,7 +243,8 @@ def test_site_screening_keeps_the_common_case_out_of_advanced(plugin):
 # ----------------------------------------------------------------------- the dialogs, seen
 @pytest.mark.parametrize("alg_id", ["disturbancetrigger", "abutters", "habitatscreening",
                                     "floodplainoverlap", "mitigationeligibility",
-                                    "receivingwaters", "sitescreening", "applicabilitymap"])
+                                    "receivingwaters", "sitescreening", "applicabilitymap",
+                                    "townsetup", "enginesetup"])
 def test_dialog_screenshot(plugin, alg_id, monkeypatch):
     """Each dialog opens offscreen with a Help button; its picture is kept in
     test-artefacts/dialogs/ (gitignored) for a person to look at."""

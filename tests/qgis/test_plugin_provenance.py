@@ -74,8 +74,9 @@ def test_abutter_package_names_the_qgis_layers_not_the_exports(plugin, sample_la
     assert_no_temp_paths(texts)
     for name in ("certification.pdf", "abutters_map.pdf", "abutters.json"):
         text = re.sub(r"\s+", "", texts[name])  # PDF lines wrap anywhere
-        assert "QGISlayer'Parcels'(sample.gpkg|layername=parcels)" in text, name
-        assert "QGISlayer'AssessingFY2025'(sample.gpkg|layername=assess)" in text, name
+        # a human name for each data source: the file and its layer, no provider syntax
+        assert "QGISlayer'Parcels'(sample.gpkg,layerparcels)" in text, name
+        assert "QGISlayer'AssessingFY2025'(sample.gpkg,layerassess)" in text, name
 
 
 def test_screening_report_names_the_qgis_layers_not_the_exports(plugin, sample_layers,
@@ -97,7 +98,7 @@ def test_screening_report_names_the_qgis_layers_not_the_exports(plugin, sample_l
     assert {"screening_report.pdf", "screening.json", "screening_report.html"} <= set(texts)
     assert_no_temp_paths(texts)
     pdf = re.sub(r"\s+", "", texts["screening_report.pdf"])
-    assert "QGISlayer'FEMANFHL'(sample.gpkg|layername=flood_zones)" in pdf
+    assert "QGISlayer'FEMANFHL'(sample.gpkg,layerflood_zones)" in pdf
     # the site is a --site argument, not a config layer: named by its export's file name
     assert "./site.gpkg" in texts["screening_report.pdf"]
 

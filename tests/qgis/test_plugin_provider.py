@@ -9,11 +9,10 @@ import pytest
 
 pytestmark = pytest.mark.qgis
 #: the README's install line (swm-gis is not on PyPI)
-WHEEL = "~/swm-gis-env/bin/pip install dist/swm_gis-0.1.0-py3-none-any.whl"
 
 IDS = ["disturbancetrigger", "abutters", "habitatscreening", "floodplainoverlap",
        "mitigationeligibility", "receivingwaters", "sitescreening", "applicabilitymap",
-       "publishwebmap"]
+       "publishwebmap", "townsetup", "enginesetup"]
 
 
 def _alg(alg_id: str):
@@ -22,7 +21,7 @@ def _alg(alg_id: str):
     return QgsApplication.processingRegistry().algorithmById(f"swm_gis:{alg_id}")
 
 
-def test_the_eight_algorithms_are_registered_with_help(plugin):
+def test_the_algorithms_are_registered_with_help(plugin):
     from qgis.core import QgsApplication
 
     provider = QgsApplication.processingRegistry().providerById("swm_gis")
@@ -31,7 +30,10 @@ def test_the_eight_algorithms_are_registered_with_help(plugin):
     for alg_id in IDS:
         alg = _alg(alg_id)
         assert len(alg.shortHelpString()) > 300, alg_id
-        assert "Processing > Options > Providers > swm-gis" in alg.shortHelpString()
+        if alg_id != "enginesetup":  # the others say how to get the engine
+            assert "Set up the swm-gis engine" in alg.shortHelpString()
+            assert "Settings > Options > Processing > Providers > swm-gis" in \
+                alg.shortHelpString()
         for p in alg.parameterDefinitions():
             assert p.name() == p.name().upper(), (alg_id, p.name())
             assert p.help(), (alg_id, p.name())
@@ -42,7 +44,9 @@ def test_abutters_parameters_are_those_of_spec_section_6(plugin):
 
     alg = _alg("abutters")
     p = {d.name(): d for d in alg.parameterDefinitions()}
-    assert not p["PARCELS"].flags() & Def.FlagOptional
+    # optional for QGIS: a town config file replaces it (the run refuses neither being given)
+    assert p["PARCELS"].flags() & Def.FlagOptional
+    assert alg.parameterDefinitions()[0].name() == "TOWN_CONFIG"
     assert p["ASSESS"].flags() & Def.FlagOptional
     assert p["DISTANCE"].defaultValue() == 100.0
     assert p["INCLUDE_SUBJECT"].defaultValue() is False
@@ -57,11 +61,25 @@ def test_abutters_parameters_are_those_of_spec_section_6(plugin):
     assert "selected features only" in p["SUBJECT"].help().lower()
 
 
-def test_town_config_is_accepted_by_sitescreening_and_applicabilitymap(plugin):
+def test_the_town_config_is_the_first_parameter_of_every_algorithm_reading_town_layers(plugin):
+    """'Set up the town' saves it once; every algorithm that reads a town layer takes it
+    first. The disturbance trigger reads none; the set-up itself writes it."""
     for alg_id in IDS:
-        names = {d.name() for d in _alg(alg_id).parameterDefinitions()}
-        assert ("TOWN_CONFIG" in names) == (alg_id in ("sitescreening", "applicabilitymap",
-                                                       "publishwebmap"))
+        names = [d.name() for d in _alg(alg_id).parameterDefinitions()]
+        takes = alg_id not in ("disturbancetrigger", "townsetup", "enginesetup")
+        assert ("TOWN_CONFIG" in names) == takes, alg_id
+        if takes:
+            assert names[0] == "TOWN_CONFIG", alg_id
+
+
+def test_no_parcels_and_no_town_config_is_refused(plugin, town):
+    import processing
+    from qgis.core import QgsProcessingException
+
+    with pytest.raises(QgsProcessingException, match="Choose a layer in "
+                       "'Parcels \\(tax parcel polygons\\)', or a town config file in "
+                       "'Town config file \\(saved by 'Set up the town'\\)'"):
+        processing.run("swm_gis:abutters", {"SUBJECT": town["site"], "OUTPUT": "memory:"})
 
 
 def test_the_engine_path_setting_is_registered_and_honoured(plugin, tmp_path, monkeypatch):
@@ -93,15 +111,16 @@ def test_without_the_engine_each_algorithm_says_how_to_install_it(plugin, town, 
     monkeypatch.setattr(sys, "executable", str(tmp_path / "python3"))
     with pytest.raises(engine.EngineError) as err:
         engine.find_engine()
-    assert WHEEL in str(err.value) and "pip install swm-gis" not in str(err.value)
+    assert str(err.value) == engine.missing_message()
+    alg = _alg("abutters")
+    assert alg.canExecute() == (False, engine.missing_message())  # said when the dialog opens
+    assert _alg("enginesetup").canExecute() == (True, "")
     with pytest.raises(QgsProcessingException) as exc:
         processing.run("swm_gis:abutters", {"PARCELS": town["parcels"], "SUBJECT": town["parcels"],
-                                                "SUBJECT_IDS": "P2",
-                                            "OUTPUT": "memory:"})
+                                            "SUBJECT_IDS": "P2", "OUTPUT": "memory:"})
     message = str(exc.value)
-    assert "'make dist'" in message and WHEEL in message and "make demo" in message
-    assert "pip install swm-gis" not in message
-    assert "Processing > Options > Providers > swm-gis" in message
+    assert "Set up the swm-gis engine" in message
+    assert "Settings > Options > Processing > Providers > swm-gis" in message
 
 
 def test_the_engine_environment_drops_qgis_python_settings(monkeypatch):

@@ -15,8 +15,6 @@ import pytest
 from plugin_kit import PLUGIN_PARENT, SAMPLE, engine_env
 
 pytestmark = pytest.mark.qgis
-#: the README's install line (swm-gis is not on PyPI)
-WHEEL = "~/swm-gis-env/bin/pip install dist/swm_gis-0.1.0-py3-none-any.whl"
 QGIS_PROCESS = "/usr/bin/qgis_process.bin"
 
 
@@ -105,5 +103,45 @@ def test_help_and_the_missing_engine_message_in_qgis_process(town, tmp_path):
                         f"OUTPUT={tmp_path / 'x.gpkg'}")
     assert run.returncode != 0
     out = run.stdout + run.stderr
-    assert WHEEL in out and "pip install swm-gis" not in out
-    assert "Processing > Options > Providers > swm-gis" in out
+    assert "The swm-gis engine is not set up yet: run 'Set up the swm-gis engine'" in out
+    assert "Settings > Options > Processing > Providers > swm-gis" in out
+
+
+@pytest.mark.slow
+def test_relative_paths_resolve_against_the_callers_working_folder(town, tmp_path):
+    """The README's own example: relative TOWN_CONFIG, OUTPUT_FOLDER and OUTPUT_GPKG, run from
+    the folder that holds them (not the temporary folder the engine runs in)."""
+    import shutil
+
+    env = _env(tmp_path)
+    assert _qgis_process(env, "plugins", "enable", "swm_gis_qgis").returncode == 0
+    work = tmp_path / "work"
+    work.mkdir()
+    shutil.copy(town["gpkg"], work / "town.gpkg")
+    (work / "town.toml").write_text(
+        '[town]\nname = "Blockton"\ncrs = "EPSG:26986"\n[layers.parcels]\n'
+        'path = "town.gpkg"\nlayer = "parcels"\n', encoding="utf-8")
+
+    def run(*args):
+        return subprocess.run([QGIS_PROCESS, "--json", "run", *args], capture_output=True,
+                              text=True, env=env, cwd=work, timeout=300)
+
+    notice = run("swm_gis:abutters", "--", "PARCELS=town.gpkg|layername=parcels",
+                 "ASSESS=town.gpkg|layername=assess", "SUBJECT=town.gpkg|layername=parcels",
+                 "SUBJECT_IDS=P2", "OUTPUT=abutters.gpkg", "OUTPUT_FOLDER=notice")
+    assert notice.returncode == 0, notice.stdout[-3000:] + notice.stderr[-3000:]
+    result = json.loads(notice.stdout)["results"]
+    assert result["OUTPUT_FOLDER"] == str(work / "notice")
+    assert result["MAILING_LIST_CSV"] == str(work / "notice" / "mailing_list.csv")
+    assert (work / "notice" / "mailing_list.csv").is_file()
+    assert (work / "abutters.gpkg").is_file()
+    mapped = run("swm_gis:applicabilitymap", "--", "TOWN_CONFIG=town.toml",
+                 "OUTPUT=map_layer.gpkg", "OUTPUT_GPKG=map.gpkg")
+    assert mapped.returncode == 0, mapped.stdout[-3000:] + mapped.stderr[-3000:]
+    assert json.loads(mapped.stdout)["results"]["GPKG"] == str(work / "map.gpkg")
+    assert (work / "map.gpkg").is_file() and (work / "map_layer.gpkg").is_file()
+    # and a relative output on an input is refused as an absolute one is
+    refused = run("swm_gis:applicabilitymap", "--", "TOWN_CONFIG=town.toml",
+                  "OUTPUT=memory:", "OUTPUT_GPKG=town.gpkg")
+    assert refused.returncode != 0
+    assert "would destroy the input" in refused.stdout + refused.stderr

@@ -112,6 +112,47 @@ def test_mitigation_eligibility(plugin, reference, tmp_path):
     eligible = {f["id"]: f["eligible"] for f in r["OUTPUT"].getFeatures()}
     assert eligible == {"MIT-1": True, "MIT-2": True, "MIT-3": False}
     assert r["ELIGIBLE_COUNT"] == 2
+    # the headline answers the tool's own question, not the development type's
+    assert r["HEADLINE"] == ("2 of 3 mitigation site(s) eligible (same HUC10 as the site, "
+                             "redevelopment rule).")
+
+
+def test_a_single_check_with_the_town_config_needs_only_the_site(plugin, reference, tmp_path):
+    import processing
+
+    r = processing.run("swm_gis:mitigationeligibility", {
+        "TOWN_CONFIG": str(SAMPLE / "town.toml"), "SITE": site("site"),
+        "MITIGATION": site("mitigation"), "OUTPUT": "memory:"})
+    assert r["HEADLINE"].startswith("2 of 3 mitigation site(s) eligible")
+    assert r["MITIGATION_STATUS"] == next(f["status"] for f in reference["findings"]
+                                          if f["key"] == "mitigation")
+
+
+def _ends_cut(text: str) -> bool:
+    return text.rstrip().endswith(("...", "\u2026"))
+
+
+def test_no_text_output_or_log_line_ends_in_an_ellipsis(plugin, reference, tmp_path):
+    """Findings, the headline, statuses and requirements are whole: "Phosphorus, Tot..." and
+    "Show them on th..." were cut at a fixed length."""
+    import processing
+    from plugin_kit import recording_feedback
+    from qgis.core import QgsProcessingContext
+
+    feedback = recording_feedback()
+    r = processing.run("swm_gis:sitescreening", {
+        "TOWN_CONFIG": str(SAMPLE / "town.toml"), "SITE": site("site"),
+        "MITIGATION": site("mitigation"), "PROPOSED_IMPERVIOUS_SQFT": 28309,
+        "OUTPUT": "memory:", "OUTPUT_FOLDER": str(tmp_path / "screening")},
+        context=QgsProcessingContext(), feedback=feedback)
+    texts = {k: v for k, v in r.items() if isinstance(v, str)}
+    assert {"HEADLINE", "FINDINGS", "RECEIVING_WATERS_STATUS"} <= set(texts)
+    cut = [(k, line) for k, v in texts.items() for line in v.splitlines() if _ends_cut(line)]
+    assert cut == []
+    assert [line for line in feedback.lines if _ends_cut(line)] == []
+    # each engine answer is in FINDINGS whole
+    for f in reference["findings"]:
+        assert " ".join(f["answer"].split()) in texts["FINDINGS"], f["key"]
 
 
 def test_receiving_waters(plugin, reference, tmp_path):

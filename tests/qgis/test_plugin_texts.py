@@ -1,5 +1,5 @@
-"""What the plugin tells the user: how to install the engine (exactly the repository README's
-tested lines: swm-gis is not on PyPI) and no internal document names ("SPEC section 4")."""
+"""What the plugin tells the user: how to set up the engine (from the plugin, never a
+command line) and no internal document names ("SPEC section 4")."""
 
 from __future__ import annotations
 
@@ -13,25 +13,26 @@ pytestmark = pytest.mark.qgis
 PLUGIN = PLUGIN_PARENT / "swm_gis_qgis"
 
 
-def _readme_install_lines() -> list[str]:
-    text = (ROOT / "README.md").read_text(encoding="utf-8")
-    block = text.split("<!-- install: tests/test_packaging.py runs these lines as written -->")[1]
-    body = block.split("```")[1]
-    return [line.split("#")[0].strip() for line in body.splitlines() if line.strip()]
-
-
-def test_the_install_lines_are_the_readme_lines_the_packaging_test_runs():
+def test_the_engine_is_set_up_from_the_plugin_not_from_a_checkout():
+    """Town staff never see a command line: every text points at 'Set up the swm-gis engine'
+    and at the menu path that exists in the running QGIS (3.22 has no 'Processing > Options')."""
     from swm_gis_qgis import engine
 
-    readme = _readme_install_lines()
-    assert list(engine.INSTALL_LINES) == readme[:3]
-    for line in engine.INSTALL_LINES:
-        assert f"'{line}'" in engine.INSTALL_HELP
+    message = engine.missing_message("linux")
+    assert message == (
+        "The swm-gis engine is not set up yet: run 'Set up the swm-gis engine' (Processing "
+        "Toolbox > swm-gis > Set-up) once to install it from this plugin. If it is installed "
+        "elsewhere, set its path in Settings > Options > Processing > Providers > swm-gis > "
+        "'swm-gis executable' (or SWM_GIS_EXECUTABLE for qgis_process and scripts).")
+    assert message.count(". ") == 1  # two sentences
+    assert engine.options_path("darwin") == "QGIS > Preferences > Processing > Providers > swm-gis"
+    assert engine.options_path("win32") == "Settings > Options > Processing > Providers > swm-gis"
     for doc in (PLUGIN_PARENT / "README.md", PLUGIN / "help" / "index.html",
                 PLUGIN / "metadata.txt"):
         text = doc.read_text(encoding="utf-8")
-        assert "pip install swm-gis" not in text, doc
-        assert all(line in text for line in engine.INSTALL_LINES[1:]), doc
+        assert "Set up the swm-gis engine" in text, doc
+        for unix in ("make dist", "pip install", "python3 -m venv", "Processing > Options"):
+            assert unix not in text, (doc, unix)
 
 
 def test_no_user_facing_text_names_the_internal_spec(plugin):
@@ -39,7 +40,7 @@ def test_no_user_facing_text_names_the_internal_spec(plugin):
 
     provider = QgsApplication.processingRegistry().providerById("swm_gis")
     algs = provider.algorithms()
-    assert len(algs) == 9
+    assert len(algs) == 11
     texts = {}
     for alg in algs:
         texts[alg.id()] = alg.shortHelpString()

@@ -187,8 +187,23 @@ def test_no_flag_says_false_unless_the_engine_said_no(whole, part):
         assert (value is True) == (said == "yes")
 
 
-def test_a_long_answer_is_cut_to_the_output_limit():
-    doc = {"findings": [_finding(k, "yes", "x" * 5000) for k in findings.KEYS]}
+def test_a_long_answer_is_kept_whole():
+    """Findings, the headline and statuses are never cut ("Phosphorus, Tot...")."""
+    answer = "Impaired for Phosphorus, Total; " * 20 + "show them on the plan."
+    doc = {"findings": [_finding(k, "yes", f"{k}: {answer}") for k in findings.KEYS]}
     out = findings.typed_outputs(findings.findings_of(doc), findings.KEYS)
-    assert len(out["FINDINGS"]) <= findings.MAX_OUTPUT_CHARS
-    assert len(out["HEADLINE"]) <= 300
+    assert out["HEADLINE"] == f"disturbance: {answer}"
+    assert out["FINDINGS"].count("show them on the plan.") == len(findings.KEYS)
+    assert not any(line.endswith(("...", "…")) for line in out["FINDINGS"].splitlines())
+    lines = findings.summary_lines(findings.findings_of(doc))
+    # the headline, then each finding whole (the disturbance line leaves out what the
+    # headline said)
+    assert sum(line.endswith("show them on the plan.") for line in lines) == len(findings.KEYS)
+    assert not any(line.endswith(("...", "…")) for line in lines)
+
+
+@pytest.mark.parametrize(("value", "status", "expected"), [
+    (0, "conditional", None), (0.0, "not_checked", None), (None, "yes", None),
+    (0, "no", 0), (10278.2, "conditional", 10278.2), (10278.2, "yes", 10278.2)])
+def test_a_figure_not_determined_is_null_not_zero(value, status, expected):
+    assert findings.determined(value, status) == expected

@@ -30,9 +30,10 @@ def test_the_zip_holds_the_plugin_folder_and_nothing_else(tmp_path):
                              if n.startswith("swm_gis_qgis/algorithms/") and n.endswith(".py"))
     assert algorithm_files == [  # one file per algorithm on a small shared base
         "__init__.py", "abutters.py", "applicability_map.py", "base.py",
-        "disturbance_trigger.py", "floodplain_overlap.py", "habitat_screening.py",
+        "disturbance_trigger.py", "engine_setup.py", "floodplain_overlap.py",
+        "habitat_screening.py",
         "mitigation_eligibility.py", "receiving_waters.py", "screen_base.py",
-        "site_screening.py"]
+        "site_screening.py", "town_setup.py"]
     assert not any("__pycache__" in n or n.endswith(".pyc") for n in names)
     cp = configparser.ConfigParser(interpolation=None)
     cp.optionxform = str
@@ -42,9 +43,24 @@ def test_the_zip_holds_the_plugin_folder_and_nothing_else(tmp_path):
     assert meta["qgisMinimumVersion"] == "3.22"
     assert meta["icon"] == "icon.svg"
     assert "0.1.0" in meta["changelog"]
-    assert "pip install dist/swm_gis-0.1.0-py3-none-any.whl" in meta["about"]
-    assert "not on PyPI" in meta["about"]
-    assert "pip install swm-gis" not in meta["about"]
+    assert "Set up the swm-gis engine" in meta["about"]
+    assert "make dist" not in meta["about"] and "pip install" not in meta["about"]
+    assert meta["supportsQt6"] == "True"
+    assert not any(n.startswith("swm_gis_qgis/engine/") for n in names)  # none was given
+
+
+def test_the_zip_carries_the_engine_wheel_it_is_given(tmp_path):
+    wheel = tmp_path / "swm_gis-0.1.0-py3-none-any.whl"
+    with zipfile.ZipFile(wheel, "w") as zf:
+        zf.writestr("swm_gis/__init__.py", "")
+    path = build_plugin.build(tmp_path / "dist", wheel=wheel)
+    with zipfile.ZipFile(path) as zf:
+        assert zf.read("swm_gis_qgis/engine/swm_gis-0.1.0-py3-none-any.whl") == \
+            wheel.read_bytes()
+    bad = tmp_path / "other-1.0.tar.gz"
+    bad.write_bytes(b"x")
+    with pytest.raises(build_plugin.BuildError, match="not a pure-Python swm-gis wheel"):
+        build_plugin.build(tmp_path / "dist2", wheel=bad)
 
 
 def test_the_zip_is_reproducible(tmp_path):
@@ -63,7 +79,7 @@ def test_bad_metadata_is_refused(tmp_path, capsys):
 
 
 def test_the_command_line_prints_the_zip_path(tmp_path, capsys):
-    assert build_plugin.main(["--out", str(tmp_path)]) == 0
+    assert build_plugin.main(["--out", str(tmp_path), "--no-engine"]) == 0
     assert capsys.readouterr().out.strip().endswith("swm_gis_qgis-0.1.0.zip")
 
 
@@ -89,4 +105,4 @@ def test_the_unzipped_plugin_loads_in_qgis_process(tmp_path):
     listed = subprocess.run([qp, "list"], capture_output=True, text=True, env=env, timeout=120)
     ids = [line.split()[0] for line in listed.stdout.splitlines()
            if line.strip().startswith("swm_gis:")]
-    assert len(ids) == 8
+    assert len(ids) == 10

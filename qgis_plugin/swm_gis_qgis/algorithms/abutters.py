@@ -14,7 +14,6 @@ from qgis.core import (
     QgsProcessingParameterEnum,
     QgsProcessingParameterFeatureSink,
     QgsProcessingParameterFeatureSource,
-    QgsProcessingParameterField,
     QgsProcessingParameterString,
 )
 
@@ -47,6 +46,7 @@ class AbuttersAlgorithm(SwmGisAlgorithm):
     GROUP_ID = "notification"
     TOWN_LAYERS = (("parcels", False, False), ("assess", True, False),
                    ("town_boundary", True, True))
+    ACCEPTS_TOWN_CONFIG = True
     #: a mailing list needs all of these; a default name the table lacks stops the run
     REQUIRED_FIELDS = {"assess": ("owner", "address", "city", "state", "zip")}
     HELP = """
@@ -79,9 +79,10 @@ says how many recipients cannot be mailed.
 
     def initAlgorithm(self, config=None):  # noqa: N802
         li = CATALOG["parcels"]
+        self.add_town_config_param()
         self.add_town_layers(only=("parcels",))
         self.add(QgsProcessingParameterFeatureSource(
-            "SUBJECT", self.tr("Subject property"), [QgsProcessing.TypeVectorPolygon]),
+            "SUBJECT", self.tr("Subject property"), [QgsProcessing.SourceType.TypeVectorPolygon]),
             "The subject property: the parcels layer with the subject parcel(s) selected and "
             "'Selected features only' ticked here, or a layer of its own (its polygons are the "
             "site; the parcels they reach inside are the subject). The selection on the "
@@ -112,22 +113,10 @@ says how many recipients cannot be mailed.
                                               multiLine=True, optional=True),
                  "Sender lines for certified_mail.pdf (name, street, city/state/ZIP), one per "
                  "line.", advanced=True)
-        self.add(QgsProcessingParameterField(
-            "RIGHT_OF_WAY_FIELD", self.tr("Right-of-way field of the parcels layer"),
-            parentLayerParameterName="PARCELS", optional=True),
-            "For parcels layers without MassGIS's POLY_TYPE (e.g. Cambridge): the field that "
-            "marks street and other right-of-way polygons. Together with the values below, "
-            "those polygons have no owner to notify and are left out (listed in left_out.csv), "
-            "as the town config's right_of_way = {field = \"ML\", values = [\"ROAD\"]} does.",
-            advanced=True)
-        self.add(QgsProcessingParameterString(
-            "RIGHT_OF_WAY_VALUES", self.tr("Right-of-way values (comma-separated)"),
-            defaultValue="", optional=True),
-            "The values of the right-of-way field that mark a right-of-way polygon, separated "
-            "by commas, e.g. ROAD.", advanced=True)
+        self.add_right_of_way_params()
         self.add_common_advanced(town_name_advanced=False)
         self.add(QgsProcessingParameterFeatureSink(
-            "OUTPUT", self.tr("Abutting parcels"), QgsProcessing.TypeVectorPolygon),
+            "OUTPUT", self.tr("Abutting parcels"), QgsProcessing.SourceType.TypeVectorPolygon),
             "The abutting parcels with parcel_id, map_par_id, town_id, site_address and "
             "distance_ft (feet from the subject property line).")
         self.add_output_folder("Folder for the mailing package (CSV, Excel, labels, map, "
@@ -155,21 +144,25 @@ says how many recipients cannot be mailed.
             ws.warn(
                 "The selection on PARCELS is not used: abutters are searched among all its "
                 "parcels (the subject is chosen in SUBJECT).")
-        if not ws.has("ASSESS"):
+        cfg = ws.town_config()
+        if not ws.has("ASSESS") and not cfg:
             ws.warn(
                 "No ASSESS is chosen: the abutting parcels are listed, but no mailing list, "
                 "labels or certified-mail book will be produced.")
         ids_text = self.parameterAsString(parameters, "SUBJECT_IDS", context) or ""
         ids = [s.strip() for s in ids_text.split(",") if s.strip()]
         site: str | None = None
+        config_parcels = ws.config_parcels() if cfg else None
         if ws.has("SUBJECT") and not ids:
-            if ws.same_layer("SUBJECT", "PARCELS"):
+            from_config = config_parcels is not None and ws.reads("SUBJECT", config_parcels)
+            if from_config or (not cfg and ws.same_layer("SUBJECT", "PARCELS")):
                 if not ws.selected_only("SUBJECT"):
                     raise QgsProcessingException(
                         "SUBJECT is the whole parcels layer: select the subject parcel(s) and "
                         "tick 'Selected features only' under SUBJECT (a selection under "
                         "PARCELS does not choose the subject).")
-                ids = self.subject_ids(parameters, context, ws)
+                ids = self.subject_ids(parameters, context, ws,
+                                       id_field=config_parcels["id"] if from_config else None)
             else:
                 site = ws.export("SUBJECT", "subject")
         if not ids and site is None:
@@ -200,27 +193,23 @@ says how many recipients cannot be mailed.
         args += ["--out", self._out, "--overwrite"]
         return args
 
-    def right_of_way(self, parameters, context, ws) -> dict | None:
-        """The right-of-way rule the dialog sets: ``{"field": ..., "values": [...]}`` or None."""
-        field = (self.parameterAsString(parameters, "RIGHT_OF_WAY_FIELD", context) or "").strip()
-        text = self.parameterAsString(parameters, "RIGHT_OF_WAY_VALUES", context) or ""
-        values = [v.strip() for v in text.split(",") if v.strip()]
-        if not field and not values:
-            return None
-        if not field or not values:
-            raise QgsProcessingException(
-                f"Set both {ws.label('RIGHT_OF_WAY_FIELD')} and "
-                f"{ws.label('RIGHT_OF_WAY_VALUES')} (e.g. ML and ROAD), or neither.")
-        if ws.town_config():
-            ws.warn("A town config file is set, so the right-of-way field and values are not "
-                    "used: the town config's [layers.parcels] right_of_way applies.")
-            return None
-        return {"field": field, "values": values}
-
-    def subject_ids(self, parameters, context, ws) -> list[str]:
+    def subject_ids(self, parameters, context, ws, *, id_field: str | None = None
+                    ) -> list[str]:
+        """The ids of the selected subject parcels, read in the parcel id field (the town
+        config's when the subject is the layer the config names)."""
         source = self.parameterAsSource(parameters, "SUBJECT", context)
-        mapping = ws.field_mapping(CATALOG["parcels"], list(source.fields().names()))
-        idx = source.fields().indexOf(mapping["id"])
+        names = list(source.fields().names())
+        if id_field is not None:
+            actual = {n.lower(): n for n in names}.get(id_field.lower())
+            if actual is None:
+                raise QgsProcessingException(
+                    f"SUBJECT ({ws.source_layer_label('SUBJECT')}) has no field '{id_field}', "
+                    "the parcel id field of the town config file. Fields in the layer: "
+                    f"{', '.join(names)}.")
+            idx = source.fields().indexOf(actual)
+        else:
+            mapping = ws.field_mapping(CATALOG["parcels"], names)
+            idx = source.fields().indexOf(mapping["id"])
         ids = [str(f.attributes()[idx]) for f in source.getFeatures()
                if f.attributes()[idx] not in (None, "")]
         if not ids:
@@ -238,6 +227,8 @@ says how many recipients cannot be mailed.
 
     def collect(self, result, parameters, context, feedback, ws):
         out = Path(self._out)
+        if ws.has("ASSESS") or ws.town_config():
+            check_owners_found(out, ws)
         gpkg = out / "abutters.gpkg"
         dest = self.copy_to_sink(parameters, "OUTPUT", context, gpkg, "abutting_parcels",
                                  style="abutting_parcels.qml", display="Abutting parcels")
@@ -263,6 +254,47 @@ says how many recipients cannot be mailed.
             ws.warn(f"{blank} recipient(s) have no mailing address: check "
                     "OWNER_ADDRESS_FIELD and the assessing table before mailing.")
         return res
+
+
+def check_owners_found(out: Path, ws) -> None:
+    """No empty list is ever certified: when no abutting parcel that can have an owner (those
+    in another town aside) joins an owner record, stop before the package reaches the output
+    folder; when some do not, say how many (the engine's rule: refuse when none joins, warn
+    ``owners_not_found`` for some)."""
+    counts = _json_counts(out / "abutters.json") or {}
+    if "no_owner_of_record" not in counts:
+        return
+    ownable = int(counts.get("abutting") or 0) - int(counts.get("other_town") or 0)
+    missing = int(counts.get("no_owner_of_record") or 0)
+    if ownable <= 0 or missing <= 0:
+        return
+    if ws.town_config():
+        fields = ("the parcel id field and the assessing table's parcel id field of the town "
+                  "config file")
+    else:
+        fields = f"{ws.label('PARCEL_ID_FIELD')} and {ws.label('ASSESS_PARCEL_ID_FIELD')}"
+    ids = _first_ids(out / "abutting_parcels.csv")
+    if missing >= ownable:
+        raise QgsProcessingException(
+            f"None of the {ownable} abutting parcel(s) (e.g. {', '.join(ids)}) has an owner "
+            f"record in the assessing table, so the notice would go to no one. Check that "
+            f"{fields} hold the same parcel ids, and that the assessing table covers this "
+            "area. No mailing list, labels or certification were written: an empty list is "
+            "never certified.")
+    ws.warn(f"{missing} of the {ownable} abutting parcel(s) have no owner record in the "
+            "assessing table and get no notice: ask the Assessors for their owners "
+            "(abutting_parcels.csv lists every abutting parcel).")
+
+
+def _first_ids(path: Path, n: int = 3) -> list[str]:
+    if not path.exists():
+        return []
+    import csv
+
+    with path.open(encoding="utf-8-sig", newline="") as fh:
+        import itertools
+
+        return [row.get("parcel_id", "") for row in itertools.islice(csv.DictReader(fh), n)]
 
 
 def unmailable_count(out: Path, result: dict) -> int | None:

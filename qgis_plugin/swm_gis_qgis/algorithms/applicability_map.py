@@ -43,6 +43,7 @@ Same as <i>swm-gis applicability</i>.
     def initAlgorithm(self, config=None):  # noqa: N802
         self.add_town_config_param()
         self.add_town_layers(only=("parcels",))
+        self.add_right_of_way_params()
         self.add_town_layers(skip=("parcels",), fold=True)
         self.add(QgsProcessingParameterEnum("ENGINE", self.tr("Engine"), ENGINES,
                                             defaultValue=0),
@@ -55,10 +56,10 @@ Same as <i>swm-gis applicability</i>.
         self.add_common_advanced()
         self.add(QgsProcessingParameterFeatureSink(
             "OUTPUT", self.tr("Applicability (parcels classified)"),
-            QgsProcessing.TypeVectorPolygon),
+            QgsProcessing.SourceType.TypeVectorPolygon),
             "One row per parcel with the applicability fields and screening_class.")
         self.add(QgsProcessingParameterFeatureSink(
-            "SUMMARY", self.tr("Summary table"), QgsProcessing.TypeVector, optional=True,
+            "SUMMARY", self.tr("Summary table"), QgsProcessing.SourceType.TypeVector, optional=True,
             createByDefault=False),
             "Parcel counts and areas per screening class.")
         self.add(QgsProcessingParameterFileDestination(
@@ -70,9 +71,14 @@ Same as <i>swm-gis applicability</i>.
         self.addOutput(QgsProcessingOutputFile("GPKG", self.tr("Engine GeoPackage (when kept)")))
 
     def engine_args(self, parameters, context, feedback, ws):
+        ws.right_of_way = self.right_of_way(parameters, context, ws)
         config = ws.config_path()
+        # the engine writes in the run's folder; the chosen file is replaced only at the end
+        # (Workspace.deliver), so a failure or a cancel leaves it as it was
         chosen = self.parameterAsFileOutput(parameters, "OUTPUT_GPKG", context)
-        self._gpkg = chosen or str(ws.folder / "applicability.gpkg")
+        self._gpkg = str(ws.folder / "applicability.gpkg")
+        if chosen:
+            ws.final_files.append((self._gpkg, chosen))
         args = ["applicability", "--config", config, "--out", self._gpkg, "--overwrite",
                 "--engine", ENGINES[self.parameterAsEnum(parameters, "ENGINE", context)]]
         scheduler = self.parameterAsString(parameters, "SCHEDULER", context)

@@ -59,15 +59,16 @@ STYLES_DIR = PLUGIN_DIR / "styles"
 HELP_PAGE = PLUGIN_DIR / "help" / "index.html"
 
 _GEOM_TYPES = {
-    "polygon": [QgsProcessing.TypeVectorPolygon],
-    "line": [QgsProcessing.TypeVectorLine],
-    "point": [QgsProcessing.TypeVectorPoint],
-    "any": [QgsProcessing.TypeVectorAnyGeometry],
-    "table": [QgsProcessing.TypeVector],
+    "polygon": [QgsProcessing.SourceType.TypeVectorPolygon],
+    "line": [QgsProcessing.SourceType.TypeVectorLine],
+    "point": [QgsProcessing.SourceType.TypeVectorPoint],
+    "any": [QgsProcessing.SourceType.TypeVectorAnyGeometry],
+    "table": [QgsProcessing.SourceType.TypeVector],
 }
 
-_GEOMETRY_FAMILY = {"polygon": QgsWkbTypes.PolygonGeometry, "line": QgsWkbTypes.LineGeometry,
-                    "point": QgsWkbTypes.PointGeometry}
+_GEOMETRY_FAMILY = {"polygon": QgsWkbTypes.GeometryType.PolygonGeometry,
+                    "line": QgsWkbTypes.GeometryType.LineGeometry,
+                    "point": QgsWkbTypes.GeometryType.PointGeometry}
 
 #: Post-processors must outlive the algorithm instance until QGIS loads the layers.
 _KEEP_ALIVE: list[Any] = []
@@ -83,11 +84,16 @@ class StyleLayer(QgsProcessingLayerPostProcessorInterface):
     def postProcessLayer(self, layer, context, feedback):  # noqa: N802 - Qt API
         if not isinstance(layer, QgsVectorLayer) or not os.path.exists(self.qml):
             return
-        if qml_geometry_type(self.qml) not in (None, int(layer.geometryType())):
+        if qml_geometry_type(self.qml) not in (None, _enum_int(layer.geometryType())):
             return  # e.g. a polygon style offered to a point layer
         _msg, ok = layer.loadNamedStyle(self.qml)
         if ok:
             layer.triggerRepaint()
+
+
+def _enum_int(value) -> int:
+    """An enum's number on Qt5 (sip enums are ints) and Qt6 (Python enums carry ``value``)."""
+    return int(getattr(value, "value", value))
 
 
 def stored_style_qml(layer: QgsVectorLayer, path: Path) -> Path | None:
@@ -131,6 +137,9 @@ class SwmGisAlgorithm(QgsProcessingAlgorithm):
     #: Logical fields this algorithm needs beyond the engine's required ones, per layer key.
     REQUIRED_FIELDS: dict[str, tuple[str, ...]] = {}
     HELP = ""
+    #: Show the engine's step texts in the log (False for a single check, which runs the whole
+    #: screening in the engine: its other steps are not this tool's).
+    LOG_ENGINE_STEPS = True
 
     # ------------------------------------------------------------------ QGIS boilerplate
     def tr(self, text: str) -> str:
@@ -159,29 +168,74 @@ class SwmGisAlgorithm(QgsProcessingAlgorithm):
         labels.update({o.name(): o.description() for o in self.outputDefinitions()})
         return wording.help_text(self.tr(self.HELP.strip() + "\n\n" + ENGINE_NOTE), labels)
 
+    def canExecute(self):  # noqa: N802 - the dialog says it when it opens, not after Run
+        try:
+            engine.find_engine()
+        except engine.EngineError as exc:
+            return False, str(exc)
+        return True, ""
+
     # ------------------------------------------------------------------ parameter helpers
     def add(self, param: QgsProcessingParameterDefinition, help_text: str, *,
             advanced: bool = False) -> QgsProcessingParameterDefinition:
         param.setHelp(self.tr(help_text))
         if advanced:
-            param.setFlags(param.flags() | QgsProcessingParameterDefinition.FlagAdvanced)
+            param.setFlags(param.flags() | QgsProcessingParameterDefinition.Flag.FlagAdvanced)
         self.addParameter(param)
         return param
 
     def add_town_config_param(self) -> None:
+        """TOWN_CONFIG, the first parameter: the file 'Set up the town' saves once."""
         self.add(QgsProcessingParameterFile(
-            "TOWN_CONFIG", self.tr("Town config file (TOML), instead of the layers"),
-            behavior=QgsProcessingParameterFile.File, extension="toml", optional=True),
-            "A town config (TOML) naming every reference layer, for staff who keep one config "
-            "per town: a [layers.parcels], [layers.assess], ... section per layer with its "
-            "path, and a [layers.KEY.fields] table only where the source's field names differ "
-            f"from MassGIS's (parcels: {_massgis_fields('parcels')}; assessing table: "
-            f"{_massgis_fields('assess')}). The repository's data/cambridge.toml is a worked "
-            "example. When set, the layer parameters of this algorithm are not used: the "
-            "layers the config names are read instead.")
+            "TOWN_CONFIG", self.tr("Town config file (saved by 'Set up the town')"),
+            behavior=QgsProcessingParameterFile.Behavior.File, extension="toml", optional=True),
+            "The town's config file (TOML) that 'Set up the town' (swm-gis > Town set-up) "
+            "saved from the project's layers: parcels, assessing table, every reference layer, "
+            "their fields, the right-of-way rule and the town's name, checked once. With it "
+            "the layer parameters of this algorithm are not needed (and not used). A "
+            "hand-written config works too: a [layers.parcels], [layers.assess], ... section "
+            "per layer with its path, and a [layers.KEY.fields] table only where the source's "
+            f"field names differ from MassGIS's (parcels: {_massgis_fields('parcels')}; "
+            f"assessing table: {_massgis_fields('assess')}); the repository's "
+            "data/cambridge.toml is a worked example.")
+
+    def add_right_of_way_params(self, *, advanced: bool = True) -> None:
+        """RIGHT_OF_WAY_FIELD / RIGHT_OF_WAY_VALUES: the town config's ``right_of_way`` rule for
+        parcels layers without MassGIS's POLY_TYPE (every algorithm that classes parcels)."""
+        self.add(QgsProcessingParameterField(
+            "RIGHT_OF_WAY_FIELD", self.tr("Right-of-way field of the parcels layer"),
+            parentLayerParameterName="PARCELS", optional=True),
+            "For parcels layers without MassGIS's POLY_TYPE (e.g. Cambridge): the field that "
+            "marks street and other right-of-way polygons. Together with the values below, "
+            "those polygons have no owner to notify, are left out of abutter lists (listed in "
+            "left_out.csv) and get the map's right-of-way class, as the town config's "
+            "right_of_way = {field = \"ML\", values = [\"ROAD\"]} does.", advanced=advanced)
+        self.add(QgsProcessingParameterString(
+            "RIGHT_OF_WAY_VALUES", self.tr("Right-of-way values (comma-separated)"),
+            defaultValue="", optional=True),
+            "The values of the right-of-way field that mark a right-of-way polygon, separated "
+            "by commas, e.g. ROAD.", advanced=advanced)
+
+    def right_of_way(self, parameters, context, ws) -> dict | None:
+        """The right-of-way rule the dialog sets: ``{"field": ..., "values": [...]}`` or None."""
+        field = (self.parameterAsString(parameters, "RIGHT_OF_WAY_FIELD", context) or "").strip()
+        text = self.parameterAsString(parameters, "RIGHT_OF_WAY_VALUES", context) or ""
+        values = [v.strip() for v in text.split(",") if v.strip()]
+        if not field and not values:
+            return None
+        if not field or not values:
+            raise QgsProcessingException(
+                f"Set both {ws.label('RIGHT_OF_WAY_FIELD')} and "
+                f"{ws.label('RIGHT_OF_WAY_VALUES')} (e.g. ML and ROAD), or neither.")
+        if ws.town_config():
+            ws.warn("A town config file is set, so the right-of-way field and values are not "
+                    "used: the town config's [layers.parcels] right_of_way applies.")
+            return None
+        return {"field": field, "values": values}
 
     def add_town_layers(self, *, only: tuple[str, ...] | None = None,
-                        skip: tuple[str, ...] = (), fold: bool = False) -> None:
+                        skip: tuple[str, ...] = (), fold: bool = False,
+                        fields_shown: bool = False) -> None:
         """One layer parameter (+ its field parameters) per entry of :attr:`TOWN_LAYERS`;
         ``only`` / ``skip`` choose entries (to order the dialog), ``fold`` puts them all under
         Advanced Parameters (the layers a town config file names, for the long dialogs)."""
@@ -215,14 +269,17 @@ class SwmGisAlgorithm(QgsProcessingAlgorithm):
                 self.add(fp, what + default
                          + ("; needed when the layer is given." if required
                             else "; leave empty if absent."),
-                         advanced=advanced or f.advanced)
+                         advanced=advanced or (f.advanced and not fields_shown))
 
-    def add_common_advanced(self, *, town_name_advanced: bool = True) -> None:
+    def add_common_advanced(self, *, town_name_advanced: bool = True,
+                            with_town_name: bool = True) -> None:
         self.add(QgsProcessingParameterCrs("WORKING_CRS", self.tr("Working CRS (projected)"),
                                            defaultValue=DEFAULT_CRS, optional=True),
                  "The projected CRS the engine measures distances and areas in (inputs in any "
                  "CRS are reprojected). Default EPSG:26986, NAD83 / Massachusetts Mainland.",
                  advanced=True)
+        if not with_town_name:
+            return
         self.add(QgsProcessingParameterString("TOWN_NAME", self.tr("Town name on the reports"),
                                               defaultValue="", optional=True),
                  "The town's name printed on reports and lists (not used with a town config "
@@ -237,7 +294,8 @@ class SwmGisAlgorithm(QgsProcessingAlgorithm):
 
     def add_distance(self, name: str, desc: str, default: float, help_text: str, *,
                      advanced: bool = False) -> None:
-        p = QgsProcessingParameterNumber(name, self.tr(desc), QgsProcessingParameterNumber.Double,
+        p = QgsProcessingParameterNumber(name, self.tr(desc),
+                                         QgsProcessingParameterNumber.Type.Double,
                                          defaultValue=default, minValue=0.0)
         p.setMetadata({"widget_wrapper": {"decimals": 1}})
         self.add(p, help_text, advanced=advanced)
@@ -255,23 +313,41 @@ class SwmGisAlgorithm(QgsProcessingAlgorithm):
     def processAlgorithm(self, parameters, context, feedback):  # noqa: N802
         work = Path(tempfile.mkdtemp(prefix=f"swm_gis_{self.ALG_ID}_",
                                      dir=QgsProcessingUtils.tempFolder()))
-        ws = Workspace(self, dict(parameters), context, feedback, work)
+        self._work, self._feedback = work, feedback
+        ws = Workspace(self, absolute_paths(self, dict(parameters)), context, feedback, work)
+        stage = "checking the parameters"
         try:
+            ws.refuse_outputs_on_inputs()
             exe = _find_engine()
+            stage = "exporting the layers"
             args = self.engine_args(ws.parameters, context, feedback, ws)
+            stage = "running the swm-gis engine"
             feedback.setProgressText(self.tr("Running the swm-gis engine"))
-            quiet = EngineFeedback(feedback, ws)
+            quiet = EngineFeedback(feedback, ws, steps=self.LOG_ENGINE_STEPS)
             try:
                 result = engine.run_engine(args, quiet, executable=exe, cwd=str(work),
                                            progress_range=(5.0, 95.0))
             finally:
                 quiet.write_log(args)
+            stage = "loading the results"
+            feedback.setProgressText(self.tr("Loading the results"))
             outputs = self.collect(result, ws.parameters, context, feedback, ws)
+            ws.write_provenance(outputs)
+            stage = "moving the outputs into place"
+            feedback.setProgressText(self.tr("Moving the outputs into place"))
+            outputs = ws.deliver(outputs)
         except engine.EngineCanceled:
-            raise QgsProcessingException(self.tr("Cancelled.")) from None
+            raise QgsProcessingException(ws.cancelled_text()) from None
         except (engine.EngineError, QgsProcessingException) as exc:
-            raise QgsProcessingException(ws.say(_message(exc))) from None
-        ws.write_provenance(outputs)
+            text = _message(exc)
+            if feedback.isCanceled():
+                text = ws.cancelled_text()
+            raise QgsProcessingException(ws.say(text)) from None
+        except Exception as exc:  # noqa: BLE001 - never "Execution failed" without a reason
+            raise QgsProcessingException(
+                f"The swm-gis plugin failed while {stage}: {type(exc).__name__}: {exc}. Nothing "
+                "was written to the outputs you chose; the log of this run is in "
+                f"{work / 'engine_log.txt'}.") from None
         feedback.setProgress(100.0)
         return outputs
 
@@ -307,20 +383,23 @@ class SwmGisAlgorithm(QgsProcessingAlgorithm):
             for i in keep:
                 fields.append(src.fields().at(i))
             wkb = QgsWkbTypes.multiType(src.wkbType()) if src.isSpatial() else \
-                QgsWkbTypes.NoGeometry
+                QgsWkbTypes.Type.NoGeometry
             crs = src.crs()
         else:
-            wkb, crs = QgsWkbTypes.NoGeometry, QgsCoordinateReferenceSystem(DEFAULT_CRS)
+            wkb, crs = QgsWkbTypes.Type.NoGeometry, QgsCoordinateReferenceSystem(DEFAULT_CRS)
         if wanted is not None:
-            wkb = {QgsWkbTypes.PolygonGeometry: QgsWkbTypes.MultiPolygon,
-                   QgsWkbTypes.LineGeometry: QgsWkbTypes.MultiLineString,
-                   QgsWkbTypes.PointGeometry: QgsWkbTypes.MultiPoint}[wanted]
+            wkb = {QgsWkbTypes.GeometryType.PolygonGeometry: QgsWkbTypes.Type.MultiPolygon,
+                   QgsWkbTypes.GeometryType.LineGeometry: QgsWkbTypes.Type.MultiLineString,
+                   QgsWkbTypes.GeometryType.PointGeometry: QgsWkbTypes.Type.MultiPoint}[wanted]
         sink, dest = self.parameterAsSink(parameters, sink_param, context, fields, wkb, crs)
         if sink is None:
             return None
         written = 0
+        feedback = getattr(self, "_feedback", None)
         if src.isValid():
             for feat in src.getFeatures():
+                if feedback is not None and feedback.isCanceled():
+                    raise QgsProcessingException("Cancelled.")
                 geom = feat.geometry()
                 if wanted is not None and (geom.isNull() or geom.type() != wanted):
                     continue
@@ -330,7 +409,7 @@ class SwmGisAlgorithm(QgsProcessingAlgorithm):
                 out.setGeometry(geom)
                 attrs = feat.attributes()
                 out.setAttributes([attrs[i] for i in keep])
-                if not sink.addFeature(out, QgsFeatureSink.FastInsert):
+                if not sink.addFeature(out, QgsFeatureSink.Flag.FastInsert):
                     raise QgsProcessingException(
                         f"Cannot write to {sink_param}: {sink.lastError()}")
                 written += 1
@@ -345,8 +424,9 @@ class SwmGisAlgorithm(QgsProcessingAlgorithm):
                 details.name = display
             qml = STYLES_DIR / style if style else None
             if stored_style and src.isValid():
-                stored = stored_style_qml(src, Path(str(gpkg)).with_name(
-                    f"{layer_name}_stored_style.qml"))
+                # in the run's own folder: nothing stray beside the user's outputs
+                folder = getattr(self, "_work", None) or Path(str(gpkg)).parent
+                stored = stored_style_qml(src, Path(folder) / f"{layer_name}_stored_style.qml")
                 qml = stored or qml
             if qml is not None:
                 pp = StyleLayer(qml)
@@ -363,6 +443,25 @@ class SwmGisAlgorithm(QgsProcessingAlgorithm):
                 f"Cannot read the engine's output {path}: {exc}") from None
 
 
+#: Parameter types whose value is a file or folder path typed by the user.
+_PATH_TYPES = ("file", "folderDestination", "fileDestination")
+
+
+def absolute_paths(alg: QgsProcessingAlgorithm, parameters: dict) -> dict:
+    """``parameters`` with every relative file and folder path made absolute against the
+    caller's working folder (``qgis_process run ... TOWN_CONFIG=town.toml`` in a shell): the
+    engine runs in the run's temporary folder, where a relative path would mean something else
+    (or a folder deleted when QGIS exits)."""
+    out = dict(parameters)
+    for d in alg.parameterDefinitions():
+        value = out.get(d.name())
+        if d.type() in _PATH_TYPES and isinstance(value, str) and value and \
+                value != "TEMPORARY_OUTPUT" and not os.path.isabs(value) and \
+                "://" not in value and not value.startswith(("memory:", "ogr:", "/vsi")):
+            out[d.name()] = os.path.abspath(os.path.expanduser(value))
+    return out
+
+
 def _massgis_fields(key: str) -> str:
     """The published MassGIS field names of layer ``key``, for help texts."""
     return ", ".join(f.default for f in CATALOG[key].fields if f.default)
@@ -370,8 +469,8 @@ def _massgis_fields(key: str) -> str:
 
 ENGINE_NOTE = (
     "Runs the swm-gis engine as a separate program (like QGIS's GRASS and SAGA providers). "
-    f"{engine.INSTALL_HOW} If it is not on PATH, set its path under "
-    "Processing > Options > Providers > swm-gis. Rule values are Lynnfield Chapter 320's; "
+    f"{engine.INSTALL_HOW} An engine installed elsewhere: set its path in "
+    f"{engine.options_path()}. Rule values are Lynnfield Chapter 320's; "
     "distances are in feet and measured exactly on the geometry in the working CRS."
 )
 
@@ -389,9 +488,10 @@ class EngineFeedback:
     the log (the dialog shows the plugin's short summary), except lines that warn.
     """
 
-    def __init__(self, feedback, ws: Workspace) -> None:
+    def __init__(self, feedback, ws: Workspace, *, steps: bool = True) -> None:
         self.feedback = feedback
         self.ws = ws
+        self.steps = steps
         self.lines: list[str] = []
         self._last_text = ""
 
@@ -402,6 +502,9 @@ class EngineFeedback:
         self.feedback.setProgress(value)
 
     def setProgressText(self, text: str) -> None:  # noqa: N802
+        if not self.steps:
+            self.lines.append(f"step: {text}")
+            return
         said = self.ws.say(text)
         if said and said != self._last_text:
             self._last_text = said

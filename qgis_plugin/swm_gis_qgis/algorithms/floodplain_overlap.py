@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from qgis.core import QgsProcessingOutputNumber
 
+from .. import findings
 from .screen_base import IN_SFHA, SCREEN_FOLDER_HELP, ScreenAlgorithm, Sink, listed
 
 
@@ -11,6 +12,7 @@ class FloodplainOverlapAlgorithm(ScreenAlgorithm):
     ALG_ID = "floodplainoverlap"
     DISPLAY_NAME = "Floodplain overlap: FEMA SFHA and 0.2% zones on the site"
     TOWN_LAYERS = (("flood_zones", False, False),)
+    ACCEPTS_TOWN_CONFIG = True
     JSON_KEYS = ("floodplain",)
     CHECK_NAMES = ("floodplain",)
     FLAGS = (IN_SFHA,)
@@ -36,6 +38,7 @@ pieces as OUTPUT. For every parcel of a town use swm_gis:applicabilitymap.
 """
 
     def initAlgorithm(self, config=None):  # noqa: N802
+        self.add_town_config_param()
         self.add_site_param()
         self.add_town_layers()
         self.add_common_advanced()
@@ -53,6 +56,7 @@ pieces as OUTPUT. For every parcel of a town use swm_gis:applicabilitymap.
                             + (f", BFE {z['bfe']:g} ft" if isinstance(z.get("bfe"), (int, float))
                                else "") for z in f.get("zones") or []]):
             feedback.pushInfo(line)
-        return {"SFHA_AREA_SQFT": f.get("sfha_area_sqft"),
-                "SITE_FRACTION": f.get("site_fraction"),
-                "SHADED_X_AREA_SQFT": f.get("shaded_x_area_sqft")}
+        status = self.status("floodplain")  # 0 where not (fully) checked is NULL, not "none"
+        return {"SFHA_AREA_SQFT": findings.determined(f.get("sfha_area_sqft"), status),
+                "SITE_FRACTION": findings.determined(f.get("site_fraction"), status),
+                "SHADED_X_AREA_SQFT": findings.determined(f.get("shaded_x_area_sqft"), status)}

@@ -20,6 +20,7 @@ class HabitatScreeningAlgorithm(ScreenAlgorithm):
     DISPLAY_NAME = "Habitat screening: NHESP habitats and vernal pools within 500 ft"
     TOWN_LAYERS = (("nhesp_priority", True, False), ("nhesp_estimated", True, False),
                    ("vernal_pools", True, False))
+    ACCEPTS_TOWN_CONFIG = True
     JSON_KEYS = ("habitats",)
     CHECK_NAMES = ("habitats",)
     FLAGS = (HABITATS_FOUND,)
@@ -49,6 +50,7 @@ as OUTPUT.
 """
 
     def initAlgorithm(self, config=None):  # noqa: N802
+        self.add_town_config_param()
         self.add_site_param()
         self.add_town_layers()
         self.add_distance("DISTANCE", "Distance (ft)", 500.0,
@@ -63,7 +65,12 @@ as OUTPUT.
     def engine_args(self, parameters, context, feedback, ws):
         require_any(ws, ["PRIORITY_HABITATS", "ESTIMATED_HABITATS", "VERNAL_POOLS"],
                     "the habitat layers to screen against")
-        ws.rules["habitat_distance_ft"] = self.parameterAsDouble(parameters, "DISTANCE", context)
+        distance = self.parameterAsDouble(parameters, "DISTANCE", context)
+        ws.rules["habitat_distance_ft"] = distance
+        if ws.town_config() and distance != 500.0:
+            ws.warn(f"A town config file is set, so its own habitat distance applies, not "
+                    f"{distance:g} ft (set [rules] habitat_distance_ft in the config to change "
+                    "it).")
         return super().engine_args(parameters, context, feedback, ws)
 
     def summarize(self, data, feedback):

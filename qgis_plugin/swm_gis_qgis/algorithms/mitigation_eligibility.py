@@ -12,6 +12,7 @@ class MitigationEligibilityAlgorithm(ScreenAlgorithm):
     ALG_ID = "mitigationeligibility"
     DISPLAY_NAME = "Mitigation eligibility: same HUC12 / HUC10 as the site"
     TOWN_LAYERS = (("huc12", True, False), ("huc10", True, False), ("impervious", True, False))
+    ACCEPTS_TOWN_CONFIG = True
     WITH_DEVELOPMENT = True
     WITH_MITIGATION = True
     JSON_KEYS = ("development_type", "watersheds", "mitigation", "standards")
@@ -39,6 +40,7 @@ sites with eligible and reason as OUTPUT.
 """
 
     def initAlgorithm(self, config=None):  # noqa: N802
+        self.add_town_config_param()
         self.add_site_param()
         self.add_screen_options()
         self.add_town_layers()
@@ -64,6 +66,13 @@ sites with eligible and reason as OUTPUT.
             feedback.pushInfo(line)
         dev = (data.get("development_type") or {}).get("value")
         level = (data.get("standards") or {}).get("mitigation_huc_level")
-        return {"DEVELOPMENT_TYPE": dev or "", "MITIGATION_HUC_LEVEL": level or "",
+        out = {}
+        if mit:  # the headline answers this tool's own question
+            n_ok = sum(1 for m in mit if m.get("eligible"))
+            out["HEADLINE"] = (f"{n_ok} of {len(mit)} mitigation site(s) eligible"
+                               + (f" (same {level} as the site, {dev or 'development type'} "
+                                  "rule)" if level else "") + ".")
+            feedback.pushInfo(out["HEADLINE"])
+        return {**out, "DEVELOPMENT_TYPE": dev or "", "MITIGATION_HUC_LEVEL": level or "",
                 "ELIGIBLE_COUNT": findings.counted(sum(1 for m in mit if m.get("eligible")),
                                                   self.status("mitigation"))}

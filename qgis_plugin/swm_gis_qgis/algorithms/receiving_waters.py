@@ -30,6 +30,7 @@ class ReceivingWatersAlgorithm(ScreenAlgorithm):
                    ("vernal_pools", True, False),
                    ("impaired_waters", True, False), ("waterbodies", True, False),
                    ("town_boundary", True, False), ("parcels", True, True), ("assess", True, True))
+    ACCEPTS_TOWN_CONFIG = True
     JSON_KEYS = ("receiving_waters",)
     CHECK_NAMES = ("receiving_waters",)
     FLAGS = (ORW_DOWNSTREAM, IMPAIRED_DOWNSTREAM)
@@ -67,6 +68,7 @@ OUTPUT.
 """
 
     def initAlgorithm(self, config=None):  # noqa: N802
+        self.add_town_config_param()
         self.add_site_param()
         self.add_town_layers()
         self.add_common_advanced()
@@ -96,4 +98,4 @@ OUTPUT.
                 "IMPAIRED_COUNT": findings.counted(len(rw.get("impaired") or []),
                                                    self.status("receiving_waters", "impaired")),
                 "REQUIREMENTS": "\n".join(f"{r.get('section')}: {r.get('text')}"
-                                           for r in reqs)[:2000]}
+                                           for r in reqs)}

@@ -102,12 +102,14 @@ class ScreenAlgorithm(SwmGisAlgorithm):
     WITH_PROPOSED_IMPERVIOUS = False
     #: a single check writes the report only when asked (WRITE_REPORT)
     REPORT_OPTIONAL = True
+    #: a single check logs its own lines only, not the engine's every screening step
+    LOG_ENGINE_STEPS = False
 
     # ------------------------------------------------------------------ parameters
     def add_site_param(self) -> None:
         self.add(QgsProcessingParameterFeatureSource(
             "SITE", self.tr("Site: proposed limit of disturbance (polygons)"),
-            [QgsProcessing.TypeVectorPolygon]),
+            [QgsProcessing.SourceType.TypeVectorPolygon]),
             "The proposed limit of disturbance: one or more polygons (selected features only "
             "works). Their union is the site; overlaps are not counted twice.")
 
@@ -115,7 +117,7 @@ class ScreenAlgorithm(SwmGisAlgorithm):
         if self.WITH_COMMON_PLAN:
             self.add(QgsProcessingParameterFeatureSource(
                 "COMMON_PLAN", self.tr("Larger common plan of development or sale"),
-                [QgsProcessing.TypeVectorPolygon], optional=True),
+                [QgsProcessing.SourceType.TypeVectorPolygon], optional=True),
                 "The disturbance of the larger common plan of development or sale the site "
                 "belongs to (e.g. every lot of a subdivision): a site under 1 acre in a plan "
                 "that disturbs 1 acre or more still needs a permit.")
@@ -138,7 +140,7 @@ class ScreenAlgorithm(SwmGisAlgorithm):
         if self.WITH_MITIGATION:
             self.add(QgsProcessingParameterFeatureSource(
                 "MITIGATION", self.tr("Proposed off-site mitigation sites"),
-                [QgsProcessing.TypeVectorAnyGeometry], optional=True),
+                [QgsProcessing.SourceType.TypeVectorAnyGeometry], optional=True),
                 "Candidate off-site mitigation sites; each is checked against the HUC12 (new "
                 "development) or HUC10 (redevelopment) of the site.")
             self.add(QgsProcessingParameterField(
@@ -150,12 +152,12 @@ class ScreenAlgorithm(SwmGisAlgorithm):
         if self.WITH_PROPOSED_IMPERVIOUS:
             self.add(QgsProcessingParameterFeatureSource(
                 "PROPOSED_IMPERVIOUS", self.tr("Proposed (post-construction) impervious cover"),
-                [QgsProcessing.TypeVectorPolygon], optional=True),
+                [QgsProcessing.SourceType.TypeVectorPolygon], optional=True),
                 "Polygons of the post-construction impervious cover, for the required "
                 "retention volume.")
             self.add(QgsProcessingParameterNumber(
                 "PROPOSED_IMPERVIOUS_SQFT", self.tr("Or: proposed impervious area (sq ft)"),
-                QgsProcessingParameterNumber.Double, optional=True, minValue=0.0),
+                QgsProcessingParameterNumber.Type.Double, optional=True, minValue=0.0),
                 "Post-construction impervious area in square feet, when there is no polygon "
                 "layer (PROPOSED_IMPERVIOUS wins when both are given).")
 
@@ -167,7 +169,7 @@ class ScreenAlgorithm(SwmGisAlgorithm):
         for sk in self.SINKS:
             self.add(QgsProcessingParameterFeatureSink(
                 sk.param, self.tr(sk.description), _SINK_TYPES.get(sk.geometry,
-                                                               QgsProcessing.TypeVectorAnyGeometry),
+                                                               QgsProcessing.SourceType.TypeVectorAnyGeometry),
                 optional=sk.optional, createByDefault=True), sk.help)
         self.addOutput(QgsProcessingOutputFile("JSON", self.tr("Result file (JSON)")))
         self.addOutput(QgsProcessingOutputFile("SCREENING_GPKG",
@@ -264,9 +266,10 @@ class ScreenAlgorithm(SwmGisAlgorithm):
             out_def = self.outputDefinition(name)
             if isinstance(value, str) and out_def is not None and \
                     out_def.type() == "outputString":
-                res[name] = "\n".join(ws.say(line, ids=False) for line in value.splitlines())
+                res[name] = "\n".join(ws.say(line, ids=False, whole=True)
+                                      for line in value.splitlines())
         for line in findings.summary_lines(found, keys):
-            feedback.pushInfo(ws.say(line, ids=False))
+            feedback.pushInfo(ws.say(line, ids=False, whole=True))
         return res
 
     CHECK_NAMES: tuple[str, ...] = ()
@@ -288,9 +291,9 @@ def listed(items: list[str], limit: int = 8) -> list[str]:
     return items[:limit] + [f"... and {len(items) - limit} more (see the result file)"]
 
 
-_SINK_TYPES = {"polygon": QgsProcessing.TypeVectorPolygon,
-               "line": QgsProcessing.TypeVectorLine,
-               "point": QgsProcessing.TypeVectorPoint}
+_SINK_TYPES = {"polygon": QgsProcessing.SourceType.TypeVectorPolygon,
+               "line": QgsProcessing.SourceType.TypeVectorLine,
+               "point": QgsProcessing.SourceType.TypeVectorPoint}
 
 
 def _has_layer(gpkg: Path, layer: str) -> bool:

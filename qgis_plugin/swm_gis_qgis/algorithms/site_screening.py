@@ -39,6 +39,7 @@ class SiteScreeningAlgorithm(ScreenAlgorithm):
     WITH_MITIGATION = True
     WITH_PROPOSED_IMPERVIOUS = True
     REPORT_OPTIONAL = False
+    LOG_ENGINE_STEPS = True
     JSON_KEYS = ("disturbance", "development_type", "standards", "watersheds", "mitigation",
                  "habitats", "floodplain", "receiving_waters")
     CHECK_NAMES = ()
@@ -90,8 +91,8 @@ found as layers, and the key figures. Same as <i>swm-gis screen</i>.
 """
 
     def initAlgorithm(self, config=None):  # noqa: N802
-        self.add_site_param()
         self.add_town_config_param()
+        self.add_site_param()
         self.add_town_layers(only=("parcels",))
         self.add_screen_options()
         self.add_town_layers(skip=("parcels",), fold=True)

@@ -1,0 +1,212 @@
+"""swm_gis:townsetup - the town set up once: a town config (TOML) from the project's layers.
+
+Staff choose the town's layers and fields once; every field and the parcels-to-owners join are
+checked at once (all problems in one message, the join rate stated), and the config is saved
+where the other algorithms take it as their first parameter (TOWN_CONFIG). The config names the
+layers' own files (relative to the config, as SPEC section 4 writes them); a layer that is not
+a plain file (a memory layer, a filtered layer, a database table) is saved into a GeoPackage in
+a folder beside the config. No engine run: nothing here computes a rule.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import tempfile
+from pathlib import Path
+
+from qgis.core import (
+    QgsProcessingException,
+    QgsProcessingOutputFile,
+    QgsProcessingOutputNumber,
+    QgsProcessingOutputString,
+    QgsProcessingParameterFileDestination,
+    QgsProcessingParameterString,
+    QgsProcessingUtils,
+    QgsRasterLayer,
+    QgsVectorLayer,
+)
+
+from .. import safety
+from ..catalog import CATALOG
+from ..workspace import Workspace, crs_missing
+from .base import SwmGisAlgorithm, absolute_paths
+
+#: Every layer of a town config (SPEC section 4), in the dialog's order.
+SETUP_LAYERS = (("parcels", False, False), ("assess", True, False),
+                ("nhesp_priority", True, False), ("nhesp_estimated", True, False),
+                ("vernal_pools", True, False), ("flood_zones", True, False),
+                ("huc12", True, False), ("huc10", True, False), ("orw", True, False),
+                ("impaired_waters", True, False), ("streams", True, False),
+                ("dem", True, False), ("waterbodies", True, False),
+                ("town_boundary", True, False), ("streets", True, False),
+                ("impervious", True, False))
+HEADER = ("# The town's swm-gis config, saved by the QGIS plugin's 'Set up the town' from the\n"
+          "# project's layers. Paths are relative to this file. Use it as 'Town config file' in\n"
+          "# every swm-gis algorithm, or on the command line: swm-gis ... --config THIS_FILE.")
+
+
+class TownSetupAlgorithm(SwmGisAlgorithm):
+    ALG_ID = "townsetup"
+    DISPLAY_NAME = "Set up the town: one town config file from the project's layers"
+    GROUP = "Town set-up"
+    GROUP_ID = "setup"
+    TOWN_LAYERS = SETUP_LAYERS
+    #: a mailing list needs these (checked when the assessing table is given)
+    REQUIRED_FIELDS = {"assess": ("owner", "address", "city", "state", "zip")}
+    HELP = """
+Sets the town up once. Choose the town's name, its parcels and assessing table with their \
+fields (owner, co-owner, both mailing address lines, city, state, ZIP, country), the \
+right-of-way rule when the parcels have no MassGIS POLY_TYPE, and the reference layers the town \
+has: NHESP habitats and vernal pools, FEMA flood zones, HUC12 and HUC10, Outstanding Resource \
+Waters, impaired waters, streams, the DEM, water bodies, the town boundary, streets and the \
+existing impervious cover.
+
+Every field and the join of the parcels to the assessing table are checked at once: all \
+problems are listed in one message, and the join rate is stated ("990 of 1,000 assessing rows \
+join a parcel"). The town config file (TOML) is then saved; choose it as <i>Town config file</i> \
+in the other swm-gis algorithms: site screening then needs only the site, the abutters only \
+the subject parcel(s). The same file works on the command line (<i>swm-gis ... --config</i>).
+
+The config names each layer's own file. A layer that is not a plain file (a memory layer, a \
+layer with a filter, a database table) is saved into a GeoPackage in the folder \
+<i>NAME_layers</i> beside the config.
+"""
+
+    def initAlgorithm(self, config=None):  # noqa: N802
+        self.add(QgsProcessingParameterString("TOWN_NAME", self.tr("Town name")),
+                 "The town's name as the reports and lists print it, e.g. Lynnfield.")
+        self.add_town_layers(only=("parcels", "assess"), fields_shown=True)
+        self.add_right_of_way_params(advanced=False)
+        self.add_town_layers(skip=("parcels", "assess"))
+        self.add_common_advanced(town_name_advanced=False, with_town_name=False)
+        self.add(QgsProcessingParameterFileDestination(
+            "OUTPUT_CONFIG", self.tr("Town config file to save"), fileFilter="TOML (*.toml)"),
+            "Where to save the town config (e.g. lynnfield.toml beside the project); an "
+            "existing file is replaced once everything checked out.")
+        self.addOutput(QgsProcessingOutputFile("CONFIG", self.tr("Town config file")))
+        self.addOutput(QgsProcessingOutputNumber(
+            "JOIN_RATE", self.tr("Share of assessing rows that join a parcel (0-1; NULL "
+                                 "without an assessing table)")))
+        self.addOutput(QgsProcessingOutputString("HEADLINE", self.tr("Headline")))
+
+    def processAlgorithm(self, parameters, context, feedback):  # noqa: N802
+        work = Path(tempfile.mkdtemp(prefix="swm_gis_townsetup_",
+                                     dir=QgsProcessingUtils.tempFolder()))
+        self._work, self._feedback = work, feedback
+        ws = Workspace(self, absolute_paths(self, dict(parameters)), context, feedback, work)
+        ws.refuse_outputs_on_inputs()
+        target = Path(self.parameterAsFileOutput(ws.parameters, "OUTPUT_CONFIG", context))
+        if target.suffix.lower() != ".toml":
+            target = target.with_suffix(".toml")
+        problems: list[str] = []
+        names: dict[str, list[str]] = {}
+        for key, _optional, _advanced in self.TOWN_LAYERS:
+            if feedback.isCanceled():
+                raise QgsProcessingException(ws.cancelled_text())
+            li = CATALOG[key]
+            if not ws.has(li.param):
+                continue
+            layer = self.parameterAsLayer(ws.parameters, li.param, context)
+            if layer is None:
+                problems.append(f"{ws.label(li.param)}: the layer cannot be opened.")
+                continue
+            entry = self.layer_entry(ws, li, layer, target, problems)
+            if entry is not None:
+                ws.layers[key] = entry
+                if isinstance(layer, QgsVectorLayer):
+                    names[key] = list(layer.fields().names())
+        if not ws.has("PARCELS"):
+            problems.insert(0, f"Choose the parcels layer in {ws.label('PARCELS')}.")
+        try:
+            ws.right_of_way = self.right_of_way(ws.parameters, context, ws)
+        except QgsProcessingException as exc:
+            problems.append(str(exc))
+        row = ws.right_of_way
+        if row and "parcels" in names and row["field"] not in names["parcels"]:
+            problems.append(f"{ws.label('RIGHT_OF_WAY_FIELD')}: {row['field']} is not a field "
+                            f"of {ws.source_layer_label('PARCELS')}.")
+        rate = None
+        if "parcels" in ws.layers and "assess" in ws.layers:
+            measured = ws.join_rate()
+            if measured is not None:
+                rate = measured[0]
+                feedback.pushInfo(f"Join of the parcels and the assessing table: "
+                                  f"{rate.text()}.")
+                problem = ws.join_problem(*measured)
+                if problem:
+                    problems.append(problem)
+        if problems:
+            joined = f" ({rate.text()})" if rate is not None else ""
+            raise QgsProcessingException(
+                f"The town is not set up yet{joined}: {len(problems)} thing(s) to fix, then "
+                "run again:\n" + "\n".join(f"{i}. {p}" for i, p in enumerate(problems, 1)))
+        town = self.parameterAsString(ws.parameters, "TOWN_NAME", context).strip()
+        staged = ws.write_config(name=town, target=work / "town.toml", header=HEADER)
+        ws.final_files.insert(0, (staged, str(target)))
+        ws.deliver({})
+        missing = [CATALOG[k].description for k, _o, _a in self.TOWN_LAYERS
+                   if k not in ws.layers]
+        headline = (f"Town config for {town} saved: {len(ws.layers)} layer(s)"
+                    + (f"; {rate.text()}" if rate is not None else
+                       "; no assessing table, so no mailing lists") + ".")
+        feedback.pushInfo(headline)
+        if missing:
+            feedback.pushInfo("Not given (the checks that need them will say 'not checked'): "
+                              + ", ".join(missing) + ".")
+        return {"CONFIG": str(target), "HEADLINE": headline,
+                "JOIN_RATE": rate.share if rate is not None else None}
+
+    def layer_entry(self, ws: Workspace, li, layer, target: Path,
+                    problems: list[str]) -> dict | None:
+        """The ``[layers.KEY]`` entry naming ``layer``'s own file (relative to the config), or
+        a GeoPackage the layer is saved into when it is not a plain file."""
+        label = ws.label(li.param)
+        if crs_missing(layer.crs()) and not (isinstance(layer, QgsVectorLayer)
+                                             and not layer.isSpatial()):
+            problems.append(
+                f"{label} ('{layer.name()}') has no coordinate reference system: set it in the "
+                "layer's Properties > Source > Assigned Coordinate Reference System (MassGIS "
+                "data: EPSG:26986; longitude/latitude: EPSG:4326).")
+            return None
+        mapping: dict[str, str] = {}
+        if isinstance(layer, QgsVectorLayer):
+            mapping = ws.field_mapping(li, list(layer.fields().names()), problems=problems)
+        files = safety.source_files(layer.source())
+        plain = bool(files) and os.path.isfile(files[0]) and \
+            layer.providerType() in ("ogr", "gdal", "delimitedtext") and \
+            not (isinstance(layer, QgsVectorLayer) and layer.subsetString())
+        entry = {"fields": mapping, "crs": layer.crs().authid() or None, "layer": None}
+        if plain:
+            m = re.search(r"\|layername=([^|]+)", layer.source())
+            entry["path"] = _relative(files[0], target.parent)
+            entry["layer"] = m.group(1) if m else None
+            entry["label"] = f"{layer.name()} ({os.path.basename(files[0])})"
+            return entry
+        if isinstance(layer, QgsRasterLayer):
+            problems.append(f"{label} ('{layer.name()}') is not a raster file the engine can "
+                            "read: save it as a GeoTIFF (Export > Save As) and choose that.")
+            return None
+        keep = list(dict.fromkeys(mapping.values()))
+        if li.key == "parcels":
+            field = (self.parameterAsString(ws.parameters, "RIGHT_OF_WAY_FIELD", ws.context)
+                     or "").strip()
+            if field:
+                keep.append(field)
+        saved = ws.export(li.param, li.key, keep_fields=keep,
+                          mixed_geometry=li.geometry == "any")
+        folder = target.parent / f"{target.stem}_layers"
+        ws.final_files.append((saved, str(folder / f"{li.key}.gpkg")))
+        entry["path"] = f"{target.stem}_layers/{li.key}.gpkg"
+        entry["layer"] = li.key
+        entry["label"] = f"{layer.name()} (saved from QGIS)"
+        return entry
+
+
+def _relative(path: str, folder: Path) -> str:
+    """``path`` relative to the config's folder (forward slashes), absolute where it cannot be
+    (another drive on Windows)."""
+    try:
+        return Path(os.path.relpath(path, safety.real_path(str(folder)))).as_posix()
+    except ValueError:
+        return Path(path).as_posix()
