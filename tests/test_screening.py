@@ -376,7 +376,7 @@ def test_screening_map_gets_parcels_and_water_around_the_site_for_orientation():
 def test_cambridge_site_lies_on_its_real_parcel_and_a_site_far_off_is_refused(cambridge_config):
     """Real data: a 3 m circle inside Cambridge parcel 90-101 (336 m2) makes it the site's lot;
     the same circle 120 km east touches no part of the city and is refused."""
-    from swm_gis.screening.build import parcels_under_site, town_check
+    from swm_gis.screening.site import parcels_under_site, town_check
 
     cfg = load_config(cambridge_config)
     site = Point(232_890.9, 901_851.5).buffer(3.0)

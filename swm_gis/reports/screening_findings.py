@@ -17,21 +17,18 @@ from typing import Any
 
 import geopandas as gpd
 
+from swm_gis import formatting as fmt
+from swm_gis.formatting import bfe_text as _bfe
 from swm_gis.reports.screening_map import MapImage, render_screening_map
 from swm_gis.reports.screening_model import (
     Finding,
     ScreeningReport,
     Table,
     _describe_source,
-    _ft,
-    _num,
-    _pct,
-    _sqft,
 )
 from swm_gis.reports.screening_parameters import parameter_rows
 from swm_gis.rules.timeline import permit_timeline
 from swm_gis.screening.checklist import checklist_groups, submittal_checklist
-from swm_gis.screening.findings import bfe_text as _bfe
 from swm_gis.screening.findings import decide_findings
 from swm_gis.screening.general_requirements import general_requirements
 
@@ -199,20 +196,20 @@ def _tables(doc: Mapping[str, Any], status: Mapping[str, str]) -> list[Table]:
             "distance 0 ft means the feature overlaps the site",
             ("Feature id", "Layer", "Distance (ft)", "Overlaps site"),
             tuple((str(h.get("id")), _HABITAT.get(h.get("layer"), str(h.get("layer"))),
-                   _num(h.get("distance_ft"), 1), "yes" if h.get("overlaps") else "no")
+                   fmt.number(h.get("distance_ft"), 1), "yes" if h.get("overlaps") else "no")
                   for h in sorted(habitats, key=lambda h: float(h.get("distance_ft") or 0))),
             "No feature within 500 ft." if status["habitats"] == "no" else incomplete))
     flood = doc.get("floodplain")
     if isinstance(flood, Mapping) and status.get("floodplain") in _CHECKED:
         parcels = flood.get("subject_parcels")
         site = parcels if isinstance(parcels, Mapping) else flood
-        rows = [(str(z.get("zone")), str(z.get("subtype") or ""), _num(z.get("area_sqft")),
+        rows = [(str(z.get("zone")), str(z.get("subtype") or ""), fmt.number(z.get("area_sqft")),
                  _bfe(z.get("bfe"))) for z in site.get("zones") or []]
         if float(site.get("shaded_x_area_sqft") or 0) > 0:
             rows.append(("X (0.2% annual chance)", "shaded X",
-                         _num(site.get("shaded_x_area_sqft")), "n/a"))
+                         fmt.number(site.get("shaded_x_area_sqft")), "n/a"))
         where = "the site's parcel(s)" if site is parcels else "the limit of disturbance"
-        split = (f"; {_sqft(flood.get('sfha_area_sqft') or 0)} of it inside the limit of "
+        split = (f"; {fmt.sqft(flood.get('sfha_area_sqft') or 0)} of it inside the limit of "
                  "disturbance" if site is parcels else "")
         shaded = ("" if flood.get("shaded_x_checked") is not False else
                   "; the 0.2%-annual-chance zone was not checked (the flood zone layer holds "
@@ -220,8 +217,8 @@ def _tables(doc: Mapping[str, Any], status: Mapping[str, str]) -> list[Table]:
         tables.append(Table(
             "floodplain", "Flood zones on the site",
             f"FEMA flood zones overlapping {where} (§ 320-19 A(8); § 320-20 A(3)(a)); SFHA "
-            f"total {_sqft(site.get('sfha_area_sqft') or 0)}, "
-            f"{_pct(site.get('site_fraction') or 0, 1)} of {where}{split}{shaded}",
+            f"total {fmt.sqft(site.get('sfha_area_sqft') or 0)}, "
+            f"{fmt.pct(site.get('site_fraction') or 0, 1)} of {where}{split}{shaded}",
             ("Zone", "Subtype", "Area (sq ft)", "Base flood elevation"), tuple(rows),
             (f"{where[0].upper()}{where[1:]} overlaps no Special Flood Hazard Area zone"
              + (" and no 0.2%-annual-chance zone." if flood.get("shaded_x_checked") is not False
@@ -231,7 +228,7 @@ def _tables(doc: Mapping[str, Any], status: Mapping[str, str]) -> list[Table]:
     w = doc.get("watersheds")
     if isinstance(w, Mapping) and status.get("watersheds") not in (None, "not_checked"):
         rows = [(str(h.get("huc")), level.upper(), str(h.get("name") or ""),
-                 _pct(h.get("share"), 1)) for level in ("huc12", "huc10")
+                 fmt.pct(h.get("share"), 1)) for level in ("huc12", "huc10")
                 for h in w.get(level) or []]
         tables.append(Table("watersheds", "Watersheds of the site",
                             "USGS HUC12 and HUC10 units containing the site, with the share of "
@@ -255,10 +252,10 @@ def _water_tables(doc: Mapping[str, Any], status: str | None, incomplete: str) -
         return []
     rows = [(str(w.get("name") or w.get("id")), str(w.get("id") or ""),
              "ORW (certified vernal pool)" if w.get("vernal_pool") else "ORW", "", "",
-             _num(w.get("flow_distance_ft"))) for w in rw.get("orw") or []]
+             fmt.number(w.get("flow_distance_ft"))) for w in rw.get("orw") or []]
     rows += [(str(w.get("name") or w.get("au_id")), str(w.get("au_id") or ""),
               str(w.get("category") or ""), ", ".join(w.get("causes") or []),
-              str(w.get("tmdl") or ""), _num(w.get("flow_distance_ft")))
+              str(w.get("tmdl") or ""), fmt.number(w.get("flow_distance_ft")))
              for w in rw.get("impaired") or []]
     out = [Table("receiving_waters", "Receiving waters downstream of the site",
                  "Outstanding Resource Waters and impaired waters met downstream "
@@ -313,7 +310,7 @@ def _alt_text(doc: Mapping[str, Any], image: MapImage | None) -> str:
         return ""
     d = doc.get("disturbance")
     area = d.get("area_sqft") if isinstance(d, Mapping) else None
-    site = f"the screened site ({_sqft(area)})" if area is not None else "the screened site"
+    site = f"the screened site ({fmt.sqft(area)})" if area is not None else "the screened site"
     shown = [s for s in image.legend if not s.startswith("Limit of disturbance")]
     text = f"Map of {site}, outlined in red."
     if shown:
@@ -321,8 +318,8 @@ def _alt_text(doc: Mapping[str, Any], image: MapImage | None) -> str:
     habitats = doc.get("habitats") if isinstance(doc.get("habitats"), list) else []
     if habitats:
         text += " Labelled habitat features: " + ", ".join(
-            f"{h.get('id')} ({_ft(h.get('distance_ft'))} away)" for h in habitats) + "."
-    return text + f" North is up; the scale bar is {_num(image.scale_bar_ft)} ft long."
+            f"{h.get('id')} ({fmt.ft(h.get('distance_ft'))} away)" for h in habitats) + "."
+    return text + f" North is up; the scale bar is {fmt.number(image.scale_bar_ft)} ft long."
 
 
 def _site_label(meta: Mapping[str, Any]) -> str:

@@ -87,32 +87,6 @@ def map_caption(image: MapImage) -> str:
     return ("Shown: " + "; ".join(image.legend) + ".") if image.legend else "The site."
 
 
-def _num(x: Any, digits: int = 0) -> str:
-    try:
-        return f"{float(x):,.{digits}f}"
-    except (TypeError, ValueError):
-        return "?"
-
-
-def _sqft(x: Any) -> str:
-    return f"{_num(x)} sq ft"
-
-
-def _acres(x: Any) -> str:
-    return f"{_num(x, 2)} acres"
-
-
-def _ft(x: Any) -> str:
-    return f"{_num(x)} ft"
-
-
-def _pct(x: Any, digits: int = 0) -> str:
-    try:
-        return f"{float(x) * 100:.{digits}f}%"
-    except (TypeError, ValueError):
-        return "?"
-
-
 def _date(text: Any) -> str:
     """The date part of an ISO timestamp (the vintage), or the text itself."""
     if not text:

@@ -16,6 +16,8 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from swm_gis.formatting import pct, sqft
+
 __all__ = ["parameter_rows"]
 
 
@@ -34,7 +36,7 @@ def _given(what: str) -> Callable[[Any], str]:
 
 
 def _sqft(v: Any) -> str:
-    return "not given" if v is None else f"{float(v):,.0f} sq ft"
+    return sqft(v, missing="not given")
 
 
 def _inches(v: Any) -> str:
@@ -42,7 +44,7 @@ def _inches(v: Any) -> str:
 
 
 def _pct(v: Any) -> str:
-    return f"{float(v) * 100:g}%"
+    return pct(v, digits=None)
 
 
 def _development(v: Any) -> str:

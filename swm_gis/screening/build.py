@@ -38,6 +38,7 @@ from swm_gis.rules.standards import performance_standards
 from swm_gis.rules.watersheds import mitigation_eligibility, watershed_shares
 from swm_gis.screening.findings import HABITAT_LAYERS, decide_findings
 from swm_gis.screening.general_requirements import general_requirements
+from swm_gis.screening.site import ms4_reach, parcel_cover, parcels_under_site, town_check
 from swm_gis.terrain.receiving_waters import land_use
 
 ProgressFn = Callable[[float, str], None]
@@ -168,7 +169,7 @@ def build_screening(
     dev["small_share_threshold"] = config.rules.small_existing_impervious_share
     dev["disturbed_sqft"] = disturbance["area_sqft"]
     if len(parcels):
-        dev["site_parcels"] = _parcel_cover(parcels, impervious, factor)
+        dev["site_parcels"] = parcel_cover(parcels, impervious, factor)
     checks.append(_check("development_type", impervious is not None or development != "auto",
                          imp_source, imp_reason))
 
@@ -440,62 +441,6 @@ def _on_site(proposed: gpd.GeoDataFrame, site_union: shapely.Geometry,
         "the file belongs to this site and is in the right CRS.")
 
 
-# --------------------------------------------------------------------------- the site
-def parcels_under_site(config: TownConfig, site_union: shapely.Geometry) -> gpd.GeoDataFrame:
-    """The parcels the site lies on: the screening's "site" when no ``--parcel`` is given.
-
-    Chapter 320 defines Site as "any lot or parcel of land or area of property where
-    land-disturbing activities are, were, or will be performed". The parcels the limit of
-    disturbance really lies on are found by the one rule the abutter job uses for its subjects
-    (:func:`swm_gis.rules.abutters.parcels_touched_by_site`, ``[rules] site_subject_share``):
-    a neighbour the limit only grazes (a survey-to-GIS misalignment) is not the site, and is
-    listed in ``attrs["grazed"]``. Right-of-way and water polygons are never a site's lot.
-    Returns the parcels (working CRS, with ``id``, and ``attrs["site_parcels_basis"]``),
-    possibly empty.
-    """
-    from swm_gis.rules.abutters import parcels_touched_by_site
-
-    frame = io.read_layer(config, "parcels", mask=site_union)
-    if len(frame):
-        site = gpd.GeoDataFrame(geometry=[site_union], crs=frame.crs)
-        frame = parcels_touched_by_site(frame, site, rules=config.rules)
-    frame = frame.copy()
-    frame.attrs["site_parcels_basis"] = "the parcels the limit of disturbance lies on"
-    return frame
-
-
-def town_check(config: TownConfig, site_union: shapely.Geometry, *,
-               common_plan: gpd.GeoDataFrame | None = None) -> list[dict[str, str]]:
-    """Refuse a site or common plan that does not touch the town; warn when partly outside.
-
-    The town is ``[layers.town_boundary]`` when configured, else its parcels (a site that
-    touches no parcel of the town). Returns the warnings ``[{code, text}]``.
-    """
-    from swm_gis.errors import GeometryError
-
-    parts = [("site", site_union)]
-    if common_plan is not None and len(common_plan):
-        parts.append(("common plan", union_polygons(common_plan, what="common plan")))
-    key = "town_boundary" if config.has("town_boundary") else "parcels"
-    warnings: list[dict[str, str]] = []
-    for what, geom in parts:
-        frame = io.read_layer(config, key, mask=geom)
-        town = shapely.union_all(frame.geometry.values) if len(frame) else None
-        if town is None or shapely.area(shapely.intersection(geom, town)) <= 0:
-            raise GeometryError(
-                f"The {what} does not touch {config.name} (none of its [layers.{key}] "
-                f"{config.layer(key).describe()} is there): check that the {what} file is for "
-                "this town and in the right CRS.")
-        outside = float(shapely.area(shapely.difference(geom, town))) * sqft_per_crs_unit2(
-            config.crs_obj)
-        if key == "town_boundary" and outside >= 1.0:
-            warnings.append({"code": f"{what.replace(' ', '_')}_partly_outside_town",
-                             "text": f"{outside:,.0f} sq ft of the {what} lies outside "
-                                     f"{config.name} ([layers.town_boundary]); Chapter 320 is "
-                                     "the Town's, and the rest is another municipality's."})
-    return warnings
-
-
 def _small_share(dev: dict[str, Any], config: TownConfig) -> bool:
     """A measured redevelopment whose existing cover is under ``[rules]
     small_existing_impervious_share`` of the limit of disturbance (the Commission's call)."""
@@ -504,48 +449,6 @@ def _small_share(dev: dict[str, Any], config: TownConfig) -> bool:
     return (dev.get("value") == "redevelopment" and str(dev.get("method", "")).startswith(
         "measured") and existing is not None and bool(area)
         and 0 < float(existing) / float(area) < config.rules.small_existing_impervious_share)
-
-
-def _parcel_cover(parcels: gpd.GeoDataFrame, impervious: Any, factor: float) -> dict[str, Any]:
-    """The site's parcels: their area and existing impervious cover (None when not measured)."""
-    area = float(shapely.union_all(parcels.geometry.values).area) * factor
-    existing = None
-    if impervious is not None:
-        existing = development_type(parcels[[parcels.geometry.name]],
-                                    impervious=impervious)["existing_impervious_sqft"]
-    return {"basis": parcels.attrs.get("site_parcels_basis"), "area_sqft": round(area, 1),
-            "existing_impervious_sqft": existing}
-
-
-#: How near (ft) the site or its flow path must come to an MS4 feature to reach it.
-MS4_REACH_FT = 10.0
-
-
-def ms4_reach(config: TownConfig, site_union: shapely.Geometry,
-              flow_path: gpd.GeoDataFrame | None) -> tuple[dict[str, Any], dict[str, Any]]:
-    """Whether the site or its traced flow path reaches a feature of ``[layers.ms4]``.
-
-    The bylaw's trigger is a land disturbance "... draining to the Town's MS4" (Chapter 320,
-    applicability A). Returns the ``disturbance.ms4`` block and the check entry.
-    """
-    if not config.has("ms4"):
-        return ({"checked": False, "reached": None, "features": [], "searched": None},
-                _check("ms4", False, None, "no [layers.ms4] configured: the trigger assumes the "
-                       "disturbance drains to the Town's MS4"))
-    path, searched = site_union, "the site"
-    if flow_path is not None and len(flow_path):
-        path = shapely.union(site_union, shapely.union_all(flow_path.geometry.values))
-        searched = "the site or its traced flow path"
-    reach = MS4_REACH_FT * 0.3048 / metres_per_unit(config.crs_obj)
-    x0, y0, x1, y1 = path.bounds
-    frame = io.read_layer(config, "ms4", bbox=(x0 - reach, y0 - reach, x1 + reach, y1 + reach))
-    near = shapely.dwithin(frame.geometry.values, path, reach) if len(frame) else []
-    hits = frame.loc[near] if len(frame) else frame
-    ids = ([str(v) for v in hits["id"]] if "id" in hits
-           else [str(i + 1) for i in range(len(hits))])
-    block = {"checked": True, "reached": bool(len(hits)), "features": ids[:20],
-             "searched": searched, "reach_ft": MS4_REACH_FT}
-    return block, _check("ms4", True, _spec_src(config, "ms4"))
 
 
 # --------------------------------------------------------------------------- checks & meta
@@ -676,5 +579,4 @@ def _plain(frame: gpd.GeoDataFrame) -> gpd.GeoDataFrame:
     return gpd.GeoDataFrame(geometry=list(frame.geometry.values), crs=frame.crs)
 
 
-__all__ = ["DOCUMENT_KEYS", "SCHEMA_PATH", "ScreeningResult", "build_screening", "ms4_reach",
-           "parcels_under_site", "town_check"]
+__all__ = ["DOCUMENT_KEYS", "SCHEMA_PATH", "ScreeningResult", "build_screening"]

@@ -29,6 +29,7 @@ from functools import lru_cache
 from importlib import resources
 from typing import Any
 
+from swm_gis import formatting as fmt
 from swm_gis.screening.findings import decide_findings
 from swm_gis.screening.general_requirements import CUT_OFF_NOTE
 from swm_gis.terrain.receiving_waters import SPILL_GROUPS, cause_group, requirements_for
@@ -194,14 +195,6 @@ def b10_conditions(doc: Mapping[str, Any], *, complete: bool) -> dict[str, bool 
 
 
 # --------------------------------------------------------------------------- notes
-def _sqft(x: Any) -> str:
-    return f"{float(x):,.0f} sq ft"
-
-
-def _ft(x: Any) -> str:
-    return f"{float(x):,.0f} ft"
-
-
 def _note(kind: str, doc: Mapping[str, Any]) -> str:
     try:
         return _NOTES[kind](doc) if kind else ""
@@ -227,7 +220,8 @@ def _note_floodplain(doc: Mapping[str, Any]) -> str:
                     "from the current FIRM.")
         extra = ""
         if float((parcels or flood).get("shaded_x_area_sqft") or 0) > 0:
-            extra = f"; 0.2%-annual-chance zone: {_sqft((parcels or flood)['shaded_x_area_sqft'])}"
+            shaded = (parcels or flood)["shaded_x_area_sqft"]
+            extra = f"; 0.2%-annual-chance zone: {fmt.sqft(shaded)}"
         elif flood.get("shaded_x_checked") is False:
             extra = "; the 0.2%-annual-chance zone was not checked"
         return f"Screening found no 100-year floodplain (SFHA) {where}{extra}."
@@ -235,11 +229,12 @@ def _note_floodplain(doc: Mapping[str, Any]) -> str:
         inside = float(flood.get("sfha_area_sqft") or 0)
         total = float(parcels.get("sfha_area_sqft") or 0)
         share = float(parcels.get("site_fraction") or 0) * 100
-        return (f"Site's parcel(s) in the SFHA: {_sqft(total)} ({share:.1f}%): {_sqft(inside)} "
-                f"inside the limit of disturbance, {_sqft(max(total - inside, 0))} outside it; "
+        return (f"Site's parcel(s) in the SFHA: {fmt.sqft(total)} ({share:.1f}%): "
+                f"{fmt.sqft(inside)} "
+                f"inside the limit of disturbance, {fmt.sqft(max(total - inside, 0))} outside it; "
                 f"{'; '.join(_zone_texts(parcels)) or 'zones not listed'}.")
     share = float(flood.get("site_fraction") or 0) * 100
-    return (f"Site in the SFHA: {_sqft(flood.get('sfha_area_sqft') or 0)} ({share:.1f}% of the "
+    return (f"Site in the SFHA: {fmt.sqft(flood.get('sfha_area_sqft') or 0)} ({share:.1f}% of the "
             f"site); {'; '.join(_zone_texts(flood)) or 'zones not listed'}.")
 
 
@@ -268,7 +263,7 @@ def _note_habitats(doc: Mapping[str, Any]) -> str:
         return ("NHESP search incomplete (conditional): none found in the layers given; "
                 "consult the current NHESP maps.")
     parts = [f"{_HABITAT_NAMES.get(h.get('layer'), h.get('layer'))} {h.get('id')} at "
-             f"{_ft(h.get('distance_ft') or 0)}{' (overlaps)' if h.get('overlaps') else ''}"
+             f"{fmt.ft(h.get('distance_ft') or 0)}{' (overlaps)' if h.get('overlaps') else ''}"
              for h in sorted(habitats, key=lambda h: float(h.get("distance_ft") or 0))]
     return "Show: " + "; ".join(parts) + "."
 
@@ -281,7 +276,7 @@ def _note_standards(doc: Mapping[str, Any]) -> str:
             "(§ 320-19 B(8)(e))" if st.get("roadway_claimed") else "Retention required")
     return (f"{word}: {float(st['required_retention_cuft']):,.0f} cu ft "
             f"({float(st.get('retention_depth_in') or 0):g} in x "
-            f"{_sqft(st.get('post_impervious_sqft') or 0)} impervious on the site).")
+            f"{fmt.sqft(st.get('post_impervious_sqft') or 0)} impervious on the site).")
 
 
 def _note_treatment(doc: Mapping[str, Any]) -> str:
@@ -328,12 +323,12 @@ def _note_disturbance(doc: Mapping[str, Any]) -> str:
     dist = _block(doc, "disturbance")
     if not isinstance(dist, Mapping) or dist.get("area_sqft") is None:
         return ""
-    text = (f"Screened limit of disturbance: {_sqft(dist['area_sqft'])} "
+    text = (f"Screened limit of disturbance: {fmt.sqft(dist['area_sqft'])} "
             f"({float(dist.get('area_acres') or dist['area_sqft'] / 43_560):.2f} acres).")
     parcels = ((doc.get("meta") or {}).get("site_parcels") or {})
     if parcels.get("ids"):
         text += (f" The entire parcel(s) {', '.join(parcels['ids'])}: "
-                 f"{_sqft(parcels.get('area_sqft') or 0)}.")
+                 f"{fmt.sqft(parcels.get('area_sqft') or 0)}.")
     return text
 
 

@@ -21,6 +21,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from swm_gis import formatting as fmt
 from swm_gis.screening.general_requirements import EXEMPTION_7_NOTE
 
 __all__ = ["STATUSES", "STATUS_WORDS", "decide_findings", "finding", "part_status",
@@ -139,41 +140,6 @@ def _missing_text(missing: Sequence[str], what: str) -> str:
     return f"Not checked for {what}: no {names} configured." if missing else ""
 
 
-def _sqft(x: Any) -> str:
-    return f"{float(x):,.0f} sq ft"
-
-
-def _ft(x: Any) -> str:
-    return f"{float(x):,.0f} ft"
-
-
-def bfe_text(value: Any) -> str:
-    """A FIRM base flood elevation in words: ``12.0`` -> "12 ft"; missing or -9999 -> "none on
-    the FIRM" (NFHL's no-value code)."""
-    try:
-        v = float(value)
-    except (TypeError, ValueError):
-        return "none on the FIRM"
-    return "none on the FIRM" if v <= -9999 else f"{v:g} ft"
-
-
-_bfe = bfe_text
-
-
-def _tmdl_text(tmdl: Any) -> str:
-    """ "TMDL 12345" as it is; a bare number or name gets the word.
-
-    >>> _tmdl_text("TMDL 12345"), _tmdl_text("12345")
-    ('TMDL 12345', 'TMDL 12345')
-    """
-    text = str(tmdl).strip()
-    return text if text.upper().startswith("TMDL") or "TMDL" in text else f"TMDL {text}"
-
-
-def _pct(x: Any, digits: int = 0) -> str:
-    return f"{float(x) * 100:.{digits}f}%"
-
-
 # --------------------------------------------------------------------------- permit trigger
 def _disturbance(doc: Mapping[str, Any]) -> dict[str, Any]:
     d = doc.get("disturbance")
@@ -181,9 +147,9 @@ def _disturbance(doc: Mapping[str, Any]) -> dict[str, Any]:
         return absent("disturbance")
     area, plan = float(d.get("area_sqft") or 0), d.get("common_plan_area_sqft")
     trigger = float(d.get("trigger_sqft") or 43_560)
-    figures = f"The site disturbs {_sqft(area)} ({area / 43_560:.2f} acres)"
+    figures = f"The site disturbs {fmt.sqft(area)} ({area / 43_560:.2f} acres)"
     if plan is not None:
-        figures += f"; with its common plan of development or sale {_sqft(plan)} " \
+        figures += f"; with its common plan of development or sale {fmt.sqft(plan)} " \
                    f"({float(plan) / 43_560:.2f} acres)"
     used = ["site"] + (["common_plan"] if plan is not None else [])
     reaches = d.get("disturbs_trigger_area")
@@ -283,19 +249,21 @@ def _development(doc: Mapping[str, Any]) -> dict[str, Any]:
     threshold = float(d.get("small_share_threshold") or SLIVER_SHARE)
     if existing is not None:
         share = float(existing) / float(area) if area else 0.0
-        cover = (f" Existing impervious cover in the limit of disturbance: {_sqft(existing)}, "
-                 f"{_pct(share, 1)} of its {_sqft(area or 0)}.")
+        cover = (f" Existing impervious cover in the limit of disturbance: {fmt.sqft(existing)}, "
+                 f"{fmt.pct(share, 1)} of its {fmt.sqft(area or 0)}.")
         parcels = d.get("site_parcels") if isinstance(d.get("site_parcels"), Mapping) else None
         if parcels and parcels.get("existing_impervious_sqft") is not None:
             on = float(parcels["existing_impervious_sqft"])
-            cover += (f" On the site's parcel(s) ({_sqft(parcels.get('area_sqft') or 0)}): "
-                      f"{_sqft(on)}, of which {_sqft(max(on - float(existing), 0))} lies outside "
+            cover += (f" On the site's parcel(s) ({fmt.sqft(parcels.get('area_sqft') or 0)}): "
+                      f"{fmt.sqft(on)}, of which {fmt.sqft(max(on - float(existing), 0))} "
+                      "lies outside "
                       "the limit of disturbance.")
         small = value == "redevelopment" and 0 < share < threshold
         if small:
             caveats.append(
-                f"Only {_pct(share, 1)} of the limit of disturbance is existing impervious cover "
-                f"(under the {_pct(threshold, 1)} of [rules] small_existing_impervious_share). "
+                f"Only {fmt.pct(share, 1)} of the limit of disturbance is existing impervious "
+                "cover "
+                f"(under the {fmt.pct(threshold, 1)} of [rules] small_existing_impervious_share). "
                 "New development is disturbance \"on an area that has not previously been "
                 "developed to include impervious cover\"; redevelopment is any that \"does not "
                 "meet the definition of new development\". The text is silent on a mostly "
@@ -338,12 +306,13 @@ def _standards(doc: Mapping[str, Any], permit: Mapping[str, Any], dev: Mapping[s
     else:
         vol, imp = s.get("required_retention_cuft"), s.get("post_impervious_sqft")
         depth = float(s.get("retention_depth_in") or 0)
-        retain = (f"retain {float(vol):,.0f} cu ft ({depth:.1f} in x {_sqft(imp)} "
+        retain = (f"retain {float(vol):,.0f} cu ft ({depth:.1f} in x {fmt.sqft(imp)} "
                   "post-construction impervious area)" if vol is not None else
                   f"retain {depth:.1f} in x the post-construction impervious area (not given, so "
                   "the volume is not computed)")
         answer = (f"{retain[0].upper()}{retain[1:]}, or remove "
-                  f"{_pct(s.get('tss_removal') or 0)} TSS and {_pct(s.get('tp_removal') or 0)} "
+                  f"{fmt.pct(s.get('tss_removal') or 0)} TSS and "
+                  f"{fmt.pct(s.get('tp_removal') or 0)} "
                   "TP, or a combination, or off-site mitigation in the same "
                   f"{s.get('mitigation_huc_level')}; removal as an average over a year, "
                   "calculated consistent with EPA Region 1's BMP Accounting and Tracking Tool "
@@ -384,8 +353,8 @@ def _standards(doc: Mapping[str, Any], permit: Mapping[str, Any], dev: Mapping[s
                "in x the post-construction impervious area)" if vol is not None else
                f"retain {float(alt.get('retention_depth_in') or 0):.1f} in x the "
                "post-construction impervious area")
-            + f", or remove {_pct(alt.get('tss_removal') or 0)} TSS and "
-              f"{_pct(alt.get('tp_removal') or 0)} TP; off-site mitigation in the same "
+            + f", or remove {fmt.pct(alt.get('tss_removal') or 0)} TSS and "
+              f"{fmt.pct(alt.get('tp_removal') or 0)} TP; off-site mitigation in the same "
               f"{alt.get('mitigation_huc_level')}.")
     return finding("standards", status, answer, section=section,
                    used=["proposed_impervious"] if s.get("post_impervious_sqft") is not None
@@ -412,11 +381,11 @@ def _watersheds(doc: Mapping[str, Any]) -> dict[str, Any]:
             continue
         items = w.get(level) or []
         share = sum(float(h.get("share") or 0) for h in items)
-        text = ", ".join(f"{h.get('huc')} {h.get('name') or ''} ({_pct(h.get('share'), 1)})"
+        text = ", ".join(f"{h.get('huc')} {h.get('name') or ''} ({fmt.pct(h.get('share'), 1)})"
                          .replace("  ", " ") for h in items)
         parts.append(f"{level.upper()}: {text or 'no unit of the layer contains the site'}")
         if share < 0.999:
-            caveats.append(f"Only {_pct(share, 1)} of the site lies in the {level.upper()} "
+            caveats.append(f"Only {fmt.pct(share, 1)} of the site lies in the {level.upper()} "
                            "units of the layer given.")
     if not used:
         return finding("watersheds", "not_checked", "Not checked: no [layers.huc12] or "
@@ -451,10 +420,10 @@ def _mitigation(doc: Mapping[str, Any]) -> dict[str, Any]:
     shares = [h for h in ((doc.get("watersheds") or {}).get(level.lower()) or [])
               if float(h.get("share") or 0) > 0]
     if ok and len(shares) > 1:
-        split = ", ".join(f"{h.get('huc')} ({_pct(h.get('share'), 1)})" for h in shares)
+        split = ", ".join(f"{h.get('huc')} ({fmt.pct(h.get('share'), 1)})" for h in shares)
         share_of = {str(h.get("huc")): h.get("share") for h in shares}
         where = "; ".join(f"{m.get('id')} lies in {m.get('huc')}, which holds "
-                          f"{_pct(share_of.get(str(m.get('huc')), 0), 1)} of the site"
+                          f"{fmt.pct(share_of.get(str(m.get('huc')), 0), 1)} of the site"
                           for m in rows if m.get("eligible"))
         status = "conditional"
         caveats.append(
@@ -475,7 +444,7 @@ def _habitats(doc: Mapping[str, Any]) -> dict[str, Any]:
     gap = _missing_text(missing, "these layers")
     if found:
         parts = [f"{_HABITAT_NAMES.get(h.get('layer'), h.get('layer'))} {h.get('id')} at "
-                 f"{_ft(h.get('distance_ft') or 0)}"
+                 f"{fmt.ft(h.get('distance_ft') or 0)}"
                  + (" (overlaps the site)" if h.get("overlaps") else "") for h in found]
         return finding("habitats", "yes", f"{len(found)} feature(s): " + "; ".join(parts) +
                        ". Show them on the erosion and sediment control plan and prevent "
@@ -508,8 +477,8 @@ def _floodplain(doc: Mapping[str, Any]) -> dict[str, Any]:
     if f.get("in_sfha") or (parcels and parcels.get("in_sfha")):
         zones = "; ".join(
             f"zone {z.get('zone')}{' ' + str(z['subtype']) if z.get('subtype') else ''}"
-            + (f" {_sqft(z['area_sqft'])}" if z.get("area_sqft") is not None else "")
-            + f", BFE {_bfe(z.get('bfe'))}" for z in site.get("zones") or []) or \
+            + (f" {fmt.sqft(z['area_sqft'])}" if z.get("area_sqft") is not None else "")
+            + f", BFE {fmt.bfe_text(z.get('bfe'))}" for z in site.get("zones") or []) or \
             "zones not listed"
         where = "of the site"
         split = ""
@@ -517,21 +486,21 @@ def _floodplain(doc: Mapping[str, Any]) -> dict[str, Any]:
             ids = ", ".join(str(p.get("id")) for p in parcels.get("parcels") or []
                             if p.get("id"))
             where = (f"of the site's parcel(s) {ids}".rstrip()
-                     + f" ({_sqft(parcels.get('area_sqft') or 0)})")
+                     + f" ({fmt.sqft(parcels.get('area_sqft') or 0)})")
             inside = float(f.get("sfha_area_sqft") or 0)
             outside = max(float(parcels.get("sfha_area_sqft") or 0) - inside, 0.0)
-            split = (f" Inside the limit of disturbance: {_sqft(inside)}; on the parcel(s) "
-                     f"outside it: {_sqft(outside)}.")
+            split = (f" Inside the limit of disturbance: {fmt.sqft(inside)}; on the parcel(s) "
+                     f"outside it: {fmt.sqft(outside)}.")
         no_bfe = [str(z.get("zone")) for z in site.get("zones") or []
-                  if _bfe(z.get("bfe")) == "none on the FIRM"]
+                  if fmt.bfe_text(z.get("bfe")) == "none on the FIRM"]
         bfe_caveat = ([f"No base flood elevation on the FIRM for zone {', '.join(no_bfe)}: "
                        "§ 320-20 A(3)(a) asks for \"the 100-year flood elevation based upon the "
                        "most recent Flood Insurance Rate Map, or as calculated by a professional "
                        "engineer for areas not assessed on these maps\"."] if no_bfe else [])
         parts["sfha"] = "yes"
         return finding("floodplain", "yes",
-                       f"{_sqft(site.get('sfha_area_sqft') or 0)} {where} "
-                       f"({_pct(site.get('site_fraction') or 0, 1)}) in the SFHA: {zones}."
+                       f"{fmt.sqft(site.get('sfha_area_sqft') or 0)} {where} "
+                       f"({fmt.pct(site.get('site_fraction') or 0, 1)}) in the SFHA: {zones}."
                        f"{split} Delineate it on the plans with the 100-year flood elevation."
                        + shaded_txt, used=used, caveats=caveats + bfe_caveat, parts=parts)
     target = "the site's parcel(s)" if parcels else "the limit of disturbance"
@@ -559,7 +528,7 @@ def _shaded_part(f: Mapping[str, Any], site: Mapping[str, Any]) -> tuple[str, st
                                "does not say it covers them).")
     shaded = float(site.get("shaded_x_area_sqft") or 0)
     if shaded > 0:
-        return "yes", f" 0.2%-annual-chance zone: {_sqft(shaded)}."
+        return "yes", f" 0.2%-annual-chance zone: {fmt.sqft(shaded)}."
     return "no", " No 0.2%-annual-chance zone."
 
 
@@ -634,7 +603,7 @@ def _receiving(doc: Mapping[str, Any]) -> dict[str, Any]:
 def _orw_text(orw: Sequence[Mapping[str, Any]], status: str, missing: Sequence[str]) -> str:
     if orw:
         return "Outstanding Resource Waters downstream: " + "; ".join(
-            f"{w.get('name') or w.get('id')} at {_ft(w.get('flow_distance_ft') or 0)}"
+            f"{w.get('name') or w.get('id')} at {fmt.ft(w.get('flow_distance_ft') or 0)}"
             for w in orw) + "."
     return {"not_checked": "ORWs not checked (no [layers.orw] or [layers.vernal_pools] "
                            "configured).",
@@ -648,8 +617,8 @@ def _impaired_text(impaired: Sequence[Mapping[str, Any]], status: str) -> str:
         return "Impaired waters downstream: " + "; ".join(
             f"{w.get('name') or w.get('au_id')} ({w.get('au_id')}, category "
             f"{w.get('category')}: {', '.join(w.get('causes') or []) or 'causes not listed'}"
-            f"{'; ' + _tmdl_text(w['tmdl']) if w.get('tmdl') else ''}) at "
-            f"{_ft(w.get('flow_distance_ft') or 0)}" for w in impaired) + "."
+            f"{'; ' + fmt.tmdl_text(w['tmdl']) if w.get('tmdl') else ''}) at "
+            f"{fmt.ft(w.get('flow_distance_ft') or 0)}" for w in impaired) + "."
     return {"not_checked": "Impaired waters not checked (no [layers.impaired_waters] "
                            "configured).",
             "no": "No impaired water downstream.",

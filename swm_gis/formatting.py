@@ -1,0 +1,77 @@
+"""The one place figures become words: square feet, feet, acres, shares, base flood elevations.
+
+The findings, the checklist and the reports print the same figures the same way; a figure that
+is missing prints as the caller's ``missing`` word (``"?"`` unless told), never as a crash.
+
+Examples
+--------
+>>> sqft(43560), ft(49.2126), acres(1.2125), pct(0.926), pct(0.125, digits=None)
+('43,560 sq ft', '49 ft', '1.21 acres', '93%', '12.5%')
+>>> sqft(None), sqft(None, missing="not given")
+('?', 'not given')
+>>> bfe_text(12.0), bfe_text(-9999), bfe_text(None)
+('12 ft', 'none on the FIRM', 'none on the FIRM')
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+
+def number(x: Any, digits: int = 0, *, missing: str = "?") -> str:
+    """``x`` with thousands separators and ``digits`` decimals; ``missing`` if not a number."""
+    try:
+        return f"{float(x):,.{digits}f}"
+    except (TypeError, ValueError):
+        return missing
+
+
+def sqft(x: Any, *, missing: str = "?") -> str:
+    """Square feet, whole: ``"43,560 sq ft"``."""
+    text = number(x, missing=missing)
+    return text if text == missing else f"{text} sq ft"
+
+
+def ft(x: Any, *, missing: str = "?") -> str:
+    """Feet, whole: ``"49 ft"``."""
+    text = number(x, missing=missing)
+    return text if text == missing else f"{text} ft"
+
+
+def acres(x: Any, digits: int = 2, *, missing: str = "?") -> str:
+    """Acres, to ``digits`` decimals: ``"1.21 acres"``."""
+    text = number(x, digits, missing=missing)
+    return text if text == missing else f"{text} acres"
+
+
+def pct(x: Any, digits: int | None = 0, *, missing: str = "?") -> str:
+    """A fraction as a percentage: ``0.926`` -> ``"93%"``; ``digits=None``: as short as exact
+    (``0.125`` -> ``"12.5%"``)."""
+    try:
+        value = float(x) * 100
+    except (TypeError, ValueError):
+        return missing
+    return f"{value:g}%" if digits is None else f"{value:.{digits}f}%"
+
+
+def bfe_text(value: Any) -> str:
+    """A FIRM base flood elevation in words: ``12.0`` -> "12 ft"; missing or -9999 -> "none on
+    the FIRM" (NFHL's no-value code)."""
+    try:
+        v = float(value)
+    except (TypeError, ValueError):
+        return "none on the FIRM"
+    return "none on the FIRM" if v <= -9999 else f"{v:g} ft"
+
+
+def tmdl_text(tmdl: Any) -> str:
+    """ "TMDL 12345" as it is; a bare number or name gets the word.
+
+    >>> tmdl_text("TMDL 12345"), tmdl_text("12345")
+    ('TMDL 12345', 'TMDL 12345')
+    """
+    text = str(tmdl).strip()
+    return text if text.upper().startswith("TMDL") or "TMDL" in text else f"TMDL {text}"
+
+
+__all__ = ["acres", "bfe_text", "ft", "number", "pct", "sqft", "tmdl_text"]
