@@ -37,9 +37,8 @@ from swm_gis._version import __version__
 from swm_gis.applicability.run import Overlays, classify_parcels
 from swm_gis.config.town import TownConfig, load_config
 from swm_gis.errors import SwmGisError
-from swm_gis.jobs import applicability_map, screen
-from swm_gis.notification.package import AbutterPackage, abutter_package
-from swm_gis.results import ApplicabilityMap, Screening
+from swm_gis.jobs import abutter_package, applicability_map, screen
+from swm_gis.results import AbutterPackage, ApplicabilityMap, Screening
 from swm_gis.rules.abutters import find_abutters
 from swm_gis.rules.development import development_type
 from swm_gis.rules.disturbance import disturbance_trigger

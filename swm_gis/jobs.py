@@ -1,6 +1,6 @@
 """The job level of the Python API: one call per job over a town config.
 
-:func:`screen` screens a site, :func:`swm_gis.notification.package.abutter_package` builds the
+:func:`screen` screens a site, :func:`abutter_package` builds the
 abutter notification package and :func:`applicability_map` classifies every parcel of the town. Each
 returns a result object that holds the frames and findings and writes the files the command line
 writes (``.write(...)``). The ``swm-gis`` commands are thin callers of these functions.
@@ -19,9 +19,10 @@ from swm_gis.config.strict import finite_value
 from swm_gis.config.town import TownConfig, load_config
 from swm_gis.errors import ConfigError, SwmGisError
 from swm_gis.io.inputs import as_frame, describe
-from swm_gis.io.layers import read_parcels_by_id
-from swm_gis.notification.package import abutter_package
-from swm_gis.results import ApplicabilityMap, Screening
+from swm_gis.io.layers import read_parcels_by_id, run_cache
+from swm_gis.notification.package import build_abutter_package
+from swm_gis.reports.certified_mail import address_fit_warning
+from swm_gis.results import AbutterPackage, ApplicabilityMap, Screening
 from swm_gis.rules.disturbance import check_exemptions
 from swm_gis.screening.build import build_screening
 
@@ -242,5 +243,78 @@ def applicability_map(
                             parcels=run.parcels, tiles=run.tiles, path=run.path,
                             engine=run.engine)
 
+
+@run_cache()  # each source described by GDAL once per package, not once per read
+def abutter_package(
+    config: TownConfig,
+    *,
+    parcels: str | Iterable[str] | None = None,
+    site: str | os.PathLike | gpd.GeoDataFrame | None = None,
+    distance: str | float | None = None,
+    include_subject: bool = False,
+    wpa_pond_extension: bool = False,
+    sender: Iterable[str] = (),
+    max_abutters: int | None = None,
+    progress: Progress | None = None,
+) -> AbutterPackage:
+    """Find the abutters of a subject property, their owners and the notices (Chapter 320, permit
+    procedure, A(7)).
+
+    Give the subject either by ``parcels`` (ids of the parcels layer's id field, or the
+    assessor's map-lot numbers of its ``map_par_id`` field, treated as one property; one id may
+    be a string) or by ``site`` (a vector file or GeoDataFrame: the parcels it really lies on,
+    ``[rules] site_subject_share``; those it only grazes stay abutters, with a warning).
+
+    Parameters
+    ----------
+    config
+        The town config (:func:`swm_gis.load_config`) or the path of its TOML file.
+    parcels, site
+        The subject: parcel ids or map-lots, or the project's polygon(s). Exactly one of the
+        two.
+    distance
+        ``"100ft"``, ``"30.48m"`` or a number of feet; default the config's
+        ``abutter_distance_ft`` (100 ft).
+    include_subject
+        Also list and notify the subject parcels' owners.
+    wpa_pond_extension
+        Also notify owners around ponds under 10 acres that the subject borders.
+    sender
+        Lines of the sender block of ``certified_mail.pdf``.
+    max_abutters
+        Stop with :class:`TooManyAbuttersError` (before reading owners or writing anything)
+        when more parcels than this abut; without it, a list over ``[rules]
+        abutter_warning_count`` (500) only adds the warning ``many_abutters``.
+    progress
+        ``progress(fraction, message)`` callback.
+
+    Returns
+    -------
+    AbutterPackage
+        The frames; :meth:`AbutterPackage.write` writes the files.
+
+    Raises
+    ------
+    OwnerJoinError
+        An assessing table is configured but not one abutter that can have an owner joins a
+        record of it (a wrong id field: the list would name no owner).
+    ~swm_gis.errors.UnknownParcelError
+        A ``parcels`` value is neither a parcel id nor a map-lot (near matches are listed).
+
+    Examples
+    --------
+    >>> from pathlib import Path
+    >>> import swm_gis
+    >>> town = swm_gis.load_config(
+    ...     Path(swm_gis.__file__).parents[1] / "data" / "sample" / "town.toml")
+    >>> pkg = swm_gis.abutter_package(town, parcels=["M_236682_917765"])
+    >>> pkg.info.distance_ft, len(pkg.listed), len(pkg.recipients)
+    (100.0, 9, 20)
+    """
+    notice = build_abutter_package(
+        config, parcels=parcels, site=site, distance=distance, include_subject=include_subject,
+        wpa_pond_extension=wpa_pond_extension, sender=sender, max_abutters=max_abutters,
+        progress=progress, address_fit=address_fit_warning)
+    return AbutterPackage.of(notice)
 
 __all__ = ["abutter_package", "applicability_map", "load_config", "screen"]

@@ -1,12 +1,15 @@
-"""The result objects of the jobs: :class:`Screening` and :class:`ApplicabilityMap`.
+"""The result objects of the jobs: :class:`Screening`, :class:`AbutterPackage` and
+:class:`ApplicabilityMap`.
 
 Each holds the frames and findings of one run, writes the files the command line writes with
-``.write(...)`` and shows itself in a notebook (``_repr_html_``). The abutter package's result,
-:class:`swm_gis.notification.package.AbutterPackage`, lives beside its job.
+``.write(...)`` and shows itself in a notebook (``_repr_html_``). The jobs below this layer
+return plain data (a screening document, an :class:`~swm_gis.notification.package.AbutterNotice`,
+a run of the applicability engine); :mod:`swm_gis.jobs` wraps it in these.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as dt
 import html
 import os
@@ -20,6 +23,7 @@ import pandas as pd
 
 from swm_gis.applicability.write import read_result, write_map
 from swm_gis.config.town import TownConfig
+from swm_gis.errors import SwmGisError
 from swm_gis.io.outputs import (
     STAGE_MARK,
     api_output_dir,
@@ -30,6 +34,7 @@ from swm_gis.io.outputs import (
     source_files,
 )
 from swm_gis.io.writers import check_outputs_free, write_geopackage, write_json
+from swm_gis.notification.package import AbutterNotice
 from swm_gis.summaries import applicability_lines, screening_lines
 
 Progress = Callable[[float, str], None]
@@ -234,4 +239,154 @@ class ApplicabilityMap:
                             town.drop(columns=["huc12"], errors="ignore"))
 
 
-__all__ = ["SCREENING_FILES", "ApplicabilityMap", "Screening", "html_summary"]
+# --------------------------------------------------------------------------- abutters
+#: Output key -> file name, as ``swm-gis abutters`` writes them (SPEC section 3).
+OUTPUT_FILES = {
+    "abutting_parcels_csv": "abutting_parcels.csv",
+    "mailing_list_csv": "mailing_list.csv",
+    "mailing_list_xlsx": "mailing_list.xlsx",
+    "labels_pdf": "labels.pdf",
+    "abutters_map_pdf": "abutters_map.pdf",
+    "certified_mail_pdf": "certified_mail.pdf",
+    "left_out_csv": "left_out.csv",
+    "mailing_review_csv": "mailing_review.csv",
+    "certification_pdf": "certification.pdf",
+    "abutters_gpkg": "abutters.gpkg",
+    "abutters_json": "abutters.json",
+}
+
+
+@dataclass
+class AbutterPackage(AbutterNotice):
+    """The abutter notification package (:func:`swm_gis.abutter_package`): the frames and
+    notices of :class:`~swm_gis.notification.package.AbutterNotice` (same attributes), and the
+    writing of every file ``swm-gis abutters`` writes."""
+
+    @classmethod
+    def of(cls, notice: AbutterNotice) -> AbutterPackage:
+        """The package of what the job found."""
+        return cls(**{f.name: getattr(notice, f.name) for f in dataclasses.fields(notice)})
+
+    def write(self, out_dir: str | os.PathLike, *, overwrite: bool = False,
+              label_template: str = "5160", label_offset: tuple[float, float] = (0.0, 0.0),
+              progress: Progress | None = None) -> dict[str, Path]:
+        """Write the package (the files ``swm-gis abutters`` writes) into ``out_dir``.
+
+        Parameters
+        ----------
+        out_dir
+            Folder for the outputs (created if missing).
+        overwrite
+            Replace outputs that already exist (else :class:`~swm_gis.errors.OutputExistsError`).
+        label_template
+            Avery sheet for ``labels.pdf``: ``"5160"``, ``"5161"``, ``"5162"`` or ``"5163"``.
+        label_offset
+            Printer calibration (x right, y down) in inches, each within one inch.
+        progress
+            ``progress(fraction, message)`` callback.
+
+        Returns
+        -------
+        dict of str to Path
+            Output key (e.g. ``"mailing_list_csv"``) to the file written.
+        """
+        progress = progress or _quiet
+        check_label_template(label_template)
+        final = Path(out_dir)
+        # staged and refusing the inputs like the command (swm_gis.io.outputs.api_output_dir)
+        with api_output_dir(final, inputs=source_files(self.info.sources), overwrite=overwrite,
+                            command="swm_gis AbutterPackage.write") as out_dir:
+            paths = output_paths(out_dir)
+            check_outputs_free(paths.values(), overwrite=overwrite)
+            progress(0.55, "writing the lists")
+            write_all(paths, self, label_template=str(label_template),
+                      label_offset=tuple(label_offset), progress=progress)
+        progress(1.0, "done")
+        return final_paths(paths, out_dir, final) if out_dir != final else paths
+
+    def listed_address(self, parcel_id: str) -> str:
+        """The site address of a subject parcel, for its label on the map."""
+        return self.subject_addresses.get(str(parcel_id), "")
+
+    def _repr_html_(self) -> str:
+        table = self.listed.drop(columns=[self.listed.geometry.name], errors="ignore")
+        cols = [c for c in ("map_no", "parcel_id", "distance_ft", "owners", "site_address",
+                            "note") if c in table]
+        return html_summary(f"Abutters of {self.info.subject_text} ({self.info.town})",
+                            self.summary, table[cols])
+
+
+def output_paths(out_dir: str | os.PathLike) -> dict[str, Path]:
+    """Output key -> path in ``out_dir`` of every file of the package."""
+    return {k: Path(out_dir) / name for k, name in OUTPUT_FILES.items()}
+
+
+def check_label_template(label_template: str) -> None:
+    """Raise :class:`~swm_gis.errors.SwmGisError` for an unknown Avery label sheet."""
+    from swm_gis.reports.labels import SHEETS
+
+    if str(label_template) not in SHEETS:
+        raise SwmGisError(f"Unknown --label-template {label_template}; choose one of "
+                          f"{', '.join(SHEETS)}.")
+
+
+def write_all(paths: dict[str, Path], pkg: AbutterPackage, *, label_template: str,
+              label_offset: tuple[float, float], progress: Progress) -> None:
+    """Write every file of the package (:data:`OUTPUT_FILES`)."""
+    from swm_gis.reports.abutters_map import write_abutters_map
+    from swm_gis.reports.certification import write_certification_pdf
+    from swm_gis.reports.certified_mail import write_certified_mail
+    from swm_gis.reports.labels import write_labels
+    from swm_gis.reports.mailing import (
+        write_abutting_csv,
+        write_left_out_csv,
+        write_mailing_csv,
+        write_mailing_xlsx,
+        write_review_csv,
+    )
+
+    info, mailable = pkg.info, pkg.recipients
+    write_abutting_csv(pkg.listed, info, paths["abutting_parcels_csv"])
+    write_left_out_csv(pkg.left_out, info, paths["left_out_csv"])
+    write_mailing_csv(mailable, info, paths["mailing_list_csv"])
+    write_mailing_xlsx(mailable, info, paths["mailing_list_xlsx"], review=pkg.review)
+    write_review_csv(pkg.review, paths["mailing_review_csv"])
+    write_certification_pdf(paths["certification_pdf"], info, review=pkg.review)
+    progress(0.7, "writing labels and the mailing book")
+    write_labels(mailable, info, paths["labels_pdf"], template=label_template,
+                 offset_in=label_offset)
+    write_certified_mail(mailable, info, paths["certified_mail_pdf"])
+    progress(0.8, "drawing the map")
+    labels = {pid: pkg.listed_address(pid) for pid in info.subject_ids}
+    write_abutters_map(pkg.subject, pkg.search_area, pkg.listed, pkg.left_out, info,
+                       paths["abutters_map_pdf"], context=pkg.candidates, site=pkg.site,
+                       streets=pkg.streets, subject_labels=labels,
+                       left_out_count=pkg.counts.get("left_out", len(pkg.left_out)))
+    progress(0.95, "writing the GeoPackage")
+    meta = pd.DataFrame({"line": info.header_lines()})
+    layers_out = {
+        "subject": _for_gpkg(pkg.subject),
+        "search_area": pkg.search_area,
+        "abutting_parcels": _for_gpkg(pkg.listed),
+        "left_out": _for_gpkg(pkg.left_out),
+        "about": meta,
+    }
+    if pkg.site is not None:
+        layers_out["site"] = _for_gpkg(pkg.site)
+    write_geopackage(layers_out, paths["abutters_gpkg"])
+    write_json(pkg.document, paths["abutters_json"])
+
+
+def _for_gpkg(gdf: gpd.GeoDataFrame) -> gpd.GeoDataFrame:
+    out = gdf.copy()
+    out.attrs = {}
+    for col in out.columns:
+        if col != out.geometry.name and out[col].dtype == object:
+            out[col] = out[col].map(lambda v: None if v is None or (
+                not isinstance(v, str) and pd.isna(v)) else str(v))
+    return gpd.GeoDataFrame(out.reset_index(drop=True), geometry=gdf.geometry.name,
+                            crs=gdf.crs)
+
+
+__all__ = ["OUTPUT_FILES", "SCREENING_FILES", "AbutterPackage", "ApplicabilityMap", "Screening",
+           "check_label_template", "html_summary", "output_paths"]

@@ -17,7 +17,7 @@ import pytest
 import shapely
 from hostile import SUBJECT, assert_refused, edit, hashes, leftovers, run, sample_copy
 
-from swm_gis.notification.package import OUTPUT_FILES
+from swm_gis.results import OUTPUT_FILES
 
 OK = 0
 

@@ -94,7 +94,7 @@ def test_a_second_run_on_a_folder_in_use_is_refused_naming_the_first(town, tmp_p
         assert code == 2  # "out" as a file: its own lock is free, but it is not a .gpkg
     assert not out.exists() and leftovers(tmp_path) == []
     assert run(["abutters", "-c", str(town), "-p", SUBJECT, "-o", str(out)], capsys)[0] == 0
-    from swm_gis.notification.package import OUTPUT_FILES
+    from swm_gis.results import OUTPUT_FILES
 
     assert len([p for p in out.iterdir() if p.is_file()]) == len(OUTPUT_FILES) == 11
     assert leftovers(tmp_path) == []

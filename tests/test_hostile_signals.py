@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 from hostile import SUBJECT, hashes, leftovers, run, sample_copy
 
-from swm_gis.notification.package import OUTPUT_FILES
+from swm_gis.results import OUTPUT_FILES
 
 REPO = Path(__file__).resolve().parents[1]
 EXIT = {signal.SIGINT: 130, signal.SIGTERM: 143}

@@ -299,7 +299,7 @@ def test_an_address_that_cannot_fit_is_reported_not_silently_cut():
     assert unfit_addresses(frame) == ["BOB ROE"]
     assert unfit_addressees(frame) == ["BOB ROE"]
     assert unfit_addresses(frame.iloc[:1]) == [] and unfit_addressees(frame.iloc[:0]) == []
-    from swm_gis.notification.checks import address_fit_warning
+    from swm_gis.reports.certified_mail import address_fit_warning
 
     found = address_fit_warning(frame)
     assert found["code"] == "address_does_not_fit"

@@ -1,8 +1,8 @@
 """``swm-gis abutters``: the abutter notification package (SPEC sections 2, 3 and 5).
 
 Thin: parses the arguments and prints; the job is
-:func:`swm_gis.notification.package.abutter_package` and
-:meth:`swm_gis.notification.package.AbutterPackage.write`.
+:func:`swm_gis.jobs.abutter_package` and
+:meth:`swm_gis.results.AbutterPackage.write`.
 """
 
 from __future__ import annotations
@@ -27,13 +27,9 @@ from swm_gis.config.town import TownConfig
 from swm_gis.errors import SwmGisError
 from swm_gis.io.outputs import config_inputs, final_paths, output_package
 from swm_gis.io.writers import check_outputs_free
-from swm_gis.notification.package import (
-    OUTPUT_FILES,
-    abutter_package,
-    check_label_template,
-    first_owned_parcel,
-    output_paths,
-)
+from swm_gis.jobs import abutter_package
+from swm_gis.notification.package import first_owned_parcel
+from swm_gis.results import OUTPUT_FILES, check_label_template, output_paths
 
 DEMO_ORDER = 30
 

@@ -279,23 +279,6 @@ def many_abutters_warning(n_abutting: int, limit: int, *, distance_ft: float
         "anyway; pass --max-abutters N to stop instead."))
 
 
-def address_fit_warning(recips, *, label_template: str = "5160") -> dict[str, str] | None:
-    """Warning ``address_does_not_fit`` naming the recipients whose address is shortened on the
-    ``label_template`` labels or in the certified-mail book (normally none)."""
-    from swm_gis.reports.certified_mail import unfit_addressees
-    from swm_gis.reports.labels import unfit_addresses
-
-    names = list(dict.fromkeys([*unfit_addresses(recips, template=label_template),
-                                *unfit_addressees(recips)]))
-    if not names:
-        return None
-    shown = "; ".join(names[:5]) + (f"; and {len(names) - 5} more" if len(names) > 5 else "")
-    return warning("address_does_not_fit", (
-        f"The mailing address of {len(names)} recipient(s) is too long to print whole on the "
-        f"labels or in the certified-mail book, even at the smallest size: {shown}. Their "
-        "pieces are shortened with an ellipsis: address them by hand from mailing_list.csv."))
-
-
 def site_overlap_warning(grazed: Sequence[Mapping[str, Any]], *, share: float
                          ) -> dict[str, str] | None:
     """Warning ``site_overlaps_neighbour``: parcels the site overlaps without lying on them
@@ -463,7 +446,7 @@ def abutters_document(info, *, counts: Mapping[str, int], warnings: list[dict[st
     }
 
 
-__all__ = ["NOT_MAILED_REASONS", "abutters_document", "address_fit_warning", "compass",
+__all__ = ["NOT_MAILED_REASONS", "abutters_document", "compass",
            "different_owners_warning", "directions", "edge_warning", "many_abutters_warning",
            "missing_parcels_area", "no_assess_warning", "not_mailed_parcels",
            "not_mailed_records", "owners_not_found_warning", "package_counts",

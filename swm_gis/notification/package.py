@@ -13,7 +13,6 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from pathlib import Path
 
 import geopandas as gpd
 import numpy as np
@@ -23,12 +22,9 @@ from swm_gis.config.town import TownConfig, load_config
 from swm_gis.errors import GeometryError, SwmGisError
 from swm_gis.io import layers
 from swm_gis.io.inputs import as_frame, describe, source_of
-from swm_gis.io.outputs import api_output_dir, final_paths, source_files
 from swm_gis.io.parcel_ids import resolve_parcel_ids
-from swm_gis.io.writers import check_outputs_free, write_geopackage, write_json
 from swm_gis.notification import checks
-from swm_gis.reports import PackageInfo, parcel_count_text, source_with_vintage
-from swm_gis.results import html_summary
+from swm_gis.notification.info import PackageInfo, parcel_count_text, source_with_vintage
 from swm_gis.rules import abutters as core
 from swm_gis.rules.owner_join import OwnerJoinError, check_owner_join, subject_owners
 from swm_gis.rules.owners import (
@@ -41,29 +37,15 @@ from swm_gis.rules.owners import (
 
 Progress = Callable[[float, str], None]
 
-#: Output key -> file name, as ``swm-gis abutters`` writes them (SPEC section 3).
-OUTPUT_FILES = {
-    "abutting_parcels_csv": "abutting_parcels.csv",
-    "mailing_list_csv": "mailing_list.csv",
-    "mailing_list_xlsx": "mailing_list.xlsx",
-    "labels_pdf": "labels.pdf",
-    "abutters_map_pdf": "abutters_map.pdf",
-    "certified_mail_pdf": "certified_mail.pdf",
-    "left_out_csv": "left_out.csv",
-    "mailing_review_csv": "mailing_review.csv",
-    "certification_pdf": "certification.pdf",
-    "abutters_gpkg": "abutters.gpkg",
-    "abutters_json": "abutters.json",
-}
-
-
 def _quiet(fraction: float, message: str) -> None:
     """The default progress callback: says nothing."""
 
 
 @dataclass
-class AbutterPackage:
-    """The abutters of a subject property, their owners and the notices to mail.
+class AbutterNotice:
+    """The abutters of a subject property, their owners and the notices to mail: what the job
+    finds (:func:`build_abutter_package`); :class:`swm_gis.results.AbutterPackage` adds the
+    writing.
 
     Attributes
     ----------
@@ -121,71 +103,8 @@ class AbutterPackage:
     subject_addresses: dict[str, str] = field(default_factory=dict)
     not_mailed: pd.DataFrame = field(default_factory=pd.DataFrame)
 
-    def write(self, out_dir: str | os.PathLike, *, overwrite: bool = False,
-              label_template: str = "5160", label_offset: tuple[float, float] = (0.0, 0.0),
-              progress: Progress | None = None) -> dict[str, Path]:
-        """Write the package (the files ``swm-gis abutters`` writes) into ``out_dir``.
-
-        Parameters
-        ----------
-        out_dir
-            Folder for the outputs (created if missing).
-        overwrite
-            Replace outputs that already exist (else :class:`~swm_gis.errors.OutputExistsError`).
-        label_template
-            Avery sheet for ``labels.pdf``: ``"5160"``, ``"5161"``, ``"5162"`` or ``"5163"``.
-        label_offset
-            Printer calibration (x right, y down) in inches, each within one inch.
-        progress
-            ``progress(fraction, message)`` callback.
-
-        Returns
-        -------
-        dict of str to Path
-            Output key (e.g. ``"mailing_list_csv"``) to the file written.
-        """
-        progress = progress or _quiet
-        check_label_template(label_template)
-        final = Path(out_dir)
-        # staged and refusing the inputs like the command (swm_gis.io.outputs.api_output_dir)
-        with api_output_dir(final, inputs=source_files(self.info.sources), overwrite=overwrite,
-                            command="swm_gis AbutterPackage.write") as out_dir:
-            paths = output_paths(out_dir)
-            check_outputs_free(paths.values(), overwrite=overwrite)
-            progress(0.55, "writing the lists")
-            write_all(paths, self, label_template=str(label_template),
-                      label_offset=tuple(label_offset), progress=progress)
-        progress(1.0, "done")
-        return final_paths(paths, out_dir, final) if out_dir != final else paths
-
-    def listed_address(self, parcel_id: str) -> str:
-        """The site address of a subject parcel, for its label on the map."""
-        return self.subject_addresses.get(str(parcel_id), "")
-
-    def _repr_html_(self) -> str:
-        table = self.listed.drop(columns=[self.listed.geometry.name], errors="ignore")
-        cols = [c for c in ("map_no", "parcel_id", "distance_ft", "owners", "site_address",
-                            "note") if c in table]
-        return html_summary(f"Abutters of {self.info.subject_text} ({self.info.town})",
-                            self.summary, table[cols])
-
-
-def output_paths(out_dir: str | os.PathLike) -> dict[str, Path]:
-    """Output key -> path in ``out_dir`` of every file of the package."""
-    return {k: Path(out_dir) / name for k, name in OUTPUT_FILES.items()}
-
-
-def check_label_template(label_template: str) -> None:
-    """Raise :class:`~swm_gis.errors.SwmGisError` for an unknown Avery label sheet."""
-    from swm_gis.reports.labels import SHEETS
-
-    if str(label_template) not in SHEETS:
-        raise SwmGisError(f"Unknown --label-template {label_template}; choose one of "
-                          f"{', '.join(SHEETS)}.")
-
-
 @layers.run_cache()  # each source described by GDAL once per package, not once per read
-def abutter_package(
+def build_abutter_package(
     config: TownConfig,
     *,
     parcels: str | Iterable[str] | None = None,
@@ -196,60 +115,12 @@ def abutter_package(
     sender: Iterable[str] = (),
     max_abutters: int | None = None,
     progress: Progress | None = None,
-) -> AbutterPackage:
-    """Find the abutters of a subject property, their owners and the notices (Chapter 320, permit
-    procedure, A(7)).
-
-    Give the subject either by ``parcels`` (ids of the parcels layer's id field, or the
-    assessor's map-lot numbers of its ``map_par_id`` field, treated as one property; one id may
-    be a string) or by ``site`` (a vector file or GeoDataFrame: the parcels it really lies on,
-    ``[rules] site_subject_share``; those it only grazes stay abutters, with a warning).
-
-    Parameters
-    ----------
-    config
-        The town config (:func:`swm_gis.load_config`) or the path of its TOML file.
-    parcels, site
-        The subject: parcel ids or map-lots, or the project's polygon(s). Exactly one of the
-        two.
-    distance
-        ``"100ft"``, ``"30.48m"`` or a number of feet; default the config's
-        ``abutter_distance_ft`` (100 ft).
-    include_subject
-        Also list and notify the subject parcels' owners.
-    wpa_pond_extension
-        Also notify owners around ponds under 10 acres that the subject borders.
-    sender
-        Lines of the sender block of ``certified_mail.pdf``.
-    max_abutters
-        Stop with :class:`TooManyAbuttersError` (before reading owners or writing anything)
-        when more parcels than this abut; without it, a list over ``[rules]
-        abutter_warning_count`` (500) only adds the warning ``many_abutters``.
-    progress
-        ``progress(fraction, message)`` callback.
-
-    Returns
-    -------
-    AbutterPackage
-        The frames; :meth:`AbutterPackage.write` writes the files.
-
-    Raises
-    ------
-    OwnerJoinError
-        An assessing table is configured but not one abutter that can have an owner joins a
-        record of it (a wrong id field: the list would name no owner).
-    ~swm_gis.errors.UnknownParcelError
-        A ``parcels`` value is neither a parcel id nor a map-lot (near matches are listed).
-
-    Examples
-    --------
-    >>> from pathlib import Path
-    >>> import swm_gis
-    >>> town = swm_gis.load_config(
-    ...     Path(swm_gis.__file__).parents[1] / "data" / "sample" / "town.toml")
-    >>> pkg = swm_gis.abutter_package(town, parcels=["M_236682_917765"])
-    >>> pkg.info.distance_ft, len(pkg.listed), len(pkg.recipients)
-    (100.0, 9, 20)
+    address_fit: Callable[[pd.DataFrame], dict[str, str] | None] | None = None,
+) -> AbutterNotice:
+    """The abutter job: :func:`swm_gis.jobs.abutter_package` (the parameters are its own) without
+    the writing. ``address_fit(recipients)`` returns the warning ``address_does_not_fit`` (or
+    None) for recipients whose address cannot be printed whole; the job-level API passes the
+    reports' own check, so this layer needs no report.
     """
     progress = progress or _quiet
     if not isinstance(config, TownConfig):
@@ -309,7 +180,7 @@ def abutter_package(
     counts = checks.package_counts(listed, left, recipient_counts, not_mailed=not_mailed)
     streets = read_streets(config, candidates, warnings)
     # an address too long to print whole (labels on the default 5160 sheet, the mailing book)
-    unfit = checks.address_fit_warning(mailable) if len(mailable) else None
+    unfit = address_fit(mailable) if address_fit is not None and len(mailable) else None
     if unfit is not None:
         warnings.append(unfit)
     info = PackageInfo(
@@ -324,7 +195,7 @@ def abutter_package(
     document = checks.abutters_document(info, counts=counts, warnings=warnings,
                                         site_source=site_source)
     lines = summary_lines(info, counts, warnings)
-    return AbutterPackage(info=info, subject=subject, candidates=candidates, listed=listed,
+    return AbutterNotice(info=info, subject=subject, candidates=candidates, listed=listed,
                           left_out=left, recipients=mailable, search_area=area,
                           summary=lines + list(info.notes), review=review, counts=counts,
                           warnings=warnings, site=site_gdf, streets=streets,
@@ -532,64 +403,6 @@ def subject_left_out(subject: gpd.GeoDataFrame) -> gpd.GeoDataFrame:
     return out
 
 
-def write_all(paths: dict[str, Path], pkg: AbutterPackage, *, label_template: str,
-              label_offset: tuple[float, float], progress: Progress) -> None:
-    """Write every file of the package (:data:`OUTPUT_FILES`)."""
-    from swm_gis.reports.abutters_map import write_abutters_map
-    from swm_gis.reports.certification import write_certification_pdf
-    from swm_gis.reports.certified_mail import write_certified_mail
-    from swm_gis.reports.labels import write_labels
-    from swm_gis.reports.mailing import (
-        write_abutting_csv,
-        write_left_out_csv,
-        write_mailing_csv,
-        write_mailing_xlsx,
-        write_review_csv,
-    )
-
-    info, mailable = pkg.info, pkg.recipients
-    write_abutting_csv(pkg.listed, info, paths["abutting_parcels_csv"])
-    write_left_out_csv(pkg.left_out, info, paths["left_out_csv"])
-    write_mailing_csv(mailable, info, paths["mailing_list_csv"])
-    write_mailing_xlsx(mailable, info, paths["mailing_list_xlsx"], review=pkg.review)
-    write_review_csv(pkg.review, paths["mailing_review_csv"])
-    write_certification_pdf(paths["certification_pdf"], info, review=pkg.review)
-    progress(0.7, "writing labels and the mailing book")
-    write_labels(mailable, info, paths["labels_pdf"], template=label_template,
-                 offset_in=label_offset)
-    write_certified_mail(mailable, info, paths["certified_mail_pdf"])
-    progress(0.8, "drawing the map")
-    labels = {pid: pkg.listed_address(pid) for pid in info.subject_ids}
-    write_abutters_map(pkg.subject, pkg.search_area, pkg.listed, pkg.left_out, info,
-                       paths["abutters_map_pdf"], context=pkg.candidates, site=pkg.site,
-                       streets=pkg.streets, subject_labels=labels,
-                       left_out_count=pkg.counts.get("left_out", len(pkg.left_out)))
-    progress(0.95, "writing the GeoPackage")
-    meta = pd.DataFrame({"line": info.header_lines()})
-    layers_out = {
-        "subject": _for_gpkg(pkg.subject),
-        "search_area": pkg.search_area,
-        "abutting_parcels": _for_gpkg(pkg.listed),
-        "left_out": _for_gpkg(pkg.left_out),
-        "about": meta,
-    }
-    if pkg.site is not None:
-        layers_out["site"] = _for_gpkg(pkg.site)
-    write_geopackage(layers_out, paths["abutters_gpkg"])
-    write_json(pkg.document, paths["abutters_json"])
-
-
-def _for_gpkg(gdf: gpd.GeoDataFrame) -> gpd.GeoDataFrame:
-    out = gdf.copy()
-    out.attrs = {}
-    for col in out.columns:
-        if col != out.geometry.name and out[col].dtype == object:
-            out[col] = out[col].map(lambda v: None if v is None or (
-                not isinstance(v, str) and pd.isna(v)) else str(v))
-    return gpd.GeoDataFrame(out.reset_index(drop=True), geometry=gdf.geometry.name,
-                            crs=gdf.crs)
-
-
 def summary_lines(info: PackageInfo, counts: dict[str, int],
                   warnings: list[dict[str, str]]) -> list[str]:
     """The job's summary for people: the same counts as ``abutters.json``, then warnings."""
@@ -611,5 +424,5 @@ def summary_lines(info: PackageInfo, counts: dict[str, int],
     return lines + [f"Warning ({w['code']}): {w['text']}" for w in warnings]
 
 
-__all__ = ["OUTPUT_FILES", "AbutterPackage", "OwnerJoinError", "TooManyAbuttersError",
-           "abutter_package", "output_paths"]
+__all__ = ["AbutterNotice", "OwnerJoinError", "TooManyAbuttersError", "build_abutter_package",
+           "first_owned_parcel"]

@@ -246,6 +246,21 @@ def shortened_labels(recips: pd.DataFrame, *, template: str = "5160") -> list[st
     return out
 
 
-__all__ = ["FEE_COLUMNS", "LINES_PER_PAGE", "addressee_lines", "shortened_labels",
-           "unfit_addressees",
-           "write_certified_mail"]
+def address_fit_warning(recips, *, label_template: str = "5160") -> dict[str, str] | None:
+    """Warning ``address_does_not_fit`` naming the recipients whose address is shortened on the
+    ``label_template`` labels or in the certified-mail book (normally none)."""
+    from swm_gis.notification.checks import warning
+    from swm_gis.reports.labels import unfit_addresses
+
+    names = list(dict.fromkeys([*unfit_addresses(recips, template=label_template),
+                                *unfit_addressees(recips)]))
+    if not names:
+        return None
+    shown = "; ".join(names[:5]) + (f"; and {len(names) - 5} more" if len(names) > 5 else "")
+    return warning("address_does_not_fit", (
+        f"The mailing address of {len(names)} recipient(s) is too long to print whole on the "
+        f"labels or in the certified-mail book, even at the smallest size: {shown}. Their "
+        "pieces are shortened with an ellipsis: address them by hand from mailing_list.csv."))
+
+__all__ = ["FEE_COLUMNS", "LINES_PER_PAGE", "address_fit_warning", "addressee_lines",
+           "shortened_labels", "unfit_addressees", "write_certified_mail"]

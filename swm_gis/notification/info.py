@@ -1,0 +1,184 @@
+"""What every abutter output records about how the package was made: :class:`PackageInfo`
+(subject, distance, sources and their vintage, fiscal year, counts, warnings, parcels not
+mailed), and the one sentence of parcel counts the summary and the certification share."""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+
+@dataclass(frozen=True)
+class PackageInfo:
+    """What every abutter output records about how it was made."""
+
+    town: str
+    subject_ids: tuple[str, ...]
+    distance_ft: float
+    fiscal_years: tuple[str, ...] = ()
+    sources: tuple[dict[str, Any], ...] = ()
+    include_subject: bool = False
+    synthetic: bool = False
+    section: str = "Chapter 320, permit procedure, A(7)"
+    generated: str = field(
+        default_factory=lambda: dt.datetime.now(dt.UTC).isoformat(timespec="seconds"))
+    sender: tuple[str, ...] = ()
+    notes: tuple[str, ...] = ()  # further parameters and findings (e.g. the pond extension)
+    #: the counts of abutters.json ("counts"): shown in the certification and the summary
+    counts: Mapping[str, int] = field(default_factory=dict)
+    #: the package's warnings ({code, text}): printed on the certification
+    warnings: tuple[Mapping[str, str], ...] = ()
+    #: every abutting parcel that gets no notice ({parcel_id, map_par_id, distance_ft,
+    #: reason_code, reason}): named on the certification, its sheet and abutters.json
+    not_mailed: tuple[Mapping[str, Any], ...] = ()
+
+    @property
+    def subject_text(self) -> str:
+        return ", ".join(self.subject_ids) or "(site)"
+
+    @property
+    def fiscal_year_text(self) -> str:
+        if not self.fiscal_years:
+            return "fiscal year not recorded in the assessing data"
+        return ", ".join(fy if fy.upper().startswith("FY") else f"FY{fy}"
+                         for fy in self.fiscal_years)
+
+    @property
+    def distance_text(self) -> str:
+        return f"{self.distance_ft:g} ft"
+
+    def _with_vintage(self, source: Mapping[str, Any]) -> Mapping[str, Any]:
+        """The assessing table's vintage is its fiscal year, when the data states one."""
+        if source.get("key") == "assess" and not source.get("vintage") and self.fiscal_years:
+            return {**source, "vintage": self.fiscal_year_text,
+                    "vintage_basis": "assessing fiscal year in the data"}
+        return source
+
+    def source_lines(self) -> list[str]:
+        """One line per source: key, file (layer) and its vintage (see :func:`vintage_text`)."""
+        lines = []
+        for s in self.sources:
+            where = s.get("label") or s.get("file") or ""
+            if s.get("layer") and not s.get("label"):
+                where += f" (layer {s['layer']})"
+            lines.append(f"{s.get('key', 'data')}: {where}; {vintage_text(self._with_vintage(s))}")
+        return lines
+
+    def source_rows(self) -> list[tuple[str, str, str]]:
+        """(key, file name, vintage) per source, for tables that wrap each cell on its own."""
+        return [(str(s.get("key", "data")),
+                 s.get("label") or Path(str(s.get("file") or "")).name
+                 + (f" ({s['layer']})" if s.get("layer") else ""),
+                 vintage_text(self._with_vintage(s))) for s in self.sources]
+
+    def header_lines(self) -> list[str]:
+        """The provenance every output prints."""
+        lines = [
+            f"Abutters within {self.distance_text} of the property line of parcel(s) "
+            f"{self.subject_text}, {self.town} ({self.section}).",
+            f"Assessing data: {self.fiscal_year_text}. Generated {self.generated} by swm-gis.",
+        ]
+        if self.include_subject:
+            lines.append("The subject parcel(s) are included (--include-subject).")
+        if self.synthetic:
+            lines.append("SYNTHETIC SAMPLE DATA: not real parcels or owners.")
+        lines.extend(self.notes)
+        return lines + [f"Source {line}" for line in self.source_lines()]
+
+
+#: Date fields a layer may carry, most telling first: FEMA NFHL effective date, an assessing
+#: fiscal year, then edit dates kept by ArcGIS / MassGIS layers.
+VINTAGE_FIELDS = ("EFF_DATE", "EFFECTIVE_DATE", "FY", "FISCAL_YEAR", "YearOfAssessment",
+                  "last_edited_date", "EditDate", "EDIT_DATE", "LAST_EDIT", "UPDATED")
+
+
+def vintage_from_data(frame: pd.DataFrame, *, fields: tuple[str, ...] = VINTAGE_FIELDS
+                      ) -> dict[str, str] | None:
+    """The vintage a layer states in its own attributes: the latest value of its first date
+    field (``{"vintage": "2013-08-12", "vintage_basis": "latest EditDate in the data"}``), or
+    None when it has none. Years before 1900 (typing errors such as 0407) are ignored.
+
+    >>> vintage_from_data(pd.DataFrame({"EditDate": ["2007-07-25", "2013-08-12", None]}))
+    {'vintage': '2013-08-12', 'vintage_basis': 'latest EditDate in the data'}
+    >>> vintage_from_data(pd.DataFrame({"x": [1]})) is None
+    True
+    """
+    lower = {str(c).lower(): c for c in frame.columns}
+    for name in fields:
+        col = lower.get(name.lower())
+        if col is None:
+            continue
+        values = frame[col].dropna()
+        if values.empty:
+            continue
+        if pd.api.types.is_numeric_dtype(values):  # a fiscal year such as 2025 or 2025.0
+            years = values[(values >= 1900) & (values <= 2200)]
+            if len(years):
+                return {"vintage": f"{int(years.max())}",
+                        "vintage_basis": f"latest {col} in the data"}
+            continue
+        dates = pd.to_datetime(values.astype(str), errors="coerce", utc=True, format="mixed")
+        dates = dates[dates.dt.year >= 1900]
+        if len(dates):
+            return {"vintage": dates.max().date().isoformat(),
+                    "vintage_basis": f"latest {col} in the data"}
+    return None
+
+
+def vintage_text(source: Mapping[str, Any]) -> str:
+    """How old a source's data is, saying where that comes from: a ``vintage`` the config or the
+    data states, else the file's modification date labelled as such (the last resort: a copied
+    file has today's date).
+
+    >>> vintage_text({"vintage": "FY2025", "vintage_basis": "assessing fiscal year"})
+    'data of FY2025 (assessing fiscal year)'
+    >>> vintage_text({"modified": "2026-12-01T08:00:00+00:00"})
+    'data date not stated; file modified 2026-12-01 (not the data date)'
+    """
+    if source.get("vintage"):
+        basis = source.get("vintage_basis") or "stated in the town config"
+        return f"data of {source['vintage']} ({basis})"
+    modified = str(source.get("modified") or "")[:10]
+    if modified:
+        return f"data date not stated; file modified {modified} (not the data date)"
+    return "data date unknown"
+
+
+def source_with_vintage(
+    source: Mapping[str, Any],
+    *,
+    config_vintage: str | None = None,
+    frame: pd.DataFrame | None = None,
+) -> dict[str, Any]:
+    """A source record (``layers.source_info``) with the best vintage known: the one the town
+    config states (``[layers.KEY] vintage``), else the one the data states
+    (:func:`vintage_from_data` on ``frame``, read with its own date fields); otherwise the file
+    date stays, and :func:`vintage_text` labels it as such.
+
+    >>> source_with_vintage({"key": "parcels", "modified": "2026-12-01"}, config_vintage="FY2014")
+    {'key': 'parcels', 'modified': '2026-12-01', 'vintage': 'FY2014', 'vintage_basis': 'stated in the town config'}
+    """  # noqa: E501
+    out = dict(source)
+    if config_vintage:
+        out.update(vintage=str(config_vintage), vintage_basis="stated in the town config")
+    elif frame is not None and (found := vintage_from_data(frame)):
+        out.update(found)
+    return out
+
+
+def parcel_count_text(info: PackageInfo, counts: Mapping[str, int]) -> str:
+    """The sum the certification rests on: every parcel within the distance = those whose
+    owners are mailed + those named as not mailed."""
+    return (f"{counts.get('parcels_total', 0)} parcel(s) within {info.distance_text} of the "
+            "subject (rights-of-way and water included) = "
+            f"{counts.get('parcels_mailed', 0)} whose owners are mailed + "
+            f"{counts.get('parcels_not_mailed', 0)} not mailed")
+
+
+__all__ = ["VINTAGE_FIELDS", "PackageInfo", "parcel_count_text", "source_with_vintage",
+           "vintage_from_data", "vintage_text"]
