@@ -43,7 +43,7 @@ sys.path.insert(0, str(REPO))
 from generate_town import CRS, generate  # noqa: E402
 
 from swm_gis import terrain as hy  # noqa: E402
-from swm_gis.io.layers import Raster  # noqa: E402
+from swm_gis.raster import Raster  # noqa: E402
 
 CELL = 10.0
 

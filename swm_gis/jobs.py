@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import datetime as dt
 import os
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from pathlib import Path
 
 import geopandas as gpd
@@ -21,20 +21,17 @@ from swm_gis.errors import ConfigError, SwmGisError
 from swm_gis.io.inputs import as_frame, describe
 from swm_gis.io.layers import read_parcels_by_id, run_cache
 from swm_gis.notification.package import build_abutter_package
+from swm_gis.progress import Progress, quiet
 from swm_gis.reports.certified_mail import address_fit_warning
 from swm_gis.results import AbutterPackage, ApplicabilityMap, Screening
 from swm_gis.rules.disturbance import check_exemptions
 from swm_gis.screening.build import build_screening
 
-Progress = Callable[[float, str], None]
 Source = str | os.PathLike | gpd.GeoDataFrame
 
 #: Engines of :func:`applicability_map`.
 ENGINES = ("local", "dask")
 
-
-def _quiet(fraction: float, message: str) -> None:
-    """The default progress callback: says nothing."""
 
 
 def _config(config: TownConfig | str | os.PathLike) -> TownConfig:
@@ -109,7 +106,7 @@ def screen(
     >>> s.permit_required, s.document["development_type"]["value"]
     (True, 'new')
     """
-    progress = progress or _quiet
+    progress = progress or quiet
     received_date = _parse_date(received)
     # "--exemption a,b" reads as "--exemption a --exemption b"
     claimed = check_exemptions(n for item in exemptions for n in str(item).split(",")
@@ -214,7 +211,7 @@ def applicability_map(
     """
     from swm_gis.applicability import run as ap
 
-    progress = progress or _quiet
+    progress = progress or quiet
     if engine not in ENGINES:
         raise ConfigError(f"Unknown engine {engine!r}; choose local or dask.")
     if scheduler and engine != "dask":

@@ -13,7 +13,6 @@ import dataclasses
 import datetime as dt
 import html
 import os
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -35,9 +34,8 @@ from swm_gis.io.outputs import (
 )
 from swm_gis.io.writers import check_outputs_free, write_geopackage, write_json
 from swm_gis.notification.package import AbutterNotice
+from swm_gis.progress import Progress, quiet
 from swm_gis.summaries import applicability_lines, screening_lines
-
-Progress = Callable[[float, str], None]
 
 #: Output key -> file name, as ``swm-gis screen`` writes them (SPEC section 3).
 SCREENING_FILES = {
@@ -54,9 +52,6 @@ def screening_outputs(out_dir: str | os.PathLike, *, report: bool = True) -> dic
     return {key: Path(out_dir) / name for key, name in SCREENING_FILES.items()
             if report or not key.startswith("screening_report")}
 
-
-def _quiet(fraction: float, message: str) -> None:
-    """The default progress callback: says nothing."""
 
 
 def html_summary(title: str, lines: list[str], table: pd.DataFrame | None = None, *,
@@ -134,7 +129,7 @@ class Screening:
         final = Path(out_dir)
         with api_output_dir(final, inputs=self._input_files(), overwrite=overwrite,
                             command="swm_gis Screening.write") as out:
-            written = self._write_into(out, progress=progress or _quiet, report=report)
+            written = self._write_into(out, progress=progress or quiet, report=report)
         return final_paths(written, out, final) if out != final else written
 
     def _input_files(self) -> list[str]:
@@ -290,7 +285,7 @@ class AbutterPackage(AbutterNotice):
         dict of str to Path
             Output key (e.g. ``"mailing_list_csv"``) to the file written.
         """
-        progress = progress or _quiet
+        progress = progress or quiet
         check_label_template(label_template)
         final = Path(out_dir)
         # staged and refusing the inputs like the command (swm_gis.io.outputs.api_output_dir)

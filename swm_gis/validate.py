@@ -7,7 +7,6 @@ not hide the others.
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 
 import pandas as pd
@@ -15,9 +14,8 @@ import pandas as pd
 from swm_gis.config.town import TownConfig
 from swm_gis.errors import SwmGisError
 from swm_gis.io import layers as io
+from swm_gis.progress import Progress
 from swm_gis.rules.abutters import check_right_of_way_field, no_owner_type
-
-ProgressFn = Callable[[float, str], None]
 
 
 @dataclass
@@ -45,7 +43,7 @@ class LayerReport:
         return asdict(self)
 
 
-def validate_config(config: TownConfig, *, progress: ProgressFn | None = None) -> list[LayerReport]:
+def validate_config(config: TownConfig, *, progress: Progress | None = None) -> list[LayerReport]:
     """Validate every configured layer; returns one report per layer, in config order."""
     reports = []
     keys = list(config.layers)

@@ -13,8 +13,9 @@ from shapely.geometry import box
 from townkit import CRS, write_town
 
 from swm_gis.cli import main
-from swm_gis.cli.abutters import OUTPUT_FILES, parse_offset
+from swm_gis.cli.abutters import parse_offset
 from swm_gis.errors import SwmGisError
+from swm_gis.results import OUTPUT_FILES
 
 X0, Y0 = 230_000.0, 900_000.0
 

@@ -10,7 +10,7 @@ from pyproj import CRS
 from shapely.geometry import box
 
 from swm_gis.errors import CrsError, SwmGisError
-from swm_gis.io.layers import Raster
+from swm_gis.raster import Raster
 from swm_gis.rules.development import development_type
 
 X0, Y0 = 238_000.0, 918_000.0

@@ -392,7 +392,7 @@ def test_compiled_drainage_labels_equal_pyflwdir_basins(z, water_all, holes_all)
     pyflwdir ``basins`` with every water cell as an outlet, holes in the DEM included."""
     from affine import Affine
 
-    from swm_gis.io.layers import Raster
+    from swm_gis.raster import Raster
 
     rows, cols = z.shape
     holes = holes_all[:rows, :cols] & (np.arange(rows * cols).reshape(rows, cols) % 5 == 0)
@@ -415,7 +415,7 @@ def test_flow_directions_have_no_loops(z, as_float32, hole_every):
     a flat could drain up)."""
     from affine import Affine
 
-    from swm_gis.io.layers import Raster
+    from swm_gis.raster import Raster
 
     if hole_every:
         z = np.where(np.arange(z.size).reshape(z.shape) % (hole_every + 2) == 0, np.nan, z)
@@ -433,7 +433,7 @@ def test_a_depression_spilling_over_the_edge_drains_out_of_it():
     edge (pyflwdir's float32 queue left it at 0.69999999, below the spill cell)."""
     from affine import Affine
 
-    from swm_gis.io.layers import Raster
+    from swm_gis.raster import Raster
 
     z = np.zeros((14, 7))
     z[9, :4] = 1

@@ -16,7 +16,7 @@ from test_receiving_waters import EPSG, X0, Y0, valley_dem, valley_layers, xy
 
 from swm_gis import terrain as hy
 from swm_gis.errors import CrsError, EmptyLayerError, GeometryError, InputFileError
-from swm_gis.io.layers import Raster
+from swm_gis.raster import Raster
 
 
 def plane(nrows=20, ncols=30, *, pit_at=None, crs=EPSG) -> Raster:

@@ -32,7 +32,7 @@ from pyproj import CRS
 from shapely.geometry import LineString, box
 
 from swm_gis.errors import CrsError, InputFileError
-from swm_gis.io.layers import Raster
+from swm_gis.raster import Raster
 from swm_gis.terrain import receiving_waters as rw
 
 X0, Y0 = 200_000.0, 900_000.0

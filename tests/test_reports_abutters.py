@@ -15,7 +15,7 @@ from pypdf import PdfReader
 from reportlab.pdfbase.pdfmetrics import stringWidth
 from shapely.geometry import box
 
-from swm_gis.reports import PackageInfo
+from swm_gis.notification.info import PackageInfo
 from swm_gis.reports.abutters_map import write_abutters_map
 from swm_gis.reports.certified_mail import unfit_addressees, write_certified_mail
 from swm_gis.reports.labels import (

@@ -16,8 +16,9 @@ from townkit import CAMBRIDGE_CONFIG
 
 from swm_gis.config.town import load_config
 from swm_gis.io import layers
-from swm_gis.reports import PackageInfo
-from swm_gis.reports.abutters_map import FRAME, write_abutters_map
+from swm_gis.notification.info import PackageInfo
+from swm_gis.reports.abutters_map import write_abutters_map
+from swm_gis.reports.map_furniture import FRAME
 from swm_gis.rules import abutters as core
 from swm_gis.rules.owners import build_recipients, join_owners, owned_parcel_ids
 

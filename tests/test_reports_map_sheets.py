@@ -17,9 +17,10 @@ from pypdf import PdfReader
 from shapely.geometry import box
 from test_reports_maps import positions
 
-from swm_gis.reports import PackageInfo
-from swm_gis.reports.abutters_map import FRAME, write_abutters_map
+from swm_gis.notification.info import PackageInfo
+from swm_gis.reports.abutters_map import write_abutters_map
 from swm_gis.reports.abutters_sheets import SINGLE_PAGE_MAX, sheet_plan
+from swm_gis.reports.map_furniture import FRAME
 from swm_gis.rules import abutters as core
 
 CRS = "EPSG:26986"

@@ -17,8 +17,9 @@ import pytest
 from pypdf import PdfReader
 from shapely.geometry import LineString, box
 
-from swm_gis.reports import PackageInfo
-from swm_gis.reports.abutters_map import COLOURS, FRAME, HATCH, write_abutters_map
+from swm_gis.notification.info import PackageInfo
+from swm_gis.reports.abutters_map import write_abutters_map
+from swm_gis.reports.map_furniture import COLOURS, FRAME, HATCH
 from swm_gis.reports.screening_map import render_screening_map
 
 REFERENCE = Path(__file__).parent / "data" / "reference"

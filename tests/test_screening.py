@@ -360,7 +360,7 @@ def test_screening_map_gets_parcels_and_water_around_the_site_for_orientation():
     the report's caption lists what the map drew."""
     import swm_gis
     from swm_gis.reports.screening_map import render_screening_map
-    from swm_gis.reports.screening_report import map_caption
+    from swm_gis.reports.screening_model import map_caption
 
     town = swm_gis.load_config(REPO / "data" / "sample" / "town.toml")
     result = swm_gis.screen(town, f"{REPO / 'data' / 'sample' / 'sites.gpkg'}:site")

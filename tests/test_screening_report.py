@@ -33,14 +33,10 @@ from shapely.geometry import LineString, Point, box
 from test_checklist import FULL_COVERAGE
 
 from swm_gis.errors import CrsError
+from swm_gis.reports.screening_findings import build_report
+from swm_gis.reports.screening_html import render_html
 from swm_gis.reports.screening_map import _units_per_ft, render_screening_map
-from swm_gis.reports.screening_report import (
-    HTML_NAME,
-    PDF_NAME,
-    build_report,
-    render_html,
-    write_screening_report,
-)
+from swm_gis.reports.screening_report import HTML_NAME, PDF_NAME, write_screening_report
 from swm_gis.screening.checklist import submittal_checklist
 
 CRS = "EPSG:26986"
@@ -430,7 +426,7 @@ def test_map_is_embedded_png_in_html_and_image_in_pdf(full_report):
 
 def test_map_caption_lists_exactly_what_the_legend_draws():
     from swm_gis.reports.screening_map import MapImage
-    from swm_gis.reports.screening_report import map_caption
+    from swm_gis.reports.screening_model import map_caption
 
     image = MapImage(png=b"", legend=["Limit of disturbance", "100 ft ring", "Parcels"])
     assert map_caption(image) == "Shown: Limit of disturbance; 100 ft ring; Parcels."

@@ -8,7 +8,7 @@ import pytest
 from swm_gis.config.town import LAYER_KEYS, parse_config
 from swm_gis.errors import ConfigError
 from swm_gis.io.sources import source_info
-from swm_gis.reports import PackageInfo
+from swm_gis.notification.info import PackageInfo
 from swm_gis.reports.screening_model import _describe_source
 
 LABEL = "QGIS layer 'Parcels' (parcels.shp; 2 selected features)"

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import math
 import os
-from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
@@ -24,7 +23,6 @@ from swm_gis.config.town import FT_PER_M, Rules
 from swm_gis.rules.floodplain import sfha_mask
 from swm_gis.terrain.catchments import DrainageGrid
 
-Progress = Callable[[float, str], None]
 BBox = tuple[float, float, float, float]
 
 SQFT_PER_SQM = FT_PER_M**2

@@ -81,7 +81,6 @@ from swm_gis.applicability.overlays import (
     STYLE_NAME,
     SUMMARY_TABLE,
     Overlays,
-    Progress,
     boundary_chunks,
     subdivide,
 )
@@ -109,6 +108,7 @@ from swm_gis.config.town import TownConfig
 from swm_gis.errors import EmptyLayerError
 from swm_gis.io.layers import run_cache
 from swm_gis.io.writers import atomic_path, check_outputs_free, sqlite_sync_off
+from swm_gis.progress import Progress, quiet
 from swm_gis.terrain.catchments import DrainageGrid
 
 
@@ -152,7 +152,7 @@ def run_applicability(
     out = Path(out)
     workers = check_workers(workers)
     check_outputs_free([out], overwrite=overwrite)
-    report = progress or _quiet
+    report = progress or quiet
     tiles, overlays, dups = plan_tiles(config, chunk_size=chunk_size, progress=report)
     results = iter(tile_results(tiles, overlays) if tile_results
                    else local_batches(config, tiles, overlays, workers=workers))
@@ -188,9 +188,6 @@ def run_applicability(
                      checks=overlays.checks, engine=engine)
 
 
-def _quiet(fraction: float, message: str) -> None:
-    """The default progress callback: says nothing."""
-
 
 #: Up to this many parcels the duplicate-id scan runs beside the overlays' preparation (at a
 #: million parcels its table is about 110 MB; at 2.4 million the two peaks together made 967 MB
@@ -199,7 +196,7 @@ DUPLICATE_SCAN_BESIDE_MAX = 1_000_000
 
 
 def plan_tiles(config: TownConfig, *, chunk_size: int = DEFAULT_CHUNK_SIZE,
-               progress: Progress = _quiet) -> tuple[list[Tile], Overlays, list[str]]:
+               progress: Progress = quiet) -> tuple[list[Tile], Overlays, list[str]]:
     """The job's tiles (a last one for ids on several polygons), overlays and duplicate ids."""
     progress(0.0, "planning tiles")
     extent, count = parcel_extent(config)
@@ -249,7 +246,7 @@ def classify_town(config: TownConfig, *, chunk_size: int = DEFAULT_CHUNK_SIZE,
 
     The result's ``frame`` has the rows, in the order, that :func:`run_applicability` writes.
     """
-    progress = progress or _quiet
+    progress = progress or quiet
     tiles, overlays, dups = plan_tiles(config, chunk_size=chunk_size, progress=progress)
     frames = []
     for i, tile in enumerate(tiles):

@@ -27,11 +27,11 @@ from swm_gis.applicability.overlays import (
     SECTIONS,
     BBox,
     Overlays,
-    Progress,
 )
 from swm_gis.config.town import FT_PER_M, TownConfig
 from swm_gis.io import layers as io
 from swm_gis.io import sanity
+from swm_gis.progress import Progress
 from swm_gis.terrain import cache as flowgrid_cache
 from swm_gis.terrain import catchments
 from swm_gis.terrain.catchments import DrainageGrid

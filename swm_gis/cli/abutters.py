@@ -15,7 +15,6 @@ from pathlib import Path
 import typer
 
 from swm_gis.cli._common import (
-    SAMPLE_DIR,
     app,
     config_option,
     open_config,
@@ -209,4 +208,4 @@ def run_demo(config_path: Path, out_dir: Path) -> list[str]:
     return [*summary, f"outputs in {out_dir}"]
 
 
-__all__ = ["OUTPUT_FILES", "SAMPLE_DIR", "run_abutters", "run_demo"]
+__all__ = ["run_abutters", "run_demo"]

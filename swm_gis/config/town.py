@@ -340,10 +340,6 @@ class TownConfig:
         """The working CRS as a :class:`pyproj.CRS`."""
         return CRS.from_user_input(self.crs)
 
-    def with_rules(self, **changes: Any) -> TownConfig:
-        """A copy with some rule values changed, e.g. ``with_rules(abutter_distance_ft=300)``."""
-        return replace(self, rules=replace(self.rules, **changes))
-
 
 def load_config(path: str | Path) -> TownConfig:
     """Read a town config TOML file.

@@ -14,7 +14,9 @@ from typing import Any
 import geopandas as gpd
 
 from swm_gis.errors import CrsError, EmptyLayerError, GeometryError, InputFileError
-from swm_gis.io.layers import file_source_info, read_file, repair_geometries
+from swm_gis.io.hygiene import repair_geometries
+from swm_gis.io.layers import read_file
+from swm_gis.io.sources import file_source_info
 
 _FAMILY = {"polygon": ("Polygon", "MultiPolygon"),
            "line": ("LineString", "MultiLineString"),

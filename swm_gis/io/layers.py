@@ -40,10 +40,9 @@ from swm_gis.io.hygiene import (
 )
 from swm_gis.io.rasters import is_raster, read_raster
 from swm_gis.io.sources import check_exists as _check_exists
-from swm_gis.io.sources import file_source_info, source_info, split_source
 from swm_gis.io.sources import first_line as _first_line
 from swm_gis.io.sources import gdal_source as _gdal
-from swm_gis.raster import Raster
+from swm_gis.io.sources import source_info, split_source
 
 BBox = tuple[float, float, float, float]
 
@@ -606,9 +605,8 @@ def _layers_hint(path: str, layer: str | None) -> str:
     return f". Its layers: {', '.join(names)}; name one as FILE:LAYER."
 
 
-__all__ = [
-    "Raster", "read_layer", "read_spec", "read_file", "read_table", "read_raster", "is_raster",
-    "layer_info", "layer_crs", "read_column", "map_fields", "merge_duplicate_ids",
-    "repair_geometries", "source_info", "file_source_info", "split_source", "sql_in",
-    "id_where", "read_by_ids", "read_parcels_by_id", "IDS_PER_QUERY", "run_cache",
-]
+__all__ = ["read_layer", "read_spec", "read_file", "read_table", "layer_info", "layer_crs",
+           "read_column", "map_fields", "sql_in", "id_where", "read_by_ids", "read_parcels_by_id",
+           "IDS_PER_QUERY", "run_cache",
+           # the reader of rasters too (swm_gis.io.rasters): every job reads through this module
+           "read_raster"]

@@ -25,6 +25,7 @@ from swm_gis.io.inputs import as_frame, describe, source_of
 from swm_gis.io.parcel_ids import resolve_parcel_ids
 from swm_gis.notification import checks
 from swm_gis.notification.info import PackageInfo, parcel_count_text, source_with_vintage
+from swm_gis.progress import Progress, quiet
 from swm_gis.rules import abutters as core
 from swm_gis.rules.owner_join import OwnerJoinError, check_owner_join, subject_owners
 from swm_gis.rules.owners import (
@@ -34,11 +35,6 @@ from swm_gis.rules.owners import (
     owned_parcel_ids,
     owners_by_parcel,
 )
-
-Progress = Callable[[float, str], None]
-
-def _quiet(fraction: float, message: str) -> None:
-    """The default progress callback: says nothing."""
 
 
 @dataclass
@@ -122,7 +118,7 @@ def build_abutter_package(
     None) for recipients whose address cannot be printed whole; the job-level API passes the
     reports' own check, so this layer needs no report.
     """
-    progress = progress or _quiet
+    progress = progress or quiet
     if not isinstance(config, TownConfig):
         config = load_config(config)
     # one id given as a string is one parcel, not a list of its characters

@@ -18,7 +18,7 @@ import pandas as pd
 import shapely
 
 from swm_gis.io.writers import atomic_path
-from swm_gis.reports import PackageInfo
+from swm_gis.notification.info import PackageInfo
 from swm_gis.reports.abutters_key import key_pages, key_rows
 from swm_gis.reports.abutters_sheets import draw_sheets, sheet_plan
 from swm_gis.reports.labels import fit_lines
@@ -26,7 +26,6 @@ from swm_gis.reports.map_furniture import (
     COLOURS,
     FRAME,
     HATCH,
-    LEGEND_LABELS,
     NORTH_ARROW_XY,
     PAGE_H,
     PAGE_W,
@@ -494,5 +493,4 @@ def _classes(listed: pd.DataFrame) -> dict[str, np.ndarray]:
     return {"abutter": ~other & owned, "no_owner": ~other & ~owned, "other_town": other}
 
 
-__all__ = ["COLOURS", "FRAME", "HATCH", "LEGEND_LABELS", "PAGE_H", "PAGE_W",
-           "write_abutters_map"]
+__all__ = ["write_abutters_map"]

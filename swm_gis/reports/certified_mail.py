@@ -17,7 +17,7 @@ from pathlib import Path
 import pandas as pd
 
 from swm_gis.io.writers import atomic_path
-from swm_gis.reports import PackageInfo
+from swm_gis.notification.info import PackageInfo
 from swm_gis.reports.labels import (
     FittedLabel,
     fit_address,

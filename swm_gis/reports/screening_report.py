@@ -27,11 +27,9 @@ import geopandas as gpd
 from swm_gis.io.writers import write_bytes, write_text
 from swm_gis.reports.screening_findings import build_report
 from swm_gis.reports.screening_html import render_html
-from swm_gis.reports.screening_model import Finding, ScreeningReport, map_caption
 from swm_gis.reports.screening_pdf import render_pdf
 
-__all__ = ["Finding", "ScreeningReport", "build_report", "map_caption", "render_html", "render_pdf",
-           "write_screening_report"]
+__all__ = ["write_screening_report"]
 
 HTML_NAME = "screening_report.html"
 PDF_NAME = "screening_report.pdf"

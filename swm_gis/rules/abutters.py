@@ -472,11 +472,8 @@ def town_key(value: object) -> str:
     return text[:-2] if text.endswith(".0") and text[:-2].isdigit() else text
 
 
-__all__ = [
-    "MAIL_METHOD", "NO_OWNER_NOTE", "SECTION", "SECTION_CERTIFIED", "DistanceError",
-    "check_right_of_way_field",
-    "classify", "find_abutters", "left_out_reason", "metres_per_unit", "no_owner_kind",
-    "no_owner_type", "parcels_touched_by_site",
-    "parse_distance_ft", "pond_extension", "bordered_ponds", "search_area", "subject_ids",
-    "subject_union", "town_key",
-]
+__all__ = ["MAIL_METHOD", "NO_OWNER_NOTE", "SECTION", "SECTION_CERTIFIED", "DistanceError",
+           "check_right_of_way_field", "classify", "find_abutters", "left_out_reason",
+           "no_owner_kind", "no_owner_type", "parcels_touched_by_site", "parse_distance_ft",
+           "pond_extension", "bordered_ponds", "search_area", "subject_ids", "subject_union",
+           "town_key"]

@@ -263,9 +263,8 @@ COUNTRY_HINTS = {
 _UNIT_ONLY = re.compile(r"^(?:(?:UNIT|APT|APARTMENT|STE|SUITE|FL|FLOOR|RM|ROOM|NO|#)\.?\s*"
                         r"(?:NO\.?\s*|#\s*)?[\w/-]{1,8}(?:\s+(?:II|2))?|#?[A-Z0-9]{1,2})$",
                         re.IGNORECASE)
-#: Address kinds, in the order a review reads them. Only the first three can be mailed.
+#: Address kinds that can be mailed (the others, "none" and "incomplete", go to review).
 MAILABLE_KINDS = ("street", "po_box", "foreign")
-REVIEW_KINDS = ("none", "incomplete")
 
 
 @dataclass(frozen=True)

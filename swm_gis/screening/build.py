@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import dataclasses
 import datetime as dt
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -27,6 +27,7 @@ from swm_gis.config.town import SQFT_PER_ACRE, TownConfig, metres_per_unit
 from swm_gis.errors import GeometryError, LayerDataError, SwmGisError
 from swm_gis.io import layers as io
 from swm_gis.io.coverage import coverage_record
+from swm_gis.progress import Progress, scaled
 from swm_gis.rules.development import development_type
 from swm_gis.rules.disturbance import (
     check_exemptions,
@@ -40,8 +41,6 @@ from swm_gis.screening.findings import HABITAT_LAYERS, decide_findings
 from swm_gis.screening.general_requirements import general_requirements
 from swm_gis.screening.site import ms4_reach, parcel_cover, parcels_under_site, town_check
 from swm_gis.terrain.receiving_waters import land_use
-
-ProgressFn = Callable[[float, str], None]
 
 #: Top-level keys of screening.json in the order they are written (SPEC section 5, plus meta).
 DOCUMENT_KEYS = ("meta", "disturbance", "development_type", "standards", "watersheds",
@@ -75,7 +74,7 @@ def build_screening(
     roadway_maintenance: bool = False,
     subject_parcels: gpd.GeoDataFrame | None = None,
     proposed_use: str | None = None,
-    progress: ProgressFn | None = None,
+    progress: Progress | None = None,
 ) -> ScreeningResult:
     """Screen one site against Chapter 320.
 
@@ -232,7 +231,7 @@ def build_screening(
 
     res_keys, res_layers, res_checks = resource_checks(
         config, site, subject_parcels=parcels if len(parcels) else None,
-        proposed_use=proposed_use, progress=_sub_progress(report, 0.6, 0.95),
+        proposed_use=proposed_use, progress=scaled(report, 0.6, 0.95),
     )
     checks.extend(res_checks)
     disturbance["ms4"], ms4_check = ms4_reach(config, site_union, res_layers.get("flow_path"))
@@ -402,21 +401,6 @@ def map_context(config: TownConfig, site_union: shapely.Geometry
             out[name] = gpd.GeoDataFrame(frame[keep], geometry=frame.geometry.values,
                                          crs=frame.crs).reset_index(drop=True)
     return out
-
-
-def _sub_progress(report: ProgressFn, start: float, end: float) -> Callable[..., None]:
-    """A progress callback for a sub-job mapped onto [start, end] of the whole.
-
-    Accepts ``(fraction, message)`` or ``(message, fraction)`` so sub-modules may use either.
-    """
-    def sub(a: Any, b: Any = "") -> None:
-        fraction, message = (b, a) if isinstance(a, str) else (a, b)
-        try:
-            f = min(max(float(fraction), 0.0), 1.0)
-        except (TypeError, ValueError):
-            f = 0.0
-        report(start + (end - start) * f, str(message))
-    return sub
 
 
 def _on_site(proposed: gpd.GeoDataFrame, site_union: shapely.Geometry,

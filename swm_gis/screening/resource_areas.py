@@ -19,7 +19,6 @@ Spatial filters:
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any
 
 import geopandas as gpd
@@ -30,6 +29,7 @@ import shapely
 from swm_gis.config.town import TownConfig
 from swm_gis.errors import InputFileError
 from swm_gis.io import layers as io
+from swm_gis.progress import Progress
 from swm_gis.rules import habitats as hab
 from swm_gis.rules.floodplain import (
     feet_per_unit,
@@ -42,8 +42,6 @@ from swm_gis.rules.floodplain import (
 from swm_gis.terrain import cache as flowgrid_cache
 from swm_gis.terrain import flow_directions
 from swm_gis.terrain.receiving_waters import trace_receiving_waters
-
-Progress = Callable[[float, str], None]
 
 FLOOD_SECTION = "320-19 A(8); 320-20 A(3)(a)"
 RECEIVING_SECTION = "320-19 B(10)"

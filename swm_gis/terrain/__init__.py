@@ -33,8 +33,6 @@ from swm_gis.terrain.grid import (
     FlowGrid,
     Node,
     StreamNetwork,
-    _plain,
-    _text,
     drainage_labels,
     flow_directions,
     flow_grid,
@@ -53,7 +51,7 @@ from swm_gis.terrain.trace import (
 )
 
 __all__ = [
-    "Entry", "FlowGrid", "Leg", "Node", "StreamNetwork", "_plain", "_text", "downstream_legs",
+    "Entry", "FlowGrid", "Leg", "Node", "StreamNetwork", "downstream_legs",
     "drainage_labels", "flow_directions", "flow_grid", "legs_frame", "nearest_entry",
     "require_network", "stream_network", "trace_overland", "water_cells", "waters_along",
 ]

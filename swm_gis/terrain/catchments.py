@@ -28,7 +28,7 @@ import pandas as pd
 import shapely
 
 from swm_gis import terrain as hydrology
-from swm_gis.terrain.receiving_waters import IMPAIRED_CATEGORIES, is_impaired
+from swm_gis.terrain.receiving_waters import is_impaired
 from swm_gis.terrain.receiving_waters import split_causes as rw_split_causes
 
 
@@ -193,5 +193,5 @@ def build_grid(flow: hydrology.FlowGrid, network: hydrology.StreamNetwork, *,
                         impaired_ran=impaired is not None)
 
 
-__all__ = ["IMPAIRED_CATEGORIES", "DrainageGrid", "build_grid", "downstream_closure",
-           "impaired_rows", "node_flags", "node_matches", "split_causes"]
+__all__ = ["DrainageGrid", "build_grid", "downstream_closure", "impaired_rows", "node_flags",
+           "node_matches", "split_causes"]

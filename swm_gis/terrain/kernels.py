@@ -4,7 +4,7 @@ At 40 million cells a whole-array numpy expression costs a grid-sized temporary 
 steepest-descent D8 needed about 2.5 GB of them) and pyflwdir's ``basins`` first orders every
 cell (about 1 GB and 9 s). These loops make one pass with no temporaries. Each has a reference
 it is tested against: :func:`steepest_reference` (numpy) and pyflwdir ``basins``
-(:func:`swm_gis.terrain._labels_by_basins`). Compiled on first use and cached on disk by numba.
+(:func:`swm_gis.terrain.grid._labels_by_basins`). Compiled on first use and cached on disk by numba.
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ _STEEPEST: list[Any] = []
 
 
 def steepest_kernel() -> Any:
-    """The loop of :func:`swm_gis.terrain._steepest_d8` (compiled once, cached on disk)."""
+    """The loop of :func:`swm_gis.terrain.grid._steepest_d8` (compiled once, cached on disk)."""
     if not _STEEPEST:
         import numba
 
@@ -58,7 +58,7 @@ def steepest_kernel() -> Any:
 
 def steepest_reference(filled: np.ndarray, d8_flood: np.ndarray, dx: float, dy: float
                         ) -> np.ndarray:
-    """:func:`swm_gis.terrain._steepest_d8` in numpy over whole arrays (eight grid-sized
+    """:func:`swm_gis.terrain.grid._steepest_d8` in numpy over whole arrays (eight grid-sized
     temporaries): the reference the compiled loop is tested against."""
     rows, cols = filled.shape
     valid = filled != _NODATA
@@ -85,11 +85,11 @@ _LABELS: list[Any] = []
 def labels_kernel() -> Any:
     """Compiled walk: each cell takes the label of the first water cell downstream of it.
 
-    Every path is walked twice, once to find its label (marking the cells) and once to write
-    it, stopping at cells already labelled, so each cell is visited a bounded number of times
-    and no path has to be stored; a loop (none is made by :mod:`swm_gis.terrain`) drains to 0. The
-    downstream cell follows pyflwdir's D8 parsing: code 0, a neighbour outside the grid or a
-    no-data (247) neighbour make a pit, which drains to nothing (0).
+    Every path is walked twice, once to find its label (marking the cells) and once to write it,
+    stopping at cells already labelled, so each cell is visited a bounded number of times and no
+    path has to be stored; a loop (none is made by :mod:`swm_gis.terrain.grid`) drains to 0. The
+    downstream cell follows pyflwdir's D8 parsing: code 0, a neighbour outside the grid or a no-data
+    (247) neighbour make a pit, which drains to nothing (0).
     """
     if not _LABELS:
         import numba

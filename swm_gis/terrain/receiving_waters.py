@@ -38,6 +38,7 @@ from swm_gis import terrain as hy
 from swm_gis.errors import CrsError, SwmGisError
 from swm_gis.raster import Raster
 from swm_gis.rules.floodplain import feet_per_unit
+from swm_gis.terrain.grid import _plain, _text
 
 IMPAIRED_CATEGORIES = ("4A", "4B", "5")
 _NO_TMDL = {"", "N", "NO", "NONE", "0", "FALSE", "NA", "N/A"}
@@ -242,7 +243,7 @@ def _requirement(group, row, waters, causes, tmdls, conditional, *, basis: str =
 
 
 def _label(name: Any, ident: Any) -> str:
-    name, ident = hy._text(name), hy._text(ident)
+    name, ident = _text(name), _text(ident)
     if name and ident and name != ident:
         return f"{name} ({ident})"
     return name or ident or "unnamed"
@@ -342,7 +343,7 @@ def trace_receiving_waters(
     wb_hits = hy.waters_along(legs, network.waterbodies, tolerance=tol)
 
     orw_out = [
-        {"id": hy._plain(orw.iloc[k].get("id")), "name": hy._text(orw.iloc[k].get("name")),
+        {"id": _plain(orw.iloc[k].get("id")), "name": _text(orw.iloc[k].get("name")),
          "flow_distance_ft": round(m * ft, 1)}
         for k, m in sorted(orw_hits.items(), key=lambda kv: kv[1])
     ]
@@ -352,7 +353,7 @@ def trace_receiving_waters(
     for k, m in sorted(imp_hits.items(), key=lambda kv: kv[1]):
         row = imp_rows.iloc[k]
         imp_out.append({
-            "au_id": hy._text(row.get("id")), "name": hy._text(row.get("name")),
+            "au_id": _text(row.get("id")), "name": _text(row.get("name")),
             "category": row["category_norm"], "causes": split_causes(row.get("causes")),
             "tmdl": _tmdl(row.get("tmdl"), row["category_norm"]),
             "flow_distance_ft": round(m * ft, 1),
@@ -391,8 +392,8 @@ def _pools_reached(legs: list[hy.Leg], pools: gpd.GeoDataFrame | None, tol: floa
             near = shapely.get_point(shapely.shortest_line(leg.geometry, geoms[k]), 0)
             m = leg.from_measure + float(shapely.line_locate_point(leg.geometry, near))
             found[k] = min(found.get(k, m), m)
-    return [{"id": hy._plain(pools.iloc[k].get("id")),
-             "name": f"Certified Vernal Pool {hy._text(pools.iloc[k].get('id')) or ''}".strip(),
+    return [{"id": _plain(pools.iloc[k].get("id")),
+             "name": f"Certified Vernal Pool {_text(pools.iloc[k].get('id')) or ''}".strip(),
              "flow_distance_ft": round(m * ft, 1), "vernal_pool": True}
             for k, m in sorted(found.items(), key=lambda kv: kv[1])]
 
@@ -461,7 +462,7 @@ def _impaired_rows(impaired: gpd.GeoDataFrame | None) -> gpd.GeoDataFrame | None
 
 
 def _tmdl(value: Any, category: str) -> str | None:
-    text = hy._text(value)
+    text = _text(value)
     if text is not None and text.strip().upper() not in _NO_TMDL:
         return text.strip()
     return "approved TMDL (category 4A)" if category.startswith("4A") else None

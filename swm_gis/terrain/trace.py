@@ -312,12 +312,6 @@ def _src(flow: FlowGrid) -> str:
     return f" {f}" if f else ""
 
 
-def _polyline_length(coords: np.ndarray) -> float:
-    if len(coords) < 2:
-        return 0.0
-    return float(np.hypot(*np.diff(coords, axis=0).T).sum())
-
-
 def require_network(network: StreamNetwork) -> None:
     """Refuse a network with neither streams nor water bodies."""
     if not len(network.reaches) and not len(network.waterbodies):

@@ -21,7 +21,6 @@ import html
 import json
 import os
 import sqlite3
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -34,9 +33,8 @@ from swm_gis.config.town import FT_PER_M, TownConfig, load_config, metres_per_un
 from swm_gis.errors import InputFileError, LayerDataError, OutputExistsError, SwmGisError
 from swm_gis.io import layers as io
 from swm_gis.io.outputs import STAGE_MARK, api_output_dir, config_inputs, final_paths
+from swm_gis.progress import Progress, quiet
 from swm_gis.webmap import site
-
-Progress = Callable[[float, str], None]
 
 #: Default display simplification (feet): under a metre, invisible at the zoom a parcel is read
 #: at, and it keeps Cambridge's 13,035 parcels well under 15 MB. Cards never use these shapes.
@@ -46,9 +44,6 @@ CONTEXT_LAYERS = ("waterbodies", "streams", "streets", "town_boundary")
 #: The columns a GeoPackage must have to be published.
 REQUIRED_COLUMNS = ("parcel_id", "screening_class", "area_sqft")
 
-
-def _quiet(fraction: float, message: str) -> None:
-    """The default progress callback: says nothing."""
 
 
 @dataclass
@@ -138,7 +133,7 @@ def publish(config: TownConfig | str | os.PathLike, out: str | os.PathLike, *,
     ...     (web.path / "index.html").is_file(), web.parcels
     (True, 3167)
     """
-    progress = progress or _quiet
+    progress = progress or quiet
     cfg = config if isinstance(config, TownConfig) else load_config(config)
     tolerance_ft = _tolerance(cfg, simplify_ft)
     inputs = config_inputs(cfg) + ([str(source)] if source is not None else [])
