@@ -35,7 +35,8 @@ import shapely
 from pyproj import CRS
 
 from swm_gis.config import RIGHT_OF_WAY_COLUMN, Rules, metres_per_unit
-from swm_gis.errors import ConfigError, CrsError, GeometryError, SwmGisError
+from swm_gis.errors import ConfigError, GeometryError, SwmGisError
+from swm_gis.frame_crs import require_crs
 
 M_PER_FT = 0.3048
 #: The section of Chapter 320 behind the abutter list (cited in every output).
@@ -145,8 +146,8 @@ def find_abutters(
     """
     rules = rules or Rules()
     distance_ft = float(rules.abutter_distance_ft if distance_ft is None else distance_ft)
-    if parcels.crs is None or subject.crs is None:
-        raise CrsError("The parcels and the subject need a CRS to measure distances.")
+    require_crs(parcels, what="parcels")
+    require_crs(subject, what="subject")
     factor = metres_per_unit(parcels.crs)
     if not CRS.from_user_input(subject.crs).equals(parcels.crs):
         subject = subject.to_crs(parcels.crs)

@@ -74,7 +74,9 @@ from swm_gis.applicability_overlays import (
     LAYER,
     MAX_PIECE_EXTENT_M,
     MAX_PIECE_VERTICES,
+    NHESP_FLAG,
     NHESP_SEARCH_FT,
+    OLD_COLUMNS,
     OUTPUT_COLUMNS,
     SECTIONS,
     SQFT_PER_SQM,
@@ -83,6 +85,7 @@ from swm_gis.applicability_overlays import (
     Overlays,
     Progress,
     boundary_chunks,
+    nhesp_search_ft,
     subdivide,
 )
 from swm_gis.applicability_parallel import TileBatch, check_workers, local_batches, tile_batch
@@ -228,7 +231,8 @@ def run_parameters(config: TownConfig, *, engine: str, chunk_size: int, tiles: l
             "merged_duplicate_ids": dups,
             "habitat_distance_ft": config.rules.habitat_distance_ft,
             "trigger_sqft": config.rules.trigger_sqft,
-            "nhesp_search_ft": NHESP_SEARCH_FT, **(extra or {})}
+            "nhesp_search_ft": nhesp_search_ft(config.rules),
+            "nhesp_column": NHESP_FLAG, **(extra or {})}
 
 
 def _check_any(config: TownConfig, n_parcels: int) -> None:
@@ -269,7 +273,8 @@ def classify_town(config: TownConfig, *, chunk_size: int = DEFAULT_CHUNK_SIZE,
 
 __all__ = [
     "CHECKS_TABLE", "CONSTRAINTS", "DEFAULT_CHUNK_SIZE", "INCLUSIVE_TOL_FT", "LAYER",
-    "MAX_PIECE_EXTENT_M", "MAX_PIECE_VERTICES", "NHESP_SEARCH_FT", "OUTPUT_COLUMNS", "SECTIONS",
+    "MAX_PIECE_EXTENT_M", "MAX_PIECE_VERTICES", "NHESP_FLAG", "NHESP_SEARCH_FT", "OLD_COLUMNS",
+    "OUTPUT_COLUMNS", "SECTIONS", "nhesp_search_ft",
     "SQFT_PER_SQM", "STYLE_NAME", "SUMMARY_TABLE", "DrainageGrid", "Overlays", "RunResult",
     "Tile", "TileBatch", "check_workers", "local_batches", "tile_batch", "to_batch",
     "write_batches", "class_order", "covered", "no_owner_class", "not_checked",

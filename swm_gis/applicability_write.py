@@ -21,6 +21,8 @@ from swm_gis import layers as io
 from swm_gis.applicability_overlays import (
     CHECKS_TABLE,
     LAYER,
+    NHESP_FLAG,
+    OLD_COLUMNS,
     OUTPUT_COLUMNS,
     STYLE_NAME,
     SUMMARY_TABLE,
@@ -32,8 +34,8 @@ from swm_gis.writers import atomic_path, check_outputs_free, sqlite_sync_off
 _TYPES = {"area_sqft": pa.float64(), "area_acres": pa.float64(),
           "nhesp_distance_ft": pa.float64(), "sfha_fraction": pa.float64(),
           "sfha_area_sqft": pa.float64(), "can_reach_trigger": pa.bool_(),
-          "nhesp_within_500ft": pa.bool_(), "in_sfha": pa.bool_(), "drains_to_orw": pa.bool_(),
-          "drains_to_impaired": pa.bool_()}
+          NHESP_FLAG: pa.bool_(), "in_sfha": pa.bool_(), "drains_to_orw": pa.bool_(),
+          "drains_to_impaired": pa.bool_(), "drainage_leaves_data": pa.bool_()}
 GEOMETRY = "geom"
 
 
@@ -227,12 +229,14 @@ def write_map(frame: gpd.GeoDataFrame, out: str | Path, *, summary: pd.DataFrame
 
 
 def read_result(path: str | Path) -> gpd.GeoDataFrame:
-    """Read an applicability GeoPackage's layer back (for tests and the plugin).
+    """Read an applicability GeoPackage's layer back (for tests, the plugin and the web map).
 
     Flags come back as pandas nullable booleans: a null (not checked) stays ``<NA>`` and is
-    never read as true or false.
+    never read as true or false. A file written before the NHESP column was renamed (its
+    ``nhesp_within_500ft``, :data:`~swm_gis.applicability_overlays.OLD_COLUMNS`) comes back
+    with today's name, ``nhesp_within_distance``; the distance it used is in its checks table.
     """
-    frame = gpd.read_file(path, layer=LAYER)
+    frame = rename_old_columns(gpd.read_file(path, layer=LAYER))
     for col, typ in _TYPES.items():
         if col in frame and pa.types.is_boolean(typ):
             null = frame[col].isna().to_numpy()
@@ -243,5 +247,16 @@ def read_result(path: str | Path) -> gpd.GeoDataFrame:
     return frame
 
 
-__all__ = ["batch_schema", "null_counts", "read_result", "to_batch", "write_batches", "write_map",
-           "write_style"]
+def rename_old_columns(frame: pd.DataFrame) -> pd.DataFrame:
+    """An applicability table with the columns of earlier versions renamed to today's
+    (``nhesp_within_500ft`` -> ``nhesp_within_distance``); a table that has both keeps today's.
+
+    >>> rename_old_columns(pd.DataFrame({"nhesp_within_500ft": [True]})).columns.tolist()
+    ['nhesp_within_distance']
+    """
+    old = {a: b for a, b in OLD_COLUMNS.items() if a in frame and b not in frame}
+    return frame.rename(columns=old) if old else frame
+
+
+__all__ = ["batch_schema", "null_counts", "read_result", "rename_old_columns", "to_batch",
+           "write_batches", "write_map", "write_style"]

@@ -30,6 +30,7 @@ from pyproj import CRS
 
 from swm_gis.config import SQFT_PER_ACRE, Rules, metres_per_unit
 from swm_gis.errors import CrsError, EmptyLayerError, GeometryError, SwmGisError
+from swm_gis.frame_crs import require_crs
 
 #: Bylaw 213-16B exemptions (Chapter 320 applicability B): CLI name -> (citation, activity).
 EXEMPTIONS: dict[str, tuple[str, str]] = {
@@ -229,8 +230,7 @@ def union_polygons(frame: gpd.GeoDataFrame, *, what: str) -> shapely.Geometry:
 
 def check_projected(frame: gpd.GeoDataFrame, *, what: str) -> CRS:
     """The frame's CRS, which must exist and be projected (areas need a plane)."""
-    if frame.crs is None:
-        raise CrsError(f"The {what} has no coordinate reference system; save it with one.")
+    require_crs(frame, what=what)
     if not frame.crs.is_projected:
         raise CrsError(
             f"The {what} is in a geographic CRS ({frame.crs.name}); areas need a projected CRS. "

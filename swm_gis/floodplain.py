@@ -18,6 +18,7 @@ from pyproj import CRS
 
 from swm_gis.config import Rules, metres_per_unit
 from swm_gis.errors import CrsError, FieldMissingError
+from swm_gis.frame_crs import require_crs
 
 #: FEMA's "no value" for STATIC_BFE.
 NO_BFE = -9999.0
@@ -60,12 +61,7 @@ FT_PER_M_INV = 0.3048  # metres in one international foot
 
 
 def _require_crs(frame: gpd.GeoDataFrame | gpd.GeoSeries, what: str) -> CRS:
-    if frame.crs is None:
-        raise CrsError(
-            f"The {what} has no coordinate reference system; set one (e.g. EPSG:26986) before "
-            "measuring areas or distances."
-        )
-    return CRS.from_user_input(frame.crs)
+    return require_crs(frame, what=what)
 
 
 # --------------------------------------------------------------------------- overlap

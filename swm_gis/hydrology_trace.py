@@ -195,7 +195,7 @@ def downstream_legs(
             if geom.geom_type != "LineString" or geom.length == 0:
                 geom = None
             if geom is not None:
-                geom, cut = _clip_at_boundary(geom, boundary) if use_boundary else (geom, False)
+                geom, cut = clip_at_boundary(geom, boundary) if use_boundary else (geom, False)
                 legs.append(Leg("stream", node, geom, measure, measure + geom.length))
                 if cut:
                     stopped = True
@@ -223,7 +223,10 @@ def downstream_legs(
     return legs, stopped
 
 
-def _clip_at_boundary(geom: shapely.LineString, boundary: shapely.Geometry):
+def clip_at_boundary(geom: shapely.LineString, boundary: shapely.Geometry):
+    """``geom`` up to where it first leaves ``boundary``, and whether it was cut there (a line
+    starting outside is cut to its first point). The one rule of where a trace stops at the
+    town line: the screening's legs and the applicability map's catchments both use it."""
     if shapely.covers(boundary, geom):
         return geom, False
     outside = shapely.difference(geom, boundary)

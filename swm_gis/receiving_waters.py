@@ -35,8 +35,9 @@ import pandas as pd
 import shapely
 
 from swm_gis import hydrology as hy
-from swm_gis.errors import CrsError, SwmGisError
+from swm_gis.errors import SwmGisError
 from swm_gis.floodplain import feet_per_unit
+from swm_gis.frame_crs import require_crs
 from swm_gis.raster import Raster
 
 IMPAIRED_CATEGORIES = ("4A", "4B", "5")
@@ -296,8 +297,7 @@ def trace_receiving_waters(
         water body without an outlet), ``warnings`` [{problem, message}] and ``flow_path``
         (GeoDataFrame of the legs).
     """
-    if site.crs is None:
-        raise CrsError("The site has no coordinate reference system; set one (e.g. EPSG:26986).")
+    require_crs(site, what="site")
     crs = site.crs
     ft = feet_per_unit(crs)
     geom = shapely.union_all(site.geometry.values if isinstance(site, gpd.GeoDataFrame)

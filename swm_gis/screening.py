@@ -24,7 +24,7 @@ import shapely
 import swm_gis
 from swm_gis import layers as io
 from swm_gis.config import SQFT_PER_ACRE, TownConfig, metres_per_unit
-from swm_gis.coverage import coverage_record
+from swm_gis.coverage import coverage_record, town_area
 from swm_gis.development import development_type
 from swm_gis.disturbance import (
     check_exemptions,
@@ -261,23 +261,21 @@ def _coverage(config: TownConfig, site_union: shapely.Geometry, *,
     """Coverage records ({configured, covers, basis}) of every finding's layers for the area
     that finding searched (docs/findings.md): the site; the site grown by the habitat distance;
     the site and the traced flow path; the mitigation sites."""
-    town = None
-    if config.has("town_boundary"):
-        frame = io.read_layer(config, "town_boundary", mask=site_union)
-        town = shapely.union_all(frame.geometry.values) if len(frame) else None
+    # the town and the rule of swm_gis.coverage: the applicability map's, for the same parcel
+    town = town_area(config)
     grow = config.rules.habitat_distance_ft * 0.3048 / metres_per_unit(config.crs_obj)
     path = site_union
     if flow_path is not None and len(flow_path):
         path = shapely.union(site_union, shapely.union_all(flow_path.geometry.values))
     searches = {"development_type": site_union, "watersheds": site_union,
-                "habitats": shapely.buffer(site_union, grow, quad_segs=32),
-                "floodplain": site_union, "receiving_waters": path}
+                "habitats": site_union, "floodplain": site_union, "receiving_waters": path}
+    radius = {"habitats": grow}  # the site and everything within the habitat distance of it
     ran = {c["name"]: c.get("ran") for c in checks}
     out: dict[str, dict[str, Any]] = {}
     for key, keys in _FINDING_LAYERS.items():
         check_ran = ran.get(key, True) is not False or key == "development_type"
         out[key] = {k: coverage_record(config, k, searches[key] if check_ran else None,
-                                       town=town) for k in keys}
+                                       town=town, radius=radius.get(key, 0.0)) for k in keys}
     if mitigation is not None:
         sites = shapely.union_all(mitigation.geometry.values)
         out["mitigation"] = {k: coverage_record(config, k, sites, town=town)
