@@ -192,9 +192,13 @@ def downstream_closure(own: np.ndarray, src: np.ndarray, dst: np.ndarray) -> np.
 def node_flags(network: hydrology.StreamNetwork, *, orw: gpd.GeoDataFrame | None,
                impaired: gpd.GeoDataFrame | None, vernal_pools: gpd.GeoDataFrame | None = None,
                boundary: shapely.Geometry | None = None,
-               coverage: dict[str, Any] | None = None, tolerance: float | None = None
+               coverage: dict[str, Any] | None = None, tolerance: float | None = None,
+               pools: tuple[np.ndarray, np.ndarray] | None = None
                ) -> tuple[np.ndarray, tuple[str, ...]]:
     """(nodes x (2 + causes + 3)) flags closed downstream, and the cause names (columns 2...).
+
+    ``pools`` adds one node per certified vernal pool met overland (after the reaches and
+    water bodies): its geometry and the node its cell drains to (-1: nowhere in the data).
 
     The last three columns are :attr:`DrainageGrid.node_unknown`'s. With a ``boundary`` (the
     town), build the network from streams cut at it (:func:`split_at_boundary`): as the
@@ -207,14 +211,16 @@ def node_flags(network: hydrology.StreamNetwork, *, orw: gpd.GeoDataFrame | None
     n_r = len(reaches)
     full = _node_flags(network, orw=orw, impaired=impaired, vernal_pools=vernal_pools,
                        outside=np.zeros(n_r, dtype=bool), coverage=coverage,
-                       tolerance=tolerance)
+                       tolerance=tolerance, pools=pools)
     if boundary is None or boundary.is_empty:
         return full
     outside = np.array([clip_at_boundary(g, boundary)[1] for g in reaches], dtype=bool)
     in_town = _node_flags(network, orw=orw, impaired=impaired, vernal_pools=vernal_pools,
-                          outside=outside, coverage=coverage, tolerance=tolerance)
+                          outside=outside, coverage=coverage, tolerance=tolerance, pools=pools)
     ponds = network.waterbodies.geometry.values.to_numpy()
-    inside = np.concatenate([~outside, shapely.intersects(boundary, ponds).astype(bool)])
+    marks = pools[0] if pools is not None else np.array([], dtype=object)
+    inside = np.concatenate([~outside, shapely.intersects(boundary, ponds).astype(bool),
+                             shapely.intersects(boundary, marks).astype(bool)])
     return np.where(inside[:, None], in_town[0], full[0]), full[1]
 
 
@@ -254,11 +260,15 @@ def split_at_boundary(streams: gpd.GeoDataFrame | None, boundary: shapely.Geomet
 
 def _node_flags(network: hydrology.StreamNetwork, *, orw: gpd.GeoDataFrame | None,
                 impaired: gpd.GeoDataFrame | None, vernal_pools: gpd.GeoDataFrame | None,
-                outside: np.ndarray, coverage: dict[str, Any] | None, tolerance: float | None
+                outside: np.ndarray, coverage: dict[str, Any] | None, tolerance: float | None,
+                pools: tuple[np.ndarray, np.ndarray] | None = None
                 ) -> tuple[np.ndarray, tuple[str, ...]]:
     """:func:`node_flags` with the reaches marked ``outside`` (of the town) ending the trace:
     a trace reaching one stops there (it leaves the town), meeting nothing on it."""
-    n_nodes = len(network.reaches) + len(network.waterbodies)
+    pool_geoms, pool_dst = pools if pools is not None else (np.array([], dtype=object),
+                                                            np.array([], dtype=np.int64))
+    n_net = len(network.reaches) + len(network.waterbodies)
+    n_nodes = n_net + len(pool_geoms)
     causes_per_row: list[list[str]] = []
     if impaired is not None and len(impaired):
         impaired = impaired.loc[impaired_rows(impaired)]
@@ -282,12 +292,18 @@ def _node_flags(network: hydrology.StreamNetwork, *, orw: gpd.GeoDataFrame | Non
             for c in causes_per_row[feat]:
                 own[node, col[c]] = True
     own[:n_r][outside] = False  # beyond the town line: the trace stopped before it
+    own[n_net:, 0] = True  # a certified vernal pool is an ORW
     src, dst = network_edges(network)
+    on = np.flatnonzero(pool_dst >= 0)
+    src = np.concatenate([src, n_net + on]).astype(np.int64)
+    dst = np.concatenate([dst, pool_dst[on]]).astype(np.int64)
+    own[n_net:, k + LEAVES] = pool_dst < 0  # the pool's cell drains off the data
     # the trace leaves the data at a reach beyond the town line or with nothing downstream
     ends = np.ones(n_r, dtype=bool)
     ends[np.unique(src[src < n_r])] = False
     own[:n_r, k + LEAVES] = ends | outside
-    geoms = np.concatenate([reaches, network.waterbodies.geometry.values.to_numpy()])
+    geoms = np.concatenate([reaches, network.waterbodies.geometry.values.to_numpy(),
+                            pool_geoms])
     searched = np.r_[~outside, np.ones(len(geoms) - n_r, dtype=bool)]
     for col_k, key in ((UNCOVERED_ORW, "orw"), (UNCOVERED_IMPAIRED, "impaired")):
         for area in (coverage or {}).get(key) or []:
@@ -313,12 +329,15 @@ def build_grid(flow: hydrology.FlowGrid, network: hydrology.StreamNetwork, *,
     (``orw`` and ``vernal_pools``) was given (default: both frames given).
     """
     labels = hydrology.drainage_labels(flow, network)
-    n_r = len(network.reaches)
+    n_r, n_w = len(network.reaches), len(network.waterbodies)
+    labels, pools = _pool_labels(flow, network, labels, vernal_pools)
     node = np.full(labels.shape, -1, dtype=np.int32)
     node[labels > 0] = labels[labels > 0] - 1
+    node[labels > n_r] += n_w  # a pool's catchment: its node follows the water bodies'
     node[labels < 0] = n_r + (-labels[labels < 0] - 1)
     flags, names = node_flags(network, orw=orw, impaired=impaired, vernal_pools=vernal_pools,
-                              boundary=boundary, coverage=coverage, tolerance=tolerance)
+                              boundary=boundary, coverage=coverage, tolerance=tolerance,
+                              pools=pools)
     k = 2 + len(names)
     return DrainageGrid(labels=node, node_flags=flags[:, :k], cause_names=names,
                         transform=flow.transform,
@@ -327,6 +346,41 @@ def build_grid(flow: hydrology.FlowGrid, network: hydrology.StreamNetwork, *,
                         orw_complete=(orw is not None and vernal_pools is not None)
                         if orw_complete is None else orw_complete,
                         coverage=dict(coverage or {}))
+
+
+def _pool_labels(flow: hydrology.FlowGrid, network: hydrology.StreamNetwork,
+                 labels: np.ndarray, vernal_pools: gpd.GeoDataFrame | None
+                 ) -> tuple[np.ndarray, tuple[np.ndarray, np.ndarray] | None]:
+    """The drainage labels with each certified vernal pool's cell (off the mapped water) as an
+    outlet of its own, labelled after the reaches (``n_r + 1 + m``), and the pools' nodes: their
+    geometry and the node their cell drains on to.
+
+    A cell then drains to the first pool its D8 path passes, and the pool on to the water (or
+    the next pool) below it: the rule of :func:`swm_gis.hydrology.marks_on_paths`, by which the
+    screening meets a pool overland.
+    """
+    if vernal_pools is None or vernal_pools.empty:
+        return labels, None
+    water = hydrology.water_cells(flow, network)
+    cells = hydrology.point_cells(flow, vernal_pools.geometry.values.to_numpy())
+    ok = np.flatnonzero(cells >= 0)
+    ok = ok[water.ravel()[cells[ok]] == 0]  # a pool on a water cell is met along the network
+    if not len(ok):
+        return labels, None
+    uniq, inverse = np.unique(cells[ok], return_inverse=True)
+    n_r, n_w = len(network.reaches), len(network.waterbodies)
+    marked = np.array(water, dtype=np.int32, copy=True)
+    marked.ravel()[uniq] = n_r + 1 + np.arange(len(uniq), dtype=np.int32)
+    labels = hydrology.drainage_labels(flow, network, water=marked)
+    geoms = vernal_pools.geometry.values.to_numpy()[ok]
+    pool_geoms = np.array([shapely.union_all(geoms[inverse == m]) for m in range(len(uniq))],
+                          dtype=object)
+    ds = np.asarray(flow.flwdir.idxs_ds[uniq], dtype=np.int64)
+    below = labels.ravel()[ds].astype(np.int64)
+    dst = np.where(below > n_r, below - 1 + n_w,
+                   np.where(below > 0, below - 1, np.where(below < 0, n_r - below - 1, -1)))
+    dst[ds == uniq] = -1  # the pool's cell is a pit or an outlet of the DEM
+    return labels, (pool_geoms, dst.astype(np.int64))
 
 
 __all__ = ["IMPAIRED_CATEGORIES", "LEAVES", "UNCOVERED_IMPAIRED", "UNCOVERED_ORW",

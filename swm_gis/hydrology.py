@@ -46,7 +46,9 @@ from swm_gis.hydrology_trace import (
     Leg,
     downstream_legs,
     legs_frame,
+    marks_on_paths,
     nearest_entry,
+    point_cells,
     require_network,
     trace_overland,
     waters_along,
@@ -54,6 +56,7 @@ from swm_gis.hydrology_trace import (
 
 __all__ = [
     "Entry", "FlowGrid", "Leg", "Node", "StreamNetwork", "_plain", "_text", "downstream_legs",
-    "drainage_labels", "flow_directions", "flow_grid", "legs_frame", "nearest_entry",
+    "drainage_labels", "flow_directions", "flow_grid", "legs_frame", "marks_on_paths",
+    "nearest_entry", "point_cells",
     "require_network", "stream_network", "trace_overland", "water_cells", "waters_along",
 ]

@@ -310,10 +310,13 @@ def trace_receiving_waters(
     # digitisation problems outside the town (e.g. where a clipped layer ends) are not the town's
     warnings = [w for w in network.warnings if boundary is None or "x" not in w
                 or shapely.intersects(boundary, shapely.Point(w["x"], w["y"]))]
+    overland_pools: list[dict[str, Any]] = []
     if flow is not None:
-        entries, w = hy.trace_overland(flow, geom, network)
+        water = hy.water_cells(flow, network)
+        entries, w = hy.trace_overland(flow, geom, network, water=water)
         warnings += w
         method, approximate = "dem", False
+        overland_pools = _pools_overland(flow, geom, water, vernal_pools, ft)
     else:
         entry = hy.nearest_entry(geom, network)
         entries = [entry] if entry is not None else []
@@ -340,7 +343,11 @@ def trace_receiving_waters(
          "flow_distance_ft": round(m * ft, 1)}
         for k, m in sorted(orw_hits.items(), key=lambda kv: kv[1])
     ]
-    orw_out = sorted(orw_out + _pools_reached(legs, vernal_pools, tol, ft),
+    # pools on the network within the tolerance of the flow; overland, on a cell's D8 path
+    on_network = _pools_reached([leg for leg in legs if flow is None or leg.kind != "overland"],
+                                vernal_pools, tol, ft)
+    seen = {o["id"] for o in on_network}
+    orw_out = sorted(orw_out + on_network + [o for o in overland_pools if o["id"] not in seen],
                      key=lambda o: o["flow_distance_ft"])
     imp_out = []
     for k, m in sorted(imp_hits.items(), key=lambda kv: kv[1]):
@@ -366,6 +373,28 @@ def trace_receiving_waters(
         "warnings": warnings,
         "flow_path": hy.legs_frame(network, legs, crs),
     }
+
+
+def _pools_overland(flow: hy.FlowGrid, site: shapely.Geometry, water: np.ndarray,
+                    pools: gpd.GeoDataFrame | None, ft: float) -> list[dict[str, Any]]:
+    """Certified vernal pools on the overland flow of any cell of the site: the pool's cell
+    (:func:`swm_gis.hydrology.point_cells`) lies on the cell's D8 path before it meets mapped
+    water (:func:`swm_gis.hydrology.marks_on_paths`), the applicability map's rule."""
+    if pools is None or pools.empty:
+        return []
+    cells = hy.point_cells(flow, pools.geometry.values.to_numpy())
+    stop = water.ravel() != 0
+    marks = np.zeros(stop.size, dtype=np.int64)
+    ok = np.flatnonzero(cells >= 0)
+    ok = ok[~stop[cells[ok]]]  # a pool on a water cell is met along the network
+    marks[cells[ok]] = ok + 1
+    if not len(ok):
+        return []
+    found = hy.marks_on_paths(flow, flow.cells_of(site), stop, marks)
+    return [{"id": hy._plain(pools.iloc[k].get("id")),
+             "name": f"Certified Vernal Pool {hy._text(pools.iloc[k].get('id')) or ''}".strip(),
+             "flow_distance_ft": round(d * ft, 1), "vernal_pool": True}
+            for k, d in sorted(found.items(), key=lambda kv: kv[1])]
 
 
 def _pools_reached(legs: list[hy.Leg], pools: gpd.GeoDataFrame | None, tol: float,
