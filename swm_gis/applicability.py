@@ -182,7 +182,8 @@ def run_applicability(
         params = run_parameters(config, engine=engine, chunk_size=chunk_size, tiles=tiles,
                                 dups=dups, extra={**extra, **(parameters or {})})
         _write_tables(tmp, summary, overlays.checks, config, params, nulls=dict(nulls))
-        write_style(tmp, layer=LAYER, classes=summary["screening_class"].unique().tolist())
+        write_style(tmp, layer=LAYER, classes=summary["screening_class"].unique().tolist(),
+                    trigger_sqft=config.rules.trigger_sqft)
     report(1.0, "done")
     return RunResult(path=out, parcels=counted[0], tiles=len(tiles), summary=summary,
                      checks=overlays.checks, engine=engine)

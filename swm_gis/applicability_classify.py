@@ -31,7 +31,7 @@ from swm_gis.applicability_overlays import (
 from swm_gis.catchments import DrainageGrid
 from swm_gis.config import FT_PER_M, SQFT_PER_ACRE
 from swm_gis.config import metres_per_unit as config_metres_per_unit
-from swm_gis.coverage import covers
+from swm_gis.coverage import covered_by_all, covers
 from swm_gis.errors import CrsError
 from swm_gis.frame_crs import no_crs_message, require_crs
 
@@ -89,10 +89,9 @@ def class_order(classes: list[str]) -> list[str]:
     return sorted(dict.fromkeys(classes), key=lambda c: (rank.get(c, len(rank)), c))
 
 
-#: What a class says of a parcel whose drainage flag is unknown because the flow leaves the data.
+#: What a class says of a parcel whose drainage flag is unknown because the flow leaves the data
+#: (:data:`DRAINAGE_FLAGS`, bits of the ``leaves`` masks of :func:`screening_class`).
 LEAVES_TEXT = "drainage leaves the town's data"
-#: The drainage flags (rows of :data:`CHECKED`) that can be unknown because the flow leaves the
-#: data, as bits of the ``leaves`` masks of :func:`screening_class` and :func:`not_checked`.
 DRAINAGE_FLAGS = ("drains_to_orw", "drains_to_impaired")
 _NC = len(CONSTRAINTS)
 _NK = len(CHECKED)
@@ -178,8 +177,7 @@ def screening_class(flags: pd.DataFrame, *, no_owner: np.ndarray | None = None,
 def not_checked(flags: pd.DataFrame, *, leaves: np.ndarray | None = None) -> pd.Series:
     """The checks not run on each row (``"NHESP, HUC"``), or None when every check ran.
 
-    A drainage flag marked in ``leaves`` (see :func:`screening_class`) ran and is unknown
-    because the flow leaves the data: it is not listed here (``drainage_leaves_data`` says it).
+    A drainage flag in ``leaves`` (:func:`screening_class`) ran: it is not listed here.
 
     >>> not_checked(pd.DataFrame({NHESP_FLAG: pd.array([None, True], dtype="boolean"),
     ...     "in_sfha": [False, False], "drains_to_orw": [True, True],
@@ -202,8 +200,7 @@ def _unchecked_mask(flags: pd.DataFrame, leaves: np.ndarray | None = None) -> np
 
 
 def leaves_mask(orw_leaves: np.ndarray, impaired_leaves: np.ndarray) -> np.ndarray:
-    """Per row, the bits (in :data:`CHECKED` order) of the drainage flags unknown because the
-    flow leaves the data (:func:`screening_class`'s ``leaves``)."""
+    """:func:`screening_class`'s ``leaves`` from the two drainage flags' (bits of CHECKED)."""
     pos = {col: k for k, (col, _) in enumerate(CHECKED)}
     return ((np.asarray(orw_leaves, dtype=np.int64) << pos["drains_to_orw"])
             | (np.asarray(impaired_leaves, dtype=np.int64) << pos["drains_to_impaired"]))
@@ -310,12 +307,9 @@ def classify_parcels(parcels: gpd.GeoDataFrame, overlays: Overlays, *,
 def _habitat_flags(out: pd.DataFrame, geoms: np.ndarray, overlays: Overlays, *,
                    unit_m: float) -> None:
     """NHESP flag, distance and nearest feature; "none within the habitat distance" only where
-    it can be said.
-
-    It can be said where all three NHESP layers are configured and cover the parcel and the
-    ``[rules] habitat_distance_ft`` around it (500 ft by Chapter 320); elsewhere a parcel with
-    no feature found within that distance is null, and so
-    are its distance and nearest feature (a missing or uncovered layer may hold a nearer one).
+    all three NHESP layers are configured and cover the parcel and the ``[rules]
+    habitat_distance_ft`` around it; elsewhere a parcel with no feature found within it is
+    null, and so are its distance and nearest feature (an uncovered layer may hold one).
     """
     n = len(geoms)
     rules = overlays.rules
@@ -335,18 +329,6 @@ def _habitat_flags(out: pd.DataFrame, geoms: np.ndarray, overlays: Overlays, *,
         out[NHESP_FLAG] = flag
     out["nhesp_distance_ft"] = dist_ft
     out["nhesp_nearest"] = nearest
-
-
-def covered_by_all(geoms: np.ndarray, areas: Any, *, radius: float = 0.0) -> np.ndarray:
-    """:func:`swm_gis.coverage.covers` for each layer's area (a list; None: everywhere): a
-    parcel is covered when every layer covers it, as a screening finding needs every layer."""
-    ok = np.ones(len(geoms), dtype=bool)
-    for area in ([] if areas is None else areas if isinstance(areas, list) else [areas]):
-        rest = np.flatnonzero(ok)
-        if not len(rest):
-            break
-        ok[rest] = covers(geoms[rest], area, radius=radius)
-    return ok
 
 
 def _sfha_flags(out: pd.DataFrame, geoms: np.ndarray, area_sqm: np.ndarray, overlays: Overlays,
@@ -374,11 +356,8 @@ def _sfha_flags(out: pd.DataFrame, geoms: np.ndarray, area_sqm: np.ndarray, over
 
 
 def metres_per_unit(crs: Any) -> float:
-    """Metres per unit of a projected CRS (1 for EPSG:26986, 0.3048006 for US survey feet).
-
-    A frame without a CRS is refused (:func:`swm_gis.frame_crs.require_crs`), as by every
-    frame-level rule: its units are unknown, never taken to be metres.
-    """
+    """Metres per unit of a projected CRS (1 for EPSG:26986, 0.3048006 for US survey feet);
+    no CRS is refused as by every frame-level rule (its units are unknown, not metres)."""
     if crs is None:
         raise CrsError(no_crs_message("parcels"))
     return config_metres_per_unit(crs)
@@ -476,28 +455,27 @@ def drainage_flags(geoms: np.ndarray, grid: DrainageGrid | None, *, leaves: bool
     its representative point so a parcel smaller than a cell still has one) drains to.
     Vectorised: the parcels are rasterised strip by strip and the flags reduced by parcel.
 
-    Three-valued, like the screening's receiving-waters finding: a flag is true where the flow
-    reaches such a water; false only where it was traced to its end inside the data having
-    passed none (the parcel wholly inside the DEM, every cell's runoff meeting the mapped
-    network, no branch below leaving the town or the mapped streams, every layer that could
-    find one configured and covering the parcel and the path); null otherwise. ``leaves=True``
-    also returns, per flag, where it is null because the flow leaves the data (the flag ran),
-    and which parcels were traced at all (on the DEM).
+    Three-valued, like the screening's receiving waters: true where the flow reaches such a
+    water; false only where it was traced to its end inside the data having passed none (wholly
+    on the DEM, no branch below leaving the town or the mapped streams, every layer that could
+    find one configured and covering the parcel and path); null otherwise. ``leaves=True`` also
+    returns where each is null because the flow leaves the data, and which parcels were traced.
     """
     n = len(geoms)
     if grid is None or n == 0:
         none = (pd.array([pd.NA] * n, dtype="boolean"), pd.array([pd.NA] * n, dtype="boolean"),
                 np.full(n, None, dtype=object))
-        zero = np.zeros(n, dtype=bool)
-        return (*none, (zero, zero, zero)) if leaves else none
+        return (*none, (np.zeros(n, dtype=bool),) * 3) if leaves else none
     k = grid.node_flags.shape[1]
     flags, has_cell, lost = _reached(geoms, grid)
     unknown = flags[:, k:k + 3] if flags.shape[1] > k else np.zeros((n, 3), dtype=bool)
     traced = has_cell & _inside_grid(geoms, grid)
     # the flow of every cell met the network and no branch below leaves the data
     ended = traced & ~lost & ~unknown[:, 0]
-    orw_ok = ended & ~unknown[:, 1] & grid.orw_complete & _parcel_covered(geoms, grid, "orw")
-    imp_ok = ended & ~unknown[:, 2] & _parcel_covered(geoms, grid, "impaired")
+    # the search starts on the parcel (the path below it: the nodes' node_unknown)
+    orw_ok = ended & ~unknown[:, 1] & grid.orw_complete & covered_by_all(
+        geoms, grid.coverage.get("orw"))
+    imp_ok = ended & ~unknown[:, 2] & covered_by_all(geoms, grid.coverage.get("impaired"))
     orw = pd.array(flags[:, 0], dtype="boolean")
     imp = pd.array(flags[:, 1], dtype="boolean")
     orw[~(orw_ok | flags[:, 0])] = pd.NA  # found downstream: true even if part is unknown
@@ -515,15 +493,6 @@ def drainage_flags(geoms: np.ndarray, grid: DrainageGrid | None, *, leaves: bool
         return orw, imp, causes, (np.asarray(orw_left, dtype=bool),
                                   np.asarray(imp_left, dtype=bool), np.asarray(traced, bool))
     return orw, imp, causes
-
-
-def _parcel_covered(geoms: np.ndarray, grid: DrainageGrid, key: str) -> np.ndarray:
-    """Whether every coverage area of the ``key`` layers covers each parcel (the search starts
-    on the parcel; the path below it is the nodes' ``node_unknown``)."""
-    ok = np.ones(len(geoms), dtype=bool)
-    for area in grid.coverage.get(key) or []:
-        ok &= covers(geoms, area)
-    return ok
 
 
 def _inside_grid(geoms: np.ndarray, grid: DrainageGrid) -> np.ndarray:
@@ -675,5 +644,5 @@ def combine_summaries(parts: list[pd.DataFrame], *, huc12_names: dict[str, str] 
 
 
 __all__ = ["LEAVES_TEXT", "all_classes", "class_name", "class_order", "classify_parcels",
-           "covered", "covered_by_all", "leaves_mask", "no_owner_class", "not_checked",
+           "covered", "leaves_mask", "no_owner_class", "not_checked",
            "combine_summaries", "drainage_flags", "screening_class", "summarise"]

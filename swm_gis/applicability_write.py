@@ -37,6 +37,10 @@ _TYPES = {"area_sqft": pa.float64(), "area_acres": pa.float64(),
           NHESP_FLAG: pa.bool_(), "in_sfha": pa.bool_(), "drains_to_orw": pa.bool_(),
           "drains_to_impaired": pa.bool_(), "drainage_leaves_data": pa.bool_()}
 GEOMETRY = "geom"
+#: The stored style's description (QGIS shows it in the style manager): what "large" means.
+STYLE_DESCRIPTION = ("Grouped by parcel size, then by screening_class (swm-gis applicability, "
+                     "Chapter 320). Large parcel: {trigger:,.0f} sq ft or more, so the parcel "
+                     "alone can reach the permit trigger ([rules] trigger_sqft).")
 
 
 def batch_schema() -> pa.Schema:
@@ -164,7 +168,7 @@ def _write_tables(path: Path, summary: pd.DataFrame, checks: list[dict[str, Any]
 
 # =========================================================================== QGIS style
 def write_style(gpkg: str | Path, *, layer: str, classes: list[str],
-                geometry_column: str = "geom") -> None:
+                geometry_column: str = "geom", trigger_sqft: float = 43_560.0) -> None:
     """Store the categorised QGIS style in the GeoPackage's ``layer_styles`` table (as default).
 
     QGIS (3.22 and later) applies it when the layer is opened. The table has the columns QGIS
@@ -173,7 +177,7 @@ def write_style(gpkg: str | Path, *, layer: str, classes: list[str],
     """
     from swm_gis.styles import applicability_qml
 
-    qml = applicability_qml(classes)
+    qml = applicability_qml(classes, trigger_sqft=trigger_sqft)
     now = dt.datetime.now(dt.UTC).strftime("%Y-%m-%dT%H:%M:%S.000Z")
     con = sqlite3.connect(str(gpkg))
     try:
@@ -203,7 +207,7 @@ def write_style(gpkg: str | Path, *, layer: str, classes: list[str],
                 'f_geometry_column, styleName, styleQML, styleSLD, useAsDefault, description, '
                 'owner, ui, update_time) VALUES (?, ?, ?, ?, ?, ?, ?, 1, ?, ?, ?, ?)',
                 ("", "", layer, geometry_column, STYLE_NAME, qml, "",
-                 "Categorised by screening_class (swm-gis applicability, Chapter 320)", "",
+                 STYLE_DESCRIPTION.format(trigger=trigger_sqft), "",
                  "", now),
             )
             if has_ogr:
@@ -224,7 +228,8 @@ def write_map(frame: gpd.GeoDataFrame, out: str | Path, *, summary: pd.DataFrame
         batch = to_batch(frame)
         write_batches(tmp, [batch], crs=frame.crs)
         _write_tables(tmp, summary, checks, config, parameters, nulls=null_counts(batch))
-        write_style(tmp, layer=LAYER, classes=summary["screening_class"].unique().tolist())
+        write_style(tmp, layer=LAYER, classes=summary["screening_class"].unique().tolist(),
+                    trigger_sqft=config.rules.trigger_sqft)
     return out
 
 

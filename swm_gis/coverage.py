@@ -42,8 +42,8 @@ from swm_gis.config import TownConfig
 from swm_gis.errors import SwmGisError
 from swm_gis.sources import gdal_source
 
-__all__ = ["UNKNOWN", "covers", "coverage_areas", "coverage_record", "grown_area",
-           "layer_coverage", "town_area"]
+__all__ = ["UNKNOWN", "covered_by_all", "covers", "coverage_areas", "coverage_record",
+           "grown_area", "layer_coverage", "town_area"]
 
 #: Search areas may exceed a coverage by this much (CRS units) and still count as covered:
 #: rounding of a bounding box written to metadata.
@@ -153,6 +153,20 @@ def coverage_record(config: TownConfig, key: str, search: shapely.Geometry | Non
 
 
 # --------------------------------------------------------------------------- the rule
+def covered_by_all(geoms: np.ndarray, areas: Any, *, radius: float = 0.0) -> np.ndarray:
+    """:func:`covers` for each layer's area (a list, as :func:`coverage_areas` gives; one area;
+    or None: everywhere): a geometry is covered when every layer covers it, as a screening
+    finding needs every layer that could make it "yes" to cover its search."""
+    geoms = np.asarray(geoms, dtype=object)
+    ok = np.ones(len(geoms), dtype=bool)
+    for area in ([] if areas is None else areas if isinstance(areas, list) else [areas]):
+        rest = np.flatnonzero(ok)
+        if not len(rest):
+            break
+        ok[rest] = covers(geoms[rest], area, radius=radius)
+    return ok
+
+
 def covers(geoms: np.ndarray, area: Any, *, radius: float = 0.0) -> np.ndarray:
     """Whether ``area`` (grown by the slack: :func:`grown_area`) covers each geometry and
     everything within ``radius`` of it (None covers everything; an empty area nothing).

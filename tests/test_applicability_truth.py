@@ -15,7 +15,6 @@ from __future__ import annotations
 import json
 import sqlite3
 import sys
-import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import geopandas as gpd
@@ -241,17 +240,12 @@ def test_cambridge_says_nhesp_huc_orw_and_impaired_waters_not_checked(tmp_path):
 
 # --------------------------------------------------------------------------- legend colours
 def _style_fills(gpkg: Path) -> dict[str, str]:
+    from swm_gis.styles import style_classes
+
     con = sqlite3.connect(str(gpkg))
     qml = con.execute("SELECT styleQML FROM layer_styles WHERE useAsDefault").fetchone()[0]
     con.close()
-    root = ET.fromstring(qml.split("\n", 1)[1])
-    renderer = root.find("renderer-v2")
-    fills = {}
-    for sym in renderer.find("symbols"):
-        opt = {o.get("name"): o.get("value") for o in sym.iter("Option")}
-        r, g, b, _ = (int(v) for v in opt["color"].split(","))
-        fills[sym.get("name")] = f"#{r:02x}{g:02x}{b:02x}"
-    return {c.get("value"): fills[c.get("symbol")] for c in renderer.find("categories")}
+    return {cls: v["colour"] for cls, v in style_classes(qml).items()}
 
 
 def test_sample_style_has_one_distinct_colour_and_grey_per_class(sample_run):
@@ -262,6 +256,9 @@ def test_sample_style_has_one_distinct_colour_and_grey_per_class(sample_run):
     assert len(set(fills.values())) == len(classes)
     greys = sorted(greyscale_lightness(c) for c in fills.values())
     assert min(np.diff(greys)) >= 2.0  # L* units: tells apart on a greyscale print
+    # neighbours in the legend are far apart in grey (dealt from both halves of the ramp)
+    in_order = [greyscale_lightness(c) for c in fills.values()]
+    assert min(abs(np.diff(in_order))) >= 25.0
     assert fills["right-of-way"].lstrip("#")[:2] * 3 == fills["right-of-way"].lstrip("#")
     # legend order: large, heavily constrained parcels darkest
     order = list(fills)
