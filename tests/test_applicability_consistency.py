@@ -327,3 +327,42 @@ def test_metres_per_unit_does_not_assume_metres():
     with pytest.raises(CrsError):
         metres_per_unit(None)
     assert metres_per_unit("EPSG:2249") == pytest.approx(0.3048006, abs=1e-7)
+
+
+# --------------------------------------------------------------------------- the shared pieces
+def test_streams_cut_at_the_town_line_in_flow_order():
+    """A 30 m brook crossing a town 10..20 m wide: three pieces, out, in, out, joined end to
+    start, each keeping the brook's attributes."""
+    from shapely.geometry import LineString
+
+    from swm_gis.catchments import split_at_boundary
+    from swm_gis.hydrology_trace import clip_at_boundary
+
+    town = box(10, -5, 20, 5)
+    brook = gpd.GeoDataFrame({"id": ["B"]}, geometry=[LineString([(0, 0), (30, 0)])], crs=CRS)
+    pieces = split_at_boundary(brook, town)
+    assert [tuple(map(tuple, np.asarray(g.coords))) for g in pieces.geometry] == [
+        ((0.0, 0.0), (10.0, 0.0)), ((10.0, 0.0), (20.0, 0.0)), ((20.0, 0.0), (30.0, 0.0))]
+    assert pieces["id"].tolist() == ["B", "B", "B"]
+    # the trace's own rule tells the pieces apart: only the middle one is wholly in the town
+    assert [clip_at_boundary(g, town)[1] for g in pieces.geometry] == [True, False, True]
+
+
+def test_marks_on_paths_by_hand():
+    """Five 1 m cells in a row flowing east into a water cell (the last): a pool in the third
+    cell is met 2 m down from the first cell, and not from the fourth."""
+    from affine import Affine
+    from pyproj import CRS as ProjCRS
+
+    from swm_gis.hydrology import flow_grid, marks_on_paths, point_cells
+
+    d8 = np.array([[1, 1, 1, 1, 0]], dtype=np.uint8)  # 1 = east, 0 = outlet
+    grid = flow_grid(d8, transform=Affine(1, 0, 0, 0, -1, 1), crs=ProjCRS(CRS),
+                     elevation=np.zeros((1, 5), dtype="float32"))
+    assert point_cells(grid, np.array([Point(2.5, 0.5), Point(9, 9)], dtype=object)).tolist() \
+        == [2, -1]
+    stop = np.array([False, False, False, False, True])
+    marks = np.array([0, 0, 1, 0, 0])
+    assert marks_on_paths(grid, np.array([0]), stop, marks) == {0: 2.0}
+    assert marks_on_paths(grid, np.array([3]), stop, marks) == {}
+    assert marks_on_paths(grid, np.array([0, 1]), stop, marks) == {0: 1.0}
