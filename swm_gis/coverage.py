@@ -42,7 +42,7 @@ from swm_gis.config import TownConfig
 from swm_gis.errors import SwmGisError
 from swm_gis.sources import gdal_source
 
-__all__ = ["UNKNOWN", "covered_by_all", "covers", "coverage_areas", "coverage_record",
+__all__ = ["UNKNOWN", "Areas", "covered_by_all", "covers", "coverage_areas", "coverage_record",
            "grown_area", "layer_coverage", "town_area"]
 
 #: Search areas may exceed a coverage by this much (CRS units) and still count as covered:
@@ -73,15 +73,28 @@ def grown_area(area: shapely.Geometry | None) -> shapely.Geometry | None:
     return shapely.buffer(area, _SLACK)
 
 
+class Areas(list):
+    """The coverage areas of several layers (a list), with their intersection computed once:
+    what covers the intersection is covered by every area, so :func:`covered_by_all` asks each
+    area only about the few geometries the intersection leaves."""
+
+    @property
+    def common(self) -> shapely.Geometry | None:
+        if "_common" not in self.__dict__:
+            self.__dict__["_common"] = (shapely.intersection_all(list(self)) if len(self) > 1
+                                        else None)
+        return self.__dict__["_common"]
+
+
 def coverage_areas(config: TownConfig, keys: list[str], *, town: shapely.Geometry | None
-                   ) -> tuple[list[shapely.Geometry], str]:
+                   ) -> tuple[Areas, str]:
     """The grown coverage area (:func:`grown_area`) of each configured layer of ``keys``, and a
     text saying what each was taken to be.
 
     A statewide layer covers everything and adds no area; one whose coverage cannot be known
     adds :data:`UNKNOWN` (it covers nothing). A search is covered when every area covers it.
     """
-    areas, bases = [], []
+    areas, bases = Areas(), []
     for key in keys:
         if not config.has(key):
             continue
@@ -158,9 +171,16 @@ def covered_by_all(geoms: np.ndarray, areas: Any, *, radius: float = 0.0) -> np.
     or None: everywhere): a geometry is covered when every layer covers it, as a screening
     finding needs every layer that could make it "yes" to cover its search."""
     geoms = np.asarray(geoms, dtype=object)
+    common = getattr(areas, "common", None)
+    areas = [] if areas is None else areas if isinstance(areas, list) else [areas]
+    # covered by the intersection (computed once): by every area, since the rule's envelope or
+    # buffer then lies in each; only the rest is asked of each area in turn
+    done = (covers(geoms, common, radius=radius)
+            if common is not None and not common.is_empty and len(geoms)
+            else np.zeros(len(geoms), dtype=bool))
     ok = np.ones(len(geoms), dtype=bool)
-    for area in ([] if areas is None else areas if isinstance(areas, list) else [areas]):
-        rest = np.flatnonzero(ok)
+    for area in areas:
+        rest = np.flatnonzero(ok & ~done)
         if not len(rest):
             break
         ok[rest] = covers(geoms[rest], area, radius=radius)

@@ -366,3 +366,16 @@ def test_marks_on_paths_by_hand():
     assert marks_on_paths(grid, np.array([0]), stop, marks) == {0: 2.0}
     assert marks_on_paths(grid, np.array([3]), stop, marks) == {}
     assert marks_on_paths(grid, np.array([0, 1]), stop, marks) == {0: 1.0}
+
+
+@settings(max_examples=40, deadline=None)
+@given(x=st.floats(-20, 120), y=st.floats(-20, 120), size=st.floats(0.5, 30),
+       radius=st.sampled_from([0.0, 5.0, 25.0]))
+def test_covered_by_all_is_each_area_in_turn(x, y, size, radius):
+    """The intersection shortcut gives what asking every area gives."""
+    from swm_gis.coverage import Areas, covered_by_all
+
+    areas = Areas([grown_area(box(0, 0, 100, 100)), grown_area(box(-50, 20, 80, 150))])
+    geoms = np.array([box(x, y, x + size, y + size / 2), Point(x, y)], dtype=object)
+    want = covers(geoms, areas[0], radius=radius) & covers(geoms, areas[1], radius=radius)
+    assert covered_by_all(geoms, areas, radius=radius).tolist() == want.tolist()
