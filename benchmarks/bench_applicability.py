@@ -71,7 +71,10 @@ def run_swm(config: Path, work: Path, engine: str, workers: int | None, chunk_si
         raise SystemExit(f"swm-gis failed with exit code {code}")
     res = read_result(out)
     flags = pd.DataFrame({
-        "parcel_id": res["parcel_id"], "nhesp": res["nhesp_within_500ft"],
+        # an engine from before the rename ("before") names the column by its 500 ft
+        "parcel_id": res["parcel_id"],
+        "nhesp": res["nhesp_within_distance" if "nhesp_within_distance" in res
+                     else "nhesp_within_500ft"],
         "nhesp_distance_ft": res["nhesp_distance_ft"], "sfha": res["in_sfha"],
         "huc12": res["huc12"]})
     return flags, seconds, cpu

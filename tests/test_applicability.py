@@ -108,19 +108,19 @@ def test_parcel_only_touching_an_ae_zone_has_no_land_in_it(flags):
 def test_habitat_459_ft_away_is_within_500_ft(flags):
     row = flags.loc["H459"]
     assert row.nhesp_distance_ft == pytest.approx(459.0, abs=1e-6)
-    assert bool(row.nhesp_within_500ft) is True
+    assert bool(row.nhesp_within_distance) is True
     assert row.nhesp_nearest == "priority:PH 1"
 
 
 def test_habitat_exactly_500_ft_away_is_within_threshold_inclusive(flags):
     assert flags.loc["H500"].nhesp_distance_ft == pytest.approx(500.0, abs=1e-6)
-    assert bool(flags.loc["H500"].nhesp_within_500ft) is True
+    assert bool(flags.loc["H500"].nhesp_within_distance) is True
 
 
 def test_habitat_just_over_500_ft_away_is_not_within(flags):
     row = flags.loc["H501"]
     assert row.nhesp_distance_ft == pytest.approx(500.5, abs=1e-6)
-    assert bool(row.nhesp_within_500ft) is False
+    assert bool(row.nhesp_within_distance) is False
     assert "habitat" not in row.screening_class
 
 
@@ -190,10 +190,10 @@ def test_habitat_beyond_search_radius_has_null_distance():
     out = ap.classify_parcels(parcel, ap.Overlays.build(nhesp_priority=far, nhesp_estimated=none,
                                                         vernal_pools=none))
     assert np.isnan(out["nhesp_distance_ft"].iloc[0])
-    assert bool(out["nhesp_within_500ft"].iloc[0]) is False
+    assert bool(out["nhesp_within_distance"].iloc[0]) is False
     # with the priority layer alone, "none within 500 ft" cannot be said
     out = ap.classify_parcels(parcel, ap.Overlays.build(nhesp_priority=far))
-    assert out["nhesp_within_500ft"].isna().all()
+    assert out["nhesp_within_distance"].isna().all()
     assert out["not_checked"].iloc[0] == "NHESP, floodplain, ORW, impaired waters, HUC"
 
 
@@ -213,7 +213,7 @@ def test_distance_and_flag_agree_with_shapely_for_any_gap(gap_ft, max_vertices):
                           max_piece_vertices=max_vertices))
     exact_ft = shapely.distance(parcel, hab) / FT
     assert out["nhesp_distance_ft"].iloc[0] == pytest.approx(exact_ft, abs=1e-6)
-    assert bool(out["nhesp_within_500ft"].iloc[0]) is bool(exact_ft <= 500.0 + 1e-6)
+    assert bool(out["nhesp_within_distance"].iloc[0]) is bool(exact_ft <= 500.0 + 1e-6)
 
 
 @settings(max_examples=30, deadline=None)
@@ -237,7 +237,7 @@ def test_sfha_fraction_is_the_exact_share_whatever_the_subdivision(share, max_ve
 
 def test_screening_class_names():
     df = pd.DataFrame({"can_reach_trigger": [True, False, True, False],
-                       "nhesp_within_500ft": pd.array([True, None, False, None],
+                       "nhesp_within_distance": pd.array([True, None, False, None],
                                                       dtype="boolean"),
                        "in_sfha": [True, True, False, False],
                        "drains_to_orw": [False, False, True, False],
@@ -254,20 +254,25 @@ def test_screening_class_names():
         "right-of-way", "water"]
     classes = ap.all_classes()
     assert len(classes) == len(set(classes))
-    # 2 sizes x each flag found / not found / not checked (4 constraints) x HUC checked or not
-    assert len(classes) == 2 * 3**4 * 2 + 2
+    # 2 sizes x each flag found / not found / not checked (4 constraints) x HUC checked or not;
+    # with the drainage flags, also "drainage leaves the town's data" where one of them is
+    # neither found nor "not checked" (5 of their 9 combinations)
+    assert len(classes) == 2 * 3**2 * (3**2 + 5) * 2 + 2
     assert classes[0] == "large parcel; habitat, floodplain, ORW and impaired-water constraints"
     assert classes[-2:] == ["right-of-way", "water"]
     assert "small parcel; no mapped constraints" in classes
 
 
 # --------------------------------------------------------------------------- drainage
-def drainage_town(tmp_path: Path) -> Path:
+def drainage_town(tmp_path: Path, *, pond: bool = False) -> Path:
     """A 1 km square sloping east to a brook at x = 955 m flowing north.
 
     The brook's south reach (S1) runs through an ORW wetland; its north reach (S2) is an
     impaired assessment unit (category 5, phosphorus and E. coli). West land drains east to the
-    brook; the strip east of the brook drains off the DEM.
+    brook; the strip east of the brook drains off the DEM. The brook ends at the north edge
+    (the end of the mapped network), or with ``pond`` in a pond without an outlet (a real end),
+    with a certified vernal pool far from the flow (so the ORW search has all its layers) and a
+    town boundary (so the layers cover the town, not only their own extents).
     """
     cell = 10.0
     n = 100
@@ -296,6 +301,12 @@ def drainage_town(tmp_path: Path) -> Path:
                      box(X0 + 400, Y0 + 800, X0 + 500, Y0 + 900),
                      box(X0 + 965, Y0 + 400, X0 + 995, Y0 + 450)])
     layers = {"parcels": parcels, "streams": streams, "orw": orw, "impaired_waters": impaired}
+    if pond:
+        layers["waterbodies"] = frame({"NAME": ["End Pond"]},
+                                      [box(x - 30, Y0 + 985, x + 30, Y0 + 999)])
+        layers["vernal_pools"] = frame({"CVP_NUM": [1]}, [Point(X0 + 100, Y0 + 950)])
+        # the town: the layers cover it (a layer's own extent alone would not cover the path)
+        layers["town_boundary"] = frame({"NAME": ["Town"]}, [box(X0, Y0, X0 + 1_000, Y0 + 1_000)])
     return write_town(tmp_path, layers, extra='[layers.dem]\npath = "dem.tif"\n')
 
 
@@ -307,17 +318,40 @@ def test_drainage_flags_from_catchments_closed_downstream(tmp_path):
     assert bool(res.loc["SOUTH", "drains_to_orw"]) is True
     assert bool(res.loc["SOUTH", "drains_to_impaired"]) is True
     assert res.loc["SOUTH", "impairment_causes"] == "Escherichia coli; Phosphorus (Total)"
-    # NORTH drains to S2 only: impaired, not ORW (the fen is upstream)
-    assert bool(res.loc["NORTH", "drains_to_orw"]) is False
+    # NORTH drains to S2 only: impaired; the ORW fen is upstream, but S2 ends at the DEM's
+    # north edge (the end of the mapped streams), so "no ORW" cannot be said: null, and named
+    assert pd.isna(res.loc["NORTH", "drains_to_orw"])
     assert bool(res.loc["NORTH", "drains_to_impaired"]) is True
+    assert bool(res.loc["NORTH", "drainage_leaves_data"]) is True
     assert res.loc["NORTH", "screening_class"] == (
-        "large parcel; impaired-water constraint; NHESP, floodplain, HUC not checked")
+        "large parcel; impaired-water constraint; drainage leaves the town's data; NHESP, "
+        "floodplain, HUC not checked")
     # EAST drains off the DEM without meeting the brook: where it goes is not in the data, so
-    # neither flag can be false (SPEC section 5: a trace that left the data is not checked)
+    # neither flag can be false (SPEC section 5: a trace that left the data is not "no")
     assert pd.isna(res.loc["EAST", "drains_to_orw"])
     assert pd.isna(res.loc["EAST", "drains_to_impaired"])
     assert pd.isna(res.loc["EAST", "impairment_causes"])
-    assert "ORW, impaired waters" in res.loc["EAST", "not_checked"]
+    assert bool(res.loc["EAST", "drainage_leaves_data"]) is True
+    assert res.loc["EAST", "screening_class"] == (
+        "small parcel; no constraint found; drainage leaves the town's data; NHESP, "
+        "floodplain, HUC not checked")
+
+
+def test_drainage_no_only_where_the_trace_ends_inside_the_data(tmp_path):
+    """The brook ends in a pond without an outlet and every ORW layer (the ORWs and the
+    certified vernal pools) is configured: NORTH's flow ends inside the data having passed no
+    ORW, so 0; SOUTH's passes the fen, so 1; EAST's leaves the DEM, so null."""
+    out = tmp_path / "a.gpkg"
+    ap.run_applicability(load_config(drainage_town(tmp_path, pond=True)), out)
+    res = ap.read_result(out).set_index("parcel_id")
+    assert bool(res.loc["NORTH", "drains_to_orw"]) is False
+    assert bool(res.loc["NORTH", "drains_to_impaired"]) is True
+    assert bool(res.loc["NORTH", "drainage_leaves_data"]) is False
+    assert res.loc["NORTH", "screening_class"] == (
+        "large parcel; impaired-water constraint; NHESP, floodplain, HUC not checked")
+    assert bool(res.loc["SOUTH", "drains_to_orw"]) is True
+    assert pd.isna(res.loc["EAST", "drains_to_orw"])
+    assert bool(res.loc["EAST", "drainage_leaves_data"]) is True
 
 
 def test_downstream_closure_follows_a_chain_and_a_braid():
@@ -376,7 +410,8 @@ def test_output_geopackage_has_layer_summary_checks_and_default_style(town, tmp_
             "SELECT f_table_name, f_geometry_column, useAsDefault, styleQML FROM layer_styles"
         ).fetchone()
     assert (name, col, default) == ("applicability", "geom", 1)
-    assert 'attr="screening_class"' in qml and 'type="categorizedSymbol"' in qml
+    assert 'type="RuleRenderer"' in qml and "&quot;screening_class&quot; = '" in qml
+    assert "Large parcel: 1 acre (43,560 sq ft) or more" in qml  # "large parcel" defined
     summary = pyogrio.read_dataframe(out, layer="applicability_summary")
     town_rows = summary[summary["huc12"] == "all"]
     assert town_rows["parcels"].sum() == 6
@@ -384,7 +419,7 @@ def test_output_geopackage_has_layer_summary_checks_and_default_style(town, tmp_
     assert set(west["huc12_name"]) == {"West Brook"}
     checks = pyogrio.read_dataframe(out, layer="applicability_checks").set_index("check")
     assert bool(checks.loc["in_sfha", "ran"]) is True
-    assert "320-20" in checks.loc["nhesp_within_500ft", "chapter_320"]
+    assert "320-20" in checks.loc["nhesp_within_distance", "chapter_320"]
     assert bool(checks.loc["drains_to_orw", "ran"]) is False
 
 

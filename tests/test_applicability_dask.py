@@ -41,7 +41,7 @@ def test_dask_and_local_engines_give_identical_results(tmp_path):
     pd.testing.assert_frame_equal(a.drop(columns="geometry"), b.drop(columns="geometry"))
     assert a.geometry.geom_equals_exact(b.geometry, 0).all()
     pd.testing.assert_frame_equal(local.summary, dask.summary)
-    assert a["nhesp_within_500ft"].any() and a["in_sfha"].any()
+    assert a["nhesp_within_distance"].any() and a["in_sfha"].any()
 
 
 def test_sample_town_same_with_both_engines_from_the_cli(tmp_path, capsys):

@@ -15,8 +15,21 @@ from swm_gis.config.town import load_config
 QGIS_PLUGINS = "/usr/share/qgis/python/plugins"
 
 
+def rule_classes(renderer) -> dict:
+    """The rule-based style's legend: group label -> {class: child label}."""
+    groups = {}
+    for group in renderer.rootRule().children():
+        assert group.symbol() is None  # a heading only
+        kids = {}
+        for rule in group.children():
+            value = rule.filterExpression().split(" = ", 1)[1][1:-1].replace("''", "'")
+            kids[value] = rule.label()
+        groups[group.label()] = kids
+    return groups
+
+
 @pytest.mark.qgis
-def test_output_opens_in_qgis_with_its_categorised_style(qgis_app, tmp_path):
+def test_output_opens_in_qgis_with_its_grouped_style(qgis_app, tmp_path):
     from qgis.core import QgsVectorLayer, QgsWkbTypes
 
     res = ap.run_applicability(load_config(write_town(tmp_path, town_layers())),
@@ -26,13 +39,23 @@ def test_output_opens_in_qgis_with_its_categorised_style(qgis_app, tmp_path):
     assert layer.featureCount() == 6
     assert layer.geometryType() == QgsWkbTypes.PolygonGeometry
     renderer = layer.renderer()
-    assert renderer.type() == "categorizedSymbol"
-    assert renderer.classAttribute() == "screening_class"
-    values = {c.value() for c in renderer.categories()}
+    assert renderer.type() == "RuleRenderer"
+    groups = rule_classes(renderer)
+    values = {c for kids in groups.values() for c in kids}
     assert values == set(res.summary["screening_class"])
-    # every feature falls in a category of the stored style
-    classes = {f["screening_class"] for f in layer.getFeatures()}
-    assert classes <= values
+    # grouped by size, "large parcel" defined in its heading; children say what follows it
+    large = next(g for g in groups if g.startswith("Large parcel"))
+    assert "1 acre (43,560 sq ft) or more" in large
+    assert all(label == cls.split("; ", 1)[1] for cls, label in groups[large].items())
+    # every feature falls in exactly one rule of the stored style
+    from qgis.core import QgsRenderContext
+
+    ctx = QgsRenderContext()
+    renderer.startRender(ctx, layer.fields())
+    for f in layer.getFeatures():
+        assert f["screening_class"] in values
+        assert len(renderer.symbolsForFeature(f, ctx)) == 1
+    renderer.stopRender(ctx)
     # QGIS lists the stored style as the layer's default
     count, ids, names, descriptions, _ = layer.listStylesInDatabase()
     assert count == 1 and names == [ap.STYLE_NAME]

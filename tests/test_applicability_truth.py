@@ -15,7 +15,6 @@ from __future__ import annotations
 import json
 import sqlite3
 import sys
-import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import geopandas as gpd
@@ -46,7 +45,7 @@ def _flags(tmp_path: Path, layers: dict, *, extra: str = "") -> pd.DataFrame:
 # --------------------------------------------------------------------------- absent layers
 def test_every_flag_is_null_when_only_parcels_are_configured(tmp_path):
     got = _flags(tmp_path, {"parcels": town_layers()["parcels"]})
-    for col in ("nhesp_within_500ft", "in_sfha", "drains_to_orw", "drains_to_impaired"):
+    for col in ("nhesp_within_distance", "in_sfha", "drains_to_orw", "drains_to_impaired"):
         assert got[col].isna().all(), col
     for col in ("nhesp_distance_ft", "sfha_fraction", "sfha_area_sqft", "huc12", "huc10",
                 "impairment_causes"):
@@ -65,9 +64,9 @@ def test_each_flag_with_its_layer_present_has_exact_values(tmp_path):
     assert got.loc["FLOOD", "sfha_fraction"] == pytest.approx(0.25)
     assert bool(got.loc["TOUCH", "in_sfha"]) is False  # covered, shares an edge only
     assert got.loc["TOUCH", "sfha_fraction"] == 0.0
-    assert bool(got.loc["H459", "nhesp_within_500ft"]) is True
+    assert bool(got.loc["H459", "nhesp_within_distance"]) is True
     assert got.loc["H459", "nhesp_distance_ft"] == pytest.approx(459.0, abs=1e-6)
-    assert bool(got.loc["H501", "nhesp_within_500ft"]) is False  # all three layers, covered
+    assert bool(got.loc["H501", "nhesp_within_distance"]) is False  # all three layers, covered
     assert got.loc["H501", "nhesp_distance_ft"] == pytest.approx(500.5, abs=1e-6)
     assert got.loc["SPLIT", "huc12"] == "010700020101"
     assert got.loc["SPLIT", "not_checked"] == "ORW, impaired waters"  # no DEM
@@ -77,10 +76,10 @@ def test_nhesp_with_one_of_its_three_layers_says_found_but_never_none(tmp_path):
     layers = town_layers()
     del layers["nhesp_estimated"], layers["vernal_pools"]
     got = _flags(tmp_path, layers)
-    assert bool(got.loc["H459", "nhesp_within_500ft"]) is True  # found: true whatever is missing
+    assert bool(got.loc["H459", "nhesp_within_distance"]) is True  # found: true whatever is missing
     assert got.loc["H459", "nhesp_distance_ft"] == pytest.approx(459.0, abs=1e-6)
     for pid in ("H501", "FLOOD", "SPLIT"):  # nothing found: a missing layer may hold one
-        assert pd.isna(got.loc[pid, "nhesp_within_500ft"]), pid
+        assert pd.isna(got.loc[pid, "nhesp_within_distance"]), pid
         assert np.isnan(got.loc[pid, "nhesp_distance_ft"]), pid
         assert got.loc[pid, "not_checked"].startswith("NHESP"), pid
     assert "habitat" not in got.loc["H501", "screening_class"]
@@ -117,8 +116,8 @@ def test_nhesp_search_reaching_past_the_coverage_is_null(tmp_path):
                                sq(-1_400, 3_000, 50, 50)])   # 600 ft from it
     # the NHESP layers' own extents stay east of x = 10,000 ft or far north / south
     got = _flags(tmp_path, layers)
-    assert pd.isna(got.loc["EDGE", "nhesp_within_500ft"])
-    assert bool(got.loc["INSIDE", "nhesp_within_500ft"]) is False
+    assert pd.isna(got.loc["EDGE", "nhesp_within_distance"])
+    assert bool(got.loc["INSIDE", "nhesp_within_distance"]) is False
     # (both lie west of the HUC12 polygons too: HUC not checked either)
     assert got.loc["EDGE", "not_checked"] == "NHESP, ORW, impaired waters, HUC"
     assert got.loc["INSIDE", "not_checked"] == "ORW, impaired waters, HUC"
@@ -135,11 +134,13 @@ def test_drainage_flags_beyond_the_dem_are_null(tmp_path):
     got = ap.read_result(res.path).set_index("parcel_id")
     assert pd.isna(got.loc["OUTSIDE", "drains_to_orw"])
     assert pd.isna(got.loc["OUTSIDE", "drains_to_impaired"])
-    assert "ORW, impaired waters" in got.loc["OUTSIDE", "not_checked"]
+    assert "ORW, impaired waters" in got.loc["OUTSIDE", "not_checked"]  # not traced at all
+    assert pd.isna(got.loc["OUTSIDE", "drainage_leaves_data"])
     # HALF lies partly west of the DEM: its land inside drains to the impaired north reach
     assert bool(got.loc["HALF", "drains_to_impaired"]) is True
     assert pd.isna(got.loc["HALF", "drains_to_orw"])  # the part beyond the DEM is unknown
-    assert bool(got.loc["NORTH", "drains_to_orw"]) is False  # wholly inside, traced
+    # NORTH is wholly inside and traced, but its brook ends at the DEM's edge: unknown
+    assert pd.isna(got.loc["NORTH", "drains_to_orw"])
 
 
 # --------------------------------------------------------------------------- hostile input
@@ -212,8 +213,8 @@ def test_sample_checks_table_says_what_ran_on_which_data(sample_run):
         "SELECT \"check\", ran, sources, note, parcels_not_checked FROM applicability_checks")}
     con.close()
     assert rows["in_sfha"][0] == 1 and "flood_zones" in rows["in_sfha"][1]
-    assert "coverage" in rows["nhesp_within_500ft"][2]
-    assert rows["nhesp_within_500ft"][3] == int(got["nhesp_within_500ft"].isna().sum())
+    assert "coverage" in rows["nhesp_within_distance"][2]
+    assert rows["nhesp_within_distance"][3] == int(got["nhesp_within_distance"].isna().sum())
     assert rows["in_sfha"][3] == int(got["in_sfha"].isna().sum())
     assert json.loads(rows["run"][2])["parameters"]["workers"] == 1
 
@@ -221,7 +222,7 @@ def test_sample_checks_table_says_what_ran_on_which_data(sample_run):
 def test_cambridge_says_nhesp_huc_orw_and_impaired_waters_not_checked(tmp_path):
     res = ap.run_applicability(load_config(CAMBRIDGE_CONFIG), tmp_path / "c.gpkg")
     got = ap.read_result(res.path)
-    for col in ("nhesp_within_500ft", "drains_to_orw", "drains_to_impaired", "huc12"):
+    for col in ("nhesp_within_distance", "drains_to_orw", "drains_to_impaired", "huc12"):
         assert got[col].isna().all(), col
     assert got["not_checked"].str.contains("NHESP, .*ORW, impaired waters, HUC").all()
     classes = set(res.summary["screening_class"])
@@ -233,23 +234,18 @@ def test_cambridge_says_nhesp_huc_orw_and_impaired_waters_not_checked(tmp_path):
     assert "small parcel; no constraint found; NHESP, ORW, impaired waters, HUC not checked" \
         in classes
     checks = {c["name"]: c for c in res.checks}
-    assert not checks["nhesp_within_500ft"]["ran"] and not checks["huc12"]["ran"]
+    assert not checks["nhesp_within_distance"]["ran"] and not checks["huc12"]["ran"]
     assert not checks["drains_to_orw"]["ran"] and checks["in_sfha"]["ran"]
 
 
 # --------------------------------------------------------------------------- legend colours
 def _style_fills(gpkg: Path) -> dict[str, str]:
+    from swm_gis.styles import style_classes
+
     con = sqlite3.connect(str(gpkg))
     qml = con.execute("SELECT styleQML FROM layer_styles WHERE useAsDefault").fetchone()[0]
     con.close()
-    root = ET.fromstring(qml.split("\n", 1)[1])
-    renderer = root.find("renderer-v2")
-    fills = {}
-    for sym in renderer.find("symbols"):
-        opt = {o.get("name"): o.get("value") for o in sym.iter("Option")}
-        r, g, b, _ = (int(v) for v in opt["color"].split(","))
-        fills[sym.get("name")] = f"#{r:02x}{g:02x}{b:02x}"
-    return {c.get("value"): fills[c.get("symbol")] for c in renderer.find("categories")}
+    return {cls: v["colour"] for cls, v in style_classes(qml).items()}
 
 
 def test_sample_style_has_one_distinct_colour_and_grey_per_class(sample_run):
@@ -260,6 +256,9 @@ def test_sample_style_has_one_distinct_colour_and_grey_per_class(sample_run):
     assert len(set(fills.values())) == len(classes)
     greys = sorted(greyscale_lightness(c) for c in fills.values())
     assert min(np.diff(greys)) >= 2.0  # L* units: tells apart on a greyscale print
+    # neighbours in the legend are far apart in grey (dealt from both halves of the ramp)
+    in_order = [greyscale_lightness(c) for c in fills.values()]
+    assert min(abs(np.diff(in_order))) >= 25.0
     assert fills["right-of-way"].lstrip("#")[:2] * 3 == fills["right-of-way"].lstrip("#")
     # legend order: large, heavily constrained parcels darkest
     order = list(fills)

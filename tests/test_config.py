@@ -2,8 +2,9 @@ from pathlib import Path
 
 import pytest
 
-from swm_gis.config.town import SQFT_PER_ACRE, Rules, load_config, parse_config
+from swm_gis.config.town import Rules, load_config, parse_config
 from swm_gis.errors import ConfigError, CrsError, SwmGisError
+from swm_gis.units import SQFT_PER_ACRE
 
 
 def _cfg(**town):

@@ -21,13 +21,13 @@ from swm_gis.errors import CrsError, FieldMissingError
 from swm_gis.io import layers as io
 from swm_gis.rules.floodplain import (
     clean_bfe,
-    feet_per_unit,
     flood_zone_pieces,
     floodplain_by_area,
     floodplain_overlap,
     sfha_mask,
     shaded_x_mask,
 )
+from swm_gis.units import feet_per_unit
 
 X0, Y0 = 230_000.0, 905_000.0
 EPSG = "EPSG:26986"

@@ -16,8 +16,9 @@ ROUNDING_L = 0.6
 
 
 def checked_classes() -> list[str]:
-    """The classes a fully configured town can show: every check ran (32 parcel classes), then
-    right-of-way and water. A map's style holds only the classes present in it."""
+    """The classes a fully configured town can show: every check ran (32 parcel classes, and 24
+    whose drainage leaves the town's data), then right-of-way and water. A map's style holds
+    only the classes present in it."""
     return [c for c in all_classes() if "not checked" not in c]
 
 
@@ -39,16 +40,38 @@ def test_every_possible_class_with_right_of_way_and_water_is_distinct():
     classes = checked_classes()
     assert classes[-2:] == ["right-of-way", "water"]
     colours = palette.class_colours(classes)
-    assert len(classes) == 34 and len(set(colours.values())) == 34
-    assert _min_step(list(colours.values())) >= (92 - 22) / 33 - ROUNDING_L
+    assert len(classes) == 58 and len(set(colours.values())) == 58
+    assert _min_step(list(colours.values())) >= (92 - 22) / 57 - ROUNDING_L
 
 
-def test_legend_order_runs_dark_to_light():
+def test_legend_neighbours_are_far_apart_in_grey():
+    """The ramp is dealt from its dark and light halves in turn: the first (most constrained)
+    class is the darkest, and any two neighbours differ by about half the range."""
     colours = list(palette.class_colours(checked_classes()).values())
     lightness = [palette.greyscale_lightness(c) for c in colours]
-    assert lightness == sorted(lightness)
     assert lightness[0] == pytest.approx(palette.L_DARK, abs=ROUNDING_L)
-    assert lightness[-1] == pytest.approx(palette.L_LIGHT, abs=ROUNDING_L)
+    assert max(lightness) == pytest.approx(palette.L_LIGHT, abs=ROUNDING_L)
+    step = (palette.L_LIGHT - palette.L_DARK) / (len(colours) - 1)
+    gaps = [abs(b - a) for a, b in itertools.pairwise(lightness)]
+    assert min(gaps) >= 28 * step - ROUNDING_L  # 58 classes: 28 or 29 steps apart
+
+
+@given(st.integers(min_value=2, max_value=40))
+def test_legend_lightness_is_a_permutation_with_wide_neighbour_gaps(n):
+    values = palette.legend_lightness(n)
+    assert sorted(values) == pytest.approx(palette.lightness_ramp(n))
+    step = (palette.L_LIGHT - palette.L_DARK) / (n - 1)
+    gaps = [abs(b - a) for a, b in itertools.pairwise(values)]
+    assert min(gaps) >= (n // 2 - 1) * step - 1e-9 and values[0] == palette.L_DARK
+
+
+def test_size_groups_define_large_parcel():
+    groups = palette.legend_groups(checked_classes())
+    assert list(groups)[:2] == ["large parcel", "small parcel"] and "not a parcel" in groups
+    assert palette.size_label("large parcel") == (
+        "Large parcel: 1 acre (43,560 sq ft) or more, can reach the permit trigger alone")
+    assert palette.size_label("small parcel", trigger_sqft=21_780) == (
+        "Small parcel: under 0.5 acres (21,780 sq ft)")
 
 
 def test_right_of_way_is_grey_and_water_is_blue():
@@ -89,5 +112,5 @@ def test_duplicates_and_empty_input():
 def test_two_level_legend_groups_by_parcel_size():
     groups = palette.legend_groups(checked_classes())
     assert list(groups) == ["large parcel", "small parcel", "not a parcel"]
-    assert len(groups["large parcel"]) == len(groups["small parcel"]) == 16
+    assert len(groups["large parcel"]) == len(groups["small parcel"]) == 16 + 12
     assert groups["not a parcel"] == ["right-of-way", "water"]

@@ -361,7 +361,7 @@ def test_null_empty_and_invalid_geometries_are_handled_as_for_files(pg, tmp_path
 
 
 @pytest.mark.qgis
-def test_qgis_opens_the_postgis_map_with_its_categorised_style(qgis_app, pg, tmp_path):
+def test_qgis_opens_the_postgis_map_with_its_grouped_style(qgis_app, pg, tmp_path):
     """The map written with --out postgresql://... opens in QGIS (postgres provider) already
     styled from layer_styles, as the GeoPackage does."""
     from qgis.core import QgsDataSourceUri, QgsVectorLayer, QgsWkbTypes
@@ -382,12 +382,12 @@ def test_qgis_opens_the_postgis_map_with_its_categorised_style(qgis_app, pg, tmp
     for opened in (uri, as_browser):
         layer = QgsVectorLayer(opened.uri(False), "applicability", "postgres")
         assert layer.isValid(), layer.error().summary()
-        assert layer.renderer().type() == "categorizedSymbol", opened.uri(False)
+        assert layer.renderer().type() == "RuleRenderer", opened.uri(False)
     assert layer.featureCount() == res.parcels == 6
     assert layer.geometryType() == QgsWkbTypes.PolygonGeometry
-    renderer = layer.renderer()
-    assert renderer.type() == "categorizedSymbol"
-    assert renderer.classAttribute() == "screening_class"
-    assert {c.value() for c in renderer.categories()} == set(res.summary["screening_class"])
+    from test_applicability_qgis import rule_classes
+
+    groups = rule_classes(layer.renderer())
+    assert {c for kids in groups.values() for c in kids} == set(res.summary["screening_class"])
     count, _, names, _, _ = layer.listStylesInDatabase()
     assert count == 1 and names[0] == STYLE_NAME  # the first count names are this layer's

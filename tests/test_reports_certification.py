@@ -101,7 +101,11 @@ def test_certification_pdf_without_counts_or_review(tmp_path):
 
 
 def test_vintage_comes_from_config_then_data_then_the_labelled_file_date():
-    from swm_gis.notification.info import source_with_vintage, vintage_from_data, vintage_text
+    from swm_gis.notification.info import (
+        source_with_vintage,
+        vintage_from_data,
+        vintage_text,
+    )
 
     file_only = {"key": "flood_zones", "modified": "2026-12-01T00:00:00+00:00"}
     assert vintage_text(file_only) == ("data date not stated; file modified 2026-12-01 "

@@ -18,7 +18,7 @@ from swm_gis.applicability.overlays import (
     CHECKED,
     CONSTRAINTS,
     INCLUSIVE_TOL_FT,
-    NHESP_SEARCH_FT,
+    NHESP_FLAG,
     OUTPUT_COLUMNS,
     RIGHT_OF_WAY_CLASS,
     SQFT_PER_SQM,
@@ -26,19 +26,25 @@ from swm_gis.applicability.overlays import (
     Overlays,
     _Pieces,
     _Zones,
-    grown_envelopes,
+    nhesp_search_ft,
 )
-from swm_gis.config.town import FT_PER_M, SQFT_PER_ACRE
-from swm_gis.config.town import metres_per_unit as config_metres_per_unit
+from swm_gis.io.coverage import covered_by_all, covers
 from swm_gis.terrain.catchments import DrainageGrid
+from swm_gis.units import FT_PER_M, SQFT_PER_ACRE, metres_per_unit, require_crs
+
+#: The coverage rule, :func:`swm_gis.io.coverage.covers` (one rule for the screening and the map).
+covered = covers
 
 
 # =========================================================================== screening class
-def class_name(large: bool, constraints: list[str], not_checked: list[str] | tuple = ()) -> str:
+def class_name(large: bool, constraints: list[str], not_checked: list[str] | tuple = (),
+               leaves: bool = False) -> str:
     """The human-readable class for a parcel size, its constraints and the checks not run on it.
 
     A class never says "no constraints" for a check that was not run: it then says "no
-    constraint found" and names what was not checked.
+    constraint found" and names what was not checked. ``leaves``: a drainage flag is unknown
+    because the flow leaves the town's data (the town line, the DEM's edge, the end of the
+    mapped streams, beyond a receiving-water layer's coverage), which the class says.
 
     >>> class_name(True, ["habitat", "floodplain"])
     'large parcel; habitat and floodplain constraints'
@@ -50,15 +56,18 @@ def class_name(large: bool, constraints: list[str], not_checked: list[str] | tup
     'small parcel; no constraint found; NHESP, ORW, impaired waters, HUC not checked'
     >>> class_name(True, ["floodplain"], ["NHESP"])
     'large parcel; floodplain constraint; NHESP not checked'
+    >>> class_name(False, ["impaired-water"], leaves=True)
+    "small parcel; impaired-water constraint; drainage leaves the town's data"
     """
     size = "large parcel" if large else "small parcel"
     if not constraints:
-        found = "no constraint found" if not_checked else "no mapped constraints"
+        found = ("no constraint found" if not_checked or leaves
+                 else "no mapped constraints")
     elif len(constraints) == 1:
         found = f"{constraints[0]} constraint"
     else:
         found = f"{', '.join(constraints[:-1])} and {constraints[-1]} constraints"
-    text = f"{size}; {found}"
+    text = f"{size}; {found}" + (f"; {LEAVES_TEXT}" if leaves else "")
     return f"{text}; {', '.join(not_checked)} not checked" if not_checked else text
 
 
@@ -77,9 +86,14 @@ def class_order(classes: list[str]) -> list[str]:
     return sorted(dict.fromkeys(classes), key=lambda c: (rank.get(c, len(rank)), c))
 
 
+#: What a class says of a parcel whose drainage flag is unknown because the flow leaves the data
+#: (:data:`DRAINAGE_FLAGS`, bits of the ``leaves`` masks of :func:`screening_class`).
+LEAVES_TEXT = "drainage leaves the town's data"
+DRAINAGE_FLAGS = ("drains_to_orw", "drains_to_impaired")
 _NC = len(CONSTRAINTS)
 _NK = len(CHECKED)
-_N_CODES = 1 << (1 + _NC + _NK)
+_LEAVES_BIT = 1 << (1 + _NC + _NK)
+_N_CODES = 1 << (2 + _NC + _NK)
 _ROW_CODE, _WATER_CODE = _N_CODES, _N_CODES + 1
 
 
@@ -89,7 +103,9 @@ def _class_of_code(code: int) -> str:
     if code == _WATER_CODE:
         return WATER_CLASS
     names = [name for i, (_, name) in enumerate(CONSTRAINTS) if code & (2 << i)]
-    return class_name(bool(code & 1), names, _unchecked_names(code >> (1 + _NC)))
+    unchecked = (code >> (1 + _NC)) & ((1 << _NK) - 1)
+    return class_name(bool(code & 1), names, _unchecked_names(unchecked),
+                      leaves=bool(code & _LEAVES_BIT))
 
 
 def _unchecked_names(mask: int) -> list[str]:
@@ -98,12 +114,19 @@ def _unchecked_names(mask: int) -> list[str]:
 
 def _valid(code: int) -> bool:
     # a constraint found was checked: a code with both bits of one flag set never occurs
+    if code >= _ROW_CODE:
+        return True
     found = (code >> 1) & ((1 << _NC) - 1)
-    unchecked = code >> (1 + _NC)
-    return code >= _ROW_CODE or not any(
-        found & (1 << i) and unchecked & (1 << k)
-        for i, (col, _) in enumerate(CONSTRAINTS)
-        for k, (ccol, _) in enumerate(CHECKED) if col == ccol)
+    unchecked = (code >> (1 + _NC)) & ((1 << _NK) - 1)
+    if any(found & (1 << i) and unchecked & (1 << k)
+           for i, (col, _) in enumerate(CONSTRAINTS)
+           for k, (ccol, _) in enumerate(CHECKED) if col == ccol):
+        return False
+    if code & _LEAVES_BIT:  # some drainage flag is neither found nor "not checked"
+        return any(not found & (1 << i) and not unchecked & (1 << k)
+                   for i, (col, _) in enumerate(CONSTRAINTS) if col in DRAINAGE_FLAGS
+                   for k, (ccol, _) in enumerate(CHECKED) if col == ccol)
+    return True
 
 
 _CLASS_BY_CODE = np.array([_class_of_code(c) for c in range(_N_CODES + 2)], dtype=object)
@@ -116,7 +139,7 @@ def _legend_codes() -> list[int]:
         if code >= _ROW_CODE:
             return (1, 0, 0, 0, code)
         n = bin((code >> 1) & ((1 << _NC) - 1)).count("1")
-        return (0, -(code & 1), -n, bin(code >> (1 + _NC)).count("1"), code)
+        return (0, -(code & 1), -n, bin(code >> (1 + _NC)).count("1"), code)  # leaves: last
 
     return sorted((c for c in range(_N_CODES + 2) if _valid(c)), key=key)
 
@@ -124,44 +147,60 @@ def _legend_codes() -> list[int]:
 _RANK = {c: i for i, c in enumerate(all_classes())}
 
 
-def screening_class(flags: pd.DataFrame, *, no_owner: np.ndarray | None = None) -> pd.Series:
+def screening_class(flags: pd.DataFrame, *, no_owner: np.ndarray | None = None,
+                    leaves: np.ndarray | None = None) -> pd.Series:
     """``screening_class`` for each row of a frame of flags (vectorised: a lookup by bit code).
 
     Uses ``can_reach_trigger``, the constraint flags of :data:`CONSTRAINTS` and, for what was
     not checked, the flags of :data:`CHECKED`: a null flag (or a missing column) is named as not
     checked, never read as "no constraint". ``no_owner`` (0 a parcel, 1 right-of-way, 2 water)
-    gives those polygons their own class.
+    gives those polygons their own class. ``leaves`` (per row, bits in :data:`CHECKED` order)
+    marks the null drainage flags that are unknown because the flow leaves the town's data:
+    the class says :data:`LEAVES_TEXT` for them instead of "not checked".
     """
     code = np.asarray(_as_bool(flags["can_reach_trigger"]), dtype=np.int64)
     for i, (col, _) in enumerate(CONSTRAINTS):
         if col in flags:
             code |= np.asarray(_as_bool(flags[col]), dtype=np.int64) << (i + 1)
-    code |= _unchecked_mask(flags) << (1 + _NC)
+    code |= _unchecked_mask(flags, leaves) << (1 + _NC)
+    if leaves is not None:
+        code |= np.where(np.asarray(leaves) != 0, _LEAVES_BIT, 0).astype(np.int64)
     if no_owner is not None:
         code = np.where(no_owner == 1, _ROW_CODE, np.where(no_owner == 2, _WATER_CODE, code))
     return pd.Series(_CLASS_BY_CODE[code], index=flags.index, name="screening_class",
                      dtype=object)
 
 
-def not_checked(flags: pd.DataFrame) -> pd.Series:
+def not_checked(flags: pd.DataFrame, *, leaves: np.ndarray | None = None) -> pd.Series:
     """The checks not run on each row (``"NHESP, HUC"``), or None when every check ran.
 
-    >>> not_checked(pd.DataFrame({"nhesp_within_500ft": pd.array([None, True], dtype="boolean"),
+    A drainage flag in ``leaves`` (:func:`screening_class`) ran: it is not listed here.
+
+    >>> not_checked(pd.DataFrame({NHESP_FLAG: pd.array([None, True], dtype="boolean"),
     ...     "in_sfha": [False, False], "drains_to_orw": [True, True],
     ...     "drains_to_impaired": [True, None], "huc12": ["0107", None]})).tolist()
     ['NHESP', 'impaired waters, HUC']
     """
-    return pd.Series(_NOT_CHECKED_BY_MASK[_unchecked_mask(flags)], index=flags.index,
+    return pd.Series(_NOT_CHECKED_BY_MASK[_unchecked_mask(flags, leaves)], index=flags.index,
                      name="not_checked", dtype=object)
 
 
-def _unchecked_mask(flags: pd.DataFrame) -> np.ndarray:
+def _unchecked_mask(flags: pd.DataFrame, leaves: np.ndarray | None = None) -> np.ndarray:
     mask = np.zeros(len(flags), dtype=np.int64)
     for k, (col, _) in enumerate(CHECKED):
         null = (flags[col].isna().to_numpy(dtype=bool) if col in flags
                 else np.ones(len(flags), dtype=bool))
         mask |= null.astype(np.int64) << k
+    if leaves is not None:
+        mask &= ~np.asarray(leaves, dtype=np.int64)
     return mask
+
+
+def leaves_mask(orw_leaves: np.ndarray, impaired_leaves: np.ndarray) -> np.ndarray:
+    """:func:`screening_class`'s ``leaves`` from the two drainage flags' (bits of CHECKED)."""
+    pos = {col: k for k, (col, _) in enumerate(CHECKED)}
+    return ((np.asarray(orw_leaves, dtype=np.int64) << pos["drains_to_orw"])
+            | (np.asarray(impaired_leaves, dtype=np.int64) << pos["drains_to_impaired"]))
 
 
 def _as_bool(s: pd.Series) -> np.ndarray:
@@ -194,9 +233,10 @@ def classify_parcels(parcels: gpd.GeoDataFrame, overlays: Overlays, *,
     Thresholds are inclusive and measured exactly: the NHESP distance is the exact distance
     between the parcel and the nearest feature (no buffer stands in for it). A flag whose
     reference layers are absent, or do not cover the area the check searches (the parcel, or for
-    NHESP the parcel and 500 ft around it), is null unless the layers found the feature anyway;
-    ``not_checked`` names those checks and the class says so. Right-of-way and water polygons
-    (``no_owner_class``) get their own class.
+    NHESP the parcel and the ``[rules] habitat_distance_ft`` around it), is null unless the
+    layers found the feature anyway; ``not_checked`` names those checks and the class says so.
+    Right-of-way and water polygons (``no_owner_class``) get their own class. A frame without a
+    CRS is refused (:class:`~swm_gis.errors.CrsError`).
 
     Parameters
     ----------
@@ -214,6 +254,7 @@ def classify_parcels(parcels: gpd.GeoDataFrame, overlays: Overlays, *,
         One row per parcel (SPEC applicability columns); flags whose reference layer is absent
         are null.
     """
+    require_crs(parcels, what="parcels")
     rules = overlays.rules
     geoms = parcels.geometry.values.to_numpy()
     n = len(geoms)
@@ -245,39 +286,44 @@ def classify_parcels(parcels: gpd.GeoDataFrame, overlays: Overlays, *,
         out["huc10"] = None
     _habitat_flags(out, geoms, overlays, unit_m=unit_m)
     _sfha_flags(out, geoms, area_sqm, overlays, unit_m=unit_m)
-    orw, impaired, causes = drainage_flags(geoms, overlays.drainage)
+    orw, impaired, causes, left = drainage_flags(geoms, overlays.drainage, leaves=True)
     out["drains_to_orw"] = orw
     out["drains_to_impaired"] = impaired
+    leaves = pd.array(left[0] | left[1], dtype="boolean")
+    leaves[~left[2]] = pd.NA  # not traced (no DEM, or the parcel beyond it): unknown
+    out["drainage_leaves_data"] = leaves
     out["impairment_causes"] = causes
-    out["not_checked"] = not_checked(out)
-    out["screening_class"] = screening_class(out, no_owner=no_owner_class(parcels, rules))
+    mask = leaves_mask(left[0], left[1])
+    out["not_checked"] = not_checked(out, leaves=mask)
+    out["screening_class"] = screening_class(out, no_owner=no_owner_class(parcels, rules),
+                                             leaves=mask)
     return gpd.GeoDataFrame(out[OUTPUT_COLUMNS], geometry=parcels.geometry.values,
                             crs=parcels.crs)
 
 
 def _habitat_flags(out: pd.DataFrame, geoms: np.ndarray, overlays: Overlays, *,
                    unit_m: float) -> None:
-    """NHESP flag, distance and nearest feature; "not within 500 ft" only where it can be said.
-
-    It can be said where all three NHESP layers are configured and cover the parcel and the
-    500 ft around it; elsewhere a parcel with no feature found within 500 ft is null, and so
-    are its distance and nearest feature (a missing or uncovered layer may hold a nearer one).
+    """NHESP flag, distance and nearest feature; "none within the habitat distance" only where
+    all three NHESP layers are configured and cover the parcel and the ``[rules]
+    habitat_distance_ft`` around it; elsewhere a parcel with no feature found within it is
+    null, and so are its distance and nearest feature (an uncovered layer may hold one).
     """
     n = len(geoms)
     rules = overlays.rules
-    dist_ft, nearest = _nearest_habitat_ft(geoms, overlays.habitats, unit_m=unit_m)
+    dist_ft, nearest = _nearest_habitat_ft(geoms, overlays.habitats, unit_m=unit_m,
+                                           search_ft=nhesp_search_ft(rules))
     if overlays.habitats is None:
-        out["nhesp_within_500ft"] = pd.array([pd.NA] * n, dtype="boolean")
+        out[NHESP_FLAG] = pd.array([pd.NA] * n, dtype="boolean")
     else:
         found = dist_ft <= rules.habitat_distance_ft + INCLUSIVE_TOL_FT
-        decided = found | (overlays.nhesp_complete & covered(
+        decided = found | (overlays.nhesp_complete & covered_by_all(
             geoms, overlays.coverage.get("nhesp"),
             radius=rules.habitat_distance_ft / FT_PER_M / unit_m))
         flag = pd.array(found, dtype="boolean")
         flag[~decided] = pd.NA
         dist_ft = np.where(decided, dist_ft, np.nan)
         nearest = np.where(decided, nearest, None)
-        out["nhesp_within_500ft"] = flag
+        out[NHESP_FLAG] = flag
     out["nhesp_distance_ft"] = dist_ft
     out["nhesp_nearest"] = nearest
 
@@ -296,7 +342,7 @@ def _sfha_flags(out: pd.DataFrame, geoms: np.ndarray, area_sqm: np.ndarray, over
         out["sfha_area_sqft"] = np.nan
         return
     sfha_sqm = _overlap_area(geoms, overlays.sfha) * unit_m**2
-    inside = covered(geoms, overlays.coverage.get("sfha"))
+    inside = covered_by_all(geoms, overlays.coverage.get("sfha"))
     flag = pd.array(sfha_sqm > 0, dtype="boolean")
     flag[~(inside | (sfha_sqm > 0))] = pd.NA
     out["in_sfha"] = flag
@@ -304,83 +350,6 @@ def _sfha_flags(out: pd.DataFrame, geoms: np.ndarray, area_sqm: np.ndarray, over
         frac = np.where(area_sqm > 0, np.minimum(sfha_sqm / area_sqm, 1.0), 0.0)
     out["sfha_fraction"] = np.where(inside, frac, np.nan)
     out["sfha_area_sqft"] = np.where(inside, sfha_sqm * SQFT_PER_SQM, np.nan)
-
-
-def covered(geoms: np.ndarray, area: Any, *, radius: float = 0.0) -> np.ndarray:
-    """Whether ``area`` covers each geometry grown by ``radius`` (None covers everything).
-
-    The rule: a geometry is covered when its envelope grown by ``radius`` is, or else when its
-    buffer (16 segments a quarter, grown by the chord gap so that it holds the true buffer) is.
-    Vectorised, and decided exactly by that rule: the distance from each geometry to the part of
-    its neighbourhood the area leaves out settles all but a band as wide as the chord gap either
-    side of ``radius`` (:func:`_uncovered_band`); only that band is buffered.
-    """
-    n = len(geoms)
-    if area is None or n == 0:
-        return np.ones(n, dtype=bool)
-    shapely.prepare(area)
-    x0, y0, x1, y1 = shapely.total_bounds(geoms)
-    if shapely.covers(area, shapely.box(x0 - radius, y0 - radius, x1 + radius, y1 + radius)):
-        return np.ones(n, dtype=bool)  # the envelope of them all, grown, is covered (most tiles)
-    slack = radius * (1 - np.cos(np.pi / 64)) if radius > 0 else 0.0
-    ok, band = _uncovered_band(geoms, area, (x0, y0, x1, y1), radius=radius, slack=slack)
-    if len(band):
-        ok[band] = _covered_by_rule(geoms[band], area, radius=radius, slack=slack)
-    return ok
-
-
-#: How far (in CRS units) a distance must clear a threshold to decide without buffering:
-#: far above the rounding of coordinates (about 1e-10 of a Massachusetts coordinate).
-_DECIDE_MARGIN = 1e-3
-
-
-def _uncovered_band(geoms: np.ndarray, area: Any, bounds: tuple[float, float, float, float], *,
-                    radius: float, slack: float) -> tuple[np.ndarray, np.ndarray]:
-    """What the distance to the uncovered neighbourhood decides, and which rows it leaves.
-
-    ``outside`` is the part of the geometries' envelope, grown past every buffer, that ``area``
-    does not cover. A geometry farther than ``radius + slack`` from it has its grown buffer
-    (which lies within ``radius + slack`` of it) inside the area: covered. One nearer than
-    ``radius - slack`` has a point of ``outside`` inside its 16-segment buffer (which holds
-    every point within ``radius - slack``), and so inside its grown envelope too: not covered.
-    Returns the decided flags and the indices of the band between, to be decided by the rule.
-    """
-    x0, y0, x1, y1 = bounds
-    grow = radius + slack + 1.0
-    if not shapely.is_valid(area):  # no overlay on an invalid area: the rule decides them all
-        return np.zeros(len(geoms), dtype=bool), np.arange(len(geoms))
-    outside = shapely.difference(shapely.box(x0 - grow, y0 - grow, x1 + grow, y1 + grow), area)
-    shapely.prepare(outside)
-    ok = ~shapely.dwithin(outside, geoms, radius + slack + _DECIDE_MARGIN)
-    ok &= ~(shapely.is_missing(geoms) | shapely.is_empty(geoms))  # no distance: by the rule
-    band = np.flatnonzero(~ok)
-    inner = radius - slack - _DECIDE_MARGIN
-    if inner > 0 and len(band):
-        band = band[~shapely.dwithin(outside, geoms[band], inner)]
-    return ok, band
-
-
-def _covered_by_rule(geoms: np.ndarray, area: Any, *, radius: float, slack: float
-                     ) -> np.ndarray:
-    """:func:`covered`'s rule itself: the grown envelope, else the grown 16-segment buffer."""
-    ok = shapely.covers(area, grown_envelopes(geoms, radius))
-    rest = np.flatnonzero(~ok)
-    if len(rest):
-        grown = shapely.buffer(geoms[rest], radius, quad_segs=16) if radius > 0 else geoms[rest]
-        # a polygon buffered with chords lies inside the true buffer: grow it by the chord gap
-        ok[rest] = shapely.covers(area, shapely.buffer(grown, slack) if slack else grown)
-    return ok
-
-
-def metres_per_unit(crs: Any) -> float:
-    """Metres per unit of a projected CRS (1 for EPSG:26986, 0.3048006 for US survey feet)."""
-    return 1.0 if crs is None else config_metres_per_unit(crs)
-
-
-def _nullable(values: np.ndarray | None, n: int) -> pd.arrays.BooleanArray:
-    if values is None:
-        return pd.array([pd.NA] * n, dtype="boolean")
-    return pd.array(np.asarray(values, dtype=bool), dtype="boolean")
 
 
 def _largest_overlap(geoms: np.ndarray, zones: _Zones | None, rep_points: np.ndarray,
@@ -432,19 +401,20 @@ def _overlap_area(geoms: np.ndarray, pieces: _Pieces | None) -> np.ndarray:
     return area
 
 
-def _nearest_habitat_ft(geoms: np.ndarray, pieces: _Pieces | None, *, unit_m: float = 1.0
-                        ) -> tuple[np.ndarray, np.ndarray]:
+def _nearest_habitat_ft(geoms: np.ndarray, pieces: _Pieces | None, *, unit_m: float = 1.0,
+                        search_ft: float = 1_000.0) -> tuple[np.ndarray, np.ndarray]:
     """Exact distance (ft) to the nearest habitat feature within the search radius, and its label.
 
-    One STRtree ``dwithin`` query gives every (parcel, feature piece) pair within
-    :data:`NHESP_SEARCH_FT`; exact distances of the pairs are reduced to the minimum per parcel.
-    Beyond the radius the distance is NaN (null).
+    One STRtree query gives every (parcel, feature piece) pair whose envelopes lie within
+    ``search_ft`` (:func:`swm_gis.applicability.overlays.nhesp_search_ft`: the configured
+    habitat distance, at least 1,000 ft); exact distances of the pairs are reduced to the
+    minimum per parcel. Beyond the radius the distance is NaN (null).
     """
     dist = np.full(len(geoms), np.nan)
     label = np.full(len(geoms), None, dtype=object)
     if pieces is None or len(pieces) == 0 or len(geoms) == 0:
         return dist, label
-    radius = NHESP_SEARCH_FT / FT_PER_M / unit_m
+    radius = search_ft / FT_PER_M / unit_m
     # candidates by envelope (grown by the radius): one cheap tree pass; the exact distance of
     # each candidate then decides, so a GEOS distance is computed once per pair, not twice
     pi, ti = pieces.grown_tree(radius).query(geoms)
@@ -460,34 +430,51 @@ def _nearest_habitat_ft(geoms: np.ndarray, pieces: _Pieces | None, *, unit_m: fl
     return dist, label
 
 
-def drainage_flags(geoms: np.ndarray, grid: DrainageGrid | None
-                   ) -> tuple[pd.arrays.BooleanArray, pd.arrays.BooleanArray, np.ndarray]:
+def drainage_flags(geoms: np.ndarray, grid: DrainageGrid | None, *, leaves: bool = False
+                   ) -> tuple[Any, ...]:
     """ORW / impaired flags and impairment causes per parcel from the per-cell drainage grid.
 
     A parcel drains to what any of its cells (cell centres inside the parcel, plus the cell under
     its representative point so a parcel smaller than a cell still has one) drains to.
-    Vectorised: the parcels are rasterised strip by strip and the flags reduced by parcel. "Does
-    not drain to" is said only of a parcel wholly inside the DEM whose every cell's runoff meets
-    the stream network in the data; a parcel beyond the DEM, or with land draining off it, gets
-    null (unknown) unless what it reaches is already an ORW / impaired water.
+    Vectorised: the parcels are rasterised strip by strip and the flags reduced by parcel.
+
+    Three-valued, like the screening's receiving waters: true where the flow reaches such a
+    water; false only where it was traced to its end inside the data having passed none (wholly
+    on the DEM, no branch below leaving the town or the mapped streams, every layer that could
+    find one configured and covering the parcel and path); null otherwise. ``leaves=True`` also
+    returns where each is null because the flow leaves the data, and which parcels were traced.
     """
     n = len(geoms)
     if grid is None or n == 0:
-        return (pd.array([pd.NA] * n, dtype="boolean"), pd.array([pd.NA] * n, dtype="boolean"),
+        none = (pd.array([pd.NA] * n, dtype="boolean"), pd.array([pd.NA] * n, dtype="boolean"),
                 np.full(n, None, dtype=object))
+        return (*none, (np.zeros(n, dtype=bool),) * 3) if leaves else none
+    k = grid.node_flags.shape[1]
     flags, has_cell, lost = _reached(geoms, grid)
-    # decided: inside the DEM, and every cell's runoff meets the network in the data
-    decided_all = has_cell & ~lost & _inside_grid(geoms, grid)
+    unknown = flags[:, k:k + 3] if flags.shape[1] > k else np.zeros((n, 3), dtype=bool)
+    traced = has_cell & _inside_grid(geoms, grid)
+    # the flow of every cell met the network and no branch below leaves the data
+    ended = traced & ~lost & ~unknown[:, 0]
+    # the search starts on the parcel (the path below it: the nodes' node_unknown)
+    orw_ok = ended & ~unknown[:, 1] & grid.orw_complete & covered_by_all(
+        geoms, grid.coverage.get("orw"))
+    imp_ok = ended & ~unknown[:, 2] & covered_by_all(geoms, grid.coverage.get("impaired"))
     orw = pd.array(flags[:, 0], dtype="boolean")
     imp = pd.array(flags[:, 1], dtype="boolean")
-    orw[~(decided_all | flags[:, 0])] = pd.NA  # found downstream: true even if part is unknown
-    imp[~(decided_all | flags[:, 1])] = pd.NA
+    orw[~(orw_ok | flags[:, 0])] = pd.NA  # found downstream: true even if part is unknown
+    imp[~(imp_ok | flags[:, 1])] = pd.NA
+    # unknown because the flow leaves the data (not for want of a layer or of the DEM)
+    orw_left = traced & orw.isna() & grid.orw_ran & (lost | unknown[:, 0] | unknown[:, 1])
+    imp_left = traced & imp.isna() & grid.impaired_ran & (lost | unknown[:, 0] | unknown[:, 2])
     if not grid.orw_ran:
         orw[:] = pd.NA
     if not grid.impaired_ran:
         imp[:] = pd.NA
-    causes = _decode_causes(flags[:, 2:], grid.cause_names)
+    causes = _decode_causes(flags[:, 2:k], grid.cause_names)
     causes[imp.isna()] = None
+    if leaves:
+        return orw, imp, causes, (np.asarray(orw_left, dtype=bool),
+                                  np.asarray(imp_left, dtype=bool), np.asarray(traced, bool))
     return orw, imp, causes
 
 
@@ -511,20 +498,23 @@ def _reached(geoms: np.ndarray, grid: DrainageGrid
              ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """What each parcel's cells drain to, reduced per parcel without listing its cells.
 
-    Returns ``flags`` (parcels x node_flags columns: the OR over the parcel's cells of their
-    node's flags), ``has_cell`` (the parcel has a cell centre inside it, or its representative
-    point is on the grid) and ``lost`` (some cell's runoff meets no node in the data). The
-    parcels are rasterised strip by strip (:data:`STRIP_ROWS`) and each node's flags packed into
-    bits, so the work is one pass over the cells and the memory one strip's.
+    Returns ``flags`` (parcels x node_flags columns, then the ``node_unknown`` ones if any: the
+    OR over the parcel's cells of their node's flags), ``has_cell`` (the parcel has a cell
+    centre inside it, or its representative point is on the grid) and ``lost`` (some cell's
+    runoff meets no node in the data). The parcels are rasterised strip by strip
+    (:data:`STRIP_ROWS`) and each node's flags packed into bits, so the work is one pass over
+    the cells and the memory one strip's.
     """
     from rasterio import features, windows
 
     n = len(geoms)
-    k = grid.node_flags.shape[1]
+    node_flags = (grid.node_flags if grid.node_unknown is None
+                  else np.hstack([grid.node_flags, grid.node_unknown]))
+    k = node_flags.shape[1]
     n_words = max(1, -(-k // 64))
-    node_bits = np.zeros((grid.node_flags.shape[0], n_words), dtype=np.uint64)
+    node_bits = np.zeros((node_flags.shape[0], n_words), dtype=np.uint64)
     for j in range(k):
-        node_bits[:, j // 64] |= grid.node_flags[:, j].astype(np.uint64) << np.uint64(j % 64)
+        node_bits[:, j // 64] |= node_flags[:, j].astype(np.uint64) << np.uint64(j % 64)
     acc = np.zeros((n, n_words), dtype=np.uint64)
     has_cell = np.zeros(n, dtype=bool)
     lost = np.zeros(n, dtype=bool)
@@ -636,6 +626,6 @@ def combine_summaries(parts: list[pd.DataFrame], *, huc12_names: dict[str, str] 
     return out.reset_index(drop=True)
 
 
-__all__ = ["all_classes", "class_name", "class_order", "classify_parcels", "covered",
-           "no_owner_class", "not_checked", "combine_summaries", "drainage_flags",
-           "screening_class", "summarise"]
+__all__ = ["LEAVES_TEXT", "all_classes", "class_name", "class_order", "classify_parcels",
+           "covered", "leaves_mask", "no_owner_class", "not_checked",
+           "combine_summaries", "drainage_flags", "screening_class", "summarise"]

@@ -19,9 +19,10 @@ import geopandas as gpd
 import numpy as np
 import shapely
 
-from swm_gis.config.town import FT_PER_M, Rules
+from swm_gis.config.town import Rules
 from swm_gis.rules.floodplain import sfha_mask
 from swm_gis.terrain.catchments import DrainageGrid
+from swm_gis.units import FT_PER_M
 
 BBox = tuple[float, float, float, float]
 
@@ -31,10 +32,26 @@ SQFT_PER_SQM = FT_PER_M**2
 #: only a few dozen vertices each.
 MAX_PIECE_VERTICES = 64
 MAX_PIECE_EXTENT_M = 500.0
-#: NHESP distances are reported up to this far (twice the 500 ft rule); beyond it the distance is
-#: empty (null), read "no NHESP feature within 1,000 ft". Searching farther costs time for no
-#: screening value.
+#: NHESP distances are reported up to this far (twice Chapter 320's 500 ft), or up to the
+#: configured ``[rules] habitat_distance_ft`` if that is farther (:func:`nhesp_search_ft`);
+#: beyond it the distance is empty (null). Searching farther costs time for no screening value.
 NHESP_SEARCH_FT = 1_000.0
+#: The NHESP flag column: "within the configured habitat distance" (``[rules]
+#: habitat_distance_ft``, recorded in the run's parameters and the checks table). Files written
+#: before the rename call it ``nhesp_within_500ft`` (:data:`OLD_COLUMNS`), whatever the distance.
+NHESP_FLAG = "nhesp_within_distance"
+#: Old column name -> current one, for reading files written by earlier versions.
+OLD_COLUMNS = {"nhesp_within_500ft": NHESP_FLAG}
+
+
+def nhesp_search_ft(rules: Rules) -> float:
+    """How far (ft) the map looks for NHESP features: the rule distance, and at least
+    :data:`NHESP_SEARCH_FT` so nearby distances are reported too.
+
+    >>> nhesp_search_ft(Rules()), nhesp_search_ft(Rules(habitat_distance_ft=1_500))
+    (1000.0, 1500.0)
+    """
+    return max(NHESP_SEARCH_FT, float(rules.habitat_distance_ft))
 #: Thresholds are inclusive; this absorbs floating-point noise from the metre-to-foot conversion
 #: (a parcel exactly 500 ft away computes as 500.00000000000006 ft).
 INCLUSIVE_TOL_FT = 1e-6
@@ -53,8 +70,9 @@ SECTIONS = {
                          ">= 1 acre (43,560 sq ft) needs a stormwater management permit",
     "huc12": "§ 320-19 B(7)(d): off-site mitigation for new development within the same HUC12",
     "huc10": "§ 320-19 B(8)(d): off-site mitigation for redevelopment within the same HUC10",
-    "nhesp_within_500ft": "§ 320-20 A(3)(c) and B(12): NHESP habitats and certified vernal pools "
-                          "within 500 ft of construction shown and protected",
+    NHESP_FLAG: "§ 320-20 A(3)(c) and B(12): NHESP habitats and certified vernal pools "
+                          "within 500 ft (the [rules] habitat_distance_ft) of construction "
+                          "shown and protected",
     "in_sfha": "§ 320-19 A(8) and § 320-20 A(3)(a): 100-year floodplain delineated, with BFE",
     "drains_to_orw": "Ch. 320 definitions (ORW) and § 320-19 B: discharges to Outstanding "
                      "Resource Waters meet the stricter state standards",
@@ -65,7 +83,7 @@ SECTIONS = {
 #: Checks named in ``not_checked`` (and in the class) when a parcel's flag is null: the flag that
 #: decides it, and its short name. HUC is not a constraint but decides mitigation eligibility.
 CHECKED = (
-    ("nhesp_within_500ft", "NHESP"),
+    (NHESP_FLAG, "NHESP"),
     ("in_sfha", "floodplain"),
     ("drains_to_orw", "ORW"),
     ("drains_to_impaired", "impaired waters"),
@@ -79,7 +97,7 @@ WATER_CLASS = "water"
 
 #: Constraint flags in the order they are named in ``screening_class``.
 CONSTRAINTS = (
-    ("nhesp_within_500ft", "habitat"),
+    (NHESP_FLAG, "habitat"),
     ("in_sfha", "floodplain"),
     ("drains_to_orw", "ORW"),
     ("drains_to_impaired", "impaired-water"),
@@ -87,9 +105,9 @@ CONSTRAINTS = (
 
 OUTPUT_COLUMNS = [
     "parcel_id", "map_par_id", "area_sqft", "area_acres", "can_reach_trigger", "huc12",
-    "huc12_name", "huc10", "nhesp_within_500ft", "nhesp_distance_ft", "nhesp_nearest",
+    "huc12_name", "huc10", NHESP_FLAG, "nhesp_distance_ft", "nhesp_nearest",
     "in_sfha", "sfha_fraction", "sfha_area_sqft", "drains_to_orw", "drains_to_impaired",
-    "impairment_causes", "not_checked", "screening_class",
+    "drainage_leaves_data", "impairment_causes", "not_checked", "screening_class",
 ]
 
 
@@ -399,5 +417,6 @@ def available_cores() -> int:
 # =========================================================================== core
 
 
-__all__ = ["CHECKED", "CONSTRAINTS", "DEFAULT_CHUNK_SIZE", "RIGHT_OF_WAY_CLASS", "SECTIONS",
-           "WATER_CLASS", "Overlays", "available_cores", "grown_envelopes", "subdivide"]
+__all__ = ["CHECKED", "CONSTRAINTS", "DEFAULT_CHUNK_SIZE", "NHESP_FLAG", "OLD_COLUMNS",
+           "RIGHT_OF_WAY_CLASS", "SECTIONS", "WATER_CLASS", "Overlays", "available_cores",
+           "grown_envelopes", "nhesp_search_ft", "subdivide"]

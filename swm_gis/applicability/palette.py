@@ -1,22 +1,28 @@
 """Colours for the applicability legend: one distinct colour per class, readable in greyscale.
 
+The legend is grouped (:func:`legend_groups`): parcel size first ("large parcel": one acre,
+43,560 sq ft, or more, so the parcel alone can reach the permit trigger; :func:`size_label`),
+then the constraints found and the checks that could not be made.
+
 The applicability map has up to 32 classes (parcel size x four constraints) plus right-of-way,
 water and not-checked classes; 17 appear on the sample town. A categorised style that recycles a
 few greens (three pairs shared #12a612, #37bf37, #99f799) cannot be read, and nothing survives a
 greyscale print. Here each class gets
 
-* its own **lightness** (CIE L*), evenly spaced from dark to light in legend order, so a
-  greyscale copy still tells every class apart (most constrained classes darkest), and
+* its own **lightness** (CIE L*), one of values evenly spaced from dark to light, so a greyscale
+  copy still tells every class apart; the values are dealt out alternately from the dark and
+  the light half of the ramp in legend order (:func:`legend_lightness`), so two neighbours in
+  the legend differ by about half the range in grey (the first, most constrained class is the
+  darkest), and
 * its own **hue**, stepped by the golden angle so neighbours in the legend differ in colour too;
   right-of-way is neutral grey and water is blue, whatever their lightness.
 
 Colours are computed in CIE LCh(ab) and brought into sRGB by lowering the chroma only, so the
 lightness (what greyscale shows) is exact. Pure Python, no dependencies.
 
-For more than about 20 classes the lightness steps become small (under 4 L* units); use
-:func:`legend_groups` to draw a two-level legend instead (a rule-based renderer: parent rules
-for size, children for the constraint combination), or colour by constraint combination and
-show parcel size by a hatch.
+The QGIS style (:func:`swm_gis.styles.applicability_qml`) draws the legend as a tree: a rule
+per size group (:func:`legend_groups`, labelled by :func:`size_label`), the classes under it by
+what follows the size, so labels stay short.
 
 >>> class_colours(["large parcel; habitat constraint", "small parcel; no mapped constraints"])
 {'large parcel; habitat constraint': '#393605', 'small parcel; no mapped constraints': '#ccedfe'}
@@ -25,6 +31,8 @@ show parcel size by a hatch.
 from __future__ import annotations
 
 import math
+
+from swm_gis.units import SQFT_PER_ACRE
 
 #: Lightest and darkest L* used: white labels stay legible on the darkest, the lightest is not
 #: mistaken for the blank map.
@@ -80,8 +88,40 @@ def greyscale_lightness(colour: str) -> float:
     return 116 * _f(y) - 16
 
 
+def legend_lightness(n: int, *, dark: float = L_DARK, light: float = L_LIGHT) -> list[float]:
+    """``n`` distinct L* values for ``n`` legend entries in order: the ramp of
+    :func:`lightness_ramp` dealt out alternately from its dark and its light half, so that
+    neighbours differ by about half the range; the first entry is the darkest.
+
+    >>> [round(v, 1) for v in legend_lightness(5)]
+    [22.0, 74.5, 39.5, 92.0, 57.0]
+    """
+    ramp = lightness_ramp(n, dark=dark, light=light)
+    half = (n + 1) // 2
+    order = [i // 2 if i % 2 == 0 else half + i // 2 for i in range(n)]
+    return [ramp[k] for k in order]
+
+
+def size_label(size: str, *, trigger_sqft: float = SQFT_PER_ACRE) -> str:
+    """The legend heading of a size group, with "large parcel" defined.
+
+    >>> size_label("large parcel")
+    'Large parcel: 1 acre (43,560 sq ft) or more, can reach the permit trigger alone'
+    >>> size_label("small parcel", trigger_sqft=87_120)
+    'Small parcel: under 2 acres (87,120 sq ft)'
+    """
+    acres = trigger_sqft / SQFT_PER_ACRE
+    amount = f"{acres:g} acre{'' if acres == 1 else 's'} ({trigger_sqft:,.0f} sq ft)"
+    if size == "large parcel":
+        return f"Large parcel: {amount} or more, can reach the permit trigger alone"
+    if size == "small parcel":
+        return f"Small parcel: under {amount}"
+    return size[:1].upper() + size[1:]
+
+
 def class_colours(classes: list[str]) -> dict[str, str]:
-    """One distinct colour per class, in the order given (first = darkest).
+    """One distinct colour per class, in the order given (first = darkest; neighbours far
+    apart in lightness, :func:`legend_lightness`).
 
     Parameters
     ----------
@@ -97,7 +137,8 @@ def class_colours(classes: list[str]) -> dict[str, str]:
     """
     names = list(dict.fromkeys(classes))
     out: dict[str, str] = {}
-    for i, (name, lightness) in enumerate(zip(names, lightness_ramp(len(names)), strict=True)):
+    for i, (name, lightness) in enumerate(zip(names, legend_lightness(len(names)),
+                                              strict=True)):
         hue, chroma = _hue_of(name, i)
         out[name] = lch_to_hex(lightness, chroma, hue)
     return out
@@ -160,4 +201,4 @@ def _lab_to_srgb(lightness: float, a: float, b: float) -> tuple[float, float, fl
 
 
 __all__ = ["class_colours", "greyscale_lightness", "lch_to_hex", "legend_groups",
-           "lightness_ramp"]
+           "legend_lightness", "lightness_ramp", "size_label"]

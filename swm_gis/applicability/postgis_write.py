@@ -40,6 +40,7 @@ def write_applicability(config: Any, target: str, *, overwrite: bool = False,
     import pyogrio
 
     from swm_gis.applicability import run as job
+    from swm_gis.applicability.write import STYLE_DESCRIPTION, rename_old_columns
     from swm_gis.styles import applicability_qml
 
     conn, schema, table = parse_target(target)
@@ -52,7 +53,8 @@ def write_applicability(config: Any, target: str, *, overwrite: bool = False,
         gpkg = Path(tmp) / "applicability.gpkg"
         result = run(config, gpkg, overwrite=True, **options)
         frames = {
-            table: pyogrio.read_dataframe(gpkg, layer=job.LAYER),
+            # a map written by an earlier version names the NHESP column by its 500 ft: today's
+            table: rename_old_columns(pyogrio.read_dataframe(gpkg, layer=job.LAYER)),
             f"{table}_summary": pyogrio.read_dataframe(gpkg, layer=job.SUMMARY_TABLE),
             f"{table}_checks": pyogrio.read_dataframe(gpkg, layer=job.CHECKS_TABLE),
         }
@@ -61,9 +63,9 @@ def write_applicability(config: Any, target: str, *, overwrite: bool = False,
         for name, frame in frames.items():
             write_frame(con, frame, schema, name, overwrite=overwrite, srid=srid)
         classes = frames[table]["screening_class"].unique().tolist()
-        write_style(con, schema, table, qml=applicability_qml(classes), name=job.STYLE_NAME,
-                    description="Categorised by screening_class (swm-gis applicability, "
-                                "Chapter 320)")
+        trigger = config.rules.trigger_sqft
+        write_style(con, schema, table, qml=applicability_qml(classes, trigger_sqft=trigger),
+                    name=job.STYLE_NAME, description=STYLE_DESCRIPTION.format(trigger=trigger))
     with connect(conn, autocommit=True) as con:
         con.execute(f'ANALYZE {_ident(schema, table).as_string(con)}')
     shown = redact(target)

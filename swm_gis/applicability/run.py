@@ -60,7 +60,6 @@ from swm_gis.applicability.classify import (
     combine_summaries,
     covered,
     drainage_flags,
-    metres_per_unit,
     no_owner_class,
     not_checked,
     screening_class,
@@ -74,7 +73,9 @@ from swm_gis.applicability.overlays import (
     LAYER,
     MAX_PIECE_EXTENT_M,
     MAX_PIECE_VERTICES,
+    NHESP_FLAG,
     NHESP_SEARCH_FT,
+    OLD_COLUMNS,
     OUTPUT_COLUMNS,
     SECTIONS,
     SQFT_PER_SQM,
@@ -82,6 +83,7 @@ from swm_gis.applicability.overlays import (
     SUMMARY_TABLE,
     Overlays,
     boundary_chunks,
+    nhesp_search_ft,
     subdivide,
 )
 from swm_gis.applicability.parallel import TileBatch, check_workers, local_batches, tile_batch
@@ -110,6 +112,7 @@ from swm_gis.io.layers import run_cache
 from swm_gis.io.writers import atomic_path, check_outputs_free, sqlite_sync_off
 from swm_gis.progress import Progress, quiet
 from swm_gis.terrain.catchments import DrainageGrid
+from swm_gis.units import metres_per_unit
 
 
 @dataclass
@@ -182,7 +185,8 @@ def run_applicability(
         params = run_parameters(config, engine=engine, chunk_size=chunk_size, tiles=tiles,
                                 dups=dups, extra={**extra, **(parameters or {})})
         _write_tables(tmp, summary, overlays.checks, config, params, nulls=dict(nulls))
-        write_style(tmp, layer=LAYER, classes=summary["screening_class"].unique().tolist())
+        write_style(tmp, layer=LAYER, classes=summary["screening_class"].unique().tolist(),
+                    trigger_sqft=config.rules.trigger_sqft)
     report(1.0, "done")
     return RunResult(path=out, parcels=counted[0], tiles=len(tiles), summary=summary,
                      checks=overlays.checks, engine=engine)
@@ -228,7 +232,8 @@ def run_parameters(config: TownConfig, *, engine: str, chunk_size: int, tiles: l
             "merged_duplicate_ids": dups,
             "habitat_distance_ft": config.rules.habitat_distance_ft,
             "trigger_sqft": config.rules.trigger_sqft,
-            "nhesp_search_ft": NHESP_SEARCH_FT, **(extra or {})}
+            "nhesp_search_ft": nhesp_search_ft(config.rules),
+            "nhesp_column": NHESP_FLAG, **(extra or {})}
 
 
 def _check_any(config: TownConfig, n_parcels: int) -> None:
@@ -268,7 +273,8 @@ def classify_town(config: TownConfig, *, chunk_size: int = DEFAULT_CHUNK_SIZE,
 
 __all__ = [
     "CHECKS_TABLE", "CONSTRAINTS", "DEFAULT_CHUNK_SIZE", "INCLUSIVE_TOL_FT", "LAYER",
-    "MAX_PIECE_EXTENT_M", "MAX_PIECE_VERTICES", "NHESP_SEARCH_FT", "OUTPUT_COLUMNS", "SECTIONS",
+    "MAX_PIECE_EXTENT_M", "MAX_PIECE_VERTICES", "NHESP_FLAG", "NHESP_SEARCH_FT", "OLD_COLUMNS",
+    "OUTPUT_COLUMNS", "SECTIONS", "nhesp_search_ft",
     "SQFT_PER_SQM", "STYLE_NAME", "SUMMARY_TABLE", "DrainageGrid", "Overlays", "RunResult",
     "Tile", "TileBatch", "check_workers", "local_batches", "tile_batch", "to_batch",
     "write_batches", "class_order", "covered", "no_owner_class", "not_checked",

@@ -23,18 +23,21 @@ from swm_gis import terrain as hydrology
 from swm_gis.applicability.classify import classify_parcels
 from swm_gis.applicability.overlays import (
     DEFAULT_CHUNK_SIZE,
-    NHESP_SEARCH_FT,
+    NHESP_FLAG,
     SECTIONS,
     BBox,
     Overlays,
+    nhesp_search_ft,
 )
-from swm_gis.config.town import FT_PER_M, TownConfig
+from swm_gis.config.town import TownConfig
 from swm_gis.io import layers as io
 from swm_gis.io import sanity
+from swm_gis.io.coverage import coverage_areas, town_area
 from swm_gis.progress import Progress
 from swm_gis.terrain import cache as flowgrid_cache
 from swm_gis.terrain import catchments
 from swm_gis.terrain.catchments import DrainageGrid
+from swm_gis.units import FT_PER_M, M_PER_FT, metres_per_unit
 
 
 # =========================================================================== tiles
@@ -164,7 +167,9 @@ def load_overlays(config: TownConfig, extent: BBox | None, *,
     """Read every configured reference layer once (around the parcels) and prepare it.
 
     Reference layers are read with the parcel extent as a spatial filter (grown by the NHESP
-    search radius for habitat layers), so a statewide layer costs only the town's neighbourhood.
+    search radius for habitat layers: the ``[rules] habitat_distance_ft``, at least 1,000 ft),
+    so a statewide layer costs only the town's neighbourhood. The town and every layer's
+    coverage come from :mod:`swm_gis.io.coverage`, the screening's own rule.
     """
     def bbox(margin_m: float = 0.0) -> BBox | None:
         return _grow(extent, margin_m) if extent else None
@@ -174,7 +179,8 @@ def load_overlays(config: TownConfig, extent: BBox | None, *,
             return None
         return io.read_layer(config, key, bbox=bbox(margin_m))
 
-    search_m = NHESP_SEARCH_FT / FT_PER_M + 1.0
+    unit_m = metres_per_unit(config.crs_obj)
+    search_m = (nhesp_search_ft(config.rules) / FT_PER_M + 1.0) / unit_m
     frames: dict[str, gpd.GeoDataFrame | None] = {}
     keys = [("nhesp_priority", search_m), ("nhesp_estimated", search_m),
             ("vernal_pools", search_m), ("flood_zones", 0.0), ("huc12", 0.0), ("huc10", 0.0)]
@@ -182,70 +188,17 @@ def load_overlays(config: TownConfig, extent: BBox | None, *,
         if progress:
             progress(0.02 + 0.06 * i / len(keys), f"reading {key}")
         frames[key] = read(key, margin)
-    drainage, drainage_checks = drainage_grid(config, extent, progress=progress)
-    town = _town_area(config, bbox())
+    town = town_area(config)
+    drainage, drainage_checks = drainage_grid(config, extent, progress=progress, town=town)
     coverage, bases = {}, {}
     for name, keys in (("nhesp", _NHESP), ("sfha", ("flood_zones",))):
-        coverage[name], bases[name] = checks_coverage(config, [k for k in keys if config.has(k)],
-                                                      town=town)
+        coverage[name], bases[name] = coverage_areas(config, list(keys), town=town)
     overlays = Overlays.build(rules=config.rules, drainage=drainage, coverage=coverage, **frames)
     overlays.checks = _checks(config, frames, drainage_checks, bases)
     return overlays
 
 
 _NHESP = ("nhesp_priority", "nhesp_estimated", "vernal_pools")
-
-
-def checks_coverage(config: TownConfig, keys: list[str], *, town: Any
-                    ) -> tuple[Any, str]:
-    """The area every layer of ``keys`` covers (their intersection; None = everywhere) and how.
-
-    A layer covers, by ``[layers.KEY] coverage`` (the rule of :mod:`swm_gis.io.coverage`):
-    ``"town"`` (the default) the town boundary together with its own extent, ``"extent"`` its
-    own extent (the bounding box of its data), ``"statewide"`` everywhere. Without a town
-    boundary, a layer covers its own extent; a source that records no extent, everywhere.
-    """
-    area, bases = None, []
-    for key in keys:
-        spec = config.layer(key)
-        kind = getattr(spec, "coverage", None) or "town"
-        if kind == "statewide":
-            bases.append(f"{key}: statewide")
-            continue
-        box = _extent_box(config, key)
-        if kind == "town" and town is not None:
-            mine = town if box is None else shapely.union(town, box)
-            bases.append(f"{key}: the town boundary and the layer's own extent")
-        elif box is not None:
-            mine = box
-            bases.append(f"{key}: the layer's own extent")
-        else:
-            bases.append(f"{key}: everywhere (the source records no extent)")
-            continue
-        area = mine if area is None else shapely.intersection(area, mine)
-    return area, "; ".join(bases)
-
-
-def _extent_box(config: TownConfig, key: str) -> Any:
-    spec = config.layer(key)
-    info = io.layer_info(spec)
-    bounds = info.get("total_bounds")
-    if bounds is None or any(b is None or not math.isfinite(b) for b in bounds):
-        return None
-    src = io.layer_crs(spec, info)
-    if not src.equals(config.crs_obj):
-        bounds = Transformer.from_crs(src, config.crs_obj, always_xy=True).transform_bounds(
-            *bounds, densify_pts=21)
-    return shapely.box(*bounds)
-
-
-def _town_area(config: TownConfig, bbox: BBox | None) -> Any:
-    if not config.has("town_boundary"):
-        return None
-    town = io.read_layer(config, "town_boundary")
-    geoms = town.geometry.values.to_numpy()
-    geoms = geoms[shapely.get_dimensions(geoms) == 2] if len(geoms) else geoms
-    return shapely.union_all(geoms) if len(geoms) else None
 
 
 def _checks(config: TownConfig, frames: dict[str, Any], drainage: dict[str, str | None],
@@ -257,13 +210,14 @@ def _checks(config: TownConfig, frames: dict[str, Any], drainage: dict[str, str 
     missing_hab = [k for k in _NHESP if not config.has(k)]
     cov = coverage or {}
     has12, has10 = config.has("huc12"), config.has("huc10")
+    dist = f"{config.rules.habitat_distance_ft:,g} ft ([rules] habitat_distance_ft)"
     if hab and missing_hab:
         hab_note = (f"no layers.{', layers.'.join(missing_hab)} in the town config: a feature "
-                    "found within 500 ft is reported; 'none within 500 ft' cannot be said "
-                    "(null). Coverage: " + cov.get("nhesp", ""))
+                    f"found within {dist} is reported; 'none within that distance' cannot be "
+                    "said (null). Coverage: " + cov.get("nhesp", ""))
     elif hab:
         hab_note = ("coverage: " + cov.get("nhesp", "") + "; null beyond it unless a feature "
-                    "was found within 500 ft")
+                    f"was found within {dist}")
     else:
         hab_note = ("no NHESP layers (nhesp_priority, nhesp_estimated, vernal_pools) in the "
                     "town config")
@@ -273,11 +227,12 @@ def _checks(config: TownConfig, frames: dict[str, Any], drainage: dict[str, str 
         ("huc10", has10 or has12, src(["huc10"] if has10 else ["huc12"]),
          None if has10 else ("first 10 digits of the HUC12 (WBD codes nest)" if has12 else
                              "no layers.huc10 or layers.huc12 in the town config")),
-        ("nhesp_within_500ft", bool(hab), src(hab), hab_note),
+        (NHESP_FLAG, bool(hab), src(hab), hab_note),
         ("in_sfha", config.has("flood_zones"), src(["flood_zones"]),
          ("coverage: " + cov.get("sfha", "") + "; null beyond it unless SFHA land was found")
          if config.has("flood_zones") else "no layers.flood_zones in the town config"),
-        ("drains_to_orw", drainage.get("orw") is None, src(["dem", "streams", "orw"]),
+        ("drains_to_orw", drainage.get("orw") is None,
+         src(["dem", "streams", "waterbodies", "orw", "vernal_pools"]),
          drainage.get("orw") or _DRAIN_NOTE),
         ("drains_to_impaired", drainage.get("impaired") is None,
          src(["dem", "streams", "impaired_waters"]), drainage.get("impaired") or _DRAIN_NOTE),
@@ -286,19 +241,23 @@ def _checks(config: TownConfig, frames: dict[str, Any], drainage: dict[str, str 
              "note": note} for name, ran, sources, note in rows]
 
 
-_DRAIN_NOTE = ("null for a parcel beyond the DEM, or with land whose runoff leaves the DEM "
-               "before meeting the stream network, unless it already reaches one")
+_DRAIN_NOTE = ("1 where the flow reaches one; 0 only where it was traced to its end inside the "
+               "data having passed none; null (and drainage_leaves_data) where it leaves the "
+               "data (the town line, the DEM's edge, the end of the mapped streams, beyond a "
+               "layer's coverage), or for a parcel beyond the DEM")
 
 
 # =========================================================================== the job
 
 
-def drainage_grid(config: TownConfig, extent: Any, *, progress: Any = None
-                  ) -> tuple[DrainageGrid | None, dict[str, str | None]]:
-    """Read the DEM, streams, water bodies, ORWs and impaired waters once and build the grid.
+def drainage_grid(config: TownConfig, extent: Any, *, progress: Any = None,
+                  town: Any = None) -> tuple[DrainageGrid | None, dict[str, str | None]]:
+    """Read the DEM, streams, water bodies, ORWs (with the certified vernal pools, which are
+    ORWs) and impaired waters once and build the grid.
 
-    Returns the grid (or None) and, for ``"orw"`` and ``"impaired"``, why that flag did not run
-    (None when it ran).
+    ``town`` (:func:`swm_gis.io.coverage.town_area`) is where the trace stops, as in the
+    screening. Returns the grid (or None) and, for ``"orw"`` and ``"impaired"``, why that flag
+    did not run (None when it ran).
     """
     reasons: dict[str, str | None] = {"orw": None, "impaired": None}
     missing_base = [k for k in ("dem",) if not config.has(k)]
@@ -308,8 +267,8 @@ def drainage_grid(config: TownConfig, extent: Any, *, progress: Any = None
         why = "no " + " and no ".join(f"layers.{k}" for k in missing_base) + \
             " in the town config (needed to trace drainage)"
         return None, {"orw": why, "impaired": why}
-    if not config.has("orw"):
-        reasons["orw"] = "no layers.orw in the town config"
+    if not (config.has("orw") or config.has("vernal_pools")):
+        reasons["orw"] = "no layers.orw or layers.vernal_pools in the town config"
     if not config.has("impaired_waters"):
         reasons["impaired"] = "no layers.impaired_waters in the town config"
     if reasons["orw"] and reasons["impaired"]:
@@ -326,11 +285,27 @@ def drainage_grid(config: TownConfig, extent: Any, *, progress: Any = None
 
     if progress:
         progress(0.12, "catchments of the stream network")
-    network = hydrology.stream_network(read("streams"), read("waterbodies"))
-    grid = catchments.build_grid(flow, network, orw=read("orw") if not reasons["orw"] else None,
-                      impaired=read("impaired_waters") if not reasons["impaired"] else None)
+    # the screening's network and tolerances (terrain.receiving_waters.trace_receiving_waters)
+    # cut where they cross the town line: a catchment in the town or beyond it, as the trace
+    network = hydrology.stream_network(catchments.split_at_boundary(read("streams"), town),
+                                       read("waterbodies"),
+                                       tolerance_ft=min(TRACE_TOLERANCE_FT, 3.0), flow=flow)
+    orw_keys = [] if reasons["orw"] else ["orw", "vernal_pools"]
+    imp_keys = [] if reasons["impaired"] else ["impaired_waters"]
+    coverage = {"orw": coverage_areas(config, orw_keys, town=town)[0],
+                "impaired": coverage_areas(config, imp_keys, town=town)[0]}
+    grid = catchments.build_grid(
+        flow, network, orw=read("orw") if "orw" in orw_keys else None,
+        vernal_pools=read("vernal_pools") if "orw" in orw_keys else None,
+        impaired=read("impaired_waters") if imp_keys else None, boundary=town,
+        coverage=coverage, tolerance=TRACE_TOLERANCE_FT * M_PER_FT / metres_per_unit(config.crs),
+        orw_complete=config.has("orw") and config.has("vernal_pools"))
     return grid, reasons
 
 
-__all__ = ["Tile", "checks_coverage", "classify_tile", "drainage_grid", "duplicate_ids",
+#: How close (ft) the flow must pass a water to meet it: the screening's trace tolerance.
+TRACE_TOLERANCE_FT = 10.0
+
+
+__all__ = ["Tile", "classify_tile", "drainage_grid", "duplicate_ids",
            "load_overlays", "make_tiles", "parcel_extent", "read_tile_parcels"]

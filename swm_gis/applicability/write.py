@@ -20,6 +20,8 @@ import shapely
 from swm_gis.applicability.overlays import (
     CHECKS_TABLE,
     LAYER,
+    NHESP_FLAG,
+    OLD_COLUMNS,
     OUTPUT_COLUMNS,
     STYLE_NAME,
     SUMMARY_TABLE,
@@ -27,14 +29,19 @@ from swm_gis.applicability.overlays import (
 from swm_gis.config.town import TownConfig
 from swm_gis.io import layers as io
 from swm_gis.io.writers import atomic_path, check_outputs_free, sqlite_sync_off
+from swm_gis.units import SQFT_PER_ACRE
 
 #: Arrow type of each output column; any other column is text. The geometry is WKB MultiPolygon.
 _TYPES = {"area_sqft": pa.float64(), "area_acres": pa.float64(),
           "nhesp_distance_ft": pa.float64(), "sfha_fraction": pa.float64(),
           "sfha_area_sqft": pa.float64(), "can_reach_trigger": pa.bool_(),
-          "nhesp_within_500ft": pa.bool_(), "in_sfha": pa.bool_(), "drains_to_orw": pa.bool_(),
-          "drains_to_impaired": pa.bool_()}
+          NHESP_FLAG: pa.bool_(), "in_sfha": pa.bool_(), "drains_to_orw": pa.bool_(),
+          "drains_to_impaired": pa.bool_(), "drainage_leaves_data": pa.bool_()}
 GEOMETRY = "geom"
+#: The stored style's description (QGIS shows it in the style manager): what "large" means.
+STYLE_DESCRIPTION = ("Grouped by parcel size, then by screening_class (swm-gis applicability, "
+                     "Chapter 320). Large parcel: {trigger:,.0f} sq ft or more, so the parcel "
+                     "alone can reach the permit trigger ([rules] trigger_sqft).")
 
 
 def batch_schema() -> pa.Schema:
@@ -162,7 +169,7 @@ def _write_tables(path: Path, summary: pd.DataFrame, checks: list[dict[str, Any]
 
 # =========================================================================== QGIS style
 def write_style(gpkg: str | Path, *, layer: str, classes: list[str],
-                geometry_column: str = "geom") -> None:
+                geometry_column: str = "geom", trigger_sqft: float = SQFT_PER_ACRE) -> None:
     """Store the categorised QGIS style in the GeoPackage's ``layer_styles`` table (as default).
 
     QGIS (3.22 and later) applies it when the layer is opened. The table has the columns QGIS
@@ -171,7 +178,7 @@ def write_style(gpkg: str | Path, *, layer: str, classes: list[str],
     """
     from swm_gis.styles import applicability_qml
 
-    qml = applicability_qml(classes)
+    qml = applicability_qml(classes, trigger_sqft=trigger_sqft)
     now = dt.datetime.now(dt.UTC).strftime("%Y-%m-%dT%H:%M:%S.000Z")
     con = sqlite3.connect(str(gpkg))
     try:
@@ -201,7 +208,7 @@ def write_style(gpkg: str | Path, *, layer: str, classes: list[str],
                 'f_geometry_column, styleName, styleQML, styleSLD, useAsDefault, description, '
                 'owner, ui, update_time) VALUES (?, ?, ?, ?, ?, ?, ?, 1, ?, ?, ?, ?)',
                 ("", "", layer, geometry_column, STYLE_NAME, qml, "",
-                 "Categorised by screening_class (swm-gis applicability, Chapter 320)", "",
+                 STYLE_DESCRIPTION.format(trigger=trigger_sqft), "",
                  "", now),
             )
             if has_ogr:
@@ -222,17 +229,20 @@ def write_map(frame: gpd.GeoDataFrame, out: str | Path, *, summary: pd.DataFrame
         batch = to_batch(frame)
         write_batches(tmp, [batch], crs=frame.crs)
         _write_tables(tmp, summary, checks, config, parameters, nulls=null_counts(batch))
-        write_style(tmp, layer=LAYER, classes=summary["screening_class"].unique().tolist())
+        write_style(tmp, layer=LAYER, classes=summary["screening_class"].unique().tolist(),
+                    trigger_sqft=config.rules.trigger_sqft)
     return out
 
 
 def read_result(path: str | Path) -> gpd.GeoDataFrame:
-    """Read an applicability GeoPackage's layer back (for tests and the plugin).
+    """Read an applicability GeoPackage's layer back (for tests, the plugin and the web map).
 
     Flags come back as pandas nullable booleans: a null (not checked) stays ``<NA>`` and is
-    never read as true or false.
+    never read as true or false. A file written before the NHESP column was renamed (its
+    ``nhesp_within_500ft``, :data:`~swm_gis.applicability.overlays.OLD_COLUMNS`) comes back
+    with today's name, ``nhesp_within_distance``; the distance it used is in its checks table.
     """
-    frame = gpd.read_file(path, layer=LAYER)
+    frame = rename_old_columns(gpd.read_file(path, layer=LAYER))
     for col, typ in _TYPES.items():
         if col in frame and pa.types.is_boolean(typ):
             null = frame[col].isna().to_numpy()
@@ -243,5 +253,16 @@ def read_result(path: str | Path) -> gpd.GeoDataFrame:
     return frame
 
 
-__all__ = ["batch_schema", "null_counts", "read_result", "to_batch", "write_batches", "write_map",
-           "write_style"]
+def rename_old_columns(frame: pd.DataFrame) -> pd.DataFrame:
+    """An applicability table with the columns of earlier versions renamed to today's
+    (``nhesp_within_500ft`` -> ``nhesp_within_distance``); a table that has both keeps today's.
+
+    >>> rename_old_columns(pd.DataFrame({"nhesp_within_500ft": [True]})).columns.tolist()
+    ['nhesp_within_distance']
+    """
+    old = {a: b for a, b in OLD_COLUMNS.items() if a in frame and b not in frame}
+    return frame.rename(columns=old) if old else frame
+
+
+__all__ = ["batch_schema", "null_counts", "read_result", "rename_old_columns", "to_batch",
+           "write_batches", "write_map", "write_style"]

@@ -43,9 +43,7 @@ from swm_gis.config.strict import (
     refuse_unknown,
 )
 from swm_gis.errors import ConfigError, CrsError
-
-SQFT_PER_ACRE = 43_560.0
-FT_PER_M = 1.0 / 0.3048
+from swm_gis.units import SQFT_PER_ACRE
 
 #: FEMA zones that make up the Special Flood Hazard Area when a layer has no SFHA_TF field.
 SFHA_ZONES = (
@@ -444,22 +442,6 @@ def check_working_crs(crs: str, *, where: str = "the town config") -> CRS:
             'need a projected CRS. Set [town] crs = "EPSG:26986" (NAD83 Massachusetts Mainland).'
         )
     return obj
-
-
-def metres_per_unit(crs: Any) -> float:
-    """Metres in one unit of a projected CRS's x axis; the one place units are converted.
-
-    >>> metres_per_unit("EPSG:26986"), round(metres_per_unit("EPSG:2249"), 7)
-    (1.0, 0.3048006)
-    """
-    obj = CRS.from_user_input(crs)
-    if not obj.is_projected:
-        raise CrsError(
-            f"Distances and areas cannot be measured in the geographic CRS {obj.to_string()} "
-            "(degrees); reproject to a projected CRS such as EPSG:26986 (layers read through the "
-            "town config are brought into its working CRS)."
-        )
-    return float(obj.axis_info[0].unit_conversion_factor)
 
 
 def _parse_right_of_way(raw: Any, where: str) -> RightOfWayRule | None:

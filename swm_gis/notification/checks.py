@@ -46,6 +46,7 @@ import shapely
 
 from swm_gis.config.town import TownConfig
 from swm_gis.io import layers
+from swm_gis.units import M_PER_FT
 
 #: Uncovered strips narrower than twice this (metres) are digitising noise between a town
 #: boundary and parcel lines drawn from deeds, not missing parcels.
@@ -222,7 +223,7 @@ def edge_warning(config: TownConfig, subject: gpd.GeoDataFrame, area: gpd.GeoDat
     """Warning ``parcels_missing_beyond_edge`` when part of the search area is covered by no
     parcel beyond the town line (see :func:`missing_parcels_area`), with its area in sq ft, the
     direction(s) it lies in and what to add."""
-    from swm_gis.config.town import metres_per_unit
+    from swm_gis.units import metres_per_unit
 
     area_geom = shapely.union_all(area.geometry.values)
     boundary = None
@@ -236,7 +237,7 @@ def edge_warning(config: TownConfig, subject: gpd.GeoDataFrame, area: gpd.GeoDat
                                     metres_per_unit=factor)
     if gap.is_empty:
         return None
-    sqft = shapely.area(gap) * (factor / 0.3048) ** 2
+    sqft = shapely.area(gap) * (factor / M_PER_FT) ** 2
     where = " and ".join(directions(shapely.union_all(subject.geometry.values), gap))
     return warning("parcels_missing_beyond_edge", (
         f"The {distance_ft:g} ft search area reaches {sqft:,.0f} sq ft to the {where} of the "

@@ -8,10 +8,9 @@ import math
 import numpy as np
 import shapely
 
-from swm_gis.config.town import metres_per_unit
 from swm_gis.notification.info import PackageInfo
 from swm_gis.reports.labels import fit_lines
-from swm_gis.rules.abutters import M_PER_FT
+from swm_gis.units import M_PER_FT, metres_per_unit
 
 #: Fills chosen to stay apart in greyscale print (luminance 60 / 225 / 158 / 230), with textures
 #: where two would be close: no owner of record = the abutter fill with diagonal hatching, left

@@ -21,8 +21,9 @@ from typing import Any
 import geopandas as gpd
 import shapely
 
-from swm_gis.config.town import SFHA_ZONES, metres_per_unit
+from swm_gis.config.town import SFHA_ZONES
 from swm_gis.errors import CrsError
+from swm_gis.units import M_PER_FT, metres_per_unit
 
 # The Agg canvas is used directly (not pyplot), so rendering is headless and offline and never
 # touches the process-wide matplotlib backend. A second, system-wide matplotlib (Debian's QGIS
@@ -48,7 +49,6 @@ class _DrawOnceCanvas(FigureCanvasAgg):
     def draw_idle(self, *args, **kwargs) -> None:
         pass
 
-M_PER_FT = 0.3048
 
 #: Logical map layer -> accepted ``screening.gpkg`` layer names, first match wins.
 ALIASES: dict[str, tuple[str, ...]] = {

@@ -17,6 +17,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from swm_gis.formatting import pct, sqft
+from swm_gis.units import SQFT_PER_ACRE
 
 __all__ = ["parameter_rows"]
 
@@ -59,7 +60,7 @@ def _exemptions(v: Any) -> str:
 
 
 def _trigger(v: Any) -> str:
-    acres = float(v) / 43_560
+    acres = float(v) / SQFT_PER_ACRE
     return f"{float(v):,.0f} sq ft ({acres:g} acre{'s' if acres != 1 else ''})"
 
 

@@ -36,10 +36,10 @@ import pandas as pd
 import shapely
 from pyproj import CRS
 
-from swm_gis.config.town import RIGHT_OF_WAY_COLUMN, Rules, metres_per_unit
-from swm_gis.errors import ConfigError, CrsError, GeometryError, SwmGisError
+from swm_gis.config.town import RIGHT_OF_WAY_COLUMN, Rules
+from swm_gis.errors import ConfigError, GeometryError, SwmGisError
+from swm_gis.units import M_PER_FT, SQFT_PER_ACRE, metres_per_unit, require_crs
 
-M_PER_FT = 0.3048
 #: The section of Chapter 320 behind the abutter list (cited in every output).
 #: Cited by heading: the regulation copy numbers only §§ 320-19, 320-20 and 320-21.
 SECTION = "Chapter 320, permit procedure, A(7)"
@@ -150,8 +150,8 @@ def find_abutters(
     """
     rules = rules or Rules()
     distance_ft = float(rules.abutter_distance_ft if distance_ft is None else distance_ft)
-    if parcels.crs is None or subject.crs is None:
-        raise CrsError("The parcels and the subject need a CRS to measure distances.")
+    require_crs(parcels, what="parcels")
+    require_crs(subject, what="subject")
     factor = metres_per_unit(parcels.crs)
     if not CRS.from_user_input(subject.crs).equals(parcels.crs):
         subject = subject.to_crs(parcels.crs)
@@ -199,7 +199,7 @@ def bordered_ponds(
     if not CRS.from_user_input(ponds.crs).equals(subject.crs):
         ponds = ponds.to_crs(subject.crs)
     geoms = np.asarray(ponds.geometry.values)
-    acres = shapely.area(geoms) * factor**2 / (M_PER_FT**2 * 43_560.0)
+    acres = shapely.area(geoms) * factor**2 / (M_PER_FT**2 * SQFT_PER_ACRE)
     tol = (border_ft * M_PER_FT + TOLERANCE_M) / factor
     keep = shapely.dwithin(geoms, subject_union(subject), tol) & (acres < max_pond_acres)
     name_col = next((c for c in ("pond", "name", "NAME") if c in ponds), None)
@@ -315,7 +315,7 @@ def parcels_touched_by_site(
     geoms = np.asarray(parcels.geometry.values)
     hits = np.sort(shapely.STRtree(geoms).query(site_geom, predicate="intersects"))
     hits = hits[~shapely.touches(geoms[hits], site_geom)]
-    sqft_per_unit2 = (metres_per_unit(parcels.crs) / 0.3048) ** 2
+    sqft_per_unit2 = (metres_per_unit(parcels.crs) / M_PER_FT) ** 2
     overlap = shapely.area(shapely.intersection(geoms[hits], site_geom))
     keep = overlap * sqft_per_unit2 >= min_overlap_sqft
     hits, overlap = hits[keep], overlap[keep]

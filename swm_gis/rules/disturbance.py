@@ -28,8 +28,9 @@ import geopandas as gpd
 import shapely
 from pyproj import CRS
 
-from swm_gis.config.town import SQFT_PER_ACRE, Rules, metres_per_unit
+from swm_gis.config.town import Rules
 from swm_gis.errors import CrsError, EmptyLayerError, GeometryError, SwmGisError
+from swm_gis.units import SQFT_PER_ACRE, require_crs, sqft_per_unit2
 
 #: Bylaw 213-16B exemptions (Chapter 320 applicability B): CLI name -> (citation, activity).
 EXEMPTIONS: dict[str, tuple[str, str]] = {
@@ -229,8 +230,7 @@ def union_polygons(frame: gpd.GeoDataFrame, *, what: str) -> shapely.Geometry:
 
 def check_projected(frame: gpd.GeoDataFrame, *, what: str) -> CRS:
     """The frame's CRS, which must exist and be projected (areas need a plane)."""
-    if frame.crs is None:
-        raise CrsError(f"The {what} has no coordinate reference system; save it with one.")
+    require_crs(frame, what=what)
     if not frame.crs.is_projected:
         raise CrsError(
             f"The {what} is in a geographic CRS ({frame.crs.name}); areas need a projected CRS. "
@@ -239,9 +239,8 @@ def check_projected(frame: gpd.GeoDataFrame, *, what: str) -> CRS:
     return frame.crs
 
 
-def sqft_per_crs_unit2(crs: CRS) -> float:
-    """Square feet per squared unit of a projected CRS (metres, feet or US survey feet)."""
-    return (metres_per_unit(crs) / 0.3048) ** 2
+#: Square feet per squared unit of a projected CRS (:func:`swm_gis.units.sqft_per_unit2`).
+sqft_per_crs_unit2 = sqft_per_unit2
 
 
 def _reaches(area_sqft: float, trigger_sqft: float) -> bool:

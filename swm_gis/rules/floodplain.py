@@ -16,8 +16,9 @@ import pandas as pd
 import shapely
 from pyproj import CRS
 
-from swm_gis.config.town import Rules, metres_per_unit
+from swm_gis.config.town import Rules
 from swm_gis.errors import CrsError, FieldMissingError
+from swm_gis.units import M_PER_FT, feet_per_unit, require_crs  # noqa: F401
 
 #: FEMA's "no value" for STATIC_BFE.
 NO_BFE = -9999.0
@@ -47,25 +48,10 @@ def sfha_mask(zones: pd.DataFrame, *, rules: Rules | None = None) -> pd.Series:
 
 
 # --------------------------------------------------------------------------- units
-def feet_per_unit(crs: object) -> float:
-    """Feet in one unit of a projected CRS's x axis (3.2808... for metres).
-
-    >>> round(feet_per_unit("EPSG:26986"), 4), round(feet_per_unit("EPSG:2249"), 6)
-    (3.2808, 1.000002)
-    """
-    return metres_per_unit(crs) / FT_PER_M_INV
-
-
-FT_PER_M_INV = 0.3048  # metres in one international foot
 
 
 def _require_crs(frame: gpd.GeoDataFrame | gpd.GeoSeries, what: str) -> CRS:
-    if frame.crs is None:
-        raise CrsError(
-            f"The {what} has no coordinate reference system; set one (e.g. EPSG:26986) before "
-            "measuring areas or distances."
-        )
-    return CRS.from_user_input(frame.crs)
+    return require_crs(frame, what=what)
 
 
 # --------------------------------------------------------------------------- overlap

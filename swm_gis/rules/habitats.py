@@ -16,7 +16,7 @@ import shapely
 from pyproj import CRS
 
 from swm_gis.errors import CrsError
-from swm_gis.rules.floodplain import feet_per_unit
+from swm_gis.units import feet_per_unit, require_crs
 
 #: Logical layer key -> the ``layer`` value reported (SPEC section 5).
 LAYER_NAMES = {"nhesp_priority": "priority", "nhesp_estimated": "estimated",
@@ -72,8 +72,7 @@ def habitats_within(
     >>> habitats_within(site, vernal_pools=pools)[["layer", "id", "distance_ft"]].values.tolist()
     [['vernal_pool', 'CVP 1', 98.4]]
     """
-    if site.crs is None:
-        raise CrsError("The site has no coordinate reference system; set one (e.g. EPSG:26986).")
+    require_crs(site, what="site")
     ft = feet_per_unit(site.crs)
     geoms = site.geometry.values if isinstance(site, gpd.GeoDataFrame) else site.values
     area = shapely.union_all(geoms)

@@ -31,6 +31,7 @@ import shapely
 
 from swm_gis.errors import GeometryError
 from swm_gis.rules.disturbance import sqft_per_crs_unit2, union_polygons
+from swm_gis.units import require_crs
 
 SECTION = {"HUC12": "§ 320-19 B(7)(d)", "HUC10": "§ 320-19 B(8)(d)"}
 
@@ -121,6 +122,9 @@ def mitigation_eligibility(
         ``{id, huc, huc_name, eligible, reason, section, huc_share}`` in input order; ``huc`` is
         the watershed holding the largest part of the feature (None when outside every one).
     """
+    require_crs(mitigation, what="mitigation sites")
+    if hucs is not None:
+        require_crs(hucs, what=f"{level.upper()} layer")
     level = level.upper()
     section = SECTION.get(level, "§ 320-19 B(7)(d)/B(8)(d)")
     site_set = {str(h) for h in site_hucs}

@@ -23,10 +23,10 @@ import pandas as pd
 import shapely
 
 from swm_gis._version import __version__
-from swm_gis.config.town import SQFT_PER_ACRE, TownConfig, metres_per_unit
+from swm_gis.config.town import TownConfig
 from swm_gis.errors import GeometryError, LayerDataError, SwmGisError
 from swm_gis.io import layers as io
-from swm_gis.io.coverage import coverage_record
+from swm_gis.io.coverage import coverage_record, town_area
 from swm_gis.progress import Progress, scaled
 from swm_gis.rules.development import development_type
 from swm_gis.rules.disturbance import (
@@ -41,6 +41,7 @@ from swm_gis.screening.findings import HABITAT_LAYERS, decide_findings
 from swm_gis.screening.general_requirements import general_requirements
 from swm_gis.screening.site import ms4_reach, parcel_cover, parcels_under_site, town_check
 from swm_gis.terrain.receiving_waters import land_use
+from swm_gis.units import M_PER_FT, SQFT_PER_ACRE, metres_per_unit
 
 #: Top-level keys of screening.json in the order they are written (SPEC section 5, plus meta).
 DOCUMENT_KEYS = ("meta", "disturbance", "development_type", "standards", "watersheds",
@@ -302,24 +303,22 @@ def _coverage(config: TownConfig, site_union: shapely.Geometry, *,
     """Coverage records ({configured, covers, basis}) of every finding's layers for the area
     that finding searched (docs/findings.md): the site; the site grown by the habitat distance;
     the site and the traced flow path; the mitigation sites."""
-    town = None
-    if config.has("town_boundary"):
-        frame = io.read_layer(config, "town_boundary", mask=site_union)
-        town = shapely.union_all(frame.geometry.values) if len(frame) else None
-    grow = config.rules.habitat_distance_ft * 0.3048 / metres_per_unit(config.crs_obj)
+    # the town and the rule of swm_gis.io.coverage: the applicability map's, for the same parcel
+    town = town_area(config)
+    grow = config.rules.habitat_distance_ft * M_PER_FT / metres_per_unit(config.crs_obj)
     path = site_union
     if flow_path is not None and len(flow_path):
         path = shapely.union(site_union, shapely.union_all(flow_path.geometry.values))
     whole = site_union if site_area is None else site_area  # the lot or parcel
     searches = {"development_type": whole, "watersheds": site_union,
-                "habitats": shapely.buffer(site_union, grow, quad_segs=32),
-                "floodplain": whole, "receiving_waters": path}
+                "habitats": site_union, "floodplain": whole, "receiving_waters": path}
+    radius = {"habitats": grow}  # the site and everything within the habitat distance of it
     ran = {c["name"]: c.get("ran") for c in checks}
     out: dict[str, dict[str, Any]] = {}
     for key, keys in _FINDING_LAYERS.items():
         check_ran = ran.get(key, True) is not False or key == "development_type"
         out[key] = {k: coverage_record(config, k, searches[key] if check_ran else None,
-                                       town=town) for k in keys}
+                                       town=town, radius=radius.get(key, 0.0)) for k in keys}
     if mitigation is not None:
         sites = shapely.union_all(mitigation.geometry.values)
         out["mitigation"] = {k: coverage_record(config, k, sites, town=town)
@@ -383,9 +382,9 @@ def map_context(config: TownConfig, site_union: shapely.Geometry
     A layer not configured is simply absent; one that cannot be read is left off the map (it
     decides no finding: the checks read their own layers and report their own errors).
     """
-    from swm_gis.config.town import metres_per_unit
+    from swm_gis.units import metres_per_unit
 
-    reach = CONTEXT_REACH_FT * 0.3048 / metres_per_unit(config.crs)
+    reach = CONTEXT_REACH_FT * M_PER_FT / metres_per_unit(config.crs)
     x0, y0, x1, y1 = site_union.bounds
     bbox = (x0 - reach, y0 - reach, x1 + reach, y1 + reach)
     out = {}

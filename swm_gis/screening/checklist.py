@@ -33,6 +33,7 @@ from swm_gis import formatting as fmt
 from swm_gis.screening.findings import decide_findings
 from swm_gis.screening.general_requirements import CUT_OFF_NOTE
 from swm_gis.terrain.receiving_waters import SPILL_GROUPS, cause_group, requirements_for
+from swm_gis.units import SQFT_PER_ACRE
 
 __all__ = ["ChecklistGroup", "ChecklistItem", "checklist_groups", "submittal_checklist"]
 
@@ -324,7 +325,7 @@ def _note_disturbance(doc: Mapping[str, Any]) -> str:
     if not isinstance(dist, Mapping) or dist.get("area_sqft") is None:
         return ""
     text = (f"Screened limit of disturbance: {fmt.sqft(dist['area_sqft'])} "
-            f"({float(dist.get('area_acres') or dist['area_sqft'] / 43_560):.2f} acres).")
+            f"({float(dist.get('area_acres') or dist['area_sqft'] / SQFT_PER_ACRE):.2f} acres).")
     parcels = ((doc.get("meta") or {}).get("site_parcels") or {})
     if parcels.get("ids"):
         text += (f" The entire parcel(s) {', '.join(parcels['ids'])}: "

@@ -23,6 +23,7 @@ from typing import Any
 
 from swm_gis import formatting as fmt
 from swm_gis.screening.general_requirements import EXEMPTION_7_NOTE
+from swm_gis.units import SQFT_PER_ACRE
 
 __all__ = ["STATUSES", "STATUS_WORDS", "decide_findings", "finding", "part_status",
            "summary_lines"]
@@ -146,11 +147,11 @@ def _disturbance(doc: Mapping[str, Any]) -> dict[str, Any]:
     if not isinstance(d, Mapping):
         return absent("disturbance")
     area, plan = float(d.get("area_sqft") or 0), d.get("common_plan_area_sqft")
-    trigger = float(d.get("trigger_sqft") or 43_560)
-    figures = f"The site disturbs {fmt.sqft(area)} ({area / 43_560:.2f} acres)"
+    trigger = float(d.get("trigger_sqft") or SQFT_PER_ACRE)
+    figures = f"The site disturbs {fmt.sqft(area)} ({area / SQFT_PER_ACRE:.2f} acres)"
     if plan is not None:
         figures += f"; with its common plan of development or sale {fmt.sqft(plan)} " \
-                   f"({float(plan) / 43_560:.2f} acres)"
+                   f"({float(plan) / SQFT_PER_ACRE:.2f} acres)"
     used = ["site"] + (["common_plan"] if plan is not None else [])
     reaches = d.get("disturbs_trigger_area")
     if not isinstance(reaches, bool):  # an older document: decide from the areas

@@ -10,11 +10,12 @@ Spatial filters:
 
 * habitats: the site's bounding box grown by the search distance (500 ft);
 * floodplain: the bounding box of the site and the subject parcels;
-* receiving waters: the town containing the site (``town_boundary`` read with the site as mask)
-  grown by 1 km, or the site grown by 10 km without a boundary, for streams, water bodies, ORWs
-  and impaired waters; the flow runs on the town's flow grid (the whole DEM, routed once and
-  kept by :mod:`swm_gis.terrain.cache`), or, for a DEM too big for one grid, on a window around
-  the site that grows (1, 4, 16 km) while the flow leaves it before meeting mapped water.
+* receiving waters: the town (:func:`swm_gis.io.coverage.town_area`, every polygon of
+  ``town_boundary``) grown by 1 km, or the site grown by 10 km without a boundary, for
+  streams, water bodies, ORWs and impaired waters; the flow runs on the town's flow grid (the
+  whole DEM, routed once and kept by :mod:`swm_gis.terrain.cache`), or, for a DEM too big
+  for one grid, on a window around the site that grows (1, 4, 16 km) while the flow leaves
+  it before meeting mapped water.
 """
 
 from __future__ import annotations
@@ -29,10 +30,10 @@ import shapely
 from swm_gis.config.town import TownConfig
 from swm_gis.errors import InputFileError
 from swm_gis.io import layers as io
+from swm_gis.io.coverage import town_area
 from swm_gis.progress import Progress
 from swm_gis.rules import habitats as hab
 from swm_gis.rules.floodplain import (
-    feet_per_unit,
     flood_zone_pieces,
     floodplain_by_area,
     floodplain_overlap,
@@ -42,6 +43,7 @@ from swm_gis.rules.floodplain import (
 from swm_gis.terrain import cache as flowgrid_cache
 from swm_gis.terrain import flow_directions
 from swm_gis.terrain.receiving_waters import trace_receiving_waters
+from swm_gis.units import M_PER_FT, feet_per_unit
 
 FLOOD_SECTION = "320-19 A(8); 320-20 A(3)(a)"
 RECEIVING_SECTION = "320-19 B(10)"
@@ -206,12 +208,9 @@ def _receiving(config: TownConfig, site: gpd.GeoDataFrame,
                           "section": RECEIVING_SECTION,
                           "reason": "no [layers.streams] or [layers.waterbodies] configured"}
     union = shapely.union_all(site.geometry.values)
-    per_m = 1.0 / (feet_per_unit(site.crs) * 0.3048)  # CRS units per metre
-    boundary = None
-    if config.has("town_boundary"):
-        town = io.read_layer(config, "town_boundary", mask=union)
-        if len(town):
-            boundary = shapely.union_all(town.geometry.values)
+    per_m = 1.0 / (feet_per_unit(site.crs) * M_PER_FT)  # CRS units per metre
+    # the town where the trace stops: the one the applicability map stops at too
+    boundary = town_area(config)
     area = boundary if boundary is not None else union
     grow = (1_000.0 if boundary is not None else 10_000.0) * per_m
     x0, y0, x1, y1 = shapely.bounds(area)

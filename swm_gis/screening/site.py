@@ -14,10 +14,11 @@ from typing import Any
 import geopandas as gpd
 import shapely
 
-from swm_gis.config.town import TownConfig, metres_per_unit
+from swm_gis.config.town import TownConfig
 from swm_gis.io import layers as io
 from swm_gis.rules.development import development_type
 from swm_gis.rules.disturbance import sqft_per_crs_unit2, union_polygons
+from swm_gis.units import M_PER_FT, metres_per_unit
 
 
 def parcels_under_site(config: TownConfig, site_union: shapely.Geometry) -> gpd.GeoDataFrame:
@@ -106,7 +107,7 @@ def ms4_reach(config: TownConfig, site_union: shapely.Geometry,
     if flow_path is not None and len(flow_path):
         path = shapely.union(site_union, shapely.union_all(flow_path.geometry.values))
         searched = "the site or its traced flow path"
-    reach = MS4_REACH_FT * 0.3048 / metres_per_unit(config.crs_obj)
+    reach = MS4_REACH_FT * M_PER_FT / metres_per_unit(config.crs_obj)
     x0, y0, x1, y1 = path.bounds
     frame = io.read_layer(config, "ms4", bbox=(x0 - reach, y0 - reach, x1 + reach, y1 + reach))
     near = shapely.dwithin(frame.geometry.values, path, reach) if len(frame) else []

@@ -44,7 +44,9 @@ from swm_gis.terrain.trace import (
     Leg,
     downstream_legs,
     legs_frame,
+    marks_on_paths,
     nearest_entry,
+    point_cells,
     require_network,
     trace_overland,
     waters_along,
@@ -52,6 +54,7 @@ from swm_gis.terrain.trace import (
 
 __all__ = [
     "Entry", "FlowGrid", "Leg", "Node", "StreamNetwork", "downstream_legs",
-    "drainage_labels", "flow_directions", "flow_grid", "legs_frame", "nearest_entry",
+    "drainage_labels", "flow_directions", "flow_grid", "legs_frame", "marks_on_paths",
+    "nearest_entry", "point_cells",
     "require_network", "stream_network", "trace_overland", "water_cells", "waters_along",
 ]

@@ -16,8 +16,8 @@ from pyproj import CRS
 
 from swm_gis.errors import CrsError, GeometryError, InputFileError
 from swm_gis.raster import Raster
-from swm_gis.rules.floodplain import feet_per_unit
 from swm_gis.terrain import kernels as flowkernels
+from swm_gis.units import feet_per_unit
 
 Node = tuple[str, int]  # ("r", reach number) or ("w", waterbody number)
 

@@ -35,10 +35,10 @@ import pandas as pd
 import shapely
 
 from swm_gis import terrain as hy
-from swm_gis.errors import CrsError, SwmGisError
+from swm_gis.errors import SwmGisError
 from swm_gis.raster import Raster
-from swm_gis.rules.floodplain import feet_per_unit
 from swm_gis.terrain.grid import _plain, _text
+from swm_gis.units import feet_per_unit, require_crs
 
 IMPAIRED_CATEGORIES = ("4A", "4B", "5")
 _NO_TMDL = {"", "N", "NO", "NONE", "0", "FALSE", "NA", "N/A"}
@@ -303,8 +303,7 @@ def trace_receiving_waters(
         water body without an outlet), ``warnings`` [{problem, message}] and ``flow_path``
         (GeoDataFrame of the legs).
     """
-    if site.crs is None:
-        raise CrsError("The site has no coordinate reference system; set one (e.g. EPSG:26986).")
+    require_crs(site, what="site")
     crs = site.crs
     ft = feet_per_unit(crs)
     geom = shapely.union_all(site.geometry.values if isinstance(site, gpd.GeoDataFrame)
@@ -317,10 +316,13 @@ def trace_receiving_waters(
     # digitisation problems outside the town (e.g. where a clipped layer ends) are not the town's
     warnings = [w for w in network.warnings if boundary is None or "x" not in w
                 or shapely.intersects(boundary, shapely.Point(w["x"], w["y"]))]
+    overland_pools: list[dict[str, Any]] = []
     if flow is not None:
-        entries, w = hy.trace_overland(flow, geom, network)
+        water = hy.water_cells(flow, network)
+        entries, w = hy.trace_overland(flow, geom, network, water=water)
         warnings += w
         method, approximate = "dem", False
+        overland_pools = _pools_overland(flow, geom, water, vernal_pools, ft)
     else:
         entry = hy.nearest_entry(geom, network)
         entries = [entry] if entry is not None else []
@@ -347,7 +349,11 @@ def trace_receiving_waters(
          "flow_distance_ft": round(m * ft, 1)}
         for k, m in sorted(orw_hits.items(), key=lambda kv: kv[1])
     ]
-    orw_out = sorted(orw_out + _pools_reached(legs, vernal_pools, tol, ft),
+    # pools on the network within the tolerance of the flow; overland, on a cell's D8 path
+    on_network = _pools_reached([leg for leg in legs if flow is None or leg.kind != "overland"],
+                                vernal_pools, tol, ft)
+    seen = {o["id"] for o in on_network}
+    orw_out = sorted(orw_out + on_network + [o for o in overland_pools if o["id"] not in seen],
                      key=lambda o: o["flow_distance_ft"])
     imp_out = []
     for k, m in sorted(imp_hits.items(), key=lambda kv: kv[1]):
@@ -373,6 +379,28 @@ def trace_receiving_waters(
         "warnings": warnings,
         "flow_path": hy.legs_frame(network, legs, crs),
     }
+
+
+def _pools_overland(flow: hy.FlowGrid, site: shapely.Geometry, water: np.ndarray,
+                    pools: gpd.GeoDataFrame | None, ft: float) -> list[dict[str, Any]]:
+    """Certified vernal pools on the overland flow of any cell of the site: the pool's cell
+    (:func:`swm_gis.terrain.point_cells`) lies on the cell's D8 path before it meets mapped
+    water (:func:`swm_gis.terrain.marks_on_paths`), the applicability map's rule."""
+    if pools is None or pools.empty:
+        return []
+    cells = hy.point_cells(flow, pools.geometry.values.to_numpy())
+    stop = water.ravel() != 0
+    marks = np.zeros(stop.size, dtype=np.int64)
+    ok = np.flatnonzero(cells >= 0)
+    ok = ok[~stop[cells[ok]]]  # a pool on a water cell is met along the network
+    marks[cells[ok]] = ok + 1
+    if not len(ok):
+        return []
+    found = hy.marks_on_paths(flow, flow.cells_of(site), stop, marks)
+    return [{"id": _plain(pools.iloc[k].get("id")),
+             "name": f"Certified Vernal Pool {_text(pools.iloc[k].get('id')) or ''}".strip(),
+             "flow_distance_ft": round(d * ft, 1), "vernal_pool": True}
+            for k, d in sorted(found.items(), key=lambda kv: kv[1])]
 
 
 def _pools_reached(legs: list[hy.Leg], pools: gpd.GeoDataFrame | None, tol: float,

@@ -16,8 +16,8 @@ import shapely
 from shapely import ops
 
 from swm_gis.errors import EmptyLayerError, InputFileError
-from swm_gis.rules.floodplain import feet_per_unit
 from swm_gis.terrain.grid import FlowGrid, StreamNetwork, _text, water_cells
+from swm_gis.units import feet_per_unit
 
 Node = tuple[str, int]  # ("r", reach number) or ("w", waterbody number)
 
@@ -195,7 +195,7 @@ def downstream_legs(
             if geom.geom_type != "LineString" or geom.length == 0:
                 geom = None
             if geom is not None:
-                geom, cut = _clip_at_boundary(geom, boundary) if use_boundary else (geom, False)
+                geom, cut = clip_at_boundary(geom, boundary) if use_boundary else (geom, False)
                 legs.append(Leg("stream", node, geom, measure, measure + geom.length))
                 if cut:
                     stopped = True
@@ -223,7 +223,10 @@ def downstream_legs(
     return legs, stopped
 
 
-def _clip_at_boundary(geom: shapely.LineString, boundary: shapely.Geometry):
+def clip_at_boundary(geom: shapely.LineString, boundary: shapely.Geometry):
+    """``geom`` up to where it first leaves ``boundary``, and whether it was cut there (a line
+    starting outside is cut to its first point). The one rule of where a trace stops at the
+    town line: the screening's legs and the applicability map's catchments both use it."""
     if shapely.covers(boundary, geom):
         return geom, False
     outside = shapely.difference(geom, boundary)
@@ -319,3 +322,66 @@ def require_network(network: StreamNetwork) -> None:
             "There are no stream lines or water bodies near the site, so no receiving water can "
             "be traced. Configure [layers.streams] and [layers.waterbodies] in the town config."
         )
+
+
+# --------------------------------------------------------------------------- pools overland
+def point_cells(flow: FlowGrid, geoms: np.ndarray) -> np.ndarray:
+    """The linear index of the DEM cell holding each feature (a point, or a polygon's
+    representative point), or -1 off the grid or where the DEM has no elevation.
+
+    The one rule by which a certified vernal pool is met overland: the flow of a cell meets
+    the pool when its D8 path passes the pool's cell (:func:`marks_on_paths`), both in a
+    screening's trace and in the applicability map's catchments.
+    """
+    geoms = np.asarray(geoms, dtype=object)
+    out = np.full(len(geoms), -1, dtype=np.int64)
+    if not len(geoms):
+        return out
+    pts = shapely.point_on_surface(geoms)
+    col, row = ~flow.transform * (shapely.get_x(pts), shapely.get_y(pts))
+    row, col = np.floor(row), np.floor(col)
+    rows, cols = flow.shape
+    ok = np.isfinite(row) & np.isfinite(col) & (row >= 0) & (row < rows) & (col >= 0) & \
+        (col < cols)
+    idx = row[ok].astype(np.int64) * cols + col[ok].astype(np.int64)
+    good = np.isfinite(flow.elevation.ravel()[idx])
+    sel = np.flatnonzero(ok)
+    out[sel[good]] = idx[good]
+    return out
+
+
+def marks_on_paths(flow: FlowGrid, starts: np.ndarray, stop: np.ndarray, marks: np.ndarray
+                   ) -> dict[int, float]:
+    """Which marked cells the D8 paths from ``starts`` pass before a ``stop`` cell (water) or a
+    pit, and the shortest path length (CRS units, centre to centre) to each.
+
+    ``marks`` (int, the grid's cells, flattened) is 0, or ``k + 1`` for mark ``k``; ``stop``
+    (bool, flattened) ends a path at that cell (a marked stop cell is not counted). All paths
+    advance together, merged where they join, so the work is one step per cell of the longest.
+    """
+    idxs_ds = flow.flwdir.idxs_ds
+    cols = flow.shape[1]
+    dx, dy = abs(flow.transform.a), abs(flow.transform.e)
+    cur = np.unique(np.asarray(starts, dtype=np.int64))
+    dist = np.zeros(len(cur))
+    found: dict[int, float] = {}
+    for _ in range(int(np.prod(flow.shape)) + 1):
+        if not len(cur):
+            break
+        here = ~stop[cur]
+        cur, dist = cur[here], dist[here]
+        hit = marks[cur] > 0
+        for k, d in zip((marks[cur[hit]] - 1).tolist(), dist[hit].tolist(), strict=True):
+            found[k] = min(found.get(k, d), d)
+        nxt = np.asarray(idxs_ds[cur], dtype=np.int64)
+        moved = nxt != cur
+        r0, c0 = np.divmod(cur[moved], cols)
+        r1, c1 = np.divmod(nxt[moved], cols)
+        step = np.hypot((c1 - c0) * dx, (r1 - r0) * dy)
+        cur, dist = nxt[moved], dist[moved] + step
+        if len(cur):  # paths that joined go on as one, with the shorter distance
+            order = np.lexsort((dist, cur))
+            cur, dist = cur[order], dist[order]
+            first = np.r_[True, cur[1:] != cur[:-1]]
+            cur, dist = cur[first], dist[first]
+    return found

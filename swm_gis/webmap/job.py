@@ -29,11 +29,12 @@ import geopandas as gpd
 import numpy as np
 import pandas as pd
 
-from swm_gis.config.town import FT_PER_M, TownConfig, load_config, metres_per_unit
+from swm_gis.config.town import TownConfig, load_config
 from swm_gis.errors import InputFileError, LayerDataError, OutputExistsError, SwmGisError
 from swm_gis.io import layers as io
 from swm_gis.io.outputs import STAGE_MARK, api_output_dir, config_inputs, final_paths
 from swm_gis.progress import Progress, quiet
+from swm_gis.units import FT_PER_M, metres_per_unit
 from swm_gis.webmap import site
 
 #: Default display simplification (feet): under a metre, invisible at the zoom a parcel is read

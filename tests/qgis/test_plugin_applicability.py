@@ -10,7 +10,7 @@ from plugin_kit import ENGINE, SAMPLE, engine_env
 pytestmark = [pytest.mark.qgis, pytest.mark.slow]
 
 GPKG = SAMPLE / "sample.gpkg"
-FIELDS = ("area_sqft", "huc12", "huc10", "nhesp_within_500ft", "nhesp_distance_ft", "in_sfha",
+FIELDS = ("area_sqft", "huc12", "huc10", "nhesp_within_distance", "nhesp_distance_ft", "in_sfha",
           "sfha_fraction", "drains_to_orw", "drains_to_impaired", "impairment_causes",
           "can_reach_trigger", "screening_class")
 
