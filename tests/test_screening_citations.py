@@ -59,3 +59,16 @@ def test_the_timeline_moves_thanksgiving_and_cites_the_procedure_by_heading(samp
             "business day before, Wed Nov 25, 2026.") in html
     assert "Ch. 320, permit procedure, A(7)" in html
     assert "by certified mail, return receipt requested, or by certificates of mailing" in html
+
+
+@pytest.mark.slow
+def test_no_abutter_package_output_cites_a_number_absent_from_the_regulation(tmp_path):
+    """The same check over an abutter package (certification, mailing book, labels, lists)."""
+    town = swm_gis.load_config(REPO / "data" / "sample" / "town.toml")
+    pkg = swm_gis.abutter_package(town, parcels="M_236682_917765")
+    pkg.write(tmp_path)
+    written = {p.name for p in tmp_path.iterdir()}
+    assert {"certification.pdf", "certified_mail.pdf", "mailing_list.csv"} <= written
+    assert numbers_absent(tmp_path) == {}
+    book = (tmp_path / "abutters.json").read_text(encoding="utf-8")
+    assert "320-18" not in book
