@@ -279,8 +279,8 @@ def abutter_package(
     sender
         Lines of the sender block of ``certified_mail.pdf``.
     max_abutters
-        Stop with :class:`TooManyAbuttersError` (before reading owners or writing anything)
-        when more parcels than this abut; without it, a list over ``[rules]
+        Stop with :class:`~swm_gis.notification.package.TooManyAbuttersError` (before reading owners
+        or writing anything) when more parcels than this abut; without it, a list over ``[rules]
         abutter_warning_count`` (500) only adds the warning ``many_abutters``.
     progress
         ``progress(fraction, message)`` callback.
@@ -292,7 +292,7 @@ def abutter_package(
 
     Raises
     ------
-    OwnerJoinError
+    ~swm_gis.rules.owner_join.OwnerJoinError
         An assessing table is configured but not one abutter that can have an owner joins a
         record of it (a wrong id field: the list would name no owner).
     ~swm_gis.errors.UnknownParcelError

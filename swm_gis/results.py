@@ -33,6 +33,7 @@ from swm_gis.io.outputs import (
     source_files,
 )
 from swm_gis.io.writers import check_outputs_free, write_geopackage, write_json
+from swm_gis.notification.info import PackageInfo  # noqa: F401  (AbutterPackage.info, in the docs)
 from swm_gis.notification.package import AbutterNotice
 from swm_gis.progress import Progress, quiet
 from swm_gis.summaries import applicability_lines, screening_lines
@@ -309,6 +310,11 @@ class AbutterPackage(AbutterNotice):
                             "note") if c in table]
         return html_summary(f"Abutters of {self.info.subject_text} ({self.info.town})",
                             self.summary, table[cols])
+
+
+# the same attributes as the notice, documented once (there)
+AbutterPackage.__doc__ = (AbutterPackage.__doc__ or "") + "\n\n" + \
+    (AbutterNotice.__doc__ or "").split("\n\n", 1)[1]
 
 
 def output_paths(out_dir: str | os.PathLike) -> dict[str, Path]:

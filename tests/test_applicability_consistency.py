@@ -30,9 +30,10 @@ from townkit import SAMPLE_CONFIG, write_town
 import swm_gis
 from swm_gis.applicability import run as ap
 from swm_gis.config.town import Rules, load_config
+from swm_gis.coverage_rule import covers, grown_area
 from swm_gis.errors import CrsError
 from swm_gis.io import layers as io
-from swm_gis.io.coverage import coverage_record, covers, grown_area, layer_coverage
+from swm_gis.io.coverage import coverage_record, layer_coverage
 
 REPO = Path(__file__).resolve().parents[1]
 FT = 0.3048
@@ -373,7 +374,7 @@ def test_marks_on_paths_by_hand():
        radius=st.sampled_from([0.0, 5.0, 25.0]))
 def test_covered_by_all_is_each_area_in_turn(x, y, size, radius):
     """The intersection shortcut gives what asking every area gives."""
-    from swm_gis.io.coverage import Areas, covered_by_all
+    from swm_gis.coverage_rule import Areas, covered_by_all
 
     areas = Areas([grown_area(box(0, 0, 100, 100)), grown_area(box(-50, 20, 80, 150))])
     geoms = np.array([box(x, y, x + size, y + size / 2), Point(x, y)], dtype=object)

@@ -89,6 +89,7 @@ def test_legend_from_qml_reads_qgis_categories():
     assert [(c["value"], c["colour"]) for c in cats] == [("right-of-way",
                                                           colours["right-of-way"]),
                                                          ("water", colours["water"])]
+    assert {c["group"] for c in cats} == {"Not a parcel"}
     assert site.legend_from_qml("<not a style") == []
 
 

@@ -28,11 +28,11 @@ from swm_gis.applicability.overlays import (
     _Zones,
     nhesp_search_ft,
 )
-from swm_gis.io.coverage import covered_by_all, covers
+from swm_gis.coverage_rule import covered_by_all, covers
 from swm_gis.terrain.catchments import DrainageGrid
 from swm_gis.units import FT_PER_M, SQFT_PER_ACRE, metres_per_unit, require_crs
 
-#: The coverage rule, :func:`swm_gis.io.coverage.covers` (one rule for the screening and the map).
+#: The coverage rule, :func:`swm_gis.coverage_rule.covers` (one rule for the screening and the map).
 covered = covers
 
 

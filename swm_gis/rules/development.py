@@ -50,7 +50,7 @@ def development_type(
     site
         Limit-of-disturbance polygon(s) in a projected CRS; their union is measured.
     impervious
-        Existing impervious cover: a :class:`~swm_gis.io.layers.Raster` in the site's CRS (non-zero
+        Existing impervious cover: a :class:`~swm_gis.raster.Raster` in the site's CRS (non-zero
         = impervious; masked cells are not impervious), polygons, or None when no layer exists.
     override
         ``"new"`` or ``"redevelopment"`` to decide by the user's statement instead.

@@ -17,7 +17,7 @@ closure stops at the town line (a reach leaving the town is cut where it first l
 same :func:`swm_gis.terrain.trace.clip_at_boundary`) and knows where it left the data: a
 reach cut at the town line, or with nothing downstream (the end of the mapped network), makes
 every node above it "leaves the data" (:data:`LEAVES`), and a node whose geometry lies beyond a
-receiving-water layer's coverage (:func:`swm_gis.io.coverage.covers`) makes the nodes above it
+receiving-water layer's coverage (:func:`swm_gis.coverage_rule.covers`) makes the nodes above it
 uncovered for that layer. The map then says "drains to" where a water was found, "does not"
 only where the trace ended inside the data having passed none, and null otherwise.
 
@@ -37,7 +37,7 @@ import pandas as pd
 import shapely
 
 from swm_gis import terrain as hydrology
-from swm_gis.io.coverage import covers
+from swm_gis.coverage_rule import covers
 from swm_gis.terrain.receiving_waters import IMPAIRED_CATEGORIES, is_impaired
 from swm_gis.terrain.receiving_waters import split_causes as rw_split_causes
 from swm_gis.terrain.trace import clip_at_boundary

@@ -271,7 +271,7 @@ def trace_receiving_waters(
     site
         Limit of disturbance polygon(s) in the working (projected) CRS.
     dem
-        Elevation :class:`~swm_gis.io.layers.Raster` (or a ready :class:`~swm_gis.terrain.FlowGrid`)
+        Elevation :class:`~swm_gis.raster.Raster` (or a ready :class:`~swm_gis.terrain.FlowGrid`)
         covering the site and the land downhill of it; ``None``: nearest-stream fallback.
     streams, waterbodies
         Stream lines digitised in flow direction (``id``, ``name`` optional) and pond/lake

@@ -525,7 +525,15 @@
 
   // ------------------------------------------------------------------ legend and about
   var legendList = document.getElementById("legend-list");
+  var lastGroup = "";
   LEGEND.forEach(function (e) {
+    if (e.group && e.group !== lastGroup) {  // the QGIS legend's heading ("Large parcel: ...")
+      var head = document.createElement("li");
+      head.className = "legend-group";
+      head.textContent = e.group;
+      legendList.appendChild(head);
+    }
+    lastGroup = e.group || "";
     var li = document.createElement("li");
     li.className = "legend-item";
     li.setAttribute("data-class", e.value);

@@ -63,10 +63,13 @@ def quotes() -> dict[str, dict[str, str]]:
 
 # =========================================================================== legend
 def legend_from_qml(qml: str) -> list[dict[str, str]]:
-    """The categories of a categorised QGIS style: ``[{value, label, colour}]`` in its order.
+    """The classes of a QGIS style: ``[{value, label, colour, group}]`` in its legend order.
 
-    ``colour`` is the fill of the category's symbol as ``#rrggbb``. A style that is not
-    categorised (or cannot be read) gives an empty list.
+    Reads the rule-based style the applicability map stores (its legend a tree: a group per
+    parcel size whose heading defines "large parcel", each class a rule ``"screening_class" =
+    '...'``; ``group`` is the heading) and the older categorised one (``group`` empty).
+    ``colour`` is the fill of the class's symbol as ``#rrggbb``. A style of another kind (or
+    one that cannot be read) gives an empty list.
 
     >>> from swm_gis.styles import applicability_qml
     >>> legend_from_qml(applicability_qml(["water", "right-of-way"]))[0]["value"]
@@ -77,19 +80,37 @@ def legend_from_qml(qml: str) -> list[dict[str, str]]:
     except ET.ParseError:
         return []
     renderer = root.find("renderer-v2")
-    if renderer is None or renderer.get("type", "categorizedSymbol") != "categorizedSymbol":
+    kind = None if renderer is None else renderer.get("type", "categorizedSymbol")
+    if kind not in ("categorizedSymbol", "RuleRenderer"):
         return []
     fills: dict[str, str] = {}
     for sym in renderer.iterfind("symbols/symbol"):
         colour = _symbol_fill(sym)
         if colour:
             fills[sym.get("name", "")] = colour
+    if kind == "RuleRenderer":
+        return _rule_classes(renderer, fills)
     out = []
     for cat in renderer.iterfind("categories/category"):
         colour = fills.get(cat.get("symbol", ""))
         if colour and cat.get("value") is not None:
             out.append({"value": cat.get("value"), "label": cat.get("label") or cat.get("value"),
-                        "colour": colour})
+                        "colour": colour, "group": ""})
+    return out
+
+
+def _rule_classes(renderer: ET.Element, fills: dict[str, str]) -> list[dict[str, str]]:
+    """The classes of a rule-based style: rules ``"screening_class" = 'value'`` under group
+    rules whose label is the legend heading."""
+    out = []
+    for group in renderer.iterfind("rules/rule"):
+        for rule in [group, *group.iterfind("rule")]:
+            filt, colour = rule.get("filter") or "", fills.get(rule.get("symbol", ""))
+            if " = " not in filt or not colour:
+                continue
+            value = filt.split(" = ", 1)[1].strip()[1:-1].replace("''", "'")
+            out.append({"value": value, "label": rule.get("label") or value, "colour": colour,
+                        "group": group.get("label", "") if rule is not group else ""})
     return out
 
 
@@ -127,7 +148,7 @@ def legend_entries(classes: list[str], *, qml: str | None = None,
     if not style:  # a style generator without categories: the palette itself, legend order
         ordered = class_order(present)
         colours = class_colours(ordered)
-        style = [{"value": c, "label": c, "colour": colours[c]} for c in ordered]
+        style = [{"value": c, "label": c, "colour": colours[c], "group": ""} for c in ordered]
     counts = counts or {}
     out = []
     for s in style:
@@ -135,6 +156,7 @@ def legend_entries(classes: list[str], *, qml: str | None = None,
             continue
         low = s["value"].lower()
         out.append({"n": len(out) + 1, "value": s["value"], "label": s["label"],
+                    "group": s.get("group", ""),
                     "colour": s["colour"], "large": low.startswith("large"),
                     "hatch": "not checked" in low or "not determined" in low
                              or "leaves the town" in low,
