@@ -34,6 +34,7 @@ VOLATILE = [
     re.compile(r"\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}:\d{2}(?:\.\d+)?(?:[+-]\d{2}:?\d{2}|Z)?"),
     re.compile(r'"(?:elapsed|seconds|duration)[a-z_]*": [0-9.e-]+'),
     re.compile(r"D:\d{14}[^)]*"),            # PDF creation dates
+    re.compile(r"\d{1,2} [A-Z][a-z]+ \d{4}, \d{2}:\d{2} UTC"),   # the web map's "generated" line
     re.compile(r"mtime[^,}\n]*"),            # input modification times in provenance
     re.compile(r"/\S*?swm-gis-compare-[^/\s]+/tree\d"),   # this script's checkouts
 ]

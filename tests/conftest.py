@@ -15,12 +15,16 @@ from townkit import CAMBRIDGE_CONFIG, CRS, REPO
 pytest_plugins = ("postgis_server",)  # the throwaway PostGIS server (tests/postgis_server.py)
 
 #: pytest-qgis runs the plugin tests in real QGIS (make test installs both). Without it (a quick
-#: local run in a plain venv) the QGIS tests are deselected with a note, not failed by a missing
-#: fixture; CI always has it.
-HAVE_PYTEST_QGIS = importlib.util.find_spec("pytest_qgis") is not None and \
-    importlib.util.find_spec("qgis") is not None
+#: local run in a plain venv, or ``-p no:pytest_qgis`` as make test-fast passes) the QGIS tests
+#: are deselected with a note, not failed by a missing fixture; CI always has it.
+HAVE_QGIS = importlib.util.find_spec("qgis") is not None
+HAVE_PYTEST_QGIS = HAVE_QGIS and importlib.util.find_spec("pytest_qgis") is not None
 if not HAVE_PYTEST_QGIS:
     collect_ignore = ["qgis"]
+
+
+def _qgis_active(config) -> bool:
+    return HAVE_QGIS and config.pluginmanager.hasplugin("pytest_qgis")
 
 
 def pytest_addoption(parser):
@@ -29,7 +33,7 @@ def pytest_addoption(parser):
 
 
 def pytest_collection_modifyitems(config, items):
-    if HAVE_PYTEST_QGIS:
+    if _qgis_active(config):
         return
     qgis = [item for item in items if item.get_closest_marker("qgis")]
     if qgis:
@@ -38,9 +42,10 @@ def pytest_collection_modifyitems(config, items):
 
 
 def pytest_report_header(config):
-    if not HAVE_PYTEST_QGIS:
-        return ("pytest-qgis or PyQGIS not installed: the QGIS tests are deselected "
+    if not _qgis_active(config):
+        return ("pytest-qgis or PyQGIS not active: the QGIS tests are deselected "
                 "(make test runs them)")
+
 
 # CI replays the same examples every run (a failure there is reproducible); locally hypothesis
 # explores new ones each time.
