@@ -149,12 +149,8 @@ def _finding_requirements(doc: Mapping[str, Any], findings: list[Finding]) -> Fi
                    cite, "the findings above")
 
 
-def headline(findings: list[Finding], doc: Mapping[str, Any] | None = None) -> str:
-    """Page 1's headline, from the statuses: what is required, found, open."""
-    by = {f.key: f for f in findings}
-    d = (doc or {}).get("disturbance")
-    claimed = d.get("exemption") if isinstance(d, Mapping) else None
-    permit = by.get("disturbance")
+def _permit_lead(permit: Finding | None, claimed: Any) -> str:
+    """The headline's first sentence: whether a permit is required."""
     lead = {"yes": "A stormwater management permit is required.",
             "no": "A stormwater management permit is not required: neither the site nor its "
                   "common plan of development or sale disturbs one acre.",
@@ -170,86 +166,128 @@ def headline(findings: list[Finding], doc: Mapping[str, Any] | None = None) -> s
                 + permit.result.removeprefix("Conditional. ").split(". ")[0] + ".")
     elif permit is None or permit.status == "not_checked":
         lead = "The permit trigger was not evaluated."
-    skip = ("disturbance", "standards", "requirements", "development_type")
+    return lead
+
+
+_HEADLINE_SKIP = ("disturbance", "standards", "requirements", "development_type")
+
+
+def _status_groups(findings: list[Finding]) -> list[str]:
+    """The headline's lists of resource findings: found, conditional, not checked."""
     groups = [("Found", "yes"), ("Conditional", "conditional"), ("Not checked", "not_checked")]
-    parts = [lead]
+    parts = []
     for word, status in groups:
-        names = [f.title for f in findings if f.status == status and f.key not in skip
+        names = [f.title for f in findings if f.status == status and f.key not in _HEADLINE_SKIP
                  and not (status == "yes" and f.key == "mitigation")]
         if names:
             parts.append(f"{word}: " + "; ".join(names) + ".")
-    if all(f.status in ("no", "info") for f in findings if f.key not in skip):
+    if all(f.status in ("no", "info") for f in findings if f.key not in _HEADLINE_SKIP):
         parts.append("Every resource check ran on data covering the area searched and found "
                      "nothing that brings an extra requirement.")
-    return " ".join(parts)
+    return parts
+
+
+def headline(findings: list[Finding], doc: Mapping[str, Any] | None = None) -> str:
+    """Page 1's headline, from the statuses: what is required, found, open."""
+    by = {f.key: f for f in findings}
+    d = (doc or {}).get("disturbance")
+    claimed = d.get("exemption") if isinstance(d, Mapping) else None
+    return " ".join([_permit_lead(by.get("disturbance"), claimed)] + _status_groups(findings))
 
 
 # --------------------------------------------------------------------------- detail tables
+_INCOMPLETE = "None found in the layers given; the search was incomplete (see the findings)."
+
+
 def _tables(doc: Mapping[str, Any], status: Mapping[str, str]) -> list[Table]:
-    tables = []
-    incomplete = "None found in the layers given; the search was incomplete (see the findings)."
+    return (_habitat_tables(doc, status) + _flood_tables(doc, status)
+            + _water_tables(doc, status.get("receiving_waters"), _INCOMPLETE)
+            + _watershed_tables(doc, status) + _mitigation_tables(doc))
+
+
+def _habitat_tables(doc: Mapping[str, Any], status: Mapping[str, str]) -> list[Table]:
     habitats = doc.get("habitats")
-    if isinstance(habitats, list) and status.get("habitats") in _CHECKED:
-        tables.append(Table(
-            "habitats", "NHESP habitats and certified vernal pools within 500 ft",
-            "Features within 500 ft of the limit of disturbance (§ 320-20 A(3)(c), B(12)); "
-            "distance 0 ft means the feature overlaps the site",
-            ("Feature id", "Layer", "Distance (ft)", "Overlaps site"),
-            tuple((str(h.get("id")), _HABITAT.get(h.get("layer"), str(h.get("layer"))),
-                   fmt.number(h.get("distance_ft"), 1), "yes" if h.get("overlaps") else "no")
-                  for h in sorted(habitats, key=lambda h: float(h.get("distance_ft") or 0))),
-            "No feature within 500 ft." if status["habitats"] == "no" else incomplete))
-    flood = doc.get("floodplain")
-    if isinstance(flood, Mapping) and status.get("floodplain") in _CHECKED:
-        parcels = flood.get("subject_parcels")
-        site = parcels if isinstance(parcels, Mapping) else flood
-        rows = [(str(z.get("zone")), str(z.get("subtype") or ""), fmt.number(z.get("area_sqft")),
-                 _bfe(z.get("bfe"))) for z in site.get("zones") or []]
-        if float(site.get("shaded_x_area_sqft") or 0) > 0:
-            rows.append(("X (0.2% annual chance)", "shaded X",
-                         fmt.number(site.get("shaded_x_area_sqft")), "n/a"))
-        where = "the site's parcel(s)" if site is parcels else "the limit of disturbance"
-        split = (f"; {fmt.sqft(flood.get('sfha_area_sqft') or 0)} of it inside the limit of "
-                 "disturbance" if site is parcels else "")
-        shaded = ("" if flood.get("shaded_x_checked") is not False else
-                  "; the 0.2%-annual-chance zone was not checked (the flood zone layer holds "
-                  "none around the site and does not say it maps them)")
-        tables.append(Table(
-            "floodplain", "Flood zones on the site",
-            f"FEMA flood zones overlapping {where} (§ 320-19 A(8); § 320-20 A(3)(a)); SFHA "
-            f"total {fmt.sqft(site.get('sfha_area_sqft') or 0)}, "
-            f"{fmt.pct(site.get('site_fraction') or 0, 1)} of {where}{split}{shaded}",
-            ("Zone", "Subtype", "Area (sq ft)", "Base flood elevation"), tuple(rows),
-            (f"{where[0].upper()}{where[1:]} overlaps no Special Flood Hazard Area zone"
-             + (" and no 0.2%-annual-chance zone." if flood.get("shaded_x_checked") is not False
-                else "; the 0.2%-annual-chance zone was not checked.")
-             ) if status["floodplain"] == "no" else incomplete))
-    tables += _water_tables(doc, status.get("receiving_waters"), incomplete)
-    w = doc.get("watersheds")
-    if isinstance(w, Mapping) and status.get("watersheds") not in (None, "not_checked"):
-        rows = [(str(h.get("huc")), level.upper(), str(h.get("name") or ""),
-                 fmt.pct(h.get("share"), 1)) for level in ("huc12", "huc10")
-                for h in w.get(level) or []]
-        tables.append(Table("watersheds", "Watersheds of the site",
-                            "USGS HUC12 and HUC10 units containing the site, with the share of "
-                            "the site in each", ("HUC", "Level", "Name", "Share of site"),
-                            tuple(rows), "No unit of the HUC layers given contains the site."))
-    mitigation = doc.get("mitigation")
-    if isinstance(mitigation, list) and mitigation:
-        tables.append(Table(
-            "mitigation", "Off-site mitigation eligibility",
-            "Each proposed mitigation site, its HUC and whether it is eligible "
-            "(§ 320-19 B(7)(d) / B(8)(d))", ("Mitigation site", "HUC", "Eligible", "Reason"),
-            tuple((str(m.get("id")), str(m.get("huc") or ""),
-                   "yes" if m.get("eligible") else "no", str(m.get("reason") or ""))
-                  for m in mitigation)))
-    return tables
-
-
-def _water_tables(doc: Mapping[str, Any], status: str | None, incomplete: str) -> list[Table]:
-    rw = doc.get("receiving_waters")
-    if not isinstance(rw, Mapping) or status not in _CHECKED:
+    if not isinstance(habitats, list) or status.get("habitats") not in _CHECKED:
         return []
+    return [Table(
+        "habitats", "NHESP habitats and certified vernal pools within 500 ft",
+        "Features within 500 ft of the limit of disturbance (§ 320-20 A(3)(c), B(12)); "
+        "distance 0 ft means the feature overlaps the site",
+        ("Feature id", "Layer", "Distance (ft)", "Overlaps site"),
+        tuple((str(h.get("id")), _HABITAT.get(h.get("layer"), str(h.get("layer"))),
+               fmt.number(h.get("distance_ft"), 1), "yes" if h.get("overlaps") else "no")
+              for h in sorted(habitats, key=lambda h: float(h.get("distance_ft") or 0))),
+        "No feature within 500 ft." if status["habitats"] == "no" else _INCOMPLETE)]
+
+
+def _flood_rows(site: Mapping[str, Any]) -> list[tuple[str, ...]]:
+    rows = [(str(z.get("zone")), str(z.get("subtype") or ""), fmt.number(z.get("area_sqft")),
+             _bfe(z.get("bfe"))) for z in site.get("zones") or []]
+    if float(site.get("shaded_x_area_sqft") or 0) > 0:
+        rows.append(("X (0.2% annual chance)", "shaded X",
+                     fmt.number(site.get("shaded_x_area_sqft")), "n/a"))
+    return rows
+
+
+def _flood_caption(flood: Mapping[str, Any], site: Mapping[str, Any], on_parcels: bool) -> str:
+    where = "the site's parcel(s)" if on_parcels else "the limit of disturbance"
+    split = (f"; {fmt.sqft(flood.get('sfha_area_sqft') or 0)} of it inside the limit of "
+             "disturbance" if on_parcels else "")
+    shaded = ("" if flood.get("shaded_x_checked") is not False else
+              "; the 0.2%-annual-chance zone was not checked (the flood zone layer holds "
+              "none around the site and does not say it maps them)")
+    return (f"FEMA flood zones overlapping {where} (§ 320-19 A(8); § 320-20 A(3)(a)); SFHA "
+            f"total {fmt.sqft(site.get('sfha_area_sqft') or 0)}, "
+            f"{fmt.pct(site.get('site_fraction') or 0, 1)} of {where}{split}{shaded}")
+
+
+def _flood_empty(flood: Mapping[str, Any], on_parcels: bool) -> str:
+    where = "the site's parcel(s)" if on_parcels else "the limit of disturbance"
+    return (f"{where[0].upper()}{where[1:]} overlaps no Special Flood Hazard Area zone"
+            + (" and no 0.2%-annual-chance zone." if flood.get("shaded_x_checked") is not False
+               else "; the 0.2%-annual-chance zone was not checked."))
+
+
+def _flood_tables(doc: Mapping[str, Any], status: Mapping[str, str]) -> list[Table]:
+    flood = doc.get("floodplain")
+    if not isinstance(flood, Mapping) or status.get("floodplain") not in _CHECKED:
+        return []
+    parcels = flood.get("subject_parcels")
+    site = parcels if isinstance(parcels, Mapping) else flood
+    on_parcels = site is parcels
+    return [Table(
+        "floodplain", "Flood zones on the site", _flood_caption(flood, site, on_parcels),
+        ("Zone", "Subtype", "Area (sq ft)", "Base flood elevation"), tuple(_flood_rows(site)),
+        _flood_empty(flood, on_parcels) if status["floodplain"] == "no" else _INCOMPLETE)]
+
+
+def _watershed_tables(doc: Mapping[str, Any], status: Mapping[str, str]) -> list[Table]:
+    w = doc.get("watersheds")
+    if not isinstance(w, Mapping) or status.get("watersheds") in (None, "not_checked"):
+        return []
+    rows = [(str(h.get("huc")), level.upper(), str(h.get("name") or ""),
+             fmt.pct(h.get("share"), 1)) for level in ("huc12", "huc10")
+            for h in w.get(level) or []]
+    return [Table("watersheds", "Watersheds of the site",
+                  "USGS HUC12 and HUC10 units containing the site, with the share of "
+                  "the site in each", ("HUC", "Level", "Name", "Share of site"),
+                  tuple(rows), "No unit of the HUC layers given contains the site.")]
+
+
+def _mitigation_tables(doc: Mapping[str, Any]) -> list[Table]:
+    mitigation = doc.get("mitigation")
+    if not isinstance(mitigation, list) or not mitigation:
+        return []
+    return [Table(
+        "mitigation", "Off-site mitigation eligibility",
+        "Each proposed mitigation site, its HUC and whether it is eligible "
+        "(§ 320-19 B(7)(d) / B(8)(d))", ("Mitigation site", "HUC", "Eligible", "Reason"),
+        tuple((str(m.get("id")), str(m.get("huc") or ""),
+               "yes" if m.get("eligible") else "no", str(m.get("reason") or ""))
+              for m in mitigation))]
+
+
+def _water_rows(rw: Mapping[str, Any]) -> list[tuple[str, ...]]:
     rows = [(str(w.get("name") or w.get("id")), str(w.get("id") or ""),
              "ORW (certified vernal pool)" if w.get("vernal_pool") else "ORW", "", "",
              fmt.number(w.get("flow_distance_ft"))) for w in rw.get("orw") or []]
@@ -257,24 +295,39 @@ def _water_tables(doc: Mapping[str, Any], status: str | None, incomplete: str) -
               str(w.get("category") or ""), ", ".join(w.get("causes") or []),
               str(w.get("tmdl") or ""), fmt.number(w.get("flow_distance_ft")))
              for w in rw.get("impaired") or []]
+    return rows
+
+
+def _trace_end_tables(rw: Mapping[str, Any]) -> list[Table]:
+    ends = [(e.get("reason", ""), str(e.get("message") or "")) for e in rw.get("trace_end") or []]
+    if not ends:
+        return []
+    return [Table("trace_end", "Where the trace left the data",
+                  "The flow trace stopped here; waters beyond were not searched",
+                  ("Reason", "Where and what would carry it further"), tuple(ends))]
+
+
+def _water_requirement_tables(rw: Mapping[str, Any]) -> list[Table]:
+    reqs = [(_cite(r.get("section")), str(r.get("text") or ""))
+            for r in rw.get("requirements") or [] if isinstance(r, Mapping)]
+    if not reqs:
+        return []
+    return [Table("requirements", "Requirements from the receiving waters",
+                  "Chapter 320 requirements brought by the receiving waters",
+                  ("Section", "Requirement"), tuple(reqs))]
+
+
+def _water_tables(doc: Mapping[str, Any], status: str | None, incomplete: str) -> list[Table]:
+    rw = doc.get("receiving_waters")
+    if not isinstance(rw, Mapping) or status not in _CHECKED:
+        return []
     out = [Table("receiving_waters", "Receiving waters downstream of the site",
                  "Outstanding Resource Waters and impaired waters met downstream "
                  "(§ 320-19 B(10); Ch. 320 definitions: ORW)",
                  ("Water", "Id", "Category", "Causes", "TMDL", "Flow distance (ft)"),
-                 tuple(rows), "No ORW or impaired water downstream." if status == "no"
+                 tuple(_water_rows(rw)), "No ORW or impaired water downstream." if status == "no"
                  else incomplete)]
-    ends = [(e.get("reason", ""), str(e.get("message") or "")) for e in rw.get("trace_end") or []]
-    if ends:
-        out.append(Table("trace_end", "Where the trace left the data",
-                         "The flow trace stopped here; waters beyond were not searched",
-                         ("Reason", "Where and what would carry it further"), tuple(ends)))
-    reqs = [(_cite(r.get("section")), str(r.get("text") or ""))
-            for r in rw.get("requirements") or [] if isinstance(r, Mapping)]
-    if reqs:
-        out.append(Table("requirements", "Requirements from the receiving waters",
-                         "Chapter 320 requirements brought by the receiving waters",
-                         ("Section", "Requirement"), tuple(reqs)))
-    return out
+    return out + _trace_end_tables(rw) + _water_requirement_tables(rw)
 
 
 def _reasons_table(findings: list[Finding]) -> list[Table]:
@@ -333,6 +386,25 @@ def _site_label(meta: Mapping[str, Any]) -> str:
 
 
 # --------------------------------------------------------------------------- build
+def _checklist_note(permit: str) -> str:
+    """The note above the submittal checklist, from the permit trigger's status."""
+    return {
+        "yes": "",
+        "no": "A permit is not required on the screened figures; the checklist applies only "
+              "if a permit application is filed.",
+        "conditional": "Whether a permit is required is conditional (see the findings); the "
+                       "checklist applies if a permit application is filed.",
+    }.get(permit, "The permit trigger was not evaluated.")
+
+
+def _check_rows(doc: Mapping[str, Any]) -> list[tuple[str, str, str, str]]:
+    """One row per check the screening ran or skipped: name, ran, source, reason."""
+    return [(str(c.get("name")), "yes" if c.get("ran") else "no",
+             _describe_source(c.get("source")) or "-",
+             str(c.get("reason") or c.get("message") or ""))
+            for c in doc.get("checks") or [] if isinstance(c, Mapping)]
+
+
 def build_report(
     document: Mapping[str, Any],
     layers: Mapping[str, gpd.GeoDataFrame] | None = None,
@@ -345,17 +417,8 @@ def build_report(
     findings = report_findings(doc)
     status = {f.key: f.status for f in findings}
     image = render_screening_map(layers or {}, title=None) if layers else None
-    checklist_note = {
-        "yes": "",
-        "no": "A permit is not required on the screened figures; the checklist applies only "
-              "if a permit application is filed.",
-        "conditional": "Whether a permit is required is conditional (see the findings); the "
-                       "checklist applies if a permit application is filed.",
-    }.get(status.get("disturbance", ""), "The permit trigger was not evaluated.")
-    checks = [(str(c.get("name")), "yes" if c.get("ran") else "no",
-               _describe_source(c.get("source")) or "-",
-               str(c.get("reason") or c.get("message") or ""))
-              for c in doc.get("checks") or [] if isinstance(c, Mapping)]
+    checklist_note = _checklist_note(status.get("disturbance", ""))
+    checks = _check_rows(doc)
     synthetic = bool(meta.get("synthetic")) or "synthetic" in _town(meta).lower()
     generated = str(meta.get("generated") or meta.get("generated_at") or meta.get("created")
                     or dt.datetime.now(dt.UTC).isoformat(timespec="seconds"))

@@ -107,6 +107,16 @@ def render_html(report: ScreeningReport) -> str:
         f"<title>{_e(r.title)} - {_e(r.town)}</title>",
         '<meta name="generator" content="swm-gis">', f"<style>{_CSS}</style>", "</head>",
         "<body>", "<main>",
+    ]
+    out += _findings_html(r) + _map_html(r) + _details_html(r) + _checklist_html(r)
+    out += _general_html(report) + _timeline_html(r) + _sources_html(r)
+    out += ["</main>", "</body>", "</html>"]
+    return "\n".join(out) + "\n"
+
+
+def _findings_html(r: ScreeningReport) -> list[str]:
+    """Page 1: title, town, site, notes, headline and the findings table."""
+    out: list[str] = [
         '<section id="findings" aria-labelledby="h-findings">',
         f"<h1>{_e(r.title)}</h1>",
         f'<p class="meta">Town of {_e(r.town)} &middot; Stormwater Management Rules and '
@@ -137,7 +147,12 @@ def render_html(report: ScreeningReport) -> str:
         '<th scope="col">Data (vintage)</th></tr></thead><tbody>' + "".join(rows)
         + "</tbody></table>")
     out.append("</section>")
+    return out
 
+
+def _map_html(r: ScreeningReport) -> list[str]:
+    """The map, inlined as a PNG, with its caption and alternative text."""
+    out: list[str] = []
     out.append('<section id="map" aria-labelledby="h-map"><h2 id="h-map">Map</h2>')
     if r.map_image is not None:
         b64 = base64.b64encode(r.map_image.png).decode("ascii")
@@ -149,7 +164,12 @@ def render_html(report: ScreeningReport) -> str:
     else:
         out.append("<p>No map: the screening layers (screening.gpkg) were not given.</p>")
     out.append("</section>")
+    return out
 
+
+def _details_html(r: ScreeningReport) -> list[str]:
+    """One table per detail of the screening."""
+    out: list[str] = []
     out.append('<section id="details" aria-labelledby="h-details">'
                '<h2 id="h-details">Details</h2>')
     for t in r.tables:
@@ -158,7 +178,12 @@ def render_html(report: ScreeningReport) -> str:
     if not r.tables:
         out.append("<p>No detail tables: the screening document has no results to list.</p>")
     out.append("</section>")
+    return out
 
+
+def _checklist_html(r: ScreeningReport) -> list[str]:
+    """The submittal checklist, one table per group."""
+    out: list[str] = []
     out.append('<section id="checklist" aria-labelledby="h-checklist">'
                '<h2 id="h-checklist">Submittal checklist</h2>')
     if r.checklist_note:
@@ -177,8 +202,12 @@ def render_html(report: ScreeningReport) -> str:
             '<th scope="col">Item</th><th scope="col">Applies</th>'
             f'<th scope="col">Screening note</th></tr></thead><tbody>{body}</tbody></table>')
     out.append("</section>")
+    return out
 
-    out += _general_html(report)
+
+def _timeline_html(r: ScreeningReport) -> list[str]:
+    """The permit timeline's deadlines."""
+    out: list[str] = []
     out.append('<section id="timeline" aria-labelledby="h-timeline">'
                '<h2 id="h-timeline">Permit timeline</h2>')
     if r.received:
@@ -200,7 +229,12 @@ def render_html(report: ScreeningReport) -> str:
                '<th scope="col">Rule</th><th scope="col">Section</th>'
                f'<th scope="col">Computed as</th></tr></thead><tbody>{body}</tbody></table>')
     out.append("</section>")
+    return out
 
+
+def _sources_html(r: ScreeningReport) -> list[str]:
+    """Checks, data sources and parameters of the run."""
+    out: list[str] = []
     out.append('<section id="sources" aria-labelledby="h-sources">'
                '<h2 id="h-sources">Data sources, checks and parameters</h2>')
     out.append(_html_table(Table("checks", "Checks", "Each screening check, whether it ran and "
@@ -214,8 +248,7 @@ def render_html(report: ScreeningReport) -> str:
                                  ("Parameter", "Value"), tuple(r.parameters),
                                  "No parameters recorded.")))
     out.append("</section>")
-    out += ["</main>", "</body>", "</html>"]
-    return "\n".join(out) + "\n"
+    return out
 
 
 def _general_html(report: ScreeningReport) -> list[str]:

@@ -375,15 +375,7 @@ def render_screening_map(
     rings = _rings(layers, get["site"], units_per_ft, ring_distances_ft)
     receiving = _receiving_parts(get)
     hucs = _huc_layers(get)
-
-    near = [*rings.values()]
-    if get["site"] is not None:
-        near.append(get["site"].geometry.union_all())
-    far = [g.geometry.union_all() for g in (get["flow_path"], *receiving.values())
-           if g is not None]
-    if not near:  # no site: frame whatever was given
-        near = [g.geometry.union_all() for g in [*get.values(), *habitats.values()]
-                if g is not None]
+    near, far = _near_far(get, habitats, rings, receiving)
     if not near:
         return None
 
@@ -397,8 +389,47 @@ def render_screening_map(
     overview = allow_overview and _much_larger(whole_extent, near_extent)
     extent = _fit_aspect(near_extent if overview else whole_extent, aspect)
     handles: dict[str, Any] = {}
-    draw = _Drawer(ax, extent, handles)
+    _draw_main(_Drawer(ax, extent, handles), extent, get, habitats, receiving, hucs)
+    _draw_rings(ax, rings, crs, handles)
+    _label_habitats(ax, habitats, extent)
+    _frame(ax, extent)
+    scale_ft = _scale_bar(ax, extent, units_per_ft)
+    _north_arrow(ax)
 
+    ov = _draw_overview(fig, extent, whole_extent, handles, get, receiving, hucs) \
+        if overview else None
+    if title:
+        fig.text(0.01, 0.975, title, fontsize=11, fontweight="bold", va="top")
+    ordered, legend = _legend(fig, handles, title)
+    if ov is not None and not _place_overview(fig, ov, legend, whole_extent, units_per_ft,
+                                              0.9 if title else 0.96, width_in, height_in):
+        # no room beside the legend: frame the whole path on the main map instead
+        return render_screening_map(
+            layers, title=title, ring_distances_ft=ring_distances_ft, width_in=width_in,
+            height_in=height_in, dpi=dpi, allow_overview=False)
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png", dpi=dpi, facecolor="white")
+    w, h = fig.canvas.get_width_height()
+    return MapImage(png=buf.getvalue(), legend=[h.get_label() for h in ordered],
+                    scale_bar_ft=scale_ft,
+                    width_px=w, height_px=h)
+
+
+def _near_far(get, habitats, rings, receiving) -> tuple[list, list]:
+    """What the main map must frame (site and rings) and what lies downstream of it."""
+    near = [*rings.values()]
+    if get["site"] is not None:
+        near.append(get["site"].geometry.union_all())
+    far = [g.geometry.union_all() for g in (get["flow_path"], *receiving.values())
+           if g is not None]
+    if not near:  # no site: frame whatever was given
+        near = [g.geometry.union_all() for g in [*get.values(), *habitats.values()]
+                if g is not None]
+    return near, far
+
+
+def _draw_main(draw: _Drawer, extent, get, habitats, receiving, hucs) -> None:
+    """The main map's layers, bottom to top, each adding its legend entry."""
     flood = get["flood_zones"]
     if flood is not None:
         sfha, shaded = _split_flood(flood)
@@ -407,7 +438,7 @@ def render_screening_map(
     draw.poly(get["context_parcels"], _STYLE["context_parcels"], "Parcels", 0.5)
     draw.poly(get["waterbodies"], _STYLE["waterbodies"], "Water body", 3)
     if draw.line(get["streets"], _STYLE["streets"], "Street", 3.5):
-        _label_streets(ax, draw.visible(get["streets"]), extent)
+        _label_streets(draw.ax, draw.visible(get["streets"]), extent)
     draw.poly(habitats.get("priority"), _STYLE["priority"], "NHESP Priority Habitat", 4)
     draw.poly(habitats.get("estimated"), _STYLE["estimated"], "NHESP Estimated Habitat", 4)
     draw.poly(get["mitigation"], _STYLE["mitigation"], "Off-site mitigation", 5)
@@ -420,38 +451,41 @@ def render_screening_map(
     vp = draw.visible(habitats.get("vernal_pool"))
     if vp is not None:
         style = _STYLE["vernal_pool"]
-        vp.plot(ax=ax, zorder=11, color=style["color"], markersize=style["markersize"],
+        vp.plot(ax=draw.ax, zorder=11, color=style["color"], markersize=style["markersize"],
                 marker=style["marker"], edgecolor=style["edgecolor"])
-        handles.setdefault("Certified Vernal Pool", Line2D(
+        draw.handles.setdefault("Certified Vernal Pool", Line2D(
             [], [], linestyle="none", marker="o", markersize=7, markerfacecolor=style["color"],
             markeredgecolor="white", label="Certified Vernal Pool"))
     draw.poly(get["site"], _STYLE["site"], "Limit of disturbance (site)", 12)
+
+
+def _draw_rings(ax, rings, crs, handles: dict[str, Any]) -> None:
     for d, geom in sorted(rings.items()):
         style = _STYLE["ring100" if d <= 100 else "ring500"]
         gpd.GeoSeries([geom.boundary], crs=crs).plot(ax=ax, zorder=13, **style)
         label = f"{d:,.0f} ft from the site"
         handles.setdefault(label, Line2D([], [], label=label, **style))
-    _label_habitats(ax, habitats, extent)
-    _frame(ax, extent)
-    scale_ft = _scale_bar(ax, extent, units_per_ft)
-    _north_arrow(ax)
 
-    if overview:
-        top = 0.9 if title else 0.96
-        ov = fig.add_axes((0.725, 0.16, 0.265, 0.0))  # height set once the legend is placed
-        ov_draw = _Drawer(ov, whole_extent, handles)
-        ov_draw.hucs(hucs)
-        ov_draw.receiving(receiving)
-        ov_draw.poly(get["mitigation"], _STYLE["mitigation"], "Off-site mitigation", 5)
-        ov_draw.line(get["flow_path"], _STYLE["flow_path"], "Traced flow path", 9)
-        if get["site"] is not None:
-            get["site"].plot(ax=ov, zorder=12, facecolor="#d62728", edgecolor="#b00000",
-                             linewidth=1.0)
-        x0, y0, x1, y1 = extent
-        ov.add_patch(Polygon([(x0, y0), (x1, y0), (x1, y1), (x0, y1)], closed=True,
-                             fill=False, edgecolor="black", linewidth=0.9, zorder=20))
-    if title:
-        fig.text(0.01, 0.975, title, fontsize=11, fontweight="bold", va="top")
+
+def _draw_overview(fig, extent, whole_extent, handles, get, receiving, hucs):
+    """The overview axes: the whole drainage path, the site, and the main map's frame."""
+    ov = fig.add_axes((0.725, 0.16, 0.265, 0.0))  # height set once the legend is placed
+    ov_draw = _Drawer(ov, whole_extent, handles)
+    ov_draw.hucs(hucs)
+    ov_draw.receiving(receiving)
+    ov_draw.poly(get["mitigation"], _STYLE["mitigation"], "Off-site mitigation", 5)
+    ov_draw.line(get["flow_path"], _STYLE["flow_path"], "Traced flow path", 9)
+    if get["site"] is not None:
+        get["site"].plot(ax=ov, zorder=12, facecolor="#d62728", edgecolor="#b00000",
+                         linewidth=1.0)
+    x0, y0, x1, y1 = extent
+    ov.add_patch(Polygon([(x0, y0), (x1, y0), (x1, y1), (x0, y1)], closed=True,
+                         fill=False, edgecolor="black", linewidth=0.9, zorder=20))
+    return ov
+
+
+def _legend(fig, handles: dict[str, Any], title: str | None):
+    """The legend in LEGEND_ORDER and the note under it; returns (handles drawn, legend)."""
     order = {label: i for i, label in enumerate(LEGEND_ORDER)}
     ordered = sorted(handles.values(), key=lambda h: order.get(h.get_label(), len(order)))
     legend = fig.legend(handles=ordered, loc="upper left",
@@ -460,27 +494,24 @@ def render_screening_map(
                         alignment="left", handlelength=2.6, labelspacing=0.35)
     fig.text(0.72, 0.02, "North arrow: grid north. Rings for\norientation only; distances in "
              "the\nreport are measured exactly.", fontsize=6.2, color="#444444")
-    if overview:
-        bottom_of_legend = legend.get_window_extent(fig.canvas.get_renderer()).transformed(
-            fig.transFigure.inverted()).y0
-        height = min(bottom_of_legend - 0.05 - 0.16, top - 0.16)
-        if height >= 0.16:
-            ov.set_position((0.725, 0.16, 0.265, height))
-            ox = _fit_aspect(_extent([shapely.box(*whole_extent)], 0.02),
-                             (0.265 * width_in) / (height * height_in))
-            _frame(ov, ox)
-            ov.set_title("Overview (black frame: main map)", fontsize=6.5, loc="left", pad=2)
-            _scale_bar(ov, ox, units_per_ft, fontsize=5.5, middle=False)
-        else:  # no room beside the legend: frame the whole path on the main map instead
-            return render_screening_map(
-                layers, title=title, ring_distances_ft=ring_distances_ft, width_in=width_in,
-                height_in=height_in, dpi=dpi, allow_overview=False)
-    buf = io.BytesIO()
-    fig.savefig(buf, format="png", dpi=dpi, facecolor="white")
-    w, h = fig.canvas.get_width_height()
-    return MapImage(png=buf.getvalue(), legend=[h.get_label() for h in ordered],
-                    scale_bar_ft=scale_ft,
-                    width_px=w, height_px=h)
+    return ordered, legend
+
+
+def _place_overview(fig, ov, legend, whole_extent, units_per_ft, top, width_in,
+                    height_in) -> bool:
+    """Size the overview into the room under the legend; False when there is too little."""
+    bottom_of_legend = legend.get_window_extent(fig.canvas.get_renderer()).transformed(
+        fig.transFigure.inverted()).y0
+    height = min(bottom_of_legend - 0.05 - 0.16, top - 0.16)
+    if height < 0.16:
+        return False
+    ov.set_position((0.725, 0.16, 0.265, height))
+    ox = _fit_aspect(_extent([shapely.box(*whole_extent)], 0.02),
+                     (0.265 * width_in) / (height * height_in))
+    _frame(ov, ox)
+    ov.set_title("Overview (black frame: main map)", fontsize=6.5, loc="left", pad=2)
+    _scale_bar(ov, ox, units_per_ft, fontsize=5.5, middle=False)
+    return True
 
 
 def _label_streets(ax, streets, extent, *, most: int = 12) -> None:

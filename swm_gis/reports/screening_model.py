@@ -111,15 +111,20 @@ def _describe_source(src: Any, *, compact: bool = False) -> str:
                 isinstance(v, Mapping | list | str) for v in src.values()):
             return "; ".join(filter(None, (_describe_source(v, compact=compact)
                                            for v in src.values())))
-        path = src.get("file") or src.get("path") or ""
-        name = os.path.basename(str(path)) or str(path)
-        layer = src.get("layer")
-        key = src.get("key")
-        where = f"{name}:{layer}" if layer else name
-        where = src.get("label") or where
-        label = f"{key} = {where}" if key and key != "input" and not compact else where
-        return f"{label} ({_date(src.get('modified') or src.get('vintage'))})"
+        return _describe_one_source(src, compact=compact)
     return str(src)
+
+
+def _describe_one_source(src: Mapping[str, Any], *, compact: bool) -> str:
+    """One source_info dict as '[key = ]file:layer (date)' (its label replacing file:layer)."""
+    path = src.get("file") or src.get("path") or ""
+    name = os.path.basename(str(path)) or str(path)
+    layer = src.get("layer")
+    key = src.get("key")
+    where = f"{name}:{layer}" if layer else name
+    where = src.get("label") or where
+    label = f"{key} = {where}" if key and key != "input" and not compact else where
+    return f"{label} ({_date(src.get('modified') or src.get('vintage'))})"
 
 
 def _e(text: Any) -> str:

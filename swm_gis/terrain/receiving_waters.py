@@ -180,6 +180,33 @@ def requirements_for(
     """
     table = requirement_table()
     commercial, basis = land_use(proposed_use=proposed_use, use_codes=use_codes)
+    waters_by_group, causes_by_group, tmdls = _waters_by_group(impaired, orw)
+    out: list[dict[str, Any]] = []
+    spill_waters: list[str] = []
+    spill_causes: list[str] = []
+    for group, row in table.items():
+        if group not in waters_by_group:
+            continue
+        if group in SPILL_GROUPS:
+            spill_waters += [w for w in waters_by_group[group] if w not in spill_waters]
+            spill_causes += [c for c in causes_by_group.get(group, []) if c not in spill_causes]
+            continue
+        out.append(_requirement(group, row, waters_by_group[group], [], tmdls, False))
+    decided = proposed_use is not None and bool(str(proposed_use).strip())
+    if spill_waters and (commercial is not False or not decided):
+        row = table[next(g for g in SPILL_GROUPS if g in waters_by_group)]
+        req = _requirement("solids_metals_oil", row, spill_waters, spill_causes, tmdls,
+                           not decided, basis=basis)
+        req["land_use_basis"] = basis
+        if decided:
+            req["text"] += f" (Land use from the {basis}.)"
+        out.insert(next((i for i, r in enumerate(out) if r["group"] == "orw"), len(out)), req)
+    return out
+
+
+def _waters_by_group(impaired: Sequence[dict[str, Any]], orw: Sequence[dict[str, Any]]
+                     ) -> tuple[dict[str, list[str]], dict[str, list[str]], list[str]]:
+    """The waters (and causes) behind each requirement group, and the TMDLs named, in order."""
     waters_by_group: dict[str, list[str]] = {}
     causes_by_group: dict[str, list[str]] = {}
     tmdls: list[str] = []
@@ -206,28 +233,7 @@ def requirements_for(
             add(cause_group(cause), label, cause)
     for water in orw:
         add("orw", _label(water.get("name"), water.get("id")))
-
-    out: list[dict[str, Any]] = []
-    spill_waters: list[str] = []
-    spill_causes: list[str] = []
-    for group, row in table.items():
-        if group not in waters_by_group:
-            continue
-        if group in SPILL_GROUPS:
-            spill_waters += [w for w in waters_by_group[group] if w not in spill_waters]
-            spill_causes += [c for c in causes_by_group.get(group, []) if c not in spill_causes]
-            continue
-        out.append(_requirement(group, row, waters_by_group[group], [], tmdls, False))
-    decided = proposed_use is not None and bool(str(proposed_use).strip())
-    if spill_waters and (commercial is not False or not decided):
-        row = table[next(g for g in SPILL_GROUPS if g in waters_by_group)]
-        req = _requirement("solids_metals_oil", row, spill_waters, spill_causes, tmdls,
-                           not decided, basis=basis)
-        req["land_use_basis"] = basis
-        if decided:
-            req["text"] += f" (Land use from the {basis}.)"
-        out.insert(next((i for i, r in enumerate(out) if r["group"] == "orw"), len(out)), req)
-    return out
+    return waters_by_group, causes_by_group, tmdls
 
 
 def _requirement(group, row, waters, causes, tmdls, conditional, *, basis: str = ""
@@ -316,21 +322,8 @@ def trace_receiving_waters(
     # digitisation problems outside the town (e.g. where a clipped layer ends) are not the town's
     warnings = [w for w in network.warnings if boundary is None or "x" not in w
                 or shapely.intersects(boundary, shapely.Point(w["x"], w["y"]))]
-    overland_pools: list[dict[str, Any]] = []
-    if flow is not None:
-        water = hy.water_cells(flow, network)
-        entries, w = hy.trace_overland(flow, geom, network, water=water)
-        warnings += w
-        method, approximate = "dem", False
-        overland_pools = _pools_overland(flow, geom, water, vernal_pools, ft)
-    else:
-        entry = hy.nearest_entry(geom, network)
-        entries = [entry] if entry is not None else []
-        method, approximate = "nearest-stream (approximate)", True
-        warnings.append({"problem": "no_dem", "message": (
-            "No DEM: the runoff was taken to the nearest mapped stream or water body in a "
-            "straight line; the receiving waters are approximate. Configure [layers.dem] for a "
-            "flow trace.")})
+    entries, method, approximate, overland_pools = _entries(flow, geom, network, vernal_pools,
+                                                            ft, warnings)
     legs: list[hy.Leg] = []
     stopped = False
     for entry in entries:
@@ -355,15 +348,7 @@ def trace_receiving_waters(
     seen = {o["id"] for o in on_network}
     orw_out = sorted(orw_out + on_network + [o for o in overland_pools if o["id"] not in seen],
                      key=lambda o: o["flow_distance_ft"])
-    imp_out = []
-    for k, m in sorted(imp_hits.items(), key=lambda kv: kv[1]):
-        row = imp_rows.iloc[k]
-        imp_out.append({
-            "au_id": _text(row.get("id")), "name": _text(row.get("name")),
-            "category": row["category_norm"], "causes": split_causes(row.get("causes")),
-            "tmdl": _tmdl(row.get("tmdl"), row["category_norm"]),
-            "flow_distance_ft": round(m * ft, 1),
-        })
+    imp_out = _impaired_found(imp_hits, imp_rows, ft)
     downstream = _downstream_list(network, legs, wb_hits, orw_out, imp_out, ft)
     return {
         "method": method,
@@ -379,6 +364,37 @@ def trace_receiving_waters(
         "warnings": warnings,
         "flow_path": hy.legs_frame(network, legs, crs),
     }
+
+
+def _entries(flow, geom, network, vernal_pools, ft: float, warnings: list[dict[str, Any]]):
+    """Where the site's runoff enters the network: by the DEM's overland flow, or (no DEM) at
+    the nearest stream. Returns (entries, method, approximate, vernal pools met overland);
+    the trace's warnings are added to ``warnings``."""
+    if flow is not None:
+        water = hy.water_cells(flow, network)
+        entries, w = hy.trace_overland(flow, geom, network, water=water)
+        warnings += w
+        return entries, "dem", False, _pools_overland(flow, geom, water, vernal_pools, ft)
+    entry = hy.nearest_entry(geom, network)
+    warnings.append({"problem": "no_dem", "message": (
+        "No DEM: the runoff was taken to the nearest mapped stream or water body in a "
+        "straight line; the receiving waters are approximate. Configure [layers.dem] for a "
+        "flow trace.")})
+    return [entry] if entry is not None else [], "nearest-stream (approximate)", True, []
+
+
+def _impaired_found(imp_hits, imp_rows, ft: float) -> list[dict[str, Any]]:
+    """The impaired assessment units met, in flow order."""
+    imp_out = []
+    for k, m in sorted(imp_hits.items(), key=lambda kv: kv[1]):
+        row = imp_rows.iloc[k]
+        imp_out.append({
+            "au_id": _text(row.get("id")), "name": _text(row.get("name")),
+            "category": row["category_norm"], "causes": split_causes(row.get("causes")),
+            "tmdl": _tmdl(row.get("tmdl"), row["category_norm"]),
+            "flow_distance_ft": round(m * ft, 1),
+        })
+    return imp_out
 
 
 def _pools_overland(flow: hy.FlowGrid, site: shapely.Geometry, water: np.ndarray,
