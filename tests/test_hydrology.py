@@ -12,7 +12,7 @@ import shapely
 from affine import Affine
 from pyproj import CRS
 from shapely.geometry import LineString, box
-from test_receiving_waters import EPSG, X0, Y0, valley_dem, valley_layers, xy
+from valleykit import EPSG, X0, Y0, valley_dem, valley_layers, xy
 
 from swm_gis import terrain as hy
 from swm_gis.errors import CrsError, EmptyLayerError, GeometryError, InputFileError

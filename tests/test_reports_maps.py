@@ -14,6 +14,7 @@ from pathlib import Path
 import geopandas as gpd
 import numpy as np
 import pytest
+from pdfkit import positions
 from pypdf import PdfReader
 from shapely.geometry import LineString, box
 
@@ -59,20 +60,6 @@ def town():
                                          LineString([(1085, 900), (1085, 1150)])], crs=CRS)
     site = gpd.GeoDataFrame(geometry=[box(1005, 1005, 1030, 1030)], crs=CRS)
     return subject, area, listed, left, streets, site
-
-
-def positions(path: Path, page: int = 0) -> list[tuple[str, float, float]]:
-    """Every text run on a page with its drawing position (points from the lower left)."""
-    out = []
-
-    def visit(text, cm, tm, _font, _size):
-        if text.strip():
-            x = tm[4] * cm[0] + tm[5] * cm[2] + cm[4]
-            y = tm[4] * cm[1] + tm[5] * cm[3] + cm[5]
-            out.append((text.strip(), x, y))
-
-    PdfReader(path).pages[page].extract_text(visitor_text=visit)
-    return out
 
 
 @pytest.fixture(scope="module")

@@ -12,8 +12,8 @@ import numpy as np
 import pytest
 import rasterio
 from shapely.geometry import Point, box
-from test_receiving_waters import EPSG, X0, Y0, valley_dem, valley_layers, xy
 from townkit import write_town
+from valleykit import EPSG, X0, Y0, valley_dem, valley_layers, xy
 
 from swm_gis.config.town import load_config
 from swm_gis.errors import CrsError, InputFileError
