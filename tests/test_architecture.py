@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import importlib.util
 from pathlib import Path
 
 import pytest
@@ -151,3 +152,19 @@ def test_the_readme_draws_the_architecture_from_the_subpackages():
         name = init.parent.name
         line = ast.get_docstring(ast.parse(init.read_text(encoding="utf-8"))).splitlines()[0]
         assert f"{name}/" in section and line in section, (name, line)
+
+
+def _complexity_script():
+    spec = importlib.util.spec_from_file_location("complexity",
+                                                  PKG.parent / "scripts" / "complexity.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_no_function_is_over_complexity_twenty():
+    """Issue 25: radon's cyclomatic complexity of every function in swm_gis/ is 20 or less
+    (scripts/complexity.py, which ``make lint`` runs on swm_gis/ and qgis_plugin/)."""
+    complexity = _complexity_script()
+    assert complexity.LIMIT == 20
+    assert [str(m) for m in complexity.too_complex([PKG])] == []

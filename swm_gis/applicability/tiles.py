@@ -259,18 +259,7 @@ def drainage_grid(config: TownConfig, extent: Any, *, progress: Any = None,
     screening. Returns the grid (or None) and, for ``"orw"`` and ``"impaired"``, why that flag
     did not run (None when it ran).
     """
-    reasons: dict[str, str | None] = {"orw": None, "impaired": None}
-    missing_base = [k for k in ("dem",) if not config.has(k)]
-    if not (config.has("streams") or config.has("waterbodies")):
-        missing_base.append("streams or waterbodies")
-    if missing_base:
-        why = "no " + " and no ".join(f"layers.{k}" for k in missing_base) + \
-            " in the town config (needed to trace drainage)"
-        return None, {"orw": why, "impaired": why}
-    if not (config.has("orw") or config.has("vernal_pools")):
-        reasons["orw"] = "no layers.orw or layers.vernal_pools in the town config"
-    if not config.has("impaired_waters"):
-        reasons["impaired"] = "no layers.impaired_waters in the town config"
+    reasons = _drainage_reasons(config)
     if reasons["orw"] and reasons["impaired"]:
         return None, reasons
     if progress:
@@ -302,6 +291,24 @@ def drainage_grid(config: TownConfig, extent: Any, *, progress: Any = None,
         orw_complete=config.has("orw") and config.has("vernal_pools"))
     return grid, reasons
 
+
+
+def _drainage_reasons(config: TownConfig) -> dict[str, str | None]:
+    """For ``"orw"`` and ``"impaired"``, why that flag cannot run (None: it can): the trace needs
+    a DEM and streams or water bodies, each flag its waters."""
+    reasons: dict[str, str | None] = {"orw": None, "impaired": None}
+    missing_base = [k for k in ("dem",) if not config.has(k)]
+    if not (config.has("streams") or config.has("waterbodies")):
+        missing_base.append("streams or waterbodies")
+    if missing_base:
+        why = "no " + " and no ".join(f"layers.{k}" for k in missing_base) + \
+            " in the town config (needed to trace drainage)"
+        return {"orw": why, "impaired": why}
+    if not (config.has("orw") or config.has("vernal_pools")):
+        reasons["orw"] = "no layers.orw or layers.vernal_pools in the town config"
+    if not config.has("impaired_waters"):
+        reasons["impaired"] = "no layers.impaired_waters in the town config"
+    return reasons
 
 #: How close (ft) the flow must pass a water to meet it: the screening's trace tolerance.
 TRACE_TOLERANCE_FT = 10.0

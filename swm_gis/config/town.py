@@ -505,6 +505,22 @@ def _parse_layer(key: str, raw: Any, base_dir: Path, where: str) -> LayerSpec:
                  where=where, section=section)
     schema = SCHEMAS[key]
     given = raw.get("fields", {})
+    _check_layer_fields(key, given, schema, where)
+    crs, coverage = _layer_crs_coverage(raw, section, where)
+    # An empty string switches an optional default off ("this source has no such field").
+    spec = LayerSpec(
+        key=key, path="", layer=None, crs=crs, coverage=coverage,
+        fields={**schema.fields, **{k: (v.strip() or None) for k, v in given.items()}},
+        explicit_fields=frozenset(k for k, v in given.items() if v.strip()),
+        vintage=str(raw["vintage"]) if raw.get("vintage") not in (None, "") else None,
+        label=str(raw["label"]).strip() or None if raw.get("label") is not None else None,
+        includes_0_2_pct=bool(raw.get("includes_0_2_pct", False)),
+    )
+    return _with_sources(spec, raw, base_dir, where)
+
+
+def _check_layer_fields(key: str, given: dict, schema: LayerSchema, where: str) -> None:
+    """``[layers.KEY.fields]`` names known logical fields, as text, none required left empty."""
     unknown = [k for k in given if k not in schema.fields]
     if unknown:
         hints = "".join(did_you_mean(k, schema.fields) for k in unknown[:3])
@@ -521,6 +537,10 @@ def _parse_layer(key: str, raw: Any, base_dir: Path, where: str) -> LayerSpec:
             f"{where}: [layers.{key}.fields] {', '.join(required_off)} cannot be empty; the rules "
             "need it. Name the source field that holds it."
         )
+
+
+def _layer_crs_coverage(raw: dict, section: str, where: str) -> tuple[Any, str]:
+    """A layer's ``crs`` (None, or one pyproj knows) and ``coverage`` (one of the choices)."""
     crs = raw.get("crs")
     if crs is not None:
         try:
@@ -531,16 +551,7 @@ def _parse_layer(key: str, raw: Any, base_dir: Path, where: str) -> LayerSpec:
     if coverage not in COVERAGE_CHOICES:
         raise ConfigError(f'{where}: {section} coverage = "{coverage}" is not one of '
                           f"{', '.join(COVERAGE_CHOICES)} (docs/findings.md).")
-    # An empty string switches an optional default off ("this source has no such field").
-    spec = LayerSpec(
-        key=key, path="", layer=None, crs=crs, coverage=coverage,
-        fields={**schema.fields, **{k: (v.strip() or None) for k, v in given.items()}},
-        explicit_fields=frozenset(k for k, v in given.items() if v.strip()),
-        vintage=str(raw["vintage"]) if raw.get("vintage") not in (None, "") else None,
-        label=str(raw["label"]).strip() or None if raw.get("label") is not None else None,
-        includes_0_2_pct=bool(raw.get("includes_0_2_pct", False)),
-    )
-    return _with_sources(spec, raw, base_dir, where)
+    return crs, coverage
 
 
 # --------------------------------------------------------------------------- sources (paths)

@@ -300,47 +300,17 @@ def read_spec(
 ) -> gpd.GeoDataFrame:
     """:func:`read_layer` for a bare :class:`LayerSpec` (used by the CLI for FILE arguments)."""
     if spec.parts:
-        frames = [read_spec(p, working_crs=working_crs, bbox=bbox, mask=mask, where=where,
-                            use_arrow=use_arrow) for p in spec.parts]
-        out = _combine(spec, frames, dedupe=True)
-        if not allow_empty and out.empty:
-            raise EmptyLayerError(f"{spec.describe()} ([layers.{spec.key}]) has no features.")
-        return out
+        return _read_parts(spec, working_crs=working_crs, bbox=bbox, mask=mask, where=where,
+                           allow_empty=allow_empty, use_arrow=use_arrow)
     working = CRS.from_user_input(working_crs)
     info = _info(spec)
     src_crs = layer_crs(spec, info)
     sanity.check_layer(spec, info, src_crs)  # geometry type; coordinates that fit the CRS
     mapping = map_fields(spec, list(info["fields"]))
-    kwargs: dict[str, Any] = {}
-    if bbox is not None:
-        kwargs["bbox"] = _transform_bounds(bbox, working, src_crs)
-    elif mask is not None:
-        kwargs["mask"] = _transform_geom(mask, working, src_crs)
-    columns = [c for c in mapping.values() if c]
-    try:
-        gdf = _read_source(spec, info, columns=columns, where=where, use_arrow=use_arrow,
-                           **kwargs)
-    except SwmGisError:
-        raise
-    except Exception as exc:  # pyogrio raises several GDAL-derived types
-        raise InputFileError(
-            f"Cannot read features from {spec.describe()} ([layers.{spec.key}]): "
-            f"{_first_line(exc)}"
-        ) from exc
-    if not isinstance(gdf, gpd.GeoDataFrame) or gdf.geometry.name not in gdf:
-        raise GeometryError(
-            f"{spec.describe()} ([layers.{spec.key}]) has no geometry; a "
-            f"{spec.schema.geometry or 'spatial'} layer is needed."
-        )
-    gdf = gdf.set_crs(src_crs, allow_override=True)
-    out = gpd.GeoDataFrame(
-        {logical: gdf[actual] if actual else pd.Series([None] * len(gdf), index=gdf.index,
-                                                       dtype=object)
-         for logical, actual in mapping.items()},
-        geometry=gdf.geometry.values,
-        crs=src_crs,
-        index=gdf.index,
-    )
+    gdf = _read_features(spec, info, [c for c in mapping.values() if c],
+                         _area_filter(bbox, mask, working, src_crs), where=where,
+                         use_arrow=use_arrow)
+    out = _logical_frame(gdf.set_crs(src_crs, allow_override=True), mapping, src_crs)
     if not src_crs.equals(working):
         out = out.to_crs(working)
     out, repaired, dropped = repair_geometries(out)
@@ -353,6 +323,64 @@ def read_spec(
     whole = bbox is None and mask is None and where is None
     out.attrs["warnings"] = sanity.check_ids(out, spec, whole_layer=whole)  # all-null ids, ...
     return out
+
+
+def _read_parts(spec: LayerSpec, *, working_crs: str | CRS, bbox: BBox | None,
+                mask: shapely.Geometry | None, where: str | None, allow_empty: bool,
+                use_arrow: bool) -> gpd.GeoDataFrame:
+    """A layer of several sources (``path = [...]``): each part read, then combined."""
+    frames = [read_spec(p, working_crs=working_crs, bbox=bbox, mask=mask, where=where,
+                        use_arrow=use_arrow) for p in spec.parts]
+    out = _combine(spec, frames, dedupe=True)
+    if not allow_empty and out.empty:
+        raise EmptyLayerError(f"{spec.describe()} ([layers.{spec.key}]) has no features.")
+    return out
+
+
+def _area_filter(bbox: BBox | None, mask: shapely.Geometry | None, working: CRS,
+                 src_crs: CRS) -> dict[str, Any]:
+    """The reader's ``bbox`` or ``mask`` argument, in the source's CRS (none: the whole layer)."""
+    kwargs: dict[str, Any] = {}
+    if bbox is not None:
+        kwargs["bbox"] = _transform_bounds(bbox, working, src_crs)
+    elif mask is not None:
+        kwargs["mask"] = _transform_geom(mask, working, src_crs)
+    return kwargs
+
+
+def _read_features(spec: LayerSpec, info: dict[str, Any], columns: list[str],
+                   area: dict[str, Any], *, where: str | None,
+                   use_arrow: bool) -> gpd.GeoDataFrame:
+    """The source's features (``columns`` only); a read failure or no geometry is an error."""
+    try:
+        gdf = _read_source(spec, info, columns=columns, where=where, use_arrow=use_arrow,
+                           **area)
+    except SwmGisError:
+        raise
+    except Exception as exc:  # pyogrio raises several GDAL-derived types
+        raise InputFileError(
+            f"Cannot read features from {spec.describe()} ([layers.{spec.key}]): "
+            f"{_first_line(exc)}"
+        ) from exc
+    if not isinstance(gdf, gpd.GeoDataFrame) or gdf.geometry.name not in gdf:
+        raise GeometryError(
+            f"{spec.describe()} ([layers.{spec.key}]) has no geometry; a "
+            f"{spec.schema.geometry or 'spatial'} layer is needed."
+        )
+    return gdf
+
+
+def _logical_frame(gdf: gpd.GeoDataFrame, mapping: dict[str, str | None],
+                   src_crs: CRS) -> gpd.GeoDataFrame:
+    """The source's columns under their logical names (an unmapped field: all nulls)."""
+    return gpd.GeoDataFrame(
+        {logical: gdf[actual] if actual else pd.Series([None] * len(gdf), index=gdf.index,
+                                                       dtype=object)
+         for logical, actual in mapping.items()},
+        geometry=gdf.geometry.values,
+        crs=src_crs,
+        index=gdf.index,
+    )
 
 
 def read_file(

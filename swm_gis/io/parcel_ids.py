@@ -48,39 +48,58 @@ def resolve_parcel_ids(cfg: TownConfig, given: list[str]
         return given, notes, by_id
     fields = dict(by_id.attrs.get("field_map") or {})
     if missing and fields.get("map_par_id") and fields["map_par_id"] != fields.get("id"):
-        rows = layers.read_by_ids(cfg, "parcels", "map_par_id", missing)
-        for g in missing:
-            hit = rows.loc[rows["map_par_id"].astype(str) == g, "id"].dropna().astype(str)
-            if len(hit):
-                resolved[g] = list(dict.fromkeys(hit))
-                notes.append(f"--parcel {g} matched the map-lot ({fields['map_par_id']}) of "
-                             f"parcel(s) {', '.join(resolved[g])}.")
+        _match_map_lots(cfg, missing, fields, resolved, notes)
     missing = [g for g in given if g not in resolved]
     if missing:
-        raw = layers.read_column(cfg, "parcels", "id")
-        maplots = (layers.read_column(cfg, "parcels", "map_par_id") if fields.get("map_par_id")
-                   else pd.Series([], dtype=object))
-        known = pd.DataFrame({"id": raw.astype(object).to_numpy()})
-        if len(maplots) == len(raw):
-            known["map_par_id"] = maplots.astype(object).to_numpy()
-        known = known.loc[known["id"].notna()].assign(id=lambda f: f["id"].map(_id_text))
-        near: dict[str, list[str]] = {}
-        for g in missing:
-            exact = _loose_matches(known, g)
-            if len(exact) == 1:
-                resolved[g] = exact
-                notes.append(f"--parcel {g} matched parcel {exact[0]} (written there as "
-                             f"{_shown_as(known, exact[0], g)}).")
-            else:
-                near[g] = exact or _near_matches(known, g)
-        if near:
-            every_id = raw.to_frame()  # an id field empty in every row: say that instead
-            every_id.attrs["field_map"] = {"id": fields.get("id")}
-            sanity.check_ids(every_id, cfg.layer("parcels"), whole_layer=True)
-            raise UnknownParcelError(_unknown_text(cfg, near, fields))
+        _match_loosely(cfg, missing, fields, resolved, notes)
     ids_out = list(dict.fromkeys(i for g in given for i in resolved[g]))
     return ids_out, notes, None
 
+
+def _match_map_lots(cfg: TownConfig, missing: list[str], fields: dict[str, str | None],
+                    resolved: dict[str, list[str]], notes: list[str]) -> None:
+    """Values that are a map-lot exactly: their parcel ids into ``resolved``, a note each."""
+    rows = layers.read_by_ids(cfg, "parcels", "map_par_id", missing)
+    for g in missing:
+        hit = rows.loc[rows["map_par_id"].astype(str) == g, "id"].dropna().astype(str)
+        if len(hit):
+            resolved[g] = list(dict.fromkeys(hit))
+            notes.append(f"--parcel {g} matched the map-lot ({fields['map_par_id']}) of "
+                         f"parcel(s) {', '.join(resolved[g])}.")
+
+
+def _match_loosely(cfg: TownConfig, missing: list[str], fields: dict[str, str | None],
+                   resolved: dict[str, list[str]], notes: list[str]) -> None:
+    """Values that match one parcel's id or map-lot written otherwise: into ``resolved``, a
+    note each; any value left raises :class:`~swm_gis.errors.UnknownParcelError`."""
+    raw, known = _known_parcels(cfg, fields)
+    near: dict[str, list[str]] = {}
+    for g in missing:
+        exact = _loose_matches(known, g)
+        if len(exact) == 1:
+            resolved[g] = exact
+            notes.append(f"--parcel {g} matched parcel {exact[0]} (written there as "
+                         f"{_shown_as(known, exact[0], g)}).")
+        else:
+            near[g] = exact or _near_matches(known, g)
+    if near:
+        every_id = raw.to_frame()  # an id field empty in every row: say that instead
+        every_id.attrs["field_map"] = {"id": fields.get("id")}
+        sanity.check_ids(every_id, cfg.layer("parcels"), whole_layer=True)
+        raise UnknownParcelError(_unknown_text(cfg, near, fields))
+
+
+def _known_parcels(cfg: TownConfig, fields: dict[str, str | None]
+                   ) -> tuple[pd.Series, pd.DataFrame]:
+    """The parcels layer's id column as read, and every parcel's id (as text) and map-lot."""
+    raw = layers.read_column(cfg, "parcels", "id")
+    maplots = (layers.read_column(cfg, "parcels", "map_par_id") if fields.get("map_par_id")
+               else pd.Series([], dtype=object))
+    known = pd.DataFrame({"id": raw.astype(object).to_numpy()})
+    if len(maplots) == len(raw):
+        known["map_par_id"] = maplots.astype(object).to_numpy()
+    known = known.loc[known["id"].notna()].assign(id=lambda f: f["id"].map(_id_text))
+    return raw, known
 
 def _id_text(value: object) -> str:
     """An id as text: a float id 12.0 reads "12" (as the layers' id queries give it)."""

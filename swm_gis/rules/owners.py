@@ -340,33 +340,52 @@ def classify_address(rec: dict) -> AddressCheck:
     >>> classify_address({"owner_name": "A B"}).kind
     'none'
     """  # noqa: E501
+    owner, street, city, state, zip_, given_country = _address_fields(rec)
+    if not street and not city:
+        return AddressCheck("none", (), problem="no mailing address on the assessing record: "
+                            "ask the Assessors for one; this owner cannot be mailed a notice")
+    country = normalise_country(given_country)
+    country = country if sum(ch.isalpha() for ch in country) >= 2 else ""
+    if not country and state not in US_STATES:
+        country, city, state, street = country_in_lines(city, state, street)
+        if not country:
+            country = infer_country(city, state, *street[1:], zip_)
+    missing = [] if street else ["street or PO box"]
+    if not owner:
+        missing.append("owner name")
+    if country:
+        return _foreign_check(street, city, state, zip_, country, missing)
+    return _us_check(street, city, state, zip_, missing)
+
+
+def _address_fields(rec: dict) -> tuple[str, list[str], str, str, str, str]:
+    """Owner name, street lines, city, state, ZIP and the country column, cleaned (a placeholder
+    street or city, "Z" or "-", is dropped)."""
     get = {k: clean_text(rec.get(k)) for k in ("owner_name", "address1", "address2",
                                                "mail_address", "mail_city", "mail_state",
                                                "mail_zip", "mail_country")}
     a1 = get["address1"] if "address1" in rec else get["mail_address"]
     a1 = a1 if _looks_like_street(a1) else ""  # "Z", "-": a placeholder, not a street
     street = [line for line in delivery_lines(a1, get["address2"]) if _looks_like_street(line)]
-    city, state, zip_ = get["mail_city"], get["mail_state"].upper(), get["mail_zip"]
-    city = city if _looks_like_street(city) else ""
-    if not street and not city:
-        return AddressCheck("none", (), problem="no mailing address on the assessing record: "
-                            "ask the Assessors for one; this owner cannot be mailed a notice")
-    country = normalise_country(get["mail_country"])
-    country = country if sum(ch.isalpha() for ch in country) >= 2 else ""
-    if not country and state not in US_STATES:
-        country, city, state, street = country_in_lines(city, state, street)
-        if not country:
-            country = infer_country(city, state, *street[1:], get["mail_zip"])
-    missing = [] if street else ["street or PO box"]
-    if not get["owner_name"]:
-        missing.append("owner name")
-    if country:
-        last = " ".join(p for p in (city, state if _looks_like_street(state) else "",
-                                    zip_ if _looks_like_street(zip_) else "") if p)
-        lines = (*street, last, country) if last else (*street, country)
-        if missing:
-            return AddressCheck("incomplete", lines, country, _missing_text(missing), city=city)
-        return AddressCheck("foreign", lines, country, city=city)
+    city = get["mail_city"] if _looks_like_street(get["mail_city"]) else ""
+    return (get["owner_name"], street, city, get["mail_state"].upper(), get["mail_zip"],
+            get["mail_country"])
+
+
+def _foreign_check(street: list[str], city: str, state: str, zip_: str, country: str,
+                   missing: list[str]) -> AddressCheck:
+    """A foreign address: its lines end with the country (state and ZIP as given, if any)."""
+    last = " ".join(p for p in (city, state if _looks_like_street(state) else "",
+                                zip_ if _looks_like_street(zip_) else "") if p)
+    lines = (*street, last, country) if last else (*street, country)
+    if missing:
+        return AddressCheck("incomplete", lines, country, _missing_text(missing), city=city)
+    return AddressCheck("foreign", lines, country, city=city)
+
+
+def _us_check(street: list[str], city: str, state: str, zip_: str,
+              missing: list[str]) -> AddressCheck:
+    """A US address: it needs a state, a city and a ZIP that belongs to the state."""
     if state not in US_STATES:
         missing.append("state (or the country, if foreign)" if state == "" else
                        f"a US state (\"{state}\" is none; if foreign, the country)")
@@ -502,22 +521,7 @@ def build_recipients(
     """
     merged = recipients(notices)
     subjects = {str(s) for s in subject_ids}
-    checks = [classify_address(r) for r in merged.to_dict("records")]
-    merged = merged.assign(
-        is_subject=[bool(subjects & set(str(p).split("; "))) for p in merged["parcel_ids"]],
-        address_kind=[c.kind for c in checks],
-        address_lines=["\n".join(c.lines) for c in checks],
-        # a US spelling of the country ("USA") is never printed
-        mail_country=[c.country or normalise_country(v) for c, v in
-                      zip(checks, merged["mail_country"], strict=True)],
-        mail_city=[clean_text(v) if c.city is None else c.city for c, v in
-                   zip(checks, merged["mail_city"], strict=True)],
-        mail_zip=[clean_text(v) if c.zip_code is None else c.zip_code for c, v in
-                  zip(checks, merged["mail_zip"], strict=True)],
-        note=[c.problem or (f"country {c.country} read from the address" if c.kind == "foreign"
-                            and not normalise_country(v) else "")
-              for c, v in zip(checks, merged["mail_country"], strict=True)],
-    )
+    merged = merged.assign(**_address_columns(merged, subjects))
     mailable_mask = merged["address_kind"].isin(MAILABLE_KINDS).to_numpy()
     review = [merged.loc[~mailable_mask].assign(
         issue=["no_mailing_address" if k == "none" else "incomplete_address"
@@ -551,6 +555,26 @@ def build_recipients(
     mailable.attrs.update(merged.attrs, **counts)
     return mailable, review_df, counts
 
+
+
+def _address_columns(merged: pd.DataFrame, subjects: set[str]) -> dict[str, list]:
+    """The columns :func:`classify_address` gives each recipient (and ``is_subject``)."""
+    checks = [classify_address(r) for r in merged.to_dict("records")]
+    return dict(
+        is_subject=[bool(subjects & set(str(p).split("; "))) for p in merged["parcel_ids"]],
+        address_kind=[c.kind for c in checks],
+        address_lines=["\n".join(c.lines) for c in checks],
+        # a US spelling of the country ("USA") is never printed
+        mail_country=[c.country or normalise_country(v) for c, v in
+                      zip(checks, merged["mail_country"], strict=True)],
+        mail_city=[clean_text(v) if c.city is None else c.city for c, v in
+                   zip(checks, merged["mail_city"], strict=True)],
+        mail_zip=[clean_text(v) if c.zip_code is None else c.zip_code for c, v in
+                  zip(checks, merged["mail_zip"], strict=True)],
+        note=[c.problem or (f"country {c.country} read from the address" if c.kind == "foreign"
+                            and not normalise_country(v) else "")
+              for c, v in zip(checks, merged["mail_country"], strict=True)],
+    )
 
 _DANGLING = re.compile(r"\s*(?:&|\bAND\b|,)\s*$", re.IGNORECASE)
 

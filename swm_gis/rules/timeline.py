@@ -254,21 +254,40 @@ def permit_timeline(
     (datetime.date(2027, 5, 13), datetime.date(2030, 5, 13), datetime.date(2030, 4, 12))
     """
     opt = {"saturday_on_friday": saturday_on_friday}
-    latest_hearing, hearing_moved = _moved(received + dt.timedelta(days=21) if received else None,
-                                           **opt)
-    hearing_day = hearing or latest_hearing
-    closed = hearing_closed or hearing_day
-    decision, decision_moved = _moved(closed + dt.timedelta(days=21) if closed else None, **opt)
-    issue_day = issued or decision
-    expiry = add_years(issue_day, 3) if issue_day else None
-    renewal, renewal_moved = _moved(expiry - dt.timedelta(days=30) if expiry else None, **opt)
-    mail_by, mail_moved = _moved(hearing_day - dt.timedelta(days=7) if hearing_day else None,
-                                 **opt)
-    paper_by = subtract_business_days(hearing_day, 5, **opt) if hearing_day else None
+    d = _timeline_dates(received, hearing, hearing_closed, issued, opt)
+    steps = [*_hearing_steps(received, hearing, d), *_permit_steps(hearing_closed, issued, d)]
+    steps[1] = _scheduled_hearing_note(steps[1], hearing, d["latest_hearing"], opt)
+    return steps
 
+
+def _timeline_dates(received: dt.date | None, hearing: dt.date | None,
+                    hearing_closed: dt.date | None, issued: dt.date | None,
+                    opt: dict[str, bool]) -> dict:
+    """Every date of :func:`permit_timeline` (None where unknown) and the moved-day notes."""
+    d: dict = {}
+    d["latest_hearing"], d["hearing_moved"] = _moved(
+        received + dt.timedelta(days=21) if received else None, **opt)
+    d["hearing_day"] = hearing_day = hearing or d["latest_hearing"]
+    closed = hearing_closed or hearing_day
+    d["decision"], d["decision_moved"] = _moved(
+        closed + dt.timedelta(days=21) if closed else None, **opt)
+    issue_day = issued or d["decision"]
+    d["expiry"] = expiry = add_years(issue_day, 3) if issue_day else None
+    d["renewal"], d["renewal_moved"] = _moved(
+        expiry - dt.timedelta(days=30) if expiry else None, **opt)
+    d["mail_by"], d["mail_moved"] = _moved(
+        hearing_day - dt.timedelta(days=7) if hearing_day else None, **opt)
+    d["paper_by"] = subtract_business_days(hearing_day, 5, **opt) if hearing_day else None
+    return d
+
+
+def _hearing_steps(received: dt.date | None, hearing: dt.date | None, d: dict) -> list[Deadline]:
+    """Application received, hearing opens, abutter notice mailed, newspaper notice published."""
+    hearing_day, hearing_moved = d["hearing_day"], d["hearing_moved"]
+    mail_by, mail_moved, paper_by = d["mail_by"], d["mail_moved"], d["paper_by"]
     hearing_basis = ("scheduled hearing date" if hearing else
                      "received + 21 days" if received else "")
-    steps = [
+    return [
         Deadline(
             "received", "Completed application received", section=f"{PROCEDURE}, B(1)",
             rule="The date of receipt by the Conservation Commission Administrator is the date "
@@ -296,6 +315,15 @@ def permit_timeline(
             date=paper_by,
             basis="hearing - 5 business days (weekends and MA legal holidays skipped)"
             if paper_by else ""),
+    ]
+
+
+def _permit_steps(hearing_closed: dt.date | None, issued: dt.date | None,
+                  d: dict) -> list[Deadline]:
+    """Decision issued, permit expires, renewal request received."""
+    decision, decision_moved = d["decision"], d["decision_moved"]
+    expiry, renewal, renewal_moved = d["expiry"], d["renewal"], d["renewal_moved"]
+    return [
         Deadline(
             "decision", "Permit decision issued in writing", section=f"{PROCEDURE}, B(2), G",
             rule="The Commission shall issue its permit in writing within 21 days of the close of "
@@ -321,11 +349,17 @@ def permit_timeline(
                  "request is received at least 30 days prior to expiration.",
             date=renewal, basis="expiry - 30 days" if renewal else "", note=renewal_moved),
     ]
+
+
+def _scheduled_hearing_note(step: Deadline, hearing: dt.date | None,
+                            latest_hearing: dt.date | None, opt: dict[str, bool]) -> Deadline:
+    """The hearing step with the notes a scheduled hearing date may need (not a business day;
+    later than the 21-day limit)."""
     if hearing and not is_business_day(hearing, **opt):
-        steps[1] = replace(steps[1], note=f"The scheduled hearing falls on "
-                           f"{_not_business(hearing, **opt)}.")
+        step = replace(step, note=f"The scheduled hearing falls on "
+                       f"{_not_business(hearing, **opt)}.")
     if hearing and latest_hearing and hearing > latest_hearing:
-        steps[1] = replace(steps[1], note=(
+        step = replace(step, note=(
             f"Later than the 21-day limit ({latest_hearing:%a %b %-d, %Y}): needs the "
-            f"applicant's written extension. {steps[1].note}").strip())
-    return steps
+            f"applicant's written extension. {step.note}").strip())
+    return step
