@@ -656,8 +656,8 @@ class Workspace:
         them lists the same in full.
         """
         folder = outputs.get("OUTPUT_FOLDER") or getattr(self.alg, "_out", None)
-        if not folder or not os.path.isdir(folder):
-            return
+        if not folder or not os.path.isdir(folder) or getattr(self.alg, "PUBLIC_OUTPUT", False):
+            return  # a public web site never names the user's layer sources
         names = self._export_names(lambda _name, info: provenance_label(info))
         config = self.town_config()
         if not config:
