@@ -596,9 +596,12 @@ class Workspace:
         """The town config file if given, else the exported layers' temporary config.
 
         The engine's town config needs a parcels layer even where the rule never reads it (the
-        single checks): a screening algorithm hands its exported site as ``site_standin``, which
-        fills the slot when no parcels layer is given; no check reads it as parcels (only the
-        use codes of receiving waters do, and only with an assessing table).
+        single checks). A screening algorithm hands its exported site as ``site_standin``: when
+        no parcels layer is given, the parcels slot gets an empty layer (no parcel lies under
+        the site, so the engine screens the limit of disturbance alone and reads no lot) and
+        the site stands for the town's extent (the town check cannot be made without the
+        town's layers). The site is never read as a parcel: Chapter 320's site is the lot, and
+        the engine would report the limit of disturbance as one.
         """
         cfg = self.town_config()
         if cfg:
@@ -616,9 +619,33 @@ class Workspace:
                 raise QgsProcessingException(
                     "Choose the parcels layer in PARCELS"
                     + (" or a TOWN_CONFIG." if self.alg.ACCEPTS_TOWN_CONFIG else "."))
-            self.layers["parcels"] = {"path": site_standin, "layer": "site", "fields": {},
-                                      "crs": None}
+            self.layers["parcels"] = {"path": self.no_parcels(site_standin), "layer": "parcels",
+                                      "fields": {"id": "id"}, "crs": None}
+            self.layers.setdefault("town_boundary", {"path": site_standin, "layer": "site",
+                                                     "fields": {}, "crs": None})
+            if any(k == "parcels" for k, _o, _a in self.alg.TOWN_LAYERS):
+                # a check that reads the site's lot says it did not
+                self.feedback.pushInfo(
+                    f"No {self.label(CATALOG['parcels'].param)} in this run: the limit of "
+                    "disturbance is screened alone, not the whole parcel(s) it lies on, and "
+                    "the site is not checked to lie in the town.")
         return self.write_config()
+
+    def no_parcels(self, site_standin: str) -> str:
+        """An empty parcels layer (polygons, one text field ``id``, the site's CRS) for a
+        screening run without parcels; its path."""
+        site = QgsVectorLayer(f"{site_standin}|layername=site", "site", "ogr")
+        fields = QgsVectorLayer("MultiPolygon?field=id:string", "parcels", "memory").fields()
+        path = str(self.folder / "no_parcels.gpkg")
+        opts = QgsVectorFileWriter.SaveVectorOptions()
+        opts.driverName = "GPKG"
+        opts.layerName = "parcels"
+        writer = QgsVectorFileWriter.create(path, fields, QgsWkbTypes.Type.MultiPolygon,
+                                            site.crs(), self.context.transformContext(), opts)
+        if writer.hasError() != QgsVectorFileWriter.WriterError.NoError:
+            raise QgsProcessingException(f"Cannot write {path}: {writer.errorMessage()}")
+        del writer  # flush and close
+        return path
 
     def write_provenance(self, outputs: dict) -> None:
         """Name the QGIS layers the user chose in the outputs, never the temporary exports.
@@ -629,8 +656,8 @@ class Workspace:
         them lists the same in full.
         """
         folder = outputs.get("OUTPUT_FOLDER") or getattr(self.alg, "_out", None)
-        if not folder or not os.path.isdir(folder):
-            return
+        if not folder or not os.path.isdir(folder) or getattr(self.alg, "PUBLIC_OUTPUT", False):
+            return  # a public web site never names the user's layer sources
         names = self._export_names(lambda _name, info: provenance_label(info))
         config = self.town_config()
         if not config:

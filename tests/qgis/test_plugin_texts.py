@@ -56,4 +56,6 @@ def test_no_user_facing_text_names_the_internal_spec(plugin):
     assert config_helps
     config_help = config_helps[0]
     assert "parcels: LOC_ID, MAP_PAR_ID, TOWN_ID, POLY_TYPE;" in config_help
-    assert "OWNER1, OWN_CO, OWN_ADDR, OWN_CITY" in config_help
+    # issue 22: in the MassGIS L3 standard OWN_CO is the owner's country (after the ZIP), not
+    # a co-owner (the standard has no co-owner field)
+    assert "OWNER1, OWN_ADDR, OWN_CITY, OWN_STATE, OWN_ZIP, OWN_CO," in config_help

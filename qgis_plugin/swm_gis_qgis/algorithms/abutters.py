@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 from qgis.core import (
@@ -225,6 +226,14 @@ says how many recipients cannot be mailed.
             "features": len(ids), "parcel_ids": ids[:50], "exported_to": None}
         return ids
 
+    def engine_refusal(self, text, ws):
+        """The engine's own refusal of an ownerless package in the words of the plugin's."""
+        m = _ENGINE_NO_OWNER.match(text)
+        if m is None:
+            return text
+        ids = [] if m.group(2) == "(none)" else m.group(2).split(", ")
+        return no_owner_text(int(m.group(1)), ids, ws)
+
     def collect(self, result, parameters, context, feedback, ws):
         out = Path(self._out)
         if ws.has("ASSESS") or ws.town_config():
@@ -268,22 +277,33 @@ def check_owners_found(out: Path, ws) -> None:
     missing = int(counts.get("no_owner_of_record") or 0)
     if ownable <= 0 or missing <= 0:
         return
+    if missing >= ownable:
+        ids = _first_ids(out / "abutting_parcels.csv")
+        raise QgsProcessingException(no_owner_text(ownable, ids, ws))
+    ws.warn(f"{missing} of the {ownable} abutting parcel(s) have no owner record in the "
+            "assessing table and get no notice: ask the Assessors for their owners "
+            "(abutting_parcels.csv lists every abutting parcel).")
+
+
+def no_owner_text(ownable: int, ids: list[str], ws) -> str:
+    """The refusal when no abutting parcel that can have an owner joins an owner record: one
+    message whether the plugin's check or the engine's (exit 2, issue 22) found it."""
     if ws.town_config():
         fields = ("the parcel id field and the assessing table's parcel id field of the town "
                   "config file")
     else:
         fields = f"{ws.label('PARCEL_ID_FIELD')} and {ws.label('ASSESS_PARCEL_ID_FIELD')}"
-    ids = _first_ids(out / "abutting_parcels.csv")
-    if missing >= ownable:
-        raise QgsProcessingException(
-            f"None of the {ownable} abutting parcel(s) (e.g. {', '.join(ids)}) has an owner "
-            f"record in the assessing table, so the notice would go to no one. Check that "
-            f"{fields} hold the same parcel ids, and that the assessing table covers this "
+    return (f"None of the {ownable} abutting parcel(s) (e.g. {', '.join(ids) or 'none'}) has "
+            f"an owner record in the assessing table, so the notice would go to no one. Check "
+            f"that {fields} hold the same parcel ids, and that the assessing table covers this "
             "area. No mailing list, labels or certification were written: an empty list is "
             "never certified.")
-    ws.warn(f"{missing} of the {ownable} abutting parcel(s) have no owner record in the "
-            "assessing table and get no notice: ask the Assessors for their owners "
-            "(abutting_parcels.csv lists every abutting parcel).")
+
+
+#: The engine's refusal of a package none of whose ownable abutters has an owner record
+#: (swm_gis.rules.owner_join.check_owner_join): its count and first ids.
+_ENGINE_NO_OWNER = re.compile(r"None of the (\d+) abutting parcel\(s\) that can have an owner "
+                              r"joins a record .*?\(e\.g\. (.*?), field ")
 
 
 def _first_ids(path: Path, n: int = 3) -> list[str]:

@@ -340,6 +340,8 @@ class SwmGisAlgorithm(QgsProcessingAlgorithm):
             raise QgsProcessingException(ws.cancelled_text()) from None
         except (engine.EngineError, QgsProcessingException) as exc:
             text = _message(exc)
+            if isinstance(exc, engine.EngineError):
+                text = self.engine_refusal(text, ws)
             if feedback.isCanceled():
                 text = ws.cancelled_text()
             raise QgsProcessingException(ws.say(text)) from None
@@ -353,6 +355,11 @@ class SwmGisAlgorithm(QgsProcessingAlgorithm):
 
     def engine_args(self, parameters, context, feedback, ws: Workspace) -> list[str]:
         raise NotImplementedError
+
+    def engine_refusal(self, text: str, ws: Workspace) -> str:
+        """The engine's refusal ``text`` as this algorithm says it (default: as it is; the
+        dialog's words are put in afterwards)."""
+        return text
 
     def collect(self, result: dict, parameters, context, feedback, ws: Workspace) -> dict:
         raise NotImplementedError

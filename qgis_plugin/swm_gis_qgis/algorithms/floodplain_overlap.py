@@ -11,7 +11,9 @@ from .screen_base import IN_SFHA, SCREEN_FOLDER_HELP, ScreenAlgorithm, Sink, lis
 class FloodplainOverlapAlgorithm(ScreenAlgorithm):
     ALG_ID = "floodplainoverlap"
     DISPLAY_NAME = "Floodplain overlap: FEMA SFHA and 0.2% zones on the site"
-    TOWN_LAYERS = (("flood_zones", False, False),)
+    #: the parcels (optional): Chapter 320's site is the lot, so the floodplain of the whole
+    #: parcel(s) the site lies on is reported beside the limit of disturbance's
+    TOWN_LAYERS = (("flood_zones", False, False), ("parcels", True, False))
     ACCEPTS_TOWN_CONFIG = True
     JSON_KEYS = ("floodplain",)
     CHECK_NAMES = ("floodplain",)
@@ -34,7 +36,9 @@ AO, A99, AR, V, V1-V30, VE. Areas are exact intersections in the working CRS.
 
 Runs <i>swm-gis screen</i> with the site and FLOOD_ZONES and returns the 'floodplain' part of \
 screening.json (IN_SFHA, SFHA_AREA_SQFT, SITE_FRACTION, SHADED_X_AREA_SQFT) and the zone \
-pieces as OUTPUT. For every parcel of a town use swm_gis:applicabilitymap.
+pieces as OUTPUT. With PARCELS, the same figures for the whole parcel(s) the site lies on \
+(Chapter 320's site is the lot) are in the result file; without it only the limit of \
+disturbance is measured. For every parcel of a town use swm_gis:applicabilitymap.
 """
 
     def initAlgorithm(self, config=None):  # noqa: N802

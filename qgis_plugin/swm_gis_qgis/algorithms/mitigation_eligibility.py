@@ -11,7 +11,10 @@ from .screen_base import SCREEN_FOLDER_HELP, ScreenAlgorithm, Sink, listed, requ
 class MitigationEligibilityAlgorithm(ScreenAlgorithm):
     ALG_ID = "mitigationeligibility"
     DISPLAY_NAME = "Mitigation eligibility: same HUC12 / HUC10 as the site"
-    TOWN_LAYERS = (("huc12", True, False), ("huc10", True, False), ("impervious", True, False))
+    #: the parcels (optional, advanced): the existing impervious cover of the whole parcel(s)
+    #: the site lies on is reported beside the limit of disturbance's
+    TOWN_LAYERS = (("huc12", True, False), ("huc10", True, False), ("impervious", True, False),
+                   ("parcels", True, True))
     ACCEPTS_TOWN_CONFIG = True
     WITH_DEVELOPMENT = True
     WITH_MITIGATION = True

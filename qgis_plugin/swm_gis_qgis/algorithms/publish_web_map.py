@@ -15,6 +15,7 @@ from qgis.core import (
     QgsProcessingParameterNumber,
 )
 
+from .. import safety
 from .base import SwmGisAlgorithm
 from .site_screening import TOWN
 
@@ -26,6 +27,8 @@ class PublishWebMapAlgorithm(SwmGisAlgorithm):
     GROUP_ID = "townwide"
     TOWN_LAYERS = tuple(t for t in TOWN if t[0] != "impervious")
     ACCEPTS_TOWN_CONFIG = True
+    #: a public site: the plugin's provenance (the user's layer sources) is never written in it
+    PUBLIC_OUTPUT = True
     HELP = """
 Writes a static web site of the applicability map for the public: every parcel coloured by its \
 screening class (the legend and colours of the QGIS style), the streets, water and town \
@@ -52,14 +55,15 @@ are replaced), INDEX_HTML (the page), PARCEL_COUNT and SITE_BYTES. Same as \
         self.add_town_config_param()
         self.add(QgsProcessingParameterFile(
             "APPLICABILITY", self.tr("Applicability map to publish (GeoPackage)"),
-            behavior=QgsProcessingParameterFile.File, extension="gpkg", optional=True),
+            behavior=QgsProcessingParameterFile.Behavior.File, extension="gpkg", optional=True),
             "An applicability GeoPackage written by the Applicability map algorithm (its engine "
             "GeoPackage) or by swm-gis applicability. Empty: the map is computed from the "
             "town layers first.")
         self.add_town_layers(only=("parcels",))
+        self.add_right_of_way_params()
         self.add_town_layers(skip=("parcels",), fold=True)
         p = QgsProcessingParameterNumber("SIMPLIFY_FT", self.tr("Display simplification (ft)"),
-                                         QgsProcessingParameterNumber.Double,
+                                         QgsProcessingParameterNumber.Type.Double,
                                          defaultValue=1.5, minValue=0.0, maxValue=100.0)
         p.setMetadata({"widget_wrapper": {"decimals": 1}})
         self.add(p, "How far (feet) the parcel shapes drawn on the web map may move from the "
@@ -78,14 +82,17 @@ are replaced), INDEX_HTML (the page), PARCEL_COUNT and SITE_BYTES. Same as \
         self.addOutput(QgsProcessingOutputNumber("SITE_BYTES", self.tr("Size of the site")))
 
     def engine_args(self, parameters, context, feedback, ws):
+        ws.right_of_way = self.right_of_way(parameters, context, ws)
         config = ws.config_path()
+        # the engine writes the site in the run's folder; Workspace.deliver moves it into
+        # SITE_FOLDER once everything succeeded, so a failure or a cancel leaves it as it was.
         # SITE_FOLDER, not OUTPUT_FOLDER: the plugin's provenance file (qgis_inputs.json, which
-        # names the user's layer sources) is written into an OUTPUT_FOLDER, never posted here
+        # names the user's layer sources) is never posted with a public site
         folder = self.parameterAsFileOutput(parameters, "SITE_FOLDER", context)
-        if not folder or folder == "TEMPORARY_OUTPUT":
-            folder = str(ws.folder / "site")
-        os.makedirs(folder, exist_ok=True)
-        self._site = folder
+        if folder and folder != "TEMPORARY_OUTPUT":
+            ws.final_folder = safety.real_path(folder)
+        self._out = self._site = str(ws.folder / "site")
+        os.makedirs(self._site, exist_ok=True)
         args = ["publish", "--config", config, "--out", self._site, "--overwrite",
                 "--simplify-ft", repr(self.parameterAsDouble(parameters, "SIMPLIFY_FT", context))]
         source = self.parameterAsFile(parameters, "APPLICABILITY", context)
