@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import importlib.util
 import os
+import sys
 from pathlib import Path
 
 import geopandas as gpd
@@ -30,6 +31,7 @@ def _qgis_active(config) -> bool:
 def pytest_addoption(parser):
     if not HAVE_PYTEST_QGIS:  # pyproject's qgis_gui_enabled is pytest-qgis's: known either way
         parser.addini("qgis_gui_enabled", "pytest-qgis: run QGIS with a GUI", type="bool")
+        parser.addini("qgis_disable_exit", "pytest-qgis: skip exitQgis", type="bool")
 
 
 def pytest_collection_modifyitems(config, items):
@@ -45,6 +47,31 @@ def pytest_report_header(config):
     if not _qgis_active(config):
         return ("pytest-qgis or PyQGIS not active: the QGIS tests are deselected "
                 "(make test runs them)")
+
+
+_SESSION: dict[str, int] = {}
+
+
+def pytest_sessionfinish(session, exitstatus):
+    _SESSION["exitstatus"] = int(exitstatus)
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_unconfigure(config):
+    """End a run that loaded QGIS without finalising the interpreter.
+
+    Since the plugin suite grew (issues 22-27), the process crashed (SIGSEGV, exit 139) while
+    Python was shutting down, after every test had passed and the summary had been printed:
+    native QGIS/Qt objects destroyed after QGIS itself. pytest-qgis is told not to call
+    ``exitQgis`` (pyproject ``qgis_disable_exit``), and here the process ends with pytest's own
+    exit status once the results are written, so the exit code is the tests' verdict.
+    ``SWM_GIS_PYTEST_FINALIZE=1`` keeps the normal shutdown (to chase the crash).
+    """
+    if "qgis.core" in sys.modules and "exitstatus" in _SESSION \
+            and not os.environ.get("SWM_GIS_PYTEST_FINALIZE"):
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(_SESSION["exitstatus"])
 
 
 # CI replays the same examples every run (a failure there is reproducible); locally hypothesis
