@@ -127,12 +127,13 @@ def stages(toml: Path, subject: str, out: Path) -> dict[str, float]:
     """In-process time of each stage of one run (imports excluded), from the progress calls."""
     from swm_gis.cli.abutters import run_abutters
     from swm_gis.config.town import load_config
+    from swm_gis.notification.request import AbutterRequest
 
     if out.exists():
         shutil.rmtree(out)
     marks: list[tuple[float, str]] = []
     started = time.perf_counter()
-    run_abutters(load_config(toml), parcel_ids=[subject], site=None, out_dir=out,
+    run_abutters(load_config(toml), AbutterRequest(parcels=[subject]), out_dir=out,
                  progress=lambda f, m: marks.append((time.perf_counter(), m)))
     total = time.perf_counter() - started
     times, prev = {}, started

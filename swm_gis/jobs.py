@@ -15,19 +15,17 @@ from pathlib import Path
 
 import geopandas as gpd
 
-from swm_gis.config.strict import finite_value
 from swm_gis.config.town import TownConfig, load_config
-from swm_gis.errors import ConfigError, SwmGisError
-from swm_gis.io.inputs import as_frame, describe
-from swm_gis.io.layers import read_parcels_by_id, run_cache
+from swm_gis.errors import ConfigError
+from swm_gis.io.inputs import describe
+from swm_gis.io.layers import run_cache
 from swm_gis.notification.package import build_abutter_package
+from swm_gis.notification.request import AbutterRequest
 from swm_gis.progress import Progress, quiet
 from swm_gis.reports.certified_mail import address_fit_warning
 from swm_gis.results import AbutterPackage, ApplicabilityMap, Screening
-from swm_gis.rules.disturbance import check_exemptions
 from swm_gis.screening.build import build_screening
-
-Source = str | os.PathLike | gpd.GeoDataFrame
+from swm_gis.screening.request import ScreeningRequest, Source
 
 #: Engines of :func:`applicability_map`.
 ENGINES = ("local", "dask")
@@ -106,56 +104,37 @@ def screen(
     >>> s.permit_required, s.document["development_type"]["value"]
     (True, 'new')
     """
+    request = ScreeningRequest(
+        site, common_plan=common_plan, development=development,
+        proposed_impervious=proposed_impervious,
+        proposed_impervious_sqft=proposed_impervious_sqft, mitigation=mitigation,
+        exemptions=exemptions, roadway_maintenance=roadway_maintenance, parcels=parcels,
+        received=received, proposed_use=proposed_use)
+    return screen_request(config, request, progress=progress)
+
+
+def screen_request(config: TownConfig | str | os.PathLike, request: ScreeningRequest, *,
+                   progress: Progress | None = None) -> Screening:
+    """:func:`screen` for a request made already (the command line makes one from its options).
+
+    Reads the request's files (its vector inputs in the working CRS), screens them
+    (:func:`swm_gis.screening.build.build_screening`) and records in the document's parameters
+    how each input was given, the parcel ids and the received date.
+    """
     progress = progress or quiet
-    received_date = _parse_date(received)
-    # "--exemption a,b" reads as "--exemption a --exemption b"
-    claimed = check_exemptions(n for item in exemptions for n in str(item).split(",")
-                               if n.strip())
-    if proposed_impervious is not None and proposed_impervious_sqft is not None:
-        raise SwmGisError("Give the post-construction impervious area once: either "
-                          "--proposed-impervious FILE or --proposed-impervious-sqft N, not both.")
-    if proposed_impervious_sqft is not None:  # "inf" and "nan" parse as numbers
-        proposed_impervious_sqft = finite_value(
-            proposed_impervious_sqft, what="--proposed-impervious-sqft", low=0, unit="sq ft")
     cfg = _config(config)
-    # one id given as a string is one parcel, not a list of its characters
-    parcel_ids = [parcels] if isinstance(parcels, str) else [str(p) for p in parcels or ()]
     progress(0.0, "reading the site")
-    frames = {
-        "site": as_frame(site, working_crs=cfg.crs, what="--site"),
-        "common_plan": as_frame(common_plan, working_crs=cfg.crs, what="--common-plan"),
-        "proposed_impervious": as_frame(proposed_impervious, working_crs=cfg.crs,
-                                        what="--proposed-impervious"),
-        "mitigation": as_frame(mitigation, working_crs=cfg.crs, what="--mitigation",
-                               geometry=None),
-        "subject_parcels": read_parcels_by_id(cfg, parcel_ids) if parcel_ids else None,
-    }
-    result = build_screening(
-        cfg, frames["site"], common_plan=frames["common_plan"], development=development,
-        proposed_impervious=frames["proposed_impervious"],
-        proposed_impervious_sqft=proposed_impervious_sqft, mitigation=frames["mitigation"],
-        exemptions=claimed, roadway_maintenance=roadway_maintenance,
-        subject_parcels=frames["subject_parcels"], proposed_use=proposed_use,
-        progress=lambda f, m: progress(0.05 + 0.8 * f, m),
-    )
+    result = build_screening(cfg, request.read(cfg.crs),
+                             progress=lambda f, m: progress(0.05 + 0.8 * f, m))
     document = result.document
     document["meta"]["parameters"].update({
-        "site": describe(site), "common_plan": describe(common_plan),
-        "mitigation": describe(mitigation), "proposed_impervious": describe(proposed_impervious),
-        "parcels": parcel_ids,
-        "received": received_date.isoformat() if received_date else None,
+        "site": describe(request.site), "common_plan": describe(request.common_plan),
+        "mitigation": describe(request.mitigation),
+        "proposed_impervious": describe(request.proposed_impervious),
+        "parcels": list(request.parcels),
+        "received": request.received.isoformat() if request.received else None,
     })
-    return Screening(document=document, layers=result.layers, received=received_date)
-
-
-def _parse_date(value: str | dt.date | None) -> dt.date | None:
-    if value is None or isinstance(value, dt.date):
-        return value
-    try:
-        return dt.date.fromisoformat(str(value))
-    except ValueError as exc:
-        raise SwmGisError(f'--received "{value}" is not a date; write it as YYYY-MM-DD, e.g. '
-                          "2026-03-14.") from exc
+    return Screening(document=document, layers=result.layers, received=request.received)
 
 
 def applicability_map(
@@ -308,10 +287,22 @@ def abutter_package(
     >>> pkg.info.distance_ft, len(pkg.listed), len(pkg.recipients)
     (100.0, 9, 20)
     """
-    notice = build_abutter_package(
-        config, parcels=parcels, site=site, distance=distance, include_subject=include_subject,
-        wpa_pond_extension=wpa_pond_extension, sender=sender, max_abutters=max_abutters,
-        progress=progress, address_fit=address_fit_warning)
+    cfg = _config(config)
+    request = AbutterRequest(parcels=parcels, site=site, distance=distance,
+                             include_subject=include_subject,
+                             wpa_pond_extension=wpa_pond_extension, sender=sender,
+                             max_abutters=max_abutters)
+    return abutter_package_request(cfg, request, progress=progress)
+
+
+@run_cache()
+def abutter_package_request(config: TownConfig | str | os.PathLike, request: AbutterRequest, *,
+                            progress: Progress | None = None) -> AbutterPackage:
+    """:func:`abutter_package` for a request made already (the command line makes one from its
+    options); the address-fit warning is the reports' own check."""
+    notice = build_abutter_package(config, request, progress=progress,
+                                   address_fit=address_fit_warning)
     return AbutterPackage.of(notice)
 
-__all__ = ["abutter_package", "applicability_map", "load_config", "screen"]
+__all__ = ["abutter_package", "abutter_package_request", "applicability_map", "load_config",
+           "screen", "screen_request"]

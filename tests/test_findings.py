@@ -35,6 +35,7 @@ from swm_gis.config.town import load_config
 from swm_gis.screening import findings as fd
 from swm_gis.screening.build import build_screening
 from swm_gis.screening.checklist import submittal_checklist
+from swm_gis.screening.request import ScreeningRequest
 from swm_gis.terrain.receiving_waters import cause_group, requirements_for
 
 CRS = "EPSG:26986"
@@ -121,7 +122,7 @@ def screen(tmp_path, kind="clean", **kw):
     tmp_path.mkdir(parents=True, exist_ok=True)
     site = kw.pop("site", SITE)
     cfg = load_config(make_town(tmp_path, kind, **kw))
-    return build_screening(cfg, site, **options).document
+    return build_screening(cfg, ScreeningRequest(site, **options)).document
 
 
 def statuses(doc):
@@ -492,7 +493,7 @@ def test_cambridge_screen_says_not_checked_where_the_city_has_no_layer(cambridge
 
     cfg = load_config(cambridge_config)
     parcels = io.read_layer(cfg, "parcels", where="ML LIKE '90-%'")
-    result = build_screening(cfg, parcels[parcels["id"].str.startswith("90-")])
+    result = build_screening(cfg, ScreeningRequest(parcels[parcels["id"].str.startswith("90-")]))
     doc = result.document
     got = statuses(doc)
     assert got["habitats"] == "not_checked" and got["watersheds"] == "not_checked"
@@ -723,7 +724,7 @@ def test_the_02_pct_zone_is_checked_where_the_layer_holds_or_says_it(tmp_path):
     text = toml.read_text(encoding="utf-8").replace(
         'layer = "flood_zones"\n', 'layer = "flood_zones"\nincludes_0_2_pct = true\n')
     toml.write_text(text, encoding="utf-8")
-    declared = build_screening(load_config(toml), SITE).document
+    declared = build_screening(load_config(toml), ScreeningRequest(SITE)).document
     assert declared["floodplain"]["shaded_x_checked"] is True
     assert declared["floodplain"]["shaded_x_area_sqft"] == 0.0
     assert by_key(declared, "floodplain")["parts"]["shaded_x"] == "no"

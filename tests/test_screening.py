@@ -18,6 +18,7 @@ import swm_gis.screening.resource_areas
 from swm_gis.config.town import load_config
 from swm_gis.errors import GeometryError, SwmGisError
 from swm_gis.screening.build import DOCUMENT_KEYS, SCHEMA_PATH, build_screening
+from swm_gis.screening.request import ScreeningRequest
 
 CRS = "EPSG:26986"
 FT = 0.3048
@@ -114,8 +115,9 @@ def test_screening_document_has_every_key_and_validates(tmp_path, fake_resources
     mitigation = gdf({"id": ["M-east", "M-west"]},
                      [box(X0 + 1400, Y0 + 400, X0 + 1500, Y0 + 500), Point(X0 + 50, Y0 + 50)])
     progress = []
-    result = build_screening(cfg, SITE, proposed_impervious=proposed, mitigation=mitigation,
-                             progress=lambda f, m: progress.append((f, m)))
+    result = build_screening(
+        cfg, ScreeningRequest(SITE, proposed_impervious=proposed, mitigation=mitigation),
+        progress=lambda f, m: progress.append((f, m)))
     doc = result.document
     assert tuple(doc)[: len(DOCUMENT_KEYS)] == DOCUMENT_KEYS
     validate(doc)
@@ -147,8 +149,8 @@ def test_screening_document_has_every_key_and_validates(tmp_path, fake_resources
 def test_new_development_makes_the_neighbouring_huc12_ineligible(tmp_path, fake_resources):
     cfg = load_config(build_town(tmp_path))
     mitigation = gdf({"id": ["M-east"]}, [box(X0 + 1400, Y0 + 400, X0 + 1500, Y0 + 500)])
-    doc = build_screening(cfg, BARE_SITE, mitigation=mitigation,
-                          proposed_impervious_sqft=20_000).document
+    doc = build_screening(cfg, ScreeningRequest(BARE_SITE, mitigation=mitigation,
+                                                proposed_impervious_sqft=20_000)).document
     assert doc["development_type"]["value"] == "new"
     assert doc["development_type"]["existing_impervious_sqft"] == 0.0
     assert doc["standards"]["required_retention_cuft"] == 1_666.7
@@ -161,8 +163,8 @@ def test_meta_records_town_parameters_rules_and_sources(tmp_path, fake_resources
     site = SITE.copy()
     site.attrs["source"] = {"key": "--site", "file": "/x/site.gpkg", "layer": None,
                             "modified": None}
-    doc = build_screening(cfg, site, development="new", exemptions=["fencing"],
-                          roadway_maintenance=True).document
+    doc = build_screening(cfg, ScreeningRequest(site, development="new", exemptions=["fencing"],
+                                                roadway_maintenance=True)).document
     meta = doc["meta"]
     assert meta["town"] == "Testtown" and meta["crs"] == CRS and meta["tool"] == "swm-gis"
     assert meta["parameters"]["exemptions"] == ["fencing"]
@@ -181,7 +183,7 @@ def test_polygon_impervious_layer_and_common_plan(tmp_path, fake_resources):
     cfg = load_config(build_town(tmp_path, impervious="polygons"))
     lot = gdf(geoms=[ft_box(1000, 1000, 100, 200)])  # 20,000 sq ft, clear of the roof
     plan = gdf(geoms=[ft_box(1000, 1000, 225, 200)])  # 45,000 sq ft
-    result = build_screening(cfg, lot, common_plan=plan)
+    result = build_screening(cfg, ScreeningRequest(lot, common_plan=plan))
     doc = result.document
     assert doc["disturbance"]["common_plan_area_sqft"] == pytest.approx(45_000.0, abs=0.01)
     assert doc["disturbance"]["permit_required"] is True
@@ -208,8 +210,8 @@ def test_proposed_impervious_on_the_site_counts_that_of_other_sites_is_left_out(
     on_site = box(X0 + 480, Y0 + 480, X0 + 480 + 100 * FT, Y0 + 480 + 200 * FT)
     same_lot = box(X0 + 100, Y0 + 100, X0 + 150, Y0 + 150)
     elsewhere = box(X0 + 1500, Y0 + 500, X0 + 1600, Y0 + 600)
-    doc = build_screening(cfg, SITE, proposed_impervious=gdf(geoms=[on_site, same_lot,
-                                                                     elsewhere])).document
+    doc = build_screening(cfg, ScreeningRequest(SITE, proposed_impervious=gdf(
+        geoms=[on_site, same_lot, elsewhere]))).document
     st = doc["standards"]
     assert st["post_impervious_sqft"] == pytest.approx(46_909.8, abs=0.1)
     assert st["post_impervious_inside_disturbance_sqft"] == pytest.approx(20_000.0, abs=0.01)
@@ -220,12 +222,12 @@ def test_proposed_impervious_on_the_site_counts_that_of_other_sites_is_left_out(
     assert any("20,000 sq ft inside the limit of disturbance and 26,910 sq ft outside it" in x
                for x in st["reasons"])
     with pytest.raises(GeometryError, match="No --proposed-impervious polygon touches"):
-        build_screening(cfg, SITE, proposed_impervious=gdf(geoms=[elsewhere]))
+        build_screening(cfg, ScreeningRequest(SITE, proposed_impervious=gdf(geoms=[elsewhere])))
 
 
 def test_missing_layers_are_recorded_as_checks_that_did_not_run(tmp_path, fake_resources):
     cfg = load_config(build_town(tmp_path, impervious="none", hucs=False))
-    doc = build_screening(cfg, SITE).document
+    doc = build_screening(cfg, ScreeningRequest(SITE)).document
     checks = {c["name"]: c for c in doc["checks"]}
     assert checks["development_type"]["ran"] is False
     assert checks["development_type"]["reason"] == "no [layers.impervious] configured"
@@ -238,7 +240,7 @@ def test_missing_layers_are_recorded_as_checks_that_did_not_run(tmp_path, fake_r
 
 def test_site_in_another_crs_is_reprojected_to_the_working_crs(tmp_path, fake_resources):
     cfg = load_config(build_town(tmp_path))
-    doc = build_screening(cfg, SITE.to_crs("EPSG:4326")).document
+    doc = build_screening(cfg, ScreeningRequest(SITE.to_crs("EPSG:4326"))).document
     assert doc["disturbance"]["area_sqft"] == pytest.approx(43_600.0, abs=0.05)
     assert fake_resources[0].crs.equals(cfg.crs_obj)
 
@@ -250,7 +252,7 @@ def test_site_outside_every_huc_is_refused(tmp_path, fake_resources):
                      [box(X0, Y0, X0 + 2000, Y0 + 1000)])})
     far = gdf(geoms=[box(X0 - 9000, Y0, X0 - 8000, Y0 + 100)])
     with pytest.raises(GeometryError, match="outside every HUC12 watershed polygon of .*town.gpkg"):
-        build_screening(load_config(toml), far)
+        build_screening(load_config(toml), ScreeningRequest(far))
 
 
 def test_a_site_or_plan_away_from_the_town_is_refused_partly_outside_is_a_warning(
@@ -261,16 +263,16 @@ def test_a_site_or_plan_away_from_the_town_is_refused_partly_outside_is_a_warnin
     far = gdf(geoms=[box(X0 + 120_000, Y0, X0 + 120_100, Y0 + 100)])
     with pytest.raises(GeometryError, match=r"^The site does not touch Testtown \(none of its "
                                             r"\[layers\.parcels\]"):
-        build_screening(cfg, far)
+        build_screening(cfg, ScreeningRequest(far))
     with pytest.raises(GeometryError, match="^The common plan does not touch Testtown"):
-        build_screening(cfg, SITE, common_plan=far)
+        build_screening(cfg, ScreeningRequest(SITE, common_plan=far))
     bounded = tmp_path / "bounded"
     bounded.mkdir()
     toml = write_town(bounded, {
         "parcels": gdf({"LOC_ID": ["M_1"]}, [box(X0, Y0, X0 + 2000, Y0 + 1000)]),
         "town_boundary": gdf({}, [box(X0, Y0, X0 + 2000, Y0 + 1000)])})
     half = gdf(geoms=[box(X0 - 50, Y0 + 100, X0 + 50, Y0 + 200)])  # 50 m x 100 m outside
-    doc = build_screening(load_config(toml), half).document
+    doc = build_screening(load_config(toml), ScreeningRequest(half)).document
     assert doc["warnings"] == [{
         "code": "site_partly_outside_town",
         "text": "53,820 sq ft of the site lies outside Testtown ([layers.town_boundary]); "
@@ -289,12 +291,12 @@ def test_a_site_or_plan_away_from_the_town_is_refused_partly_outside_is_a_warnin
 def test_bad_options_are_refused_before_reading_anything(tmp_path, kwargs, message):
     cfg = load_config(build_town(tmp_path, impervious="none", hucs=False))
     with pytest.raises(SwmGisError, match=message):
-        build_screening(cfg, SITE, **kwargs)
+        build_screening(cfg, ScreeningRequest(SITE, **kwargs))
 
 
 def test_real_resource_checks_merge_into_a_valid_document(tmp_path):
     cfg = load_config(build_town(tmp_path))
-    doc = build_screening(cfg, SITE).document
+    doc = build_screening(cfg, ScreeningRequest(SITE)).document
     for key in ("habitats", "floodplain", "receiving_waters"):
         assert key in doc
     validate(doc)
@@ -322,7 +324,7 @@ def test_cambridge_block_area_agrees_with_qgis(cambridge_config, qgis_app, fake_
     )
 
     block = _cambridge_block(cambridge_config)
-    doc = build_screening(load_config(cambridge_config), block).document
+    doc = build_screening(load_config(cambridge_config), ScreeningRequest(block)).document
 
     path = str(block.attrs["source"]["file"])
     layer = QgsVectorLayer(path, "parcels", "ogr")
@@ -345,8 +347,8 @@ def test_cambridge_block_area_agrees_with_qgis(cambridge_config, qgis_app, fake_
 
 def test_cambridge_block_screens_through_its_config_with_real_resource_checks(
         cambridge_config):
-    doc = build_screening(load_config(cambridge_config), _cambridge_block(cambridge_config)
-                          ).document
+    doc = build_screening(load_config(cambridge_config),
+                          ScreeningRequest(_cambridge_block(cambridge_config))).document
     validate(doc)
     checks = {c["name"]: c for c in doc["checks"]}
     # Cambridge's config has no impervious or WBD layers: those checks say so

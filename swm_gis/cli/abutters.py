@@ -1,7 +1,7 @@
 """``swm-gis abutters``: the abutter notification package (SPEC sections 2, 3 and 5).
 
-Thin: parses the arguments and prints; the job is
-:func:`swm_gis.jobs.abutter_package` and
+Thin: parses the arguments into one :class:`~swm_gis.notification.request.AbutterRequest` and
+prints; the job is :func:`swm_gis.jobs.abutter_package_request` and
 :meth:`swm_gis.results.AbutterPackage.write`.
 """
 
@@ -26,8 +26,9 @@ from swm_gis.config.town import TownConfig
 from swm_gis.errors import SwmGisError
 from swm_gis.io.outputs import config_inputs, final_paths, output_package
 from swm_gis.io.writers import check_outputs_free
-from swm_gis.jobs import abutter_package
+from swm_gis.jobs import abutter_package_request
 from swm_gis.notification.package import first_owned_parcel
+from swm_gis.notification.request import AbutterRequest
 from swm_gis.results import OUTPUT_FILES, check_label_template, output_paths
 
 DEMO_ORDER = 30
@@ -99,14 +100,13 @@ def abutters(
     # Inputs read-only, one run per folder, the package whole or not at all (swm_gis.io.outputs).
     with output_package(out, inputs=[*config_inputs(cfg), site], overwrite=overwrite,
                         command=f"swm-gis abutters --out {out}") as stage:
+        request = AbutterRequest(parcels=list(parcel or []), site=site, distance=distance,
+                                 include_subject=include_subject,
+                                 wpa_pond_extension=wpa_pond_extension,
+                                 sender=list(sender or []), max_abutters=max_abutters)
         staged, summary = run_abutters(
-            cfg, parcel_ids=list(parcel or []), site=site, distance=distance,
-            include_subject=include_subject, out_dir=stage, overwrite=True,
-            label_template=label_template, label_offset=offset,
-            sender=list(sender or []), wpa_pond_extension=wpa_pond_extension,
-            max_abutters=max_abutters, progress=state.reporter.progress,
-            warn=state.reporter.info,
-        )
+            cfg, request, out_dir=stage, overwrite=True, label_template=label_template,
+            label_offset=offset, progress=state.reporter.progress, warn=state.reporter.info)
     state.reporter.result("abutters", final_paths(staged, stage, out), summary=summary)
 
 
@@ -132,33 +132,22 @@ def parse_offset(text: str) -> tuple[float, float]:
 
 def run_abutters(
     cfg: TownConfig,
+    request: AbutterRequest,
     *,
-    parcel_ids: list[str],
-    site: str | None,
     out_dir: Path,
-    distance: str | float | None = None,
-    include_subject: bool = False,
     overwrite: bool = False,
     label_template: str = "5160",
     label_offset: tuple[float, float] = (0.0, 0.0),
-    sender: list[str] | None = None,
-    wpa_pond_extension: bool = False,
-    max_abutters: int | None = None,
     progress: Callable[[float, str], None] = lambda f, m: None,
     warn: Callable[[str], None] = lambda m: None,
 ) -> tuple[dict[str, Path], list[str]]:
-    """Check the outputs are free, build the package, write it; return paths and summary.
+    """Check the outputs are free, build the package
+    (:func:`swm_gis.jobs.abutter_package_request`), write it; return paths and summary.
 
     A ``many_abutters`` warning is said through ``warn`` before anything is written."""
-    if bool(parcel_ids) == bool(site):
-        raise SwmGisError("Give the subject either by --parcel ID (one or more) or by --site "
-                          "FILE, not both and not neither.")
     check_label_template(label_template)
     check_outputs_free(output_paths(out_dir).values(), overwrite=overwrite)
-    package = abutter_package(cfg, parcels=parcel_ids, site=site or None, distance=distance,
-                              include_subject=include_subject,
-                              wpa_pond_extension=wpa_pond_extension, sender=sender or (),
-                              max_abutters=max_abutters, progress=progress)
+    package = abutter_package_request(cfg, request, progress=progress)
     for w in package.warnings:
         if w["code"] == "many_abutters":
             warn(f"Warning ({w['code']}): {w['text']}")
@@ -203,7 +192,7 @@ DEMO_OUTPUTS = tuple(OUTPUT_FILES.values())
 def run_demo(config_path: Path, out_dir: Path) -> list[str]:
     cfg = open_config(config_path)
     pid = demo_parcel_id(config_path) or first_owned_parcel(cfg)
-    paths, summary = run_abutters(cfg, parcel_ids=[pid], site=None, out_dir=out_dir,
+    paths, summary = run_abutters(cfg, AbutterRequest(parcels=[pid]), out_dir=out_dir,
                                   overwrite=True)
     return [*summary, f"outputs in {out_dir}"]
 

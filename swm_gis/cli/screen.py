@@ -1,6 +1,7 @@
 """``swm-gis screen``: screen one site against Chapter 320 (permit trigger, standards, resources).
 
-Thin: parses the arguments, calls :func:`swm_gis.jobs.screen` and
+Thin: parses the arguments into one :class:`~swm_gis.screening.request.ScreeningRequest`, calls
+:func:`swm_gis.jobs.screen_request` and
 :meth:`swm_gis.results.Screening.write` (``screening.json``, ``screening.gpkg`` and the report,
 ``screening_report.html`` / ``.pdf``, into ``--out``) and prints the summary.
 """
@@ -26,8 +27,9 @@ from swm_gis.cli._common import (
 )
 from swm_gis.io.outputs import config_inputs, final_paths, output_package
 from swm_gis.io.writers import check_outputs_free
-from swm_gis.jobs import screen as screen_job
+from swm_gis.jobs import screen_request
 from swm_gis.results import SCREENING_FILES, screening_outputs
+from swm_gis.screening.request import ScreeningRequest
 from swm_gis.summaries import screening_lines
 
 DEMO_ORDER = 20
@@ -109,14 +111,14 @@ def screen(
     # Inputs read-only, one run per folder, the package whole or not at all (swm_gis.io.outputs).
     with output_package(out, inputs=inputs, overwrite=overwrite,
                         command=f"swm-gis screen --out {out}") as stage:
-        outputs, document = run_screen(
-            config, site, stage, common_plan=common_plan, development=development.value,
+        request = ScreeningRequest(
+            site, common_plan=common_plan, development=development.value,
             proposed_impervious=proposed_impervious,
             proposed_impervious_sqft=proposed_impervious_sqft, mitigation=mitigation,
-            exemptions=exemption, roadway_maintenance=roadway_maintenance, overwrite=True,
-            received=received, parcel_ids=parcel, proposed_use=proposed_use, report=report,
-            no_cache=no_cache,
-        )
+            exemptions=exemption, roadway_maintenance=roadway_maintenance, parcels=parcel,
+            received=received, proposed_use=proposed_use)
+        outputs, document = run_screen(config, request, stage, overwrite=True, report=report,
+                                       no_cache=no_cache)
     outputs = final_paths(outputs, stage, out)
     state.reporter.result("screen", outputs, summary=screening_lines(document),
                           permit_required=document["disturbance"]["permit_required"],
@@ -126,34 +128,19 @@ def screen(
 
 def run_screen(
     config: Path,
-    site: str,
+    request: ScreeningRequest,
     out: Path,
     *,
-    common_plan: str | None = None,
-    development: str = "auto",
-    proposed_impervious: str | None = None,
-    proposed_impervious_sqft: float | None = None,
-    mitigation: str | None = None,
-    exemptions: list[str] | tuple[str, ...] = (),
-    roadway_maintenance: bool = False,
     overwrite: bool = False,
-    received: str | None = None,
-    parcel_ids: list[str] | tuple[str, ...] = (),
-    proposed_use: str | None = None,
     report: bool = True,
     no_cache: bool = False,
 ) -> tuple[dict[str, Path], dict[str, Any]]:
-    """Check the outputs are free, screen (:func:`swm_gis.screen`), write; (outputs, document)."""
+    """Check the outputs are free, screen (:func:`swm_gis.jobs.screen_request`), write;
+    (outputs, document)."""
     cfg = open_config(config, no_cache=no_cache)
     check_outputs_free(screening_outputs(out, report=report).values(), overwrite=overwrite)
     rep = state.reporter
-    result = screen_job(
-        cfg, site, common_plan=common_plan, development=development,
-        proposed_impervious=proposed_impervious,
-        proposed_impervious_sqft=proposed_impervious_sqft, mitigation=mitigation,
-        exemptions=exemptions, roadway_maintenance=roadway_maintenance, parcels=parcel_ids,
-        received=received, proposed_use=proposed_use, progress=rep.progress,
-    )
+    result = screen_request(cfg, request, progress=rep.progress)
     return (result.write(out, overwrite=overwrite, progress=rep.progress, report=report),
             result.document)
 
@@ -183,8 +170,8 @@ def run_demo(config_path: Path, out_dir: Path) -> list[str]:
             lines.append(f"skipped {folder}: no layer {layers['site']} in {sites}")
             continue
         args = {k: (f"{sites}:{v}" if v else None) for k, v in layers.items()}
-        outputs, document = run_screen(
-            Path(config_path), args.pop("site"), Path(out_dir) / folder, overwrite=True, **args)
+        outputs, document = run_screen(Path(config_path), ScreeningRequest(**args),
+                                       Path(out_dir) / folder, overwrite=True)
         lines.append(f"{folder}:")
         lines.extend("  " + line for line in screening_lines(document))
         lines.append(f"  outputs in {Path(out_dir) / folder}")

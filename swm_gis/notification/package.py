@@ -25,6 +25,7 @@ from swm_gis.io.inputs import as_frame, describe, source_of
 from swm_gis.io.parcel_ids import resolve_parcel_ids
 from swm_gis.notification import checks
 from swm_gis.notification.info import PackageInfo, parcel_count_text, source_with_vintage
+from swm_gis.notification.request import AbutterRequest
 from swm_gis.progress import Progress, quiet
 from swm_gis.rules import abutters as core
 from swm_gis.rules.owner_join import OwnerJoinError, check_owner_join, subject_owners
@@ -99,57 +100,101 @@ class AbutterNotice:
     subject_addresses: dict[str, str] = field(default_factory=dict)
     not_mailed: pd.DataFrame = field(default_factory=pd.DataFrame)
 
+
 @layers.run_cache()  # each source described by GDAL once per package, not once per read
 def build_abutter_package(
     config: TownConfig,
+    request: AbutterRequest,
     *,
-    parcels: str | Iterable[str] | None = None,
-    site: str | os.PathLike | gpd.GeoDataFrame | None = None,
-    distance: str | float | None = None,
-    include_subject: bool = False,
-    wpa_pond_extension: bool = False,
-    sender: Iterable[str] = (),
-    max_abutters: int | None = None,
     progress: Progress | None = None,
     address_fit: Callable[[pd.DataFrame], dict[str, str] | None] | None = None,
 ) -> AbutterNotice:
-    """The abutter job: :func:`swm_gis.jobs.abutter_package` (the parameters are its own) without
-    the writing. ``address_fit(recipients)`` returns the warning ``address_does_not_fit`` (or
-    None) for recipients whose address cannot be printed whole; the job-level API passes the
-    reports' own check, so this layer needs no report.
+    """The abutter job: :func:`swm_gis.jobs.abutter_package` (``request`` holds its options,
+    :class:`~swm_gis.notification.request.AbutterRequest` lists them) without the writing.
+    ``address_fit(recipients)`` returns the warning ``address_does_not_fit`` (or None) for
+    recipients whose address cannot be printed whole; the job-level API passes the reports' own
+    check, so this layer needs no report.
     """
     progress = progress or quiet
     if not isinstance(config, TownConfig):
         config = load_config(config)
-    # one id given as a string is one parcel, not a list of its characters
-    parcel_ids = ([parcels] if isinstance(parcels, str)
-                  else [str(p) for p in (parcels or [])])
-    if isinstance(site, str | os.PathLike) and not str(site):
-        site = None
-    if bool(parcel_ids) == (site is not None):
-        raise SwmGisError("Give the subject either by --parcel ID (one or more) or by --site "
-                          "FILE, not both and not neither.")
-    distance_ft = (config.rules.abutter_distance_ft if distance in (None, "")
-                   else core.parse_distance_ft(distance))
+    distance_ft = (config.rules.abutter_distance_ft if request.distance in (None, "")
+                   else core.parse_distance_ft(request.distance))
     progress(0.05, "reading the subject parcel(s)")
-    subject, site_gdf, skipped, id_notes = read_subject(config, parcel_ids=parcel_ids, site=site)
+    subject, site_gdf, skipped, id_notes = read_subject(
+        config, parcel_ids=list(request.parcels), site=request.site)
     progress(0.2, "reading parcels around the subject")
     candidates = read_candidates(config, subject, distance_ft=distance_ft)
     core.check_right_of_way_field(candidates, config.rules)
     progress(0.35, "measuring distances")
-    abut = core.find_abutters(candidates, subject, distance_ft=distance_ft,
-                              include_subject=include_subject, rules=config.rules)
-    ponds_note = None
-    if wpa_pond_extension:
-        abut, ponds_note = add_pond_extension(config, abut, subject, candidates)
-    limit = config.rules.abutter_warning_count
-    if max_abutters is not None and len(abut) > max_abutters:
-        raise TooManyAbuttersError(
-            f"{len(abut)} parcels lie within {distance_ft:g} ft of parcel(s) "
-            f"{', '.join(core.subject_ids(subject))}, more than --max-abutters {max_abutters}: "
-            "nothing was written. Check the subject and the distance, or raise the limit.")
+    abut, ponds_note = _abutters(config, request, subject, candidates, distance_ft=distance_ft)
     progress(0.45, "reading the assessing records")
     ids = core.subject_ids(subject)
+    owners = _owners(config, abut, subject, ids, include_subject=request.include_subject)
+    area = core.search_area(subject, distance_ft=distance_ft)
+    warnings = _warnings(config, subject=subject, area=area, candidates=candidates,
+                         distance_ft=distance_ft, skipped=skipped, n_abutting=len(abut),
+                         owners=owners, ids=ids)
+    not_mailed = checks.not_mailed_parcels(owners.listed, owners.left, owners.mailable,
+                                           subject_ids=ids,
+                                           include_subject=request.include_subject)
+    counts = checks.package_counts(owners.listed, owners.left, owners.recipient_counts,
+                                   not_mailed=not_mailed)
+    streets = read_streets(config, candidates, warnings)
+    # an address too long to print whole (labels on the default 5160 sheet, the mailing book)
+    unfit = (address_fit(owners.mailable) if address_fit is not None and len(owners.mailable)
+             else None)
+    if unfit is not None:
+        warnings.append(unfit)
+    info = PackageInfo(
+        town=config.name, subject_ids=tuple(ids), distance_ft=distance_ft,
+        fiscal_years=tuple(fiscal_years(owners.assess)),
+        sources=tuple(_sources(config, request.site)), include_subject=request.include_subject,
+        synthetic=config.synthetic, section=core.SECTION, sender=request.sender,
+        notes=(*id_notes, *((ponds_note,) if ponds_note else ())), counts=counts,
+        warnings=tuple(warnings), not_mailed=tuple(checks.not_mailed_records(not_mailed)),
+    )
+    return _notice(info, request, owners, counts=counts, warnings=warnings, subject=subject,
+                   candidates=candidates, area=area, site_gdf=site_gdf, streets=streets,
+                   not_mailed=not_mailed)
+
+
+@dataclass
+class _Owners:
+    """The listed and left-out parcels with their owners, and the mailing list."""
+
+    assess: pd.DataFrame             # the assessing rows of the abutters and the subject
+    listed: gpd.GeoDataFrame         # with ``owners`` and ``site_address``
+    left: gpd.GeoDataFrame
+    mailable: pd.DataFrame           # the recipients
+    review: pd.DataFrame
+    recipient_counts: dict[str, int]
+    addresses: pd.Series             # parcel id -> site address(es)
+
+
+def _abutters(config: TownConfig, request: AbutterRequest, subject: gpd.GeoDataFrame,
+              candidates: gpd.GeoDataFrame, *, distance_ft: float
+              ) -> tuple[gpd.GeoDataFrame, str | None]:
+    """The parcels within the distance (plus the WPA pond extension's, asked for, with its
+    note); more than ``max_abutters`` stops the job."""
+    abut = core.find_abutters(candidates, subject, distance_ft=distance_ft,
+                              include_subject=request.include_subject, rules=config.rules)
+    ponds_note = None
+    if request.wpa_pond_extension:
+        abut, ponds_note = add_pond_extension(config, abut, subject, candidates)
+    most = request.max_abutters
+    if most is not None and len(abut) > most:
+        raise TooManyAbuttersError(
+            f"{len(abut)} parcels lie within {distance_ft:g} ft of parcel(s) "
+            f"{', '.join(core.subject_ids(subject))}, more than --max-abutters {most}: "
+            "nothing was written. Check the subject and the distance, or raise the limit.")
+    return abut, ponds_note
+
+
+def _owners(config: TownConfig, abut: gpd.GeoDataFrame, subject: gpd.GeoDataFrame,
+            ids: list[str], *, include_subject: bool) -> _Owners:
+    """Read the assessing records of the abutters and the subject, list and leave out, join
+    the owners (checking the join) and build the mailing list."""
     assess = read_assess(config, ids=[*abut["id"].dropna().astype(str), *ids])
     listed, left = list_and_leave_out(abut, subject, assess, rules=config.rules,
                                       include_subject=include_subject)
@@ -161,42 +206,42 @@ def build_abutter_package(
     listed["owners"] = [owners.get(str(pid), "") for pid in listed["parcel_id"]]
     addresses = site_addresses(assess)
     listed["site_address"] = listed["parcel_id"].astype(str).map(addresses)
-    area = core.search_area(subject, distance_ft=distance_ft)
+    return _Owners(assess=assess, listed=listed, left=left, mailable=mailable, review=review,
+                   recipient_counts=recipient_counts, addresses=addresses)
+
+
+def _warnings(config: TownConfig, *, subject, area, candidates, distance_ft: float,
+              skipped: list[str], n_abutting: int, owners: _Owners, ids: list[str]
+              ) -> list[dict[str, str]]:
+    """:func:`job_warnings`, then what the owners add: the site's grazed parcels, subject
+    parcels of different owners, abutters whose owner was not found."""
     warnings = job_warnings(config, subject=subject, area=area, candidates=candidates,
-                            distance_ft=distance_ft, skipped=skipped, n_abutting=len(abut),
-                            limit=limit)
-    warnings += [w for w in (
+                            distance_ft=distance_ft, skipped=skipped, n_abutting=n_abutting,
+                            limit=config.rules.abutter_warning_count)
+    return warnings + [w for w in (
         checks.site_overlap_warning(subject.attrs.get("grazed", []),
                                     share=config.rules.site_subject_share),
-        checks.different_owners_warning(subject_owners(assess, ids)),
-        checks.owners_not_found_warning(listed, has_assess=config.has("assess")),
+        checks.different_owners_warning(subject_owners(owners.assess, ids)),
+        checks.owners_not_found_warning(owners.listed, has_assess=config.has("assess")),
     ) if w is not None]
-    not_mailed = checks.not_mailed_parcels(listed, left, mailable, subject_ids=ids,
-                                           include_subject=include_subject)
-    counts = checks.package_counts(listed, left, recipient_counts, not_mailed=not_mailed)
-    streets = read_streets(config, candidates, warnings)
-    # an address too long to print whole (labels on the default 5160 sheet, the mailing book)
-    unfit = address_fit(mailable) if address_fit is not None and len(mailable) else None
-    if unfit is not None:
-        warnings.append(unfit)
-    info = PackageInfo(
-        town=config.name, subject_ids=tuple(ids), distance_ft=distance_ft,
-        fiscal_years=tuple(fiscal_years(assess)), sources=tuple(_sources(config, site)),
-        include_subject=include_subject, synthetic=config.synthetic, section=core.SECTION,
-        sender=tuple(sender or ()), notes=(*id_notes, *((ponds_note,) if ponds_note else ())),
-        counts=counts, warnings=tuple(warnings),
-        not_mailed=tuple(checks.not_mailed_records(not_mailed)),
-    )
+
+
+def _notice(info: PackageInfo, request: AbutterRequest, owners: _Owners, *,
+            counts: dict[str, int], warnings: list[dict[str, str]], subject, candidates, area,
+            site_gdf, streets, not_mailed: pd.DataFrame) -> AbutterNotice:
+    """The notice: the frames, ``abutters.json`` and the summary for people."""
+    site = request.site
     site_source = source_of(site, what="site (--site)") if site is not None else None
     document = checks.abutters_document(info, counts=counts, warnings=warnings,
                                         site_source=site_source)
     lines = summary_lines(info, counts, warnings)
-    return AbutterNotice(info=info, subject=subject, candidates=candidates, listed=listed,
-                          left_out=left, recipients=mailable, search_area=area,
-                          summary=lines + list(info.notes), review=review, counts=counts,
-                          warnings=warnings, site=site_gdf, streets=streets,
-                          document=document, not_mailed=not_mailed,
-                          subject_addresses={i: str(addresses.get(i, "")) for i in ids})
+    return AbutterNotice(info=info, subject=subject, candidates=candidates, listed=owners.listed,
+                         left_out=owners.left, recipients=owners.mailable, search_area=area,
+                         summary=lines + list(info.notes), review=owners.review, counts=counts,
+                         warnings=warnings, site=site_gdf, streets=streets,
+                         document=document, not_mailed=not_mailed,
+                         subject_addresses={i: str(owners.addresses.get(i, ""))
+                                            for i in info.subject_ids})
 
 
 def list_and_leave_out(abut: gpd.GeoDataFrame, subject: gpd.GeoDataFrame, assess: pd.DataFrame,

@@ -1,7 +1,8 @@
 """Site screening: every check of ``swm-gis screen`` for one site, as one document (SPEC section 5).
 
-:func:`build_screening` reads the reference layers it needs through :mod:`swm_gis.io.layers` with a
-spatial filter around the site, hands frames to the rule functions
+:func:`build_screening` takes the site and the options as one
+:class:`~swm_gis.screening.request.ScreeningRequest`, reads the reference layers it needs through
+:mod:`swm_gis.io.layers` with a spatial filter around the site, hands frames to the rule functions
 (:mod:`swm_gis.rules.disturbance`, :mod:`swm_gis.rules.development`, :mod:`swm_gis.rules.standards`,
 :mod:`swm_gis.rules.watersheds` and the resource checks of :mod:`swm_gis.screening.resource_areas`)
 and collects their results into the ``screening.json`` document plus the layers of
@@ -12,7 +13,6 @@ from __future__ import annotations
 
 import dataclasses
 import datetime as dt
-from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -27,28 +27,21 @@ from swm_gis.config.town import TownConfig
 from swm_gis.errors import GeometryError, LayerDataError, SwmGisError
 from swm_gis.io import layers as io
 from swm_gis.io.coverage import coverage_record, town_area
-from swm_gis.progress import Progress, scaled
+from swm_gis.progress import Progress, quiet, scaled
 from swm_gis.rules.development import development_type
-from swm_gis.rules.disturbance import (
-    check_exemptions,
-    disturbance_trigger,
-    sqft_per_crs_unit2,
-    union_polygons,
-)
+from swm_gis.rules.disturbance import disturbance_trigger, sqft_per_crs_unit2, union_polygons
 from swm_gis.rules.standards import performance_standards
 from swm_gis.rules.watersheds import mitigation_eligibility, watershed_shares
 from swm_gis.screening.findings import HABITAT_LAYERS, decide_findings
 from swm_gis.screening.general_requirements import general_requirements
+from swm_gis.screening.request import ScreeningRequest
 from swm_gis.screening.site import ms4_reach, parcel_cover, parcels_under_site, town_check
-from swm_gis.terrain.receiving_waters import land_use
 from swm_gis.units import M_PER_FT, SQFT_PER_ACRE, metres_per_unit
 
 #: Top-level keys of screening.json in the order they are written (SPEC section 5, plus meta).
 DOCUMENT_KEYS = ("meta", "disturbance", "development_type", "standards", "watersheds",
                  "mitigation", "habitats", "floodplain", "receiving_waters", "checks",
                  "warnings", "coverage", "findings", "general_requirements")
-
-DEVELOPMENT_CHOICES = ("auto", "new", "redevelopment")
 
 #: JSON Schema (draft 2020-12) of screening.json, published with the package.
 SCHEMA_PATH = Path(__file__).resolve().parents[1] / "schemas" / "screening.schema.json"
@@ -62,49 +55,49 @@ class ScreeningResult:
     layers: dict[str, gpd.GeoDataFrame] = field(default_factory=dict)
 
 
-def build_screening(
-    config: TownConfig,
-    site: gpd.GeoDataFrame,
-    *,
-    common_plan: gpd.GeoDataFrame | None = None,
-    development: str = "auto",
-    proposed_impervious: gpd.GeoDataFrame | None = None,
-    proposed_impervious_sqft: float | None = None,
-    mitigation: gpd.GeoDataFrame | None = None,
-    exemptions: Iterable[str] = (),
-    roadway_maintenance: bool = False,
-    subject_parcels: gpd.GeoDataFrame | None = None,
-    proposed_use: str | None = None,
-    progress: Progress | None = None,
-) -> ScreeningResult:
+@dataclass
+class _Site:
+    """The site as the checks read it, every frame in the working CRS."""
+
+    frame: gpd.GeoDataFrame                  # the limit of disturbance
+    union: shapely.Geometry                  # its union
+    common_plan: gpd.GeoDataFrame | None
+    mitigation: gpd.GeoDataFrame | None
+    proposed: gpd.GeoDataFrame | None        # proposed impervious surfaces (those on the site)
+    parcels: gpd.GeoDataFrame                # the lot or parcel(s) (Chapter 320's site)
+    parcel_union: shapely.Geometry
+    area: shapely.Geometry                   # the limit of disturbance and its parcel(s)
+    factor: float                            # sq ft per square unit of the CRS
+    warnings: list[dict[str, Any]]           # the town check's
+
+
+@dataclass
+class _PostImpervious:
+    """The post-construction impervious area of the standards."""
+
+    sqft: float | None                       # None: not given, retention not computed
+    left_out: int = 0                        # polygons wholly off the site (another site's)
+    split: tuple[float, float] | None = None  # sq ft inside / outside the limit of disturbance
+    proposed: gpd.GeoDataFrame | None = None  # the polygons on the site
+
+
+def build_screening(config: TownConfig, request: ScreeningRequest, *,
+                    progress: Progress | None = None) -> ScreeningResult:
     """Screen one site against Chapter 320.
 
     Parameters
     ----------
     config
         The town (working CRS, rule values, reference layers).
-    site
-        Limit-of-disturbance polygon(s); reprojected to the working CRS if needed.
-    common_plan
-        Disturbance of the larger common plan of development or sale (polygons).
-    development
-        ``"auto"`` (measure existing impervious cover), ``"new"`` or ``"redevelopment"``.
-    proposed_impervious, proposed_impervious_sqft
-        Post-construction impervious area: polygons (their union is measured) or a number of
-        square feet; at most one of them.
-    mitigation
-        Proposed off-site mitigation sites, each checked for HUC12/HUC10 eligibility.
-    exemptions
-        Bylaw 213-16B exemption names claimed by the applicant.
-    roadway_maintenance
-        Redevelopment limited to existing-roadway maintenance (§ 320-19 B(8)(e)).
-    subject_parcels
-        The site's parcels (``--parcel``); None: :func:`parcels_under_site`. Chapter 320's site
-        is the lot or parcel: the floodplain, impervious areas and coverage read them.
-    proposed_use
-        The proposed land use (a DOR use code such as ``"325"``, or ``"commercial"``,
-        ``"residential"``, ...): decides § 320-19 B(10)(e); without it the parcels' existing use
-        codes decide, and the requirement says so.
+    request
+        The site and the options (:class:`~swm_gis.screening.request.ScreeningRequest`, which
+        lists them). Its vector inputs are best given read (GeoDataFrames, as
+        :func:`swm_gis.jobs.screen_request` hands them); GeoDataFrames are reprojected to the
+        working CRS if needed; a request with a file in it is read whole
+        (:meth:`~swm_gis.screening.request.ScreeningRequest.read`). The site's ``parcels``
+        (ids) are read from ``[layers.parcels]``; without them, :func:`parcels_under_site`.
+        Chapter 320's site is the lot or parcel: the floodplain, impervious areas and coverage
+        read them.
     progress
         ``progress(fraction, message)`` callback.
 
@@ -113,155 +106,37 @@ def build_screening(
     ScreeningResult
         ``document`` (the screening.json content) and ``layers`` (for screening.gpkg).
     """
-    report = progress or (lambda fraction, message: None)
-    claimed = check_exemptions(exemptions)
-    land_use(proposed_use=proposed_use)  # refuse an unknown --proposed-use before any reading
-    if development not in DEVELOPMENT_CHOICES:
-        raise SwmGisError(f'Unknown --development value "{development}"; use one of: '
-                          f"{', '.join(DEVELOPMENT_CHOICES)}.")
-    if proposed_impervious is not None and proposed_impervious_sqft is not None:
-        raise SwmGisError("Give the post-construction impervious area once: either "
-                          "--proposed-impervious FILE or --proposed-impervious-sqft N, not both.")
-    site = _to_working(site, config)
-    common_plan = _to_working(common_plan, config)
-    mitigation = _to_working(mitigation, config)
-    proposed_impervious = _to_working(proposed_impervious, config)
-    site_union = union_polygons(site, what="site")
-    factor = sqft_per_crs_unit2(site.crs)
-    checks: list[dict[str, Any]] = []
-    layers: dict[str, gpd.GeoDataFrame] = {}
-    # a site or plan elsewhere is refused before any rule speaks of it (a wrong file or CRS)
-    warnings = town_check(config, site_union, common_plan=common_plan)
-    # the site is the lot or parcel (Chapter 320 definitions): --parcel, else the parcels the
-    # limit of disturbance lies on
-    parcels = _to_working(subject_parcels, config)
-    if parcels is not None and len(parcels):
-        parcels = parcels.copy()
-        parcels.attrs["site_parcels_basis"] = "--parcel"
-    else:
-        parcels = parcels_under_site(config, site_union)
-    parcel_union = (shapely.union_all(parcels.geometry.values) if len(parcels)
-                    else shapely.Polygon())
-    site_area = shapely.union(site_union, parcel_union)
+    report = progress or quiet
+    site = _read_site(config, request if request.is_read else request.read(config.crs))
 
     report(0.05, "disturbance and permit trigger")
-    disturbance = disturbance_trigger(site, common_plan=common_plan, exemptions=claimed,
-                                      rules=config.rules)
-    checks.append(_check("disturbance", True, _src(site, "site")))
-    if common_plan is not None:
-        checks.append(_check("common_plan", True, _src(common_plan, "common_plan")))
-    else:
-        checks.append(_check("common_plan", False, None, "no --common-plan given"))
-
+    disturbance, checks = _disturbance(config, site, request)
     # watersheds first: a site outside every HUC is a more basic error than a layer's extent
     report(0.1, "watersheds (HUC12 / HUC10)")
-    mask = site_union if mitigation is None else shapely.union_all(
-        [site_union, *mitigation.geometry.values])
-    hucs = {level: _read_optional(config, level, mask) for level in ("huc12", "huc10")}
-    watersheds = watershed_shares(site, huc12=hucs["huc12"], huc10=hucs["huc10"])
-    watershed_checks = [_layer_check(f"watersheds_{level}", config, level)
-                        for level in ("huc12", "huc10")]
-
+    hucs, watersheds, watershed_checks = _watersheds(config, site)
     report(0.15, "existing impervious cover")
-    impervious, imp_source, imp_reason = _read_impervious(config, site_area)
-    dev = development_type(site, impervious=impervious,
-                           override=None if development == "auto" else development)
-    dev["small_share_threshold"] = config.rules.small_existing_impervious_share
-    dev["disturbed_sqft"] = disturbance["area_sqft"]
-    if len(parcels):
-        dev["site_parcels"] = parcel_cover(parcels, impervious, factor)
-    checks.append(_check("development_type", impervious is not None or development != "auto",
-                         imp_source, imp_reason))
-
+    dev, dev_check = _development(config, site, request, disturbance)
+    checks.append(dev_check)
     report(0.3, "performance standards")
-    post_sqft = proposed_impervious_sqft
-    left_out = 0
-    split = None
-    if proposed_impervious is not None:
-        proposed_impervious, left_out = _on_site(proposed_impervious, site_union, site_area)
-        surfaces = union_polygons(proposed_impervious, what="proposed impervious")
-        post_sqft = float(surfaces.area) * factor
-        inside = float(shapely.intersection(surfaces, site_union).area) * factor
-        split = (round(inside, 2), round(post_sqft - inside, 2))
-    standards = performance_standards(dev, post_impervious_sqft=post_sqft, rules=config.rules,
-                                      roadway_maintenance=roadway_maintenance)
-    if _small_share(dev, config):  # the Commission's call: give it the other type's figures
-        other = performance_standards("new", post_impervious_sqft=post_sqft, rules=config.rules)
-        standards["if_new_development"] = {k: other[k] for k in (
-            "retention_depth_in", "required_retention_cuft", "tss_removal", "tp_removal",
-            "mitigation_huc_level", "section")}
-    if split is not None:
-        standards["post_impervious_inside_disturbance_sqft"] = split[0]
-        standards["post_impervious_outside_disturbance_sqft"] = split[1]
-        standards["reasons"].append(
-            f"The total post-construction impervious area on the site (its parcel(s) and the "
-            f"limit of disturbance) is {post_sqft:,.0f} sq ft: {split[0]:,.0f} sq ft inside the "
-            f"limit of disturbance and {split[1]:,.0f} sq ft outside it.")
-    if left_out:
-        standards["reasons"].append(
-            f"{left_out} proposed impervious polygon(s) lie wholly off the site (its parcel(s) "
-            "and the limit of disturbance) and were left out (they belong to another site).")
-    if disturbance["permit_required"] is False:
-        standards["reasons"].append("No Stormwater Management Permit is required (see "
-                                    "disturbance); these standards are shown for information.")
-    elif disturbance["permit_required"] is None:
-        standards["reasons"].append("These standards apply if a Stormwater Management Permit "
-                                    "is required (see disturbance: it is conditional).")
-    checks.append(_check("standards", True, _src(proposed_impervious, "proposed_impervious")
-                         if proposed_impervious is not None else None,
-                         None if post_sqft is not None else
+    post = _post_impervious(site, request.proposed_impervious_sqft)
+    site.proposed = post.proposed
+    standards = _standards(config, dev, disturbance, post, request.roadway_maintenance)
+    checks.append(_check("standards", True, _src(site.proposed, "proposed_impervious"),
+                         None if post.sqft is not None else
                          "no post-construction impervious area given: retention not computed"))
-
     checks.extend(watershed_checks)
     report(0.5, "off-site mitigation eligibility")
-    level = standards["mitigation_huc_level"]
-    mitigation_rows: list[dict[str, Any]] = []
-    if mitigation is not None:
-        site_codes = [r["huc"] for r in watersheds[level.lower()]]
-        mitigation_rows = mitigation_eligibility(mitigation, hucs=hucs[level.lower()],
-                                                 site_hucs=site_codes, level=level)
-        checks.append(_check("mitigation", hucs[level.lower()] is not None,
-                             [_src(mitigation, "mitigation"), _spec_src(config, level.lower())],
-                             None if hucs[level.lower()] is not None
-                             else f"no [layers.{level.lower()}] configured"))
-    else:
-        checks.append(_check("mitigation", False, None, "no --mitigation given"))
-
+    mitigation_rows, mitigation_check = _mitigation(config, site, standards, watersheds, hucs)
+    checks.append(mitigation_check)
     report(0.6, "resource areas and receiving waters")
-    from swm_gis.screening.resource_areas import resource_checks
-
-    res_keys, res_layers, res_checks = resource_checks(
-        config, site, subject_parcels=parcels if len(parcels) else None,
-        proposed_use=proposed_use, progress=scaled(report, 0.6, 0.95),
-    )
+    res_keys, res_layers, res_checks, disturbance["ms4"] = _resources(
+        config, site, request.proposed_use, scaled(report, 0.6, 0.95))
     checks.extend(res_checks)
-    disturbance["ms4"], ms4_check = ms4_reach(config, site_union, res_layers.get("flow_path"))
-    checks.append(ms4_check)
 
     report(0.97, "assembling the screening document")
-    layers.update(_site_layers(site_union, disturbance, common_plan, site.crs, factor))
-    if proposed_impervious is not None:
-        layers["proposed_impervious"] = _plain(proposed_impervious)
-    if mitigation is not None:
-        layers["mitigation"] = _mitigation_layer(mitigation, mitigation_rows)
-    wlayer = _watershed_layer(hucs, watersheds, site.crs)
-    if wlayer is not None:
-        layers["watersheds"] = wlayer
-    for name, frame in res_layers.items():
-        layers[name if name not in layers else f"resources_{name}"] = frame
-    for name, frame in map_context(config, site_union).items():
-        layers.setdefault(name, frame)
-
-    meta = _meta(config, site=site, common_plan=common_plan, mitigation=mitigation,
-                 proposed_impervious=proposed_impervious, development=development,
-                 proposed_impervious_sqft=proposed_impervious_sqft, exemptions=claimed,
-                 roadway_maintenance=roadway_maintenance, checks=checks)
-    meta["parameters"]["proposed_use"] = proposed_use
-    meta["site_parcels"] = {"basis": parcels.attrs.get("site_parcels_basis"),
-                            "ids": [str(i) for i in parcels["id"]] if "id" in parcels else [],
-                            "area_sqft": round(float(parcel_union.area) * factor, 1)}
+    layers = _layers(config, site, disturbance, mitigation_rows, hucs, watersheds, res_layers)
     document = {
-        "meta": meta,
+        "meta": _meta(config, site, request, checks),
         "disturbance": disturbance,
         "development_type": dev,
         "standards": standards,
@@ -274,14 +149,201 @@ def build_screening(
     }
     for key, value in res_keys.items():  # anything further the resource checks add
         document.setdefault(key, value)
-    document["warnings"] = warnings
-    document["coverage"] = _coverage(config, site_union, mitigation=mitigation,
-                                     flow_path=layers.get("flow_path"), checks=checks,
-                                     site_area=site_area)
-    document["findings"] = decide_findings(document)
-    document["general_requirements"] = general_requirements()
+    _conclude(config, site, document, layers)
     report(1.0, "screening done")
     return ScreeningResult(document=document, layers=layers)
+
+
+# --------------------------------------------------------------------------- the parts
+def _read_site(config: TownConfig, request: ScreeningRequest) -> _Site:
+    """The request's inputs in the working CRS, the site's union and its lot or parcel(s).
+
+    A site or plan elsewhere is refused before any rule speaks of it (a wrong file or CRS).
+    """
+    # the parcels given by id are read first, with the request's files (a wrong id is refused
+    # before the site is looked at)
+    given = io.read_parcels_by_id(config, list(request.parcels)) if request.parcels else None
+    frame = _to_working(request.site, config)
+    common_plan = _to_working(request.common_plan, config)
+    mitigation = _to_working(request.mitigation, config)
+    proposed = _to_working(request.proposed_impervious, config)
+    union = union_polygons(frame, what="site")
+    factor = sqft_per_crs_unit2(frame.crs)
+    warnings = town_check(config, union, common_plan=common_plan)
+    parcels = _site_parcels(config, _to_working(given, config), union)
+    parcel_union = (shapely.union_all(parcels.geometry.values) if len(parcels)
+                    else shapely.Polygon())
+    return _Site(frame=frame, union=union, common_plan=common_plan, mitigation=mitigation,
+                 proposed=proposed, parcels=parcels, parcel_union=parcel_union,
+                 area=shapely.union(union, parcel_union), factor=factor, warnings=warnings)
+
+
+def _site_parcels(config: TownConfig, given: gpd.GeoDataFrame | None,
+                  site_union: shapely.Geometry) -> gpd.GeoDataFrame:
+    """The site is the lot or parcel (Chapter 320 definitions): the parcels given
+    (``--parcel``), else the parcels the limit of disturbance lies on."""
+    if given is not None and len(given):
+        given = given.copy()
+        given.attrs["site_parcels_basis"] = "--parcel"
+        return given
+    return parcels_under_site(config, site_union)
+
+
+def _disturbance(config: TownConfig, site: _Site, request: ScreeningRequest
+                 ) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    """The disturbance and permit trigger, and the checks of the site and the common plan."""
+    disturbance = disturbance_trigger(site.frame, common_plan=site.common_plan,
+                                      exemptions=list(request.exemptions), rules=config.rules)
+    checks = [_check("disturbance", True, _src(site.frame, "site"))]
+    if site.common_plan is not None:
+        checks.append(_check("common_plan", True, _src(site.common_plan, "common_plan")))
+    else:
+        checks.append(_check("common_plan", False, None, "no --common-plan given"))
+    return disturbance, checks
+
+
+def _watersheds(config: TownConfig, site: _Site
+                ) -> tuple[dict[str, gpd.GeoDataFrame | None], dict[str, Any],
+                           list[dict[str, Any]]]:
+    """The HUC12 / HUC10 layers around the site and the mitigation sites, the site's shares of
+    them and their checks."""
+    mask = site.union if site.mitigation is None else shapely.union_all(
+        [site.union, *site.mitigation.geometry.values])
+    hucs = {level: _read_optional(config, level, mask) for level in ("huc12", "huc10")}
+    watersheds = watershed_shares(site.frame, huc12=hucs["huc12"], huc10=hucs["huc10"])
+    checks = [_layer_check(f"watersheds_{level}", config, level) for level in ("huc12", "huc10")]
+    return hucs, watersheds, checks
+
+
+def _development(config: TownConfig, site: _Site, request: ScreeningRequest,
+                 disturbance: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
+    """New development or redevelopment (the existing impervious cover), and its check."""
+    impervious, imp_source, imp_reason = _read_impervious(config, site.area)
+    development = request.development
+    dev = development_type(site.frame, impervious=impervious,
+                           override=None if development == "auto" else development)
+    dev["small_share_threshold"] = config.rules.small_existing_impervious_share
+    dev["disturbed_sqft"] = disturbance["area_sqft"]
+    if len(site.parcels):
+        dev["site_parcels"] = parcel_cover(site.parcels, impervious, site.factor)
+    return dev, _check("development_type", impervious is not None or development != "auto",
+                       imp_source, imp_reason)
+
+
+def _post_impervious(site: _Site, given_sqft: float | None) -> _PostImpervious:
+    """The post-construction impervious area: the number given, or the union of the proposed
+    polygons on the site (:func:`_on_site`) with its split at the limit of disturbance."""
+    if site.proposed is None:
+        return _PostImpervious(sqft=given_sqft)
+    proposed, left_out = _on_site(site.proposed, site.union, site.area)
+    surfaces = union_polygons(proposed, what="proposed impervious")
+    post_sqft = float(surfaces.area) * site.factor
+    inside = float(shapely.intersection(surfaces, site.union).area) * site.factor
+    return _PostImpervious(sqft=post_sqft, left_out=left_out, proposed=proposed,
+                           split=(round(inside, 2), round(post_sqft - inside, 2)))
+
+
+def _standards(config: TownConfig, dev: dict[str, Any], disturbance: dict[str, Any],
+               post: _PostImpervious, roadway_maintenance: bool) -> dict[str, Any]:
+    """The performance standards (§ 320-19 B(7), B(8)) and the reasons that explain them."""
+    standards = performance_standards(dev, post_impervious_sqft=post.sqft, rules=config.rules,
+                                      roadway_maintenance=roadway_maintenance)
+    if _small_share(dev, config):  # the Commission's call: give it the other type's figures
+        other = performance_standards("new", post_impervious_sqft=post.sqft, rules=config.rules)
+        standards["if_new_development"] = {k: other[k] for k in (
+            "retention_depth_in", "required_retention_cuft", "tss_removal", "tp_removal",
+            "mitigation_huc_level", "section")}
+    if post.split is not None:
+        standards["post_impervious_inside_disturbance_sqft"] = post.split[0]
+        standards["post_impervious_outside_disturbance_sqft"] = post.split[1]
+    standards["reasons"].extend(_standards_reasons(post, disturbance["permit_required"]))
+    return standards
+
+
+def _standards_reasons(post: _PostImpervious, permit_required: bool | None) -> list[str]:
+    """What the standards add to their reasons: the area's split, the polygons left out and
+    whether a permit is required at all."""
+    reasons = []
+    if post.split is not None:
+        inside, outside = post.split
+        reasons.append(
+            f"The total post-construction impervious area on the site (its parcel(s) and the "
+            f"limit of disturbance) is {post.sqft:,.0f} sq ft: {inside:,.0f} sq ft inside the "
+            f"limit of disturbance and {outside:,.0f} sq ft outside it.")
+    if post.left_out:
+        reasons.append(
+            f"{post.left_out} proposed impervious polygon(s) lie wholly off the site (its "
+            "parcel(s) and the limit of disturbance) and were left out (they belong to another "
+            "site).")
+    if permit_required is False:
+        reasons.append("No Stormwater Management Permit is required (see disturbance); these "
+                       "standards are shown for information.")
+    elif permit_required is None:
+        reasons.append("These standards apply if a Stormwater Management Permit is required "
+                       "(see disturbance: it is conditional).")
+    return reasons
+
+
+def _mitigation(config: TownConfig, site: _Site, standards: dict[str, Any],
+                watersheds: dict[str, Any], hucs: dict[str, gpd.GeoDataFrame | None]
+                ) -> tuple[list[dict[str, Any]], dict[str, Any]]:
+    """Each off-site mitigation site's eligibility at the standards' HUC level, and the check."""
+    level = standards["mitigation_huc_level"]
+    if site.mitigation is None:
+        return [], _check("mitigation", False, None, "no --mitigation given")
+    key = level.lower()
+    rows = mitigation_eligibility(site.mitigation, hucs=hucs[key],
+                                  site_hucs=[r["huc"] for r in watersheds[key]], level=level)
+    return rows, _check("mitigation", hucs[key] is not None,
+                        [_src(site.mitigation, "mitigation"), _spec_src(config, key)],
+                        None if hucs[key] is not None else f"no [layers.{key}] configured")
+
+
+def _resources(config: TownConfig, site: _Site, proposed_use: str | None, progress: Progress
+               ) -> tuple[dict[str, Any], dict[str, gpd.GeoDataFrame], list[dict[str, Any]],
+                          Any]:
+    """The resource areas and receiving waters (:mod:`swm_gis.screening.resource_areas`), then
+    whether the site drains to the Town's MS4: their keys, layers and checks, and the MS4's."""
+    from swm_gis.screening.resource_areas import resource_checks
+
+    keys, layers, checks = resource_checks(
+        config, site.frame, subject_parcels=site.parcels if len(site.parcels) else None,
+        proposed_use=proposed_use, progress=progress,
+    )
+    ms4, ms4_check = ms4_reach(config, site.union, layers.get("flow_path"))
+    return keys, layers, [*checks, ms4_check], ms4
+
+
+def _layers(config: TownConfig, site: _Site, disturbance: dict[str, Any],
+            mitigation_rows: list[dict[str, Any]], hucs: dict[str, gpd.GeoDataFrame | None],
+            watersheds: dict[str, Any], res_layers: dict[str, gpd.GeoDataFrame]
+            ) -> dict[str, gpd.GeoDataFrame]:
+    """The layers of screening.gpkg: the site's, the resource checks', the map's context."""
+    layers = _site_layers(site.union, disturbance, site.common_plan, site.frame.crs, site.factor)
+    if site.proposed is not None:
+        layers["proposed_impervious"] = _plain(site.proposed)
+    if site.mitigation is not None:
+        layers["mitigation"] = _mitigation_layer(site.mitigation, mitigation_rows)
+    wlayer = _watershed_layer(hucs, watersheds, site.frame.crs)
+    if wlayer is not None:
+        layers["watersheds"] = wlayer
+    for name, frame in res_layers.items():
+        layers[name if name not in layers else f"resources_{name}"] = frame
+    for name, frame in map_context(config, site.union).items():
+        layers.setdefault(name, frame)
+    return layers
+
+
+def _conclude(config: TownConfig, site: _Site, document: dict[str, Any],
+              layers: dict[str, gpd.GeoDataFrame]) -> None:
+    """The document's last keys: warnings, the coverage of each finding's layers, the findings
+    (:func:`decide_findings`) and the general requirements."""
+    document["warnings"] = site.warnings
+    document["coverage"] = _coverage(config, site.union, mitigation=site.mitigation,
+                                     flow_path=layers.get("flow_path"),
+                                     checks=document["checks"], site_area=site.area)
+    document["findings"] = decide_findings(document)
+    document["general_requirements"] = general_requirements()
 
 
 # --------------------------------------------------------------------------- coverage
@@ -460,12 +522,11 @@ def _src(frame: gpd.GeoDataFrame | None, key: str) -> dict[str, Any] | None:
     return src
 
 
-def _meta(config: TownConfig, *, site, common_plan, mitigation, proposed_impervious,
-          development, proposed_impervious_sqft, exemptions, roadway_maintenance,
-          checks) -> dict[str, Any]:
-    inputs = [_src(f, k) for f, k in ((site, "site"), (common_plan, "common_plan"),
-                                      (mitigation, "mitigation"),
-                                      (proposed_impervious, "proposed_impervious"))
+def _meta(config: TownConfig, site: _Site, request: ScreeningRequest,
+          checks: list[dict[str, Any]]) -> dict[str, Any]:
+    inputs = [_src(f, k) for f, k in ((site.frame, "site"), (site.common_plan, "common_plan"),
+                                      (site.mitigation, "mitigation"),
+                                      (site.proposed, "proposed_impervious"))
               if f is not None]
     layers_used = [io.source_info(spec) for spec in config.layers.values()
                    if any(_mentions(c.get("source"), spec) for c in checks)]
@@ -477,21 +538,31 @@ def _meta(config: TownConfig, *, site, common_plan, mitigation, proposed_impervi
         "synthetic": bool(config.synthetic),
         "config": str(config.path) if config.path else None,
         "crs": config.crs,
-        "site": _src(site, "site"),
+        "site": _src(site.frame, "site"),
         "parameters": {
-            "development": development,
-            "proposed_impervious_sqft": proposed_impervious_sqft,
-            "exemptions": list(exemptions),
-            "roadway_maintenance": bool(roadway_maintenance),
-            "common_plan": common_plan is not None,
-            "mitigation": mitigation is not None,
-            "proposed_impervious": proposed_impervious is not None,
+            "development": request.development,
+            "proposed_impervious_sqft": request.proposed_impervious_sqft,
+            "exemptions": list(request.exemptions),
+            "roadway_maintenance": bool(request.roadway_maintenance),
+            "common_plan": site.common_plan is not None,
+            "mitigation": site.mitigation is not None,
+            "proposed_impervious": site.proposed is not None,
+            "proposed_use": request.proposed_use,
         },
         "rules": _rules_dict(config),
         "inputs": inputs,
         "sources": layers_used,
         "units": {"area": "sq ft", "volume": "cu ft", "depth": "in", "distance": "ft"},
+        "site_parcels": _site_parcels_meta(site),
     }
+
+
+def _site_parcels_meta(site: _Site) -> dict[str, Any]:
+    """Which parcels the site is, on what basis, and their area."""
+    parcels = site.parcels
+    return {"basis": parcels.attrs.get("site_parcels_basis"),
+            "ids": [str(i) for i in parcels["id"]] if "id" in parcels else [],
+            "area_sqft": round(float(site.parcel_union.area) * site.factor, 1)}
 
 
 def _mentions(source: Any, spec: Any) -> bool:

@@ -1,0 +1,155 @@
+"""What one screening is asked: the options of ``swm-gis screen`` and :func:`swm_gis.screen`.
+
+The command line, the Python API (and through the command line the QGIS plugin) build one
+:class:`ScreeningRequest` from their options; the job (:func:`swm_gis.jobs.screen_request`) and
+:func:`swm_gis.screening.build.build_screening` take it instead of a dozen parameters each. The
+request checks its options when it is made, before any file is read.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import datetime as dt
+import os
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Any
+
+import geopandas as gpd
+
+from swm_gis.config.strict import finite_value
+from swm_gis.errors import SwmGisError
+from swm_gis.io.inputs import as_frame
+from swm_gis.rules.disturbance import check_exemptions
+from swm_gis.terrain.receiving_waters import land_use
+
+#: A vector input: a file (``path`` or ``path.gpkg:layer``) or a GeoDataFrame with a CRS.
+Source = str | os.PathLike | gpd.GeoDataFrame
+
+DEVELOPMENT_CHOICES = ("auto", "new", "redevelopment")
+
+#: The request's vector inputs -> (their name in messages, the geometry kind kept).
+INPUTS = {"site": ("--site", "polygon"), "common_plan": ("--common-plan", "polygon"),
+          "proposed_impervious": ("--proposed-impervious", "polygon"),
+          "mitigation": ("--mitigation", None)}
+
+
+@dataclass(frozen=True, eq=False)
+class ScreeningRequest:
+    """The options of one screening (what ``swm-gis screen`` and :func:`swm_gis.screen` take).
+
+    Made once by the caller; checked and normalised when made (an unknown exemption, an
+    impervious area given twice, a bad date or land use raise :class:`SwmGisError` before any
+    file is read). Frozen; requests compare by identity (they may hold GeoDataFrames).
+
+    Attributes
+    ----------
+    site
+        Limit-of-disturbance polygon(s): a vector file (``path`` or ``path.gpkg:layer``) or a
+        GeoDataFrame with a CRS. Required.
+    common_plan
+        Disturbance polygons of the larger common plan of development or sale the site belongs
+        to (file or GeoDataFrame). Default None: no common plan.
+    development
+        ``"auto"`` (measure the existing impervious cover), ``"new"`` or ``"redevelopment"``.
+        Default ``"auto"``.
+    proposed_impervious
+        Post-construction impervious surfaces, polygons (file or GeoDataFrame). Default None.
+    proposed_impervious_sqft
+        Post-construction impervious area in square feet (a finite number >= 0), instead of
+        ``proposed_impervious`` (not both). Default None: retention is not computed.
+    mitigation
+        Proposed off-site mitigation sites (file or GeoDataFrame, any geometry), each checked
+        for HUC12 / HUC10 eligibility. Default None.
+    exemptions
+        Bylaw 213-16B exemptions claimed (``"npdes-waived"``, ``"agriculture"``, ...; an item
+        ``"a,b"`` is two); normalised to the known names, de-duplicated in order. Default ().
+    roadway_maintenance
+        Redevelopment limited to maintaining existing roadways (§ 320-19 B(8)(e)). Default
+        False.
+    parcels
+        The site's parcel ids (Chapter 320: the site is the lot or parcel; one id may be given
+        as a string); normalised to a tuple of strings. Default (): the parcels the limit of
+        disturbance lies on.
+    received
+        Date the application was received (a date or ``"YYYY-MM-DD"``; normalised to a date),
+        for the report's hearing deadlines. Default None.
+    proposed_use
+        Proposed land use: a Massachusetts DOR use code (``"325"``) or ``"commercial"``,
+        ``"residential"``, ...; decides § 320-19 B(10)(e). Default None: the parcels' existing
+        use codes decide.
+
+    Examples
+    --------
+    >>> r = ScreeningRequest("site.gpkg", exemptions=["Fencing,utilities", "fencing"],
+    ...                      parcels="7-K-33", received="2026-03-14")
+    >>> r.exemptions, r.parcels, r.received
+    (('fencing', 'utilities'), ('7-K-33',), datetime.date(2026, 3, 14))
+    >>> ScreeningRequest("site.gpkg", development="old")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    swm_gis.errors.SwmGisError: Unknown --development value "old"; use one of: auto, new, ...
+    """
+
+    site: Source
+    common_plan: Source | None = None
+    development: str = "auto"
+    proposed_impervious: Source | None = None
+    proposed_impervious_sqft: float | None = None
+    mitigation: Source | None = None
+    exemptions: Iterable[str] = ()
+    roadway_maintenance: bool = False
+    parcels: str | Iterable[str] = ()
+    received: str | dt.date | None = None
+    proposed_use: str | None = None
+
+    def __post_init__(self) -> None:
+        # the order in which a request with several bad options is refused
+        self._set("received", _parse_date(self.received))
+        # "--exemption a,b" reads as "--exemption a --exemption b"
+        self._set("exemptions", tuple(check_exemptions(
+            n for item in self.exemptions for n in str(item).split(",") if n.strip())))
+        if self.proposed_impervious is not None and self.proposed_impervious_sqft is not None:
+            raise SwmGisError("Give the post-construction impervious area once: either "
+                              "--proposed-impervious FILE or --proposed-impervious-sqft N, not "
+                              "both.")
+        if self.proposed_impervious_sqft is not None:  # "inf" and "nan" parse as numbers
+            self._set("proposed_impervious_sqft", finite_value(
+                self.proposed_impervious_sqft, what="--proposed-impervious-sqft", low=0,
+                unit="sq ft"))
+        # one id given as a string is one parcel, not a list of its characters
+        self._set("parcels", (self.parcels,) if isinstance(self.parcels, str)
+                  else tuple(str(p) for p in self.parcels or ()))
+        land_use(proposed_use=self.proposed_use)  # an unknown --proposed-use
+        if self.development not in DEVELOPMENT_CHOICES:
+            raise SwmGisError(f'Unknown --development value "{self.development}"; use one of: '
+                              f"{', '.join(DEVELOPMENT_CHOICES)}.")
+
+    def _set(self, name: str, value: Any) -> None:
+        object.__setattr__(self, name, value)  # normalising a frozen dataclass as it is made
+
+    @property
+    def is_read(self) -> bool:
+        """Whether every vector input given is a GeoDataFrame (no file left to read)."""
+        return all(getattr(self, key) is None or isinstance(getattr(self, key), gpd.GeoDataFrame)
+                   for key in INPUTS)
+
+    def read(self, crs: Any) -> ScreeningRequest:
+        """This request with its vector inputs read (:func:`swm_gis.io.inputs.as_frame`):
+        files read, GeoDataFrames checked and repaired, all in the working CRS ``crs``."""
+        return dataclasses.replace(self, **{
+            key: as_frame(getattr(self, key), working_crs=crs, what=what, geometry=geometry)
+            for key, (what, geometry) in INPUTS.items()})
+
+
+def _parse_date(value: str | dt.date | None) -> dt.date | None:
+    if value is None or isinstance(value, dt.date):
+        return value
+    try:
+        return dt.date.fromisoformat(str(value))
+    except ValueError as exc:
+        raise SwmGisError(f'--received "{value}" is not a date; write it as YYYY-MM-DD, e.g. '
+                          "2026-03-14.") from exc
+
+
+__all__ = ["DEVELOPMENT_CHOICES", "ScreeningRequest", "Source"]
