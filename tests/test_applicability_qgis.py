@@ -6,7 +6,7 @@ import os
 import sys
 
 import pytest
-from test_applicability import town_layers
+from applicabilitykit import town_layers
 from townkit import write_town
 
 from swm_gis.applicability import run as ap

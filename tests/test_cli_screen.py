@@ -10,8 +10,8 @@ import geopandas as gpd
 import jsonschema
 import pyogrio
 import pytest
+from screenkit import BARE_SITE, SCHEMA, SITE, X0, Y0, build_town, gdf
 from shapely.geometry import LineString, Point, box
-from test_screening import BARE_SITE, SCHEMA, SITE, X0, Y0, build_town, gdf
 
 from swm_gis.cli import main
 
