@@ -13,7 +13,9 @@ one entry per finding, in the report's order, each with a ``status``:
 
 The command's summary (:func:`summary_lines`), the report (headline, findings table, checklist)
 and the QGIS outputs read these entries and never say "no", "none" or "not applicable" where a
-finding says otherwise. Pure: no I/O.
+finding says otherwise. The resource-area findings (habitats, floodplain, receiving waters) are
+decided in :mod:`swm_gis.screening.resource_findings`; the statuses and the finding entry are in
+:mod:`swm_gis.screening.finding_parts`. Pure: no I/O.
 """
 
 from __future__ import annotations
@@ -22,40 +24,28 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from swm_gis import formatting as fmt
+from swm_gis.screening.finding_parts import (
+    SECTIONS,
+    STATUS_WORDS,
+    STATUSES,
+    TRIGGER_SECTION,
+    _layer_state,
+    absent,
+    finding,
+    part_status,
+)
 from swm_gis.screening.general_requirements import EXEMPTION_7_NOTE
+from swm_gis.screening.resource_findings import (
+    HABITAT_LAYERS,
+    floodplain_finding,
+    habitats_finding,
+    receiving_finding,
+)
 from swm_gis.units import SQFT_PER_ACRE
 
-__all__ = ["STATUSES", "STATUS_WORDS", "decide_findings", "finding", "part_status",
-           "summary_lines"]
+__all__ = ["HABITAT_LAYERS", "STATUSES", "STATUS_WORDS", "decide_findings", "finding",
+           "part_status", "summary_lines"]
 
-STATUSES = ("yes", "no", "conditional", "not_checked", "info")
-STATUS_WORDS = {"yes": "Yes", "no": "No", "conditional": "Conditional",
-                "not_checked": "Not checked", "info": "Info"}
-
-TRIGGER_SECTION = ("Bylaw ch. 213, Art. II (Ch. 320 applicability A); exemptions Bylaw "
-                   "213-16B")
-SECTIONS = {
-    "development_type": "Ch. 320 definitions: new development, redevelopment",
-    "standards": "§ 320-19 B(7) / B(8)",
-    "watersheds": "§ 320-19 B(7)(d) / B(8)(d)",
-    "mitigation": "§ 320-19 B(7)(d) / B(8)(d)",
-    "habitats": "§ 320-20 A(3)(c), B(12)",
-    "floodplain": "§ 320-19 A(8); § 320-20 A(3)(a)",
-    "receiving_waters": "§ 320-19 B(10); Ch. 320 definitions: ORW; § 320-19 B(2)",
-}
-TITLES = {
-    "disturbance": "Stormwater management permit",
-    "development_type": "New development or redevelopment",
-    "standards": "Performance standards and retention volume",
-    "watersheds": "Watersheds (HUC12 / HUC10)",
-    "mitigation": "Off-site mitigation",
-    "habitats": "NHESP habitats and certified vernal pools within 500 ft",
-    "floodplain": "100-year floodplain (FEMA SFHA)",
-    "receiving_waters": "Receiving waters (ORW, impaired waters)",
-}
-HABITAT_LAYERS = ("nhesp_priority", "nhesp_estimated", "vernal_pools")
-_HABITAT_NAMES = {"priority": "Priority Habitat", "estimated": "Estimated Habitat",
-                  "vernal_pool": "Certified Vernal Pool"}
 #: A share of existing impervious cover below this makes the development type the Commission's
 #: call (the definitions are silent on mixed sites); ``[rules] small_existing_impervious_share``.
 SLIVER_SHARE = 0.05
@@ -81,64 +71,12 @@ ROADWAY_CLAIM_NOTE = (
     "requirements of Subsection B(8)(a) through (d) fully.\"")
 
 
-def absent(key: str) -> dict[str, Any]:
-    """The finding of a block the document does not hold: not checked, and says so."""
-    return finding(key, "not_checked", f"Not checked: screening.json has no '{key}' result.")
-
-
-def finding(key: str, status: str, answer: str, *, title: str | None = None,
-            section: str | None = None, used: Sequence[str] = (), missing: Sequence[str] = (),
-            caveats: Sequence[str] = (), **extra: Any) -> dict[str, Any]:
-    """One finding entry (SPEC section 5); ``status`` must be one of :data:`STATUSES`."""
-    if status not in STATUSES:
-        raise ValueError(f"unknown finding status {status!r}")
-    return {"key": key, "title": title or TITLES[key], "status": status, "answer": answer,
-            "section": section or SECTIONS.get(key, TRIGGER_SECTION),
-            "layers_used": list(dict.fromkeys(used)),
-            "layers_missing": list(dict.fromkeys(missing)),
-            "caveats": [c for c in dict.fromkeys(caveats) if c], **extra}
-
-
 def decide_findings(doc: Mapping[str, Any]) -> list[dict[str, Any]]:
     """Every finding of a screening document, in the report's order."""
     permit = _disturbance(doc)
     dev = _development(doc)
     return [permit, dev, _standards(doc, permit, dev), _watersheds(doc), _mitigation(doc),
-            _habitats(doc), _floodplain(doc), _receiving(doc)]
-
-
-# --------------------------------------------------------------------------- helpers
-def _cov(doc: Mapping[str, Any], key: str, layer: str) -> Mapping[str, Any]:
-    """The coverage record of ``layer`` for finding ``key`` ({} when none was recorded)."""
-    cov = (doc.get("coverage") or {}).get(key) or {}
-    return cov.get(layer) or {}
-
-
-def _layer_state(doc: Mapping[str, Any], key: str, layers: Sequence[str]
-                 ) -> tuple[list[str], list[str], list[str]]:
-    """(configured, missing, caveats about partial or unknown coverage) for a finding's layers.
-
-    A layer with no coverage record counts as missing: nothing shows it was read.
-    """
-    used, missing, caveats = [], [], []
-    for layer in layers:
-        rec = _cov(doc, key, layer)
-        if not rec.get("configured"):
-            missing.append(layer)
-            continue
-        used.append(layer)
-        if rec.get("covers") is False:
-            caveats.append(f"[layers.{layer}] does not cover the whole area searched (its "
-                           f"coverage: {rec.get('basis')}).")
-        elif rec.get("covers") is None:
-            caveats.append(f"[layers.{layer}]: whether it covers the area searched is unknown "
-                           f"({rec.get('basis')}).")
-    return used, missing, caveats
-
-
-def _missing_text(missing: Sequence[str], what: str) -> str:
-    names = ", ".join(f"[layers.{m}]" for m in missing)
-    return f"Not checked for {what}: no {names} configured." if missing else ""
+            habitats_finding(doc), floodplain_finding(doc), receiving_finding(doc)]
 
 
 # --------------------------------------------------------------------------- permit trigger
@@ -434,197 +372,6 @@ def _mitigation(doc: Mapping[str, Any]) -> dict[str, Any]:
             "Commission's judgement.")
     return finding("mitigation", status, f"{len(ok)} of {len(rows)} site(s) eligible. {text}",
                    used=["mitigation", *used], caveats=caveats + claim)
-
-
-# --------------------------------------------------------------------------- resources
-def _habitats(doc: Mapping[str, Any]) -> dict[str, Any]:
-    if not isinstance(doc.get("habitats"), list):
-        return absent("habitats")
-    found = sorted(doc.get("habitats") or [], key=lambda h: float(h.get("distance_ft") or 0))
-    used, missing, caveats = _layer_state(doc, "habitats", HABITAT_LAYERS)
-    gap = _missing_text(missing, "these layers")
-    if found:
-        parts = [f"{_HABITAT_NAMES.get(h.get('layer'), h.get('layer'))} {h.get('id')} at "
-                 f"{fmt.ft(h.get('distance_ft') or 0)}"
-                 + (" (overlaps the site)" if h.get("overlaps") else "") for h in found]
-        return finding("habitats", "yes", f"{len(found)} feature(s): " + "; ".join(parts) +
-                       ". Show them on the erosion and sediment control plan and prevent "
-                       "significant alteration.", used=used, missing=missing,
-                       caveats=[gap, *caveats])
-    if not used:
-        return finding("habitats", "not_checked", "Not checked: no NHESP priority or estimated "
-                       "habitat and no certified vernal pool layer configured.", missing=missing)
-    if missing or caveats:
-        names = ", ".join(used)
-        return finding("habitats", "conditional",
-                       f"None found in {names} within 500 ft, but the search was incomplete.",
-                       used=used, missing=missing, caveats=[gap, *caveats])
-    return finding("habitats", "no", "None: no Priority or Estimated Habitat and no Certified "
-                   "Vernal Pool within 500 ft of the limit of disturbance.", used=used)
-
-
-def _floodplain(doc: Mapping[str, Any]) -> dict[str, Any]:
-    f = doc.get("floodplain")
-    used, missing, caveats = _layer_state(doc, "floodplain", ["flood_zones"])
-    if not isinstance(f, Mapping) and not missing:
-        return absent("floodplain")
-    if not isinstance(f, Mapping) or missing:
-        return finding("floodplain", "not_checked", "Not checked: no [layers.flood_zones] "
-                       "configured.", missing=missing or ["flood_zones"])
-    parcels = f.get("subject_parcels") if isinstance(f.get("subject_parcels"), Mapping) else None
-    site = parcels or f  # the site is the lot or parcel (Chapter 320 definitions)
-    shaded_part, shaded_txt = _shaded_part(f, site)
-    parts = {"shaded_x": shaded_part}
-    if f.get("in_sfha") or (parcels and parcels.get("in_sfha")):
-        zones = "; ".join(
-            f"zone {z.get('zone')}{' ' + str(z['subtype']) if z.get('subtype') else ''}"
-            + (f" {fmt.sqft(z['area_sqft'])}" if z.get("area_sqft") is not None else "")
-            + f", BFE {fmt.bfe_text(z.get('bfe'))}" for z in site.get("zones") or []) or \
-            "zones not listed"
-        where = "of the site"
-        split = ""
-        if parcels:
-            ids = ", ".join(str(p.get("id")) for p in parcels.get("parcels") or []
-                            if p.get("id"))
-            where = (f"of the site's parcel(s) {ids}".rstrip()
-                     + f" ({fmt.sqft(parcels.get('area_sqft') or 0)})")
-            inside = float(f.get("sfha_area_sqft") or 0)
-            outside = max(float(parcels.get("sfha_area_sqft") or 0) - inside, 0.0)
-            split = (f" Inside the limit of disturbance: {fmt.sqft(inside)}; on the parcel(s) "
-                     f"outside it: {fmt.sqft(outside)}.")
-        no_bfe = [str(z.get("zone")) for z in site.get("zones") or []
-                  if fmt.bfe_text(z.get("bfe")) == "none on the FIRM"]
-        bfe_caveat = ([f"No base flood elevation on the FIRM for zone {', '.join(no_bfe)}: "
-                       "§ 320-20 A(3)(a) asks for \"the 100-year flood elevation based upon the "
-                       "most recent Flood Insurance Rate Map, or as calculated by a professional "
-                       "engineer for areas not assessed on these maps\"."] if no_bfe else [])
-        parts["sfha"] = "yes"
-        return finding("floodplain", "yes",
-                       f"{fmt.sqft(site.get('sfha_area_sqft') or 0)} {where} "
-                       f"({fmt.pct(site.get('site_fraction') or 0, 1)}) in the SFHA: {zones}."
-                       f"{split} Delineate it on the plans with the 100-year flood elevation."
-                       + shaded_txt, used=used, caveats=caveats + bfe_caveat, parts=parts)
-    target = "the site's parcel(s)" if parcels else "the limit of disturbance"
-    if caveats:
-        parts["sfha"] = "conditional"
-        return finding("floodplain", "conditional", f"No SFHA found on the part of {target} "
-                       "the flood zone layer covers." + shaded_txt, used=used, caveats=caveats,
-                       parts=parts)
-    parts["sfha"] = "no"
-    gap = [] if parcels else [
-        "Measured on the limit of disturbance only: the site is \"any lot or parcel of land "
-        "... where land-disturbing activities are ... performed\" (Chapter 320 definitions), "
-        "and no parcel under the site was found."]
-    return finding("floodplain", "conditional" if gap else "no",
-                   f"{target[0].upper()}{target[1:]} does not overlap the Special Flood Hazard "
-                   "Area." + shaded_txt, used=used, caveats=gap, parts=parts)
-
-
-def _shaded_part(f: Mapping[str, Any], site: Mapping[str, Any]) -> tuple[str, str]:
-    """The 0.2%-annual-chance zone's status and sentence: not checked unless the flood layer
-    holds such zones or its config says it covers them."""
-    if f.get("shaded_x_checked") is False or site.get("shaded_x_area_sqft") is None:
-        return "not_checked", (" 0.2%-annual-chance zone: not checked (the flood zone layer "
-                               "holds no 0.2%-annual-chance zone around the site and its config "
-                               "does not say it covers them).")
-    shaded = float(site.get("shaded_x_area_sqft") or 0)
-    if shaded > 0:
-        return "yes", f" 0.2%-annual-chance zone: {fmt.sqft(shaded)}."
-    return "no", " No 0.2%-annual-chance zone."
-
-
-# --------------------------------------------------------------------------- receiving waters
-def part_status(found: bool, *, layers_configured: bool, complete: bool) -> str:
-    """Status of one part of a search: found -> yes; no data -> not_checked; a complete search
-    -> no; else conditional.
-
-    >>> [part_status(True, layers_configured=False, complete=False),
-    ...  part_status(False, layers_configured=False, complete=True),
-    ...  part_status(False, layers_configured=True, complete=True),
-    ...  part_status(False, layers_configured=True, complete=False)]
-    ['yes', 'not_checked', 'no', 'conditional']
-    """
-    if found:
-        return "yes"
-    if not layers_configured:
-        return "not_checked"
-    return "no" if complete else "conditional"
-
-
-def _receiving(doc: Mapping[str, Any]) -> dict[str, Any]:
-    rw = doc.get("receiving_waters")
-    net_used, net_missing, _ = _layer_state(doc, "receiving_waters", ["streams", "waterbodies"])
-    if not isinstance(rw, Mapping):
-        why = ("no stream or water body layer configured, so the runoff was not traced" if
-               len(net_missing) == 2 else "screening.json has no 'receiving_waters' result")
-        return finding("receiving_waters", "not_checked", f"Not checked: {why}.",
-                       missing=net_missing + ["orw", "impaired_waters"],
-                       parts={"orw": "not_checked", "impaired": "not_checked"},
-                       complete={"orw": False, "impaired": False})
-    trace_caveats = [str(e.get("message")) for e in rw.get("trace_end") or []]
-    if rw.get("approximate"):
-        trace_caveats.append("No DEM: the runoff was taken to the nearest mapped stream in a "
-                             "straight line; configure [layers.dem] for a flow trace.")
-    if rw.get("stopped_at_boundary") and not any("town line" in c for c in trace_caveats):
-        trace_caveats.append("The trace stopped at the town line; waters downstream of it were "
-                             "not searched.")
-    complete = not trace_caveats
-    orw_used, orw_missing, orw_cov = _layer_state(doc, "receiving_waters",
-                                                  ["orw", "vernal_pools"])
-    imp_used, imp_missing, imp_cov = _layer_state(doc, "receiving_waters", ["impaired_waters"])
-    orw, impaired = rw.get("orw") or [], rw.get("impaired") or []
-    # complete: every layer that could add a water to this part was read over the whole path
-    full = {"orw": complete and not orw_missing and not orw_cov,
-            "impaired": complete and bool(imp_used) and not imp_cov}
-    parts = {
-        "orw": part_status(bool(orw), layers_configured=bool(orw_used), complete=full["orw"]),
-        "impaired": part_status(bool(impaired), layers_configured=bool(imp_used),
-                                complete=full["impaired"]),
-    }
-    answer = " ".join([_orw_text(orw, parts["orw"], orw_missing),
-                       _impaired_text(impaired, parts["impaired"])])
-    statuses = set(parts.values())
-    status = ("yes" if "yes" in statuses else "not_checked" if statuses == {"not_checked"}
-              else "no" if statuses == {"no"} else "conditional")
-    missing = [m for m in ["dem"] if rw.get("approximate")] + orw_missing + imp_missing
-    caveats = trace_caveats + orw_cov + imp_cov
-    if orw_missing and "vernal_pools" in orw_missing and "orw" not in orw_missing:
-        caveats.append("Certified vernal pools are ORWs (Chapter 320 definitions) and were not "
-                       "searched: no [layers.vernal_pools] configured.")
-    if status == "yes" and set(parts.values()) - {"yes", "no"}:
-        names = {"orw": "The ORW search", "impaired": "The impaired-water search"}
-        caveats += [f"{names[k]} is {STATUS_WORDS[v].lower()}." for k, v in parts.items()
-                    if v not in ("yes", "no")]
-    return finding("receiving_waters", status, answer,
-                   used=net_used + orw_used + imp_used + (["dem"] if not rw.get("approximate")
-                                                          else []),
-                   missing=missing, caveats=caveats, parts=parts, complete=full)
-
-
-def _orw_text(orw: Sequence[Mapping[str, Any]], status: str, missing: Sequence[str]) -> str:
-    if orw:
-        return "Outstanding Resource Waters downstream: " + "; ".join(
-            f"{w.get('name') or w.get('id')} at {fmt.ft(w.get('flow_distance_ft') or 0)}"
-            for w in orw) + "."
-    return {"not_checked": "ORWs not checked (no [layers.orw] or [layers.vernal_pools] "
-                           "configured).",
-            "no": "No Outstanding Resource Water downstream.",
-            "conditional": "No ORW found on the part of the flow path searched (incomplete: see "
-                           "the caveats)."}[status]
-
-
-def _impaired_text(impaired: Sequence[Mapping[str, Any]], status: str) -> str:
-    if impaired:
-        return "Impaired waters downstream: " + "; ".join(
-            f"{w.get('name') or w.get('au_id')} ({w.get('au_id')}, category "
-            f"{w.get('category')}: {', '.join(w.get('causes') or []) or 'causes not listed'}"
-            f"{'; ' + fmt.tmdl_text(w['tmdl']) if w.get('tmdl') else ''}) at "
-            f"{fmt.ft(w.get('flow_distance_ft') or 0)}" for w in impaired) + "."
-    return {"not_checked": "Impaired waters not checked (no [layers.impaired_waters] "
-                           "configured).",
-            "no": "No impaired water downstream.",
-            "conditional": "No impaired water found on the part of the flow path searched "
-                           "(incomplete: see the caveats)."}[status]
 
 
 # --------------------------------------------------------------------------- summary
