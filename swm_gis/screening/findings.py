@@ -86,50 +86,17 @@ def _disturbance(doc: Mapping[str, Any]) -> dict[str, Any]:
         return absent("disturbance")
     area, plan = float(d.get("area_sqft") or 0), d.get("common_plan_area_sqft")
     trigger = float(d.get("trigger_sqft") or SQFT_PER_ACRE)
-    figures = f"The site disturbs {fmt.sqft(area)} ({area / SQFT_PER_ACRE:.2f} acres)"
-    if plan is not None:
-        figures += f"; with its common plan of development or sale {fmt.sqft(plan)} " \
-                   f"({float(plan) / SQFT_PER_ACRE:.2f} acres)"
+    figures = _disturbance_figures(area, plan)
     used = ["site"] + (["common_plan"] if plan is not None else [])
-    reaches = d.get("disturbs_trigger_area")
-    if not isinstance(reaches, bool):  # an older document: decide from the areas
-        reaches = round(area, 3) >= trigger or (plan is not None and round(float(plan), 3)
-                                                >= trigger)
+    reaches = _reaches_trigger(d, area, plan, trigger)
     claimed = d.get("exemption") or []
-    ms4_text, ms4_caveats, ms4_used, ms4_missing, ms4_open = _ms4(d)
-    ms4_sentence = f"{ms4_text[0].upper()}{ms4_text[1:]}."
+    ms4 = _ms4(d)
     town_caveats = [str(w.get("text")) for w in doc.get("warnings") or []
                     if isinstance(w, Mapping) and w.get("text")]
     if claimed:
-        names = "; ".join(f"{e.get('section')} ({e.get('name')})"
-                          + (f": {e['activity']}" if e.get("activity") else "") for e in claimed)
-        otherwise = ("a permit is required (the disturbance reaches one acre)" if reaches else
-                     "no permit is required either: neither the site nor its common plan "
-                     "disturbs one acre" if plan is not None else
-                     "a permit is required only if the site is part of a larger common plan of "
-                     "development or sale that will ultimately disturb one acre or more")
-        return finding(
-            "disturbance", "conditional",
-            f"Conditional. The applicant claims an exemption: {names}. This is the applicant's "
-            f"claim; the Conservation Commission decides whether the activity qualifies. If it "
-            f"does not, {otherwise}.{' ' + ms4_sentence if reaches else ''} {figures}.",
-            section=TRIGGER_SECTION, used=used + ms4_used, missing=ms4_missing,
-            caveats=["The exemption is the applicant's claim, not a finding of this tool.",
-                     EXEMPTION_7_NOTE, *town_caveats, *(ms4_caveats if reaches else []),
-                     TOWN_BOARDS_NOTE])
-    if reaches and ms4_open:
-        return finding("disturbance", "conditional",
-                       f"Conditional. {figures}, which reaches the one-acre "
-                       f"({trigger:,.0f} sq ft) trigger; a permit is required if the disturbance "
-                       f"drains to the Town's MS4 ({ms4_text}).", section=TRIGGER_SECTION,
-                       used=used + ms4_used, missing=ms4_missing,
-                       caveats=[*town_caveats, *ms4_caveats, TOWN_BOARDS_NOTE])
+        return _claimed_exemption(claimed, reaches, plan, figures, used, ms4, town_caveats)
     if reaches:
-        return finding("disturbance", "yes",
-                       f"Required. {figures}, which reaches the one-acre "
-                       f"({trigger:,.0f} sq ft) trigger. {ms4_sentence}", section=TRIGGER_SECTION,
-                       used=used + ms4_used, missing=ms4_missing,
-                       caveats=[*town_caveats, *ms4_caveats, TOWN_BOARDS_NOTE])
+        return _reaching_trigger(figures, trigger, used, ms4, town_caveats)
     if plan is None:
         return finding(
             "disturbance", "conditional",
@@ -143,6 +110,70 @@ def _disturbance(doc: Mapping[str, Any]) -> dict[str, Any]:
                    f"Not required. {figures}: neither reaches the one-acre "
                    f"({trigger:,.0f} sq ft) trigger.", section=TRIGGER_SECTION, used=used,
                    caveats=town_caveats)
+
+
+def _disturbance_figures(area: float, plan: Any) -> str:
+    """The areas disturbed: the site's, and its common plan's when one was given."""
+    figures = f"The site disturbs {fmt.sqft(area)} ({area / SQFT_PER_ACRE:.2f} acres)"
+    if plan is not None:
+        figures += f"; with its common plan of development or sale {fmt.sqft(plan)} " \
+                   f"({float(plan) / SQFT_PER_ACRE:.2f} acres)"
+    return figures
+
+
+def _reaches_trigger(d: Mapping[str, Any], area: float, plan: Any, trigger: float) -> bool:
+    """Whether the site or its common plan disturbs the trigger area (one acre)."""
+    reaches = d.get("disturbs_trigger_area")
+    if not isinstance(reaches, bool):  # an older document: decide from the areas
+        reaches = round(area, 3) >= trigger or (plan is not None and round(float(plan), 3)
+                                                >= trigger)
+    return reaches
+
+
+def _ms4_sentence(ms4_text: str) -> str:
+    return f"{ms4_text[0].upper()}{ms4_text[1:]}."
+
+
+def _claimed_exemption(claimed: Sequence[Mapping[str, Any]], reaches: bool, plan: Any,
+                       figures: str, used: list[str], ms4: tuple, town_caveats: list[str]
+                       ) -> dict[str, Any]:
+    """The permit finding when the applicant claims an exemption: the Commission decides."""
+    _, ms4_caveats, ms4_used, ms4_missing, _ = ms4
+    names = "; ".join(f"{e.get('section')} ({e.get('name')})"
+                      + (f": {e['activity']}" if e.get("activity") else "") for e in claimed)
+    otherwise = ("a permit is required (the disturbance reaches one acre)" if reaches else
+                 "no permit is required either: neither the site nor its common plan "
+                 "disturbs one acre" if plan is not None else
+                 "a permit is required only if the site is part of a larger common plan of "
+                 "development or sale that will ultimately disturb one acre or more")
+    return finding(
+        "disturbance", "conditional",
+        f"Conditional. The applicant claims an exemption: {names}. This is the applicant's "
+        f"claim; the Conservation Commission decides whether the activity qualifies. If it "
+        f"does not, {otherwise}.{' ' + _ms4_sentence(ms4[0]) if reaches else ''} {figures}.",
+        section=TRIGGER_SECTION, used=used + ms4_used, missing=ms4_missing,
+        caveats=["The exemption is the applicant's claim, not a finding of this tool.",
+                 EXEMPTION_7_NOTE, *town_caveats, *(ms4_caveats if reaches else []),
+                 TOWN_BOARDS_NOTE])
+
+
+def _reaching_trigger(figures: str, trigger: float, used: list[str], ms4: tuple,
+                      town_caveats: list[str]) -> dict[str, Any]:
+    """The permit finding when the disturbance reaches the trigger: required, or conditional
+    on the MS4 when the runoff's path met none of it."""
+    ms4_text, ms4_caveats, ms4_used, ms4_missing, ms4_open = ms4
+    if ms4_open:
+        return finding("disturbance", "conditional",
+                       f"Conditional. {figures}, which reaches the one-acre "
+                       f"({trigger:,.0f} sq ft) trigger; a permit is required if the disturbance "
+                       f"drains to the Town's MS4 ({ms4_text}).", section=TRIGGER_SECTION,
+                       used=used + ms4_used, missing=ms4_missing,
+                       caveats=[*town_caveats, *ms4_caveats, TOWN_BOARDS_NOTE])
+    return finding("disturbance", "yes",
+                   f"Required. {figures}, which reaches the one-acre "
+                   f"({trigger:,.0f} sq ft) trigger. {_ms4_sentence(ms4_text)}",
+                   section=TRIGGER_SECTION, used=used + ms4_used, missing=ms4_missing,
+                   caveats=[*town_caveats, *ms4_caveats, TOWN_BOARDS_NOTE])
 
 
 def _ms4(d: Mapping[str, Any]) -> tuple[str, list[str], list[str], list[str], bool]:
@@ -235,48 +266,10 @@ def _standards(doc: Mapping[str, Any], permit: Mapping[str, Any], dev: Mapping[s
     if not isinstance(s, Mapping):
         return absent("standards")
     section = str(s.get("section") or SECTIONS["standards"])
-    roadway = bool(s.get("roadway_claimed"))
-    if (s.get("applies") is False or s.get("roadway_exempt")) and not roadway:
-        # an older document, where the tool took the roadway claim as decided
-        answer = ("Roadway maintenance redevelopment claimed: exempt from § 320-19 "
-                  "B(8)(a)-(d) if the Commission accepts it; must improve existing conditions "
-                  "unless infeasible (§ 320-19 B(8)(e)).")
-        roadway = True
-    else:
-        vol, imp = s.get("required_retention_cuft"), s.get("post_impervious_sqft")
-        depth = float(s.get("retention_depth_in") or 0)
-        retain = (f"retain {float(vol):,.0f} cu ft ({depth:.1f} in x {fmt.sqft(imp)} "
-                  "post-construction impervious area)" if vol is not None else
-                  f"retain {depth:.1f} in x the post-construction impervious area (not given, so "
-                  "the volume is not computed)")
-        answer = (f"{retain[0].upper()}{retain[1:]}, or remove "
-                  f"{fmt.pct(s.get('tss_removal') or 0)} TSS and "
-                  f"{fmt.pct(s.get('tp_removal') or 0)} "
-                  "TP, or a combination, or off-site mitigation in the same "
-                  f"{s.get('mitigation_huc_level')}; removal as an average over a year, "
-                  "calculated consistent with EPA Region 1's BMP Accounting and Tracking Tool "
-                  "(2016) (§ 320-19 B(9)).")
-        if roadway:
-            answer = ("Unless the Commission accepts the applicant's roadway-maintenance claim "
-                      "(§ 320-19 B(8)(e): exempt from B(8)(a)-(d), and \"shall improve existing "
-                      "conditions unless infeasible\"): " + answer)
+    answer, roadway = _standards_answer(s)
     caveats = [ROADWAY_CLAIM_NOTE] if roadway else []
-    claims = [e.get("name") for e in (doc.get("disturbance") or {}).get("exemption") or []
-              if isinstance(e, Mapping)]
-    base = _permit_without_claims(doc) if claims else permit["status"]
-    if claims and "wetlands-order" in claims:
-        caveats.append(WETLANDS_ORDER_NOTE)
-        permit_status = base
-    else:
-        permit_status = permit["status"]
-    if permit_status == "yes":
-        status = "yes"
-    elif permit_status == "no":
-        status, answer = "info", "For information (no permit is required): " + answer
-    else:
-        status = "conditional"
-        answer = "If a permit is required: " + answer
-        caveats.append("Apply only if a permit is required (see the permit finding).")
+    permit_status = _standards_permit_status(doc, permit, caveats)
+    status, answer = _permit_gate(permit_status, answer, caveats)
     if status == "yes" and roadway:
         status = "conditional"
     if dev["status"] == "conditional" and status == "yes":
@@ -285,19 +278,80 @@ def _standards(doc: Mapping[str, Any], permit: Mapping[str, Any], dev: Mapping[s
         caveats.append("The standards follow the development type, which is conditional.")
     alt = s.get("if_new_development")
     if isinstance(alt, Mapping):
-        vol = alt.get("required_retention_cuft")
-        caveats.append(
-            f"If the Commission finds new development ({alt.get('section')}): "
-            + (f"retain {float(vol):,.0f} cu ft ({float(alt.get('retention_depth_in') or 0):.1f} "
-               "in x the post-construction impervious area)" if vol is not None else
-               f"retain {float(alt.get('retention_depth_in') or 0):.1f} in x the "
-               "post-construction impervious area")
-            + f", or remove {fmt.pct(alt.get('tss_removal') or 0)} TSS and "
-              f"{fmt.pct(alt.get('tp_removal') or 0)} TP; off-site mitigation in the same "
-              f"{alt.get('mitigation_huc_level')}.")
+        caveats.append(_if_new_development(alt))
     return finding("standards", status, answer, section=section,
                    used=["proposed_impervious"] if s.get("post_impervious_sqft") is not None
                    else [], caveats=caveats)
+
+
+def _standards_answer(s: Mapping[str, Any]) -> tuple[str, bool]:
+    """(what the standards ask, whether a roadway-maintenance claim stands before them)."""
+    roadway = bool(s.get("roadway_claimed"))
+    if (s.get("applies") is False or s.get("roadway_exempt")) and not roadway:
+        # an older document, where the tool took the roadway claim as decided
+        return ("Roadway maintenance redevelopment claimed: exempt from § 320-19 "
+                "B(8)(a)-(d) if the Commission accepts it; must improve existing conditions "
+                "unless infeasible (§ 320-19 B(8)(e))."), True
+    answer = _retention_answer(s)
+    if roadway:
+        answer = ("Unless the Commission accepts the applicant's roadway-maintenance claim "
+                  "(§ 320-19 B(8)(e): exempt from B(8)(a)-(d), and \"shall improve existing "
+                  "conditions unless infeasible\"): " + answer)
+    return answer, roadway
+
+
+def _retention_answer(s: Mapping[str, Any]) -> str:
+    """The retention volume or the removal targets, or off-site mitigation (§ 320-19 B(9))."""
+    vol, imp = s.get("required_retention_cuft"), s.get("post_impervious_sqft")
+    depth = float(s.get("retention_depth_in") or 0)
+    retain = (f"retain {float(vol):,.0f} cu ft ({depth:.1f} in x {fmt.sqft(imp)} "
+              "post-construction impervious area)" if vol is not None else
+              f"retain {depth:.1f} in x the post-construction impervious area (not given, so "
+              "the volume is not computed)")
+    return (f"{retain[0].upper()}{retain[1:]}, or remove "
+            f"{fmt.pct(s.get('tss_removal') or 0)} TSS and "
+            f"{fmt.pct(s.get('tp_removal') or 0)} "
+            "TP, or a combination, or off-site mitigation in the same "
+            f"{s.get('mitigation_huc_level')}; removal as an average over a year, "
+            "calculated consistent with EPA Region 1's BMP Accounting and Tracking Tool "
+            "(2016) (§ 320-19 B(9)).")
+
+
+def _standards_permit_status(doc: Mapping[str, Any], permit: Mapping[str, Any],
+                             caveats: list[str]) -> str:
+    """The permit status the standards follow: under a wetlands-order claim, the one without
+    the claims (the standards apply either way; its note joins ``caveats``)."""
+    claims = [e.get("name") for e in (doc.get("disturbance") or {}).get("exemption") or []
+              if isinstance(e, Mapping)]
+    base = _permit_without_claims(doc) if claims else permit["status"]
+    if claims and "wetlands-order" in claims:
+        caveats.append(WETLANDS_ORDER_NOTE)
+        return base
+    return permit["status"]
+
+
+def _permit_gate(permit_status: str, answer: str, caveats: list[str]) -> tuple[str, str]:
+    """(status, answer) of the standards as the permit finding allows them."""
+    if permit_status == "yes":
+        return "yes", answer
+    if permit_status == "no":
+        return "info", "For information (no permit is required): " + answer
+    caveats.append("Apply only if a permit is required (see the permit finding).")
+    return "conditional", "If a permit is required: " + answer
+
+
+def _if_new_development(alt: Mapping[str, Any]) -> str:
+    """The caveat of what the standards would be if the Commission finds new development."""
+    vol = alt.get("required_retention_cuft")
+    return (
+        f"If the Commission finds new development ({alt.get('section')}): "
+        + (f"retain {float(vol):,.0f} cu ft ({float(alt.get('retention_depth_in') or 0):.1f} "
+           "in x the post-construction impervious area)" if vol is not None else
+           f"retain {float(alt.get('retention_depth_in') or 0):.1f} in x the "
+           "post-construction impervious area")
+        + f", or remove {fmt.pct(alt.get('tss_removal') or 0)} TSS and "
+          f"{fmt.pct(alt.get('tp_removal') or 0)} TP; off-site mitigation in the same "
+          f"{alt.get('mitigation_huc_level')}.")
 
 
 def _permit_without_claims(doc: Mapping[str, Any]) -> str:
@@ -356,22 +410,33 @@ def _mitigation(doc: Mapping[str, Any]) -> dict[str, Any]:
                      f"{' (' + str(m.get('reason')) + ')' if m.get('reason') else ''}"
                      for m in rows)
     status = "yes" if ok else ("no" if not caveats else "conditional")
-    shares = [h for h in ((doc.get("watersheds") or {}).get(level.lower()) or [])
-              if float(h.get("share") or 0) > 0]
-    if ok and len(shares) > 1:
-        split = ", ".join(f"{h.get('huc')} ({fmt.pct(h.get('share'), 1)})" for h in shares)
-        share_of = {str(h.get("huc")): h.get("share") for h in shares}
-        where = "; ".join(f"{m.get('id')} lies in {m.get('huc')}, which holds "
-                          f"{fmt.pct(share_of.get(str(m.get('huc')), 0), 1)} of the site"
-                          for m in rows if m.get("eligible"))
+    straddle = _straddle_caveat(doc, level, rows, bool(ok))
+    if straddle:
         status = "conditional"
-        caveats.append(
-            f"The site straddles {level}s: {split}. Only the mitigation site's location was "
-            f"tested ({where}); whether mitigation there is \"within the same USGS {level} as "
-            f"the {'new development' if level == 'HUC12' else 'redevelopment'} site\" is the "
-            "Commission's judgement.")
+        caveats.append(straddle)
     return finding("mitigation", status, f"{len(ok)} of {len(rows)} site(s) eligible. {text}",
                    used=["mitigation", *used], caveats=caveats + claim)
+
+
+def _straddle_caveat(doc: Mapping[str, Any], level: str, rows: Sequence[Mapping[str, Any]],
+                     eligible: bool) -> str:
+    """The caveat of a site that straddles watersheds of ``level`` ("" when it lies in one or
+    no site is ``eligible``): only the mitigation site's location was tested, the rest is the
+    Commission's judgement."""
+    shares = [h for h in ((doc.get("watersheds") or {}).get(level.lower()) or [])
+              if float(h.get("share") or 0) > 0]
+    if not eligible or len(shares) <= 1:
+        return ""
+    split = ", ".join(f"{h.get('huc')} ({fmt.pct(h.get('share'), 1)})" for h in shares)
+    share_of = {str(h.get("huc")): h.get("share") for h in shares}
+    where = "; ".join(f"{m.get('id')} lies in {m.get('huc')}, which holds "
+                      f"{fmt.pct(share_of.get(str(m.get('huc')), 0), 1)} of the site"
+                      for m in rows if m.get("eligible"))
+    return (
+        f"The site straddles {level}s: {split}. Only the mitigation site's location was "
+        f"tested ({where}); whether mitigation there is \"within the same USGS {level} as "
+        f"the {'new development' if level == 'HUC12' else 'redevelopment'} site\" is the "
+        "Commission's judgement.")
 
 
 # --------------------------------------------------------------------------- summary
