@@ -68,34 +68,57 @@ def floodplain_finding(doc: Mapping[str, Any]) -> dict[str, Any]:
     shaded_part, shaded_txt = _shaded_part(f, site)
     parts = {"shaded_x": shaded_part}
     if f.get("in_sfha") or (parcels and parcels.get("in_sfha")):
-        zones = "; ".join(
-            f"zone {z.get('zone')}{' ' + str(z['subtype']) if z.get('subtype') else ''}"
-            + (f" {fmt.sqft(z['area_sqft'])}" if z.get("area_sqft") is not None else "")
-            + f", BFE {fmt.bfe_text(z.get('bfe'))}" for z in site.get("zones") or []) or \
-            "zones not listed"
-        where = "of the site"
-        split = ""
-        if parcels:
-            ids = ", ".join(str(p.get("id")) for p in parcels.get("parcels") or []
-                            if p.get("id"))
-            where = (f"of the site's parcel(s) {ids}".rstrip()
-                     + f" ({fmt.sqft(parcels.get('area_sqft') or 0)})")
-            inside = float(f.get("sfha_area_sqft") or 0)
-            outside = max(float(parcels.get("sfha_area_sqft") or 0) - inside, 0.0)
-            split = (f" Inside the limit of disturbance: {fmt.sqft(inside)}; on the parcel(s) "
-                     f"outside it: {fmt.sqft(outside)}.")
-        no_bfe = [str(z.get("zone")) for z in site.get("zones") or []
-                  if fmt.bfe_text(z.get("bfe")) == "none on the FIRM"]
-        bfe_caveat = ([f"No base flood elevation on the FIRM for zone {', '.join(no_bfe)}: "
-                       "§ 320-20 A(3)(a) asks for \"the 100-year flood elevation based upon the "
-                       "most recent Flood Insurance Rate Map, or as calculated by a professional "
-                       "engineer for areas not assessed on these maps\"."] if no_bfe else [])
-        parts["sfha"] = "yes"
-        return finding("floodplain", "yes",
-                       f"{fmt.sqft(site.get('sfha_area_sqft') or 0)} {where} "
-                       f"({fmt.pct(site.get('site_fraction') or 0, 1)}) in the SFHA: {zones}."
-                       f"{split} Delineate it on the plans with the 100-year flood elevation."
-                       + shaded_txt, used=used, caveats=caveats + bfe_caveat, parts=parts)
+        return _in_sfha(f, parcels, site, shaded_txt, used, caveats, parts)
+    return _outside_sfha(parcels, shaded_txt, used, caveats, parts)
+
+
+def _in_sfha(f: Mapping[str, Any], parcels: Mapping[str, Any] | None, site: Mapping[str, Any],
+             shaded_txt: str, used: list[str], caveats: list[str], parts: dict[str, str]
+             ) -> dict[str, Any]:
+    """The floodplain finding of a site in the SFHA: its area, zones and base flood elevations."""
+    zones = "; ".join(
+        f"zone {z.get('zone')}{' ' + str(z['subtype']) if z.get('subtype') else ''}"
+        + (f" {fmt.sqft(z['area_sqft'])}" if z.get("area_sqft") is not None else "")
+        + f", BFE {fmt.bfe_text(z.get('bfe'))}" for z in site.get("zones") or []) or \
+        "zones not listed"
+    where, split = _sfha_where(f, parcels)
+    bfe_caveat = _bfe_caveat(site)
+    parts["sfha"] = "yes"
+    return finding("floodplain", "yes",
+                   f"{fmt.sqft(site.get('sfha_area_sqft') or 0)} {where} "
+                   f"({fmt.pct(site.get('site_fraction') or 0, 1)}) in the SFHA: {zones}."
+                   f"{split} Delineate it on the plans with the 100-year flood elevation."
+                   + shaded_txt, used=used, caveats=caveats + bfe_caveat, parts=parts)
+
+
+def _sfha_where(f: Mapping[str, Any], parcels: Mapping[str, Any] | None) -> tuple[str, str]:
+    """(what the SFHA area is of, the sentence splitting it inside and outside the limit of
+    disturbance): the site's parcels when known, else the limit of disturbance."""
+    if not parcels:
+        return "of the site", ""
+    ids = ", ".join(str(p.get("id")) for p in parcels.get("parcels") or [] if p.get("id"))
+    where = (f"of the site's parcel(s) {ids}".rstrip()
+             + f" ({fmt.sqft(parcels.get('area_sqft') or 0)})")
+    inside = float(f.get("sfha_area_sqft") or 0)
+    outside = max(float(parcels.get("sfha_area_sqft") or 0) - inside, 0.0)
+    return where, (f" Inside the limit of disturbance: {fmt.sqft(inside)}; on the parcel(s) "
+                   f"outside it: {fmt.sqft(outside)}.")
+
+
+def _bfe_caveat(site: Mapping[str, Any]) -> list[str]:
+    """The caveat of zones without a base flood elevation on the FIRM (§ 320-20 A(3)(a))."""
+    no_bfe = [str(z.get("zone")) for z in site.get("zones") or []
+              if fmt.bfe_text(z.get("bfe")) == "none on the FIRM"]
+    return ([f"No base flood elevation on the FIRM for zone {', '.join(no_bfe)}: "
+             "§ 320-20 A(3)(a) asks for \"the 100-year flood elevation based upon the "
+             "most recent Flood Insurance Rate Map, or as calculated by a professional "
+             "engineer for areas not assessed on these maps\"."] if no_bfe else [])
+
+
+def _outside_sfha(parcels: Mapping[str, Any] | None, shaded_txt: str, used: list[str],
+                  caveats: list[str], parts: dict[str, str]) -> dict[str, Any]:
+    """The floodplain finding when no SFHA was found: no, or conditional on a partial layer or
+    a site measured on the limit of disturbance only."""
     target = "the site's parcel(s)" if parcels else "the limit of disturbance"
     if caveats:
         parts["sfha"] = "conditional"
@@ -131,19 +154,8 @@ def receiving_finding(doc: Mapping[str, Any]) -> dict[str, Any]:
     rw = doc.get("receiving_waters")
     net_used, net_missing, _ = _layer_state(doc, "receiving_waters", ["streams", "waterbodies"])
     if not isinstance(rw, Mapping):
-        why = ("no stream or water body layer configured, so the runoff was not traced" if
-               len(net_missing) == 2 else "screening.json has no 'receiving_waters' result")
-        return finding("receiving_waters", "not_checked", f"Not checked: {why}.",
-                       missing=net_missing + ["orw", "impaired_waters"],
-                       parts={"orw": "not_checked", "impaired": "not_checked"},
-                       complete={"orw": False, "impaired": False})
-    trace_caveats = [str(e.get("message")) for e in rw.get("trace_end") or []]
-    if rw.get("approximate"):
-        trace_caveats.append("No DEM: the runoff was taken to the nearest mapped stream in a "
-                             "straight line; configure [layers.dem] for a flow trace.")
-    if rw.get("stopped_at_boundary") and not any("town line" in c for c in trace_caveats):
-        trace_caveats.append("The trace stopped at the town line; waters downstream of it were "
-                             "not searched.")
+        return _not_traced(net_missing)
+    trace_caveats = _trace_caveats(rw)
     complete = not trace_caveats
     orw_used, orw_missing, orw_cov = _layer_state(doc, "receiving_waters",
                                                   ["orw", "vernal_pools"])
@@ -159,11 +171,48 @@ def receiving_finding(doc: Mapping[str, Any]) -> dict[str, Any]:
     }
     answer = " ".join([_orw_text(orw, parts["orw"], orw_missing),
                        _impaired_text(impaired, parts["impaired"])])
-    statuses = set(parts.values())
-    status = ("yes" if "yes" in statuses else "not_checked" if statuses == {"not_checked"}
-              else "no" if statuses == {"no"} else "conditional")
+    status = _receiving_status(parts)
     missing = [m for m in ["dem"] if rw.get("approximate")] + orw_missing + imp_missing
-    caveats = trace_caveats + orw_cov + imp_cov
+    caveats = trace_caveats + orw_cov + imp_cov + _parts_caveats(status, parts, orw_missing)
+    return finding("receiving_waters", status, answer,
+                   used=net_used + orw_used + imp_used + (["dem"] if not rw.get("approximate")
+                                                          else []),
+                   missing=missing, caveats=caveats, parts=parts, complete=full)
+
+
+def _not_traced(net_missing: list[str]) -> dict[str, Any]:
+    """The finding when the document holds no trace: every part not checked."""
+    why = ("no stream or water body layer configured, so the runoff was not traced" if
+           len(net_missing) == 2 else "screening.json has no 'receiving_waters' result")
+    return finding("receiving_waters", "not_checked", f"Not checked: {why}.",
+                   missing=net_missing + ["orw", "impaired_waters"],
+                   parts={"orw": "not_checked", "impaired": "not_checked"},
+                   complete={"orw": False, "impaired": False})
+
+
+def _trace_caveats(rw: Mapping[str, Any]) -> list[str]:
+    """Where the trace fell short of the whole flow path (none: the trace is complete)."""
+    trace_caveats = [str(e.get("message")) for e in rw.get("trace_end") or []]
+    if rw.get("approximate"):
+        trace_caveats.append("No DEM: the runoff was taken to the nearest mapped stream in a "
+                             "straight line; configure [layers.dem] for a flow trace.")
+    if rw.get("stopped_at_boundary") and not any("town line" in c for c in trace_caveats):
+        trace_caveats.append("The trace stopped at the town line; waters downstream of it were "
+                             "not searched.")
+    return trace_caveats
+
+
+def _receiving_status(parts: Mapping[str, str]) -> str:
+    """The finding's status from its parts: yes if one is, no or not checked only if all are."""
+    statuses = set(parts.values())
+    return ("yes" if "yes" in statuses else "not_checked" if statuses == {"not_checked"}
+            else "no" if statuses == {"no"} else "conditional")
+
+
+def _parts_caveats(status: str, parts: Mapping[str, str], orw_missing: Sequence[str]
+                   ) -> list[str]:
+    """Caveats of the parts: vernal pools not searched; a part undecided under a yes."""
+    caveats = []
     if orw_missing and "vernal_pools" in orw_missing and "orw" not in orw_missing:
         caveats.append("Certified vernal pools are ORWs (Chapter 320 definitions) and were not "
                        "searched: no [layers.vernal_pools] configured.")
@@ -171,10 +220,7 @@ def receiving_finding(doc: Mapping[str, Any]) -> dict[str, Any]:
         names = {"orw": "The ORW search", "impaired": "The impaired-water search"}
         caveats += [f"{names[k]} is {STATUS_WORDS[v].lower()}." for k, v in parts.items()
                     if v not in ("yes", "no")]
-    return finding("receiving_waters", status, answer,
-                   used=net_used + orw_used + imp_used + (["dem"] if not rw.get("approximate")
-                                                          else []),
-                   missing=missing, caveats=caveats, parts=parts, complete=full)
+    return caveats
 
 
 def _orw_text(orw: Sequence[Mapping[str, Any]], status: str, missing: Sequence[str]) -> str:
