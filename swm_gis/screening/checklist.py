@@ -215,28 +215,39 @@ def _note_floodplain(doc: Mapping[str, Any]) -> str:
     parcels = flood.get("subject_parcels") if isinstance(flood.get("subject_parcels"),
                                                          Mapping) else None
     if not flood.get("in_sfha") and not (parcels and parcels.get("in_sfha")):
-        where = "on the site's parcel(s)" if parcels else "in the limit of disturbance"
-        if status != "no":
-            return (f"Floodplain {status.replace('_', ' ')}: no SFHA found {where}; delineate "
-                    "from the current FIRM.")
-        extra = ""
-        if float((parcels or flood).get("shaded_x_area_sqft") or 0) > 0:
-            shaded = (parcels or flood)["shaded_x_area_sqft"]
-            extra = f"; 0.2%-annual-chance zone: {fmt.sqft(shaded)}"
-        elif flood.get("shaded_x_checked") is False:
-            extra = "; the 0.2%-annual-chance zone was not checked"
-        return f"Screening found no 100-year floodplain (SFHA) {where}{extra}."
+        return _note_no_sfha(flood, parcels, status)
     if parcels and parcels.get("in_sfha"):
-        inside = float(flood.get("sfha_area_sqft") or 0)
-        total = float(parcels.get("sfha_area_sqft") or 0)
-        share = float(parcels.get("site_fraction") or 0) * 100
-        return (f"Site's parcel(s) in the SFHA: {fmt.sqft(total)} ({share:.1f}%): "
-                f"{fmt.sqft(inside)} "
-                f"inside the limit of disturbance, {fmt.sqft(max(total - inside, 0))} outside it; "
-                f"{'; '.join(_zone_texts(parcels)) or 'zones not listed'}.")
+        return _note_parcels_in_sfha(flood, parcels)
     share = float(flood.get("site_fraction") or 0) * 100
     return (f"Site in the SFHA: {fmt.sqft(flood.get('sfha_area_sqft') or 0)} ({share:.1f}% of the "
             f"site); {'; '.join(_zone_texts(flood)) or 'zones not listed'}.")
+
+
+def _note_no_sfha(flood: Mapping[str, Any], parcels: Mapping[str, Any] | None,
+                  status: Any) -> str:
+    """The note when no SFHA was found, with the 0.2%-annual-chance zone when it is known."""
+    where = "on the site's parcel(s)" if parcels else "in the limit of disturbance"
+    if status != "no":
+        return (f"Floodplain {status.replace('_', ' ')}: no SFHA found {where}; delineate "
+                "from the current FIRM.")
+    extra = ""
+    if float((parcels or flood).get("shaded_x_area_sqft") or 0) > 0:
+        shaded = (parcels or flood)["shaded_x_area_sqft"]
+        extra = f"; 0.2%-annual-chance zone: {fmt.sqft(shaded)}"
+    elif flood.get("shaded_x_checked") is False:
+        extra = "; the 0.2%-annual-chance zone was not checked"
+    return f"Screening found no 100-year floodplain (SFHA) {where}{extra}."
+
+
+def _note_parcels_in_sfha(flood: Mapping[str, Any], parcels: Mapping[str, Any]) -> str:
+    """The note when the site's parcels are in the SFHA: inside and outside the limit."""
+    inside = float(flood.get("sfha_area_sqft") or 0)
+    total = float(parcels.get("sfha_area_sqft") or 0)
+    share = float(parcels.get("site_fraction") or 0) * 100
+    return (f"Site's parcel(s) in the SFHA: {fmt.sqft(total)} ({share:.1f}%): "
+            f"{fmt.sqft(inside)} "
+            f"inside the limit of disturbance, {fmt.sqft(max(total - inside, 0))} outside it; "
+            f"{'; '.join(_zone_texts(parcels)) or 'zones not listed'}.")
 
 
 def _zone_texts(flood: Mapping[str, Any]) -> list[str]:

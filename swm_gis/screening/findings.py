@@ -13,7 +13,9 @@ one entry per finding, in the report's order, each with a ``status``:
 
 The command's summary (:func:`summary_lines`), the report (headline, findings table, checklist)
 and the QGIS outputs read these entries and never say "no", "none" or "not applicable" where a
-finding says otherwise. Pure: no I/O.
+finding says otherwise. The resource-area findings (habitats, floodplain, receiving waters) are
+decided in :mod:`swm_gis.screening.resource_findings`; the statuses and the finding entry are in
+:mod:`swm_gis.screening.finding_parts`. Pure: no I/O.
 """
 
 from __future__ import annotations
@@ -22,40 +24,28 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from swm_gis import formatting as fmt
+from swm_gis.screening.finding_parts import (
+    SECTIONS,
+    STATUS_WORDS,
+    STATUSES,
+    TRIGGER_SECTION,
+    _layer_state,
+    absent,
+    finding,
+    part_status,
+)
 from swm_gis.screening.general_requirements import EXEMPTION_7_NOTE
+from swm_gis.screening.resource_findings import (
+    HABITAT_LAYERS,
+    floodplain_finding,
+    habitats_finding,
+    receiving_finding,
+)
 from swm_gis.units import SQFT_PER_ACRE
 
-__all__ = ["STATUSES", "STATUS_WORDS", "decide_findings", "finding", "part_status",
-           "summary_lines"]
+__all__ = ["HABITAT_LAYERS", "STATUSES", "STATUS_WORDS", "decide_findings", "finding",
+           "part_status", "summary_lines"]
 
-STATUSES = ("yes", "no", "conditional", "not_checked", "info")
-STATUS_WORDS = {"yes": "Yes", "no": "No", "conditional": "Conditional",
-                "not_checked": "Not checked", "info": "Info"}
-
-TRIGGER_SECTION = ("Bylaw ch. 213, Art. II (Ch. 320 applicability A); exemptions Bylaw "
-                   "213-16B")
-SECTIONS = {
-    "development_type": "Ch. 320 definitions: new development, redevelopment",
-    "standards": "§ 320-19 B(7) / B(8)",
-    "watersheds": "§ 320-19 B(7)(d) / B(8)(d)",
-    "mitigation": "§ 320-19 B(7)(d) / B(8)(d)",
-    "habitats": "§ 320-20 A(3)(c), B(12)",
-    "floodplain": "§ 320-19 A(8); § 320-20 A(3)(a)",
-    "receiving_waters": "§ 320-19 B(10); Ch. 320 definitions: ORW; § 320-19 B(2)",
-}
-TITLES = {
-    "disturbance": "Stormwater management permit",
-    "development_type": "New development or redevelopment",
-    "standards": "Performance standards and retention volume",
-    "watersheds": "Watersheds (HUC12 / HUC10)",
-    "mitigation": "Off-site mitigation",
-    "habitats": "NHESP habitats and certified vernal pools within 500 ft",
-    "floodplain": "100-year floodplain (FEMA SFHA)",
-    "receiving_waters": "Receiving waters (ORW, impaired waters)",
-}
-HABITAT_LAYERS = ("nhesp_priority", "nhesp_estimated", "vernal_pools")
-_HABITAT_NAMES = {"priority": "Priority Habitat", "estimated": "Estimated Habitat",
-                  "vernal_pool": "Certified Vernal Pool"}
 #: A share of existing impervious cover below this makes the development type the Commission's
 #: call (the definitions are silent on mixed sites); ``[rules] small_existing_impervious_share``.
 SLIVER_SHARE = 0.05
@@ -81,64 +71,12 @@ ROADWAY_CLAIM_NOTE = (
     "requirements of Subsection B(8)(a) through (d) fully.\"")
 
 
-def absent(key: str) -> dict[str, Any]:
-    """The finding of a block the document does not hold: not checked, and says so."""
-    return finding(key, "not_checked", f"Not checked: screening.json has no '{key}' result.")
-
-
-def finding(key: str, status: str, answer: str, *, title: str | None = None,
-            section: str | None = None, used: Sequence[str] = (), missing: Sequence[str] = (),
-            caveats: Sequence[str] = (), **extra: Any) -> dict[str, Any]:
-    """One finding entry (SPEC section 5); ``status`` must be one of :data:`STATUSES`."""
-    if status not in STATUSES:
-        raise ValueError(f"unknown finding status {status!r}")
-    return {"key": key, "title": title or TITLES[key], "status": status, "answer": answer,
-            "section": section or SECTIONS.get(key, TRIGGER_SECTION),
-            "layers_used": list(dict.fromkeys(used)),
-            "layers_missing": list(dict.fromkeys(missing)),
-            "caveats": [c for c in dict.fromkeys(caveats) if c], **extra}
-
-
 def decide_findings(doc: Mapping[str, Any]) -> list[dict[str, Any]]:
     """Every finding of a screening document, in the report's order."""
     permit = _disturbance(doc)
     dev = _development(doc)
     return [permit, dev, _standards(doc, permit, dev), _watersheds(doc), _mitigation(doc),
-            _habitats(doc), _floodplain(doc), _receiving(doc)]
-
-
-# --------------------------------------------------------------------------- helpers
-def _cov(doc: Mapping[str, Any], key: str, layer: str) -> Mapping[str, Any]:
-    """The coverage record of ``layer`` for finding ``key`` ({} when none was recorded)."""
-    cov = (doc.get("coverage") or {}).get(key) or {}
-    return cov.get(layer) or {}
-
-
-def _layer_state(doc: Mapping[str, Any], key: str, layers: Sequence[str]
-                 ) -> tuple[list[str], list[str], list[str]]:
-    """(configured, missing, caveats about partial or unknown coverage) for a finding's layers.
-
-    A layer with no coverage record counts as missing: nothing shows it was read.
-    """
-    used, missing, caveats = [], [], []
-    for layer in layers:
-        rec = _cov(doc, key, layer)
-        if not rec.get("configured"):
-            missing.append(layer)
-            continue
-        used.append(layer)
-        if rec.get("covers") is False:
-            caveats.append(f"[layers.{layer}] does not cover the whole area searched (its "
-                           f"coverage: {rec.get('basis')}).")
-        elif rec.get("covers") is None:
-            caveats.append(f"[layers.{layer}]: whether it covers the area searched is unknown "
-                           f"({rec.get('basis')}).")
-    return used, missing, caveats
-
-
-def _missing_text(missing: Sequence[str], what: str) -> str:
-    names = ", ".join(f"[layers.{m}]" for m in missing)
-    return f"Not checked for {what}: no {names} configured." if missing else ""
+            habitats_finding(doc), floodplain_finding(doc), receiving_finding(doc)]
 
 
 # --------------------------------------------------------------------------- permit trigger
@@ -148,50 +86,17 @@ def _disturbance(doc: Mapping[str, Any]) -> dict[str, Any]:
         return absent("disturbance")
     area, plan = float(d.get("area_sqft") or 0), d.get("common_plan_area_sqft")
     trigger = float(d.get("trigger_sqft") or SQFT_PER_ACRE)
-    figures = f"The site disturbs {fmt.sqft(area)} ({area / SQFT_PER_ACRE:.2f} acres)"
-    if plan is not None:
-        figures += f"; with its common plan of development or sale {fmt.sqft(plan)} " \
-                   f"({float(plan) / SQFT_PER_ACRE:.2f} acres)"
+    figures = _disturbance_figures(area, plan)
     used = ["site"] + (["common_plan"] if plan is not None else [])
-    reaches = d.get("disturbs_trigger_area")
-    if not isinstance(reaches, bool):  # an older document: decide from the areas
-        reaches = round(area, 3) >= trigger or (plan is not None and round(float(plan), 3)
-                                                >= trigger)
+    reaches = _reaches_trigger(d, area, plan, trigger)
     claimed = d.get("exemption") or []
-    ms4_text, ms4_caveats, ms4_used, ms4_missing, ms4_open = _ms4(d)
-    ms4_sentence = f"{ms4_text[0].upper()}{ms4_text[1:]}."
+    ms4 = _ms4(d)
     town_caveats = [str(w.get("text")) for w in doc.get("warnings") or []
                     if isinstance(w, Mapping) and w.get("text")]
     if claimed:
-        names = "; ".join(f"{e.get('section')} ({e.get('name')})"
-                          + (f": {e['activity']}" if e.get("activity") else "") for e in claimed)
-        otherwise = ("a permit is required (the disturbance reaches one acre)" if reaches else
-                     "no permit is required either: neither the site nor its common plan "
-                     "disturbs one acre" if plan is not None else
-                     "a permit is required only if the site is part of a larger common plan of "
-                     "development or sale that will ultimately disturb one acre or more")
-        return finding(
-            "disturbance", "conditional",
-            f"Conditional. The applicant claims an exemption: {names}. This is the applicant's "
-            f"claim; the Conservation Commission decides whether the activity qualifies. If it "
-            f"does not, {otherwise}.{' ' + ms4_sentence if reaches else ''} {figures}.",
-            section=TRIGGER_SECTION, used=used + ms4_used, missing=ms4_missing,
-            caveats=["The exemption is the applicant's claim, not a finding of this tool.",
-                     EXEMPTION_7_NOTE, *town_caveats, *(ms4_caveats if reaches else []),
-                     TOWN_BOARDS_NOTE])
-    if reaches and ms4_open:
-        return finding("disturbance", "conditional",
-                       f"Conditional. {figures}, which reaches the one-acre "
-                       f"({trigger:,.0f} sq ft) trigger; a permit is required if the disturbance "
-                       f"drains to the Town's MS4 ({ms4_text}).", section=TRIGGER_SECTION,
-                       used=used + ms4_used, missing=ms4_missing,
-                       caveats=[*town_caveats, *ms4_caveats, TOWN_BOARDS_NOTE])
+        return _claimed_exemption(claimed, reaches, plan, figures, used, ms4, town_caveats)
     if reaches:
-        return finding("disturbance", "yes",
-                       f"Required. {figures}, which reaches the one-acre "
-                       f"({trigger:,.0f} sq ft) trigger. {ms4_sentence}", section=TRIGGER_SECTION,
-                       used=used + ms4_used, missing=ms4_missing,
-                       caveats=[*town_caveats, *ms4_caveats, TOWN_BOARDS_NOTE])
+        return _reaching_trigger(figures, trigger, used, ms4, town_caveats)
     if plan is None:
         return finding(
             "disturbance", "conditional",
@@ -205,6 +110,70 @@ def _disturbance(doc: Mapping[str, Any]) -> dict[str, Any]:
                    f"Not required. {figures}: neither reaches the one-acre "
                    f"({trigger:,.0f} sq ft) trigger.", section=TRIGGER_SECTION, used=used,
                    caveats=town_caveats)
+
+
+def _disturbance_figures(area: float, plan: Any) -> str:
+    """The areas disturbed: the site's, and its common plan's when one was given."""
+    figures = f"The site disturbs {fmt.sqft(area)} ({area / SQFT_PER_ACRE:.2f} acres)"
+    if plan is not None:
+        figures += f"; with its common plan of development or sale {fmt.sqft(plan)} " \
+                   f"({float(plan) / SQFT_PER_ACRE:.2f} acres)"
+    return figures
+
+
+def _reaches_trigger(d: Mapping[str, Any], area: float, plan: Any, trigger: float) -> bool:
+    """Whether the site or its common plan disturbs the trigger area (one acre)."""
+    reaches = d.get("disturbs_trigger_area")
+    if not isinstance(reaches, bool):  # an older document: decide from the areas
+        reaches = round(area, 3) >= trigger or (plan is not None and round(float(plan), 3)
+                                                >= trigger)
+    return reaches
+
+
+def _ms4_sentence(ms4_text: str) -> str:
+    return f"{ms4_text[0].upper()}{ms4_text[1:]}."
+
+
+def _claimed_exemption(claimed: Sequence[Mapping[str, Any]], reaches: bool, plan: Any,
+                       figures: str, used: list[str], ms4: tuple, town_caveats: list[str]
+                       ) -> dict[str, Any]:
+    """The permit finding when the applicant claims an exemption: the Commission decides."""
+    _, ms4_caveats, ms4_used, ms4_missing, _ = ms4
+    names = "; ".join(f"{e.get('section')} ({e.get('name')})"
+                      + (f": {e['activity']}" if e.get("activity") else "") for e in claimed)
+    otherwise = ("a permit is required (the disturbance reaches one acre)" if reaches else
+                 "no permit is required either: neither the site nor its common plan "
+                 "disturbs one acre" if plan is not None else
+                 "a permit is required only if the site is part of a larger common plan of "
+                 "development or sale that will ultimately disturb one acre or more")
+    return finding(
+        "disturbance", "conditional",
+        f"Conditional. The applicant claims an exemption: {names}. This is the applicant's "
+        f"claim; the Conservation Commission decides whether the activity qualifies. If it "
+        f"does not, {otherwise}.{' ' + _ms4_sentence(ms4[0]) if reaches else ''} {figures}.",
+        section=TRIGGER_SECTION, used=used + ms4_used, missing=ms4_missing,
+        caveats=["The exemption is the applicant's claim, not a finding of this tool.",
+                 EXEMPTION_7_NOTE, *town_caveats, *(ms4_caveats if reaches else []),
+                 TOWN_BOARDS_NOTE])
+
+
+def _reaching_trigger(figures: str, trigger: float, used: list[str], ms4: tuple,
+                      town_caveats: list[str]) -> dict[str, Any]:
+    """The permit finding when the disturbance reaches the trigger: required, or conditional
+    on the MS4 when the runoff's path met none of it."""
+    ms4_text, ms4_caveats, ms4_used, ms4_missing, ms4_open = ms4
+    if ms4_open:
+        return finding("disturbance", "conditional",
+                       f"Conditional. {figures}, which reaches the one-acre "
+                       f"({trigger:,.0f} sq ft) trigger; a permit is required if the disturbance "
+                       f"drains to the Town's MS4 ({ms4_text}).", section=TRIGGER_SECTION,
+                       used=used + ms4_used, missing=ms4_missing,
+                       caveats=[*town_caveats, *ms4_caveats, TOWN_BOARDS_NOTE])
+    return finding("disturbance", "yes",
+                   f"Required. {figures}, which reaches the one-acre "
+                   f"({trigger:,.0f} sq ft) trigger. {_ms4_sentence(ms4_text)}",
+                   section=TRIGGER_SECTION, used=used + ms4_used, missing=ms4_missing,
+                   caveats=[*town_caveats, *ms4_caveats, TOWN_BOARDS_NOTE])
 
 
 def _ms4(d: Mapping[str, Any]) -> tuple[str, list[str], list[str], list[str], bool]:
@@ -297,48 +266,10 @@ def _standards(doc: Mapping[str, Any], permit: Mapping[str, Any], dev: Mapping[s
     if not isinstance(s, Mapping):
         return absent("standards")
     section = str(s.get("section") or SECTIONS["standards"])
-    roadway = bool(s.get("roadway_claimed"))
-    if (s.get("applies") is False or s.get("roadway_exempt")) and not roadway:
-        # an older document, where the tool took the roadway claim as decided
-        answer = ("Roadway maintenance redevelopment claimed: exempt from § 320-19 "
-                  "B(8)(a)-(d) if the Commission accepts it; must improve existing conditions "
-                  "unless infeasible (§ 320-19 B(8)(e)).")
-        roadway = True
-    else:
-        vol, imp = s.get("required_retention_cuft"), s.get("post_impervious_sqft")
-        depth = float(s.get("retention_depth_in") or 0)
-        retain = (f"retain {float(vol):,.0f} cu ft ({depth:.1f} in x {fmt.sqft(imp)} "
-                  "post-construction impervious area)" if vol is not None else
-                  f"retain {depth:.1f} in x the post-construction impervious area (not given, so "
-                  "the volume is not computed)")
-        answer = (f"{retain[0].upper()}{retain[1:]}, or remove "
-                  f"{fmt.pct(s.get('tss_removal') or 0)} TSS and "
-                  f"{fmt.pct(s.get('tp_removal') or 0)} "
-                  "TP, or a combination, or off-site mitigation in the same "
-                  f"{s.get('mitigation_huc_level')}; removal as an average over a year, "
-                  "calculated consistent with EPA Region 1's BMP Accounting and Tracking Tool "
-                  "(2016) (§ 320-19 B(9)).")
-        if roadway:
-            answer = ("Unless the Commission accepts the applicant's roadway-maintenance claim "
-                      "(§ 320-19 B(8)(e): exempt from B(8)(a)-(d), and \"shall improve existing "
-                      "conditions unless infeasible\"): " + answer)
+    answer, roadway = _standards_answer(s)
     caveats = [ROADWAY_CLAIM_NOTE] if roadway else []
-    claims = [e.get("name") for e in (doc.get("disturbance") or {}).get("exemption") or []
-              if isinstance(e, Mapping)]
-    base = _permit_without_claims(doc) if claims else permit["status"]
-    if claims and "wetlands-order" in claims:
-        caveats.append(WETLANDS_ORDER_NOTE)
-        permit_status = base
-    else:
-        permit_status = permit["status"]
-    if permit_status == "yes":
-        status = "yes"
-    elif permit_status == "no":
-        status, answer = "info", "For information (no permit is required): " + answer
-    else:
-        status = "conditional"
-        answer = "If a permit is required: " + answer
-        caveats.append("Apply only if a permit is required (see the permit finding).")
+    permit_status = _standards_permit_status(doc, permit, caveats)
+    status, answer = _permit_gate(permit_status, answer, caveats)
     if status == "yes" and roadway:
         status = "conditional"
     if dev["status"] == "conditional" and status == "yes":
@@ -347,19 +278,80 @@ def _standards(doc: Mapping[str, Any], permit: Mapping[str, Any], dev: Mapping[s
         caveats.append("The standards follow the development type, which is conditional.")
     alt = s.get("if_new_development")
     if isinstance(alt, Mapping):
-        vol = alt.get("required_retention_cuft")
-        caveats.append(
-            f"If the Commission finds new development ({alt.get('section')}): "
-            + (f"retain {float(vol):,.0f} cu ft ({float(alt.get('retention_depth_in') or 0):.1f} "
-               "in x the post-construction impervious area)" if vol is not None else
-               f"retain {float(alt.get('retention_depth_in') or 0):.1f} in x the "
-               "post-construction impervious area")
-            + f", or remove {fmt.pct(alt.get('tss_removal') or 0)} TSS and "
-              f"{fmt.pct(alt.get('tp_removal') or 0)} TP; off-site mitigation in the same "
-              f"{alt.get('mitigation_huc_level')}.")
+        caveats.append(_if_new_development(alt))
     return finding("standards", status, answer, section=section,
                    used=["proposed_impervious"] if s.get("post_impervious_sqft") is not None
                    else [], caveats=caveats)
+
+
+def _standards_answer(s: Mapping[str, Any]) -> tuple[str, bool]:
+    """(what the standards ask, whether a roadway-maintenance claim stands before them)."""
+    roadway = bool(s.get("roadway_claimed"))
+    if (s.get("applies") is False or s.get("roadway_exempt")) and not roadway:
+        # an older document, where the tool took the roadway claim as decided
+        return ("Roadway maintenance redevelopment claimed: exempt from § 320-19 "
+                "B(8)(a)-(d) if the Commission accepts it; must improve existing conditions "
+                "unless infeasible (§ 320-19 B(8)(e))."), True
+    answer = _retention_answer(s)
+    if roadway:
+        answer = ("Unless the Commission accepts the applicant's roadway-maintenance claim "
+                  "(§ 320-19 B(8)(e): exempt from B(8)(a)-(d), and \"shall improve existing "
+                  "conditions unless infeasible\"): " + answer)
+    return answer, roadway
+
+
+def _retention_answer(s: Mapping[str, Any]) -> str:
+    """The retention volume or the removal targets, or off-site mitigation (§ 320-19 B(9))."""
+    vol, imp = s.get("required_retention_cuft"), s.get("post_impervious_sqft")
+    depth = float(s.get("retention_depth_in") or 0)
+    retain = (f"retain {float(vol):,.0f} cu ft ({depth:.1f} in x {fmt.sqft(imp)} "
+              "post-construction impervious area)" if vol is not None else
+              f"retain {depth:.1f} in x the post-construction impervious area (not given, so "
+              "the volume is not computed)")
+    return (f"{retain[0].upper()}{retain[1:]}, or remove "
+            f"{fmt.pct(s.get('tss_removal') or 0)} TSS and "
+            f"{fmt.pct(s.get('tp_removal') or 0)} "
+            "TP, or a combination, or off-site mitigation in the same "
+            f"{s.get('mitigation_huc_level')}; removal as an average over a year, "
+            "calculated consistent with EPA Region 1's BMP Accounting and Tracking Tool "
+            "(2016) (§ 320-19 B(9)).")
+
+
+def _standards_permit_status(doc: Mapping[str, Any], permit: Mapping[str, Any],
+                             caveats: list[str]) -> str:
+    """The permit status the standards follow: under a wetlands-order claim, the one without
+    the claims (the standards apply either way; its note joins ``caveats``)."""
+    claims = [e.get("name") for e in (doc.get("disturbance") or {}).get("exemption") or []
+              if isinstance(e, Mapping)]
+    base = _permit_without_claims(doc) if claims else permit["status"]
+    if claims and "wetlands-order" in claims:
+        caveats.append(WETLANDS_ORDER_NOTE)
+        return base
+    return permit["status"]
+
+
+def _permit_gate(permit_status: str, answer: str, caveats: list[str]) -> tuple[str, str]:
+    """(status, answer) of the standards as the permit finding allows them."""
+    if permit_status == "yes":
+        return "yes", answer
+    if permit_status == "no":
+        return "info", "For information (no permit is required): " + answer
+    caveats.append("Apply only if a permit is required (see the permit finding).")
+    return "conditional", "If a permit is required: " + answer
+
+
+def _if_new_development(alt: Mapping[str, Any]) -> str:
+    """The caveat of what the standards would be if the Commission finds new development."""
+    vol = alt.get("required_retention_cuft")
+    return (
+        f"If the Commission finds new development ({alt.get('section')}): "
+        + (f"retain {float(vol):,.0f} cu ft ({float(alt.get('retention_depth_in') or 0):.1f} "
+           "in x the post-construction impervious area)" if vol is not None else
+           f"retain {float(alt.get('retention_depth_in') or 0):.1f} in x the "
+           "post-construction impervious area")
+        + f", or remove {fmt.pct(alt.get('tss_removal') or 0)} TSS and "
+          f"{fmt.pct(alt.get('tp_removal') or 0)} TP; off-site mitigation in the same "
+          f"{alt.get('mitigation_huc_level')}.")
 
 
 def _permit_without_claims(doc: Mapping[str, Any]) -> str:
@@ -418,213 +410,33 @@ def _mitigation(doc: Mapping[str, Any]) -> dict[str, Any]:
                      f"{' (' + str(m.get('reason')) + ')' if m.get('reason') else ''}"
                      for m in rows)
     status = "yes" if ok else ("no" if not caveats else "conditional")
-    shares = [h for h in ((doc.get("watersheds") or {}).get(level.lower()) or [])
-              if float(h.get("share") or 0) > 0]
-    if ok and len(shares) > 1:
-        split = ", ".join(f"{h.get('huc')} ({fmt.pct(h.get('share'), 1)})" for h in shares)
-        share_of = {str(h.get("huc")): h.get("share") for h in shares}
-        where = "; ".join(f"{m.get('id')} lies in {m.get('huc')}, which holds "
-                          f"{fmt.pct(share_of.get(str(m.get('huc')), 0), 1)} of the site"
-                          for m in rows if m.get("eligible"))
+    straddle = _straddle_caveat(doc, level, rows, bool(ok))
+    if straddle:
         status = "conditional"
-        caveats.append(
-            f"The site straddles {level}s: {split}. Only the mitigation site's location was "
-            f"tested ({where}); whether mitigation there is \"within the same USGS {level} as "
-            f"the {'new development' if level == 'HUC12' else 'redevelopment'} site\" is the "
-            "Commission's judgement.")
+        caveats.append(straddle)
     return finding("mitigation", status, f"{len(ok)} of {len(rows)} site(s) eligible. {text}",
                    used=["mitigation", *used], caveats=caveats + claim)
 
 
-# --------------------------------------------------------------------------- resources
-def _habitats(doc: Mapping[str, Any]) -> dict[str, Any]:
-    if not isinstance(doc.get("habitats"), list):
-        return absent("habitats")
-    found = sorted(doc.get("habitats") or [], key=lambda h: float(h.get("distance_ft") or 0))
-    used, missing, caveats = _layer_state(doc, "habitats", HABITAT_LAYERS)
-    gap = _missing_text(missing, "these layers")
-    if found:
-        parts = [f"{_HABITAT_NAMES.get(h.get('layer'), h.get('layer'))} {h.get('id')} at "
-                 f"{fmt.ft(h.get('distance_ft') or 0)}"
-                 + (" (overlaps the site)" if h.get("overlaps") else "") for h in found]
-        return finding("habitats", "yes", f"{len(found)} feature(s): " + "; ".join(parts) +
-                       ". Show them on the erosion and sediment control plan and prevent "
-                       "significant alteration.", used=used, missing=missing,
-                       caveats=[gap, *caveats])
-    if not used:
-        return finding("habitats", "not_checked", "Not checked: no NHESP priority or estimated "
-                       "habitat and no certified vernal pool layer configured.", missing=missing)
-    if missing or caveats:
-        names = ", ".join(used)
-        return finding("habitats", "conditional",
-                       f"None found in {names} within 500 ft, but the search was incomplete.",
-                       used=used, missing=missing, caveats=[gap, *caveats])
-    return finding("habitats", "no", "None: no Priority or Estimated Habitat and no Certified "
-                   "Vernal Pool within 500 ft of the limit of disturbance.", used=used)
-
-
-def _floodplain(doc: Mapping[str, Any]) -> dict[str, Any]:
-    f = doc.get("floodplain")
-    used, missing, caveats = _layer_state(doc, "floodplain", ["flood_zones"])
-    if not isinstance(f, Mapping) and not missing:
-        return absent("floodplain")
-    if not isinstance(f, Mapping) or missing:
-        return finding("floodplain", "not_checked", "Not checked: no [layers.flood_zones] "
-                       "configured.", missing=missing or ["flood_zones"])
-    parcels = f.get("subject_parcels") if isinstance(f.get("subject_parcels"), Mapping) else None
-    site = parcels or f  # the site is the lot or parcel (Chapter 320 definitions)
-    shaded_part, shaded_txt = _shaded_part(f, site)
-    parts = {"shaded_x": shaded_part}
-    if f.get("in_sfha") or (parcels and parcels.get("in_sfha")):
-        zones = "; ".join(
-            f"zone {z.get('zone')}{' ' + str(z['subtype']) if z.get('subtype') else ''}"
-            + (f" {fmt.sqft(z['area_sqft'])}" if z.get("area_sqft") is not None else "")
-            + f", BFE {fmt.bfe_text(z.get('bfe'))}" for z in site.get("zones") or []) or \
-            "zones not listed"
-        where = "of the site"
-        split = ""
-        if parcels:
-            ids = ", ".join(str(p.get("id")) for p in parcels.get("parcels") or []
-                            if p.get("id"))
-            where = (f"of the site's parcel(s) {ids}".rstrip()
-                     + f" ({fmt.sqft(parcels.get('area_sqft') or 0)})")
-            inside = float(f.get("sfha_area_sqft") or 0)
-            outside = max(float(parcels.get("sfha_area_sqft") or 0) - inside, 0.0)
-            split = (f" Inside the limit of disturbance: {fmt.sqft(inside)}; on the parcel(s) "
-                     f"outside it: {fmt.sqft(outside)}.")
-        no_bfe = [str(z.get("zone")) for z in site.get("zones") or []
-                  if fmt.bfe_text(z.get("bfe")) == "none on the FIRM"]
-        bfe_caveat = ([f"No base flood elevation on the FIRM for zone {', '.join(no_bfe)}: "
-                       "§ 320-20 A(3)(a) asks for \"the 100-year flood elevation based upon the "
-                       "most recent Flood Insurance Rate Map, or as calculated by a professional "
-                       "engineer for areas not assessed on these maps\"."] if no_bfe else [])
-        parts["sfha"] = "yes"
-        return finding("floodplain", "yes",
-                       f"{fmt.sqft(site.get('sfha_area_sqft') or 0)} {where} "
-                       f"({fmt.pct(site.get('site_fraction') or 0, 1)}) in the SFHA: {zones}."
-                       f"{split} Delineate it on the plans with the 100-year flood elevation."
-                       + shaded_txt, used=used, caveats=caveats + bfe_caveat, parts=parts)
-    target = "the site's parcel(s)" if parcels else "the limit of disturbance"
-    if caveats:
-        parts["sfha"] = "conditional"
-        return finding("floodplain", "conditional", f"No SFHA found on the part of {target} "
-                       "the flood zone layer covers." + shaded_txt, used=used, caveats=caveats,
-                       parts=parts)
-    parts["sfha"] = "no"
-    gap = [] if parcels else [
-        "Measured on the limit of disturbance only: the site is \"any lot or parcel of land "
-        "... where land-disturbing activities are ... performed\" (Chapter 320 definitions), "
-        "and no parcel under the site was found."]
-    return finding("floodplain", "conditional" if gap else "no",
-                   f"{target[0].upper()}{target[1:]} does not overlap the Special Flood Hazard "
-                   "Area." + shaded_txt, used=used, caveats=gap, parts=parts)
-
-
-def _shaded_part(f: Mapping[str, Any], site: Mapping[str, Any]) -> tuple[str, str]:
-    """The 0.2%-annual-chance zone's status and sentence: not checked unless the flood layer
-    holds such zones or its config says it covers them."""
-    if f.get("shaded_x_checked") is False or site.get("shaded_x_area_sqft") is None:
-        return "not_checked", (" 0.2%-annual-chance zone: not checked (the flood zone layer "
-                               "holds no 0.2%-annual-chance zone around the site and its config "
-                               "does not say it covers them).")
-    shaded = float(site.get("shaded_x_area_sqft") or 0)
-    if shaded > 0:
-        return "yes", f" 0.2%-annual-chance zone: {fmt.sqft(shaded)}."
-    return "no", " No 0.2%-annual-chance zone."
-
-
-# --------------------------------------------------------------------------- receiving waters
-def part_status(found: bool, *, layers_configured: bool, complete: bool) -> str:
-    """Status of one part of a search: found -> yes; no data -> not_checked; a complete search
-    -> no; else conditional.
-
-    >>> [part_status(True, layers_configured=False, complete=False),
-    ...  part_status(False, layers_configured=False, complete=True),
-    ...  part_status(False, layers_configured=True, complete=True),
-    ...  part_status(False, layers_configured=True, complete=False)]
-    ['yes', 'not_checked', 'no', 'conditional']
-    """
-    if found:
-        return "yes"
-    if not layers_configured:
-        return "not_checked"
-    return "no" if complete else "conditional"
-
-
-def _receiving(doc: Mapping[str, Any]) -> dict[str, Any]:
-    rw = doc.get("receiving_waters")
-    net_used, net_missing, _ = _layer_state(doc, "receiving_waters", ["streams", "waterbodies"])
-    if not isinstance(rw, Mapping):
-        why = ("no stream or water body layer configured, so the runoff was not traced" if
-               len(net_missing) == 2 else "screening.json has no 'receiving_waters' result")
-        return finding("receiving_waters", "not_checked", f"Not checked: {why}.",
-                       missing=net_missing + ["orw", "impaired_waters"],
-                       parts={"orw": "not_checked", "impaired": "not_checked"},
-                       complete={"orw": False, "impaired": False})
-    trace_caveats = [str(e.get("message")) for e in rw.get("trace_end") or []]
-    if rw.get("approximate"):
-        trace_caveats.append("No DEM: the runoff was taken to the nearest mapped stream in a "
-                             "straight line; configure [layers.dem] for a flow trace.")
-    if rw.get("stopped_at_boundary") and not any("town line" in c for c in trace_caveats):
-        trace_caveats.append("The trace stopped at the town line; waters downstream of it were "
-                             "not searched.")
-    complete = not trace_caveats
-    orw_used, orw_missing, orw_cov = _layer_state(doc, "receiving_waters",
-                                                  ["orw", "vernal_pools"])
-    imp_used, imp_missing, imp_cov = _layer_state(doc, "receiving_waters", ["impaired_waters"])
-    orw, impaired = rw.get("orw") or [], rw.get("impaired") or []
-    # complete: every layer that could add a water to this part was read over the whole path
-    full = {"orw": complete and not orw_missing and not orw_cov,
-            "impaired": complete and bool(imp_used) and not imp_cov}
-    parts = {
-        "orw": part_status(bool(orw), layers_configured=bool(orw_used), complete=full["orw"]),
-        "impaired": part_status(bool(impaired), layers_configured=bool(imp_used),
-                                complete=full["impaired"]),
-    }
-    answer = " ".join([_orw_text(orw, parts["orw"], orw_missing),
-                       _impaired_text(impaired, parts["impaired"])])
-    statuses = set(parts.values())
-    status = ("yes" if "yes" in statuses else "not_checked" if statuses == {"not_checked"}
-              else "no" if statuses == {"no"} else "conditional")
-    missing = [m for m in ["dem"] if rw.get("approximate")] + orw_missing + imp_missing
-    caveats = trace_caveats + orw_cov + imp_cov
-    if orw_missing and "vernal_pools" in orw_missing and "orw" not in orw_missing:
-        caveats.append("Certified vernal pools are ORWs (Chapter 320 definitions) and were not "
-                       "searched: no [layers.vernal_pools] configured.")
-    if status == "yes" and set(parts.values()) - {"yes", "no"}:
-        names = {"orw": "The ORW search", "impaired": "The impaired-water search"}
-        caveats += [f"{names[k]} is {STATUS_WORDS[v].lower()}." for k, v in parts.items()
-                    if v not in ("yes", "no")]
-    return finding("receiving_waters", status, answer,
-                   used=net_used + orw_used + imp_used + (["dem"] if not rw.get("approximate")
-                                                          else []),
-                   missing=missing, caveats=caveats, parts=parts, complete=full)
-
-
-def _orw_text(orw: Sequence[Mapping[str, Any]], status: str, missing: Sequence[str]) -> str:
-    if orw:
-        return "Outstanding Resource Waters downstream: " + "; ".join(
-            f"{w.get('name') or w.get('id')} at {fmt.ft(w.get('flow_distance_ft') or 0)}"
-            for w in orw) + "."
-    return {"not_checked": "ORWs not checked (no [layers.orw] or [layers.vernal_pools] "
-                           "configured).",
-            "no": "No Outstanding Resource Water downstream.",
-            "conditional": "No ORW found on the part of the flow path searched (incomplete: see "
-                           "the caveats)."}[status]
-
-
-def _impaired_text(impaired: Sequence[Mapping[str, Any]], status: str) -> str:
-    if impaired:
-        return "Impaired waters downstream: " + "; ".join(
-            f"{w.get('name') or w.get('au_id')} ({w.get('au_id')}, category "
-            f"{w.get('category')}: {', '.join(w.get('causes') or []) or 'causes not listed'}"
-            f"{'; ' + fmt.tmdl_text(w['tmdl']) if w.get('tmdl') else ''}) at "
-            f"{fmt.ft(w.get('flow_distance_ft') or 0)}" for w in impaired) + "."
-    return {"not_checked": "Impaired waters not checked (no [layers.impaired_waters] "
-                           "configured).",
-            "no": "No impaired water downstream.",
-            "conditional": "No impaired water found on the part of the flow path searched "
-                           "(incomplete: see the caveats)."}[status]
+def _straddle_caveat(doc: Mapping[str, Any], level: str, rows: Sequence[Mapping[str, Any]],
+                     eligible: bool) -> str:
+    """The caveat of a site that straddles watersheds of ``level`` ("" when it lies in one or
+    no site is ``eligible``): only the mitigation site's location was tested, the rest is the
+    Commission's judgement."""
+    shares = [h for h in ((doc.get("watersheds") or {}).get(level.lower()) or [])
+              if float(h.get("share") or 0) > 0]
+    if not eligible or len(shares) <= 1:
+        return ""
+    split = ", ".join(f"{h.get('huc')} ({fmt.pct(h.get('share'), 1)})" for h in shares)
+    share_of = {str(h.get("huc")): h.get("share") for h in shares}
+    where = "; ".join(f"{m.get('id')} lies in {m.get('huc')}, which holds "
+                      f"{fmt.pct(share_of.get(str(m.get('huc')), 0), 1)} of the site"
+                      for m in rows if m.get("eligible"))
+    return (
+        f"The site straddles {level}s: {split}. Only the mitigation site's location was "
+        f"tested ({where}); whether mitigation there is \"within the same USGS {level} as "
+        f"the {'new development' if level == 'HUC12' else 'redevelopment'} site\" is the "
+        "Commission's judgement.")
 
 
 # --------------------------------------------------------------------------- summary

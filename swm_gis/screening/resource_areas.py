@@ -234,27 +234,7 @@ def _receiving(config: TownConfig, site: gpd.GeoDataFrame,
 
     if config.has("dem"):
         sources.append(io.source_info(config.layer("dem")))
-        result, last_shape = None, None
-        sx0, sy0, sx1, sy1 = union.bounds
-        try:  # a small read first, so a DEM beside the site gets a message about the site
-            io.read_raster(config, "dem", bounds=(sx0, sy0, sx1, sy1), pad_cells=0)
-        except InputFileError as exc:
-            if str(exc).startswith("Cannot read"):  # unreadable, not beside the site
-                raise
-            raise InputFileError(f"The DEM does not cover the site. {exc}") from exc
-        town = flowgrid_cache.town_flow(config)  # the town's grid, computed once and kept
-        for margin in (() if town is not None else _DEM_MARGINS_M):  # else windows (huge DEM)
-            m = margin * per_m
-            dem = io.read_raster(config, "dem", bounds=(sx0 - m, sy0 - m, sx1 + m, sy1 + m),
-                                 require_cover=False)
-            if dem.array.shape == last_shape:
-                break  # the window already holds the whole DEM
-            last_shape = dem.array.shape
-            result = trace(flow_directions(dem))
-            if not any(w.get("problem") == "no_water_reached" for w in result["warnings"]):
-                break
-        if town is not None:
-            result = trace(town)
+        result = _trace_on_dem(config, union, per_m, trace)
     else:
         reasons.append("no [layers.dem] configured: nearest stream used (approximate)")
         result = trace(None)
@@ -272,6 +252,33 @@ def _receiving(config: TownConfig, site: gpd.GeoDataFrame,
     if proposed_use:
         result["proposed_use"] = str(proposed_use)
     return result, layers, check
+
+
+def _trace_on_dem(config: TownConfig, union: shapely.Geometry, per_m: float, trace):
+    """The trace on the town's flow grid, or on windows around the site that grow while the
+    flow leaves them before meeting mapped water (a DEM too big for one grid)."""
+    result, last_shape = None, None
+    sx0, sy0, sx1, sy1 = union.bounds
+    try:  # a small read first, so a DEM beside the site gets a message about the site
+        io.read_raster(config, "dem", bounds=(sx0, sy0, sx1, sy1), pad_cells=0)
+    except InputFileError as exc:
+        if str(exc).startswith("Cannot read"):  # unreadable, not beside the site
+            raise
+        raise InputFileError(f"The DEM does not cover the site. {exc}") from exc
+    town = flowgrid_cache.town_flow(config)  # the town's grid, computed once and kept
+    for margin in (() if town is not None else _DEM_MARGINS_M):  # else windows (huge DEM)
+        m = margin * per_m
+        dem = io.read_raster(config, "dem", bounds=(sx0 - m, sy0 - m, sx1 + m, sy1 + m),
+                             require_cover=False)
+        if dem.array.shape == last_shape:
+            break  # the window already holds the whole DEM
+        last_shape = dem.array.shape
+        result = trace(flow_directions(dem))
+        if not any(w.get("problem") == "no_water_reached" for w in result["warnings"]):
+            break
+    if town is not None:
+        result = trace(town)
+    return result
 
 
 def _use_codes(config: TownConfig, union: shapely.Geometry,

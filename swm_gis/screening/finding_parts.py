@@ -1,0 +1,110 @@
+"""The parts every finding is made of (:mod:`swm_gis.screening.findings`): the statuses, one
+finding entry, the coverage records of its layers, and the status of one part of a search.
+
+Shared by :mod:`swm_gis.screening.findings` and :mod:`swm_gis.screening.resource_findings`.
+Pure: no I/O.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+__all__ = ["SECTIONS", "STATUSES", "STATUS_WORDS", "TITLES", "TRIGGER_SECTION", "absent",
+           "finding", "part_status"]
+
+STATUSES = ("yes", "no", "conditional", "not_checked", "info")
+STATUS_WORDS = {"yes": "Yes", "no": "No", "conditional": "Conditional",
+                "not_checked": "Not checked", "info": "Info"}
+
+TRIGGER_SECTION = ("Bylaw ch. 213, Art. II (Ch. 320 applicability A); exemptions Bylaw "
+                   "213-16B")
+SECTIONS = {
+    "development_type": "Ch. 320 definitions: new development, redevelopment",
+    "standards": "§ 320-19 B(7) / B(8)",
+    "watersheds": "§ 320-19 B(7)(d) / B(8)(d)",
+    "mitigation": "§ 320-19 B(7)(d) / B(8)(d)",
+    "habitats": "§ 320-20 A(3)(c), B(12)",
+    "floodplain": "§ 320-19 A(8); § 320-20 A(3)(a)",
+    "receiving_waters": "§ 320-19 B(10); Ch. 320 definitions: ORW; § 320-19 B(2)",
+}
+TITLES = {
+    "disturbance": "Stormwater management permit",
+    "development_type": "New development or redevelopment",
+    "standards": "Performance standards and retention volume",
+    "watersheds": "Watersheds (HUC12 / HUC10)",
+    "mitigation": "Off-site mitigation",
+    "habitats": "NHESP habitats and certified vernal pools within 500 ft",
+    "floodplain": "100-year floodplain (FEMA SFHA)",
+    "receiving_waters": "Receiving waters (ORW, impaired waters)",
+}
+
+
+def absent(key: str) -> dict[str, Any]:
+    """The finding of a block the document does not hold: not checked, and says so."""
+    return finding(key, "not_checked", f"Not checked: screening.json has no '{key}' result.")
+
+
+def finding(key: str, status: str, answer: str, *, title: str | None = None,
+            section: str | None = None, used: Sequence[str] = (), missing: Sequence[str] = (),
+            caveats: Sequence[str] = (), **extra: Any) -> dict[str, Any]:
+    """One finding entry (SPEC section 5); ``status`` must be one of :data:`STATUSES`."""
+    if status not in STATUSES:
+        raise ValueError(f"unknown finding status {status!r}")
+    return {"key": key, "title": title or TITLES[key], "status": status, "answer": answer,
+            "section": section or SECTIONS.get(key, TRIGGER_SECTION),
+            "layers_used": list(dict.fromkeys(used)),
+            "layers_missing": list(dict.fromkeys(missing)),
+            "caveats": [c for c in dict.fromkeys(caveats) if c], **extra}
+
+
+# --------------------------------------------------------------------------- layers
+def _cov(doc: Mapping[str, Any], key: str, layer: str) -> Mapping[str, Any]:
+    """The coverage record of ``layer`` for finding ``key`` ({} when none was recorded)."""
+    cov = (doc.get("coverage") or {}).get(key) or {}
+    return cov.get(layer) or {}
+
+
+def _layer_state(doc: Mapping[str, Any], key: str, layers: Sequence[str]
+                 ) -> tuple[list[str], list[str], list[str]]:
+    """(configured, missing, caveats about partial or unknown coverage) for a finding's layers.
+
+    A layer with no coverage record counts as missing: nothing shows it was read.
+    """
+    used, missing, caveats = [], [], []
+    for layer in layers:
+        rec = _cov(doc, key, layer)
+        if not rec.get("configured"):
+            missing.append(layer)
+            continue
+        used.append(layer)
+        if rec.get("covers") is False:
+            caveats.append(f"[layers.{layer}] does not cover the whole area searched (its "
+                           f"coverage: {rec.get('basis')}).")
+        elif rec.get("covers") is None:
+            caveats.append(f"[layers.{layer}]: whether it covers the area searched is unknown "
+                           f"({rec.get('basis')}).")
+    return used, missing, caveats
+
+
+def _missing_text(missing: Sequence[str], what: str) -> str:
+    names = ", ".join(f"[layers.{m}]" for m in missing)
+    return f"Not checked for {what}: no {names} configured." if missing else ""
+
+
+# --------------------------------------------------------------------------- parts
+def part_status(found: bool, *, layers_configured: bool, complete: bool) -> str:
+    """Status of one part of a search: found -> yes; no data -> not_checked; a complete search
+    -> no; else conditional.
+
+    >>> [part_status(True, layers_configured=False, complete=False),
+    ...  part_status(False, layers_configured=False, complete=True),
+    ...  part_status(False, layers_configured=True, complete=True),
+    ...  part_status(False, layers_configured=True, complete=False)]
+    ['yes', 'not_checked', 'no', 'conditional']
+    """
+    if found:
+        return "yes"
+    if not layers_configured:
+        return "not_checked"
+    return "no" if complete else "conditional"
