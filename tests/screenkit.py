@@ -78,3 +78,15 @@ SITE = gdf(geoms=[box(X0 + 480, Y0 + 480, X0 + 480 + 200 * FT, Y0 + 480 + 218 * 
 
 #: The same size in the West HUC12 but away from the patch.
 BARE_SITE = gdf(geoms=[box(X0 + 100, Y0 + 100, X0 + 100 + 200 * FT, Y0 + 100 + 218 * FT)])
+
+
+#: Every layer of every finding configured and covering the area searched.
+FULL_COVERAGE = {
+    key: {layer: {"configured": True, "covers": True, "basis": "test"} for layer in layers}
+    for key, layers in {
+        "development_type": ("impervious",), "watersheds": ("huc12", "huc10"),
+        "mitigation": ("huc12", "huc10"),
+        "habitats": ("nhesp_priority", "nhesp_estimated", "vernal_pools"),
+        "floodplain": ("flood_zones",),
+        "receiving_waters": ("streams", "waterbodies", "dem", "orw", "impaired_waters",
+                             "vernal_pools")}.items()}

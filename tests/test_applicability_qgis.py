@@ -7,6 +7,7 @@ import sys
 
 import pytest
 from applicabilitykit import town_layers
+from qgisstylekit import rule_classes
 from townkit import write_town
 
 from swm_gis.applicability import run as ap
@@ -15,17 +16,6 @@ from swm_gis.config.town import load_config
 QGIS_PLUGINS = "/usr/share/qgis/python/plugins"
 
 
-def rule_classes(renderer) -> dict:
-    """The rule-based style's legend: group label -> {class: child label}."""
-    groups = {}
-    for group in renderer.rootRule().children():
-        assert group.symbol() is None  # a heading only
-        kids = {}
-        for rule in group.children():
-            value = rule.filterExpression().split(" = ", 1)[1][1:-1].replace("''", "'")
-            kids[value] = rule.label()
-        groups[group.label()] = kids
-    return groups
 
 
 @pytest.mark.qgis

@@ -168,3 +168,18 @@ def test_no_function_is_over_complexity_twenty():
     complexity = _complexity_script()
     assert complexity.LIMIT == 20
     assert [str(m) for m in complexity.too_complex([PKG])] == []
+
+
+def test_no_test_module_imports_another():
+    """Shared test helpers live in support modules (townkit, screenkit, applicabilitykit, ...)."""
+    tests = PKG.parent / "tests"
+    found = []
+    for path in tests.rglob("test_*.py"):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ImportFrom) and node.module and \
+                    node.module.split(".")[0].startswith("test_"):
+                found.append(f"{path.name}: from {node.module}")
+            elif isinstance(node, ast.Import):
+                found += [f"{path.name}: import {a.name}" for a in node.names
+                          if a.name.split(".")[0].startswith("test_")]
+    assert found == []

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+from screenkit import FULL_COVERAGE
 
 from swm_gis.screening import findings as fd
 from swm_gis.screening.checklist import checklist_groups, submittal_checklist
@@ -78,16 +79,6 @@ def test_without_a_document_conditional_items_are_undecided():
     assert [i.citation for i in items if i.cut_off] == ["§ 320-19 A(9)"]
 
 
-#: Every layer of every finding configured and covering the area searched.
-FULL_COVERAGE = {
-    key: {layer: {"configured": True, "covers": True, "basis": "test"} for layer in layers}
-    for key, layers in {
-        "development_type": ("impervious",), "watersheds": ("huc12", "huc10"),
-        "mitigation": ("huc12", "huc10"),
-        "habitats": ("nhesp_priority", "nhesp_estimated", "vernal_pools"),
-        "floodplain": ("flood_zones",),
-        "receiving_waters": ("streams", "waterbodies", "dem", "orw", "impaired_waters",
-                             "vernal_pools")}.items()}
 
 
 DRY_PARCEL = {"in_sfha": False, "sfha_area_sqft": 0.0, "site_fraction": 0.0, "zones": [],

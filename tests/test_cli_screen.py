@@ -263,7 +263,7 @@ def _summary_doc(coverage):
 
 def test_summary_lines_state_each_finding_with_its_status():
     """The printed summary names what the resource checks found, with distances and areas."""
-    from test_checklist import FULL_COVERAGE
+    from screenkit import FULL_COVERAGE
 
     from swm_gis.summaries import screening_lines as summary_lines
 

@@ -404,7 +404,7 @@ def test_checklist_and_requirements_map_causes_to_the_same_duties(causes, catego
 
 
 def _full():
-    from test_checklist import FULL_COVERAGE
+    from screenkit import FULL_COVERAGE
 
     return FULL_COVERAGE
 

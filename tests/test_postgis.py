@@ -385,7 +385,7 @@ def test_qgis_opens_the_postgis_map_with_its_grouped_style(qgis_app, pg, tmp_pat
         assert layer.renderer().type() == "RuleRenderer", opened.uri(False)
     assert layer.featureCount() == res.parcels == 6
     assert layer.geometryType() == QgsWkbTypes.PolygonGeometry
-    from test_applicability_qgis import rule_classes
+    from qgisstylekit import rule_classes
 
     groups = rule_classes(layer.renderer())
     assert {c for kids in groups.values() for c in kids} == set(res.summary["screening_class"])

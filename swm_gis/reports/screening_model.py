@@ -17,7 +17,7 @@ from typing import Any
 from swm_gis.reports.screening_map import MapImage
 from swm_gis.rules.timeline import Deadline
 from swm_gis.screening.checklist import ChecklistGroup, ChecklistItem
-from swm_gis.screening.findings import STATUS_WORDS
+from swm_gis.screening.finding_parts import STATUS_WORDS
 
 #: Status words of the findings table (swm_gis.screening.findings decides the statuses).
 STATUS_TEXT = dict(STATUS_WORDS)

@@ -32,9 +32,10 @@ from swm_gis.rules.development import development_type
 from swm_gis.rules.disturbance import disturbance_trigger, sqft_per_crs_unit2, union_polygons
 from swm_gis.rules.standards import performance_standards
 from swm_gis.rules.watersheds import mitigation_eligibility, watershed_shares
-from swm_gis.screening.findings import HABITAT_LAYERS, decide_findings
+from swm_gis.screening.findings import decide_findings
 from swm_gis.screening.general_requirements import general_requirements
 from swm_gis.screening.request import ScreeningRequest
+from swm_gis.screening.resource_findings import HABITAT_LAYERS
 from swm_gis.screening.site import ms4_reach, parcel_cover, parcels_under_site, town_check
 from swm_gis.units import M_PER_FT, SQFT_PER_ACRE, metres_per_unit
 

@@ -88,9 +88,13 @@ def test_the_output_gets_the_style_the_engine_stored(plugin, reference, tmp_path
                           "memory")
     StyleLayer(qml).postProcessLayer(copy, None, None)
     renderer = copy.renderer()
-    assert renderer.type() == "categorizedSymbol"
-    assert renderer.classAttribute() == "screening_class"
-    classes = {c.value() for c in renderer.categories()}
+    # the engine's grouped legend (issue 23): a rule-based style, a heading per parcel size,
+    # one rule per class on screening_class
+    assert renderer.type() == "RuleRenderer"
+    classes = {rule.filterExpression().split(" = ", 1)[1][1:-1].replace("''", "'")
+               for group in renderer.rootRule().children() for rule in group.children()}
+    assert all(rule.filterExpression().startswith('"screening_class" = ')
+               for group in renderer.rootRule().children() for rule in group.children())
     assert {row[-1] for row in _rows(src)} <= classes
 
 
@@ -104,7 +108,10 @@ def test_the_sample_towns_legend_has_one_colour_per_class(plugin, reference, tmp
     copy = QgsVectorLayer("MultiPolygon?crs=EPSG:26986&field=screening_class:string", "c",
                           "memory")
     StyleLayer(stored_style_qml(src, tmp_path / "stored.qml")).postProcessLayer(copy, None, None)
-    fills = {c.value(): c.symbol().color().name() for c in copy.renderer().categories()
-             if c.value() in present}
+    rules = [rule for group in copy.renderer().rootRule().children()
+             for rule in group.children()]
+    fills = {value: rule.symbol().color().name() for rule in rules
+             if (value := rule.filterExpression().split(" = ", 1)[1][1:-1].replace("''", "'"))
+             in present}
     assert len(fills) == len(present)
     assert len(set(fills.values())) == len(present)
