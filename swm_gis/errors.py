@@ -1,16 +1,55 @@
 """One error root for every user error, so callers can ``except SwmGisError``.
 
-Each subclass says what was wrong and how to fix it. The command line prints the message and exits
-with code 2; the QGIS plugin raises ``QgsProcessingException`` with the same text.
+Each subclass says what was wrong and how to fix it. A message names the options and config keys
+it is about by reference (:mod:`swm_gis.messages`), so each front end words it: ``str(error)``
+reads in Python's words (``site=``), the command line prints :meth:`SwmGisError.worded` with its
+flags and exits with code 2, and ``--progress json`` carries :attr:`SwmGisError.parts`, which the
+QGIS plugin words with its dialog labels.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
+from swm_gis import messages
+
 
 class SwmGisError(ValueError):
-    """Root of all swm-gis user errors (bad input, bad configuration)."""
+    """Root of all swm-gis user errors (bad input, bad configuration).
+
+    ``message`` may hold references (:func:`swm_gis.messages.option`,
+    :func:`~swm_gis.messages.config_key`); it is kept as :attr:`template`. An f-string that
+    embeds the error (``f"... {exc}"``) keeps the references, so a wrapping error is worded
+    whole by each front end.
+
+    >>> from swm_gis.messages import option
+    >>> err = SwmGisError(f"Choose another {option('out', 'DIR')}.")
+    >>> str(err), f"{err}" == err.template
+    ('Choose another out=.', True)
+    >>> err.worded(lambda ref: "--out DIR")
+    'Choose another --out DIR.'
+    """
 
     exit_code = 2
+
+    def __init__(self, message: object = "", *args: object) -> None:
+        self.template = str(message.template if isinstance(message, SwmGisError) else message)
+        super().__init__(messages.api_text(self.template), *args)
+
+    def __format__(self, spec: str) -> str:
+        return format(self.template, spec)
+
+    def __reduce__(self):  # across processes (workers, Dask) with its references
+        return (type(self), (self.template, *self.args[1:]), self.__dict__)
+
+    @property
+    def parts(self) -> list[str | dict[str, str]]:
+        """The message as plain strings and references (:func:`swm_gis.messages.parts`)."""
+        return messages.parts(self.template)
+
+    def worded(self, words: Callable[[dict[str, str]], str]) -> str:
+        """The message with each reference worded by ``words`` (a front end's vocabulary)."""
+        return messages.render(self.template, words)
 
 
 class ConfigError(SwmGisError):
@@ -46,7 +85,7 @@ class UnknownParcelError(SwmGisError):
 
 
 class OutputExistsError(SwmGisError):
-    """An output would overwrite an existing file and ``--overwrite`` was not given."""
+    """An output would overwrite an existing file and replacing was not asked for."""
 
 
 class ArgumentError(SwmGisError):

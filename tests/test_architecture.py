@@ -25,7 +25,8 @@ MAX_MODULES_PER_FOLDER = 20
 #: The layers, lowest first (README "Architecture"): a module may import its own layer and the
 #: layers below it, never one above. Keys are the first name under ``swm_gis``.
 LAYERS = [
-    {"errors", "raster", "units", "progress", "formatting", "coverage_rule", "_version"},
+    {"errors", "messages", "raster", "units", "progress", "formatting", "coverage_rule",
+     "_version"},
     {"config"},
     {"io"},
     {"rules"},

@@ -16,6 +16,7 @@ import threading
 import typer
 
 from swm_gis.cli._common import app, state
+from swm_gis.cli.words import cli_text
 from swm_gis.errors import Interrupted, SwmGisError
 
 
@@ -56,7 +57,7 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt as exc:  # Ctrl-C, or SIGTERM as Interrupted (swm_gis.io.outputs)
         return _interrupted(exc)
     except SwmGisError as exc:
-        state.reporter.error(str(exc))
+        state.reporter.error(cli_text(exc), exit_code=exc.exit_code, error=exc)
         return exc.exit_code
     except _USAGE_ERRORS as exc:
         exc.show()

@@ -5,7 +5,8 @@ programs such as the QGIS plugin, one object per line::
 
     {"type": "progress", "fraction": 0.4, "message": "reading parcels"}
     {"type": "info", "message": "..."}
-    {"type": "error", "message": "...", "exit_code": 2}
+    {"type": "error", "message": "...", "exit_code": 2, "error": "ConfigError",
+     "parts": ["Set ", {"key": "layers.parcels.fields", "name": "id"}, " ..."]}
     {"type": "result", "command": "abutters", "outputs": {"mailing_list_csv": "..."}, ...}
 """
 
@@ -24,6 +25,7 @@ from rich.panel import Panel
 from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 
 from swm_gis.config.town import TownConfig, load_config
+from swm_gis.errors import SwmGisError
 
 
 class ProgressMode(StrEnum):
@@ -69,10 +71,17 @@ class Reporter:
         elif self.mode is ProgressMode.rich:
             self.err.print(message, markup=False)
 
-    def error(self, message: str, exit_code: int = 2) -> None:
+    def error(self, message: str, exit_code: int = 2, *, error: SwmGisError | None = None
+              ) -> None:
+        """Say why the run stopped. For a user error, ``--progress json`` also carries its
+        class (``"error"``) and its message as plain text and references (``"parts"``,
+        :func:`swm_gis.messages.parts`), so a program words it in its own vocabulary."""
         self.done()
         if self.mode is ProgressMode.json:
-            self._emit({"type": "error", "message": message, "exit_code": exit_code})
+            obj: dict[str, Any] = {"type": "error", "message": message, "exit_code": exit_code}
+            if error is not None:
+                obj |= {"error": type(error).__name__, "parts": error.parts}
+            self._emit(obj)
         elif self.err.is_terminal:
             self.err.print(Panel(message, title="swm-gis: cannot continue", title_align="left",
                                  border_style="red", expand=False))

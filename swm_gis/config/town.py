@@ -43,6 +43,7 @@ from swm_gis.config.strict import (
     refuse_unknown,
 )
 from swm_gis.errors import ConfigError, CrsError
+from swm_gis.messages import option
 from swm_gis.units import SQFT_PER_ACRE
 
 #: FEMA zones that make up the Special Flood Hazard Area when a layer has no SFHA_TF field.
@@ -361,7 +362,8 @@ def load_config(path: str | Path) -> TownConfig:
     """
     path = Path(path)
     if not path.is_file():
-        raise ConfigError(f"Town config file not found: {path}. Pass --config with a TOML file.")
+        raise ConfigError(f"Town config file not found: {path}. Pass "
+                          f"{option('config', 'FILE')} with a TOML file.")
     try:
         data = tomllib.loads(path.read_text(encoding="utf-8"))
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
