@@ -25,7 +25,9 @@ from rich.panel import Panel
 from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 
 from swm_gis.config.town import TownConfig, load_config
+from swm_gis.cli.words import cli_words
 from swm_gis.errors import SwmGisError
+from swm_gis.messages import parts, references, render
 
 
 class ProgressMode(StrEnum):
@@ -48,6 +50,7 @@ class Reporter:
     def progress(self, fraction: float, message: str = "") -> None:
         """Callback handed to the core: ``fraction`` in [0, 1] of the whole job."""
         fraction = max(0.0, min(1.0, float(fraction)))
+        message = render(message, cli_words)
         if self.mode is ProgressMode.json:
             self._emit({"type": "progress", "fraction": round(fraction, 4), "message": message})
         elif self.mode is ProgressMode.rich and self.err.is_terminal:
@@ -66,10 +69,16 @@ class Reporter:
 
     # -- messages ----------------------------------------------------------------------
     def info(self, message: str) -> None:
+        """A line for the user. A message with references (:mod:`swm_gis.messages`) is worded
+        with the command line's flags; ``--progress json`` also carries its ``"parts"``."""
+        text = render(message, cli_words)
         if self.mode is ProgressMode.json:
-            self._emit({"type": "info", "message": message})
+            obj: dict[str, Any] = {"type": "info", "message": text}
+            if references(message):
+                obj["parts"] = parts(message)
+            self._emit(obj)
         elif self.mode is ProgressMode.rich:
-            self.err.print(message, markup=False)
+            self.err.print(text, markup=False)
 
     def error(self, message: str, exit_code: int = 2, *, error: SwmGisError | None = None
               ) -> None:
