@@ -3,7 +3,7 @@
 Each subclass says what was wrong and how to fix it. A message names the options and config keys
 it is about by reference (:mod:`swm_gis.messages`), so each front end words it: ``str(error)``
 reads in Python's words (``site=``), the command line prints :meth:`SwmGisError.worded` with its
-flags and exits with code 2, and ``--progress json`` carries :attr:`SwmGisError.parts`, which the
+flags and exits with code 2, and its JSON progress carries :attr:`SwmGisError.parts`, which the
 QGIS plugin words with its dialog labels.
 """
 
@@ -26,8 +26,8 @@ class SwmGisError(ValueError):
     >>> err = SwmGisError(f"Choose another {option('out', 'DIR')}.")
     >>> str(err), f"{err}" == err.template
     ('Choose another out=.', True)
-    >>> err.worded(lambda ref: "--out DIR")
-    'Choose another --out DIR.'
+    >>> err.worded(lambda ref: "'Output folder'")
+    "Choose another 'Output folder'."
     """
 
     exit_code = 2

@@ -2,7 +2,7 @@
 
 An error about an option or a config key does not spell a command-line flag or a dialog label:
 it holds a *reference*, and the front end that shows the message words it — the command line as
-its flag (``--site FILE``), the QGIS plugin as the label of the dialog parameter that feeds it,
+its flag with the kind of value it takes, the QGIS plugin as the label of the dialog parameter that feeds it,
 Python as the keyword argument (``site=``). The core speaks no front end's language.
 
 A reference is built with :func:`option` (a job's option, by its Python keyword name),
@@ -109,7 +109,7 @@ def town_config() -> str:
 def parts(text: str) -> list[str | dict[str, str]]:
     """``text`` as a list of plain strings and references: ``{"option": name, "metavar": m}``,
     ``{"key": section, "name": key}`` (``"name"`` left out for a whole section) or
-    ``{"config": ""}``. Plain JSON, so ``--progress json`` carries it as it is."""
+    ``{"config": ""}``. Plain JSON, so the command line's JSON progress carries it as it is."""
     out: list[str | dict[str, str]] = []
     rest = str(text)
     while _OPEN in rest:
