@@ -89,6 +89,7 @@ test-deps: system-deps
 qgis: test-deps
 
 plugin: dev-setup
+	$(PY) scripts/build_plugin.py --sync-version
 	$(PY) scripts/build_plugin.py
 
 # The wheel and sdist users install (README "Install elsewhere"), checked as PyPI would.

@@ -24,12 +24,18 @@ defaults): set the real ones in metadata.txt, or for one build in ``SWM_GIS_PLUG
 ``SWM_GIS_PLUGIN_HOMEPAGE``, ``SWM_GIS_PLUGIN_TRACKER`` and ``SWM_GIS_PLUGIN_REPOSITORY``. (The
 repository also checks that the URLs answer; that needs the network and is left to the upload.)
 
+The zip's ``version=`` is the engine's, read from ``swm_gis/_version.py`` (the one place the
+version is written): the plugin and the engine it installs always carry the same number. The
+checkout's own metadata.txt (read when QGIS runs the plugin from the checkout) is kept equal by
+``--sync-version`` (``make plugin`` runs it; a test fails if they differ).
+
 Standard library only; prints the zip's path.
 """
 
 from __future__ import annotations
 
 import argparse
+import ast
 import configparser
 import os
 import re
@@ -59,6 +65,26 @@ _PLACEHOLDER = re.compile(r"(@|//|\.)example\.(org|com|net)\b|^https?://(bugs|re
 
 class BuildError(Exception):
     pass
+
+
+def engine_version(root: Path = ROOT) -> str:
+    """``__version__`` of ``swm_gis/_version.py``, read without importing the engine."""
+    tree = ast.parse((root / "swm_gis" / "_version.py").read_text(encoding="utf-8"))
+    for node in tree.body:
+        if isinstance(node, ast.Assign) and any(getattr(t, "id", "") == "__version__"
+                                                for t in node.targets):
+            return str(ast.literal_eval(node.value))
+    raise BuildError(f"{root / 'swm_gis' / '_version.py'} sets no __version__.")
+
+
+def sync_version(plugin: Path = PLUGIN, version: str | None = None) -> bool:
+    """Write the engine's version into ``plugin``'s metadata.txt; True when it changed."""
+    path = plugin / "metadata.txt"
+    text = path.read_text(encoding="utf-8")
+    new = _with_overrides(text, {"version": version or engine_version()})
+    if new != text:
+        path.write_text(new, encoding="utf-8")
+    return new != text
 
 
 def read_metadata(plugin: Path = PLUGIN) -> dict[str, str]:
@@ -142,7 +168,7 @@ def build(out_dir: Path = ROOT / "dist", plugin: Path = PLUGIN, *, release: bool
           environ: dict[str, str] | None = None, wheel: Path | None = None) -> Path:
     """The plugin zip in ``out_dir``; with ``wheel``, the engine wheel in ``engine/``."""
     meta = read_metadata(plugin)
-    values = overrides(environ)
+    values = {"version": engine_version(), **overrides(environ)}
     meta.update(values)
     if release and placeholders(meta):
         raise BuildError(
@@ -160,7 +186,7 @@ def build(out_dir: Path = ROOT / "dist", plugin: Path = PLUGIN, *, release: bool
             info.external_attr = 0o644 << 16
             info.compress_type = zipfile.ZIP_DEFLATED
             data = path.read_bytes()
-            if path.name == "metadata.txt" and values:
+            if path.relative_to(plugin).as_posix() == "metadata.txt":
                 data = _with_overrides(data.decode("utf-8"), values).encode("utf-8")
             zf.writestr(info, data)
         if wheel is not None:
@@ -243,7 +269,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--no-engine", action="store_true",
                         help="leave the engine wheel out (the plugin then needs an engine "
                         "installed by other means)")
+    parser.add_argument("--sync-version", action="store_true",
+                        help="only write the engine's version into the checkout's metadata.txt")
     args = parser.parse_args(argv)
+    if args.sync_version:
+        changed = sync_version()
+        print(f"metadata.txt version={engine_version()}" + (" (written)" if changed else ""))
+        return 0
     try:
         wheel = None if args.no_engine else args.wheel or build_wheel(args.out / "engine-wheel")
         path = build(args.out, release=args.release, wheel=wheel)

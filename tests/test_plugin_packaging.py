@@ -121,3 +121,26 @@ def test_release_build_refuses_placeholders_and_takes_real_contacts(tmp_path):
     assert "\ntracker=https://git.lynnfield.test/swm-gis/issues\n" in text
     assert build_plugin.repository_problems(path) == []
     assert "example.org" in meta.read_text(encoding="utf-8")  # the source is not modified
+
+
+def test_the_version_is_the_engines_in_the_zip_and_the_checkout(tmp_path):
+    """One version (swm_gis/_version.py): the zip's metadata.txt is stamped from it whatever
+    the checkout's says, and the checkout's is kept equal (``--sync-version``)."""
+    from swm_gis._version import __version__
+
+    assert build_plugin.engine_version() == __version__
+    assert build_plugin.read_metadata()["version"] == __version__  # the checkout is in sync
+    plugin = tmp_path / "swm_gis_qgis"
+    shutil.copytree(REPO / "qgis_plugin" / "swm_gis_qgis", plugin,
+                    ignore=shutil.ignore_patterns("__pycache__"))
+    meta = plugin / "metadata.txt"
+    meta.write_text(meta.read_text(encoding="utf-8").replace(f"version={__version__}",
+                                                             "version=9.9.9"), encoding="utf-8")
+    zip_path = build_plugin.build(tmp_path / "dist", plugin)
+    assert zip_path.name == f"swm_gis_qgis-{__version__}.zip"
+    with zipfile.ZipFile(zip_path) as zf:
+        lines = zf.read("swm_gis_qgis/metadata.txt").decode("utf-8").splitlines()
+    assert f"version={__version__}" in lines and "version=9.9.9" not in lines
+    assert build_plugin.sync_version(plugin) is True
+    assert f"version={__version__}" in meta.read_text(encoding="utf-8").splitlines()
+    assert build_plugin.sync_version(plugin) is False  # nothing left to write
