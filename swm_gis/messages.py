@@ -2,8 +2,8 @@
 
 An error about an option or a config key does not spell a command-line flag or a dialog label:
 it holds a *reference*, and the front end that shows the message words it — the command line as
-its flag with the kind of value it takes, the QGIS plugin as the label of the dialog parameter that feeds it,
-Python as the keyword argument (``site=``). The core speaks no front end's language.
+its flag with the kind of value it takes, the QGIS plugin as the label of the dialog parameter
+that feeds it, Python as the keyword argument (``site=``). The core speaks no front end's language.
 
 A reference is built with :func:`option` (a job's option, by its Python keyword name),
 :func:`config_key` (a section or key of the town config) or :func:`town_config` (the town config

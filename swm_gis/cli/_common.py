@@ -24,8 +24,8 @@ from rich.console import Console
 from rich.panel import Panel
 from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 
-from swm_gis.config.town import TownConfig, load_config
 from swm_gis.cli.words import cli_words
+from swm_gis.config.town import TownConfig, load_config
 from swm_gis.errors import SwmGisError
 from swm_gis.messages import parts, references, render
 

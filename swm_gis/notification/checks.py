@@ -10,7 +10,7 @@ the text says what happened and what to do. The codes:
     neighbour's parcels are not configured. The text gives the area and the direction; owners
     there cannot be listed.
 ``site_overlaps_neighbour``
-    A ``--site`` overlaps parcels it does not really lie on (``[rules] site_subject_share``):
+    A site polygon overlaps parcels it does not really lie on (``[rules] site_subject_share``):
     they stay abutters and are mailed; the text gives each overlap in sq ft.
 ``subjects_have_different_owners``
     The subject parcels' owners of record differ: check that the applicant owns them all.
@@ -18,13 +18,13 @@ the text says what happened and what to do. The codes:
     Abutting parcels that can have an owner have no assessing record (named on the
     certification as not mailed); the text lists their ids.
 ``right_of_way_not_subject``
-    A ``--site`` reaches into a right-of-way or water polygon: it is not the applicant's land and
+    A site polygon reaches into a right-of-way or water polygon: it is not the applicant's land and
     is not made a subject (else a street network would pull in half the town).
 ``subject_is_right_of_way``
-    A subject given by ``--parcel`` is itself a right-of-way or water polygon.
+    A subject given by parcel id is itself a right-of-way or water polygon.
 ``many_abutters``
     More abutting parcels than ``[rules] abutter_warning_count`` (500): said before hundreds of
-    pages are written (``--max-abutters N`` stops instead).
+    pages are written (a most-abutters limit, ``max_abutters``, stops instead).
 ``no_assessing_data``
     No ``[layers.assess]``: no owner can be named.
 ``address_does_not_fit``
@@ -133,14 +133,13 @@ def missing_parcels_area(
         beyond = _wide_parts(shapely.difference(uncovered, boundary), sliver)
         if not beyond.is_empty:
             gaps.append(beyond)
-            why.append("beyond the town boundary ([layers.town_boundary]), where no parcel "
-                       "polygon covers it")
+            why.append("beyond the town boundary layer, where no parcel polygon covers it")
     else:
         beyond = _wide_parts(uncovered, sliver)
         if not beyond.is_empty:
             gaps.append(beyond)
-            why.append("beyond the outline of the parcels provided (no "
-                       "[layers.town_boundary] configured)")
+            why.append("beyond the outline of the parcels provided (no town boundary layer "
+                       "is configured)")
     if extents:
         # off every source's extent no data can be: the bare coverage, not its outline
         bare = shapely.difference(area, cover)
@@ -243,9 +242,9 @@ def edge_warning(config: TownConfig, subject: gpd.GeoDataFrame, area: gpd.GeoDat
         f"The {distance_ft:g} ft search area reaches {sqft:,.0f} sq ft to the {where} of the "
         f"subject that no parcel polygon covers ({'; '.join(why)}): owners there, e.g. "
         "across the town line, are not listed. Add the neighbouring town's parcels as a further "
-        "source in [layers.parcels] path (a list; MassGIS publishes each town as "
-        "L3_SHP_M<town id>_<NAME>.zip) and its assessing table in [layers.assess] path, then "
-        "run again."))
+        "source of the town's parcel layer (MassGIS publishes each town as "
+        "L3_SHP_M<town id>_<NAME>.zip) and its assessing table as a further source of the "
+        "assessing table, then run again."))
 
 
 # --------------------------------------------------------------------------- other warnings
@@ -265,7 +264,7 @@ def subject_right_of_way_warning(ids: Sequence[str]) -> dict[str, str] | None:
     return warning("subject_is_right_of_way", (
         f"The subject {', '.join(ids)} is a right-of-way or water polygon (no owner): its "
         "abutters are everyone along it. Give the applicant's own parcel(s) as the subject "
-        "(--parcel ID or --site FILE)."))
+        "(by parcel id or by a site polygon)."))
 
 
 def many_abutters_warning(n_abutting: int, limit: int, *, distance_ft: float
@@ -274,10 +273,9 @@ def many_abutters_warning(n_abutting: int, limit: int, *, distance_ft: float
         return None
     return warning("many_abutters", (
         f"{n_abutting} parcels lie within {distance_ft:g} ft of the subject, more than the "
-        f"usual {limit} ([rules] "
-        "abutter_warning_count): check the subject and the distance (a street, railway or "
-        "water polygon given as the subject reaches half the town). The package is written "
-        "anyway; pass --max-abutters N to stop instead."))
+        f"usual {limit} (the town's abutter warning count): check the subject and the "
+        "distance (a street, railway or water polygon given as the subject reaches half the "
+        "town). The package is written anyway; set a most-abutters limit to stop instead."))
 
 
 def site_overlap_warning(grazed: Sequence[Mapping[str, Any]], *, share: float
@@ -291,10 +289,10 @@ def site_overlap_warning(grazed: Sequence[Mapping[str, Any]], *, share: float
     return warning("site_overlaps_neighbour", (
         f"The site overlaps {len(grazed)} neighbouring parcel(s) it does not lie on: "
         f"{'; '.join(parts)}. A parcel is a subject only where the site covers at least "
-        f"{100 * share:g} % of it or it holds {100 * share:g} % of the site ([rules] "
-        "site_subject_share), so these are abutters and their owners are mailed. If the work "
-        "really extends onto them, give the subject by --parcel; if the site was drawn off its "
-        "lot (a survey-to-GIS shift), nothing needs doing."))
+        f"{100 * share:g} % of it or it holds {100 * share:g} % of the site (the town's "
+        "site subject share), so these are abutters and their owners are mailed. If the work "
+        "really extends onto them, give the subject by parcel id; if the site was drawn off "
+        "its lot (a survey-to-GIS shift), nothing needs doing."))
 
 
 def different_owners_warning(owners: Mapping[str, Sequence[str]]) -> dict[str, str] | None:
@@ -325,12 +323,12 @@ def owners_not_found_warning(listed, *, has_assess: bool) -> dict[str, str] | No
     return warning("owners_not_found", (
         f"{len(ids)} of {len(listed)} abutting parcel(s) have no assessing record, so no owner "
         f"is named or mailed for them: {shown}. They are named on the certification as not "
-        "mailed; ask the Assessors for their owners and addresses (or check that "
-        "[layers.assess] holds the whole town and joins by the same id)."))
+        "mailed; ask the Assessors for their owners and addresses (or check that the "
+        "assessing table holds the whole town and joins by the same id)."))
 
 
 def no_assess_warning() -> dict[str, str]:
-    return warning("no_assessing_data", "No [layers.assess] in the config: no owners could be "
+    return warning("no_assessing_data", "No assessing table is configured: no owners could be "
                    "named and the mailing list is empty.")
 
 
