@@ -12,26 +12,13 @@ import pickle
 from pathlib import Path
 
 import pytest
-import typer
 
-from swm_gis.cli import app, main
+from swm_gis.cli import cli_flags, main
 from swm_gis.cli.words import FLAGS, cli_words
 from swm_gis.errors import ConfigError, SwmGisError
 from swm_gis.messages import OPTIONS, SWITCHES, config_key, option, parts, references, town_config
 
 PKG = Path(__file__).resolve().parents[1] / "swm_gis"
-
-
-def _cli_flags() -> set[str]:
-    """Every long flag of every ``swm-gis`` command."""
-    found: set[str] = set()
-    stack = [typer.main.get_command(app)]
-    while stack:
-        cmd = stack.pop()
-        stack.extend(getattr(cmd, "commands", {}).values())
-        for param in cmd.params:
-            found |= {o for o in (*param.opts, *param.secondary_opts) if o.startswith("--")}
-    return found
 
 
 def test_one_message_three_vocabularies():
@@ -78,7 +65,7 @@ def test_unknown_option_is_a_programming_error():
 
 
 def test_every_option_has_a_real_flag():
-    flags = _cli_flags()
+    flags = cli_flags()
     assert set(FLAGS) == set(OPTIONS)
     assert set(SWITCHES) <= set(OPTIONS)
     missing = {name: flag for name, flag in FLAGS.items() if flag not in flags}

@@ -29,6 +29,19 @@ def _load_commands() -> None:
 _load_commands()
 
 
+def cli_flags() -> set[str]:
+    """Every long flag of every ``swm-gis`` command (``--site``, ``--no-cache``, ...), read from
+    the command line itself: what the core must never spell (tests/test_architecture.py)."""
+    found: set[str] = set()
+    stack = [typer.main.get_command(app)]
+    while stack:
+        cmd = stack.pop()
+        stack.extend(getattr(cmd, "commands", {}).values())
+        for param in cmd.params:
+            found |= {o for o in (*param.opts, *param.secondary_opts) if o.startswith("--")}
+    return found
+
+
 def _click_classes(name: str) -> tuple[type[BaseException], ...]:
     """Click's exception class ``name`` from typer's vendored copy and/or click itself."""
     found = []
