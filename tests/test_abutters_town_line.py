@@ -74,7 +74,8 @@ def test_parcels_cut_at_the_town_line_give_the_warning(tmp_path):
     pkg = _package(_town(tmp_path / "a", ATOWN))
     [w] = [w for w in pkg.warnings if w["code"] == "parcels_missing_beyond_edge"]
     assert "to the east of the subject" in w["text"]
-    assert "beyond the town boundary" in w["text"] and "[layers.parcels] path" in w["text"]
+    assert "beyond the town boundary layer" in w["text"]
+    assert "a further source of the town's parcel layer" in w["text"]
     assert "L3_SHP_M<town id>_<NAME>.zip" in w["text"]
     assert pkg.counts["other_town"] == 0
     assert not pkg.listed["parcel_id"].str.startswith("T2_").any()

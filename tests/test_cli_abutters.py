@@ -125,7 +125,7 @@ def test_without_assessing_table_every_abutter_is_flagged(tmp_path, capsys):
     assert [(r["parcel_id"], r["note"]) for r in rows] == [
         ("A", "no owner of record: ask the Assessors")]
     assert _csv(out / "mailing_list.csv") == []
-    assert "No [layers.assess]" in _flat(capsys.readouterr().out)
+    assert "No assessing table is configured" in _flat(capsys.readouterr().out)
 
 
 def test_row_polygon_is_left_out_not_listed(town_toml, tmp_path):

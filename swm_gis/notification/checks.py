@@ -116,7 +116,7 @@ def missing_parcels_area(
     >>> area = box(260, 150, 280, 180).buffer(30.48, quad_segs=32)
     >>> gap, why = missing_parcels_area(area, lots, extents=None, boundary=None)
     >>> round(gap.area), why
-    (648, ['beyond the outline of the parcels provided (no [layers.town_boundary] configured)'])
+    (648, ['beyond the outline of the parcels provided (no town boundary layer is configured)'])
     """
     sliver = SLIVER_M / metres_per_unit
     geoms = np.asarray(parcels, dtype=object)
