@@ -279,7 +279,13 @@ class _Run:
             self.feedback.setProgressText(str(obj["message"]))
 
     def info(self, obj: dict[str, Any]) -> None:
-        self.feedback.pushInfo(str(obj.get("message", "")))
+        """An info line; with its parts to a feedback that words them (``pushEngineInfo``)."""
+        message, parts = str(obj.get("message", "")), obj.get("parts")
+        hook = getattr(self.feedback, "pushEngineInfo", None)
+        if hook is not None and isinstance(parts, list):
+            hook(message, parts)
+        else:
+            self.feedback.pushInfo(message)
 
     def failure(self) -> EngineError:
         """The error of a non-zero exit: the engine's error event, else its last lines."""
