@@ -36,7 +36,7 @@ applicant's claim.
 
 Needs only the site (and the common plan when there is one): no parcels, no flow trace. The \
 Town's MS4 layer, when given, tells whether the disturbance drains to the MS4 (the site within \
-10 ft of a storm drain, pipe or outfall); without it the finding states that it assumes so.
+10 ft of a storm drain, pipe or outfall); without it the finding states that it assumes so. \
 Returns the disturbance in square feet and acres, whether a permit is required \
 (with the finding's status: yes, no or conditional), the exemption claimed and the reasons, \
 plus the result as a JSON file.
