@@ -155,6 +155,14 @@ CATALOG: dict[str, LayerInput] = {
             (_f("id", "STREAM_ID_FIELD", "STREAM_ID", "Stream id field"),),
         ),
         LayerInput(
+            "ms4", "MS4", "Town MS4 (storm drains, outfalls)", "any",
+            "The Town's municipal separate storm sewer system: catch basins, pipes, outfalls, "
+            "drainage channels (points, lines or polygons). A disturbance drains to the MS4 "
+            "when the site or its flow path comes within 10 ft of a feature; without this "
+            "layer the permit finding states that it assumes so.",
+            (_f("id", "MS4_ID_FIELD", "FACILITYID", "MS4 facility id field"),),
+        ),
+        LayerInput(
             "waterbodies", "WATERBODIES", "Water bodies", "polygon",
             "Lakes, ponds and other water body polygons.",
             (_f("name", "WATERBODY_NAME_FIELD", "NAME", "Water body name field"),),

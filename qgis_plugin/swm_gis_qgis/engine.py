@@ -70,7 +70,18 @@ TERMINATE_GRACE_S = 3.0
 
 
 class EngineError(Exception):
-    """The engine is missing, failed, or reported a user error; the message is for the user."""
+    """The engine is missing, failed, or reported a user error; the message is for the user.
+
+    ``parts`` is the engine's message as plain text and references (its ``--progress json``
+    error event: strings, ``{"option": name, "metavar": m}``, ``{"key": section, "name": key}``,
+    ``{"config": ""}``), so the plugin words each reference in the dialog's vocabulary; ``kind``
+    is the engine's error class (``"OwnerJoinError"``), '' when the engine gave none.
+    """
+
+    def __init__(self, message: str, *, parts: list | None = None, kind: str = "") -> None:
+        super().__init__(message)
+        self.parts: list = list(parts) if parts else [str(message)]
+        self.kind = kind
 
 
 class EngineCanceled(EngineError):
@@ -188,6 +199,108 @@ def _stop(proc: subprocess.Popen) -> None:
             os.killpg(proc.pid, signal.SIGKILL)
 
 
+def _start(cmd: list[str], cwd: str | None) -> subprocess.Popen:
+    """The engine process, in a process group of its own (so cancel stops its children)."""
+    popen_kw: dict[str, Any] = {}
+    if os.name == "posix":
+        popen_kw["start_new_session"] = True
+    else:  # pragma: no cover - Windows
+        popen_kw["creationflags"] = (getattr(subprocess, "CREATE_NO_WINDOW", 0)
+                                     | getattr(subprocess, "CREATE_NEW_PROCESS_GROUP", 0))
+    try:
+        return subprocess.Popen(
+            cmd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+            text=True, encoding="utf-8", errors="replace", bufsize=1, cwd=cwd,
+            env=engine_environment(), **popen_kw,
+        )
+    except OSError as exc:
+        raise EngineError(f"Could not start the swm-gis engine {cmd[0]}: {exc}. "
+                          f"{missing_message()}") from exc
+
+
+class _Run:
+    """One engine run: reads its two streams, hands each event to the feedback, keeps the
+    result, the error event and the other lines (for a failure without an error event)."""
+
+    def __init__(self, proc: subprocess.Popen, feedback: Any,
+                 progress_range: tuple[float, float]) -> None:
+        self.proc = proc
+        self.feedback = feedback
+        self.lo, self.hi = progress_range
+        self.result: dict[str, Any] | None = None
+        self.error: dict[str, Any] | None = None
+        self.other_err: list[str] = []
+        self.other_out: list[str] = []
+        self.q: queue.Queue = queue.Queue()
+
+    def read(self) -> None:
+        """Until both streams close and the process ends; :class:`EngineCanceled` on cancel."""
+        for name, stream in (("out", self.proc.stdout), ("err", self.proc.stderr)):
+            threading.Thread(target=_reader, args=(stream, name, self.q), daemon=True).start()
+        open_streams = 2
+        while open_streams:
+            self.check_cancel()
+            try:
+                name, line = self.q.get(timeout=0.1)
+            except queue.Empty:
+                continue
+            if line is None:
+                open_streams -= 1
+            else:
+                self.dispatch(name, line)
+        while self.proc.poll() is None:
+            self.check_cancel()
+            time.sleep(0.05)
+
+    def check_cancel(self) -> None:
+        if self.feedback is not None and self.feedback.isCanceled():
+            _stop(self.proc)
+            raise EngineCanceled("Cancelled: the swm-gis engine was stopped.")
+
+    def dispatch(self, name: str, line: str) -> None:
+        obj = _parse(line)
+        kind = obj.get("type") if obj else None
+        if kind == "error":
+            self.error = obj
+        elif kind == "result":
+            self.result = obj
+        elif kind in ("progress", "info"):
+            if self.feedback is not None:
+                getattr(self, kind)(obj)
+        elif line.strip():
+            (self.other_out if name == "out" else self.other_err).append(line)
+            if self.feedback is not None:
+                self.feedback.pushConsoleInfo(line)
+
+    def progress(self, obj: dict[str, Any]) -> None:
+        frac = float(obj.get("fraction") or 0.0)
+        self.feedback.setProgress(self.lo + (self.hi - self.lo) * max(0.0, min(1.0, frac)))
+        if obj.get("message"):
+            self.feedback.setProgressText(str(obj["message"]))
+
+    def info(self, obj: dict[str, Any]) -> None:
+        """An info line; with its parts to a feedback that words them (``pushEngineInfo``)."""
+        message, parts = str(obj.get("message", "")), obj.get("parts")
+        hook = getattr(self.feedback, "pushEngineInfo", None)
+        if hook is not None and isinstance(parts, list):
+            hook(message, parts)
+        else:
+            self.feedback.pushInfo(message)
+
+    def failure(self) -> EngineError:
+        """The error of a non-zero exit: the engine's error event, else its last lines."""
+        if self.error and self.error.get("message"):
+            parts = self.error.get("parts")
+            return EngineError(str(self.error["message"]),
+                               parts=parts if isinstance(parts, list) else None,
+                               kind=str(self.error.get("error") or ""))
+        # the last lines say what went wrong; the command line itself is for the engine log
+        # (pushCommandInfo), not for the person reading the dialog
+        tail = " ".join(line.strip() for line in (self.other_err or self.other_out)[-3:])
+        return EngineError(f"The swm-gis engine stopped with an error (exit code "
+                           f"{self.proc.returncode}): {tail}".rstrip(": "))
+
+
 def run_engine(args: list[str], feedback: Any = None, *, executable: str | None = None,
                cwd: str | None = None, progress_range: tuple[float, float] = (0.0, 100.0),
                ) -> dict[str, Any]:
@@ -197,98 +310,33 @@ def run_engine(args: list[str], feedback: Any = None, *, executable: str | None 
     ``feedback.setProgressText``, info lines to ``feedback.pushInfo``. When
     ``feedback.isCanceled()`` turns true the engine's process group is terminated and
     :class:`EngineCanceled` is raised. A non-zero exit raises :class:`EngineError` carrying the
-    engine's own error message (the one-paragraph message the command line prints).
+    engine's own error message (the one-paragraph message the command line prints), its parts
+    and its error class.
     """
     exe = executable or find_engine()
     cmd = [exe, "--progress", "json", *[str(a) for a in args]]
     if feedback is not None:
         feedback.pushCommandInfo(" ".join(shlex.quote(c) for c in cmd))
-    popen_kw: dict[str, Any] = {}
-    if os.name == "posix":
-        popen_kw["start_new_session"] = True
-    else:  # pragma: no cover - Windows
-        popen_kw["creationflags"] = (getattr(subprocess, "CREATE_NO_WINDOW", 0)
-                                     | getattr(subprocess, "CREATE_NEW_PROCESS_GROUP", 0))
-    try:
-        proc = subprocess.Popen(
-            cmd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-            text=True, encoding="utf-8", errors="replace", bufsize=1, cwd=cwd,
-            env=engine_environment(), **popen_kw,
-        )
-    except OSError as exc:
-        raise EngineError(f"Could not start the swm-gis engine {exe}: {exc}. "
-                          f"{missing_message()}") from exc
+    proc = _start(cmd, cwd)
     run_engine.last_pid = proc.pid  # type: ignore[attr-defined]  # for tests and diagnostics
-
-    q: queue.Queue = queue.Queue()
-    threads = [threading.Thread(target=_reader, args=(proc.stdout, "out", q), daemon=True),
-               threading.Thread(target=_reader, args=(proc.stderr, "err", q), daemon=True)]
-    for t in threads:
-        t.start()
-    lo, hi = progress_range
-    result: dict[str, Any] | None = None
-    error: str | None = None
-    other_err: list[str] = []
-    other_out: list[str] = []
-    open_streams = 2
+    run = _Run(proc, feedback, progress_range)
     try:
-        while open_streams:
-            if feedback is not None and feedback.isCanceled():
-                _stop(proc)
-                raise EngineCanceled("Cancelled: the swm-gis engine was stopped.")
-            try:
-                name, line = q.get(timeout=0.1)
-            except queue.Empty:
-                continue
-            if line is None:
-                open_streams -= 1
-                continue
-            obj = _parse(line)
-            kind = obj.get("type") if obj else None
-            if kind == "progress":
-                if feedback is not None:
-                    frac = float(obj.get("fraction") or 0.0)
-                    feedback.setProgress(lo + (hi - lo) * max(0.0, min(1.0, frac)))
-                    if obj.get("message"):
-                        feedback.setProgressText(str(obj["message"]))
-            elif kind == "info":
-                if feedback is not None:
-                    feedback.pushInfo(str(obj.get("message", "")))
-            elif kind == "error":
-                error = str(obj.get("message", ""))
-            elif kind == "result":
-                result = obj
-            elif line.strip():
-                (other_out if name == "out" else other_err).append(line)
-                if feedback is not None:
-                    feedback.pushConsoleInfo(line)
-        while proc.poll() is None:
-            if feedback is not None and feedback.isCanceled():
-                _stop(proc)
-                raise EngineCanceled("Cancelled: the swm-gis engine was stopped.")
-            time.sleep(0.05)
+        run.read()
     finally:
         if proc.poll() is None:
             _stop(proc)
         for stream in (proc.stdout, proc.stderr):
             if stream is not None:
                 stream.close()
-    rc = proc.returncode
-    if rc != 0:
-        if error:
-            raise EngineError(error)
-        # the last lines say what went wrong; the command line itself is for the engine log
-        # (pushCommandInfo above), not for the person reading the dialog
-        tail = " ".join(line.strip() for line in (other_err or other_out)[-3:])
-        raise EngineError(f"The swm-gis engine stopped with an error (exit code {rc}): "
-                          f"{tail}".rstrip(": "))
-    if result is None:
+    if proc.returncode != 0:
+        raise run.failure()
+    if run.result is None:
         raise EngineError(
             "The swm-gis engine finished without reporting its outputs (no JSON result line on "
             f"stdout). Is {exe} an swm-gis version with --progress json? Output was:\n"
-            + "\n".join(other_out[-10:])
+            + "\n".join(run.other_out[-10:])
         )
-    return result
+    return run.result
 
 
 def _parse(line: str) -> dict[str, Any] | None:

@@ -1,58 +1,62 @@
 """Say the engine's messages in the dialog's words.
 
-The engine speaks to a command-line user: ``--common-plan``, ``[layers.parcels.fields] id``,
-``set ... in town.toml``, paths of the files it read. In QGIS those files are temporary exports
-of the user's layers, the config is one the plugin wrote, and the user sees parameter *labels*,
-never ids. :func:`dialog_text` rewrites a message into one short paragraph in the dialog's terms:
+The engine speaks to a command-line user; in QGIS the user sees parameter *labels*, the config is
+one the plugin wrote, and the files the engine read are temporary exports of the user's layers.
+The engine's ``--progress json`` error events carry the message as *parts*: plain text and
+references (``{"option": "site", "metavar": "FILE"}``, ``{"key": "layers.parcels.fields",
+"name": "id"}``, ``{"config": ""}``). :func:`dialog_text` words each reference in the dialog's
+terms and returns one short paragraph:
 
-* a command-line flag becomes the label of the parameter that feeds it;
-* a config section or key (``[layers.assess.fields] owner``) becomes the layer or field
-  parameter's label;
+* an option becomes the label of the parameter that feeds it (:data:`OPTION_PARAMS`);
+* a config section or key becomes the label of the layer or field parameter the plugin filled it
+  from (or, with the user's own town config, the key as the TOML reads, "in the town config");
+* the town config becomes "the dialog" (or "the town config" when the user gave theirs);
 * a path of a temporary export becomes the QGIS layer it came from, any other path in the run's
   temporary folder is dropped;
 * parameter ids (``SUBJECT``, ``OUTPUT_FOLDER``) become their labels.
 
-No QGIS import: it works on plain strings and dicts so it can be tested on its own.
+Plain strings are used as they are (no pattern matching): the engine names what the user set by
+reference. No QGIS import, no swm_gis import (the engine runs in its own process): it works on
+plain strings, lists and dicts so it can be tested on its own.
 """
 
 from __future__ import annotations
 
-import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 
 from .catalog import CATALOG
 
-#: Engine flag -> the plugin parameter that feeds it (the first one the algorithm has).
-FLAG_PARAMS: dict[str, tuple[str, ...]] = {
-    "--site": ("SITE", "SUBJECT"),
-    "--common-plan": ("COMMON_PLAN",),
-    "--mitigation": ("MITIGATION",),
-    "--proposed-impervious-sqft": ("PROPOSED_IMPERVIOUS_SQFT",),
-    "--proposed-impervious": ("PROPOSED_IMPERVIOUS",),
-    "--exemption": ("EXEMPTIONS",),
-    "--development": ("DEVELOPMENT",),
-    "--roadway-maintenance": ("ROADWAY_MAINTENANCE",),
-    "--parcel": ("SUBJECT",),
-    "--distance": ("DISTANCE",),
-    "--include-subject": ("INCLUDE_SUBJECT",),
-    "--label-template": ("LABEL_TEMPLATE",),
-    "--label-offset": ("LABEL_OFFSET",),
-    "--sender": ("SENDER",),
-    "--config": ("TOWN_CONFIG",),
-    "--out": ("OUTPUT_FOLDER", "OUTPUT_GPKG"),
-    "--engine": ("ENGINE",),
-    "--scheduler": ("SCHEDULER",),
+#: Engine option (a name of the engine's ``messages.OPTIONS``) -> the plugin parameters that feed
+#: it (the first one the running algorithm has is named).
+OPTION_PARAMS: dict[str, tuple[str, ...]] = {
+    "site": ("SITE", "SUBJECT"),
+    "parcels": ("SUBJECT",),
+    "common_plan": ("COMMON_PLAN",),
+    "mitigation": ("MITIGATION",),
+    "proposed_impervious_sqft": ("PROPOSED_IMPERVIOUS_SQFT",),
+    "proposed_impervious": ("PROPOSED_IMPERVIOUS",),
+    "exemptions": ("EXEMPTIONS",),
+    "development": ("DEVELOPMENT",),
+    "roadway_maintenance": ("ROADWAY_MAINTENANCE",),
+    "received": ("RECEIVED",),
+    "proposed_use": ("PROPOSED_USE",),
+    "distance": ("DISTANCE",),
+    "include_subject": ("INCLUDE_SUBJECT",),
+    "label_template": ("LABEL_TEMPLATE",),
+    "label_offset": ("LABEL_OFFSET",),
+    "sender": ("SENDER",),
+    "config": ("TOWN_CONFIG",),
+    "out": ("OUTPUT_FOLDER", "OUTPUT_GPKG"),
+    "overwrite": ("OUTPUT_FOLDER", "OUTPUT_GPKG"),
+    "engine": ("ENGINE",),
+    "scheduler": ("SCHEDULER",),
 }
 
 #: Longest useful message: a list of hundreds of ids helps nobody.
 MAX_CHARS = 600
 
-_FLAG = re.compile(r"--[a-z][a-z0-9-]*(?:\s+(?:FILE|DIR|ID|PATH|N|VALUE)\b)?")
-_FIELD_KEY = re.compile(r"\[?layers\.([a-z0-9_]+)\.fields\]?\s*\.?\s*([a-z0-9_]+)?"
-                        r"(?:\s*=\s*(?:\"[^\"]*\"|'[^']*'|\S+))?")
-_LAYER_KEY = re.compile(r"\[?layers\.([a-z0-9_]+)\]?(?:\s+(?:path|layer|crs)\b)?")
-_SPEC = re.compile(r"\s*\(?\bSPEC section \d+\)?")
-_TMP_PATH = re.compile(r"(?:[A-Za-z]:)?[/\\][^\s'\"()]*processing_[^\s'\"()]*[^\s'\"().,;:]")
+#: Characters that end a path in a message.
+_PATH_END = " \t\n'\"(),;"
 
 
 def param_labels(definitions) -> dict[str, str]:
@@ -82,7 +86,64 @@ def _quote(label: str) -> str:
     return f"'{label}'"
 
 
-def dialog_text(message: str, labels: Mapping[str, str], *,
+def option_text(name: str, labels: Mapping[str, str]) -> str:
+    """The engine option ``name`` as the dialog names it: the label of its parameter."""
+    for param in OPTION_PARAMS.get(name, ()):
+        if param in labels:
+            return _quote(labels[param])
+    return name.replace("_", " ")
+
+
+def toml_text(section: str, name: str = "") -> str:
+    """A config key as the TOML reads: ``[layers.parcels.fields] id``."""
+    return f"[{section}] {name}" if name else f"[{section}]"
+
+
+def key_text(section: str, name: str, labels: Mapping[str, str], *,
+             user_config: bool = False, where: bool = True) -> str:
+    """The config key ``[section] name`` as the dialog names it: the layer or field parameter
+    the plugin filled it from; with the user's own town config, the key in it (``where``:
+    saying "in the town config", when the message does not say where)."""
+    if user_config:
+        return toml_text(section, name) + (" in the town config" if where else "")
+    layer, _, rest = section.removeprefix("layers.").partition(".")
+    if section.startswith("layers.") and rest == "fields":
+        label = field_label(layer, name, labels) if name else None
+        if label:
+            return f"the parameter {_quote(label)}"
+        label = layer_label(layer, labels)
+        if label:
+            return f"the field parameters of {_quote(label)}"
+    elif section.startswith("layers.") and not rest:
+        label = layer_label(layer, labels)
+        if label:
+            return _quote(label)
+    return toml_text(section, name)
+
+
+def parts_text(parts: Sequence, labels: Mapping[str, str], *, user_config: bool = False) -> str:
+    """The engine's message ``parts`` (strings and references) in the dialog's words."""
+    out: list[str] = []
+    for at, part in enumerate(parts):
+        if isinstance(part, str):
+            if out and out[-1].startswith("the parameter '") and part.startswith(' = "'):
+                part = part[part.find('"', 4) + 1:]  # 'Set <the field> = "<field name>"'
+            out.append(part)
+        elif not isinstance(part, Mapping):
+            out.append(str(part))
+        elif "option" in part:
+            out.append(option_text(str(part["option"]), labels))
+        elif "key" in part:
+            after = parts[at + 1] if at + 1 < len(parts) else ""
+            says_where = isinstance(after, str) and after.startswith(" in ")
+            out.append(key_text(str(part["key"]), str(part.get("name") or ""), labels,
+                                user_config=user_config, where=not says_where))
+        elif "config" in part:
+            out.append("the town config" if user_config else "the dialog")
+    return "".join(out)
+
+
+def dialog_text(message: str, labels: Mapping[str, str], *, parts: Sequence | None = None,
                 exports: Mapping[str, str] | None = None, temp_root: str | None = None,
                 user_config: bool = False, ids: bool = True,
                 limit: int | None = MAX_CHARS) -> str:
@@ -92,9 +153,11 @@ def dialog_text(message: str, labels: Mapping[str, str], *,
     Parameters
     ----------
     message
-        The engine's (or the plugin's own) message.
+        The engine's (or the plugin's own) message; used when ``parts`` is not given.
     labels
         Parameter id -> label of the running algorithm (:func:`param_labels`).
+    parts
+        The engine's message as plain text and references (its error event's ``"parts"``).
     exports
         Path of a temporary export -> how to name it (e.g. "layer 'Parcels'").
     temp_root
@@ -106,56 +169,78 @@ def dialog_text(message: str, labels: Mapping[str, str], *,
 
     Examples
     --------
-    >>> dialog_text("no --common-plan given", {"COMMON_PLAN": "Common plan"})
+    >>> dialog_text("", {"COMMON_PLAN": "Common plan"},
+    ...             parts=["no ", {"option": "common_plan", "metavar": "FILE"}, " given"])
     "no 'Common plan' given"
     """
-    text = str(message)
+    text = parts_text(parts, labels, user_config=user_config) if parts else str(message)
     for path, name in sorted((exports or {}).items(), key=lambda kv: -len(kv[0])):
         if path:
-            text = re.sub(re.escape(path) + r"(?::[A-Za-z0-9_]+|\|layername=[A-Za-z0-9_]+)?",
-                          name, text)
-    text = _FIELD_KEY.sub(lambda m: _field_sub(m, labels), text)
-    text = _LAYER_KEY.sub(lambda m: _layer_sub(m, labels), text)
-    text = _FLAG.sub(lambda m: _flag_sub(m, labels), text)
-    text = _SPEC.sub("", text)
+            text = _replace_path(text, path, name)
     if temp_root:
-        text = re.sub(re.escape(temp_root) + r"(?:[^\s'\"(),;]*[^\s'\"(),;.:])?",
-                      "the temporary copy", text)
-    text = _TMP_PATH.sub("the temporary copy", text)
-    text = re.sub(r"\s+in the temporary copy\b", "", text)
+        text = _replace_path(text, temp_root, "the temporary copy", prefix=True)
+        text = text.replace(" in the temporary copy", "")
+    text = _drop_spec(text)
     if not user_config:
-        text = re.sub(r"\b(in|to) the (town )?config\b", r"\1 the dialog", text)
+        for said in ("in the town config", "in the config", "to the town config",
+                     "to the config"):
+            text = text.replace(said, said.split()[0] + " the dialog")
     if ids:
         text = _ids_to_labels(text, labels)
     text = " ".join(text.split())
     return text if limit is None else shorten(text, limit)
 
 
-def _field_sub(m: re.Match, labels: Mapping[str, str]) -> str:
-    key, logical = m.group(1), m.group(2)
-    if logical:
-        label = field_label(key, logical, labels)
-        if label:
-            return f"the parameter {_quote(label)}"
-    label = layer_label(key, labels)
-    return f"the field parameters of {_quote(label)}" if label else m.group(0)
+def _replace_path(text: str, path: str, name: str, *, prefix: bool = False) -> str:
+    """Each ``path`` in ``text`` (with a ``:layer`` or ``|layername=layer`` suffix; with
+    ``prefix``, any path that starts with it) as ``name``."""
+    out, i = [], 0
+    while (at := text.find(path, i)) >= 0:
+        end = at + len(path)
+        if prefix:
+            while end < len(text) and text[end] not in _PATH_END:
+                end += 1
+            while end > at + len(path) and text[end - 1] in ".:":  # a sentence's end
+                end -= 1
+        else:
+            end = _skip_layer_suffix(text, end)
+        out.append(text[i:at] + name)
+        i = end
+    return "".join(out) + text[i:]
 
 
-def _layer_sub(m: re.Match, labels: Mapping[str, str]) -> str:
-    label = layer_label(m.group(1), labels)
-    return _quote(label) if label else m.group(0)
+def _skip_layer_suffix(text: str, end: int) -> int:
+    for lead in ("|layername=", ":"):
+        if text.startswith(lead, end):
+            stop = end + len(lead)
+            while stop < len(text) and (text[stop].isalnum() or text[stop] == "_"):
+                stop += 1
+            if stop > end + len(lead):
+                return stop
+    return end
 
 
-def _flag_sub(m: re.Match, labels: Mapping[str, str]) -> str:
-    flag = m.group(0).split()[0]
-    for name in FLAG_PARAMS.get(flag, ()):
-        if name in labels:
-            return _quote(labels[name])
-    return flag.lstrip("-").replace("-", " ")
+def _drop_spec(text: str) -> str:
+    """Drop the engine's "(SPEC section N)" pointers: the dialog's user has no SPEC."""
+    while (at := text.find("SPEC section ")) >= 0:
+        end = at + len("SPEC section ")
+        while end < len(text) and text[end].isdigit():
+            end += 1
+        start = at
+        if start > 0 and text[start - 1] == "(" and text.startswith(")", end):
+            start, end = start - 1, end + 1
+        while start > 0 and text[start - 1] == " ":
+            start -= 1
+        text = text[:start] + text[end:]
+    return text
 
 
 #: Parameter ids that are also words of the data (a HUC12 code, an ORW): never replaced.
 DOMAIN_WORDS = frozenset({"HUC12", "HUC10", "ORW", "DEM", "JSON"})
+
+
+def _is_word_char(c: str) -> bool:
+    return c.isalnum() or c in "_'"
 
 
 def _ids_to_labels(text: str, labels: Mapping[str, str], *, fmt: str = "'{}'") -> str:
@@ -163,9 +248,20 @@ def _ids_to_labels(text: str, labels: Mapping[str, str], *, fmt: str = "'{}'") -
                    key=len, reverse=True)
     if not names:
         return text
-    pattern = re.compile(r"(?<![A-Za-z0-9_'])(" + "|".join(map(re.escape, names))
-                         + r")(?![A-Za-z0-9_'])")
-    return pattern.sub(lambda m: fmt.format(labels[m.group(1)]), text)
+    out, i = [], 0
+    while i < len(text):
+        found = None
+        if i == 0 or not _is_word_char(text[i - 1]):
+            found = next((n for n in names if text.startswith(n, i)
+                          and (i + len(n) == len(text) or not _is_word_char(text[i + len(n)]))),
+                         None)
+        if found:
+            out.append(fmt.format(labels[found]))
+            i += len(found)
+        else:
+            out.append(text[i])
+            i += 1
+    return "".join(out)
 
 
 def help_text(text: str, labels: Mapping[str, str]) -> str:
@@ -174,7 +270,8 @@ def help_text(text: str, labels: Mapping[str, str]) -> str:
 
 
 def shorten(text: str, limit: int = MAX_CHARS) -> str:
-    """At most ``limit`` characters: a long list is cut at a comma with the count left out."""
+    """At most about ``limit`` characters when ``text`` is a long list: cut at a comma with the
+    count left out ("... and 2,400 more."). Any other text is kept whole: never cut mid-word."""
     if len(text) <= limit:
         return text
     head = text[:limit - 20]  # room for " and N more."
@@ -182,10 +279,21 @@ def shorten(text: str, limit: int = MAX_CHARS) -> str:
     if cut > limit // 2:
         rest = text[cut + 2:].count(", ") + 1
         return head[:cut] + f" and {rest} more."
-    return head.rstrip() + "..."
+    return text
 
 
 def has_cli_language(text: str) -> bool:
     """True when ``text`` still holds a command-line flag or a temporary processing path."""
-    return bool(re.search(r"(?<![\w-])--[a-z]", text) or "/tmp/processing_" in text
-                or "processing_" in text and "swm_gis_" in text)
+    return (_has_flag(text) or "/tmp/processing_" in text
+            or "processing_" in text and "swm_gis_" in text)
+
+
+def _has_flag(text: str) -> bool:
+    i = text.find("--")
+    while i >= 0:
+        before = text[i - 1] if i else " "
+        after = text[i + 2:i + 3]
+        if not (before.isalnum() or before in "_-") and after.islower() and after.isalpha():
+            return True
+        i = text.find("--", i + 1)
+    return False

@@ -77,14 +77,17 @@ class Workspace:
         d = self.alg.parameterDefinition(name)
         return f"'{d.description()}'" if d is not None else name
 
-    def say(self, text: str, *, ids: bool = True, whole: bool = False) -> str:
+    def say(self, text: str, *, parts: list | None = None, ids: bool = True,
+            whole: bool = False) -> str:
         """``text`` in the dialog's words (labels, QGIS layers; no flags, no temporary paths);
         ``ids=False`` for data values, whose words may look like parameter ids (HUC10);
-        ``whole`` for findings and text outputs, which are never cut."""
+        ``whole`` for findings and text outputs, which are never cut; ``parts``: the engine's
+        message as text and references, worded from them."""
         labels = wording.param_labels(self.alg.parameterDefinitions())
         exports = self._export_names(
             lambda name, info: f"the layer '{info.get('layer') or name}'")
-        return wording.dialog_text(text, labels, exports=exports, temp_root=str(self.folder),
+        return wording.dialog_text(text, labels, parts=parts, exports=exports,
+                                   temp_root=str(self.folder),
                                    user_config=self.has("TOWN_CONFIG"), ids=ids,
                                    limit=None if whole else wording.MAX_CHARS)
 

@@ -255,3 +255,21 @@ def test_distance_include_subject_and_a_rerun_into_the_same_folder(plugin, town,
     assert got["P8"] == pytest.approx((60**2 + 15**2) ** 0.5 * M, abs=0.01)
     assert got["P2"] == 0.0
     assert wider["ABUTTER_COUNT"] == 7
+
+
+@pytest.mark.parametrize(("message", "figures"), [
+    ("None of the 5 abutting parcel(s) that can have an owner joins a record of 'assess' "
+     "([layers.assess]): their ids (e.g. P1, P3, P4, field 'LOC_ID' of 'parcels') are not in "
+     "the assessing table's field 'LOC_ID'", (5, ["P1", "P3", "P4"])),
+    ("None of the 2 abutting parcel(s) that can have an owner joins a record of x: their ids "
+     "(e.g. (none), field 'id' of y)", (2, [])),
+])
+def test_the_engines_owner_join_refusal_is_read_by_its_class(plugin, message, figures):
+    """The refusal is recognised by the engine's error class (OwnerJoinError), not its words;
+    its count and first ids are read with plain string methods."""
+    from swm_gis_qgis.algorithms import abutters
+    from swm_gis_qgis.engine import EngineError
+
+    assert abutters._owner_join_figures(message) == figures
+    alg = abutters.AbuttersAlgorithm()
+    assert alg.engine_refusal(EngineError(message, kind="ValueError"), None) is None

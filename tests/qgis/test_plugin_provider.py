@@ -63,7 +63,8 @@ def test_abutters_parameters_are_those_of_spec_section_6(plugin):
 
 def test_the_town_config_is_the_first_parameter_of_every_algorithm_reading_town_layers(plugin):
     """'Set up the town' saves it once; every algorithm that reads a town layer takes it
-    first. The disturbance trigger reads none; the set-up itself writes it."""
+    first. The disturbance trigger reads only the optional MS4 layer (no town config); the
+    set-up itself writes it."""
     for alg_id in IDS:
         names = [d.name() for d in _alg(alg_id).parameterDefinitions()]
         takes = alg_id not in ("disturbancetrigger", "townsetup", "enginesetup")

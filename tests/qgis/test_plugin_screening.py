@@ -190,3 +190,42 @@ def test_site_screening_with_a_town_config(plugin, reference, tmp_path):
                  "screening_report.pdf"):
         assert (folder / name).is_file(), name
     assert r["REPORT_HTML"] == str(folder / "screening_report.html")
+
+
+def _ms4_at_the_site(tmp_path) -> str:
+    """A catch basin (FACILITYID CB-1) on the site's boundary, in a GeoPackage of its own."""
+    from qgis.core import (
+        QgsCoordinateTransformContext,
+        QgsFeature,
+        QgsGeometry,
+        QgsVectorFileWriter,
+        QgsVectorLayer,
+    )
+
+    sites = QgsVectorLayer(site("site"), "site", "ogr")
+    vertex = next(sites.getFeatures()).geometry().vertexAt(0)
+    ms4 = QgsVectorLayer(f"Point?crs={sites.crs().authid()}&field=FACILITYID:string",
+                         "ms4", "memory")
+    feature = QgsFeature(ms4.fields())
+    feature.setGeometry(QgsGeometry(vertex.clone()))
+    feature.setAttribute("FACILITYID", "CB-1")
+    ms4.dataProvider().addFeature(feature)
+    path = str(tmp_path / "ms4.gpkg")
+    options = QgsVectorFileWriter.SaveVectorOptions()
+    options.driverName = "GPKG"
+    QgsVectorFileWriter.writeAsVectorFormatV3(ms4, path, QgsCoordinateTransformContext(), options)
+    return path
+
+
+def test_the_towns_ms4_layer_reaches_the_permit_finding(plugin, tmp_path):
+    """The optional 'Town MS4' layer goes into the config the plugin writes ([layers.ms4], id =
+    FACILITYID): a catch basin on the site makes the disturbance drain to the MS4."""
+    r = _run("disturbancetrigger", {"MS4": _ms4_at_the_site(tmp_path)}, tmp_path)
+    ms4 = r["json"]["disturbance"]["ms4"]
+    assert ms4["checked"] is True and ms4["reached"] is True
+    assert "CB-1" in json.dumps(ms4["features"])
+
+
+def test_without_the_ms4_layer_the_trigger_assumes_it(plugin, tmp_path):
+    r = _run("disturbancetrigger", {}, tmp_path)
+    assert r["json"]["disturbance"]["ms4"]["checked"] is False

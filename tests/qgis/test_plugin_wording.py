@@ -11,7 +11,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 from swm_gis_qgis import findings, wording
 
-LABELS = {"SITE": "Site", "COMMON_PLAN": "Larger common plan of development or sale",
+LABELS = {"SITE": "Site: proposed limit of disturbance (polygons)",
+          "COMMON_PLAN": "Larger common plan of development or sale",
           "PROPOSED_IMPERVIOUS": "Proposed (post-construction) impervious cover",
           "PROPOSED_IMPERVIOUS_SQFT": "Or: proposed impervious area (sq ft)",
           "INCLUDE_SUBJECT": "Include the subject parcels in the list",
@@ -22,45 +23,86 @@ LABELS = {"SITE": "Site", "COMMON_PLAN": "Larger common plan of development or s
 TEMP = "/tmp/processing_AbCdEf/swm_gis_abutters_x1y2"
 
 
-@pytest.mark.parametrize(("engine", "dialog"), [
-    ("no --common-plan given", "no 'Larger common plan of development or sale' given"),
-    ("pass --proposed-impervious FILE or --proposed-impervious-sqft",
+def _opt(name, metavar=""):
+    return {"option": name, "metavar": metavar}
+
+
+def _key(section, name=""):
+    return {"key": section, "name": name}
+
+
+@pytest.mark.parametrize(("parts", "dialog"), [
+    (["Give ", _opt("site", "FILE"), " or ", _opt("parcels", "ID"), ", not both."],
+     "Give 'Site: proposed limit of disturbance (polygons)' or 'Subject property', not both."),
+    (["no ", _opt("common_plan", "FILE"), " given"],
+     "no 'Larger common plan of development or sale' given"),
+    (["pass ", _opt("proposed_impervious", "FILE"), " or ", _opt("proposed_impervious_sqft")],
      "pass 'Proposed (post-construction) impervious cover' or "
      "'Or: proposed impervious area (sq ft)'"),
-    ("pass --include-subject to list its owners",
+    (["pass ", _opt("include_subject"), " to list its owners"],
      "pass 'Include the subject parcels in the list' to list its owners"),
-    ("the rule (SPEC section 2) says so", "the rule says so"),
-    ("No [layers.assess] in the config",
+    (["choose an empty ", _opt("out", "DIR"), " or ", _opt("overwrite")],
+     "choose an empty 'Output folder' or 'Output folder'"),
+    (["the rule (SPEC section 2) says so"], "the rule says so"),
+    (["No ", _key("layers.assess"), " in ", {"config": ""}],
      "No 'Assessing table (owners and mailing addresses)' in the dialog"),
-    ("SUBJECT: choose the field in PARCEL_ID_FIELD",
+    (["Check ", _key("layers.parcels.fields", "id"), " and ", _key("layers.assess.fields")],
+     "Check the parameter 'Parcel id field' and the field parameters of "
+     "'Assessing table (owners and mailing addresses)'"),
+    (["Set ", _key("rules", "habitat_distance_ft")], "Set [rules] habitat_distance_ft"),
+    (["an option the plugin has not: ", _opt("workers", "N")],
+     "an option the plugin has not: workers"),
+    (["SUBJECT: choose the field in PARCEL_ID_FIELD"],
      "'Subject property': choose the field in 'Parcel id field'"),
 ])
-def test_engine_phrases_become_dialog_phrases(engine, dialog):
-    assert wording.dialog_text(engine, LABELS) == dialog
+def test_engine_parts_become_dialog_phrases(parts, dialog):
+    assert wording.dialog_text("(the command line's words)", LABELS, parts=parts) == dialog
+
+
+def test_with_the_users_town_config_a_key_is_named_in_it():
+    parts = ["No ", _key("layers.assess"), " in ", {"config": ""}, "; set ",
+             _key("layers.parcels.fields", "id"), "."]
+    assert wording.dialog_text("", LABELS, parts=parts, user_config=True) == (
+        "No [layers.assess] in the town config; set "
+        "[layers.parcels.fields] id in the town config.")
+
+
+def test_a_plain_message_is_shown_as_it_is():
+    """A plain string is never pattern-matched: an engine text that still holds a flag shows
+    it (the engine names options by reference)."""
+    assert wording.dialog_text("no --common-plan given", LABELS) == "no --common-plan given"
 
 
 def test_a_config_field_key_and_the_temporary_config_become_the_field_parameter():
-    message = (f"{TEMP}/parcels.gpkg ([layers.parcels]) has no field LOC_ID for the logical "
-               f'field "id". Set [layers.parcels.fields] id = "<field name>" in '
-               f"{TEMP}/town.toml.")
-    said = wording.dialog_text(message, LABELS,
+    parts = [f"{TEMP}/parcels.gpkg (", _key("layers.parcels"), ") has no field LOC_ID for the "
+             'logical field "id". Set ', _key("layers.parcels.fields", "id"),
+             f' = "<field name>" in {TEMP}/town.toml.']
+    said = wording.dialog_text("", LABELS, parts=parts,
                                exports={f"{TEMP}/parcels.gpkg": "the layer 'Town parcels'"},
                                temp_root=TEMP)
     assert said == ("the layer 'Town parcels' ('Parcels (tax parcel polygons)') has no field "
                     "LOC_ID for the logical field \"id\". Set the parameter 'Parcel id field'.")
-    assert wording.has_cli_language(message) and not wording.has_cli_language(said)
+    assert wording.has_cli_language(parts[0]) and not wording.has_cli_language(said)
 
 
-def test_an_export_path_with_its_layer_suffix_becomes_the_qgis_layer():
-    said = wording.dialog_text(f"Cannot read {TEMP}/site.gpkg:site now", LABELS,
+@pytest.mark.parametrize("suffix", [":site", "|layername=site", ""])
+def test_an_export_path_with_its_layer_suffix_becomes_the_qgis_layer(suffix):
+    said = wording.dialog_text(f"Cannot read {TEMP}/site.gpkg{suffix} now", LABELS,
                                exports={f"{TEMP}/site.gpkg": "the layer 'Sites'"})
     assert said == "Cannot read the layer 'Sites' now"
+
+
+def test_another_path_in_the_temporary_folder_is_dropped():
+    said = wording.dialog_text(f"Wrote {TEMP}/work/x.json. See {TEMP}/log.txt", LABELS,
+                               temp_root=TEMP)
+    assert said == "Wrote the temporary copy. See the temporary copy"
 
 
 def test_data_words_that_look_like_ids_are_kept():
     assert wording.dialog_text("Mitigation within the same HUC12", LABELS) == \
         "Mitigation within the same HUC12"
     assert wording.dialog_text("HUC10", LABELS, ids=False) == "HUC10"
+    assert wording.dialog_text("SUBJECTS and XSUBJECT", LABELS) == "SUBJECTS and XSUBJECT"
 
 
 def test_a_long_list_is_cut_with_the_count_left_out():
@@ -72,18 +114,31 @@ def test_a_long_list_is_cut_with_the_count_left_out():
     assert said.endswith(f"and {3000 - shown} more.")
 
 
-@given(st.lists(st.sampled_from(sorted(wording.FLAG_PARAMS)), min_size=1, max_size=6),
+def test_a_long_text_that_is_no_list_is_kept_whole():
+    """Never cut mid-word, never an ellipsis (issue 26)."""
+    text = "word " * 300 + "end."
+    assert wording.dialog_text(text, LABELS) == text.strip()
+
+
+@given(st.lists(st.sampled_from(sorted(wording.OPTION_PARAMS)), min_size=1, max_size=6),
        st.text(alphabet="abc XYZ.,", max_size=30))
-def test_no_flag_survives(flags, filler):
-    """Whatever flags a message names, none is left (labels or plain words instead)."""
-    message = filler + " " + " ".join(f"pass {f} now" for f in flags)
-    assert not wording.has_cli_language(wording.dialog_text(message, LABELS))
+def test_no_option_is_worded_as_a_flag(options, filler):
+    """Whatever options a message names, no flag is left (labels or plain words instead)."""
+    parts = [filler]
+    for name in options:
+        parts += [" pass ", _opt(name, "FILE"), " now"]
+    assert not wording.has_cli_language(wording.dialog_text("", LABELS, parts=parts))
+
+
+def test_help_names_the_labels_in_bold():
+    assert wording.help_text("Choose SUBJECT or SITE.", LABELS) == (
+        "Choose <b>Subject property</b> or <b>Site: proposed limit of disturbance "
+        "(polygons)</b>.")
 
 
 @given(st.text(max_size=400))
-def test_dialog_text_is_one_short_paragraph(text):
+def test_dialog_text_is_one_paragraph(text):
     said = wording.dialog_text(text, LABELS)
-    assert len(said) <= wording.MAX_CHARS + 20
     assert "\n" not in said
 
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 
 from qgis.core import (
@@ -226,13 +225,12 @@ says how many recipients cannot be mailed.
             "features": len(ids), "parcel_ids": ids[:50], "exported_to": None}
         return ids
 
-    def engine_refusal(self, text, ws):
+    def engine_refusal(self, exc, ws):
         """The engine's own refusal of an ownerless package in the words of the plugin's."""
-        m = _ENGINE_NO_OWNER.match(text)
-        if m is None:
-            return text
-        ids = [] if m.group(2) == "(none)" else m.group(2).split(", ")
-        return no_owner_text(int(m.group(1)), ids, ws)
+        if exc.kind != "OwnerJoinError":
+            return None
+        count, ids = _owner_join_figures(str(exc))
+        return no_owner_text(count, ids, ws)
 
     def collect(self, result, parameters, context, feedback, ws):
         out = Path(self._out)
@@ -300,10 +298,14 @@ def no_owner_text(ownable: int, ids: list[str], ws) -> str:
             "never certified.")
 
 
-#: The engine's refusal of a package none of whose ownable abutters has an owner record
-#: (swm_gis.rules.owner_join.check_owner_join): its count and first ids.
-_ENGINE_NO_OWNER = re.compile(r"None of the (\d+) abutting parcel\(s\) that can have an owner "
-                              r"joins a record .*?\(e\.g\. (.*?), field ")
+def _owner_join_figures(message: str) -> tuple[int, list[str]]:
+    """The count and first ids of the engine's OwnerJoinError (swm_gis.rules.owner_join:
+    "None of the N abutting parcel(s) ... (e.g. A, B, field ...")."""
+    words = message.split()
+    count = int(words[3]) if len(words) > 3 and words[3].isdigit() else 0
+    _, _, rest = message.partition("(e.g. ")
+    example = rest.partition(", field ")[0]
+    return count, ([] if example in ("", "(none)") else example.split(", "))
 
 
 def _first_ids(path: Path, n: int = 3) -> list[str]:

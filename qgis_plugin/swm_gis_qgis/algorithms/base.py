@@ -339,12 +339,14 @@ class SwmGisAlgorithm(QgsProcessingAlgorithm):
         except engine.EngineCanceled:
             raise QgsProcessingException(ws.cancelled_text()) from None
         except (engine.EngineError, QgsProcessingException) as exc:
-            text = _message(exc)
+            text, parts = _message(exc), getattr(exc, "parts", None)
             if isinstance(exc, engine.EngineError):
-                text = self.engine_refusal(text, ws)
+                refused = self.engine_refusal(exc, ws)
+                if refused is not None:
+                    text, parts = refused, None
             if feedback.isCanceled():
-                text = ws.cancelled_text()
-            raise QgsProcessingException(ws.say(text)) from None
+                text, parts = ws.cancelled_text(), None
+            raise QgsProcessingException(ws.say(text, parts=parts)) from None
         except Exception as exc:  # noqa: BLE001 - never "Execution failed" without a reason
             raise QgsProcessingException(
                 f"The swm-gis plugin failed while {stage}: {type(exc).__name__}: {exc}. Nothing "
@@ -356,10 +358,10 @@ class SwmGisAlgorithm(QgsProcessingAlgorithm):
     def engine_args(self, parameters, context, feedback, ws: Workspace) -> list[str]:
         raise NotImplementedError
 
-    def engine_refusal(self, text: str, ws: Workspace) -> str:
-        """The engine's refusal ``text`` as this algorithm says it (default: as it is; the
-        dialog's words are put in afterwards)."""
-        return text
+    def engine_refusal(self, exc: engine.EngineError, ws: Workspace) -> str | None:
+        """The engine's refusal ``exc`` (its class in ``exc.kind``) as this algorithm says it;
+        None: as the engine said it (its parts in the dialog's words)."""
+        return None
 
     def collect(self, result: dict, parameters, context, feedback, ws: Workspace) -> dict:
         raise NotImplementedError
@@ -520,10 +522,14 @@ class EngineFeedback:
     def pushCommandInfo(self, text: str) -> None:  # noqa: N802
         self.lines.append(f"command: {text}")
 
-    def pushInfo(self, text: str) -> None:  # noqa: N802
+    def pushInfo(self, text: str, parts: list | None = None) -> None:  # noqa: N802
         self.lines.append(str(text))
         if str(text).lower().startswith(("warning", "caution")):
-            self.feedback.pushWarning(self.ws.say(text))
+            self.feedback.pushWarning(self.ws.say(text, parts=parts))
+
+    def pushEngineInfo(self, text: str, parts: list) -> None:  # noqa: N802
+        """An engine info line with its references (``--progress json`` ``"parts"``)."""
+        self.pushInfo(text, parts)
 
     def pushConsoleInfo(self, text: str) -> None:  # noqa: N802
         self.lines.append(str(text))

@@ -10,8 +10,9 @@ from .screen_base import PERMIT, SCREEN_FOLDER_HELP, ScreenAlgorithm, Sink
 class DisturbanceTriggerAlgorithm(ScreenAlgorithm):
     ALG_ID = "disturbancetrigger"
     DISPLAY_NAME = "Disturbance trigger: is a Stormwater Management Permit required?"
-    #: the rule needs the site (and the common plan): no town layer at all
-    TOWN_LAYERS = ()
+    #: the rule needs the site (and the common plan); the Town's MS4, when given, tells whether
+    #: the disturbance drains to it
+    TOWN_LAYERS = (("ms4", True, False),)
     WITH_COMMON_PLAN = True
     WITH_EXEMPTIONS = True
     JSON_KEYS = ("disturbance",)
@@ -33,14 +34,17 @@ sale, and says whether a Stormwater Management Permit is required: disturbance o
 (Chapter 320 / Bylaw 213 Article II). Claimed exemptions (Bylaw 213-16B) are reported as the \
 applicant's claim.
 
-Needs only the site (and the common plan when there is one): no parcels, no reference layers, \
-no flow trace. Returns the disturbance in square feet and acres, whether a permit is required \
+Needs only the site (and the common plan when there is one): no parcels, no flow trace. The \
+Town's MS4 layer, when given, tells whether the disturbance drains to the MS4 (the site within \
+10 ft of a storm drain, pipe or outfall); without it the finding states that it assumes so. \
+Returns the disturbance in square feet and acres, whether a permit is required \
 (with the finding's status: yes, no or conditional), the exemption claimed and the reasons, \
 plus the result as a JSON file.
 """
 
     def initAlgorithm(self, config=None):  # noqa: N802
         self.add_site_param()
+        self.add_town_layers()
         self.add_screen_options()
         self.add_common_advanced()
         self.add_output_folder(SCREEN_FOLDER_HELP)

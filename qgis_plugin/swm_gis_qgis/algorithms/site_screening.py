@@ -24,8 +24,8 @@ TOWN = (("parcels", False, False), ("assess", True, True), ("nhesp_priority", Tr
         ("nhesp_estimated", True, False), ("vernal_pools", True, False),
         ("flood_zones", True, False), ("huc12", True, False), ("huc10", True, False),
         ("orw", True, False), ("impaired_waters", True, False), ("streams", True, False),
-        ("waterbodies", True, True), ("town_boundary", True, True), ("dem", True, False),
-        ("impervious", True, False))
+        ("ms4", True, False), ("waterbodies", True, True), ("town_boundary", True, True),
+        ("dem", True, False), ("impervious", True, False))
 
 
 class SiteScreeningAlgorithm(ScreenAlgorithm):

@@ -38,7 +38,7 @@ SETUP_LAYERS = (("parcels", False, False), ("assess", True, False),
                 ("vernal_pools", True, False), ("flood_zones", True, False),
                 ("huc12", True, False), ("huc10", True, False), ("orw", True, False),
                 ("impaired_waters", True, False), ("streams", True, False),
-                ("dem", True, False), ("waterbodies", True, False),
+                ("ms4", True, False), ("dem", True, False), ("waterbodies", True, False),
                 ("town_boundary", True, False), ("streets", True, False),
                 ("impervious", True, False))
 HEADER = ("# The town's swm-gis config, saved by the QGIS plugin's 'Set up the town' from the\n"
