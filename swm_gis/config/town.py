@@ -604,6 +604,17 @@ def _with_sources(spec: LayerSpec, raw: dict, base_dir: Path, where: str) -> Lay
     return replace(spec, path=" + ".join(p.path for p in parts), parts=parts)
 
 
+def layer_key(key: str, name: str = "") -> str:
+    """A reference to the config section of layer ``key`` (``[layers.KEY]``) or to one ``name``
+    in it (:func:`~swm_gis.messages.config_key`), for messages.
+
+    >>> from swm_gis.messages import api_text
+    >>> api_text(layer_key("parcels", "crs")), api_text(layer_key("parcels.fields", "id"))
+    ('[layers.parcels] crs', '[layers.parcels.fields] id')
+    """
+    return config_key(f"layers.{key}", name)
+
+
 def is_postgis_path(path: str) -> bool:
     """True for a PostgreSQL connection: a ``postgresql://`` / ``postgres://`` URL or ``PG:``."""
     return str(path).startswith(("PG:", "postgresql://", "postgres://"))
