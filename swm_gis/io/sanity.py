@@ -287,7 +287,8 @@ def id_problems(frame: pd.DataFrame, spec: Any, *, whole_layer: bool = False
     :data:`MIN_ROWS_ALL_EMPTY` rows read); parcels whose distinct ids are fewer than half
     the rows (the id field is not an id, e.g. TOWN_ID). Warnings: a required field mostly empty
     (parcels sharing ids are merged and listed by validation). ``whole_layer`` says the frame
-    is the whole layer (wording only).
+    is the whole layer (wording only). The errors name config keys by reference
+    (:mod:`swm_gis.messages`); :func:`check_ids` raises them.
     """
     errors: list[str] = []
     warnings: list[str] = []
