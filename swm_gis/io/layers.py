@@ -58,7 +58,7 @@ _GEOM_FAMILY = GEOM_FAMILY
 
 
 #: Said when an unknown parcel id holds commas: several ids were typed as one. The command
-#: line words the reference with its short form, "--parcel (-p A -p B)".
+#: line words the reference with the short form of its flag too.
 SEVERAL_PARCELS = (f" Several parcels? Give each with its own {option('parcels', '(-p A -p B)')}, "
                    "not separated by commas.")
 
