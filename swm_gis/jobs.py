@@ -19,6 +19,7 @@ from swm_gis.config.town import TownConfig, load_config
 from swm_gis.errors import ConfigError
 from swm_gis.io.inputs import describe
 from swm_gis.io.layers import run_cache
+from swm_gis.messages import option
 from swm_gis.notification.package import build_abutter_package
 from swm_gis.notification.request import AbutterRequest
 from swm_gis.progress import Progress, quiet
@@ -194,9 +195,10 @@ def applicability_map(
     if engine not in ENGINES:
         raise ConfigError(f"Unknown engine {engine!r}; choose local or dask.")
     if scheduler and engine != "dask":
-        raise ConfigError("--scheduler is for the Dask engine; add --engine dask.")
+        raise ConfigError(f"{option('scheduler')} is for the Dask engine; add "
+                          f"{option('engine')} dask.")
     if out is not None and Path(out).suffix.lower() != ".gpkg":
-        raise ConfigError(f"--out {out} must be a GeoPackage file ending in .gpkg.")
+        raise ConfigError(f"{option('out')} {out} must be a GeoPackage file ending in .gpkg.")
     cfg = _config(config)
     chunk = chunk_size or ap.DEFAULT_CHUNK_SIZE
     if out is None:

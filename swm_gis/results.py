@@ -33,6 +33,7 @@ from swm_gis.io.outputs import (
     source_files,
 )
 from swm_gis.io.writers import check_outputs_free, write_geopackage, write_json
+from swm_gis.messages import option
 from swm_gis.notification.info import PackageInfo  # noqa: F401  (AbutterPackage.info, in the docs)
 from swm_gis.notification.package import AbutterNotice
 from swm_gis.progress import Progress, quiet
@@ -327,7 +328,7 @@ def check_label_template(label_template: str) -> None:
     from swm_gis.reports.labels import SHEETS
 
     if str(label_template) not in SHEETS:
-        raise SwmGisError(f"Unknown --label-template {label_template}; choose one of "
+        raise SwmGisError(f"Unknown {option('label_template')} {label_template}; choose one of "
                           f"{', '.join(SHEETS)}.")
 
 

@@ -1,8 +1,9 @@
-"""Checks on a town's configured layers, for ``swm-gis data validate``.
+"""Checks on a town's configured layers (what the command line's ``data validate`` prints).
 
 Each layer is read the way the rules read it (CRS, logical fields, geometry repair) and a
 :class:`LayerReport` says what was found. Errors are collected, not raised, so one bad layer does
-not hide the others.
+not hide the others. An error names config keys by reference, as raised errors do
+(:class:`ReportText`), so each front end words them.
 """
 
 from __future__ import annotations
@@ -11,11 +12,43 @@ from dataclasses import asdict, dataclass, field
 
 import pandas as pd
 
-from swm_gis.config.town import TownConfig
+from swm_gis import messages
+from swm_gis.config.town import TownConfig, layer_key
 from swm_gis.errors import SwmGisError
 from swm_gis.io import layers as io
+from swm_gis.messages import config_key
 from swm_gis.progress import Progress
 from swm_gis.rules.abutters import check_right_of_way_field, no_owner_type
+
+
+class ReportText(str):
+    """A report's message: reads in Python's words (as ``str(error)`` does), and keeps its
+    references (:mod:`swm_gis.messages`) in :attr:`template`; an f-string that embeds it keeps
+    them, as it does an error's, so a front end words the message whole.
+
+    >>> text = ReportText(f"Check {config_key('layers.parcels', 'crs')}.")
+    >>> text, "[layers.parcels] crs" in text, f"{text}" == text.template
+    ('Check [layers.parcels] crs.', True, True)
+    """
+
+    template: str
+
+    def __new__(cls, message: object) -> ReportText:
+        template = str(getattr(message, "template", message))  # an error, a text or a template
+        self = super().__new__(cls, messages.api_text(template))
+        self.template = template
+        return self
+
+    def __format__(self, spec: str) -> str:
+        return format(self.template, spec)
+
+    def __reduce__(self):  # copies (dataclasses.asdict) and pickles keep the references
+        return (type(self), (self.template,))
+
+    @property
+    def parts(self) -> list[str | dict[str, str]]:
+        """The message as plain strings and references (:func:`swm_gis.messages.parts`)."""
+        return messages.parts(self.template)
 
 
 @dataclass
@@ -29,6 +62,7 @@ class LayerReport:
     invalid: int | None = None
     empty_dropped: int | None = None
     extent: tuple[float, float, float, float] | None = None
+    #: What is wrong, if anything (a :class:`ReportText`: Python's words, with its references)
     error: str | None = None
     warnings: list[str] = field(default_factory=list)
 
@@ -66,10 +100,11 @@ def _blame_parcels(reports: list[LayerReport]) -> None:
     others = [r for r in reports if r.key != "parcels" and r.extent is not None or r.key in far]
     if parcels is None or parcels.error or len(far) < 2 or len(far) < len(others) / 2:
         return
-    parcels.error = (
+    parcels.error = ReportText(
         f"{len(far)} of {len(others)} other layers ({', '.join(far)}) lie nowhere near the "
         f"parcels ({parcels.source}, source CRS {parcels.crs}); the parcels' CRS is the likely "
-        "fault (e.g. feet declared as metres). Check [layers.parcels] crs or the file's CRS."
+        f"fault (e.g. feet declared as metres). Check {layer_key('parcels', 'crs')} or the "
+        "file's CRS."
     )
 
 
@@ -86,7 +121,7 @@ def validate_layer(config: TownConfig, key: str) -> LayerReport:
         else:
             _validate_vector(config, key, report)
     except SwmGisError as exc:
-        report.error = str(exc)
+        report.error = ReportText(exc)
     return report
 
 
@@ -103,7 +138,7 @@ def _validate_vector(config: TownConfig, key: str, report: LayerReport) -> None:
     if report.empty_dropped:
         report.warnings.append(f"{report.empty_dropped} features with empty geometry skipped")
     if gdf.empty:
-        report.error = f"{spec_text(config, key)} has no features."
+        report.error = ReportText(f"{spec_text(config, key)} has no features.")
         return
     if key == "parcels":  # the owner join is checked once the assessing table is read
         frame = pd.DataFrame(gdf.drop(columns=gdf.geometry.name))
@@ -120,7 +155,7 @@ def _check_parcels(config: TownConfig, gdf, report: LayerReport) -> None:
     try:
         check_right_of_way_field(gdf, config.rules)
     except SwmGisError as exc:
-        report.error = str(exc)
+        report.error = ReportText(exc)
     dups = io.merge_duplicate_ids(gdf).attrs["duplicate_ids"]
     if dups:
         shown = ", ".join(dups[:10]) + (" ..." if len(dups) > 10 else "")
@@ -136,7 +171,7 @@ def _validate_table(config: TownConfig, key: str, report: LayerReport) -> None:
     report.warnings.extend(df.attrs.get("warnings", []))
     _fields(df.attrs.get("field_map", {}), report)
     if df.empty:
-        report.error = f"{spec_text(config, key)} has no rows."
+        report.error = ReportText(f"{spec_text(config, key)} has no rows.")
 
 
 def _id_text(value: object) -> str | None:
@@ -192,14 +227,15 @@ def _owner_join(config: TownConfig, reports: list[LayerReport]) -> None:
         pex = ", ".join(pframe["id"].map(_id_text).dropna().head(3))
         aex = ", ".join(aframe["parcel_id"].map(_id_text).dropna().head(3)) \
             if "parcel_id" in aframe else ""
-        assess.error = (
+        rule = config_key("rules", "owner_join_min_share")
+        assess.error = ReportText(
             f"Only {joined:,} of {ownable:,} parcels that can have an owner "
-            f"({100 * share:.1f} %) join an assessing record, under [rules] "
-            f"owner_join_min_share = {least:g}: the parcels' id field ({pfield}, e.g. {pex}) "
-            f"and the assessing table's parcel_id field ({afield}, e.g. {aex}) do not hold the "
-            "same ids, so abutter lists would name no owners. Check [layers.parcels.fields] id "
-            "and [layers.assess.fields] parcel_id (MassGIS: LOC_ID in both); if the table is "
-            "knowingly partial, lower [rules] owner_join_min_share.")
+            f"({100 * share:.1f} %) join an assessing record, under {rule} = {least:g}: the "
+            f"parcels' id field ({pfield}, e.g. {pex}) and the assessing table's parcel_id "
+            f"field ({afield}, e.g. {aex}) do not hold the same ids, so abutter lists would "
+            f"name no owners. Check {layer_key('parcels.fields', 'id')} and "
+            f"{layer_key('assess.fields', 'parcel_id')} (MassGIS: LOC_ID in both); if the "
+            f"table is knowingly partial, lower {rule}.")
 
 
 def _validate_raster(config: TownConfig, key: str, report: LayerReport) -> None:
@@ -210,7 +246,7 @@ def _validate_raster(config: TownConfig, key: str, report: LayerReport) -> None:
     cx, cy = r.cell_size
     report.fields_found = [f"{r.array.shape[1]} x {r.array.shape[0]} cells of {cx:g} x {cy:g}"]
     if r.array.mask.all():
-        report.error = f"{spec_text(config, key)} holds only nodata."
+        report.error = ReportText(f"{spec_text(config, key)} holds only nodata.")
 
 
 def _fields(mapping: dict, report: LayerReport) -> None:
@@ -219,4 +255,5 @@ def _fields(mapping: dict, report: LayerReport) -> None:
 
 
 def spec_text(config: TownConfig, key: str) -> str:
-    return f"{config.layer(key).describe()} ([layers.{key}])"
+    """The layer's source and its config section (by reference), for a message."""
+    return f"{config.layer(key).describe()} ({layer_key(key)})"

@@ -238,7 +238,8 @@ def test_parcel_by_map_lot_says_what_it_matched(tmp_path):
     town = swm_gis.load_config(_town(tmp_path / "t"))
     pkg = swm_gis.abutter_package(town, parcels=["2-K-2"])
     assert pkg.info.subject_ids == ("L_2_2",)
-    assert "--parcel 2-K-2 matched the map-lot (MAP_PAR_ID) of parcel(s) L_2_2." in pkg.summary
+    assert ("The parcel given as 2-K-2 matched the map-lot (MAP_PAR_ID) of parcel(s) L_2_2."
+            in pkg.summary)
     loose = swm_gis.abutter_package(town, parcels=["2 k 2"])
     assert loose.info.subject_ids == ("L_2_2",)
     assert 'written there as map-lot "2-K-2"' in " ".join(loose.summary)

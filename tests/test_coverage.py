@@ -91,7 +91,7 @@ def test_raster_extent_is_its_grid(tmp_path):
 def test_unconfigured_layer_and_missing_search(tmp_path):
     cfg = town(tmp_path)
     assert coverage_record(cfg, "orw", TOWN, town=TOWN) == {
-        "configured": False, "covers": None, "basis": "no [layers.orw] configured"}
+        "configured": False, "covers": None, "basis": "no orw layer configured"}
     assert coverage_record(cfg, "nhesp_priority", None, town=TOWN)["covers"] is None
 
 

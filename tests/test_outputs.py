@@ -67,7 +67,7 @@ def test_an_output_that_is_inside_or_holds_an_input_is_refused(town, out, relati
     (town / "sub").mkdir()
     with pytest.raises(OutputError, match=relation) as info:
         refuse_inputs(town.parent / out, inputs)
-    assert "--overwrite does not change this" in str(info.value)
+    assert "overwrite=True does not change this" in str(info.value)
 
 
 def test_symlinks_and_hard_links_to_an_input_are_the_input(town, tmp_path):

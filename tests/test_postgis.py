@@ -309,7 +309,7 @@ def test_applicability_into_postgis_is_styled_indexed_and_equal(pg, pg_town, tmp
     assert "<qgis" in style[0][4] and "screening_class" in style[0][4]
     assert any("gist (geom)" in i[0] for i in index)
     assert summary > 0
-    with pytest.raises(OutputExistsError, match="--overwrite"):
+    with pytest.raises(OutputExistsError, match="overwrite=True"):
         postgis_out.write_applicability(load_config(pg_town), target, run=applicability_map)
     postgis_out.write_applicability(load_config(pg_town), target, overwrite=True,
                                     run=applicability_map)

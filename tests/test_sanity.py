@@ -10,6 +10,7 @@ import pandas as pd
 import pytest
 
 from swm_gis.config.town import parse_config
+from swm_gis.messages import api_text
 from swm_gis.io.sanity import (
     coordinate_problem,
     far_from_town,
@@ -70,9 +71,10 @@ def test_all_null_ids_are_an_error_naming_the_source_field():
     frame = pd.DataFrame({"id": [None, None, float("nan"), "  "]})
     frame.attrs["field_map"] = {"id": "LOC_ID"}
     errors, warnings = id_problems(frame, _spec(), whole_layer=True)
-    assert errors == ['/d/p.gpkg ([layers.parcels]): field "LOC_ID" (logical "id") is empty in '
-                      'all 4 rows. Map [layers.parcels.fields] id = "<field>" to the field that '
-                      "holds it."]
+    # messages name config keys by reference (swm_gis.messages): here in Python's words
+    assert [api_text(e) for e in errors] == ['/d/p.gpkg ([layers.parcels]): field "LOC_ID" (logical "id") is empty in '
+                                             'all 4 rows. Map [layers.parcels.fields] id = '
+                                             '"<field>" to the field that holds it.']
 
 
 def test_a_few_rows_read_without_ids_are_gaps_twenty_are_a_mapping_error():

@@ -26,7 +26,7 @@ def test_atomic_path_leaves_old_file_when_writer_fails(tmp_path):
 
 def test_existing_output_needs_overwrite(tmp_path):
     (tmp_path / "a.csv").write_text("x")
-    with pytest.raises(OutputExistsError, match="--overwrite"):
+    with pytest.raises(OutputExistsError, match="overwrite=True"):
         check_outputs_free([tmp_path / "a.csv", tmp_path / "b.csv"], overwrite=False)
     check_outputs_free([tmp_path / "a.csv"], overwrite=True)
 

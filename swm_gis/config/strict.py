@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from swm_gis.errors import ArgumentError, ConfigError
+from swm_gis.messages import config_key, parts, references
 
 
 @dataclass(frozen=True)
@@ -110,6 +111,20 @@ def check_table(raw: Any, *, where: str, section: str) -> dict[str, Any]:
     return raw
 
 
+def key_in(section: str, key: str) -> str:
+    """``key`` of ``section``: one reference (:func:`~swm_gis.messages.config_key`) when
+    ``section`` is a reference to a whole section, else ``section`` and ``key`` as text.
+
+    >>> from swm_gis.messages import api_text
+    >>> api_text(key_in(config_key("town"), "crs")), key_in("the top level", "x")
+    ('[town] crs', 'the top level x')
+    """
+    refs = references(section)
+    if len(refs) == 1 and parts(section) == refs and "name" not in refs[0]:
+        return config_key(refs[0]["key"], key)
+    return f"{section} {key}"
+
+
 def check_values(raw: Mapping[str, Any], kinds: Mapping[str, Kind], *, where: str,
                  section: str) -> None:
     """Refuse unknown keys and any value that is not of its key's kind."""
@@ -117,22 +132,25 @@ def check_values(raw: Mapping[str, Any], kinds: Mapping[str, Kind], *, where: st
     for key, value in raw.items():
         want = kinds[key].check(value)
         if want:
-            raise ConfigError(f"{where}: {section} {key} = {_shown(value)} must be {want}.")
+            raise ConfigError(f"{where}: {key_in(section, key)} = {_shown(value)} must be "
+                              f"{want}.")
 
 
 def finite_value(value: Any, *, what: str, low: float | None = None,
                  high: float | None = None, unit: str = "") -> float:
     """``value`` as a float, refusing NaN, infinities, text and values outside ``[low, high]``.
 
-    For every number a user types (``--proposed-impervious-sqft``, ``--label-offset``, ...):
+    For every number a user gives (``proposed_impervious_sqft=``, ``label_offset=``, ...):
     ``float("inf")`` parses, and would write ``Infinity`` into JSON or a crash mid-package.
+    ``what`` names the value, usually by reference (:func:`~swm_gis.messages.option`).
 
-    >>> finite_value("12.5", what="--proposed-impervious-sqft", low=0)
+    >>> from swm_gis.messages import option
+    >>> finite_value("12.5", what=option("proposed_impervious_sqft", "N"), low=0)
     12.5
-    >>> finite_value("nan", what="--distance", low=0, unit="ft")
+    >>> finite_value("nan", what=option("distance", "FT"), low=0, unit="ft")
     Traceback (most recent call last):
     ...
-    swm_gis.errors.ArgumentError: --distance nan must be a finite number of 0 ft or more.
+    swm_gis.errors.ArgumentError: distance= nan must be a finite number of 0 ft or more.
     """
     try:
         number = float(value) if not isinstance(value, bool) else math.nan
@@ -165,4 +183,5 @@ def _shown(value: Any) -> str:
 __all__ = [
     "Kind", "TEXT", "TEXT_OR_EMPTY", "BOOL", "TABLE", "TEXT_LIST", "SOURCE", "finite_range",
     "one_of", "did_you_mean", "finite_value", "refuse_unknown", "check_table", "check_values",
+    "key_in",
 ]

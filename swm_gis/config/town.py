@@ -39,11 +39,12 @@ from swm_gis.config.strict import (
     check_values,
     did_you_mean,
     finite_range,
+    key_in,
     one_of,
     refuse_unknown,
 )
 from swm_gis.errors import ConfigError, CrsError
-from swm_gis.messages import option
+from swm_gis.messages import config_key, option
 from swm_gis.units import SQFT_PER_ACRE
 
 #: FEMA zones that make up the Special Flood Hazard Area when a layer has no SFHA_TF field.
@@ -329,8 +330,8 @@ class TownConfig:
         """The layer ``key``; a :class:`~swm_gis.errors.ConfigError` if it is not configured."""
         if key not in self.layers:
             raise ConfigError(
-                f"The town config {self.path or ''} has no [layers.{key}] section; "
-                f"add one with a path to the {key} layer."
+                f"The town config {self.path or ''} has no {config_key(f'layers.{key}')} "
+                f"section; add one with a path to the {key} layer."
             )
         return self.layers[key]
 
@@ -379,14 +380,16 @@ def parse_config(data: dict, *, base_dir: Path, source: Path | None = None) -> T
     """
     where = f"the town config {source}" if source else "the town config"
     refuse_unknown(data, SECTIONS, where=where, section="the top level", noun="section")
-    town = check_table(data.get("town", {}), where=where, section="[town]")
+    town = check_table(data.get("town", {}), where=where, section=config_key("town"))
     if not town.get("name"):
-        raise ConfigError(f'{where} has no [town] name; add name = "Your Town" under [town].')
-    check_values(town, TOWN_KEYS, where=where, section="[town]")
+        raise ConfigError(f"{where} has no {config_key('town', 'name')}; add "
+                          f'name = "Your Town" under {config_key("town")}.')
+    check_values(town, TOWN_KEYS, where=where, section=config_key("town"))
     crs = town.get("crs", "EPSG:26986")
     check_working_crs(crs, where=where)
-    rules = _parse_rules(check_table(data.get("rules", {}), where=where, section="[rules]"), where)
-    raw_layers = check_table(data.get("layers", {}), where=where, section="[layers]")
+    rules = _parse_rules(check_table(data.get("rules", {}), where=where,
+                                     section=config_key("rules")), where)
+    raw_layers = check_table(data.get("layers", {}), where=where, section=config_key("layers"))
     unknown = [k for k in raw_layers if k not in SCHEMAS]
     if unknown:
         hints = "".join(did_you_mean(k, SCHEMAS) for k in unknown[:3])
@@ -395,7 +398,8 @@ def parse_config(data: dict, *, base_dir: Path, source: Path | None = None) -> T
             f"{', '.join(SCHEMAS)}."
         )
     if "parcels" not in raw_layers:
-        raise ConfigError(f"{where} has no [layers.parcels]; the parcels layer is required.")
+        raise ConfigError(f"{where} has no {config_key('layers.parcels')}; the parcels layer "
+                          "is required.")
     layers = {key: _parse_layer(key, raw, base_dir, where) for key, raw in raw_layers.items()}
     row_rule = _parse_right_of_way(raw_layers["parcels"], where)
     if row_rule is not None:
@@ -404,8 +408,8 @@ def parse_config(data: dict, *, base_dir: Path, source: Path | None = None) -> T
         layers["parcels"] = replace(spec, fields={**spec.fields,
                                                   RIGHT_OF_WAY_COLUMN: row_rule.field})
     enabled, cache_dir = _parse_cache(data.get("cache") or {}, base_dir, where)
-    publish = check_table(data.get("publish", {}), where=where, section="[publish]")
-    check_values(publish, PUBLISH_KEYS, where=where, section="[publish]")
+    publish = check_table(data.get("publish", {}), where=where, section=config_key("publish"))
+    check_values(publish, PUBLISH_KEYS, where=where, section=config_key("publish"))
     return TownConfig(
         name=town["name"].strip(), crs=crs, rules=rules, layers=layers, path=source,
         synthetic=town.get("synthetic", False), cache_enabled=enabled, cache_dir=cache_dir,
@@ -420,15 +424,16 @@ def _parse_cache(raw: dict, base_dir: Path, where: str) -> tuple[bool, str | Non
     """``[cache] enabled = true|false`` and ``dir = "folder"`` (relative to the config)."""
     unknown = sorted(set(raw) - {"enabled", "dir"}) if isinstance(raw, dict) else ["?"]
     if unknown:
-        raise ConfigError(f"{where}: [cache] accepts enabled = true|false and dir = \"folder\"; "
-                          f"unknown: {', '.join(unknown)}.")
+        raise ConfigError(f"{where}: {config_key('cache')} accepts enabled = true|false and "
+                          f"dir = \"folder\"; unknown: {', '.join(unknown)}.")
     enabled = raw.get("enabled", True)
     if not isinstance(enabled, bool):
-        raise ConfigError(f"{where}: [cache] enabled = {enabled!r} must be true or false.")
+        raise ConfigError(f"{where}: {config_key('cache', 'enabled')} = {enabled!r} must be "
+                          "true or false.")
     folder = raw.get("dir")
     if folder is not None and (not isinstance(folder, str) or not folder.strip()):
-        raise ConfigError(f'{where}: [cache] dir = {folder!r} must be a folder path, e.g. '
-                          '"../swm-gis-cache".')
+        raise ConfigError(f"{where}: {config_key('cache', 'dir')} = {folder!r} must be a "
+                          'folder path, e.g. "../swm-gis-cache".')
     return enabled, _resolve_path(folder, base_dir) if folder else None
 
 
@@ -437,11 +442,13 @@ def check_working_crs(crs: str, *, where: str = "the town config") -> CRS:
     try:
         obj = CRS.from_user_input(crs)
     except PyprojCRSError as exc:
-        raise CrsError(f'{where}: unknown CRS "{crs}" in [town] crs ({exc}).') from exc
+        raise CrsError(f'{where}: unknown CRS "{crs}" in {config_key("town", "crs")} '
+                       f"({exc}).") from exc
     if not obj.is_projected:
         raise CrsError(
             f'{where}: the working CRS "{crs}" is geographic (degrees); distances and areas '
-            'need a projected CRS. Set [town] crs = "EPSG:26986" (NAD83 Massachusetts Mainland).'
+            f'need a projected CRS. Set {config_key("town", "crs")} = "EPSG:26986" (NAD83 '
+            "Massachusetts Mainland)."
         )
     return obj
 
@@ -459,7 +466,8 @@ def _parse_right_of_way(raw: Any, where: str) -> RightOfWayRule | None:
             or not isinstance(values, list) or not values
             or not all(isinstance(v, str) and v.strip() for v in values)):
         raise ConfigError(
-            f"{where}: [layers.parcels] right_of_way = {rule!r} must name a source field and "
+            f"{where}: {config_key('layers.parcels', 'right_of_way')} = {rule!r} must name a "
+            "source field and "
             'the values that mark right-of-way polygons, e.g. right_of_way = {field = "ML", '
             'values = ["ROAD"]}.')
     return RightOfWayRule(field=rule["field"].strip(), values=tuple(v.strip() for v in values))
@@ -471,7 +479,7 @@ def _parse_rules(raw: dict, where: str) -> Rules:
     if unknown:
         hints = "".join(did_you_mean(k, known) for k in unknown[:3])
         raise ConfigError(
-            f"{where}: unknown rule(s) {', '.join(unknown)} in [rules].{hints} "
+            f"{where}: unknown rule(s) {', '.join(unknown)} in {config_key('rules')}.{hints} "
             f"Known: {', '.join(known)}."
         )
     defaults = Rules()
@@ -481,7 +489,7 @@ def _parse_rules(raw: dict, where: str) -> Rules:
         default = getattr(defaults, key)
         if want:
             shown = str(value) if isinstance(value, float) else repr(value)
-            raise ConfigError(f"{where}: [rules] {key} = {shown} must be {want} "
+            raise ConfigError(f"{where}: {config_key('rules', key)} = {shown} must be {want} "
                               f"(Chapter 320 default: {default!r}).")
         if isinstance(default, float):
             values[key] = float(value)
@@ -499,7 +507,7 @@ COVERAGE_CHOICES = ("town", "extent", "statewide")
 
 
 def _parse_layer(key: str, raw: Any, base_dir: Path, where: str) -> LayerSpec:
-    section = f"[layers.{key}]"
+    section = config_key(f"layers.{key}")
     if not isinstance(raw, dict) or not raw.get("path"):
         raise ConfigError(f'{where}: {section} needs path = "..." (a file, zip, database '
                           'connection or GDAL source; or a list of them).')
@@ -527,17 +535,17 @@ def _check_layer_fields(key: str, given: dict, schema: LayerSchema, where: str) 
     if unknown:
         hints = "".join(did_you_mean(k, schema.fields) for k in unknown[:3])
         raise ConfigError(
-            f"{where}: [layers.{key}.fields] names unknown logical field(s) {', '.join(unknown)}."
-            f"{hints} Known for {key}: {', '.join(schema.fields) or 'none'}."
+            f"{where}: {config_key(f'layers.{key}.fields')} names unknown logical field(s) "
+            f"{', '.join(unknown)}.{hints} Known for {key}: {', '.join(schema.fields) or 'none'}."
         )
     check_values(given, dict.fromkeys(schema.fields, TEXT_OR_EMPTY), where=where,
-                 section=f"[layers.{key}.fields]")
+                 section=config_key(f"layers.{key}.fields"))
     required_off = sorted(k for k, v in given.items() if not v.strip()
                           and k in schema.required_fields)
     if required_off:
         raise ConfigError(
-            f"{where}: [layers.{key}.fields] {', '.join(required_off)} cannot be empty; the rules "
-            "need it. Name the source field that holds it."
+            f"{where}: {config_key(f'layers.{key}.fields')} {', '.join(required_off)} cannot be "
+            "empty; the rules need it. Name the source field that holds it."
         )
 
 
@@ -548,10 +556,11 @@ def _layer_crs_coverage(raw: dict, section: str, where: str) -> tuple[Any, str]:
         try:
             CRS.from_user_input(crs)
         except PyprojCRSError as exc:
-            raise CrsError(f'{where}: unknown CRS "{crs}" in {section} crs.') from exc
+            raise CrsError(f'{where}: unknown CRS "{crs}" in {key_in(section, "crs")}.'
+                           ) from exc
     coverage = raw.get("coverage", "town")
     if coverage not in COVERAGE_CHOICES:
-        raise ConfigError(f'{where}: {section} coverage = "{coverage}" is not one of '
+        raise ConfigError(f'{where}: {key_in(section, "coverage")} = "{coverage}" is not one of '
                           f"{', '.join(COVERAGE_CHOICES)} (docs/findings.md).")
     return crs, coverage
 
@@ -563,33 +572,47 @@ def _with_sources(spec: LayerSpec, raw: dict, base_dir: Path, where: str) -> Lay
     ``layer`` is one name for every source or a list with one name per source.
     """
     key = spec.key
+    section = f"layers.{key}"
     paths, layer = raw["path"], raw.get("layer")
     if isinstance(paths, list):
         if not paths or not all(isinstance(p, str) and p.strip() for p in paths):
-            raise ConfigError(f"{where}: [layers.{key}] path = [...] must list one or more "
-                              "file names or connections (text).")
+            raise ConfigError(f"{where}: {config_key(section, 'path')} = [...] must list one or "
+                              "more file names or connections (text).")
     elif not isinstance(paths, str):
-        raise ConfigError(f"{where}: [layers.{key}] path must be text or a list of texts.")
+        raise ConfigError(f"{where}: {config_key(section, 'path')} must be text or a list of "
+                          "texts.")
     many = isinstance(paths, list)
     plist = paths if many else [paths]
     if isinstance(layer, list):
         if not many or len(layer) != len(plist) or not all(isinstance(v, str) for v in layer):
             raise ConfigError(
-                f"{where}: [layers.{key}] layer = [...] needs one layer name per path "
+                f"{where}: {config_key(section, 'layer')} = [...] needs one layer name per path "
                 f"({len(plist)} path(s), {len(layer)} layer name(s))."
             )
         layers = layer
     elif layer is None or isinstance(layer, str):
         layers = [layer] * len(plist)
     else:
-        raise ConfigError(f"{where}: [layers.{key}] layer must be text (or a list, one per path).")
+        raise ConfigError(f"{where}: {config_key(section, 'layer')} must be text (or a list, one "
+                          "per path).")
     for p in plist:
-        _refuse_password(p, f"{where}: [layers.{key}] path")
+        _refuse_password(p, f"{where}: {config_key(section, 'path')}")
     parts = tuple(replace(spec, path=_resolve_path(str(p), base_dir), layer=lay)
                   for p, lay in zip(plist, layers, strict=True))
     if not many:
         return parts[0]
     return replace(spec, path=" + ".join(p.path for p in parts), parts=parts)
+
+
+def layer_key(key: str, name: str = "") -> str:
+    """A reference to the config section of layer ``key`` (``[layers.KEY]``) or to one ``name``
+    in it (:func:`~swm_gis.messages.config_key`), for messages.
+
+    >>> from swm_gis.messages import api_text
+    >>> api_text(layer_key("parcels", "crs")), api_text(layer_key("parcels.fields", "id"))
+    ('[layers.parcels] crs', '[layers.parcels.fields] id')
+    """
+    return config_key(f"layers.{key}", name)
 
 
 def is_postgis_path(path: str) -> bool:

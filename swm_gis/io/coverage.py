@@ -92,9 +92,9 @@ def layer_coverage(config: TownConfig, key: str, *, town: shapely.Geometry | Non
     extent, basis = _extent_box(config, spec)
     if spec.coverage == "town" and town is not None and not town.is_empty:
         if extent is None:
-            return town, "the town boundary ([layers.town_boundary])"
+            return town, "the town boundary layer"
         return (shapely.union(town, extent),
-                "the town boundary ([layers.town_boundary]) and the layer's own extent")
+                "the town boundary layer and the layer's own extent")
     return extent, basis
 
 
@@ -102,7 +102,7 @@ def _extent_box(config: TownConfig, spec: Any) -> tuple[shapely.Geometry | None,
     try:
         bounds, crs = _extent(spec)
     except (SwmGisError, OSError, rasterio.errors.RasterioError, ValueError) as exc:
-        return None, f"its extent could not be read ({exc})"
+        return None, f"its extent could not be read ({exc!s})"  # a document: no references
     if bounds is None or crs is None:
         return None, "the source records no extent"
     try:
@@ -125,7 +125,7 @@ def coverage_record(config: TownConfig, key: str, search: shapely.Geometry | Non
     coverage cannot be known.
     """
     if not config.has(key):
-        return {"configured": False, "covers": None, "basis": f"no [layers.{key}] configured"}
+        return {"configured": False, "covers": None, "basis": f"no {key} layer configured"}
     if search is None or search.is_empty:
         return {"configured": True, "covers": None, "basis": "no search area recorded"}
     area, basis = layer_coverage(config, key, town=town)

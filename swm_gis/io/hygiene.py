@@ -8,7 +8,7 @@ import numpy as np
 import pandas as pd
 import shapely
 
-from swm_gis.config.town import LayerSpec
+from swm_gis.config.town import LayerSpec, layer_key
 from swm_gis.errors import GeometryError
 
 GEOM_FAMILY = {
@@ -78,7 +78,7 @@ def check_geometry_family(gdf: gpd.GeoDataFrame, spec: LayerSpec) -> None:
         bad = ~ok
         found = ", ".join(sorted(set(gdf.geom_type[bad])))
         raise GeometryError(
-            f"{spec.describe()} ([layers.{spec.key}]) should hold {expected} features but "
+            f"{spec.describe()} ({layer_key(spec.key)}) should hold {expected} features but "
             f"{int(bad.sum())} are {found}."
         )
 

@@ -16,7 +16,7 @@ import geopandas as gpd
 from swm_gis.errors import CrsError, EmptyLayerError, GeometryError, InputFileError
 from swm_gis.io.hygiene import repair_geometries
 from swm_gis.io.layers import read_file
-from swm_gis.io.sources import file_source_info
+from swm_gis.io.sources import file_source_info, input_key
 
 _FAMILY = {"polygon": ("Polygon", "MultiPolygon"),
            "line": ("LineString", "MultiLineString"),
@@ -34,7 +34,9 @@ def as_frame(source: str | os.PathLike | gpd.GeoDataFrame | None, *, working_crs
     working_crs
         The town's working CRS (``TownConfig.crs``).
     what
-        The argument's name in messages, e.g. ``"site"``.
+        The argument's name in messages, by reference (``option("site", "FILE")``,
+        :func:`swm_gis.messages.option`) or in words (``"site"``); the source record
+        (``attrs["source"]["key"]``) names the option (``"site"``).
     geometry
         ``"polygon"``, ``"line"``, ``"point"`` or None (any): features of another kind are
         dropped, and none of the kind is an error.
@@ -71,15 +73,16 @@ def as_frame(source: str | os.PathLike | gpd.GeoDataFrame | None, *, working_crs
                                 f"{', '.join(sorted(set(gdf.geom_type)))} geometry; {geometry} "
                                 "features are needed.")
         gdf = gdf[~bad]
-    gdf.attrs["source"] = {"key": what, "file": None, "layer": None, "modified": None}
+    gdf.attrs["source"] = {"key": input_key(what), "file": None, "layer": None, "modified": None}
     return gdf
 
 
 def source_of(source: str | os.PathLike | gpd.GeoDataFrame, *, what: str) -> dict[str, Any]:
     """Provenance of an input: the file's (with its modification time) or "GeoDataFrame"."""
     if isinstance(source, gpd.GeoDataFrame):
-        return {"key": what, "file": "(GeoDataFrame)", "layer": None, "modified": None}
-    return {**file_source_info(str(source)), "key": what}
+        return {"key": input_key(what), "file": "(GeoDataFrame)", "layer": None,
+                "modified": None}
+    return {**file_source_info(str(source)), "key": input_key(what)}
 
 
 def describe(source: str | os.PathLike | gpd.GeoDataFrame | None) -> str | None:

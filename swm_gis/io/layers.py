@@ -21,7 +21,7 @@ import pyogrio
 import shapely
 from pyproj import CRS, Transformer
 
-from swm_gis.config.town import LayerSpec, TownConfig
+from swm_gis.config.town import LayerSpec, TownConfig, layer_key
 from swm_gis.errors import (
     CrsError,
     EmptyLayerError,
@@ -42,7 +42,8 @@ from swm_gis.io.rasters import is_raster, read_raster
 from swm_gis.io.sources import check_exists as _check_exists
 from swm_gis.io.sources import first_line as _first_line
 from swm_gis.io.sources import gdal_source as _gdal
-from swm_gis.io.sources import source_info, split_source
+from swm_gis.io.sources import input_key, source_info, split_source
+from swm_gis.messages import option, town_config
 
 BBox = tuple[float, float, float, float]
 
@@ -54,6 +55,12 @@ except ImportError:  # pragma: no cover - pyarrow is installed with swm-gis
     _HAS_PYARROW = False
 
 _GEOM_FAMILY = GEOM_FAMILY
+
+
+#: Said when an unknown parcel id holds commas: several ids were typed as one. The command
+#: line words the reference with the short form of its flag too.
+SEVERAL_PARCELS = (f" Several parcels? Give each with its own {option('parcels', '(-p A -p B)')}, "
+                   "not separated by commas.")
 
 
 # --------------------------------------------------------------------------- vector layers
@@ -150,11 +157,13 @@ def _read_info(spec: LayerSpec, path: str, layer: str | None) -> dict[str, Any]:
             names = []
         hint = f" Layers in the source: {', '.join(names)}." if names else ""
         raise InputFileError(
-            f'Layer "{spec.layer}" not found in {spec.path} ([layers.{spec.key}] layer).{hint}'
+            f'Layer "{spec.layer}" not found in {spec.path} ({layer_key(spec.key, "layer")}).'
+            f"{hint}"
         ) from exc
     except (pyogrio.errors.DataSourceError, OSError) as exc:
         raise InputFileError(
-            f"Cannot read {spec.describe()} ([layers.{spec.key}] path): {_first_line(exc)}. "
+            f"Cannot read {spec.describe()} ({layer_key(spec.key, 'path')}): "
+            f"{_first_line(exc)}. "
             "Check the path and that GDAL can read the format."
         ) from exc
 
@@ -215,9 +224,9 @@ def layer_crs(spec: LayerSpec, info: dict[str, Any]) -> CRS:
     if spec.crs:
         return CRS.from_user_input(spec.crs)
     raise CrsError(
-        f"{spec.describe()} ([layers.{spec.key}]) declares no coordinate reference system. "
-        f'State it in the town config: [layers.{spec.key}] crs = "EPSG:...", e.g. "EPSG:4326" '
-        'for longitude/latitude or "EPSG:26986" for MassGIS data.'
+        f"{spec.describe()} ({layer_key(spec.key)}) declares no coordinate reference system. "
+        f'State it in the town config: {layer_key(spec.key, "crs")} = "EPSG:...", e.g. '
+        '"EPSG:4326" for longitude/latitude or "EPSG:26986" for MassGIS data.'
     )
 
 
@@ -235,9 +244,10 @@ def map_fields(spec: LayerSpec, source_fields: list[str]) -> dict[str, str | Non
         if actual is None and needed:
             wanted = f'"{default}"' if default else "no default field"
             raise FieldMissingError(
-                f"{spec.describe()} ([layers.{spec.key}]) has no field {wanted} for the logical "
-                f'field "{logical}". Set [layers.{spec.key}.fields] {logical} = "<field name>" in '
-                f"the town config. Fields in the source: {', '.join(source_fields) or 'none'}."
+                f"{spec.describe()} ({layer_key(spec.key)}) has no field {wanted} for the "
+                f'logical field "{logical}". Set {layer_key(f"{spec.key}.fields", logical)} = '
+                '"<field name>" in the town config. Fields in the source: '
+                f"{', '.join(source_fields) or 'none'}."
             )
         mapping[logical] = actual
     return mapping
@@ -317,7 +327,8 @@ def read_spec(
     check_geometry_family(out, spec)
     if not allow_empty and out.empty:
         place = " in the area asked for" if (bbox is not None or mask is not None) else ""
-        raise EmptyLayerError(f"{spec.describe()} ([layers.{spec.key}]) has no features{place}.")
+        raise EmptyLayerError(f"{spec.describe()} ({layer_key(spec.key)}) has no "
+                              f"features{place}.")
     out.attrs.update(source=source_info(spec), repaired=repaired, dropped_empty=dropped,
                      source_crs=src_crs.to_string(), field_map=mapping)
     whole = bbox is None and mask is None and where is None
@@ -333,7 +344,7 @@ def _read_parts(spec: LayerSpec, *, working_crs: str | CRS, bbox: BBox | None,
                         use_arrow=use_arrow) for p in spec.parts]
     out = _combine(spec, frames, dedupe=True)
     if not allow_empty and out.empty:
-        raise EmptyLayerError(f"{spec.describe()} ([layers.{spec.key}]) has no features.")
+        raise EmptyLayerError(f"{spec.describe()} ({layer_key(spec.key)}) has no features.")
     return out
 
 
@@ -359,12 +370,12 @@ def _read_features(spec: LayerSpec, info: dict[str, Any], columns: list[str],
         raise
     except Exception as exc:  # pyogrio raises several GDAL-derived types
         raise InputFileError(
-            f"Cannot read features from {spec.describe()} ([layers.{spec.key}]): "
+            f"Cannot read features from {spec.describe()} ({layer_key(spec.key)}): "
             f"{_first_line(exc)}"
         ) from exc
     if not isinstance(gdf, gpd.GeoDataFrame) or gdf.geometry.name not in gdf:
         raise GeometryError(
-            f"{spec.describe()} ([layers.{spec.key}]) has no geometry; a "
+            f"{spec.describe()} ({layer_key(spec.key)}) has no geometry; a "
             f"{spec.schema.geometry or 'spatial'} layer is needed."
         )
     return gdf
@@ -393,8 +404,10 @@ def read_file(
 ) -> gpd.GeoDataFrame:
     """Read a user-supplied vector FILE (``path`` or ``path.gpkg:layer``) into the working CRS.
 
-    ``what`` names the argument in messages (e.g. ``"--site"``). Attribute columns are kept as
-    they are; geometries are repaired; an empty result is an error.
+    ``what`` names the argument in messages, by reference (``option("site", "FILE")``,
+    :func:`swm_gis.messages.option`) or in words; the source record (``attrs["source"]``) is
+    keyed by the option's name (``"site"``). Attribute columns are kept as they are; geometries
+    are repaired; an empty result is an error.
     """
     path, layer = split_source(str(source))
     spec = LayerSpec(key=what, path=path, layer=layer, crs=crs)
@@ -432,7 +445,8 @@ def read_file(
             )
         gdf = gdf[~bad]
     # repairs are recorded (screening.json meta.site.repaired) and said in the summary
-    gdf.attrs["source"] = {**source_info(spec), **({"repaired": repaired} if repaired else {})}
+    gdf.attrs["source"] = {**source_info(spec), "key": input_key(what),
+                           **({"repaired": repaired} if repaired else {})}
     return gdf
 
 
@@ -458,7 +472,7 @@ def _read_table_spec(spec: LayerSpec, *, where: str | None = None) -> pd.DataFra
         raise
     except Exception as exc:
         raise InputFileError(
-            f"Cannot read {spec.describe()} ([layers.{spec.key}]): {_first_line(exc)}"
+            f"Cannot read {spec.describe()} ({layer_key(spec.key)}): {_first_line(exc)}"
         ) from exc
     out = pd.DataFrame(index=df.index)
     for logical, actual in mapping.items():
@@ -508,7 +522,7 @@ def _read_column_part(spec: LayerSpec, logical: str) -> pd.Series:
             values = _read_source(spec, info, **kwargs)[actual]
         except Exception as exc:
             raise InputFileError(
-                f"Cannot read {spec.describe()} ([layers.{spec.key}]): {_first_line(exc)}"
+                f"Cannot read {spec.describe()} ({layer_key(spec.key)}): {_first_line(exc)}"
             ) from exc
     return values.rename(logical)
 
@@ -529,8 +543,8 @@ def _id_where(spec: LayerSpec, logical: str, ids: list[str]) -> str:
     field = map_fields(spec, list(info["fields"]))[logical]
     if field is None:
         raise FieldMissingError(
-            f'{spec.describe()} ([layers.{spec.key}]) has no field for "{logical}"; set '
-            f'[layers.{spec.key}.fields] {logical} = "<field name>" in the town config.'
+            f'{spec.describe()} ({layer_key(spec.key)}) has no field for "{logical}"; set '
+            f'{layer_key(f"{spec.key}.fields", logical)} = "<field name>" in the town config.'
         )
     dtype = dict(zip(info["fields"], info["dtypes"], strict=True)).get(field, "object")
     if str(dtype).startswith(("int", "float")):
@@ -571,8 +585,8 @@ def read_parcels_by_id(config: TownConfig, ids: list[str]) -> gpd.GeoDataFrame:
     :class:`UnknownParcelError` naming every id that is not in the layer."""
     ids = list(dict.fromkeys(str(v).strip() for v in ids))
     if "" in ids:
-        raise UnknownParcelError("A parcel id is empty (--parcel \"\"); give the parcel's id, "
-                                 "e.g. its MassGIS LOC_ID.")
+        raise UnknownParcelError(f"A parcel id is empty ({option('parcels')} \"\"); give the "
+                                 "parcel's id, e.g. its MassGIS LOC_ID.")
     parcels = read_by_ids(config, "parcels", "id", ids)
     found = set(parcels["id"].dropna().astype(str))
     missing = [p for p in ids if p not in found]
@@ -584,11 +598,10 @@ def read_parcels_by_id(config: TownConfig, ids: list[str]) -> gpd.GeoDataFrame:
         sanity.check_ids(every_id, spec, whole_layer=True)
         raise UnknownParcelError(
             f"Parcel id(s) {', '.join(missing)} not found in field \"{field}\" of "
-            f"{spec.describe()} ([layers.parcels]). Check the id, or set "
-            f'[layers.parcels.fields] id = "<field>" in {config.path or "the town config"} if '
-            "parcels are keyed by another field."
-            + (" Several parcels? Give each with its own --parcel (-p A -p B), not separated by "
-               "commas." if any("," in p for p in missing) else "")
+            f"{spec.describe()} ({layer_key('parcels')}). Check the id, or set "
+            f'{layer_key("parcels.fields", "id")} = "<field>" in '
+            f'{config.path or town_config()} if parcels are keyed by another field.'
+            + (SEVERAL_PARCELS if any("," in p for p in missing) else "")
         )
     return merge_duplicate_ids(parcels)
 

@@ -1,7 +1,7 @@
 """Output safety: inputs stay read-only, packages are written whole or not at all, one run each.
 
 * :func:`refuse_inputs` refuses an output that is, is inside, or contains an input (symlinks and
-  hard links resolved), before anything is written; ``--overwrite`` never overrides it.
+  hard links resolved), before anything is written; ``overwrite=True`` never overrides it.
 * :func:`staged_dir` assembles a package in a hidden folder beside the target and moves it into
   place at the end, keeping the previous files until every new one is in (and putting them back if
   a move fails): a crash or interruption leaves the previous outputs intact and no temporaries.
@@ -42,11 +42,14 @@ from pathlib import Path
 from typing import Any
 
 from swm_gis.errors import Interrupted, OutputError, OutputExistsError, OutputLockedError
+from swm_gis.messages import option
 
 LOCK_SUFFIX = ".swm-gis.lock"
 STAGE_MARK = ".swm-gis-stage-"
 #: Files SQLite/GDAL may leave beside a GeoPackage; never part of a package.
 _SIDE_FILES = ("-journal", "-wal", "-shm")
+#: The output option, as messages name it (the command line: ``--out``).
+OUT = option("out")
 _CONNECTION_PREFIXES = ("PG:", "postgresql://", "postgres://", "MSSQL:", "OCI:", "/vsicurl/",
                         "http://", "https://")
 #: Companion files of a shapefile: writing over any of them damages the input.
@@ -57,9 +60,10 @@ LOW_DISK_BYTES = 1 << 20
 
 # --------------------------------------------------------------------------- inputs read-only
 def refuse_inputs(out_path: str | os.PathLike, inputs: Iterable[str | os.PathLike | None], *,
-                  what: str = "--out") -> None:
+                  what: str = OUT) -> None:
     """Raise :class:`OutputError` when ``out_path`` is, is inside, or contains any input.
 
+    ``what`` names the output in the message (by default the ``out=`` option, by reference).
     ``inputs`` are files or folders (``path.gpkg:layer`` and ``/vsizip/`` forms are reduced to
     their file; database connections are skipped). Symbolic links are resolved, and an existing
     output that is a hard link to an input counts as that input.
@@ -72,7 +76,7 @@ def refuse_inputs(out_path: str | os.PathLike, inputs: Iterable[str | os.PathLik
                 raise OutputError(
                     f"The output {out_path} ({what}) {relation} the input {inp}; inputs are never "
                     "written to or deleted. Choose an output outside every input (for example a "
-                    "new folder beside the data); --overwrite does not change this."
+                    f"new folder beside the data); {option('overwrite')} does not change this."
                 )
 
 
@@ -137,7 +141,7 @@ def _same_file(a: str, b: str) -> bool:
 # --------------------------------------------------------------------------- one run per output
 def beside(target: str | os.PathLike) -> Path:
     """Where an output's lock and staging folder go: its parent folder, or inside the output
-    folder itself when that exists and the parent cannot be written (``--out .`` in a home
+    folder itself when that exists and the parent cannot be written (``out="."`` in a home
     folder whose parent is the system's). The rename into place stays on one file system."""
     target = Path(_real(target))
     parent = target.parent
@@ -283,7 +287,7 @@ def staged_dir(dest_dir: str | os.PathLike, *, overwrite: bool, stage_name: str 
     """
     dest = Path(dest_dir)
     if dest.exists() and not dest.is_dir():
-        raise OutputError(f"The output folder {dest} is a file; choose a folder for --out.")
+        raise OutputError(f"The output folder {dest} is a file; choose a folder for {OUT}.")
     # A folder output is staged beside it; a single file (stage_name) beside that file.
     name, parent = (stage_name, dest) if stage_name else (Path(_real(dest)).name, beside(dest))
     parent.mkdir(parents=True, exist_ok=True)
@@ -314,13 +318,13 @@ def _commit(stage: Path, dest: Path, *, overwrite: bool) -> None:
     folders = [str(d) for _, d in pairs if d.is_dir()]
     if folders:
         raise OutputError(f"Cannot write {', '.join(folders)}: a folder of that name is in the "
-                          "way; move it or choose another --out. Nothing was written.")
+                          f"way; move it or choose another {OUT}. Nothing was written.")
     if not overwrite:
         existing = [str(d) for _, d in pairs if d.exists()]
         if existing:
             raise OutputExistsError(
-                f"Output already exists: {', '.join(existing)}. Choose another --out or pass "
-                "--overwrite to replace it; nothing was written."
+                f"Output already exists: {', '.join(existing)}. Choose another {OUT} or pass "
+                f"{option('overwrite')} to replace it; nothing was written."
             )
     backup = stage / ".swm-gis-previous"  # listed above already: never itself moved
     dest.mkdir(parents=True, exist_ok=True)
@@ -372,7 +376,7 @@ def _raise_if_disk_full(where: Path, exc: BaseException) -> None:
     if full:
         raise OutputError(
             f"Out of disk space while writing outputs beside {where.parent}; nothing was written "
-            "and the previous outputs are unchanged. Free some space or choose another --out."
+            f"and the previous outputs are unchanged. Free some space or choose another {OUT}."
         ) from exc
 
 
@@ -418,12 +422,13 @@ def explain_os_errors(target: str | os.PathLike) -> Iterator[None]:
     except PermissionError as exc:
         raise OutputError(
             f"Cannot write {target}: permission denied on {exc.filename or target}. The folder "
-            "is read-only or belongs to another user; choose another --out. Nothing was written."
+            f"is read-only or belongs to another user; choose another {OUT}. Nothing was "
+            "written."
         ) from exc
     except OSError as exc:
         if exc.errno == errno.EROFS:
             raise OutputError(f"Cannot write {target}: the file system is read-only; choose "
-                              "another --out. Nothing was written.") from exc
+                              f"another {OUT}. Nothing was written.") from exc
         if exc.errno in (errno.ENOSPC, getattr(errno, "EDQUOT", -1)):
             raise OutputError(f"Out of disk space writing {target}; nothing was written and "
                               "the previous outputs are unchanged.") from exc
@@ -448,7 +453,7 @@ def output_package(out_dir: str | os.PathLike, *, inputs: Iterable[Any] = (),
 def output_file(target: str | os.PathLike, *, inputs: Iterable[Any] = (),
                 overwrite: bool = False, command: str = "swm-gis", wait_s: float = 0.0
                 ) -> Iterator[Path]:
-    """:func:`output_package` for one file (``applicability --out FILE.gpkg``): yields the
+    """:func:`output_package` for one file (an applicability GeoPackage): yields the
     temporary path to write; it is moved onto ``target`` when the block succeeds."""
     target = Path(target)
     refuse_inputs(target, inputs)

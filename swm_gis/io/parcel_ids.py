@@ -1,9 +1,9 @@
 """The ids clerks type for a subject parcel: the parcel id or the assessor's map-lot.
 
-``--parcel`` (and ``abutter_package(parcels=...)``) takes the parcels layer's id field (MassGIS
-``LOC_ID``) or its ``map_par_id`` (MassGIS ``MAP_PAR_ID``, e.g. ``7-K-33``), exactly or written
-with other spacing and punctuation when that matches one parcel only; a value matching nothing is
-refused with the nearest ids and map-lots (docs/abutters.md).
+``abutter_package(parcels=...)`` takes the parcels layer's id field (MassGIS ``LOC_ID``) or its
+``map_par_id`` (MassGIS ``MAP_PAR_ID``, e.g. ``7-K-33``), exactly or written with other spacing
+and punctuation when that matches one parcel only; a value matching nothing is refused with the
+nearest ids and map-lots (docs/abutters.md).
 """
 
 from __future__ import annotations
@@ -14,9 +14,10 @@ import re
 import geopandas as gpd
 import pandas as pd
 
-from swm_gis.config.town import TownConfig
+from swm_gis.config.town import TownConfig, layer_key
 from swm_gis.errors import UnknownParcelError
 from swm_gis.io import layers, sanity
+from swm_gis.messages import option
 
 
 def _loose(text: object) -> str:
@@ -37,8 +38,9 @@ def resolve_parcel_ids(cfg: TownConfig, given: list[str]
     """
     given = list(dict.fromkeys(str(v).strip() for v in given))
     if "" in given:
-        raise UnknownParcelError("A parcel id is empty (--parcel \"\"); give the parcel's id, "
-                                 "e.g. its MassGIS LOC_ID, or its map-lot (MAP_PAR_ID).")
+        raise UnknownParcelError(f"A parcel id is empty ({option('parcels')} \"\"); give the "
+                                 "parcel's id, e.g. its MassGIS LOC_ID, or its map-lot "
+                                 "(MAP_PAR_ID).")
     by_id = layers.read_by_ids(cfg, "parcels", "id", given)
     found = set(by_id["id"].dropna().astype(str))
     resolved = {g: [g] for g in given if g in found}
@@ -64,7 +66,7 @@ def _match_map_lots(cfg: TownConfig, missing: list[str], fields: dict[str, str |
         hit = rows.loc[rows["map_par_id"].astype(str) == g, "id"].dropna().astype(str)
         if len(hit):
             resolved[g] = list(dict.fromkeys(hit))
-            notes.append(f"--parcel {g} matched the map-lot ({fields['map_par_id']}) of "
+            notes.append(f"The parcel given as {g} matched the map-lot ({fields['map_par_id']}) of "
                          f"parcel(s) {', '.join(resolved[g])}.")
 
 
@@ -78,7 +80,7 @@ def _match_loosely(cfg: TownConfig, missing: list[str], fields: dict[str, str | 
         exact = _loose_matches(known, g)
         if len(exact) == 1:
             resolved[g] = exact
-            notes.append(f"--parcel {g} matched parcel {exact[0]} (written there as "
+            notes.append(f"The parcel given as {g} matched parcel {exact[0]} (written there as "
                          f"{_shown_as(known, exact[0], g)}).")
         else:
             near[g] = exact or _near_matches(known, g)
@@ -145,13 +147,13 @@ def _unknown_text(cfg: TownConfig, near: dict[str, list[str]], fields: dict) -> 
     parts = [f"{g}: near matches {', '.join(options)}" if options else f"{g}: no near match"
              for g, options in near.items()]
     return (f"Parcel id(s) {', '.join(near)} not found in field \"{fields.get('id')}\"{also} "
-            f"of {spec.describe()} ([layers.parcels]); {'; '.join(parts)}. Check the number on "
+            f"of {spec.describe()} ({layer_key('parcels')}); {'; '.join(parts)}. Check the "
+            "number on "
             "the assessor's map" + (", or give one of the near matches." if any(
                 near.values()) else ". If no id of the town reads like it, the config may key "
                 "the parcels by another field: the town's GIS staff sets "
-                "[layers.parcels.fields] id.")
-            + (" Several parcels? Give each with its own --parcel (-p A -p B), not separated "
-               "by commas." if any("," in g for g in near) else ""))
+                f"{layer_key('parcels.fields', 'id')}.")
+            + (layers.SEVERAL_PARCELS if any("," in g for g in near) else ""))
 
 
 __all__ = ["resolve_parcel_ids"]

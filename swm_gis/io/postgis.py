@@ -25,6 +25,7 @@ import pandas as pd
 import shapely
 
 from swm_gis.errors import ConfigError, InputFileError, OutputExistsError
+from swm_gis.messages import option
 
 BBox = tuple[float, float, float, float]
 
@@ -267,8 +268,9 @@ def parse_target(target: str) -> tuple[str, str | None, str]:
     target = str(target)
     if urlsplit(target).password is not None or re.search(r"password\s*=", target, re.I):
         raise ConfigError(
-            f"--out {redact(target)} holds a database password. Remove it: it would be recorded "
-            "with the outputs; libpq takes it from PGPASSWORD, ~/.pgpass or a service file."
+            f"{option('out')} {redact(target)} holds a database password. Remove it: it would "
+            "be recorded with the outputs; libpq takes it from PGPASSWORD, ~/.pgpass or a "
+            "service file."
         )
     if target.startswith("PG:"):
         found = dict((k.lower(), v.strip("'")) for k, v in _PG_TOKEN.findall(target[3:]))
@@ -277,10 +279,10 @@ def parse_target(target: str) -> tuple[str, str | None, str]:
         name = dict(parse_qsl(urlsplit(target).query)).get("table")
     if not name:
         raise ConfigError(
-            f"--out {redact(target)} names no table; add ?table=schema.name to the URL "
+            f"{option('out')} {redact(target)} names no table; add ?table=schema.name to the URL "
             "(e.g. postgresql://user@host/db?table=public.applicability)."
         )
-    schema, table = split_table(name, where=f"--out {redact(target)}")
+    schema, table = split_table(name, where=f"{option('out')} {redact(target)}")
     return conninfo(target), schema, table
 
 
@@ -310,7 +312,7 @@ def write_frame(con: Any, frame: pd.DataFrame, schema: str | None, table: str, *
         if not overwrite:
             raise OutputExistsError(
                 f"Table {schema + '.' if schema else ''}{table} already exists. Choose another "
-                "table or pass --overwrite to replace it.")
+                f"table or pass {option('overwrite')} to replace it.")
         con.execute(sql.SQL("DROP TABLE {} CASCADE").format(ref))
     if schema:
         con.execute(sql.SQL("CREATE SCHEMA IF NOT EXISTS {}").format(sql.Identifier(schema)))

@@ -9,7 +9,7 @@ import os
 
 from pyproj import CRS
 
-from swm_gis.config.town import LayerSpec, TownConfig
+from swm_gis.config.town import LayerSpec, TownConfig, layer_key
 from swm_gis.errors import CrsError, InputFileError
 from swm_gis.io import sanity
 from swm_gis.io.sources import check_exists, first_line, gdal_source, source_info
@@ -53,13 +53,13 @@ def read_raster(
         src = rasterio.open(gdal_source(spec)[0])
     except rasterio.errors.RasterioIOError as exc:
         raise InputFileError(
-            f"Cannot read raster {spec.path} ([layers.{key}] path): {first_line(exc)}"
+            f"Cannot read raster {spec.path} ({layer_key(key, 'path')}): {first_line(exc)}"
         ) from exc
     with src:
         if src.crs is None and not spec.crs:
             raise CrsError(
-                f"Raster {spec.path} ([layers.{key}]) declares no coordinate reference system. "
-                f'State it in the town config: [layers.{key}] crs = "EPSG:26986".'
+                f"Raster {spec.path} ({layer_key(key)}) declares no coordinate reference "
+                f'system. State it in the town config: {layer_key(key, "crs")} = "EPSG:26986".'
             )
         src_crs = CRS.from_user_input(src.crs.to_wkt() if src.crs else spec.crs)
         sanity.check_source(spec, tuple(src.bounds), src_crs,
@@ -75,7 +75,7 @@ def read_raster(
                 if require_cover and (bounds[0] < rb.left or bounds[1] < rb.bottom
                                       or bounds[2] > rb.right or bounds[3] > rb.top):
                     raise InputFileError(
-                        f"Raster {spec.path} ([layers.{key}]) covers "
+                        f"Raster {spec.path} ({layer_key(key)}) covers "
                         f"x {rb.left:.0f}..{rb.right:.0f}, "
                         f"y {rb.bottom:.0f}..{rb.top:.0f} but the area needed is x "
                         f"{bounds[0]:.0f}..{bounds[2]:.0f}, y {bounds[1]:.0f}..{bounds[3]:.0f} "

@@ -36,7 +36,9 @@ import pandas as pd
 from pyproj import CRS, Transformer
 from pyproj.exceptions import ProjError
 
+from swm_gis.config.town import layer_key
 from swm_gis.errors import CrsError, GeometryError, LayerDataError
+from swm_gis.messages import references
 
 BBox = tuple[float, float, float, float]
 
@@ -116,9 +118,10 @@ def check_source(spec: Any, bounds: BBox | None, src_crs: CRS, *, declared_by: s
 def crs_message(spec: Any, problem: str, src_crs: CRS, likely: str | None,
                 declared_by: str) -> str:
     """One paragraph: the layer, what is wrong, the likely CRS and how to say so."""
-    is_argument = str(spec.key).startswith("-")  # a FILE given on the command line
+    # a FILE given to a job: its key names the option (by reference, or a flag as was)
+    is_argument = bool(references(str(spec.key))) or str(spec.key).startswith("-")
     where = f"{spec.describe()} ({spec.key})" if is_argument else (
-        f"{spec.describe()} ([layers.{spec.key}])")
+        f"{spec.describe()} ({layer_key(spec.key)})")
     name = _short(src_crs)
     guess = (f" They look like {likely} ({CRS.from_user_input(likely).name})." if likely
              else " They fit none of the usual Massachusetts CRSs.")
@@ -126,8 +129,8 @@ def crs_message(spec: Any, problem: str, src_crs: CRS, likely: str | None,
         fix = (f"Save {spec.describe()} with its right CRS ({likely or 'check its source'}) and "
                "pass it again.")
     elif declared_by == "config":
-        fix = (f'Set [layers.{spec.key}] crs = "{likely}" in the town config.' if likely
-               else f"Correct [layers.{spec.key}] crs in the town config.")
+        fix = (f'Set {layer_key(spec.key, "crs")} = "{likely}" in the town config.' if likely
+               else f"Correct {layer_key(spec.key, 'crs')} in the town config.")
     else:
         fix = ("The file states the wrong CRS: assign the right one and save a copy (QGIS: "
                "Layer > Set CRS, then Export), or reproject it.")
@@ -269,8 +272,8 @@ def check_declared_geometry(spec: Any, info: dict[str, Any]) -> None:
     if not expected or family is None or family == expected:
         return
     raise GeometryError(
-        f"{spec.describe()} ([layers.{spec.key}]) holds {declared} features; the {spec.key} "
-        f"layer needs {expected} features. Point [layers.{spec.key}] at the {expected} layer "
+        f"{spec.describe()} ({layer_key(spec.key)}) holds {declared} features; the {spec.key} "
+        f"layer needs {expected} features. Point {layer_key(spec.key)} at the {expected} layer "
         f"(layer = \"...\"), or convert it (QGIS: Lines to Polygons) if it really is {expected}s "
         "drawn as outlines."
     )
@@ -284,7 +287,8 @@ def id_problems(frame: pd.DataFrame, spec: Any, *, whole_layer: bool = False
     :data:`MIN_ROWS_ALL_EMPTY` rows read); parcels whose distinct ids are fewer than half
     the rows (the id field is not an id, e.g. TOWN_ID). Warnings: a required field mostly empty
     (parcels sharing ids are merged and listed by validation). ``whole_layer`` says the frame
-    is the whole layer (wording only).
+    is the whole layer (wording only). The errors name config keys by reference
+    (:mod:`swm_gis.messages`); :func:`check_ids` raises them.
     """
     errors: list[str] = []
     warnings: list[str] = []
@@ -299,12 +303,12 @@ def id_problems(frame: pd.DataFrame, spec: Any, *, whole_layer: bool = False
         values = frame[logical]
         empty = values.isna() | values.astype(str).str.strip().isin(["", "nan", "None"])
         source = mapping.get(logical) or logical
-        hint = (f'[layers.{spec.key}.fields] {logical} = "<field>"')
+        hint = f'{layer_key(f"{spec.key}.fields", logical)} = "<field>"'
         # A few rows without a value in a neighbourhood are data gaps, flagged row by row;
         # a whole layer, or 20 rows read, with none is a field mapped to the wrong column.
         if empty.all() and (whole_layer or n >= MIN_ROWS_ALL_EMPTY):
             errors.append(
-                f"{spec.describe()} ([layers.{spec.key}]): field \"{source}\" (logical "
+                f"{spec.describe()} ({layer_key(spec.key)}): field \"{source}\" (logical "
                 f"\"{logical}\") is empty in all {n:,} {rows}. Map {hint} to the field that "
                 "holds it."
             )
@@ -319,10 +323,10 @@ def id_problems(frame: pd.DataFrame, spec: Any, *, whole_layer: bool = False
         if len(ids) >= 10 and distinct < MIN_DISTINCT_IDS * len(ids):
             source = mapping.get("id") or "id"
             errors.append(
-                f"{spec.describe()} ([layers.parcels]): the id field \"{source}\" has only "
+                f"{spec.describe()} ({layer_key('parcels')}): the id field \"{source}\" has only "
                 f"{distinct:,} distinct values in {len(ids):,} {rows}, so it does not identify "
-                "parcels (is it a town or map code?). Set [layers.parcels.fields] id = "
-                "\"<field>\" to the parcel id (MassGIS: LOC_ID)."
+                f"parcels (is it a town or map code?). Set {layer_key('parcels.fields', 'id')} "
+                "= \"<field>\" to the parcel id (MassGIS: LOC_ID)."
             )
     return errors, warnings
 

@@ -11,9 +11,10 @@ import datetime as dt
 import os
 from typing import Any
 
-from swm_gis.config.town import LayerSpec
+from swm_gis.config.town import LayerSpec, layer_key
 from swm_gis.errors import InputFileError
 from swm_gis.io import archives, postgis
+from swm_gis.messages import references
 
 
 def source_info(spec: LayerSpec) -> dict[str, Any]:
@@ -50,6 +51,18 @@ def file_source_info(source: str) -> dict[str, Any]:
     return source_info(spec)
 
 
+def input_key(what: str) -> str:
+    """The key of a user's input in a source record: the option's name when ``what`` names it
+    by reference (``option("site", "FILE")`` -> ``"site"``), else ``what`` itself.
+
+    >>> from swm_gis.messages import option
+    >>> input_key(option("common_plan", "FILE")), input_key("site")
+    ('common_plan', 'site')
+    """
+    names = [ref["option"] for ref in references(what) if "option" in ref]
+    return names[0] if names else what
+
+
 def split_source(source: str) -> tuple[str, str | None]:
     """Split ``path.gpkg:layer`` into path and layer; a plain path (or ``C:\\...``) has no layer."""
     source = str(source)
@@ -62,13 +75,13 @@ def split_source(source: str) -> tuple[str, str | None]:
 def gdal_source(spec: LayerSpec) -> tuple[str, str | None]:
     """The path and layer GDAL opens: a zip as published is read in place (``/vsizip/``)."""
     if spec.is_file and archives.is_zip(spec.path):
-        return archives.resolve_zip(spec.path, spec.layer, what=f"[layers.{spec.key}] path")
+        return archives.resolve_zip(spec.path, spec.layer, what=layer_key(spec.key, "path"))
     return spec.path, spec.layer
 
 
 def check_exists(spec: LayerSpec, what: str | None = None) -> None:
     if spec.is_file and not os.path.exists(spec.path):
-        label = what or f"[layers.{spec.key}] path"
+        label = what or layer_key(spec.key, "path")
         raise InputFileError(
             f"File not found: {spec.path} ({label}). Check the path; config paths are relative "
             "to the config file."
@@ -88,5 +101,5 @@ def first_line(exc: BaseException) -> str:
     return text
 
 
-__all__ = ["check_exists", "file_source_info", "first_line", "gdal_source", "source_info",
-           "split_source"]
+__all__ = ["check_exists", "file_source_info", "first_line", "gdal_source", "input_key",
+           "source_info", "split_source"]

@@ -1,6 +1,6 @@
 """Writing outputs safely: every file goes to a temporary name beside its target and is moved
 into place only when complete, so a crash never leaves half a file, and an existing output is
-not replaced unless the user asked for it (``--overwrite``)."""
+not replaced unless the user asked for it (``overwrite=True``)."""
 
 from __future__ import annotations
 
@@ -18,6 +18,7 @@ import pandas as pd
 import pyogrio
 
 from swm_gis.errors import OutputError, OutputExistsError
+from swm_gis.messages import option
 
 #: Characters that make a spreadsheet treat a text cell as a formula (CSV/formula injection).
 FORMULA_PREFIXES = ("=", "+", "-", "@", "\t", "\r")
@@ -30,8 +31,8 @@ def check_outputs_free(paths: Iterable[str | Path], *, overwrite: bool) -> None:
     existing = [str(p) for p in paths if Path(p).exists()]
     if existing:
         raise OutputExistsError(
-            f"Output already exists: {', '.join(existing)}. Choose another --out or pass "
-            "--overwrite to replace it."
+            f"Output already exists: {', '.join(existing)}. Choose another {option('out')} or "
+            f"pass {option('overwrite')} to replace it."
         )
 
 
