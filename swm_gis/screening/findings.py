@@ -233,7 +233,7 @@ def _development(doc: Mapping[str, Any]) -> dict[str, Any]:
             caveats.append(
                 f"Only {fmt.pct(share, 1)} of the limit of disturbance is existing impervious "
                 "cover "
-                "(under the town's small existing impervious share rule, "
+                "(under the town's threshold for a small existing impervious share, "
                 f"{fmt.pct(threshold, 1)}). "
                 "New development is disturbance \"on an area that has not previously been "
                 "developed to include impervious cover\"; redevelopment is any that \"does not "
