@@ -125,7 +125,7 @@ def test_flags_reach_the_document(tmp_path, town):
     permit = doc["findings"][0]
     assert permit["status"] == "conditional"
     assert "This is the applicant's claim; the Conservation Commission decides" in permit["answer"]
-    assert doc["development_type"]["method"] == "override: --development new"
+    assert doc["development_type"]["method"] == "override: stated as new development"
     assert doc["standards"]["roadway_maintenance"] is True
 
 
@@ -244,7 +244,7 @@ def _summary_doc(coverage):
         "disturbance": {"area_sqft": 43_600.0, "area_acres": 1.001, "permit_required": True,
                         "disturbs_trigger_area": True, "common_plan_area_sqft": None,
                         "exemption": None},
-        "development_type": {"value": "new", "method": "override: --development new",
+        "development_type": {"value": "new", "method": "override: stated as new development",
                              "existing_impervious_sqft": None},
         "standards": {"retention_depth_in": 1.0, "required_retention_cuft": 1_666.7,
                       "post_impervious_sqft": 20_000.0, "tss_removal": 0.9, "tp_removal": 0.6,

@@ -122,7 +122,7 @@ def test_override_decides_and_the_output_says_so():
     site = frame(box(X0 + 20, Y0 + 20, X0 + 150, Y0 + 150))
     r = development_type(site, impervious=raster_with_patch(), override="new")
     assert r["value"] == "new"
-    assert r["method"] == "override: --development new"
+    assert r["method"] == "override: stated as new development"
     assert r["measured_value"] == "redevelopment"
     assert any("would make it redevelopment" in x for x in r["reasons"])
 

@@ -52,7 +52,7 @@ def test_overlapping_pieces_count_once_union_43500_is_below_the_trigger():
     # below an acre with no common plan given: it depends on the plan, so neither yes nor no
     assert r["permit_required"] is None
     assert any("is below" in x for x in r["reasons"])
-    assert any("no common plan was given" in x for x in r["reasons"])
+    assert any("no larger common plan of development was given" in x for x in r["reasons"])
 
 
 def test_sub_acre_site_in_a_sub_acre_common_plan_is_not_required():

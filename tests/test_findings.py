@@ -202,11 +202,11 @@ def test_one_absent_layer_of_several_makes_a_none_found_conditional(tmp_path):
     doc = screen(tmp_path, "clean", drop=("vernal_pools",))
     f = by_key(doc, "habitats")
     assert f["status"] == "conditional" and f["layers_missing"] == ["vernal_pools"]
-    assert "Not checked for these layers: no [layers.vernal_pools] configured." in f["caveats"]
+    assert "Not checked: the certified vernal pools layer is not configured." in f["caveats"]
     rw = by_key(doc, "receiving_waters")
     assert rw["parts"] == {"orw": "conditional", "impaired": "no"}
     assert ("Certified vernal pools are ORWs (Chapter 320 definitions) and were not searched: no "
-            "[layers.vernal_pools] configured.") in rw["caveats"]
+            "certified vernal pools layer is configured.") in rw["caveats"]
 
 
 def test_impervious_layer_absent_assumes_new_development_conditionally(tmp_path):
@@ -345,7 +345,7 @@ def test_redevelopment_states_existing_impervious_area_and_share(tmp_path):
     sliver = gdf({"kind": ["old pavement"]}, [rect(300, 1200, 302, 1210)])  # 20 m2 = 215 sq ft
     doc = screen(tmp_path, drop=("impervious",), replace={"impervious": sliver})
     f = by_key(doc, "development_type")
-    # 215 sq ft of 107,639 = 0.2 %, under the 5 % of [rules] small_existing_impervious_share:
+    # 215 sq ft of 107,639 = 0.2 %, under the town's 5 % small existing impervious share rule:
     # the Commission's judgement, so conditional (and the standards with it)
     assert f["status"] == "conditional"
     assert f["answer"].startswith("Redevelopment as measured (measured: impervious polygons), "
@@ -354,7 +354,8 @@ def test_redevelopment_states_existing_impervious_area_and_share(tmp_path):
             "107,639 sq ft.") in f["answer"]
     assert "On the site's parcel(s) (968,752 sq ft): 215 sq ft" in f["answer"]
     assert any("Only 0.2% of the limit of disturbance is existing impervious cover (under the "
-               "5.0% of [rules] small_existing_impervious_share)" in c for c in f["caveats"])
+               "town's threshold for a small existing impervious share, 5.0%)" in c
+               for c in f["caveats"])
     assert any("\"on an area that has not previously been developed to include impervious "
                "cover\"" in c for c in f["caveats"])
     assert by_key(doc, "standards")["status"] == "conditional"
@@ -534,7 +535,7 @@ def test_impervious_layer_covering_part_of_the_site_is_conditional(tmp_path):
                  coverage={"impervious": "extent"})
     f = by_key(doc, "development_type")
     assert f["status"] == "conditional"
-    assert any("[layers.impervious] does not cover the whole area searched" in c
+    assert any("The existing impervious layer does not cover the whole area searched" in c
                for c in f["caveats"])
 
 
@@ -590,14 +591,14 @@ def test_the_trigger_names_the_ms4_condition_and_the_town_boards():
     f = fd.decide_findings(_pure_doc())[0]
     assert f["status"] == "yes" and f["layers_missing"] == ["ms4"]
     assert ("This assumes the disturbance is draining to the Town's MS4 (the bylaw's words; the "
-            "rules' purpose is discharges to the MS4), not checked: no [layers.ms4]") in f["answer"]
+            "rules' purpose is discharges to the MS4), not checked: no MS4 layer") in f["answer"]
     assert any("\"Projects or activities approved by these Boards shall be deemed in compliance "
                "with the intent and provisions of these regulations.\"" in c
                for c in f["caveats"])
     met = fd.decide_findings(_pure_doc(ms4={"checked": True, "reached": True,
                                             "features": ["CB-7"], "searched": "the site"}))[0]
     assert met["status"] == "yes" and met["layers_used"][-1] == "ms4"
-    assert "the site reaches MS4 feature(s) CB-7 of [layers.ms4]" in met["answer"]
+    assert "the site reaches MS4 feature(s) CB-7 of the MS4 layer" in met["answer"]
     dry = fd.decide_findings(_pure_doc(ms4={"checked": True, "reached": False, "features": [],
                                             "searched": "the site"}))
     assert dry[0]["status"] == "conditional"
@@ -706,7 +707,7 @@ def test_an_ms4_layer_decides_the_condition_on_the_flow_path(tmp_path):
                                           "searched": "the site or its traced flow path",
                                           "reach_ft": 10.0}
     assert "The disturbance is draining to the Town's MS4: the site or its traced flow path " \
-        "reaches MS4 feature(s) P-1 of [layers.ms4]." in f["answer"]
+        "reaches MS4 feature(s) P-1 of the MS4 layer." in f["answer"]
     basin = _ms4_town(tmp_path / "basin", Point(xy(2800, 1900)))
     g = by_key(basin, "disturbance")
     assert g["status"] == "conditional" and basin["disturbance"]["permit_required"] is True

@@ -120,10 +120,10 @@ def test_missing_optional_layers_turn_off_only_their_checks(tmp_path):
     assert keys == {"habitats": [], "floodplain": None, "receiving_waters": None}
     assert layers == {}
     reasons = {c["name"]: (c["ran"], c["reason"]) for c in checks}
-    assert reasons["floodplain"] == (False, "no [layers.flood_zones] configured")
+    assert reasons["floodplain"] == (False, "the flood zone layer is not configured")
     assert reasons["receiving_waters"][0] is False
-    assert "[layers.streams]" in reasons["receiving_waters"][1]
-    assert "[layers.vernal_pools]" in reasons["habitats"][1]
+    assert "the streams layer" in reasons["receiving_waters"][1]
+    assert "the certified vernal pools layer" in reasons["habitats"][1]
     validate(keys, checks)
 
 
@@ -140,7 +140,7 @@ def test_without_dem_the_result_is_approximate(tmp_path):
     keys, _, checks = resource_checks(config, SITE)
     rw = keys["receiving_waters"]
     assert rw["approximate"] is True and rw["method"] == "nearest-stream (approximate)"
-    assert "[layers.dem]" in checks[2]["reason"]
+    assert "the elevation (DEM) layer" in checks[2]["reason"]
 
 
 def test_dem_without_crs_is_refused(tmp_path):

@@ -49,7 +49,7 @@ def fake_resources(monkeypatch):
         layers = {"habitats": gdf({"id": ["PH 1"]}, [Point(X0, Y0).buffer(10)])}
         checks = [{"name": "habitats", "ran": True, "source": {"file": "x.gpkg"}},
                   {"name": "floodplain", "ran": False, "source": None,
-                   "reason": "no [layers.flood_zones] configured"}]
+                   "reason": "the flood zone layer is not configured"}]
         return keys, layers, checks
 
     monkeypatch.setattr(swm_gis.screening.resource_areas, "resource_checks", fake)
@@ -132,7 +132,7 @@ def test_meta_records_town_parameters_rules_and_sources(tmp_path, fake_resources
     assert meta["inputs"][0]["file"] == "/x/site.gpkg"
     used = {s["key"] for s in meta["sources"]}
     assert {"impervious", "huc12", "huc10"} <= used
-    assert doc["development_type"]["method"] == "override: --development new"
+    assert doc["development_type"]["method"] == "override: stated as new development"
     assert doc["disturbance"]["permit_required"] is None  # exemption claimed: conditional
     assert any("apply if a Stormwater Management Permit is required" in x
                for x in doc["standards"]["reasons"])
@@ -180,7 +180,7 @@ def test_proposed_impervious_on_the_site_counts_that_of_other_sites_is_left_out(
                for x in st["reasons"])
     assert any("20,000 sq ft inside the limit of disturbance and 26,910 sq ft outside it" in x
                for x in st["reasons"])
-    with pytest.raises(GeometryError, match="No --proposed-impervious polygon touches"):
+    with pytest.raises(GeometryError, match="No proposed_impervious= polygon touches"):
         build_screening(cfg, ScreeningRequest(SITE, proposed_impervious=gdf(geoms=[elsewhere])))
 
 
@@ -189,9 +189,9 @@ def test_missing_layers_are_recorded_as_checks_that_did_not_run(tmp_path, fake_r
     doc = build_screening(cfg, ScreeningRequest(SITE)).document
     checks = {c["name"]: c for c in doc["checks"]}
     assert checks["development_type"]["ran"] is False
-    assert checks["development_type"]["reason"] == "no [layers.impervious] configured"
+    assert checks["development_type"]["reason"] == "the existing impervious layer is not configured"
     assert checks["watersheds_huc12"]["ran"] is False
-    assert checks["mitigation"]["reason"] == "no --mitigation given"
+    assert checks["mitigation"]["reason"] == "no candidate mitigation site was given"
     assert doc["development_type"]["method"] == "assumed: no impervious layer"
     assert doc["watersheds"]["huc12"] == [] and doc["watersheds"]["huc10"] == []
     validate(doc)
@@ -234,7 +234,7 @@ def test_a_site_or_plan_away_from_the_town_is_refused_partly_outside_is_a_warnin
     doc = build_screening(load_config(toml), ScreeningRequest(half)).document
     assert doc["warnings"] == [{
         "code": "site_partly_outside_town",
-        "text": "53,820 sq ft of the site lies outside Testtown ([layers.town_boundary]); "
+        "text": "53,820 sq ft of the site lies outside Testtown (the town boundary layer); "
                 "Chapter 320 is the Town's, and the rest is another municipality's."}]
     permit = next(f for f in doc["findings"] if f["key"] == "disturbance")
     assert doc["warnings"][0]["text"] in permit["caveats"]
@@ -242,7 +242,7 @@ def test_a_site_or_plan_away_from_the_town_is_refused_partly_outside_is_a_warnin
 
 @pytest.mark.parametrize(
     ("kwargs", "message"),
-    [({"exemptions": ["golf"]}, "Valid --exemption names"),
+    [({"exemptions": ["golf"]}, "Valid exemptions= names"),
      ({"development": "old"}, "auto, new, redevelopment"),
      ({"proposed_impervious_sqft": 5.0, "proposed_impervious": SITE}, "not both")],
     ids=["exemption", "development", "impervious-twice"],
@@ -312,7 +312,7 @@ def test_cambridge_block_screens_through_its_config_with_real_resource_checks(
     checks = {c["name"]: c for c in doc["checks"]}
     # Cambridge's config has no impervious or WBD layers: those checks say so
     assert checks["development_type"]["ran"] is False
-    assert checks["watersheds_huc12"]["reason"] == "no [layers.huc12] configured"
+    assert checks["watersheds_huc12"]["reason"] == "the HUC12 watershed layer is not configured"
     assert doc["meta"]["town"].startswith("Cambridge")
 
 

@@ -587,7 +587,7 @@ def test_approximate_receiving_waters_are_marked():
     finding = next(f for f in build_report(doc).findings if f.key == "receiving_waters")
     assert finding.status == "yes"  # the waters found are found; what else lies there is open
     assert ("No DEM: the runoff was taken to the nearest mapped stream in a straight line; "
-            "configure [layers.dem] for a flow trace.") in finding.details
+            "configure an elevation (DEM) layer for a flow trace.") in finding.details
     doc["receiving_waters"].update(impaired=[], requirements=[])
     finding = next(f for f in build_report(doc).findings if f.key == "receiving_waters")
     assert finding.status == "conditional"

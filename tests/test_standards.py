@@ -35,7 +35,8 @@ def test_redevelopment_20000_sqft_needs_1333_3_cuft():
 def test_without_impervious_area_the_volume_is_not_computed_and_says_how():
     r = performance_standards("new", post_impervious_sqft=None, rules=RULES)
     assert r["required_retention_cuft"] is None and r["post_impervious_sqft"] is None
-    assert any("--proposed-impervious" in x for x in r["reasons"])
+    assert any("give the proposed impervious surfaces (a file) or the proposed impervious area "
+               "in square feet." in x for x in r["reasons"])
 
 
 def test_roadway_maintenance_is_the_applicants_claim_and_the_figures_stay():

@@ -38,6 +38,7 @@ from pyproj import CRS
 
 from swm_gis.config.town import RIGHT_OF_WAY_COLUMN, Rules
 from swm_gis.errors import ConfigError, GeometryError, SwmGisError
+from swm_gis.messages import config_key, option
 from swm_gis.units import M_PER_FT, SQFT_PER_ACRE, metres_per_unit, require_crs
 
 #: The section of Chapter 320 behind the abutter list (cited in every output).
@@ -63,7 +64,7 @@ _DISTANCE_RE = re.compile(
 
 
 class DistanceError(SwmGisError):
-    """A distance argument that cannot be read (e.g. ``--distance 100yd``)."""
+    """A distance argument that cannot be read (e.g. ``distance="100yd"``)."""
 
 
 def parse_distance_ft(text: str | float | int) -> float:
@@ -79,9 +80,10 @@ def parse_distance_ft(text: str | float | int) -> float:
     else:
         m = _DISTANCE_RE.match(str(text))
         if not m:
+            flag = option("distance")
             raise DistanceError(
-                f'Cannot read the distance "{text}". Give feet or metres, e.g. --distance 100ft, '
-                '--distance "100 ft", --distance 30.48m or --distance 100 (feet).'
+                f'Cannot read the distance "{text}". Give feet or metres, e.g. {flag} 100ft, '
+                f'{flag} "100 ft", {flag} 30.48m or {flag} 100 (feet).'
             )
         value = float(m.group("value"))
         unit = (m.group("unit") or "ft").lower()
@@ -386,7 +388,7 @@ def no_owner_type(frame: pd.DataFrame, rules: Rules) -> pd.Series:
     (``[layers.parcels] right_of_way``, e.g. Cambridge's ``ML = ROAD``).
 
     The one predicate of "no owner by its polygon type": the abutter list and the subject of a
-    ``--site`` call it, and the applicability map's right-of-way class is meant to.
+    ``site=`` call it, and the applicability map's right-of-way class is meant to.
     """
     return no_owner_kind(frame, rules) != ""
 
@@ -432,9 +434,9 @@ def check_right_of_way_field(parcels: pd.DataFrame, rules: Rules) -> None:
             RIGHT_OF_WAY_COLUMN]:
         source = (parcels.attrs.get("source") or {}).get("file", "the parcels layer")
         raise ConfigError(
-            f"[layers.parcels] right_of_way names the field {rule.field!r}, which {source} does "
-            f"not have. Name one of its fields, e.g. right_of_way = {{field = \"ML\", values = "
-            '["ROAD"]}.')
+            f"{config_key('layers.parcels', 'right_of_way')} names the field {rule.field!r}, "
+            f"which {source} does not have. Name one of its fields, e.g. right_of_way = "
+            '{field = "ML", values = ["ROAD"]}.')
 
 
 def _subject_rows(out: gpd.GeoDataFrame, subject: gpd.GeoDataFrame, id_col: str) -> np.ndarray:

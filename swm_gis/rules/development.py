@@ -98,9 +98,9 @@ def development_type(
     elif measured is not None:
         reasons.append(_measured_reason(measured_sqft, source))
     if override is not None:
-        value, method = override, "override: --development " + override
-        reasons.append(f"The user stated the project is {_label(override)} (--development "
-                       f"{override}); that statement decides.")
+        value, method = override, f"override: stated as {_label(override)}"
+        reasons.append(f"The user stated the project is {_label(override)}; that statement "
+                       "decides.")
         if measured is not None and measured != override:
             reasons.append(f"Note: the measured cover alone would make it {_label(measured)}.")
     elif measured is not None:
@@ -109,8 +109,8 @@ def development_type(
         value, method = "new", "assumed: no impervious layer"
         reasons.append("No existing-impervious layer is configured, so the cover could not be "
                        "measured; the project is treated as new development, whose standards "
-                       "are the stricter ones. Configure [layers.impervious] or state "
-                       "--development redevelopment.")
+                       "are the stricter ones. Configure an existing impervious layer for the "
+                       "town, or state the development type if the project is redevelopment.")
     return {
         "value": value,
         "existing_impervious_sqft": measured_sqft,

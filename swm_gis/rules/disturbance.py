@@ -30,6 +30,7 @@ from pyproj import CRS
 
 from swm_gis.config.town import Rules
 from swm_gis.errors import CrsError, EmptyLayerError, GeometryError, SwmGisError
+from swm_gis.messages import option
 from swm_gis.units import SQFT_PER_ACRE, require_crs, sqft_per_unit2
 
 #: Bylaw 213-16B exemptions (Chapter 320 applicability B): CLI name -> (citation, activity).
@@ -186,8 +187,8 @@ def disturbance_trigger(
 
 def _below_text(plan_sqft: float | None) -> str:
     if plan_sqft is None:
-        return ("The site disturbs less than one acre and no common plan was given "
-                "(--common-plan): a permit is required if the site is part of a larger common "
+        return ("The site disturbs less than one acre and no larger common plan of development "
+                "was given: a permit is required if the site is part of a larger common "
                 "plan of development or sale that will ultimately disturb one acre or more, and "
                 "not otherwise.")
     return ("no permit is required: neither the site nor its larger common plan of development "
@@ -201,7 +202,8 @@ def check_exemptions(names: Iterable[str]) -> list[str]:
         name = str(raw).strip().lower()
         if name not in EXEMPTIONS:
             raise SwmGisError(
-                f'Unknown exemption "{raw}". Valid --exemption names (Bylaw 213-16B(1)-(6)) are: '
+                f'Unknown exemption "{raw}". Valid {option("exemptions")} names '
+                "(Bylaw 213-16B(1)-(6)) are: "
                 f"{', '.join(EXEMPTIONS)}."
             )
         if name not in out:

@@ -18,6 +18,7 @@ from pyproj import CRS
 
 from swm_gis.config.town import Rules
 from swm_gis.errors import CrsError, FieldMissingError
+from swm_gis.messages import config_key
 from swm_gis.units import M_PER_FT, feet_per_unit, require_crs  # noqa: F401
 
 #: FEMA's "no value" for STATIC_BFE.
@@ -176,7 +177,8 @@ def flood_zone_pieces(
     if "zone" not in zones:
         raise FieldMissingError(
             "The flood zone layer has no logical field \"zone\" (FEMA FLD_ZONE); read it "
-            "through swm_gis.io.layers, or set [layers.flood_zones.fields] zone = \"<field>\"."
+            "through swm_gis.io.layers, or set "
+            f"{config_key('layers.flood_zones.fields', 'zone')} = \"<field>\"."
         )
     geom = shapely.union_all(_geoms(area))
     cols = ["zone", "subtype", "bfe", "sfha", "shaded_x", "area_sqft"]

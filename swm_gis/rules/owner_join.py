@@ -14,6 +14,7 @@ import pandas as pd
 
 from swm_gis.config.town import TownConfig
 from swm_gis.errors import SwmGisError
+from swm_gis.messages import config_key
 
 
 class OwnerJoinError(SwmGisError):
@@ -34,11 +35,13 @@ def check_owner_join(config: TownConfig, listed: gpd.GeoDataFrame, assess: pd.Da
     example = ", ".join(ownable["id"].dropna().astype(str).head(3)) or "(none)"
     raise OwnerJoinError(
         f"None of the {len(ownable)} abutting parcel(s) that can have an owner joins a record "
-        f"of {assess_spec.describe()} ([layers.assess]): their ids (e.g. {example}, field "
+        f"of {assess_spec.describe()} ({config_key('layers.assess')}): their ids (e.g. "
+        f"{example}, field "
         f"{field_of['parcels'] or parcels_spec.fields.get('id')!r} of "
         f"{parcels_spec.describe()}) are not in the assessing table's field "
         f"{field_of['assess'] or assess_spec.fields.get('parcel_id')!r}, so every owner would "
-        "be missing. Check [layers.parcels.fields] id and [layers.assess.fields] parcel_id: "
+        f"be missing. Check {config_key('layers.parcels.fields', 'id')} and "
+        f"{config_key('layers.assess.fields', 'parcel_id')}: "
         "they must name fields holding the same ids (MassGIS: LOC_ID in both); "
         "swm-gis data validate reports the join rate.")
 

@@ -498,7 +498,7 @@ def build_recipients(
         The output of :func:`join_owners` (its ``attrs`` carry the rows it merged).
     subject_ids
         Subject parcel ids: a recipient owning one gets ``is_subject`` true (with
-        ``--include-subject``).
+        ``include_subject=True``).
 
     Returns
     -------

@@ -90,8 +90,8 @@ def performance_standards(
     ]
     if volume is None:
         reasons.append("The post-construction impervious area was not given, so the retention "
-                       "volume is not computed; pass --proposed-impervious FILE or "
-                       "--proposed-impervious-sqft N.")
+                       "volume is not computed; give the proposed impervious surfaces (a file) or "
+                       "the proposed impervious area in square feet.")
     else:
         area = float(post_impervious_sqft)
         reasons.append(f"Retention: {depth_in:.1f} in / 12 x {area:,.0f} sq ft "

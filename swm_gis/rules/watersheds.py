@@ -30,6 +30,7 @@ import numpy as np
 import shapely
 
 from swm_gis.errors import GeometryError
+from swm_gis.messages import config_key
 from swm_gis.rules.disturbance import sqft_per_crs_unit2, union_polygons
 from swm_gis.units import require_crs
 
@@ -78,8 +79,8 @@ def watershed_shares(
             src = _source_text(frame)
             raise GeometryError(
                 f"The site lies outside every {level.upper()} watershed polygon of {src}. Check "
-                f"that the site is in this town and in the right CRS, and that [layers.{level}] "
-                "covers it (USGS WBD WBDHU12 / WBDHU10)."
+                "that the site is in this town and in the right CRS, and that "
+                f"{config_key('layers.' + level)} covers it (USGS WBD WBDHU12 / WBDHU10)."
             )
         out[level] = rows
         covered = sum(r["share"] for r in rows)

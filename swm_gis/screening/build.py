@@ -27,11 +27,13 @@ from swm_gis.config.town import TownConfig
 from swm_gis.errors import GeometryError, LayerDataError, SwmGisError
 from swm_gis.io import layers as io
 from swm_gis.io.coverage import coverage_record, town_area
+from swm_gis.messages import config_key, option
 from swm_gis.progress import Progress, quiet, scaled
 from swm_gis.rules.development import development_type
 from swm_gis.rules.disturbance import disturbance_trigger, sqft_per_crs_unit2, union_polygons
 from swm_gis.rules.standards import performance_standards
 from swm_gis.rules.watersheds import mitigation_eligibility, watershed_shares
+from swm_gis.screening.finding_parts import PARCELS_GIVEN, layer_words
 from swm_gis.screening.findings import decide_findings
 from swm_gis.screening.general_requirements import general_requirements
 from swm_gis.screening.request import ScreeningRequest
@@ -182,10 +184,10 @@ def _read_site(config: TownConfig, request: ScreeningRequest) -> _Site:
 def _site_parcels(config: TownConfig, given: gpd.GeoDataFrame | None,
                   site_union: shapely.Geometry) -> gpd.GeoDataFrame:
     """The site is the lot or parcel (Chapter 320 definitions): the parcels given
-    (``--parcel``), else the parcels the limit of disturbance lies on."""
+    (``parcels=``), else the parcels the limit of disturbance lies on."""
     if given is not None and len(given):
         given = given.copy()
-        given.attrs["site_parcels_basis"] = "--parcel"
+        given.attrs["site_parcels_basis"] = PARCELS_GIVEN
         return given
     return parcels_under_site(config, site_union)
 
@@ -199,7 +201,8 @@ def _disturbance(config: TownConfig, site: _Site, request: ScreeningRequest
     if site.common_plan is not None:
         checks.append(_check("common_plan", True, _src(site.common_plan, "common_plan")))
     else:
-        checks.append(_check("common_plan", False, None, "no --common-plan given"))
+        checks.append(_check("common_plan", False, None,
+                             "no larger common plan of development or sale was given"))
     return disturbance, checks
 
 
@@ -291,13 +294,14 @@ def _mitigation(config: TownConfig, site: _Site, standards: dict[str, Any],
     """Each off-site mitigation site's eligibility at the standards' HUC level, and the check."""
     level = standards["mitigation_huc_level"]
     if site.mitigation is None:
-        return [], _check("mitigation", False, None, "no --mitigation given")
+        return [], _check("mitigation", False, None, "no candidate mitigation site was given")
     key = level.lower()
     rows = mitigation_eligibility(site.mitigation, hucs=hucs[key],
                                   site_hucs=[r["huc"] for r in watersheds[key]], level=level)
     return rows, _check("mitigation", hucs[key] is not None,
                         [_src(site.mitigation, "mitigation"), _spec_src(config, key)],
-                        None if hucs[key] is not None else f"no [layers.{key}] configured")
+                        None if hucs[key] is not None
+                        else f"{layer_words(key)} is not configured")
 
 
 def _resources(config: TownConfig, site: _Site, proposed_use: str | None, progress: Progress
@@ -400,7 +404,7 @@ def _read_impervious(config: TownConfig, site_union: shapely.Geometry
                      ) -> tuple[Any, dict[str, Any] | None, str | None]:
     """The impervious layer around the site: a Raster, polygons, or None (with the reason)."""
     if not config.has("impervious"):
-        return None, None, "no [layers.impervious] configured"
+        return None, None, "the existing impervious layer is not configured"
     spec = config.layer("impervious")
     if io.is_raster(spec):
         raster = io.read_raster(config, "impervious", bounds=site_union.bounds)
@@ -416,10 +420,11 @@ def _check_impervious_classes(raster: Any, spec: Any) -> None:
     values = np.ma.compressed(np.ma.masked_invalid(raster.array))
     if values.size and (values.min() < 0 or not np.all(np.mod(values, 1) == 0)):
         raise LayerDataError(
-            f"The impervious raster {spec.path} ([layers.impervious]) holds values from "
-            f"{values.min():g} to {values.max():g} ({raster.array.dtype}) around the site; it "
-            "must be a class raster, 0 for pervious and 1 (any positive whole number) for "
-            "impervious cells, like MassGIS's 2016 impervious surface. Point [layers.impervious] "
+            f"The impervious raster {spec.path} ({config_key('layers.impervious')}) holds "
+            f"values from {values.min():g} to {values.max():g} ({raster.array.dtype}) around the "
+            "site; it must be a class raster, 0 for pervious and 1 (any positive whole number) for "
+            "impervious cells, like MassGIS's 2016 impervious surface. Point "
+            f"{config_key('layers.impervious')} "
             "at that raster."
         )
 
@@ -483,8 +488,8 @@ def _on_site(proposed: gpd.GeoDataFrame, site_union: shapely.Geometry,
     if touches.any():
         return proposed.loc[touches], int((~touches).sum())
     raise GeometryError(
-        "No --proposed-impervious polygon touches the site's limit of disturbance; check that "
-        "the file belongs to this site and is in the right CRS.")
+        f"No {option('proposed_impervious')} polygon touches the site's limit of disturbance; "
+        "check that the file belongs to this site and is in the right CRS.")
 
 
 def _small_share(dev: dict[str, Any], config: TownConfig) -> bool:
@@ -508,7 +513,7 @@ def _check(name: str, ran: bool, source: Any, reason: str | None = None) -> dict
 def _layer_check(name: str, config: TownConfig, key: str) -> dict[str, Any]:
     if config.has(key):
         return _check(name, True, _spec_src(config, key))
-    return _check(name, False, None, f"no [layers.{key}] configured")
+    return _check(name, False, None, f"{layer_words(key)} is not configured")
 
 
 def _spec_src(config: TownConfig, key: str) -> dict[str, Any] | None:

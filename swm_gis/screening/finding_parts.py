@@ -59,10 +59,44 @@ def finding(key: str, status: str, answer: str, *, title: str | None = None,
 
 
 # --------------------------------------------------------------------------- layers
+#: Each town-config layer in the words a document uses (findings are read by the Commission,
+#: whichever front end ran the job: they name a layer, never its config key).
+LAYER_WORDS: dict[str, str] = {
+    "parcels": "the parcels layer", "assess": "the assessing table",
+    "nhesp_priority": "the NHESP priority habitat layer",
+    "nhesp_estimated": "the NHESP estimated habitat layer",
+    "vernal_pools": "the certified vernal pools layer", "flood_zones": "the flood zone layer",
+    "huc10": "the HUC10 watershed layer", "huc12": "the HUC12 watershed layer",
+    "orw": "the Outstanding Resource Waters layer",
+    "impaired_waters": "the impaired waters layer", "streams": "the streams layer",
+    "waterbodies": "the waterbodies layer", "town_boundary": "the town boundary layer",
+    "streets": "the streets layer", "dem": "the elevation (DEM) layer",
+    "impervious": "the existing impervious layer",
+    "ms4": "the MS4 layer (catch basins, pipes, outfalls, drainage channels)",
+}
+
+
+#: The basis of the site's parcels when the user named them (else the parcels it lies on).
+PARCELS_GIVEN = "the parcels given"
+
+
+def layer_words(key: str) -> str:
+    """A config layer in a document's words.
+
+    >>> layer_words("town_boundary"), layer_words("other")
+    ('the town boundary layer', 'the other layer')
+    """
+    return LAYER_WORDS.get(key, f"the {key.replace('_', ' ')} layer")
+
+
 def _cov(doc: Mapping[str, Any], key: str, layer: str) -> Mapping[str, Any]:
     """The coverage record of ``layer`` for finding ``key`` ({} when none was recorded)."""
     cov = (doc.get("coverage") or {}).get(key) or {}
     return cov.get(layer) or {}
+
+
+def _cap(text: str) -> str:
+    return text[:1].upper() + text[1:]
 
 
 def _layer_state(doc: Mapping[str, Any], key: str, layers: Sequence[str]
@@ -79,17 +113,18 @@ def _layer_state(doc: Mapping[str, Any], key: str, layers: Sequence[str]
             continue
         used.append(layer)
         if rec.get("covers") is False:
-            caveats.append(f"[layers.{layer}] does not cover the whole area searched (its "
-                           f"coverage: {rec.get('basis')}).")
+            caveats.append(f"{_cap(layer_words(layer))} does not cover the whole area searched "
+                           f"(its coverage: {rec.get('basis')}).")
         elif rec.get("covers") is None:
-            caveats.append(f"[layers.{layer}]: whether it covers the area searched is unknown "
-                           f"({rec.get('basis')}).")
+            caveats.append(f"{_cap(layer_words(layer))}: whether it covers the area searched is "
+                           f"unknown ({rec.get('basis')}).")
     return used, missing, caveats
 
 
-def _missing_text(missing: Sequence[str], what: str) -> str:
-    names = ", ".join(f"[layers.{m}]" for m in missing)
-    return f"Not checked for {what}: no {names} configured." if missing else ""
+def _missing_text(missing: Sequence[str]) -> str:
+    names = " and ".join(layer_words(m) for m in missing)
+    verb = "are" if len(missing) > 1 else "is"
+    return f"Not checked: {names} {verb} not configured." if missing else ""
 
 
 # --------------------------------------------------------------------------- parts

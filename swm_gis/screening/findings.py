@@ -104,7 +104,7 @@ def _disturbance(doc: Mapping[str, Any]) -> dict[str, Any]:
             "required if the site is part of a larger common plan of development or sale that "
             "will ultimately disturb one acre or more (e.g. a lot of a subdivision), and not "
             "otherwise.", section=TRIGGER_SECTION, used=used, missing=["common_plan"],
-            caveats=["Give the plan's disturbance with --common-plan to decide.",
+            caveats=["Give the larger common plan of development or sale to decide.",
                      *town_caveats])
     return finding("disturbance", "no",
                    f"Not required. {figures}: neither reaches the one-acre "
@@ -185,17 +185,17 @@ def _ms4(d: Mapping[str, Any]) -> tuple[str, list[str], list[str], list[str], bo
     m = d.get("ms4") if isinstance(d.get("ms4"), Mapping) else {}
     if not m.get("checked"):
         return (f"this assumes the disturbance is {MS4_WORDS} (the bylaw's words; the rules' "
-                "purpose is discharges to the MS4), not checked: no [layers.ms4] (catch basins, "
-                "pipes, outfalls, drainage channels) configured",
+                "purpose is discharges to the MS4), not checked: no MS4 layer (catch basins, "
+                "pipes, outfalls, drainage channels) is configured",
                 ["The bylaw's trigger is a land disturbance \"... draining to the Town's MS4\" "
-                 "(Chapter 320, applicability A); configure [layers.ms4] to check it."],
+                 "(Chapter 320, applicability A); configure the town's MS4 layer to check it."],
                 [], ["ms4"], False)
     searched = str(m.get("searched") or "the site")
     if m.get("reached"):
         ids = ", ".join(str(i) for i in (m.get("features") or [])[:5])
         return (f"the disturbance is {MS4_WORDS}: {searched} reaches MS4 feature(s) "
-                f"{ids or '(unnamed)'} of [layers.ms4]", [], ["ms4"], [], False)
-    return (f"no feature of [layers.ms4] was met by {searched}, so whether it is {MS4_WORDS} "
+                f"{ids or '(unnamed)'} of the MS4 layer", [], ["ms4"], [], False)
+    return (f"no feature of the MS4 layer was met by {searched}, so whether it is {MS4_WORDS} "
             "is not shown",
             ["The bylaw's trigger is a land disturbance \"... draining to the Town's MS4\": "
              "the MS4 layer shows no catch basin, pipe, outfall or drainage channel on the "
@@ -233,7 +233,8 @@ def _development(doc: Mapping[str, Any]) -> dict[str, Any]:
             caveats.append(
                 f"Only {fmt.pct(share, 1)} of the limit of disturbance is existing impervious "
                 "cover "
-                f"(under the {fmt.pct(threshold, 1)} of [rules] small_existing_impervious_share). "
+                "(under the town's threshold for a small existing impervious share, "
+                f"{fmt.pct(threshold, 1)}). "
                 "New development is disturbance \"on an area that has not previously been "
                 "developed to include impervious cover\"; redevelopment is any that \"does not "
                 "meet the definition of new development\". The text is silent on a mostly "
@@ -241,7 +242,7 @@ def _development(doc: Mapping[str, Any]) -> dict[str, Any]:
                 "redevelopment (B(8)) is the Commission's judgement.")
     if method.startswith("override"):
         return finding("development_type", "info",
-                       f"{label}, as stated with --development.{cover}", used=["impervious"]
+                       f"{label}, as stated.{cover}", used=["impervious"]
                        if existing is not None else [], caveats=caveats +
                        ["Stated by the applicant; not measured by this tool."])
     used, missing, cov_caveats = _layer_state(doc, "development_type", ["impervious"])
@@ -251,7 +252,8 @@ def _development(doc: Mapping[str, Any]) -> dict[str, Any]:
             f"{label} assumed (the stricter standards): no existing-impervious layer is "
             "configured, so existing cover was not measured. If the site has existing "
             "impervious cover, the project is redevelopment.", missing=missing,
-            caveats=["Configure [layers.impervious] or state --development."])
+            caveats=["Configure an existing impervious layer for the town, or state the "
+                     "development type."])
     status = "info" if not cov_caveats and not small else "conditional"
     lead = (f"{label} as measured ({method}), for the Commission to confirm." if small
             else f"{label} ({method}).")
@@ -370,7 +372,8 @@ def _watersheds(doc: Mapping[str, Any]) -> dict[str, Any]:
     parts = []
     for level in ("huc12", "huc10"):
         if level in missing:
-            parts.append(f"{level.upper()} not checked (no [layers.{level}] configured)")
+            parts.append(f"{level.upper()} not checked (no {level.upper()} watershed layer is "
+                         "configured)")
             continue
         items = w.get(level) or []
         share = sum(float(h.get("share") or 0) for h in items)
@@ -381,8 +384,8 @@ def _watersheds(doc: Mapping[str, Any]) -> dict[str, Any]:
             caveats.append(f"Only {fmt.pct(share, 1)} of the site lies in the {level.upper()} "
                            "units of the layer given.")
     if not used:
-        return finding("watersheds", "not_checked", "Not checked: no [layers.huc12] or "
-                       "[layers.huc10] configured.", missing=missing)
+        return finding("watersheds", "not_checked", "Not checked: no HUC12 or HUC10 "
+                       "watershed layer is configured.", missing=missing)
     status = "info" if not missing and not caveats else "conditional"
     return finding("watersheds", status, "; ".join(parts) + ".", used=used, missing=missing,
                    caveats=caveats)
@@ -403,8 +406,8 @@ def _mitigation(doc: Mapping[str, Any]) -> dict[str, Any]:
                           else "."), caveats=claim)
     used, missing, caveats = _layer_state(doc, "mitigation", [level.lower()])
     if missing:
-        return finding("mitigation", "not_checked", f"Not checked: no [layers.{level.lower()}] "
-                       "configured.", used=["mitigation"], missing=missing, caveats=claim)
+        return finding("mitigation", "not_checked", f"Not checked: no {level.upper()} watershed "
+                       "layer is configured.", used=["mitigation"], missing=missing, caveats=claim)
     ok = [str(m.get("id")) for m in rows if m.get("eligible")]
     text = "; ".join(f"{m.get('id')}: {'eligible' if m.get('eligible') else 'not eligible'}"
                      f"{' (' + str(m.get('reason')) + ')' if m.get('reason') else ''}"

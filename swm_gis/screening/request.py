@@ -20,6 +20,7 @@ import geopandas as gpd
 from swm_gis.config.strict import finite_value
 from swm_gis.errors import SwmGisError
 from swm_gis.io.inputs import as_frame
+from swm_gis.messages import option
 from swm_gis.rules.disturbance import check_exemptions
 from swm_gis.terrain.receiving_waters import land_use
 
@@ -29,14 +30,15 @@ Source = str | os.PathLike | gpd.GeoDataFrame
 DEVELOPMENT_CHOICES = ("auto", "new", "redevelopment")
 
 #: The request's vector inputs -> (their name in messages, the geometry kind kept).
-INPUTS = {"site": ("--site", "polygon"), "common_plan": ("--common-plan", "polygon"),
-          "proposed_impervious": ("--proposed-impervious", "polygon"),
-          "mitigation": ("--mitigation", None)}
+INPUTS = {"site": (option("site"), "polygon"),
+          "common_plan": (option("common_plan"), "polygon"),
+          "proposed_impervious": (option("proposed_impervious"), "polygon"),
+          "mitigation": (option("mitigation"), None)}
 
 
 @dataclass(frozen=True, eq=False)
 class ScreeningRequest:
-    """The options of one screening (what ``swm-gis screen`` and :func:`swm_gis.screen` take).
+    """The options of one screening (what :func:`swm_gis.screen` and the screen command take).
 
     Made once by the caller; checked and normalised when made (an unknown exemption, an
     impervious area given twice, a bad date or land use raise :class:`SwmGisError` before any
@@ -88,7 +90,7 @@ class ScreeningRequest:
     >>> ScreeningRequest("site.gpkg", development="old")  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
-    swm_gis.errors.SwmGisError: Unknown --development value "old"; use one of: auto, new, ...
+    swm_gis.errors.SwmGisError: Unknown development= value "old"; use one of: auto, new, ...
     """
 
     site: Source
@@ -111,18 +113,19 @@ class ScreeningRequest:
             n for item in self.exemptions for n in str(item).split(",") if n.strip())))
         if self.proposed_impervious is not None and self.proposed_impervious_sqft is not None:
             raise SwmGisError("Give the post-construction impervious area once: either "
-                              "--proposed-impervious FILE or --proposed-impervious-sqft N, not "
-                              "both.")
+                              f"{option('proposed_impervious', 'FILE')} or "
+                              f"{option('proposed_impervious_sqft', 'N')}, not both.")
         if self.proposed_impervious_sqft is not None:  # "inf" and "nan" parse as numbers
             self._set("proposed_impervious_sqft", finite_value(
-                self.proposed_impervious_sqft, what="--proposed-impervious-sqft", low=0,
+                self.proposed_impervious_sqft, what=option("proposed_impervious_sqft"), low=0,
                 unit="sq ft"))
         # one id given as a string is one parcel, not a list of its characters
         self._set("parcels", (self.parcels,) if isinstance(self.parcels, str)
                   else tuple(str(p) for p in self.parcels or ()))
         land_use(proposed_use=self.proposed_use)  # an unknown --proposed-use
         if self.development not in DEVELOPMENT_CHOICES:
-            raise SwmGisError(f'Unknown --development value "{self.development}"; use one of: '
+            raise SwmGisError(f'Unknown {option("development")} value "{self.development}"; '
+                              "use one of: "
                               f"{', '.join(DEVELOPMENT_CHOICES)}.")
 
     def _set(self, name: str, value: Any) -> None:
@@ -148,7 +151,8 @@ def _parse_date(value: str | dt.date | None) -> dt.date | None:
     try:
         return dt.date.fromisoformat(str(value))
     except ValueError as exc:
-        raise SwmGisError(f'--received "{value}" is not a date; write it as YYYY-MM-DD, e.g. '
+        raise SwmGisError(f'{option("received")} "{value}" is not a date; write it as '
+                          "YYYY-MM-DD, e.g. "
                           "2026-03-14.") from exc
 
 

@@ -40,6 +40,7 @@ from swm_gis.rules.floodplain import (
     sfha_mask,
     shaded_x_mask,
 )
+from swm_gis.screening.finding_parts import PARCELS_GIVEN, layer_words
 from swm_gis.terrain import cache as flowgrid_cache
 from swm_gis.terrain import flow_directions
 from swm_gis.terrain.receiving_waters import trace_receiving_waters
@@ -122,7 +123,7 @@ def _habitats(config: TownConfig, site: gpd.GeoDataFrame):
             sources.append(io.source_info(config.layer(key)))
         else:
             frames[key] = None
-            missing.append(f"no [layers.{key}] configured")
+            missing.append(f"{layer_words(key)} is not configured")
     found = hab.habitats_within(site, priority=frames["nhesp_priority"],
                                 estimated=frames["nhesp_estimated"],
                                 vernal_pools=frames["vernal_pools"], distance_ft=distance_ft)
@@ -147,7 +148,7 @@ def _floodplain(config: TownConfig, site: gpd.GeoDataFrame,
                 subject: gpd.GeoDataFrame | None):
     if not config.has("flood_zones"):
         return None, {}, {"name": "floodplain", "ran": False, "source": None,
-                          "reason": "no [layers.flood_zones] configured",
+                          "reason": "the flood zone layer is not configured",
                           "section": FLOOD_SECTION}
     geoms = list(site.geometry.values)
     if subject is not None and len(subject):
@@ -164,10 +165,11 @@ def _floodplain(config: TownConfig, site: gpd.GeoDataFrame,
     holds = bool(len(zones)) and bool(shaded_x_mask(zones).any())
     result["shaded_x_checked"] = bool(spec.includes_0_2_pct or holds)
     result["shaded_x_basis"] = (
-        "[layers.flood_zones] includes_0_2_pct = true" if spec.includes_0_2_pct else
+        "the town config says the flood zone layer maps the 0.2%-annual-chance zone"
+        if spec.includes_0_2_pct else
         "the flood zone layer holds 0.2%-annual-chance zones around the site" if holds else
         "the flood zone layer holds no 0.2%-annual-chance zone around the site and does not "
-        "say it maps them (set [layers.flood_zones] includes_0_2_pct = true if it does)")
+        "say it maps them (the town config can say so if it does)")
     if not result["shaded_x_checked"]:
         result["shaded_x_area_sqft"] = None
     if subject is not None and len(subject):
@@ -181,7 +183,7 @@ def _floodplain(config: TownConfig, site: gpd.GeoDataFrame,
             "zones": total["zones"],
             "shaded_x_area_sqft": total["shaded_x_area_sqft"] if result["shaded_x_checked"]
             else None,
-            "basis": str(subject.attrs.get("site_parcels_basis") or "--parcel"),
+            "basis": str(subject.attrs.get("site_parcels_basis") or PARCELS_GIVEN),
             "parcels": [
                 {"id": _text(ids.loc[i]), **{k: _py(v) for k, v in row.items()}}
                 for i, row in per.iterrows()
@@ -206,7 +208,8 @@ def _receiving(config: TownConfig, site: gpd.GeoDataFrame,
     if not (config.has("streams") or config.has("waterbodies")):
         return None, {}, {"name": name, "ran": False, "source": None,
                           "section": RECEIVING_SECTION,
-                          "reason": "no [layers.streams] or [layers.waterbodies] configured"}
+                          "reason": "neither the streams layer nor the waterbodies layer is "
+                                    "configured"}
     union = shapely.union_all(site.geometry.values)
     per_m = 1.0 / (feet_per_unit(site.crs) * M_PER_FT)  # CRS units per metre
     # the town where the trace stops: the one the applicability map stops at too
@@ -218,7 +221,7 @@ def _receiving(config: TownConfig, site: gpd.GeoDataFrame,
     frames = {k: io.read_layer(config, k, bbox=bbox) if config.has(k) else None
               for k in ("streams", "waterbodies", "orw", "impaired_waters", "vernal_pools")}
     sources = [io.source_info(config.layer(k)) for k, v in frames.items() if v is not None]
-    reasons = [f"no [layers.{k}] configured: {what} not checked"
+    reasons = [f"{layer_words(k)} is not configured: {what} not checked"
                for k, what in (("orw", "Outstanding Resource Waters"),
                                ("impaired_waters", "impaired waters"),
                                ("vernal_pools", "certified vernal pools (ORWs)"))
@@ -236,7 +239,8 @@ def _receiving(config: TownConfig, site: gpd.GeoDataFrame,
         sources.append(io.source_info(config.layer("dem")))
         result = _trace_on_dem(config, union, per_m, trace)
     else:
-        reasons.append("no [layers.dem] configured: nearest stream used (approximate)")
+        reasons.append("the elevation (DEM) layer is not configured: nearest stream used "
+                       "(approximate)")
         result = trace(None)
     flow_path = result.pop("flow_path")
     layers = {"flow_path": flow_path,

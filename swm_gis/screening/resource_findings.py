@@ -33,7 +33,7 @@ def habitats_finding(doc: Mapping[str, Any]) -> dict[str, Any]:
         return absent("habitats")
     found = sorted(doc.get("habitats") or [], key=lambda h: float(h.get("distance_ft") or 0))
     used, missing, caveats = _layer_state(doc, "habitats", HABITAT_LAYERS)
-    gap = _missing_text(missing, "these layers")
+    gap = _missing_text(missing)
     if found:
         parts = [f"{_HABITAT_NAMES.get(h.get('layer'), h.get('layer'))} {h.get('id')} at "
                  f"{fmt.ft(h.get('distance_ft') or 0)}"
@@ -61,8 +61,8 @@ def floodplain_finding(doc: Mapping[str, Any]) -> dict[str, Any]:
     if not isinstance(f, Mapping) and not missing:
         return absent("floodplain")
     if not isinstance(f, Mapping) or missing:
-        return finding("floodplain", "not_checked", "Not checked: no [layers.flood_zones] "
-                       "configured.", missing=missing or ["flood_zones"])
+        return finding("floodplain", "not_checked", "Not checked: no flood zone layer "
+                       "is configured.", missing=missing or ["flood_zones"])
     parcels = f.get("subject_parcels") if isinstance(f.get("subject_parcels"), Mapping) else None
     site = parcels or f  # the site is the lot or parcel (Chapter 320 definitions)
     shaded_part, shaded_txt = _shaded_part(f, site)
@@ -195,7 +195,7 @@ def _trace_caveats(rw: Mapping[str, Any]) -> list[str]:
     trace_caveats = [str(e.get("message")) for e in rw.get("trace_end") or []]
     if rw.get("approximate"):
         trace_caveats.append("No DEM: the runoff was taken to the nearest mapped stream in a "
-                             "straight line; configure [layers.dem] for a flow trace.")
+                             "straight line; configure an elevation (DEM) layer for a flow trace.")
     if rw.get("stopped_at_boundary") and not any("town line" in c for c in trace_caveats):
         trace_caveats.append("The trace stopped at the town line; waters downstream of it were "
                              "not searched.")
@@ -215,7 +215,7 @@ def _parts_caveats(status: str, parts: Mapping[str, str], orw_missing: Sequence[
     caveats = []
     if orw_missing and "vernal_pools" in orw_missing and "orw" not in orw_missing:
         caveats.append("Certified vernal pools are ORWs (Chapter 320 definitions) and were not "
-                       "searched: no [layers.vernal_pools] configured.")
+                       "searched: no certified vernal pools layer is configured.")
     if status == "yes" and set(parts.values()) - {"yes", "no"}:
         names = {"orw": "The ORW search", "impaired": "The impaired-water search"}
         caveats += [f"{names[k]} is {STATUS_WORDS[v].lower()}." for k, v in parts.items()
@@ -228,8 +228,8 @@ def _orw_text(orw: Sequence[Mapping[str, Any]], status: str, missing: Sequence[s
         return "Outstanding Resource Waters downstream: " + "; ".join(
             f"{w.get('name') or w.get('id')} at {fmt.ft(w.get('flow_distance_ft') or 0)}"
             for w in orw) + "."
-    return {"not_checked": "ORWs not checked (no [layers.orw] or [layers.vernal_pools] "
-                           "configured).",
+    return {"not_checked": "ORWs not checked (no Outstanding Resource Waters layer "
+                           "or certified vernal pools layer is configured).",
             "no": "No Outstanding Resource Water downstream.",
             "conditional": "No ORW found on the part of the flow path searched (incomplete: see "
                            "the caveats)."}[status]
@@ -242,8 +242,8 @@ def _impaired_text(impaired: Sequence[Mapping[str, Any]], status: str) -> str:
             f"{w.get('category')}: {', '.join(w.get('causes') or []) or 'causes not listed'}"
             f"{'; ' + fmt.tmdl_text(w['tmdl']) if w.get('tmdl') else ''}) at "
             f"{fmt.ft(w.get('flow_distance_ft') or 0)}" for w in impaired) + "."
-    return {"not_checked": "Impaired waters not checked (no [layers.impaired_waters] "
-                           "configured).",
+    return {"not_checked": "Impaired waters not checked (no impaired waters layer "
+                           "is configured).",
             "no": "No impaired water downstream.",
             "conditional": "No impaired water found on the part of the flow path searched "
                            "(incomplete: see the caveats)."}[status]

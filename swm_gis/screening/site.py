@@ -16,13 +16,14 @@ import shapely
 
 from swm_gis.config.town import TownConfig
 from swm_gis.io import layers as io
+from swm_gis.messages import config_key
 from swm_gis.rules.development import development_type
 from swm_gis.rules.disturbance import sqft_per_crs_unit2, union_polygons
 from swm_gis.units import M_PER_FT, metres_per_unit
 
 
 def parcels_under_site(config: TownConfig, site_union: shapely.Geometry) -> gpd.GeoDataFrame:
-    """The parcels the site lies on: the screening's "site" when no ``--parcel`` is given.
+    """The parcels the site lies on: the screening's "site" when no ``parcels=`` are given.
 
     Chapter 320 defines Site as "any lot or parcel of land or area of property where
     land-disturbing activities are, were, or will be performed". The parcels the limit of
@@ -63,7 +64,8 @@ def town_check(config: TownConfig, site_union: shapely.Geometry, *,
         town = shapely.union_all(frame.geometry.values) if len(frame) else None
         if town is None or shapely.area(shapely.intersection(geom, town)) <= 0:
             raise GeometryError(
-                f"The {what} does not touch {config.name} (none of its [layers.{key}] "
+                f"The {what} does not touch {config.name} (none of its "
+                f"{config_key('layers.' + key)} "
                 f"{config.layer(key).describe()} is there): check that the {what} file is for "
                 "this town and in the right CRS.")
         outside = float(shapely.area(shapely.difference(geom, town))) * sqft_per_crs_unit2(
@@ -71,7 +73,7 @@ def town_check(config: TownConfig, site_union: shapely.Geometry, *,
         if key == "town_boundary" and outside >= 1.0:
             warnings.append({"code": f"{what.replace(' ', '_')}_partly_outside_town",
                              "text": f"{outside:,.0f} sq ft of the {what} lies outside "
-                                     f"{config.name} ([layers.town_boundary]); Chapter 320 is "
+                                     f"{config.name} (the town boundary layer); Chapter 320 is "
                                      "the Town's, and the rest is another municipality's."})
     return warnings
 
@@ -101,7 +103,7 @@ def ms4_reach(config: TownConfig, site_union: shapely.Geometry,
     if not config.has("ms4"):
         return ({"checked": False, "reached": None, "features": [], "searched": None},
                 {"name": "ms4", "ran": False, "source": None,
-                 "reason": "no [layers.ms4] configured: the trigger assumes the disturbance "
+                 "reason": "the MS4 layer is not configured: the trigger assumes the disturbance "
                            "drains to the Town's MS4"})
     path, searched = site_union, "the site"
     if flow_path is not None and len(flow_path):

@@ -140,12 +140,12 @@ def test_site_screening_says_the_permit_answer_first(runs):
     assert result["PERMIT_REQUIRED"] is True
     assert result["PERMIT_STATUS"] == result["DISTURBANCE_STATUS"] == "yes"
     # issue 24: the trigger is a disturbance "draining to the Town's MS4"; the sample town
-    # configures no [layers.ms4], so the answer says what it assumes
+    # configures no MS4 layer, so the answer says what it assumes
     assert result["HEADLINE"] == (
         "Required. The site disturbs 58,125 sq ft (1.33 acres), which reaches the one-acre "
         "(43,560 sq ft) trigger. This assumes the disturbance is draining to the Town's MS4 "
         "(the bylaw's words; the rules' purpose is discharges to the MS4), not checked: no "
-        "[layers.ms4] (catch basins, pipes, outfalls, drainage channels) configured.")
+        "MS4 layer (catch basins, pipes, outfalls, drainage channels) is configured.")
     assert fb.lines.index(result["HEADLINE"]) < 25  # near the top, not line 36 of 202
     for f in document["findings"]:  # every finding's status is an output and a log line
         assert result[f"{f['key'].upper()}_STATUS"] == f["status"]
