@@ -16,7 +16,7 @@ tables in ``swm_gis/tables``: ``impairment_causes.csv`` maps MassDEP cause wordi
 group, ``pollutant_requirements.csv`` maps each group to its clause and text. These are the one
 mapping from causes to duties: the submittal checklist (:mod:`swm_gis.screening.checklist`) decides
 its § 320-19 B(10) items from the requirements this module derives. § 320-19 B(10)(e) (commercial or
-industrial land) follows the *proposed* land use (``--proposed-use``), with the site parcels'
+industrial land) follows the *proposed* land use (``proposed_use=``), with the site parcels'
 existing use codes as the fallback, and says which it used.
 """
 
@@ -36,6 +36,7 @@ import shapely
 
 from swm_gis import terrain as hy
 from swm_gis.errors import SwmGisError
+from swm_gis.messages import option
 from swm_gis.raster import Raster
 from swm_gis.terrain.grid import _plain, _text
 from swm_gis.units import feet_per_unit, require_crs
@@ -135,25 +136,25 @@ def land_use(*, proposed_use: str | None = None, use_codes: Iterable[Any] | None
     codes of the site's parcels, said so; without either, unknown (None).
 
     >>> land_use(proposed_use="commercial")
-    (True, 'proposed use: commercial (--proposed-use)')
+    (True, 'proposed use: commercial (as given)')
     >>> land_use(use_codes=["101"])[0], land_use()[0]
     (False, None)
     """
     if proposed_use is not None and str(proposed_use).strip():
         text = str(proposed_use).strip().lower()
         if re.fullmatch(r"\d{3,4}[A-Za-z]?", text):
-            return is_commercial_industrial(text), f"proposed use code {text} (--proposed-use)"
+            return is_commercial_industrial(text), f"proposed use code {text} (as given)"
         if text not in LAND_USE_WORDS:
             raise SwmGisError(
-                f'Unknown --proposed-use "{proposed_use}": give a Massachusetts DOR use code '
-                f"(e.g. 101, 325, 401) or one of: {', '.join(LAND_USE_WORDS)}.")
-        return LAND_USE_WORDS[text], f"proposed use: {text} (--proposed-use)"
+                f'Unknown {option("proposed_use")} "{proposed_use}": give a Massachusetts DOR use '
+                f"code (e.g. 101, 325, 401) or one of: {', '.join(LAND_USE_WORDS)}.")
+        return LAND_USE_WORDS[text], f"proposed use: {text} (as given)"
     codes = [] if use_codes is None else [str(c) for c in use_codes if c not in (None, "")]
     if not codes:
-        return None, "land use unknown: no --proposed-use given and no parcel use code found"
+        return None, "land use unknown: no proposed use given and no parcel use code found"
     return (any(is_commercial_industrial(c) for c in codes),
             f"existing use code(s) {', '.join(sorted(set(codes)))} of the site's parcels "
-            "(no --proposed-use given; the proposed use decides when it differs)")
+            "(no proposed use given; the proposed use decides when it differs)")
 
 
 # --------------------------------------------------------------------------- requirements
@@ -242,7 +243,7 @@ def _requirement(group, row, waters, causes, tmdls, conditional, *, basis: str =
                               causes=", ".join(causes) or "Listed")
     if conditional:
         known = f" {basis[0].upper()}{basis[1:]}." if basis and "existing use" in basis else ""
-        text += (" Applies if the proposed use is commercial or industrial (no --proposed-use "
+        text += (" Applies if the proposed use is commercial or industrial (no proposed use "
                  f"given).{known}")
     return {"section": row["section"], "text": text, "group": group, "waters": list(waters),
             "conditional": bool(conditional)}
@@ -382,8 +383,8 @@ def _entries(flow, geom, network, warnings: list[dict[str, Any]]):
     entry = hy.nearest_entry(geom, network)
     warnings.append({"problem": "no_dem", "message": (
         "No DEM: the runoff was taken to the nearest mapped stream or water body in a "
-        "straight line; the receiving waters are approximate. Configure [layers.dem] for a "
-        "flow trace.")})
+        "straight line; the receiving waters are approximate. Configure the town's DEM layer "
+        "for a flow trace.")})
     return [entry] if entry is not None else [], "nearest-stream (approximate)", True, None
 
 
@@ -485,8 +486,8 @@ def trace_ends(network: hy.StreamNetwork, legs: list[hy.Leg], warnings: list[dic
                             "would carry the trace on.")})
     if not entries and not out:
         out.append({"reason": "no_water_reached", "x": None, "y": None, "message": (
-            "The runoff reached no mapped stream or water body; configure [layers.streams] "
-            "and [layers.dem] covering the land downhill of the site.")})
+            "The runoff reached no mapped stream or water body; configure a streams layer "
+            "and a DEM covering the land downhill of the site.")})
     return out
 
 
@@ -498,12 +499,12 @@ def _end(reason: str, point: shapely.Point, ft: float, leg: hy.Leg,
     at = f"{leg.to_measure * ft:,.0f} ft downstream of the site, at ({x:.0f}, {y:.0f})"
     if reason == "boundary":
         text = (f"The trace stopped where {name} leaves the town, {at}: it stops at the town "
-                "line ([layers.town_boundary]), so waters downstream of it were not searched. "
+                "line (the town boundary layer), so waters downstream of it were not searched. "
                 "§ 320-19 B(10) covers tributaries: check the MassDEP Integrated List (and the "
                 "ORWs) downstream of that point.")
     else:
         text = (f"The mapped stream network ends on {name}, {at}: the water downstream is not "
-                "in [layers.streams]. A streams layer that continues downstream would carry the "
+                "in the streams layer. A streams layer that continues downstream would carry the "
                 "trace on.")
     return {"reason": reason, "x": round(x, 1), "y": round(y, 1), "message": text}
 

@@ -16,6 +16,7 @@ import shapely
 from shapely import ops
 
 from swm_gis.errors import EmptyLayerError, InputFileError
+from swm_gis.messages import config_key
 from swm_gis.terrain.grid import FlowGrid, StreamNetwork, _text, water_cells
 from swm_gis.units import feet_per_unit
 
@@ -320,7 +321,8 @@ def require_network(network: StreamNetwork) -> None:
     if not len(network.reaches) and not len(network.waterbodies):
         raise EmptyLayerError(
             "There are no stream lines or water bodies near the site, so no receiving water can "
-            "be traced. Configure [layers.streams] and [layers.waterbodies] in the town config."
+            f"be traced. Configure {config_key('layers.streams')} and "
+            f"{config_key('layers.waterbodies')} in the town config."
         )
 
 
