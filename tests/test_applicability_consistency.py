@@ -380,3 +380,75 @@ def test_covered_by_all_is_each_area_in_turn(x, y, size, radius):
     geoms = np.array([box(x, y, x + size, y + size / 2), Point(x, y)], dtype=object)
     want = covers(geoms, areas[0], radius=radius) & covers(geoms, areas[1], radius=radius)
     assert covered_by_all(geoms, areas, radius=radius).tolist() == want.tolist()
+
+
+# --------------------------------------------------------------------------- waters off the network
+def overland_town(tmp_path: Path) -> Path:
+    """1 km square of 10 m cells sloping east to a brook at x = 955 m that ends in a pond
+    without an outlet (a real end), in a town boundary (so the layers cover it). Off the
+    network: an ORW meadow (x 600..700 m, y 300..400 m) and an impaired (category 5, chloride)
+    polygon (x 600..700 m, y 600..700 m). The brook and the pond are neither.
+
+    The east slope (0.5 m a cell) beats the northward one (0.01), so each cell's D8 path runs
+    due east along its row: CROSS_ORW (y 320..380 m) passes the meadow, CROSS_IMP (y 620..680 m)
+    the impaired polygon, MISS (y 820..880 m) neither; all then reach the brook and the pond.
+    """
+    import rasterio
+    from applicabilitykit import X0, Y0, frame
+    from rasterio.transform import from_origin
+    from shapely.geometry import LineString
+
+    n, cell = 100, 10.0
+    z = (100.0 - 0.5 * np.arange(n)[None, :] + 0.01 * np.arange(n)[:, None]).astype("float32")
+    with rasterio.open(tmp_path / "dem.tif", "w", driver="GTiff", width=n, height=n, count=1,
+                       dtype="float32", crs=CRS, transform=from_origin(X0, Y0 + n * cell, cell,
+                                                                       cell),
+                       nodata=-9999.0) as dst:
+        dst.write(z, 1)
+    x = X0 + 955.0
+    parcels = {"CROSS_ORW": 320, "CROSS_IMP": 620, "MISS": 820}
+    parcels.update({f"G{i}": 20 + 60 * i for i in range(15)})  # a column of 60 m parcels
+    layers = {
+        "parcels": frame({"LOC_ID": list(parcels)},
+                         [box(X0 + 400, Y0 + y, X0 + 500, Y0 + y + 60) if not k.startswith("G")
+                          else box(X0 + 200, Y0 + y, X0 + 260, Y0 + y + 50)
+                          for k, y in parcels.items()]),
+        "streams": frame({"STREAM_ID": ["S1"]}, [LineString([(x, Y0 + 5), (x, Y0 + 990)])]),
+        "waterbodies": frame({"NAME": ["End Pond"]}, [box(x - 30, Y0 + 985, x + 30, Y0 + 999)]),
+        "orw": frame({"ORW_ID": ["ORW9"], "NAME": ["Meadow"]},
+                     [box(X0 + 600, Y0 + 300, X0 + 700, Y0 + 400)]),
+        "impaired_waters": frame({"AU_ID": ["MA93-09"], "AU_NAME": ["Seep"], "CATEGORY": ["5"],
+                                  "CAUSES": ["Chloride"], "TMDL": [None]},
+                                 [box(X0 + 600, Y0 + 600, X0 + 700, Y0 + 700)]),
+        "vernal_pools": frame({"CVP_NUM": [1]}, [Point(X0 + 100, Y0 + 950)]),
+        "town_boundary": frame({"NAME": ["Town"]}, [box(X0, Y0, X0 + 1_000, Y0 + 1_000)]),
+    }
+    return write_town(tmp_path, layers, extra='[layers.dem]\npath = "dem.tif"\n')
+
+
+@pytest.fixture(scope="module")
+def overland(tmp_path_factory):
+    return Town(overland_town(tmp_path_factory.mktemp("overland")))
+
+
+@pytest.mark.parametrize("pid, orw, impaired", [("CROSS_ORW", True, False),
+                                                ("CROSS_IMP", False, True),
+                                                ("MISS", False, False)])
+def test_a_polygon_off_the_network_is_met_overland_by_both_jobs(overland, pid, orw, impaired):
+    row = map_answers(overland.map.loc[pid])
+    assert (row["orw"], row["impaired"]) == (orw, impaired)
+    overland.agree(pid)
+
+
+def test_the_screening_names_the_polygon_met_overland(overland):
+    site = gpd.GeoDataFrame({"id": ["CROSS_ORW"]},
+                            geometry=[overland.parcels.loc["CROSS_ORW"].geometry], crs=CRS)
+    doc = swm_gis.screen(overland.config, site, parcels=["CROSS_ORW"]).document
+    rw = next(f for f in doc["findings"] if f["key"] == "receiving_waters")
+    assert "Meadow" in str(rw)
+
+
+@settings(max_examples=4, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(data=st.data())
+def test_screening_a_parcel_of_the_overland_town_agrees_with_the_map(overland, data):
+    overland.agree(data.draw(st.sampled_from(overland.ids), label="parcel"))

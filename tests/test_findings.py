@@ -423,8 +423,8 @@ def test_b10e_follows_the_proposed_use(tmp_path):
     assert applies == {None: None, "325": True, "residential": False}
     req = next(r for r in docs["325"]["receiving_waters"]["requirements"]
                if r["section"] == "320-19 B(10)(e)")
-    assert req["land_use_basis"] == "proposed use code 325 (--proposed-use)"
-    assert "(Land use from the proposed use code 325 (--proposed-use).)" in req["text"]
+    assert req["land_use_basis"] == "proposed use code 325 (as given)"
+    assert "(Land use from the proposed use code 325 (as given).)" in req["text"]
     unknown = next(r for r in docs[None]["receiving_waters"]["requirements"]
                    if r["section"] == "320-19 B(10)(e)")
     assert unknown["conditional"] is True
@@ -435,7 +435,7 @@ def test_b10e_follows_the_proposed_use(tmp_path):
 def test_unknown_proposed_use_is_refused(tmp_path):
     from swm_gis.errors import SwmGisError
 
-    with pytest.raises(SwmGisError, match='Unknown --proposed-use "bakery"'):
+    with pytest.raises(SwmGisError, match='Unknown proposed_use= "bakery"'):
         screen(tmp_path, proposed_use="bakery")
 
 

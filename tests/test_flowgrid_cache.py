@@ -196,7 +196,7 @@ def test_drainage_grid_is_identical_with_and_without_the_cache(town):
 def test_screening_is_identical_with_and_without_the_cache(town):
     config = load_config(town)
     site = io.read_file(f"{town.parent / 'sites.gpkg'}:site", working_crs=config.crs,
-                        what="--site")
+                        what="site")
     off = resource_checks(replace(config, cache_enabled=False), site)[0]
     assert entries(town) == []
     first = resource_checks(config, site)[0]
@@ -472,7 +472,7 @@ def test_a_temporary_copy_of_the_config_reuses_the_entry(town, tmp_path, monkeyp
 def test_screening_on_a_dem_too_big_for_one_grid_uses_windows_and_no_cache(town, monkeypatch):
     config = load_config(town)
     site = io.read_file(f"{town.parent / 'sites.gpkg'}:site", working_crs=config.crs,
-                        what="--site")
+                        what="site")
     monkeypatch.setattr(flowgrid_cache, "TOWN_MAX_CELLS", 1_000)
     keys, _, checks = resource_checks(config, site)
     assert keys["receiving_waters"]["method"] == "dem"

@@ -1,4 +1,4 @@
-"""The applicability map on Dask (``swm-gis applicability --engine dask``): county or state scale.
+"""The applicability map on Dask (``engine="dask"``): county or state scale.
 
 The same per-tile function as the local engine (:func:`swm_gis.applicability.run.classify_tile`)
 runs on a ``distributed`` cluster: the parcels become a dask-geopandas GeoDataFrame spatially
@@ -49,6 +49,7 @@ from swm_gis.applicability.run import (
 )
 from swm_gis.config.town import TownConfig
 from swm_gis.errors import ConfigError
+from swm_gis.messages import option
 
 
 def tiles_frame(config: TownConfig, tiles: list[Tile], overlays: Any) -> Any:
@@ -94,7 +95,7 @@ def run_applicability_dask(
     if importlib.util.find_spec("distributed") is None:  # pragma: no cover - the dask extra
         raise ConfigError(
             "The Dask engine needs dask-geopandas and distributed: "
-            'pip install "swm-gis[dask]", or use --engine local.'
+            f'pip install "swm-gis[dask]", or use {option("engine", "local")}.'
         )
     common = {"chunk_size": chunk_size, "overwrite": overwrite, "progress": progress,
               "engine": "dask"}
@@ -115,7 +116,7 @@ def run_applicability_dask(
     except OSError as exc:
         raise ConfigError(
             f"Cannot reach the Dask scheduler at {scheduler}: {exc}. Start one (dask scheduler) "
-            "and its workers, or leave out --scheduler to use a local cluster."
+            f"and its workers, or leave out {option('scheduler')} to use a local cluster."
         ) from exc
     try:
         return run_applicability(

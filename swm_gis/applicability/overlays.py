@@ -71,7 +71,7 @@ SECTIONS = {
     "huc12": "§ 320-19 B(7)(d): off-site mitigation for new development within the same HUC12",
     "huc10": "§ 320-19 B(8)(d): off-site mitigation for redevelopment within the same HUC10",
     NHESP_FLAG: "§ 320-20 A(3)(c) and B(12): NHESP habitats and certified vernal pools "
-                          "within 500 ft (the [rules] habitat_distance_ft) of construction "
+                          "within 500 ft (the town's habitat distance rule) of construction "
                           "shown and protected",
     "in_sfha": "§ 320-19 A(8) and § 320-20 A(3)(a): 100-year floodplain delineated, with BFE",
     "drains_to_orw": "Ch. 320 definitions (ORW) and § 320-19 B: discharges to Outstanding "

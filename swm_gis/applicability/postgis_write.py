@@ -19,6 +19,7 @@ from swm_gis.io.postgis import (
     write_frame,
     write_style,
 )
+from swm_gis.messages import option
 
 
 def write_applicability(config: Any, target: str, *, overwrite: bool = False,
@@ -110,7 +111,7 @@ def _check_free(con: Any, schema: str | None, tables: list[str], *, overwrite: b
     if taken:
         raise OutputExistsError(
             f"Table(s) {', '.join(taken)} already exist. Choose another table or pass "
-            "--overwrite to replace them.")
+            f"{option('overwrite')} to replace them.")
 
 
 __all__ = ["copy_layer", "write_applicability"]

@@ -110,6 +110,7 @@ from swm_gis.config.town import TownConfig
 from swm_gis.errors import EmptyLayerError
 from swm_gis.io.layers import run_cache
 from swm_gis.io.writers import atomic_path, check_outputs_free, sqlite_sync_off
+from swm_gis.messages import config_key
 from swm_gis.progress import Progress, quiet
 from swm_gis.terrain.catchments import DrainageGrid
 from swm_gis.units import metres_per_unit
@@ -239,7 +240,8 @@ def run_parameters(config: TownConfig, *, engine: str, chunk_size: int, tiles: l
 def _check_any(config: TownConfig, n_parcels: int) -> None:
     if n_parcels == 0:
         raise EmptyLayerError(
-            f"{config.layer('parcels').describe()} ([layers.parcels]) has no parcels; "
+            f"{config.layer('parcels').describe()} ({config_key('layers.parcels')}) has no "
+            "parcels; "
             "nothing to classify."
         )
 

@@ -1,4 +1,5 @@
-"""Check a ``--scheduler`` address before any work: its form, that it answers, that it is Dask.
+"""Check a Dask scheduler address (``scheduler=``) before any work: its form, that it answers,
+that it is Dask.
 
 Handing ``distributed.Client`` an address that is not a Dask scheduler can hang, or read the
 first bytes of, say, an HTTP reply as a message length and try to allocate exabytes. A Dask
@@ -19,6 +20,7 @@ import socket
 import struct
 
 from swm_gis.errors import ConfigError
+from swm_gis.messages import option
 
 #: A scheduler's handshake is a few hundred bytes; anything far larger is not one.
 MAX_HANDSHAKE_BYTES = 64 * 1024
@@ -32,8 +34,8 @@ def parse_address(address: str) -> tuple[str, int]:
     port = int(m.group("port")) if m else 0
     if not m or not 0 < port < 65536:
         raise ConfigError(
-            f'--scheduler "{address}" is not a scheduler address; give tcp://HOST:PORT, e.g. '
-            "tcp://10.0.0.5:8786."
+            f'{option("scheduler")} "{address}" is not a scheduler address; give '
+            "tcp://HOST:PORT, e.g. tcp://10.0.0.5:8786."
         )
     return m.group("host").strip("[]"), port
 
@@ -47,7 +49,7 @@ def check_scheduler(address: str, *, timeout_s: float = 5.0) -> str:
     host, port = parse_address(address)
     normalised = f"tcp://{host}:{port}" if ":" not in host else f"tcp://[{host}]:{port}"
     hint = ("Start one (dask scheduler) with its workers, check the address, or leave out "
-            "--scheduler to use a local cluster.")
+            f"{option('scheduler')} to use a local cluster.")
     try:
         with socket.create_connection((host, port), timeout=timeout_s) as sock:
             sock.settimeout(timeout_s)
@@ -55,14 +57,14 @@ def check_scheduler(address: str, *, timeout_s: float = 5.0) -> str:
             (length,) = struct.unpack("<Q", head)
             body = _read_exactly(sock, length) if 0 < length <= MAX_HANDSHAKE_BYTES else b""
     except TimeoutError as exc:
-        raise ConfigError(f"The --scheduler {address} did not answer within {timeout_s:g} s as a "
-                          f"Dask scheduler does. {hint}") from exc
+        raise ConfigError(f"The {option('scheduler')} {address} did not answer within "
+                          f"{timeout_s:g} s as a Dask scheduler does. {hint}") from exc
     except OSError as exc:
         raise ConfigError(f"Cannot reach the Dask scheduler at {address}: "
                           f"{exc.strerror or exc}. {hint}") from exc
     if not (b"compression" in body and b"python" in body):
-        raise ConfigError(f"{address} (--scheduler) answers, but not as a Dask scheduler (it "
-                          f"sent {head[:8]!r}...). {hint}")
+        raise ConfigError(f"{address} ({option('scheduler')}) answers, but not as a Dask "
+                          f"scheduler (it sent {head[:8]!r}...). {hint}")
     return normalised
 
 

@@ -210,7 +210,7 @@ def _checks(config: TownConfig, frames: dict[str, Any], drainage: dict[str, str 
     missing_hab = [k for k in _NHESP if not config.has(k)]
     cov = coverage or {}
     has12, has10 = config.has("huc12"), config.has("huc10")
-    dist = f"{config.rules.habitat_distance_ft:,g} ft ([rules] habitat_distance_ft)"
+    dist = f"{config.rules.habitat_distance_ft:,g} ft (the town's habitat distance rule)"
     if hab and missing_hab:
         hab_note = (f"no layers.{', layers.'.join(missing_hab)} in the town config: a feature "
                     f"found within {dist} is reported; 'none within that distance' cannot be "

@@ -41,7 +41,7 @@ GEOMETRY = "geom"
 #: The stored style's description (QGIS shows it in the style manager): what "large" means.
 STYLE_DESCRIPTION = ("Grouped by parcel size, then by screening_class (swm-gis applicability, "
                      "Chapter 320). Large parcel: {trigger:,.0f} sq ft or more, so the parcel "
-                     "alone can reach the permit trigger ([rules] trigger_sqft).")
+                     "alone can reach the permit trigger (the town's permit trigger rule).")
 
 
 def batch_schema() -> pa.Schema:

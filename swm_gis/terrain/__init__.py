@@ -43,6 +43,8 @@ from swm_gis.terrain.trace import (
     Entry,
     Leg,
     downstream_legs,
+    feature_cells,
+    features_met_overland,
     legs_frame,
     marks_on_paths,
     nearest_entry,
@@ -54,7 +56,8 @@ from swm_gis.terrain.trace import (
 
 __all__ = [
     "Entry", "FlowGrid", "Leg", "Node", "StreamNetwork", "downstream_legs",
-    "drainage_labels", "flow_directions", "flow_grid", "legs_frame", "marks_on_paths",
+    "drainage_labels", "feature_cells", "features_met_overland", "flow_directions",
+    "flow_grid", "legs_frame", "marks_on_paths",
     "nearest_entry", "point_cells",
     "require_network", "stream_network", "trace_overland", "water_cells", "waters_along",
 ]

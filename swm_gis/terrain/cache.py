@@ -39,10 +39,11 @@ or ``$XDG_CACHE_HOME/swm-gis``, default ``~/.cache/swm-gis``), not beside the co
 plugin's runs use a temporary copy of the config, town data often sits on a read-only share, and
 since entries are keyed by content two configs naming the same DEM share one entry. The
 ``SWM_GIS_CACHE_DIR`` environment variable or ``[cache] dir`` in the town config moves it;
-``[cache] enabled = false``, ``SWM_GIS_CACHE_DIR=off`` or ``--no-cache`` turn it off (results
-are the same, only slower). Entries are written to a temporary name and renamed into place, so a
-reader never sees half an entry; a folder that cannot be written gives a :class:`CacheWarning`
-and the run goes on uncached. Nothing is ever written to the user's output folder.
+``[cache] enabled = false``, ``SWM_GIS_CACHE_DIR=off`` or the job's cache option turn it off
+(results are the same, only slower). Entries are written to a temporary name and renamed into
+place, so a reader never sees half an entry; a folder that cannot be written gives a
+:class:`CacheWarning` and the run goes on uncached. Nothing is ever written to the user's
+output folder.
 """
 
 from __future__ import annotations
@@ -68,6 +69,7 @@ from pyproj import CRS
 from swm_gis import terrain as hydrology
 from swm_gis.config.town import TownConfig
 from swm_gis.io import layers as io
+from swm_gis.messages import config_key
 
 #: Raised whenever what a stored grid holds, or how it is computed, changes.
 CACHE_VERSION = 3
@@ -235,8 +237,9 @@ def _save_array(path: Path, arr: np.ndarray) -> None:
 def _warn_unwritable(where: Path, exc: OSError) -> None:
     warnings.warn(
         f"Cannot write the flow-grid cache in {where} ({exc.strerror or exc}); going on without "
-        "it, so the next run computes the flow grid again. Set SWM_GIS_CACHE_DIR or [cache] dir "
-        "in the town config to a writable folder, or [cache] enabled = false.",
+        f"it, so the next run computes the flow grid again. Set SWM_GIS_CACHE_DIR or "
+        f"{config_key('cache', 'dir')} in the town config to a writable folder, or "
+        f"{config_key('cache', 'enabled')} = false.",
         CacheWarning, stacklevel=4)
 
 

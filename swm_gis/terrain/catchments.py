@@ -265,8 +265,10 @@ def _node_flags(network: hydrology.StreamNetwork, *, orw: gpd.GeoDataFrame | Non
                 ) -> tuple[np.ndarray, tuple[str, ...]]:
     """:func:`node_flags` with the reaches marked ``outside`` (of the town) ending the trace:
     a trace reaching one stops there (it leaves the town), meeting nothing on it."""
-    pool_geoms, pool_dst = pools if pools is not None else (np.array([], dtype=object),
-                                                            np.array([], dtype=np.int64))
+    if pools is None:
+        pools = (np.array([], dtype=object), np.array([], dtype=np.int64),
+                 np.array([], dtype=bool), [])
+    pool_geoms, pool_dst, mark_orw, mark_imp = pools
     n_net = len(network.reaches) + len(network.waterbodies)
     n_nodes = n_net + len(pool_geoms)
     causes_per_row: list[list[str]] = []
@@ -292,7 +294,13 @@ def _node_flags(network: hydrology.StreamNetwork, *, orw: gpd.GeoDataFrame | Non
             for c in causes_per_row[feat]:
                 own[node, col[c]] = True
     own[:n_r][outside] = False  # beyond the town line: the trace stopped before it
-    own[n_net:, 0] = True  # a certified vernal pool is an ORW
+    own[n_net:, 0] = mark_orw  # an ORW or a certified vernal pool met overland
+    for m, feats in enumerate(mark_imp):  # an impaired polygon met overland
+        if len(feats):
+            own[n_net + m, 1] = True
+            for feat in feats:
+                for c in causes_per_row[feat]:
+                    own[n_net + m, col[c]] = True
     src, dst = network_edges(network)
     on = np.flatnonzero(pool_dst >= 0)
     src = np.concatenate([src, n_net + on]).astype(np.int64)
@@ -330,7 +338,8 @@ def build_grid(flow: hydrology.FlowGrid, network: hydrology.StreamNetwork, *,
     """
     labels = hydrology.drainage_labels(flow, network)
     n_r, n_w = len(network.reaches), len(network.waterbodies)
-    labels, pools = _pool_labels(flow, network, labels, vernal_pools)
+    labels, pools = _mark_labels(flow, network, labels, orw=orw, impaired=impaired,
+                                 vernal_pools=vernal_pools)
     node = np.full(labels.shape, -1, dtype=np.int32)
     node[labels > 0] = labels[labels > 0] - 1
     node[labels > n_r] += n_w  # a pool's catchment: its node follows the water bodies'
@@ -348,39 +357,61 @@ def build_grid(flow: hydrology.FlowGrid, network: hydrology.StreamNetwork, *,
                         coverage=dict(coverage or {}))
 
 
-def _pool_labels(flow: hydrology.FlowGrid, network: hydrology.StreamNetwork,
-                 labels: np.ndarray, vernal_pools: gpd.GeoDataFrame | None
-                 ) -> tuple[np.ndarray, tuple[np.ndarray, np.ndarray] | None]:
-    """The drainage labels with each certified vernal pool's cell (off the mapped water) as an
-    outlet of its own, labelled after the reaches (``n_r + 1 + m``), and the pools' nodes: their
-    geometry and the node their cell drains on to.
+def _mark_labels(flow: hydrology.FlowGrid, network: hydrology.StreamNetwork,
+                 labels: np.ndarray, *, orw: gpd.GeoDataFrame | None,
+                 impaired: gpd.GeoDataFrame | None, vernal_pools: gpd.GeoDataFrame | None
+                 ) -> tuple[np.ndarray, tuple | None]:
+    """The drainage labels with each cell by which an ORW, an impaired water or a certified
+    vernal pool is met overland (off the mapped water, :func:`swm_gis.terrain.feature_cells`)
+    as an outlet of its own, labelled after the reaches (``n_r + 1 + m``), and those marks'
+    nodes: their geometry, the node their cell drains on to, whether an ORW (or pool) is there
+    and which impaired rows (positions among the impaired units) are.
 
-    A cell then drains to the first pool its D8 path passes, and the pool on to the water (or
-    the next pool) below it: the rule of :func:`swm_gis.terrain.marks_on_paths`, by which the
-    screening meets a pool overland.
+    A cell then drains to the first mark its D8 path passes, and the mark on to the water (or
+    the next mark) below it: the rule of :func:`swm_gis.terrain.features_met_overland`, by
+    which the screening meets these waters overland.
     """
-    if vernal_pools is None or vernal_pools.empty:
-        return labels, None
     water = hydrology.water_cells(flow, network)
-    cells = hydrology.point_cells(flow, vernal_pools.geometry.values.to_numpy())
-    ok = np.flatnonzero(cells >= 0)
-    ok = ok[water.ravel()[cells[ok]] == 0]  # a pool on a water cell is met along the network
-    if not len(ok):
+    cells, orw_of, imp_of, geoms = [], [], [], []
+    for frame, kind, areas in ((vernal_pools, "orw", False), (orw, "orw", True),
+                               (impaired, "impaired", True)):
+        if frame is None or frame.empty:
+            continue
+        if kind == "impaired":
+            frame = frame.loc[impaired_rows(frame)]
+        g = frame.geometry.values.to_numpy()
+        c, r = hydrology.feature_cells(flow, g, areas=areas)
+        cells.append(c)
+        orw_of.append(np.full(len(c), kind == "orw"))
+        imp_of.append(np.where(kind == "impaired", r, -1))
+        # a polygon's mark is its cell's centre, a pool's the pool
+        geoms.append(g[r] if not areas else shapely.points(flow.centres(c)) if len(c) else
+                     np.array([], dtype=object))
+    if not cells:
         return labels, None
-    uniq, inverse = np.unique(cells[ok], return_inverse=True)
+    cells, orw_of, imp_of = np.concatenate(cells), np.concatenate(orw_of), np.concatenate(imp_of)
+    geoms = np.concatenate(geoms)
+    keep = water.ravel()[cells] == 0  # on a water cell: met along the network
+    cells, orw_of, imp_of, geoms = cells[keep], orw_of[keep], imp_of[keep], geoms[keep]
+    if not len(cells):
+        return labels, None
+    uniq, inverse = np.unique(cells, return_inverse=True)
     n_r, n_w = len(network.reaches), len(network.waterbodies)
     marked = np.array(water, dtype=np.int32, copy=True)
     marked.ravel()[uniq] = n_r + 1 + np.arange(len(uniq), dtype=np.int32)
     labels = hydrology.drainage_labels(flow, network, water=marked)
-    geoms = vernal_pools.geometry.values.to_numpy()[ok]
-    pool_geoms = np.array([shapely.union_all(geoms[inverse == m]) for m in range(len(uniq))],
-                          dtype=object)
+    order = np.argsort(inverse, kind="stable")
+    starts = np.searchsorted(inverse[order], np.arange(len(uniq)))
+    groups = np.split(order, starts[1:])
+    mark_geoms = np.array([shapely.union_all(geoms[i]) for i in groups], dtype=object)
+    mark_orw = np.array([bool(orw_of[i].any()) for i in groups], dtype=bool)
+    mark_imp = [np.unique(imp_of[i][imp_of[i] >= 0]) for i in groups]
     ds = np.asarray(flow.flwdir.idxs_ds[uniq], dtype=np.int64)
     below = labels.ravel()[ds].astype(np.int64)
     dst = np.where(below > n_r, below - 1 + n_w,
                    np.where(below > 0, below - 1, np.where(below < 0, n_r - below - 1, -1)))
-    dst[ds == uniq] = -1  # the pool's cell is a pit or an outlet of the DEM
-    return labels, (pool_geoms, dst.astype(np.int64))
+    dst[ds == uniq] = -1  # the mark's cell is a pit or an outlet of the DEM
+    return labels, (mark_geoms, dst.astype(np.int64), mark_orw, mark_imp)
 
 
 __all__ = ["IMPAIRED_CATEGORIES", "LEAVES", "UNCOVERED_IMPAIRED", "UNCOVERED_ORW",

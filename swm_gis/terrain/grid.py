@@ -15,6 +15,7 @@ import shapely
 from pyproj import CRS
 
 from swm_gis.errors import CrsError, GeometryError, InputFileError
+from swm_gis.messages import config_key
 from swm_gis.raster import Raster
 from swm_gis.terrain import kernels as flowkernels
 from swm_gis.units import feet_per_unit
@@ -89,8 +90,8 @@ def flow_directions(dem: Raster) -> FlowGrid:
     if dem.crs is None:
         raise CrsError(
             f"{label} has no coordinate reference system, so its cells cannot be placed or "
-            'measured. Save it with a CRS, or state it in the town config: [layers.dem] crs = '
-            '"EPSG:26986".'
+            f"measured. Save it with a CRS, or state it in the town config: "
+            f"{config_key('layers.dem', 'crs')} = \"EPSG:26986\"."
         )
     crs = CRS.from_user_input(dem.crs)
     if not crs.is_projected:

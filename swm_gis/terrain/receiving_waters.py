@@ -16,7 +16,7 @@ tables in ``swm_gis/tables``: ``impairment_causes.csv`` maps MassDEP cause wordi
 group, ``pollutant_requirements.csv`` maps each group to its clause and text. These are the one
 mapping from causes to duties: the submittal checklist (:mod:`swm_gis.screening.checklist`) decides
 its § 320-19 B(10) items from the requirements this module derives. § 320-19 B(10)(e) (commercial or
-industrial land) follows the *proposed* land use (``--proposed-use``), with the site parcels'
+industrial land) follows the *proposed* land use (``proposed_use=``), with the site parcels'
 existing use codes as the fallback, and says which it used.
 """
 
@@ -36,6 +36,7 @@ import shapely
 
 from swm_gis import terrain as hy
 from swm_gis.errors import SwmGisError
+from swm_gis.messages import option
 from swm_gis.raster import Raster
 from swm_gis.terrain.grid import _plain, _text
 from swm_gis.units import feet_per_unit, require_crs
@@ -135,25 +136,25 @@ def land_use(*, proposed_use: str | None = None, use_codes: Iterable[Any] | None
     codes of the site's parcels, said so; without either, unknown (None).
 
     >>> land_use(proposed_use="commercial")
-    (True, 'proposed use: commercial (--proposed-use)')
+    (True, 'proposed use: commercial (as given)')
     >>> land_use(use_codes=["101"])[0], land_use()[0]
     (False, None)
     """
     if proposed_use is not None and str(proposed_use).strip():
         text = str(proposed_use).strip().lower()
         if re.fullmatch(r"\d{3,4}[A-Za-z]?", text):
-            return is_commercial_industrial(text), f"proposed use code {text} (--proposed-use)"
+            return is_commercial_industrial(text), f"proposed use code {text} (as given)"
         if text not in LAND_USE_WORDS:
             raise SwmGisError(
-                f'Unknown --proposed-use "{proposed_use}": give a Massachusetts DOR use code '
-                f"(e.g. 101, 325, 401) or one of: {', '.join(LAND_USE_WORDS)}.")
-        return LAND_USE_WORDS[text], f"proposed use: {text} (--proposed-use)"
+                f'Unknown {option("proposed_use")} "{proposed_use}": give a Massachusetts DOR use '
+                f"code (e.g. 101, 325, 401) or one of: {', '.join(LAND_USE_WORDS)}.")
+        return LAND_USE_WORDS[text], f"proposed use: {text} (as given)"
     codes = [] if use_codes is None else [str(c) for c in use_codes if c not in (None, "")]
     if not codes:
-        return None, "land use unknown: no --proposed-use given and no parcel use code found"
+        return None, "land use unknown: no proposed use given and no parcel use code found"
     return (any(is_commercial_industrial(c) for c in codes),
             f"existing use code(s) {', '.join(sorted(set(codes)))} of the site's parcels "
-            "(no --proposed-use given; the proposed use decides when it differs)")
+            "(no proposed use given; the proposed use decides when it differs)")
 
 
 # --------------------------------------------------------------------------- requirements
@@ -242,7 +243,7 @@ def _requirement(group, row, waters, causes, tmdls, conditional, *, basis: str =
                               causes=", ".join(causes) or "Listed")
     if conditional:
         known = f" {basis[0].upper()}{basis[1:]}." if basis and "existing use" in basis else ""
-        text += (" Applies if the proposed use is commercial or industrial (no --proposed-use "
+        text += (" Applies if the proposed use is commercial or industrial (no proposed use "
                  f"given).{known}")
     return {"section": row["section"], "text": text, "group": group, "waters": list(waters),
             "conditional": bool(conditional)}
@@ -322,8 +323,7 @@ def trace_receiving_waters(
     # digitisation problems outside the town (e.g. where a clipped layer ends) are not the town's
     warnings = [w for w in network.warnings if boundary is None or "x" not in w
                 or shapely.intersects(boundary, shapely.Point(w["x"], w["y"]))]
-    entries, method, approximate, overland_pools = _entries(flow, geom, network, vernal_pools,
-                                                            ft, warnings)
+    entries, method, approximate, water = _entries(flow, geom, network, warnings)
     legs: list[hy.Leg] = []
     stopped = False
     for entry in entries:
@@ -332,9 +332,13 @@ def trace_receiving_waters(
         stopped |= stop
     legs.sort(key=lambda leg: (leg.from_measure, leg.to_measure))
 
-    orw_hits = hy.waters_along(legs, orw, tolerance=tol) if orw is not None else {}
+    # with a DEM, a water off the network is met overland by the cells of the D8 paths of the
+    # site's cells (the applicability map's rule); along the network by the legs
+    net_legs = [leg for leg in legs if flow is None or leg.kind != "overland"]
     imp_rows = _impaired_rows(impaired)
-    imp_hits = hy.waters_along(legs, imp_rows, tolerance=tol) if imp_rows is not None else {}
+    starts = flow.cells_of(geom) if flow is not None else None
+    orw_hits = _met(net_legs, orw, tol, flow, starts, water)
+    imp_hits = _met(net_legs, imp_rows, tol, flow, starts, water)
     wb_hits = hy.waters_along(legs, network.waterbodies, tolerance=tol)
 
     orw_out = [
@@ -343,8 +347,9 @@ def trace_receiving_waters(
         for k, m in sorted(orw_hits.items(), key=lambda kv: kv[1])
     ]
     # pools on the network within the tolerance of the flow; overland, on a cell's D8 path
-    on_network = _pools_reached([leg for leg in legs if flow is None or leg.kind != "overland"],
-                                vernal_pools, tol, ft)
+    on_network = _pools_reached(net_legs, vernal_pools, tol, ft)
+    overland_pools = _pools_overland(flow, starts, water, vernal_pools, ft) \
+        if flow is not None else []
     seen = {o["id"] for o in on_network}
     orw_out = sorted(orw_out + on_network + [o for o in overland_pools if o["id"] not in seen],
                      key=lambda o: o["flow_distance_ft"])
@@ -366,21 +371,36 @@ def trace_receiving_waters(
     }
 
 
-def _entries(flow, geom, network, vernal_pools, ft: float, warnings: list[dict[str, Any]]):
+def _entries(flow, geom, network, warnings: list[dict[str, Any]]):
     """Where the site's runoff enters the network: by the DEM's overland flow, or (no DEM) at
-    the nearest stream. Returns (entries, method, approximate, vernal pools met overland);
+    the nearest stream. Returns (entries, method, approximate, the DEM's water cells or None);
     the trace's warnings are added to ``warnings``."""
     if flow is not None:
         water = hy.water_cells(flow, network)
         entries, w = hy.trace_overland(flow, geom, network, water=water)
         warnings += w
-        return entries, "dem", False, _pools_overland(flow, geom, water, vernal_pools, ft)
+        return entries, "dem", False, water
     entry = hy.nearest_entry(geom, network)
     warnings.append({"problem": "no_dem", "message": (
         "No DEM: the runoff was taken to the nearest mapped stream or water body in a "
-        "straight line; the receiving waters are approximate. Configure [layers.dem] for a "
-        "flow trace.")})
-    return [entry] if entry is not None else [], "nearest-stream (approximate)", True, []
+        "straight line; the receiving waters are approximate. Configure the town's DEM layer "
+        "for a flow trace.")})
+    return [entry] if entry is not None else [], "nearest-stream (approximate)", True, None
+
+
+def _met(legs: list[hy.Leg], features: gpd.GeoDataFrame | None, tol: float, flow, starts,
+         water) -> dict[int, float]:
+    """``{row: measure}`` of the features the flow meets: along the legs, and (with a DEM) the
+    polygons off the mapped water whose cells lie on a site cell's D8 path
+    (:func:`swm_gis.terrain.feature_cells`, :func:`swm_gis.terrain.features_met_overland`)."""
+    if features is None or features.empty:
+        return {}
+    found = hy.waters_along(legs, features, tolerance=tol)
+    if flow is not None:
+        cells, rows = hy.feature_cells(flow, features.geometry.values.to_numpy())
+        for k, d in hy.features_met_overland(flow, starts, water, cells, rows).items():
+            found[k] = min(found.get(k, d), d)
+    return found
 
 
 def _impaired_found(imp_hits, imp_rows, ft: float) -> list[dict[str, Any]]:
@@ -397,22 +417,15 @@ def _impaired_found(imp_hits, imp_rows, ft: float) -> list[dict[str, Any]]:
     return imp_out
 
 
-def _pools_overland(flow: hy.FlowGrid, site: shapely.Geometry, water: np.ndarray,
+def _pools_overland(flow: hy.FlowGrid, starts: np.ndarray, water: np.ndarray,
                     pools: gpd.GeoDataFrame | None, ft: float) -> list[dict[str, Any]]:
     """Certified vernal pools on the overland flow of any cell of the site: the pool's cell
-    (:func:`swm_gis.terrain.point_cells`) lies on the cell's D8 path before it meets mapped
-    water (:func:`swm_gis.terrain.marks_on_paths`), the applicability map's rule."""
+    (:func:`swm_gis.terrain.feature_cells`) lies on the cell's D8 path before it meets mapped
+    water (:func:`swm_gis.terrain.features_met_overland`), the applicability map's rule."""
     if pools is None or pools.empty:
         return []
-    cells = hy.point_cells(flow, pools.geometry.values.to_numpy())
-    stop = water.ravel() != 0
-    marks = np.zeros(stop.size, dtype=np.int64)
-    ok = np.flatnonzero(cells >= 0)
-    ok = ok[~stop[cells[ok]]]  # a pool on a water cell is met along the network
-    marks[cells[ok]] = ok + 1
-    if not len(ok):
-        return []
-    found = hy.marks_on_paths(flow, flow.cells_of(site), stop, marks)
+    cells, rows = hy.feature_cells(flow, pools.geometry.values.to_numpy(), areas=False)
+    found = hy.features_met_overland(flow, starts, water, cells, rows)
     return [{"id": _plain(pools.iloc[k].get("id")),
              "name": f"Certified Vernal Pool {_text(pools.iloc[k].get('id')) or ''}".strip(),
              "flow_distance_ft": round(d * ft, 1), "vernal_pool": True}
@@ -473,8 +486,8 @@ def trace_ends(network: hy.StreamNetwork, legs: list[hy.Leg], warnings: list[dic
                             "would carry the trace on.")})
     if not entries and not out:
         out.append({"reason": "no_water_reached", "x": None, "y": None, "message": (
-            "The runoff reached no mapped stream or water body; configure [layers.streams] "
-            "and [layers.dem] covering the land downhill of the site.")})
+            "The runoff reached no mapped stream or water body; configure a streams layer "
+            "and a DEM covering the land downhill of the site.")})
     return out
 
 
@@ -486,12 +499,12 @@ def _end(reason: str, point: shapely.Point, ft: float, leg: hy.Leg,
     at = f"{leg.to_measure * ft:,.0f} ft downstream of the site, at ({x:.0f}, {y:.0f})"
     if reason == "boundary":
         text = (f"The trace stopped where {name} leaves the town, {at}: it stops at the town "
-                "line ([layers.town_boundary]), so waters downstream of it were not searched. "
+                "line (the town boundary layer), so waters downstream of it were not searched. "
                 "§ 320-19 B(10) covers tributaries: check the MassDEP Integrated List (and the "
                 "ORWs) downstream of that point.")
     else:
         text = (f"The mapped stream network ends on {name}, {at}: the water downstream is not "
-                "in [layers.streams]. A streams layer that continues downstream would carry the "
+                "in the streams layer. A streams layer that continues downstream would carry the "
                 "trace on.")
     return {"reason": reason, "x": round(x, 1), "y": round(y, 1), "message": text}
 

@@ -16,6 +16,7 @@ import shapely
 from shapely import ops
 
 from swm_gis.errors import EmptyLayerError, InputFileError
+from swm_gis.messages import config_key
 from swm_gis.terrain.grid import FlowGrid, StreamNetwork, _text, water_cells
 from swm_gis.units import feet_per_unit
 
@@ -320,7 +321,8 @@ def require_network(network: StreamNetwork) -> None:
     if not len(network.reaches) and not len(network.waterbodies):
         raise EmptyLayerError(
             "There are no stream lines or water bodies near the site, so no receiving water can "
-            "be traced. Configure [layers.streams] and [layers.waterbodies] in the town config."
+            f"be traced. Configure {config_key('layers.streams')} and "
+            f"{config_key('layers.waterbodies')} in the town config."
         )
 
 
@@ -348,6 +350,66 @@ def point_cells(flow: FlowGrid, geoms: np.ndarray) -> np.ndarray:
     sel = np.flatnonzero(ok)
     out[sel[good]] = idx[good]
     return out
+
+
+def feature_cells(flow: FlowGrid, geoms: np.ndarray, *, areas: bool = True
+                  ) -> tuple[np.ndarray, np.ndarray]:
+    """(cell, feature) pairs: the DEM cells by which each feature is met overland.
+
+    A polygon (with ``areas``) holds the cells whose centre lies in it, or, smaller than a cell,
+    the cell of its representative point; a point (or any feature without ``areas``: a certified
+    vernal pool) its one cell (:func:`point_cells`). Cells off the grid or without elevation
+    are left out. The one rule of an ORW, an impaired water or a pool met off the mapped water:
+    a cell's flow meets the feature where its D8 path passes one of these cells before mapped
+    water (:func:`marks_on_paths`), in a screening's trace and in the applicability map's
+    catchments alike.
+    """
+    from rasterio import features as rfeatures
+
+    geoms = np.asarray(geoms, dtype=object)
+    one = point_cells(flow, geoms)
+    cells, rows = [], []
+    poly = np.isin(shapely.get_type_id(geoms), [3, 6]) if len(geoms) else np.zeros(0, bool)
+    valid = np.isfinite(flow.elevation.ravel())
+    for i, g in enumerate(geoms.tolist()):
+        got = np.array([], dtype=np.int64)
+        if areas and not poly[i] and shapely.get_type_id(g) not in (0, 4):
+            pass  # a line is met where the network follows it, never overland
+        elif areas and poly[i]:
+            burn = rfeatures.rasterize([(g, 1)], out_shape=flow.shape, transform=flow.transform,
+                                       fill=0, all_touched=False, dtype="uint8")
+            got = np.flatnonzero(burn.ravel())
+            got = got[valid[got]]
+        if not len(got) and one[i] >= 0 and (poly[i] or not areas or
+                                             shapely.get_type_id(g) in (0, 4)):
+            got = np.array([one[i]], dtype=np.int64)
+        cells.append(got)
+        rows.append(np.full(len(got), i, dtype=np.int64))
+    if not cells:
+        return np.array([], dtype=np.int64), np.array([], dtype=np.int64)
+    return np.concatenate(cells).astype(np.int64), np.concatenate(rows).astype(np.int64)
+
+
+def features_met_overland(flow: FlowGrid, starts: np.ndarray, water: np.ndarray,
+                          cells: np.ndarray, rows: np.ndarray) -> dict[int, float]:
+    """``{feature row: shortest D8 path length}`` for the features (``cells``, ``rows`` from
+    :func:`feature_cells`) whose cells the paths from ``starts`` pass before mapped water
+    (``water``, :func:`swm_gis.terrain.water_cells`). A feature cell on mapped water is met
+    along the network instead, and is not a mark here."""
+    stop = np.asarray(water).ravel() != 0
+    keep = ~stop[cells] if len(cells) else np.zeros(0, dtype=bool)
+    cells, rows = cells[keep], rows[keep]
+    if not len(cells):
+        return {}
+    uniq, inverse = np.unique(cells, return_inverse=True)
+    marks = np.zeros(stop.size, dtype=np.int64)
+    marks[uniq] = np.arange(1, len(uniq) + 1)
+    hit = marks_on_paths(flow, starts, stop, marks)
+    found: dict[int, float] = {}
+    for m, row in zip(inverse.tolist(), rows.tolist(), strict=True):
+        if m in hit:
+            found[row] = min(found.get(row, hit[m]), hit[m])
+    return found
 
 
 def marks_on_paths(flow: FlowGrid, starts: np.ndarray, stop: np.ndarray, marks: np.ndarray
