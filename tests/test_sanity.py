@@ -10,13 +10,13 @@ import pandas as pd
 import pytest
 
 from swm_gis.config.town import parse_config
-from swm_gis.messages import api_text
 from swm_gis.io.sanity import (
     coordinate_problem,
     far_from_town,
     id_problems,
     likely_crs,
 )
+from swm_gis.messages import api_text
 
 METRES = (236_450.0, 916_480.0, 239_850.0, 919_560.0)
 FEET = tuple(v * 3937 / 1200 for v in METRES)  # US survey feet
@@ -72,9 +72,9 @@ def test_all_null_ids_are_an_error_naming_the_source_field():
     frame.attrs["field_map"] = {"id": "LOC_ID"}
     errors, warnings = id_problems(frame, _spec(), whole_layer=True)
     # messages name config keys by reference (swm_gis.messages): here in Python's words
-    assert [api_text(e) for e in errors] == ['/d/p.gpkg ([layers.parcels]): field "LOC_ID" (logical "id") is empty in '
-                                             'all 4 rows. Map [layers.parcels.fields] id = '
-                                             '"<field>" to the field that holds it.']
+    assert [api_text(e) for e in errors] == [
+        '/d/p.gpkg ([layers.parcels]): field "LOC_ID" (logical "id") is empty in all 4 rows. '
+        'Map [layers.parcels.fields] id = "<field>" to the field that holds it.']
 
 
 def test_a_few_rows_read_without_ids_are_gaps_twenty_are_a_mapping_error():
