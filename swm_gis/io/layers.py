@@ -157,13 +157,11 @@ def _read_info(spec: LayerSpec, path: str, layer: str | None) -> dict[str, Any]:
             names = []
         hint = f" Layers in the source: {', '.join(names)}." if names else ""
         raise InputFileError(
-            f'Layer "{spec.layer}" not found in {spec.path} ({layer_key(spec.key, "layer")}).'
-            f"{hint}"
+            f'Layer "{spec.layer}" not found in {spec.path} ({layer_key(spec.key, "layer")}).{hint}'
         ) from exc
     except (pyogrio.errors.DataSourceError, OSError) as exc:
         raise InputFileError(
-            f"Cannot read {spec.describe()} ({layer_key(spec.key, 'path')}): "
-            f"{_first_line(exc)}. "
+            f"Cannot read {spec.describe()} ({layer_key(spec.key, 'path')}): {_first_line(exc)}. "
             "Check the path and that GDAL can read the format."
         ) from exc
 
@@ -327,8 +325,7 @@ def read_spec(
     check_geometry_family(out, spec)
     if not allow_empty and out.empty:
         place = " in the area asked for" if (bbox is not None or mask is not None) else ""
-        raise EmptyLayerError(f"{spec.describe()} ({layer_key(spec.key)}) has no "
-                              f"features{place}.")
+        raise EmptyLayerError(f"{spec.describe()} ({layer_key(spec.key)}) has no features{place}.")
     out.attrs.update(source=source_info(spec), repaired=repaired, dropped_empty=dropped,
                      source_crs=src_crs.to_string(), field_map=mapping)
     whole = bbox is None and mask is None and where is None

@@ -271,28 +271,15 @@ def _node_flags(network: hydrology.StreamNetwork, *, orw: gpd.GeoDataFrame | Non
     pool_geoms, pool_dst, mark_orw, mark_imp = pools
     n_net = len(network.reaches) + len(network.waterbodies)
     n_nodes = n_net + len(pool_geoms)
-    causes_per_row: list[list[str]] = []
-    if impaired is not None and len(impaired):
-        impaired = impaired.loc[impaired_rows(impaired)]
-        causes_per_row = split_causes(impaired["causes"]) if "causes" in impaired else \
-            [[] for _ in range(len(impaired))]
-    names = tuple(sorted({c for row in causes_per_row for c in row}, key=str.lower))
+    impaired, causes_per_row, names = _impaired_causes(impaired)
     col = {c: 2 + i for i, c in enumerate(names)}
     k = 2 + len(names)
     own = np.zeros((n_nodes, k + 3), dtype=bool)
     reaches = network.reaches.geometry.values.to_numpy()
     n_r = len(reaches)
     match = {"tolerance": tolerance}
-    for waters in (orw, vernal_pools):  # certified vernal pools are ORWs (Chapter 320)
-        if waters is not None and len(waters):
-            nodes, _ = node_matches(network, waters, **match)
-            own[nodes, 0] = True
-    if impaired is not None and len(impaired):
-        nodes, feats = node_matches(network, impaired, **match)
-        own[nodes, 1] = True
-        for node, feat in zip(nodes.tolist(), feats.tolist(), strict=True):
-            for c in causes_per_row[feat]:
-                own[node, col[c]] = True
+    _mark_network(own, network, orw=orw, impaired=impaired, vernal_pools=vernal_pools,
+                  causes_per_row=causes_per_row, col=col, match=match)
     own[:n_r][outside] = False  # beyond the town line: the trace stopped before it
     own[n_net:, 0] = mark_orw  # an ORW or a certified vernal pool met overland
     for m, feats in enumerate(mark_imp):  # an impaired polygon met overland
@@ -313,14 +300,50 @@ def _node_flags(network: hydrology.StreamNetwork, *, orw: gpd.GeoDataFrame | Non
     geoms = np.concatenate([reaches, network.waterbodies.geometry.values.to_numpy(),
                             pool_geoms])
     searched = np.r_[~outside, np.ones(len(geoms) - n_r, dtype=bool)]
-    for col_k, key in ((UNCOVERED_ORW, "orw"), (UNCOVERED_IMPAIRED, "impaired")):
-        for area in (coverage or {}).get(key) or []:
-            own[searched, k + col_k] |= ~covers(geoms[searched], area)
+    _mark_uncovered(own, k, geoms, searched, coverage)
     # no edge leaves a reach beyond the town line: the trace stopped at it
     keep = np.ones(len(src), dtype=bool)
     from_reach = src < n_r
     keep[from_reach] = ~outside[src[from_reach]]
     return downstream_closure(own, src[keep], dst[keep]), names
+
+
+def _impaired_causes(impaired: gpd.GeoDataFrame | None
+                     ) -> tuple[gpd.GeoDataFrame | None, list[list[str]], tuple[str, ...]]:
+    """The impaired rows that count, each row's pollutant groups, and every group's name."""
+    causes_per_row: list[list[str]] = []
+    if impaired is not None and len(impaired):
+        impaired = impaired.loc[impaired_rows(impaired)]
+        causes_per_row = split_causes(impaired["causes"]) if "causes" in impaired else \
+            [[] for _ in range(len(impaired))]
+    names = tuple(sorted({c for row in causes_per_row for c in row}, key=str.lower))
+    return impaired, causes_per_row, names
+
+
+def _mark_network(own: np.ndarray, network: hydrology.StreamNetwork, *,
+                  orw: gpd.GeoDataFrame | None, impaired: gpd.GeoDataFrame | None,
+                  vernal_pools: gpd.GeoDataFrame | None, causes_per_row: list[list[str]],
+                  col: dict[str, int], match: dict[str, Any]) -> None:
+    """Mark the network's nodes that meet an ORW (column 0) or an impaired water (column 1 and
+    its pollutant groups' columns)."""
+    for waters in (orw, vernal_pools):  # certified vernal pools are ORWs (Chapter 320)
+        if waters is not None and len(waters):
+            nodes, _ = node_matches(network, waters, **match)
+            own[nodes, 0] = True
+    if impaired is not None and len(impaired):
+        nodes, feats = node_matches(network, impaired, **match)
+        own[nodes, 1] = True
+        for node, feat in zip(nodes.tolist(), feats.tolist(), strict=True):
+            for c in causes_per_row[feat]:
+                own[node, col[c]] = True
+
+
+def _mark_uncovered(own: np.ndarray, k: int, geoms: np.ndarray, searched: np.ndarray,
+                    coverage: dict[str, Any] | None) -> None:
+    """Mark the searched nodes lying beyond the ORW or impaired layer's coverage."""
+    for col_k, key in ((UNCOVERED_ORW, "orw"), (UNCOVERED_IMPAIRED, "impaired")):
+        for area in (coverage or {}).get(key) or []:
+            own[searched, k + col_k] |= ~covers(geoms[searched], area)
 
 
 def build_grid(flow: hydrology.FlowGrid, network: hydrology.StreamNetwork, *,
