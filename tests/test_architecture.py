@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import ast
 import importlib.util
+import re
 from pathlib import Path
 
 import pytest
 
 import swm_gis
+from swm_gis.cli import cli_flags
 
 PKG = Path(swm_gis.__file__).parent
 
@@ -183,4 +185,45 @@ def test_no_test_module_imports_another():
             elif isinstance(node, ast.Import):
                 found += [f"{path.name}: import {a.name}" for a in node.names
                           if a.name.split(".")[0].startswith("test_")]
+    assert found == []
+
+
+#: Config-key brackets as the TOML spells them: a message builds them with
+#: ``swm_gis.messages.config_key``, a document says the layer or rule in words.
+CONFIG_BRACKET = re.compile(r"\[(?:layers[.\]]|rules\]|town\]|cache\]|publish\])")
+
+
+def _strings(path: Path):
+    """Every string constant of a module, with whether it is a docstring."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    docs = set()
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.Module, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            first = node.body[0] if node.body else None
+            if isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant):
+                docs.add(id(first.value))
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Constant) and isinstance(node.value, str):
+            yield node.lineno, node.value, id(node) in docs
+
+
+def test_the_core_speaks_no_command_line():
+    """Issue 25: no string outside ``swm_gis/cli/`` names a command-line flag (docstrings
+    included), and none but :mod:`swm_gis.messages` spells a config-key bracket: errors hold
+    references (``option``, ``config_key``) that each front end words; documents use words."""
+    flags = cli_flags()
+    assert {"--site", "--out", "--overwrite", "--parcel", "--no-cache"} <= flags
+    flag = re.compile(r"(?<![\w-])(?:" + "|".join(
+        sorted(map(re.escape, flags), key=len, reverse=True)) + r")(?![\w-])")
+    found = []
+    for path in sorted(PKG.rglob("*.py")):
+        rel = path.relative_to(PKG)
+        if rel.parts[0] == "cli":
+            continue
+        for line, text, is_doc in _strings(path):
+            hit = flag.search(text)
+            if hit is None and not is_doc and rel.name != "messages.py":
+                hit = CONFIG_BRACKET.search(text)
+            if hit is not None:
+                found.append(f"{rel}:{line}: {hit.group(0)} in {text[:60]!r}")
     assert found == []

@@ -83,8 +83,9 @@ def test_subject_street_names_and_legend_of_what_is_drawn(map_pdf):
     text = " ".join(t for t, _x, _y in positions(map_pdf))
     assert "SUBJECT S-1" in text and "12 Elm St" in text
     assert "Elm St" in text and "Oak Ave" in text
-    for entry in ("Project site (--site)", "Street centerline", "Abutter, no owner of record",
-                  "Abutter in another town", "150 ft from the property line"):
+    for entry in ("Project site (limit of disturbance)", "Street centerline",
+                  "Abutter, no owner of record", "Abutter in another town",
+                  "150 ft from the property line"):
         assert entry in text
     assert "Other parcels" not in text and "Left out" not in text  # neither drawn
     assert "1 polygon(s) left out" in text

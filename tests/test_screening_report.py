@@ -678,7 +678,7 @@ def test_html_renders_in_headless_chromium(full_report, tmp_path):
 
 def test_parameters_are_in_words_and_units(full_report):
     text = _parse_html(full_report["html"]).text
-    assert "Development type measured from the existing impervious layer (--development auto)" \
+    assert "Development type measured from the existing impervious layer" \
         in text
     assert "Post-construction impervious area 20,000 sq ft" in text
     doc = example_document()

@@ -84,7 +84,7 @@ class PackageInfo:
             f"Assessing data: {self.fiscal_year_text}. Generated {self.generated} by swm-gis.",
         ]
         if self.include_subject:
-            lines.append("The subject parcel(s) are included (--include-subject).")
+            lines.append("The subject parcel(s) are included, as asked.")
         if self.synthetic:
             lines.append("SYNTHETIC SAMPLE DATA: not real parcels or owners.")
         lines.extend(self.notes)

@@ -23,6 +23,7 @@ from swm_gis.errors import GeometryError, SwmGisError
 from swm_gis.io import layers
 from swm_gis.io.inputs import as_frame, describe, source_of
 from swm_gis.io.parcel_ids import resolve_parcel_ids
+from swm_gis.messages import config_key, option
 from swm_gis.notification import checks
 from swm_gis.notification.info import PackageInfo, parcel_count_text, source_with_vintage
 from swm_gis.notification.request import AbutterRequest
@@ -70,7 +71,7 @@ class AbutterNotice:
     warnings
         ``[{code, text}]`` (:mod:`swm_gis.notification.checks`), also in ``abutters.json``.
     site
-        The ``--site`` polygon(s), if the subject was given by a site.
+        The ``site=`` polygon(s), if the subject was given by a site.
     streets
         Street centerlines around the subject (``[layers.streets]``), for the map.
     subject_addresses
@@ -186,7 +187,7 @@ def _abutters(config: TownConfig, request: AbutterRequest, subject: gpd.GeoDataF
     if most is not None and len(abut) > most:
         raise TooManyAbuttersError(
             f"{len(abut)} parcels lie within {distance_ft:g} ft of parcel(s) "
-            f"{', '.join(core.subject_ids(subject))}, more than --max-abutters {most}: "
+            f"{', '.join(core.subject_ids(subject))}, more than {option('max_abutters')} {most}: "
             "nothing was written. Check the subject and the distance, or raise the limit.")
     return abut, ponds_note
 
@@ -231,7 +232,7 @@ def _notice(info: PackageInfo, request: AbutterRequest, owners: _Owners, *,
             site_gdf, streets, not_mailed: pd.DataFrame) -> AbutterNotice:
     """The notice: the frames, ``abutters.json`` and the summary for people."""
     site = request.site
-    site_source = source_of(site, what="site (--site)") if site is not None else None
+    site_source = source_of(site, what="site") if site is not None else None
     document = checks.abutters_document(info, counts=counts, warnings=warnings,
                                         site_source=site_source)
     lines = summary_lines(info, counts, warnings)
@@ -258,7 +259,7 @@ def list_and_leave_out(abut: gpd.GeoDataFrame, subject: gpd.GeoDataFrame, assess
 
 
 class TooManyAbuttersError(SwmGisError):
-    """More abutters than ``--max-abutters`` allows: nothing is written."""
+    """More abutters than ``max_abutters=`` allows: nothing is written."""
 
 
 def job_warnings(config: TownConfig, *, subject, area, candidates, distance_ft: float,
@@ -310,7 +311,7 @@ def _sources(config: TownConfig, site) -> list[dict]:
                                    config_vintage=config.layer(key).vintage)
                for key in ("parcels", "assess", "town_boundary", "streets") if config.has(key)]
     if site is not None:
-        sources.append(source_of(site, what="site (--site)"))
+        sources.append(source_of(site, what="site"))
     return sources
 
 
@@ -335,7 +336,7 @@ def add_pond_extension(cfg: TownConfig, abut: gpd.GeoDataFrame, subject: gpd.Geo
     if cfg.has("waterbodies"):
         ponds = layers.read_layer(cfg, "waterbodies",
                                   bbox=(x0 - reach, y0 - reach, x1 + reach, y1 + reach))
-        source = "[layers.waterbodies]"
+        source = "the water bodies layer"
     else:
         ponds = candidates.loc[candidates["poly_type"].astype("string").str.upper() == "WATER"]
         source = "parcels with POLY_TYPE WATER"
@@ -375,7 +376,7 @@ def read_subject(cfg: TownConfig, *, parcel_ids: list[str],
     site_gdf, skipped, notes = None, [], []
     grazed: list[dict] = []
     if site is not None:
-        site_gdf = as_frame(site, working_crs=cfg.crs, what="--site")
+        site_gdf = as_frame(site, working_crs=cfg.crs, what=option("site"))
         touched = layers.read_layer(cfg, "parcels", mask=core.subject_union(site_gdf))
         core.check_right_of_way_field(touched, cfg.rules)
         subject = core.parcels_touched_by_site(touched, site_gdf, rules=cfg.rules)
@@ -384,8 +385,9 @@ def read_subject(cfg: TownConfig, *, parcel_ids: list[str],
         subject = subject.loc[subject["id"].notna()] if "id" in subject else subject
         if subject.empty:
             raise GeometryError(
-                f"The site {describe(site)} (--site) reaches into no parcel of "
-                f"{cfg.layer('parcels').describe()} ([layers.parcels]). Check that the site "
+                f"The site {describe(site)} ({option('site')}) reaches into no parcel of "
+                f"{cfg.layer('parcels').describe()} ({config_key('layers.parcels')}). Check that "
+                "the site "
                 "lies in the town and that both are in the CRS they declare."
             )
         parcel_ids = core.subject_ids(subject)
@@ -439,8 +441,8 @@ def _join_addresses(values: Iterable[object], most: int = 3) -> str:
 def subject_left_out(subject: gpd.GeoDataFrame) -> gpd.GeoDataFrame:
     out = subject.copy()
     out["distance_ft"] = 0.0
-    out["reason"] = ("subject parcel (the applicant's own land): no notice; pass "
-                     "--include-subject to list its owners")
+    out["reason"] = ("subject parcel (the applicant's own land): no notice; its owners are "
+                     "listed only when the subject is asked to be included")
     return out
 
 

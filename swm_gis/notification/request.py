@@ -17,11 +17,12 @@ from typing import Any
 import geopandas as gpd
 
 from swm_gis.errors import SwmGisError
+from swm_gis.messages import option
 
 
 @dataclass(frozen=True, eq=False)
 class AbutterRequest:
-    """The options of one abutter package (what ``swm-gis abutters`` and
+    """The options of one abutter package (what the command line and
     :func:`swm_gis.abutter_package` take; how the files are printed, the label sheet and its
     offset, are options of writing them).
 
@@ -62,7 +63,7 @@ class AbutterRequest:
     >>> AbutterRequest(parcels=["7-K-33"], site="site.gpkg")  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
-    swm_gis.errors.SwmGisError: Give the subject either by --parcel ID (one or more) or by ...
+    swm_gis.errors.SwmGisError: Give the subject either by parcels= (one or more) or by site=, ...
     """
 
     parcels: str | Iterable[str] | None = ()
@@ -80,8 +81,8 @@ class AbutterRequest:
         if isinstance(self.site, str | os.PathLike) and not str(self.site):
             self._set("site", None)
         if bool(self.parcels) == (self.site is not None):
-            raise SwmGisError("Give the subject either by --parcel ID (one or more) or by "
-                              "--site FILE, not both and not neither.")
+            raise SwmGisError(f"Give the subject either by {option('parcels', 'ID')} (one or more) "
+                              f"or by {option('site', 'FILE')}, not both and not neither.")
         self._set("sender", tuple(self.sender or ()))
 
     def _set(self, name: str, value: Any) -> None:

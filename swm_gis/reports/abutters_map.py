@@ -73,7 +73,7 @@ def write_abutters_map(
     context
         Other parcels around, drawn thin; labelled with their id when no ``streets`` are given.
     site
-        The ``--site`` polygon(s), drawn with a heavy dashed outline.
+        The ``site=`` polygon(s), drawn with a heavy dashed outline.
     streets
         Street centerlines with a ``name`` column ([layers.streets]); names are printed along
         the longest piece of each street in view.

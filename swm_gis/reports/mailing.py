@@ -51,7 +51,7 @@ def provenance_footer(info: PackageInfo, *, extra: list[str] = ()) -> list[str]:
 
 def write_abutting_csv(listed: pd.DataFrame, info: PackageInfo, target: str | Path) -> Path:
     """``abutting_parcels.csv``: one row per abutting parcel (``is_subject`` marks the subject's
-    own row with ``--include-subject``)."""
+    own row with ``include_subject=True``)."""
     del info
     return write_table_csv(_columns(listed, ABUTTING_COLUMNS), target)
 

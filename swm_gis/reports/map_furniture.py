@@ -115,7 +115,7 @@ def _scale_bar(c, view: View, crs, font) -> None:
 
 LEGEND_LABELS = {
     "subject": "Subject property (labelled)",
-    "site": "Project site (--site)",
+    "site": "Project site (limit of disturbance)",
     "line": None,  # the distance line: its label names the distance
     "abutter": "Abutter (numbered)",
     "no_owner": "Abutter, no owner of record",

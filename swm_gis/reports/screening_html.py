@@ -218,8 +218,8 @@ def _timeline_html(r: ScreeningReport) -> list[str]:
                    "latest permitted day (a latest day on a weekend or legal holiday is moved "
                    "to the business day before); an earlier hearing moves them earlier.</p>")
     else:
-        out.append("<p>No receipt date was given, so no dates are computed; pass "
-                   "<code>--received DATE</code> to compute them.</p>")
+        out.append("<p>No receipt date was given, so no dates are computed; give the date the "
+                   "application was received to compute them.</p>")
     body = "".join(
         f'<tr><th scope="row">{_e(d.label)}</th><td>{_e(deadline_date(d))}</td>'
         f"<td>{_e(d.rule)}{(' ' + _e(d.note)) if d.note else ''}</td><td>{_e(d.section)}</td>"

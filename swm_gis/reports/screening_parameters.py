@@ -49,9 +49,9 @@ def _pct(v: Any) -> str:
 
 
 def _development(v: Any) -> str:
-    return {"auto": "measured from the existing impervious layer (--development auto)",
-            "new": "stated: new development (--development new)",
-            "redevelopment": "stated: redevelopment (--development redevelopment)"}.get(
+    return {"auto": "measured from the existing impervious layer",
+            "new": "stated: new development",
+            "redevelopment": "stated: redevelopment"}.get(
                 str(v), str(v))
 
 

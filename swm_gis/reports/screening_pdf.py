@@ -178,8 +178,8 @@ def _timeline_section(k: _Kit, r: ScreeningReport) -> list:
             "on the latest permitted day (a latest day on a weekend or legal holiday is moved to "
             "the business day before); an earlier hearing moves them earlier.", k.base))
     else:
-        timeline.append(k.p("No receipt date was given, so no dates are computed; pass "
-                            "--received DATE to compute them.", k.base))
+        timeline.append(k.p("No receipt date was given, so no dates are computed; give the date "
+                            "the application was received to compute them.", k.base))
     timeline += k.table(["Step", "Date", "Rule", "Section", "Computed as"],
                         [[d.label, deadline_date(d), d.rule + (" " + d.note if d.note else ""),
                           d.section, d.basis] for d in r.timeline],

@@ -45,7 +45,7 @@ def write_screening_report(
     """Write ``screening_report.html`` and ``screening_report.pdf`` into ``out_dir``.
 
     Both files are written atomically (a temporary name moved into place); the caller checks
-    ``--overwrite`` beforehand. Returns ``{"html": path, "pdf": path}``.
+    ``overwrite=True`` beforehand. Returns ``{"html": path, "pdf": path}``.
 
     Parameters
     ----------

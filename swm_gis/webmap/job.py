@@ -33,6 +33,7 @@ from swm_gis.config.town import TownConfig, load_config
 from swm_gis.errors import InputFileError, LayerDataError, OutputExistsError, SwmGisError
 from swm_gis.io import layers as io
 from swm_gis.io.outputs import STAGE_MARK, api_output_dir, config_inputs, final_paths
+from swm_gis.messages import option
 from swm_gis.progress import Progress, quiet
 from swm_gis.units import FT_PER_M, metres_per_unit
 from swm_gis.webmap import site
@@ -108,8 +109,8 @@ def publish(config: TownConfig | str | os.PathLike, out: str | os.PathLike, *,
         The site's folder (created if missing). Files of the same name are replaced only with
         ``overwrite``; other files in it are left alone.
     source
-        An applicability GeoPackage (``swm-gis applicability --out``) to publish; default:
-        the map is computed from the config first.
+        An applicability GeoPackage (written by :func:`swm_gis.applicability_map`) to publish;
+        default: the map is computed from the config first.
     overwrite
         Replace the site's files if they exist.
     simplify_ft
@@ -139,7 +140,7 @@ def publish(config: TownConfig | str | os.PathLike, out: str | os.PathLike, *,
     tolerance_ft = _tolerance(cfg, simplify_ft)
     inputs = config_inputs(cfg) + ([str(source)] if source is not None else [])
     final = Path(out)
-    if STAGE_MARK not in final.name:  # a command checks its own --out before staging
+    if STAGE_MARK not in final.name:  # a command checks its own output before staging
         check_site_folder(final, overwrite=overwrite)
     with api_output_dir(final, inputs=inputs, overwrite=overwrite,
                         command="swm_gis publish") as stage:
@@ -172,7 +173,8 @@ def check_site_folder(out: str | os.PathLike, *, overwrite: bool) -> None:
         return
     raise OutputExistsError(
         f"The folder {folder} already holds files that are not a site written by swm-gis "
-        "publish. Choose an empty or new folder for --out, or pass --overwrite to write the "
+        f"publish. Choose an empty or new folder for {option('out')}, or pass "
+        f"{option('overwrite')} to write the "
         "site's files into it (other files are left alone)."
     )
 
@@ -227,8 +229,8 @@ def read_applicability(path: str | os.PathLike) -> Applicability:
     path = Path(path)
     if not path.is_file():
         raise InputFileError(f"The applicability map {path} does not exist. Write it with "
-                             "swm-gis applicability --out FILE.gpkg, or leave out --from to "
-                             "compute it.")
+                             f"swm-gis applicability {option('out', 'FILE.gpkg')}, or leave out "
+                             f"{option('source')} to compute it.")
     try:
         import pyogrio
 
@@ -238,13 +240,14 @@ def read_applicability(path: str | os.PathLike) -> Applicability:
                              "GeoPackage written by swm-gis applicability.") from exc
     if LAYER not in names:
         raise InputFileError(f"{path} has no '{LAYER}' layer (it holds: {', '.join(names)}). "
-                             "Give the GeoPackage written by swm-gis applicability --out.")
+                             "Give the GeoPackage written by swm-gis applicability "
+                             f"{option('out')}.")
     frame = read_result(path)
     missing = [c for c in REQUIRED_COLUMNS if c not in frame.columns]
     if missing:
         raise LayerDataError(f"The '{LAYER}' layer of {path} has no {', '.join(missing)} "
                              "column(s); it was not written by swm-gis applicability. Write it "
-                             "again with swm-gis applicability --out FILE.gpkg.")
+                             f"again with swm-gis applicability {option('out', 'FILE.gpkg')}.")
     if frame.crs is None:
         raise LayerDataError(f"The '{LAYER}' layer of {path} declares no CRS; write it again "
                              "with swm-gis applicability.")
@@ -349,7 +352,7 @@ def build_site_data(cfg: TownConfig, amap: Applicability, *, tolerance_ft: float
 
 def _assess(cfg: TownConfig, warnings: list[str]) -> pd.DataFrame | None:
     if not cfg.has("assess"):
-        warnings.append("no [layers.assess] in the town config: search by address is off "
+        warnings.append("no assessing table in the town config: search by address is off "
                         "(search by map-lot still works)")
         return None
     table = io.read_table(cfg, "assess")
