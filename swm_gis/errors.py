@@ -18,7 +18,7 @@ class SwmGisError(ValueError):
     """Root of all swm-gis user errors (bad input, bad configuration).
 
     ``message`` may hold references (:func:`swm_gis.messages.option`,
-    :func:`~swm_gis.messages.config_key`); it is kept as :attr:`template`. An f-string that
+    :func:`~swm_gis.messages.config_key`); it is kept as ``template``. An f-string that
     embeds the error (``f"... {exc}"``) keeps the references, so a wrapping error is worded
     whole by each front end.
 

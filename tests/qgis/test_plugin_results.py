@@ -324,13 +324,14 @@ print(json.dumps({{"type": "result", "command": "screen", "outputs": {{}}}}), fl
 
 
 def test_statuses_come_from_the_engines_findings_list(plugin, tmp_path, monkeypatch):
-    """With ``findings`` in screening.json every status output and log line is the engine's;
-    CLI words in an answer are said in the dialog's words."""
+    """With ``findings`` in screening.json every status output and log line is the engine's,
+    whole and in its own words (documents name no command-line flag)."""
     import processing
 
     findings = [
         {"key": "disturbance", "title": "Stormwater Management Permit", "status": "conditional",
-         "answer": "Under 1 acre; no --common-plan given, so required if part of a larger plan.",
+         "answer": ("Under 1 acre; no larger common plan of development was given, so "
+                    "required if part of a larger plan."),
          "section": "320-3", "layers_used": [], "layers_missing": [], "caveats": []},
         {"key": "habitats", "title": "NHESP habitats within 500 ft", "status": "not_checked",
          "answer": "No habitat layer given.", "section": "320-20", "layers_used": [],
@@ -357,8 +358,8 @@ def test_statuses_come_from_the_engines_findings_list(plugin, tmp_path, monkeypa
     assert r["HABITATS_STATUS"] == "not_checked"
     assert r["FLOODPLAIN_STATUS"] == "no"
     assert r["RECEIVING_WATERS_STATUS"] == ""  # the engine reported no such finding
-    assert r["HEADLINE"] == ("Under 1 acre; no 'Larger common plan of development or sale' "
-                             "given, so required if part of a larger plan.")
+    assert r["HEADLINE"] == ("Under 1 acre; no larger common plan of development was given, so "
+                             "required if part of a larger plan.")
     assert "NHESP habitats within 500 ft: not checked - No habitat layer given." in fb.lines
     assert "Not given, so not checked: nhesp_priority" in fb.lines
     assert cli_language("\n".join(fb.lines) + "\n".join(
