@@ -9,7 +9,8 @@ QGIS plugin words with its dialog labels.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
+from types import MappingProxyType
 
 from swm_gis import messages
 
@@ -31,6 +32,9 @@ class SwmGisError(ValueError):
     """
 
     exit_code = 2
+    #: Figures of the error a program may read without parsing its words (``--progress json``
+    #: carries them as ``"details"``); a subclass that has some sets them per instance.
+    details: Mapping[str, object] = MappingProxyType({})
 
     def __init__(self, message: object = "", *args: object) -> None:
         self.template = str(message.template if isinstance(message, SwmGisError) else message)
