@@ -232,6 +232,10 @@ class Overlays:
     nhesp_complete
         All three NHESP layers configured: only then can "no NHESP feature within 500 ft" be
         said.
+    town
+        The union of the town boundary's polygons (:func:`swm_gis.io.coverage.town_area`): a
+        parcel sharing no area with it is classed "outside the town"; None (no boundary) makes
+        every parcel the town's.
     """
 
     rules: Rules = field(default_factory=Rules)
