@@ -15,13 +15,30 @@ from typing import Any
 import numpy as np
 import shapely
 
-__all__ = ["UNKNOWN", "Areas", "covered_by_all", "covers", "grown_area"]
+__all__ = ["UNKNOWN", "Areas", "covered_by_all", "covers", "grown_area", "in_town"]
 
 #: Search areas may exceed a coverage by this much (CRS units) and still count as covered:
 #: rounding of a bounding box written to metadata.
 _SLACK = 0.01
 #: The area of a layer whose coverage cannot be known: it covers nothing.
 UNKNOWN = shapely.Polygon()
+
+
+def in_town(geoms: np.ndarray, town: shapely.Geometry | None) -> np.ndarray:
+    """Per geometry: does it share area with ``town`` (the union of the town boundary's
+    polygons, :func:`swm_gis.io.coverage.town_area`)? A geometry that only touches the town line
+    is outside. The one rule of both jobs: the screening refuses a site outside the town, the
+    applicability map classes such a parcel "outside the town". ``town`` None (no town
+    boundary configured): every geometry is in.
+
+    >>> town = shapely.box(0, 0, 10, 10)
+    >>> in_town(np.array([shapely.box(5, 5, 15, 15), shapely.box(10, 0, 20, 10)]), town).tolist()
+    [True, False]
+    """
+    geoms = np.asarray(geoms, dtype=object)
+    if town is None:
+        return np.ones(len(geoms), dtype=bool)
+    return shapely.area(shapely.intersection(geoms, town)) > 0
 
 
 def grown_area(area: shapely.Geometry | None) -> shapely.Geometry | None:

@@ -9,12 +9,13 @@ QGIS plugin words with its dialog labels.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Mapping
+from types import MappingProxyType
 
 from swm_gis import messages
 
 
-class SwmGisError(ValueError):
+class SwmGisError(messages.Templated, ValueError):
     """Root of all swm-gis user errors (bad input, bad configuration).
 
     ``message`` may hold references (:func:`swm_gis.messages.option`,
@@ -31,25 +32,16 @@ class SwmGisError(ValueError):
     """
 
     exit_code = 2
+    #: Figures of the error a program may read without parsing its words (``--progress json``
+    #: carries them as ``"details"``); a subclass that has some sets them per instance.
+    details: Mapping[str, object] = MappingProxyType({})
 
     def __init__(self, message: object = "", *args: object) -> None:
         self.template = str(message.template if isinstance(message, SwmGisError) else message)
         super().__init__(messages.api_text(self.template), *args)
 
-    def __format__(self, spec: str) -> str:
-        return format(self.template, spec)
-
     def __reduce__(self):  # across processes (workers, Dask) with its references
         return (type(self), (self.template, *self.args[1:]), self.__dict__)
-
-    @property
-    def parts(self) -> list[str | dict[str, str]]:
-        """The message as plain strings and references (:func:`swm_gis.messages.parts`)."""
-        return messages.parts(self.template)
-
-    def worded(self, words: Callable[[dict[str, str]], str]) -> str:
-        """The message with each reference worded by ``words`` (a front end's vocabulary)."""
-        return messages.render(self.template, words)
 
 
 class ConfigError(SwmGisError):

@@ -31,7 +31,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-__all__ = ["OPTIONS", "SWITCHES", "api_text", "api_words", "config_key", "option",
+__all__ = ["OPTIONS", "SWITCHES", "Templated", "api_text", "api_words", "config_key", "option",
            "key_text", "parts", "references", "render", "town_config"]
 
 #: The jobs' options, by their Python keyword names (``swm_gis.screen(site=...)``), with what
@@ -172,3 +172,23 @@ def render(text: str, words: Callable[[dict[str, str]], str]) -> str:
 def api_text(text: Any) -> str:
     """``text`` in Python's words (:func:`api_words`): what ``str(error)`` reads."""
     return render(str(text), api_words)
+
+
+class Templated:
+    """What a message holding references is, mixed into an error (``SwmGisError``) or a text
+    (``validate.ReportText``): its ``template`` keeps the references; an f-string that embeds
+    it keeps them (``__format__``), so a wrapping message is worded whole by each front end."""
+
+    template: str
+
+    def __format__(self, spec: str) -> str:
+        return format(self.template, spec)
+
+    @property
+    def parts(self) -> list[str | dict[str, str]]:
+        """The message as plain strings and references (:func:`parts`)."""
+        return parts(self.template)
+
+    def worded(self, words: Callable[[dict[str, str]], str]) -> str:
+        """The message with each reference worded by ``words`` (a front end's vocabulary)."""
+        return render(self.template, words)

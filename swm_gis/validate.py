@@ -21,7 +21,7 @@ from swm_gis.progress import Progress
 from swm_gis.rules.abutters import check_right_of_way_field, no_owner_type
 
 
-class ReportText(str):
+class ReportText(messages.Templated, str):
     """A report's message: reads in Python's words (as ``str(error)`` does), and keeps its
     references (:mod:`swm_gis.messages`) in :attr:`template`; an f-string that embeds it keeps
     them, as it does an error's, so a front end words the message whole.
@@ -39,16 +39,8 @@ class ReportText(str):
         self.template = template
         return self
 
-    def __format__(self, spec: str) -> str:
-        return format(self.template, spec)
-
     def __reduce__(self):  # copies (dataclasses.asdict) and pickles keep the references
         return (type(self), (self.template,))
-
-    @property
-    def parts(self) -> list[str | dict[str, str]]:
-        """The message as plain strings and references (:func:`swm_gis.messages.parts`)."""
-        return messages.parts(self.template)
 
 
 @dataclass

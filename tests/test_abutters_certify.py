@@ -145,8 +145,17 @@ def test_a_broken_join_fails_validate_and_is_refused_by_abutters(tmp_path, capsy
     assert "None of the 8 abutting parcel(s) that can have an owner joins a record" in said
     assert "[layers.assess.fields] parcel_id" in said
     assert not out.exists()
-    with pytest.raises(OwnerJoinError):
+    with pytest.raises(OwnerJoinError) as refused:
         swm_gis.abutter_package(swm_gis.load_config(toml), parcels="2-K-2")
+    # the figures travel as data too (``--progress json`` "details"), for the QGIS plugin
+    assert refused.value.details == {"ownable": 8, "examples": ["1-K-1", "1-K-2", "1-K-3"]}
+    assert "(e.g. 1-K-1, 1-K-2, 1-K-3, field" in str(refused.value)
+    code = main(["--progress", "json", "abutters", "-c", str(toml), "-p", "2-K-2", "-o",
+                 str(out)])
+    said = capsys.readouterr()
+    [event] = [json.loads(line) for line in (said.out + said.err).splitlines()
+               if '"type": "error"' in line]
+    assert (code, event["error"], event["details"]) == (2, "OwnerJoinError", refused.value.details)
 
 
 def test_a_healthy_join_passes_validate_with_its_rate(tmp_path, capsys):

@@ -201,16 +201,18 @@ def test_screening_class_names():
         "small parcel; no constraint found; NHESP not checked",
     ]
     assert ap.not_checked(df).tolist() == [None, "NHESP", "HUC", "NHESP"]
-    assert ap.screening_class(df, no_owner=np.array([1, 2, 0, 0])).tolist()[:2] == [
-        "right-of-way", "water"]
+    assert ap.screening_class(df, no_owner=np.array([1, 2, 3, 0])).tolist()[:3] == [
+        "right-of-way", "water", "outside the town; not subject to its Chapter 320"]
     classes = ap.all_classes()
     assert len(classes) == len(set(classes))
     # 2 sizes x each flag found / not found / not checked (4 constraints) x HUC checked or not;
     # with the drainage flags, also "drainage leaves the town's data" where one of them is
-    # neither found nor "not checked" (5 of their 9 combinations)
-    assert len(classes) == 2 * 3**2 * (3**2 + 5) * 2 + 2
+    # neither found nor "not checked" (5 of their 9 combinations); then right-of-way, water and
+    # a parcel outside the town
+    assert len(classes) == 2 * 3**2 * (3**2 + 5) * 2 + 3
     assert classes[0] == "large parcel; habitat, floodplain, ORW and impaired-water constraints"
-    assert classes[-2:] == ["right-of-way", "water"]
+    assert classes[-3:] == ["right-of-way", "water",
+                            "outside the town; not subject to its Chapter 320"]
     assert "small parcel; no mapped constraints" in classes
 
 

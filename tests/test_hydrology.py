@@ -9,7 +9,10 @@ import geopandas as gpd
 import numpy as np
 import pytest
 import shapely
+import shapely.affinity
 from affine import Affine
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from pyproj import CRS
 from shapely.geometry import LineString, box
 from valleykit import EPSG, X0, Y0, valley_dem, valley_layers, xy
@@ -177,3 +180,29 @@ def test_nearest_entry_without_dem():
     net = hy.stream_network(v["streams"], v["waterbodies"])
     e = hy.nearest_entry(box(*xy(300, 1200), *xy(400, 1300)), net)
     assert e.node == ("r", 0) and e.overland_length == pytest.approx(195.0)
+
+
+@settings(max_examples=60, deadline=None)
+@given(x=st.floats(-60, 320), y=st.floats(-60, 220), w=st.floats(0.5, 150), h=st.floats(0.5, 150),
+       turn=st.floats(0, 90), touched=st.booleans())
+def test_cells_under_a_polygon_are_those_of_the_whole_grid(x, y, w, h, turn, touched):
+    """``centre_cells`` rasterises only the cells under the polygon's bounds: the same cells, in
+    the same order, as rasterising the whole grid (polygons partly or wholly off it included)."""
+    from rasterio import features
+
+    flow = hy.flow_directions(plane())  # 20 x 30 cells of 10 m from (X0, Y0) down to the south
+    geom = shapely.affinity.rotate(box(X0 + x, Y0 - 200 + y, X0 + x + w, Y0 - 200 + y + h), turn)
+    whole = np.flatnonzero(features.rasterize([(geom, 1)], out_shape=flow.shape,
+                                              transform=flow.transform, fill=0,
+                                              all_touched=touched, dtype="uint8"))
+    assert flow.centre_cells(geom, all_touched=touched).tolist() == whole.tolist()
+
+
+def test_cells_of_a_polygon_by_hand():
+    """A box 6..30 m east of the grid's corner and 0..22 m south of it holds the centres of
+    columns 1 and 2 (15 and 25 m east) in rows 0 and 1 (5 and 15 m south): cells 1, 2, 31, 32."""
+    flow = hy.flow_directions(plane())
+    square = box(X0 + 6, Y0 - 22, X0 + 30, Y0)
+    assert flow.centre_cells(square).tolist() == [1, 2, 31, 32]
+    assert flow.centre_cells(box(X0 - 50, Y0 + 10, X0 - 20, Y0 + 40)).tolist() == []
+    assert flow.cells_of(box(X0 + 1, Y0 - 2, X0 + 2, Y0 - 1)).tolist() == [0]  # touched only

@@ -17,7 +17,8 @@ ROUNDING_L = 0.6
 
 def checked_classes() -> list[str]:
     """The classes a fully configured town can show: every check ran (32 parcel classes, and 24
-    whose drainage leaves the town's data), then right-of-way and water. A map's style holds
+    whose drainage leaves the town's data), then right-of-way, water and a parcel outside the
+    town. A map's style holds
     only the classes present in it."""
     return [c for c in all_classes() if "not checked" not in c]
 
@@ -38,10 +39,11 @@ def test_the_sample_towns_seventeen_classes_get_seventeen_colours():
 
 def test_every_possible_class_with_right_of_way_and_water_is_distinct():
     classes = checked_classes()
-    assert classes[-2:] == ["right-of-way", "water"]
+    assert classes[-3:] == ["right-of-way", "water",
+                            "outside the town; not subject to its Chapter 320"]
     colours = palette.class_colours(classes)
-    assert len(classes) == 58 and len(set(colours.values())) == 58
-    assert _min_step(list(colours.values())) >= (92 - 22) / 57 - ROUNDING_L
+    assert len(classes) == 59 and len(set(colours.values())) == 59
+    assert _min_step(list(colours.values())) >= (92 - 22) / 58 - ROUNDING_L
 
 
 def test_legend_neighbours_are_far_apart_in_grey():
@@ -111,6 +113,7 @@ def test_duplicates_and_empty_input():
 
 def test_two_level_legend_groups_by_parcel_size():
     groups = palette.legend_groups(checked_classes())
-    assert list(groups) == ["large parcel", "small parcel", "not a parcel"]
+    assert list(groups) == ["large parcel", "small parcel", "not a parcel", "outside the town"]
     assert len(groups["large parcel"]) == len(groups["small parcel"]) == 16 + 12
     assert groups["not a parcel"] == ["right-of-way", "water"]
+    assert groups["outside the town"] == ["not subject to its Chapter 320"]

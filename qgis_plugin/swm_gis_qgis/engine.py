@@ -75,13 +75,16 @@ class EngineError(Exception):
     ``parts`` is the engine's message as plain text and references (its ``--progress json``
     error event: strings, ``{"option": name, "metavar": m}``, ``{"key": section, "name": key}``,
     ``{"config": ""}``), so the plugin words each reference in the dialog's vocabulary; ``kind``
-    is the engine's error class (``"OwnerJoinError"``), '' when the engine gave none.
+    is the engine's error class (``"OwnerJoinError"``), '' when the engine gave none;
+    ``details`` its figures (``{"ownable": 5, "examples": [...]}``), read without parsing words.
     """
 
-    def __init__(self, message: str, *, parts: list | None = None, kind: str = "") -> None:
+    def __init__(self, message: str, *, parts: list | None = None, kind: str = "",
+                 details: dict | None = None) -> None:
         super().__init__(message)
         self.parts: list = list(parts) if parts else [str(message)]
         self.kind = kind
+        self.details: dict = dict(details or {})
 
 
 class EngineCanceled(EngineError):
@@ -290,10 +293,11 @@ class _Run:
     def failure(self) -> EngineError:
         """The error of a non-zero exit: the engine's error event, else its last lines."""
         if self.error and self.error.get("message"):
-            parts = self.error.get("parts")
+            parts, details = self.error.get("parts"), self.error.get("details")
             return EngineError(str(self.error["message"]),
                                parts=parts if isinstance(parts, list) else None,
-                               kind=str(self.error.get("error") or ""))
+                               kind=str(self.error.get("error") or ""),
+                               details=details if isinstance(details, dict) else None)
         # the last lines say what went wrong; the command line itself is for the engine log
         # (pushCommandInfo), not for the person reading the dialog
         tail = " ".join(line.strip() for line in (self.other_err or self.other_out)[-3:])

@@ -20,6 +20,7 @@ from swm_gis.applicability.overlays import (
     INCLUSIVE_TOL_FT,
     NHESP_FLAG,
     OUTPUT_COLUMNS,
+    OUTSIDE_CLASS,
     RIGHT_OF_WAY_CLASS,
     SQFT_PER_SQM,
     WATER_CLASS,
@@ -28,7 +29,7 @@ from swm_gis.applicability.overlays import (
     _Zones,
     nhesp_search_ft,
 )
-from swm_gis.coverage_rule import covered_by_all, covers
+from swm_gis.coverage_rule import covered_by_all, covers, in_town
 from swm_gis.terrain.catchments import DrainageGrid
 from swm_gis.units import FT_PER_M, SQFT_PER_ACRE, metres_per_unit, require_crs
 
@@ -94,7 +95,7 @@ _NC = len(CONSTRAINTS)
 _NK = len(CHECKED)
 _LEAVES_BIT = 1 << (1 + _NC + _NK)
 _N_CODES = 1 << (2 + _NC + _NK)
-_ROW_CODE, _WATER_CODE = _N_CODES, _N_CODES + 1
+_ROW_CODE, _WATER_CODE, _OUTSIDE_CODE = _N_CODES, _N_CODES + 1, _N_CODES + 2
 
 
 def _class_of_code(code: int) -> str:
@@ -102,6 +103,8 @@ def _class_of_code(code: int) -> str:
         return RIGHT_OF_WAY_CLASS
     if code == _WATER_CODE:
         return WATER_CLASS
+    if code == _OUTSIDE_CODE:
+        return OUTSIDE_CLASS
     names = [name for i, (_, name) in enumerate(CONSTRAINTS) if code & (2 << i)]
     unchecked = (code >> (1 + _NC)) & ((1 << _NK) - 1)
     return class_name(bool(code & 1), names, _unchecked_names(unchecked),
@@ -129,7 +132,7 @@ def _valid(code: int) -> bool:
     return True
 
 
-_CLASS_BY_CODE = np.array([_class_of_code(c) for c in range(_N_CODES + 2)], dtype=object)
+_CLASS_BY_CODE = np.array([_class_of_code(c) for c in range(_N_CODES + 3)], dtype=object)
 _NOT_CHECKED_BY_MASK = np.array([", ".join(_unchecked_names(m)) or None
                                  for m in range(1 << _NK)], dtype=object)
 
@@ -141,7 +144,7 @@ def _legend_codes() -> list[int]:
         n = bin((code >> 1) & ((1 << _NC) - 1)).count("1")
         return (0, -(code & 1), -n, bin(code >> (1 + _NC)).count("1"), code)  # leaves: last
 
-    return sorted((c for c in range(_N_CODES + 2) if _valid(c)), key=key)
+    return sorted((c for c in range(_N_CODES + 3) if _valid(c)), key=key)
 
 
 _RANK = {c: i for i, c in enumerate(all_classes())}
@@ -153,10 +156,11 @@ def screening_class(flags: pd.DataFrame, *, no_owner: np.ndarray | None = None,
 
     Uses ``can_reach_trigger``, the constraint flags of :data:`CONSTRAINTS` and, for what was
     not checked, the flags of :data:`CHECKED`: a null flag (or a missing column) is named as not
-    checked, never read as "no constraint". ``no_owner`` (0 a parcel, 1 right-of-way, 2 water)
-    gives those polygons their own class. ``leaves`` (per row, bits in :data:`CHECKED` order)
-    marks the null drainage flags that are unknown because the flow leaves the town's data:
-    the class says :data:`LEAVES_TEXT` for them instead of "not checked".
+    checked, never read as "no constraint". ``no_owner`` (0 a parcel, 1 right-of-way, 2 water,
+    3 outside the town) gives those polygons their own class. ``leaves`` (per row, bits in
+    :data:`CHECKED` order) marks the null drainage flags that are unknown because the flow
+    leaves the town's data: the class says :data:`LEAVES_TEXT` for them instead of "not
+    checked".
     """
     code = np.asarray(_as_bool(flags["can_reach_trigger"]), dtype=np.int64)
     for i, (col, _) in enumerate(CONSTRAINTS):
@@ -166,7 +170,8 @@ def screening_class(flags: pd.DataFrame, *, no_owner: np.ndarray | None = None,
     if leaves is not None:
         code |= np.where(np.asarray(leaves) != 0, _LEAVES_BIT, 0).astype(np.int64)
     if no_owner is not None:
-        code = np.where(no_owner == 1, _ROW_CODE, np.where(no_owner == 2, _WATER_CODE, code))
+        special = np.array([0, _ROW_CODE, _WATER_CODE, _OUTSIDE_CODE], dtype=np.int64)
+        code = np.where(no_owner > 0, special[np.clip(no_owner, 0, 3)], code)
     return pd.Series(_CLASS_BY_CODE[code], index=flags.index, name="screening_class",
                      dtype=object)
 
@@ -235,7 +240,9 @@ def classify_parcels(parcels: gpd.GeoDataFrame, overlays: Overlays, *,
     reference layers are absent, or do not cover the area the check searches (the parcel, or for
     NHESP the parcel and the ``[rules] habitat_distance_ft`` around it), is null unless the
     layers found the feature anyway; ``not_checked`` names those checks and the class says so.
-    Right-of-way and water polygons (``no_owner_class``) get their own class. A frame without a
+    Right-of-way and water polygons (``no_owner_class``) get their own class, and so does a
+    parcel sharing no area with the town boundary (``Overlays.town``,
+    :func:`swm_gis.coverage_rule.in_town`): "outside the town". A frame without a
     CRS is refused (:class:`~swm_gis.errors.CrsError`).
 
     Parameters
@@ -295,8 +302,11 @@ def classify_parcels(parcels: gpd.GeoDataFrame, overlays: Overlays, *,
     out["impairment_causes"] = causes
     mask = leaves_mask(left[0], left[1])
     out["not_checked"] = not_checked(out, leaves=mask)
-    out["screening_class"] = screening_class(out, no_owner=no_owner_class(parcels, rules),
-                                             leaves=mask)
+    # a parcel beyond the town line is not the town's: the screening refuses it as a site
+    # (right-of-way and water keep their class: neither is a parcel the town screens)
+    no_owner = no_owner_class(parcels, rules)
+    no_owner = np.where((no_owner == 0) & ~in_town(geoms, overlays.town), 3, no_owner)
+    out["screening_class"] = screening_class(out, no_owner=no_owner, leaves=mask)
     return gpd.GeoDataFrame(out[OUTPUT_COLUMNS], geometry=parcels.geometry.values,
                             crs=parcels.crs)
 

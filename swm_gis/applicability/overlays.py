@@ -94,6 +94,9 @@ CHECKED = (
 #: :func:`swm_gis.rules.abutters.no_owner_type`): whatever their flags.
 RIGHT_OF_WAY_CLASS = "right-of-way"
 WATER_CLASS = "water"
+#: A parcel that shares no area with the town boundary (:func:`swm_gis.coverage_rule.in_town`):
+#: the screening refuses it as a site, so the map says so instead of classing it.
+OUTSIDE_CLASS = "outside the town; not subject to its Chapter 320"
 
 #: Constraint flags in the order they are named in ``screening_class``.
 CONSTRAINTS = (
@@ -229,6 +232,10 @@ class Overlays:
     nhesp_complete
         All three NHESP layers configured: only then can "no NHESP feature within 500 ft" be
         said.
+    town
+        The union of the town boundary's polygons (:func:`swm_gis.io.coverage.town_area`): a
+        parcel sharing no area with it is classed "outside the town"; None (no boundary) makes
+        every parcel the town's.
     """
 
     rules: Rules = field(default_factory=Rules)
@@ -244,6 +251,8 @@ class Overlays:
     coverage: dict[str, Any] = field(default_factory=dict)
     #: All three NHESP layers configured: only then can "no NHESP feature within 500 ft" be said.
     nhesp_complete: bool = False
+    #: The town boundary's union (None: no boundary; every parcel is the town's).
+    town: Any = None
 
     @classmethod
     def build(
@@ -258,6 +267,7 @@ class Overlays:
         huc10: gpd.GeoDataFrame | None = None,
         drainage: DrainageGrid | None = None,
         coverage: dict[str, Any] | None = None,
+        town: shapely.Geometry | None = None,
         max_piece_vertices: int = MAX_PIECE_VERTICES,
     ) -> Overlays:
         """Prepare reference frames (logical field names, working CRS) for :func:`classify_parcels`.
@@ -267,7 +277,9 @@ class Overlays:
         true) are dissolved so overlapping zones are not counted twice; polygons are cut into
         small pieces by ``subdivide`` (areas and distances are unchanged by the cut).
         ``coverage`` maps ``"nhesp"`` / ``"sfha"`` to the area their layers cover (default:
-        everywhere). "No NHESP feature within 500 ft" needs all three NHESP layers.
+        everywhere). "No NHESP feature within 500 ft" needs all three NHESP layers. ``town``
+        is the town boundary's union (:func:`swm_gis.io.coverage.town_area`; None: no boundary,
+        every parcel is the town's).
         """
         rules = rules or Rules()
         # the three preparations are independent and mostly GEOS work, which releases the GIL:
@@ -285,7 +297,8 @@ class Overlays:
         complete = all(f is not None for f in (nhesp_priority, nhesp_estimated, vernal_pools))
         cov = {k: g for k, g in (coverage or {}).items() if g is not None}
         return cls(rules=rules, habitats=habitats, sfha=sfha, huc12=h12, huc12_names=names,
-                   huc10=h10, drainage=drainage, coverage=cov, nhesp_complete=complete)
+                   huc10=h10, drainage=drainage, coverage=cov, nhesp_complete=complete,
+                   town=town)
 
 
 def _habitat_pieces(nhesp_priority: gpd.GeoDataFrame | None,
@@ -418,5 +431,5 @@ def available_cores() -> int:
 
 
 __all__ = ["CHECKED", "CONSTRAINTS", "DEFAULT_CHUNK_SIZE", "NHESP_FLAG", "OLD_COLUMNS",
-           "RIGHT_OF_WAY_CLASS", "SECTIONS", "WATER_CLASS", "Overlays", "available_cores",
-           "grown_envelopes", "nhesp_search_ft", "subdivide"]
+           "OUTSIDE_CLASS", "RIGHT_OF_WAY_CLASS", "SECTIONS", "WATER_CLASS", "Overlays",
+           "available_cores", "grown_envelopes", "nhesp_search_ft", "subdivide"]

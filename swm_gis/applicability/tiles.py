@@ -193,7 +193,8 @@ def load_overlays(config: TownConfig, extent: BBox | None, *,
     coverage, bases = {}, {}
     for name, keys in (("nhesp", _NHESP), ("sfha", ("flood_zones",))):
         coverage[name], bases[name] = coverage_areas(config, list(keys), town=town)
-    overlays = Overlays.build(rules=config.rules, drainage=drainage, coverage=coverage, **frames)
+    overlays = Overlays.build(rules=config.rules, drainage=drainage, coverage=coverage,
+                              town=town, **frames)
     overlays.checks = _checks(config, frames, drainage_checks, bases)
     return overlays
 

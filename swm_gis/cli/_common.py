@@ -90,6 +90,8 @@ class Reporter:
             obj: dict[str, Any] = {"type": "error", "message": message, "exit_code": exit_code}
             if error is not None:
                 obj |= {"error": type(error).__name__, "parts": error.parts}
+                if error.details:
+                    obj["details"] = dict(error.details)
             self._emit(obj)
         elif self.err.is_terminal:
             self.err.print(Panel(message, title="swm-gis: cannot continue", title_align="left",

@@ -330,7 +330,7 @@ class TownConfig:
         """The layer ``key``; a :class:`~swm_gis.errors.ConfigError` if it is not configured."""
         if key not in self.layers:
             raise ConfigError(
-                f"The town config {self.path or ''} has no {config_key(f'layers.{key}')} "
+                f"The town config {self.path or ''} has no {layer_key(key)} "
                 f"section; add one with a path to the {key} layer."
             )
         return self.layers[key]
@@ -507,7 +507,7 @@ COVERAGE_CHOICES = ("town", "extent", "statewide")
 
 
 def _parse_layer(key: str, raw: Any, base_dir: Path, where: str) -> LayerSpec:
-    section = config_key(f"layers.{key}")
+    section = layer_key(key)
     if not isinstance(raw, dict) or not raw.get("path"):
         raise ConfigError(f'{where}: {section} needs path = "..." (a file, zip, database '
                           'connection or GDAL source; or a list of them).')
@@ -535,16 +535,16 @@ def _check_layer_fields(key: str, given: dict, schema: LayerSchema, where: str) 
     if unknown:
         hints = "".join(did_you_mean(k, schema.fields) for k in unknown[:3])
         raise ConfigError(
-            f"{where}: {config_key(f'layers.{key}.fields')} names unknown logical field(s) "
+            f"{where}: {layer_key(f'{key}.fields')} names unknown logical field(s) "
             f"{', '.join(unknown)}.{hints} Known for {key}: {', '.join(schema.fields) or 'none'}."
         )
     check_values(given, dict.fromkeys(schema.fields, TEXT_OR_EMPTY), where=where,
-                 section=config_key(f"layers.{key}.fields"))
+                 section=layer_key(f"{key}.fields"))
     required_off = sorted(k for k, v in given.items() if not v.strip()
                           and k in schema.required_fields)
     if required_off:
         raise ConfigError(
-            f"{where}: {config_key(f'layers.{key}.fields')} {', '.join(required_off)} cannot be "
+            f"{where}: {layer_key(f'{key}.fields')} {', '.join(required_off)} cannot be "
             "empty; the rules need it. Name the source field that holds it."
         )
 
@@ -572,31 +572,30 @@ def _with_sources(spec: LayerSpec, raw: dict, base_dir: Path, where: str) -> Lay
     ``layer`` is one name for every source or a list with one name per source.
     """
     key = spec.key
-    section = f"layers.{key}"
     paths, layer = raw["path"], raw.get("layer")
     if isinstance(paths, list):
         if not paths or not all(isinstance(p, str) and p.strip() for p in paths):
-            raise ConfigError(f"{where}: {config_key(section, 'path')} = [...] must list one or "
+            raise ConfigError(f"{where}: {layer_key(key, 'path')} = [...] must list one or "
                               "more file names or connections (text).")
     elif not isinstance(paths, str):
-        raise ConfigError(f"{where}: {config_key(section, 'path')} must be text or a list of "
+        raise ConfigError(f"{where}: {layer_key(key, 'path')} must be text or a list of "
                           "texts.")
     many = isinstance(paths, list)
     plist = paths if many else [paths]
     if isinstance(layer, list):
         if not many or len(layer) != len(plist) or not all(isinstance(v, str) for v in layer):
             raise ConfigError(
-                f"{where}: {config_key(section, 'layer')} = [...] needs one layer name per path "
+                f"{where}: {layer_key(key, 'layer')} = [...] needs one layer name per path "
                 f"({len(plist)} path(s), {len(layer)} layer name(s))."
             )
         layers = layer
     elif layer is None or isinstance(layer, str):
         layers = [layer] * len(plist)
     else:
-        raise ConfigError(f"{where}: {config_key(section, 'layer')} must be text (or a list, one "
+        raise ConfigError(f"{where}: {layer_key(key, 'layer')} must be text (or a list, one "
                           "per path).")
     for p in plist:
-        _refuse_password(p, f"{where}: {config_key(section, 'path')}")
+        _refuse_password(p, f"{where}: {layer_key(key, 'path')}")
     parts = tuple(replace(spec, path=_resolve_path(str(p), base_dir), layer=lay)
                   for p, lay in zip(plist, layers, strict=True))
     if not many:

@@ -18,7 +18,14 @@ from swm_gis.messages import config_key
 
 
 class OwnerJoinError(SwmGisError):
-    """The assessing table joins none of the abutting parcels: the id fields do not match."""
+    """The assessing table joins none of the abutting parcels: the id fields do not match.
+    ``details``: ``ownable`` (how many abutters can have an owner) and ``examples`` (their
+    first ids)."""
+
+    def __init__(self, message: object = "", *args: object, ownable: int = 0,
+                 examples: tuple[str, ...] = ()) -> None:
+        super().__init__(message, *args)
+        self.details = {"ownable": ownable, "examples": list(examples)}
 
 
 def check_owner_join(config: TownConfig, listed: gpd.GeoDataFrame, assess: pd.DataFrame
@@ -32,7 +39,8 @@ def check_owner_join(config: TownConfig, listed: gpd.GeoDataFrame, assess: pd.Da
     parcels_spec, assess_spec = config.layer("parcels"), config.layer("assess")
     field_of = {"parcels": (listed.attrs.get("field_map") or {}).get("id"),
                 "assess": (assess.attrs.get("field_map") or {}).get("parcel_id")}
-    example = ", ".join(ownable["id"].dropna().astype(str).head(3)) or "(none)"
+    examples = tuple(ownable["id"].dropna().astype(str).head(3))
+    example = ", ".join(examples) or "(none)"
     raise OwnerJoinError(
         f"None of the {len(ownable)} abutting parcel(s) that can have an owner joins a record "
         f"of {assess_spec.describe()} ({config_key('layers.assess')}): their ids (e.g. "
@@ -43,7 +51,7 @@ def check_owner_join(config: TownConfig, listed: gpd.GeoDataFrame, assess: pd.Da
         f"be missing. Check {config_key('layers.parcels.fields', 'id')} and "
         f"{config_key('layers.assess.fields', 'parcel_id')}: "
         "they must name fields holding the same ids (MassGIS: LOC_ID in both); "
-        "swm-gis data validate reports the join rate.")
+        "swm-gis data validate reports the join rate.", ownable=len(ownable), examples=examples)
 
 
 def subject_owners(assess: pd.DataFrame, ids: list[str]) -> dict[str, list[str]]:

@@ -12,9 +12,11 @@ from __future__ import annotations
 from typing import Any
 
 import geopandas as gpd
+import numpy as np
 import shapely
 
 from swm_gis.config.town import TownConfig
+from swm_gis.coverage_rule import in_town
 from swm_gis.io import layers as io
 from swm_gis.messages import config_key
 from swm_gis.rules.development import development_type
@@ -62,7 +64,7 @@ def town_check(config: TownConfig, site_union: shapely.Geometry, *,
     for what, geom in parts:
         frame = io.read_layer(config, key, mask=geom)
         town = shapely.union_all(frame.geometry.values) if len(frame) else None
-        if town is None or shapely.area(shapely.intersection(geom, town)) <= 0:
+        if town is None or not in_town(np.array([geom], dtype=object), town)[0]:
             raise GeometryError(
                 f"The {what} does not touch {config.name} (none of its "
                 f"{config_key('layers.' + key)} "

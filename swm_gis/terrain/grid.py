@@ -60,15 +60,29 @@ class FlowGrid:
 
     def cells_of(self, geom: shapely.Geometry) -> np.ndarray:
         """Linear indices of the cells whose centre is in ``geom`` (or that it touches, if none)."""
+        idxs = self.centre_cells(geom)
+        return idxs if idxs.size else self.centre_cells(geom, all_touched=True)
+
+    def centre_cells(self, geom: shapely.Geometry, *, all_touched: bool = False) -> np.ndarray:
+        """Linear indices (ascending) of the cells whose centre is in ``geom`` (``all_touched``:
+        that it touches), rasterised over the cells under its bounds only, not the whole grid."""
         from rasterio import features
 
-        for touched in (False, True):
-            burn = features.rasterize([(geom, 1)], out_shape=self.shape, transform=self.transform,
-                                      fill=0, all_touched=touched, dtype="uint8")
-            idxs = np.flatnonzero(burn)
-            if idxs.size:
-                return idxs
-        return idxs
+        rows, cols = self.shape
+        none = np.array([], dtype=np.int64)
+        if geom is None or shapely.is_empty(geom):
+            return none
+        x0, y0, x1, y1 = shapely.bounds(geom)
+        (ca, ra), (cb, rb) = ~self.transform * (x0, y0), ~self.transform * (x1, y1)
+        r0, r1 = max(int(np.floor(min(ra, rb))), 0), min(int(np.ceil(max(ra, rb))) + 1, rows)
+        c0, c1 = max(int(np.floor(min(ca, cb))), 0), min(int(np.ceil(max(ca, cb))) + 1, cols)
+        if r0 >= r1 or c0 >= c1:
+            return none
+        burn = features.rasterize([(geom, 1)], out_shape=(r1 - r0, c1 - c0),
+                                  transform=self.transform * self.transform.translation(c0, r0),
+                                  fill=0, all_touched=all_touched, dtype="uint8")
+        r, c = np.nonzero(burn)
+        return ((r + r0) * cols + (c + c0)).astype(np.int64)
 
 
 def flow_directions(dem: Raster) -> FlowGrid:

@@ -364,25 +364,22 @@ def feature_cells(flow: FlowGrid, geoms: np.ndarray, *, areas: bool = True
     water (:func:`marks_on_paths`), in a screening's trace and in the applicability map's
     catchments alike.
     """
-    from rasterio import features as rfeatures
-
     geoms = np.asarray(geoms, dtype=object)
     one = point_cells(flow, geoms)
     cells, rows = [], []
-    poly = np.isin(shapely.get_type_id(geoms), [3, 6]) if len(geoms) else np.zeros(0, bool)
+    kinds = shapely.get_type_id(geoms) if len(geoms) else np.zeros(0, dtype=int)
     valid = np.isfinite(flow.elevation.ravel())
     for i, g in enumerate(geoms.tolist()):
         got = np.array([], dtype=np.int64)
-        if areas and not poly[i] and shapely.get_type_id(g) not in (0, 4):
+        polygon, point = kinds[i] in (3, 6), kinds[i] in (0, 4)
+        if areas and not polygon and not point:
             pass  # a line is met where the network follows it, never overland
-        elif areas and poly[i]:
-            burn = rfeatures.rasterize([(g, 1)], out_shape=flow.shape, transform=flow.transform,
-                                       fill=0, all_touched=False, dtype="uint8")
-            got = np.flatnonzero(burn.ravel())
-            got = got[valid[got]]
-        if not len(got) and one[i] >= 0 and (poly[i] or not areas or
-                                             shapely.get_type_id(g) in (0, 4)):
-            got = np.array([one[i]], dtype=np.int64)
+        else:
+            if areas and polygon:
+                got = flow.centre_cells(g)
+                got = got[valid[got]]
+            if not len(got) and one[i] >= 0:
+                got = np.array([one[i]], dtype=np.int64)
         cells.append(got)
         rows.append(np.full(len(got), i, dtype=np.int64))
     if not cells:

@@ -257,19 +257,27 @@ def test_distance_include_subject_and_a_rerun_into_the_same_folder(plugin, town,
     assert wider["ABUTTER_COUNT"] == 7
 
 
-@pytest.mark.parametrize(("message", "figures"), [
-    ("None of the 5 abutting parcel(s) that can have an owner joins a record of 'assess' "
-     "([layers.assess]): their ids (e.g. P1, P3, P4, field 'LOC_ID' of 'parcels') are not in "
-     "the assessing table's field 'LOC_ID'", (5, ["P1", "P3", "P4"])),
-    ("None of the 2 abutting parcel(s) that can have an owner joins a record of x: their ids "
-     "(e.g. (none), field 'id' of y)", (2, [])),
+@pytest.mark.parametrize(("details", "said"), [
+    ({"ownable": 5, "examples": ["P1", "P3", "P4"]},
+     "None of the 5 abutting parcel(s) (e.g. P1, P3, P4) has an owner record"),
+    ({"ownable": 2, "examples": []}, "None of the 2 abutting parcel(s) (e.g. none) has an owner "
+                                     "record"),
 ])
-def test_the_engines_owner_join_refusal_is_read_by_its_class(plugin, message, figures):
+def test_the_engines_owner_join_refusal_is_read_by_its_class(plugin, details, said):
     """The refusal is recognised by the engine's error class (OwnerJoinError), not its words;
-    its count and first ids are read with plain string methods."""
+    its count and first ids come from the error's ``details``, never parsed from its text."""
     from swm_gis_qgis.algorithms import abutters
     from swm_gis_qgis.engine import EngineError
 
-    assert abutters._owner_join_figures(message) == figures
+    class UserConfig:  # the user gave a town config: the fields are named as in it
+        def town_config(self):
+            return "town.toml"
+
+    message = "None of the abutting parcels joins (words the plugin does not read)"
     alg = abutters.AbuttersAlgorithm()
-    assert alg.engine_refusal(EngineError(message, kind="ValueError"), None) is None
+    text = alg.engine_refusal(EngineError(message, kind="OwnerJoinError", details=details),
+                              UserConfig())
+    assert text.startswith(said)
+    assert "the parcel id field and the assessing table's parcel id field" in text
+    assert alg.engine_refusal(EngineError(message, kind="ValueError", details=details),
+                              None) is None

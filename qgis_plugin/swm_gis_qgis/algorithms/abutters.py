@@ -229,8 +229,8 @@ says how many recipients cannot be mailed.
         """The engine's own refusal of an ownerless package in the words of the plugin's."""
         if exc.kind != "OwnerJoinError":
             return None
-        count, ids = _owner_join_figures(str(exc))
-        return no_owner_text(count, ids, ws)
+        return no_owner_text(int(exc.details.get("ownable") or 0),
+                             [str(i) for i in exc.details.get("examples") or ()], ws)
 
     def collect(self, result, parameters, context, feedback, ws):
         out = Path(self._out)
@@ -296,16 +296,6 @@ def no_owner_text(ownable: int, ids: list[str], ws) -> str:
             f"that {fields} hold the same parcel ids, and that the assessing table covers this "
             "area. No mailing list, labels or certification were written: an empty list is "
             "never certified.")
-
-
-def _owner_join_figures(message: str) -> tuple[int, list[str]]:
-    """The count and first ids of the engine's OwnerJoinError (swm_gis.rules.owner_join:
-    "None of the N abutting parcel(s) ... (e.g. A, B, field ...")."""
-    words = message.split()
-    count = int(words[3]) if len(words) > 3 and words[3].isdigit() else 0
-    _, _, rest = message.partition("(e.g. ")
-    example = rest.partition(", field ")[0]
-    return count, ([] if example in ("", "(none)") else example.split(", "))
 
 
 def _first_ids(path: Path, n: int = 3) -> list[str]:
