@@ -332,6 +332,14 @@ class Workspace:
                                          "and choose the layers instead.")
         return path
 
+    def town_name(self) -> str:
+        """The town's name for the reports, from the town name parameter; "" when not set
+        (never guessed: a certified list must not name the wrong town)."""
+        if self.alg.parameterDefinition("TOWN_NAME") is None:
+            return ""
+        return (self.alg.parameterAsString(self.parameters, "TOWN_NAME", self.context)
+                or "").strip()
+
     def config_parcels(self) -> dict[str, str] | None:
         """The parcels the town config file names: {"files": [...], "layer", "id"} (its id
         field, default LOC_ID), or None without a config."""
@@ -435,32 +443,11 @@ class Workspace:
     def export(self, name: str, file_stem: str, *, keep_fields: list[str] | None = None,
                rename: dict[str, str] | None = None, mixed_geometry: bool = False) -> str:
         """Write parameter ``name``'s features (selection honoured) to ``file_stem``.gpkg."""
-        source = self.alg.parameterAsSource(self.parameters, name, self.context)
-        if source is None:
-            raise QgsProcessingException(f"{name}: cannot open the layer.")
+        source = self.checked_source(name)
         label = self.source_layer_label(name)
         crs = source.sourceCrs()
-        has_geom = source.wkbType() not in (QgsWkbTypes.Type.NoGeometry, QgsWkbTypes.Type.Unknown)
-        if has_geom and crs_missing(crs):
-            raise QgsProcessingException(
-                f"{name} ({label}) has no coordinate reference system, so distances and areas "
-                "cannot be measured. Set it in the layer's Properties > Source > Assigned "
-                "Coordinate Reference System (MassGIS data: EPSG:26986, NAD83 / Massachusetts "
-                "Mainland; GPS longitude/latitude: EPSG:4326) and run again.")
-        if source.featureCount() == 0:
-            sel = " (only selected features: is anything selected?)" if \
-                self.selected_only(name) else ""
-            raise QgsProcessingException(f"{name} ({label}) has no features{sel}.")
-        src_fields = source.fields()
-        rename = rename or {}
-        idx = [src_fields.indexOf(f) for f in (keep_fields or [])
-               if f.lower() != "fid" or f in rename]  # GeoPackage keeps fid for itself
-        fields = QgsFields()
-        for i in idx:
-            fld = QgsField(src_fields.at(i))
-            if fld.name() in rename:
-                fld.setName(rename[fld.name()])
-            fields.append(fld)
+        has_geom = _has_geometry(source)
+        fields, idx = _export_fields(source.fields(), keep_fields or [], rename or {})
         if not has_geom:
             wkb = QgsWkbTypes.Type.NoGeometry
         elif mixed_geometry:  # e.g. impaired waters: streams (lines) and ponds (polygons)
@@ -477,6 +464,42 @@ class Workspace:
                                             self.context.transformContext(), opts)
         if writer.hasError() != QgsVectorFileWriter.WriterError.NoError:
             raise QgsProcessingException(f"Cannot write {path}: {writer.errorMessage()}")
+        failed = self._write_features(source, writer, fields, idx, wkb, has_geom)
+        del writer  # flush and close, before any refusal (the file is not left open)
+        if failed:
+            raise QgsProcessingException(
+                failed if failed == "Cancelled." else
+                f"Cannot export {name} ({label}) to {path}: {failed}")
+        self.record_input(name, source, path)
+        n = source.featureCount()
+        self.feedback.pushInfo(f"{self.label(name)}: {n:,} feature{'' if n == 1 else 's'} of "
+                               f"{label}"
+                               f"{' (selected features only)' if self.selected_only(name) else ''}")
+        return path
+
+    def checked_source(self, name: str):
+        """Parameter ``name``'s feature source, refused when it cannot be opened, has
+        geometry but no CRS, or has no features."""
+        source = self.alg.parameterAsSource(self.parameters, name, self.context)
+        if source is None:
+            raise QgsProcessingException(f"{name}: cannot open the layer.")
+        label = self.source_layer_label(name)
+        if _has_geometry(source) and crs_missing(source.sourceCrs()):
+            raise QgsProcessingException(
+                f"{name} ({label}) has no coordinate reference system, so distances and areas "
+                "cannot be measured. Set it in the layer's Properties > Source > Assigned "
+                "Coordinate Reference System (MassGIS data: EPSG:26986, NAD83 / Massachusetts "
+                "Mainland; GPS longitude/latitude: EPSG:4326) and run again.")
+        if source.featureCount() == 0:
+            sel = " (only selected features: is anything selected?)" if \
+                self.selected_only(name) else ""
+            raise QgsProcessingException(f"{name} ({label}) has no features{sel}.")
+        return source
+
+    def _write_features(self, source, writer, fields: QgsFields, idx: list[int], wkb,
+                        has_geom: bool) -> str | None:
+        """Copy ``source``'s features (attributes at ``idx``) into ``writer``; None, or why
+        it stopped ("Cancelled.", or the writer's error)."""
         request = QgsFeatureRequest()
         if not has_geom:
             request.setFlags(QgsFeatureRequest.Flag.NoGeometry)
@@ -485,8 +508,7 @@ class Workspace:
         for feat in source.getFeatures(request,
                                        QgsProcessingFeatureSource.Flag.FlagSkipGeometryValidityChecks):
             if self.feedback.isCanceled():
-                del writer
-                raise QgsProcessingException("Cancelled.")
+                return "Cancelled."
             out = QgsFeature(fields)
             attrs = feat.attributes()
             out.setAttributes([attrs[i] for i in idx])
@@ -496,11 +518,14 @@ class Workspace:
                     geom.convertToMultiType()
                 out.setGeometry(geom)
             if not writer.addFeature(out):
-                msg = writer.errorMessage()
-                del writer
-                raise QgsProcessingException(f"Cannot export {name} ({label}) to {path}: {msg}")
-        del writer  # flush and close
+                return writer.errorMessage()
+        return None
+
+    def record_input(self, name: str, source, path: str) -> None:
+        """What the provenance says of input ``name``: its layer, source, CRS, filter,
+        selection and feature count, and where it was exported to."""
         layer = self.layer_of(name)
+        crs = source.sourceCrs()
         self.inputs[name] = {
             "layer": layer.name() if layer is not None else None,
             "source": layer.publicSource() if layer is not None else str(
@@ -510,11 +535,6 @@ class Workspace:
             "selected_features_only": self.selected_only(name),
             "features": source.featureCount(), "exported_to": path,
         }
-        n = source.featureCount()
-        self.feedback.pushInfo(f"{self.label(name)}: {n:,} feature{'' if n == 1 else 's'} of "
-                               f"{label}"
-                               f"{' (selected features only)' if self.selected_only(name) else ''}")
-        return path
 
     def add_vector(self, li: LayerInput) -> None:
         source = self.alg.parameterAsSource(self.parameters, li.param, self.context)
@@ -566,8 +586,12 @@ class Workspace:
             raise QgsProcessingException(
                 f"WORKING_CRS {crs_id} is geographic (degrees); distances and areas need a "
                 "projected CRS such as EPSG:26986 (NAD83 / Massachusetts Mainland).")
-        town = name or self.alg.parameterAsString(self.parameters, "TOWN_NAME", self.context) \
-            or "Town (name not set)"
+        town = name or self.town_name()
+        if not town:
+            refusal = self.alg.unnamed_town(self.parameters, self.context)
+            if refusal:
+                raise QgsProcessingException(refusal)
+            town = UNNAMED_TOWN  # nothing this run writes prints it
         lines = [*header.splitlines(), "[town]",
                  f"name = {_toml(town)}", f"crs = {_toml(crs_id)}", ""]
         if self.rules:
@@ -575,25 +599,23 @@ class Workspace:
             lines += [f"{k} = {_toml(v)}" for k, v in self.rules.items()]
             lines.append("")
         for key, entry in self.layers.items():
-            lines.append(f"[layers.{key}]")
-            lines.append(f"path = {_toml(entry['path'])}")
-            if entry.get("layer"):
-                lines.append(f"layer = {_toml(entry['layer'])}")
-            if entry.get("crs"):
-                lines.append(f"crs = {_toml(entry['crs'])}")
-            if entry.get("label"):
-                lines.append(f"label = {_toml(entry['label'])}")
-            if key == "parcels" and self.right_of_way:
-                values = ", ".join(_toml(v) for v in self.right_of_way["values"])
-                lines.append(f"right_of_way = {{field = {_toml(self.right_of_way['field'])}, "
-                             f"values = [{values}]}}")
-            if entry.get("fields"):
-                lines.append(f"[layers.{key}.fields]")
-                lines += [f"{k} = {_toml(v)}" for k, v in entry["fields"].items()]
-            lines.append("")
+            lines += self._layer_lines(key, entry)
         path = target or self.folder / "town.toml"
         path.write_text("\n".join(lines), encoding="utf-8")
         return str(path)
+
+    def _layer_lines(self, key: str, entry: dict) -> list[str]:
+        """The ``[layers.KEY]`` table of the town config for ``entry``."""
+        lines = [f"[layers.{key}]", f"path = {_toml(entry['path'])}"]
+        lines += [f"{k} = {_toml(entry[k])}" for k in ("layer", "crs", "label") if entry.get(k)]
+        if key == "parcels" and self.right_of_way:
+            values = ", ".join(_toml(v) for v in self.right_of_way["values"])
+            lines.append(f"right_of_way = {{field = {_toml(self.right_of_way['field'])}, "
+                         f"values = [{values}]}}")
+        if entry.get("fields"):
+            lines.append(f"[layers.{key}.fields]")
+            lines += [f"{k} = {_toml(v)}" for k, v in entry["fields"].items()]
+        return [*lines, ""]
 
     def config_path(self, *, site_standin: str | None = None) -> str:
         """The town config file if given, else the exported layers' temporary config.
@@ -799,3 +821,27 @@ def _toml(value: Any) -> str:
     if isinstance(value, (int, float)):
         return repr(value)
     return json.dumps(str(value), ensure_ascii=False)
+
+
+#: The town's name in a config for a run that prints no report or list (a single check
+#: without its report): the engine needs one, nobody reads it.
+UNNAMED_TOWN = "(town not named)"
+
+
+def _has_geometry(source) -> bool:
+    return source.wkbType() not in (QgsWkbTypes.Type.NoGeometry, QgsWkbTypes.Type.Unknown)
+
+
+def _export_fields(src_fields: QgsFields, keep_fields: list[str],
+                   rename: dict[str, str]) -> tuple[QgsFields, list[int]]:
+    """The exported layer's fields (``keep_fields`` of ``src_fields``, renamed per ``rename``)
+    and their indexes in the source. ``fid`` goes (GeoPackage keeps it for itself) unless it is
+    renamed."""
+    idx = [src_fields.indexOf(f) for f in keep_fields if f.lower() != "fid" or f in rename]
+    fields = QgsFields()
+    for i in idx:
+        fld = QgsField(src_fields.at(i))
+        if fld.name() in rename:
+            fld.setName(rename[fld.name()])
+        fields.append(fld)
+    return fields, idx

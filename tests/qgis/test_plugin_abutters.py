@@ -45,7 +45,7 @@ def test_selected_subject_parcel_gives_the_cli_abutters(plugin, town, tmp_path):
     QgsProject.instance().addMapLayer(parcels)
     try:
         parcels.selectByExpression("\"LOC_ID\" = 'P2'")
-        result = processing.run("swm_gis:abutters", {
+        result = processing.run("swm_gis:abutters", {"TOWN_NAME": "Sampleton",
             "PARCELS": parcels,
             "ASSESS": town["assess"],
             "SUBJECT": QgsProcessingFeatureSourceDefinition(parcels.id(), True),
@@ -138,7 +138,7 @@ def test_owners_without_an_address_are_counted_in_the_headline(plugin, tmp_path)
                                   "01940" if a else "", a, 2026])
                           for pid, (o, a) in owners.items()], crs=None)
     fb = recording_feedback()
-    r = processing.run("swm_gis:abutters", {
+    r = processing.run("swm_gis:abutters", {"TOWN_NAME": "Sampleton",
         "PARCELS": parcels, "ASSESS": assess, "SUBJECT": parcels, "SUBJECT_IDS": "Q1",
         "OUTPUT": "memory:", "OUTPUT_FOLDER": str(tmp_path / "package")}, feedback=fb)
     assert r["ABUTTER_COUNT"] == 2
@@ -207,7 +207,7 @@ def test_sample_town_site_layer_as_subject_equals_cli_site(plugin, tmp_path):
     import processing
 
     site = f"{SAMPLE / 'sites.gpkg'}|layername=site"
-    result = processing.run("swm_gis:abutters", {
+    result = processing.run("swm_gis:abutters", {"TOWN_NAME": "Sampleton",
         "PARCELS": f"{SAMPLE / 'sample.gpkg'}|layername=parcels", "SUBJECT": site,
         "DISTANCE": 250, "OUTPUT": "memory:"})
     got = _layer_distances(result["OUTPUT"])
@@ -221,7 +221,7 @@ def test_the_output_is_styled_when_loaded(plugin, town):
     import processing
     from qgis.core import QgsProject
 
-    processing.runAndLoadResults("swm_gis:abutters", {
+    processing.runAndLoadResults("swm_gis:abutters", {"TOWN_NAME": "Sampleton",
         "PARCELS": town["parcels"], "SUBJECT": town["parcels"], "SUBJECT_IDS": "P2",
         "OUTPUT": "TEMPORARY_OUTPUT"})
     loaded = QgsProject.instance().mapLayersByName("Abutting parcels")
@@ -240,7 +240,7 @@ def test_distance_include_subject_and_a_rerun_into_the_same_folder(plugin, town,
     import processing
 
     params = {"PARCELS": town["parcels"], "ASSESS": town["assess"], "SUBJECT": town["parcels"],
-              "SUBJECT_IDS": "P2",
+              "SUBJECT_IDS": "P2", "TOWN_NAME": "Sampleton",
               "OUTPUT": "memory:", "OUTPUT_FOLDER": str(tmp_path / "same")}
     first = _layer_distances(processing.run("swm_gis:abutters", params)["OUTPUT"])
     wider = processing.run("swm_gis:abutters", {**params, "DISTANCE": 250,
@@ -281,3 +281,30 @@ def test_the_engines_owner_join_refusal_is_read_by_its_class(plugin, details, sa
     assert "the parcel id field and the assessing table's parcel id field" in text
     assert alg.engine_refusal(EngineError(message, kind="ValueError", details=details),
                               None) is None
+
+
+def test_a_certified_list_is_never_made_for_an_unnamed_town(plugin, town, tmp_path):
+    """The certification and the mailing book print the town's name: with no name and no town
+    config the run is refused before it starts (nothing written), and the name given is the
+    one the certification prints. The project's title is never taken for it."""
+    import processing
+    from pypdf import PdfReader
+    from qgis.core import QgsProcessingException, QgsProject
+
+    params = {"PARCELS": town["parcels"], "ASSESS": town["assess"], "SUBJECT": town["parcels"],
+              "SUBJECT_IDS": "P2", "OUTPUT": "memory:", "OUTPUT_FOLDER": str(tmp_path / "pkg")}
+    QgsProject.instance().setTitle("Conservation screening 2026")
+    try:
+        with pytest.raises(QgsProcessingException) as exc:
+            processing.run("swm_gis:abutters", params)
+    finally:
+        QgsProject.instance().setTitle("")
+    assert str(exc.value).endswith(
+        "Name the town the reports are for: fill in 'Town name on the reports', or choose a "
+        "town config file (it names the town). The reports' first lines print it.")
+    assert not (tmp_path / "pkg").exists()
+    processing.run("swm_gis:abutters", {**params, "TOWN_NAME": "Blockton"})
+    text = "".join(p.extract_text() for p in
+                   PdfReader(str(tmp_path / "pkg" / "certification.pdf")).pages)
+    assert "Blockton" in text
+    assert "not set" not in text and "not named" not in text

@@ -36,7 +36,8 @@ def parcels_layer(town):
 def _abutters(params: dict, feedback=None) -> dict:
     import processing
 
-    return processing.run("swm_gis:abutters", {"OUTPUT": "memory:", **params},
+    return processing.run("swm_gis:abutters", {"TOWN_NAME": "Sampleton", "OUTPUT": "memory:",
+                                                **params},
                           feedback=feedback)
 
 

@@ -106,7 +106,7 @@ def test_cancel_stops_the_engine_and_its_children(plugin, town, tmp_path, monkey
     canceller = threading.Thread(target=cancel_when_running, daemon=True)
     canceller.start()
     with pytest.raises(QgsProcessingException, match="Cancelled"):
-        processing.run("swm_gis:abutters", {"PARCELS": town["parcels"],
+        processing.run("swm_gis:abutters", {"TOWN_NAME": "Sampleton", "PARCELS": town["parcels"],
                                             "SUBJECT": town["parcels"], "SUBJECT_IDS": "P2",
                                             "OUTPUT": "memory:"}, feedback=rec.fb)
     canceller.join(5)

@@ -101,7 +101,7 @@ def test_the_engine_is_set_up_from_the_zip_alone_in_a_fresh_profile(town, tmp_pa
     assert qp("plugins", "enable", "swm_gis_qgis").returncode == 0
     abutters = ["--json", "run", "swm_gis:abutters", "--", f"PARCELS={town['parcels']}",
                 f"ASSESS={town['assess']}", f"SUBJECT={town['parcels']}", "SUBJECT_IDS=P2",
-                "OUTPUT=memory:", f"OUTPUT_FOLDER={tmp_path / 'notice'}"]
+                "TOWN_NAME=Sampleton", "OUTPUT=memory:", f"OUTPUT_FOLDER={tmp_path / 'notice'}"]
     before = qp(*abutters)
     assert before.returncode != 0
     assert "The swm-gis engine is not set up yet" in before.stdout + before.stderr

@@ -11,7 +11,8 @@ pytestmark = pytest.mark.qgis
 def _run(params):
     import processing
 
-    return processing.run("swm_gis:abutters", {"OUTPUT": "memory:", **params})
+    return processing.run("swm_gis:abutters", {"TOWN_NAME": "Sampleton", "OUTPUT": "memory:",
+                                                **params})
 
 
 def test_a_missing_field_names_the_parameter_the_layer_and_its_fields(plugin, tmp_path):

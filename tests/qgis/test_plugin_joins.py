@@ -57,7 +57,7 @@ def test_abutters_none_of_which_has_an_owner_are_refused_before_the_package(plug
     assess = write_layer(gpkg, "far_owners", "None", ASSESS_FIELDS, rows, crs=None)
     folder = tmp_path / "notice"
     with pytest.raises(QgsProcessingException) as exc:
-        processing.run("swm_gis:abutters", {
+        processing.run("swm_gis:abutters", {"TOWN_NAME": "Sampleton",
             "PARCELS": f"{gpkg}|layername=parcels", "ASSESS": assess,
             "SUBJECT": f"{gpkg}|layername=parcels", "SUBJECT_IDS": "P2", "OUTPUT": "memory:",
             "OUTPUT_FOLDER": str(folder)})
@@ -75,7 +75,7 @@ def test_some_abutters_without_an_owner_are_counted_in_a_warning(plugin, lots, t
     from qgis.core import QgsProcessingContext
 
     feedback = recording_feedback()
-    r = processing.run("swm_gis:abutters", {
+    r = processing.run("swm_gis:abutters", {"TOWN_NAME": "Sampleton",
         "PARCELS": lots["parcels"], "ASSESS": lots["assess"], "SUBJECT": lots["parcels"],
         "SUBJECT_IDS": "P2", "OUTPUT": "memory:", "OUTPUT_FOLDER": str(tmp_path / "notice")},
         context=QgsProcessingContext(), feedback=feedback)
@@ -108,7 +108,7 @@ def test_cambridge_loc_id_against_gisid_is_refused_naming_ml(plugin, tmp_path):
     try:
         parcels.selectByExpression("\"ML\" = '9-29'")
         with pytest.raises(QgsProcessingException) as exc:
-            processing.run("swm_gis:abutters", {
+            processing.run("swm_gis:abutters", {"TOWN_NAME": "Sampleton",
                 "PARCELS": parcels, "ASSESS": assess,
                 "SUBJECT": QgsProcessingFeatureSourceDefinition(parcels.id(), True),
                 "ASSESS_PARCEL_ID_FIELD": "GISID", "OWNER_FIELD": "Owner_Name",

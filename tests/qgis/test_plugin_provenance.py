@@ -91,7 +91,7 @@ def test_screening_report_names_the_qgis_layers_not_the_exports(plugin, sample_l
     try:
         processing.run("swm_gis:sitescreening", {
             "SITE": f"{SITES}|layername=site", "PARCELS": parcels, "FLOOD_ZONES": flood,
-            "OUTPUT": "memory:", "OUTPUT_FOLDER": str(out)})
+            "TOWN_NAME": "Sampleton", "OUTPUT": "memory:", "OUTPUT_FOLDER": str(out)})
     finally:
         QgsProject.instance().removeMapLayer(flood.id())
     texts = output_texts(out)
@@ -115,7 +115,7 @@ def test_right_of_way_needs_both_field_and_values(plugin, sample_layers, params,
 
     parcels, _assess = sample_layers
     with pytest.raises(QgsProcessingException, match=fragment):
-        processing.run("swm_gis:abutters", {
+        processing.run("swm_gis:abutters", {"TOWN_NAME": "Sampleton",
             "PARCELS": parcels, "SUBJECT": parcels, "SUBJECT_IDS": "M_236682_917765",
             "OUTPUT": "memory:", **params})
 
@@ -130,7 +130,7 @@ def test_right_of_way_rule_reaches_the_engine(plugin, sample_layers, tmp_path):
     runs = {}
     for name, extra in (("plain", {}), ("rule", {"RIGHT_OF_WAY_FIELD": "POLY_TYPE",
                                                  "RIGHT_OF_WAY_VALUES": "ROW, WATER"})):
-        processing.run("swm_gis:abutters", {
+        processing.run("swm_gis:abutters", {"TOWN_NAME": "Sampleton",
             "PARCELS": parcels, "SUBJECT": parcels, "SUBJECT_IDS": "M_236682_917765",
             "OUTPUT": "memory:", "OUTPUT_FOLDER": str(tmp_path / name), **extra})
         with (tmp_path / name / "left_out.csv").open(encoding="utf-8-sig") as fh:

@@ -80,7 +80,8 @@ def test_no_parcels_and_no_town_config_is_refused(plugin, town):
     with pytest.raises(QgsProcessingException, match="Choose a layer in "
                        "'Parcels \\(tax parcel polygons\\)', or a town config file in "
                        "'Town config file \\(saved by 'Set up the town'\\)'"):
-        processing.run("swm_gis:abutters", {"SUBJECT": town["site"], "OUTPUT": "memory:"})
+        processing.run("swm_gis:abutters", {"TOWN_NAME": "Sampleton", "SUBJECT": town["site"],
+                                            "OUTPUT": "memory:"})
 
 
 def test_the_engine_path_setting_is_registered_and_honoured(plugin, tmp_path, monkeypatch):
@@ -117,7 +118,8 @@ def test_without_the_engine_each_algorithm_says_how_to_install_it(plugin, town, 
     assert alg.canExecute() == (False, engine.missing_message())  # said when the dialog opens
     assert _alg("enginesetup").canExecute() == (True, "")
     with pytest.raises(QgsProcessingException) as exc:
-        processing.run("swm_gis:abutters", {"PARCELS": town["parcels"], "SUBJECT": town["parcels"],
+        processing.run("swm_gis:abutters", {"TOWN_NAME": "Sampleton", "PARCELS": town["parcels"],
+                                            "SUBJECT": town["parcels"],
                                             "SUBJECT_IDS": "P2", "OUTPUT": "memory:"})
     message = str(exc.value)
     assert "Set up the swm-gis engine" in message

@@ -44,7 +44,7 @@ def test_abutters_runs_in_qgis_process(town, tmp_path):
     run = _qgis_process(
         env, "--json", "run", "swm_gis:abutters", "--",
         f"PARCELS={town['parcels']}", f"ASSESS={town['assess']}",
-        f"SUBJECT={town['parcels']}", "SUBJECT_IDS=P2",
+        f"SUBJECT={town['parcels']}", "SUBJECT_IDS=P2", "TOWN_NAME=Sampleton",
         "DISTANCE=100", f"OUTPUT={out}", f"OUTPUT_FOLDER={tmp_path / 'package'}")
     assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-3000:]
     result = json.loads(run.stdout)["results"]
@@ -61,7 +61,8 @@ def test_engine_error_is_reported_by_qgis_process(town, tmp_path):
     assert _qgis_process(env, "plugins", "enable", "swm_gis_qgis").returncode == 0
     run = _qgis_process(
         env, "run", "swm_gis:abutters", "--", f"PARCELS={town['parcels']}",
-        f"SUBJECT={town['parcels']}", "SUBJECT_IDS=NOPE", f"OUTPUT={tmp_path / 'x.gpkg'}")
+        f"SUBJECT={town['parcels']}", "SUBJECT_IDS=NOPE", "TOWN_NAME=Sampleton",
+        f"OUTPUT={tmp_path / 'x.gpkg'}")
     assert run.returncode != 0
     assert "NOPE" in run.stdout + run.stderr
 
@@ -99,7 +100,7 @@ def test_help_and_the_missing_engine_message_in_qgis_process(town, tmp_path):
     listed = _qgis_process(env, "list")
     assert "swm_gis:sitescreening" in listed.stdout  # the provider still loads
     run = _qgis_process(env, "run", "swm_gis:abutters", "--", f"PARCELS={town['parcels']}",
-                        f"SUBJECT={town['parcels']}", "SUBJECT_IDS=P2",
+                        f"SUBJECT={town['parcels']}", "SUBJECT_IDS=P2", "TOWN_NAME=Sampleton",
                         f"OUTPUT={tmp_path / 'x.gpkg'}")
     assert run.returncode != 0
     out = run.stdout + run.stderr
@@ -128,7 +129,8 @@ def test_relative_paths_resolve_against_the_callers_working_folder(town, tmp_pat
 
     notice = run("swm_gis:abutters", "--", "PARCELS=town.gpkg|layername=parcels",
                  "ASSESS=town.gpkg|layername=assess", "SUBJECT=town.gpkg|layername=parcels",
-                 "SUBJECT_IDS=P2", "OUTPUT=abutters.gpkg", "OUTPUT_FOLDER=notice")
+                 "SUBJECT_IDS=P2", "TOWN_NAME=Sampleton", "OUTPUT=abutters.gpkg",
+                 "OUTPUT_FOLDER=notice")
     assert notice.returncode == 0, notice.stdout[-3000:] + notice.stderr[-3000:]
     result = json.loads(notice.stdout)["results"]
     assert result["OUTPUT_FOLDER"] == str(work / "notice")

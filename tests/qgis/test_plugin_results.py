@@ -177,12 +177,26 @@ def test_disturbance_trigger_from_a_site_alone(plugin, tmp_path):
 
 
 def test_the_report_of_a_single_check_when_asked(plugin, tmp_path):
+    """A report prints the town's name, so a run that writes one asks for it before it starts
+    (never "Town of Town (name not set)"); without the report, no name is needed."""
     import processing
+    from pypdf import PdfReader
+    from qgis.core import QgsProcessingException
 
     out = tmp_path / "out"
-    processing.run("swm_gis:disturbancetrigger", {"SITE": site("site"), "OUTPUT": "memory:",
-                                                  "WRITE_REPORT": True, "OUTPUT_FOLDER": str(out)})
+    params = {"SITE": site("site"), "OUTPUT": "memory:", "WRITE_REPORT": True,
+              "OUTPUT_FOLDER": str(out)}
+    with pytest.raises(QgsProcessingException) as exc:
+        processing.run("swm_gis:disturbancetrigger", params)
+    assert str(exc.value).endswith(
+        "Name the town the reports are for: fill in 'Town name on the reports' (under Advanced "
+        "Parameters). The reports' first lines print it.")
+    assert not out.exists()
+    processing.run("swm_gis:disturbancetrigger", {**params, "TOWN_NAME": "Sampleton"})
     assert (out / "screening_report.pdf").is_file()
+    first = PdfReader(str(out / "screening_report.pdf")).pages[0].extract_text()
+    assert "Town of Sampleton" in first
+    assert "not set" not in first and "not named" not in first
     assert (out / "screening_report.html").is_file()
 
 
@@ -293,7 +307,7 @@ def test_abutters_and_applicability_logs_are_short_and_typed(plugin, tmp_path):
     try:
         parcels.selectByExpression("\"LOC_ID\" = 'M_236682_917765'")
         fb = recording_feedback()
-        r = processing.run("swm_gis:abutters", {
+        r = processing.run("swm_gis:abutters", {"TOWN_NAME": "Sampleton",
             "PARCELS": parcels, "ASSESS": layer("assess"),
             "TOWN_BOUNDARY": layer("town_boundary"),
             "SUBJECT": QgsProcessingFeatureSourceDefinition(parcels.id(), True),
@@ -353,7 +367,7 @@ def test_statuses_come_from_the_engines_findings_list(plugin, tmp_path, monkeypa
     fb = recording_feedback()
     r = processing.run("swm_gis:sitescreening", {
         "SITE": site("site_small"), "PARCELS": layer("parcels"), "OUTPUT": "memory:",
-        "OUTPUT_FOLDER": str(tmp_path / "out")}, feedback=fb)
+        "TOWN_NAME": "Sampleton", "OUTPUT_FOLDER": str(tmp_path / "out")}, feedback=fb)
     assert r["DISTURBANCE_STATUS"] == "conditional"
     assert r["HABITATS_STATUS"] == "not_checked"
     assert r["FLOODPLAIN_STATUS"] == "no"

@@ -115,7 +115,7 @@ def test_abutters_outputs_on_an_input_are_refused(plugin, data, param):
     from qgis.core import QgsProcessingException
 
     params = {"PARCELS": data["parcels"], "ASSESS": data["assess"], "SUBJECT": data["parcels"],
-              "SUBJECT_IDS": "P2", "OUTPUT": "memory:"}
+              "SUBJECT_IDS": "P2", "TOWN_NAME": "Sampleton", "OUTPUT": "memory:"}
     params[param] = str(data["gpkg"] if param == "OUTPUT" else data["folder"])
     with pytest.raises(QgsProcessingException) as exc:
         processing.run("swm_gis:abutters", params)
@@ -181,7 +181,7 @@ def test_a_cancel_at_any_stage_leaves_the_output_folder_as_it_was(plugin, data, 
     (folder / "abutters.json").write_text("{}\n", encoding="utf-8")
     before = _tree(folder)
     with pytest.raises(QgsProcessingException) as exc:
-        processing.run("swm_gis:abutters", {
+        processing.run("swm_gis:abutters", {"TOWN_NAME": "Sampleton",
             "PARCELS": data["parcels"], "ASSESS": data["assess"], "SUBJECT": data["parcels"],
             "SUBJECT_IDS": "P2", "OUTPUT": "memory:", "OUTPUT_FOLDER": str(folder)},
             context=QgsProcessingContext(), feedback=CancelAt(stage))
@@ -214,7 +214,7 @@ def test_a_finished_run_replaces_the_files_of_the_same_name_only(plugin, data, t
     folder.mkdir()
     (folder / "mailing_list.csv").write_text("last week's list\n", encoding="utf-8")
     (folder / "my_notes.txt").write_text("keep me\n", encoding="utf-8")
-    r = processing.run("swm_gis:abutters", {
+    r = processing.run("swm_gis:abutters", {"TOWN_NAME": "Sampleton",
         "PARCELS": data["parcels"], "ASSESS": data["assess"], "SUBJECT": data["parcels"],
         "SUBJECT_IDS": "P2", "OUTPUT": "memory:", "OUTPUT_FOLDER": str(folder)})
     assert r["OUTPUT_FOLDER"] == str(folder)

@@ -167,3 +167,19 @@ def test_cambridge_set_up_from_project_layers_gives_the_command_lines_mailing_li
             [x.id() for x in (parcels, assess, flood, water, boundary, streets)])
     assert _rows(tmp_path / "plugin" / "mailing_list.csv") == _rows(cli / "mailing_list.csv")
     assert plugin_run["RECIPIENT_COUNT"] == len(_rows(cli / "mailing_list.csv")) - 1
+
+
+def test_the_town_is_named_before_its_config_is_saved(plugin, town, tmp_path):
+    """Every report and list the config serves prints the town's name: a blank name is one of
+    the problems said, and no config is saved."""
+    import processing
+    from qgis.core import QgsProcessingException
+
+    target = tmp_path / "blank.toml"
+    with pytest.raises(QgsProcessingException) as exc:
+        processing.run("swm_gis:townsetup", {
+            "TOWN_NAME": "   ", "PARCELS": town["parcels"], "ASSESS": town["assess"],
+            "OUTPUT_CONFIG": str(target)})
+    assert "'Town name': name the town (every report and list the config is used for prints " \
+        "it)." in str(exc.value)
+    assert not target.exists()

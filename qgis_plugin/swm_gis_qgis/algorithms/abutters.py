@@ -135,23 +135,48 @@ says how many recipients cannot be mailed.
         self.addOutput(QgsProcessingOutputString("HEADLINE", self.tr("Headline")))
 
     def engine_args(self, parameters, context, feedback, ws):
-        if ws.selected_only("PARCELS"):
-            # the selection on the parcels layer must never narrow the search for abutters
-            value = ws.parameters["PARCELS"]
-            ws.parameters["PARCELS"] = QgsProcessingFeatureSourceDefinition(
-                value.source, False, value.featureLimit, value.flags,
-                value.geometryCheck)
-            ws.warn(
-                "The selection on PARCELS is not used: abutters are searched among all its "
-                "parcels (the subject is chosen in SUBJECT).")
-        cfg = ws.town_config()
-        if not ws.has("ASSESS") and not cfg:
+        self.search_all_parcels(ws)
+        if not ws.has("ASSESS") and not ws.town_config():
             ws.warn(
                 "No ASSESS is chosen: the abutting parcels are listed, but no mailing list, "
                 "labels or certified-mail book will be produced.")
+        ids, site = self.subject(parameters, context, ws)
+        ws.right_of_way = self.right_of_way(parameters, context, ws)
+        config = ws.config_path()
+        args = ["abutters", "--config", config]
+        if site is not None:
+            args += ["--site", ws.arg(site)]
+        for pid in dict.fromkeys(ids):  # "--opt=value": an id starting with "-" stays a value
+            args.append(f"--parcel={pid}")
+        distance = self.parameterAsDouble(parameters, "DISTANCE", context)
+        args += ["--distance", f"{distance:g}ft"]
+        if self.parameterAsBoolean(parameters, "INCLUDE_SUBJECT", context):
+            args.append("--include-subject")
+        args += self.label_args(parameters, context)
+        self._out = ws.out_folder()
+        args += ["--out", self._out, "--overwrite"]
+        return args
+
+    @staticmethod
+    def search_all_parcels(ws) -> None:
+        """The selection on the parcels layer must never narrow the search for abutters: the
+        whole layer is searched, and the user is told."""
+        if not ws.selected_only("PARCELS"):
+            return
+        value = ws.parameters["PARCELS"]
+        ws.parameters["PARCELS"] = QgsProcessingFeatureSourceDefinition(
+            value.source, False, value.featureLimit, value.flags, value.geometryCheck)
+        ws.warn(
+            "The selection on PARCELS is not used: abutters are searched among all its "
+            "parcels (the subject is chosen in SUBJECT).")
+
+    def subject(self, parameters, context, ws) -> tuple[list[str], str | None]:
+        """The subject property: the ids of parcels (typed, or the selection on the parcels
+        layer), or a layer of its own exported as the site; exactly one of the two."""
         ids_text = self.parameterAsString(parameters, "SUBJECT_IDS", context) or ""
         ids = [s.strip() for s in ids_text.split(",") if s.strip()]
         site: str | None = None
+        cfg = ws.town_config()
         config_parcels = ws.config_parcels() if cfg else None
         if ws.has("SUBJECT") and not ids:
             from_config = config_parcels is not None and ws.reads("SUBJECT", config_parcels)
@@ -169,28 +194,17 @@ says how many recipients cannot be mailed.
             raise QgsProcessingException(
                 "Choose the subject property in SUBJECT: the parcels layer with the subject "
                 "parcel(s) selected and 'Selected features only' ticked, or a layer of its own.")
-        ws.right_of_way = self.right_of_way(parameters, context, ws)
-        config = ws.config_path()
-        args = ["abutters", "--config", config]
-        if site is not None:
-            args += ["--site", ws.arg(site)]
-        for pid in dict.fromkeys(ids):  # "--opt=value": an id starting with "-" stays a value
-            args.append(f"--parcel={pid}")
-        distance = self.parameterAsDouble(parameters, "DISTANCE", context)
-        args += ["--distance", f"{distance:g}ft"]
-        if self.parameterAsBoolean(parameters, "INCLUDE_SUBJECT", context):
-            args.append("--include-subject")
-        args += ["--label-template",
-                 LABEL_TEMPLATES[self.parameterAsEnum(parameters, "LABEL_TEMPLATE", context)]]
+        return ids, site
+
+    def label_args(self, parameters, context) -> list[str]:
+        """The engine's label template, label offset and sender lines."""
+        args = ["--label-template",
+                LABEL_TEMPLATES[self.parameterAsEnum(parameters, "LABEL_TEMPLATE", context)]]
         offset = (self.parameterAsString(parameters, "LABEL_OFFSET", context) or "").strip()
         if offset:
             args += ["--label-offset", offset]
         sender = self.parameterAsString(parameters, "SENDER", context) or ""
-        for line in sender.splitlines():
-            if line.strip():
-                args.append(f"--sender={line.strip()}")
-        self._out = ws.out_folder()
-        args += ["--out", self._out, "--overwrite"]
+        args += [f"--sender={line.strip()}" for line in sender.splitlines() if line.strip()]
         return args
 
     def subject_ids(self, parameters, context, ws, *, id_field: str | None = None

@@ -70,6 +70,10 @@ Same as <i>swm-gis applicability</i>.
             "existing file is replaced.")
         self.addOutput(QgsProcessingOutputFile("GPKG", self.tr("Engine GeoPackage (when kept)")))
 
+    def names_town(self, parameters, context) -> bool:
+        """The map prints no town name (its GeoPackage's metadata note keeps the one given)."""
+        return False
+
     def engine_args(self, parameters, context, feedback, ws):
         ws.right_of_way = self.right_of_way(parameters, context, ws)
         config = ws.config_path()

@@ -283,7 +283,8 @@ class SwmGisAlgorithm(QgsProcessingAlgorithm):
         self.add(QgsProcessingParameterString("TOWN_NAME", self.tr("Town name on the reports"),
                                               defaultValue="", optional=True),
                  "The town's name printed on reports and lists (not used with a town config "
-                 "file, which names the town). Empty: the reports say 'Town (name not set)'.",
+                 "file, which names the town). A run that writes a report or a list asks for "
+                 "it when neither is given.",
                  advanced=town_name_advanced)
 
     def add_output_folder(self, help_text: str) -> None:
@@ -308,6 +309,40 @@ class SwmGisAlgorithm(QgsProcessingAlgorithm):
     def helpUrl(self) -> str:  # noqa: N802
         """The plugin's documentation page (shipped with it), at this algorithm's section."""
         return QUrl.fromLocalFile(str(HELP_PAGE)).toString() + f"#{self.ALG_ID}"
+
+    # ------------------------------------------------------------------ checking
+    def checkParameterValues(self, parameters, context):  # noqa: N802
+        """QGIS's own checks, then the town's name: a run whose outputs print it is refused
+        before it starts when nothing names the town."""
+        ok, message = super().checkParameterValues(parameters, context)
+        if not ok:
+            return ok, message
+        refusal = self.unnamed_town(parameters, context)
+        return (False, refusal) if refusal else (True, "")
+
+    def names_town(self, parameters, context) -> bool:
+        """Whether this run's outputs print the town's name (reports, lists, the web map)."""
+        return self.parameterDefinition("TOWN_NAME") is not None
+
+    def unnamed_town(self, parameters, context) -> str | None:
+        """Why this run cannot start for want of the town's name, in the dialog's words; None
+        when the name is given (the town name or a town config file) or nothing the run writes
+        prints it. The name is never guessed (from the project's title, say): a certified list
+        must not name the wrong town."""
+        if not self.names_town(parameters, context):
+            return None
+        if self.ACCEPTS_TOWN_CONFIG and \
+                (self.parameterAsFile(parameters, "TOWN_CONFIG", context) or "").strip():
+            return None
+        if (self.parameterAsString(parameters, "TOWN_NAME", context) or "").strip():
+            return None
+        name = self.parameterDefinition("TOWN_NAME")
+        where = " (under Advanced Parameters)" if \
+            name.flags() & QgsProcessingParameterDefinition.Flag.FlagAdvanced else ""
+        config = ", or choose a town config file (it names the town)" if \
+            self.ACCEPTS_TOWN_CONFIG else ""
+        return (f"Name the town the reports are for: fill in '{name.description()}'{where}"
+                f"{config}. The reports' first lines print it.")
 
     # ------------------------------------------------------------------ running
     def processAlgorithm(self, parameters, context, feedback):  # noqa: N802
@@ -385,62 +420,27 @@ class SwmGisAlgorithm(QgsProcessingAlgorithm):
                 f"The swm-gis engine did not write layer '{layer_name}' in {gpkg}; this plugin "
                 "and the installed engine may not match (update both).")
         wanted = _GEOMETRY_FAMILY.get(geometry or "")
-        fields = QgsFields()
-        keep: list[int] = []
-        if src.isValid():
-            keep = [i for i, f in enumerate(src.fields()) if f.name().lower() != "fid"]
-            for i in keep:
-                fields.append(src.fields().at(i))
-            wkb = QgsWkbTypes.multiType(src.wkbType()) if src.isSpatial() else \
-                QgsWkbTypes.Type.NoGeometry
-            crs = src.crs()
-        else:
-            wkb, crs = QgsWkbTypes.Type.NoGeometry, QgsCoordinateReferenceSystem(DEFAULT_CRS)
-        if wanted is not None:
-            wkb = {QgsWkbTypes.GeometryType.PolygonGeometry: QgsWkbTypes.Type.MultiPolygon,
-                   QgsWkbTypes.GeometryType.LineGeometry: QgsWkbTypes.Type.MultiLineString,
-                   QgsWkbTypes.GeometryType.PointGeometry: QgsWkbTypes.Type.MultiPoint}[wanted]
+        fields, keep, wkb, crs = _sink_schema(src, wanted)
         sink, dest = self.parameterAsSink(parameters, sink_param, context, fields, wkb, crs)
         if sink is None:
             return None
         written = 0
-        feedback = getattr(self, "_feedback", None)
         if src.isValid():
-            for feat in src.getFeatures():
-                if feedback is not None and feedback.isCanceled():
-                    raise QgsProcessingException("Cancelled.")
-                geom = feat.geometry()
-                if wanted is not None and (geom.isNull() or geom.type() != wanted):
-                    continue
-                if not geom.isNull() and QgsWkbTypes.isMultiType(wkb):
-                    geom.convertToMultiType()
-                out = QgsFeature(fields)
-                out.setGeometry(geom)
-                attrs = feat.attributes()
-                out.setAttributes([attrs[i] for i in keep])
-                if not sink.addFeature(out, QgsFeatureSink.Flag.FastInsert):
-                    raise QgsProcessingException(
-                        f"Cannot write to {sink_param}: {sink.lastError()}")
-                written += 1
+            written = _copy_features(src, sink, sink_param, fields, keep, wkb, wanted,
+                                     getattr(self, "_feedback", None))
         if written == 0 and context.willLoadLayerOnCompletion(dest):
             # an empty layer in the project only says "nothing" less clearly than the summary
             to_load = context.layersToLoadOnCompletion()
             to_load.pop(dest, None)
             context.setLayersToLoadOnCompletion(to_load)
         if context.willLoadLayerOnCompletion(dest):
-            details = context.layerToLoadOnCompletionDetails(dest)
-            if display:
-                details.name = display
             qml = STYLES_DIR / style if style else None
             if stored_style and src.isValid():
                 # in the run's own folder: nothing stray beside the user's outputs
                 folder = getattr(self, "_work", None) or Path(str(gpkg)).parent
                 stored = stored_style_qml(src, Path(folder) / f"{layer_name}_stored_style.qml")
                 qml = stored or qml
-            if qml is not None:
-                pp = StyleLayer(qml)
-                _KEEP_ALIVE.append(pp)
-                details.setPostProcessor(pp)
+            _load_details(context, dest, display, qml)
         return dest
 
     @staticmethod
@@ -450,6 +450,66 @@ class SwmGisAlgorithm(QgsProcessingAlgorithm):
         except (OSError, ValueError) as exc:
             raise QgsProcessingException(
                 f"Cannot read the engine's output {path}: {exc}") from None
+
+
+#: The multi-part type a sink of one geometry family gets.
+_MULTI_TYPE = {QgsWkbTypes.GeometryType.PolygonGeometry: QgsWkbTypes.Type.MultiPolygon,
+               QgsWkbTypes.GeometryType.LineGeometry: QgsWkbTypes.Type.MultiLineString,
+               QgsWkbTypes.GeometryType.PointGeometry: QgsWkbTypes.Type.MultiPoint}
+
+
+def _sink_schema(src: QgsVectorLayer, wanted) -> tuple:
+    """The sink's fields, the source field indexes kept (all but ``fid``), its WKB type and CRS
+    for copying ``src`` (an invalid ``src``: an empty table in the default CRS); ``wanted``, a
+    geometry family, fixes the WKB type to that family's multi-part type."""
+    fields = QgsFields()
+    keep: list[int] = []
+    wkb, crs = QgsWkbTypes.Type.NoGeometry, QgsCoordinateReferenceSystem(DEFAULT_CRS)
+    if src.isValid():
+        keep = [i for i, f in enumerate(src.fields()) if f.name().lower() != "fid"]
+        for i in keep:
+            fields.append(src.fields().at(i))
+        if src.isSpatial():
+            wkb = QgsWkbTypes.multiType(src.wkbType())
+        crs = src.crs()
+    if wanted is not None:
+        wkb = _MULTI_TYPE[wanted]
+    return fields, keep, wkb, crs
+
+
+def _copy_features(src: QgsVectorLayer, sink, sink_param: str, fields: QgsFields,
+                   keep: list[int], wkb, wanted, feedback) -> int:
+    """Copy the features of ``src`` (only those of geometry family ``wanted`` when it is set)
+    into ``sink`` with the attributes at ``keep``; the number written. Cancelling stops it."""
+    written = 0
+    for feat in src.getFeatures():
+        if feedback is not None and feedback.isCanceled():
+            raise QgsProcessingException("Cancelled.")
+        geom = feat.geometry()
+        if wanted is not None and (geom.isNull() or geom.type() != wanted):
+            continue
+        if not geom.isNull() and QgsWkbTypes.isMultiType(wkb):
+            geom.convertToMultiType()
+        out = QgsFeature(fields)
+        out.setGeometry(geom)
+        attrs = feat.attributes()
+        out.setAttributes([attrs[i] for i in keep])
+        if not sink.addFeature(out, QgsFeatureSink.Flag.FastInsert):
+            raise QgsProcessingException(f"Cannot write to {sink_param}: {sink.lastError()}")
+        written += 1
+    return written
+
+
+def _load_details(context: QgsProcessingContext, dest: str, display: str | None,
+                  qml: Path | None) -> None:
+    """Name the layer ``dest`` loads as (``display``) and style it from ``qml`` when loaded."""
+    details = context.layerToLoadOnCompletionDetails(dest)
+    if display:
+        details.name = display
+    if qml is not None:
+        pp = StyleLayer(qml)
+        _KEEP_ALIVE.append(pp)
+        details.setPostProcessor(pp)
 
 
 #: Parameter types whose value is a file or folder path typed by the user.

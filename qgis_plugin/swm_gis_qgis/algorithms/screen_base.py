@@ -161,6 +161,12 @@ class ScreenAlgorithm(SwmGisAlgorithm):
                 "Post-construction impervious area in square feet, when there is no polygon "
                 "layer (PROPOSED_IMPERVIOUS wins when both are given).")
 
+    def names_town(self, parameters, context) -> bool:
+        """Only the screening report prints the town's name: a single check without it does
+        not need one."""
+        return not self.REPORT_OPTIONAL or \
+            self.parameterAsBoolean(parameters, "WRITE_REPORT", context)
+
     def add_sinks_and_files(self) -> None:
         if self.REPORT_OPTIONAL:
             self.add_bool("WRITE_REPORT", "Also write the screening report (HTML and PDF)", False,

@@ -90,6 +90,10 @@ layer with a filter, a database table) is saved into a GeoPackage in the folder 
                                  "without an assessing table)")))
         self.addOutput(QgsProcessingOutputString("HEADLINE", self.tr("Headline")))
 
+    def names_town(self, parameters, context) -> bool:
+        """A blank town name is said with every other problem (all at once), not before."""
+        return False
+
     def processAlgorithm(self, parameters, context, feedback):  # noqa: N802
         work = Path(tempfile.mkdtemp(prefix="swm_gis_townsetup_",
                                      dir=QgsProcessingUtils.tempFolder()))
@@ -100,48 +104,20 @@ layer with a filter, a database table) is saved into a GeoPackage in the folder 
         if target.suffix.lower() != ".toml":
             target = target.with_suffix(".toml")
         problems: list[str] = []
-        names: dict[str, list[str]] = {}
-        for key, _optional, _advanced in self.TOWN_LAYERS:
-            if feedback.isCanceled():
-                raise QgsProcessingException(ws.cancelled_text())
-            li = CATALOG[key]
-            if not ws.has(li.param):
-                continue
-            layer = self.parameterAsLayer(ws.parameters, li.param, context)
-            if layer is None:
-                problems.append(f"{ws.label(li.param)}: the layer cannot be opened.")
-                continue
-            entry = self.layer_entry(ws, li, layer, target, problems)
-            if entry is not None:
-                ws.layers[key] = entry
-                if isinstance(layer, QgsVectorLayer):
-                    names[key] = list(layer.fields().names())
+        town = ws.town_name()
+        if not town:
+            problems.append(f"{ws.label('TOWN_NAME')}: name the town (every report and list "
+                            "the config is used for prints it).")
+        names = self.collect_layers(ws, target, problems)
         if not ws.has("PARCELS"):
             problems.insert(0, f"Choose the parcels layer in {ws.label('PARCELS')}.")
-        try:
-            ws.right_of_way = self.right_of_way(ws.parameters, context, ws)
-        except QgsProcessingException as exc:
-            problems.append(str(exc))
-        row = ws.right_of_way
-        if row and "parcels" in names and row["field"] not in names["parcels"]:
-            problems.append(f"{ws.label('RIGHT_OF_WAY_FIELD')}: {row['field']} is not a field "
-                            f"of {ws.source_layer_label('PARCELS')}.")
-        rate = None
-        if "parcels" in ws.layers and "assess" in ws.layers:
-            measured = ws.join_rate()
-            if measured is not None:
-                rate = measured[0]
-                feedback.pushInfo(f"Join of the parcels and the assessing table: "
-                                  f"{rate.text()}.")
-                problem = ws.join_problem(*measured)
-                if problem:
-                    problems.append(problem)
+        self.check_right_of_way(ws, names, problems)
+        rate = self.measure_join(ws, problems)
         if problems:
             joined = f" ({rate.text()})" if rate is not None else ""
             raise QgsProcessingException(
                 f"The town is not set up yet{joined}: {len(problems)} thing(s) to fix, then "
                 "run again:\n" + "\n".join(f"{i}. {p}" for i, p in enumerate(problems, 1)))
-        town = self.parameterAsString(ws.parameters, "TOWN_NAME", context).strip()
         staged = ws.write_config(name=town, target=work / "town.toml", header=HEADER)
         ws.final_files.insert(0, (staged, str(target)))
         ws.deliver({})
@@ -156,6 +132,57 @@ layer with a filter, a database table) is saved into a GeoPackage in the folder 
                               + ", ".join(missing) + ".")
         return {"CONFIG": str(target), "HEADLINE": headline,
                 "JOIN_RATE": rate.share if rate is not None else None}
+
+    def collect_layers(self, ws: Workspace, target: Path,
+                       problems: list[str]) -> dict[str, list[str]]:
+        """Each town layer given, as its ``[layers.KEY]`` entry in ``ws.layers``; the field
+        names of the vector ones, by key. What cannot be used is added to ``problems``."""
+        names: dict[str, list[str]] = {}
+        for key, _optional, _advanced in self.TOWN_LAYERS:
+            if ws.feedback.isCanceled():
+                raise QgsProcessingException(ws.cancelled_text())
+            li = CATALOG[key]
+            if not ws.has(li.param):
+                continue
+            layer = self.parameterAsLayer(ws.parameters, li.param, ws.context)
+            if layer is None:
+                problems.append(f"{ws.label(li.param)}: the layer cannot be opened.")
+                continue
+            entry = self.layer_entry(ws, li, layer, target, problems)
+            if entry is not None:
+                ws.layers[key] = entry
+                if isinstance(layer, QgsVectorLayer):
+                    names[key] = list(layer.fields().names())
+        return names
+
+    def check_right_of_way(self, ws: Workspace, names: dict[str, list[str]],
+                           problems: list[str]) -> None:
+        """The right-of-way rule read into ``ws.right_of_way``; its field must be one of the
+        parcels layer's."""
+        try:
+            ws.right_of_way = self.right_of_way(ws.parameters, ws.context, ws)
+        except QgsProcessingException as exc:
+            problems.append(str(exc))
+        row = ws.right_of_way
+        if row and "parcels" in names and row["field"] not in names["parcels"]:
+            problems.append(f"{ws.label('RIGHT_OF_WAY_FIELD')}: {row['field']} is not a field "
+                            f"of {ws.source_layer_label('PARCELS')}.")
+
+    @staticmethod
+    def measure_join(ws: Workspace, problems: list[str]):
+        """The join rate of the parcels and the assessing table (None without both), said in
+        the log; a join that matches too little is a problem."""
+        if "parcels" not in ws.layers or "assess" not in ws.layers:
+            return None
+        measured = ws.join_rate()
+        if measured is None:
+            return None
+        rate = measured[0]
+        ws.feedback.pushInfo(f"Join of the parcels and the assessing table: {rate.text()}.")
+        problem = ws.join_problem(*measured)
+        if problem:
+            problems.append(problem)
+        return rate
 
     def layer_entry(self, ws: Workspace, li, layer, target: Path,
                     problems: list[str]) -> dict | None:
