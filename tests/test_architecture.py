@@ -166,11 +166,11 @@ def _complexity_script():
 
 
 def test_no_function_is_over_complexity_twenty():
-    """Issue 25: radon's cyclomatic complexity of every function in swm_gis/ is 20 or less
-    (scripts/complexity.py, which ``make lint`` runs on swm_gis/ and qgis_plugin/)."""
+    """Issue 25: radon's cyclomatic complexity of every function in swm_gis/ and in the QGIS
+    plugin is 20 or less (scripts/complexity.py, which ``make lint`` runs on both)."""
     complexity = _complexity_script()
     assert complexity.LIMIT == 20
-    assert [str(m) for m in complexity.too_complex([PKG])] == []
+    assert [str(m) for m in complexity.too_complex([PKG, PKG.parent / "qgis_plugin"])] == []
 
 
 def test_no_test_module_imports_another():
