@@ -144,11 +144,14 @@ def _habitats(config: TownConfig, site: gpd.GeoDataFrame):
 
 
 # --------------------------------------------------------------------------- floodplain
+_FLOOD = layer_words("flood_zones")
+
+
 def _floodplain(config: TownConfig, site: gpd.GeoDataFrame,
                 subject: gpd.GeoDataFrame | None):
     if not config.has("flood_zones"):
         return None, {}, {"name": "floodplain", "ran": False, "source": None,
-                          "reason": "the flood zone layer is not configured",
+                          "reason": f"{_FLOOD} is not configured",
                           "section": FLOOD_SECTION}
     geoms = list(site.geometry.values)
     if subject is not None and len(subject):
@@ -165,10 +168,10 @@ def _floodplain(config: TownConfig, site: gpd.GeoDataFrame,
     holds = bool(len(zones)) and bool(shaded_x_mask(zones).any())
     result["shaded_x_checked"] = bool(spec.includes_0_2_pct or holds)
     result["shaded_x_basis"] = (
-        "the town config says the flood zone layer maps the 0.2%-annual-chance zone"
+        f"the town config says {_FLOOD} maps the 0.2%-annual-chance zone"
         if spec.includes_0_2_pct else
-        "the flood zone layer holds 0.2%-annual-chance zones around the site" if holds else
-        "the flood zone layer holds no 0.2%-annual-chance zone around the site and does not "
+        f"{_FLOOD} holds 0.2%-annual-chance zones around the site" if holds else
+        f"{_FLOOD} holds no 0.2%-annual-chance zone around the site and does not "
         "say it maps them (the town config can say so if it does)")
     if not result["shaded_x_checked"]:
         result["shaded_x_area_sqft"] = None

@@ -17,6 +17,7 @@ from swm_gis.screening.finding_parts import (
     _missing_text,
     absent,
     finding,
+    layer_words,
     part_status,
 )
 
@@ -123,8 +124,8 @@ def _outside_sfha(parcels: Mapping[str, Any] | None, shaded_txt: str, used: list
     if caveats:
         parts["sfha"] = "conditional"
         return finding("floodplain", "conditional", f"No SFHA found on the part of {target} "
-                       "the flood zone layer covers." + shaded_txt, used=used, caveats=caveats,
-                       parts=parts)
+                       f"{layer_words('flood_zones')} covers." + shaded_txt, used=used,
+                       caveats=caveats, parts=parts)
     parts["sfha"] = "no"
     gap = [] if parcels else [
         "Measured on the limit of disturbance only: the site is \"any lot or parcel of land "
