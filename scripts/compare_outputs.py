@@ -36,13 +36,16 @@ VOLATILE = [
     re.compile(r"D:\d{14}[^)]*"),            # PDF creation dates
     re.compile(r"\d{1,2} [A-Z][a-z]+ \d{4}, \d{2}:\d{2} UTC"),   # the web map's "generated" line
     re.compile(r"mtime[^,}\n]*"),            # input modification times in provenance
-    re.compile(r"/\S*?swm-gis-compare-[^/\s]+/tree\d"),   # this script's checkouts
 ]
+
+#: This script's checkouts, whichever run wrote the path (blanked as the roots are).
+CHECKOUT = re.compile(r"/\S*?swm-gis-compare-[^/\s]+/tree\d")
 
 
 def _blank(text: str, roots: list[str]) -> str:
     for root in roots:
         text = text.replace(root, "<OUT>")
+    text = CHECKOUT.sub("<OUT>", text)
     for rx in VOLATILE:
         text = rx.sub("<VOLATILE>", text)
     return text
@@ -75,8 +78,26 @@ def _gpkg_rows(path: Path) -> dict[str, list[tuple]]:
         con.close()
 
 
-def compare_dirs(before: Path, after: Path, trees: tuple[Path, ...] = ()) -> list[str]:
-    """Every difference between two output folders, one line each (empty: identical).
+def _lines_diff(before: str, after: str, show: int) -> list[str]:
+    """The first ``show`` changed lines of a unified diff of two blanked texts, indented."""
+    import difflib
+
+    changed = [d for d in difflib.unified_diff(before.splitlines(), after.splitlines(),
+                                               lineterm="", n=0)
+               if d[:1] in "+-" and not d.startswith(("+++", "---"))]
+    more = [f"    ... and {len(changed) - show} more changed line(s)"] if len(changed) > show \
+        else []
+    return [f"    {d[:240]}" for d in changed[:show]] + more
+
+
+def _rows_text(rows: list[tuple] | None) -> str:
+    return "\n".join(repr(r) for r in rows or [])
+
+
+def compare_dirs(before: Path, after: Path, trees: tuple[Path, ...] = (), *,
+                 show: int = 0) -> list[str]:
+    """Every difference between two output folders, one line each (empty: identical); with
+    ``show``, each difference followed by up to that many of its changed lines.
 
     ``trees``: the checkouts the runs read their inputs from (their paths are blanked)."""
     roots = sorted({str(p) for p in (before, after, *trees)}, key=len, reverse=True)
@@ -91,12 +112,17 @@ def compare_dirs(before: Path, after: Path, trees: tuple[Path, ...] = ()) -> lis
         if suffix == ".gpkg":
             rb, ra = _gpkg_rows(b), _gpkg_rows(a)
             for table in sorted(set(rb) | set(ra)):
-                if _blank(repr(rb.get(table)), roots) != _blank(repr(ra.get(table)), roots):
+                tb = _blank(_rows_text(rb.get(table)), roots)
+                ta = _blank(_rows_text(ra.get(table)), roots)
+                if tb != ta:
                     diffs.append(f"{name}: table {table} differs "
                                  f"({len(rb.get(table, []))} vs {len(ra.get(table, []))} rows)")
+                    diffs += _lines_diff(tb, ta, show) if show else []
         elif suffix == ".pdf":
-            if _blank(_pdf_text(b), roots) != _blank(_pdf_text(a), roots):
+            tb, ta = _blank(_pdf_text(b), roots), _blank(_pdf_text(a), roots)
+            if tb != ta:
                 diffs.append(f"{name}: text differs")
+                diffs += _lines_diff(tb, ta, show) if show else []
         elif suffix in {".xlsx", ".png"}:
             continue  # zipped XML with timestamps / pixels: the CSV and PDF text cover them
         else:
@@ -104,6 +130,7 @@ def compare_dirs(before: Path, after: Path, trees: tuple[Path, ...] = ()) -> lis
             ta = _blank(a.read_bytes().decode("utf-8", "replace"), roots)
             if tb != ta:
                 diffs.append(f"{name}: bytes differ")
+                diffs += _lines_diff(tb, ta, show) if show else []
     return diffs
 
 
@@ -118,14 +145,17 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("revs", nargs="*", help="REV_BEFORE [REV_AFTER]")
     parser.add_argument("--dirs", nargs=2, type=Path, metavar=("BEFORE", "AFTER"))
+    parser.add_argument("--show", type=int, default=0, metavar="N",
+                        help="print up to N changed lines of each difference")
     args = parser.parse_args(argv)
-    trees: list[Path] = []
+    trees: list[Path] = [REPO]  # a demo run from the work tree names its inputs there
     if args.dirs:
         before, after = args.dirs
     else:
         if not 1 <= len(args.revs) <= 2:
             parser.error("give REV_BEFORE [REV_AFTER] or --dirs BEFORE AFTER")
         work = Path(tempfile.mkdtemp(prefix="swm-gis-compare-"))
+        trees = []
         for i, rev in enumerate(args.revs):
             tree = work / f"tree{i}"
             subprocess.run(["git", "worktree", "add", "--detach", "-q", str(tree), rev],
@@ -142,12 +172,13 @@ def main(argv: list[str] | None = None) -> int:
                 if tree != REPO:
                     subprocess.run(["git", "worktree", "remove", "--force", str(tree)],
                                    cwd=REPO, check=False)
-    diffs = compare_dirs(before, after, tuple(trees))
+    diffs = compare_dirs(before, after, tuple(trees), show=args.show)
     n = sum(1 for p in before.rglob("*") if p.is_file())
     for line in diffs:
         print(line)
-    print(f"{n} files compared, {len(diffs)} differences ({before} vs {after})")
-    return 1 if diffs else 0
+    count = sum(1 for line in diffs if not line.startswith("    "))
+    print(f"{n} files compared, {count} differences ({before} vs {after})")
+    return 1 if count else 0
 
 
 if __name__ == "__main__":

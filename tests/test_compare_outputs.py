@@ -56,3 +56,16 @@ def test_geopackage_rows_are_compared(tmp_path):
     _gpkg(before / "m.gpkg", [("P1", 1), ("P2", 2)])
     _gpkg(after / "m.gpkg", [("P1", 1), ("P2", 3)])
     assert compare.compare_dirs(before, after) == ["m.gpkg: table t differs (3 vs 3 rows)"]
+
+
+def test_show_prints_the_changed_lines_of_each_difference(tmp_path):
+    """``--show N``: a reader sees what changed (a figure, a wording), not only that it did."""
+    before, after = _two(tmp_path, "a\nthe flood zone layer\nc\n", "a\nthe FEMA layer\nc\n",
+                         name="f.txt")
+    assert compare.compare_dirs(before, after, show=5) == [
+        "f.txt: bytes differ", "    -the flood zone layer", "    +the FEMA layer"]
+    _gpkg(before / "m.gpkg", [("P1", 1), ("P2", 2)])
+    _gpkg(after / "m.gpkg", [("P1", 1), ("P2", 3)])
+    assert compare.compare_dirs(before, after, show=1)[3:] == [
+        "m.gpkg: table t differs (3 vs 3 rows)", "    -('P2', 2)",
+        "    ... and 1 more changed line(s)"]
