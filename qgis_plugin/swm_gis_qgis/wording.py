@@ -180,7 +180,6 @@ def dialog_text(message: str, labels: Mapping[str, str], *, parts: Sequence | No
     if temp_root:
         text = _replace_path(text, temp_root, "the temporary copy", prefix=True)
         text = text.replace(" in the temporary copy", "")
-    text = _drop_spec(text)
     if not user_config:
         for said in ("in the town config", "in the config", "to the town config",
                      "to the config"):
@@ -218,21 +217,6 @@ def _skip_layer_suffix(text: str, end: int) -> int:
             if stop > end + len(lead):
                 return stop
     return end
-
-
-def _drop_spec(text: str) -> str:
-    """Drop the engine's "(SPEC section N)" pointers: the dialog's user has no SPEC."""
-    while (at := text.find("SPEC section ")) >= 0:
-        end = at + len("SPEC section ")
-        while end < len(text) and text[end].isdigit():
-            end += 1
-        start = at
-        if start > 0 and text[start - 1] == "(" and text.startswith(")", end):
-            start, end = start - 1, end + 1
-        while start > 0 and text[start - 1] == " ":
-            start -= 1
-        text = text[:start] + text[end:]
-    return text
 
 
 #: Parameter ids that are also words of the data (a HUC12 code, an ORW): never replaced.

@@ -43,7 +43,6 @@ def _key(section, name=""):
      "pass 'Include the subject parcels in the list' to list its owners"),
     (["choose an empty ", _opt("out", "DIR"), " or ", _opt("overwrite")],
      "choose an empty 'Output folder' or 'Output folder'"),
-    (["the rule (SPEC section 2) says so"], "the rule says so"),
     (["No ", _key("layers.assess"), " in ", {"config": ""}],
      "No 'Assessing table (owners and mailing addresses)' in the dialog"),
     (["Check ", _key("layers.parcels.fields", "id"), " and ", _key("layers.assess.fields")],
