@@ -118,8 +118,8 @@ def check_source(spec: Any, bounds: BBox | None, src_crs: CRS, *, declared_by: s
 def crs_message(spec: Any, problem: str, src_crs: CRS, likely: str | None,
                 declared_by: str) -> str:
     """One paragraph: the layer, what is wrong, the likely CRS and how to say so."""
-    # a FILE given to a job: its key names the option (by reference, or a flag as was)
-    is_argument = bool(references(str(spec.key))) or str(spec.key).startswith("-")
+    # a FILE given to a job: its key is a reference to the option (config layers: a plain key)
+    is_argument = bool(references(str(spec.key)))
     where = f"{spec.describe()} ({spec.key})" if is_argument else (
         f"{spec.describe()} ({layer_key(spec.key)})")
     name = _short(src_crs)
