@@ -329,14 +329,14 @@ class SwmGisAlgorithm(QgsProcessingAlgorithm):
         when the name is given (the town name or a town config file) or nothing the run writes
         prints it. The name is never guessed (from the project's title, say): a certified list
         must not name the wrong town."""
-        if not self.names_town(parameters, context):
+        name = self.parameterDefinition("TOWN_NAME")
+        if name is None or not self.names_town(parameters, context):
             return None
         if self.ACCEPTS_TOWN_CONFIG and \
                 (self.parameterAsFile(parameters, "TOWN_CONFIG", context) or "").strip():
             return None
         if (self.parameterAsString(parameters, "TOWN_NAME", context) or "").strip():
             return None
-        name = self.parameterDefinition("TOWN_NAME")
         where = " (under Advanced Parameters)" if \
             name.flags() & QgsProcessingParameterDefinition.Flag.FlagAdvanced else ""
         config = ", or choose a town config file (it names the town)" if \
