@@ -276,15 +276,23 @@ class Workspace:
         acols = self.columns_of(CATALOG["assess"].param)
         return joins.rate(pcols.get(pid, []), acols.get(aid, [])), pcols, acols
 
-    def check_join(self) -> joins.JoinRate | None:
-        """State the join rate; stop the run, naming the fields to choose, when no assessing
-        row joins a parcel (no owner could ever be notified)."""
+    def stated_join(self) -> tuple[joins.JoinRate, str | None] | None:
+        """The join rate, said in the log, and what is wrong with it (:meth:`join_problem`);
+        None when the parcels or the assessing table is not part of the run."""
         measured = self.join_rate()
         if measured is None:
             return None
         rate = measured[0]
         self.feedback.pushInfo(f"Join of the parcels and the assessing table: {rate.text()}.")
-        problem = self.join_problem(*measured)
+        return rate, self.join_problem(*measured)
+
+    def check_join(self) -> joins.JoinRate | None:
+        """State the join rate; stop the run, naming the fields to choose, when no assessing
+        row joins a parcel (no owner could ever be notified)."""
+        stated = self.stated_join()
+        if stated is None:
+            return None
+        rate, problem = stated
         if problem:
             raise QgsProcessingException(
                 problem + " Without the join no owner could be notified, so nothing was run.")

@@ -172,14 +172,10 @@ layer with a filter, a database table) is saved into a GeoPackage in the folder 
     def measure_join(ws: Workspace, problems: list[str]):
         """The join rate of the parcels and the assessing table (None without both), said in
         the log; a join that matches too little is a problem."""
-        if "parcels" not in ws.layers or "assess" not in ws.layers:
+        stated = ws.stated_join()
+        if stated is None:
             return None
-        measured = ws.join_rate()
-        if measured is None:
-            return None
-        rate = measured[0]
-        ws.feedback.pushInfo(f"Join of the parcels and the assessing table: {rate.text()}.")
-        problem = ws.join_problem(*measured)
+        rate, problem = stated
         if problem:
             problems.append(problem)
         return rate
