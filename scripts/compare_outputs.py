@@ -148,14 +148,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--show", type=int, default=0, metavar="N",
                         help="print up to N changed lines of each difference")
     args = parser.parse_args(argv)
-    trees: list[Path] = [REPO]  # a demo run from the work tree names its inputs there
+    trees: list[Path] = []
     if args.dirs:
         before, after = args.dirs
+        trees = [REPO]  # a demo run from the work tree names its inputs there
     else:
         if not 1 <= len(args.revs) <= 2:
             parser.error("give REV_BEFORE [REV_AFTER] or --dirs BEFORE AFTER")
         work = Path(tempfile.mkdtemp(prefix="swm-gis-compare-"))
-        trees = []
         for i, rev in enumerate(args.revs):
             tree = work / f"tree{i}"
             subprocess.run(["git", "worktree", "add", "--detach", "-q", str(tree), rev],
