@@ -32,7 +32,7 @@ lint: dev-setup
 
 # API reference + tutorial page (the notebook run, with its outputs) into docs/_build/html;
 # any Sphinx warning, broken cross-reference or failing notebook cell fails the build.
-# (make test builds them too, and executes the notebook: tests/test_docs.py)
+# (make test builds them too, and executes the notebook: tests/e2e/test_docs.py)
 DOCS_OUT ?= docs/_build/html
 docs: dev-setup
 	$(PY) -m sphinx -W --keep-going -b html docs $(DOCS_OUT)
@@ -43,7 +43,7 @@ docs: dev-setup
 tutorial: dev-setup
 	$(PY) -m pytest -p no:pytest_qgis -p no:cacheprovider -o addopts="" --nbmake docs/tutorial.ipynb
 
-# Clear the notebook's outputs before committing it (tests/test_docs.py checks they are cleared).
+# Clear the notebook's outputs before committing it (tests/e2e/test_docs.py checks they are cleared).
 tutorial-clear: dev-setup
 	$(PY) scripts/clear_notebook.py docs/tutorial.ipynb
 
@@ -73,7 +73,7 @@ system-deps:
 
 # What the whole suite needs beyond the venv: QGIS 3 with PyQGIS (plugin tests), Chromium
 # (rendering the HTML report; the web map tests drive it through Playwright), poppler-utils (PDF checks by eye, pdftoppm), PostgreSQL 15 with
-# PostGIS 3 (tests/postgis_server.py starts a throwaway server; no service is enabled).
+# PostGIS 3 (tests/support/postgis_server.py starts a throwaway server; no service is enabled).
 test-deps: system-deps
 	@missing=""; \
 	$(SYS_PY) -c "import qgis.core" 2>/dev/null || missing="$$missing qgis python3-qgis"; \

@@ -1350,7 +1350,7 @@ Notes on the fields:
 - DEM: each cell is the elevation of the nearest stream or pond in its own HUC12 plus 4 % of the
   distance to it, plus a ridge of up to 5 m along the HUC divides; streams are burned 1.5 m deep
   and fall downstream (river 0.25 %, brooks 1.2 %); ponds are flat at their level. D8 drainage
-  (pyflwdir) follows the stream network; tests/test_sample_town.py checks it.
+  (pyflwdir) follows the stream network; tests/e2e/test_sample_town.py checks it.
 """
 
 

@@ -1,7 +1,7 @@
 """Sphinx configuration: the swm-gis API reference and tutorial.
 
 Build with ``make docs`` (warnings are errors). The reference is autosummary over the numpydoc
-docstrings of the names in ``swm_gis.__all__`` (listed in ``api.rst``; ``tests/test_docs.py``
+docstrings of the names in ``swm_gis.__all__`` (listed in ``api.rst``; ``tests/e2e/test_docs.py``
 checks the two agree). The tutorial page is made from ``tutorial.ipynb`` at build time, run, with
 its outputs (``_ext/swm_docs.py``; ``-D tutorial_execute=0`` skips the run), so the notebook CI
 executes and the page people read are one file.

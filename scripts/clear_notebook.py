@@ -3,7 +3,7 @@
     python scripts/clear_notebook.py docs/tutorial.ipynb      (what ``make tutorial-clear`` runs)
 
 The tutorial is stored without outputs: CI executes it, so stored outputs could only go stale.
-``tests/test_docs.py`` checks that clearing the stored notebook changes nothing.
+``tests/e2e/test_docs.py`` checks that clearing the stored notebook changes nothing.
 """
 
 from __future__ import annotations

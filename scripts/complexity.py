@@ -7,7 +7,7 @@ default ``swm_gis`` and ``qgis_plugin`` of this repository) is measured with
 ``radon.complexity.cc_visit``, as ``radon cc`` lists them (a nested function, such as a compiled
 kernel inside its builder, is radon's closure: neither listed nor added to its builder). Exit 1
 listing each one over the limit, worst first; exit 0 printing the worst figure (exit 2: a path
-that is no folder or ``.py`` file). ``tests/test_architecture.py`` runs :func:`too_complex` on
+that is no folder or ``.py`` file). ``tests/house/test_architecture.py`` runs :func:`too_complex` on
 swm_gis/.
 """
 

@@ -5,7 +5,7 @@
 #   axe-core  -> tests/data/web/        (tests only: the accessibility check injected by the tests)
 #
 # To update: change a version below, run `bash scripts/vendor_web.sh`, run the publish tests
-# (tests/test_publish_browser.py) and commit the changed files with the new version in the message.
+# (tests/webmap/test_publish_browser.py) and commit the changed files with the new version in the message.
 # Needs npm (Debian: apt-get install npm); nothing is installed globally, no CDN is ever linked.
 set -euo pipefail
 

@@ -11,9 +11,9 @@ import geopandas as gpd
 import pytest
 from hypothesis import settings
 from shapely.geometry import box
-from townkit import CAMBRIDGE_CONFIG, CRS, REPO
+from support.townkit import CAMBRIDGE_CONFIG, CRS, REPO
 
-pytest_plugins = ("postgis_server",)  # the throwaway PostGIS server (tests/postgis_server.py)
+pytest_plugins = ("support.postgis_server",)  # the throwaway PostGIS server (tests/support/postgis_server.py)
 
 #: pytest-qgis runs the plugin tests in real QGIS (make test installs both). Without it (a quick
 #: local run in a plain venv, or ``-p no:pytest_qgis`` as make test-fast passes) the QGIS tests
@@ -21,7 +21,7 @@ pytest_plugins = ("postgis_server",)  # the throwaway PostGIS server (tests/post
 HAVE_QGIS = importlib.util.find_spec("qgis") is not None
 HAVE_PYTEST_QGIS = HAVE_QGIS and importlib.util.find_spec("pytest_qgis") is not None
 if not HAVE_PYTEST_QGIS:
-    collect_ignore = ["qgis"]
+    collect_ignore_glob = ["plugin/test_plugin_*.py", "applicability/test_applicability_qgis.py"]
 
 
 def _qgis_active(config) -> bool:

@@ -31,7 +31,7 @@ _load_commands()
 
 def cli_flags() -> set[str]:
     """Every long flag of every ``swm-gis`` command (``--site``, ``--no-cache``, ...), read from
-    the command line itself: what the core must never spell (tests/test_architecture.py)."""
+    the command line itself: what the core must never spell (tests/house/test_architecture.py)."""
     found: set[str] = set()
     stack = [typer.main.get_command(app)]
     while stack:

@@ -1,0 +1,117 @@
+"""swm_gis:applicabilitymap on the sample town: the same classes as ``swm-gis applicability``."""
+
+from __future__ import annotations
+
+import subprocess
+
+import pytest
+from support.plugin_kit import ENGINE, SAMPLE, engine_env
+
+pytestmark = [pytest.mark.qgis, pytest.mark.slow]
+
+GPKG = SAMPLE / "sample.gpkg"
+FIELDS = ("area_sqft", "huc12", "huc10", "nhesp_within_distance", "nhesp_distance_ft", "in_sfha",
+          "sfha_fraction", "drains_to_orw", "drains_to_impaired", "impairment_causes",
+          "can_reach_trigger", "screening_class")
+
+
+def _rows(layer) -> list[tuple]:
+    """(parcel_id, fields...) of every row, sorted (a parcel id split in two polygons by the
+    rail line has two rows)."""
+    return sorted(((f["parcel_id"], *(f[k] for k in FIELDS)) for f in layer.getFeatures()),
+                  key=repr)
+
+
+@pytest.fixture(scope="module")
+def reference(tmp_path_factory):
+
+    out = tmp_path_factory.mktemp("cli_applicability") / "applicability.gpkg"
+    proc = subprocess.run([ENGINE, "--progress", "none", "applicability", "--config",
+                           str(SAMPLE / "town.toml"), "--out", str(out)],
+                          capture_output=True, text=True, env=engine_env())
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    return out
+
+
+@pytest.fixture(scope="module")
+def reference_rows(reference):
+    from qgis.core import QgsVectorLayer
+
+    return _rows(QgsVectorLayer(f"{reference}|layername=applicability", "ref", "ogr"))
+
+
+def test_with_the_town_config(plugin, reference_rows, tmp_path):
+    import processing
+    from qgis.core import QgsVectorLayer
+
+    gpkg = tmp_path / "kept.gpkg"
+    r = processing.run("swm_gis:applicabilitymap", {
+        "TOWN_CONFIG": str(SAMPLE / "town.toml"), "OUTPUT": "memory:", "SUMMARY": "memory:",
+        "OUTPUT_GPKG": str(gpkg)})
+    assert r["GPKG"] == str(gpkg)
+    kept = QgsVectorLayer(f"{gpkg}|layername=applicability", "kept", "ogr")
+    assert kept.listStylesInDatabase()[0] >= 1  # the engine's style, stored as default
+    got = _rows(r["OUTPUT"])
+    assert len(got) > 3000  # README: about 3,170 parcel polygons, every one classified
+    assert got == reference_rows
+    summary = list(r["SUMMARY"].getFeatures())
+    town = [f for f in summary if f["huc12"] == "all"]
+    assert sum(f["parcels"] for f in town) == len(got)
+
+
+def test_with_qgis_layers(plugin, reference_rows):
+    import processing
+
+    def layer(name):
+        return f"{GPKG}|layername={name}"
+
+    r = processing.run("swm_gis:applicabilitymap", {
+        "PARCELS": layer("parcels"), "NHESP_PRIORITY": None,
+        "PRIORITY_HABITATS": layer("nhesp_priority"),
+        "ESTIMATED_HABITATS": layer("nhesp_estimated"), "VERNAL_POOLS": layer("vernal_pools"),
+        "FLOOD_ZONES": layer("flood_zones"), "HUC12": layer("huc12"), "HUC10": layer("huc10"),
+        "ORW": layer("orw"), "IMPAIRED_WATERS": layer("impaired_waters"),
+        "STREAMS": layer("streams"), "WATERBODIES": layer("waterbodies"),
+        "TOWN_BOUNDARY": layer("town_boundary"), "DEM": str(SAMPLE / "dem.tif"),
+        "OUTPUT": "memory:"})
+    assert _rows(r["OUTPUT"]) == reference_rows
+
+
+def test_the_output_gets_the_style_the_engine_stored(plugin, reference, tmp_path):
+    from qgis.core import QgsVectorLayer
+    from swm_gis_qgis.algorithms.base import StyleLayer, stored_style_qml
+
+    src = QgsVectorLayer(f"{reference}|layername=applicability", "src", "ogr")
+    qml = stored_style_qml(src, tmp_path / "stored.qml")
+    assert qml is not None and "screening_class" in qml.read_text(encoding="utf-8")
+    copy = QgsVectorLayer("MultiPolygon?crs=EPSG:26986&field=screening_class:string", "c",
+                          "memory")
+    StyleLayer(qml).postProcessLayer(copy, None, None)
+    renderer = copy.renderer()
+    # the engine's grouped legend (issue 23): a rule-based style, a heading per parcel size,
+    # one rule per class on screening_class
+    assert renderer.type() == "RuleRenderer"
+    classes = {rule.filterExpression().split(" = ", 1)[1][1:-1].replace("''", "'")
+               for group in renderer.rootRule().children() for rule in group.children()}
+    assert all(rule.filterExpression().startswith('"screening_class" = ')
+               for group in renderer.rootRule().children() for rule in group.children())
+    assert {row[-1] for row in _rows(src)} <= classes
+
+
+def test_the_sample_towns_legend_has_one_colour_per_class(plugin, reference, tmp_path):
+    """Before: 17 classes drawn with 14 fill colours (three pairs share a green)."""
+    from qgis.core import QgsVectorLayer
+    from swm_gis_qgis.algorithms.base import StyleLayer, stored_style_qml
+
+    src = QgsVectorLayer(f"{reference}|layername=applicability", "src", "ogr")
+    present = {row[-1] for row in _rows(src)}
+    copy = QgsVectorLayer("MultiPolygon?crs=EPSG:26986&field=screening_class:string", "c",
+                          "memory")
+    StyleLayer(stored_style_qml(src, tmp_path / "stored.qml")).postProcessLayer(copy, None, None)
+    rules = [rule for group in copy.renderer().rootRule().children()
+             for rule in group.children()]
+    fills = {value: rule.symbol().color().name() for rule in rules
+             if (value := rule.filterExpression().split(" = ", 1)[1][1:-1].replace("''", "'"))
+             in present}
+    assert len(fills) == len(present)
+    assert len(set(fills.values())) == len(present)

@@ -1,0 +1,231 @@
+"""The screening algorithms on the sample town give the same findings as ``swm-gis screen``.
+
+One command-line run on the whole sample town (``data/sample/town.toml``) is the reference; each
+single-check algorithm runs ``swm-gis screen`` through the plugin with only the QGIS layers its
+check needs, and must report exactly that part of the reference screening.json.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from pathlib import Path
+
+import pytest
+from support.plugin_kit import ENGINE, SAMPLE, engine_env
+
+pytestmark = [pytest.mark.qgis, pytest.mark.slow]
+
+GPKG = SAMPLE / "sample.gpkg"
+SITES = SAMPLE / "sites.gpkg"
+
+
+def layer(name: str) -> str:
+    return f"{GPKG}|layername={name}"
+
+
+def site(name: str) -> str:
+    return f"{SITES}|layername={name}"
+
+
+@pytest.fixture(scope="module")
+def reference(tmp_path_factory):
+    """``swm-gis screen`` on the sample town's demo site, with the mitigation sites."""
+    out = tmp_path_factory.mktemp("cli_screen")
+    proc = subprocess.run(
+        [ENGINE, "--progress", "none", "screen", "--config", str(SAMPLE / "town.toml"),
+         "--site", f"{SITES}:site", "--mitigation", f"{SITES}:mitigation",
+         "--proposed-impervious-sqft", "28309", "--out", str(out)],
+        capture_output=True, text=True, env=engine_env())
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    return json.loads((out / "screening.json").read_text(encoding="utf-8"))
+
+
+def _run(alg: str, params: dict, tmp_path) -> dict:
+    import processing
+
+    result = processing.run(f"swm_gis:{alg}", {"SITE": site("site"), "PARCELS": layer("parcels"),
+                                                "OUTPUT_FOLDER": str(tmp_path / alg),
+                                                "OUTPUT": "memory:", **params})
+    result["json"] = json.loads(Path(result["JSON"]).read_text(encoding="utf-8"))
+    return result
+
+
+def test_disturbance_trigger(plugin, reference, tmp_path):
+    r = _run("disturbancetrigger", {}, tmp_path)
+    assert r["json"]["disturbance"] == reference["disturbance"]
+    assert r["AREA_SQFT"] == reference["disturbance"]["area_sqft"]
+    assert r["AREA_ACRES"] == pytest.approx(1.334, abs=0.001)  # README: 1.33 acres
+    assert r["PERMIT_REQUIRED"] is True and r["PERMIT_STATUS"] == "yes"
+    assert [f["permit_required"] for f in r["OUTPUT"].getFeatures()] == [True]
+
+
+def test_disturbance_trigger_common_plan_and_exemption(plugin, tmp_path):
+    r = _run("disturbancetrigger", {"SITE": site("site_small"),
+                                    "COMMON_PLAN": site("common_plan"), "EXEMPTIONS": [2]},
+             tmp_path)
+    d = r["json"]["disturbance"]
+    assert d["area_sqft"] < 43560 <= d["common_plan_area_sqft"]
+    assert r["COMMON_PLAN_AREA_SQFT"] == d["common_plan_area_sqft"]
+    assert "landscaping" in json.dumps(d["exemption"])
+    # the exemption is the applicant's claim: the permit is conditional, neither true nor false
+    assert d["permit_required"] is None
+    assert r["PERMIT_STATUS"] == r["DISTURBANCE_STATUS"] == "conditional"
+    assert r["PERMIT_REQUIRED"] is None
+
+
+def test_habitat_screening(plugin, reference, tmp_path):
+    r = _run("habitatscreening", {"PRIORITY_HABITATS": layer("nhesp_priority"),
+                                  "ESTIMATED_HABITATS": layer("nhesp_estimated"),
+                                  "VERNAL_POOLS": layer("vernal_pools"),
+                                  "VERNAL_POOLS_OUTPUT": "memory:"}, tmp_path)
+    assert r["json"]["habitats"] == reference["habitats"]
+    by_id = {h["id"]: h["distance_ft"] for h in r["json"]["habitats"]}
+    assert by_id["PH 1234"] == pytest.approx(118, abs=1)  # README: 118 ft
+    polygons = {f["id"]: f["distance_ft"] for f in r["OUTPUT"].getFeatures()}
+    points = {f["id"]: f["distance_ft"] for f in r["VERNAL_POOLS_OUTPUT"].getFeatures()}
+    assert polygons == {h["id"]: h["distance_ft"] for h in reference["habitats"]
+                        if h["layer"] != "vernal_pool"}
+    assert points == {str(h["id"]): h["distance_ft"] for h in reference["habitats"]
+                      if h["layer"] == "vernal_pool"}
+    assert r["FEATURE_COUNT"] == len(reference["habitats"])
+    assert r["HABITATS_STATUS"] == "yes" and r["HABITATS_FOUND"] is True
+
+
+def test_floodplain_overlap(plugin, reference, tmp_path):
+    r = _run("floodplainoverlap", {"FLOOD_ZONES": layer("flood_zones")}, tmp_path)
+    assert r["json"]["floodplain"] == reference["floodplain"]
+    assert r["IN_SFHA"] is True and r["FLOODPLAIN_STATUS"] == "yes"
+    assert r["SFHA_AREA_SQFT"] == pytest.approx(10278, abs=1)  # README: 10,278 sq ft in AE
+    pieces = sum(f["area_sqft"] for f in r["OUTPUT"].getFeatures() if f["sfha"] in (1, True))
+    assert pieces == pytest.approx(r["SFHA_AREA_SQFT"], abs=0.5)
+
+
+def test_mitigation_eligibility(plugin, reference, tmp_path):
+    r = _run("mitigationeligibility", {"MITIGATION": site("mitigation"),
+                                       "HUC12": layer("huc12"), "HUC10": layer("huc10"),
+                                       "IMPERVIOUS": str(SAMPLE / "impervious.tif")}, tmp_path)
+    for key in ("development_type", "watersheds", "mitigation"):
+        assert r["json"][key] == reference[key], key
+    assert r["DEVELOPMENT_TYPE"] == "redevelopment"
+    assert r["MITIGATION_HUC_LEVEL"] == "HUC10"
+    eligible = {f["id"]: f["eligible"] for f in r["OUTPUT"].getFeatures()}
+    assert eligible == {"MIT-1": True, "MIT-2": True, "MIT-3": False}
+    assert r["ELIGIBLE_COUNT"] == 2
+    # the headline answers the tool's own question, not the development type's
+    assert r["HEADLINE"] == ("2 of 3 mitigation site(s) eligible (same HUC10 as the site, "
+                             "redevelopment rule).")
+
+
+def test_a_single_check_with_the_town_config_needs_only_the_site(plugin, reference, tmp_path):
+    import processing
+
+    r = processing.run("swm_gis:mitigationeligibility", {
+        "TOWN_CONFIG": str(SAMPLE / "town.toml"), "SITE": site("site"),
+        "MITIGATION": site("mitigation"), "OUTPUT": "memory:"})
+    assert r["HEADLINE"].startswith("2 of 3 mitigation site(s) eligible")
+    assert r["MITIGATION_STATUS"] == next(f["status"] for f in reference["findings"]
+                                          if f["key"] == "mitigation")
+
+
+def _ends_cut(text: str) -> bool:
+    return text.rstrip().endswith(("...", "\u2026"))
+
+
+def test_no_text_output_or_log_line_ends_in_an_ellipsis(plugin, reference, tmp_path):
+    """Findings, the headline, statuses and requirements are whole: "Phosphorus, Tot..." and
+    "Show them on th..." were cut at a fixed length."""
+    import processing
+    from support.plugin_kit import recording_feedback
+    from qgis.core import QgsProcessingContext
+
+    feedback = recording_feedback()
+    r = processing.run("swm_gis:sitescreening", {
+        "TOWN_CONFIG": str(SAMPLE / "town.toml"), "SITE": site("site"),
+        "MITIGATION": site("mitigation"), "PROPOSED_IMPERVIOUS_SQFT": 28309,
+        "OUTPUT": "memory:", "OUTPUT_FOLDER": str(tmp_path / "screening")},
+        context=QgsProcessingContext(), feedback=feedback)
+    texts = {k: v for k, v in r.items() if isinstance(v, str)}
+    assert {"HEADLINE", "FINDINGS", "RECEIVING_WATERS_STATUS"} <= set(texts)
+    cut = [(k, line) for k, v in texts.items() for line in v.splitlines() if _ends_cut(line)]
+    assert cut == []
+    assert [line for line in feedback.lines if _ends_cut(line)] == []
+    # each engine answer is in FINDINGS whole
+    for f in reference["findings"]:
+        assert " ".join(f["answer"].split()) in texts["FINDINGS"], f["key"]
+
+
+def test_receiving_waters(plugin, reference, tmp_path):
+    r = _run("receivingwaters", {"DEM": str(SAMPLE / "dem.tif"), "STREAMS": layer("streams"),
+                                 "ORW": layer("orw"), "IMPAIRED_WATERS": layer("impaired_waters"),
+                                 "WATERBODIES": layer("waterbodies"),
+                                 "TOWN_BOUNDARY": layer("town_boundary"),
+                                 "ASSESS": layer("assess"),
+                                 "RECEIVING_WATER_AREAS": "memory:"}, tmp_path)
+    assert r["json"]["receiving_waters"] == reference["receiving_waters"]
+    ids = [w["au_id"] for w in r["json"]["receiving_waters"]["impaired"]]
+    assert ids[:2] == ["MA93-51", "MA93-12"]  # README: Mill Pond, then the Sample River
+    assert r["IMPAIRED_COUNT"] == len(ids) and r["IMPAIRED_DOWNSTREAM"] is True
+    # no vernal pool layer given (certified vernal pools are ORWs): the ORW search is
+    # incomplete, so neither a count of 0 nor "no ORW downstream"
+    parts = next(f for f in r["json"]["findings"] if f["key"] == "receiving_waters")["parts"]
+    assert parts["orw"] == "conditional"
+    assert r["ORW_COUNT"] is None and r["ORW_DOWNSTREAM"] is None
+    found = [f["id"] for f in r["OUTPUT"].getFeatures()] + \
+        [f["id"] for f in r["RECEIVING_WATER_AREAS"].getFeatures()]
+    assert sorted(found) == sorted(ids)
+
+
+def test_site_screening_with_a_town_config(plugin, reference, tmp_path):
+    r = _run("sitescreening", {"TOWN_CONFIG": str(SAMPLE / "town.toml"), "PARCELS": None,
+                               "MITIGATION": site("mitigation"),
+                               "PROPOSED_IMPERVIOUS_SQFT": 28309}, tmp_path)
+    for key in ("disturbance", "development_type", "standards", "watersheds", "mitigation",
+                "habitats", "floodplain", "receiving_waters"):
+        assert r["json"][key] == reference[key], key
+    assert [c["name"] for c in r["json"]["checks"]] == [c["name"] for c in reference["checks"]]
+    assert r["REQUIRED_RETENTION_CUFT"] == reference["standards"]["required_retention_cuft"]
+    folder = tmp_path / "sitescreening"
+    for name in ("screening.json", "screening.gpkg", "screening_report.html",
+                 "screening_report.pdf"):
+        assert (folder / name).is_file(), name
+    assert r["REPORT_HTML"] == str(folder / "screening_report.html")
+
+
+def _ms4_at_the_site(tmp_path) -> str:
+    """A catch basin (FACILITYID CB-1) on the site's boundary, in a GeoPackage of its own."""
+    from qgis.core import (
+        QgsCoordinateTransformContext,
+        QgsFeature,
+        QgsGeometry,
+        QgsVectorFileWriter,
+        QgsVectorLayer,
+    )
+
+    sites = QgsVectorLayer(site("site"), "site", "ogr")
+    vertex = next(sites.getFeatures()).geometry().vertexAt(0)
+    ms4 = QgsVectorLayer(f"Point?crs={sites.crs().authid()}&field=FACILITYID:string",
+                         "ms4", "memory")
+    feature = QgsFeature(ms4.fields())
+    feature.setGeometry(QgsGeometry(vertex.clone()))
+    feature.setAttribute("FACILITYID", "CB-1")
+    ms4.dataProvider().addFeature(feature)
+    path = str(tmp_path / "ms4.gpkg")
+    options = QgsVectorFileWriter.SaveVectorOptions()
+    options.driverName = "GPKG"
+    QgsVectorFileWriter.writeAsVectorFormatV3(ms4, path, QgsCoordinateTransformContext(), options)
+    return path
+
+
+def test_the_towns_ms4_layer_reaches_the_permit_finding(plugin, tmp_path):
+    """The optional 'Town MS4' layer goes into the config the plugin writes ([layers.ms4], id =
+    FACILITYID): a catch basin on the site makes the disturbance drain to the MS4."""
+    r = _run("disturbancetrigger", {"MS4": _ms4_at_the_site(tmp_path)}, tmp_path)
+    ms4 = r["json"]["disturbance"]["ms4"]
+    assert ms4["checked"] is True and ms4["reached"] is True
+    assert "CB-1" in json.dumps(ms4["features"])
+
+
+def test_without_the_ms4_layer_the_trigger_assumes_it(plugin, tmp_path):
+    r = _run("disturbancetrigger", {}, tmp_path)
+    assert r["json"]["disturbance"]["ms4"]["checked"] is False

@@ -1,0 +1,25 @@
+"""Test helpers: small towns built by hand in tmp_path (`from townkit import write_town`)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import geopandas as gpd
+
+REPO = Path(__file__).resolve().parents[2]
+CAMBRIDGE_CONFIG = REPO / "data" / "cambridge.toml"
+SAMPLE_CONFIG = REPO / "data" / "sample" / "town.toml"
+CRS = "EPSG:26986"
+
+
+def write_town(tmp_path: Path, layers: dict[str, gpd.GeoDataFrame], *, name: str = "Testtown",
+               extra: str = "", crs: str = CRS) -> Path:
+    """Write each layer to tmp_path/town.gpkg and a town.toml pointing at them; return the toml."""
+    gpkg = tmp_path / "town.gpkg"
+    lines = [f'[town]\nname = "{name}"\ncrs = "{crs}"\n']
+    for key, frame in layers.items():
+        frame.to_file(gpkg, layer=key, driver="GPKG")
+        lines.append(f'[layers.{key}]\npath = "town.gpkg"\nlayer = "{key}"\n')
+    toml = tmp_path / "town.toml"
+    toml.write_text("\n".join(lines) + extra, encoding="utf-8")
+    return toml
