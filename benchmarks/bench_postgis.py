@@ -1,6 +1,7 @@
 """Benchmark (not a test): PostGIS vs GeoPackage for the abutter list and the applicability map.
 
-Starts a throwaway PostgreSQL + PostGIS server (as the tests do: tests/support/postgis_server.py), loads
+Starts a throwaway PostgreSQL + PostGIS server (as the tests do: tests/support/postgis_server.py),
+loads
 
 - the 1,000,000-parcel state of ``bench_abutters.py`` (parcels + assessing table, ``LOC_ID``
   indexed in both, GiST index on the geometry), then times the whole ``swm-gis abutters``

@@ -13,7 +13,8 @@ from hypothesis import settings
 from shapely.geometry import box
 from support.townkit import CAMBRIDGE_CONFIG, CRS, REPO
 
-pytest_plugins = ("support.postgis_server",)  # the throwaway PostGIS server (tests/support/postgis_server.py)
+# the throwaway PostGIS server (tests/support/postgis_server.py)
+pytest_plugins = ("support.postgis_server",)
 
 #: pytest-qgis runs the plugin tests in real QGIS (make test installs both). Without it (a quick
 #: local run in a plain venv, or ``-p no:pytest_qgis`` as make test-fast passes) the QGIS tests

@@ -15,10 +15,10 @@ import pandas as pd
 import pyogrio
 import pytest
 import shapely
-from support.applicabilitykit import FT, X0, Y0, drainage_town, frame, sq, town_layers
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from shapely.geometry import Point, box
+from support.applicabilitykit import FT, X0, Y0, drainage_town, frame, sq, town_layers
 from support.townkit import CRS, write_town
 
 from swm_gis.applicability import run as ap

@@ -419,9 +419,9 @@ def overland_town(tmp_path: Path) -> Path:
     the impaired polygon, MISS (y 820..880 m) neither; all then reach the brook and the pond.
     """
     import rasterio
-    from support.applicabilitykit import X0, Y0, frame
     from rasterio.transform import from_origin
     from shapely.geometry import LineString
+    from support.applicabilitykit import X0, Y0, frame
 
     n, cell = 100, 10.0
     z = (100.0 - 0.5 * np.arange(n)[None, :] + 0.01 * np.arange(n)[:, None]).astype("float32")

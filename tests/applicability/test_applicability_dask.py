@@ -8,8 +8,8 @@ import geopandas as gpd
 import numpy as np
 import pandas as pd
 import pytest
-from support.applicabilitykit import PARCELS, X0, Y0, town_layers
 from shapely.geometry import box
+from support.applicabilitykit import PARCELS, X0, Y0, town_layers
 from support.townkit import CRS, SAMPLE_CONFIG, write_town
 
 from swm_gis.applicability import run as ap

@@ -22,8 +22,8 @@ import numpy as np
 import pandas as pd
 import pytest
 import shapely
-from support.applicabilitykit import FT, X0, Y0, drainage_town, frame, sq, town_layers
 from shapely.geometry import box
+from support.applicabilitykit import FT, X0, Y0, drainage_town, frame, sq, town_layers
 from support.townkit import CAMBRIDGE_CONFIG, CRS, SAMPLE_CONFIG, write_town
 
 from swm_gis.applicability import run as ap

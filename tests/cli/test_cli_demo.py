@@ -18,7 +18,8 @@ STEPS = [name for _, name, _ in demo_steps()]
 
 @pytest.fixture
 def fake_report(monkeypatch):
-    """Stand-in for the screening report writer (tested in tests/reports/test_screening_report.py)."""
+    """Stand-in for the screening report writer (tested in
+    tests/reports/test_screening_report.py)."""
     def write_screening_report(document, layers, out_dir, *, received=None):
         paths = {"html": out_dir / "screening_report.html", "pdf": out_dir / "screening_report.pdf"}
         for path in paths.values():

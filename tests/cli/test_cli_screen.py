@@ -10,8 +10,8 @@ import geopandas as gpd
 import jsonschema
 import pyogrio
 import pytest
-from support.screenkit import BARE_SITE, SCHEMA, SITE, X0, Y0, build_town, gdf
 from shapely.geometry import LineString, Point, box
+from support.screenkit import BARE_SITE, SCHEMA, SITE, X0, Y0, build_town, gdf
 
 from swm_gis.cli import main
 
@@ -28,7 +28,8 @@ def town(tmp_path):
 
 @pytest.fixture(autouse=True)
 def fake_report(monkeypatch, request):
-    """Stand-in report writer (its own tests are tests/reports/test_screening_report.py); records calls.
+    """Stand-in report writer (its own tests are tests/reports/test_screening_report.py); records
+    calls.
 
     Tests whose name ends in ``with_the_real_report`` run the real one.
     """

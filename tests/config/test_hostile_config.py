@@ -5,9 +5,9 @@ unchanged and nothing is left behind."""
 from __future__ import annotations
 
 import pytest
-from support.hostile import SUBJECT, assert_refused, edit, hashes, leftovers, run, sample_copy
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from support.hostile import SUBJECT, assert_refused, edit, hashes, leftovers, run, sample_copy
 from support.townkit import SAMPLE_CONFIG
 
 from swm_gis.config.town import load_config

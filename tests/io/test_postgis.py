@@ -364,8 +364,8 @@ def test_null_empty_and_invalid_geometries_are_handled_as_for_files(pg, tmp_path
 def test_qgis_opens_the_postgis_map_with_its_grouped_style(qgis_app, pg, tmp_path):
     """The map written with --out postgresql://... opens in QGIS (postgres provider) already
     styled from layer_styles, as the GeoPackage does."""
-    from support.applicabilitykit import town_layers
     from qgis.core import QgsDataSourceUri, QgsVectorLayer, QgsWkbTypes
+    from support.applicabilitykit import town_layers
     from support.townkit import write_town
 
     from swm_gis.applicability.run import STYLE_NAME

@@ -275,8 +275,8 @@ def test_dialog_screenshot(plugin, alg_id, monkeypatch):
 
 def test_receiving_waters_asks_for_parcels_only_with_the_assessing_table(plugin):
     import processing
-    from support.plugin_kit import SAMPLE
     from qgis.core import QgsProcessingException
+    from support.plugin_kit import SAMPLE
 
     gpkg = SAMPLE / "sample.gpkg"
     with pytest.raises(QgsProcessingException) as err:

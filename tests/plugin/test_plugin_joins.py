@@ -71,8 +71,8 @@ def test_abutters_none_of_which_has_an_owner_are_refused_before_the_package(plug
 
 def test_some_abutters_without_an_owner_are_counted_in_a_warning(plugin, lots, tmp_path):
     import processing
-    from support.plugin_kit import recording_feedback
     from qgis.core import QgsProcessingContext
+    from support.plugin_kit import recording_feedback
 
     feedback = recording_feedback()
     r = processing.run("swm_gis:abutters", {"TOWN_NAME": "Sampleton",

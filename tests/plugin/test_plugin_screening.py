@@ -136,8 +136,8 @@ def test_no_text_output_or_log_line_ends_in_an_ellipsis(plugin, reference, tmp_p
     """Findings, the headline, statuses and requirements are whole: "Phosphorus, Tot..." and
     "Show them on th..." were cut at a fixed length."""
     import processing
-    from support.plugin_kit import recording_feedback
     from qgis.core import QgsProcessingContext
+    from support.plugin_kit import recording_feedback
 
     feedback = recording_feedback()
     r = processing.run("swm_gis:sitescreening", {

@@ -70,8 +70,8 @@ def test_every_problem_is_said_at_once_with_the_join_rate(plugin, town, tmp_path
 
 def test_a_memory_layer_is_saved_beside_the_config(plugin, tmp_path):
     import processing
-    from support.plugin_kit import square
     from qgis.core import QgsFeature, QgsGeometry, QgsVectorLayer
+    from support.plugin_kit import square
 
     layer = QgsVectorLayer("MultiPolygon?crs=EPSG:26986&field=LOC_ID:string", "drawn lots",
                            "memory")

@@ -5,8 +5,8 @@ Both modules are plain Python (no QGIS), so these tests need no QGIS application
 
 from __future__ import annotations
 
-import support.plugin_kit as plugin_kit  # noqa: F401 - puts the plugin folder on sys.path
 import pytest
+import support.plugin_kit as plugin_kit  # noqa: F401 - puts the plugin folder on sys.path
 from hypothesis import given
 from hypothesis import strategies as st
 from swm_gis_qgis import findings, wording

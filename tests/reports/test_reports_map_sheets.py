@@ -13,9 +13,9 @@ import geopandas as gpd
 import numpy as np
 import pytest
 import shapely
-from support.pdfkit import positions
 from pypdf import PdfReader
 from shapely.geometry import box
+from support.pdfkit import positions
 
 from swm_gis.notification.info import PackageInfo
 from swm_gis.reports.abutters_map import write_abutters_map

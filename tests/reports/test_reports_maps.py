@@ -14,9 +14,9 @@ from pathlib import Path
 import geopandas as gpd
 import numpy as np
 import pytest
-from support.pdfkit import positions
 from pypdf import PdfReader
 from shapely.geometry import LineString, box
+from support.pdfkit import positions
 
 from swm_gis.notification.info import PackageInfo
 from swm_gis.reports.abutters_map import write_abutters_map

@@ -29,8 +29,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from PIL import Image
 from pypdf import PdfReader
-from support.screenkit import FULL_COVERAGE
 from shapely.geometry import LineString, Point, box
+from support.screenkit import FULL_COVERAGE
 
 from swm_gis.errors import CrsError
 from swm_gis.reports.screening_findings import build_report

@@ -7,6 +7,7 @@ import json
 import geopandas as gpd
 import jsonschema
 import pytest
+from shapely.geometry import Point, box
 from support.screenkit import (
     BARE_SITE,
     CRS,
@@ -22,7 +23,6 @@ from support.screenkit import (
     ft_box,
     gdf,
 )
-from shapely.geometry import Point, box
 from support.townkit import REPO, write_town
 
 import swm_gis.screening.resource_areas

@@ -2,7 +2,8 @@
 
 The copy numbers §§ 320-19, 320-20 and 320-21 (and quotes Bylaw § 213-16B, MGL c. 131, § 40 and
 c. 21, §§ 23 through 56); the permit procedure, inspections, waivers and final reports carry no
-number and are cited by their heading. The check (``tests/support/chapter320.py``) reads every output of
+number and are cited by their heading. The check (``tests/support/chapter320.py``) reads every
+output of
 a folder, so it can be pointed at an abutter package as well.
 """
 

@@ -35,7 +35,8 @@ CRS = "EPSG:26986"
 
 def _regulation_text() -> str:
     """The regulation with its list markers on their own lines dropped and whitespace made one
-    space (as tests/screening/test_general_requirements.py reads it), so quotes are found verbatim."""
+    space (as tests/screening/test_general_requirements.py reads it), so quotes are found
+    verbatim."""
     lines = REGULATION.read_text(encoding="utf-8").splitlines()
     keep = [ln for ln in lines if not re.fullmatch(r"\s*(\(\w+\)|[A-Z]\.|\[\d+\])\s*", ln)]
     return " ".join(" ".join(keep).split())
