@@ -6,8 +6,8 @@
   place at the end, keeping the previous files until every new one is in (and putting them back if
   a move fails): a crash or interruption leaves the previous outputs intact and no temporaries.
 * :func:`output_lock` lets one run at a time write an output; the second is refused naming the
-  first (pid, host, command, start) or waits up to ``wait_s``. The lock is an OS file lock, so a
-  killed process cannot leave it held.
+  first (pid, host, command, start) or waits up to ``wait_s``. The lock is an OS file lock
+  (``filelock``), so a killed process cannot leave it held.
 * :func:`interrupt_guard` turns SIGINT and SIGTERM into :class:`~swm_gis.errors.Interrupted`
   (exit 130 / 143) so the clean-up above runs, with the one line "Interrupted (SIGTERM): nothing
   was written to DIR."
@@ -21,7 +21,8 @@
         write_csv(frame, stage / "mailing_list.csv")
         ...
 
-This module imports nothing heavy so that it is cheap in every command and in tests.
+This module imports nothing heavy (filelock is pure Python) so that it is cheap in every command and
+in tests.
 """
 
 from __future__ import annotations
@@ -36,10 +37,11 @@ import signal
 import socket
 import tempfile
 import threading
-import time
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
+
+from filelock import FileLock, Timeout
 
 from swm_gis.errors import Interrupted, OutputError, OutputExistsError, OutputLockedError
 from swm_gis.messages import option
@@ -162,85 +164,58 @@ def output_lock(target: str | os.PathLike, *, command: str, wait_s: float = 0.0,
     """Hold the lock of ``target`` for the block; yields the lock file's path.
 
     A second run is refused at once (``wait_s=0``) or after waiting ``wait_s`` seconds, with
-    :class:`OutputLockedError` naming the run that holds it. The lock is an OS lock on the file
-    (``flock``), released by the kernel when its process ends however it ends, so a lock left
-    by a killed run never blocks; the file itself is removed on release.
+    :class:`OutputLockedError` naming the run that holds it. The lock is filelock's OS lock on
+    the file (``flock``; ``LockFileEx`` on Windows), released by the kernel when its process ends
+    however it ends, so a lock left by a killed run never blocks; the file itself is removed on
+    release (filelock re-tries a file unlinked under a waiter, so removing it is safe).
     """
     path = lock_path_for(target)
     path.parent.mkdir(parents=True, exist_ok=True)
+    # _write_holder looked up at each call, so a test can wrap it
+    lock = FileLock(path, mode=0o644, on_acquired=lambda fd: _write_holder(fd, command))
     # SIGINT/SIGTERM wait while the lock is taken (else the file could be left behind)
     _signals["defer"] += 1
     try:
-        fd = _acquire(path, target, wait_s=wait_s, poll_s=poll_s)
+        _acquire(lock, target, wait_s=wait_s, poll_s=poll_s)
     except BaseException:
         _signals["defer"] -= 1
         raise
     try:
         _signals["defer"] -= 1
         _raise_pending(target)
-        _write_holder(fd, command)
         _remove_stale_stages(Path(_real(target)))
         yield path
     finally:
         _signals["defer"] += 1
         with contextlib.suppress(OSError):
             path.unlink()  # while still holding it, so no one locks a file that is gone
-        os.close(fd)
+        lock.release()
         _signals["defer"] -= 1
 
 
-def _acquire(path: Path, target: str | os.PathLike, *, wait_s: float, poll_s: float) -> int:
-    """The locked file descriptor of ``path``, else OutputLockedError naming the holder."""
-    deadline = time.monotonic() + max(wait_s, 0.0)
-    while True:
-        fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
-        if not _try_lock(fd):
-            holder = _read_holder(path)
-            os.close(fd)
-            if time.monotonic() >= deadline:
-                waited = f" after waiting {wait_s:g} s" if wait_s > 0 else ""
-                raise OutputLockedError(
-                    f"Another run is writing {target}{waited}: {holder}. Wait for it to finish, "
-                    "or choose another output."
-                )
-            if _signals["pending"] is not None:  # interrupted while waiting
-                _signals["defer"] -= 1
-                try:
-                    _raise_pending(target)
-                finally:
-                    _signals["defer"] += 1
-            time.sleep(poll_s)
-            continue
-        if _same_inode(fd, path):  # not a file the previous holder unlinked meanwhile
-            return fd
-        os.close(fd)
-
-
-def _try_lock(fd: int) -> bool:
+def _acquire(lock: FileLock, target: str | os.PathLike, *, wait_s: float, poll_s: float) -> None:
+    """Take ``lock`` (its holder written by ``on_acquired``), else OutputLockedError naming the
+    holder; a SIGINT/SIGTERM deferred while waiting ends the wait."""
     try:
-        import fcntl
-    except ImportError:  # Windows: a byte-range lock far past the holder text
-        import msvcrt
+        lock.acquire(timeout=max(wait_s, 0.0), poll_interval=poll_s,
+                     cancel_check=lambda: _signals["pending"] is not None)
+    except Timeout:
+        if _signals["pending"] is not None:  # interrupted while waiting
+            _signals["defer"] -= 1
+            try:
+                _raise_pending(target)
+            finally:
+                _signals["defer"] += 1
+        waited = f" after waiting {wait_s:g} s" if wait_s > 0 else ""
+        raise OutputLockedError(
+            f"Another run is writing {target}{waited}: {_read_holder(Path(lock.lock_file))}. "
+            "Wait for it to finish, or choose another output."
+        ) from None
 
-        os.lseek(fd, 1 << 20, os.SEEK_SET)
-        try:
-            msvcrt.locking(fd, msvcrt.LK_NBLCK, 1)  # type: ignore[attr-defined]
-        except OSError:
-            return False
-        return True
-    try:
-        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-    except BlockingIOError:
-        return False
-    return True
 
-
-def _same_inode(fd: int, path: Path) -> bool:
-    try:
-        a, b = os.fstat(fd), os.stat(path)
-    except OSError:
-        return False
-    return (a.st_dev, a.st_ino) == (b.st_dev, b.st_ino)
+#: The holder's line starts after byte 0: Windows' LockFileEx locks byte 0 against other
+#: processes' reads, and the holder must stay readable to the run it refuses.
+_HOLDER_OFFSET = 1
 
 
 def _write_holder(fd: int, command: str) -> None:
@@ -248,12 +223,14 @@ def _write_holder(fd: int, command: str) -> None:
             "started": dt.datetime.now(dt.UTC).isoformat(timespec="seconds")}
     os.ftruncate(fd, 0)
     os.lseek(fd, 0, os.SEEK_SET)
-    os.write(fd, json.dumps(info).encode("utf-8"))
+    os.write(fd, b"\n" * _HOLDER_OFFSET + json.dumps(info).encode("utf-8"))
 
 
 def _read_holder(path: Path) -> str:
     try:
-        info = json.loads(path.read_text(encoding="utf-8"))
+        with path.open("rb") as file:
+            file.seek(_HOLDER_OFFSET)
+            info = json.loads(file.read().decode("utf-8"))
         return (f"{info['command']} (process {info['pid']} on {info['host']}, started "
                 f"{info['started']} UTC)")
     except (OSError, ValueError, KeyError, TypeError):

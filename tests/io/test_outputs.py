@@ -4,12 +4,14 @@ and OS errors explained. Signals and races use real subprocesses."""
 from __future__ import annotations
 
 import errno
+import json
 import os
 import shutil
 import signal
 import subprocess
 import sys
 import textwrap
+import threading
 import time
 from pathlib import Path
 
@@ -21,6 +23,7 @@ from swm_gis.errors import Interrupted, OutputError, OutputExistsError, OutputLo
 from swm_gis.io.outputs import (
     config_inputs,
     explain_os_errors,
+    interrupt_guard,
     lock_path_for,
     output_file,
     output_lock,
@@ -238,6 +241,66 @@ def test_a_held_lock_refuses_a_second_writer_naming_the_first(tmp_path):
     assert not lock_path_for(out).exists()
     with output_lock(out, command="third"):
         pass
+
+
+def test_the_holder_is_written_after_the_byte_windows_locks(tmp_path):
+    """LockFileEx (filelock on Windows) locks byte 0 against other processes' reads: the holder
+    starts after it, so the run refused can still name it."""
+    out = tmp_path / "out"
+    with output_lock(out, command="first"):
+        raw = lock_path_for(out).read_bytes()
+    assert raw[:1] == b"\n" and json.loads(raw[1:])["command"] == "first"
+
+
+def test_a_waiting_run_takes_the_lock_when_the_first_ends_and_holds_it_alone(tmp_path):
+    """The first run removes the lock file as it releases; the run waiting on it must then hold a
+    lock that a third run sees (not a lock on the removed file)."""
+    out = tmp_path / "out"
+    seen: dict[str, str] = {}
+
+    def second():
+        with output_lock(out, command="second", wait_s=20, poll_s=0.02) as path:
+            seen["holder"] = path.read_text()
+            try:
+                with output_lock(out, command="third"):
+                    seen["third"] = "took the lock"
+            except OutputLockedError as exc:
+                seen["third"] = str(exc)
+
+    with output_lock(out, command="first"):
+        waiter = threading.Thread(target=second)
+        waiter.start()
+        time.sleep(0.3)
+        assert waiter.is_alive()  # still waiting
+    waiter.join(20)
+    assert json.loads(seen["holder"])["command"] == "second"
+    assert seen["third"].startswith(f"Another run is writing {out}: second (process ")
+    assert _hidden(tmp_path) == []
+
+
+def test_a_signal_while_waiting_for_the_lock_ends_the_wait(tmp_path):
+    out = tmp_path / "out"
+    held, done = threading.Event(), threading.Event()
+
+    def first():
+        with output_lock(out, command="first"):
+            held.set()
+            done.wait(30)
+
+    holder = threading.Thread(target=first)
+    holder.start()
+    assert held.wait(10)
+    threading.Timer(0.3, os.kill, (os.getpid(), signal.SIGTERM)).start()
+    started = time.monotonic()
+    try:
+        with pytest.raises(Interrupted, match=f"SIGTERM\\): nothing was written to {out}"), \
+                interrupt_guard(out), output_lock(out, command="second", wait_s=20, poll_s=0.05):
+            pass
+    finally:
+        done.set()
+        holder.join(10)
+    assert time.monotonic() - started < 10  # the wait ended early, not at wait_s
+    assert _hidden(tmp_path) == []
 
 
 # --------------------------------------------------------------------------- real processes
