@@ -71,7 +71,8 @@ def test_wheel_installs_and_runs_the_demo_outside_the_checkout(tmp_path):
     # the public web map's page and its vendored Leaflet, with its licence (swm-gis publish)
     assert {"swm_gis/web/index.html", "swm_gis/web/app.js", "swm_gis/web/app.css",
             "swm_gis/web/leaflet/leaflet.js", "swm_gis/web/leaflet/LICENSE",
-            "swm_gis/tables/publish_quotes.toml"} <= names
+            "swm_gis/tables/publish_quotes.toml",
+            "swm_gis/reports/templates/screening_report.html.j2"} <= names
     assert not [n for n in names if n.endswith((".pyc", ".pyo")) or "/tests/" in n]
     for line in readme_install_lines()[1:]:  # as written, in a folder outside the checkout
         argv = [env["HOME"] + a[1:] if a.startswith("~/") else a for a in shlex.split(line)]

@@ -16,9 +16,12 @@ from __future__ import annotations
 
 import base64
 import copy
+import dataclasses
 import datetime as dt
+import fnmatch
 import shutil
 import subprocess
+import tomllib
 from html.parser import HTMLParser
 from pathlib import Path
 
@@ -32,6 +35,7 @@ from pypdf import PdfReader
 from shapely.geometry import LineString, Point, box
 from support.screenkit import FULL_COVERAGE
 
+import swm_gis
 from swm_gis.errors import CrsError
 from swm_gis.reports.screening_findings import build_report
 from swm_gis.reports.screening_html import render_html
@@ -579,6 +583,41 @@ def test_any_missing_keys_give_a_report_that_says_what_was_not_evaluated(missing
         assert f"screening.json has no &#x27;{key}&#x27; result" in html_text
     assert all(f.status in ("yes", "no", "conditional", "not_checked", "info")
                for f in report.findings)
+
+
+HOSTILE = "<script>alert('x')</script> & \"quoted\""
+HOSTILE_HTML = "&lt;script&gt;alert(&#x27;x&#x27;)&lt;/script&gt; &amp; &quot;quoted&quot;"
+
+
+def test_every_text_the_page_writes_is_escaped():
+    """The template is rendered with autoescape: text from the document, the town, the site, a
+    note, a table cell or a checklist note never becomes markup, in html.escape's entities."""
+    report = build_report(example_document(), received=dt.date(2027, 4, 1))
+    report.title = report.town = report.site_label = report.headline = HOSTILE
+    report.notes = [HOSTILE]
+    report.findings[0] = dataclasses.replace(report.findings[0], key=HOSTILE, result=HOSTILE,
+                                             details=(HOSTILE,), source=HOSTILE)
+    report.tables[0] = dataclasses.replace(report.tables[0], caption=HOSTILE,
+                                           rows=((HOSTILE, HOSTILE),))
+    report.checklist[0] = dataclasses.replace(report.checklist[0], note=HOSTILE)
+    report.parameters = [(HOSTILE, HOSTILE)]
+    page = render_html(report)
+    assert "<script>" not in page and "quoted\"" not in page
+    # title (twice: <title> and <h1>), town (twice), site, note, headline, finding (id, result,
+    # detail, source), detail table (caption, two cells), checklist note, parameter (two cells)
+    assert page.count(HOSTILE_HTML) == 2 + 2 + 1 + 1 + 1 + 4 + 3 + 1 + 2
+
+
+def test_the_template_ships_in_the_wheel():
+    """Every template file matches a package-data pattern of pyproject.toml."""
+    package = Path(swm_gis.__file__).parent
+    patterns = tomllib.loads((package.parent / "pyproject.toml").read_text())["tool"][
+        "setuptools"]["package-data"]["swm_gis"]
+    templates = [p.relative_to(package).as_posix()
+                 for p in (package / "reports" / "templates").iterdir()]
+    assert "reports/templates/screening_report.html.j2" in templates
+    for name in templates:
+        assert any(fnmatch.fnmatch(name, pattern) for pattern in patterns), name
 
 
 def test_approximate_receiving_waters_are_marked():
