@@ -30,11 +30,13 @@ import pandas as pd
 from swm_gis.rules.postal import (  # clean_text and _base: the one text normalising of addresses
     US_COUNTRY,
     _base,
+    canadian_province,
     clean_text,
     country_at_end,
     country_in_lines,
     normalise_country,
     normalise_zip,
+    us_states,
     us_zip,
     zip_prefix_states,
     zip_states,
@@ -237,13 +239,6 @@ def address_problem(rec: dict) -> str:
 
 
 # --------------------------------------------------------------------------- mailability
-#: USPS state and territory codes (Publication 28 appendix B), military APO/FPO "states" too.
-_STATE_TABLE = (
-    "AL AK AZ AR CA CO CT DE DC FL GA HI ID IL IN IA KS KY LA ME MD MA MI MN MS MO MT NE NV NH NJ "
-    "NM NY NC ND OH OK OR PA RI SC SD TN TX UT VT VA WA WV WI WY AS GU MP PR VI UM FM MH PW "
-    "AA AE AP"
-)
-US_STATES = frozenset(_STATE_TABLE.split())
 #: Words in a foreign address that name its country when the assessing record does not (the
 #: Cambridge table has no country field). Checked against the city, state and second address
 #: line; the country is printed in capitals on the last line, as USPS Publication 28 asks.
@@ -346,10 +341,10 @@ def classify_address(rec: dict) -> AddressCheck:
                             "ask the Assessors for one; this owner cannot be mailed a notice")
     country = normalise_country(given_country)
     country = country if sum(ch.isalpha() for ch in country) >= 2 else ""
-    if not country and state not in US_STATES:
+    if not country and state not in us_states():
         country, city, state, street = country_in_lines(city, state, street)
-        if not country:
-            country = infer_country(city, state, *street[1:], zip_)
+        if not country:  # a province in the state field ("MB"), else a word of the lines
+            country = canadian_province(state) or infer_country(city, state, *street[1:], zip_)
     missing = [] if street else ["street or PO box"]
     if not owner:
         missing.append("owner name")
@@ -386,7 +381,7 @@ def _foreign_check(street: list[str], city: str, state: str, zip_: str, country:
 def _us_check(street: list[str], city: str, state: str, zip_: str,
               missing: list[str]) -> AddressCheck:
     """A US address: it needs a state, a city and a ZIP that belongs to the state."""
-    if state not in US_STATES:
+    if state not in us_states():
         missing.append("state (or the country, if foreign)" if state == "" else
                        f"a US state (\"{state}\" is none; if foreign, the country)")
     if not city:
@@ -394,7 +389,7 @@ def _us_check(street: list[str], city: str, state: str, zip_: str,
     zip_problem = ""
     if not zip_:
         missing.append("ZIP")
-    elif state in US_STATES:
+    elif state in us_states():
         zip_, zip_problem = us_zip(zip_, state)
     last = " ".join(p for p in (f"{city}," if city else "", state, zip_) if p).rstrip(",")
     lines = tuple(line for line in (*street, last) if line)

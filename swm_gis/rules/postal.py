@@ -7,6 +7,8 @@
 * :func:`country_at_end`, :func:`country_in_lines`: a country named at the end of the city, the
   state or an address line ("SANTIAGO CHILE"), from pycountry's ISO 3166 names.
 * :func:`normalise_country`: a country as printed; the United States in any spelling is ''.
+* :func:`us_states`, :func:`canadian_province`: the state field, from pycountry's ISO 3166-2
+  subdivisions (USPS codes are the ISO codes of the US subdivisions).
 
 :mod:`swm_gis.rules.owners` uses these to classify each recipient's address (docs/abutters.md).
 """
@@ -168,6 +170,47 @@ def _country_names() -> dict[str, str]:
     return names
 
 
+#: USPS state codes that are not ISO 3166-2 subdivisions of the United States: the freely
+#: associated states the USPS serves (Micronesia, the Marshall Islands, Palau: their ISO 3166-1
+#: codes) and the military "states" of APO/FPO mail (Publication 28 appendix B).
+USPS_CODES_NOT_SUBDIVISIONS = ("FM", "MH", "PW", "AA", "AE", "AP")
+
+
+@functools.cache
+def us_states() -> frozenset[str]:
+    """Every USPS state and territory code (Publication 28 appendix B): the codes of pycountry's
+    ISO 3166-2 subdivisions of the United States (50 states, DC and the outlying areas, "US-MA"
+    -> "MA") and :data:`USPS_CODES_NOT_SUBDIVISIONS`.
+
+    >>> len(us_states()), {"MA", "DC", "PR", "GU", "AE"} <= us_states(), "ON" in us_states()
+    (63, True, False)
+    """
+    import pycountry
+
+    iso = (s.code.removeprefix("US-") for s in pycountry.subdivisions.get(country_code="US"))
+    return frozenset(iso) | frozenset(USPS_CODES_NOT_SUBDIVISIONS)
+
+
+@functools.cache
+def _canadian_provinces() -> frozenset[str]:
+    """Canada's provinces and territories, by code ("ON") and by name ("ONTARIO"), from
+    pycountry's ISO 3166-2 subdivisions of Canada, normalised like an address."""
+    import pycountry
+
+    found = pycountry.subdivisions.get(country_code="CA")
+    return frozenset(_base(n) for s in found for n in (s.code.removeprefix("CA-"), s.name))
+
+
+def canadian_province(state: object) -> str:
+    """``"CANADA"`` when a state field holds a Canadian province or territory (its code or name),
+    else ''. None of their codes is a USPS code, so a US state is never read as one.
+
+    >>> canadian_province("MB"), canadian_province("Nova Scotia"), canadian_province("MA")
+    ('CANADA', 'CANADA', '')
+    """
+    return "CANADA" if _base(state) in _canadian_provinces() else ""
+
+
 def country_at_end(text: object) -> tuple[str, str]:
     """A country named by the last words of an address line: ``(country, the rest)``, or
     ``("", text)`` when none is (the United States is not a foreign country here).
@@ -206,5 +249,6 @@ def country_in_lines(city: str, state: str, street: list[str]
     return "", city, state, street
 
 
-__all__ = ["US_COUNTRY", "clean_text", "country_at_end", "country_in_lines", "normalise_country",
-           "normalise_zip", "us_zip", "zip_prefix_states", "zip_states"]
+__all__ = ["US_COUNTRY", "USPS_CODES_NOT_SUBDIVISIONS", "canadian_province", "clean_text",
+           "country_at_end", "country_in_lines", "normalise_country", "normalise_zip",
+           "us_states", "us_zip", "zip_prefix_states", "zip_states"]

@@ -23,6 +23,7 @@ from swm_gis.rules.owners import (
     likely_duplicates,
     recipients,
 )
+from swm_gis.rules.postal import us_states
 
 COLS = ["parcel_id", "owner", "co_owner", "address", "address2", "city", "state", "zip",
         "country"]
@@ -155,6 +156,37 @@ def test_delivery_lines_and_country_hints():
     assert delivery_lines(None, None) == []
     assert infer_country("HAIDAN BEIJING") == "CHINA"
     assert infer_country("") == ""
+
+
+#: USPS Publication 28 appendix B: the states, DC, the territories, the freely associated
+#: states and the military "states" (the list the engine held by hand before pycountry).
+USPS_STATE_CODES = (
+    "AL AK AZ AR CA CO CT DE DC FL GA HI ID IL IN IA KS KY LA ME MD MA MI MN MS MO MT NE NV NH NJ "
+    "NM NY NC ND OH OK OR PA RI SC SD TN TX UT VT VA WA WV WI WY AS GU MP PR VI UM FM MH PW "
+    "AA AE AP")
+
+
+def test_us_states_are_the_usps_codes():
+    assert us_states() == frozenset(USPS_STATE_CODES.split()) and len(us_states()) == 63
+
+
+@pytest.mark.parametrize("state", ["MB", "ON", "Nova Scotia", "YUKON"])
+def test_a_canadian_province_in_the_state_field_is_a_canadian_address(state):
+    """Every province and territory, by code or name (pycountry's ISO 3166-2), not only those
+    the free-text hints know; before, "MB" went to review as "no US state"."""
+    check = classify_address({"owner_name": "A B", "address1": "1 PORTAGE AVE",
+                              "mail_city": "WINNIPEG", "mail_state": state,
+                              "mail_zip": "R3C 0A1"})
+    assert (check.kind, check.country) == ("foreign", "CANADA")
+    assert check.lines == ("1 PORTAGE AVE", f"WINNIPEG {state.upper()} R3C 0A1", "CANADA")
+
+
+def test_a_province_named_only_in_a_city_is_not_read_from_it():
+    """A province's name is read from the state field, never from the city: New Brunswick, NJ
+    with its state missing stays an incomplete US address (review), not a letter to Canada."""
+    check = classify_address({"owner_name": "A B", "address1": "1 X ST",
+                              "mail_city": "NEW BRUNSWICK", "mail_zip": "08901"})
+    assert (check.kind, check.country) == ("incomplete", "")
 
 
 def test_empty_input_gives_empty_outputs_and_zero_counts():
