@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import calendar
 import datetime as dt
 
+import holidays
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -73,6 +75,34 @@ def test_juneteenth_only_from_2021():
     assert len(ma_legal_holidays(2020)) == 11
     assert len(ma_legal_holidays(2021)) == 12
     assert D(2020, 6, 19) not in ma_legal_holidays(2020)
+
+
+#: The years compared with the ``holidays`` package: Juneteenth's first (2021) and the year
+#: before, and every weekday on which a fixed-date holiday can fall, several times over.
+ORACLE_YEARS = range(2020, 2036)
+
+
+def test_holidays_and_business_days_agree_with_the_holidays_package():
+    """``holidays.US(subdiv="MA")`` (maintained apart from this engine) as an oracle for
+    M.G.L. c. 4, § 7, cl. 18, 2020-2035: the same days are holidays and business days.
+
+    The one difference is in form, not in business days: a holiday on a Sunday is listed by the
+    package on the Sunday and on the Monday it is observed on, by the engine on the Monday only.
+    Both keep a Saturday holiday on the Saturday (the statute moves only Sunday holidays; the
+    engine's ``saturday_on_friday`` is the federal rule and is not compared). Neither counts
+    Evacuation Day (March 17) or Bunker Hill Day (June 17): public offices close on them in
+    Suffolk County only (M.G.L. c. 136, § 12), and Lynnfield is in Essex County.
+    """
+    oracle = holidays.US(subdiv="MA", years=ORACLE_YEARS)
+    for year in ORACLE_YEARS:
+        package = {d for d in oracle if d.year == year and d.weekday() != calendar.SUNDAY}
+        assert set(ma_legal_holidays(year)) == package, year
+    day = D(ORACLE_YEARS.start, 1, 1)
+    while day.year < ORACLE_YEARS.stop:
+        assert is_business_day(day) == (day.weekday() < 5 and day not in oracle), day
+        day += dt.timedelta(days=1)
+    for suffolk_only in (D(2026, 3, 17), D(2026, 6, 17)):  # a Tuesday and a Wednesday
+        assert suffolk_only not in oracle and is_business_day(suffolk_only)
 
 
 # --------------------------------------------------------------------------- business days
