@@ -42,7 +42,7 @@ def watershed_shares(
     *,
     huc12: gpd.GeoDataFrame | None,
     huc10: gpd.GeoDataFrame | None,
-    sources: Mapping[str, Mapping[str, Any]] | None = None,
+    sources: Mapping[str, Mapping[str, Any] | None] | None = None,
 ) -> dict[str, Any]:
     """The HUC12 and HUC10 watersheds the site lies in, each with its share of the site's area.
 

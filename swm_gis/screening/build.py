@@ -216,8 +216,7 @@ def _watersheds(config: TownConfig, site: _Site
         [site.union, *site.mitigation.geometry.values])
     hucs = {level: _read_optional(config, level, mask) for level in ("huc12", "huc10")}
     watersheds = watershed_shares(site.frame, huc12=hucs["huc12"], huc10=hucs["huc10"],
-                                  sources={level: io.source_info(config.layer(level))
-                                           for level in hucs if config.has(level)})
+                                  sources={level: _spec_src(config, level) for level in hucs})
     checks = [_layer_check(f"watersheds_{level}", config, level) for level in ("huc12", "huc10")]
     return hucs, watersheds, checks
 
@@ -317,8 +316,10 @@ def _resources(config: TownConfig, site: _Site, proposed_use: str | None, progre
 
     keys, layers, checks = resource_checks(
         config, site.frame, subject_parcels=site.parcels if len(site.parcels) else None,
-        subject_basis=site.parcels_basis, proposed_use=proposed_use, progress=progress,
+        proposed_use=proposed_use, progress=progress,
     )
+    if (subject := (keys.get("floodplain") or {}).get("subject_parcels")) is not None:
+        subject["basis"] = site.parcels_basis  # the check was given them; this job found them
     ms4, ms4_check = ms4_reach(config, site.union, layers.get("flow_path"))
     return keys, layers, [*checks, ms4_check], ms4
 
@@ -540,8 +541,7 @@ def _src(site: _Site, key: str) -> dict[str, Any] | None:
 
 def _meta(config: TownConfig, site: _Site, request: ScreeningRequest,
           checks: list[dict[str, Any]]) -> dict[str, Any]:
-    inputs = [_src(site, k) for k, name in _INPUT_FRAMES.items()
-              if getattr(site, name) is not None]
+    inputs = [src for key in _INPUT_FRAMES if (src := _src(site, key)) is not None]
     layers_used = [io.source_info(spec) for spec in config.layers.values()
                    if any(_mentions(c.get("source"), spec) for c in checks)]
     return {

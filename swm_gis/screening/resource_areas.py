@@ -57,7 +57,6 @@ def resource_checks(
     site: gpd.GeoDataFrame,
     *,
     subject_parcels: gpd.GeoDataFrame | None = None,
-    subject_basis: str = PARCELS_GIVEN,
     proposed_use: str | None = None,
     progress: Progress | None = None,
 ) -> tuple[dict[str, Any], dict[str, gpd.GeoDataFrame], list[dict[str, Any]]]:
@@ -73,9 +72,6 @@ def resource_checks(
         The parcel(s) the work is on (working CRS, optional ``id`` and ``use_code`` columns):
         the floodplain is also reported for them, and their use codes decide the commercial /
         industrial clause of § 320-19 B(10)(e) when no ``proposed_use`` is given.
-    subject_basis
-        How the subject parcels were found, as the floodplain block says it (default: the
-        parcels given).
     proposed_use
         The proposed land use (DOR use code or word), which decides § 320-19 B(10)(e).
     progress
@@ -101,7 +97,7 @@ def resource_checks(
     checks.append(hc)
 
     report(0.2, "FEMA floodplain")
-    keys["floodplain"], fl, fc = _floodplain(config, site, subject_parcels, subject_basis)
+    keys["floodplain"], fl, fc = _floodplain(config, site, subject_parcels)
     layers.update(fl)
     checks.append(fc)
 
@@ -152,7 +148,7 @@ _FLOOD = layer_words("flood_zones")
 
 
 def _floodplain(config: TownConfig, site: gpd.GeoDataFrame,
-                subject: gpd.GeoDataFrame | None, basis: str = PARCELS_GIVEN):
+                subject: gpd.GeoDataFrame | None):
     if not config.has("flood_zones"):
         return None, {}, {"name": "floodplain", "ran": False, "source": None,
                           "reason": f"{_FLOOD} is not configured",
@@ -190,7 +186,7 @@ def _floodplain(config: TownConfig, site: gpd.GeoDataFrame,
             "zones": total["zones"],
             "shaded_x_area_sqft": total["shaded_x_area_sqft"] if result["shaded_x_checked"]
             else None,
-            "basis": str(basis or PARCELS_GIVEN),
+            "basis": PARCELS_GIVEN,  # the job restates how it found them
             "parcels": [
                 {"id": _text(ids.loc[i]), **{k: _py(v) for k, v in row.items()}}
                 for i, row in per.iterrows()
