@@ -381,7 +381,6 @@ def write_all(paths: dict[str, Path], pkg: AbutterPackage, *, label_template: st
 
 def _for_gpkg(gdf: gpd.GeoDataFrame) -> gpd.GeoDataFrame:
     out = gdf.copy()
-    out.attrs = {}
     for col in out.columns:
         if col != out.geometry.name and out[col].dtype == object:
             out[col] = out[col].map(lambda v: None if v is None or (

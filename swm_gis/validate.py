@@ -8,6 +8,7 @@ not hide the others. An error names config keys by reference, as raised errors d
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import asdict, dataclass, field
 
 import pandas as pd
@@ -16,6 +17,7 @@ from swm_gis import messages
 from swm_gis.config.town import TownConfig, layer_key
 from swm_gis.errors import SwmGisError
 from swm_gis.io import layers as io
+from swm_gis.io.hygiene import duplicate_ids
 from swm_gis.messages import config_key
 from swm_gis.progress import Progress
 from swm_gis.rules.abutters import check_right_of_way_field, no_owner_type
@@ -118,13 +120,14 @@ def validate_layer(config: TownConfig, key: str) -> LayerReport:
 
 
 def _validate_vector(config: TownConfig, key: str, report: LayerReport) -> None:
-    gdf = io.read_layer(config, key)
+    layer = io.read_layer_with_source(config, key)
+    gdf = layer.frame
     report.rows = len(gdf)
-    report.crs = gdf.attrs.get("source_crs")
-    _fields(gdf.attrs.get("field_map", {}), report)
-    report.warnings.extend(gdf.attrs.get("warnings", []))
-    report.invalid = int(gdf.attrs.get("repaired", 0))
-    report.empty_dropped = int(gdf.attrs.get("dropped_empty", 0))
+    report.crs = layer.source_crs
+    _fields(layer.field_map, report)
+    report.warnings.extend(layer.warnings)
+    report.invalid = layer.repaired
+    report.empty_dropped = layer.dropped_empty
     if report.invalid:
         report.warnings.append(f"{report.invalid} invalid geometries repaired with make_valid")
     if report.empty_dropped:
@@ -134,21 +137,20 @@ def _validate_vector(config: TownConfig, key: str, report: LayerReport) -> None:
         return
     if key == "parcels":  # the owner join is checked once the assessing table is read
         frame = pd.DataFrame(gdf.drop(columns=gdf.geometry.name))
-        frame.attrs = dict(gdf.attrs)
-        report.__dict__["_frame"] = frame
+        report.__dict__["_layer"] = dataclasses.replace(layer, frame=frame)
     report.extent = tuple(float(v) for v in gdf.total_bounds)  # type: ignore[assignment]
     if key == "parcels":
-        _check_parcels(config, gdf, report)
+        _check_parcels(config, layer, report)
 
 
-def _check_parcels(config: TownConfig, gdf, report: LayerReport) -> None:
+def _check_parcels(config: TownConfig, layer: io.Layer, report: LayerReport) -> None:
     """The parcels' own checks: the ``right_of_way`` rule's field exists (the abutter job refuses
     the config otherwise), and parcel ids on more than one polygon."""
     try:
-        check_right_of_way_field(gdf, config.rules)
+        check_right_of_way_field(layer.field_map, config.rules, source=layer.source)
     except SwmGisError as exc:
         report.error = ReportText(exc)
-    dups = io.merge_duplicate_ids(gdf).attrs["duplicate_ids"]
+    dups = duplicate_ids(layer.frame)
     if dups:
         shown = ", ".join(dups[:10]) + (" ..." if len(dups) > 10 else "")
         report.warnings.append(
@@ -157,11 +159,12 @@ def _check_parcels(config: TownConfig, gdf, report: LayerReport) -> None:
 
 
 def _validate_table(config: TownConfig, key: str, report: LayerReport) -> None:
-    df = io.read_table(config, key)
-    report.__dict__["_frame"] = df
+    layer = io.read_table_with_source(config, key)
+    df = layer.frame
+    report.__dict__["_layer"] = layer
     report.rows = len(df)
-    report.warnings.extend(df.attrs.get("warnings", []))
-    _fields(df.attrs.get("field_map", {}), report)
+    report.warnings.extend(layer.warnings)
+    _fields(layer.field_map, report)
     if df.empty:
         report.error = ReportText(f"{spec_text(config, key)} has no rows.")
 
@@ -200,15 +203,16 @@ def _owner_join(config: TownConfig, reports: list[LayerReport]) -> None:
     parcels, assess = by_key.get("parcels"), by_key.get("assess")
     if parcels is None or assess is None or parcels.error or assess.error:
         return
-    pframe, aframe = parcels.__dict__.get("_frame"), assess.__dict__.get("_frame")
-    if pframe is None or aframe is None:
+    parcel_layer, assess_layer = parcels.__dict__.get("_layer"), assess.__dict__.get("_layer")
+    if parcel_layer is None or assess_layer is None:
         return
+    pframe, aframe = parcel_layer.frame, assess_layer.frame
     joined, ownable, by_type = owner_join_rate(pframe, aframe, config.rules)
     if not ownable:
         return
     share = joined / ownable
-    pfield = (pframe.attrs.get("field_map") or {}).get("id") or "id"
-    afield = (aframe.attrs.get("field_map") or {}).get("parcel_id") or "parcel_id"
+    pfield = parcel_layer.field_map.get("id") or "id"
+    afield = assess_layer.field_map.get("parcel_id") or "parcel_id"
     kinds = "; ".join(f"{k} {j:,} of {n:,}" for k, (j, n) in by_type.items())
     assess.warnings.append(
         f"owner join: {joined:,} of {ownable:,} parcels that can have an owner "

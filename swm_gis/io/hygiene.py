@@ -49,22 +49,27 @@ def _keep_dominant_dimension(geoms: np.ndarray) -> np.ndarray:
 def merge_duplicate_ids(parcels: gpd.GeoDataFrame, *, id_col: str = "id") -> gpd.GeoDataFrame:
     """Treat polygons sharing a parcel id as one parcel (their union), keeping first attributes.
 
-    ``attrs["duplicate_ids"]`` lists the ids that were merged.
+    :func:`duplicate_ids` lists the ids this merges.
     """
-    dup_mask = parcels[id_col].duplicated(keep=False) & parcels[id_col].notna()
-    dups = sorted(map(str, parcels.loc[dup_mask, id_col].unique()))
-    if not dups:
-        out = parcels.copy()
-    else:
-        single = parcels.loc[~dup_mask]
-        multi = parcels.loc[dup_mask]
-        merged = multi.dissolve(by=id_col, aggfunc="first", as_index=False)
-        merged.index = multi.drop_duplicates(id_col).index
-        out = pd.concat([single, merged[parcels.columns]]).sort_index()
-        out = gpd.GeoDataFrame(out, geometry=parcels.geometry.name, crs=parcels.crs)
-    out.attrs.update(parcels.attrs)
-    out.attrs["duplicate_ids"] = dups
-    return out
+    dup_mask = _duplicated(parcels, id_col)
+    if not dup_mask.any():
+        return parcels.copy()
+    single = parcels.loc[~dup_mask]
+    multi = parcels.loc[dup_mask]
+    merged = multi.dissolve(by=id_col, aggfunc="first", as_index=False)
+    merged.index = multi.drop_duplicates(id_col).index
+    out = pd.concat([single, merged[parcels.columns]]).sort_index()
+    return gpd.GeoDataFrame(out, geometry=parcels.geometry.name, crs=parcels.crs)
+
+
+def duplicate_ids(parcels: pd.DataFrame, *, id_col: str = "id") -> list[str]:
+    """The parcel ids on more than one row (polygon), as text, sorted: those
+    :func:`merge_duplicate_ids` merges into one parcel."""
+    return sorted(map(str, parcels.loc[_duplicated(parcels, id_col), id_col].unique()))
+
+
+def _duplicated(parcels: pd.DataFrame, id_col: str) -> pd.Series:
+    return parcels[id_col].duplicated(keep=False) & parcels[id_col].notna()
 
 
 def check_geometry_family(gdf: gpd.GeoDataFrame, spec: LayerSpec) -> None:
@@ -83,4 +88,5 @@ def check_geometry_family(gdf: gpd.GeoDataFrame, spec: LayerSpec) -> None:
         )
 
 
-__all__ = ["GEOM_FAMILY", "check_geometry_family", "merge_duplicate_ids", "repair_geometries"]
+__all__ = ["GEOM_FAMILY", "check_geometry_family", "duplicate_ids", "merge_duplicate_ids",
+           "repair_geometries"]

@@ -12,11 +12,21 @@ import os
 from typing import Any
 
 import geopandas as gpd
+import pyogrio
 
+from swm_gis.config.town import LayerSpec
 from swm_gis.errors import CrsError, EmptyLayerError, GeometryError, InputFileError
+from swm_gis.io import archives, sanity
 from swm_gis.io.hygiene import repair_geometries
-from swm_gis.io.layers import read_file
-from swm_gis.io.sources import file_source_info, input_key
+from swm_gis.io.sources import (
+    Layer,
+    check_exists,
+    file_source_info,
+    first_line,
+    input_key,
+    source_info,
+    split_source,
+)
 
 _FAMILY = {"polygon": ("Polygon", "MultiPolygon"),
            "line": ("LineString", "MultiLineString"),
@@ -35,8 +45,7 @@ def as_frame(source: str | os.PathLike | gpd.GeoDataFrame | None, *, working_crs
         The town's working CRS (``TownConfig.crs``).
     what
         The argument's name in messages, by reference (``option("site", "FILE")``,
-        :func:`swm_gis.messages.option`) or in words (``"site"``); the source record
-        (``attrs["source"]["key"]``) names the option (``"site"``).
+        :func:`swm_gis.messages.option`) or in words (``"site"``).
     geometry
         ``"polygon"``, ``"line"``, ``"point"`` or None (any): features of another kind are
         dropped, and none of the kind is an error.
@@ -53,13 +62,28 @@ def as_frame(source: str | os.PathLike | gpd.GeoDataFrame | None, *, working_crs
     ...
     swm_gis.errors.CrsError: The site GeoDataFrame has no CRS; set one ...
     """
+    layer = read_input(source, working_crs=working_crs, what=what, geometry=geometry)
+    return None if layer is None else layer.frame
+
+
+def read_input(source: str | os.PathLike | gpd.GeoDataFrame | None, *, working_crs: Any,
+               what: str, geometry: str | None = "polygon") -> Layer | None:
+    """:func:`as_frame` as a :class:`~swm_gis.io.sources.Layer`: the frame and its source
+    record, keyed by the option's name (``"site"``); a GeoDataFrame's names no file.
+
+    >>> import geopandas as gpd, shapely
+    >>> g = gpd.GeoDataFrame(geometry=[shapely.box(0, 0, 1, 1)], crs="EPSG:26986")
+    >>> read_input(g, working_crs="EPSG:26986", what="site").source
+    {'key': 'site', 'file': None, 'layer': None, 'modified': None}
+    """
     if source is None:
         return None
     if not isinstance(source, gpd.GeoDataFrame):
         if not isinstance(source, str | os.PathLike):
             raise InputFileError(f"{what} must be a file path or a GeoDataFrame, not "
                                  f"{type(source).__name__}.")
-        return read_file(source, working_crs=working_crs, what=what, geometry=geometry)
+        return read_file_with_source(source, working_crs=working_crs, what=what,
+                                     geometry=geometry)
     if source.crs is None:
         raise CrsError(f"The {what} GeoDataFrame has no CRS; set one (gdf.set_crs(...)) so its "
                        "coordinates can be placed.")
@@ -73,8 +97,74 @@ def as_frame(source: str | os.PathLike | gpd.GeoDataFrame | None, *, working_crs
                                 f"{', '.join(sorted(set(gdf.geom_type)))} geometry; {geometry} "
                                 "features are needed.")
         gdf = gdf[~bad]
-    gdf.attrs["source"] = {"key": input_key(what), "file": None, "layer": None, "modified": None}
-    return gdf
+    return Layer(frame=gdf, source={"key": input_key(what), "file": None, "layer": None,
+                                    "modified": None})
+
+
+def read_file_with_source(
+    source: str | os.PathLike,
+    *,
+    working_crs: Any,
+    what: str,
+    crs: str | None = None,
+    geometry: str | None = "polygon",
+) -> Layer:
+    """Read a user-supplied vector FILE (:func:`swm_gis.io.layers.read_file`) as a
+    :class:`~swm_gis.io.sources.Layer`: the frame and its source record, keyed by the option's
+    name (``"site"``), with ``repaired`` when geometries were."""
+    path, layer = split_source(str(source))
+    spec = LayerSpec(key=what, path=path, layer=layer, crs=crs)
+    check_exists(spec, what=what)
+    if archives.is_zip(path):
+        path, layer = archives.resolve_zip(path, layer, what=what)
+    try:
+        info = pyogrio.read_info(path, layer=layer)
+        gdf = pyogrio.read_dataframe(path, layer=layer)
+    except Exception as exc:
+        raise InputFileError(f"Cannot read {source} ({what}): {first_line(exc)}"
+                             f"{_layers_hint(path, layer)}") from exc
+    if not isinstance(gdf, gpd.GeoDataFrame):
+        raise GeometryError(f"{source} ({what}) has no geometry.")
+    declared = info.get("crs") or crs
+    if not declared:
+        raise CrsError(
+            f"{source} ({what}) declares no coordinate reference system. Save it with a CRS "
+            "(e.g. as a GeoPackage from QGIS) so its coordinates can be placed."
+        )
+    gdf = gdf.set_crs(declared, allow_override=True)
+    sanity.check_source(spec, tuple(gdf.total_bounds) if len(gdf) else None, gdf.crs,
+                        declared_by="source")
+    gdf = gdf.to_crs(working_crs)
+    gdf, repaired, _ = repair_geometries(gdf)
+    if gdf.empty:
+        raise EmptyLayerError(f"{source} ({what}) has no features with geometry.")
+    if geometry:
+        family = _FAMILY[geometry]
+        bad = ~gdf.geom_type.isin(family)
+        if bad.all():
+            raise GeometryError(
+                f"{source} ({what}) holds {', '.join(sorted(set(gdf.geom_type)))} geometry; "
+                f"{geometry} features are needed."
+            )
+        gdf = gdf[~bad]
+    # repairs are recorded (screening.json meta.site.repaired) and said in the summary
+    record = {**source_info(spec), "key": input_key(what),
+              **({"repaired": repaired} if repaired else {})}
+    return Layer(frame=gdf, source=record, repaired=repaired)
+
+
+
+def _layers_hint(path: str, layer: str | None) -> str:
+    """'. Its layers: a, b' when ``layer`` is not one of the file's layers."""
+    if layer is None:
+        return ""
+    try:
+        names = [str(row[0]) for row in pyogrio.list_layers(path)]
+    except Exception:  # noqa: BLE001 - the hint is optional; the read error says enough
+        return ""
+    if layer in names:
+        return ""
+    return f". Its layers: {', '.join(names)}; name one as FILE:LAYER."
 
 
 def source_of(source: str | os.PathLike | gpd.GeoDataFrame, *, what: str) -> dict[str, Any]:
@@ -92,4 +182,4 @@ def describe(source: str | os.PathLike | gpd.GeoDataFrame | None) -> str | None:
     return "(GeoDataFrame)" if isinstance(source, gpd.GeoDataFrame) else str(source)
 
 
-__all__ = ["as_frame", "describe", "source_of"]
+__all__ = ["as_frame", "describe", "read_file_with_source", "read_input", "source_of"]

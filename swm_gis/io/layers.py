@@ -8,6 +8,7 @@ query reads only the neighbourhood of a statewide layer.
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import re
 from collections.abc import Iterator
@@ -31,18 +32,19 @@ from swm_gis.errors import (
     SwmGisError,
     UnknownParcelError,
 )
-from swm_gis.io import archives, postgis, sanity
+from swm_gis.io import postgis, sanity
 from swm_gis.io.hygiene import (
     GEOM_FAMILY,
     check_geometry_family,
     merge_duplicate_ids,
     repair_geometries,
 )
+from swm_gis.io.inputs import read_file_with_source
 from swm_gis.io.rasters import is_raster, read_raster
+from swm_gis.io.sources import Layer, source_info
 from swm_gis.io.sources import check_exists as _check_exists
 from swm_gis.io.sources import first_line as _first_line
 from swm_gis.io.sources import gdal_source as _gdal
-from swm_gis.io.sources import input_key, source_info, split_source
 from swm_gis.messages import option, town_config
 
 BBox = tuple[float, float, float, float]
@@ -182,17 +184,19 @@ def _read_source(spec: LayerSpec, info: dict[str, Any], *, columns: list[str],
                                   use_arrow=use_arrow, read_geometry=read_geometry, **kwargs)
 
 
-def _combine(spec: LayerSpec, frames: list[pd.DataFrame], *, dedupe: bool) -> pd.DataFrame:
-    """One frame from a multi-source layer's frames, each row's ``source`` named.
+def _combine(spec: LayerSpec, parts: list[Layer], *, dedupe: bool) -> Layer:
+    """One layer from a multi-source layer's parts, each row's ``source`` named.
 
     With ``dedupe``, a row whose ``id`` already came from an EARLIER source is dropped (the
     config lists the town's own data first; a neighbour's extract overlapping it at the edge
     repeats the same parcels). Ids repeated within one source are kept (parts of one parcel).
-    ``attrs["duplicates_across_sources"]`` lists the dropped ids.
+    ``duplicates_across_sources`` lists the dropped ids; the field map, source CRS and warnings
+    are the first source's, the repair counts the sum of all.
     """
     seen: set[str] = set()
     dropped: list[str] = []
     keep = []
+    frames = [p.frame for p in parts]
     for part, frame in zip(spec.parts, frames, strict=True):
         frame = frame.assign(source=part.describe())
         if dedupe and "id" in frame and len(frame):
@@ -205,13 +209,10 @@ def _combine(spec: LayerSpec, frames: list[pd.DataFrame], *, dedupe: bool) -> pd
     out = pd.concat(keep, ignore_index=True)
     if isinstance(frames[0], gpd.GeoDataFrame):
         out = gpd.GeoDataFrame(out, geometry="geometry", crs=frames[0].crs)
-    out.attrs.update(frames[0].attrs)
-    out.attrs.update(source=source_info(spec), duplicates_across_sources=dropped,
-                     sources=[f.attrs.get("source") for f in frames])
-    for count in ("repaired", "dropped_empty"):
-        if count in frames[0].attrs:
-            out.attrs[count] = sum(int(f.attrs.get(count, 0)) for f in frames)
-    return out
+    return dataclasses.replace(parts[0], frame=out, source=source_info(spec),
+                               duplicates_across_sources=dropped,
+                               repaired=sum(p.repaired for p in parts),
+                               dropped_empty=sum(p.dropped_empty for p in parts))
 
 
 def layer_crs(spec: LayerSpec, info: dict[str, Any]) -> CRS:
@@ -278,14 +279,30 @@ def read_layer(
         (the town-wide map's tiles of parcels).
 
     The result has the logical fields (absent optional ones as nulls), ``geometry`` repaired with
-    ``make_valid`` and empty geometries dropped; ``attrs`` holds ``source``, ``repaired`` and
-    ``dropped_empty`` counts.
+    ``make_valid`` and empty geometries dropped. :func:`read_layer_with_source` returns it with
+    its provenance and the repair counts.
     """
+    return read_layer_with_source(config, key, bbox=bbox, mask=mask, where=where,
+                                  allow_empty=allow_empty, use_arrow=use_arrow).frame
+
+
+def read_layer_with_source(
+    config: TownConfig,
+    key: str,
+    *,
+    bbox: BBox | None = None,
+    mask: shapely.Geometry | None = None,
+    where: str | None = None,
+    allow_empty: bool = True,
+    use_arrow: bool = False,
+) -> Layer:
+    """:func:`read_layer` as a :class:`~swm_gis.io.sources.Layer`: the frame with its source
+    record, field map, source CRS, repair counts and id warnings."""
     spec = config.layer(key)
     # a layer far from the parcels is in the wrong CRS
     sanity.check_near_town(config, key, describe=_describe_for_sanity)
-    return read_spec(spec, working_crs=config.crs, bbox=bbox, mask=mask, where=where,
-                     allow_empty=allow_empty, use_arrow=use_arrow)
+    return read_spec_with_source(spec, working_crs=config.crs, bbox=bbox, mask=mask,
+                                 where=where, allow_empty=allow_empty, use_arrow=use_arrow)
 
 
 def _describe_for_sanity(spec: LayerSpec) -> tuple[dict[str, Any], CRS] | None:
@@ -307,6 +324,22 @@ def read_spec(
     use_arrow: bool = False,
 ) -> gpd.GeoDataFrame:
     """:func:`read_layer` for a bare :class:`LayerSpec` (used by the CLI for FILE arguments)."""
+    return read_spec_with_source(spec, working_crs=working_crs, bbox=bbox, mask=mask,
+                                 where=where, allow_empty=allow_empty, use_arrow=use_arrow).frame
+
+
+def read_spec_with_source(
+    spec: LayerSpec,
+    *,
+    working_crs: str | CRS,
+    bbox: BBox | None = None,
+    mask: shapely.Geometry | None = None,
+    where: str | None = None,
+    allow_empty: bool = True,
+    use_arrow: bool = False,
+) -> Layer:
+    """:func:`read_spec` as a :class:`~swm_gis.io.sources.Layer` (see
+    :func:`read_layer_with_source`)."""
     if spec.parts:
         return _read_parts(spec, working_crs=working_crs, bbox=bbox, mask=mask, where=where,
                            allow_empty=allow_empty, use_arrow=use_arrow)
@@ -326,21 +359,21 @@ def read_spec(
     if not allow_empty and out.empty:
         place = " in the area asked for" if (bbox is not None or mask is not None) else ""
         raise EmptyLayerError(f"{spec.describe()} ({layer_key(spec.key)}) has no features{place}.")
-    out.attrs.update(source=source_info(spec), repaired=repaired, dropped_empty=dropped,
-                     source_crs=src_crs.to_string(), field_map=mapping)
     whole = bbox is None and mask is None and where is None
-    out.attrs["warnings"] = sanity.check_ids(out, spec, whole_layer=whole)  # all-null ids, ...
-    return out
+    warnings = sanity.check_ids(out, spec, field_map=mapping, whole_layer=whole)  # all-null ids
+    return Layer(frame=out, source=source_info(spec), field_map=mapping,
+                 source_crs=src_crs.to_string(), repaired=repaired, dropped_empty=dropped,
+                 warnings=warnings)
 
 
 def _read_parts(spec: LayerSpec, *, working_crs: str | CRS, bbox: BBox | None,
                 mask: shapely.Geometry | None, where: str | None, allow_empty: bool,
-                use_arrow: bool) -> gpd.GeoDataFrame:
+                use_arrow: bool) -> Layer:
     """A layer of several sources (``path = [...]``): each part read, then combined."""
-    frames = [read_spec(p, working_crs=working_crs, bbox=bbox, mask=mask, where=where,
-                        use_arrow=use_arrow) for p in spec.parts]
-    out = _combine(spec, frames, dedupe=True)
-    if not allow_empty and out.empty:
+    parts = [read_spec_with_source(p, working_crs=working_crs, bbox=bbox, mask=mask,
+                                   where=where, use_arrow=use_arrow) for p in spec.parts]
+    out = _combine(spec, parts, dedupe=True)
+    if not allow_empty and out.frame.empty:
         raise EmptyLayerError(f"{spec.describe()} ({layer_key(spec.key)}) has no features.")
     return out
 
@@ -402,49 +435,12 @@ def read_file(
     """Read a user-supplied vector FILE (``path`` or ``path.gpkg:layer``) into the working CRS.
 
     ``what`` names the argument in messages, by reference (``option("site", "FILE")``,
-    :func:`swm_gis.messages.option`) or in words; the source record (``attrs["source"]``) is
-    keyed by the option's name (``"site"``). Attribute columns are kept as they are; geometries
-    are repaired; an empty result is an error.
+    :func:`swm_gis.messages.option`) or in words. Attribute columns are kept as they are;
+    geometries are repaired; an empty result is an error. :func:`read_file_with_source` returns
+    it with its source record.
     """
-    path, layer = split_source(str(source))
-    spec = LayerSpec(key=what, path=path, layer=layer, crs=crs)
-    _check_exists(spec, what=what)
-    if archives.is_zip(path):
-        path, layer = archives.resolve_zip(path, layer, what=what)
-    try:
-        info = pyogrio.read_info(path, layer=layer)
-        gdf = pyogrio.read_dataframe(path, layer=layer)
-    except Exception as exc:
-        raise InputFileError(f"Cannot read {source} ({what}): {_first_line(exc)}"
-                             f"{_layers_hint(path, layer)}") from exc
-    if not isinstance(gdf, gpd.GeoDataFrame):
-        raise GeometryError(f"{source} ({what}) has no geometry.")
-    declared = info.get("crs") or crs
-    if not declared:
-        raise CrsError(
-            f"{source} ({what}) declares no coordinate reference system. Save it with a CRS "
-            "(e.g. as a GeoPackage from QGIS) so its coordinates can be placed."
-        )
-    gdf = gdf.set_crs(declared, allow_override=True)
-    sanity.check_source(spec, tuple(gdf.total_bounds) if len(gdf) else None, gdf.crs,
-                        declared_by="source")
-    gdf = gdf.to_crs(working_crs)
-    gdf, repaired, _ = repair_geometries(gdf)
-    if gdf.empty:
-        raise EmptyLayerError(f"{source} ({what}) has no features with geometry.")
-    if geometry:
-        family = _GEOM_FAMILY[geometry]
-        bad = ~gdf.geom_type.isin(family)
-        if bad.all():
-            raise GeometryError(
-                f"{source} ({what}) holds {', '.join(sorted(set(gdf.geom_type)))} geometry; "
-                f"{geometry} features are needed."
-            )
-        gdf = gdf[~bad]
-    # repairs are recorded (screening.json meta.site.repaired) and said in the summary
-    gdf.attrs["source"] = {**source_info(spec), "key": input_key(what),
-                           **({"repaired": repaired} if repaired else {})}
-    return gdf
+    return read_file_with_source(source, working_crs=working_crs, what=what, crs=crs,
+                                 geometry=geometry).frame
 
 
 def read_table(config: TownConfig, key: str, *, where: str | None = None) -> pd.DataFrame:
@@ -453,10 +449,23 @@ def read_table(config: TownConfig, key: str, *, where: str | None = None) -> pd.
     All values are read as strings so ZIP codes keep their leading zeros. The tables of a
     several-source layer are stacked (every row kept, ``source`` naming where it came from).
     """
+    return read_table_with_source(config, key, where=where).frame
+
+
+def read_table_with_source(config: TownConfig, key: str, *, where: str | None = None) -> Layer:
+    """:func:`read_table` as a :class:`~swm_gis.io.sources.Layer`: the table with its source
+    record, field map and id warnings."""
     return _read_table_spec(config.layer(key), where=where)
 
 
-def _read_table_spec(spec: LayerSpec, *, where: str | None = None) -> pd.DataFrame:
+def field_map(config: TownConfig, key: str) -> dict[str, str | None]:
+    """Logical field -> the source field the readers read for it (None where absent), of the
+    layer's first source: the field names a message about the layer's data should quote."""
+    spec = config.layer(key).sources[0]
+    return map_fields(spec, list(_info(spec)["fields"]))
+
+
+def _read_table_spec(spec: LayerSpec, *, where: str | None = None) -> Layer:
     if spec.parts:
         return _combine(spec, [_read_table_spec(p, where=where) for p in spec.parts],
                         dedupe=False)
@@ -478,9 +487,8 @@ def _read_table_spec(spec: LayerSpec, *, where: str | None = None) -> pd.DataFra
             out[logical] = col.where(col.isna(), col.astype(str)).astype(object)
         else:
             out[logical] = None
-    out.attrs.update(source=source_info(spec), field_map=mapping)
-    out.attrs["warnings"] = sanity.check_ids(out, spec)
-    return out
+    warnings = sanity.check_ids(out, spec, field_map=mapping)
+    return Layer(frame=out, source=source_info(spec), field_map=mapping, warnings=warnings)
 
 
 def read_column(config: TownConfig, key: str, logical: str) -> pd.Series:
@@ -564,13 +572,13 @@ def read_by_ids(config: TownConfig, key: str, logical: str, ids: list[str], *,
             where = _id_where(part, logical, ids[start:start + IDS_PER_QUERY]) if ids \
                 else "1 = 0"
             frames.append(_read_table_spec(part, where=where) if is_table
-                          else read_spec(part, working_crs=config.crs, where=where))
-        one = frames[0] if len(frames) == 1 else pd.concat(frames)
+                          else read_spec_with_source(part, working_crs=config.crs, where=where))
+        one = frames[0].frame if len(frames) == 1 else pd.concat([f.frame for f in frames])
         if not is_table:
-            one = gpd.GeoDataFrame(one, geometry="geometry", crs=frames[0].crs)
-        one.attrs.update(frames[0].attrs)
-        per_source.append(one)
-    out = _combine(spec, per_source, dedupe=not is_table) if spec.parts else per_source[0]
+            one = gpd.GeoDataFrame(one, geometry="geometry", crs=frames[0].frame.crs)
+        per_source.append(dataclasses.replace(frames[0], frame=one))
+    out = (_combine(spec, per_source, dedupe=not is_table) if spec.parts
+           else per_source[0]).frame
     if as_text and logical in out:
         text = out[logical].astype(object)
         out[logical] = text.where(text.isna(), text.map(_id_text))
@@ -591,8 +599,7 @@ def read_parcels_by_id(config: TownConfig, ids: list[str]) -> gpd.GeoDataFrame:
         spec = config.layer("parcels")
         field = map_fields(spec.sources[0], list(_info(spec.sources[0])["fields"]))["id"]
         every_id = read_column(config, "parcels", "id").to_frame()  # all empty: say that instead
-        every_id.attrs["field_map"] = {"id": field}
-        sanity.check_ids(every_id, spec, whole_layer=True)
+        sanity.check_ids(every_id, spec, field_map={"id": field}, whole_layer=True)
         raise UnknownParcelError(
             f"Parcel id(s) {', '.join(missing)} not found in field \"{field}\" of "
             f"{spec.describe()} ({layer_key('parcels')}). Check the id, or set "
@@ -630,21 +637,10 @@ def _transform_geom(geom: shapely.Geometry, src: CRS, dst: CRS) -> shapely.Geome
     return shapely.transform(geom, lambda xy: np.column_stack(t.transform(xy[:, 0], xy[:, 1])))
 
 
-def _layers_hint(path: str, layer: str | None) -> str:
-    """'. Its layers: a, b' when ``layer`` is not one of the file's layers."""
-    if layer is None:
-        return ""
-    try:
-        names = [str(row[0]) for row in pyogrio.list_layers(path)]
-    except Exception:  # noqa: BLE001 - the hint is optional; the read error says enough
-        return ""
-    if layer in names:
-        return ""
-    return f". Its layers: {', '.join(names)}; name one as FILE:LAYER."
-
-
-__all__ = ["read_layer", "read_spec", "read_file", "read_table", "layer_info", "layer_crs",
-           "read_column", "map_fields", "sql_in", "id_where", "read_by_ids", "read_parcels_by_id",
+__all__ = ["Layer", "read_layer", "read_spec", "read_file", "read_table", "layer_info",
+           "layer_crs", "read_layer_with_source", "read_spec_with_source",
+           "read_file_with_source", "read_table_with_source", "field_map", "read_column",
+           "map_fields", "sql_in", "id_where", "read_by_ids", "read_parcels_by_id",
            "IDS_PER_QUERY", "run_cache",
            # the reader of rasters too (swm_gis.io.rasters): every job reads through this module
            "read_raster"]

@@ -48,7 +48,7 @@ def resolve_parcel_ids(cfg: TownConfig, given: list[str]
     missing = [g for g in given if g not in resolved]
     if not missing:
         return given, notes, by_id
-    fields = dict(by_id.attrs.get("field_map") or {})
+    fields = layers.field_map(cfg, "parcels")
     if missing and fields.get("map_par_id") and fields["map_par_id"] != fields.get("id"):
         _match_map_lots(cfg, missing, fields, resolved, notes)
     missing = [g for g in given if g not in resolved]
@@ -86,8 +86,8 @@ def _match_loosely(cfg: TownConfig, missing: list[str], fields: dict[str, str | 
             near[g] = exact or _near_matches(known, g)
     if near:
         every_id = raw.to_frame()  # an id field empty in every row: say that instead
-        every_id.attrs["field_map"] = {"id": fields.get("id")}
-        sanity.check_ids(every_id, cfg.layer("parcels"), whole_layer=True)
+        sanity.check_ids(every_id, cfg.layer("parcels"), field_map={"id": fields.get("id")},
+                         whole_layer=True)
         raise UnknownParcelError(_unknown_text(cfg, near, fields))
 
 

@@ -279,15 +279,16 @@ def check_declared_geometry(spec: Any, info: dict[str, Any]) -> None:
     )
 
 
-def id_problems(frame: pd.DataFrame, spec: Any, *, whole_layer: bool = False
-                ) -> tuple[list[str], list[str]]:
+def id_problems(frame: pd.DataFrame, spec: Any, *, field_map: dict[str, str | None] | None = None,
+                whole_layer: bool = False) -> tuple[list[str], list[str]]:
     """(errors, warnings) about the required fields and parcel ids of a read frame.
 
     Errors: a required field empty in every row (of the whole layer, or of at least
     :data:`MIN_ROWS_ALL_EMPTY` rows read); parcels whose distinct ids are fewer than half
     the rows (the id field is not an id, e.g. TOWN_ID). Warnings: a required field mostly empty
     (parcels sharing ids are merged and listed by validation). ``whole_layer`` says the frame
-    is the whole layer (wording only). The errors name config keys by reference
+    is the whole layer (wording only). ``field_map`` (logical -> source field, as the reader
+    mapped them) names the source fields in messages. The errors name config keys by reference
     (:mod:`swm_gis.messages`); :func:`check_ids` raises them.
     """
     errors: list[str] = []
@@ -295,7 +296,7 @@ def id_problems(frame: pd.DataFrame, spec: Any, *, whole_layer: bool = False
     n = len(frame)
     if n == 0:
         return errors, warnings
-    mapping = frame.attrs.get("field_map", {})
+    mapping = field_map or {}
     rows = "rows" if whole_layer else "rows read"
     for logical in spec.schema.required_fields:
         if logical not in frame:
@@ -331,9 +332,10 @@ def id_problems(frame: pd.DataFrame, spec: Any, *, whole_layer: bool = False
     return errors, warnings
 
 
-def check_ids(frame: pd.DataFrame, spec: Any, *, whole_layer: bool = False) -> list[str]:
+def check_ids(frame: pd.DataFrame, spec: Any, *, field_map: dict[str, str | None] | None = None,
+              whole_layer: bool = False) -> list[str]:
     """Raise :class:`LayerDataError` on :func:`id_problems` errors; return its warnings."""
-    errors, warnings = id_problems(frame, spec, whole_layer=whole_layer)
+    errors, warnings = id_problems(frame, spec, field_map=field_map, whole_layer=whole_layer)
     if errors:
         raise LayerDataError(" ".join(errors))
     return warnings

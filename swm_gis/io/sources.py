@@ -9,12 +9,54 @@ from __future__ import annotations
 
 import datetime as dt
 import os
+from dataclasses import dataclass, field
 from typing import Any
 
 from swm_gis.config.town import LayerSpec, layer_key
 from swm_gis.errors import InputFileError
 from swm_gis.io import archives, postgis
 from swm_gis.messages import references
+
+
+@dataclass(frozen=True)
+class Layer:
+    """A frame as a reader made it, with where it came from and what the reading found.
+
+    Provenance travels as this explicit record next to the frame, never in
+    ``DataFrame.attrs`` (experimental in pandas, kept by some operations and dropped by others).
+    The ``*_with_source`` readers of :mod:`swm_gis.io.layers` and
+    :func:`swm_gis.io.inputs.read_input` return one; the plain readers return its ``frame``.
+
+    Attributes
+    ----------
+    frame
+        The rows read: a GeoDataFrame for a vector layer, a DataFrame for a table.
+    source
+        The provenance record outputs write (:func:`source_info`: ``key``, ``file``, ``layer``,
+        ``modified``, a config ``label``, ``sources`` for several sources; a FILE argument's
+        also ``repaired`` when geometries were).
+    field_map
+        Logical field -> the source field read (None where absent); the first source's for a
+        layer of several.
+    source_crs
+        The source's CRS (e.g. ``"EPSG:4326"``) before reprojection; None for a table.
+    repaired, dropped_empty
+        Invalid geometries repaired with ``make_valid``, and features dropped for an empty
+        geometry (summed over several sources).
+    warnings
+        What :func:`swm_gis.io.sanity.check_ids` found (e.g. a required field mostly empty).
+    duplicates_across_sources
+        Ids dropped because an earlier source of a several-source layer had them.
+    """
+
+    frame: Any
+    source: dict[str, Any]
+    field_map: dict[str, str | None] = field(default_factory=dict)
+    source_crs: str | None = None
+    repaired: int = 0
+    dropped_empty: int = 0
+    warnings: list[str] = field(default_factory=list)
+    duplicates_across_sources: list[str] = field(default_factory=list)
 
 
 def source_info(spec: LayerSpec) -> dict[str, Any]:
@@ -101,5 +143,5 @@ def first_line(exc: BaseException) -> str:
     return text
 
 
-__all__ = ["check_exists", "file_source_info", "first_line", "gdal_source", "input_key",
+__all__ = ["Layer", "check_exists", "file_source_info", "first_line", "gdal_source", "input_key",
            "source_info", "split_source"]

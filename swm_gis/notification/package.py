@@ -33,8 +33,8 @@ from swm_gis.rules.owner_join import OwnerJoinError, check_owner_join, subject_o
 from swm_gis.rules.owners import (
     build_recipients,
     fiscal_years,
-    join_owners,
     owned_parcel_ids,
+    owner_notices,
     owners_by_parcel,
 )
 
@@ -59,7 +59,7 @@ class AbutterNotice:
         Parcels within the distance that get no notice, with the ``reason``.
     recipients
         One row per owner and mailing address that can be mailed, after normalisation
-        (``attrs["duplicates_removed"]`` counts the notices merged): the mailing list.
+        (``counts["duplicates_removed"]`` counts the notices merged): the mailing list.
     search_area
         The subject grown by the distance (the map's dashed line).
     summary
@@ -122,11 +122,11 @@ def build_abutter_package(
     distance_ft = (config.rules.abutter_distance_ft if request.distance in (None, "")
                    else core.parse_distance_ft(request.distance))
     progress(0.05, "reading the subject parcel(s)")
-    subject, site_gdf, skipped, id_notes = read_subject(
-        config, parcel_ids=list(request.parcels), site=request.site)
+    read = read_subject(config, parcel_ids=list(request.parcels), site=request.site)
+    subject, site_gdf, skipped, id_notes = read.parcels, read.site, read.skipped, read.notes
     progress(0.2, "reading parcels around the subject")
     candidates = read_candidates(config, subject, distance_ft=distance_ft)
-    core.check_right_of_way_field(candidates, config.rules)
+    _check_right_of_way_field(config)
     progress(0.35, "measuring distances")
     abut, ponds_note = _abutters(config, request, subject, candidates, distance_ft=distance_ft)
     progress(0.45, "reading the assessing records")
@@ -134,8 +134,8 @@ def build_abutter_package(
     owners = _owners(config, abut, subject, ids, include_subject=request.include_subject)
     area = core.search_area(subject, distance_ft=distance_ft)
     warnings = _warnings(config, subject=subject, area=area, candidates=candidates,
-                         distance_ft=distance_ft, skipped=skipped, n_abutting=len(abut),
-                         owners=owners, ids=ids)
+                         distance_ft=distance_ft, skipped=skipped, grazed=read.grazed,
+                         n_abutting=len(abut), owners=owners, ids=ids)
     not_mailed = checks.not_mailed_parcels(owners.listed, owners.left, owners.mailable,
                                            subject_ids=ids,
                                            include_subject=request.include_subject)
@@ -200,10 +200,12 @@ def _owners(config: TownConfig, abut: gpd.GeoDataFrame, subject: gpd.GeoDataFram
     listed, left = list_and_leave_out(abut, subject, assess, rules=config.rules,
                                       include_subject=include_subject)
     if config.has("assess"):
-        check_owner_join(config, listed, assess)
-    notices = join_owners(listed, assess)
+        check_owner_join(config, listed, assess,
+                         parcels_fields=layers.field_map(config, "parcels"),
+                         assess_fields=layers.field_map(config, "assess"))
+    notices = owner_notices(listed, assess)
     mailable, review, recipient_counts = build_recipients(notices, subject_ids=ids)
-    owners = owners_by_parcel(notices)
+    owners = owners_by_parcel(notices.rows)
     listed["owners"] = [owners.get(str(pid), "") for pid in listed["parcel_id"]]
     addresses = site_addresses(assess)
     listed["site_address"] = listed["parcel_id"].astype(str).map(addresses)
@@ -212,16 +214,15 @@ def _owners(config: TownConfig, abut: gpd.GeoDataFrame, subject: gpd.GeoDataFram
 
 
 def _warnings(config: TownConfig, *, subject, area, candidates, distance_ft: float,
-              skipped: list[str], n_abutting: int, owners: _Owners, ids: list[str]
-              ) -> list[dict[str, str]]:
+              skipped: list[str], grazed: list[dict], n_abutting: int, owners: _Owners,
+              ids: list[str]) -> list[dict[str, str]]:
     """:func:`job_warnings`, then what the owners add: the site's grazed parcels, subject
     parcels of different owners, abutters whose owner was not found."""
     warnings = job_warnings(config, subject=subject, area=area, candidates=candidates,
                             distance_ft=distance_ft, skipped=skipped, n_abutting=n_abutting,
                             limit=config.rules.abutter_warning_count)
     return warnings + [w for w in (
-        checks.site_overlap_warning(subject.attrs.get("grazed", []),
-                                    share=config.rules.site_subject_share),
+        checks.site_overlap_warning(grazed, share=config.rules.site_subject_share),
         checks.different_owners_warning(subject_owners(owners.assess, ids)),
         checks.owners_not_found_warning(owners.listed, has_assess=config.has("assess")),
     ) if w is not None]
@@ -356,7 +357,6 @@ def add_pond_extension(cfg: TownConfig, abut: gpd.GeoDataFrame, subject: gpd.Geo
     out = pd.concat([abut, extra]) if len(extra) else abut
     out = gpd.GeoDataFrame(out, geometry=abut.geometry.name, crs=abut.crs).sort_values(
         "distance_ft", kind="stable")
-    out.attrs = abut.attrs
     names = ", ".join(f"{p} ({a:g} acres)" for p, a in zip(found["pond"], found["pond_acres"],
                                                             strict=True))
     return out, (f"WPA pond extension: {len(extra)} more parcel(s) abutting {names}, which the "
@@ -364,24 +364,51 @@ def add_pond_extension(cfg: TownConfig, abut: gpd.GeoDataFrame, subject: gpd.Geo
 
 
 # --------------------------------------------------------------------------- reading
-def read_subject(cfg: TownConfig, *, parcel_ids: list[str],
-                 site: str | os.PathLike | gpd.GeoDataFrame | None
-                 ) -> tuple[gpd.GeoDataFrame, gpd.GeoDataFrame | None, list[str], list[str]]:
-    """The subject parcels: by id or map-lot, or the parcels the site polygons really lie on.
+def _check_right_of_way_field(cfg: TownConfig) -> None:
+    """:func:`~swm_gis.rules.abutters.check_right_of_way_field` on the parcels layer's fields."""
+    core.check_right_of_way_field(layers.field_map(cfg, "parcels"), cfg.rules,
+                                  source=layers.source_info(cfg.layer("parcels")))
 
-    Returns the subject (``attrs["grazed"]``: parcels the site only grazes), the site frame
-    (working CRS; None for ``parcel_ids``), the ids of right-of-way and water polygons the site
-    reaches into (never subjects) and notes saying how each given id was matched.
+
+@dataclass(frozen=True)
+class Subject:
+    """The subject as :func:`read_subject` reads it.
+
+    Attributes
+    ----------
+    parcels
+        The subject parcels (working CRS).
+    site
+        The site polygon(s) (working CRS); None when the subject was given by ``parcel_ids``.
+    skipped
+        Ids of the right-of-way and water polygons the site reaches into (never subjects).
+    grazed
+        Parcels the site only grazes (:class:`~swm_gis.rules.abutters.SiteParcels`).
+    notes
+        How each given id was matched (an id given as a map-lot, ...).
     """
+
+    parcels: gpd.GeoDataFrame
+    site: gpd.GeoDataFrame | None = None
+    skipped: list[str] = field(default_factory=list)
+    grazed: list[dict] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+
+
+def read_subject(cfg: TownConfig, *, parcel_ids: list[str],
+                 site: str | os.PathLike | gpd.GeoDataFrame | None) -> Subject:
+    """The subject parcels: by id or map-lot, or the parcels the site polygons really lie on
+    (:class:`Subject`, with the site and what it touched)."""
     site_gdf, skipped, notes = None, [], []
     grazed: list[dict] = []
     if site is not None:
         site_gdf = as_frame(site, working_crs=cfg.crs, what=option("site"))
         touched = layers.read_layer(cfg, "parcels", mask=core.subject_union(site_gdf))
-        core.check_right_of_way_field(touched, cfg.rules)
-        subject = core.parcels_touched_by_site(touched, site_gdf, rules=cfg.rules)
-        skipped = list(dict.fromkeys(subject.attrs.get("skipped_no_owner", [])))
-        grazed = subject.attrs.get("grazed", [])
+        _check_right_of_way_field(cfg)
+        found = core.parcels_touched_by_site(touched, site_gdf, rules=cfg.rules)
+        skipped = list(dict.fromkeys(found.skipped_no_owner))
+        grazed = found.grazed
+        subject = found.subject
         subject = subject.loc[subject["id"].notna()] if "id" in subject else subject
         if subject.empty:
             raise GeometryError(
@@ -397,8 +424,7 @@ def read_subject(cfg: TownConfig, *, parcel_ids: list[str],
         # every value an id as given: the parcels read to check them are the subject
         subject = (layers.merge_duplicate_ids(read) if read is not None
                    else layers.read_parcels_by_id(cfg, parcel_ids))
-    subject.attrs["grazed"] = grazed
-    return subject, site_gdf, skipped, notes
+    return Subject(parcels=subject, site=site_gdf, skipped=skipped, grazed=grazed, notes=notes)
 
 
 def read_candidates(cfg: TownConfig, subject: gpd.GeoDataFrame, *, distance_ft: float
@@ -467,5 +493,5 @@ def summary_lines(info: PackageInfo, counts: dict[str, int],
     return lines + [f"Warning ({w['code']}): {w['text']}" for w in warnings]
 
 
-__all__ = ["AbutterNotice", "OwnerJoinError", "TooManyAbuttersError", "build_abutter_package",
-           "first_owned_parcel"]
+__all__ = ["AbutterNotice", "OwnerJoinError", "Subject", "TooManyAbuttersError",
+           "build_abutter_package", "first_owned_parcel"]

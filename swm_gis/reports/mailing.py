@@ -97,7 +97,7 @@ def write_mailing_xlsx(recips: pd.DataFrame, info: PackageInfo, target: str | Pa
     from openpyxl.styles import Font
 
     table = _columns(recips, MAILING_COLUMNS + MAILING_EXTRA)
-    dups = int(info.counts.get("duplicates_removed", recips.attrs.get("duplicates_removed", 0)))
+    dups = int(info.counts.get("duplicates_removed", 0))
     wb = Workbook()
     ws = wb.active
     ws.title = "Mailing list"

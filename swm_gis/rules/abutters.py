@@ -28,7 +28,9 @@ Examples
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from typing import Any
 
 import geopandas as gpd
 import numpy as np
@@ -148,7 +150,7 @@ def find_abutters(
     GeoDataFrame
         The matching rows of ``parcels`` (index and columns kept), sorted by distance then id,
         with ``distance_ft`` (exact, feet), ``is_subject`` and ``other_town`` (True where the
-        parcel's ``town_id`` differs from the subject's). ``attrs`` records the parameters.
+        parcel's ``town_id`` differs from the subject's).
     """
     rules = rules or Rules()
     distance_ft = float(rules.abutter_distance_ft if distance_ft is None else distance_ft)
@@ -175,16 +177,8 @@ def find_abutters(
         out = out.loc[~out["is_subject"]]
     out.loc[out["is_subject"], "distance_ft"] = 0.0
     out["other_town"] = _other_town(out, subject, parcels, id_col)
-    out = out.sort_values(["distance_ft", id_col], kind="stable",
-                          key=lambda s: s if s.name == "distance_ft" else s.astype(str))
-    out.attrs = {
-        **parcels.attrs,
-        "distance_ft": distance_ft,
-        "include_subject": include_subject,
-        "subject_ids": subject_ids(subject, id_col),
-        "section": SECTION,
-    }
-    return out
+    return out.sort_values(["distance_ft", id_col], kind="stable",
+                           key=lambda s: s if s.name == "distance_ft" else s.astype(str))
 
 
 def bordered_ponds(
@@ -275,6 +269,28 @@ def subject_ids(subject: gpd.GeoDataFrame, id_col: str = "id") -> list[str]:
     return list(dict.fromkeys(str(v) for v in subject[id_col] if pd.notna(v)))
 
 
+@dataclass(frozen=True)
+class SiteParcels:
+    """The parcels a site touches (:func:`parcels_touched_by_site`).
+
+    Attributes
+    ----------
+    subject
+        The subject parcels: rows of the parcels given, index and columns kept.
+    grazed
+        Parcels the site only grazes, each ``{id, overlap_sqft, parcel_share, site_share}``.
+    skipped_no_owner
+        Ids of the right-of-way and water polygons the site reaches into (never subjects).
+    share
+        The share that made a parcel a subject (``rules.site_subject_share`` unless given).
+    """
+
+    subject: gpd.GeoDataFrame
+    grazed: list[dict[str, Any]]
+    skipped_no_owner: list[str]
+    share: float
+
+
 def parcels_touched_by_site(
     parcels: gpd.GeoDataFrame,
     site: gpd.GeoDataFrame,
@@ -282,7 +298,7 @@ def parcels_touched_by_site(
     rules: Rules | None = None,
     min_overlap_sqft: float = 1.0,
     share: float | None = None,
-) -> gpd.GeoDataFrame:
+) -> SiteParcels:
     """The subject parcels of a site: those the site really lies on.
 
     A parcel the site reaches into is a subject when the site covers at least ``share``
@@ -290,11 +306,11 @@ def parcels_touched_by_site(
     least ``share`` of the site's area; when no parcel does, the one holding most of the site.
     Any other parcel the site overlaps by ``min_overlap_sqft`` (1 sq ft) or more is only
     *grazed* (a site drawn a metre off its lot, the usual survey-to-GIS misalignment): it stays
-    an abutter, and ``attrs["grazed"]`` lists it (``id``, ``overlap_sqft``, ``parcel_share``,
+    an abutter, and ``grazed`` lists it (``id``, ``overlap_sqft``, ``parcel_share``,
     ``site_share``) for the warning ``site_overlaps_neighbour``. A shared boundary line or a
     sliver under ``min_overlap_sqft`` is coordinate noise and is not mentioned.
     Right-of-way and water polygons (``rules.no_owner_poly_types``) are not the applicant's land
-    and are skipped; their ids are in ``attrs["skipped_no_owner"]``.
+    and are skipped; their ids are in ``skipped_no_owner``. Returns a :class:`SiteParcels`.
 
     Examples
     --------
@@ -306,7 +322,7 @@ def parcels_touched_by_site(
     ...     geometry=[box(0, 0, 30, 40), box(30, 0, 60, 40)])
     >>> site = gpd.GeoDataFrame(geometry=[box(1.3, 0, 31.3, 40)], crs="EPSG:26986")
     >>> out = parcels_touched_by_site(lots, site)
-    >>> list(out["id"]), [(g["id"], round(g["overlap_sqft"])) for g in out.attrs["grazed"]]
+    >>> list(out.subject["id"]), [(g["id"], round(g["overlap_sqft"])) for g in out.grazed]
     (['LOT'], [('NEXT', 560)])
     """
     rules = rules or Rules()
@@ -336,10 +352,8 @@ def parcels_touched_by_site(
                "site_share": float(ss)}
               for pid, a, ps, ss, is_subj in zip(ids, overlap, parcel_share, site_share, subject,
                                                  strict=True) if not is_subj]
-    out = parcels.iloc[hits[subject]].copy()
-    out.attrs = {**parcels.attrs, "skipped_no_owner": skipped, "grazed": grazed,
-                 "site_subject_share": share}
-    return out
+    return SiteParcels(subject=parcels.iloc[hits[subject]].copy(), grazed=grazed,
+                       skipped_no_owner=skipped, share=share)
 
 
 def classify(
@@ -426,16 +440,21 @@ def left_out_reason(kind: str) -> str:
             "requires notice to the owners of property)")
 
 
-def check_right_of_way_field(parcels: pd.DataFrame, rules: Rules) -> None:
-    """Refuse a right-of-way rule whose field the parcels source does not have."""
+def check_right_of_way_field(field_map: Mapping[str, str | None], rules: Rules, *,
+                             source: Mapping[str, Any] | None = None) -> None:
+    """Refuse a right-of-way rule whose field the parcels source does not have.
+
+    ``field_map`` is the parcels' logical field -> source field, as read
+    (:attr:`swm_gis.io.sources.Layer.field_map`); ``source`` their source record, whose file the
+    message names.
+    """
     rule = rules.right_of_way
-    field_map = parcels.attrs.get("field_map") or {}
     if rule is not None and RIGHT_OF_WAY_COLUMN in field_map and not field_map[
             RIGHT_OF_WAY_COLUMN]:
-        source = (parcels.attrs.get("source") or {}).get("file", "the parcels layer")
+        file = (source or {}).get("file", "the parcels layer")
         raise ConfigError(
             f"{config_key('layers.parcels', 'right_of_way')} names the field {rule.field!r}, "
-            f"which {source} does not have. Name one of its fields, e.g. right_of_way = "
+            f"which {file} does not have. Name one of its fields, e.g. right_of_way = "
             '{field = "ML", values = ["ROAD"]}.')
 
 
@@ -475,6 +494,7 @@ def town_key(value: object) -> str:
 
 
 __all__ = ["MAIL_METHOD", "NO_OWNER_NOTE", "SECTION", "SECTION_CERTIFIED", "DistanceError",
+           "SiteParcels",
            "check_right_of_way_field", "classify", "find_abutters", "left_out_reason",
            "no_owner_kind", "no_owner_type", "parcels_touched_by_site", "parse_distance_ft",
            "pond_extension", "bordered_ponds", "search_area", "subject_ids", "subject_union",

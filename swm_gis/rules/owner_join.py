@@ -9,6 +9,8 @@ the command line); ``data validate`` reports the town-wide join rate
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 import geopandas as gpd
 import pandas as pd
 
@@ -28,17 +30,22 @@ class OwnerJoinError(SwmGisError):
         self.details = {"ownable": ownable, "examples": list(examples)}
 
 
-def check_owner_join(config: TownConfig, listed: gpd.GeoDataFrame, assess: pd.DataFrame
-                     ) -> None:
+def check_owner_join(config: TownConfig, listed: gpd.GeoDataFrame, assess: pd.DataFrame, *,
+                     parcels_fields: Mapping[str, str | None] | None = None,
+                     assess_fields: Mapping[str, str | None] | None = None) -> None:
     """Refuse a package whose ownable abutters all lack an assessing record (see
-    :class:`OwnerJoinError`): every owner would be missing and the list certified empty."""
+    :class:`OwnerJoinError`): every owner would be missing and the list certified empty.
+
+    ``parcels_fields`` and ``assess_fields`` map logical fields to the source fields read
+    (:func:`swm_gis.io.layers.field_map`); the message names them (else the config's names).
+    """
     ownable = listed.loc[~listed["is_subject"].astype(bool)] if "is_subject" in listed \
         else listed
     if ownable.empty or ownable["owner_of_record"].astype(bool).any():
         return
     parcels_spec, assess_spec = config.layer("parcels"), config.layer("assess")
-    field_of = {"parcels": (listed.attrs.get("field_map") or {}).get("id"),
-                "assess": (assess.attrs.get("field_map") or {}).get("parcel_id")}
+    field_of = {"parcels": (parcels_fields or {}).get("id"),
+                "assess": (assess_fields or {}).get("parcel_id")}
     examples = tuple(ownable["id"].dropna().astype(str).head(3))
     example = ", ".join(examples) or "(none)"
     raise OwnerJoinError(

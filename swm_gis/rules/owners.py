@@ -99,6 +99,18 @@ def normalise_address(value: object) -> str:
     return text
 
 
+@dataclass(frozen=True)
+class Notices:
+    """The notice ``rows`` of :func:`join_owners` and what became of the listed parcels'
+    ``assessing_rows`` (SPEC section 5: counts add up): ``blank_rows`` (no owner, no address)
+    and ``identical_rows_merged`` (the same owner and address on two units of one parcel)."""
+
+    rows: pd.DataFrame
+    assessing_rows: int
+    blank_rows: int
+    identical_rows_merged: int
+
+
 def join_owners(
     abutting: pd.DataFrame,
     assess: pd.DataFrame,
@@ -124,8 +136,13 @@ def join_owners(
     -------
     DataFrame
         The mailing columns plus ``parcel_id``, ``address1``, ``address2``, in the order of
-        ``abutting``.
+        ``abutting``. :func:`owner_notices` also counts the rows merged.
     """
+    return owner_notices(abutting, assess, id_col=id_col).rows
+
+
+def owner_notices(abutting: pd.DataFrame, assess: pd.DataFrame, *, id_col: str = "id") -> Notices:
+    """:func:`join_owners` and the counts of :class:`Notices`, for :func:`build_recipients`."""
     ids = abutting[id_col].dropna().astype(str)
     a = assess.loc[assess["parcel_id"].astype(str).isin(set(ids))]
     order = {pid: i for i, pid in enumerate(dict.fromkeys(ids))}
@@ -153,10 +170,8 @@ def join_owners(
     rows = rows.sort_values(["_order"], kind="stable").drop(columns="_order")
     rows = rows.reset_index(drop=True)
     # every row that does not become a notice is counted (SPEC section 5: counts add up)
-    rows.attrs["assessing_rows"] = n_rows
-    rows.attrs["blank_rows"] = n_blank
-    rows.attrs["identical_rows_merged"] = n_identical
-    return rows
+    return Notices(rows=rows, assessing_rows=n_rows, blank_rows=n_blank,
+                   identical_rows_merged=n_identical)
 
 
 def recipient_key(row: pd.Series | dict) -> tuple[str, ...]:
@@ -186,17 +201,13 @@ def recipients(notices: pd.DataFrame) -> pd.DataFrame:
     DataFrame
         One row per recipient: the mailing columns, ``parcel_ids`` (every parcel the recipient
         owns, "; "-separated), ``address1``, ``address2`` and a ``note`` flagging mailing
-        addresses that look incomplete. ``attrs["duplicates_removed"]`` counts every merge:
-        identical assessing rows of one parcel (``join_owners``) plus notices of the same owner
-        at the same address.
+        addresses that look incomplete. Notices of the same owner at the same address are
+        merged: ``len(notices) - len(result)`` of them (:func:`build_recipients` counts every
+        merge).
     """
     cols = MAILING_COLUMNS + ["address1", "address2", "note"]
     if notices.empty:
-        out = pd.DataFrame(columns=cols)
-        out.attrs["identical_rows_merged"] = int(notices.attrs.get("identical_rows_merged", 0))
-        out.attrs["same_owner_address_merged"] = 0
-        out.attrs["duplicates_removed"] = out.attrs["identical_rows_merged"]
-        return out
+        return pd.DataFrame(columns=cols)
     keys = [recipient_key(r) for r in notices.to_dict("records")]
     grouped: dict[tuple[str, ...], dict] = {}
     for key, rec in zip(keys, notices.to_dict("records"), strict=True):
@@ -215,12 +226,7 @@ def recipients(notices: pd.DataFrame) -> pd.DataFrame:
         g["parcel_ids"] = "; ".join(g.pop("_parcels"))
         g["note"] = address_problem(g)
         rows.append(g)
-    out = pd.DataFrame(rows)[cols].reset_index(drop=True)
-    out.attrs["same_owner_address_merged"] = len(notices) - len(out)
-    out.attrs["identical_rows_merged"] = int(notices.attrs.get("identical_rows_merged", 0))
-    out.attrs["duplicates_removed"] = (out.attrs["same_owner_address_merged"]
-                                       + out.attrs["identical_rows_merged"])
-    return out
+    return pd.DataFrame(rows)[cols].reset_index(drop=True)
 
 
 def address_problem(rec: dict) -> str:
@@ -481,7 +487,7 @@ def _nested(word_sets: Iterable[frozenset[str]]) -> set[frozenset[str]]:
 
 
 def build_recipients(
-    notices: pd.DataFrame,
+    notices: Notices | pd.DataFrame,
     *,
     subject_ids: Iterable[object] = (),
 ) -> tuple[pd.DataFrame, pd.DataFrame, dict[str, int]]:
@@ -490,7 +496,8 @@ def build_recipients(
     Parameters
     ----------
     notices
-        The output of :func:`join_owners` (its ``attrs`` carry the rows it merged).
+        The output of :func:`owner_notices` (the rows and the counts of the rows it merged); the
+        rows alone (:func:`join_owners`) count as every assessing row with none merged.
     subject_ids
         Subject parcel ids: a recipient owning one gets ``is_subject`` true (with
         ``include_subject=True``).
@@ -514,7 +521,11 @@ def build_recipients(
         ``likely_duplicate_recipients``. ``recipients == mailable + no_mailing_address +
         incomplete_address``.
     """
-    merged = recipients(notices)
+    if not isinstance(notices, Notices):
+        notices = Notices(rows=notices, assessing_rows=len(notices), blank_rows=0,
+                          identical_rows_merged=0)
+    merged = recipients(notices.rows)
+    same_owner_address = len(notices.rows) - len(merged)
     subjects = {str(s) for s in subject_ids}
     merged = merged.assign(**_address_columns(merged, subjects))
     mailable_mask = merged["address_kind"].isin(MAILABLE_KINDS).to_numpy()
@@ -533,11 +544,11 @@ def build_recipients(
         pd.DataFrame(columns=REVIEW_COLUMNS)
     kinds = merged["address_kind"].value_counts()
     counts = {
-        "assessing_rows": int(notices.attrs.get("assessing_rows", len(notices))),
-        "blank_rows": int(notices.attrs.get("blank_rows", 0)),
-        "identical_rows_merged": int(merged.attrs["identical_rows_merged"]),
-        "same_owner_address_merged": int(merged.attrs["same_owner_address_merged"]),
-        "duplicates_removed": int(merged.attrs["duplicates_removed"]),
+        "assessing_rows": notices.assessing_rows,
+        "blank_rows": notices.blank_rows,
+        "identical_rows_merged": notices.identical_rows_merged,
+        "same_owner_address_merged": same_owner_address,
+        "duplicates_removed": same_owner_address + notices.identical_rows_merged,
         "recipients": len(merged),
         "mailable": int(mailable_mask.sum()),
         "no_mailing_address": int(kinds.get("none", 0)),
@@ -547,7 +558,6 @@ def build_recipients(
         "likely_duplicate_groups": len(groups),
         "likely_duplicate_recipients": sum(len(g) for g in groups),
     }
-    mailable.attrs.update(merged.attrs, **counts)
     return mailable, review_df, counts
 
 
@@ -624,7 +634,8 @@ def unique_ids(values: Iterable[object]) -> list[str]:
 
 
 __all__ = [
-    "MAILING_COLUMNS", "REVIEW_COLUMNS", "AddressCheck", "address_problem", "build_recipients",
+    "MAILING_COLUMNS", "REVIEW_COLUMNS", "AddressCheck", "Notices", "address_problem",
+    "build_recipients", "owner_notices",
     "classify_address", "clean_text", "delivery_lines", "fiscal_years", "infer_country",
     "country_at_end", "join_owners", "likely_duplicates", "us_zip", "zip_prefix_states",
     "zip_states", "owner_display", "owners_by_parcel",

@@ -22,7 +22,7 @@ Examples
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 import geopandas as gpd
@@ -42,6 +42,7 @@ def watershed_shares(
     *,
     huc12: gpd.GeoDataFrame | None,
     huc10: gpd.GeoDataFrame | None,
+    sources: Mapping[str, Mapping[str, Any] | None] | None = None,
 ) -> dict[str, Any]:
     """The HUC12 and HUC10 watersheds the site lies in, each with its share of the site's area.
 
@@ -52,6 +53,9 @@ def watershed_shares(
     huc12, huc10
         Watershed polygons with logical fields ``huc`` and ``name`` in the site's CRS, or None
         when the layer is not configured (that level is then an empty list).
+    sources
+        The source record of each layer by level (``"huc12"``, ``"huc10"``;
+        :func:`swm_gis.io.sources.source_info`), whose file an error names. Default: none.
 
     Returns
     -------
@@ -76,7 +80,7 @@ def watershed_shares(
             continue
         rows = _shares(site_union, frame, total, factor, width=int(level[3:]))
         if not rows:
-            src = _source_text(frame)
+            src = _source_text((sources or {}).get(level))
             raise GeometryError(
                 f"The site lies outside every {level.upper()} watershed polygon of {src}. Check "
                 "that the site is in this town and in the right CRS, and that "
@@ -245,8 +249,8 @@ def _text(value: Any) -> str | None:
     return str(value)
 
 
-def _source_text(frame: gpd.GeoDataFrame) -> str:
-    src = frame.attrs.get("source") or {}
+def _source_text(source: Mapping[str, Any] | None) -> str:
+    src = source or {}
     if src.get("file"):
         return src["file"] + (f":{src['layer']}" if src.get("layer") else "")
     return "the layer"

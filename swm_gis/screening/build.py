@@ -33,7 +33,7 @@ from swm_gis.rules.development import development_type
 from swm_gis.rules.disturbance import disturbance_trigger, sqft_per_crs_unit2, union_polygons
 from swm_gis.rules.standards import performance_standards
 from swm_gis.rules.watersheds import mitigation_eligibility, watershed_shares
-from swm_gis.screening.finding_parts import PARCELS_GIVEN, layer_words
+from swm_gis.screening.finding_parts import PARCELS_GIVEN, PARCELS_UNDER_SITE, layer_words
 from swm_gis.screening.findings import decide_findings
 from swm_gis.screening.general_requirements import general_requirements
 from swm_gis.screening.request import ScreeningRequest
@@ -68,10 +68,12 @@ class _Site:
     mitigation: gpd.GeoDataFrame | None
     proposed: gpd.GeoDataFrame | None        # proposed impervious surfaces (those on the site)
     parcels: gpd.GeoDataFrame                # the lot or parcel(s) (Chapter 320's site)
+    parcels_basis: str                       # given, or those the limit of disturbance lies on
     parcel_union: shapely.Geometry
     area: shapely.Geometry                   # the limit of disturbance and its parcel(s)
     factor: float                            # sq ft per square unit of the CRS
     warnings: list[dict[str, Any]]           # the town check's
+    sources: dict[str, dict[str, Any]]       # the request's inputs' source records, by key
 
 
 @dataclass
@@ -124,7 +126,7 @@ def build_screening(config: TownConfig, request: ScreeningRequest, *,
     post = _post_impervious(site, request.proposed_impervious_sqft)
     site.proposed = post.proposed
     standards = _standards(config, dev, disturbance, post, request.roadway_maintenance)
-    checks.append(_check("standards", True, _src(site.proposed, "proposed_impervious"),
+    checks.append(_check("standards", True, _src(site, "proposed_impervious"),
                          None if post.sqft is not None else
                          "no post-construction impervious area given: retention not computed"))
     checks.extend(watershed_checks)
@@ -173,23 +175,22 @@ def _read_site(config: TownConfig, request: ScreeningRequest) -> _Site:
     union = union_polygons(frame, what="site")
     factor = sqft_per_crs_unit2(frame.crs)
     warnings = town_check(config, union, common_plan=common_plan)
-    parcels = _site_parcels(config, _to_working(given, config), union)
+    parcels, basis = _site_parcels(config, _to_working(given, config), union)
     parcel_union = (shapely.union_all(parcels.geometry.values) if len(parcels)
                     else shapely.Polygon())
     return _Site(frame=frame, union=union, common_plan=common_plan, mitigation=mitigation,
-                 proposed=proposed, parcels=parcels, parcel_union=parcel_union,
-                 area=shapely.union(union, parcel_union), factor=factor, warnings=warnings)
+                 proposed=proposed, parcels=parcels, parcels_basis=basis,
+                 parcel_union=parcel_union, area=shapely.union(union, parcel_union),
+                 factor=factor, warnings=warnings, sources=dict(request.sources))
 
 
 def _site_parcels(config: TownConfig, given: gpd.GeoDataFrame | None,
-                  site_union: shapely.Geometry) -> gpd.GeoDataFrame:
+                  site_union: shapely.Geometry) -> tuple[gpd.GeoDataFrame, str]:
     """The site is the lot or parcel (Chapter 320 definitions): the parcels given
-    (``parcels=``), else the parcels the limit of disturbance lies on."""
+    (``parcels=``), else the parcels the limit of disturbance lies on; and that basis."""
     if given is not None and len(given):
-        given = given.copy()
-        given.attrs["site_parcels_basis"] = PARCELS_GIVEN
-        return given
-    return parcels_under_site(config, site_union)
+        return given.copy(), PARCELS_GIVEN
+    return parcels_under_site(config, site_union), PARCELS_UNDER_SITE
 
 
 def _disturbance(config: TownConfig, site: _Site, request: ScreeningRequest
@@ -197,9 +198,9 @@ def _disturbance(config: TownConfig, site: _Site, request: ScreeningRequest
     """The disturbance and permit trigger, and the checks of the site and the common plan."""
     disturbance = disturbance_trigger(site.frame, common_plan=site.common_plan,
                                       exemptions=list(request.exemptions), rules=config.rules)
-    checks = [_check("disturbance", True, _src(site.frame, "site"))]
+    checks = [_check("disturbance", True, _src(site, "site"))]
     if site.common_plan is not None:
-        checks.append(_check("common_plan", True, _src(site.common_plan, "common_plan")))
+        checks.append(_check("common_plan", True, _src(site, "common_plan")))
     else:
         checks.append(_check("common_plan", False, None,
                              "no larger common plan of development or sale was given"))
@@ -214,7 +215,8 @@ def _watersheds(config: TownConfig, site: _Site
     mask = site.union if site.mitigation is None else shapely.union_all(
         [site.union, *site.mitigation.geometry.values])
     hucs = {level: _read_optional(config, level, mask) for level in ("huc12", "huc10")}
-    watersheds = watershed_shares(site.frame, huc12=hucs["huc12"], huc10=hucs["huc10"])
+    watersheds = watershed_shares(site.frame, huc12=hucs["huc12"], huc10=hucs["huc10"],
+                                  sources={level: _spec_src(config, level) for level in hucs})
     checks = [_layer_check(f"watersheds_{level}", config, level) for level in ("huc12", "huc10")]
     return hucs, watersheds, checks
 
@@ -229,7 +231,8 @@ def _development(config: TownConfig, site: _Site, request: ScreeningRequest,
     dev["small_share_threshold"] = config.rules.small_existing_impervious_share
     dev["disturbed_sqft"] = disturbance["area_sqft"]
     if len(site.parcels):
-        dev["site_parcels"] = parcel_cover(site.parcels, impervious, site.factor)
+        dev["site_parcels"] = parcel_cover(site.parcels, impervious, site.factor,
+                                           basis=site.parcels_basis)
     return dev, _check("development_type", impervious is not None or development != "auto",
                        imp_source, imp_reason)
 
@@ -299,7 +302,7 @@ def _mitigation(config: TownConfig, site: _Site, standards: dict[str, Any],
     rows = mitigation_eligibility(site.mitigation, hucs=hucs[key],
                                   site_hucs=[r["huc"] for r in watersheds[key]], level=level)
     return rows, _check("mitigation", hucs[key] is not None,
-                        [_src(site.mitigation, "mitigation"), _spec_src(config, key)],
+                        [_src(site, "mitigation"), _spec_src(config, key)],
                         None if hucs[key] is not None
                         else f"{layer_words(key)} is not configured")
 
@@ -315,6 +318,8 @@ def _resources(config: TownConfig, site: _Site, proposed_use: str | None, progre
         config, site.frame, subject_parcels=site.parcels if len(site.parcels) else None,
         proposed_use=proposed_use, progress=progress,
     )
+    if (subject := (keys.get("floodplain") or {}).get("subject_parcels")) is not None:
+        subject["basis"] = site.parcels_basis  # the check was given them; this job found them
     ms4, ms4_check = ms4_reach(config, site.union, layers.get("flow_path"))
     return keys, layers, [*checks, ms4_check], ms4
 
@@ -520,20 +525,23 @@ def _spec_src(config: TownConfig, key: str) -> dict[str, Any] | None:
     return io.source_info(config.layer(key)) if config.has(key) else None
 
 
-def _src(frame: gpd.GeoDataFrame | None, key: str) -> dict[str, Any] | None:
-    if frame is None:
+#: The request's vector inputs -> the :class:`_Site` attribute holding each.
+_INPUT_FRAMES = {"site": "frame", "common_plan": "common_plan", "mitigation": "mitigation",
+                 "proposed_impervious": "proposed"}
+
+
+def _src(site: _Site, key: str) -> dict[str, Any] | None:
+    """The source record of one of the request's inputs (None when it was not given)."""
+    if getattr(site, _INPUT_FRAMES[key]) is None:
         return None
-    src = dict(frame.attrs.get("source") or {"file": None, "layer": None, "modified": None})
+    src = dict(site.sources.get(key) or {"file": None, "layer": None, "modified": None})
     src["key"] = key
     return src
 
 
 def _meta(config: TownConfig, site: _Site, request: ScreeningRequest,
           checks: list[dict[str, Any]]) -> dict[str, Any]:
-    inputs = [_src(f, k) for f, k in ((site.frame, "site"), (site.common_plan, "common_plan"),
-                                      (site.mitigation, "mitigation"),
-                                      (site.proposed, "proposed_impervious"))
-              if f is not None]
+    inputs = [src for key in _INPUT_FRAMES if (src := _src(site, key)) is not None]
     layers_used = [io.source_info(spec) for spec in config.layers.values()
                    if any(_mentions(c.get("source"), spec) for c in checks)]
     return {
@@ -544,7 +552,7 @@ def _meta(config: TownConfig, site: _Site, request: ScreeningRequest,
         "synthetic": bool(config.synthetic),
         "config": str(config.path) if config.path else None,
         "crs": config.crs,
-        "site": _src(site.frame, "site"),
+        "site": _src(site, "site"),
         "parameters": {
             "development": request.development,
             "proposed_impervious_sqft": request.proposed_impervious_sqft,
@@ -566,7 +574,7 @@ def _meta(config: TownConfig, site: _Site, request: ScreeningRequest,
 def _site_parcels_meta(site: _Site) -> dict[str, Any]:
     """Which parcels the site is, on what basis, and their area."""
     parcels = site.parcels
-    return {"basis": parcels.attrs.get("site_parcels_basis"),
+    return {"basis": site.parcels_basis,
             "ids": [str(i) for i in parcels["id"]] if "id" in parcels else [],
             "area_sqft": round(float(site.parcel_union.area) * site.factor, 1)}
 

@@ -78,6 +78,8 @@ LAYER_WORDS: dict[str, str] = {
 
 #: The basis of the site's parcels when the user named them (else the parcels it lies on).
 PARCELS_GIVEN = "the parcels given"
+#: The basis of the site's parcels when none are given.
+PARCELS_UNDER_SITE = "the parcels the limit of disturbance lies on"
 
 
 def layer_words(key: str) -> str:

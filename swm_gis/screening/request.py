@@ -11,15 +11,15 @@ from __future__ import annotations
 import dataclasses
 import datetime as dt
 import os
-from collections.abc import Iterable
-from dataclasses import dataclass
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
 from typing import Any
 
 import geopandas as gpd
 
 from swm_gis.config.strict import finite_value
 from swm_gis.errors import SwmGisError
-from swm_gis.io.inputs import as_frame
+from swm_gis.io.inputs import read_input
 from swm_gis.messages import option
 from swm_gis.rules.disturbance import check_exemptions
 from swm_gis.terrain.receiving_waters import land_use
@@ -80,6 +80,10 @@ class ScreeningRequest:
         Proposed land use: a Massachusetts DOR use code (``"325"``) or ``"commercial"``,
         ``"residential"``, ...; decides § 320-19 B(10)(e). Default None: the parcels' existing
         use codes decide.
+    sources
+        The source record of each vector input read, by its name (``"site"``, ...): what
+        ``screening.json`` records of it (file, layer, modification time). Filled by
+        :meth:`read`; an input without one is recorded as given with no file. Default: none.
 
     Examples
     --------
@@ -104,6 +108,7 @@ class ScreeningRequest:
     parcels: str | Iterable[str] = ()
     received: str | dt.date | None = None
     proposed_use: str | None = None
+    sources: Mapping[str, dict[str, Any]] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         # the order in which a request with several bad options is refused
@@ -138,11 +143,15 @@ class ScreeningRequest:
                    for key in INPUTS)
 
     def read(self, crs: Any) -> ScreeningRequest:
-        """This request with its vector inputs read (:func:`swm_gis.io.inputs.as_frame`):
-        files read, GeoDataFrames checked and repaired, all in the working CRS ``crs``."""
-        return dataclasses.replace(self, **{
-            key: as_frame(getattr(self, key), working_crs=crs, what=what, geometry=geometry)
-            for key, (what, geometry) in INPUTS.items()})
+        """This request with its vector inputs read (:func:`swm_gis.io.inputs.read_input`):
+        files read, GeoDataFrames checked and repaired, all in the working CRS ``crs``, and
+        their source records in ``sources``."""
+        read = {key: read_input(getattr(self, key), working_crs=crs, what=what,
+                                geometry=geometry)
+                for key, (what, geometry) in INPUTS.items()}
+        return dataclasses.replace(
+            self, **{key: None if layer is None else layer.frame for key, layer in read.items()},
+            sources={key: layer.source for key, layer in read.items() if layer is not None})
 
 
 def _parse_date(value: str | dt.date | None) -> dt.date | None:

@@ -186,7 +186,7 @@ def _floodplain(config: TownConfig, site: gpd.GeoDataFrame,
             "zones": total["zones"],
             "shaded_x_area_sqft": total["shaded_x_area_sqft"] if result["shaded_x_checked"]
             else None,
-            "basis": str(subject.attrs.get("site_parcels_basis") or PARCELS_GIVEN),
+            "basis": PARCELS_GIVEN,  # the job restates how it found them
             "parcels": [
                 {"id": _text(ids.loc[i]), **{k: _py(v) for k, v in row.items()}}
                 for i, row in per.iterrows()

@@ -31,20 +31,17 @@ def parcels_under_site(config: TownConfig, site_union: shapely.Geometry) -> gpd.
     land-disturbing activities are, were, or will be performed". The parcels the limit of
     disturbance really lies on are found by the one rule the abutter job uses for its subjects
     (:func:`swm_gis.rules.abutters.parcels_touched_by_site`, ``[rules] site_subject_share``):
-    a neighbour the limit only grazes (a survey-to-GIS misalignment) is not the site, and is
-    listed in ``attrs["grazed"]``. Right-of-way and water polygons are never a site's lot.
-    Returns the parcels (working CRS, with ``id``, and ``attrs["site_parcels_basis"]``),
-    possibly empty.
+    a neighbour the limit only grazes (a survey-to-GIS misalignment) is not the site.
+    Right-of-way and water polygons are never a site's lot. Returns the parcels (working CRS,
+    with ``id``; their basis is ``PARCELS_UNDER_SITE``), possibly empty.
     """
     from swm_gis.rules.abutters import parcels_touched_by_site
 
     frame = io.read_layer(config, "parcels", mask=site_union)
     if len(frame):
         site = gpd.GeoDataFrame(geometry=[site_union], crs=frame.crs)
-        frame = parcels_touched_by_site(frame, site, rules=config.rules)
-    frame = frame.copy()
-    frame.attrs["site_parcels_basis"] = "the parcels the limit of disturbance lies on"
-    return frame
+        frame = parcels_touched_by_site(frame, site, rules=config.rules).subject
+    return frame.copy()
 
 
 def town_check(config: TownConfig, site_union: shapely.Geometry, *,
@@ -80,14 +77,16 @@ def town_check(config: TownConfig, site_union: shapely.Geometry, *,
     return warnings
 
 
-def parcel_cover(parcels: gpd.GeoDataFrame, impervious: Any, factor: float) -> dict[str, Any]:
-    """The site's parcels: their area and existing impervious cover (None when not measured)."""
+def parcel_cover(parcels: gpd.GeoDataFrame, impervious: Any, factor: float, *,
+                 basis: str | None = None) -> dict[str, Any]:
+    """The site's parcels: their area and existing impervious cover (None when not measured),
+    with the ``basis`` they were found on (``PARCELS_UNDER_SITE`` or ``PARCELS_GIVEN``)."""
     area = float(shapely.union_all(parcels.geometry.values).area) * factor
     existing = None
     if impervious is not None:
         existing = development_type(parcels[[parcels.geometry.name]],
                                     impervious=impervious)["existing_impervious_sqft"]
-    return {"basis": parcels.attrs.get("site_parcels_basis"), "area_sqft": round(area, 1),
+    return {"basis": basis, "area_sqft": round(area, 1),
             "existing_impervious_sqft": existing}
 
 

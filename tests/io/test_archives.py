@@ -71,10 +71,11 @@ def test_massgis_zip_reads_in_place_like_the_unpacked_files(tmp_path):
     z = massgis_zip(tmp_path)
     cfg = load_config(write_config(tmp_path, MASSGIS))
     before = sorted(os.listdir(tmp_path))
-    parcels = io.read_layer(cfg, "parcels")
+    layer = io.read_layer_with_source(cfg, "parcels")
+    parcels = layer.frame
     assert parcels["id"].tolist() == ["F_1", "F_2", "F_3"]
     assert parcels.area.tolist() == [400.0, 400.0, 400.0]
-    assert parcels.attrs["source"]["file"] == str(z)
+    assert layer.source["file"] == str(z)
     assess = io.read_table(cfg, "assess")
     assert assess["owner"].tolist() == ["SMITH JO\u00c9", "DOE ANN"]  # the .cpg says UTF-8
     assert assess["zip"].tolist() == ["01940", "01940"]

@@ -21,9 +21,10 @@ def test_topojson_parcels_refused_without_declared_crs(cambridge_config):
 
 def test_topojson_parcels_read_correctly_with_epsg4326(cambridge_config):
     cfg = load_config(cambridge_config)
-    parcels = io.read_layer(cfg, "parcels")
+    layer = io.read_layer_with_source(cfg, "parcels")
+    parcels = layer.frame
     assert len(parcels) == 13_115  # 13,116 in the file, one with empty geometry
-    assert parcels.attrs["dropped_empty"] == 1
+    assert layer.dropped_empty == 1
     assert parcels.crs.to_epsg() == 26986
     # The parcels fill the TopoJSON's lon/lat bbox: projected, they sit inside its projection
     # and touch it on the south (the bbox's bottom edge is the southernmost vertex).

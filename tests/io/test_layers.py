@@ -20,19 +20,24 @@ from swm_gis.errors import (
     UnknownParcelError,
 )
 from swm_gis.io import layers as io
+from swm_gis.io.hygiene import duplicate_ids
+from swm_gis.io.sources import split_source
 
 
 def test_reads_logical_fields_case_insensitively(tmp_path, simple_parcels):
     lower = simple_parcels.rename(columns={"LOC_ID": "loc_id"})
     cfg = load_config(write_town(tmp_path, {"parcels": lower}))
-    gdf = io.read_layer(cfg, "parcels")
+    layer = io.read_layer_with_source(cfg, "parcels")
+    gdf = layer.frame
     assert list(gdf.columns) == ["id", "map_par_id", "town_id", "poly_type", "use_code",
                                  "geometry"]
     assert gdf["id"].tolist() == ["M_1", "M_2", "M_3"]
     assert gdf["use_code"].isna().all()  # optional field absent from the source
     assert gdf.crs.to_epsg() == 26986
-    assert gdf.attrs["source"]["file"].endswith("town.gpkg")
-    assert gdf.attrs["source"]["modified"] is not None
+    assert layer.source["file"].endswith("town.gpkg")
+    assert layer.source["modified"] is not None
+    assert layer.field_map["id"] == "loc_id"
+    assert gdf.attrs == {}  # provenance travels in the Layer, never in DataFrame.attrs
 
 
 def test_missing_required_field_names_the_config_key(tmp_path, simple_parcels):
@@ -77,11 +82,12 @@ def test_geographic_source_is_reprojected_once_into_working_crs(tmp_path):
     cfg = load_config(write_town(tmp_path, {"parcels": gpd.GeoDataFrame(
         {"LOC_ID": ["A"]}, geometry=[box(238000, 919000, 239000, 921000)], crs=CRS),
         "vernal_pools": pt}))
-    gdf = io.read_layer(cfg, "vernal_pools")
+    layer = io.read_layer_with_source(cfg, "vernal_pools")
+    gdf = layer.frame
     x, y = Transformer.from_crs("EPSG:4326", CRS, always_xy=True).transform(lon, lat)
     assert gdf.geometry.iloc[0].x == pytest.approx(x, abs=1e-6)
     assert gdf.geometry.iloc[0].y == pytest.approx(y, abs=1e-6)
-    assert gdf.attrs["source_crs"] == "EPSG:4326"
+    assert layer.source_crs == "EPSG:4326"
 
 
 def test_bbox_filter_reads_only_the_neighbourhood(tmp_path):
@@ -102,8 +108,9 @@ def test_invalid_geometry_repaired_and_empty_dropped_and_counted(tmp_path):
                                geometry=[bowtie, box(238020, 918000, 238030, 918010), Polygon()],
                                crs=CRS)
     cfg = load_config(write_town(tmp_path, {"parcels": parcels}))
-    gdf = io.read_layer(cfg, "parcels")
-    assert gdf.attrs["repaired"] == 1 and gdf.attrs["dropped_empty"] == 1
+    layer = io.read_layer_with_source(cfg, "parcels")
+    gdf = layer.frame
+    assert layer.repaired == 1 and layer.dropped_empty == 1
     assert gdf["id"].tolist() == ["bow", "ok"]
     assert gdf.geometry.is_valid.all()
     assert gdf.geometry.iloc[0].area == pytest.approx(50.0)  # two triangles of 25 m2
@@ -112,7 +119,7 @@ def test_invalid_geometry_repaired_and_empty_dropped_and_counted(tmp_path):
 def test_duplicate_parcel_ids_are_one_parcel(simple_parcels):
     dup = simple_parcels.assign(id=["A", "B", "A"]).drop(columns="LOC_ID")
     merged = io.merge_duplicate_ids(dup)
-    assert merged.attrs["duplicate_ids"] == ["A"]
+    assert duplicate_ids(dup) == ["A"]
     assert sorted(merged["id"]) == ["A", "B"]
     assert merged.set_index("id").geometry["A"].area == pytest.approx(800.0)
     assert len(dup) == 3  # input untouched
@@ -180,8 +187,8 @@ def test_read_parcels_by_id_names_unknown_ids_and_matches_numeric_fields(tmp_pat
 def test_split_source(tmp_path):
     gpkg = tmp_path / "a.gpkg"
     gpkg.write_bytes(b"")
-    assert io.split_source(f"{gpkg}:site") == (str(gpkg), "site")
-    assert io.split_source(str(gpkg)) == (str(gpkg), None)
+    assert split_source(f"{gpkg}:site") == (str(gpkg), "site")
+    assert split_source(str(gpkg)) == (str(gpkg), None)
 
 
 def _write_raster(path, crs=CRS, origin=(238000, 918100)):

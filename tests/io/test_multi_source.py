@@ -65,15 +65,16 @@ def test_sources_read_as_one_layer_each_row_naming_its_source(two_towns, tmp_pat
     spec = cfg.layer("parcels")
     assert [p.describe() for p in spec.parts] == [f"{tmp_path}/town.gpkg:parcels",
                                                   f"{tmp_path}/neighbour.gpkg:M163TaxPar"]
-    got = io.read_layer(cfg, "parcels")
+    layer = io.read_layer_with_source(cfg, "parcels")
+    got = layer.frame
     assert got["id"].tolist() == ["T_1", "T_2", "T_3", "N_1", "N_2"]
     assert got["source"].tolist() == [spec.parts[0].describe()] * 3 + [
         spec.parts[1].describe()] * 2
     assert got["town_id"].astype(int).tolist() == [164, 164, 164, 163, 163]
     assert got.crs.to_epsg() == 26986
     assert got.area.round(3).tolist() == [400.0] * 5  # the town's own T_3 kept (first wins)
-    assert got.attrs["duplicates_across_sources"] == ["T_3"]
-    assert [s["file"] for s in got.attrs["source"]["sources"]] == [
+    assert layer.duplicates_across_sources == ["T_3"]
+    assert [s["file"] for s in layer.source["sources"]] == [
         str(tmp_path / "town.gpkg"), str(tmp_path / "neighbour.gpkg")]
 
 

@@ -144,7 +144,8 @@ def _same(a: gpd.GeoDataFrame, b: gpd.GeoDataFrame, key: str) -> None:
                                  "huc12", "streams", "orw", "impaired_waters"])
 def test_every_layer_reads_as_from_the_file(pg, pg_town, key):
     files, db = load_config(SAMPLE / "town.toml"), load_config(pg_town)
-    got, want = io.read_layer(db, key), io.read_layer(files, key)
+    layer, want = io.read_layer_with_source(db, key), io.read_layer(files, key)
+    got = layer.frame
     def sort_key(frame):
         c = shapely.centroid(frame.geometry.values)
         return [f"{x:.3f} {y:.3f} {a:.1f}" for x, y, a in
@@ -152,8 +153,8 @@ def test_every_layer_reads_as_from_the_file(pg, pg_town, key):
 
     want, got = want.assign(_key=sort_key(want)), got.assign(_key=sort_key(got))
     _same(got, want, "_key")
-    assert got.attrs["source"]["file"] == pg.url
-    assert got.attrs["source"]["layer"] == f"sample.{key}"
+    assert layer.source["file"] == pg.url
+    assert layer.source["layer"] == f"sample.{key}"
 
 
 def test_bbox_and_mask_reads_match_the_file(pg, pg_town):
@@ -218,11 +219,12 @@ def test_a_pg_string_and_a_table_in_another_crs(pg, tmp_path):
     postgis_out.copy_layer(str(src), "p", pg.url, "wgs.parcels", overwrite=True)
     cfg = parse_config({"town": {"name": "T"}, "layers": {"parcels": {
         "path": pg.pg_string, "layer": "wgs.parcels"}}}, base_dir=tmp_path)
-    got = io.read_layer(cfg, "parcels")
+    layer = io.read_layer_with_source(cfg, "parcels")
+    got = layer.frame
     assert got.crs.to_epsg() == 26986
     assert sorted(got["id"]) == ["A", "B"]
     assert got.area.round(1).tolist() == [400.0, 400.0]
-    assert got.attrs["source_crs"] == "EPSG:4326"
+    assert layer.source_crs == "EPSG:4326"
 
 
 def test_table_without_srid_needs_the_config_crs(pg, tmp_path):
@@ -353,9 +355,10 @@ def test_null_empty_and_invalid_geometries_are_handled_as_for_files(pg, tmp_path
                     "('empty', ST_GeomFromText('POLYGON EMPTY', 26986))")
     cfg = parse_config({"town": {"name": "T"}, "layers": {"parcels": {
         "path": pg.url, "layer": "public.messy"}}}, base_dir=tmp_path)
-    got = io.read_layer(cfg, "parcels")
+    layer = io.read_layer_with_source(cfg, "parcels")
+    got = layer.frame
     assert sorted(got["id"]) == ["bow'tie", "ok"]
-    assert got.attrs["repaired"] == 1 and got.attrs["dropped_empty"] == 2
+    assert layer.repaired == 1 and layer.dropped_empty == 2
     assert got.loc[got["id"] == "bow'tie"].area.tolist() == [50.0]
     assert io.read_parcels_by_id(cfg, ["bow'tie"])["id"].tolist() == ["bow'tie"]
 

@@ -69,8 +69,7 @@ def _spec(key="parcels"):
 
 def test_all_null_ids_are_an_error_naming_the_source_field():
     frame = pd.DataFrame({"id": [None, None, float("nan"), "  "]})
-    frame.attrs["field_map"] = {"id": "LOC_ID"}
-    errors, warnings = id_problems(frame, _spec(), whole_layer=True)
+    errors, warnings = id_problems(frame, _spec(), field_map={"id": "LOC_ID"}, whole_layer=True)
     # messages name config keys by reference (swm_gis.messages): here in Python's words
     assert [api_text(e) for e in errors] == [
         '/d/p.gpkg ([layers.parcels]): field "LOC_ID" (logical "id") is empty in all 4 rows. '
@@ -87,17 +86,17 @@ def test_a_few_rows_read_without_ids_are_gaps_twenty_are_a_mapping_error():
 
 def test_mostly_null_required_fields_are_a_warning():
     frame = pd.DataFrame({"parcel_id": ["A", None, None], "owner": ["X", "Y", "Z"]})
-    frame.attrs["field_map"] = {"parcel_id": "LOC_ID", "owner": "OWNER1"}
-    errors, warnings = id_problems(frame, _spec("assess"))
+    errors, warnings = id_problems(frame, _spec("assess"),
+                                   field_map={"parcel_id": "LOC_ID", "owner": "OWNER1"})
     assert errors == []
     assert warnings == ['field "LOC_ID" (parcel_id) is empty in 2 of 3 rows read']
 
 
 def test_parcel_ids_that_are_a_town_code_are_an_error_on_the_whole_layer_only():
     frame = pd.DataFrame({"id": [164] * 8 + [291] * 4})
-    frame.attrs["field_map"] = {"id": "TOWN_ID"}
-    assert id_problems(frame, _spec(), whole_layer=False) == ([], [])
-    errors, _ = id_problems(frame, _spec(), whole_layer=True)
+    fields = {"id": "TOWN_ID"}
+    assert id_problems(frame, _spec(), field_map=fields, whole_layer=False) == ([], [])
+    errors, _ = id_problems(frame, _spec(), field_map=fields, whole_layer=True)
     assert 'the id field "TOWN_ID" has only 2 distinct values in 12 rows' in errors[0]
 
 

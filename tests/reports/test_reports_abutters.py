@@ -54,9 +54,7 @@ def recips(n: int) -> pd.DataFrame:
                      "address2": "", "mail_address": f"{i} ELM ST", "mail_city": "LYNNFIELD",
                      "mail_state": "MA", "mail_zip": "01940" if i % 2 else "01940-0001",
                      "mail_country": "", "parcel_ids": f"P{i}", "note": ""})
-    out = pd.DataFrame(rows)
-    out.attrs["duplicates_removed"] = 2
-    return out
+    return pd.DataFrame(rows)
 
 
 def _rows(path):

@@ -20,7 +20,7 @@ from swm_gis.notification.info import PackageInfo
 from swm_gis.reports.abutters_map import write_abutters_map
 from swm_gis.reports.map_furniture import FRAME
 from swm_gis.rules import abutters as core
-from swm_gis.rules.owners import build_recipients, join_owners, owned_parcel_ids
+from swm_gis.rules.owners import build_recipients, owned_parcel_ids, owner_notices
 
 
 @pytest.fixture(scope="module")
@@ -30,7 +30,7 @@ def cfg():
 
 def _recipients(cfg, ids):
     assess = layers.read_by_ids(cfg, "assess", "parcel_id", ids)
-    return build_recipients(join_owners(pd.DataFrame({"id": ids}), assess))
+    return build_recipients(owner_notices(pd.DataFrame({"id": ids}), assess))
 
 
 def test_condominium_8_61_counts_every_merge_and_flags_the_near_duplicate(cfg):

@@ -13,7 +13,7 @@ from swm_gis.reports.certification import write_certification_pdf
 from swm_gis.reports.certified_mail import write_certified_mail
 from swm_gis.reports.labels import write_labels
 from swm_gis.reports.mailing import write_mailing_csv, write_review_csv
-from swm_gis.rules.owners import build_recipients, join_owners
+from swm_gis.rules.owners import build_recipients, owner_notices
 
 COLS = ["parcel_id", "owner", "co_owner", "address", "address2", "city", "state", "zip"]
 ASSESS = pd.DataFrame([dict(zip(COLS, r, strict=True)) for r in [
@@ -29,8 +29,8 @@ ASSESS = pd.DataFrame([dict(zip(COLS, r, strict=True)) for r in [
     ("P3", "KARAGEZIAN, JOSEPH TRUSTEE OF", None, "7 DEBSTON LN", None, "LYNNFIELD", "MA",
      "01940"),
 ]], dtype=object)
-MAILABLE, REVIEW, COUNTS = build_recipients(join_owners(pd.DataFrame({"id": ["P1", "P2", "P3"]}),
-                                                        ASSESS))
+MAILABLE, REVIEW, COUNTS = build_recipients(owner_notices(
+    pd.DataFrame({"id": ["P1", "P2", "P3"]}), ASSESS))
 INFO = PackageInfo(town="Testtown", subject_ids=("P0",), distance_ft=100.0,
                    fiscal_years=("2025",), counts=COUNTS,
                    sources=({"key": "parcels", "file": "/data/a/very/long/folder/p.gpkg",

@@ -84,7 +84,6 @@ def test_distances_are_exact_and_the_input_index_is_kept():
     # index labels of the input rows are kept
     assert out.index[out["id"] == "C"].item() == parcels.index[parcels["id"] == "C"].item()
     assert out.crs == parcels.crs
-    assert out.attrs["distance_ft"] == 100 and out.attrs["subject_ids"] == ["S"]
 
 
 def test_threshold_is_inclusive():
@@ -189,31 +188,31 @@ def test_parse_distance_refuses_what_it_cannot_read(text):
 def test_site_selects_parcels_it_reaches_into_not_those_it_only_touches():
     parcels = town()
     site = gpd.GeoDataFrame(geometry=[_b(10, 10, 50, 40)], crs=CRS)  # shares S's east edge line
-    subject = parcels_touched_by_site(parcels, site)
+    subject = parcels_touched_by_site(parcels, site).subject
     assert list(subject["id"]) == ["S"]
     # P's copy nudged 1 mm east overlaps neighbour Q by 50 m x 1 mm = 0.05 m2 (0.54 sq ft):
     # coordinate noise, not Q's land; 1 m further it is 50 m2 and Q is a subject parcel too
     pq = gpd.GeoDataFrame({"id": ["P", "Q"], "poly_type": ["FEE", "FEE"]},
                           geometry=[_b(0, 0, 50, 50), _b(50, 0, 100, 50)], crs=CRS)
     nudged = gpd.GeoDataFrame(geometry=[_b(0.001, 0, 50.001, 50)], crs=CRS)
-    assert list(parcels_touched_by_site(pq, nudged)["id"]) == ["P"]
+    assert list(parcels_touched_by_site(pq, nudged).subject["id"]) == ["P"]
     # 1 m further it grazes Q by 50 m2 (538 sq ft, 2 % of Q): Q is not made a subject
     # ([rules] site_subject_share 0.25) but named as grazed, for the warning
     wider = gpd.GeoDataFrame(geometry=[_b(0, 0, 51, 50)], crs=CRS)
     grazing = parcels_touched_by_site(pq, wider)
-    assert list(grazing["id"]) == ["P"]
-    [g] = grazing.attrs["grazed"]
+    assert list(grazing.subject["id"]) == ["P"]
+    [g] = grazing.grazed
     assert g["id"] == "Q" and g["overlap_sqft"] == pytest.approx(50 / 0.3048**2)
     assert g["parcel_share"] == pytest.approx(0.02) and g["site_share"] == pytest.approx(50 / 2550)
     # 15 m into Q: 30 % of Q, so Q is the applicant's land too
     onto = gpd.GeoDataFrame(geometry=[_b(0, 0, 65, 50)], crs=CRS)
-    assert list(parcels_touched_by_site(pq, onto)["id"]) == ["P", "Q"]
+    assert list(parcels_touched_by_site(pq, onto).subject["id"]) == ["P", "Q"]
     # a site mostly on Q and a little on P: the share of the site decides (P holds 1/21)
     assert list(parcels_touched_by_site(pq, gpd.GeoDataFrame(
-        geometry=[_b(49, 0, 70, 50)], crs=CRS))["id"]) == ["Q"]
+        geometry=[_b(49, 0, 70, 50)], crs=CRS)).subject["id"]) == ["Q"]
     over = gpd.GeoDataFrame(geometry=[_b(-5, 10, 20, 20)], crs=CRS)  # reaches into the street
-    subject = parcels_touched_by_site(parcels, over, rules=Rules())
-    assert list(subject["id"]) == ["S"] and subject.attrs["skipped_no_owner"] == ["ROW"]
+    touched = parcels_touched_by_site(parcels, over, rules=Rules())
+    assert list(touched.subject["id"]) == ["S"] and touched.skipped_no_owner == ["ROW"]
 
 
 # --------------------------------------------------------------------------- properties

@@ -21,6 +21,7 @@ from swm_gis.rules.owners import (
     infer_country,
     join_owners,
     likely_duplicates,
+    owner_notices,
     recipients,
 )
 from swm_gis.rules.postal import us_states
@@ -60,7 +61,7 @@ LISTED = pd.DataFrame({"id": ["P1", "P2", "P3", "P4"]})
 
 @pytest.fixture(scope="module")
 def built():
-    return build_recipients(join_owners(LISTED, ASSESS), subject_ids=["P4"])
+    return build_recipients(owner_notices(LISTED, ASSESS), subject_ids=["P4"])
 
 
 def test_every_merge_is_counted_and_counts_add_up(built):
@@ -190,7 +191,7 @@ def test_a_province_named_only_in_a_city_is_not_read_from_it():
 
 
 def test_empty_input_gives_empty_outputs_and_zero_counts():
-    mailable, review, counts = build_recipients(join_owners(LISTED, ASSESS.iloc[:0]))
+    mailable, review, counts = build_recipients(owner_notices(LISTED, ASSESS.iloc[:0]))
     assert mailable.empty and review.empty and set(counts.values()) == {0}
 
 
@@ -200,8 +201,17 @@ def test_hostile_values_do_not_break_classification():
     assert classify_address(rec).kind in {"none", "incomplete"}
 
 
-def test_legacy_recipients_counts_the_join_merge():
-    assert recipients(join_owners(LISTED, ASSESS)).attrs["duplicates_removed"] == 2
+def test_duplicates_removed_counts_the_join_merge_and_the_same_owner_merge():
+    notices = owner_notices(LISTED, ASSESS)
+    _, _, counts = build_recipients(notices)
+    assert counts["duplicates_removed"] == 2
+    assert counts["duplicates_removed"] == (counts["identical_rows_merged"]
+                                            + counts["same_owner_address_merged"])
+    assert counts["same_owner_address_merged"] == (len(notices.rows)
+                                                   - len(recipients(notices.rows)))
+    # the rows alone (join_owners) count every row as an assessing row, none merged by the join
+    _, _, bare = build_recipients(join_owners(LISTED, ASSESS))
+    assert bare["assessing_rows"] == len(notices.rows) and bare["identical_rows_merged"] == 0
 
 
 @settings(max_examples=40, deadline=None)
@@ -211,7 +221,7 @@ def test_legacy_recipients_counts_the_join_merge():
                           st.sampled_from(["01901", None])), max_size=12))
 def test_counts_always_add_up(rows):
     assess = frame([(p, o, None, a, None, c, s, z) for p, o, a, c, s, z in rows])
-    notices = join_owners(pd.DataFrame({"id": ["A", "B", "C"]}), assess)
+    notices = owner_notices(pd.DataFrame({"id": ["A", "B", "C"]}), assess)
     mailable, review, counts = build_recipients(notices)
     assert counts["assessing_rows"] == len(rows)
     assert counts["assessing_rows"] == (counts["blank_rows"] + counts["duplicates_removed"]
@@ -348,7 +358,7 @@ def test_a_us_zip_is_kept_only_where_it_belongs_to_the_owners_state(number, stat
 ], ids=["pelham-cut-short", "state-zip-disagree", "three-digits", "four-digits", "letters"])
 def test_zips_that_cannot_be_trusted_go_to_review_with_the_reason(city, state, zip_, reason):
     assess = frame([("P1", "AN OWNER", None, "1 MAIN ST", None, city, state, zip_)])
-    mailable, review, counts = build_recipients(join_owners(pd.DataFrame({"id": ["P1"]}),
+    mailable, review, counts = build_recipients(owner_notices(pd.DataFrame({"id": ["P1"]}),
                                                             assess))
     assert mailable.empty and counts["incomplete_address"] == 1
     [row] = review.to_dict("records")
@@ -359,7 +369,7 @@ def test_a_dropped_leading_zero_is_restored_in_the_owners_state_only():
     assess = frame([("P1", "AN OWNER", None, "1 MAIN ST", None, "LYNNFIELD", "MA", "1940"),
                     ("P1", "PR OWNER", None, "1 CALLE SOL", None, "SAN JUAN", "PR", "901"),
                     ("P1", "NJ OWNER", None, "2 MAIN ST", None, "NEWARK", "NJ", "7102.0")])
-    mailable, review, _ = build_recipients(join_owners(pd.DataFrame({"id": ["P1"]}), assess))
+    mailable, review, _ = build_recipients(owner_notices(pd.DataFrame({"id": ["P1"]}), assess))
     zips = dict(zip(mailable["owner_name"], mailable["mail_zip"], strict=True))
     assert zips == {"AN OWNER": "01940", "PR OWNER": "00901", "NJ OWNER": "07102"}
     lines = mailable.set_index("owner_name")["address_lines"]
@@ -391,7 +401,7 @@ def test_us_towns_named_like_countries_stay_domestic_and_usa_is_never_printed():
         assert "USA" not in " ".join(check.lines) and "U.S.A." not in " ".join(check.lines)
     assess = frame([("P1", "AN OWNER", "USA", "1 MAIN ST", None, "LYNN", "MA", "01901",
                      "United States")])
-    mailable, _, _ = build_recipients(join_owners(pd.DataFrame({"id": ["P1"]}), assess))
+    mailable, _, _ = build_recipients(owner_notices(pd.DataFrame({"id": ["P1"]}), assess))
     [rec] = mailable.to_dict("records")
     assert rec["mail_country"] == "" and rec["co_owner"] == ""
     assert "USA" not in rec["address_lines"] and "UNITED STATES" not in rec["address_lines"]

@@ -48,11 +48,12 @@ def test_polygons_sharing_a_code_count_as_one_watershed():
 
 def test_site_outside_every_huc_is_an_error_naming_the_layer():
     site = frame(geoms=[box(X0 - 5000, Y0, X0 - 4000, Y0 + 100)])
-    hucs = HUC12.copy()
-    hucs.attrs["source"] = {"file": "/data/wbd.gpkg", "layer": "WBDHU12"}
+    source = {"file": "/data/wbd.gpkg", "layer": "WBDHU12"}
     with pytest.raises(GeometryError, match="outside every HUC12 watershed polygon of "
                                             "/data/wbd.gpkg:WBDHU12"):
-        watershed_shares(site, huc12=hucs, huc10=None)
+        watershed_shares(site, huc12=HUC12, huc10=None, sources={"huc12": source})
+    with pytest.raises(GeometryError, match="polygon of the layer"):
+        watershed_shares(site, huc12=HUC12, huc10=None)
 
 
 def test_mitigation_in_neighbouring_huc12_of_same_huc10_is_eligible_only_for_redevelopment():

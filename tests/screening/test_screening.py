@@ -119,11 +119,10 @@ def test_new_development_makes_the_neighbouring_huc12_ineligible(tmp_path, fake_
 
 def test_meta_records_town_parameters_rules_and_sources(tmp_path, fake_resources):
     cfg = load_config(build_town(tmp_path))
-    site = SITE.copy()
-    site.attrs["source"] = {"key": "--site", "file": "/x/site.gpkg", "layer": None,
-                            "modified": None}
-    doc = build_screening(cfg, ScreeningRequest(site, development="new", exemptions=["fencing"],
-                                                roadway_maintenance=True)).document
+    source = {"key": "--site", "file": "/x/site.gpkg", "layer": None, "modified": None}
+    doc = build_screening(cfg, ScreeningRequest(SITE.copy(), development="new",
+                                                exemptions=["fencing"], roadway_maintenance=True,
+                                                sources={"site": source})).document
     meta = doc["meta"]
     assert meta["town"] == "Testtown" and meta["crs"] == CRS and meta["tool"] == "swm-gis"
     assert meta["parameters"]["exemptions"] == ["fencing"]
@@ -285,7 +284,7 @@ def test_cambridge_block_area_agrees_with_qgis(cambridge_config, qgis_app, fake_
     block = _cambridge_block(cambridge_config)
     doc = build_screening(load_config(cambridge_config), ScreeningRequest(block)).document
 
-    path = str(block.attrs["source"]["file"])
+    path = str(load_config(cambridge_config).layer("parcels").path)
     layer = QgsVectorLayer(path, "parcels", "ogr")
     layer.setCrs(QgsCoordinateReferenceSystem("EPSG:4326"))
     xform = QgsCoordinateTransform(layer.crs(), QgsCoordinateReferenceSystem("EPSG:26986"),
