@@ -10,12 +10,12 @@ from typing import Any
 
 from swm_gis.errors import ConfigError, OutputExistsError
 from swm_gis.io.postgis import (
-    _ident,
-    _regclass,
     connect,
     parse_target,
+    qualified_table,
     redact,
     split_table,
+    table_oid,
     write_frame,
     write_style,
 )
@@ -68,7 +68,7 @@ def write_applicability(config: Any, target: str, *, overwrite: bool = False,
         write_style(con, schema, table, qml=applicability_qml(classes, trigger_sqft=trigger),
                     name=job.STYLE_NAME, description=STYLE_DESCRIPTION.format(trigger=trigger))
     with connect(conn, autocommit=True) as con:
-        con.execute(f'ANALYZE {_ident(schema, table).as_string(con)}')
+        con.execute(f'ANALYZE {qualified_table(schema, table).as_string(con)}')
     shown = redact(target)
     if "_frame" in {f.name for f in dataclasses.fields(result)}:  # jobs.ApplicabilityMap
         return dataclasses.replace(result, path=shown, _frame=frames[table])
@@ -91,7 +91,7 @@ def copy_layer(source: str, layer: str | None, target: str, table: str, *,
     with connect(target) as con, con.transaction():
         write_frame(con, frame, schema, name, overwrite=overwrite, srid=srid)
     with connect(target, autocommit=True) as con:
-        con.execute(f"ANALYZE {_ident(schema, name).as_string(con)}")
+        con.execute(f"ANALYZE {qualified_table(schema, name).as_string(con)}")
     return len(frame)
 
 
@@ -107,7 +107,7 @@ def _srid_of(crs: Any) -> int:
 def _check_free(con: Any, schema: str | None, tables: list[str], *, overwrite: bool) -> None:
     if overwrite:
         return
-    taken = [t for t in tables if _regclass(con, schema, t) is not None]
+    taken = [t for t in tables if table_oid(con, schema, t) is not None]
     if taken:
         raise OutputExistsError(
             f"Table(s) {', '.join(taken)} already exist. Choose another table or pass "

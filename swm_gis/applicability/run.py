@@ -98,13 +98,13 @@ from swm_gis.applicability.tiles import (
     read_tile_parcels,
 )
 from swm_gis.applicability.write import (
-    _write_tables,
     null_counts,
     read_result,
     to_batch,
     write_batches,
     write_map,
     write_style,
+    write_tables,
 )
 from swm_gis.config.town import TownConfig
 from swm_gis.errors import EmptyLayerError
@@ -185,7 +185,7 @@ def run_applicability(
         extra = {"workers": workers} if tile_results is None else {}
         params = run_parameters(config, engine=engine, chunk_size=chunk_size, tiles=tiles,
                                 dups=dups, extra={**extra, **(parameters or {})})
-        _write_tables(tmp, summary, overlays.checks, config, params, nulls=dict(nulls))
+        write_tables(tmp, summary, overlays.checks, config, params, nulls=dict(nulls))
         write_style(tmp, layer=LAYER, classes=summary["screening_class"].unique().tolist(),
                     trigger_sqft=config.rules.trigger_sqft)
     report(1.0, "done")

@@ -147,7 +147,7 @@ def null_counts(table: pa.Table) -> dict[str, int]:
     return {name: table.column(name).null_count for name in table.column_names}
 
 
-def _write_tables(path: Path, summary: pd.DataFrame, checks: list[dict[str, Any]],
+def write_tables(path: Path, summary: pd.DataFrame, checks: list[dict[str, Any]],
                   config: TownConfig, params: dict[str, Any], *, nulls: dict[str, int]) -> None:
     """The summary and checks tables; ``nulls`` are the null counts per output column, summed
     over the batches written (:func:`null_counts`)."""
@@ -228,7 +228,7 @@ def write_map(frame: gpd.GeoDataFrame, out: str | Path, *, summary: pd.DataFrame
     with atomic_path(out, suffix=".gpkg") as tmp, sqlite_sync_off():
         batch = to_batch(frame)
         write_batches(tmp, [batch], crs=frame.crs)
-        _write_tables(tmp, summary, checks, config, parameters, nulls=null_counts(batch))
+        write_tables(tmp, summary, checks, config, parameters, nulls=null_counts(batch))
         write_style(tmp, layer=LAYER, classes=summary["screening_class"].unique().tolist(),
                     trigger_sqft=config.rules.trigger_sqft)
     return out
@@ -265,4 +265,4 @@ def rename_old_columns(frame: pd.DataFrame) -> pd.DataFrame:
 
 
 __all__ = ["batch_schema", "null_counts", "read_result", "rename_old_columns", "to_batch",
-           "write_batches", "write_map", "write_style"]
+           "write_batches", "write_map", "write_style", "write_tables"]

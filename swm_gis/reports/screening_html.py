@@ -12,10 +12,12 @@ from swm_gis.reports.screening_model import (
     STATUS_TEXT,
     ScreeningReport,
     Table,
-    _e,
     applies_text,
     deadline_date,
     map_caption,
+)
+from swm_gis.reports.screening_model import (
+    escape_html as _e,
 )
 
 __all__ = ["CHECKLIST_LEGEND", "GENERAL_INTRO", "render_html"]

@@ -27,10 +27,11 @@ from dataclasses import dataclass, field
 
 import pandas as pd
 
-from swm_gis.rules.postal import (  # clean_text and _base: the one text normalising of addresses
+# clean_text and comparison_form: the one text normalising of addresses
+from swm_gis.rules.postal import (
     US_COUNTRY,
-    _base,
     clean_text,
+    comparison_form,
     country_at_end,
     country_in_lines,
     normalise_country,
@@ -70,7 +71,7 @@ def normalise_owner(value: object) -> str:
     >>> normalise_owner("Smith, John & Mary.") == normalise_owner("SMITH JOHN AND MARY")
     True
     """
-    return " ".join("&" if t == "AND" else t for t in _base(value).split())
+    return " ".join("&" if t == "AND" else t for t in comparison_form(value).split())
 
 
 def normalise_address(value: object) -> str:
@@ -79,7 +80,7 @@ def normalise_address(value: object) -> str:
     >>> normalise_address("12 Elm St."), normalise_address("77 north Main Road, Apartment #4")
     ('12 ELM ST', '77 N MAIN RD APT 4')
     """
-    text = _base(value)
+    text = comparison_form(value)
     text = _PO_BOX.sub("PO BOX ", text)
     tokens = text.split()
     out = []
@@ -132,7 +133,7 @@ def join_owners(
         "owner_name": a["owner"].map(clean_text),
         # a "co-owner" that only says "USA" is a country field mapped as a co-owner: not printed
         "co_owner": _col(a, "co_owner").map(
-            lambda v: "" if _base(v) in US_COUNTRY else clean_text(v)),
+            lambda v: "" if comparison_form(v) in US_COUNTRY else clean_text(v)),
         "address1": _col(a, "address").map(clean_text),
         "address2": _col(a, "address2").map(clean_text),
         "mail_city": _col(a, "city").map(clean_text),
@@ -164,7 +165,8 @@ def recipient_key(row: pd.Series | dict) -> tuple[str, ...]:
     address = " ".join(p for p in (normalise_address(row.get("address1", "")),
                                    normalise_address(row.get("address2", ""))) if p)
     return (normalise_owner(row.get("owner_name", "")), address,
-            _base(row.get("mail_city", "")), _base(row.get("mail_state", "")), zip5,
+            comparison_form(row.get("mail_city", "")),
+            comparison_form(row.get("mail_state", "")), zip5,
             normalise_country(row.get("mail_country", "")))
 
 
@@ -323,7 +325,7 @@ def infer_country(*parts: object) -> str:
     >>> infer_country("BELLA VISTA NSW 2153"), infer_country("MANAMA"), infer_country("BOSTON")
     ('AUSTRALIA', 'BAHRAIN', '')
     """
-    text = " ".join(_base(p) for p in parts)
+    text = " ".join(comparison_form(p) for p in parts)
     words = set(text.split())
     for hint, country in COUNTRY_HINTS.items():
         if (hint in words) if " " not in hint else (hint in text):

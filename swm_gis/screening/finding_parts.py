@@ -11,7 +11,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 __all__ = ["SECTIONS", "STATUSES", "STATUS_WORDS", "TITLES", "TRIGGER_SECTION", "absent",
-           "finding", "part_status"]
+           "finding", "layer_state", "missing_layers_text", "part_status"]
 
 STATUSES = ("yes", "no", "conditional", "not_checked", "info")
 STATUS_WORDS = {"yes": "Yes", "no": "No", "conditional": "Conditional",
@@ -99,7 +99,7 @@ def _cap(text: str) -> str:
     return text[:1].upper() + text[1:]
 
 
-def _layer_state(doc: Mapping[str, Any], key: str, layers: Sequence[str]
+def layer_state(doc: Mapping[str, Any], key: str, layers: Sequence[str]
                  ) -> tuple[list[str], list[str], list[str]]:
     """(configured, missing, caveats about partial or unknown coverage) for a finding's layers.
 
@@ -121,7 +121,8 @@ def _layer_state(doc: Mapping[str, Any], key: str, layers: Sequence[str]
     return used, missing, caveats
 
 
-def _missing_text(missing: Sequence[str]) -> str:
+def missing_layers_text(missing: Sequence[str]) -> str:
+    """"Not checked: ... not configured." for the layers missing; "" when none is."""
     names = " and ".join(layer_words(m) for m in missing)
     verb = "are" if len(missing) > 1 else "is"
     return f"Not checked: {names} {verb} not configured." if missing else ""

@@ -29,9 +29,9 @@ from swm_gis.screening.finding_parts import (
     STATUS_WORDS,
     STATUSES,
     TRIGGER_SECTION,
-    _layer_state,
     absent,
     finding,
+    layer_state,
     part_status,
 )
 from swm_gis.screening.general_requirements import EXEMPTION_7_NOTE
@@ -245,7 +245,7 @@ def _development(doc: Mapping[str, Any]) -> dict[str, Any]:
                        f"{label}, as stated.{cover}", used=["impervious"]
                        if existing is not None else [], caveats=caveats +
                        ["Stated by the applicant; not measured by this tool."])
-    used, missing, cov_caveats = _layer_state(doc, "development_type", ["impervious"])
+    used, missing, cov_caveats = layer_state(doc, "development_type", ["impervious"])
     if missing:
         return finding(
             "development_type", "conditional",
@@ -368,7 +368,7 @@ def _watersheds(doc: Mapping[str, Any]) -> dict[str, Any]:
     w = doc.get("watersheds")
     if not isinstance(w, Mapping):
         return absent("watersheds")
-    used, missing, caveats = _layer_state(doc, "watersheds", ["huc12", "huc10"])
+    used, missing, caveats = layer_state(doc, "watersheds", ["huc12", "huc10"])
     parts = []
     for level in ("huc12", "huc10"):
         if level in missing:
@@ -404,7 +404,7 @@ def _mitigation(doc: Mapping[str, Any]) -> dict[str, Any]:
                        f"lie in the same {level} as the site"
                        + (" (unless the roadway-maintenance claim is accepted)." if claim
                           else "."), caveats=claim)
-    used, missing, caveats = _layer_state(doc, "mitigation", [level.lower()])
+    used, missing, caveats = layer_state(doc, "mitigation", [level.lower()])
     if missing:
         return finding("mitigation", "not_checked", f"Not checked: no {level.upper()} watershed "
                        "layer is configured.", used=["mitigation"], missing=missing, caveats=claim)

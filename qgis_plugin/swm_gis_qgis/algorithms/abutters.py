@@ -153,8 +153,8 @@ says how many recipients cannot be mailed.
         if self.parameterAsBoolean(parameters, "INCLUDE_SUBJECT", context):
             args.append("--include-subject")
         args += self.label_args(parameters, context)
-        self._out = ws.out_folder()
-        args += ["--out", self._out, "--overwrite"]
+        self.engine_out = ws.out_folder()
+        args += ["--out", self.engine_out, "--overwrite"]
         return args
 
     @staticmethod
@@ -247,7 +247,7 @@ says how many recipients cannot be mailed.
                              [str(i) for i in exc.details.get("examples") or ()], ws)
 
     def collect(self, result, parameters, context, feedback, ws):
-        out = Path(self._out)
+        out = Path(self.engine_out)
         if ws.has("ASSESS") or ws.town_config():
             check_owners_found(out, ws)
         gpkg = out / "abutters.gpkg"
