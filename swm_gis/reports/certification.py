@@ -17,8 +17,8 @@ import pandas as pd
 
 from swm_gis.io.writers import atomic_path
 from swm_gis.notification.info import PackageInfo, parcel_count_text
-from swm_gis.reports import certification_lines, not_mailed_lines, warning_lines
 from swm_gis.reports.labels import fit_lines
+from swm_gis.reports.package_lines import certification_lines, not_mailed_lines, warning_lines
 from swm_gis.reports.pdf_fonts import register_fonts
 
 MARGIN_PT = 54.0

@@ -19,7 +19,7 @@ import pandas as pd
 
 from swm_gis.io.writers import atomic_path, safe_frame
 from swm_gis.notification.info import PackageInfo, parcel_count_text
-from swm_gis.reports import certification_lines, not_mailed_lines, warning_lines
+from swm_gis.reports.package_lines import certification_lines, not_mailed_lines, warning_lines
 from swm_gis.rules.owners import MAILING_COLUMNS, REVIEW_COLUMNS
 
 ABUTTING_COLUMNS = ["parcel_id", "map_par_id", "town_id", "site_address", "distance_ft",
