@@ -20,9 +20,9 @@ greyscale print. Here each class gets
 Colours are computed in CIE LCh(ab) and brought into sRGB by lowering the chroma only, so the
 lightness (what greyscale shows) is exact. Pure Python, no dependencies.
 
-The QGIS style (:func:`swm_gis.styles.applicability_qml`) draws the legend as a tree: a rule
-per size group (:func:`legend_groups`, labelled by :func:`size_label`), the classes under it by
-what follows the size, so labels stay short.
+The QGIS style (:func:`swm_gis.applicability.style.applicability_qml`) draws the legend as a
+tree: a rule per size group (:func:`legend_groups`, labelled by :func:`size_label`), the classes
+under it by what follows the size, so labels stay short.
 
 >>> class_colours(["large parcel; habitat constraint", "small parcel; no mapped constraints"])
 {'large parcel; habitat constraint': '#393605', 'small parcel; no mapped constraints': '#ccedfe'}

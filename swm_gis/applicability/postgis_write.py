@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from swm_gis.applicability.style import applicability_qml
 from swm_gis.errors import ConfigError, OutputExistsError
 from swm_gis.io.postgis import (
     connect,
@@ -42,7 +43,6 @@ def write_applicability(config: Any, target: str, *, overwrite: bool = False,
 
     from swm_gis.applicability import run as job
     from swm_gis.applicability.write import STYLE_DESCRIPTION, rename_old_columns
-    from swm_gis.styles import applicability_qml
 
     conn, schema, table = parse_target(target)
     if run is None:

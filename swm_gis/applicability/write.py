@@ -26,6 +26,7 @@ from swm_gis.applicability.overlays import (
     STYLE_NAME,
     SUMMARY_TABLE,
 )
+from swm_gis.applicability.style import applicability_qml
 from swm_gis.config.town import TownConfig
 from swm_gis.io import layers as io
 from swm_gis.io.writers import atomic_path, check_outputs_free, sqlite_sync_off
@@ -176,8 +177,6 @@ def write_style(gpkg: str | Path, *, layer: str, classes: list[str],
     itself creates (``saveStyleToDatabase``) and is registered in ``gpkg_contents`` so GDAL and
     QGIS list it as an attribute table. Call on the temporary file of an atomic write.
     """
-    from swm_gis.styles import applicability_qml
-
     qml = applicability_qml(classes, trigger_sqft=trigger_sqft)
     now = dt.datetime.now(dt.UTC).strftime("%Y-%m-%dT%H:%M:%S.000Z")
     con = sqlite3.connect(str(gpkg))

@@ -240,7 +240,7 @@ def test_cambridge_says_nhesp_huc_orw_and_impaired_waters_not_checked(tmp_path):
 
 # --------------------------------------------------------------------------- legend colours
 def _style_fills(gpkg: Path) -> dict[str, str]:
-    from swm_gis.styles import style_classes
+    from swm_gis.applicability.style import style_classes
 
     con = sqlite3.connect(str(gpkg))
     qml = con.execute("SELECT styleQML FROM layer_styles WHERE useAsDefault").fetchone()[0]
