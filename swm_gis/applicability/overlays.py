@@ -126,7 +126,7 @@ class Zones:
     def __init__(self, polys: np.ndarray, values: np.ndarray) -> None:
         self.polys = polys
         self.values = values
-        self.edges, self.edge_owner = boundary_chunks(polys)
+        self.edges = boundary_chunks(polys)[0]
         # cut by vertex count only: boundary parcels meet small pieces, the interior stays whole
         self.pieces, self.piece_owner = subdivide(polys, np.arange(len(polys)),
                                                   max_extent_m=math.inf)

@@ -18,7 +18,7 @@
 
     with output_package(out_dir, inputs=config_inputs(cfg), overwrite=overwrite,
                         command="swm-gis abutters") as stage:
-        write_csv(frame, stage / "mailing_list.csv")
+        write_json(document, stage / "abutters.json")
         ...
 
 This module imports nothing heavy so that it is cheap in every command and in tests.

@@ -57,7 +57,6 @@ SLIVER_M = 3.0
 CLOSE_M = 20.0
 #: A direction is named when it holds at least this share of the missing area.
 DIRECTION_SHARE = 0.25
-ABUTTERS_SCHEMA_ID = "https://swm-gis.example/schemas/abutters.schema.json"
 
 
 def warning(code: str, text: str) -> dict[str, str]:

@@ -429,7 +429,7 @@ def build_report(
         title="Stormwater Management Permit Screening",
         town=_town(meta), synthetic=synthetic, generated=generated,
         site_label=_site_label(meta), headline=headline(findings, doc),
-        no_findings=not any(f.status == "yes" for f in findings), findings=findings,
+        findings=findings,
         tables=_tables(doc, status) + _reasons_table(findings),
         map_image=image, map_alt=_alt_text(doc, image),
         checklist_groups=checklist_groups(), checklist=submittal_checklist(doc),

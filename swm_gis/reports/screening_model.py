@@ -64,7 +64,6 @@ class ScreeningReport:
     generated: str
     site_label: str
     headline: str
-    no_findings: bool
     findings: list[Finding]
     tables: list[Table]
     map_image: MapImage | None

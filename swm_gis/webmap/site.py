@@ -47,8 +47,6 @@ INDEX_FILE = "index.html"
 COORD_DECIMALS = 6
 #: The flag of the NHESP check: named after the rule distance since issue 23, 500 ft before.
 NHESP_COLUMNS = ("nhesp_within_distance", "nhesp_within_500ft")
-#: Checks whose null means "the trace leaves the town's data" when the check ran.
-DRAINAGE_CHECKS = ("drains_to_orw", "drains_to_impaired")
 
 
 # =========================================================================== the Chapter 320 words
