@@ -37,7 +37,7 @@ from swm_gis.notification.package import AbutterNotice
 from swm_gis.progress import Progress, quiet
 from swm_gis.summaries import applicability_lines, screening_lines
 
-#: Output key -> file name, as ``swm-gis screen`` writes them (SPEC section 3).
+#: Output key -> file name, as ``swm-gis screen`` writes them (README "Commands").
 SCREENING_FILES = {
     "screening_json": "screening.json",
     "screening_gpkg": "screening.gpkg",
@@ -76,7 +76,7 @@ def html_summary(title: str, lines: list[str], table: pd.DataFrame | None = None
 
 @dataclass
 class Screening:
-    """The screening of one site (SPEC section 5).
+    """The screening of one site (``docs/findings.md``).
 
     Attributes
     ----------
@@ -163,7 +163,7 @@ class Screening:
 
 @dataclass
 class ApplicabilityMap:
-    """Every parcel of the town classified (SPEC section 5, applicability).
+    """Every parcel of the town classified (README "Commands", ``applicability``).
 
     Attributes
     ----------
@@ -233,7 +233,7 @@ class ApplicabilityMap:
 
 
 # --------------------------------------------------------------------------- abutters
-#: Output key -> file name, as ``swm-gis abutters`` writes them (SPEC section 3).
+#: Output key -> file name, as ``swm-gis abutters`` writes them (README "Commands").
 OUTPUT_FILES = {
     "abutting_parcels_csv": "abutting_parcels.csv",
     "mailing_list_csv": "mailing_list.csv",

@@ -258,8 +258,8 @@ def classify_parcels(parcels: gpd.GeoDataFrame, overlays: Overlays, *,
     Returns
     -------
     GeoDataFrame
-        One row per parcel (SPEC applicability columns); flags whose reference layer is absent
-        are null.
+        One row per parcel (the columns of layer ``applicability``); flags whose reference
+        layer is absent are null.
     """
     require_crs(parcels, what="parcels")
     rules = overlays.rules

@@ -1,4 +1,4 @@
-"""Town-wide applicability map: every parcel classified at once (SPEC sections 3, 5 and 7).
+"""Town-wide applicability map: every parcel classified at once (README "Commands", docs/dask.md).
 
 Per parcel: area and whether it can reach the one-acre trigger, largest-overlap HUC12/HUC10, exact
 distance to the nearest NHESP feature (priority or estimated habitat, certified vernal pool),

@@ -1,4 +1,4 @@
-"""``swm-gis abutters``: the abutter notification package (SPEC sections 2, 3 and 5).
+"""``swm-gis abutters``: the abutter notification package (README "Commands", ``docs/abutters.md``).
 
 Thin: parses the arguments into one :class:`~swm_gis.notification.request.AbutterRequest` and
 prints; the job is :func:`swm_gis.jobs.abutter_package_request` and

@@ -1,4 +1,4 @@
-"""Warnings of the abutter job and its ``abutters.json`` document (SPEC section 5).
+"""Warnings of the abutter job and its ``abutters.json`` document (README "Commands": its warnings).
 
 A warning is ``{"code", "text"}``: the code is stable for programs (the QGIS plugin, scripts),
 the text says what happened and what to do. The codes:

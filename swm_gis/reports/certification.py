@@ -1,4 +1,4 @@
-"""The certified abutters list's cover sheet (``certification.pdf``; SPEC section 5).
+"""The certified abutters list's cover sheet (``certification.pdf``; ``docs/abutters.md``).
 
 Chapter 320's permit procedure, A(2), asks for a list of abutters certified by the Board of
 Assessors. The mailing list itself stays a plain table (a mail merge reads it as is); what the

@@ -1,5 +1,5 @@
 """The abutter tables: ``abutting_parcels.csv``, ``left_out.csv``, ``mailing_list.csv``,
-``mailing_review.csv`` and ``mailing_list.xlsx`` (SPEC section 5).
+``mailing_review.csv`` and ``mailing_list.xlsx`` (``docs/abutters.md``).
 
 Every CSV is a plain table: row 1 holds the column names and each further row is one record,
 nothing else, so a Word mail merge, Excel or ``pandas.read_csv`` reads exactly the records. The

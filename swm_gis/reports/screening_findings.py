@@ -1,6 +1,6 @@
 """The screening report's content: findings page, detail tables, checklist, parameters.
 
-:func:`build_report` turns a screening document (``screening.json``, SPEC section 5) into a
+:func:`build_report` turns a screening document (``screening.json``) into a
 :class:`~swm_gis.reports.screening_model.ScreeningReport`. Every status, the headline and the
 checklist come from the document's ``findings`` (decided by :mod:`swm_gis.screening.findings`), so
 the report never says "no", "none" or "not applicable" where a finding says "conditional" or "not

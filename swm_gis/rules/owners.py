@@ -1,7 +1,7 @@
 """Owners of record: join abutting parcels to the assessing table and make the recipient list.
 
 Chapter 320's permit procedure, A(7), asks for notice "at the mailing addresses as certified by the
-Assessors' office"; SPEC section 2 adds one notice per owner of record, and one per condominium unit
+Assessors' office"; the package adds one notice per owner of record, and one per condominium unit
 owner (a condominium is several assessing rows on one parcel id). The same owner at the same mailing
 address gets one letter however many parcels or units it owns: rows are grouped on a normalised key
 (case, spacing, punctuation, USPS street-suffix and PO Box spellings) and the recipient lists every
@@ -60,7 +60,7 @@ UNIT_WORDS = {"APARTMENT": "APT", "SUITE": "STE", "FLOOR": "FL", "BUILDING": "BL
 
 _PO_BOX = re.compile(r"\b(?:P\s?O\s?B(?:OX)?|POST\s+OFFICE\s+BOX|POST\s+BOX|P\s?O)\s+(?=\w)")
 
-#: Columns of the mailing list (SPEC section 5), in order.
+#: Columns of the mailing list (``docs/abutters.md``), in order.
 MAILING_COLUMNS = ["owner_name", "co_owner", "mail_address", "mail_city", "mail_state",
                    "mail_zip", "mail_country", "parcel_ids"]
 
@@ -151,7 +151,7 @@ def join_owners(
     rows["_order"] = rows["parcel_id"].map(order)
     rows = rows.sort_values(["_order"], kind="stable").drop(columns="_order")
     rows = rows.reset_index(drop=True)
-    # every row that does not become a notice is counted (SPEC section 5: counts add up)
+    # every row that does not become a notice is counted (the counts add up: ``docs/abutters.md``)
     rows.attrs["assessing_rows"] = n_rows
     rows.attrs["blank_rows"] = n_blank
     rows.attrs["identical_rows_merged"] = n_identical
@@ -492,7 +492,7 @@ def build_recipients(
     *,
     subject_ids: Iterable[object] = (),
 ) -> tuple[pd.DataFrame, pd.DataFrame, dict[str, int]]:
-    """Recipients who can be mailed, the records to review, and every count (SPEC section 5).
+    """Recipients who can be mailed, the records to review, and every count (``docs/abutters.md``).
 
     Parameters
     ----------

@@ -1,4 +1,4 @@
-"""Site screening: every check of ``swm-gis screen`` for one site, as one document (SPEC section 5).
+"""Site screening: every check of ``swm-gis screen`` for one site, as one document (screening.json).
 
 :func:`build_screening` takes the site and the options as one
 :class:`~swm_gis.screening.request.ScreeningRequest`, reads the reference layers it needs through
@@ -41,7 +41,7 @@ from swm_gis.screening.resource_findings import HABITAT_LAYERS
 from swm_gis.screening.site import ms4_reach, parcel_cover, parcels_under_site, town_check
 from swm_gis.units import M_PER_FT, SQFT_PER_ACRE, metres_per_unit
 
-#: Top-level keys of screening.json in the order they are written (SPEC section 5, plus meta).
+#: Top-level keys of screening.json in the order they are written (the schema's, plus meta).
 DOCUMENT_KEYS = ("meta", "disturbance", "development_type", "standards", "watersheds",
                  "mitigation", "habitats", "floodplain", "receiving_waters", "checks",
                  "warnings", "coverage", "findings", "general_requirements")

@@ -3,7 +3,7 @@ applies.
 
 The items are data (``swm_gis/tables/submittal_checklist.toml``, read with importlib.resources),
 taken from the regulation text; this module decides, from a screening document (the content of
-``screening.json``, SPEC section 5), which conditional items apply and attaches the screening
+``screening.json``, README "Commands"), which conditional items apply and attaches the screening
 finding each item needs (the floodplain for the 100-year flood elevation, the NHESP features
 within 500 ft, the required retention volume, ...).
 

@@ -48,7 +48,7 @@ def absent(key: str) -> dict[str, Any]:
 def finding(key: str, status: str, answer: str, *, title: str | None = None,
             section: str | None = None, used: Sequence[str] = (), missing: Sequence[str] = (),
             caveats: Sequence[str] = (), **extra: Any) -> dict[str, Any]:
-    """One finding entry (SPEC section 5); ``status`` must be one of :data:`STATUSES`."""
+    """One finding entry (``docs/findings.md``); ``status`` must be one of :data:`STATUSES`."""
     if status not in STATUSES:
         raise ValueError(f"unknown finding status {status!r}")
     return {"key": key, "title": title or TITLES[key], "status": status, "answer": answer,

@@ -1,7 +1,7 @@
 """The findings of a screening and their status: the one place that decides what may be said.
 
-:func:`decide_findings` reads a screening document (the content of ``screening.json``, SPEC
-section 5, with its ``coverage`` records from :mod:`swm_gis.io.coverage`) and returns ``findings``:
+:func:`decide_findings` reads a screening document (the content of ``screening.json``, with its
+``coverage`` records from :mod:`swm_gis.io.coverage`) and returns ``findings``:
 one entry per finding, in the report's order, each with a ``status``:
 
 * ``yes``: the rule applies / the feature was found;

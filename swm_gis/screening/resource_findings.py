@@ -1,7 +1,7 @@
 """The resource-area findings of a screening: NHESP habitats and vernal pools, the floodplain and
 the receiving waters (:func:`swm_gis.screening.findings.decide_findings` lists them last).
 
-Each reads its block of the screening document (SPEC section 5) and the coverage records of its
+Each reads its block of the screening document (``screening.json``) and the coverage records of its
 layers and returns one finding (:func:`swm_gis.screening.finding_parts.finding`). Pure: no I/O.
 """
 

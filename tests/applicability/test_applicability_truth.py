@@ -1,4 +1,4 @@
-"""Applicability classes tell the truth (SPEC section 5), one colour per class, every core.
+"""Applicability classes tell the truth (``docs/findings.md``), one colour per class, every core.
 
 * a flag whose layers are absent is null, never false; so is a flag whose layers do not cover
   the area the check searches (the parcel, or the parcel and 500 ft around it for NHESP), and

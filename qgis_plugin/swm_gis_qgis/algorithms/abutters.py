@@ -35,7 +35,7 @@ FILES = {  # output name -> file the engine writes in its --out folder
     "ABUTTERS_JSON": ("abutters.json", "Counts and warnings (JSON)"),
     "ABUTTERS_GPKG": ("abutters.gpkg", "Subject, search area and abutters (GeoPackage)"),
 }
-#: counts (abutters.json, SPEC section 5) of owners kept off the mailing list for their address
+#: counts (abutters.json) of owners kept off the mailing list for their address
 UNMAILABLE_KEYS = ("no_mailing_address", "incomplete_address")
 
 

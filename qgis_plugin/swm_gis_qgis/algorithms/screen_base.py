@@ -1,4 +1,4 @@
-"""Shared base of the algorithms that run ``swm-gis screen`` (one site, SPEC section 5).
+"""Shared base of the algorithms that run ``swm-gis screen`` (one site, ``docs/qgis.md``).
 
 The single-check algorithms (disturbance trigger, habitats, floodplain, mitigation, receiving
 waters) run the same ``swm-gis screen`` with only the layers their check needs: a check whose
