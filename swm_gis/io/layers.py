@@ -1,8 +1,7 @@
 """The only place that reads geodata: vector layers, tables and rasters, with CRS checks.
 
-Every reader returns data in the town's working CRS (reprojected once, here, at the edge), with
-source fields renamed to their logical names (README "Town configuration"), so rules never see
-source schemas.
+Every reader returns data in the town's working CRS (reprojected once, here, at the edge), its
+fields renamed to logical names (README "Town configuration"): rules never see source schemas.
 Readers take a spatial filter (``bbox`` or ``mask`` in the working CRS) so that a neighbourhood
 query reads only the neighbourhood of a statewide layer.
 """
