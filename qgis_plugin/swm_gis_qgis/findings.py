@@ -24,7 +24,7 @@ STATUS_WORDS = {"yes": "yes", "no": "no", "conditional": "conditional",
 
 
 class EngineTooOld(Exception):
-    """screening.json has no ``findings`` list: the engine predates the findings list."""
+    """screening.json has no ``findings`` list: an engine that does not write one."""
 
 
 TOO_OLD = ("The swm-gis engine wrote {path} without the 'findings' list, so it is too old for "

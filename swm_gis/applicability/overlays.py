@@ -37,10 +37,10 @@ MAX_PIECE_EXTENT_M = 500.0
 #: beyond it the distance is empty (null). Searching farther costs time for no screening value.
 NHESP_SEARCH_FT = 1_000.0
 #: The NHESP flag column: "within the configured habitat distance" (``[rules]
-#: habitat_distance_ft``, recorded in the run's parameters and the checks table). Files written
-#: before the rename call it ``nhesp_within_500ft`` (:data:`OLD_COLUMNS`), whatever the distance.
+#: habitat_distance_ft``, recorded in the run's parameters and the checks table). Files may call
+#: it ``nhesp_within_500ft`` (:data:`OLD_COLUMNS`), whatever the distance.
 NHESP_FLAG = "nhesp_within_distance"
-#: Old column name -> current one, for reading files written by earlier versions.
+#: Column name a file may hold -> the name the readers give it.
 OLD_COLUMNS = {"nhesp_within_500ft": NHESP_FLAG}
 
 

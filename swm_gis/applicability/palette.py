@@ -39,7 +39,7 @@ from swm_gis.units import SQFT_PER_ACRE
 L_DARK = 22.0
 L_LIGHT = 92.0
 GOLDEN_ANGLE_DEG = 137.508
-START_HUE_DEG = 100.0  # an olive green first: the familiar "constraint" colour of the old style
+START_HUE_DEG = 100.0  # an olive green first: a familiar "constraint" colour
 MAX_CHROMA = 60.0
 WATER_HUE_DEG = 250.0
 

@@ -54,7 +54,7 @@ def write_applicability(config: Any, target: str, *, overwrite: bool = False,
         gpkg = Path(tmp) / "applicability.gpkg"
         result = run(config, gpkg, overwrite=True, **options)
         frames = {
-            # a map written by an earlier version names the NHESP column by its 500 ft: today's
+            # a map that names the NHESP column by its 500 ft gets nhesp_within_distance
             table: rename_old_columns(pyogrio.read_dataframe(gpkg, layer=job.LAYER)),
             f"{table}_summary": pyogrio.read_dataframe(gpkg, layer=job.SUMMARY_TABLE),
             f"{table}_checks": pyogrio.read_dataframe(gpkg, layer=job.CHECKS_TABLE),

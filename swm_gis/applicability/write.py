@@ -90,7 +90,7 @@ def _multipolygon_wkb(geoms: np.ndarray) -> pa.Array:
     bytes ``shapely.multipolygons`` would give, without building the geometries again).
     """
     kinds = shapely.get_type_id(geoms)
-    if not np.isin(kinds, (3, 6)).all():  # anything else (never a repaired parcel): as before
+    if not np.isin(kinds, (3, 6)).all():  # anything else (never a repaired parcel): shapely's path
         return pa.array(shapely.to_wkb(_as_multi(geoms)), type=pa.binary())
     wkb = pa.array(shapely.to_wkb(geoms, byte_order=1), type=pa.binary())
     polygon = pa.array(kinds == 3)
@@ -237,9 +237,9 @@ def read_result(path: str | Path) -> gpd.GeoDataFrame:
     """Read an applicability GeoPackage's layer back (for tests, the plugin and the web map).
 
     Flags come back as pandas nullable booleans: a null (not checked) stays ``<NA>`` and is
-    never read as true or false. A file written before the NHESP column was renamed (its
-    ``nhesp_within_500ft``, :data:`~swm_gis.applicability.overlays.OLD_COLUMNS`) comes back
-    with today's name, ``nhesp_within_distance``; the distance it used is in its checks table.
+    never read as true or false. A file whose NHESP column is ``nhesp_within_500ft``
+    (:data:`~swm_gis.applicability.overlays.OLD_COLUMNS`) comes back with the column named
+    ``nhesp_within_distance``; the distance it used is in its checks table.
     """
     frame = rename_old_columns(gpd.read_file(path, layer=LAYER))
     for col, typ in _TYPES.items():
@@ -253,8 +253,9 @@ def read_result(path: str | Path) -> gpd.GeoDataFrame:
 
 
 def rename_old_columns(frame: pd.DataFrame) -> pd.DataFrame:
-    """An applicability table with the columns of earlier versions renamed to today's
-    (``nhesp_within_500ft`` -> ``nhesp_within_distance``); a table that has both keeps today's.
+    """An applicability table with the columns of
+    :data:`~swm_gis.applicability.overlays.OLD_COLUMNS` renamed (``nhesp_within_500ft`` ->
+    ``nhesp_within_distance``); a table that has both keeps ``nhesp_within_distance``.
 
     >>> rename_old_columns(pd.DataFrame({"nhesp_within_500ft": [True]})).columns.tolist()
     ['nhesp_within_distance']

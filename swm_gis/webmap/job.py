@@ -329,8 +329,8 @@ def build_site_data(cfg: TownConfig, amap: Applicability, *, tolerance_ft: float
     sources = _public_sources(cfg, amap.checks)
     checks = {c["name"]: {"ran": bool(c["ran"]), "note": c.get("note"),
                           "section": c.get("section")} for c in amap.checks}
-    # one name on the page whatever the map calls the check (nhesp_within_500ft before
-    # issue 23, nhesp_within_distance after)
+    # one name on the page whatever the map calls the check (nhesp_within_500ft or
+    # nhesp_within_distance)
     nh = next((c for c in site.NHESP_COLUMNS if c in checks), None)
     if nh:
         checks.setdefault("nhesp", checks[nh])

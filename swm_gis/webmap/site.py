@@ -45,7 +45,7 @@ INDEX_FILE = "index.html"
 #: Decimal places of published longitudes/latitudes: 6 is about 0.1 m, finer than any display
 #: tolerance used here.
 COORD_DECIMALS = 6
-#: The flag of the NHESP check: named after the rule distance since issue 23, 500 ft before.
+#: The flag of the NHESP check, as a map may name it: after the rule distance, or its 500 ft.
 NHESP_COLUMNS = ("nhesp_within_distance", "nhesp_within_500ft")
 
 
@@ -164,7 +164,7 @@ def legend_entries(classes: list[str], *, qml: str | None = None,
 
 # =========================================================================== cards
 def nhesp_column(frame: pd.DataFrame) -> str | None:
-    """The NHESP flag's column: ``nhesp_within_distance`` (issue 23) or ``nhesp_within_500ft``."""
+    """The NHESP flag's column: ``nhesp_within_distance`` or ``nhesp_within_500ft``."""
     return next((c for c in NHESP_COLUMNS if c in frame.columns), None)
 
 

@@ -21,9 +21,9 @@ RULES = sorted(
     [f"rules/{p.name}" for p in (PKG / "rules").glob("*.py") if p.name != "__init__.py"]
     + [f"terrain/{n}.py" for n in ("__init__", "grid", "trace", "receiving_waters", "catchments")]
     + ["applicability/overlays.py", "applicability/classify.py"])
-#: "No module over about 600 lines" (issue 14): a few lines over 600 is a module to watch.
+#: "No module over about 600 lines": a few lines over 600 is a module to watch.
 MAX_LINES = 650
-#: "No folder of swm_gis/ holds more than 20 modules" (issue 25).
+#: "No folder of swm_gis/ holds more than 20 modules" (House style, "The shape of the house").
 MAX_MODULES_PER_FOLDER = 20
 
 #: The layers, lowest first (README "Architecture"): a module may import its own layer and the
@@ -120,7 +120,7 @@ def test_dependencies_run_one_way(graph):
 
 
 def test_the_package_root_is_in_the_graph(graph):
-    """``import swm_gis`` inside the package is a cycle the graph must see (issue 25)."""
+    """``import swm_gis`` inside the package is a cycle the graph must see."""
     assert "swm_gis" in graph and graph["swm_gis"]
     assert not [m for m, deps in graph.items() if "swm_gis" in deps], "a module imports the root"
 
@@ -168,7 +168,7 @@ def _complexity_script():
 
 
 def test_no_function_is_over_complexity_twenty():
-    """Issue 25: radon's cyclomatic complexity of every function in swm_gis/ and in the QGIS
+    """Radon's cyclomatic complexity of every function in swm_gis/ and in the QGIS
     plugin is 20 or less (scripts/complexity.py, which ``make lint`` runs on both)."""
     complexity = _complexity_script()
     assert complexity.LIMIT == 20
@@ -213,7 +213,7 @@ def _strings(path: Path):
 
 
 def test_the_core_speaks_no_command_line():
-    """Issue 25: no string outside ``swm_gis/cli/`` names a command-line flag (docstrings
+    """No string outside ``swm_gis/cli/`` names a command-line flag (docstrings
     included), and none but :mod:`swm_gis.messages` spells a config-key bracket: errors hold
     references (``option``, ``config_key``) that each front end words; documents use words.
     No message or document points to the developers' spec either: no front end has to drop

@@ -299,7 +299,7 @@ def check_owners_found(out: Path, ws) -> None:
 
 def no_owner_text(ownable: int, ids: list[str], ws) -> str:
     """The refusal when no abutting parcel that can have an owner joins an owner record: one
-    message whether the plugin's check or the engine's (exit 2, issue 22) found it."""
+    message whether the plugin's check or the engine's (exit 2) found it."""
     if ws.town_config():
         fields = ("the parcel id field and the assessing table's parcel id field of the town "
                   "config file")
