@@ -104,8 +104,10 @@ class Screening:
 
     @property
     def findings(self) -> list[dict[str, Any]]:
-        """The document's findings (``findings``), else its checks (name, ran, note)."""
-        return list(self.document.get("findings") or self.document.get("checks") or [])
+        """The document's findings, in the report's order: each a dict with its ``key``,
+        ``status`` (yes / no / conditional / not_checked / info), answer, section and layers
+        (``docs/findings.md``). The checks that ran are ``document["checks"]``."""
+        return list(self.document.get("findings") or [])
 
     @property
     def summary(self) -> list[str]:

@@ -1,4 +1,4 @@
-"""The only place that reads geodata: vector layers, tables and rasters, with CRS checks.
+"""The reader of the town's layers: vector layers, tables and rasters, with CRS checks.
 
 Every reader returns data in the town's working CRS (reprojected once, here, at the edge), its
 fields renamed to logical names (README "Town configuration"): rules never see source schemas.
