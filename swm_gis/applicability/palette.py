@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import math
 
+from swm_gis import formatting as fmt
 from swm_gis.units import SQFT_PER_ACRE
 
 #: Lightest and darkest L* used: white labels stay legible on the darkest, the lightest is not
@@ -111,7 +112,7 @@ def size_label(size: str, *, trigger_sqft: float = SQFT_PER_ACRE) -> str:
     'Small parcel: under 2 acres (87,120 sq ft)'
     """
     acres = trigger_sqft / SQFT_PER_ACRE
-    amount = f"{acres:g} acre{'' if acres == 1 else 's'} ({trigger_sqft:,.0f} sq ft)"
+    amount = f"{acres:g} acre{'' if acres == 1 else 's'} ({fmt.sqft(trigger_sqft)})"
     if size == "large parcel":
         return f"Large parcel: {amount} or more, can reach the permit trigger alone"
     if size == "small parcel":

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from swm_gis import formatting as fmt
 from swm_gis.applicability.style import applicability_qml
 from swm_gis.errors import ConfigError, OutputExistsError
 from swm_gis.io.postgis import (
@@ -66,7 +67,8 @@ def write_applicability(config: Any, target: str, *, overwrite: bool = False,
         classes = frames[table]["screening_class"].unique().tolist()
         trigger = config.rules.trigger_sqft
         write_style(con, schema, table, qml=applicability_qml(classes, trigger_sqft=trigger),
-                    name=job.STYLE_NAME, description=STYLE_DESCRIPTION.format(trigger=trigger))
+                    name=job.STYLE_NAME,
+                    description=STYLE_DESCRIPTION.format(trigger=fmt.sqft(trigger)))
     with connect(conn, autocommit=True) as con:
         con.execute(f'ANALYZE {qualified_table(schema, table).as_string(con)}')
     shown = redact(target)

@@ -17,6 +17,7 @@ import pyarrow.compute as pc
 import pyogrio
 import shapely
 
+from swm_gis import formatting as fmt
 from swm_gis.applicability.overlays import (
     CHECKS_TABLE,
     LAYER,
@@ -41,7 +42,7 @@ _TYPES = {"area_sqft": pa.float64(), "area_acres": pa.float64(),
 GEOMETRY = "geom"
 #: The stored style's description (QGIS shows it in the style manager): what "large" means.
 STYLE_DESCRIPTION = ("Grouped by parcel size, then by screening_class (swm-gis applicability, "
-                     "Chapter 320). Large parcel: {trigger:,.0f} sq ft or more, so the parcel "
+                     "Chapter 320). Large parcel: {trigger} or more, so the parcel "
                      "alone can reach the permit trigger (the town's permit trigger rule).")
 
 
@@ -207,7 +208,7 @@ def write_style(gpkg: str | Path, *, layer: str, classes: list[str],
                 'f_geometry_column, styleName, styleQML, styleSLD, useAsDefault, description, '
                 'owner, ui, update_time) VALUES (?, ?, ?, ?, ?, ?, ?, 1, ?, ?, ?, ?)',
                 ("", "", layer, geometry_column, STYLE_NAME, qml, "",
-                 STYLE_DESCRIPTION.format(trigger=trigger_sqft), "",
+                 STYLE_DESCRIPTION.format(trigger=fmt.sqft(trigger_sqft)), "",
                  "", now),
             )
             if has_ogr:

@@ -22,6 +22,7 @@ import numpy as np
 import pandas as pd
 import shapely
 
+from swm_gis import formatting as fmt
 from swm_gis._version import __version__
 from swm_gis.config.town import TownConfig
 from swm_gis.errors import GeometryError, LayerDataError, SwmGisError
@@ -272,8 +273,8 @@ def _standards_reasons(post: _PostImpervious, permit_required: bool | None) -> l
         inside, outside = post.split
         reasons.append(
             f"The total post-construction impervious area on the site (its parcel(s) and the "
-            f"limit of disturbance) is {post.sqft:,.0f} sq ft: {inside:,.0f} sq ft inside the "
-            f"limit of disturbance and {outside:,.0f} sq ft outside it.")
+            f"limit of disturbance) is {fmt.sqft(post.sqft)}: {fmt.sqft(inside)} inside the "
+            f"limit of disturbance and {fmt.sqft(outside)} outside it.")
     if post.left_out:
         reasons.append(
             f"{post.left_out} proposed impervious polygon(s) lie wholly off the site (its "
