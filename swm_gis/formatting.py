@@ -1,12 +1,16 @@
-"""The one place figures become words: square feet, feet, acres, shares, base flood elevations.
+"""How figures become words: square feet, feet, acres, shares, base flood elevations.
 
-The findings, the checklist and the reports print the same figures the same way; a figure that
-is missing prints as the caller's ``missing`` word (``"?"`` unless told), never as a crash.
+Every area the engine prints in square feet or acres is worded here (:func:`sqft`,
+:func:`acres`), so the findings, the checklist, the warnings and the reports print the same
+figure the same way; a figure that is missing prints as the caller's ``missing`` word (``"?"``
+unless told), never as a crash.
 
 Examples
 --------
 >>> sqft(43560), ft(49.2126), acres(1.2125), pct(0.926), pct(0.125, digits=None)
 ('43,560 sq ft', '49 ft', '1.21 acres', '93%', '12.5%')
+>>> sqft(43560.44, 1), acres(1210, grouping=False), acres(1210)
+('43,560.4 sq ft', '1210.00 acres', '1,210.00 acres')
 >>> sqft(None), sqft(None, missing="not given")
 ('?', 'not given')
 >>> bfe_text(12.0), bfe_text(-9999), bfe_text(None)
@@ -18,17 +22,18 @@ from __future__ import annotations
 from typing import Any
 
 
-def number(x: Any, digits: int = 0, *, missing: str = "?") -> str:
-    """``x`` with thousands separators and ``digits`` decimals; ``missing`` if not a number."""
+def number(x: Any, digits: int = 0, *, missing: str = "?", grouping: bool = True) -> str:
+    """``x`` with thousands separators (unless not ``grouping``) and ``digits`` decimals;
+    ``missing`` if not a number."""
     try:
-        return f"{float(x):,.{digits}f}"
+        return f"{float(x):{',' if grouping else ''}.{digits}f}"
     except (TypeError, ValueError):
         return missing
 
 
-def sqft(x: Any, *, missing: str = "?") -> str:
-    """Square feet, whole: ``"43,560 sq ft"``."""
-    text = number(x, missing=missing)
+def sqft(x: Any, digits: int = 0, *, missing: str = "?") -> str:
+    """Square feet, whole unless ``digits``: ``"43,560 sq ft"``, ``"43,560.4 sq ft"``."""
+    text = number(x, digits, missing=missing)
     return text if text == missing else f"{text} sq ft"
 
 
@@ -38,9 +43,10 @@ def ft(x: Any, *, missing: str = "?") -> str:
     return text if text == missing else f"{text} ft"
 
 
-def acres(x: Any, digits: int = 2, *, missing: str = "?") -> str:
-    """Acres, to ``digits`` decimals: ``"1.21 acres"``."""
-    text = number(x, digits, missing=missing)
+def acres(x: Any, digits: int = 2, *, missing: str = "?", grouping: bool = True) -> str:
+    """Acres, to ``digits`` decimals: ``"1.21 acres"`` (``"1,210.00 acres"``; without
+    ``grouping``, ``"1210.00 acres"``)."""
+    text = number(x, digits, missing=missing, grouping=grouping)
     return text if text == missing else f"{text} acres"
 
 

@@ -177,7 +177,8 @@ def applicability_map(
     Returns
     -------
     ApplicabilityMap
-        ``.frame`` (one row per parcel, SPEC columns), ``.summary``, ``.checks``, ``.path``.
+        ``.frame`` (one row per parcel, the columns README "Commands" lists), ``.summary``,
+        ``.checks``, ``.path``.
 
     Examples
     --------

@@ -24,12 +24,10 @@ from swm_gis.applicability.write import read_result, write_map
 from swm_gis.config.town import TownConfig
 from swm_gis.errors import SwmGisError
 from swm_gis.io.outputs import (
-    STAGE_MARK,
     api_output_dir,
     config_inputs,
     final_paths,
     output_file,
-    refuse_inputs,
     source_files,
 )
 from swm_gis.io.writers import check_outputs_free, write_geopackage, write_json
@@ -39,7 +37,7 @@ from swm_gis.notification.package import AbutterNotice
 from swm_gis.progress import Progress, quiet
 from swm_gis.summaries import applicability_lines, screening_lines
 
-#: Output key -> file name, as ``swm-gis screen`` writes them (SPEC section 3).
+#: Output key -> file name, as ``swm-gis screen`` writes them (README "Commands").
 SCREENING_FILES = {
     "screening_json": "screening.json",
     "screening_gpkg": "screening.gpkg",
@@ -78,7 +76,7 @@ def html_summary(title: str, lines: list[str], table: pd.DataFrame | None = None
 
 @dataclass
 class Screening:
-    """The screening of one site (SPEC section 5).
+    """The screening of one site (``docs/findings.md``).
 
     Attributes
     ----------
@@ -106,8 +104,10 @@ class Screening:
 
     @property
     def findings(self) -> list[dict[str, Any]]:
-        """The document's findings (``findings``), else its checks (name, ran, note)."""
-        return list(self.document.get("findings") or self.document.get("checks") or [])
+        """The document's findings, in the report's order: each a dict with its ``key``,
+        ``status`` (yes / no / conditional / not_checked / info), answer, section and layers
+        (``docs/findings.md``). The checks that ran are ``document["checks"]``."""
+        return list(self.document.get("findings") or [])
 
     @property
     def summary(self) -> list[str]:
@@ -115,13 +115,15 @@ class Screening:
         return screening_lines(self.document)
 
     def write(self, out_dir: str | os.PathLike, *, overwrite: bool = False,
-              progress: Progress | None = None, report: bool = True) -> dict[str, Path]:
+              progress: Progress | None = None, report: bool = True,
+              staged: bool = False) -> dict[str, Path]:
         """Write ``screening.json``, ``screening.gpkg`` and the report into ``out_dir``.
 
         ``report=False`` writes only the JSON and the GeoPackage (a quick single check).
         Like the command, the files are written into a hidden folder beside ``out_dir`` and
         moved in together at the end, and an ``out_dir`` that is or holds an input (the config,
-        the site, a layer) is refused.
+        the site, a layer) is refused. ``staged=True``: ``out_dir`` is already such a folder
+        (``swm_gis.io.outputs.output_package``'s), written into directly.
 
         Returns
         -------
@@ -129,8 +131,8 @@ class Screening:
             Output key to file, for the files that exist after writing.
         """
         final = Path(out_dir)
-        with api_output_dir(final, inputs=self._input_files(), overwrite=overwrite,
-                            command="swm_gis Screening.write") as out:
+        with api_output_dir(final, staged=staged, inputs=self._input_files(),
+                            overwrite=overwrite, command="swm_gis Screening.write") as out:
             written = self._write_into(out, progress=progress or quiet, report=report)
         return final_paths(written, out, final) if out != final else written
 
@@ -163,7 +165,7 @@ class Screening:
 
 @dataclass
 class ApplicabilityMap:
-    """Every parcel of the town classified (SPEC section 5, applicability).
+    """Every parcel of the town classified (README "Commands", ``applicability``).
 
     Attributes
     ----------
@@ -209,10 +211,6 @@ class ApplicabilityMap:
         the config's inputs is refused, ``overwrite`` or not.
         """
         target = Path(out)
-        if STAGE_MARK in str(target.parent.name):  # a command's own stage (output_file)
-            refuse_inputs(target, config_inputs(self.config))
-            self.path = self._write_map(target, overwrite=overwrite)
-            return self.path
         frame = self.frame  # read it (if only on disk) before anything is replaced
         with output_file(target, inputs=config_inputs(self.config), overwrite=overwrite,
                          command="swm_gis ApplicabilityMap.write") as tmp:
@@ -237,7 +235,7 @@ class ApplicabilityMap:
 
 
 # --------------------------------------------------------------------------- abutters
-#: Output key -> file name, as ``swm-gis abutters`` writes them (SPEC section 3).
+#: Output key -> file name, as ``swm-gis abutters`` writes them (README "Commands").
 OUTPUT_FILES = {
     "abutting_parcels_csv": "abutting_parcels.csv",
     "mailing_list_csv": "mailing_list.csv",
@@ -266,7 +264,7 @@ class AbutterPackage(AbutterNotice):
 
     def write(self, out_dir: str | os.PathLike, *, overwrite: bool = False,
               label_template: str = "5160", label_offset: tuple[float, float] = (0.0, 0.0),
-              progress: Progress | None = None) -> dict[str, Path]:
+              progress: Progress | None = None, staged: bool = False) -> dict[str, Path]:
         """Write the package (the files ``swm-gis abutters`` writes) into ``out_dir``.
 
         Parameters
@@ -281,6 +279,9 @@ class AbutterPackage(AbutterNotice):
             Printer calibration (x right, y down) in inches, each within one inch.
         progress
             ``progress(fraction, message)`` callback.
+        staged
+            ``out_dir`` is already the staging folder of
+            ``swm_gis.io.outputs.output_package`` (a command's): written into directly.
 
         Returns
         -------
@@ -291,8 +292,8 @@ class AbutterPackage(AbutterNotice):
         check_label_template(label_template)
         final = Path(out_dir)
         # staged and refusing the inputs like the command (swm_gis.io.outputs.api_output_dir)
-        with api_output_dir(final, inputs=source_files(self.info.sources), overwrite=overwrite,
-                            command="swm_gis AbutterPackage.write") as out_dir:
+        with api_output_dir(final, staged=staged, inputs=source_files(self.info.sources),
+                            overwrite=overwrite, command="swm_gis AbutterPackage.write") as out_dir:
             paths = output_paths(out_dir)
             check_outputs_free(paths.values(), overwrite=overwrite)
             progress(0.55, "writing the lists")

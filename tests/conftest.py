@@ -61,9 +61,9 @@ def pytest_sessionfinish(session, exitstatus):
 def pytest_unconfigure(config):
     """End a run that loaded QGIS without finalising the interpreter.
 
-    Since the plugin suite grew (issues 22-27), the process crashed (SIGSEGV, exit 139) while
-    Python was shutting down, after every test had passed and the summary had been printed:
-    native QGIS/Qt objects destroyed after QGIS itself. pytest-qgis is told not to call
+    With the whole plugin suite loaded, the process can crash (SIGSEGV, exit 139) while Python
+    shuts down, after every test has passed and the summary has been printed: native QGIS/Qt
+    objects destroyed after QGIS itself. pytest-qgis is told not to call
     ``exitQgis`` (pyproject ``qgis_disable_exit``), and here the process ends with pytest's own
     exit status once the results are written, so the exit code is the tests' verdict.
     ``SWM_GIS_PYTEST_FINALIZE=1`` keeps the normal shutdown (to chase the crash).

@@ -1,4 +1,4 @@
-"""The logical layers of the town config (SPEC section 4) as Processing parameters.
+"""The logical layers of the town config (README "Town configuration") as Processing parameters.
 
 Each logical layer has one UPPERCASE layer parameter and one field parameter per logical field,
 defaulting to the published MassGIS / FEMA / USGS WBD / MassDEP field names. The engine owns the

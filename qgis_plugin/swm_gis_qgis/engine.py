@@ -63,8 +63,6 @@ def missing_message(platform: str | None = None) -> str:
             f"executable' (or {ENV_EXECUTABLE} for qgis_process and scripts).")
 
 
-INSTALL_HELP = missing_message()
-
 #: How long to wait for the engine to stop after a polite terminate before killing it.
 TERMINATE_GRACE_S = 3.0
 

@@ -1,6 +1,6 @@
 """The findings of ``screening.json`` as a person reads them, and as typed outputs.
 
-SPEC section 5: ``findings: [{key, title, status, answer, section, layers_used[],
+``docs/findings.md``: ``findings: [{key, title, status, answer, section, layers_used[],
 layers_missing[], caveats[]}]`` in report order, status in yes / no / conditional / not_checked /
 info. The plugin never decides a status: it shows the engine's. Each algorithm returns a
 ``HEADLINE`` (string), one ``<KEY>_STATUS`` string per finding it covers and a short
@@ -24,7 +24,7 @@ STATUS_WORDS = {"yes": "yes", "no": "no", "conditional": "conditional",
 
 
 class EngineTooOld(Exception):
-    """screening.json has no ``findings`` list: the engine predates SPEC section 5's findings."""
+    """screening.json has no ``findings`` list: an engine that does not write one."""
 
 
 TOO_OLD = ("The swm-gis engine wrote {path} without the 'findings' list, so it is too old for "

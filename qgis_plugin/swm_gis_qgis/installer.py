@@ -1,5 +1,5 @@
 """The engine installs itself: a private Python environment with the swm-gis wheel the plugin
-carries (issue 26, item 5).
+carries.
 
 The engine cannot live in QGIS's own interpreter (pip wheels that vendor GEOS/PROJ/GDAL clash
 with QGIS's libraries there), so it gets a virtual environment of its own, made with the Python

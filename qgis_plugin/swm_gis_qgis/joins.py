@@ -1,4 +1,4 @@
-"""How well the parcels join the assessing table, said before the run (issue 26, item 2).
+"""How well the parcels join the assessing table, said before the run.
 
 The engine joins ``[layers.parcels.fields] id`` to ``[layers.assess.fields] parcel_id`` by exact
 text (``swm_gis.rules.owners.join_owners``). A wrong pair of fields (Cambridge's parcels have a

@@ -1,4 +1,4 @@
-"""The ``swm_gis`` Processing provider: one algorithm per swm-gis tool (SPEC section 6)."""
+"""The ``swm_gis`` Processing provider: one algorithm per swm-gis tool (``docs/qgis.md``)."""
 
 from __future__ import annotations
 

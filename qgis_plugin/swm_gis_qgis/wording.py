@@ -265,19 +265,3 @@ def shorten(text: str, limit: int = MAX_CHARS) -> str:
         return head[:cut] + f" and {rest} more."
     return text
 
-
-def has_cli_language(text: str) -> bool:
-    """True when ``text`` still holds a command-line flag or a temporary processing path."""
-    return (_has_flag(text) or "/tmp/processing_" in text
-            or "processing_" in text and "swm_gis_" in text)
-
-
-def _has_flag(text: str) -> bool:
-    i = text.find("--")
-    while i >= 0:
-        before = text[i - 1] if i else " "
-        after = text[i + 2:i + 3]
-        if not (before.isalnum() or before in "_-") and after.islower() and after.isalpha():
-            return True
-        i = text.find("--", i + 1)
-    return False

@@ -218,7 +218,7 @@ class Workspace:
         if self.feedback.isCanceled():
             raise QgsProcessingException(self.cancelled_text())
         moved: dict[str, str] = {}
-        staged = getattr(self.alg, "_out", None)
+        staged = self.alg.engine_out
         if self.final_folder and staged and os.path.isdir(staged) and \
                 safety.real_path(staged) != safety.real_path(self.final_folder):
             os.makedirs(self.final_folder, exist_ok=True)
@@ -688,7 +688,7 @@ class Workspace:
         by the QGIS layer it came from (name, source, filter, selection). qgis_inputs.json beside
         them lists the same in full.
         """
-        folder = outputs.get("OUTPUT_FOLDER") or getattr(self.alg, "_out", None)
+        folder = outputs.get("OUTPUT_FOLDER") or self.alg.engine_out
         if not folder or not os.path.isdir(folder) or getattr(self.alg, "PUBLIC_OUTPUT", False):
             return  # a public web site never names the user's layer sources
         names = self._export_names(lambda _name, info: provenance_label(info))

@@ -25,8 +25,8 @@ from swm_gis.applicability.overlays import (
     SQFT_PER_SQM,
     WATER_CLASS,
     Overlays,
-    _Pieces,
-    _Zones,
+    Pieces,
+    Zones,
     nhesp_search_ft,
 )
 from swm_gis.coverage_rule import covered_by_all, covers, in_town
@@ -258,8 +258,8 @@ def classify_parcels(parcels: gpd.GeoDataFrame, overlays: Overlays, *,
     Returns
     -------
     GeoDataFrame
-        One row per parcel (SPEC applicability columns); flags whose reference layer is absent
-        are null.
+        One row per parcel (the columns of layer ``applicability``); flags whose reference
+        layer is absent are null.
     """
     require_crs(parcels, what="parcels")
     rules = overlays.rules
@@ -362,7 +362,7 @@ def _sfha_flags(out: pd.DataFrame, geoms: np.ndarray, area_sqm: np.ndarray, over
     out["sfha_area_sqft"] = np.where(inside, sfha_sqm * SQFT_PER_SQM, np.nan)
 
 
-def _largest_overlap(geoms: np.ndarray, zones: _Zones | None, rep_points: np.ndarray,
+def _largest_overlap(geoms: np.ndarray, zones: Zones | None, rep_points: np.ndarray,
                      points: shapely.STRtree | None = None) -> np.ndarray:
     """Value of the polygon with the largest overlap area (ties: smallest value).
 
@@ -391,7 +391,7 @@ def _largest_overlap(geoms: np.ndarray, zones: _Zones | None, rep_points: np.nda
     return out
 
 
-def _overlap_area(geoms: np.ndarray, pieces: _Pieces | None) -> np.ndarray:
+def _overlap_area(geoms: np.ndarray, pieces: Pieces | None) -> np.ndarray:
     """Area (m²) of each parcel inside the (dissolved, disjoint) reference polygons.
 
     A parcel properly inside one piece (found with the pieces prepared, against a tree of the
@@ -411,7 +411,7 @@ def _overlap_area(geoms: np.ndarray, pieces: _Pieces | None) -> np.ndarray:
     return area
 
 
-def _nearest_habitat_ft(geoms: np.ndarray, pieces: _Pieces | None, *, unit_m: float = 1.0,
+def _nearest_habitat_ft(geoms: np.ndarray, pieces: Pieces | None, *, unit_m: float = 1.0,
                         search_ft: float = 1_000.0) -> tuple[np.ndarray, np.ndarray]:
     """Exact distance (ft) to the nearest habitat feature within the search radius, and its label.
 

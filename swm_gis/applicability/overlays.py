@@ -37,10 +37,10 @@ MAX_PIECE_EXTENT_M = 500.0
 #: beyond it the distance is empty (null). Searching farther costs time for no screening value.
 NHESP_SEARCH_FT = 1_000.0
 #: The NHESP flag column: "within the configured habitat distance" (``[rules]
-#: habitat_distance_ft``, recorded in the run's parameters and the checks table). Files written
-#: before the rename call it ``nhesp_within_500ft`` (:data:`OLD_COLUMNS`), whatever the distance.
+#: habitat_distance_ft``, recorded in the run's parameters and the checks table). Files may call
+#: it ``nhesp_within_500ft`` (:data:`OLD_COLUMNS`), whatever the distance.
 NHESP_FLAG = "nhesp_within_distance"
-#: Old column name -> current one, for reading files written by earlier versions.
+#: Column name a file may hold -> the name the readers give it.
 OLD_COLUMNS = {"nhesp_within_500ft": NHESP_FLAG}
 
 
@@ -115,7 +115,7 @@ OUTPUT_COLUMNS = [
 
 
 # =========================================================================== overlays
-class _Zones:
+class Zones:
     """Polygons with a value each (watersheds) for largest-overlap assignment.
 
     Keeps the polygons whole and cuts only their boundaries into short lines: a parcel's
@@ -126,7 +126,7 @@ class _Zones:
     def __init__(self, polys: np.ndarray, values: np.ndarray) -> None:
         self.polys = polys
         self.values = values
-        self.edges, self.edge_owner = boundary_chunks(polys)
+        self.edges = boundary_chunks(polys)[0]
         # cut by vertex count only: boundary parcels meet small pieces, the interior stays whole
         self.pieces, self.piece_owner = subdivide(polys, np.arange(len(polys)),
                                                   max_extent_m=math.inf)
@@ -164,7 +164,7 @@ def boundary_chunks(polys: np.ndarray, *, max_vertices: int = 32
             np.asarray(owners, dtype=np.int64))
 
 
-class _Pieces:
+class Pieces:
     """Reference geometry cut into small pieces, with a value per piece and an STRtree.
 
     The tree is built lazily and not pickled, so an :class:`Overlays` travels cheaply to Dask
@@ -239,11 +239,11 @@ class Overlays:
     """
 
     rules: Rules = field(default_factory=Rules)
-    habitats: _Pieces | None = None
-    sfha: _Pieces | None = None
-    huc12: _Zones | None = None
+    habitats: Pieces | None = None
+    sfha: Pieces | None = None
+    huc12: Zones | None = None
     huc12_names: dict[str, str] = field(default_factory=dict)
-    huc10: _Zones | None = None
+    huc10: Zones | None = None
     drainage: DrainageGrid | None = None
     checks: list[dict[str, Any]] = field(default_factory=list)
     #: Area each check's layers cover (working CRS): ``"nhesp"``, ``"sfha"``; a missing key or
@@ -303,7 +303,7 @@ class Overlays:
 
 def _habitat_pieces(nhesp_priority: gpd.GeoDataFrame | None,
                     nhesp_estimated: gpd.GeoDataFrame | None,
-                    vernal_pools: gpd.GeoDataFrame | None, max_vertices: int) -> _Pieces | None:
+                    vernal_pools: gpd.GeoDataFrame | None, max_vertices: int) -> Pieces | None:
     """The three NHESP layers as labelled pieces (None when none is configured)."""
     hab_geoms, hab_labels = [], []
     for kind, frame in (("priority", nhesp_priority), ("estimated", nhesp_estimated),
@@ -316,11 +316,11 @@ def _habitat_pieces(nhesp_priority: gpd.GeoDataFrame | None,
         return None
     g = np.concatenate(hab_geoms) if hab_geoms else np.array([], dtype=object)
     v = np.concatenate(hab_labels) if hab_labels else np.array([], dtype=object)
-    return _Pieces(*subdivide(g, v, max_vertices=max_vertices))
+    return Pieces(*subdivide(g, v, max_vertices=max_vertices))
 
 
 def _sfha_pieces(flood_zones: gpd.GeoDataFrame | None, rules: Rules, max_vertices: int
-                 ) -> _Pieces | None:
+                 ) -> Pieces | None:
     """The SFHA zones dissolved (overlaps counted once) and cut into pieces."""
     if flood_zones is None:
         return None
@@ -329,16 +329,16 @@ def _sfha_pieces(flood_zones: gpd.GeoDataFrame | None, rules: Rules, max_vertice
     dissolved = (shapely.get_parts(shapely.union_all(geoms)) if len(geoms)
                  else np.array([], dtype=object))
     dissolved = dissolved[shapely.area(dissolved) > 0] if len(dissolved) else dissolved
-    return _Pieces(*subdivide(dissolved, np.zeros(len(dissolved), dtype=np.int64),
+    return Pieces(*subdivide(dissolved, np.zeros(len(dissolved), dtype=np.int64),
                               max_vertices=max_vertices))
 
 
-def _huc_zones(frame: gpd.GeoDataFrame | None) -> _Zones | None:
+def _huc_zones(frame: gpd.GeoDataFrame | None) -> Zones | None:
     if frame is None:
         return None
     ok = frame["huc"].notna().to_numpy()
     codes = frame["huc"].astype(object)[ok].astype(str).str.strip().to_numpy(dtype=object)
-    return _Zones(frame.geometry.values.to_numpy()[ok], codes)
+    return Zones(frame.geometry.values.to_numpy()[ok], codes)
 
 
 def subdivide(geoms: np.ndarray, values: np.ndarray, *, max_vertices: int = MAX_PIECE_VERTICES,
@@ -432,4 +432,4 @@ def available_cores() -> int:
 
 __all__ = ["CHECKED", "CONSTRAINTS", "DEFAULT_CHUNK_SIZE", "NHESP_FLAG", "OLD_COLUMNS",
            "OUTSIDE_CLASS", "RIGHT_OF_WAY_CLASS", "SECTIONS", "WATER_CLASS", "Overlays",
-           "available_cores", "grown_envelopes", "nhesp_search_ft", "subdivide"]
+           "Pieces", "Zones", "available_cores", "grown_envelopes", "nhesp_search_ft", "subdivide"]

@@ -20,9 +20,9 @@ greyscale print. Here each class gets
 Colours are computed in CIE LCh(ab) and brought into sRGB by lowering the chroma only, so the
 lightness (what greyscale shows) is exact. Pure Python, no dependencies.
 
-The QGIS style (:func:`swm_gis.styles.applicability_qml`) draws the legend as a tree: a rule
-per size group (:func:`legend_groups`, labelled by :func:`size_label`), the classes under it by
-what follows the size, so labels stay short.
+The QGIS style (:func:`swm_gis.applicability.style.applicability_qml`) draws the legend as a
+tree: a rule per size group (:func:`legend_groups`, labelled by :func:`size_label`), the classes
+under it by what follows the size, so labels stay short.
 
 >>> class_colours(["large parcel; habitat constraint", "small parcel; no mapped constraints"])
 {'large parcel; habitat constraint': '#393605', 'small parcel; no mapped constraints': '#ccedfe'}
@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import math
 
+from swm_gis import formatting as fmt
 from swm_gis.units import SQFT_PER_ACRE
 
 #: Lightest and darkest L* used: white labels stay legible on the darkest, the lightest is not
@@ -39,7 +40,7 @@ from swm_gis.units import SQFT_PER_ACRE
 L_DARK = 22.0
 L_LIGHT = 92.0
 GOLDEN_ANGLE_DEG = 137.508
-START_HUE_DEG = 100.0  # an olive green first: the familiar "constraint" colour of the old style
+START_HUE_DEG = 100.0  # an olive green first: a familiar "constraint" colour
 MAX_CHROMA = 60.0
 WATER_HUE_DEG = 250.0
 
@@ -111,7 +112,7 @@ def size_label(size: str, *, trigger_sqft: float = SQFT_PER_ACRE) -> str:
     'Small parcel: under 2 acres (87,120 sq ft)'
     """
     acres = trigger_sqft / SQFT_PER_ACRE
-    amount = f"{acres:g} acre{'' if acres == 1 else 's'} ({trigger_sqft:,.0f} sq ft)"
+    amount = f"{acres:g} acre{'' if acres == 1 else 's'} ({fmt.sqft(trigger_sqft)})"
     if size == "large parcel":
         return f"Large parcel: {amount} or more, can reach the permit trigger alone"
     if size == "small parcel":

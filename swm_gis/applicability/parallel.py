@@ -140,7 +140,7 @@ def frozen_heap() -> Iterator[None]:
     """The objects alive now (the prepared overlays, the libraries) move to the garbage
     collector's permanent generation while the tiles run: the collector stops walking them at
     each full collection, and forked workers stop touching, and so copying, every page they
-    share with the parent. Released at the end, as before."""
+    share with the parent. Released at the end."""
     gc.freeze()
     try:
         yield
@@ -188,7 +188,7 @@ def _worker_batch(config: TownConfig, tile: Tile) -> TileBatch | _Spooled:
 def hand_over(batch: TileBatch, folder: str | None) -> TileBatch | _Spooled:
     """What a worker returns for ``batch``: left in the spool ``folder`` (:func:`received` maps
     it back), or the batch itself without a spool, or where the spool cannot be written (a full
-    or read-only temporary folder: through the pipe, as before)."""
+    or read-only temporary folder: through the pipe)."""
     if folder is None:
         return batch
     try:

@@ -8,14 +8,16 @@ from __future__ import annotations
 
 from typing import Any
 
+from swm_gis import formatting as fmt
+from swm_gis.applicability.style import applicability_qml
 from swm_gis.errors import ConfigError, OutputExistsError
 from swm_gis.io.postgis import (
-    _ident,
-    _regclass,
     connect,
     parse_target,
+    qualified_table,
     redact,
     split_table,
+    table_oid,
     write_frame,
     write_style,
 )
@@ -42,7 +44,6 @@ def write_applicability(config: Any, target: str, *, overwrite: bool = False,
 
     from swm_gis.applicability import run as job
     from swm_gis.applicability.write import STYLE_DESCRIPTION, rename_old_columns
-    from swm_gis.styles import applicability_qml
 
     conn, schema, table = parse_target(target)
     if run is None:
@@ -54,7 +55,7 @@ def write_applicability(config: Any, target: str, *, overwrite: bool = False,
         gpkg = Path(tmp) / "applicability.gpkg"
         result = run(config, gpkg, overwrite=True, **options)
         frames = {
-            # a map written by an earlier version names the NHESP column by its 500 ft: today's
+            # a map that names the NHESP column by its 500 ft gets nhesp_within_distance
             table: rename_old_columns(pyogrio.read_dataframe(gpkg, layer=job.LAYER)),
             f"{table}_summary": pyogrio.read_dataframe(gpkg, layer=job.SUMMARY_TABLE),
             f"{table}_checks": pyogrio.read_dataframe(gpkg, layer=job.CHECKS_TABLE),
@@ -66,9 +67,10 @@ def write_applicability(config: Any, target: str, *, overwrite: bool = False,
         classes = frames[table]["screening_class"].unique().tolist()
         trigger = config.rules.trigger_sqft
         write_style(con, schema, table, qml=applicability_qml(classes, trigger_sqft=trigger),
-                    name=job.STYLE_NAME, description=STYLE_DESCRIPTION.format(trigger=trigger))
+                    name=job.STYLE_NAME,
+                    description=STYLE_DESCRIPTION.format(trigger=fmt.sqft(trigger)))
     with connect(conn, autocommit=True) as con:
-        con.execute(f'ANALYZE {_ident(schema, table).as_string(con)}')
+        con.execute(f'ANALYZE {qualified_table(schema, table).as_string(con)}')
     shown = redact(target)
     if "_frame" in {f.name for f in dataclasses.fields(result)}:  # jobs.ApplicabilityMap
         return dataclasses.replace(result, path=shown, _frame=frames[table])
@@ -91,7 +93,7 @@ def copy_layer(source: str, layer: str | None, target: str, table: str, *,
     with connect(target) as con, con.transaction():
         write_frame(con, frame, schema, name, overwrite=overwrite, srid=srid)
     with connect(target, autocommit=True) as con:
-        con.execute(f"ANALYZE {_ident(schema, name).as_string(con)}")
+        con.execute(f"ANALYZE {qualified_table(schema, name).as_string(con)}")
     return len(frame)
 
 
@@ -107,7 +109,7 @@ def _srid_of(crs: Any) -> int:
 def _check_free(con: Any, schema: str | None, tables: list[str], *, overwrite: bool) -> None:
     if overwrite:
         return
-    taken = [t for t in tables if _regclass(con, schema, t) is not None]
+    taken = [t for t in tables if table_oid(con, schema, t) is not None]
     if taken:
         raise OutputExistsError(
             f"Table(s) {', '.join(taken)} already exist. Choose another table or pass "

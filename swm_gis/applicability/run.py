@@ -1,4 +1,4 @@
-"""Town-wide applicability map: every parcel classified at once (SPEC sections 3, 5 and 7).
+"""Town-wide applicability map: every parcel classified at once (README "Commands", docs/dask.md).
 
 Per parcel: area and whether it can reach the one-acre trigger, largest-overlap HUC12/HUC10, exact
 distance to the nearest NHESP feature (priority or estimated habitat, certified vernal pool),
@@ -98,13 +98,13 @@ from swm_gis.applicability.tiles import (
     read_tile_parcels,
 )
 from swm_gis.applicability.write import (
-    _write_tables,
     null_counts,
     read_result,
     to_batch,
     write_batches,
     write_map,
     write_style,
+    write_tables,
 )
 from swm_gis.config.town import TownConfig
 from swm_gis.errors import EmptyLayerError
@@ -185,7 +185,7 @@ def run_applicability(
         extra = {"workers": workers} if tile_results is None else {}
         params = run_parameters(config, engine=engine, chunk_size=chunk_size, tiles=tiles,
                                 dups=dups, extra={**extra, **(parameters or {})})
-        _write_tables(tmp, summary, overlays.checks, config, params, nulls=dict(nulls))
+        write_tables(tmp, summary, overlays.checks, config, params, nulls=dict(nulls))
         write_style(tmp, layer=LAYER, classes=summary["screening_class"].unique().tolist(),
                     trigger_sqft=config.rules.trigger_sqft)
     report(1.0, "done")

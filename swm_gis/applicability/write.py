@@ -17,6 +17,7 @@ import pyarrow.compute as pc
 import pyogrio
 import shapely
 
+from swm_gis import formatting as fmt
 from swm_gis.applicability.overlays import (
     CHECKS_TABLE,
     LAYER,
@@ -26,6 +27,7 @@ from swm_gis.applicability.overlays import (
     STYLE_NAME,
     SUMMARY_TABLE,
 )
+from swm_gis.applicability.style import applicability_qml
 from swm_gis.config.town import TownConfig
 from swm_gis.io import layers as io
 from swm_gis.io.writers import atomic_path, check_outputs_free, sqlite_sync_off
@@ -40,7 +42,7 @@ _TYPES = {"area_sqft": pa.float64(), "area_acres": pa.float64(),
 GEOMETRY = "geom"
 #: The stored style's description (QGIS shows it in the style manager): what "large" means.
 STYLE_DESCRIPTION = ("Grouped by parcel size, then by screening_class (swm-gis applicability, "
-                     "Chapter 320). Large parcel: {trigger:,.0f} sq ft or more, so the parcel "
+                     "Chapter 320). Large parcel: {trigger} or more, so the parcel "
                      "alone can reach the permit trigger (the town's permit trigger rule).")
 
 
@@ -89,7 +91,7 @@ def _multipolygon_wkb(geoms: np.ndarray) -> pa.Array:
     bytes ``shapely.multipolygons`` would give, without building the geometries again).
     """
     kinds = shapely.get_type_id(geoms)
-    if not np.isin(kinds, (3, 6)).all():  # anything else (never a repaired parcel): as before
+    if not np.isin(kinds, (3, 6)).all():  # anything else (never a repaired parcel): shapely's path
         return pa.array(shapely.to_wkb(_as_multi(geoms)), type=pa.binary())
     wkb = pa.array(shapely.to_wkb(geoms, byte_order=1), type=pa.binary())
     polygon = pa.array(kinds == 3)
@@ -147,7 +149,7 @@ def null_counts(table: pa.Table) -> dict[str, int]:
     return {name: table.column(name).null_count for name in table.column_names}
 
 
-def _write_tables(path: Path, summary: pd.DataFrame, checks: list[dict[str, Any]],
+def write_tables(path: Path, summary: pd.DataFrame, checks: list[dict[str, Any]],
                   config: TownConfig, params: dict[str, Any], *, nulls: dict[str, int]) -> None:
     """The summary and checks tables; ``nulls`` are the null counts per output column, summed
     over the batches written (:func:`null_counts`)."""
@@ -176,8 +178,6 @@ def write_style(gpkg: str | Path, *, layer: str, classes: list[str],
     itself creates (``saveStyleToDatabase``) and is registered in ``gpkg_contents`` so GDAL and
     QGIS list it as an attribute table. Call on the temporary file of an atomic write.
     """
-    from swm_gis.styles import applicability_qml
-
     qml = applicability_qml(classes, trigger_sqft=trigger_sqft)
     now = dt.datetime.now(dt.UTC).strftime("%Y-%m-%dT%H:%M:%S.000Z")
     con = sqlite3.connect(str(gpkg))
@@ -208,7 +208,7 @@ def write_style(gpkg: str | Path, *, layer: str, classes: list[str],
                 'f_geometry_column, styleName, styleQML, styleSLD, useAsDefault, description, '
                 'owner, ui, update_time) VALUES (?, ?, ?, ?, ?, ?, ?, 1, ?, ?, ?, ?)',
                 ("", "", layer, geometry_column, STYLE_NAME, qml, "",
-                 STYLE_DESCRIPTION.format(trigger=trigger_sqft), "",
+                 STYLE_DESCRIPTION.format(trigger=fmt.sqft(trigger_sqft)), "",
                  "", now),
             )
             if has_ogr:
@@ -228,7 +228,7 @@ def write_map(frame: gpd.GeoDataFrame, out: str | Path, *, summary: pd.DataFrame
     with atomic_path(out, suffix=".gpkg") as tmp, sqlite_sync_off():
         batch = to_batch(frame)
         write_batches(tmp, [batch], crs=frame.crs)
-        _write_tables(tmp, summary, checks, config, parameters, nulls=null_counts(batch))
+        write_tables(tmp, summary, checks, config, parameters, nulls=null_counts(batch))
         write_style(tmp, layer=LAYER, classes=summary["screening_class"].unique().tolist(),
                     trigger_sqft=config.rules.trigger_sqft)
     return out
@@ -238,9 +238,9 @@ def read_result(path: str | Path) -> gpd.GeoDataFrame:
     """Read an applicability GeoPackage's layer back (for tests, the plugin and the web map).
 
     Flags come back as pandas nullable booleans: a null (not checked) stays ``<NA>`` and is
-    never read as true or false. A file written before the NHESP column was renamed (its
-    ``nhesp_within_500ft``, :data:`~swm_gis.applicability.overlays.OLD_COLUMNS`) comes back
-    with today's name, ``nhesp_within_distance``; the distance it used is in its checks table.
+    never read as true or false. A file whose NHESP column is ``nhesp_within_500ft``
+    (:data:`~swm_gis.applicability.overlays.OLD_COLUMNS`) comes back with the column named
+    ``nhesp_within_distance``; the distance it used is in its checks table.
     """
     frame = rename_old_columns(gpd.read_file(path, layer=LAYER))
     for col, typ in _TYPES.items():
@@ -254,8 +254,9 @@ def read_result(path: str | Path) -> gpd.GeoDataFrame:
 
 
 def rename_old_columns(frame: pd.DataFrame) -> pd.DataFrame:
-    """An applicability table with the columns of earlier versions renamed to today's
-    (``nhesp_within_500ft`` -> ``nhesp_within_distance``); a table that has both keeps today's.
+    """An applicability table with the columns of
+    :data:`~swm_gis.applicability.overlays.OLD_COLUMNS` renamed (``nhesp_within_500ft`` ->
+    ``nhesp_within_distance``); a table that has both keeps ``nhesp_within_distance``.
 
     >>> rename_old_columns(pd.DataFrame({"nhesp_within_500ft": [True]})).columns.tolist()
     ['nhesp_within_distance']
@@ -265,4 +266,4 @@ def rename_old_columns(frame: pd.DataFrame) -> pd.DataFrame:
 
 
 __all__ = ["batch_schema", "null_counts", "read_result", "rename_old_columns", "to_batch",
-           "write_batches", "write_map", "write_style"]
+           "write_batches", "write_map", "write_style", "write_tables"]

@@ -1,4 +1,4 @@
-"""``swm-gis abutters``: the abutter notification package (SPEC sections 2, 3 and 5).
+"""``swm-gis abutters``: the abutter notification package (README "Commands", ``docs/abutters.md``).
 
 Thin: parses the arguments into one :class:`~swm_gis.notification.request.AbutterRequest` and
 prints; the job is :func:`swm_gis.jobs.abutter_package_request` and
@@ -105,8 +105,9 @@ def abutters(
                                  wpa_pond_extension=wpa_pond_extension,
                                  sender=list(sender or []), max_abutters=max_abutters)
         staged, summary = run_abutters(
-            cfg, request, out_dir=stage, overwrite=True, label_template=label_template,
-            label_offset=offset, progress=state.reporter.progress, warn=state.reporter.info)
+            cfg, request, out_dir=stage, staged=True, overwrite=True,
+            label_template=label_template, label_offset=offset,
+            progress=state.reporter.progress, warn=state.reporter.info)
     state.reporter.result("abutters", final_paths(staged, stage, out), summary=summary)
 
 
@@ -135,6 +136,7 @@ def run_abutters(
     request: AbutterRequest,
     *,
     out_dir: Path,
+    staged: bool = False,
     overwrite: bool = False,
     label_template: str = "5160",
     label_offset: tuple[float, float] = (0.0, 0.0),
@@ -144,7 +146,8 @@ def run_abutters(
     """Check the outputs are free, build the package
     (:func:`swm_gis.jobs.abutter_package_request`), write it; return paths and summary.
 
-    A ``many_abutters`` warning is said through ``warn`` before anything is written."""
+    A ``many_abutters`` warning is said through ``warn`` before anything is written;
+    ``staged``: ``out_dir`` is the command's own staging folder."""
     check_label_template(label_template)
     check_outputs_free(output_paths(out_dir).values(), overwrite=overwrite)
     package = abutter_package_request(cfg, request, progress=progress)
@@ -152,7 +155,7 @@ def run_abutters(
         if w["code"] == "many_abutters":
             warn(f"Warning ({w['code']}): {w['text']}")
     paths = package.write(out_dir, overwrite=overwrite, label_template=label_template,
-                          label_offset=label_offset, progress=progress)
+                          label_offset=label_offset, progress=progress, staged=staged)
     return paths, [*package.summary, *_label_warnings(package, label_template)]
 
 

@@ -52,7 +52,7 @@ def publish(
     check_site_folder(out, overwrite=overwrite)
     with output_package(out, inputs=inputs, overwrite=overwrite,
                         command=f"swm-gis publish --out {out}") as stage:
-        result = publish_site(cfg, stage, source=source, overwrite=True,
+        result = publish_site(cfg, stage, source=source, overwrite=True, staged=True,
                               simplify_ft=simplify_ft, progress=state.reporter.progress)
     files = final_paths(result.files, stage, out)
     state.reporter.result("publish", {"index_html": files["index.html"]},

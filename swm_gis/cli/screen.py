@@ -118,7 +118,7 @@ def screen(
             exemptions=exemption, roadway_maintenance=roadway_maintenance, parcels=parcel,
             received=received, proposed_use=proposed_use)
         outputs, document = run_screen(config, request, stage, overwrite=True, report=report,
-                                       no_cache=no_cache)
+                                       no_cache=no_cache, staged=True)
     outputs = final_paths(outputs, stage, out)
     state.reporter.result("screen", outputs, summary=screening_lines(document),
                           permit_required=document["disturbance"]["permit_required"],
@@ -134,14 +134,16 @@ def run_screen(
     overwrite: bool = False,
     report: bool = True,
     no_cache: bool = False,
+    staged: bool = False,
 ) -> tuple[dict[str, Path], dict[str, Any]]:
     """Check the outputs are free, screen (:func:`swm_gis.jobs.screen_request`), write;
-    (outputs, document)."""
+    (outputs, document). ``staged``: ``out`` is the command's own staging folder."""
     cfg = open_config(config, no_cache=no_cache)
     check_outputs_free(screening_outputs(out, report=report).values(), overwrite=overwrite)
     rep = state.reporter
     result = screen_request(cfg, request, progress=rep.progress)
-    return (result.write(out, overwrite=overwrite, progress=rep.progress, report=report),
+    return (result.write(out, overwrite=overwrite, progress=rep.progress, report=report,
+                         staged=staged),
             result.document)
 
 

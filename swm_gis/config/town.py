@@ -1,8 +1,8 @@
 """Town configuration (TOML) -> typed objects: working CRS, rule values, layer sources, field maps.
 
 A config names only what differs from the defaults: rule values default to Chapter 320's, field
-names default to the published MassGIS / FEMA / USGS WBD / MassDEP schemas (SPEC section 4), and
-paths are relative to the config file.
+names default to the published MassGIS / FEMA / USGS WBD / MassDEP schemas (README "Town
+configuration"), and paths are relative to the config file.
 
 Examples
 --------
@@ -78,7 +78,7 @@ RIGHT_OF_WAY_COLUMN = "right_of_way"
 
 @dataclass(frozen=True)
 class Rules:
-    """Rule values; the defaults are those of Lynnfield Chapter 320 (SPEC section 2)."""
+    """Rule values; the defaults are those of Lynnfield Chapter 320 (``docs/findings.md``)."""
 
     trigger_sqft: float = SQFT_PER_ACRE  # 213 Art. II / 320: land disturbance >= 1 acre
     abutter_distance_ft: float = 100.0  # permit procedure A(7): owners within 100 ft
@@ -121,7 +121,8 @@ class LayerSchema:
     required_fields: tuple[str, ...] = ()
 
 
-#: Logical layers of SPEC section 4 with their default (published) source field names.
+#: Logical layers of the town config (README "Town configuration") with their default
+#: (published) source field names.
 SCHEMAS: dict[str, LayerSchema] = {
     "parcels": LayerSchema(
         "vector", "polygon",
@@ -454,7 +455,8 @@ def check_working_crs(crs: str, *, where: str = "the town config") -> CRS:
 
 
 def _parse_right_of_way(raw: Any, where: str) -> RightOfWayRule | None:
-    """``[layers.parcels] right_of_way = {field = "ML", values = ["ROAD"]}`` (SPEC section 4)."""
+    """``[layers.parcels] right_of_way = {field = "ML", values = ["ROAD"]}`` (README "Town
+    configuration")."""
     rule = raw.get("right_of_way") if isinstance(raw, dict) else None
     if rule is None:
         return None
@@ -567,7 +569,8 @@ def _layer_crs_coverage(raw: dict, section: str, where: str) -> tuple[Any, str]:
 
 # --------------------------------------------------------------------------- sources (paths)
 def _with_sources(spec: LayerSpec, raw: dict, base_dir: Path, where: str) -> LayerSpec:
-    """Fill in ``path``/``layer``: one source, or ``parts`` for ``path = [...]`` (SPEC section 4).
+    """Fill in ``path``/``layer``: one source, or ``parts`` for ``path = [...]`` (README "Where
+    layers may live").
 
     ``layer`` is one name for every source or a list with one name per source.
     """

@@ -1,7 +1,7 @@
 """What area each reference layer covers, and whether it covers the area a check searched.
 
 A finding may say "no" only when every layer that could have made it "yes" covers the whole area
-searched (SPEC section 5). A layer's coverage is, by ``[layers.KEY] coverage``:
+searched (``docs/findings.md``, "Coverage"). A layer's coverage is, by ``[layers.KEY] coverage``:
 
 * ``"town"`` (the default): the ``[layers.town_boundary]`` polygon(s) together with the layer's
   own extent. A town's config is taken to describe the town: a habitat layer with no polygon in

@@ -1,7 +1,7 @@
-"""The only place that reads geodata: vector layers, tables and rasters, with CRS checks.
+"""The reader of the town's layers: vector layers, tables and rasters, with CRS checks.
 
-Every reader returns data in the town's working CRS (reprojected once, here, at the edge), with
-source fields renamed to their logical names (SPEC section 4), so rules never see source schemas.
+Every reader returns data in the town's working CRS (reprojected once, here, at the edge), its
+fields renamed to logical names (README "Town configuration"): rules never see source schemas.
 Readers take a spatial filter (``bbox`` or ``mask`` in the working CRS) so that a neighbourhood
 query reads only the neighbourhood of a statewide layer.
 """

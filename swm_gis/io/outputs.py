@@ -18,7 +18,7 @@
 
     with output_package(out_dir, inputs=config_inputs(cfg), overwrite=overwrite,
                         command="swm-gis abutters") as stage:
-        write_csv(frame, stage / "mailing_list.csv")
+        write_json(document, stage / "abutters.json")
         ...
 
 This module imports nothing heavy (filelock is pure Python) so that it is cheap in every command and
@@ -443,16 +443,17 @@ def output_file(target: str | os.PathLike, *, inputs: Iterable[Any] = (),
 
 
 @contextlib.contextmanager
-def api_output_dir(out_dir: str | os.PathLike, *, inputs: Iterable[Any] = (),
+def api_output_dir(out_dir: str | os.PathLike, *, staged: bool, inputs: Iterable[Any] = (),
                    overwrite: bool = False, command: str = "swm_gis API") -> Iterator[Path]:
     """For the result objects' ``.write()``: the safety of :func:`output_package` without the
     signal handlers (a library must not install them).
 
-    Yields the folder to write into: ``out_dir`` itself when it already is a staging folder (a
-    command writes the result into its own stage), else a new stage moved into place on success.
+    Yields the folder to write into: ``out_dir`` itself when ``staged`` (it is the stage of a
+    command's :func:`output_package`, which already refused the inputs and holds the lock), else
+    a new stage moved into place on success.
     """
     out_dir = Path(out_dir)
-    if STAGE_MARK in out_dir.name:
+    if staged:
         yield out_dir
         return
     refuse_inputs(out_dir, inputs)

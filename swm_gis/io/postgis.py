@@ -89,7 +89,8 @@ def split_table(name: str | None, *, where: str) -> tuple[str | None, str]:
     return (schema or None), table
 
 
-def _ident(schema: str | None, table: str) -> Any:
+def qualified_table(schema: str | None, table: str) -> Any:
+    """``schema.table`` (or ``table``) as a psycopg identifier, quoted for SQL."""
     from psycopg import sql
 
     return sql.Identifier(schema, table) if schema else sql.Identifier(table)
@@ -126,8 +127,9 @@ def read_info(path: str, layer: str | None, *, full: bool = False) -> dict[str, 
 
             extent = sql.SQL(", ST_XMin(e), ST_YMin(e), ST_XMax(e), ST_YMax(e) FROM (SELECT "
                              "count(*) AS n, ST_Extent({}) AS e FROM {}) s").format(
-                sql.Identifier(geom), _ident(schema, table)) if geom else \
-                sql.SQL(" FROM (SELECT count(*) AS n FROM {}) s").format(_ident(schema, table))
+                sql.Identifier(geom), qualified_table(schema, table)) if geom else \
+                sql.SQL(" FROM (SELECT count(*) AS n FROM {}) s").format(
+                    qualified_table(schema, table))
             got = con.execute(sql.SQL("SELECT n") + extent).fetchone()
             info["features"] = int(got[0])
             bounds = got[1:] if geom else ()
@@ -196,7 +198,7 @@ def select_sql(info: dict[str, Any], layer: str | None, *, columns: list[str],
     if where:  # literal text: a "%" in it must not read as a placeholder
         conds.append(sql.SQL("(" + where.replace("%", "%%") + ")"))  # type: ignore[arg-type]
     query = sql.SQL("SELECT {} FROM {}").format(
-        sql.SQL(", ").join(select) if select else sql.SQL("1"), _ident(schema, table))
+        sql.SQL(", ").join(select) if select else sql.SQL("1"), qualified_table(schema, table))
     if conds:
         query += sql.SQL(" WHERE ") + sql.SQL(" AND ").join(conds)
     return query, params
@@ -213,7 +215,7 @@ def list_tables(path: str) -> list[str]:
 
 
 def _table_oid(con: Any, path: str, schema: str | None, table: str) -> int:
-    oid = _regclass(con, schema, table)
+    oid = table_oid(con, schema, table)
     if oid is None:
         known = list_tables(path)
         hint = f" Tables in the database: {', '.join(known[:40])}." if known else ""
@@ -222,7 +224,7 @@ def _table_oid(con: Any, path: str, schema: str | None, table: str) -> int:
     return int(oid)
 
 
-def _regclass(con: Any, schema: str | None, table: str) -> int | None:
+def table_oid(con: Any, schema: str | None, table: str) -> int | None:
     """The table's oid, or None; names are quoted by the server (any text is safe)."""
     if schema:
         row = con.execute("SELECT to_regclass(quote_ident(%s) || '.' || quote_ident(%s))::oid",
@@ -307,8 +309,8 @@ def write_frame(con: Any, frame: pd.DataFrame, schema: str | None, table: str, *
     """
     from psycopg import sql
 
-    ref = _ident(schema, table)
-    if _regclass(con, schema, table) is not None:
+    ref = qualified_table(schema, table)
+    if table_oid(con, schema, table) is not None:
         if not overwrite:
             raise OutputExistsError(
                 f"Table {schema + '.' if schema else ''}{table} already exists. Choose another "
@@ -390,4 +392,5 @@ def _first_line(exc: BaseException) -> str:
 
 
 __all__ = ["conninfo", "connect", "is_postgis", "list_tables", "parse_target", "read_frame",
-           "read_info", "redact", "select_sql", "split_table", "write_frame", "write_style"]
+           "qualified_table", "read_info", "redact", "select_sql", "split_table", "table_oid",
+           "write_frame", "write_style"]

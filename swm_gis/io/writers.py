@@ -5,7 +5,6 @@ not replaced unless the user asked for it (``overwrite=True``)."""
 from __future__ import annotations
 
 import contextlib
-import csv
 import json
 import os
 import tempfile
@@ -104,14 +103,6 @@ def safe_frame(df: pd.DataFrame) -> pd.DataFrame:
         if out[col].dtype == object or pd.api.types.is_string_dtype(out[col]):
             out[col] = out[col].map(neutralise_formula)
     return out
-
-
-def write_csv(df: pd.DataFrame, target: str | Path, *, bom: bool = True) -> Path:
-    """CSV for spreadsheets: UTF-8 with BOM (Excel reads accents right), formulas neutralised."""
-    with atomic_path(target) as tmp:
-        safe_frame(df).to_csv(tmp, index=False, encoding="utf-8-sig" if bom else "utf-8",
-                              quoting=csv.QUOTE_MINIMAL, lineterminator="\r\n")
-    return Path(target)
 
 
 @contextlib.contextmanager

@@ -1,4 +1,4 @@
-"""Warnings of the abutter job and its ``abutters.json`` document (SPEC section 5).
+"""Warnings of the abutter job and its ``abutters.json`` document (README "Commands": its warnings).
 
 A warning is ``{"code", "text"}``: the code is stable for programs (the QGIS plugin, scripts),
 the text says what happened and what to do. The codes:
@@ -44,6 +44,7 @@ import geopandas as gpd
 import numpy as np
 import shapely
 
+from swm_gis import formatting as fmt
 from swm_gis.config.town import TownConfig
 from swm_gis.io import layers
 from swm_gis.units import M_PER_FT
@@ -57,7 +58,6 @@ SLIVER_M = 3.0
 CLOSE_M = 20.0
 #: A direction is named when it holds at least this share of the missing area.
 DIRECTION_SHARE = 0.25
-ABUTTERS_SCHEMA_ID = "https://swm-gis.example/schemas/abutters.schema.json"
 
 
 def warning(code: str, text: str) -> dict[str, str]:
@@ -239,7 +239,7 @@ def edge_warning(config: TownConfig, subject: gpd.GeoDataFrame, area: gpd.GeoDat
     sqft = shapely.area(gap) * (factor / M_PER_FT) ** 2
     where = " and ".join(directions(shapely.union_all(subject.geometry.values), gap))
     return warning("parcels_missing_beyond_edge", (
-        f"The {distance_ft:g} ft search area reaches {sqft:,.0f} sq ft to the {where} of the "
+        f"The {distance_ft:g} ft search area reaches {fmt.sqft(sqft)} to the {where} of the "
         f"subject that no parcel polygon covers ({'; '.join(why)}): owners there, e.g. "
         "across the town line, are not listed. Add the neighbouring town's parcels as a further "
         "source of the town's parcel layer (MassGIS publishes each town as "
@@ -284,7 +284,7 @@ def site_overlap_warning(grazed: Sequence[Mapping[str, Any]], *, share: float
     (:func:`swm_gis.rules.abutters.parcels_touched_by_site`), each with its overlap."""
     if not grazed:
         return None
-    parts = [f"{g['id'] or '(no id)'} ({g['overlap_sqft']:,.0f} sq ft, "
+    parts = [f"{g['id'] or '(no id)'} ({fmt.sqft(g['overlap_sqft'])}, "
              f"{100 * g['parcel_share']:.1f} % of the parcel)" for g in grazed]
     return warning("site_overlaps_neighbour", (
         f"The site overlaps {len(grazed)} neighbouring parcel(s) it does not lie on: "

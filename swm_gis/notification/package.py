@@ -1,4 +1,4 @@
-"""The abutter notification package job (SPEC sections 2, 3 and 5): :func:`abutter_package`.
+"""The abutter notification package job (``docs/abutters.md``): :func:`abutter_package`.
 
 Reads only the neighbourhood of the subject: the subject parcels by an OGR where clause on the
 parcel id field (or by the site geometry), the candidates by a bounding box around the subject
@@ -54,7 +54,7 @@ class AbutterNotice:
     candidates
         The parcels read around the subject (the map's context).
     listed
-        The abutting parcels to notify (SPEC ``abutting_parcels.csv`` columns), nearest first.
+        The abutting parcels to notify (the ``abutting_parcels.csv`` columns), nearest first.
     left_out
         Parcels within the distance that get no notice, with the ``reason``.
     recipients

@@ -2,61 +2,7 @@
 
 Writers only: they format results computed by the core (``swm_gis.rules.abutters``,
 ``swm_gis.rules.owners``) and write them atomically through :mod:`swm_gis.io.writers`; they compute
-no rule. :class:`PackageInfo` carries what every output must state: the subject parcels, the
-distance, the data sources and the assessing fiscal year (SPEC section 5); it is the job's
-(:mod:`swm_gis.notification.info`).
+no rule. :class:`swm_gis.notification.info.PackageInfo` (the job's) carries what every output must
+state: the subject parcels, the distance, the data sources and the assessing fiscal year
+(``docs/abutters.md``); :mod:`swm_gis.reports.package_lines` words what several outputs print alike.
 """
-
-from __future__ import annotations
-
-from swm_gis.notification.info import (  # noqa: F401  (the writers name them as reports.*)
-    VINTAGE_FIELDS,
-    PackageInfo,
-    parcel_count_text,
-    source_with_vintage,
-    vintage_from_data,
-    vintage_text,
-)
-
-
-def not_mailed_lines(info: PackageInfo) -> list[str]:
-    """One line per abutting parcel that gets no notice: its id, map-lot and the reason."""
-    out = []
-    for r in info.not_mailed:
-        ml = r.get("map_par_id") or ""
-        name = (r.get("parcel_id") or "(polygon with no parcel id)") + (
-            f" (map-lot {ml})" if ml and ml != r.get("parcel_id") else "")
-        dist = r.get("distance_ft")
-        at = f", {float(dist):.2f} ft" if dist is not None else ""
-        out.append(f"{name}{at}: {r.get('reason', '')}")
-    return out
-
-
-def warning_lines(info: PackageInfo) -> list[str]:
-    return [f"Warning ({w['code']}): {w['text']}" for w in info.warnings]
-
-
-#: The certification block (the permit procedure's A(2): an abutters list certified by the
-#: Assessors' office). It claims completeness only for what the package lists.
-def certification_lines(info: PackageInfo) -> list[str]:
-    counts = info.counts
-    sums = (f" ({parcel_count_text(info, counts)})" if "parcels_total" in counts else "")
-    warned = (" subject to the warnings printed above" if info.warnings else "")
-    return [
-        f"CERTIFICATION BY THE BOARD OF ASSESSORS ({SECTION_CERTIFIED})",
-        "I certify that the names and mailing addresses in the accompanying mailing list "
-        "(mailing_list.csv / mailing_list.xlsx) are those of the owners of record, as they "
-        f"appear on the most recent tax list ({info.fiscal_year_text}), of the parcels within "
-        f"{info.distance_text} of parcel(s) {info.subject_text} that the list names; every "
-        "other parcel within that distance is named above as not mailed, with the reason"
-        f"{sums}, and the owners named above as lacking an address are not mailed{warned}.",
-        "Signature: ______________________________________   Board of Assessors",
-        "Name (print): ___________________________________",
-        "Date: ____________________",
-    ]
-
-
-SECTION_CERTIFIED = "Chapter 320, permit procedure, A(2)"
-
-
-__all__ = ["certification_lines", "not_mailed_lines", "warning_lines"]

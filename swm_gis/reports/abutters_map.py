@@ -30,10 +30,10 @@ from swm_gis.reports.map_furniture import (
     PAGE_H,
     PAGE_W,
     View,
-    _fit,
-    _legend,
-    _north_arrow,
-    _scale_bar,
+    draw_legend,
+    draw_north_arrow,
+    draw_scale_bar,
+    fit_text,
     north_arrow_box,
     scale_bar_box,
 )
@@ -250,9 +250,9 @@ def _map_page(c, subject, area, listed, left, info, context, font, bold, extras,
     view = map_view(area, points) if view is None else view
     c.setFont(bold, 14)
     title = f"Abutters map{', ' + heading if heading else ''}: {info.town}"
-    c.drawString(FRAME[0], PAGE_H - 30, _fit(title, bold, 14, 730))
+    c.drawString(FRAME[0], PAGE_H - 30, fit_text(title, bold, 14, 730))
     c.setFont(font, 8.5)
-    c.drawString(FRAME[0], PAGE_H - 44, _fit(
+    c.drawString(FRAME[0], PAGE_H - 44, fit_text(
         f"Subject parcel(s) {info.subject_text}: owners of property within "
         f"{info.distance_text} of the property line ({info.section})", font, 8.5, 730))
 
@@ -286,9 +286,9 @@ def _map_page(c, subject, area, listed, left, info, context, font, bold, extras,
     c.setStrokeColor(black)
     c.setLineWidth(0.8)
     c.rect(FRAME[0], FRAME[1], FRAME[2] - FRAME[0], FRAME[3] - FRAME[1])
-    _north_arrow(c, *NORTH_ARROW_XY, bold)
-    _scale_bar(c, view, crs, font)
-    _legend(c, info, font, bold, drawn)
+    draw_north_arrow(c, *NORTH_ARROW_XY, bold)
+    draw_scale_bar(c, view, crs, font)
+    draw_legend(c, info, font, bold, drawn)
     notes = [
         f"{extras.get('abutting_count', len(listed))} abutting parcel(s), "
         f"{extras['left_out_count']} polygon(s) left out (left_out.csv). Numbers key to "
@@ -395,7 +395,7 @@ def _subject_label_boxes(view, subject, addresses, font, bold) -> list[tuple]:
             continue  # a sheet away from the subject: no label pinned to its edge
         x, y = view.xy(np.array([[pt.x, pt.y]]))[0]
         lines = [f"SUBJECT {pid}".strip(), *([addresses[pid]] if addresses.get(pid) else [])]
-        lines = [_fit(line, font, 7, 160) for line in lines]
+        lines = [fit_text(line, font, 7, 160) for line in lines]
         w = max(stringWidth(line, bold, 7.5) for line in lines) + 6
         h = 9.5 * len(lines) + 3
         x = min(max(x, FRAME[0] + w / 2 + 2), FRAME[2] - w / 2 - 2)

@@ -1,4 +1,4 @@
-"""A large abutters map split into readable sheets with an index (issue 16).
+"""A large abutters map split into readable sheets with an index.
 
 One page holds every number legibly up to :data:`SINGLE_PAGE_MAX` abutters. Beyond that the map
 is cut into a grid of sheets at a scale where the median abutter is drawn at least

@@ -1,4 +1,4 @@
-"""The certified abutters list's cover sheet (``certification.pdf``; SPEC section 5).
+"""The certified abutters list's cover sheet (``certification.pdf``; ``docs/abutters.md``).
 
 Chapter 320's permit procedure, A(2), asks for a list of abutters certified by the Board of
 Assessors. The mailing list itself stays a plain table (a mail merge reads it as is); what the
@@ -17,8 +17,8 @@ import pandas as pd
 
 from swm_gis.io.writers import atomic_path
 from swm_gis.notification.info import PackageInfo, parcel_count_text
-from swm_gis.reports import certification_lines, not_mailed_lines, warning_lines
 from swm_gis.reports.labels import fit_lines
+from swm_gis.reports.package_lines import certification_lines, not_mailed_lines, warning_lines
 from swm_gis.reports.pdf_fonts import register_fonts
 
 MARGIN_PT = 54.0

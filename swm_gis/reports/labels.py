@@ -1,4 +1,4 @@
-"""Mailing labels on Avery sheets (``labels.pdf``; SPEC section 5).
+"""Mailing labels on Avery sheets (``labels.pdf``; README "Commands").
 
 Avery 5160 is the default: an 8.5 x 11 in sheet of 30 labels, 2.625 x 1 in, 3 across and 10 down,
 0.1875 in side margins, 0.5 in top margin and 0.125 in between columns. 5161 (20 labels,

@@ -1,5 +1,5 @@
 """The abutter tables: ``abutting_parcels.csv``, ``left_out.csv``, ``mailing_list.csv``,
-``mailing_review.csv`` and ``mailing_list.xlsx`` (SPEC section 5).
+``mailing_review.csv`` and ``mailing_list.xlsx`` (``docs/abutters.md``).
 
 Every CSV is a plain table: row 1 holds the column names and each further row is one record,
 nothing else, so a Word mail merge, Excel or ``pandas.read_csv`` reads exactly the records. The
@@ -19,7 +19,7 @@ import pandas as pd
 
 from swm_gis.io.writers import atomic_path, safe_frame
 from swm_gis.notification.info import PackageInfo, parcel_count_text
-from swm_gis.reports import certification_lines, not_mailed_lines, warning_lines
+from swm_gis.reports.package_lines import certification_lines, not_mailed_lines, warning_lines
 from swm_gis.rules.owners import MAILING_COLUMNS, REVIEW_COLUMNS
 
 ABUTTING_COLUMNS = ["parcel_id", "map_par_id", "town_id", "site_address", "distance_ft",

@@ -48,7 +48,8 @@ class View:
                                 coords[:, 1] * self.scale + self.oy))
 
 
-def _north_arrow(c, x, y, bold) -> None:
+def draw_north_arrow(c, x, y, bold) -> None:
+    """A north arrow with its "N" at (x, y) points on canvas ``c``."""
     from reportlab.lib.colors import black, white
 
     c.setFillColor(white)
@@ -93,7 +94,7 @@ def scale_bar_box(view: View, crs) -> tuple[float, float, float, float]:
     return (x0 - 6, y0 - 5, x0 + length + 24, y0 + 19)
 
 
-def _scale_bar(c, view: View, crs, font) -> None:
+def draw_scale_bar(c, view: View, crs, font) -> None:
     """A bar of a round number of feet, about a quarter of the frame wide."""
     from reportlab.lib.colors import black, white
 
@@ -126,7 +127,7 @@ LEGEND_LABELS = {
 }
 
 
-def _legend(c, info: PackageInfo, font, bold, drawn: list[str]) -> None:
+def draw_legend(c, info: PackageInfo, font, bold, drawn: list[str]) -> None:
     """A legend of exactly what was drawn, then the data sources with their vintage."""
     from reportlab.lib.colors import HexColor, black
 
@@ -190,7 +191,7 @@ def _legend_hatch(c, x, y, kind, colour) -> None:
     c.restoreState()
 
 
-def _fit(text: str, font: str, size: float, width: float) -> str:
+def fit_text(text: str, font: str, size: float, width: float) -> str:
     """``text`` shortened with an ellipsis to ``width`` points."""
     from reportlab.pdfbase.pdfmetrics import stringWidth
 
@@ -203,4 +204,5 @@ def _fit(text: str, font: str, size: float, width: float) -> str:
 
 
 __all__ = ["COLOURS", "FRAME", "HATCH", "LEGEND_LABELS", "NORTH_ARROW_XY", "PAGE_H", "PAGE_W",
-           "View", "north_arrow_box", "scale_bar_box"]
+           "View", "draw_legend", "draw_north_arrow", "draw_scale_bar", "fit_text",
+           "north_arrow_box", "scale_bar_box"]

@@ -1,6 +1,6 @@
 """The screening report's content: findings page, detail tables, checklist, parameters.
 
-:func:`build_report` turns a screening document (``screening.json``, SPEC section 5) into a
+:func:`build_report` turns a screening document (``screening.json``) into a
 :class:`~swm_gis.reports.screening_model.ScreeningReport`. Every status, the headline and the
 checklist come from the document's ``findings`` (decided by :mod:`swm_gis.screening.findings`), so
 the report never says "no", "none" or "not applicable" where a finding says "conditional" or "not
@@ -24,7 +24,7 @@ from swm_gis.reports.screening_model import (
     Finding,
     ScreeningReport,
     Table,
-    _describe_source,
+    describe_source,
 )
 from swm_gis.reports.screening_parameters import parameter_rows
 from swm_gis.rules.timeline import permit_timeline
@@ -76,7 +76,7 @@ def _sources_by_key(doc: Mapping[str, Any]) -> dict[str, Mapping[str, Any]]:
 
 
 def _data_text(f: Mapping[str, Any], sources: Mapping[str, Mapping[str, Any]]) -> str:
-    used = [_describe_source(sources[k], compact=True) if k in sources else k
+    used = [describe_source(sources[k], compact=True) if k in sources else k
             for k in f.get("layers_used") or []]
     text = "; ".join(used) or "Chapter 320 rule values (no data layer)"
     missing = f.get("layers_missing") or []
@@ -350,10 +350,10 @@ def _town(meta: Mapping[str, Any]) -> str:
 def _data_sources(doc: Mapping[str, Any]) -> list[tuple[str, str]]:
     raw = _meta(doc).get("data_sources", _meta(doc).get("sources"))
     if isinstance(raw, Mapping):
-        return [(str(k), _describe_source(v)) for k, v in raw.items()]
+        return [(str(k), describe_source(v)) for k, v in raw.items()]
     if isinstance(raw, list):
         return [(str(s.get("key") or "") if isinstance(s, Mapping) else "",
-                 _describe_source(s)) for s in raw]
+                 describe_source(s)) for s in raw]
     return []
 
 
@@ -377,11 +377,11 @@ def _alt_text(doc: Mapping[str, Any], image: MapImage | None) -> str:
 
 def _site_label(meta: Mapping[str, Any]) -> str:
     if isinstance(meta.get("site"), Mapping):
-        return _describe_source(meta["site"])
+        return describe_source(meta["site"])
     label = str(meta.get("site") or meta.get("site_file") or "")
     inputs = meta.get("inputs")
     if not label and isinstance(inputs, list):
-        label = _describe_source([i for i in inputs if isinstance(i, Mapping)])
+        label = describe_source([i for i in inputs if isinstance(i, Mapping)])
     return label
 
 
@@ -400,7 +400,7 @@ def _checklist_note(permit: str) -> str:
 def _check_rows(doc: Mapping[str, Any]) -> list[tuple[str, str, str, str]]:
     """One row per check the screening ran or skipped: name, ran, source, reason."""
     return [(str(c.get("name")), "yes" if c.get("ran") else "no",
-             _describe_source(c.get("source")) or "-",
+             describe_source(c.get("source")) or "-",
              str(c.get("reason") or c.get("message") or ""))
             for c in doc.get("checks") or [] if isinstance(c, Mapping)]
 
@@ -429,7 +429,7 @@ def build_report(
         title="Stormwater Management Permit Screening",
         town=_town(meta), synthetic=synthetic, generated=generated,
         site_label=_site_label(meta), headline=headline(findings, doc),
-        no_findings=not any(f.status == "yes" for f in findings), findings=findings,
+        findings=findings,
         tables=_tables(doc, status) + _reasons_table(findings),
         map_image=image, map_alt=_alt_text(doc, image),
         checklist_groups=checklist_groups(), checklist=submittal_checklist(doc),

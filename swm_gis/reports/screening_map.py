@@ -2,7 +2,7 @@
 
 Rendered offline with matplotlib's Agg canvas (no pyplot state, no web tiles), north arrow, scale
 bar in feet and a legend listing only what is drawn. Layers are the ``screening.gpkg`` layers
-(SPEC section 5); whichever are present are drawn and missing ones are simply absent. Layer names
+(README "Commands"); whichever are present are drawn and missing ones are simply absent. Layer names
 are recognised with a few aliases, since the screening checks name their own layers.
 
 The rings are drawn for the reader's orientation only; every distance in the report comes from
@@ -71,7 +71,7 @@ ALIASES: dict[str, tuple[str, ...]] = {
     "huc10": ("huc10",),
     "watersheds": ("watersheds", "hucs", "huc_boundaries"),
     "mitigation": ("mitigation", "mitigation_sites"),
-    # context for orientation (SPEC section 4 layers read around the site)
+    # context for orientation (the config's layers read around the site)
     "context_parcels": ("context_parcels", "parcels_around", "town_parcels"),
     "streets": ("streets", "street_centerlines"),
 }
@@ -143,7 +143,7 @@ def find_layer(layers: Mapping[str, gpd.GeoDataFrame], key: str) -> gpd.GeoDataF
 def _units_per_ft(crs) -> float:
     """Map units per foot in the working CRS (metres or feet)."""
     if crs is None:
-        return M_PER_FT  # no CRS: assume metres (the SPEC's default working CRS)
+        return M_PER_FT  # no CRS: assume metres (the default working CRS, EPSG:26986, is in metres)
     if not crs.is_projected:
         raise CrsError(
             f"The screening map needs projected layers (feet or metres), but they are in "

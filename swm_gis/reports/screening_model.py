@@ -64,7 +64,6 @@ class ScreeningReport:
     generated: str
     site_label: str
     headline: str
-    no_findings: bool
     findings: list[Finding]
     tables: list[Table]
     map_image: MapImage | None
@@ -95,7 +94,7 @@ def _date(text: Any) -> str:
     return s[:10] if len(s) >= 10 and s[4] == "-" else s
 
 
-def _describe_source(src: Any, *, compact: bool = False) -> str:
+def describe_source(src: Any, *, compact: bool = False) -> str:
     """One source (a source_info dict, a string, or a list of them) as 'file:layer (date)'.
 
     ``compact`` leaves out the logical layer key (for the findings page).
@@ -105,11 +104,11 @@ def _describe_source(src: Any, *, compact: bool = False) -> str:
     if isinstance(src, str):
         return src
     if isinstance(src, list | tuple):
-        return "; ".join(filter(None, (_describe_source(s, compact=compact) for s in src)))
+        return "; ".join(filter(None, (describe_source(s, compact=compact) for s in src)))
     if isinstance(src, Mapping):
         if "file" not in src and "path" not in src and all(
                 isinstance(v, Mapping | list | str) for v in src.values()):
-            return "; ".join(filter(None, (_describe_source(v, compact=compact)
+            return "; ".join(filter(None, (describe_source(v, compact=compact)
                                            for v in src.values())))
         return _describe_one_source(src, compact=compact)
     return str(src)
@@ -127,7 +126,8 @@ def _describe_one_source(src: Mapping[str, Any], *, compact: bool) -> str:
     return f"{label} ({_date(src.get('modified') or src.get('vintage'))})"
 
 
-def _e(text: Any) -> str:
+def escape_html(text: Any) -> str:
+    """``text`` (None as "") escaped for HTML and for reportlab's paragraph markup."""
     return html.escape("" if text is None else str(text), quote=True)
 
 
@@ -144,4 +144,4 @@ def deadline_date(d: Deadline) -> str:
 
 
 __all__ = ["STATUS_COLOURS", "STATUS_TEXT", "Finding", "ScreeningReport", "Table",
-           "applies_text", "deadline_date"]
+           "applies_text", "deadline_date", "describe_source", "escape_html"]

@@ -61,7 +61,7 @@ def _exemptions(v: Any) -> str:
 
 def _trigger(v: Any) -> str:
     acres = float(v) / SQFT_PER_ACRE
-    return f"{float(v):,.0f} sq ft ({acres:g} acre{'s' if acres != 1 else ''})"
+    return f"{sqft(v)} ({acres:g} acre{'s' if acres != 1 else ''})"
 
 
 #: meta.parameters key -> (label, formatter), in the order shown.

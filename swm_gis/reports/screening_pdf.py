@@ -14,9 +14,9 @@ from swm_gis.reports.screening_model import (
     STATUS_COLOURS,
     STATUS_TEXT,
     ScreeningReport,
-    _e,
     applies_text,
     deadline_date,
+    escape_html,
     map_caption,
 )
 
@@ -61,7 +61,7 @@ class _Kit:
     def p(self, text: Any, style=None) -> Any:
         from reportlab.platypus import Paragraph
 
-        return Paragraph(_e(text), self.small if style is None else style)
+        return Paragraph(escape_html(text), self.small if style is None else style)
 
     def table(self, header: list[str], rows: list[list[Any]], widths: list[float],
               caption: str | None = None, grey_rows: tuple[int, ...] = ()) -> list:
@@ -93,16 +93,17 @@ def _first_page(k: _Kit, r: ScreeningReport) -> list:
     from reportlab.lib.units import inch
     from reportlab.platypus import KeepInFrame, PageBreak, Paragraph
 
-    first: list = [Paragraph(_e(r.title), k.h1),
+    first: list = [Paragraph(escape_html(r.title), k.h1),
                    k.p(f"Town of {r.town} - Stormwater Management Rules and Regulations, "
                        f"Chapter 320 - generated {r.generated}", k.meta)]
     if r.site_label:
         first.append(k.p(f"Site: {r.site_label}", k.meta))
     first += [k.p(n, k.warn) for n in r.notes]
-    first += [Paragraph(_e("Findings"), k.h2), Paragraph(_e(r.headline), k.headline)]
+    first += [Paragraph(escape_html("Findings"), k.h2),
+              Paragraph(escape_html(r.headline), k.headline)]
     rows = []
     for f in r.findings:
-        text = _e(f.result) + "".join(f"<br/>- {_e(d)}" for d in f.details)
+        text = escape_html(f.result) + "".join(f"<br/>- {escape_html(d)}" for d in f.details)
         status_color = STATUS_COLOURS[f.status]
         rows.append([f.title,
                      Paragraph(f'<font color="{status_color}"><b>{STATUS_TEXT[f.status]}</b>'
@@ -139,7 +140,7 @@ def _details_section(k: _Kit, r: ScreeningReport) -> list:
     for t in r.tables:
         widths = widths_by_cols.get(len(t.columns), [7.3 / len(t.columns)] * len(t.columns))
         rows = [list(row) for row in t.rows] or [[t.empty] + [""] * (len(t.columns) - 1)]
-        story.append(KeepTogether([Paragraph(_e(t.title), k.h3),
+        story.append(KeepTogether([Paragraph(escape_html(t.title), k.h3),
                                    *k.table(list(t.columns), rows, widths, t.caption)]))
     return story
 
@@ -153,7 +154,7 @@ def _checklist_section(k: _Kit, r: ScreeningReport) -> list:
     story.append(k.p(CHECKLIST_LEGEND, k.meta))
     for g in r.checklist_groups:
         items = [i for i in r.checklist if i.group == g.key]
-        story.append(Paragraph(_e(f"{g.title} ({g.section})"), k.h3))
+        story.append(Paragraph(escape_html(f"{g.title} ({g.section})"), k.h3))
         story += k.table(["Section", "Item", "Applies", "Screening note"],
                          [[i.citation, i.text, applies_text(i), i.note] for i in items],
                          [1.2, 3.5, 0.8, 1.8],

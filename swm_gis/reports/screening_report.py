@@ -50,7 +50,7 @@ def write_screening_report(
     Parameters
     ----------
     document
-        The screening document (``screening.json`` content, SPEC section 5, with ``meta``).
+        The screening document (``screening.json`` content, with ``meta``).
     layers
         The ``screening.gpkg`` layers by name, for the map; missing ones are not drawn.
     received

@@ -28,6 +28,7 @@ import geopandas as gpd
 import numpy as np
 import shapely
 
+from swm_gis import formatting as fmt
 from swm_gis.errors import CrsError, SwmGisError
 from swm_gis.raster import Raster
 from swm_gis.rules.disturbance import sqft_per_crs_unit2, union_polygons
@@ -90,7 +91,7 @@ def development_type(
     reasons = []
     if measured is not None and measured_sqft > 0 and deciding_sqft <= 0:
         reasons.append(
-            f"{measured_sqft:,.1f} sq ft of existing impervious cover is measured inside the "
+            f"{fmt.sqft(measured_sqft, 1)} of existing impervious cover is measured inside the "
             f"limit of disturbance (from the {source}), all of it within half a raster cell "
             f"({edge_ft:.1f} ft) of the site's boundary, in cells the boundary cuts: at the "
             "raster's resolution it cannot be placed inside the site (typically the pavement of "
@@ -177,7 +178,7 @@ def _polygon_cover(site_union: shapely.Geometry, polygons: gpd.GeoDataFrame, crs
 
 def _measured_reason(sqft: float, source: str) -> str:
     if sqft > 0:
-        return (f"{sqft:,.1f} sq ft of existing impervious cover lies inside the limit of "
+        return (f"{fmt.sqft(sqft, 1)} of existing impervious cover lies inside the limit of "
                 f"disturbance (from the {source}), so it is measured as redevelopment: new "
                 "development is disturbance \"on an area that has not previously been developed "
                 "to include impervious cover\". Where that cover is a small share of the "

@@ -28,6 +28,7 @@ import geopandas as gpd
 import shapely
 from pyproj import CRS
 
+from swm_gis import formatting as fmt
 from swm_gis.config.town import Rules
 from swm_gis.errors import CrsError, EmptyLayerError, GeometryError, SwmGisError
 from swm_gis.messages import option
@@ -251,15 +252,17 @@ def _reaches(area_sqft: float, trigger_sqft: float) -> bool:
 
 def _area_reason(area_sqft: float, trigger: float, hits: bool) -> str:
     rel = "reaches" if hits else "is below"
+    acres = fmt.acres(area_sqft / SQFT_PER_ACRE, 3, grouping=False)
     return (f"The site's limit of disturbance (union of its polygons, overlaps counted once) is "
-            f"{area_sqft:,.1f} sq ft ({area_sqft / SQFT_PER_ACRE:.3f} acres), which {rel} the "
-            f"{trigger:,.0f} sq ft (one acre) permit trigger of {TRIGGER_SECTION}.")
+            f"{fmt.sqft(area_sqft, 1)} ({acres}), "
+            f"which {rel} the {fmt.sqft(trigger)} (one acre) permit trigger of {TRIGGER_SECTION}.")
 
 
 def _plan_reason(plan_sqft: float, trigger: float, hits: bool) -> str:
     rel = "reaches" if hits else "is below"
     return (f"The larger common plan of development or sale (union of the site and the plan) "
-            f"disturbs {plan_sqft:,.1f} sq ft ({plan_sqft / SQFT_PER_ACRE:.3f} acres), which {rel} "
+            f"disturbs {fmt.sqft(plan_sqft, 1)} "
+            f"({fmt.acres(plan_sqft / SQFT_PER_ACRE, 3, grouping=False)}), which {rel} "
             f"one acre; a site under one acre in a plan that disturbs an acre or more needs a "
             f"permit ({TRIGGER_SECTION}).")
 

@@ -1,6 +1,6 @@
-"""Floodplain rules: which FEMA flood zones make up the Special Flood Hazard Area (SPEC section 2),
-and how much of a site or parcel lies in it (Chapter 320 § 320-19 A(8): delineate the 100-year
-floodplain; § 320-20 A(3)(a): the 100-year flood elevation from the latest FIRM).
+"""Floodplain rules: which FEMA flood zones make up the Special Flood Hazard Area and how much
+of a site or parcel lies in it (docs/findings.md; Chapter 320 § 320-19 A(8): delineate the
+100-year floodplain; § 320-20 A(3)(a): the 100-year flood elevation from the latest FIRM).
 
 The site/parcel overlap checks build on :func:`sfha_mask`; it is the one place the SFHA rule lives.
 Areas are exact polygon intersections in the working CRS, reported in square feet.

@@ -1,4 +1,4 @@
-"""Rare species: NHESP habitats and certified vernal pools near the work (SPEC section 2).
+"""Rare species: NHESP habitats and certified vernal pools near the work (``docs/findings.md``).
 
 Chapter 320 § 320-20 A(3)(c) asks the erosion and sediment control plan to show NHESP Priority
 Habitats of Rare Species, Estimated Habitats of Rare Wildlife and Certified Vernal Pools within
@@ -18,7 +18,7 @@ from pyproj import CRS
 from swm_gis.errors import CrsError
 from swm_gis.units import feet_per_unit, require_crs
 
-#: Logical layer key -> the ``layer`` value reported (SPEC section 5).
+#: Logical layer key -> the ``layer`` value reported in ``screening.json``.
 LAYER_NAMES = {"nhesp_priority": "priority", "nhesp_estimated": "estimated",
                "vernal_pools": "vernal_pool"}
 

@@ -1,7 +1,7 @@
 """Owners of record: join abutting parcels to the assessing table and make the recipient list.
 
 Chapter 320's permit procedure, A(7), asks for notice "at the mailing addresses as certified by the
-Assessors' office"; SPEC section 2 adds one notice per owner of record, and one per condominium unit
+Assessors' office"; the package adds one notice per owner of record, and one per condominium unit
 owner (a condominium is several assessing rows on one parcel id). The same owner at the same mailing
 address gets one letter however many parcels or units it owns: rows are grouped on a normalised key
 (case, spacing, punctuation, USPS street-suffix and PO Box spellings) and the recipient lists every
@@ -27,11 +27,12 @@ from dataclasses import dataclass, field
 
 import pandas as pd
 
-from swm_gis.rules.postal import (  # clean_text and _base: the one text normalising of addresses
+# clean_text and comparison_form: the one text normalising of addresses
+from swm_gis.rules.postal import (
     US_COUNTRY,
-    _base,
     canadian_province,
     clean_text,
+    comparison_form,
     country_at_end,
     country_in_lines,
     normalise_country,
@@ -61,7 +62,7 @@ UNIT_WORDS = {"APARTMENT": "APT", "SUITE": "STE", "FLOOR": "FL", "BUILDING": "BL
 
 _PO_BOX = re.compile(r"\b(?:P\s?O\s?B(?:OX)?|POST\s+OFFICE\s+BOX|POST\s+BOX|P\s?O)\s+(?=\w)")
 
-#: Columns of the mailing list (SPEC section 5), in order.
+#: Columns of the mailing list (``docs/abutters.md``), in order.
 MAILING_COLUMNS = ["owner_name", "co_owner", "mail_address", "mail_city", "mail_state",
                    "mail_zip", "mail_country", "parcel_ids"]
 
@@ -72,7 +73,7 @@ def normalise_owner(value: object) -> str:
     >>> normalise_owner("Smith, John & Mary.") == normalise_owner("SMITH JOHN AND MARY")
     True
     """
-    return " ".join("&" if t == "AND" else t for t in _base(value).split())
+    return " ".join("&" if t == "AND" else t for t in comparison_form(value).split())
 
 
 def normalise_address(value: object) -> str:
@@ -81,7 +82,7 @@ def normalise_address(value: object) -> str:
     >>> normalise_address("12 Elm St."), normalise_address("77 north Main Road, Apartment #4")
     ('12 ELM ST', '77 N MAIN RD APT 4')
     """
-    text = _base(value)
+    text = comparison_form(value)
     text = _PO_BOX.sub("PO BOX ", text)
     tokens = text.split()
     out = []
@@ -102,8 +103,9 @@ def normalise_address(value: object) -> str:
 @dataclass(frozen=True)
 class Notices:
     """The notice ``rows`` of :func:`join_owners` and what became of the listed parcels'
-    ``assessing_rows`` (SPEC section 5: counts add up): ``blank_rows`` (no owner, no address)
-    and ``identical_rows_merged`` (the same owner and address on two units of one parcel)."""
+    ``assessing_rows`` (the counts add up: ``docs/abutters.md``): ``blank_rows`` (no owner, no
+    address) and ``identical_rows_merged`` (the same owner and address on two units of one
+    parcel)."""
 
     rows: pd.DataFrame
     assessing_rows: int
@@ -151,7 +153,7 @@ def owner_notices(abutting: pd.DataFrame, assess: pd.DataFrame, *, id_col: str =
         "owner_name": a["owner"].map(clean_text),
         # a "co-owner" that only says "USA" is a country field mapped as a co-owner: not printed
         "co_owner": _col(a, "co_owner").map(
-            lambda v: "" if _base(v) in US_COUNTRY else clean_text(v)),
+            lambda v: "" if comparison_form(v) in US_COUNTRY else clean_text(v)),
         "address1": _col(a, "address").map(clean_text),
         "address2": _col(a, "address2").map(clean_text),
         "mail_city": _col(a, "city").map(clean_text),
@@ -169,7 +171,7 @@ def owner_notices(abutting: pd.DataFrame, assess: pd.DataFrame, *, id_col: str =
     rows["_order"] = rows["parcel_id"].map(order)
     rows = rows.sort_values(["_order"], kind="stable").drop(columns="_order")
     rows = rows.reset_index(drop=True)
-    # every row that does not become a notice is counted (SPEC section 5: counts add up)
+    # every row that does not become a notice is counted (the counts add up: docs/abutters.md)
     return Notices(rows=rows, assessing_rows=n_rows, blank_rows=n_blank,
                    identical_rows_merged=n_identical)
 
@@ -181,7 +183,8 @@ def recipient_key(row: pd.Series | dict) -> tuple[str, ...]:
     address = " ".join(p for p in (normalise_address(row.get("address1", "")),
                                    normalise_address(row.get("address2", ""))) if p)
     return (normalise_owner(row.get("owner_name", "")), address,
-            _base(row.get("mail_city", "")), _base(row.get("mail_state", "")), zip5,
+            comparison_form(row.get("mail_city", "")),
+            comparison_form(row.get("mail_state", "")), zip5,
             normalise_country(row.get("mail_country", "")))
 
 
@@ -324,7 +327,7 @@ def infer_country(*parts: object) -> str:
     >>> infer_country("BELLA VISTA NSW 2153"), infer_country("MANAMA"), infer_country("BOSTON")
     ('AUSTRALIA', 'BAHRAIN', '')
     """
-    text = " ".join(_base(p) for p in parts)
+    text = " ".join(comparison_form(p) for p in parts)
     words = set(text.split())
     for hint, country in COUNTRY_HINTS.items():
         if (hint in words) if " " not in hint else (hint in text):
@@ -491,7 +494,7 @@ def build_recipients(
     *,
     subject_ids: Iterable[object] = (),
 ) -> tuple[pd.DataFrame, pd.DataFrame, dict[str, int]]:
-    """Recipients who can be mailed, the records to review, and every count (SPEC section 5).
+    """Recipients who can be mailed, the records to review, and every count (``docs/abutters.md``).
 
     Parameters
     ----------

@@ -42,7 +42,7 @@ def clean_text(value: object) -> str:
     return text
 
 
-def _base(value: object) -> str:
+def comparison_form(value: object) -> str:
     """Capitals, punctuation and apostrophes dropped: the form names are compared in."""
     text = unicodedata.normalize("NFKC", clean_text(value)).upper()
     text = _PUNCT.sub(" ", text.replace("'", "").replace("\u2019", ""))
@@ -134,7 +134,7 @@ def normalise_country(value: object) -> str:
     >>> [normalise_country(v) for v in ("U.S.A.", "United States of America", "Canada")]
     ['', '', 'CANADA']
     """
-    text = _base(value)
+    text = comparison_form(value)
     if text in US_COUNTRY or _country_names().get(text) == "UNITED STATES":
         return ""
     return text
@@ -160,10 +160,10 @@ def _country_names() -> dict[str, str]:
 
     names: dict[str, str] = {}
     for c in pycountry.countries:
-        printed = _base(getattr(c, "common_name", None) or c.name)
+        printed = comparison_form(getattr(c, "common_name", None) or c.name)
         for n in (c.name, getattr(c, "official_name", None), getattr(c, "common_name", None)):
             if n:
-                names.setdefault(_base(n), printed)
+                names.setdefault(comparison_form(n), printed)
     names["UNITED STATES"] = names["UNITED STATES OF AMERICA"] = "UNITED STATES"
     for k, v in _COUNTRY_EXTRA.items():
         names.setdefault(k, names.get(v, v))
@@ -198,7 +198,8 @@ def _canadian_provinces() -> frozenset[str]:
     import pycountry
 
     found = pycountry.subdivisions.get(country_code="CA")
-    return frozenset(_base(n) for s in found for n in (s.code.removeprefix("CA-"), s.name))
+    return frozenset(comparison_form(n)
+                     for s in found for n in (s.code.removeprefix("CA-"), s.name))
 
 
 def canadian_province(state: object) -> str:
@@ -208,7 +209,7 @@ def canadian_province(state: object) -> str:
     >>> canadian_province("MB"), canadian_province("Nova Scotia"), canadian_province("MA")
     ('CANADA', 'CANADA', '')
     """
-    return "CANADA" if _base(state) in _canadian_provinces() else ""
+    return "CANADA" if comparison_form(state) in _canadian_provinces() else ""
 
 
 def country_at_end(text: object) -> tuple[str, str]:
@@ -220,7 +221,7 @@ def country_at_end(text: object) -> tuple[str, str]:
     >>> country_at_end("London, United Kingdom")
     ('UNITED KINGDOM', 'LONDON')
     """
-    base = _base(text)
+    base = comparison_form(text)
     words = base.split()
     names = _country_names()
     for k in range(min(5, len(words)), 0, -1):
@@ -250,5 +251,5 @@ def country_in_lines(city: str, state: str, street: list[str]
 
 
 __all__ = ["US_COUNTRY", "USPS_CODES_NOT_SUBDIVISIONS", "canadian_province", "clean_text",
-           "country_at_end", "country_in_lines", "normalise_country", "normalise_zip",
-           "us_states", "us_zip", "zip_prefix_states", "zip_states"]
+           "comparison_form", "country_at_end", "country_in_lines", "normalise_country",
+           "normalise_zip", "us_states", "us_zip", "zip_prefix_states", "zip_states"]

@@ -24,6 +24,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from swm_gis import formatting as fmt
 from swm_gis.config.town import Rules
 from swm_gis.errors import SwmGisError
 
@@ -94,7 +95,7 @@ def performance_standards(
                        "the proposed impervious area in square feet.")
     else:
         area = float(post_impervious_sqft)
-        reasons.append(f"Retention: {depth_in:.1f} in / 12 x {area:,.0f} sq ft "
+        reasons.append(f"Retention: {depth_in:.1f} in / 12 x {fmt.sqft(area)} "
                        f"= {volume:,.1f} cu ft ({sub}(b)).")
     claimed = bool(roadway_maintenance and not new)
     if claimed:

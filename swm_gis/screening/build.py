@@ -1,4 +1,4 @@
-"""Site screening: every check of ``swm-gis screen`` for one site, as one document (SPEC section 5).
+"""Site screening: every check of ``swm-gis screen`` for one site, as one document (screening.json).
 
 :func:`build_screening` takes the site and the options as one
 :class:`~swm_gis.screening.request.ScreeningRequest`, reads the reference layers it needs through
@@ -22,6 +22,7 @@ import numpy as np
 import pandas as pd
 import shapely
 
+from swm_gis import formatting as fmt
 from swm_gis._version import __version__
 from swm_gis.config.town import TownConfig
 from swm_gis.errors import GeometryError, LayerDataError, SwmGisError
@@ -41,7 +42,7 @@ from swm_gis.screening.resource_findings import HABITAT_LAYERS
 from swm_gis.screening.site import ms4_reach, parcel_cover, parcels_under_site, town_check
 from swm_gis.units import M_PER_FT, SQFT_PER_ACRE, metres_per_unit
 
-#: Top-level keys of screening.json in the order they are written (SPEC section 5, plus meta).
+#: Top-level keys of screening.json in the order they are written (the schema's, plus meta).
 DOCUMENT_KEYS = ("meta", "disturbance", "development_type", "standards", "watersheds",
                  "mitigation", "habitats", "floodplain", "receiving_waters", "checks",
                  "warnings", "coverage", "findings", "general_requirements")
@@ -165,8 +166,7 @@ def _read_site(config: TownConfig, request: ScreeningRequest) -> _Site:
 
     A site or plan elsewhere is refused before any rule speaks of it (a wrong file or CRS).
     """
-    # the parcels given by id are read first, with the request's files (a wrong id is refused
-    # before the site is looked at)
+    # the parcels given by id are read first: a wrong id is refused before the site is read
     given = io.read_parcels_by_id(config, list(request.parcels)) if request.parcels else None
     frame = _to_working(request.site, config)
     common_plan = _to_working(request.common_plan, config)
@@ -275,8 +275,8 @@ def _standards_reasons(post: _PostImpervious, permit_required: bool | None) -> l
         inside, outside = post.split
         reasons.append(
             f"The total post-construction impervious area on the site (its parcel(s) and the "
-            f"limit of disturbance) is {post.sqft:,.0f} sq ft: {inside:,.0f} sq ft inside the "
-            f"limit of disturbance and {outside:,.0f} sq ft outside it.")
+            f"limit of disturbance) is {fmt.sqft(post.sqft)}: {fmt.sqft(inside)} inside the "
+            f"limit of disturbance and {fmt.sqft(outside)} outside it.")
     if post.left_out:
         reasons.append(
             f"{post.left_out} proposed impervious polygon(s) lie wholly off the site (its "

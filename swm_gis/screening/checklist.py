@@ -3,7 +3,7 @@ applies.
 
 The items are data (``swm_gis/tables/submittal_checklist.toml``, read with importlib.resources),
 taken from the regulation text; this module decides, from a screening document (the content of
-``screening.json``, SPEC section 5), which conditional items apply and attaches the screening
+``screening.json``, README "Commands"), which conditional items apply and attaches the screening
 finding each item needs (the floodplain for the 100-year flood elevation, the NHESP features
 within 500 ft, the required retention volume, ...).
 
@@ -335,8 +335,9 @@ def _note_disturbance(doc: Mapping[str, Any]) -> str:
     dist = _block(doc, "disturbance")
     if not isinstance(dist, Mapping) or dist.get("area_sqft") is None:
         return ""
+    acres = dist.get("area_acres") or dist["area_sqft"] / SQFT_PER_ACRE
     text = (f"Screened limit of disturbance: {fmt.sqft(dist['area_sqft'])} "
-            f"({float(dist.get('area_acres') or dist['area_sqft'] / SQFT_PER_ACRE):.2f} acres).")
+            f"({fmt.acres(acres, grouping=False)}).")
     parcels = ((doc.get("meta") or {}).get("site_parcels") or {})
     if parcels.get("ids"):
         text += (f" The entire parcel(s) {', '.join(parcels['ids'])}: "

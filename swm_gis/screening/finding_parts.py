@@ -11,7 +11,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 __all__ = ["SECTIONS", "STATUSES", "STATUS_WORDS", "TITLES", "TRIGGER_SECTION", "absent",
-           "finding", "part_status"]
+           "finding", "layer_state", "missing_layers_text", "part_status"]
 
 STATUSES = ("yes", "no", "conditional", "not_checked", "info")
 STATUS_WORDS = {"yes": "Yes", "no": "No", "conditional": "Conditional",
@@ -48,7 +48,7 @@ def absent(key: str) -> dict[str, Any]:
 def finding(key: str, status: str, answer: str, *, title: str | None = None,
             section: str | None = None, used: Sequence[str] = (), missing: Sequence[str] = (),
             caveats: Sequence[str] = (), **extra: Any) -> dict[str, Any]:
-    """One finding entry (SPEC section 5); ``status`` must be one of :data:`STATUSES`."""
+    """One finding entry (``docs/findings.md``); ``status`` must be one of :data:`STATUSES`."""
     if status not in STATUSES:
         raise ValueError(f"unknown finding status {status!r}")
     return {"key": key, "title": title or TITLES[key], "status": status, "answer": answer,
@@ -101,7 +101,7 @@ def _cap(text: str) -> str:
     return text[:1].upper() + text[1:]
 
 
-def _layer_state(doc: Mapping[str, Any], key: str, layers: Sequence[str]
+def layer_state(doc: Mapping[str, Any], key: str, layers: Sequence[str]
                  ) -> tuple[list[str], list[str], list[str]]:
     """(configured, missing, caveats about partial or unknown coverage) for a finding's layers.
 
@@ -123,7 +123,8 @@ def _layer_state(doc: Mapping[str, Any], key: str, layers: Sequence[str]
     return used, missing, caveats
 
 
-def _missing_text(missing: Sequence[str]) -> str:
+def missing_layers_text(missing: Sequence[str]) -> str:
+    """"Not checked: ... not configured." for the layers missing; "" when none is."""
     names = " and ".join(layer_words(m) for m in missing)
     verb = "are" if len(missing) > 1 else "is"
     return f"Not checked: {names} {verb} not configured." if missing else ""

@@ -1,7 +1,7 @@
 """The findings of a screening and their status: the one place that decides what may be said.
 
-:func:`decide_findings` reads a screening document (the content of ``screening.json``, SPEC
-section 5, with its ``coverage`` records from :mod:`swm_gis.io.coverage`) and returns ``findings``:
+:func:`decide_findings` reads a screening document (the content of ``screening.json``, with its
+``coverage`` records from :mod:`swm_gis.io.coverage`) and returns ``findings``:
 one entry per finding, in the report's order, each with a ``status``:
 
 * ``yes``: the rule applies / the feature was found;
@@ -29,9 +29,9 @@ from swm_gis.screening.finding_parts import (
     STATUS_WORDS,
     STATUSES,
     TRIGGER_SECTION,
-    _layer_state,
     absent,
     finding,
+    layer_state,
     part_status,
 )
 from swm_gis.screening.general_requirements import EXEMPTION_7_NOTE
@@ -108,16 +108,17 @@ def _disturbance(doc: Mapping[str, Any]) -> dict[str, Any]:
                      *town_caveats])
     return finding("disturbance", "no",
                    f"Not required. {figures}: neither reaches the one-acre "
-                   f"({trigger:,.0f} sq ft) trigger.", section=TRIGGER_SECTION, used=used,
+                   f"({fmt.sqft(trigger)}) trigger.", section=TRIGGER_SECTION, used=used,
                    caveats=town_caveats)
 
 
 def _disturbance_figures(area: float, plan: Any) -> str:
     """The areas disturbed: the site's, and its common plan's when one was given."""
-    figures = f"The site disturbs {fmt.sqft(area)} ({area / SQFT_PER_ACRE:.2f} acres)"
+    figures = (f"The site disturbs {fmt.sqft(area)} "
+               f"({fmt.acres(area / SQFT_PER_ACRE, grouping=False)})")
     if plan is not None:
         figures += f"; with its common plan of development or sale {fmt.sqft(plan)} " \
-                   f"({float(plan) / SQFT_PER_ACRE:.2f} acres)"
+                   f"({fmt.acres(float(plan) / SQFT_PER_ACRE, grouping=False)})"
     return figures
 
 
@@ -165,13 +166,13 @@ def _reaching_trigger(figures: str, trigger: float, used: list[str], ms4: tuple,
     if ms4_open:
         return finding("disturbance", "conditional",
                        f"Conditional. {figures}, which reaches the one-acre "
-                       f"({trigger:,.0f} sq ft) trigger; a permit is required if the disturbance "
+                       f"({fmt.sqft(trigger)}) trigger; a permit is required if the disturbance "
                        f"drains to the Town's MS4 ({ms4_text}).", section=TRIGGER_SECTION,
                        used=used + ms4_used, missing=ms4_missing,
                        caveats=[*town_caveats, *ms4_caveats, TOWN_BOARDS_NOTE])
     return finding("disturbance", "yes",
                    f"Required. {figures}, which reaches the one-acre "
-                   f"({trigger:,.0f} sq ft) trigger. {_ms4_sentence(ms4_text)}",
+                   f"({fmt.sqft(trigger)}) trigger. {_ms4_sentence(ms4_text)}",
                    section=TRIGGER_SECTION, used=used + ms4_used, missing=ms4_missing,
                    caveats=[*town_caveats, *ms4_caveats, TOWN_BOARDS_NOTE])
 
@@ -245,7 +246,7 @@ def _development(doc: Mapping[str, Any]) -> dict[str, Any]:
                        f"{label}, as stated.{cover}", used=["impervious"]
                        if existing is not None else [], caveats=caveats +
                        ["Stated by the applicant; not measured by this tool."])
-    used, missing, cov_caveats = _layer_state(doc, "development_type", ["impervious"])
+    used, missing, cov_caveats = layer_state(doc, "development_type", ["impervious"])
     if missing:
         return finding(
             "development_type", "conditional",
@@ -368,7 +369,7 @@ def _watersheds(doc: Mapping[str, Any]) -> dict[str, Any]:
     w = doc.get("watersheds")
     if not isinstance(w, Mapping):
         return absent("watersheds")
-    used, missing, caveats = _layer_state(doc, "watersheds", ["huc12", "huc10"])
+    used, missing, caveats = layer_state(doc, "watersheds", ["huc12", "huc10"])
     parts = []
     for level in ("huc12", "huc10"):
         if level in missing:
@@ -404,7 +405,7 @@ def _mitigation(doc: Mapping[str, Any]) -> dict[str, Any]:
                        f"lie in the same {level} as the site"
                        + (" (unless the roadway-maintenance claim is accepted)." if claim
                           else "."), caveats=claim)
-    used, missing, caveats = _layer_state(doc, "mitigation", [level.lower()])
+    used, missing, caveats = layer_state(doc, "mitigation", [level.lower()])
     if missing:
         return finding("mitigation", "not_checked", f"Not checked: no {level.upper()} watershed "
                        "layer is configured.", used=["mitigation"], missing=missing, caveats=claim)
@@ -454,8 +455,8 @@ def summary_lines(doc: Mapping[str, Any], *, keys: Sequence[str] | None = None) 
     if keys is None:
         d = doc.get("disturbance") or {}
         town = (doc.get("meta") or {}).get("town") or "Town"
-        lines.append(f"{town}: the site disturbs {float(d.get('area_sqft') or 0):,.1f} sq ft "
-                     f"({float(d.get('area_acres') or 0):.3f} acres)")
+        lines.append(f"{town}: the site disturbs {fmt.sqft(float(d.get('area_sqft') or 0), 1)} "
+                     f"({fmt.acres(float(d.get('area_acres') or 0), 3, grouping=False)})")
     for f in findings:
         lines.append(f"{f['title']}: {STATUS_WORDS[f['status']].upper()} - {f['answer']}")
         lines.extend(f"  caveat: {c}" for c in f.get("caveats") or [])

@@ -1,4 +1,4 @@
-"""What every permitted project must do, whatever the site (SPEC 5, ``general_requirements``).
+"""What every permitted project must do, whatever the site (``general_requirements``).
 
 The entries are data (``swm_gis/tables/general_requirements.toml``), quoted from the Lynnfield
 Stormwater Management Rules and Regulations (Chapter 320): the permit procedure's duties (the

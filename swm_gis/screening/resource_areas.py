@@ -1,4 +1,4 @@
-"""Site screening II: resource areas and receiving waters around one site (SPEC section 5).
+"""Site screening II: resource areas and receiving waters around one site (``docs/findings.md``).
 
 :func:`resource_checks` is what ``swm-gis screen`` calls; it reads the layers it needs through
 :mod:`swm_gis.io.layers` with a spatial filter around the site and hands frames to the core rules
@@ -81,9 +81,10 @@ def resource_checks(
     -------
     tuple
         ``(keys, layers, checks)``: ``keys`` holds ``habitats``, ``floodplain`` and
-        ``receiving_waters`` as in SPEC section 5 (``floodplain`` / ``receiving_waters`` are None
-        when their check could not run); ``layers`` maps screening.gpkg layer names to frames;
-        ``checks`` lists ``{"name", "ran", "source", "reason"?, "section", ...}``.
+        ``receiving_waters`` as ``screening.json`` holds them (``floodplain`` /
+        ``receiving_waters`` are None when their check could not run); ``layers`` maps
+        screening.gpkg layer names to frames; ``checks`` lists
+        ``{"name", "ran", "source", "reason"?, "section", ...}``.
     """
     report = progress or (lambda fraction, message: None)
     site = site if site.crs is None or site.crs.equals(config.crs_obj) else site.to_crs(config.crs)

@@ -1,7 +1,7 @@
 """The resource-area findings of a screening: NHESP habitats and vernal pools, the floodplain and
 the receiving waters (:func:`swm_gis.screening.findings.decide_findings` lists them last).
 
-Each reads its block of the screening document (SPEC section 5) and the coverage records of its
+Each reads its block of the screening document (``screening.json``) and the coverage records of its
 layers and returns one finding (:func:`swm_gis.screening.finding_parts.finding`). Pure: no I/O.
 """
 
@@ -13,11 +13,11 @@ from typing import Any
 from swm_gis import formatting as fmt
 from swm_gis.screening.finding_parts import (
     STATUS_WORDS,
-    _layer_state,
-    _missing_text,
     absent,
     finding,
+    layer_state,
     layer_words,
+    missing_layers_text,
     part_status,
 )
 
@@ -33,8 +33,8 @@ def habitats_finding(doc: Mapping[str, Any]) -> dict[str, Any]:
     if not isinstance(doc.get("habitats"), list):
         return absent("habitats")
     found = sorted(doc.get("habitats") or [], key=lambda h: float(h.get("distance_ft") or 0))
-    used, missing, caveats = _layer_state(doc, "habitats", HABITAT_LAYERS)
-    gap = _missing_text(missing)
+    used, missing, caveats = layer_state(doc, "habitats", HABITAT_LAYERS)
+    gap = missing_layers_text(missing)
     if found:
         parts = [f"{_HABITAT_NAMES.get(h.get('layer'), h.get('layer'))} {h.get('id')} at "
                  f"{fmt.ft(h.get('distance_ft') or 0)}"
@@ -58,7 +58,7 @@ def habitats_finding(doc: Mapping[str, Any]) -> dict[str, Any]:
 # --------------------------------------------------------------------------- floodplain
 def floodplain_finding(doc: Mapping[str, Any]) -> dict[str, Any]:
     f = doc.get("floodplain")
-    used, missing, caveats = _layer_state(doc, "floodplain", ["flood_zones"])
+    used, missing, caveats = layer_state(doc, "floodplain", ["flood_zones"])
     if not isinstance(f, Mapping) and not missing:
         return absent("floodplain")
     if not isinstance(f, Mapping) or missing:
@@ -153,14 +153,14 @@ def _shaded_part(f: Mapping[str, Any], site: Mapping[str, Any]) -> tuple[str, st
 
 def receiving_finding(doc: Mapping[str, Any]) -> dict[str, Any]:
     rw = doc.get("receiving_waters")
-    net_used, net_missing, _ = _layer_state(doc, "receiving_waters", ["streams", "waterbodies"])
+    net_used, net_missing, _ = layer_state(doc, "receiving_waters", ["streams", "waterbodies"])
     if not isinstance(rw, Mapping):
         return _not_traced(net_missing)
     trace_caveats = _trace_caveats(rw)
     complete = not trace_caveats
-    orw_used, orw_missing, orw_cov = _layer_state(doc, "receiving_waters",
+    orw_used, orw_missing, orw_cov = layer_state(doc, "receiving_waters",
                                                   ["orw", "vernal_pools"])
-    imp_used, imp_missing, imp_cov = _layer_state(doc, "receiving_waters", ["impaired_waters"])
+    imp_used, imp_missing, imp_cov = layer_state(doc, "receiving_waters", ["impaired_waters"])
     orw, impaired = rw.get("orw") or [], rw.get("impaired") or []
     # complete: every layer that could add a water to this part was read over the whole path
     full = {"orw": complete and not orw_missing and not orw_cov,

@@ -15,6 +15,7 @@ import geopandas as gpd
 import numpy as np
 import shapely
 
+from swm_gis import formatting as fmt
 from swm_gis.config.town import TownConfig
 from swm_gis.coverage_rule import in_town
 from swm_gis.io import layers as io
@@ -71,7 +72,7 @@ def town_check(config: TownConfig, site_union: shapely.Geometry, *,
             config.crs_obj)
         if key == "town_boundary" and outside >= 1.0:
             warnings.append({"code": f"{what.replace(' ', '_')}_partly_outside_town",
-                             "text": f"{outside:,.0f} sq ft of the {what} lies outside "
+                             "text": f"{fmt.sqft(outside)} of the {what} lies outside "
                                      f"{config.name} (the town boundary layer); Chapter 320 is "
                                      "the Town's, and the rest is another municipality's."})
     return warnings

@@ -1,6 +1,6 @@
 <!DOCTYPE qgis PUBLIC 'http://mrcc.com/qgis.dtd' 'SYSTEM'>
 <!-- swm-gis applicability map style (QGIS 3.22+). Categories and symbols are filled in by
-     swm_gis.styles.applicability_qml() with the screening classes present in the output; the
+     swm_gis.applicability.style.applicability_qml() with the screening classes present in the output; the
      template is the layer-level settings. Stored in the GeoPackage's layer_styles table. -->
 <qgis version="3.22.0" styleCategories="AllStyleCategories" hasScaleBasedVisibilityFlag="0" minScale="100000000" maxScale="0" readOnly="0" simplifyDrawingHints="1" simplifyDrawingTol="1" simplifyLocal="1" simplifyAlgorithm="0" simplifyMaxScale="1" labelsEnabled="0" symbologyReferenceScale="-1">
  <flags>

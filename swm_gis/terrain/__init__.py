@@ -3,7 +3,8 @@
 Two kinds of drainage meet here. Over land, runoff follows the terrain: :func:`flow_directions`
 derives D8 flow directions from the DEM after filling depressions. In channels, it follows the
 mapped hydrography: :func:`stream_network` builds a directed graph from stream lines digitised in
-flow direction (SPEC section 4), connected through the ponds and lakes they run into and out of.
+flow direction (README "Town configuration"), connected through the ponds and lakes they run into
+and out of.
 :func:`trace_overland` walks from a site down the DEM to the first stream or water body;
 :func:`downstream_legs` follows the network from there.
 

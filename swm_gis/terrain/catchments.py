@@ -1,6 +1,6 @@
 """Catchments computed once per town: which receiving waters each DEM cell drains to.
 
-For the applicability map (SPEC section 5), tracing every parcel downstream would repeat the same
+For the applicability map (README "Commands"), tracing every parcel downstream would repeat the same
 walk thousands of times. Instead, built on :mod:`swm_gis.terrain`:
 
 1. D8 flow directions on the DEM (:func:`swm_gis.terrain.flow_directions`) and the stream

@@ -221,7 +221,7 @@ class StreamNetwork:
         frame = self.reaches if kind == "r" else self.waterbodies
         row = frame.iloc[i]
         return {"type": "stream" if kind == "r" else "waterbody",
-                "id": _plain(row.get("id")), "name": _plain(row.get("name"))}
+                "id": plain_value(row.get("id")), "name": plain_value(row.get("name"))}
 
 
 def stream_network(
@@ -350,7 +350,7 @@ def _digitisation_warnings(net: StreamNetwork, starts, ends, co_ending, flow, ri
         names = ", ".join(str(ids[g]) for g in sorted(group))
         x, y = shapely.get_coordinates(ends[i])[0]
         warnings.append({
-            "problem": "ends_meet", "reaches": [_plain(ids[g]) for g in sorted(group)],
+            "problem": "ends_meet", "reaches": [plain_value(ids[g]) for g in sorted(group)],
             "x": round(float(x), 1), "y": round(float(y), 1),
             "message": (f"Stream lines {names} all end at ({x:.0f}, {y:.0f}) and no line leaves "
                         "that point: one of them is probably digitised against the flow. "
@@ -374,7 +374,7 @@ def _digitisation_warnings(net: StreamNetwork, starts, ends, co_ending, flow, ri
         names = ", ".join(str(ids[g]) for g in sorted(group))
         x, y = shapely.get_coordinates(starts[i])[0]
         warnings.append({
-            "problem": "starts_meet", "reaches": [_plain(ids[g]) for g in sorted(group)],
+            "problem": "starts_meet", "reaches": [plain_value(ids[g]) for g in sorted(group)],
             "x": round(float(x), 1), "y": round(float(y), 1),
             "message": (f"Stream lines {names} all start at ({x:.0f}, {y:.0f}) and no line "
                         "ends there: one of them is probably digitised against the flow."),
@@ -385,7 +385,7 @@ def _digitisation_warnings(net: StreamNetwork, starts, ends, co_ending, flow, ri
         rises = np.isfinite(z0) & np.isfinite(z1) & (z1 - z0 > rise_tol)
         for i in np.flatnonzero(rises):
             warnings.append({
-                "problem": "rises", "reaches": [_plain(ids[i])],
+                "problem": "rises", "reaches": [plain_value(ids[i])],
                 "message": (f"Stream line {ids[i]} climbs from {z0[i]:.1f} to {z1[i]:.1f} (DEM "
                             "elevation) from its first to its last point: it is probably "
                             "digitised against the flow. Reverse it in the streams layer."),
@@ -474,7 +474,8 @@ def _labels_by_basins(flow: FlowGrid, water: np.ndarray) -> np.ndarray:
     return lookup[basins]
 
 
-def _plain(value: Any) -> Any:
+def plain_value(value: Any) -> Any:
+    """A numpy scalar as the Python value, NaN as None (for JSON and frames)."""
     if isinstance(value, np.generic):
         return value.item()
     try:
@@ -485,6 +486,7 @@ def _plain(value: Any) -> Any:
     return value
 
 
-def _text(value: Any) -> str | None:
-    value = _plain(value)
+def text_or_none(value: Any) -> str | None:
+    """:func:`plain_value` as text; None stays None."""
+    value = plain_value(value)
     return None if value is None else str(value)

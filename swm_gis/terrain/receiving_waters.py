@@ -38,7 +38,7 @@ from swm_gis import terrain as hy
 from swm_gis.errors import SwmGisError
 from swm_gis.messages import option
 from swm_gis.raster import Raster
-from swm_gis.terrain.grid import _plain, _text
+from swm_gis.terrain.grid import plain_value, text_or_none
 from swm_gis.units import feet_per_unit, require_crs
 
 IMPAIRED_CATEGORIES = ("4A", "4B", "5")
@@ -250,7 +250,7 @@ def _requirement(group, row, waters, causes, tmdls, conditional, *, basis: str =
 
 
 def _label(name: Any, ident: Any) -> str:
-    name, ident = _text(name), _text(ident)
+    name, ident = text_or_none(name), text_or_none(ident)
     if name and ident and name != ident:
         return f"{name} ({ident})"
     return name or ident or "unnamed"
@@ -342,7 +342,7 @@ def trace_receiving_waters(
     wb_hits = hy.waters_along(legs, network.waterbodies, tolerance=tol)
 
     orw_out = [
-        {"id": _plain(orw.iloc[k].get("id")), "name": _text(orw.iloc[k].get("name")),
+        {"id": plain_value(orw.iloc[k].get("id")), "name": text_or_none(orw.iloc[k].get("name")),
          "flow_distance_ft": round(m * ft, 1)}
         for k, m in sorted(orw_hits.items(), key=lambda kv: kv[1])
     ]
@@ -409,7 +409,7 @@ def _impaired_found(imp_hits, imp_rows, ft: float) -> list[dict[str, Any]]:
     for k, m in sorted(imp_hits.items(), key=lambda kv: kv[1]):
         row = imp_rows.iloc[k]
         imp_out.append({
-            "au_id": _text(row.get("id")), "name": _text(row.get("name")),
+            "au_id": text_or_none(row.get("id")), "name": text_or_none(row.get("name")),
             "category": row["category_norm"], "causes": split_causes(row.get("causes")),
             "tmdl": _tmdl(row.get("tmdl"), row["category_norm"]),
             "flow_distance_ft": round(m * ft, 1),
@@ -426,8 +426,8 @@ def _pools_overland(flow: hy.FlowGrid, starts: np.ndarray, water: np.ndarray,
         return []
     cells, rows = hy.feature_cells(flow, pools.geometry.values.to_numpy(), areas=False)
     found = hy.features_met_overland(flow, starts, water, cells, rows)
-    return [{"id": _plain(pools.iloc[k].get("id")),
-             "name": f"Certified Vernal Pool {_text(pools.iloc[k].get('id')) or ''}".strip(),
+    return [{"id": plain_value(pools.iloc[k].get("id")),
+             "name": f"Certified Vernal Pool {text_or_none(pools.iloc[k].get('id')) or ''}".strip(),
              "flow_distance_ft": round(d * ft, 1), "vernal_pool": True}
             for k, d in sorted(found.items(), key=lambda kv: kv[1])]
 
@@ -449,8 +449,8 @@ def _pools_reached(legs: list[hy.Leg], pools: gpd.GeoDataFrame | None, tol: floa
             near = shapely.get_point(shapely.shortest_line(leg.geometry, geoms[k]), 0)
             m = leg.from_measure + float(shapely.line_locate_point(leg.geometry, near))
             found[k] = min(found.get(k, m), m)
-    return [{"id": _plain(pools.iloc[k].get("id")),
-             "name": f"Certified Vernal Pool {_text(pools.iloc[k].get('id')) or ''}".strip(),
+    return [{"id": plain_value(pools.iloc[k].get("id")),
+             "name": f"Certified Vernal Pool {text_or_none(pools.iloc[k].get('id')) or ''}".strip(),
              "flow_distance_ft": round(m * ft, 1), "vernal_pool": True}
             for k, m in sorted(found.items(), key=lambda kv: kv[1])]
 
@@ -519,7 +519,7 @@ def _impaired_rows(impaired: gpd.GeoDataFrame | None) -> gpd.GeoDataFrame | None
 
 
 def _tmdl(value: Any, category: str) -> str | None:
-    text = _text(value)
+    text = text_or_none(value)
     if text is not None and text.strip().upper() not in _NO_TMDL:
         return text.strip()
     return "approved TMDL (category 4A)" if category.startswith("4A") else None

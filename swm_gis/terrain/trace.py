@@ -17,7 +17,7 @@ from shapely import ops
 
 from swm_gis.errors import EmptyLayerError, InputFileError
 from swm_gis.messages import config_key
-from swm_gis.terrain.grid import FlowGrid, StreamNetwork, _text, water_cells
+from swm_gis.terrain.grid import FlowGrid, StreamNetwork, text_or_none, water_cells
 from swm_gis.units import feet_per_unit
 
 Node = tuple[str, int]  # ("r", reach number) or ("w", waterbody number)
@@ -246,7 +246,8 @@ def legs_frame(network: StreamNetwork, legs: list[Leg], crs: Any) -> gpd.GeoData
     rows = []
     for leg in legs:
         info = network.describe(leg.node) if leg.node is not None else {"id": None, "name": None}
-        rows.append({"kind": leg.kind, "id": _text(info["id"]), "name": _text(info["name"]),
+        rows.append({"kind": leg.kind, "id": text_or_none(info["id"]),
+                     "name": text_or_none(info["name"]),
                      "from_ft": round(leg.from_measure * ft, 1),
                      "to_ft": round(leg.to_measure * ft, 1)})
     cols = ["kind", "id", "name", "from_ft", "to_ft"]

@@ -32,7 +32,7 @@ import pandas as pd
 from swm_gis.config.town import TownConfig, load_config
 from swm_gis.errors import InputFileError, LayerDataError, OutputExistsError, SwmGisError
 from swm_gis.io import layers as io
-from swm_gis.io.outputs import STAGE_MARK, api_output_dir, config_inputs, final_paths
+from swm_gis.io.outputs import api_output_dir, config_inputs, final_paths
 from swm_gis.messages import option
 from swm_gis.progress import Progress, quiet
 from swm_gis.units import FT_PER_M, metres_per_unit
@@ -98,7 +98,8 @@ class WebMap:
 
 def publish(config: TownConfig | str | os.PathLike, out: str | os.PathLike, *,
             source: str | os.PathLike | None = None, overwrite: bool = False,
-            simplify_ft: float | None = None, progress: Progress | None = None) -> WebMap:
+            simplify_ft: float | None = None, progress: Progress | None = None,
+            staged: bool = False) -> WebMap:
     """Write the public web map of the applicability classes (what ``swm-gis publish`` does).
 
     Parameters
@@ -118,6 +119,9 @@ def publish(config: TownConfig | str | os.PathLike, out: str | os.PathLike, *,
         config's ``[publish] simplify_ft``); 0 keeps the exact shapes.
     progress
         ``progress(fraction, message)`` callback.
+    staged
+        ``out`` is already the staging folder of ``swm_gis.io.outputs.output_package`` (a
+        command's, which checked the site folder first): written into directly.
 
     Returns
     -------
@@ -140,9 +144,9 @@ def publish(config: TownConfig | str | os.PathLike, out: str | os.PathLike, *,
     tolerance_ft = _tolerance(cfg, simplify_ft)
     inputs = config_inputs(cfg) + ([str(source)] if source is not None else [])
     final = Path(out)
-    if STAGE_MARK not in final.name:  # a command checks its own output before staging
+    if not staged:  # a command checks its own output before staging
         check_site_folder(final, overwrite=overwrite)
-    with api_output_dir(final, inputs=inputs, overwrite=overwrite,
+    with api_output_dir(final, staged=staged, inputs=inputs, overwrite=overwrite,
                         command="swm_gis publish") as stage:
         progress(0.0, "reading the applicability map" if source else
                  "classifying every parcel (applicability map)")
@@ -325,8 +329,8 @@ def build_site_data(cfg: TownConfig, amap: Applicability, *, tolerance_ft: float
     sources = _public_sources(cfg, amap.checks)
     checks = {c["name"]: {"ran": bool(c["ran"]), "note": c.get("note"),
                           "section": c.get("section")} for c in amap.checks}
-    # one name on the page whatever the map calls the check (nhesp_within_500ft before
-    # issue 23, nhesp_within_distance after)
+    # one name on the page whatever the map calls the check (nhesp_within_500ft or
+    # nhesp_within_distance)
     nh = next((c for c in site.NHESP_COLUMNS if c in checks), None)
     if nh:
         checks.setdefault("nhesp", checks[nh])

@@ -235,7 +235,7 @@ def test_drainage_flags_from_catchments_closed_downstream(tmp_path):
         "large parcel; impaired-water constraint; drainage leaves the town's data; NHESP, "
         "floodplain, HUC not checked")
     # EAST drains off the DEM without meeting the brook: where it goes is not in the data, so
-    # neither flag can be false (SPEC section 5: a trace that left the data is not "no")
+    # neither flag can be false (``docs/findings.md``: a trace that left the data is not "no")
     assert pd.isna(res.loc["EAST", "drains_to_orw"])
     assert pd.isna(res.loc["EAST", "drains_to_impaired"])
     assert pd.isna(res.loc["EAST", "impairment_causes"])

@@ -1,4 +1,4 @@
-"""Applicability classes tell the truth (SPEC section 5), one colour per class, every core.
+"""Applicability classes tell the truth (``docs/findings.md``), one colour per class, every core.
 
 * a flag whose layers are absent is null, never false; so is a flag whose layers do not cover
   the area the check searches (the parcel, or the parcel and 500 ft around it for NHESP), and
@@ -240,7 +240,7 @@ def test_cambridge_says_nhesp_huc_orw_and_impaired_waters_not_checked(tmp_path):
 
 # --------------------------------------------------------------------------- legend colours
 def _style_fills(gpkg: Path) -> dict[str, str]:
-    from swm_gis.styles import style_classes
+    from swm_gis.applicability.style import style_classes
 
     con = sqlite3.connect(str(gpkg))
     qml = con.execute("SELECT styleQML FROM layer_styles WHERE useAsDefault").fetchone()[0]

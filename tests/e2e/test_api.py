@@ -24,7 +24,7 @@ from swm_gis.cli import main
 from swm_gis.cli.abutters import demo_parcel_id
 from swm_gis.errors import ConfigError, CrsError, SwmGisError
 
-#: The documented signatures: positional parameters, then keyword-only ones (SPEC / issue 14).
+#: The documented signatures: positional parameters, then keyword-only ones (README "Python API").
 SIGNATURES = {
     "load_config": (["path"], []),
     "screen": (["config", "site"], [

@@ -1,4 +1,5 @@
-"""A layer read from several sources (SPEC section 4): a town's parcels and its neighbour's.
+"""A layer read from several sources (README "Where layers may live"): a town's parcels and its
+neighbour's.
 
 Layout (EPSG:26986, metres): the town's parcels T_1..T_3 are 20 m squares in a row from x=0;
 the neighbour's N_1, N_2 continue the row from x=60, and its extract repeats the town's T_3

@@ -9,7 +9,7 @@ from swm_gis.config.town import LAYER_KEYS, parse_config
 from swm_gis.errors import ConfigError
 from swm_gis.io.sources import source_info
 from swm_gis.notification.info import PackageInfo
-from swm_gis.reports.screening_model import _describe_source
+from swm_gis.reports.screening_model import describe_source
 
 LABEL = "QGIS layer 'Parcels' (parcels.shp; 2 selected features)"
 
@@ -49,6 +49,6 @@ def test_reports_print_the_label_not_the_temporary_path():
     assert info.source_lines() == [
         f"parcels: {LABEL}; data date not stated; file modified 2026-12-01 (not the data date)"]
     assert info.source_rows()[0][1] == LABEL
-    assert _describe_source(src) == f"parcels = {LABEL} (2026-12-01)"
+    assert describe_source(src) == f"parcels = {LABEL} (2026-12-01)"
     plain = {k: v for k, v in src.items() if k != "label"}
-    assert _describe_source(plain) == "parcels = parcels.gpkg:parcels (2026-12-01)"
+    assert describe_source(plain) == "parcels = parcels.gpkg:parcels (2026-12-01)"

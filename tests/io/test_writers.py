@@ -8,7 +8,7 @@ from swm_gis.errors import OutputExistsError
 from swm_gis.io.writers import (
     atomic_path,
     check_outputs_free,
-    write_csv,
+    safe_frame,
     write_geopackage,
     write_json,
 )
@@ -31,14 +31,12 @@ def test_existing_output_needs_overwrite(tmp_path):
     check_outputs_free([tmp_path / "a.csv"], overwrite=True)
 
 
-def test_csv_has_bom_and_neutralises_formulas(tmp_path):
+def test_safe_frame_neutralises_formulas():
     df = pd.DataFrame({"owner": ["=HYPERLINK(\"x\")", "+1", "-2", "@SUM", "JOSÉ NÚÑEZ"],
                        "n": [1, 2, 3, 4, 5]})
-    write_csv(df, tmp_path / "o.csv")
-    raw = (tmp_path / "o.csv").read_bytes()
-    assert raw.startswith(b"\xef\xbb\xbf")
-    back = pd.read_csv(tmp_path / "o.csv", encoding="utf-8-sig", dtype=str)
+    back = safe_frame(df)
     assert back["owner"].tolist() == ["'=HYPERLINK(\"x\")", "'+1", "'-2", "'@SUM", "JOSÉ NÚÑEZ"]
+    assert back["n"].tolist() == [1, 2, 3, 4, 5]
     assert df["owner"].iloc[0].startswith("=")  # input not modified
 
 

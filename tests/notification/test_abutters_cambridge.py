@@ -108,7 +108,7 @@ def test_parcels_without_assessing_record_are_flagged_not_dropped(package, indep
 def test_every_output_records_subject_distance_and_fiscal_year(package):
     from openpyxl import load_workbook
 
-    # the CSVs are plain tables (SPEC section 5: a mail merge reads them as is); the provenance
+    # the CSVs are plain tables (a mail merge reads them as is: docs/abutters.md); the provenance
     # is in the workbook's Certification sheet (and certification.pdf)
     for name in ("abutting_parcels.csv", "mailing_list.csv", "left_out.csv"):
         lines = (package / name).read_text(encoding="utf-8-sig").splitlines()

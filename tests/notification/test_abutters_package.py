@@ -1,4 +1,4 @@
-"""The abutter package as a whole (SPEC section 5): abutters.json against its schema, one set of
+"""The abutter package as a whole (docs/abutters.md): abutters.json against its schema, one set of
 counts across the summary, the JSON, the map footer and the CSV rows, --include-subject, the
 right-of-way rule (Cambridge's ROAD), and the warnings (town line, many abutters).
 """
@@ -91,7 +91,7 @@ def test_left_out_reasons_cite_chapter_320_never_the_spec(sample_out):
 
 
 def test_no_user_facing_text_cites_the_spec():
-    """Strings the package prints (not docstrings or comments) never say "SPEC section"."""
+    """Strings the package prints (not docstrings or comments) never cite the developers' spec."""
     import ast
 
     hits = []

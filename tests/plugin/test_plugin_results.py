@@ -1,7 +1,7 @@
 """Results a person reads (issue 17): typed outputs, a short log, no empty layers loaded, the
 disturbance trigger from a site alone. Runs on the sample town (``data/sample``).
 
-The status outputs come from the engine's ``findings`` list (SPEC section 5); a boolean output
+The status outputs come from the engine's ``findings`` list (``docs/findings.md``); a boolean output
 is True for "yes", False only for "no" and NULL (None) for conditional / not checked; an engine
 without ``findings`` is refused as too old.
 """
@@ -201,7 +201,7 @@ def test_the_report_of_a_single_check_when_asked(plugin, tmp_path):
 
 
 def test_a_small_site_without_common_plan_is_conditional_not_no(plugin, tmp_path):
-    """SPEC section 5: under an acre and no common plan given, the permit is conditional."""
+    """Under an acre and no common plan given, the permit is conditional."""
     import processing
 
     r = processing.run("swm_gis:disturbancetrigger", {"SITE": site("site_small"),
@@ -256,7 +256,7 @@ def test_a_town_without_nhesp_layers_says_habitats_not_checked(plugin, tmp_path)
 
 
 def test_an_engine_without_findings_is_refused_as_too_old(plugin, tmp_path, monkeypatch):
-    """screening.json without ``findings`` (an engine older than SPEC section 5's list): the run
+    """screening.json without ``findings`` (an engine older than the findings list): the run
     stops saying the engine is too old and how to reinstall it; no status is guessed."""
     import processing
     from qgis.core import QgsProcessingException
@@ -326,7 +326,7 @@ def test_abutters_and_applicability_logs_are_short_and_typed(plugin, tmp_path):
     assert len(fb.lines) < MAX_LOG_LINES and cli_language("\n".join(fb.lines)) == []
 
 
-#: An engine that already writes SPEC section 5's ``findings`` (as the merged engine will):
+#: A stand-in engine that writes ``findings``:
 #: it copies a prepared screening.json into --out and reports its result line.
 FINDINGS_ENGINE = """#!{python}
 import json, shutil, sys

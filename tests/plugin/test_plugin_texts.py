@@ -1,5 +1,5 @@
 """What the plugin tells the user: how to set up the engine (from the plugin, never a
-command line) and no internal document names ("SPEC section 4")."""
+command line) and no internal document names (the developers' spec)."""
 
 from __future__ import annotations
 

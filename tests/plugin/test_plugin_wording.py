@@ -6,7 +6,7 @@ Both modules are plain Python (no QGIS), so these tests need no QGIS application
 from __future__ import annotations
 
 import pytest
-import support.plugin_kit as plugin_kit  # noqa: F401 - puts the plugin folder on sys.path
+import support.plugin_kit as plugin_kit  # puts the plugin folder on sys.path
 from hypothesis import given
 from hypothesis import strategies as st
 from swm_gis_qgis import findings, wording
@@ -81,7 +81,7 @@ def test_a_config_field_key_and_the_temporary_config_become_the_field_parameter(
                                temp_root=TEMP)
     assert said == ("the layer 'Town parcels' ('Parcels (tax parcel polygons)') has no field "
                     "LOC_ID for the logical field \"id\". Set the parameter 'Parcel id field'.")
-    assert wording.has_cli_language(parts[0]) and not wording.has_cli_language(said)
+    assert plugin_kit.cli_language(parts[0]) and plugin_kit.cli_language(said) == []
 
 
 @pytest.mark.parametrize("suffix", [":site", "|layername=site", ""])
@@ -126,7 +126,7 @@ def test_no_option_is_worded_as_a_flag(options, filler):
     parts = [filler]
     for name in options:
         parts += [" pass ", _opt(name, "FILE"), " now"]
-    assert not wording.has_cli_language(wording.dialog_text("", LABELS, parts=parts))
+    assert plugin_kit.cli_language(wording.dialog_text("", LABELS, parts=parts)) == []
 
 
 def test_help_names_the_labels_in_bold():

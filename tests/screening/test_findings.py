@@ -1,4 +1,5 @@
-"""Truth of a finding (SPEC section 5): yes / no only on data that covers the area searched.
+"""Truth of a finding (README "Truth of a finding"): yes / no only on data that covers the area
+searched.
 
 Two towns built by hand (EPSG:26986, metres from the south-west corner X0, Y0; 3 km x 2 km; the
 town boundary is the whole rectangle). Elevation z = 100 + 0.08 |y - 1005| - 0.01 x: a valley

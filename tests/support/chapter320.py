@@ -1,5 +1,5 @@
 """The regulation's own numbering, for tests: which section numbers the copy of Chapter 320 gives,
-and which an output folder cites that it does not (issue 24: no number the text does not give).
+and which an output folder cites that it does not (an output cites no number the text lacks).
 
 :func:`numbers_absent` reads every text output in a folder (JSON strings, HTML, PDF text, CSV,
 XLSX cells, plain text), so it serves the screening outputs and an abutter package alike.

@@ -23,10 +23,10 @@ from support.townkit import REPO, SAMPLE_CONFIG
 import swm_gis
 from swm_gis.applicability.classify import class_order
 from swm_gis.applicability.palette import class_colours
+from swm_gis.applicability.style import applicability_qml
 from swm_gis.cli import main
 from swm_gis.config.town import parse_config
 from swm_gis.errors import ConfigError, InputFileError, OutputError, OutputExistsError
-from swm_gis.styles import applicability_qml
 from swm_gis.webmap import site
 
 REGULATION = REPO.parent / "shared" / "regulations" / "lynnfield-chapter-320.txt"

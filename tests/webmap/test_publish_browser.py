@@ -56,7 +56,7 @@ def _style_categories(gpkg) -> list[tuple[str, str]]:
     """(class, #rrggbb) of the QGIS style stored in the GeoPackage, in its order."""
     with sqlite3.connect(gpkg) as con:
         qml = con.execute("SELECT styleQML FROM layer_styles WHERE useAsDefault").fetchone()[0]
-    from swm_gis.styles import style_classes
+    from swm_gis.applicability.style import style_classes
 
     return [(value, c["colour"]) for value, c in style_classes(qml).items()]
 

@@ -1,4 +1,4 @@
-"""The algorithms of the swm_gis provider (ids are stable: SPEC section 6), and the town
+"""The algorithms of the swm_gis provider (ids are stable: ``docs/qgis.md``), and the town
 set-up that saves the town config they take as their first parameter."""
 
 from .abutters import AbuttersAlgorithm

@@ -35,7 +35,7 @@ FILES = {  # output name -> file the engine writes in its --out folder
     "ABUTTERS_JSON": ("abutters.json", "Counts and warnings (JSON)"),
     "ABUTTERS_GPKG": ("abutters.gpkg", "Subject, search area and abutters (GeoPackage)"),
 }
-#: counts (abutters.json, SPEC section 5) of owners kept off the mailing list for their address
+#: counts (abutters.json) of owners kept off the mailing list for their address
 UNMAILABLE_KEYS = ("no_mailing_address", "incomplete_address")
 
 
@@ -153,8 +153,8 @@ says how many recipients cannot be mailed.
         if self.parameterAsBoolean(parameters, "INCLUDE_SUBJECT", context):
             args.append("--include-subject")
         args += self.label_args(parameters, context)
-        self._out = ws.out_folder()
-        args += ["--out", self._out, "--overwrite"]
+        self.engine_out = ws.out_folder()
+        args += ["--out", self.engine_out, "--overwrite"]
         return args
 
     @staticmethod
@@ -247,7 +247,7 @@ says how many recipients cannot be mailed.
                              [str(i) for i in exc.details.get("examples") or ()], ws)
 
     def collect(self, result, parameters, context, feedback, ws):
-        out = Path(self._out)
+        out = Path(self.engine_out)
         if ws.has("ASSESS") or ws.town_config():
             check_owners_found(out, ws)
         gpkg = out / "abutters.gpkg"
@@ -299,7 +299,7 @@ def check_owners_found(out: Path, ws) -> None:
 
 def no_owner_text(ownable: int, ids: list[str], ws) -> str:
     """The refusal when no abutting parcel that can have an owner joins an owner record: one
-    message whether the plugin's check or the engine's (exit 2, issue 22) found it."""
+    message whether the plugin's check or the engine's (exit 2) found it."""
     if ws.town_config():
         fields = ("the parcel id field and the assessing table's parcel id field of the town "
                   "config file")

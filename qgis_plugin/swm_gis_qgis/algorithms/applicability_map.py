@@ -91,7 +91,7 @@ Same as <i>swm-gis applicability</i>.
         return args
 
     def collect(self, result, parameters, context, feedback, ws):
-        from .screen_base import _has_layer
+        from .screen_base import has_layer
 
         # the engine's own GeoPackage is an output only when the user chose to keep it
         kept = self.parameterAsFileOutput(parameters, "OUTPUT_GPKG", context)
@@ -100,7 +100,7 @@ Same as <i>swm-gis applicability</i>.
                                           "applicability", stored_style=True,
                                           display="Chapter 320 applicability")
         summary_layer = next((n for n in ("summary", "applicability_summary")
-                              if _has_layer(Path(self._gpkg), n)), None)
+                              if has_layer(Path(self._gpkg), n)), None)
         if summary_layer:
             res["SUMMARY"] = self.copy_to_sink(parameters, "SUMMARY", context, self._gpkg,
                                                summary_layer)

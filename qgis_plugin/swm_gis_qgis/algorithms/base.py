@@ -140,6 +140,9 @@ class SwmGisAlgorithm(QgsProcessingAlgorithm):
     #: Show the engine's step texts in the log (False for a single check, which runs the whole
     #: screening in the engine: its other steps are not this tool's).
     LOG_ENGINE_STEPS = True
+    #: The folder the engine wrote this run's files into (set by ``processAlgorithm``); the
+    #: workspace moves them to the user's folder and relabels their sources from there.
+    engine_out: str | None = None
 
     # ------------------------------------------------------------------ QGIS boilerplate
     def tr(self, text: str) -> str:

@@ -91,7 +91,7 @@ are replaced), INDEX_HTML (the page), PARCEL_COUNT and SITE_BYTES. Same as \
         folder = self.parameterAsFileOutput(parameters, "SITE_FOLDER", context)
         if folder and folder != "TEMPORARY_OUTPUT":
             ws.final_folder = safety.real_path(folder)
-        self._out = self._site = str(ws.folder / "site")
+        self.engine_out = self._site = str(ws.folder / "site")
         os.makedirs(self._site, exist_ok=True)
         args = ["publish", "--config", config, "--out", self._site, "--overwrite",
                 "--simplify-ft", repr(self.parameterAsDouble(parameters, "SIMPLIFY_FT", context))]

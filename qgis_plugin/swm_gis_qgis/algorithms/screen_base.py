@@ -1,4 +1,4 @@
-"""Shared base of the algorithms that run ``swm-gis screen`` (one site, SPEC section 5).
+"""Shared base of the algorithms that run ``swm-gis screen`` (one site, ``docs/qgis.md``).
 
 The single-check algorithms (disturbance trigger, habitats, floodplain, mitigation, receiving
 waters) run the same ``swm-gis screen`` with only the layers their check needs: a check whose
@@ -233,15 +233,15 @@ class ScreenAlgorithm(SwmGisAlgorithm):
         if self.REPORT_OPTIONAL and not self.parameterAsBoolean(parameters, "WRITE_REPORT",
                                                                 context):
             args.append("--no-report")
-        self._out = ws.out_folder()
-        args += ["--out", self._out, "--overwrite"]
+        self.engine_out = ws.out_folder()
+        args += ["--out", self.engine_out, "--overwrite"]
         return args
 
     def extra_args(self, parameters, context, ws) -> list[str]:
         return []
 
     def collect(self, result, parameters, context, feedback, ws):
-        out = Path(self._out)
+        out = Path(self.engine_out)
         data = self.read_json(out / "screening.json")
         part = {k: data.get(k) for k in self.JSON_KEYS}
         part["checks"] = [c for c in data.get("checks") or []
@@ -302,7 +302,8 @@ _SINK_TYPES = {"polygon": QgsProcessing.SourceType.TypeVectorPolygon,
                "point": QgsProcessing.SourceType.TypeVectorPoint}
 
 
-def _has_layer(gpkg: Path, layer: str) -> bool:
+def has_layer(gpkg: Path, layer: str) -> bool:
+    """Whether the GeoPackage ``gpkg`` exists and holds a readable layer ``layer``."""
     if not gpkg.exists():
         return False
     vl = QgsVectorLayer(f"{gpkg}|layername={layer}", layer, "ogr")

@@ -109,7 +109,7 @@ found as layers, and the key figures. Same as <i>swm-gis screen</i>.
 
     def collect(self, result, parameters, context, feedback, ws):
         res = super().collect(result, parameters, context, feedback, ws)
-        out = Path(self._out)
+        out = Path(self.engine_out)
         res["REPORT_HTML"] = str(out / "screening_report.html")
         res["REPORT_PDF"] = str(out / "screening_report.pdf")
         res["OUTPUT_FOLDER"] = str(out)

@@ -3,7 +3,7 @@
 Staff choose the town's layers and fields once; every field and the parcels-to-owners join are
 checked at once (all problems in one message, the join rate stated), and the config is saved
 where the other algorithms take it as their first parameter (TOWN_CONFIG). The config names the
-layers' own files (relative to the config, as SPEC section 4 writes them); a layer that is not
+layers' own files (relative to the config, as README "Town configuration" says); a layer that is not
 a plain file (a memory layer, a filtered layer, a database table) is saved into a GeoPackage in
 a folder beside the config. No engine run: nothing here computes a rule.
 """
@@ -32,7 +32,7 @@ from ..catalog import CATALOG
 from ..workspace import Workspace, crs_missing
 from .base import SwmGisAlgorithm, absolute_paths
 
-#: Every layer of a town config (SPEC section 4), in the dialog's order.
+#: Every layer of a town config (README "Town configuration"), in the dialog's order.
 SETUP_LAYERS = (("parcels", False, False), ("assess", True, False),
                 ("nhesp_priority", True, False), ("nhesp_estimated", True, False),
                 ("vernal_pools", True, False), ("flood_zones", True, False),

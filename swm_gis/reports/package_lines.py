@@ -1,0 +1,49 @@
+"""The lines every abutter output states alike: the parcels not mailed, the warnings and the
+Board of Assessors' certification block (``mailing_list.xlsx``'s second sheet and
+``certification.pdf`` print the same words)."""
+
+from __future__ import annotations
+
+from swm_gis.notification.info import PackageInfo, parcel_count_text
+from swm_gis.rules.abutters import SECTION_CERTIFIED
+
+
+def not_mailed_lines(info: PackageInfo) -> list[str]:
+    """One line per abutting parcel that gets no notice: its id, map-lot and the reason."""
+    out = []
+    for r in info.not_mailed:
+        ml = r.get("map_par_id") or ""
+        name = (r.get("parcel_id") or "(polygon with no parcel id)") + (
+            f" (map-lot {ml})" if ml and ml != r.get("parcel_id") else "")
+        dist = r.get("distance_ft")
+        at = f", {float(dist):.2f} ft" if dist is not None else ""
+        out.append(f"{name}{at}: {r.get('reason', '')}")
+    return out
+
+
+def warning_lines(info: PackageInfo) -> list[str]:
+    """One ``Warning (code): text`` line per warning of the package."""
+    return [f"Warning ({w['code']}): {w['text']}" for w in info.warnings]
+
+
+def certification_lines(info: PackageInfo) -> list[str]:
+    """The certification block (the permit procedure's A(2): an abutters list certified by the
+    Assessors' office). It claims completeness only for what the package lists."""
+    counts = info.counts
+    sums = (f" ({parcel_count_text(info, counts)})" if "parcels_total" in counts else "")
+    warned = (" subject to the warnings printed above" if info.warnings else "")
+    return [
+        f"CERTIFICATION BY THE BOARD OF ASSESSORS ({SECTION_CERTIFIED})",
+        "I certify that the names and mailing addresses in the accompanying mailing list "
+        "(mailing_list.csv / mailing_list.xlsx) are those of the owners of record, as they "
+        f"appear on the most recent tax list ({info.fiscal_year_text}), of the parcels within "
+        f"{info.distance_text} of parcel(s) {info.subject_text} that the list names; every "
+        "other parcel within that distance is named above as not mailed, with the reason"
+        f"{sums}, and the owners named above as lacking an address are not mailed{warned}.",
+        "Signature: ______________________________________   Board of Assessors",
+        "Name (print): ___________________________________",
+        "Date: ____________________",
+    ]
+
+
+__all__ = ["certification_lines", "not_mailed_lines", "warning_lines"]
