@@ -1,0 +1,117 @@
+"""Smoke mode of the benchmarks: every ``bench_*.py`` run once on a tiny input, so none can rot.
+
+A benchmark that nothing runs breaks silently when the package moves under it (issue 36:
+``bench_terrain.py`` and ``bench_screen_dem.py`` did). Each bench takes ``--smoke`` (or the
+environment variable ``SWM_GIS_BENCH_SMOKE=1``): a few hundred parcels or a small grid, one
+repetition, its own temporary folder (removed at the end, nothing under benchmarks/out/), the
+same code paths and imports as a full run, and the answer checked where the bench checks one.
+A reference tool that is not installed (QGIS, PostgreSQL + PostGIS, Chromium) is skipped with a
+printed ``SMOKE SKIP`` note; under CI (``CI`` set) a missing tool fails instead.
+
+Run every bench in smoke mode (``make bench-smoke``; ``make test`` runs it):
+
+    .venv/bin/python benchmarks/smoke.py            # all of them
+    .venv/bin/python benchmarks/smoke.py terrain    # only bench_terrain.py
+
+Each bench runs in a child process with this checkout first on ``PYTHONPATH`` (the tree the
+benches live in is the one measured); any failure, or a bench that does not finish within
+``--timeout`` seconds, makes the exit status non-zero.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+REPO = HERE.parent
+ENV = "SWM_GIS_BENCH_SMOKE"
+
+
+def requested() -> bool:
+    """Whether the environment asks for smoke mode (``SWM_GIS_BENCH_SMOKE`` set, not 0)."""
+    return os.environ.get(ENV, "").strip() not in ("", "0")
+
+
+def add_option(ap: argparse.ArgumentParser) -> None:
+    """``--smoke`` on a bench's parser (on by default when ``SWM_GIS_BENCH_SMOKE=1``)."""
+    ap.add_argument("--smoke", action="store_true", default=requested(),
+                    help=f"a tiny input, one run, checked answers, a temporary folder (also "
+                         f"{ENV}=1); see benchmarks/smoke.py")
+
+
+def workspace(name: str) -> Path:
+    """A fresh temporary folder for one smoke run, removed when the process ends."""
+    tmp = tempfile.TemporaryDirectory(prefix=f"swm-bench-smoke-{name}-")
+    _KEEP.append(tmp)
+    return Path(tmp.name)
+
+
+_KEEP: list[tempfile.TemporaryDirectory] = []
+
+
+def skip(note: str) -> None:
+    """A reference tool is missing: say so (never silently), or fail under CI."""
+    if os.environ.get("CI"):
+        raise SystemExit(f"SMOKE FAIL: {note} (CI is set: a smoke run must not skip it)")
+    print(f"SMOKE SKIP: {note}", flush=True)
+
+
+def check(ok: bool, what: str) -> None:
+    """Fail the smoke run (exit status 1) unless ``ok``."""
+    if not ok:
+        raise SystemExit(f"SMOKE FAIL: {what}")
+    print(f"smoke check: {what}: ok", flush=True)
+
+
+def benches() -> list[Path]:
+    return sorted(HERE.glob("bench_*.py"))
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("only", nargs="*", help="bench names (terrain or bench_terrain.py); "
+                                            "default every bench_*.py")
+    ap.add_argument("--timeout", type=float, default=300.0, help="seconds per bench")
+    args = ap.parse_args()
+    scripts = benches()
+    if args.only:
+        wanted = {n.removeprefix("bench_").removesuffix(".py") for n in args.only}
+        scripts = [s for s in scripts if s.stem.removeprefix("bench_") in wanted]
+        unknown = wanted - {s.stem.removeprefix("bench_") for s in scripts}
+        if unknown:
+            print(f"no such bench: {', '.join(sorted(unknown))}", file=sys.stderr)
+            return 2
+    env = {**os.environ, ENV: "1",
+           "PYTHONPATH": os.pathsep.join(filter(None, [str(REPO), os.environ.get("PYTHONPATH")])),
+           "QT_QPA_PLATFORM": os.environ.get("QT_QPA_PLATFORM", "offscreen")}
+    results: list[tuple[str, str, float]] = []
+    started = time.perf_counter()
+    for script in scripts:
+        print(f"\n=== {script.name} --smoke", flush=True)
+        t = time.perf_counter()
+        try:
+            code = subprocess.run([sys.executable, str(script), "--smoke"], env=env, cwd=REPO,
+                                  timeout=args.timeout).returncode
+            status = "ok" if code == 0 else f"FAILED (exit {code})"
+        except subprocess.TimeoutExpired:
+            status = f"FAILED (no end within {args.timeout:.0f} s)"
+        results.append((script.name, status, time.perf_counter() - t))
+        print(f"=== {script.name}: {status} in {results[-1][2]:.1f} s", flush=True)
+    print(f"\nbenchmark smoke runs ({time.perf_counter() - started:.1f} s in all):")
+    for name, status, seconds in results:
+        print(f"  {name:28s} {seconds:6.1f} s  {status}")
+    failed = [name for name, status, _ in results if status != "ok"]
+    if failed:
+        print(f"FAILED: {', '.join(failed)}", file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
