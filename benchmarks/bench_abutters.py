@@ -45,8 +45,12 @@ import smoke  # noqa: E402
 
 #: the command line, run with this checkout first on the path (the tree these benches measure)
 CLI = [sys.executable, "-m", "swm_gis"]
-CHILD_ENV = {**os.environ,
-             "PYTHONPATH": os.pathsep.join(filter(None, [str(REPO), os.environ.get("PYTHONPATH")]))}
+
+
+def child_env() -> dict[str, str]:
+    """This process's environment as it is now, with this checkout first on PYTHONPATH."""
+    return {**os.environ, "PYTHONPATH": os.pathsep.join(
+        filter(None, [str(REPO), os.environ.get("PYTHONPATH")]))}
 LOT_W, LOT_H, STREET, BLOCK = 30.0, 40.0, 15.0, 10
 X0, Y0 = 50_000.0, 800_000.0  # EPSG:26986, inside Massachusetts' plane
 
@@ -121,7 +125,7 @@ def time_command(args: list[str]) -> dict:
     cmd = (["/usr/bin/time", "-v"] if use_time else []) + args
     before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
     started = time.perf_counter()
-    proc = subprocess.run(cmd, capture_output=True, text=True, check=False, env=CHILD_ENV)
+    proc = subprocess.run(cmd, capture_output=True, text=True, check=False, env=child_env())
     wall = time.perf_counter() - started
     if proc.returncode != 0:
         sys.stderr.write(proc.stdout + proc.stderr)
