@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import resource
 import subprocess
 import sys
 import tempfile
@@ -69,6 +70,12 @@ def check(ok: bool, what: str) -> None:
     print(f"smoke check: {what}: ok", flush=True)
 
 
+def _children_cpu() -> float:
+    """User + system CPU of the finished child processes (and the ones they waited for)."""
+    use = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return use.ru_utime + use.ru_stime
+
+
 def benches() -> list[Path]:
     return sorted(HERE.glob("bench_*.py"))
 
@@ -90,23 +97,25 @@ def main() -> int:
     env = {**os.environ, ENV: "1",
            "PYTHONPATH": os.pathsep.join(filter(None, [str(REPO), os.environ.get("PYTHONPATH")])),
            "QT_QPA_PLATFORM": os.environ.get("QT_QPA_PLATFORM", "offscreen")}
-    results: list[tuple[str, str, float]] = []
-    started = time.perf_counter()
+    results: list[tuple[str, str, float, float]] = []
+    started, load = time.perf_counter(), os.getloadavg()[0]
     for script in scripts:
         print(f"\n=== {script.name} --smoke", flush=True)
-        t = time.perf_counter()
+        t, cpu = time.perf_counter(), _children_cpu()
         try:
             code = subprocess.run([sys.executable, str(script), "--smoke"], env=env, cwd=REPO,
                                   timeout=args.timeout).returncode
             status = "ok" if code == 0 else f"FAILED (exit {code})"
         except subprocess.TimeoutExpired:
             status = f"FAILED (no end within {args.timeout:.0f} s)"
-        results.append((script.name, status, time.perf_counter() - t))
+        results.append((script.name, status, time.perf_counter() - t, _children_cpu() - cpu))
         print(f"=== {script.name}: {status} in {results[-1][2]:.1f} s", flush=True)
-    print(f"\nbenchmark smoke runs ({time.perf_counter() - started:.1f} s in all):")
-    for name, status, seconds in results:
-        print(f"  {name:28s} {seconds:6.1f} s  {status}")
-    failed = [name for name, status, _ in results if status != "ok"]
+    print(f"\nbenchmark smoke runs: {time.perf_counter() - started:.1f} s wall, "
+          f"{sum(r[3] for r in results):.1f} s CPU (load average {load:.1f} -> "
+          f"{os.getloadavg()[0]:.1f}):")
+    for name, status, seconds, cpu in results:
+        print(f"  {name:28s} {seconds:6.1f} s wall {cpu:6.1f} s CPU  {status}")
+    failed = [r[0] for r in results if r[1] != "ok"]
     if failed:
         print(f"FAILED: {', '.join(failed)}", file=sys.stderr)
         return 1
