@@ -32,7 +32,6 @@ REPO = HERE.parent
 sys.path.insert(0, str(HERE))
 
 import smoke  # noqa: E402
-from generate_terrain import build  # noqa: E402
 from measure import measure  # noqa: E402
 
 
@@ -141,6 +140,8 @@ def main() -> None:
         args.steps, args.no_cache_runs, args.breakdown = "app1,app2,screen", False, True
     toml, site = args.work / "town.toml", args.work / "site.gpkg"
     if not (toml.is_file() and site.is_file() and (args.work / "dem_1m.tif").is_file()):
+        from generate_terrain import build  # not in the --stages-of child: its peak RSS counts
+
         build(args.work, parcels=args.parcels, margin_m=margin)
     cache = args.work / "cache"
     env = {**os.environ, "PYTHONPATH": str(REPO), "SWM_GIS_CACHE_DIR": str(cache)}
