@@ -135,16 +135,18 @@ def build(work: Path, parcels: int = 15_000, stream_km2: float = 0.25) -> tuple[
     return toml, site_path
 
 
-#: child processes import swm_gis from this checkout (not whatever the venv's swm-gis points at)
-CHILD_ENV = {**os.environ,
-             "PYTHONPATH": os.pathsep.join(filter(None, [str(REPO), os.environ.get("PYTHONPATH")]))}
+def child_env() -> dict[str, str]:
+    """The environment as it is now, with this checkout first on PYTHONPATH: child processes
+    import swm_gis from here, not from whatever checkout the venv's swm-gis points at."""
+    return {**os.environ, "PYTHONPATH": os.pathsep.join(
+        filter(None, [str(REPO), os.environ.get("PYTHONPATH")]))}
 
 
 def run_cli(toml: Path, site: Path, out: Path) -> float:
     cmd = [sys.executable, "-m", "swm_gis", "--progress", "none", "screen",
            "--config", str(toml), "--site", str(site), "--out", str(out), "--overwrite"]
     t = time.perf_counter()
-    proc = subprocess.run(cmd, capture_output=True, text=True, env=CHILD_ENV)
+    proc = subprocess.run(cmd, capture_output=True, text=True, env=child_env())
     elapsed = time.perf_counter() - t
     if proc.returncode != 0:
         raise SystemExit(f"screen failed ({proc.returncode}):\n{proc.stderr}")
@@ -169,7 +171,7 @@ def run_resources_cold(toml: Path, site: Path) -> tuple[float, float]:
     """resource_checks alone in a fresh process: (first call incl. pyflwdir/numba load, imports)."""
     code = _COLD.format(toml=str(toml), site=str(site))
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                          cwd=REPO, env=CHILD_ENV)
+                          cwd=REPO, env=child_env())
     if proc.returncode != 0:
         raise SystemExit(f"resource checks in a fresh process failed:\n{proc.stderr[-3000:]}")
     first, imports = map(float, proc.stdout.split()[-2:])

@@ -47,9 +47,11 @@ def add_option(ap: argparse.ArgumentParser) -> None:
 
 
 def workspace(name: str) -> Path:
-    """A fresh temporary folder for one smoke run, removed when the process ends."""
+    """A fresh temporary folder for one smoke run, removed when the process ends; the flow-grid
+    cache of this process and its children goes there too (a smoke run leaves nothing behind)."""
     tmp = tempfile.TemporaryDirectory(prefix=f"swm-bench-smoke-{name}-")
     _KEEP.append(tmp)
+    os.environ["SWM_GIS_CACHE_DIR"] = str(Path(tmp.name) / "flow-grid-cache")
     return Path(tmp.name)
 
 
