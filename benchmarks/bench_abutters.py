@@ -51,6 +51,8 @@ def child_env() -> dict[str, str]:
     """This process's environment as it is now, with this checkout first on PYTHONPATH."""
     return {**os.environ, "PYTHONPATH": os.pathsep.join(
         filter(None, [str(REPO), os.environ.get("PYTHONPATH")]))}
+
+
 LOT_W, LOT_H, STREET, BLOCK = 30.0, 40.0, 15.0, 10
 X0, Y0 = 50_000.0, 800_000.0  # EPSG:26986, inside Massachusetts' plane
 
@@ -175,7 +177,6 @@ def smoke_check(n: int, mid: int, out: Path) -> None:
 
 
 def main() -> None:
-    global OUT
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--n", type=int, default=1000, help="grid side: n*n parcels (default 1000)")
     ap.add_argument("--runs", type=int, default=3)
@@ -188,11 +189,10 @@ def main() -> None:
     opts = ap.parse_args()
     if opts.smoke:
         opts.out, opts.n, opts.runs = smoke.workspace("abutters"), 20, 1
-    OUT = opts.out
-
-    OUT.mkdir(parents=True, exist_ok=True)
+    out_dir = opts.out
+    out_dir.mkdir(parents=True, exist_ok=True)
     tag = f"{opts.n}x{opts.n}" + ("_noindex" if opts.no_attribute_index else "")
-    gpkg = OUT / f"parcels_{tag}.gpkg"
+    gpkg = out_dir / f"parcels_{tag}.gpkg"
     gen = None
     if opts.regenerate or not gpkg.exists():
         print(f"generating {opts.n * opts.n:,} parcels into {gpkg} ...", flush=True)
@@ -205,7 +205,7 @@ def main() -> None:
     load_before = [round(v, 2) for v in os.getloadavg()]
     results = []
     for run in range(opts.runs):
-        out = OUT / f"abutters_{tag}_{run}"
+        out = out_dir / f"abutters_{tag}_{run}"
         if out.exists():
             shutil.rmtree(out)
         r = time_command([*CLI, "--progress", "none", "abutters", "--config", str(toml),
@@ -215,8 +215,8 @@ def main() -> None:
               flush=True)
     baseline = time_command([*CLI, "--help"])
     # in-process stage times: warm one run first (imports, font registration), then measure
-    stages(toml, subject, OUT / f"abutters_{tag}_warm")
-    stage_times = stages(toml, subject, OUT / f"abutters_{tag}_stages")
+    stages(toml, subject, out_dir / f"abutters_{tag}_warm")
+    stage_times = stages(toml, subject, out_dir / f"abutters_{tag}_stages")
     summary = {
         "parcels": opts.n * opts.n, "attribute_index": not opts.no_attribute_index,
         "subject": subject, "generate": gen,
@@ -231,10 +231,10 @@ def main() -> None:
         "python": sys.version.split()[0], "cpus": os.cpu_count(),
         "load_average_before": load_before,
     }
-    (OUT / f"bench_abutters_{tag}.json").write_text(json.dumps(summary, indent=2) + "\n")
+    (out_dir / f"bench_abutters_{tag}.json").write_text(json.dumps(summary, indent=2) + "\n")
     print(json.dumps(summary, indent=2))
     if opts.smoke:
-        smoke_check(opts.n, mid, OUT / f"abutters_{tag}_0")
+        smoke_check(opts.n, mid, out_dir / f"abutters_{tag}_0")
 
 
 if __name__ == "__main__":

@@ -85,7 +85,6 @@ def sample_queries(gpkg: Path) -> tuple[tuple[str, str], tuple[str, str]]:
 
 
 def main() -> None:
-    global OUT
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--runs", type=int, default=5)
     ap.add_argument("--simplify-ft", type=float, default=None)
@@ -95,16 +94,18 @@ def main() -> None:
     import swm_gis
 
     config, queries, name = CAMBRIDGE, CAMBRIDGE_QUERIES, "cambridge"
+    out_dir, out_json = OUT, OUT.parent / "bench_publish.json"
     if args.smoke:
-        OUT, args.runs, config, name = smoke.workspace("publish"), 1, SAMPLE, "sample"
+        out_dir, args.runs, config, name = smoke.workspace("publish"), 1, SAMPLE, "sample"
+        out_json = out_dir / "bench_publish.json"
         queries = sample_queries(SAMPLE.parent / "sample.gpkg")
         print(f"smoke: the sample town; searching {queries}", flush=True)
-    OUT.mkdir(parents=True, exist_ok=True)
-    gpkg = OUT / f"{name}_applicability.gpkg"
+    out_dir.mkdir(parents=True, exist_ok=True)
+    gpkg = out_dir / f"{name}_applicability.gpkg"
     if not gpkg.exists():
         swm_gis.applicability_map(config, gpkg)
     t = time.perf_counter()
-    web = swm_gis.publish(config, OUT / "site", source=gpkg, overwrite=True,
+    web = swm_gis.publish(config, out_dir / "site", source=gpkg, overwrite=True,
                           simplify_ft=args.simplify_ft)
     publish_s = time.perf_counter() - t
     sizes = {k: p.stat().st_size for k, p in web.files.items()}
@@ -171,7 +172,7 @@ def main() -> None:
     if args.smoke:
         smoke.check(True, f"searches {addr_q!r} -> {addr_id} and {ml_q!r} -> {ml_id}, offline, "
                           "no page errors")
-    (OUT.parent / "bench_publish.json").write_text(json.dumps(result, indent=2) + "\n",
+    out_json.write_text(json.dumps(result, indent=2) + "\n",
                                                    encoding="utf-8")
 
 
