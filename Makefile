@@ -108,9 +108,11 @@ bench: dev-setup test-deps
 # Every benchmarks/bench_*.py once in smoke mode (--smoke: a few hundred parcels or a small
 # grid, one run, answers checked, a temporary folder), so no benchmark rots unseen; a missing
 # QGIS, PostGIS or Chromium is skipped with a note (fails under CI). Any failure fails the build.
+# Two benches at a time (one per core of the 2-core machine; BENCH_SMOKE_JOBS=1 streams output).
+BENCH_SMOKE_JOBS ?= 2
 .PHONY: bench-smoke
 bench-smoke: dev-setup
-	$(PY) benchmarks/smoke.py
+	$(PY) benchmarks/smoke.py --jobs $(BENCH_SMOKE_JOBS)
 
 # Leaflet (the web map) and axe-core (its accessibility test) again from the npm registry
 vendor-web:

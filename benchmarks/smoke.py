@@ -14,19 +14,23 @@ Run every bench in smoke mode (``make bench-smoke``; ``make test`` runs it):
     .venv/bin/python benchmarks/smoke.py terrain    # only bench_terrain.py
 
 Each bench runs in a child process with this checkout first on ``PYTHONPATH`` (the tree the
-benches live in is the one measured); any failure, or a bench that does not finish within
-``--timeout`` seconds, makes the exit status non-zero.
+benches live in is the one measured), ``--jobs`` at a time (default 1); any failure, or a bench
+that does not finish within ``--timeout`` seconds (its whole process group is then killed),
+makes the exit status non-zero. Each bench's wall clock and CPU are printed at the end.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
-import resource
+import signal
 import subprocess
 import sys
 import tempfile
+import threading
 import time
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
@@ -72,10 +76,38 @@ def check(ok: bool, what: str) -> None:
     print(f"smoke check: {what}: ok", flush=True)
 
 
-def _children_cpu() -> float:
-    """User + system CPU of the finished child processes (and the ones they waited for)."""
-    use = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return use.ru_utime + use.ru_stime
+def run_bench(script: Path, env: dict[str, str], timeout: float, capture: bool
+              ) -> tuple[str, float, float, str]:
+    """``script --smoke`` in a child process of its own session: (status, wall s, CPU s of the
+    child and the processes it waited for, its output when ``capture``, else "" as it went to
+    this terminal). Past ``timeout`` the whole session is killed."""
+    with contextlib.ExitStack() as stack:
+        out = stack.enter_context(tempfile.TemporaryFile(
+            "w+", encoding="utf-8", errors="replace")) if capture else None
+        t = time.perf_counter()
+        proc = subprocess.Popen([sys.executable, str(script), "--smoke"], env=env, cwd=REPO,
+                                stdout=out, stderr=subprocess.STDOUT if capture else None,
+                                text=True, start_new_session=True)
+        late: list[bool] = []
+
+        def kill() -> None:
+            late.append(True)
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(proc.pid, signal.SIGKILL)
+
+        timer = threading.Timer(timeout, kill)
+        timer.start()
+        _, status, usage = os.wait4(proc.pid, 0)
+        timer.cancel()
+        wall = time.perf_counter() - t
+        code = os.waitstatus_to_exitcode(status)
+        verdict = (f"FAILED (no end within {timeout:.0f} s)" if late
+                   else "ok" if code == 0 else f"FAILED (exit {code})")
+        text = ""
+        if out is not None:
+            out.seek(0)
+            text = out.read()
+    return verdict, wall, usage.ru_utime + usage.ru_stime, text
 
 
 def benches() -> list[Path]:
@@ -87,6 +119,9 @@ def main() -> int:
     ap.add_argument("only", nargs="*", help="bench names (terrain or bench_terrain.py); "
                                             "default every bench_*.py")
     ap.add_argument("--timeout", type=float, default=300.0, help="seconds per bench")
+    ap.add_argument("--jobs", "-j", type=int, default=1,
+                    help="benches run at once (default 1: output as it comes; more: each "
+                         "bench's output when it ends)")
     args = ap.parse_args()
     scripts = benches()
     if args.only:
@@ -99,27 +134,30 @@ def main() -> int:
     env = {**os.environ, ENV: "1",
            "PYTHONPATH": os.pathsep.join(filter(None, [str(REPO), os.environ.get("PYTHONPATH")])),
            "QT_QPA_PLATFORM": os.environ.get("QT_QPA_PLATFORM", "offscreen")}
-    results: list[tuple[str, str, float, float]] = []
+    jobs = max(1, args.jobs)
     started, load = time.perf_counter(), os.getloadavg()[0]
-    for script in scripts:
-        print(f"\n=== {script.name} --smoke", flush=True)
-        t, cpu = time.perf_counter(), _children_cpu()
-        try:
-            code = subprocess.run([sys.executable, str(script), "--smoke"], env=env, cwd=REPO,
-                                  timeout=args.timeout).returncode
-            status = "ok" if code == 0 else f"FAILED (exit {code})"
-        except subprocess.TimeoutExpired:
-            status = f"FAILED (no end within {args.timeout:.0f} s)"
-        results.append((script.name, status, time.perf_counter() - t, _children_cpu() - cpu))
-        print(f"=== {script.name}: {status} in {results[-1][2]:.1f} s", flush=True)
-    print(f"\nbenchmark smoke runs: {time.perf_counter() - started:.1f} s wall, "
-          f"{sum(r[3] for r in results):.1f} s CPU (load average {load:.1f} -> "
+    results: dict[str, tuple[str, float, float]] = {}
+
+    def one(script: Path) -> None:
+        if jobs == 1:
+            print(f"\n=== {script.name} --smoke", flush=True)
+        verdict, wall, cpu, text = run_bench(script, env, args.timeout, capture=jobs > 1)
+        results[script.name] = (verdict, wall, cpu)
+        if jobs > 1:
+            print(f"\n=== {script.name} --smoke\n{text.rstrip()}", flush=True)
+        print(f"=== {script.name}: {verdict} in {wall:.1f} s", flush=True)
+
+    with ThreadPoolExecutor(max_workers=jobs) as pool:
+        list(pool.map(one, scripts))
+    print(f"\nbenchmark smoke runs, {jobs} at a time: {time.perf_counter() - started:.1f} s "
+          f"wall, {sum(r[2] for r in results.values()):.1f} s CPU (load average {load:.1f} -> "
           f"{os.getloadavg()[0]:.1f}):")
-    for name, status, seconds, cpu in results:
-        print(f"  {name:28s} {seconds:6.1f} s wall {cpu:6.1f} s CPU  {status}")
-    failed = [r[0] for r in results if r[1] != "ok"]
+    for script in scripts:
+        verdict, wall, cpu = results[script.name]
+        print(f"  {script.name:28s} {wall:6.1f} s wall {cpu:6.1f} s CPU  {verdict}")
+    failed = [name for name, r in results.items() if r[0] != "ok"]
     if failed:
-        print(f"FAILED: {', '.join(failed)}", file=sys.stderr)
+        print(f"FAILED: {', '.join(sorted(failed))}", file=sys.stderr)
         return 1
     return 0
 
