@@ -14,6 +14,7 @@ demo: setup
 test: dev-setup test-deps
 	$(VENV)/bin/ruff check .
 	$(PY) scripts/complexity.py $(COMPLEXITY_PATHS)
+	$(MAKE) --no-print-directory bench-smoke
 	$(PY) -m pytest
 
 # A quick local run: lint, then every test not marked slow or qgis (no QGIS, browser or server
@@ -103,6 +104,15 @@ bench: dev-setup test-deps
 	$(PY) benchmarks/bench_applicability.py
 	$(PY) benchmarks/bench_abutters.py
 	$(PY) benchmarks/bench_publish.py
+
+# Every benchmarks/bench_*.py once in smoke mode (--smoke: a few hundred parcels or a small
+# grid, one run, answers checked, a temporary folder), so no benchmark rots unseen; a missing
+# QGIS, PostGIS or Chromium is skipped with a note (fails under CI). Any failure fails the build.
+# Two benches at a time (one per core of the 2-core machine; BENCH_SMOKE_JOBS=1 streams output).
+BENCH_SMOKE_JOBS ?= 2
+.PHONY: bench-smoke
+bench-smoke: dev-setup
+	$(PY) benchmarks/smoke.py --jobs $(BENCH_SMOKE_JOBS)
 
 # Leaflet (the web map) and axe-core (its accessibility test) again from the npm registry
 vendor-web:

@@ -9,8 +9,11 @@ blocks of 10 x 10 with 15 m streets between blocks, MassGIS field names, EPSG:26
     .venv/bin/python benchmarks/bench_abutters.py            # generate (once) and time
     .venv/bin/python benchmarks/bench_abutters.py --n 1000   # 1000 x 1000 = 1,000,000 parcels
     .venv/bin/python benchmarks/bench_abutters.py --no-attribute-index
+    .venv/bin/python benchmarks/bench_abutters.py --smoke     # 20 x 20 parcels, one run, checked
 
-Everything is written under benchmarks/out/ (git-ignored).
+Everything is written under benchmarks/out/ (git-ignored; ``--out`` elsewhere). ``--smoke``
+works in a temporary folder and checks the abutting parcels against their distances computed
+here from the grid.
 """
 
 from __future__ import annotations
@@ -36,6 +39,20 @@ import shapely
 HERE = Path(__file__).resolve().parent
 OUT = HERE / "out"
 REPO = HERE.parent
+sys.path.insert(0, str(HERE))
+
+import smoke  # noqa: E402
+
+#: the command line, run with this checkout first on the path (the tree these benches measure)
+CLI = [sys.executable, "-m", "swm_gis"]
+
+
+def child_env() -> dict[str, str]:
+    """This process's environment as it is now, with this checkout first on PYTHONPATH."""
+    return {**os.environ, "PYTHONPATH": os.pathsep.join(
+        filter(None, [str(REPO), os.environ.get("PYTHONPATH")]))}
+
+
 LOT_W, LOT_H, STREET, BLOCK = 30.0, 40.0, 15.0, 10
 X0, Y0 = 50_000.0, 800_000.0  # EPSG:26986, inside Massachusetts' plane
 
@@ -110,7 +127,7 @@ def time_command(args: list[str]) -> dict:
     cmd = (["/usr/bin/time", "-v"] if use_time else []) + args
     before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
     started = time.perf_counter()
-    proc = subprocess.run(cmd, capture_output=True, text=True, check=False)
+    proc = subprocess.run(cmd, capture_output=True, text=True, check=False, env=child_env())
     wall = time.perf_counter() - started
     if proc.returncode != 0:
         sys.stderr.write(proc.stdout + proc.stderr)
@@ -145,6 +162,20 @@ def stages(toml: Path, subject: str, out: Path) -> dict[str, float]:
     return times
 
 
+def smoke_check(n: int, mid: int, out: Path) -> None:
+    """The abutting parcels are exactly the lots within the package's distance of the subject."""
+    i, j, x, y = lot_origins(n)
+    lots = shapely.box(x, y, x + LOT_W, y + LOT_H)
+    distance_ft = json.loads((out / "abutters.json").read_text(encoding="utf-8"))["distance_ft"]
+    near = (shapely.distance(lots, lots[mid]) <= distance_ft * 0.3048) & (np.arange(n * n) != mid)
+    expected = {f"M_{int(a)}_{int(b)}" for a, b in zip(x[near], y[near], strict=True)}
+    got = pd.read_csv(out / "abutting_parcels.csv", comment="#", encoding="utf-8-sig")
+    found = set(got.loc[got["is_subject"] == "no", "parcel_id"])
+    smoke.check(found == expected and len(expected) > 0,
+                f"{len(found)} abutting parcels within {distance_ft:g} ft, the {len(expected)} "
+                f"expected (missing {sorted(expected - found)}, extra {sorted(found - expected)})")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--n", type=int, default=1000, help="grid side: n*n parcels (default 1000)")
@@ -152,11 +183,16 @@ def main() -> None:
     ap.add_argument("--no-attribute-index", action="store_true",
                     help="do not index LOC_ID (OGR where clauses then scan the table)")
     ap.add_argument("--regenerate", action="store_true")
+    ap.add_argument("--out", type=Path, default=OUT, help="folder for everything (default "
+                                                          "benchmarks/out)")
+    smoke.add_option(ap)
     opts = ap.parse_args()
-
-    OUT.mkdir(parents=True, exist_ok=True)
+    if opts.smoke:
+        opts.out, opts.n, opts.runs = smoke.workspace("abutters"), 20, 1
+    out_dir = opts.out
+    out_dir.mkdir(parents=True, exist_ok=True)
     tag = f"{opts.n}x{opts.n}" + ("_noindex" if opts.no_attribute_index else "")
-    gpkg = OUT / f"parcels_{tag}.gpkg"
+    gpkg = out_dir / f"parcels_{tag}.gpkg"
     gen = None
     if opts.regenerate or not gpkg.exists():
         print(f"generating {opts.n * opts.n:,} parcels into {gpkg} ...", flush=True)
@@ -166,22 +202,21 @@ def main() -> None:
     _, _, x, y = lot_origins(opts.n)
     mid = (opts.n // 2) * opts.n + opts.n // 2 + 3  # a lot near the middle, not on a street
     subject = f"M_{int(x[mid])}_{int(y[mid])}"
-    exe = str(Path(sys.executable).with_name("swm-gis"))
     load_before = [round(v, 2) for v in os.getloadavg()]
     results = []
     for run in range(opts.runs):
-        out = OUT / f"abutters_{tag}_{run}"
+        out = out_dir / f"abutters_{tag}_{run}"
         if out.exists():
             shutil.rmtree(out)
-        r = time_command([exe, "--progress", "none", "abutters", "--config", str(toml),
+        r = time_command([*CLI, "--progress", "none", "abutters", "--config", str(toml),
                           "--parcel", subject, "--out", str(out)])
         results.append(r)
         print(f"run {run + 1}: {r['wall_s']:.2f} s, peak RSS {r['peak_rss_mb']:.0f} MB",
               flush=True)
-    baseline = time_command([exe, "--help"])
+    baseline = time_command([*CLI, "--help"])
     # in-process stage times: warm one run first (imports, font registration), then measure
-    stages(toml, subject, OUT / f"abutters_{tag}_warm")
-    stage_times = stages(toml, subject, OUT / f"abutters_{tag}_stages")
+    stages(toml, subject, out_dir / f"abutters_{tag}_warm")
+    stage_times = stages(toml, subject, out_dir / f"abutters_{tag}_stages")
     summary = {
         "parcels": opts.n * opts.n, "attribute_index": not opts.no_attribute_index,
         "subject": subject, "generate": gen,
@@ -196,8 +231,10 @@ def main() -> None:
         "python": sys.version.split()[0], "cpus": os.cpu_count(),
         "load_average_before": load_before,
     }
-    (OUT / f"bench_abutters_{tag}.json").write_text(json.dumps(summary, indent=2) + "\n")
+    (out_dir / f"bench_abutters_{tag}.json").write_text(json.dumps(summary, indent=2) + "\n")
     print(json.dumps(summary, indent=2))
+    if opts.smoke:
+        smoke_check(opts.n, mid, out_dir / f"abutters_{tag}_0")
 
 
 if __name__ == "__main__":

@@ -7,8 +7,10 @@ brings in ``--abutters`` parcels, and times the job in-process: building the pac
 (:func:`swm_gis.abutter_package`) and writing each file (:meth:`AbutterPackage.write`).
 
     .venv/bin/python benchmarks/bench_abutters_large.py --parcels 14000 --abutters 10000
+    .venv/bin/python benchmarks/bench_abutters_large.py --smoke  # 400 lots, 200 abutters
 
-Everything is written under benchmarks/out/ (git-ignored).
+Everything is written under benchmarks/out/ (git-ignored); ``--smoke`` writes into a temporary
+folder and checks the package's abutters against the distances computed here.
 """
 
 from __future__ import annotations
@@ -27,6 +29,8 @@ import shapely
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 OUT = HERE / "out"
+
+import smoke  # noqa: E402
 
 
 def add_assess(toml: Path) -> pd.DataFrame:
@@ -52,7 +56,8 @@ def add_assess(toml: Path) -> pd.DataFrame:
 
 
 def pick_subject(toml: Path, n_abutters: int) -> tuple[str, float]:
-    """The central lot and the distance (ft) that brings in ``n_abutters`` parcels."""
+    """The central lot and the distance (ft) that brings in ``n_abutters`` parcels (more where
+    several lie at that distance)."""
     gdf = pyogrio.read_dataframe(toml.parent / "town.gpkg", layer="parcels",
                                  columns=["LOC_ID"])
     geoms = gdf.geometry.values
@@ -67,7 +72,12 @@ def main() -> None:
     ap.add_argument("--parcels", type=int, default=14_000)
     ap.add_argument("--abutters", type=int, default=10_000)
     ap.add_argument("--work", type=Path, default=OUT / "abutters_large")
+    smoke.add_option(ap)
     args = ap.parse_args()
+    out_json = OUT / "bench_abutters_large.json"
+    if args.smoke:
+        args.work, args.parcels, args.abutters = smoke.workspace("abutters_large"), 400, 200
+        out_json = args.work / "bench_abutters_large.json"
     toml = args.work / "town.toml"
     if not toml.exists():
         from generate_town import generate
@@ -102,8 +112,29 @@ def main() -> None:
               "map_pages": _pages(out / "abutters_map.pdf"),
               "sizes_kb": {p.name: round(p.stat().st_size / 1024) for p in sorted(out.iterdir())}}
     print(json.dumps(result, indent=2))
-    OUT.mkdir(parents=True, exist_ok=True)
-    (OUT / "bench_abutters_large.json").write_text(json.dumps(result, indent=2))
+    out_json.parent.mkdir(parents=True, exist_ok=True)
+    out_json.write_text(json.dumps(result, indent=2))
+    if args.smoke:
+        smoke_checks(toml, subject, distance_ft, result, out)
+
+
+def smoke_checks(toml: Path, subject: str, distance_ft: float, result: dict, out: Path) -> None:
+    """As many abutters as lots within the distance, every file written, the map paged."""
+    gdf = pyogrio.read_dataframe(toml.parent / "town.gpkg", layer="parcels", columns=["LOC_ID"])
+    geoms = gdf.geometry.values
+    me = geoms[int(np.flatnonzero(gdf["LOC_ID"].to_numpy() == subject)[0])]
+    d = shapely.distance(geoms, me) / 0.3048
+    sure, maybe = int((d < distance_ft - 1e-6).sum()) - 1, int((d <= distance_ft + 1e-6).sum()) - 1
+    smoke.check(sure <= result["abutting"] <= maybe,
+                f"{result['abutting']} abutting parcels, {sure}-{maybe} lots within "
+                f"{distance_ft:.1f} ft of the subject")
+    smoke.check(0 < result["mailable"] <= result["abutting"] + result["abutting"] // 10,
+                f"{result['mailable']} mailable recipients")
+    smoke.check(result["map_pages"] >= 1, f"abutters_map.pdf has {result['map_pages']} page(s)")
+    missing = [n for n in ("abutting_parcels.csv", "mailing_list.csv", "labels.pdf",
+                           "certified_mail.pdf", "abutters_map.pdf", "abutters.gpkg")
+               if not (out / n).is_file()]
+    smoke.check(not missing, f"every file written (missing {missing})")
 
 
 def _pages(pdf: Path) -> int:

@@ -19,6 +19,12 @@ for Dask, the largest of the client and its worker processes).
 
     python benchmarks/bench_applicability.py --parcels 200000 --work /tmp/bench/t200k \
         --methods swm1,swm,dask,naive
+    python benchmarks/bench_applicability.py --smoke   # 400 parcels, every method, checked
+
+``--smoke`` runs swm1, swm, dask, qgis and naive on a 400-parcel town in a temporary folder, in
+tiles of 100 parcels on 2 workers (so the pool and the cluster do run; qgis is skipped with a
+note where PyQGIS is not installed, dask where distributed is not) and fails unless swm1, swm
+and dask agree with the exact reference on every flag they decide.
 
 Flags swm-gis leaves null (not checked: a parcel whose 500 ft search, or whose land, reaches
 beyond the layers' coverage) are counted apart and not compared. The load average before and
@@ -41,6 +47,10 @@ import pandas as pd
 
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parent
+sys.path.insert(0, str(HERE))
+
+import smoke  # noqa: E402
+
 FT = 0.3048
 LIMIT_M = 500 * FT
 QGIS_PLUGINS = "/usr/share/qgis/python/plugins"
@@ -199,6 +209,39 @@ def one(method: str, config: Path, work: Path, workers: int, chunk_size: int | N
         os._exit(0)
 
 
+# =========================================================================== smoke mode
+def smoke_methods() -> list[str]:
+    """Every method this machine can run cheaply ('before' needs an old checkout: left out)."""
+    import importlib.util
+
+    methods = ["swm1", "swm"]
+    if importlib.util.find_spec("distributed") is None:
+        smoke.skip("method dask: dask.distributed is not installed (pip install -e '.[dask]')")
+    else:
+        methods.append("dask")
+    if QGIS_PLUGINS not in sys.path:
+        sys.path.append(QGIS_PLUGINS)
+    if importlib.util.find_spec("qgis") is None or importlib.util.find_spec("processing") is None:
+        smoke.skip("method qgis: PyQGIS is not installed (apt-get install qgis python3-qgis)")
+    else:
+        methods.append("qgis")
+    return [*methods, "naive"]
+
+
+def smoke_checks(results: dict, agreement: dict, parcels: int) -> None:
+    """Every method saw every parcel; the engine agrees with the exact reference everywhere it
+    decides (the buffer chain of QGIS is only counted: it is wrong near the edge by design)."""
+    for m, r in results.items():
+        smoke.check(r["parcels"] == parcels, f"{m}: {r['parcels']} of {parcels} parcels")
+    for m in ("swm1", "swm", "dask"):
+        if m in agreement:
+            res = agreement[m]
+            wrong = {k: v for k, v in res.items() if k.endswith("_disagree") and v}
+            smoke.check(not wrong and res["nhesp_not_checked"] < parcels
+                        and res.get("max_distance_error_ft", 0.0) < 1e-6,
+                        f"{m} agrees with the exact reference ({res})")
+
+
 # =========================================================================== the run
 def spawn(method: str, args: argparse.Namespace, config: Path) -> dict:
     cmd = [sys.executable, str(Path(__file__).resolve()), "--one", method, "--config",
@@ -260,7 +303,8 @@ def compare(work: Path, methods: list[str]) -> dict[str, dict[str, int]]:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--parcels", type=int, help="generate (or reuse) a town of this size")
-    ap.add_argument("--work", type=Path, required=True, help="folder for the town and outputs")
+    ap.add_argument("--work", type=Path, help="folder for the town and outputs (required "
+                                               "but with --smoke)")
     ap.add_argument("--config", type=Path, help="use this town config instead of generating")
     ap.add_argument("--methods", default="swm1,swm,qgis,naive",
                     help="comma list of before, swm1, swm, qgis, naive, dask (default "
@@ -275,7 +319,14 @@ def main() -> None:
     ap.add_argument("--one", help=argparse.SUPPRESS)
     ap.add_argument("--compare-only", action="store_true", help=argparse.SUPPRESS)
     ap.add_argument("--json", type=Path, help="append the run's figures to this JSON-lines file")
+    smoke.add_option(ap)
     args = ap.parse_args()
+    if args.smoke and not args.one:
+        args.work, args.parcels, args.config = smoke.workspace("applicability"), 400, None
+        args.workers, args.chunk_size = 2, 100  # four tiles: the worker pool and Dask do run
+        args.methods = ",".join(smoke_methods())
+    if args.work is None:
+        ap.error("--work is required (but with --smoke)")
     args.work.mkdir(parents=True, exist_ok=True)
     if args.one:
         one(args.one, args.config, args.work, args.workers, args.chunk_size)
@@ -306,6 +357,8 @@ def main() -> None:
     agreement = compare(args.work, methods) if "naive" in methods else {}
     for m, res in agreement.items():
         print(f"{m:>6} vs exact: " + ", ".join(f"{k} {v}" for k, v in res.items()))
+    if args.smoke:
+        smoke_checks(results, agreement, args.parcels)
     if "swm1" in results:
         one_core = results["swm1"]
         for m in ("swm", "dask"):

@@ -12,9 +12,12 @@ loads
 
     .venv/bin/python benchmarks/bench_postgis.py                  # both
     .venv/bin/python benchmarks/bench_postgis.py --skip-applicability --runs 5
+    .venv/bin/python benchmarks/bench_postgis.py --smoke   # 400 parcels each, one run, checked
 
 Loading 1,000,000 rows takes a few minutes; the server and its data are removed at the end.
-Results: benchmarks/out/bench_postgis.json.
+Results: benchmarks/out/bench_postgis.json. ``--smoke`` (a 20 x 20 state, a 400-parcel town, a
+temporary folder) fails unless both sources give the same abutters and the same classes; where
+PostgreSQL or PostGIS is not installed it says so and stops after the imports.
 """
 
 from __future__ import annotations
@@ -30,9 +33,10 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parent
 OUT = HERE / "out"
-sys.path[:0] = [str(REPO / "tests"), str(HERE)]
+sys.path[:0] = [str(REPO / "tests" / "support"), str(HERE)]
 
 import bench_abutters  # noqa: E402
+import smoke  # noqa: E402
 from postgis_server import find_binaries, throwaway_server  # noqa: E402
 
 from swm_gis.applicability import postgis_write as postgis_out  # noqa: E402
@@ -64,12 +68,12 @@ def pg_config(toml: Path, url: str, schema: str, layers: list[str], out: Path) -
     return out
 
 
-def abutters(url: str, runs: int) -> dict:
-    tag = "1000x1000"
-    gpkg = OUT / f"parcels_{tag}.gpkg"
+def abutters(url: str, runs: int, n: int, out_dir: Path) -> dict:
+    tag = f"{n}x{n}"
+    gpkg = out_dir / f"parcels_{tag}.gpkg"
     if not gpkg.exists():
         print(f"generating {gpkg} ...", flush=True)
-        bench_abutters.generate(gpkg, 1000, attribute_index=True)
+        bench_abutters.generate(gpkg, n, attribute_index=True)
     toml = bench_abutters.write_config(gpkg)
     loaded = load(gpkg, ["parcels", "assess"], url, "state")
     import psycopg
@@ -79,37 +83,38 @@ def abutters(url: str, runs: int) -> dict:
         con.execute('CREATE INDEX ON state.assess ("LOC_ID")')
         con.execute("ANALYZE state.parcels")
         con.execute("ANALYZE state.assess")
-    pg_toml = pg_config(toml, url, "state", ["parcels", "assess"], OUT / "state_pg.toml")
-    _, _, x, y = bench_abutters.lot_origins(1000)
-    mid = 500 * 1000 + 500 + 3
+    pg_toml = pg_config(toml, url, "state", ["parcels", "assess"], out_dir / "state_pg.toml")
+    _, _, x, y = bench_abutters.lot_origins(n)
+    mid = (n // 2) * n + n // 2 + 3  # as bench_abutters: a lot near the middle
     subject = f"M_{int(x[mid])}_{int(y[mid])}"
-    exe = str(Path(sys.executable).with_name("swm-gis"))
     wall: dict[str, list[float]] = {"gpkg": [], "postgis": []}
     rss: dict[str, list[float]] = {"gpkg": [], "postgis": []}
     for run in range(runs):
         for kind, cfg in (("gpkg", toml), ("postgis", pg_toml)):
-            out = OUT / f"abutters_{kind}_{run}"
-            r = bench_abutters.time_command([exe, "--progress", "none", "abutters", "--config",
+            out = out_dir / f"abutters_{kind}_{run}"
+            r = bench_abutters.time_command([*bench_abutters.CLI, "--progress", "none",
+                                             "abutters", "--config",
                                              str(cfg), "--parcel", subject, "--out", str(out),
                                              "--overwrite"])
             wall[kind].append(r["wall_s"])
             rss[kind].append(r["peak_rss_mb"])
             print(f"abutters {kind} run {run + 1}: {r['wall_s']:.2f} s, "
                   f"{r['peak_rss_mb']:.0f} MB", flush=True)
-    same = [(OUT / f"abutters_{k}_0" / "abutting_parcels.csv").read_text(encoding="utf-8")
+    same = [(out_dir / f"abutters_{k}_0" / "abutting_parcels.csv").read_text(encoding="utf-8")
             .split("\n# ")[0] for k in ("gpkg", "postgis")]
-    return {"parcels": 1_000_000, "subject": subject, "load": loaded,
+    return {"parcels": n * n, "subject": subject, "load": loaded,
+            "abutting_rows": same[0].count("\n") - 1,
             "same_abutters": same[0] == same[1],
             **{f"{k}_wall_s_{s}": round(f(v), 2) for k, v in wall.items()
                for s, f in (("min", min), ("median", statistics.median))},
             **{f"{k}_peak_rss_mb": round(max(v)) for k, v in rss.items()}}
 
 
-def applicability(url: str, parcels: int) -> dict:
+def applicability(url: str, parcels: int, out_dir: Path) -> dict:
     import generate_town
     import pyogrio
 
-    folder = OUT / f"town{parcels // 1000}k"
+    folder = out_dir / (f"town{parcels // 1000}k" if parcels >= 1000 else f"town{parcels}")
     toml = folder / "town.toml"
     if not toml.exists():
         print(f"generating a {parcels:,}-parcel town in {folder} ...", flush=True)
@@ -118,13 +123,13 @@ def applicability(url: str, parcels: int) -> dict:
     layers = [row[0] for row in pyogrio.list_layers(gpkg)]
     loaded = load(gpkg, layers, url, "town")
     pg_toml = pg_config(toml, url, "town", layers, folder / "town_pg.toml")
-    exe = str(Path(sys.executable).with_name("swm-gis"))
     figures = {"parcels": parcels, "load": loaded}
     for kind, cfg, out in (("gpkg", toml, str(folder / "app_gpkg.gpkg")),
                            ("postgis", pg_toml, str(folder / "app_pg.gpkg")),
                            ("postgis_to_postgis", pg_toml, f"{url}?table=maps.applicability")):
-        r = bench_abutters.time_command([exe, "--progress", "none", "applicability", "--config",
-                                         str(cfg), "--out", out, "--overwrite"])
+        r = bench_abutters.time_command([*bench_abutters.CLI, "--progress", "none",
+                                         "applicability", "--config", str(cfg), "--out", out,
+                                         "--overwrite"])
         figures[f"{kind}_wall_s"] = round(r["wall_s"], 1)
         figures[f"{kind}_peak_rss_mb"] = round(r["peak_rss_mb"])
         print(f"applicability {kind}: {r['wall_s']:.1f} s, {r['peak_rss_mb']:.0f} MB", flush=True)
@@ -134,7 +139,13 @@ def applicability(url: str, parcels: int) -> dict:
                                read_geometry=False)
     key = [c for c in a.columns if c.endswith("id")][0]
     a, b = a.sort_values(key).reset_index(drop=True), b.sort_values(key).reset_index(drop=True)
-    figures["same_classes"] = bool((a["screening_class"] == b["screening_class"]).all())
+    figures["same_classes"] = bool(len(a) == len(b) == parcels
+                                   and (a["screening_class"] == b["screening_class"]).all())
+    import psycopg
+
+    with psycopg.connect(url, autocommit=True) as con:
+        figures["rows_written_to_postgis"] = con.execute(
+            "SELECT count(*) FROM maps.applicability").fetchone()[0]
     return figures
 
 
@@ -144,22 +155,40 @@ def main() -> None:
     ap.add_argument("--parcels", type=int, default=200_000, help="applicability town size")
     ap.add_argument("--skip-abutters", action="store_true")
     ap.add_argument("--skip-applicability", action="store_true")
+    ap.add_argument("--n", type=int, default=1000, help="abutters state: n x n parcels")
+    ap.add_argument("--out", type=Path, default=OUT, help="folder for everything (default "
+                                                          "benchmarks/out)")
+    smoke.add_option(ap)
     opts = ap.parse_args()
+    if opts.smoke:
+        opts.out, opts.runs, opts.n, opts.parcels = smoke.workspace("postgis"), 1, 20, 400
     bindir, why = find_binaries()
     if bindir is None:
+        if opts.smoke:  # swm_gis.io.postgis and applicability.postgis_write imported above
+            smoke.skip(f"PostGIS comparison: {why}")
+            return
         raise SystemExit(why)
-    OUT.mkdir(parents=True, exist_ok=True)
+    opts.out.mkdir(parents=True, exist_ok=True)
     summary: dict = {"load_average_before": [round(v, 2) for v in os.getloadavg()],
                      "cpus": os.cpu_count()}
     with throwaway_server(bindir) as server:
         os.environ["PGPASSWORD"] = server.password
         if not opts.skip_abutters:
-            summary["abutters"] = abutters(server.url, opts.runs)
+            summary["abutters"] = abutters(server.url, opts.runs, opts.n, opts.out)
         if not opts.skip_applicability:
-            summary["applicability"] = applicability(server.url, opts.parcels)
+            summary["applicability"] = applicability(server.url, opts.parcels, opts.out)
     summary["load_average_after"] = [round(v, 2) for v in os.getloadavg()]
-    (OUT / "bench_postgis.json").write_text(json.dumps(summary, indent=2) + "\n")
+    (opts.out / "bench_postgis.json").write_text(json.dumps(summary, indent=2) + "\n")
     print(json.dumps(summary, indent=2))
+    if opts.smoke:
+        for key, same in (("abutters", "same_abutters"), ("applicability", "same_classes")):
+            if key in summary:
+                smoke.check(summary[key][same], f"{key}: {same} from the GeoPackage and PostGIS")
+        if "abutters" in summary:
+            smoke.check(summary["abutters"]["abutting_rows"] > 0, "abutters found")
+        if "applicability" in summary:
+            rows = summary["applicability"]["rows_written_to_postgis"]
+            smoke.check(rows == opts.parcels, f"{rows} rows written into maps.applicability")
 
 
 if __name__ == "__main__":

@@ -12,15 +12,21 @@ Debian's Chromium through Playwright several times and measures
   the parcel and redrawn, the card written).
 
     .venv/bin/python benchmarks/bench_publish.py [--runs 5] [--simplify-ft 1.5]
+    .venv/bin/python benchmarks/bench_publish.py --smoke   # the sample town, one run
 
 Every request is checked to be file:// (offline). Figures go to stdout and
-benchmarks/out/bench_publish.json.
+benchmarks/out/bench_publish.json. ``--smoke`` does the same for the repository's SYNTHETIC
+sample town (data/sample, 3,167 parcels; Cambridge's layers live outside the repository) in a
+temporary folder, once, searching an address and a map-lot picked from the sample's own tables;
+without Chromium or Playwright it publishes and checks the site, and skips the browser with a
+note.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import re
 import statistics
 import sys
 import time
@@ -29,8 +35,16 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parent
 OUT = HERE / "out" / "publish"
-sys.path.insert(0, str(REPO / "tests"))
+sys.path.insert(0, str(REPO / "tests" / "support"))
 sys.path.insert(0, str(REPO))
+sys.path.insert(0, str(HERE))
+
+import smoke  # noqa: E402
+
+CAMBRIDGE = REPO / "data" / "cambridge.toml"
+#: (query, the parcel its card must show): an address and a map-lot of Cambridge
+CAMBRIDGE_QUERIES = (("4-6 Kirkland Pl", "145-29"), ("118-86", "118-86"))
+SAMPLE = REPO / "data" / "sample" / "town.toml"
 
 SEARCH_JS = """async (q) => {
   const input = document.getElementById('search-input');
@@ -43,31 +57,82 @@ SEARCH_JS = """async (q) => {
 }"""
 
 
+def _norm(text: str) -> str:
+    """The page's search key (app.js ``norm``, without its street-word abbreviations)."""
+    return " ".join(re.sub(r"[.,#']", " ", str(text).upper()).split())
+
+
+def sample_queries(gpkg: Path) -> tuple[tuple[str, str], tuple[str, str]]:
+    """An address and a map-lot of the sample town that each name one parcel, with its id,
+    read from the sample's own tables (not from the site)."""
+    import pyogrio
+
+    parcels = pyogrio.read_dataframe(gpkg, layer="parcels", columns=["LOC_ID", "MAP_PAR_ID"],
+                                     read_geometry=False)
+    assess = pyogrio.read_dataframe(gpkg, layer="assess", columns=["LOC_ID", "SITE_ADDR"],
+                                    read_geometry=False).dropna().drop_duplicates()
+    assess = assess[assess["LOC_ID"].isin(parcels["LOC_ID"])]
+    keys = assess["SITE_ADDR"].map(_norm)
+    one = assess[~keys.duplicated(keep=False) & (keys != "")]
+    address = one.iloc[len(one) // 2]
+    taken = set(keys) | {_norm(v) for v in parcels["LOC_ID"]}
+    ml = parcels[~parcels["MAP_PAR_ID"].duplicated(keep=False)
+                 & ~parcels["MAP_PAR_ID"].map(_norm).isin(taken)
+                 & (parcels["LOC_ID"] != address["LOC_ID"])]
+    lot = ml.iloc[len(ml) // 3]
+    return (str(address["SITE_ADDR"]), str(address["LOC_ID"])), (str(lot["MAP_PAR_ID"]),
+                                                                  str(lot["LOC_ID"]))
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--runs", type=int, default=5)
     ap.add_argument("--simplify-ft", type=float, default=None)
+    smoke.add_option(ap)
     args = ap.parse_args()
-
-    from playwright.sync_api import sync_playwright
-    from publishkit import Offline, launch
 
     import swm_gis
 
-    config = REPO / "data" / "cambridge.toml"
-    OUT.mkdir(parents=True, exist_ok=True)
-    gpkg = OUT / "cambridge_applicability.gpkg"
+    config, queries, name = CAMBRIDGE, CAMBRIDGE_QUERIES, "cambridge"
+    out_dir, out_json = OUT, OUT.parent / "bench_publish.json"
+    if args.smoke:
+        out_dir, args.runs, config, name = smoke.workspace("publish"), 1, SAMPLE, "sample"
+        out_json = out_dir / "bench_publish.json"
+        queries = sample_queries(SAMPLE.parent / "sample.gpkg")
+        print(f"smoke: the sample town; searching {queries}", flush=True)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    gpkg = out_dir / f"{name}_applicability.gpkg"
     if not gpkg.exists():
         swm_gis.applicability_map(config, gpkg)
     t = time.perf_counter()
-    web = swm_gis.publish(config, OUT / "site", source=gpkg, overwrite=True,
+    web = swm_gis.publish(config, out_dir / "site", source=gpkg, overwrite=True,
                           simplify_ft=args.simplify_ft)
     publish_s = time.perf_counter() - t
     sizes = {k: p.stat().st_size for k, p in web.files.items()}
     print(f"published {web.parcels:,} parcels in {publish_s:.2f} s; site "
           f"{web.size_bytes / 1e6:.2f} MB (data.js {sizes['data/data.js'] / 1e6:.2f} MB), "
           f"simplified by {web.simplify_ft:g} ft")
+    if args.smoke:
+        import pyogrio
 
+        rows = int(pyogrio.read_info(gpkg, layer="applicability")["features"])
+        smoke.check(web.parcels == rows and sizes["data/data.js"] > 0
+                    and (web.path / "index.html").is_file(),
+                    f"the site holds the map's {rows} parcels")
+        try:
+            import playwright.sync_api  # noqa: F401
+        except ImportError:
+            smoke.skip("the browser runs: Playwright is not installed (pip install -e '.[all]')")
+            return
+        if not Path("/usr/bin/chromium").is_file():
+            smoke.skip("the browser runs: Debian's chromium is not installed "
+                       "(apt-get install chromium)")
+            return
+
+    from playwright.sync_api import sync_playwright
+    from publishkit import Offline, launch
+
+    (addr_q, addr_id), (ml_q, ml_id) = queries
     ready, first_paint, search_addr, search_ml = [], [], [], []
     with sync_playwright() as pw:
         browser = launch(pw)
@@ -80,13 +145,16 @@ def main() -> None:
             page.evaluate("() => new Promise(r => requestAnimationFrame(r))")
             first_paint.append(time.perf_counter() - t)
             ready.append(page.evaluate("window.SWM_TIMING.ready_ms") / 1000)
-            a = page.evaluate(SEARCH_JS, "4-6 Kirkland Pl")
-            m = page.evaluate(SEARCH_JS, "118-86")
-            assert a["parcel"] == "145-29", a
-            assert m["parcel"] == "118-86", m
+            a = page.evaluate(SEARCH_JS, addr_q)
+            m = page.evaluate(SEARCH_JS, ml_q)
+            if a["parcel"] != addr_id or m["parcel"] != ml_id:
+                raise SystemExit(f"search {addr_q!r} showed {a['parcel']} (not {addr_id}), "
+                                 f"{ml_q!r} showed {m['parcel']} (not {ml_id})")
             search_addr.append(a["ms"] / 1000)
             search_ml.append(m["ms"] / 1000)
-            assert net.off_machine == [], net.off_machine
+            if net.off_machine or (args.smoke and net.errors):
+                raise SystemExit(f"requests off the machine {net.off_machine}, page errors "
+                                 f"{net.errors}")
             page.close()
         browser.close()
 
@@ -101,7 +169,10 @@ def main() -> None:
     for key in ("render_ready", "render_first_paint_wall", "search_address", "search_map_lot"):
         print(f"{key:24s} median {result[key]['median_s']:.3f} s, best {result[key]['best_s']:.3f}"
               f" s ({args.runs} runs)")
-    (OUT.parent / "bench_publish.json").write_text(json.dumps(result, indent=2) + "\n",
+    if args.smoke:
+        smoke.check(True, f"searches {addr_q!r} -> {addr_id} and {ml_q!r} -> {ml_id}, offline, "
+                          "no page errors")
+    out_json.write_text(json.dumps(result, indent=2) + "\n",
                                                    encoding="utf-8")
 
 

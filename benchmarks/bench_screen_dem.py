@@ -6,7 +6,8 @@ FEMA and WBD layers), then adds what the receiving-waters trace needs:
 * a 10 m DEM over the town grown by 500 m (smooth random relief of about 40 m on a regional
   tilt, GeoTIFF, EPSG:26986);
 * streams derived from that DEM (pyflwdir, upstream area >= 0.25 km2), written as lines
-  digitised in flow direction, as a networked hydrography layer would be;
+  digitised in flow direction, as a networked hydrography layer would be (``--smoke``: from
+  0.05 km2, on its smaller DEM);
 * ponds on some reaches, an ORW on the reach that leaves the town, and MassDEP-like impaired
   assessment units (category 5 / 4A with causes) on a few reaches.
 
@@ -15,12 +16,14 @@ cached machine code, every layer read), several times, and times the resource ch
 (warm) with a breakdown. Nothing here is real data.
 
     python benchmarks/bench_screen_dem.py --work /tmp/bench_screen
+    python benchmarks/bench_screen_dem.py --smoke   # 400 parcels, one run, the trace checked
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import statistics
 import subprocess
 import sys
@@ -40,6 +43,7 @@ REPO = HERE.parent
 sys.path.insert(0, str(HERE))
 sys.path.insert(0, str(REPO))
 
+import smoke  # noqa: E402
 from generate_town import CRS, generate  # noqa: E402
 
 from swm_gis import terrain as hy  # noqa: E402
@@ -64,13 +68,14 @@ def make_dem(extent, out: Path, rng: np.random.Generator) -> Path:
     return out
 
 
-def hydrography(dem_path: Path, boundary: shapely.Geometry, rng: np.random.Generator):
+def hydrography(dem_path: Path, boundary: shapely.Geometry, rng: np.random.Generator,
+                stream_km2: float = 0.25):
     with rasterio.open(dem_path) as src:
         arr = src.read(1, masked=True)
         raster = Raster(arr, src.transform, src.crs, {"file": str(dem_path)})
     flow = hy.flow_directions(raster)
     upa = flow.flwdir.upstream_area(unit="km2")
-    feats = flow.flwdir.streams(mask=upa >= 0.25, direction="down")
+    feats = flow.flwdir.streams(mask=upa >= stream_km2, direction="down")
     lines = [shapely.geometry.shape(f["geometry"]) for f in feats]
     lines = [g for g in lines if g.length > 0]
     streams = gpd.GeoDataFrame({"STREAM_ID": [f"S{i:04d}" for i in range(len(lines))]},
@@ -100,13 +105,13 @@ def hydrography(dem_path: Path, boundary: shapely.Geometry, rng: np.random.Gener
     return streams, ponds, orw, impaired
 
 
-def build(work: Path) -> tuple[Path, Path]:
+def build(work: Path, parcels: int = 15_000, stream_km2: float = 0.25) -> tuple[Path, Path]:
     rng = np.random.default_rng(7)
-    toml = generate(15_000, work)
+    toml = generate(parcels, work)
     boundary = gpd.read_file(work / "town.gpkg", layer="town_boundary").geometry.iloc[0]
     t = time.perf_counter()
     dem = make_dem(boundary.bounds, work / "dem.tif", rng)
-    streams, ponds, orw, impaired = hydrography(dem, boundary, rng)
+    streams, ponds, orw, impaired = hydrography(dem, boundary, rng, stream_km2)
     for name, frame in (("streams", streams), ("waterbodies", ponds), ("orw", orw),
                         ("impaired_waters", impaired)):
         pyogrio.write_dataframe(frame, work / "town.gpkg", layer=name, driver="GPKG",
@@ -130,11 +135,18 @@ def build(work: Path) -> tuple[Path, Path]:
     return toml, site_path
 
 
+def child_env() -> dict[str, str]:
+    """The environment as it is now, with this checkout first on PYTHONPATH: child processes
+    import swm_gis from here, not from whatever checkout the venv's swm-gis points at."""
+    return {**os.environ, "PYTHONPATH": os.pathsep.join(
+        filter(None, [str(REPO), os.environ.get("PYTHONPATH")]))}
+
+
 def run_cli(toml: Path, site: Path, out: Path) -> float:
-    cmd = [str(REPO / ".venv" / "bin" / "swm-gis"), "--progress", "none", "screen",
+    cmd = [sys.executable, "-m", "swm_gis", "--progress", "none", "screen",
            "--config", str(toml), "--site", str(site), "--out", str(out), "--overwrite"]
     t = time.perf_counter()
-    proc = subprocess.run(cmd, capture_output=True, text=True)
+    proc = subprocess.run(cmd, capture_output=True, text=True, env=child_env())
     elapsed = time.perf_counter() - t
     if proc.returncode != 0:
         raise SystemExit(f"screen failed ({proc.returncode}):\n{proc.stderr}")
@@ -144,8 +156,8 @@ def run_cli(toml: Path, site: Path, out: Path) -> float:
 _COLD = """
 import time
 t0 = time.perf_counter()
-from swm_gis import layers as io
 from swm_gis.config.town import load_config
+from swm_gis.io import layers as io
 from swm_gis.screening.resource_areas import resource_checks
 config = load_config({toml!r})
 site = io.read_file({site!r}, working_crs=config.crs, what="--site")
@@ -159,12 +171,15 @@ def run_resources_cold(toml: Path, site: Path) -> tuple[float, float]:
     """resource_checks alone in a fresh process: (first call incl. pyflwdir/numba load, imports)."""
     code = _COLD.format(toml=str(toml), site=str(site))
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                          cwd=REPO, check=True)
+                          cwd=REPO, env=child_env())
+    if proc.returncode != 0:
+        raise SystemExit(f"resource checks in a fresh process failed:\n{proc.stderr[-3000:]}")
     first, imports = map(float, proc.stdout.split()[-2:])
     return first, imports
 
 
-def warm_breakdown(toml: Path, site_path: Path) -> dict[str, float]:
+def warm_breakdown(toml: Path, site_path: Path
+                   ) -> tuple[dict[str, float], dict, dict[str, bool]]:
     from swm_gis.config.town import load_config
     from swm_gis.io import layers as io
     from swm_gis.screening.resource_areas import resource_checks
@@ -194,23 +209,47 @@ def warm_breakdown(toml: Path, site_path: Path) -> dict[str, float]:
                       "orw": [o["id"] for o in rw["orw"]],
                       "requirements": [r["section"] for r in rw["requirements"]],
                       "warnings": [w["problem"] for w in rw["warnings"]]}, indent=1))
-    return out
+    ran = {c["name"]: c["ran"] for c in checks}
+    return out, rw, ran
+
+
+def smoke_checks(out: Path, rw: dict, ran: dict[str, bool]) -> None:
+    """The trace went down the DEM to the synthetic streams, in the CLI and in process."""
+    smoke.check(all(ran.values()), f"every resource check ran ({ran})")
+    smoke.check(rw["method"] == "dem" and len(rw["downstream"]) > 0,
+                f"the receiving waters traced on the DEM (method {rw['method']!r}, "
+                f"{len(rw['downstream'])} waters downstream)")
+    doc = json.loads((out / "screening.json").read_text(encoding="utf-8"))
+    cli = doc["receiving_waters"]
+    smoke.check(cli is not None and cli["method"] == "dem"
+                and [d.get("id") for d in cli["downstream"]]
+                == [d.get("id") for d in rw["downstream"]],
+                "swm-gis screen found the same waters downstream")
 
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--work", type=Path, default=Path("/tmp/bench_screen"))
     ap.add_argument("--runs", type=int, default=3)
+    ap.add_argument("--parcels", type=int, default=15_000)
+    smoke.add_option(ap)
     args = ap.parse_args()
-    toml, site = build(args.work)
+    stream_km2 = 0.25
+    if args.smoke:  # 800 parcels, a DEM of 68,000 cells, streams from 0.05 km2; one run each
+        args.work, args.runs, args.parcels = smoke.workspace("screen_dem"), 1, 800
+        stream_km2 = 0.05
+    toml, site = build(args.work, args.parcels, stream_km2)
     times = [run_cli(toml, site, args.work / "out") for _ in range(args.runs)]
     print(f"swm-gis screen, fresh process: {', '.join(f'{t:.2f}' for t in times)} s "
           f"(median {statistics.median(times):.2f} s)")
     cold = [run_resources_cold(toml, site) for _ in range(args.runs)]
     print("resource checks alone, fresh process: "
           + ", ".join(f"{a:.2f} s (+ {b:.2f} s imports)" for a, b in cold))
-    for k, v in warm_breakdown(toml, site).items():
+    figures, rw, ran = warm_breakdown(toml, site)
+    for k, v in figures.items():
         print(f"{k}: {v:.3f}")
+    if args.smoke:
+        smoke_checks(args.work / "out", rw, ran)
 
 
 if __name__ == "__main__":

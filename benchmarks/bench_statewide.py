@@ -7,6 +7,7 @@ the child's peak resident memory (``os.wait4``), with the load average of the sh
 
     python benchmarks/bench_statewide.py --work /tmp/bench/state            # generates once
     python benchmarks/bench_statewide.py --work /tmp/bench/state --runs 1 --json results.jsonl
+    python benchmarks/bench_statewide.py --smoke     # 500 parcels at those densities, checked
 
 No DEM: the drainage flags need a statewide stream network and terrain, measured per town in
 ``bench_terrain.py``; here they are reported as not checked, as the spec requires.
@@ -24,6 +25,7 @@ HERE = Path(__file__).resolve().parent
 REPO = HERE.parent
 sys.path.insert(0, str(HERE))
 
+import smoke  # noqa: E402
 from generate_town import generate  # noqa: E402
 from measure import measure  # noqa: E402
 
@@ -42,6 +44,20 @@ def summary(gpkg: Path) -> dict[str, object]:
     return out
 
 
+def smoke_checks(gpkg: Path, parcels: int, row: dict) -> None:
+    """Every parcel written, and drainage not checked (no DEM), as the spec requires."""
+    import pyogrio
+
+    smoke.check(row["parcels_written"] == parcels,
+                f"{row['parcels_written']} of {parcels} parcels written")
+    res = pyogrio.read_dataframe(gpkg, layer="applicability", read_geometry=False,
+                                 columns=["drains_to_orw", "drains_to_impaired",
+                                          "screening_class"])
+    smoke.check(bool(res[["drains_to_orw", "drains_to_impaired"]].isna().all().all()),
+                "drainage flags null (not checked) without a DEM")
+    smoke.check(bool(res["screening_class"].notna().all()), "every parcel classed")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--work", type=Path, default=Path("/tmp/bench/state"))
@@ -49,7 +65,10 @@ def main() -> None:
     ap.add_argument("--runs", type=int, default=1)
     ap.add_argument("--json", type=Path, help="append each run as one JSON line")
     ap.add_argument("--extra", nargs="*", default=[], help="more applicability options")
+    smoke.add_option(ap)
     args = ap.parse_args()
+    if args.smoke:
+        args.work, args.parcels, args.runs = smoke.workspace("statewide"), 500, 1
     toml = args.work / "town.toml"
     if not toml.is_file():
         t = time.perf_counter()
@@ -70,6 +89,8 @@ def main() -> None:
         if args.json:
             with args.json.open("a", encoding="utf-8") as fh:
                 fh.write(json.dumps(row) + "\n")
+        if args.smoke:
+            smoke_checks(out, args.parcels, row)
 
 
 if __name__ == "__main__":

@@ -94,8 +94,13 @@ def labels_kernel() -> Any:
     if not _LABELS:
         import numba
 
+        # A module global, not a closure cell: numba keys the disk cache of a closure on its
+        # cells, and a dispatcher made anew in every process missed it every time (each run
+        # recompiled the walk, 1-4 s, and left one more cache file).
+        global _downstream
+
         @numba.njit(cache=True, nogil=True)
-        def downstream(d8, j, rows, cols):  # pragma: no cover - compiled
+        def _downstream(d8, j, rows, cols):  # pragma: no cover - compiled
             code = d8[j]
             r, c = j // cols, j % cols
             if code == 1:
@@ -151,14 +156,14 @@ def labels_kernel() -> Any:
                         label = water[j]
                         break
                     out[j] = busy
-                    k = downstream(d8, j, rows, cols)
+                    k = _downstream(d8, j, rows, cols)
                     if k < 0:
                         break
                     j = k
                 j = i
                 while out[j] == busy:  # write it down the same path
                     out[j] = label
-                    k = downstream(d8, j, rows, cols)
+                    k = _downstream(d8, j, rows, cols)
                     if k < 0:
                         break
                     j = k
