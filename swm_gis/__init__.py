@@ -33,24 +33,60 @@ Examples
 ['N']
 """
 
+import importlib
+from typing import TYPE_CHECKING
+
 from swm_gis._version import __version__
-from swm_gis.applicability.run import Overlays, classify_parcels
-from swm_gis.config.town import TownConfig, load_config
 from swm_gis.errors import SwmGisError
-from swm_gis.jobs import abutter_package, applicability_map, screen
-from swm_gis.results import AbutterPackage, ApplicabilityMap, Screening
-from swm_gis.rules.abutters import find_abutters
-from swm_gis.rules.development import development_type
-from swm_gis.rules.disturbance import disturbance_trigger
-from swm_gis.rules.floodplain import floodplain_overlap
-from swm_gis.rules.habitats import habitats_within
-from swm_gis.rules.owners import join_owners, recipients
-from swm_gis.rules.standards import performance_standards
-from swm_gis.rules.timeline import permit_timeline
-from swm_gis.rules.watersheds import mitigation_eligibility, watershed_shares
-from swm_gis.screening.checklist import submittal_checklist
-from swm_gis.terrain.receiving_waters import trace_receiving_waters
-from swm_gis.webmap.job import WebMap, publish
+
+if TYPE_CHECKING:  # the names' homes, for readers, type checkers and the import graph
+    from swm_gis.applicability.run import Overlays, classify_parcels
+    from swm_gis.config.town import TownConfig, load_config
+    from swm_gis.jobs import abutter_package, applicability_map, screen
+    from swm_gis.results import AbutterPackage, ApplicabilityMap, Screening
+    from swm_gis.rules.abutters import find_abutters
+    from swm_gis.rules.development import development_type
+    from swm_gis.rules.disturbance import disturbance_trigger
+    from swm_gis.rules.floodplain import floodplain_overlap
+    from swm_gis.rules.habitats import habitats_within
+    from swm_gis.rules.owners import join_owners, recipients
+    from swm_gis.rules.standards import performance_standards
+    from swm_gis.rules.timeline import permit_timeline
+    from swm_gis.rules.watersheds import mitigation_eligibility, watershed_shares
+    from swm_gis.screening.checklist import submittal_checklist
+    from swm_gis.terrain.receiving_waters import trace_receiving_waters
+    from swm_gis.webmap.job import WebMap, publish
+
+#: Where each public name lives. They are imported on first use (PEP 562 ``__getattr__``), so
+#: ``import swm_gis`` and ``swm-gis --help`` load no geo stack (geopandas, dask, numba, ...):
+#: a name costs its module's imports the first time it is read, then it is an attribute.
+_HOMES = {
+    "Overlays": "swm_gis.applicability.run",
+    "classify_parcels": "swm_gis.applicability.run",
+    "TownConfig": "swm_gis.config.town",
+    "load_config": "swm_gis.config.town",
+    "abutter_package": "swm_gis.jobs",
+    "applicability_map": "swm_gis.jobs",
+    "screen": "swm_gis.jobs",
+    "AbutterPackage": "swm_gis.results",
+    "ApplicabilityMap": "swm_gis.results",
+    "Screening": "swm_gis.results",
+    "find_abutters": "swm_gis.rules.abutters",
+    "development_type": "swm_gis.rules.development",
+    "disturbance_trigger": "swm_gis.rules.disturbance",
+    "floodplain_overlap": "swm_gis.rules.floodplain",
+    "habitats_within": "swm_gis.rules.habitats",
+    "join_owners": "swm_gis.rules.owners",
+    "recipients": "swm_gis.rules.owners",
+    "performance_standards": "swm_gis.rules.standards",
+    "permit_timeline": "swm_gis.rules.timeline",
+    "mitigation_eligibility": "swm_gis.rules.watersheds",
+    "watershed_shares": "swm_gis.rules.watersheds",
+    "submittal_checklist": "swm_gis.screening.checklist",
+    "trace_receiving_waters": "swm_gis.terrain.receiving_waters",
+    "WebMap": "swm_gis.webmap.job",
+    "publish": "swm_gis.webmap.job",
+}
 
 __all__ = [
     # job level, over a town config
@@ -65,3 +101,17 @@ __all__ = [
     # errors and version
     "SwmGisError", "__version__",
 ]
+
+
+def __getattr__(name: str) -> object:
+    """Import a public name from its home on first use (PEP 562) and keep it."""
+    home = _HOMES.get(name)
+    if home is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(home), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(__all__))

@@ -1,23 +1,48 @@
 """The ``swm-gis`` command line: thin; parses arguments, calls the core, writes outputs.
 
 Each command lives in its own module in this package and registers itself on :data:`app`;
-every module here is imported on start-up (so a new command is a new file, nothing else).
+every module here is imported on start-up (so a new command is a new file, nothing else). They
+import the engine inside their commands, so ``swm-gis --help`` loads typer and rich only.
 User errors (:class:`swm_gis.errors.SwmGisError`) print one paragraph and exit with code 2.
+A SIGINT or SIGTERM at any moment prints one line and exits 130 / 143.
 """
 
 from __future__ import annotations
 
 import importlib
+import os
 import pkgutil
 import signal
 import sys
 import threading
 
-import typer
 
-from swm_gis.cli._common import app, state
-from swm_gis.cli.words import cli_text
-from swm_gis.errors import Interrupted, SwmGisError
+def _end_at_once(signum: int, frame: object) -> None:
+    """Start-up's handler: nothing is read or written yet, so end now with the one line (no
+    traceback from inside an import)."""
+    os.write(2, f"Interrupted ({signal.Signals(signum).name}).\n".encode())
+    os._exit(128 + signum)
+
+
+def _start_handlers() -> dict[int, object]:
+    """Install :func:`_end_at_once` for SIGINT and SIGTERM before the imports below; returns the
+    handlers to put back (none off the main thread, where handlers cannot be set).
+    ``SWM_GIS_TEST_START_PAUSE_S`` (tests only) says so on stderr, and start-up then waits."""
+    if threading.current_thread() is not threading.main_thread():
+        return {}
+    previous = {s: signal.signal(s, _end_at_once) for s in (signal.SIGINT, signal.SIGTERM)}
+    if os.environ.get("SWM_GIS_TEST_START_PAUSE_S"):
+        os.write(2, b"swm-gis: starting\n")
+    return previous
+
+
+_previous_handlers = _start_handlers()
+
+import typer  # noqa: E402 - after the start-up handlers, on purpose
+
+from swm_gis.cli._common import app, state  # noqa: E402
+from swm_gis.cli.words import cli_text  # noqa: E402
+from swm_gis.errors import Interrupted, SwmGisError  # noqa: E402
 
 
 def _load_commands() -> None:
@@ -27,6 +52,13 @@ def _load_commands() -> None:
 
 
 _load_commands()
+if os.environ.get("SWM_GIS_TEST_START_PAUSE_S"):  # tests only: a signal lands in start-up
+    import time
+
+    time.sleep(float(os.environ["SWM_GIS_TEST_START_PAUSE_S"]))
+# an importer of this package (a test, a notebook) keeps its own handlers; main() sets its own
+for _signum, _handler in _previous_handlers.items():
+    signal.signal(_signum, _handler)
 
 
 def cli_flags() -> set[str]:
@@ -59,15 +91,31 @@ _ABORTS = (typer.Abort, *_click_classes("Abort"))
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Entry point of the ``swm-gis`` console script; returns the exit code."""
-    command = typer.main.get_command(app)
-    previous_term = _term_as_interrupt()
+    """Entry point of the ``swm-gis`` console script; returns the exit code.
+
+    SIGINT and SIGTERM raise :class:`Interrupted` from here on (the output writers' clean-up
+    runs); whatever it becomes on its way up (typer's exit 130, an ImportError from a module it
+    cut short) is worded once, and a second signal while unwinding is not another traceback."""
+    previous = _signals_as_interrupts()
     Interrupted.last = None
+    try:
+        return _run(argv)
+    except BaseException:
+        if Interrupted.last is None:
+            raise
+        return _interrupted(Interrupted.last)
+    finally:
+        for signum, handler in previous.items():
+            signal.signal(signum, handler)
+
+
+def _run(argv: list[str] | None) -> int:
+    command = typer.main.get_command(app)
     try:
         rv = command.main(args=argv, prog_name="swm-gis", standalone_mode=False)
         if Interrupted.last is not None or rv == 130:  # typer returns 130 for Ctrl-C
             return _interrupted(Interrupted.last or KeyboardInterrupt())
-    except KeyboardInterrupt as exc:  # Ctrl-C, or SIGTERM as Interrupted (swm_gis.io.outputs)
+    except KeyboardInterrupt as exc:  # Ctrl-C or SIGTERM as Interrupted
         return _interrupted(exc)
     except SwmGisError as exc:
         state.reporter.error(cli_text(exc), exit_code=exc.exit_code, error=exc)
@@ -83,9 +131,6 @@ def main(argv: list[str] | None = None) -> int:
             print("Aborted.", file=sys.stderr)
             return 1
         return exc.exit_code
-    finally:
-        if previous_term is not None:
-            signal.signal(signal.SIGTERM, previous_term)
     return rv if isinstance(rv, int) else 0
 
 
@@ -98,16 +143,17 @@ def _interrupted(exc: KeyboardInterrupt) -> int:
     return getattr(exc, "exit_code", 130)
 
 
-def _term_as_interrupt() -> object | None:
-    """Make SIGTERM unwind like Ctrl-C (clean-up runs, one line says so); returns the old
-    handler, or None off the main thread where handlers cannot be set."""
+def _raise_interrupted(signum: int, frame: object) -> None:
+    if Interrupted.last is None:  # the first signal; while unwinding from it, one line is enough
+        raise Interrupted(f"Interrupted ({signal.Signals(signum).name}).", signum=signum)
+
+
+def _signals_as_interrupts() -> dict[int, object]:
+    """Make SIGINT and SIGTERM unwind as :class:`Interrupted` (clean-up runs, one line says so);
+    returns the old handlers, none off the main thread where handlers cannot be set."""
     if threading.current_thread() is not threading.main_thread():
-        return None
-
-    def handler(signum: int, frame: object) -> None:
-        raise Interrupted("Interrupted (SIGTERM).", signum=signum)
-
-    return signal.signal(signal.SIGTERM, handler)
+        return {}
+    return {s: signal.signal(s, _raise_interrupted) for s in (signal.SIGINT, signal.SIGTERM)}
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -17,7 +17,7 @@ import sys
 from dataclasses import dataclass, field, replace
 from enum import StrEnum
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import typer
 from rich.console import Console
@@ -25,9 +25,11 @@ from rich.panel import Panel
 from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 
 from swm_gis.cli.words import cli_words
-from swm_gis.config.town import TownConfig, load_config
 from swm_gis.errors import SwmGisError
 from swm_gis.messages import parts, references, render
+
+if TYPE_CHECKING:
+    from swm_gis.config.town import TownConfig
 
 
 class ProgressMode(StrEnum):
@@ -174,6 +176,8 @@ def no_cache_option() -> Any:
 
 
 def open_config(path: Path, *, no_cache: bool = False) -> TownConfig:
+    from swm_gis.config.town import load_config  # pyproj: not for --help
+
     cfg = load_config(path)
     return replace(cfg, cache_enabled=False) if no_cache else cfg
 

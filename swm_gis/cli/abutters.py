@@ -11,6 +11,7 @@ import math
 import re
 from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import typer
 
@@ -22,14 +23,12 @@ from swm_gis.cli._common import (
     overwrite_option,
     state,
 )
-from swm_gis.config.town import TownConfig
 from swm_gis.errors import SwmGisError
 from swm_gis.io.outputs import config_inputs, final_paths, output_package
-from swm_gis.io.writers import check_outputs_free
-from swm_gis.jobs import abutter_package_request
-from swm_gis.notification.package import first_owned_parcel
-from swm_gis.notification.request import AbutterRequest
-from swm_gis.results import OUTPUT_FILES, check_label_template, output_paths
+
+if TYPE_CHECKING:
+    from swm_gis.config.town import TownConfig
+    from swm_gis.notification.request import AbutterRequest
 
 DEMO_ORDER = 30
 
@@ -94,6 +93,10 @@ def abutters(
 
     Example: swm-gis abutters --config data/cambridge.toml --parcel 9-29 --out abutters-9-29
     """
+    from swm_gis.io.writers import check_outputs_free
+    from swm_gis.notification.request import AbutterRequest
+    from swm_gis.results import output_paths
+
     cfg = open_config(config)
     offset = parse_offset(label_offset)
     check_outputs_free(output_paths(out).values(), overwrite=overwrite)
@@ -148,6 +151,10 @@ def run_abutters(
 
     A ``many_abutters`` warning is said through ``warn`` before anything is written;
     ``staged``: ``out_dir`` is the command's own staging folder."""
+    from swm_gis.io.writers import check_outputs_free
+    from swm_gis.jobs import abutter_package_request
+    from swm_gis.results import check_label_template, output_paths
+
     check_label_template(label_template)
     check_outputs_free(output_paths(out_dir).values(), overwrite=overwrite)
     package = abutter_package_request(cfg, request, progress=progress)
@@ -188,11 +195,20 @@ def demo_parcel_id(config_path: Path) -> str | None:
     return None
 
 
-#: Files the demo step writes in its folder (the demo refuses to replace anyone else's).
-DEMO_OUTPUTS = tuple(OUTPUT_FILES.values())
+def __getattr__(name: str) -> object:
+    """``DEMO_OUTPUTS``: the files the demo step writes in its folder (the demo refuses to
+    replace anyone else's), read from :mod:`swm_gis.results` when asked, not at start-up."""
+    if name == "DEMO_OUTPUTS":
+        from swm_gis.results import OUTPUT_FILES
+
+        return tuple(OUTPUT_FILES.values())
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def run_demo(config_path: Path, out_dir: Path) -> list[str]:
+    from swm_gis.notification.package import first_owned_parcel
+    from swm_gis.notification.request import AbutterRequest
+
     cfg = open_config(config_path)
     pid = demo_parcel_id(config_path) or first_owned_parcel(cfg)
     paths, summary = run_abutters(cfg, AbutterRequest(parcels=[pid]), out_dir=out_dir,

@@ -10,7 +10,6 @@ from pathlib import Path
 
 import typer
 
-from swm_gis.applicability.overlays import DEFAULT_CHUNK_SIZE
 from swm_gis.applicability.scheduler import check_scheduler
 from swm_gis.cli._common import (
     app,
@@ -21,12 +20,13 @@ from swm_gis.cli._common import (
     state,
 )
 from swm_gis.errors import ConfigError
-from swm_gis.io import postgis
 from swm_gis.io.outputs import config_inputs, output_file
-from swm_gis.io.writers import check_outputs_free
-from swm_gis.jobs import applicability_map
 
 DEMO_ORDER = 40
+
+#: ``--chunk-size``'s default: swm_gis.applicability.overlays.DEFAULT_CHUNK_SIZE, written here so
+#: ``--help`` need not import the overlays (geopandas); tests/cli/test_start.py keeps them equal.
+DEFAULT_CHUNK_SIZE = 20_000
 
 
 class Engine(StrEnum):
@@ -68,6 +68,10 @@ def applicability(
         raise ConfigError("--scheduler is for the Dask engine; add --engine dask.")
     if scheduler:  # before any work: form, reachable, a Dask scheduler (with a timeout)
         scheduler = check_scheduler(scheduler)
+    from swm_gis.io import postgis
+    from swm_gis.io.writers import check_outputs_free
+    from swm_gis.jobs import applicability_map
+
     cfg = open_config(config, no_cache=no_cache)
     # --- PostGIS output (swm_gis.applicability.postgis_write): the map into a database table,
     # styled.
@@ -102,6 +106,8 @@ DEMO_OUTPUTS = ("applicability.gpkg",)
 
 
 def run_demo(config_path: Path, out_dir: Path) -> list[str]:
+    from swm_gis.jobs import applicability_map
+
     out_dir.mkdir(parents=True, exist_ok=True)
     result = applicability_map(open_config(config_path), out_dir / "applicability.gpkg",
                                overwrite=True)

@@ -9,7 +9,6 @@ from rich.table import Table
 
 from swm_gis.cli._common import app, config_option, open_config, state
 from swm_gis.errors import SwmGisError
-from swm_gis.validate import validate_config
 
 data_app = typer.Typer(help="Check the town's data layers.", no_args_is_help=True)
 app.add_typer(data_app, name="data")
@@ -23,6 +22,8 @@ def validate(config: Path = config_option()) -> None:
 
     Example: swm-gis data validate --config data/sample/town.toml
     """
+    from swm_gis.validate import validate_config
+
     cfg = open_config(config)
     reports = validate_config(cfg, progress=state.reporter.progress)
     rep = state.reporter

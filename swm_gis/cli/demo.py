@@ -25,7 +25,6 @@ import typer
 
 import swm_gis.cli as cli_pkg
 from swm_gis.cli._common import SAMPLE_DIR, app, state
-from swm_gis.config.town import load_config
 from swm_gis.errors import ConfigError, OutputExistsError
 from swm_gis.io.outputs import (
     config_inputs,
@@ -34,7 +33,6 @@ from swm_gis.io.outputs import (
     output_lock,
     refuse_inputs,
 )
-from swm_gis.io.writers import write_json
 
 #: The record of what a demo run wrote, in the ``--out`` folder.
 MARKER = ".swm-gis-demo.json"
@@ -122,6 +120,8 @@ def demo(
             f"The sample town config {config} is missing. Run the demo from a checkout of the "
             "repository (make demo), or pass --config with a town config."
         )
+    from swm_gis.config.town import load_config
+
     # never write into (or around) the town's own data: --out must not hold the config's inputs
     refuse_inputs(out, config_inputs(load_config(config)))
     with interrupt_guard(out), explain_os_errors(out), \
@@ -130,6 +130,8 @@ def demo(
 
 
 def _run_demo(out: Path, config: Path) -> None:
+    from swm_gis.io.writers import write_json
+
     rep = state.reporter
     steps = demo_steps()
     planned = check_demo_folder(out, [name for _, name, _ in steps])

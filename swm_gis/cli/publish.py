@@ -19,8 +19,6 @@ from swm_gis.cli._common import (
     state,
 )
 from swm_gis.io.outputs import config_inputs, final_paths, output_package, refuse_inputs
-from swm_gis.webmap.job import check_site_folder
-from swm_gis.webmap.job import publish as publish_site
 
 DEMO_ORDER = 50
 
@@ -46,6 +44,9 @@ def publish(
 
     Example: swm-gis publish --config data/sample/town.toml --out site
     """
+    from swm_gis.webmap.job import check_site_folder
+    from swm_gis.webmap.job import publish as publish_site
+
     cfg = open_config(config)
     inputs = config_inputs(cfg) + ([str(source)] if source is not None else [])
     refuse_inputs(out, inputs)  # first: an input is never written to, --overwrite or not
@@ -68,6 +69,8 @@ DEMO_OUTPUTS = ("index.html", "publish.json", "data/data.js", "assets/app.js", "
 
 
 def run_demo(config_path: Path, out_dir: Path) -> list[str]:
+    from swm_gis.webmap.job import publish as publish_site
+
     # the demo's applicability step (DEMO_ORDER 40) wrote the map beside this folder
     computed = out_dir.parent / "applicability" / "applicability.gpkg"
     result = publish_site(open_config(config_path), out_dir, overwrite=True,

@@ -10,9 +10,8 @@ from __future__ import annotations
 
 from enum import StrEnum
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import pyogrio
 import typer
 
 from swm_gis.cli._common import (
@@ -26,17 +25,23 @@ from swm_gis.cli._common import (
     state,
 )
 from swm_gis.io.outputs import config_inputs, final_paths, output_package
-from swm_gis.io.writers import check_outputs_free
-from swm_gis.jobs import screen_request
-from swm_gis.results import SCREENING_FILES, screening_outputs
-from swm_gis.screening.request import ScreeningRequest
 from swm_gis.summaries import screening_lines
+
+if TYPE_CHECKING:
+    from swm_gis.screening.request import ScreeningRequest
 
 DEMO_ORDER = 20
 
-#: Files the demo step writes (site/ and site_small/ sub-folders).
-DEMO_OUTPUTS = tuple(f"{folder}/{name}" for folder in ("site", "site_small")
+
+def __getattr__(name: str) -> object:
+    """``DEMO_OUTPUTS``: the files the demo step writes (site/ and site_small/ sub-folders),
+    read from :mod:`swm_gis.results` when asked, not at start-up."""
+    if name == "DEMO_OUTPUTS":
+        from swm_gis.results import SCREENING_FILES
+
+        return tuple(f"{folder}/{name}" for folder in ("site", "site_small")
                      for name in SCREENING_FILES.values())
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 class Development(StrEnum):
@@ -105,6 +110,10 @@ def screen(
 
     Example: swm-gis screen -c data/sample/town.toml -s data/sample/sites.gpkg:site -o out
     """
+    from swm_gis.io.writers import check_outputs_free
+    from swm_gis.results import screening_outputs
+    from swm_gis.screening.request import ScreeningRequest
+
     inputs = [*config_inputs(open_config(config)), site, common_plan, proposed_impervious,
               mitigation]
     check_outputs_free(screening_outputs(out, report=report).values(), overwrite=overwrite)
@@ -138,6 +147,10 @@ def run_screen(
 ) -> tuple[dict[str, Path], dict[str, Any]]:
     """Check the outputs are free, screen (:func:`swm_gis.jobs.screen_request`), write;
     (outputs, document). ``staged``: ``out`` is the command's own staging folder."""
+    from swm_gis.io.writers import check_outputs_free
+    from swm_gis.jobs import screen_request
+    from swm_gis.results import screening_outputs
+
     cfg = open_config(config, no_cache=no_cache)
     check_outputs_free(screening_outputs(out, report=report).values(), overwrite=overwrite)
     rep = state.reporter
@@ -150,6 +163,10 @@ def run_screen(
 # --------------------------------------------------------------------------- demo
 def run_demo(config_path: Path, out_dir: Path) -> list[str]:
     """Screen the sample town's sites: a large site, then a small lot in a common plan."""
+    import pyogrio
+
+    from swm_gis.screening.request import ScreeningRequest
+
     sites = Path(config_path).parent / "sites.gpkg"
     if not sites.is_file():
         sites = SAMPLE_DIR / "sites.gpkg"

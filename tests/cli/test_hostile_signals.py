@@ -125,3 +125,21 @@ def test_twenty_staggered_abutters_runs_on_one_folder_never_mix(tmp_path, capsys
     assert _csvs(out) in reference  # one run's whole package, never a mix
     assert sorted(p.name for p in out.iterdir()) == sorted(OUTPUT_FILES.values())
     assert leftovers(tmp_path) == []
+
+
+@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM], ids=["SIGINT", "SIGTERM"])
+def test_a_signal_during_start_up_says_one_line(tmp_path, sig):
+    """Sent once the start-up handlers are in (the process says so under the test-only
+    SWM_GIS_TEST_START_PAUSE_S, then holds start-up open): one line, 130/143, nothing written."""
+    town = sample_copy(tmp_path)
+    out = tmp_path / "out"
+    env = {**os.environ, "PYTHONPATH": str(REPO), "SWM_GIS_TEST_START_PAUSE_S": "30"}
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "swm_gis", "--progress", "none", *_command("abutters", town, out)],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env, cwd=tmp_path)
+    assert proc.stderr.readline() == "swm-gis: starting\n"
+    proc.send_signal(sig)
+    _, err = proc.communicate(timeout=60)
+    assert proc.returncode == EXIT[sig], err
+    assert err.splitlines() == [f"Interrupted ({sig.name})."]
+    assert not out.exists() and leftovers(tmp_path) == []
