@@ -273,6 +273,12 @@ def _reaches_private(importer: str, dotted: str) -> bool:
     return False
 
 
+def _ours(module: str) -> bool:
+    """Whether ``module`` is the engine's or the plugin's (a library's own private names, such
+    as ``os._exit``, are the library's business)."""
+    return module.split(".")[0] in {"swm_gis", "swm_gis_qgis"}
+
+
 def private_reach(path: Path) -> list[str]:
     """Every place ``path`` imports, or reads through an imported name, another module's
     ``_private`` name."""
@@ -281,12 +287,16 @@ def private_reach(path: Path) -> list[str]:
     for node in ast.walk(tree):
         if isinstance(node, ast.ImportFrom) and node.module != "__future__":
             module = _absolute(node, path)
+            if not _ours(module):
+                continue
             for alias in node.names:
                 imported.add(alias.asname or alias.name)
                 if _private(alias.name) or _reaches_private(me, f"{module}.{alias.name}"):
                     found.append(f"{node.lineno}: from {module} import {alias.name}")
         elif isinstance(node, ast.Import):
             for alias in node.names:
+                if not _ours(alias.name):
+                    continue
                 imported.add((alias.asname or alias.name).split(".")[0])
                 if _reaches_private(me, alias.name):
                     found.append(f"{node.lineno}: import {alias.name}")
