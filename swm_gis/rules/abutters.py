@@ -341,7 +341,7 @@ def parcels_touched_by_site(
     hits, overlap = hits[keep], overlap[keep]
     touched = parcels.iloc[hits]
     no_owner = no_owner_type(touched, rules).to_numpy(bool)
-    skipped = [str(v) for v in touched.loc[no_owner, "id"]] if "id" in touched else []
+    skipped = [id_text(v) or "" for v in touched.loc[no_owner, "id"]] if "id" in touched else []
     hits, overlap = hits[~no_owner], overlap[~no_owner]
     parcel_share = overlap / np.maximum(shapely.area(geoms[hits]), 1e-12)
     site_share = overlap / max(shapely.area(site_geom), 1e-12)
@@ -349,7 +349,7 @@ def parcels_touched_by_site(
     if len(hits) and not subject.any():
         subject[int(np.argmax(overlap))] = True  # the parcel holding most of the site
     ids = (parcels["id"].iloc[hits].tolist() if "id" in parcels else [None] * len(hits))
-    grazed = [{"id": "" if pid is None or pd.isna(pid) else str(pid),
+    grazed = [{"id": id_text(pid) or "",
                "overlap_sqft": float(a * sqft_per_unit2), "parcel_share": float(ps),
                "site_share": float(ss)}
               for pid, a, ps, ss, is_subj in zip(ids, overlap, parcel_share, site_share, subject,
@@ -464,7 +464,7 @@ def check_right_of_way_field(field_map: Mapping[str, str | None], rules: Rules, 
 def _subject_rows(out: gpd.GeoDataFrame, subject: gpd.GeoDataFrame, id_col: str) -> np.ndarray:
     ids = set(subject_ids(subject, id_col))
     if ids and id_col in out:
-        return out[id_col].map(lambda v: pd.notna(v) and str(v) in ids).to_numpy(bool)
+        return id_series(out[id_col]).isin(ids).to_numpy(bool)
     subj_geoms = np.asarray(subject.geometry.values)
     return np.array([bool(shapely.equals(g, subj_geoms).any()) for g in out.geometry.values],
                     dtype=bool)
