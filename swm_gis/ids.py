@@ -14,7 +14,7 @@ a spreadsheet. The rule makes them one value:
   reaches the rule as text: the readers apply it to the source's own values (io/layers.py);
 * nothing, NaN, NaT or blank text is no id (``None``).
 
-docs/abutters.md ("Parcel ids") states the rule for users.
+docs/abutters.md ("The owner join") states the rule for users.
 """
 
 from __future__ import annotations
