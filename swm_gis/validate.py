@@ -16,11 +16,13 @@ import pandas as pd
 from swm_gis import messages
 from swm_gis.config.town import TownConfig, layer_key
 from swm_gis.errors import SwmGisError
+from swm_gis.ids import id_series
 from swm_gis.io import layers as io
 from swm_gis.io.hygiene import duplicate_ids
 from swm_gis.messages import config_key
 from swm_gis.progress import Progress
-from swm_gis.rules.abutters import check_right_of_way_field, no_owner_type
+from swm_gis.rules.abutters import check_right_of_way_field
+from swm_gis.rules.owner_join import owner_join_rate
 
 
 class ReportText(messages.Templated, str):
@@ -169,32 +171,6 @@ def _validate_table(config: TownConfig, key: str, report: LayerReport) -> None:
         report.error = ReportText(f"{spec_text(config, key)} has no rows.")
 
 
-def _id_text(value: object) -> str | None:
-    if value is None or (not isinstance(value, str) and pd.isna(value)):
-        return None
-    if isinstance(value, float) and value.is_integer():
-        return str(int(value))
-    return str(value).strip() or None
-
-
-def owner_join_rate(parcels: pd.DataFrame, assess: pd.DataFrame, rules
-                    ) -> tuple[int, int, dict[str, tuple[int, int]]]:
-    """How many parcels that can have an owner (not right-of-way or water, with an id) have at
-    least one assessing record: ``(joined, ownable, {POLY_TYPE: (joined, ownable)})``."""
-    ids = parcels["id"].map(_id_text)
-    ownable = ids.notna() & ~no_owner_type(parcels, rules).to_numpy(bool)
-    records = set(assess["parcel_id"].map(_id_text).dropna()) if "parcel_id" in assess \
-        else set()
-    joined = ids.isin(records) & ownable
-    by_type: dict[str, tuple[int, int]] = {}
-    if "poly_type" in parcels and parcels["poly_type"].notna().any():
-        kinds = parcels["poly_type"].astype("string").str.strip().str.upper().fillna("(none)")
-        for kind in sorted(set(kinds[ownable])):
-            sel = ownable & (kinds == kind)
-            by_type[str(kind)] = (int((joined & sel).sum()), int(sel.sum()))
-    return int(joined.sum()), int(ownable.sum()), by_type
-
-
 def _owner_join(config: TownConfig, reports: list[LayerReport]) -> None:
     """The parcels-to-assessing join rate on the assessing table's line; an error below
     ``[rules] owner_join_min_share`` (a wrong id field joins nothing and every abutter list
@@ -216,12 +192,12 @@ def _owner_join(config: TownConfig, reports: list[LayerReport]) -> None:
     kinds = "; ".join(f"{k} {j:,} of {n:,}" for k, (j, n) in by_type.items())
     assess.warnings.append(
         f"owner join: {joined:,} of {ownable:,} parcels that can have an owner "
-        f"({100 * share:.1f} %) have at least one assessing record (parcels {pfield} = "
+        f"({100 * share:.1f} %) have an owner of record in the assessing table (parcels {pfield} = "
         f"assessing {afield})" + (f"; by POLY_TYPE: {kinds}" if kinds else ""))
     least = config.rules.owner_join_min_share
     if share < least:
-        pex = ", ".join(pframe["id"].map(_id_text).dropna().head(3))
-        aex = ", ".join(aframe["parcel_id"].map(_id_text).dropna().head(3)) \
+        pex = ", ".join(id_series(pframe["id"]).dropna().head(3))
+        aex = ", ".join(id_series(aframe["parcel_id"]).dropna().head(3)) \
             if "parcel_id" in aframe else ""
         rule = config_key("rules", "owner_join_min_share")
         assess.error = ReportText(

@@ -1,11 +1,13 @@
 """How well the parcels join the assessing table, said before the run.
 
-The engine joins ``[layers.parcels.fields] id`` to ``[layers.assess.fields] parcel_id`` by exact
-text (``swm_gis.rules.owners.join_owners``). A wrong pair of fields (Cambridge's parcels have a
-``LOC_ID`` the default accepts, while their assessing table joins ``GISID`` to ``ML``) joins
-nothing, and an abutter list with no owners would be written and certified. This module measures
-the join on the values alone and finds the fields that would join, so the dialog can say which
-one to choose. Standard library only.
+The engine joins ``[layers.parcels.fields] id`` to ``[layers.assess.fields] parcel_id`` as text
+written by one rule (``swm_gis.ids.id_text``: a number 12.0 is "12", text stripped). :func:`key`
+is plain ``str(value)``: a Real id field (12.0) against a text one ("12") joins nothing here
+though the engine joins it (tests/plugin/test_plugin_joins.py; issue 35, left open). A wrong
+pair of fields (Cambridge's parcels have a ``LOC_ID`` the default accepts, while their assessing
+table joins ``GISID`` to ``ML``) joins nothing, and an abutter list with no owners would be
+written and certified. This module measures the join on the values alone and finds the fields
+that would join, so the dialog can say which one to choose. Standard library only.
 """
 
 from __future__ import annotations

@@ -32,6 +32,7 @@ from swm_gis.errors import (
     SwmGisError,
     UnknownParcelError,
 )
+from swm_gis.ids import ID_FIELDS, id_series, id_text
 from swm_gis.io import postgis, sanity
 from swm_gis.io.hygiene import (
     GEOM_FAMILY,
@@ -200,7 +201,7 @@ def _combine(spec: LayerSpec, parts: list[Layer], *, dedupe: bool) -> Layer:
     for part, frame in zip(spec.parts, frames, strict=True):
         frame = frame.assign(source=part.describe())
         if dedupe and "id" in frame and len(frame):
-            ids = frame["id"].map(lambda v: None if pd.isna(v) else _id_text(v))
+            ids = id_series(frame["id"])
             again = ids.isin(seen).to_numpy() & ids.notna().to_numpy()
             dropped += sorted(set(ids[again]))
             seen |= set(ids.dropna())
@@ -352,6 +353,8 @@ def read_spec_with_source(
                          _area_filter(bbox, mask, working, src_crs), where=where,
                          use_arrow=use_arrow)
     out = _logical_frame(gdf.set_crs(src_crs, allow_override=True), mapping, src_crs)
+    if spec.key == "parcels" and "id" in out:  # the one id rule, at the edge (swm_gis.ids)
+        out["id"] = id_series(out["id"])
     if not src_crs.equals(working):
         out = out.to_crs(working)
     out, repaired, dropped = repair_geometries(out)
@@ -484,7 +487,9 @@ def _read_table_spec(spec: LayerSpec, *, where: str | None = None) -> Layer:
     for logical, actual in mapping.items():
         if actual:
             col = df[actual]
-            out[logical] = col.where(col.isna(), col.astype(str)).astype(object)
+            # an id as the one rule writes it (12.0 read from a number field is "12")
+            out[logical] = (id_series(col) if logical in ID_FIELDS
+                            else col.where(col.isna(), col.astype(str)).astype(object))
         else:
             out[logical] = None
     warnings = sanity.check_ids(out, spec, field_map=mapping)
@@ -505,7 +510,7 @@ def read_column(config: TownConfig, key: str, logical: str) -> pd.Series:
     for part in spec.sources:
         values = _read_column_part(part, logical)
         if spec.parts and logical == "id":
-            text = values.map(lambda v: None if pd.isna(v) else _id_text(v))
+            text = id_series(values)
             values = values[~(text.isin(seen) & text.notna()).to_numpy()]
             seen |= set(text.dropna())
         parts.append(values)
@@ -563,7 +568,7 @@ def read_by_ids(config: TownConfig, key: str, logical: str, ids: list[str], *,
     """Rows of a layer or table whose logical field is in ``ids`` (WHERE queries, never a full
     read); with ``as_text`` the field comes back as text ("12", not 12.0)."""
     spec = config.layer(key)
-    ids = list(dict.fromkeys(str(v).strip() for v in ids))
+    ids = list(dict.fromkeys(id_text(v) or "" for v in ids))
     is_table = spec.schema.kind == "table"
     per_source = []
     for part in spec.sources:
@@ -580,20 +585,19 @@ def read_by_ids(config: TownConfig, key: str, logical: str, ids: list[str], *,
     out = (_combine(spec, per_source, dedupe=not is_table) if spec.parts
            else per_source[0]).frame
     if as_text and logical in out:
-        text = out[logical].astype(object)
-        out[logical] = text.where(text.isna(), text.map(_id_text))
+        out[logical] = id_series(out[logical])
     return out
 
 
 def read_parcels_by_id(config: TownConfig, ids: list[str]) -> gpd.GeoDataFrame:
     """The parcels with these ids (polygons sharing an id merged), or
     :class:`UnknownParcelError` naming every id that is not in the layer."""
-    ids = list(dict.fromkeys(str(v).strip() for v in ids))
+    ids = list(dict.fromkeys(id_text(v) or "" for v in ids))
     if "" in ids:
         raise UnknownParcelError(f"A parcel id is empty ({option('parcels')} \"\"); give the "
                                  "parcel's id, e.g. its MassGIS LOC_ID.")
     parcels = read_by_ids(config, "parcels", "id", ids)
-    found = set(parcels["id"].dropna().astype(str))
+    found = set(id_series(parcels["id"]).dropna())
     missing = [p for p in ids if p not in found]
     if missing:
         spec = config.layer("parcels")
@@ -608,12 +612,6 @@ def read_parcels_by_id(config: TownConfig, ids: list[str]) -> gpd.GeoDataFrame:
             + (SEVERAL_PARCELS if any("," in p for p in missing) else "")
         )
     return merge_duplicate_ids(parcels)
-
-
-def _id_text(v: object) -> str:
-    if isinstance(v, float) and v.is_integer():
-        return str(int(v))
-    return str(v)
 
 
 def sql_in(field: str, values: list[str]) -> str:

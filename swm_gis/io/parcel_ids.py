@@ -16,6 +16,7 @@ import pandas as pd
 
 from swm_gis.config.town import TownConfig, layer_key
 from swm_gis.errors import UnknownParcelError
+from swm_gis.ids import id_series, id_text
 from swm_gis.io import layers, sanity
 from swm_gis.messages import option
 
@@ -36,13 +37,13 @@ def resolve_parcel_ids(cfg: TownConfig, given: list[str]
     Raises :class:`~swm_gis.errors.UnknownParcelError` listing near matches when a value matches
     nothing.
     """
-    given = list(dict.fromkeys(str(v).strip() for v in given))
+    given = list(dict.fromkeys(id_text(v) or "" for v in given))
     if "" in given:
         raise UnknownParcelError(f"A parcel id is empty ({option('parcels')} \"\"); give the "
                                  "parcel's id, e.g. its MassGIS LOC_ID, or its map-lot "
                                  "(MAP_PAR_ID).")
     by_id = layers.read_by_ids(cfg, "parcels", "id", given)
-    found = set(by_id["id"].dropna().astype(str))
+    found = set(id_series(by_id["id"]).dropna())
     resolved = {g: [g] for g in given if g in found}
     notes: list[str] = []
     missing = [g for g in given if g not in resolved]
@@ -63,7 +64,7 @@ def _match_map_lots(cfg: TownConfig, missing: list[str], fields: dict[str, str |
     """Values that are a map-lot exactly: their parcel ids into ``resolved``, a note each."""
     rows = layers.read_by_ids(cfg, "parcels", "map_par_id", missing)
     for g in missing:
-        hit = rows.loc[rows["map_par_id"].astype(str) == g, "id"].dropna().astype(str)
+        hit = id_series(rows.loc[rows["map_par_id"].astype(str) == g, "id"]).dropna()
         if len(hit):
             resolved[g] = list(dict.fromkeys(hit))
             notes.append(f"The parcel given as {g} matched the map-lot ({fields['map_par_id']}) of "
@@ -100,14 +101,8 @@ def _known_parcels(cfg: TownConfig, fields: dict[str, str | None]
     known = pd.DataFrame({"id": raw.astype(object).to_numpy()})
     if len(maplots) == len(raw):
         known["map_par_id"] = maplots.astype(object).to_numpy()
-    known = known.loc[known["id"].notna()].assign(id=lambda f: f["id"].map(_id_text))
-    return raw, known
-
-def _id_text(value: object) -> str:
-    """An id as text: a float id 12.0 reads "12" (as the layers' id queries give it)."""
-    if isinstance(value, float) and value.is_integer():
-        return str(int(value))
-    return str(value)
+    known = known.assign(id=id_series(known["id"]))
+    return raw, known.loc[known["id"].notna()]
 
 
 def _loose_matches(known: pd.DataFrame, given: str) -> list[str]:

@@ -46,6 +46,7 @@ import shapely
 
 from swm_gis import formatting as fmt
 from swm_gis.config.town import TownConfig
+from swm_gis.ids import id_text
 from swm_gis.io import layers
 from swm_gis.units import M_PER_FT
 
@@ -317,8 +318,7 @@ def owners_not_found_warning(listed, *, has_assess: bool) -> dict[str, str] | No
     missing = listed.loc[~listed["owner_of_record"].astype(bool)]
     if missing.empty:
         return None
-    ids = [str(v) if v is not None and not (isinstance(v, float) and math.isnan(v))
-           else "(no id)" for v in missing["parcel_id"]]
+    ids = [id_text(v) or "(no id)" for v in missing["parcel_id"]]
     shown = ", ".join(ids[:20]) + (f" and {len(ids) - 20} more" if len(ids) > 20 else "")
     return warning("owners_not_found", (
         f"{len(ids)} of {len(listed)} abutting parcel(s) have no assessing record, so no owner "
@@ -363,7 +363,7 @@ def not_mailed_parcels(listed, left, mailable, *, subject_ids: Iterable[str] = (
             continue
         if not rec.get("owner_of_record", False) or not has_id:
             code = "no_owner_of_record"
-        elif str(pid) in mailed:
+        elif id_text(pid) in mailed:
             continue
         else:
             code = "no_usable_address"
@@ -387,7 +387,7 @@ def _ids(rec: Mapping[str, Any]) -> dict[str, str]:
     def text(v: Any) -> str:
         return "" if v is None or (isinstance(v, float) and math.isnan(v)) else str(v)
 
-    return {"parcel_id": text(rec.get("parcel_id", rec.get("id"))),
+    return {"parcel_id": id_text(rec.get("parcel_id", rec.get("id"))) or "",
             "map_par_id": text(rec.get("map_par_id"))}
 
 

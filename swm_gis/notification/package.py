@@ -20,6 +20,7 @@ import pandas as pd
 
 from swm_gis.config.town import TownConfig, load_config
 from swm_gis.errors import GeometryError, SwmGisError
+from swm_gis.ids import id_series
 from swm_gis.io import layers
 from swm_gis.io.inputs import as_frame, describe, source_of
 from swm_gis.io.parcel_ids import resolve_parcel_ids
@@ -29,11 +30,15 @@ from swm_gis.notification.info import PackageInfo, parcel_count_text, source_wit
 from swm_gis.notification.request import AbutterRequest
 from swm_gis.progress import Progress, quiet
 from swm_gis.rules import abutters as core
-from swm_gis.rules.owner_join import OwnerJoinError, check_owner_join, subject_owners
+from swm_gis.rules.owner_join import (
+    OwnerJoinError,
+    check_owner_join,
+    owned_parcel_ids,
+    subject_owners,
+)
 from swm_gis.rules.owners import (
     build_recipients,
     fiscal_years,
-    owned_parcel_ids,
     owner_notices,
     owners_by_parcel,
 )
@@ -196,7 +201,7 @@ def _owners(config: TownConfig, abut: gpd.GeoDataFrame, subject: gpd.GeoDataFram
             ids: list[str], *, include_subject: bool) -> _Owners:
     """Read the assessing records of the abutters and the subject, list and leave out, join
     the owners (checking the join) and build the mailing list."""
-    assess = read_assess(config, ids=[*abut["id"].dropna().astype(str), *ids])
+    assess = read_assess(config, ids=[*id_series(abut["id"]).dropna(), *ids])
     listed, left = list_and_leave_out(abut, subject, assess, rules=config.rules,
                                       include_subject=include_subject)
     if config.has("assess"):
@@ -206,9 +211,9 @@ def _owners(config: TownConfig, abut: gpd.GeoDataFrame, subject: gpd.GeoDataFram
     notices = owner_notices(listed, assess)
     mailable, review, recipient_counts = build_recipients(notices, subject_ids=ids)
     owners = owners_by_parcel(notices.rows)
-    listed["owners"] = [owners.get(str(pid), "") for pid in listed["parcel_id"]]
+    listed["owners"] = [owners.get(pid, "") for pid in listed["parcel_id"]]
     addresses = site_addresses(assess)
-    listed["site_address"] = listed["parcel_id"].astype(str).map(addresses)
+    listed["site_address"] = id_series(listed["parcel_id"]).map(addresses)
     return _Owners(assess=assess, listed=listed, left=left, mailable=mailable, review=review,
                    recipient_counts=recipient_counts, addresses=addresses)
 
@@ -254,9 +259,9 @@ def list_and_leave_out(abut: gpd.GeoDataFrame, subject: gpd.GeoDataFrame, assess
     listed, left = core.classify(abut, owned_parcel_ids(assess), rules=rules)
     if not include_subject:
         left = pd.concat([left, subject_left_out(subject)])
-    listed = _with_pond_notes(listed.assign(parcel_id=listed["id"],
+    listed = _with_pond_notes(listed.assign(parcel_id=id_series(listed["id"]),
                                             map_no=np.arange(1, len(listed) + 1)))
-    return listed, left.assign(parcel_id=left["id"])
+    return listed, left.assign(parcel_id=id_series(left["id"]))
 
 
 class TooManyAbuttersError(SwmGisError):
@@ -271,7 +276,7 @@ def job_warnings(config: TownConfig, *, subject, area, candidates, distance_ft: 
         checks.edge_warning(config, subject, area, candidates, distance_ft=distance_ft),
         checks.right_of_way_warning(skipped),
         checks.subject_right_of_way_warning(
-            subject.loc[core.no_owner_type(subject, config.rules), "id"].astype(str).tolist()),
+            id_series(subject.loc[core.no_owner_type(subject, config.rules), "id"]).tolist()),
         None if config.has("assess") else checks.no_assess_warning(),
     ]
     return [w for w in found if w is not None]
@@ -348,7 +353,7 @@ def add_pond_extension(cfg: TownConfig, abut: gpd.GeoDataFrame, subject: gpd.Geo
     around = layers.merge_duplicate_ids(layers.read_layer(
         cfg, "parcels", bbox=(px0 - reach, py0 - reach, px1 + reach, py1 + reach)))
     extra = core.pond_extension(around, subject, found,
-                                exclude_ids=abut["id"].dropna().astype(str))
+                                exclude_ids=id_series(abut["id"]).dropna())
     extra = extra.assign(is_subject=False, other_town=False)
     if "town_id" in subject and len(extra):
         towns = {core.town_key(v) for v in subject["town_id"] if pd.notna(v)}
@@ -448,7 +453,7 @@ def site_addresses(assess: pd.DataFrame) -> pd.Series:
     if "site_address" not in assess or assess.empty:
         return pd.Series(dtype=object)
     by_parcel: dict[str, list[str]] = {}
-    for pid, address in zip(assess["parcel_id"], assess["site_address"], strict=True):
+    for pid, address in zip(id_series(assess["parcel_id"]), assess["site_address"], strict=True):
         if address is None or (not isinstance(address, str) and pd.isna(address)):
             continue
         by_parcel.setdefault(str(pid), []).append(address)

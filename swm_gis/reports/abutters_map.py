@@ -17,6 +17,7 @@ import numpy as np
 import pandas as pd
 import shapely
 
+from swm_gis.ids import id_text
 from swm_gis.io.writers import atomic_path
 from swm_gis.notification.info import PackageInfo
 from swm_gis.reports.abutters_key import key_pages, key_rows
@@ -359,10 +360,9 @@ def info_ids(subject: gpd.GeoDataFrame) -> set[str]:
 
 
 def _texts(values) -> list[str]:
-    """Ids as text, '' for a missing one (pandas 3 keeps NaN through ``astype(str)``, and a
-    NaN reaching reportlab's string measure stops the run)."""
-    return ["" if v is None or (not isinstance(v, str) and pd.isna(v)) else str(v)
-            for v in values]
+    """Ids as text by the one rule (:func:`swm_gis.ids.id_text`), '' for a missing one (a NaN
+    reaching reportlab's string measure stops the run)."""
+    return [id_text(v) or "" for v in values]
 
 
 def _halo_text(c, x, y, text, font, size, *, angle=0.0, centred=True) -> None:

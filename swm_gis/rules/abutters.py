@@ -40,6 +40,7 @@ from pyproj import CRS
 
 from swm_gis.config.town import RIGHT_OF_WAY_COLUMN, Rules
 from swm_gis.errors import ConfigError, GeometryError, SwmGisError
+from swm_gis.ids import id_series, id_text
 from swm_gis.messages import config_key, option
 from swm_gis.units import M_PER_FT, SQFT_PER_ACRE, metres_per_unit, require_crs
 
@@ -239,14 +240,14 @@ def pond_extension(
     tol = (border_ft * M_PER_FT + TOLERANCE_M) / factor
     geoms = np.asarray(parcels.geometry.values)
     tree = shapely.STRtree(geoms)
-    skip = set(subject_ids(subject, id_col)) | {str(v) for v in exclude_ids}
+    skip = set(subject_ids(subject, id_col)) | {id_text(v) for v in exclude_ids}
     rows: dict[int, tuple[str, float]] = {}
     for pond, acres, pond_geom in zip(found["pond"], found["pond_acres"],
                                       found.geometry.values, strict=True):
         hits = tree.query(pond_geom, predicate="dwithin", distance=tol)
         for hit in hits:
             pid = parcels[id_col].iloc[hit] if id_col in parcels else None
-            if pd.notna(pid) and str(pid) in skip:
+            if id_text(pid) is not None and id_text(pid) in skip:
                 continue
             inside = shapely.area(shapely.intersection(geoms[hit], pond_geom))
             if inside > 0.5 * shapely.area(geoms[hit]):
@@ -263,10 +264,11 @@ def pond_extension(
 
 
 def subject_ids(subject: gpd.GeoDataFrame, id_col: str = "id") -> list[str]:
-    """The subject parcel ids as text, in order, without repeats."""
+    """The subject parcel ids as text (:func:`swm_gis.ids.id_text`), in order, without
+    repeats."""
     if id_col not in subject:
         return []
-    return list(dict.fromkeys(str(v) for v in subject[id_col] if pd.notna(v)))
+    return list(dict.fromkeys(id_series(subject[id_col]).dropna()))
 
 
 @dataclass(frozen=True)
@@ -339,7 +341,7 @@ def parcels_touched_by_site(
     hits, overlap = hits[keep], overlap[keep]
     touched = parcels.iloc[hits]
     no_owner = no_owner_type(touched, rules).to_numpy(bool)
-    skipped = [str(v) for v in touched.loc[no_owner, "id"]] if "id" in touched else []
+    skipped = [id_text(v) or "" for v in touched.loc[no_owner, "id"]] if "id" in touched else []
     hits, overlap = hits[~no_owner], overlap[~no_owner]
     parcel_share = overlap / np.maximum(shapely.area(geoms[hits]), 1e-12)
     site_share = overlap / max(shapely.area(site_geom), 1e-12)
@@ -347,7 +349,7 @@ def parcels_touched_by_site(
     if len(hits) and not subject.any():
         subject[int(np.argmax(overlap))] = True  # the parcel holding most of the site
     ids = (parcels["id"].iloc[hits].tolist() if "id" in parcels else [None] * len(hits))
-    grazed = [{"id": "" if pid is None or pd.isna(pid) else str(pid),
+    grazed = [{"id": id_text(pid) or "",
                "overlap_sqft": float(a * sqft_per_unit2), "parcel_share": float(ps),
                "site_share": float(ss)}
               for pid, a, ps, ss, is_subj in zip(ids, overlap, parcel_share, site_share, subject,
@@ -365,15 +367,16 @@ def classify(
 ) -> tuple[gpd.GeoDataFrame, gpd.GeoDataFrame]:
     """Split abutting parcels into those listed and those left out, each with a note or reason.
 
-    ``owned_ids`` are the parcel ids that have an assessing record. Left out: ROW, PRIV_ROW,
+    ``owned_ids`` are the parcel ids that have an assessing record, compared with the parcels'
+    ids by :func:`swm_gis.ids.id_text` (a float 12.0 is the id "12"). Left out: ROW, PRIV_ROW,
     RAIL_ROW and WATER polygons (``rules.no_owner_poly_types``) with no assessing record, reason
     given. Listed, flagged: parcels with no assessing record ("no owner of record: ask the
     Assessors") and parcels in another town (their town id). Both frames keep the input index.
     """
     rules = rules or Rules()
-    owned = {str(v) for v in owned_ids}
-    ids = abutting[id_col].astype(object)
-    has_owner = ids.map(lambda v: pd.notna(v) and str(v) in owned).astype(bool)
+    owned = {id_text(v) for v in owned_ids}
+    has_owner = id_series(abutting[id_col]).map(lambda v: v is not None and v in owned) \
+        .astype(bool)
     leave = no_owner_type(abutting, rules) & ~has_owner
 
     left = abutting.loc[leave].copy()
@@ -461,7 +464,7 @@ def check_right_of_way_field(field_map: Mapping[str, str | None], rules: Rules, 
 def _subject_rows(out: gpd.GeoDataFrame, subject: gpd.GeoDataFrame, id_col: str) -> np.ndarray:
     ids = set(subject_ids(subject, id_col))
     if ids and id_col in out:
-        return out[id_col].map(lambda v: pd.notna(v) and str(v) in ids).to_numpy(bool)
+        return id_series(out[id_col]).isin(ids).to_numpy(bool)
     subj_geoms = np.asarray(subject.geometry.values)
     return np.array([bool(shapely.equals(g, subj_geoms).any()) for g in out.geometry.values],
                     dtype=bool)

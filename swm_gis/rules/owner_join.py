@@ -3,8 +3,10 @@
 A config whose parcel id names the wrong field joins no assessing record: the package would
 certify an empty list. :func:`check_owner_join` refuses it (:class:`OwnerJoinError`, exit 2 on
 the command line); ``data validate`` reports the town-wide join rate
-(:func:`swm_gis.validate.owner_join_rate`). :func:`subject_owners` feeds the warning
-``subjects_have_different_owners``.
+(:func:`owner_join_rate`). Both, and the package's ``owner_of_record``, measure the join one way:
+:func:`owned_parcel_ids` (the parcel ids with an owner in the assessing table) against the
+parcels' ids, each written by :func:`swm_gis.ids.id_text`. :func:`subject_owners` feeds the
+warning ``subjects_have_different_owners``.
 """
 
 from __future__ import annotations
@@ -14,9 +16,12 @@ from collections.abc import Mapping
 import geopandas as gpd
 import pandas as pd
 
-from swm_gis.config.town import TownConfig
+from swm_gis.config.town import Rules, TownConfig
 from swm_gis.errors import SwmGisError
+from swm_gis.ids import id_series
 from swm_gis.messages import config_key
+from swm_gis.rules.abutters import no_owner_type
+from swm_gis.rules.owners import clean_text
 
 
 class OwnerJoinError(SwmGisError):
@@ -46,7 +51,7 @@ def check_owner_join(config: TownConfig, listed: gpd.GeoDataFrame, assess: pd.Da
     parcels_spec, assess_spec = config.layer("parcels"), config.layer("assess")
     field_of = {"parcels": (parcels_fields or {}).get("id"),
                 "assess": (assess_fields or {}).get("parcel_id")}
-    examples = tuple(ownable["id"].dropna().astype(str).head(3))
+    examples = tuple(id_series(ownable["id"]).dropna().head(3))
     example = ", ".join(examples) or "(none)"
     raise OwnerJoinError(
         f"None of the {len(ownable)} abutting parcel(s) that can have an owner joins a record "
@@ -61,6 +66,35 @@ def check_owner_join(config: TownConfig, listed: gpd.GeoDataFrame, assess: pd.Da
         "swm-gis data validate reports the join rate.", ownable=len(ownable), examples=examples)
 
 
+def owned_parcel_ids(assess: pd.DataFrame) -> set[str]:
+    """The parcel ids (:func:`~swm_gis.ids.id_text`) of the assessing rows that name an owner:
+    a parcel whose id is among them joins its owner of record, everywhere (the package's
+    ``owner_of_record``, :func:`owner_join_rate`)."""
+    if assess.empty or "parcel_id" not in assess:
+        return set()
+    owner = assess["owner"] if "owner" in assess else pd.Series("", index=assess.index)
+    return set(id_series(assess.loc[(owner.map(clean_text) != "").to_numpy(),
+                                    "parcel_id"]).dropna())
+
+
+def owner_join_rate(parcels: pd.DataFrame, assess: pd.DataFrame, rules: Rules
+                    ) -> tuple[int, int, dict[str, tuple[int, int]]]:
+    """How many parcels that can have an owner (not right-of-way or water, with an id) join an
+    owner of record (:func:`owned_parcel_ids`): ``(joined, ownable, {POLY_TYPE: (joined,
+    ownable)})``."""
+    ids = id_series(parcels["id"])
+    ownable = ids.notna().to_numpy() & ~no_owner_type(parcels, rules).to_numpy(bool)
+    joined = ids.isin(owned_parcel_ids(assess)).to_numpy() & ownable
+    by_type: dict[str, tuple[int, int]] = {}
+    if "poly_type" in parcels and parcels["poly_type"].notna().any():
+        kinds = parcels["poly_type"].astype("string").str.strip().str.upper().fillna("(none)")
+        kinds = kinds.to_numpy(object)
+        for kind in sorted(set(kinds[ownable])):
+            sel = ownable & (kinds == kind)
+            by_type[str(kind)] = (int((joined & sel).sum()), int(sel.sum()))
+    return int(joined.sum()), int(ownable.sum()), by_type
+
+
 def subject_owners(assess: pd.DataFrame, ids: list[str]) -> dict[str, list[str]]:
     """Subject parcel id -> its owners of record (as printed), for the different-owners
     warning; a parcel without a record is left out."""
@@ -68,7 +102,7 @@ def subject_owners(assess: pd.DataFrame, ids: list[str]) -> dict[str, list[str]]
     if assess.empty or "owner" not in assess:
         return out
     wanted = set(ids)
-    for pid, owner in zip(assess["parcel_id"].astype(str), assess["owner"], strict=True):
+    for pid, owner in zip(id_series(assess["parcel_id"]), assess["owner"], strict=True):
         name = "" if owner is None or (not isinstance(owner, str) and pd.isna(owner)) \
             else str(owner).strip()
         if pid in wanted and name and name not in out.setdefault(pid, []):
@@ -76,4 +110,5 @@ def subject_owners(assess: pd.DataFrame, ids: list[str]) -> dict[str, list[str]]
     return {pid: out[pid] for pid in ids if out.get(pid)}
 
 
-__all__ = ["OwnerJoinError", "check_owner_join", "subject_owners"]
+__all__ = ["OwnerJoinError", "check_owner_join", "owned_parcel_ids", "owner_join_rate",
+           "subject_owners"]

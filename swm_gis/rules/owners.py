@@ -27,6 +27,8 @@ from dataclasses import dataclass, field
 
 import pandas as pd
 
+from swm_gis.ids import id_series, id_text
+
 # clean_text and comparison_form: the one text normalising of addresses
 from swm_gis.rules.postal import (
     US_COUNTRY,
@@ -145,11 +147,12 @@ def join_owners(
 
 def owner_notices(abutting: pd.DataFrame, assess: pd.DataFrame, *, id_col: str = "id") -> Notices:
     """:func:`join_owners` and the counts of :class:`Notices`, for :func:`build_recipients`."""
-    ids = abutting[id_col].dropna().astype(str)
-    a = assess.loc[assess["parcel_id"].astype(str).isin(set(ids))]
+    ids = id_series(abutting[id_col]).dropna()
+    assessed = id_series(assess["parcel_id"])
+    a = assess.loc[assessed.isin(set(ids))]
     order = {pid: i for i, pid in enumerate(dict.fromkeys(ids))}
     rows = pd.DataFrame({
-        "parcel_id": a["parcel_id"].astype(str),
+        "parcel_id": assessed.loc[a.index],
         "owner_name": a["owner"].map(clean_text),
         # a "co-owner" that only says "USA" is a country field mapped as a co-owner: not printed
         "co_owner": _col(a, "co_owner").map(
@@ -607,7 +610,7 @@ def owners_by_parcel(notices: pd.DataFrame) -> dict[str, str]:
     out: dict[str, list[str]] = {}
     for rec in notices.to_dict("records"):
         name = owner_display(rec.get("owner_name"), rec.get("co_owner"))
-        names = out.setdefault(str(rec["parcel_id"]), [])
+        names = out.setdefault(id_text(rec["parcel_id"]) or "", [])
         if name and name not in names:
             names.append(name)
     return {pid: "; ".join(names) for pid, names in out.items()}
@@ -620,12 +623,6 @@ def fiscal_years(assess: pd.DataFrame) -> list[str]:
     values = {clean_text(v) for v in assess["fiscal_year"]}
     values.discard("")
     return sorted(v[:-2] if v.endswith(".0") else v for v in values)
-
-
-def owned_parcel_ids(assess: pd.DataFrame) -> set[str]:
-    """Parcel ids that have at least one assessing row with an owner."""
-    have = assess.loc[assess["owner"].map(clean_text) != "", "parcel_id"]
-    return {str(v) for v in have.dropna()}
 
 
 def _col(df: pd.DataFrame, name: str) -> pd.Series:
@@ -643,5 +640,5 @@ __all__ = [
     "country_at_end", "join_owners", "likely_duplicates", "us_zip", "zip_prefix_states",
     "zip_states", "owner_display", "owners_by_parcel",
     "normalise_address", "normalise_country", "normalise_owner", "normalise_zip",
-    "owned_parcel_ids", "recipient_key", "recipients", "unique_ids",
+    "recipient_key", "recipients", "unique_ids",
 ]

@@ -128,3 +128,23 @@ def test_cambridge_loc_id_against_gisid_is_refused_naming_ml(plugin, tmp_path):
         "field'." in message
     assert message.endswith("Without the join no owner could be notified, so nothing was run.")
     assert not folder.exists()
+
+
+def test_the_pre_check_compares_ids_as_qgis_gives_them_unlike_the_engine():
+    """What the plugin's join pre-check does differently from the engine (issue 35, left open).
+
+    The engine writes every parcel id by one rule (``swm_gis.ids.id_text``: a number field's
+    12.0 is the id "12", text is stripped). The plugin may not import the engine, and its
+    ``joins.key`` is ``str(value)``: a parcels layer whose LOC_ID is a Real field (12.0) and an
+    assessing table whose LOC_ID is text ("12") join nothing here, so ``check_join`` stops the
+    run, while the engine would join every row. Text against text, and integer against text,
+    agree with the engine; padded text does not (the engine strips it).
+    """
+    from swm_gis_qgis import joins
+
+    assert joins.rate([12.0, 13.0], ["12", "13"]).matched_rows == 0        # engine: 2
+    assert joins.rate(["12", "13"], [12.0, 13.0]).matched_rows == 0        # engine: 2
+    assert joins.rate([12, 13], ["12", "13"]).matched_rows == 2            # engine: 2
+    assert joins.rate([12.0, 13.0], [12.0, 13.0]).matched_rows == 2        # engine: 2
+    assert joins.rate(["12 ", "13"], ["12", "13"]).matched_rows == 1       # engine: 2
+    assert joins.rate(["012"], [12]).matched_rows == 0                     # engine: 0 too

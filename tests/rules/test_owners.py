@@ -5,6 +5,7 @@ from __future__ import annotations
 import pandas as pd
 import pytest
 
+from swm_gis.rules.owner_join import owned_parcel_ids
 from swm_gis.rules.owners import (
     MAILING_COLUMNS,
     address_problem,
@@ -13,7 +14,6 @@ from swm_gis.rules.owners import (
     normalise_address,
     normalise_owner,
     normalise_zip,
-    owned_parcel_ids,
     recipients,
 )
 

@@ -1,0 +1,57 @@
+"""The one id rule (swm_gis.ids): a float 12.0, an int 12 and the text "12" are one id; text is
+kept as typed but for surrounding whitespace; no value is no id. The readers apply it at the
+edge."""
+
+from __future__ import annotations
+
+import geopandas as gpd
+import numpy as np
+import pandas as pd
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+from shapely.geometry import box
+from support.townkit import CRS, write_town
+
+from swm_gis.config.town import load_config
+from swm_gis.ids import id_series, id_text
+from swm_gis.io import layers
+
+
+@pytest.mark.parametrize(("value", "text"), [
+    (12.0, "12"), (12, "12"), ("12", "12"), (" 12\t", "12"), (np.int64(12), "12"),
+    (np.float64(12.0), "12"), (12.5, "12.5"), ("012", "012"), ("12.0", "12.0"),
+    ("M_236584_917849", "M_236584_917849"), (None, None), (float("nan"), None), ("", None),
+    ("   ", None), (pd.NA, None), (-0.0, "0"),
+], ids=repr)
+def test_id_text(value, text):
+    assert id_text(value) == text
+
+
+@given(st.integers(min_value=-(2**52), max_value=2**52))
+def test_a_number_and_its_text_are_one_id(n):
+    assert id_text(float(n)) == id_text(int(n)) == id_text(str(n)) == str(n)
+
+
+@given(st.one_of(st.none(), st.integers(), st.floats(allow_nan=True), st.text()))
+def test_id_text_is_idempotent(value):
+    once = id_text(value)
+    assert id_text(once) == once
+
+
+def test_id_series_keeps_index_and_name():
+    s = pd.Series([12.0, None, " 7 "], index=[5, 9, 2], name="id")
+    out = id_series(s)
+    assert out.tolist() == ["12", None, "7"] and list(out.index) == [5, 9, 2]
+    assert out.name == "id" and out.dtype == object
+
+
+@pytest.mark.parametrize("kind", ["float", "int", "text"])
+def test_the_table_reader_writes_ids_by_the_rule(tmp_path, kind):
+    """An assessing table's number field 12.0 reads "12" (astype(str) gave "12.0")."""
+    value = {"float": 12.0, "int": 12, "text": "12"}[kind]
+    parcels = gpd.GeoDataFrame({"LOC_ID": ["12"], "geometry": [box(0, 0, 1, 1)]}, crs=CRS)
+    assess = gpd.GeoDataFrame(pd.DataFrame({"LOC_ID": [value], "OWNER1": ["A"]}))
+    cfg = load_config(write_town(tmp_path, {"parcels": parcels, "assess": assess}))
+    assert layers.read_table(cfg, "assess")["parcel_id"].tolist() == ["12"]
+    assert layers.read_by_ids(cfg, "assess", "parcel_id", ["12"])["parcel_id"].tolist() == ["12"]
