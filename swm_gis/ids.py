@@ -68,8 +68,14 @@ def id_series(values: pd.Series) -> pd.Series:
     >>> id_series(pd.Series([" 012", "12.0"])).tolist()
     ['012', '12.0']
     """
-    return pd.Series([id_text(v) for v in values], index=values.index, name=values.name,
-                     dtype=object)
+    if pd.api.types.is_integer_dtype(values.dtype) and not values.hasnans:
+        texts = values.astype("int64").astype(str).astype(object)
+    elif pd.api.types.is_float_dtype(values.dtype) and \
+            bool((values.abs() < 2.0 ** 53).all()) and bool((values % 1 == 0).all()):
+        texts = values.astype("int64").astype(str).astype(object)  # whole numbers: "12"
+    else:
+        texts = [id_text(v) for v in values]
+    return pd.Series(texts, index=values.index, name=values.name, dtype=object)
 
 
 __all__ = ["ID_FIELDS", "id_series", "id_text"]

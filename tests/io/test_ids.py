@@ -39,6 +39,20 @@ def test_id_text_is_idempotent(value):
     assert id_text(once) == once
 
 
+@given(st.lists(st.one_of(st.integers(-10**15, 10**15).map(float),
+                          st.floats(allow_nan=True, allow_infinity=False, width=64),
+                          st.none()), max_size=20))
+def test_id_series_fast_paths_give_what_id_text_gives(values):
+    """Whole-number float and integer columns take a vectorised path; its answer is the rule's,
+    value for value (12.0 -> "12", NaN -> None, 12.5 -> "12.5")."""
+    floats = pd.Series(values, dtype=float)
+    assert id_series(floats).tolist() == [id_text(v) for v in floats]
+    whole = [v for v in values
+             if v is not None and v == v and float(v).is_integer() and abs(v) < 2 ** 62]
+    ints = pd.Series([int(v) for v in whole], dtype="int64")
+    assert id_series(ints).tolist() == [id_text(v) for v in ints]
+
+
 def test_id_series_keeps_index_and_name():
     s = pd.Series([12.0, None, " 7 "], index=[5, 9, 2], name="id")
     out = id_series(s)
