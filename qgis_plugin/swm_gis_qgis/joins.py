@@ -1,9 +1,8 @@
 """How well the parcels join the assessing table, said before the run.
 
 The engine joins ``[layers.parcels.fields] id`` to ``[layers.assess.fields] parcel_id`` as text
-written by one rule (``swm_gis.ids.id_text``: a number 12.0 is "12", text stripped). :func:`key`
-is plain ``str(value)``: a Real id field (12.0) against a text one ("12") joins nothing here
-though the engine joins it (tests/plugin/test_plugin_joins.py; issue 35, left open). A wrong
+written by one rule (``swm_gis.ids.id_text``: a number 12.0 is "12", text stripped); :func:`key`
+writes a value by the same rule, held to it by a test (tests/plugin/test_plugin_joins.py). A wrong
 pair of fields (Cambridge's parcels have a ``LOC_ID`` the default accepts, while their assessing
 table joins ``GISID`` to ``ML``) joins nothing, and an abutter list with no owners would be
 written and certified. This module measures the join on the values alone and finds the fields
@@ -17,14 +16,24 @@ from dataclasses import dataclass
 
 
 def key(value) -> str | None:
-    """A value as the engine's join compares it (text), None for NULL and empty."""
-    if value is None:
-        return None
+    """A value as the engine's join compares it (text), None for NULL and empty.
+
+    The engine's rule (``swm_gis.ids.id_text``, which the plugin cannot import: it runs the
+    engine out of process): a whole-number float 12.0 is "12", text is stripped ("012" stays
+    "012"). ``tests/plugin/test_plugin_joins.py`` holds this key to the engine's rule value for
+    value, until the plugin reads the engine's own join measure.
+    """
+    if value is None or isinstance(value, bool):
+        return None if value is None else str(value)
     is_null = getattr(value, "isNull", None)
     if callable(is_null) and is_null():
         return None
-    text = str(value)
-    return text if text.strip() else None
+    if isinstance(value, float):
+        if value != value:  # NaN
+            return None
+        return str(int(value)) if value.is_integer() else str(value)
+    text = str(value).strip()
+    return text or None
 
 
 def keys(values: Iterable) -> list[str]:

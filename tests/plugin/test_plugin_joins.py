@@ -130,21 +130,23 @@ def test_cambridge_loc_id_against_gisid_is_refused_naming_ml(plugin, tmp_path):
     assert not folder.exists()
 
 
-def test_the_pre_check_compares_ids_as_qgis_gives_them_unlike_the_engine():
-    """What the plugin's join pre-check does differently from the engine (issue 35, left open).
-
-    The engine writes every parcel id by one rule (``swm_gis.ids.id_text``: a number field's
-    12.0 is the id "12", text is stripped). The plugin may not import the engine, and its
-    ``joins.key`` is ``str(value)``: a parcels layer whose LOC_ID is a Real field (12.0) and an
-    assessing table whose LOC_ID is text ("12") join nothing here, so ``check_join`` stops the
-    run, while the engine would join every row. Text against text, and integer against text,
-    agree with the engine; padded text does not (the engine strips it).
-    """
+@pytest.mark.parametrize("value", [12.0, 12, 13.5, "12", " 12 ", "012", "12.0", "M_1_2", "",
+                                   "  ", None, float("nan"), 1e15, -3.0, True])
+def test_the_pre_check_writes_an_id_as_the_engine_does(value):
+    """The plugin's join key is the engine's id rule, value for value (a Real LOC_ID 12.0 and a
+    text "12" are one parcel in the dialog's pre-check as in the package)."""
     from swm_gis_qgis import joins
 
-    assert joins.rate([12.0, 13.0], ["12", "13"]).matched_rows == 0        # engine: 2
-    assert joins.rate(["12", "13"], [12.0, 13.0]).matched_rows == 0        # engine: 2
-    assert joins.rate([12, 13], ["12", "13"]).matched_rows == 2            # engine: 2
-    assert joins.rate([12.0, 13.0], [12.0, 13.0]).matched_rows == 2        # engine: 2
-    assert joins.rate(["12 ", "13"], ["12", "13"]).matched_rows == 1       # engine: 2
-    assert joins.rate(["012"], [12]).matched_rows == 0                     # engine: 0 too
+    from swm_gis.ids import id_text
+
+    assert joins.key(value) == id_text(value)
+
+
+def test_the_pre_check_joins_float_int_and_text_ids_as_the_engine_does():
+    from swm_gis_qgis import joins
+
+    assert joins.rate([12.0, 13.0], ["12", "13"]).matched_rows == 2
+    assert joins.rate(["12", "13"], [12.0, 13.0]).matched_rows == 2
+    assert joins.rate([12, 13], ["12", "13"]).matched_rows == 2
+    assert joins.rate(["12 ", "13"], ["12", "13"]).matched_rows == 2
+    assert joins.rate(["012"], [12]).matched_rows == 0  # "012" and "12": two ids, as typed
