@@ -20,7 +20,8 @@ from swm_gis.notification.info import PackageInfo
 from swm_gis.reports.abutters_map import write_abutters_map
 from swm_gis.reports.map_furniture import FRAME
 from swm_gis.rules import abutters as core
-from swm_gis.rules.owners import build_recipients, owned_parcel_ids, owner_notices
+from swm_gis.rules.owner_join import owned_parcel_ids
+from swm_gis.rules.owners import build_recipients, owner_notices
 
 
 @pytest.fixture(scope="module")
