@@ -9,7 +9,7 @@ from pathlib import Path
 
 import geopandas as gpd
 import pytest
-from hypothesis import settings
+from hypothesis import HealthCheck, settings
 from shapely.geometry import box
 from support.townkit import CAMBRIDGE_CONFIG, CRS, REPO
 
@@ -75,9 +75,13 @@ def pytest_unconfigure(config):
         os._exit(_SESSION["exitstatus"])
 
 
-# CI replays the same examples every run (a failure there is reproducible); locally hypothesis
-# explores new ones each time.
-settings.register_profile("ci", derandomize=True, deadline=None)
+# CI (``CI`` set: .ci/run sets it) replays the same examples every run, so a failure there is
+# reproducible: examples seeded from each test's source (derandomize), no example database (a
+# clean clone has none, a reused work tree would replay old failures), and no check that depends
+# on the machine's speed (deadline, too_slow: a loaded CI machine must not fail a passing test).
+# Locally hypothesis explores new examples each run and keeps its database.
+settings.register_profile("ci", derandomize=True, database=None, deadline=None,
+                          suppress_health_check=[HealthCheck.too_slow], print_blob=True)
 if os.environ.get("CI"):
     settings.load_profile("ci")
 
