@@ -13,8 +13,8 @@ from hypothesis import HealthCheck, settings
 from shapely.geometry import box
 from support.townkit import CAMBRIDGE_CONFIG, CRS, REPO
 
-# the throwaway PostGIS server (tests/support/postgis_server.py)
-pytest_plugins = ("support.postgis_server",)
+# the throwaway PostGIS server and the session's sample-town demo (tests/support/)
+pytest_plugins = ("support.postgis_server", "support.sample_demo")
 
 #: pytest-qgis runs the plugin tests in real QGIS (make test installs both). Without it (a quick
 #: local run in a plain venv, or ``-p no:pytest_qgis`` as make test-fast passes) the QGIS tests

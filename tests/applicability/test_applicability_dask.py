@@ -44,11 +44,13 @@ def test_dask_and_local_engines_give_identical_results(tmp_path):
     assert a["nhesp_within_distance"].any() and a["in_sfha"].any()
 
 
-def test_sample_town_same_with_both_engines_from_the_cli(tmp_path, capsys):
-    """The sample town (drainage flags, a parcel id on two polygons) through the command line."""
-    out_l, out_d = tmp_path / "l.gpkg", tmp_path / "d.gpkg"
+def test_sample_town_same_with_both_engines_from_the_cli(tmp_path, capsys, sample_demo):
+    """The sample town (drainage flags, a parcel id on two polygons) through the command line.
+
+    The local engine's map is the session demo's applicability step (its default options;
+    tests/support/sample_demo.py)."""
+    out_l, out_d = sample_demo.applicability, tmp_path / "d.gpkg"
     base = ["--progress", "none", "applicability", "-c", str(SAMPLE_CONFIG)]
-    assert main([*base, "--out", str(out_l)]) == 0
     assert main([*base, "--out", str(out_d), "--engine", "dask", "--workers", "2",
                  "--chunk-size", "1000"]) == 0
     assert "dask engine" in capsys.readouterr().out
