@@ -35,13 +35,49 @@ def pytest_addoption(parser):
         parser.addini("qgis_disable_exit", "pytest-qgis: skip exitQgis", type="bool")
 
 
+@pytest.hookimpl(tryfirst=True)  # before xdist's own hook reads the xdist_group marks
 def pytest_collection_modifyitems(config, items):
-    if _qgis_active(config):
-        return
-    qgis = [item for item in items if item.get_closest_marker("qgis")]
-    if qgis:
-        config.hook.pytest_deselected(items=qgis)
-        items[:] = [item for item in items if not item.get_closest_marker("qgis")]
+    if not _qgis_active(config):
+        qgis = [item for item in items if item.get_closest_marker("qgis")]
+        if qgis:
+            config.hook.pytest_deselected(items=qgis)
+            items[:] = [item for item in items if not item.get_closest_marker("qgis")]
+    _xdist_groups(items)
+
+
+def _xdist_groups(items) -> None:
+    """Which tests one pytest-xdist worker runs together (``make test``: ``--dist loadgroup``).
+
+    * ``qgis``: every QGIS test, so one worker holds the plugin's session fixtures (the loaded
+      plugin, the hand-made block) and the others never wait on QGIS;
+    * ``postgis``: every test of the throwaway PostGIS server, so the session starts one server;
+    * a module whose tests share a module-scoped fixture (a sphinx build, a Cambridge package, a
+      generated town): the whole module, so the fixture is computed once, not once per worker.
+
+    Everything else is spread test by test. Without xdist the marks do nothing.
+    """
+    shared_modules = {_module(item) for item in items if _uses_module_fixture(item)}
+    for item in items:
+        if item.get_closest_marker("qgis"):
+            group = "qgis"
+        elif "postgis_server" in getattr(item, "fixturenames", ()):
+            group = "postgis"
+        elif _module(item) in shared_modules:
+            group = _module(item)
+        else:
+            continue
+        item.add_marker(pytest.mark.xdist_group(group))
+
+
+def _module(item) -> str:
+    return item.nodeid.split("::", 1)[0]
+
+
+def _uses_module_fixture(item) -> bool:
+    info = getattr(item, "_fixtureinfo", None)  # doctest items have none
+    return info is not None and any(
+        defs and defs[-1].scope in ("module", "class", "package")
+        for defs in info.name2fixturedefs.values())
 
 
 def pytest_report_header(config):
@@ -50,11 +86,11 @@ def pytest_report_header(config):
                 "(make test runs them)")
 
 
-_SESSION: dict[str, int] = {}
+_SESSION: dict[str, pytest.Session] = {}
 
 
 def pytest_sessionfinish(session, exitstatus):
-    _SESSION["exitstatus"] = int(exitstatus)
+    _SESSION["session"] = session
 
 
 @pytest.hookimpl(trylast=True)
@@ -67,12 +103,19 @@ def pytest_unconfigure(config):
     ``exitQgis`` (pyproject ``qgis_disable_exit``), and here the process ends with pytest's own
     exit status once the results are written, so the exit code is the tests' verdict.
     ``SWM_GIS_PYTEST_FINALIZE=1`` keeps the normal shutdown (to chase the crash).
+
+    Under pytest-xdist this runs in each worker and in the controller. A worker has sent its
+    last report (``workerfinished``, in ``pytest_sessionfinish``) before it gets here, and the
+    controller ignores how a finished worker's process ends; the controller's own status counts
+    every worker's failures, so ``make test`` exits 1 when any test failed anywhere. The status
+    is read here, after every ``pytest_sessionfinish`` hook, not where it was first reported.
     """
-    if "qgis.core" in sys.modules and "exitstatus" in _SESSION \
+    session = _SESSION.get("session")
+    if "qgis.core" in sys.modules and session is not None \
             and not os.environ.get("SWM_GIS_PYTEST_FINALIZE"):
         sys.stdout.flush()
         sys.stderr.flush()
-        os._exit(_SESSION["exitstatus"])
+        os._exit(int(session.exitstatus))
 
 
 # CI (``CI`` set: .ci/run sets it) replays the same examples every run, so a failure there is
