@@ -44,8 +44,8 @@ docs: dev-setup
 	$(PY) -m sphinx -W --keep-going -b html docs $(DOCS_OUT)
 	@echo "open $(DOCS_OUT)/index.html"
 
-# Execute the tutorial notebook as CI does (pytest-qgis is left out: it cannot tear down a
-# notebook item).
+# Execute the tutorial notebook alone (make test runs it once, in the docs build, with nbclient
+# as nbmake does; pytest-qgis is left out: it cannot tear down a notebook item).
 tutorial: dev-setup
 	$(PY) -m pytest -p no:pytest_qgis -p no:cacheprovider -o addopts="" --nbmake docs/tutorial.ipynb
 
