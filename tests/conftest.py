@@ -29,8 +29,10 @@ def _qgis_active(config) -> bool:
     return HAVE_QGIS and config.pluginmanager.hasplugin("pytest_qgis")
 
 
-def pytest_addoption(parser):
-    if not HAVE_PYTEST_QGIS:  # pyproject's qgis_gui_enabled is pytest-qgis's: known either way
+def pytest_addoption(parser, pluginmanager):
+    # pyproject's qgis_gui_enabled is pytest-qgis's: known either way (also with -p no:pytest_qgis,
+    # as make test-fast runs, where pytest would warn of an unknown option)
+    if not HAVE_PYTEST_QGIS or pluginmanager.is_blocked("pytest_qgis"):
         parser.addini("qgis_gui_enabled", "pytest-qgis: run QGIS with a GUI", type="bool")
         parser.addini("qgis_disable_exit", "pytest-qgis: skip exitQgis", type="bool")
 
