@@ -289,18 +289,21 @@ def test_bbox_reads_use_the_spatial_index(pg):
 
 
 # --------------------------------------------------------------------------- writing
-def test_applicability_into_postgis_is_styled_indexed_and_equal(pg, pg_town, tmp_path):
+def test_applicability_into_postgis_is_styled_indexed_and_equal(pg, pg_town, sample_demo):
     target = f"{pg.url}?table=maps.applicability"
     result = postgis_out.write_applicability(load_config(pg_town), target, run=applicability_map)
     assert result.path == target and pg.password not in result.path
-    want = gpd.read_file(_file_run(tmp_path), layer="applicability")
+    # the map of the sample town's files: the session demo's (tests/support/sample_demo.py)
+    want = gpd.read_file(sample_demo.applicability, layer="applicability")
     info = postgis.read_info(pg.url, "maps.applicability")
     got = postgis.read_frame(pg.url, "maps.applicability", info, columns=list(info["fields"]))
+    # this table's styles only: the session's server holds other tests' tables too (the CLI
+    # test's cli.applicability has a default style of its own)
     with psycopg.connect(pg.url) as con:
         style = con.execute(
             "SELECT f_table_schema, f_table_name, f_geometry_column, useasdefault, "
-            "styleqml::text FROM public.layer_styles WHERE f_table_name = 'applicability'"
-        ).fetchall()
+            "styleqml::text FROM public.layer_styles WHERE f_table_schema = 'maps' AND "
+            "f_table_name = 'applicability'").fetchall()
         index = con.execute("SELECT indexdef FROM pg_indexes WHERE schemaname = 'maps' AND "
                             "tablename = 'applicability'").fetchall()
         summary = con.execute("SELECT count(*) FROM maps.applicability_summary").fetchone()[0]
@@ -315,17 +318,10 @@ def test_applicability_into_postgis_is_styled_indexed_and_equal(pg, pg_town, tmp
     postgis_out.write_applicability(load_config(pg_town), target, overwrite=True,
                                     run=applicability_map)
     with psycopg.connect(pg.url) as con:
-        defaults = con.execute("SELECT count(*) FROM public.layer_styles WHERE f_table_name = "
-                               "'applicability' AND useasdefault").fetchone()[0]
+        defaults = con.execute("SELECT count(*) FROM public.layer_styles WHERE f_table_schema = "
+                               "'maps' AND f_table_name = 'applicability' AND useasdefault"
+                               ).fetchone()[0]
     assert defaults == 1
-
-
-def _file_run(tmp_path: Path) -> Path:
-    from swm_gis.applicability.run import run_applicability
-
-    out = tmp_path / "files.gpkg"
-    run_applicability(load_config(SAMPLE / "town.toml"), out)
-    return out
 
 
 def test_applicability_cli_writes_into_postgis(pg, pg_town, capsys):
