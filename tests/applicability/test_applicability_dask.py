@@ -120,7 +120,10 @@ def test_where_workers_cannot_fork_the_layers_are_scattered_same_file(tmp_path, 
 
     cfg = _town(tmp_path)
     local = ap.run_applicability(cfg, tmp_path / "local.gpkg", chunk_size=80, workers=1)
-    monkeypatch.setattr(dk.sys, "platform", "darwin")
+    # no fork, as on macOS or Windows; not by faking sys.platform, which is every module's: an
+    # import made meanwhile (psutil, through Dask, when no Dask test ran before) would load its
+    # macOS code and break every later Dask test of the run
+    monkeypatch.setattr(dk, "get_all_start_methods", lambda: ["spawn", "forkserver"])
     dask = run_applicability_dask(cfg, tmp_path / "dask.gpkg", chunk_size=80, workers=2)
     assert dask.tiles == local.tiles >= 4
     _same(local.path, dask.path)
