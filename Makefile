@@ -15,14 +15,20 @@ test: dev-setup test-deps
 	$(VENV)/bin/ruff check .
 	$(PY) scripts/complexity.py $(COMPLEXITY_PATHS)
 	$(MAKE) --no-print-directory bench-smoke
-	$(PY) -m pytest
+	$(PY) -m pytest $(PYTEST_PARALLEL) --durations=25
 
 # A quick local run: lint, then every test not marked slow or qgis (no QGIS, browser or server
 # needed beyond what the venv has). `make test` runs everything.
 test-fast: dev-setup
 	$(VENV)/bin/ruff check .
 	$(PY) scripts/complexity.py $(COMPLEXITY_PATHS)
-	$(PY) -m pytest -m "not slow and not qgis" -p no:pytest_qgis
+	$(PY) -m pytest $(PYTEST_PARALLEL) -m "not slow and not qgis" -p no:pytest_qgis
+
+# make test and test-fast run pytest on every core (at most 4: each worker holds its own QGIS and
+# geo stack): the QGIS tests on one worker, the PostGIS ones on one, each module sharing a
+# module fixture on one (xdist_group marks, tests/conftest.py). PYTEST_PARALLEL= runs serially.
+# make test also lists the 25 slowest tests.
+PYTEST_PARALLEL ?= -n auto --maxprocesses=4 --dist loadgroup
 
 # ruff, then no function over cyclomatic complexity 20 (scripts/complexity.py, radon) in the
 # engine (swm_gis/) or the QGIS plugin (qgis_plugin/).
@@ -39,8 +45,8 @@ docs: dev-setup
 	$(PY) -m sphinx -W --keep-going -b html docs $(DOCS_OUT)
 	@echo "open $(DOCS_OUT)/index.html"
 
-# Execute the tutorial notebook as CI does (pytest-qgis is left out: it cannot tear down a
-# notebook item).
+# Execute the tutorial notebook alone (make test runs it once, in the docs build, with nbclient
+# as nbmake does; pytest-qgis is left out: it cannot tear down a notebook item).
 tutorial: dev-setup
 	$(PY) -m pytest -p no:pytest_qgis -p no:cacheprovider -o addopts="" --nbmake docs/tutorial.ipynb
 

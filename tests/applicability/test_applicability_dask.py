@@ -44,11 +44,13 @@ def test_dask_and_local_engines_give_identical_results(tmp_path):
     assert a["nhesp_within_distance"].any() and a["in_sfha"].any()
 
 
-def test_sample_town_same_with_both_engines_from_the_cli(tmp_path, capsys):
-    """The sample town (drainage flags, a parcel id on two polygons) through the command line."""
-    out_l, out_d = tmp_path / "l.gpkg", tmp_path / "d.gpkg"
+def test_sample_town_same_with_both_engines_from_the_cli(tmp_path, capsys, sample_demo):
+    """The sample town (drainage flags, a parcel id on two polygons) through the command line.
+
+    The local engine's map is the session demo's applicability step (its default options;
+    tests/support/sample_demo.py)."""
+    out_l, out_d = sample_demo.applicability, tmp_path / "d.gpkg"
     base = ["--progress", "none", "applicability", "-c", str(SAMPLE_CONFIG)]
-    assert main([*base, "--out", str(out_l)]) == 0
     assert main([*base, "--out", str(out_d), "--engine", "dask", "--workers", "2",
                  "--chunk-size", "1000"]) == 0
     assert "dask engine" in capsys.readouterr().out
@@ -118,7 +120,10 @@ def test_where_workers_cannot_fork_the_layers_are_scattered_same_file(tmp_path, 
 
     cfg = _town(tmp_path)
     local = ap.run_applicability(cfg, tmp_path / "local.gpkg", chunk_size=80, workers=1)
-    monkeypatch.setattr(dk.sys, "platform", "darwin")
+    # no fork, as on macOS or Windows; not by faking sys.platform, which is every module's: an
+    # import made meanwhile (psutil, through Dask, when no Dask test ran before) would load its
+    # macOS code and break every later Dask test of the run
+    monkeypatch.setattr(dk, "get_all_start_methods", lambda: ["spawn", "forkserver"])
     dask = run_applicability_dask(cfg, tmp_path / "dask.gpkg", chunk_size=80, workers=2)
     assert dask.tiles == local.tiles >= 4
     _same(local.path, dask.path)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import re
+import shutil
 import sys
 import types
 
@@ -31,11 +32,25 @@ def fake_report(monkeypatch):
     monkeypatch.setitem(sys.modules, "swm_gis.reports.screening_report", module)
 
 
+@pytest.fixture
+def steps_copy_the_session_demo(sample_demo, monkeypatch):
+    """Each step "writes" what the session's demo wrote (tests/support/sample_demo.py runs the
+    real steps once): these tests are about the demo's folder (what it keeps, replaces, records),
+    not about the jobs, so they need not recompute the sample town three more times."""
+    for _, name, run in demo_steps():
+        def copied(config_path, out_dir, name=name):
+            shutil.copytree(sample_demo.out / name, out_dir, dirs_exist_ok=True)
+            return [f"copied from the session's demo: {name}"]
+
+        monkeypatch.setattr(sys.modules[run.__module__], "run_demo", copied)
+
+
 def demo(out) -> int:
     return main(["--progress", "none", "demo", "--out", str(out)])
 
 
-def test_demo_keeps_the_users_files_and_reruns_over_its_own(tmp_path, fake_report):
+def test_demo_keeps_the_users_files_and_reruns_over_its_own(tmp_path,
+                                                            steps_copy_the_session_demo):
     out = tmp_path / "demo"
     out.mkdir()
     (out / "notes.txt").write_text("mine", encoding="utf-8")
@@ -80,7 +95,7 @@ def test_demo_refuses_a_file_as_folder(tmp_path, fake_report):
     assert (tmp_path / "d2" / "screen").read_text(encoding="utf-8") == "a file where a folder goes"
 
 
-def test_demo_into_the_current_folder(tmp_path, monkeypatch, fake_report):
+def test_demo_into_the_current_folder(tmp_path, monkeypatch, steps_copy_the_session_demo):
     monkeypatch.chdir(tmp_path)
     (tmp_path / "README.txt").write_text("mine", encoding="utf-8")
     assert demo(".") == 0

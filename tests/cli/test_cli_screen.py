@@ -22,7 +22,8 @@ def write(frame: gpd.GeoDataFrame, path, layer: str | None = None, driver: str =
 
 
 @pytest.fixture
-def town(tmp_path):
+def hucs_town(tmp_path):
+    """screenkit's small town (its town.toml): one parcel, two HUC12s of one HUC10, impervious."""
     return build_town(tmp_path)
 
 
@@ -55,14 +56,14 @@ def run(*args: str) -> int:
     return main(["--progress", "none", "screen", *map(str, args)])
 
 
-def test_screen_writes_json_gpkg_and_report_with_the_findings(tmp_path, town, capsys,
+def test_screen_writes_json_gpkg_and_report_with_the_findings(tmp_path, hucs_town, capsys,
                                                              fake_report):
     sites = tmp_path / "sites.gpkg"
     site = write(SITE, sites, "site")
     mitigation = write(gdf({"id": ["M-east"]}, [box(X0 + 1400, Y0 + 400, X0 + 1500, Y0 + 500)]),
                        sites, "mitigation")
     out = tmp_path / "out"
-    code = run("--config", town, "--site", site, "--mitigation", mitigation,
+    code = run("--config", hucs_town, "--site", site, "--mitigation", mitigation,
                "--proposed-impervious-sqft", "20000", "--out", out, "--received", "2026-03-02")
     captured = capsys.readouterr()
     assert code == 0, captured.err
@@ -94,29 +95,29 @@ def test_screen_writes_json_gpkg_and_report_with_the_findings(tmp_path, town, ca
             "raster").replace(" ", "") in flat
 
 
-def test_existing_outputs_need_overwrite(tmp_path, town, capsys):
+def test_existing_outputs_need_overwrite(tmp_path, hucs_town, capsys):
     site = write(BARE_SITE, tmp_path / "site.gpkg", "site")
     out = tmp_path / "out"
-    assert run("--config", town, "--site", site, "--out", out) == 0
-    assert run("--config", town, "--site", site, "--out", out) == 2
+    assert run("--config", hucs_town, "--site", site, "--out", out) == 0
+    assert run("--config", hucs_town, "--site", site, "--out", out) == 2
     assert "Output already exists" in capsys.readouterr().err
-    assert run("--config", town, "--site", site, "--out", out, "--overwrite") == 0
+    assert run("--config", hucs_town, "--site", site, "--out", out, "--overwrite") == 0
 
 
-def test_site_in_geographic_geojson_is_reprojected_correctly(tmp_path, town, capsys):
+def test_site_in_geographic_geojson_is_reprojected_correctly(tmp_path, hucs_town, capsys):
     path = tmp_path / "site.geojson"
     SITE.to_crs("EPSG:4326").to_file(path, driver="GeoJSON")
     out = tmp_path / "out"
-    assert run("--config", town, "--site", path, "--out", out) == 0, capsys.readouterr().err
+    assert run("--config", hucs_town, "--site", path, "--out", out) == 0, capsys.readouterr().err
     doc = json.loads((out / "screening.json").read_text(encoding="utf-8"))
     assert doc["disturbance"]["area_sqft"] == pytest.approx(43_600.0, abs=0.05)
     assert doc["watersheds"]["huc12"][0]["share"] == 1.0
 
 
-def test_flags_reach_the_document(tmp_path, town):
+def test_flags_reach_the_document(tmp_path, hucs_town):
     site = write(SITE, tmp_path / "site.gpkg", "site")
     out = tmp_path / "out"
-    assert run("--config", town, "--site", site, "--out", out, "--development", "new",
+    assert run("--config", hucs_town, "--site", site, "--out", out, "--development", "new",
                "--exemption", "utilities", "--exemption", "fencing,utilities",
                "--roadway-maintenance") == 0
     doc = json.loads((out / "screening.json").read_text(encoding="utf-8"))
@@ -130,9 +131,9 @@ def test_flags_reach_the_document(tmp_path, town):
     assert doc["standards"]["roadway_maintenance"] is True
 
 
-def test_json_progress_ends_with_a_result_line(tmp_path, town, capsys):
+def test_json_progress_ends_with_a_result_line(tmp_path, hucs_town, capsys):
     site = write(BARE_SITE, tmp_path / "site.gpkg", "site")
-    code = main(["--progress", "json", "screen", "--config", str(town), "--site", site,
+    code = main(["--progress", "json", "screen", "--config", str(hucs_town), "--site", site,
                  "--out", str(tmp_path / "out")])
     assert code == 0
     result = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
@@ -156,9 +157,9 @@ def test_json_progress_ends_with_a_result_line(tmp_path, town, capsys):
     ],
     ids=["no-polygons", "point", "line", "outside-town"],
 )
-def test_bad_sites_exit_2_with_a_specific_message(tmp_path, town, capsys, make_site, message):
+def test_bad_sites_exit_2_with_a_specific_message(tmp_path, hucs_town, capsys, make_site, message):
     site = make_site(tmp_path / "bad.gpkg")
-    code = run("--config", town, "--site", site, "--out", tmp_path / "out")
+    code = run("--config", hucs_town, "--site", site, "--out", tmp_path / "out")
     err = capsys.readouterr().err
     assert code == 2
     assert message in " ".join(err.split()), err
@@ -177,16 +178,16 @@ def test_bad_sites_exit_2_with_a_specific_message(tmp_path, town, capsys, make_s
     ],
     ids=["unknown-exemption", "bad-date", "impervious-twice"],
 )
-def test_bad_options_exit_2(tmp_path, town, capsys, args, message):
+def test_bad_options_exit_2(tmp_path, hucs_town, capsys, args, message):
     site = write(SITE, tmp_path / "site.gpkg", "site")
-    code = run("--config", town, "--site", site, "--out", tmp_path / "out", *args)
+    code = run("--config", hucs_town, "--site", site, "--out", tmp_path / "out", *args)
     err = " ".join(capsys.readouterr().err.split())
     assert code == 2
     assert " ".join(message.split()) in err
 
 
-def test_missing_site_file_exits_2_naming_it(tmp_path, town, capsys):
-    code = run("--config", town, "--site", tmp_path / "nope.gpkg", "--out", tmp_path / "out")
+def test_missing_site_file_exits_2_naming_it(tmp_path, hucs_town, capsys):
+    code = run("--config", hucs_town, "--site", tmp_path / "nope.gpkg", "--out", tmp_path / "out")
     assert code == 2
     assert "nope.gpkg" in capsys.readouterr().err
 
@@ -198,10 +199,10 @@ def test_help_ends_with_an_example(capsys):
 
 
 
-def test_screen_writes_html_and_pdf_with_the_real_report(tmp_path, town, capsys):
+def test_screen_writes_html_and_pdf_with_the_real_report(tmp_path, hucs_town, capsys):
     site = write(SITE, tmp_path / "site.gpkg", "site")
     out = tmp_path / "out"
-    code = run("--config", town, "--site", site, "--proposed-impervious-sqft", "20000",
+    code = run("--config", hucs_town, "--site", site, "--proposed-impervious-sqft", "20000",
                "--out", out, "--received", "2026-03-02")
     assert code == 0, capsys.readouterr().err
     html = (out / "screening_report.html").read_text(encoding="utf-8")
@@ -209,16 +210,11 @@ def test_screen_writes_html_and_pdf_with_the_real_report(tmp_path, town, capsys)
     assert (out / "screening_report.pdf").read_bytes().startswith(b"%PDF")
 
 
-def test_demo_screens_the_sample_town_sites(tmp_path, fake_report):
+def test_demo_screens_the_sample_town_sites(sample_demo):
     """The sample town's README figures: site redevelopment with 28,309 sq ft proposed
-    impervious; site_small new development needing a permit through its 2-acre common plan."""
-    from support.townkit import SAMPLE_CONFIG
-
-    from swm_gis.cli.screen import run_demo
-
-    lines = run_demo(SAMPLE_CONFIG, tmp_path / "screen")
-    site = json.loads((tmp_path / "screen" / "site" / "screening.json").read_text("utf-8"))
-    small = json.loads((tmp_path / "screen" / "site_small" / "screening.json").read_text("utf-8"))
+    impervious; site_small new development needing a permit through its 2-acre common plan.
+    (The demo is the session's: tests/support/sample_demo.py.)"""
+    site, small = sample_demo.screening("site"), sample_demo.screening("site_small")
     for doc in (site, small):
         jsonschema.Draft202012Validator(SCHEMA).validate(doc)
         assert doc["meta"]["synthetic"] is True
@@ -236,7 +232,9 @@ def test_demo_screens_the_sample_town_sites(tmp_path, fake_report):
     assert small["development_type"]["value"] == "new"
     assert small["standards"]["post_impervious_sqft"] == pytest.approx(1_507, abs=1)
     assert [r["huc"] for r in small["watersheds"]["huc12"]] == ["010900010602"]
-    assert any(line == "site:" for line in lines) and len(fake_report) == 2
+    assert any(line.strip() == "site:" for line in sample_demo.summary.splitlines())
+    assert all((sample_demo.screen / name / "screening_report.pdf").is_file()
+               for name in ("site", "site_small"))
 
 
 def _summary_doc(coverage):
@@ -320,23 +318,24 @@ def test_subject_parcels_get_their_own_floodplain_figures(tmp_path, fake_report,
     assert 'Parcel id(s) NOPE not found in field "LOC_ID"' in err and "Traceback" not in err
 
 
-def test_proposed_use_reaches_the_document_and_a_bad_one_exits_2(tmp_path, town, capsys):
+def test_proposed_use_reaches_the_document_and_a_bad_one_exits_2(tmp_path, hucs_town, capsys):
     site = write(SITE, tmp_path / "site.gpkg", "site")
     out = tmp_path / "out"
-    assert run("--config", town, "--site", site, "--out", out, "--proposed-use", "325") == 0
+    assert run("--config", hucs_town, "--site", site, "--out", out, "--proposed-use", "325") == 0
     doc = json.loads((out / "screening.json").read_text(encoding="utf-8"))
     assert doc["meta"]["parameters"]["proposed_use"] == "325"
     bad = tmp_path / "bad"
-    assert run("--config", town, "--site", site, "--out", bad, "--proposed-use", "bakery") == 2
+    assert run("--config", hucs_town, "--site", site, "--out", bad, "--proposed-use", "bakery") == 2
     assert 'Unknown --proposed-use "bakery"' in capsys.readouterr().err
     assert not bad.exists()
 
 
-def test_no_report_writes_only_the_json_and_the_geopackage(tmp_path, town, capsys, fake_report):
+def test_no_report_writes_only_the_json_and_the_geopackage(tmp_path, hucs_town, capsys,
+                                                            fake_report):
     """--no-report (the QGIS single checks): no report writer call, no report files."""
     site = write(SITE, tmp_path / "sites.gpkg", "site")
     out = tmp_path / "out"
-    code = run("--config", town, "--site", site, "--out", out, "--no-report")
+    code = run("--config", hucs_town, "--site", site, "--out", out, "--no-report")
     assert code == 0, capsys.readouterr().err
     assert sorted(p.name for p in out.iterdir()) == ["screening.gpkg", "screening.json"]
     assert fake_report == []

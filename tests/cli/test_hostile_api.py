@@ -12,14 +12,15 @@ from swm_gis.errors import OutputError
 
 
 @pytest.fixture(scope="module")
-def town(tmp_path_factory):
+def clone(tmp_path_factory):
+    """A private copy of the sample town's folder (its town.toml), for this module."""
     return sample_copy(tmp_path_factory.mktemp("api"))
 
 
 @pytest.fixture(scope="module")
-def results(town):
-    cfg = swm_gis.load_config(town)
-    site = f"{town.parent / 'sites.gpkg'}:site"
+def results(clone):
+    cfg = swm_gis.load_config(clone)
+    site = f"{clone.parent / 'sites.gpkg'}:site"
     return {"screening": swm_gis.screen(cfg, site),
             "abutters": swm_gis.abutter_package(cfg, parcels=[SUBJECT]),
             "applicability": swm_gis.applicability_map(cfg)}
@@ -40,12 +41,12 @@ def _write(result, out, **kwargs):
     ("applicability", "sample.gpkg", "is the input"),
     ("applicability", "town.toml", "is the input"),
 ])
-def test_write_over_an_input_is_refused(town, results, kind, target, relation):
-    before = hashes(town.parent)
-    out = town.parent / target
+def test_write_over_an_input_is_refused(clone, results, kind, target, relation):
+    before = hashes(clone.parent)
+    out = clone.parent / target
     with pytest.raises(OutputError, match=relation):
         _write(results[kind], out, overwrite=True)
-    assert hashes(town.parent) == before and leftovers(town.parent) == []
+    assert hashes(clone.parent) == before and leftovers(clone.parent) == []
 
 
 def _break(monkeypatch, kind):

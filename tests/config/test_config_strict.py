@@ -128,6 +128,22 @@ _keys = st.one_of(
 _values = st.recursive(_scalars, lambda inner: st.dictionaries(_keys, inner, max_size=4),
                        max_leaves=12)
 _base = {"town": {"name": "T"}, "layers": {"parcels": {"path": "p.gpkg"}}}
+#: Where a draw puts its key: a path of tables from the top of the config.
+_PLACES = {"top": (), "town": ("town",), "rules": ("rules",), "layers": ("layers",),
+           "parcels": ("layers", "parcels"), "fields": ("layers", "parcels", "fields")}
+
+
+def _table(data: dict, path: tuple[str, ...]) -> dict | None:
+    """The table at ``path`` (an empty one made where it is missing), or None where an earlier
+    draw put something else than a table on the way (``fields = None``, ``layers = 3``): that
+    place is broken already, and this draw goes nowhere rather than raising inside the
+    generator."""
+    table = data
+    for key in path:
+        table = table.setdefault(key, {})
+        if not isinstance(table, dict):
+            return None
+    return table
 
 
 @st.composite
@@ -137,20 +153,11 @@ def _broken_configs(draw):
 
     data = copy.deepcopy(_base)
     for _ in range(draw(st.integers(1, 3))):
-        where = draw(st.sampled_from(["top", "town", "rules", "layers", "parcels", "fields"]))
+        where = draw(st.sampled_from(sorted(_PLACES)))
         key, value = draw(_keys), draw(_values)
-        if where == "top":
-            data[key] = value
-        elif where == "town":
-            data["town"][key] = value
-        elif where == "rules":
-            data.setdefault("rules", {})[key] = value
-        elif where == "layers":
-            data["layers"][key] = value
-        elif where == "parcels":
-            data["layers"]["parcels"][key] = value
-        else:
-            data["layers"]["parcels"].setdefault("fields", {})[key] = value
+        table = _table(data, _PLACES[where])
+        if table is not None:
+            table[key] = value
     return data
 
 

@@ -17,6 +17,7 @@ import pytest
 import shapely
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from support.sample_demo import DEMO_ABUTTERS_SUBJECT
 from support.townkit import CRS, SAMPLE_CONFIG
 
 import swm_gis
@@ -173,22 +174,22 @@ def test_load_config_returns_the_town(sample):
     assert isinstance(sample, swm_gis.TownConfig) and sample.synthetic is True
 
 
-def test_abutter_package_writes_what_the_cli_writes(sample, tmp_path):
+def test_abutter_package_writes_what_the_cli_writes(sample, tmp_path, sample_demo):
     pid = demo_parcel_id(SAMPLE_CONFIG)
-    assert main(["--progress", "none", "abutters", "-c", str(SAMPLE_CONFIG), "-p", pid,
-                 "-o", str(tmp_path / "cli")]) == 0
+    # the command's package: the session demo's abutters step (tests/support/sample_demo.py)
+    cli = sample_demo.abutters
+    assert pid == DEMO_ABUTTERS_SUBJECT
     package = swm_gis.abutter_package(sample, parcels=[pid], distance="100ft")
     assert isinstance(package, swm_gis.AbutterPackage)
     written = package.write(tmp_path / "api")
-    assert sorted(p.name for p in written.values()) == sorted(
-        p.name for p in (tmp_path / "cli").iterdir())
+    assert sorted(p.name for p in written.values()) == sorted(p.name for p in cli.iterdir())
     for name in ("abutting_parcels.csv", "mailing_list.csv", "left_out.csv"):
         assert _masked((tmp_path / "api" / name).read_text("utf-8")) == _masked(
-            (tmp_path / "cli" / name).read_text("utf-8")), name
+            (cli / name).read_text("utf-8")), name
     for name in ("labels.pdf", "certified_mail.pdf", "abutters_map.pdf"):
         assert _masked(_pdf_text(tmp_path / "api" / name)) == _masked(
-            _pdf_text(tmp_path / "cli" / name)), name
-    with open(tmp_path / "cli" / "abutting_parcels.csv", encoding="utf-8-sig", newline="") as f:
+            _pdf_text(cli / name)), name
+    with open(cli / "abutting_parcels.csv", encoding="utf-8-sig", newline="") as f:
         rows = list(csv.reader(f))
     header, body = rows[0], rows[1:rows.index([]) if [] in rows else len(rows)]
     ids = [r[header.index("parcel_id")] for r in body]
@@ -246,13 +247,11 @@ def test_screen_takes_a_geodataframe_site(sample):
         swm_gis.screen(sample, f"{sites}:site", received="14 March")
 
 
-def test_applicability_map_in_memory_equals_the_cli_geopackage(sample, tmp_path):
-    out = tmp_path / "cli.gpkg"
-    assert main(["--progress", "none", "applicability", "-c", str(SAMPLE_CONFIG),
-                 "-o", str(out)]) == 0
+def test_applicability_map_in_memory_equals_the_cli_geopackage(sample, tmp_path, sample_demo):
     from swm_gis.applicability.run import read_result
 
-    cli = read_result(out)
+    # the command's map: the session demo's applicability step (tests/support/sample_demo.py)
+    cli = read_result(sample_demo.applicability)
     mem = swm_gis.applicability_map(sample)
     assert isinstance(mem, swm_gis.ApplicabilityMap) and mem.path is None
     for col in ("parcel_id", "screening_class", "area_sqft", "huc12", "in_sfha"):

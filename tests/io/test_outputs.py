@@ -46,7 +46,8 @@ def _tree(folder: Path) -> dict[str, str]:
 
 # --------------------------------------------------------------------------- refuse_inputs
 @pytest.fixture
-def town(tmp_path):
+def input_dir(tmp_path):
+    """A folder of stand-in input files (a config, a GeoPackage, a shapefile's parts)."""
     t = tmp_path / "T"
     t.mkdir()
     (t / "town.toml").write_text("[town]\n")
@@ -64,28 +65,28 @@ def town(tmp_path):
     ("T/sub/out", "is inside the input"),  # only when an input is a folder: see below
     ("T/parcels.dbf", "is the input"),  # a shapefile's companion is part of the input
 ], ids=["gpkg", "config", "folder-holding-inputs", "parent", "inside-input-folder", "sidecar"])
-def test_an_output_that_is_inside_or_holds_an_input_is_refused(town, out, relation):
-    inputs = [town / "town.toml", f"{town / 'sample.gpkg'}:parcels", town / "parcels.shp",
-              town / "sub"]
-    (town / "sub").mkdir()
+def test_an_output_that_is_inside_or_holds_an_input_is_refused(input_dir, out, relation):
+    inputs = [input_dir / "town.toml", f"{input_dir / 'sample.gpkg'}:parcels",
+              input_dir / "parcels.shp", input_dir / "sub"]
+    (input_dir / "sub").mkdir()
     with pytest.raises(OutputError, match=relation) as info:
-        refuse_inputs(town.parent / out, inputs)
+        refuse_inputs(input_dir.parent / out, inputs)
     assert "overwrite=True does not change this" in str(info.value)
 
 
-def test_symlinks_and_hard_links_to_an_input_are_the_input(town, tmp_path):
-    (tmp_path / "link").symlink_to(town)
+def test_symlinks_and_hard_links_to_an_input_are_the_input(input_dir, tmp_path):
+    (tmp_path / "link").symlink_to(input_dir)
     with pytest.raises(OutputError, match="is the input"):
-        refuse_inputs(tmp_path / "link" / "sample.gpkg", [town / "sample.gpkg"])
-    os.link(town / "sample.gpkg", tmp_path / "hard.gpkg")
+        refuse_inputs(tmp_path / "link" / "sample.gpkg", [input_dir / "sample.gpkg"])
+    os.link(input_dir / "sample.gpkg", tmp_path / "hard.gpkg")
     with pytest.raises(OutputError, match="is the input"):
-        refuse_inputs(tmp_path / "hard.gpkg", [town / "sample.gpkg"])
+        refuse_inputs(tmp_path / "hard.gpkg", [input_dir / "sample.gpkg"])
 
 
-def test_outputs_beside_the_inputs_and_database_sources_pass(town, tmp_path):
-    refuse_inputs(tmp_path / "out", [town / "town.toml", "PG:dbname=x", None,
-                                     "postgresql://u@h/db", f"/vsizip/{town}/p.zip/p.shp"])
-    refuse_inputs(town / "new.gpkg", [town / "sample.gpkg", town / "town.toml"])
+def test_outputs_beside_the_inputs_and_database_sources_pass(input_dir, tmp_path):
+    refuse_inputs(tmp_path / "out", [input_dir / "town.toml", "PG:dbname=x", None,
+                                     "postgresql://u@h/db", f"/vsizip/{input_dir}/p.zip/p.shp"])
+    refuse_inputs(input_dir / "new.gpkg", [input_dir / "sample.gpkg", input_dir / "town.toml"])
 
 
 def test_config_inputs_lists_the_config_and_every_layer_source(tmp_path):

@@ -184,14 +184,15 @@ def test_table_ids_and_extent_match_the_file(pg, pg_town):
     assert np.allclose(info_db["total_bounds"], info_file["total_bounds"])
 
 
-def test_every_command_gives_the_same_answers_as_the_files(pg, pg_town, tmp_path, capsys):
-    assert main(["--progress", "none", "demo", "--config", str(SAMPLE / "town.toml"), "--out",
-                 str(tmp_path / "files")]) == 0
+def test_every_command_gives_the_same_answers_as_the_files(pg, pg_town, tmp_path, capsys,
+                                                           sample_demo):
+    # the demo on the sample town's files is the session's (tests/support/sample_demo.py)
+    files = sample_demo.out
     assert main(["--progress", "none", "demo", "--config", str(pg_town), "--out",
                  str(tmp_path / "db")]) == 0
     assert main(["--progress", "none", "data", "validate", "--config", str(pg_town)]) == 0
     for site in ("site", "site_small"):
-        want = json.loads((tmp_path / "files/screen" / site / "screening.json").read_text())
+        want = json.loads((files / "screen" / site / "screening.json").read_text())
         got = json.loads((tmp_path / "db/screen" / site / "screening.json").read_text())
         for doc in (want, got):  # where the data came from differs, nothing else
             doc.pop("meta")
@@ -199,13 +200,13 @@ def test_every_command_gives_the_same_answers_as_the_files(pg, pg_town, tmp_path
                 check.pop("source", None)
         assert got == want, site
     for name in ("mailing_list.csv", "abutting_parcels.csv"):
-        rows = [[r for r in csv.reader((tmp_path / d / "abutters" / name).open(encoding="utf-8"))
+        rows = [[r for r in csv.reader((d / "abutters" / name).open(encoding="utf-8"))
                  if not (r and r[0].startswith("# "))]  # the footer has the time of the run
-                for d in ("files", "db")]
+                for d in (files, tmp_path / "db")]
         assert len(rows[0]) > 3
         assert rows[0] == rows[1], name
-    a, b = (gpd.read_file(tmp_path / d / "applicability" / "applicability.gpkg",
-                          layer="applicability") for d in ("files", "db"))
+    a, b = (gpd.read_file(d / "applicability" / "applicability.gpkg", layer="applicability")
+            for d in (files, tmp_path / "db"))
     _same(a, b, "parcel_id" if "parcel_id" in a else a.columns[0])
     assert pg.password not in (tmp_path / "db/screen/site/screening.json").read_text()
 
@@ -290,18 +291,21 @@ def test_bbox_reads_use_the_spatial_index(pg):
 
 
 # --------------------------------------------------------------------------- writing
-def test_applicability_into_postgis_is_styled_indexed_and_equal(pg, pg_town, tmp_path):
+def test_applicability_into_postgis_is_styled_indexed_and_equal(pg, pg_town, sample_demo):
     target = f"{pg.url}?table=maps.applicability"
     result = postgis_out.write_applicability(load_config(pg_town), target, run=applicability_map)
     assert result.path == target and pg.password not in result.path
-    want = gpd.read_file(_file_run(tmp_path), layer="applicability")
+    # the map of the sample town's files: the session demo's (tests/support/sample_demo.py)
+    want = gpd.read_file(sample_demo.applicability, layer="applicability")
     info = postgis.read_info(pg.url, "maps.applicability")
     got = postgis.read_frame(pg.url, "maps.applicability", info, columns=list(info["fields"]))
+    # this table's styles only: the session's server holds other tests' tables too (the CLI
+    # test's cli.applicability has a default style of its own)
     with psycopg.connect(pg.url) as con:
         style = con.execute(
             "SELECT f_table_schema, f_table_name, f_geometry_column, useasdefault, "
-            "styleqml::text FROM public.layer_styles WHERE f_table_name = 'applicability'"
-        ).fetchall()
+            "styleqml::text FROM public.layer_styles WHERE f_table_schema = 'maps' AND "
+            "f_table_name = 'applicability'").fetchall()
         index = con.execute("SELECT indexdef FROM pg_indexes WHERE schemaname = 'maps' AND "
                             "tablename = 'applicability'").fetchall()
         summary = con.execute("SELECT count(*) FROM maps.applicability_summary").fetchone()[0]
@@ -316,17 +320,10 @@ def test_applicability_into_postgis_is_styled_indexed_and_equal(pg, pg_town, tmp
     postgis_out.write_applicability(load_config(pg_town), target, overwrite=True,
                                     run=applicability_map)
     with psycopg.connect(pg.url) as con:
-        defaults = con.execute("SELECT count(*) FROM public.layer_styles WHERE f_table_name = "
-                               "'applicability' AND useasdefault").fetchone()[0]
+        defaults = con.execute("SELECT count(*) FROM public.layer_styles WHERE f_table_schema = "
+                               "'maps' AND f_table_name = 'applicability' AND useasdefault"
+                               ).fetchone()[0]
     assert defaults == 1
-
-
-def _file_run(tmp_path: Path) -> Path:
-    from swm_gis.applicability.run import run_applicability
-
-    out = tmp_path / "files.gpkg"
-    run_applicability(load_config(SAMPLE / "town.toml"), out)
-    return out
 
 
 def test_applicability_cli_writes_into_postgis(pg, pg_town, capsys):

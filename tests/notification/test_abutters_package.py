@@ -53,12 +53,11 @@ def test_schema_is_valid_draft_2020_12():
                              "counts": {}, "sources": [], "generated": "t"}, SCHEMA)
 
 
-@pytest.fixture(scope="module")
-def sample_out(tmp_path_factory):
-    out = tmp_path_factory.mktemp("sample") / "abutters"
-    assert main(["--progress", "none", "abutters", "--config", str(SAMPLE_CONFIG),
-                 "--parcel", SAMPLE_SUBJECT, "--out", str(out)]) == 0
-    return out
+@pytest.fixture
+def sample_out(sample_demo):
+    """``swm-gis abutters`` of SAMPLE_SUBJECT as the session's demo wrote it (its abutters step;
+    tests/support/sample_demo.py)."""
+    return sample_demo.abutters
 
 
 def test_sample_town_counts_are_exact(sample_out):

@@ -21,7 +21,7 @@ def plugin(qgis_app, qgis_processing, qgis_iface):
 
 
 @pytest.fixture(scope="session")
-def town(tmp_path_factory, qgis_app):
+def block(tmp_path_factory, qgis_app):
     """A hand-made block: three lots, a 15 m street, three lots, and one far lot.
 
     Lots are 60 m x 60 m. Subject P2 (x 60-120, y 0-60). P1 and P3 touch it (0 ft); the street

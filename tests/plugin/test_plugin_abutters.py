@@ -13,12 +13,12 @@ from support.plugin_kit import ENGINE, SAMPLE, M, engine_env
 pytestmark = pytest.mark.qgis
 
 
-def _cli_abutters(town, out: Path, *args: str) -> dict[str, float]:
-    cfg = town["folder"] / "cli_town.toml"
+def _cli_abutters(block, out: Path, *args: str) -> dict[str, float]:
+    cfg = block["folder"] / "cli_town.toml"
     cfg.write_text(
         '[town]\nname = "Test"\ncrs = "EPSG:26986"\n'
-        f'[layers.parcels]\npath = "{town["gpkg"]}"\nlayer = "parcels"\n'
-        f'[layers.assess]\npath = "{town["gpkg"]}"\nlayer = "assess"\n', encoding="utf-8")
+        f'[layers.parcels]\npath = "{block["gpkg"]}"\nlayer = "parcels"\n'
+        f'[layers.assess]\npath = "{block["gpkg"]}"\nlayer = "assess"\n', encoding="utf-8")
     proc = subprocess.run([ENGINE, "--progress", "none", "abutters", "--config", str(cfg),
                            *args, "--out", str(out), "--overwrite"],
                           capture_output=True, text=True, env=engine_env())
@@ -37,17 +37,17 @@ def _layer_distances(layer) -> dict[str, float]:
     return {f["parcel_id"]: float(f["distance_ft"]) for f in layer.getFeatures()}
 
 
-def test_selected_subject_parcel_gives_the_cli_abutters(plugin, town, tmp_path):
+def test_selected_subject_parcel_gives_the_cli_abutters(plugin, block, tmp_path):
     import processing
     from qgis.core import QgsProcessingFeatureSourceDefinition, QgsProject, QgsVectorLayer
 
-    parcels = QgsVectorLayer(town["parcels"], "parcels", "ogr")
+    parcels = QgsVectorLayer(block["parcels"], "parcels", "ogr")
     QgsProject.instance().addMapLayer(parcels)
     try:
         parcels.selectByExpression("\"LOC_ID\" = 'P2'")
         result = processing.run("swm_gis:abutters", {"TOWN_NAME": "Sampleton",
             "PARCELS": parcels,
-            "ASSESS": town["assess"],
+            "ASSESS": block["assess"],
             "SUBJECT": QgsProcessingFeatureSourceDefinition(parcels.id(), True),
             "OUTPUT": "memory:",
             "OUTPUT_FOLDER": str(tmp_path / "package"),
@@ -59,7 +59,7 @@ def test_selected_subject_parcel_gives_the_cli_abutters(plugin, town, tmp_path):
     assert sorted(got) == ["P1", "P3", "P4", "P5", "P6"]
     assert got["P1"] == pytest.approx(0.0, abs=1e-6)
     assert got["P5"] == pytest.approx(15 * M, abs=0.01)
-    cli = _cli_abutters(town, tmp_path / "cli", "--parcel", "P2")
+    cli = _cli_abutters(block, tmp_path / "cli", "--parcel", "P2")
     assert got == pytest.approx(cli, abs=0.005)  # the CSV rounds to 0.01 ft
     package = tmp_path / "package"
     for name in ("abutting_parcels.csv", "mailing_list.csv", "mailing_list.xlsx", "labels.pdf",
@@ -217,12 +217,12 @@ def test_sample_town_site_layer_as_subject_equals_cli_site(plugin, tmp_path):
     assert any(d > 100 for d in got.values()) and max(got.values()) <= 250.0
 
 
-def test_the_output_is_styled_when_loaded(plugin, town):
+def test_the_output_is_styled_when_loaded(plugin, block):
     import processing
     from qgis.core import QgsProject
 
     processing.runAndLoadResults("swm_gis:abutters", {"TOWN_NAME": "Sampleton",
-        "PARCELS": town["parcels"], "SUBJECT": town["parcels"], "SUBJECT_IDS": "P2",
+        "PARCELS": block["parcels"], "SUBJECT": block["parcels"], "SUBJECT_IDS": "P2",
         "OUTPUT": "TEMPORARY_OUTPUT"})
     loaded = QgsProject.instance().mapLayersByName("Abutting parcels")
     try:
@@ -235,11 +235,11 @@ def test_the_output_is_styled_when_loaded(plugin, town):
         QgsProject.instance().removeMapLayers([layer.id() for layer in loaded])
 
 
-def test_distance_include_subject_and_a_rerun_into_the_same_folder(plugin, town, tmp_path):
+def test_distance_include_subject_and_a_rerun_into_the_same_folder(plugin, block, tmp_path):
     """Batch mode runs an algorithm again and again: the same folder is simply replaced."""
     import processing
 
-    params = {"PARCELS": town["parcels"], "ASSESS": town["assess"], "SUBJECT": town["parcels"],
+    params = {"PARCELS": block["parcels"], "ASSESS": block["assess"], "SUBJECT": block["parcels"],
               "SUBJECT_IDS": "P2", "TOWN_NAME": "Sampleton",
               "OUTPUT": "memory:", "OUTPUT_FOLDER": str(tmp_path / "same")}
     first = _layer_distances(processing.run("swm_gis:abutters", params)["OUTPUT"])
@@ -283,7 +283,7 @@ def test_the_engines_owner_join_refusal_is_read_by_its_class(plugin, details, sa
                               None) is None
 
 
-def test_a_certified_list_is_never_made_for_an_unnamed_town(plugin, town, tmp_path):
+def test_a_certified_list_is_never_made_for_an_unnamed_town(plugin, block, tmp_path):
     """The certification and the mailing book print the town's name: with no name and no town
     config the run is refused before it starts (nothing written), and the name given is the
     one the certification prints. The project's title is never taken for it."""
@@ -291,7 +291,7 @@ def test_a_certified_list_is_never_made_for_an_unnamed_town(plugin, town, tmp_pa
     from pypdf import PdfReader
     from qgis.core import QgsProcessingException, QgsProject
 
-    params = {"PARCELS": town["parcels"], "ASSESS": town["assess"], "SUBJECT": town["parcels"],
+    params = {"PARCELS": block["parcels"], "ASSESS": block["assess"], "SUBJECT": block["parcels"],
               "SUBJECT_IDS": "P2", "OUTPUT": "memory:", "OUTPUT_FOLDER": str(tmp_path / "pkg")}
     QgsProject.instance().setTitle("Conservation screening 2026")
     try:

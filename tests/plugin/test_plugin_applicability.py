@@ -2,10 +2,8 @@
 
 from __future__ import annotations
 
-import subprocess
-
 import pytest
-from support.plugin_kit import ENGINE, SAMPLE, engine_env
+from support.plugin_kit import SAMPLE
 
 pytestmark = [pytest.mark.qgis, pytest.mark.slow]
 
@@ -23,14 +21,9 @@ def _rows(layer) -> list[tuple]:
 
 
 @pytest.fixture(scope="module")
-def reference(tmp_path_factory):
-
-    out = tmp_path_factory.mktemp("cli_applicability") / "applicability.gpkg"
-    proc = subprocess.run([ENGINE, "--progress", "none", "applicability", "--config",
-                           str(SAMPLE / "town.toml"), "--out", str(out)],
-                          capture_output=True, text=True, env=engine_env())
-    assert proc.returncode == 0, proc.stderr[-2000:]
-    return out
+def reference(sample_demo):
+    """The sample town's ``swm-gis applicability`` map, as the session's demo wrote it."""
+    return sample_demo.applicability
 
 
 @pytest.fixture(scope="module")

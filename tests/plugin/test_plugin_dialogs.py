@@ -1,7 +1,7 @@
 """Parameters that cannot mislead (issue 17): the selection trap, unmapped address fields, a
 missing assessing table, messages in the dialog's words, the dialogs themselves.
 
-The hand-made block of ``conftest.town``: subject P2; P1 and P3 touch it, P4-P6 are across the
+The hand-made block of ``conftest.block``: subject P2; P1 and P3 touch it, P4-P6 are across the
 15 m street (49.2126 ft), P7 and P8 are beyond 100 ft; R1 is the street (left out).
 """
 
@@ -21,11 +21,11 @@ ARTEFACTS = ROOT / "test-artefacts" / "dialogs"
 
 
 @pytest.fixture
-def parcels_layer(town):
+def parcels_layer(block):
     """The parcels as a project layer with P2 selected."""
     from qgis.core import QgsProject, QgsVectorLayer
 
-    layer = QgsVectorLayer(town["parcels"], "Town parcels", "ogr")
+    layer = QgsVectorLayer(block["parcels"], "Town parcels", "ogr")
     QgsProject.instance().addMapLayer(layer)
     layer.selectByExpression("\"LOC_ID\" = 'P2'")
     assert layer.selectedFeatureCount() == 1
@@ -88,7 +88,7 @@ def test_selection_under_parcels_only_is_refused_in_one_sentence(plugin, parcels
 
 # ----------------------------------------------------------------------- field mappings
 @pytest.fixture
-def cambridge_style_assess(town, tmp_path):
+def cambridge_style_assess(block, tmp_path):
     """An assessing table with Cambridge-style column names (no OWN_ADDR, OWN_CITY, ...)."""
     fields = [("LOC_ID", "str"), ("OWNER1", "str"), ("Owner_Address", "str"),
               ("Owner_City", "str"), ("Owner_State", "str"), ("Owner_Zip", "str")]
@@ -97,13 +97,13 @@ def cambridge_style_assess(town, tmp_path):
     return write_layer(tmp_path / "assess.gpkg", "assess", "None", fields, rows, crs=None)
 
 
-def test_unmapped_address_fields_stop_the_run_naming_the_parameter(plugin, town,
+def test_unmapped_address_fields_stop_the_run_naming_the_parameter(plugin, block,
                                                                    cambridge_style_assess):
     """Before: "20 recipient(s)", every address blank."""
     from qgis.core import QgsProcessingException
 
     with pytest.raises(QgsProcessingException) as err:
-        _abutters({"PARCELS": town["parcels"], "SUBJECT": town["parcels"],
+        _abutters({"PARCELS": block["parcels"], "SUBJECT": block["parcels"],
                    "SUBJECT_IDS": "P2", "ASSESS": cambridge_style_assess})
     message = str(err.value)
     assert "'Assessing: owner mailing address field'" in message
@@ -112,9 +112,9 @@ def test_unmapped_address_fields_stop_the_run_naming_the_parameter(plugin, town,
     assert "OWNER_ADDRESS_FIELD" not in message and cli_language(message) == []
 
 
-def test_mapped_address_fields_fill_the_mailing_list(plugin, town, cambridge_style_assess,
+def test_mapped_address_fields_fill_the_mailing_list(plugin, block, cambridge_style_assess,
                                                      tmp_path):
-    r = _abutters({"PARCELS": town["parcels"], "SUBJECT": town["parcels"], "SUBJECT_IDS": "P2",
+    r = _abutters({"PARCELS": block["parcels"], "SUBJECT": block["parcels"], "SUBJECT_IDS": "P2",
                    "ASSESS": cambridge_style_assess, "OWNER_ADDRESS_FIELD": "Owner_Address",
                    "OWNER_CITY_FIELD": "Owner_City", "OWNER_STATE_FIELD": "Owner_State",
                    "OWNER_ZIP_FIELD": "Owner_Zip", "OUTPUT_FOLDER": str(tmp_path / "out")})
@@ -126,20 +126,20 @@ def test_mapped_address_fields_fill_the_mailing_list(plugin, town, cambridge_sty
     assert {row["mail_city"] for row in rows} == {"CAMBRIDGE"}
 
 
-def test_a_parcel_id_that_looks_like_an_option_stays_an_id(plugin, town):
+def test_a_parcel_id_that_looks_like_an_option_stays_an_id(plugin, block):
     """Hostile input: an id starting with '--' is handed to the engine as a value."""
     from qgis.core import QgsProcessingException
 
     with pytest.raises(QgsProcessingException) as err:
-        _abutters({"PARCELS": town["parcels"], "SUBJECT": town["parcels"],
+        _abutters({"PARCELS": block["parcels"], "SUBJECT": block["parcels"],
                    "SUBJECT_IDS": "--include-subject"})
     assert "not found" in str(err.value)  # looked up as an id, not obeyed as an option
     assert "Traceback" not in str(err.value)
 
 
-def test_no_assessing_table_is_a_warning_that_no_mailing_list_is_made(plugin, town, tmp_path):
+def test_no_assessing_table_is_a_warning_that_no_mailing_list_is_made(plugin, block, tmp_path):
     fb = recording_feedback()
-    r = _abutters({"PARCELS": town["parcels"], "SUBJECT": town["parcels"], "SUBJECT_IDS": "P2",
+    r = _abutters({"PARCELS": block["parcels"], "SUBJECT": block["parcels"], "SUBJECT_IDS": "P2",
                    "OUTPUT_FOLDER": str(tmp_path / "out")}, fb)
     assert _ids(r) == ABUTTERS
     said = [w for w in fb.warnings if "mailing list" in w]
@@ -148,13 +148,13 @@ def test_no_assessing_table_is_a_warning_that_no_mailing_list_is_made(plugin, to
 
 
 # ----------------------------------------------------------------------- provenance
-def test_outputs_name_the_qgis_layers_not_the_temporary_exports(plugin, parcels_layer, town,
+def test_outputs_name_the_qgis_layers_not_the_temporary_exports(plugin, parcels_layer, block,
                                                                 tmp_path):
     from qgis.core import QgsProcessingFeatureSourceDefinition as Sel
 
     out = tmp_path / "out"
     _abutters({"PARCELS": parcels_layer, "SUBJECT": Sel(parcels_layer.id(), True),
-               "ASSESS": town["assess"], "OUTPUT_FOLDER": str(out)})
+               "ASSESS": block["assess"], "OUTPUT_FOLDER": str(out)})
     texts = {p.name: p.read_text(encoding="utf-8") for p in out.iterdir()
              if p.suffix in (".csv", ".json", ".html")}
     assert texts
@@ -173,12 +173,12 @@ def test_outputs_name_the_qgis_layers_not_the_temporary_exports(plugin, parcels_
 
 
 # ----------------------------------------------------------------------- messages, help
-def test_engine_messages_come_in_the_dialogs_words(plugin, town):
+def test_engine_messages_come_in_the_dialogs_words(plugin, block):
     """An engine error (unknown parcel id) keeps its content, loses flags and temp paths."""
     from qgis.core import QgsProcessingException
 
     with pytest.raises(QgsProcessingException) as err:
-        _abutters({"PARCELS": town["parcels"], "SUBJECT": town["parcels"],
+        _abutters({"PARCELS": block["parcels"], "SUBJECT": block["parcels"],
                    "SUBJECT_IDS": "NO-SUCH-LOT"})
     message = str(err.value)
     assert "NO-SUCH-LOT" in message

@@ -50,20 +50,21 @@ def _gone(pid: int) -> bool:
     return state in ("Z", "X")
 
 
-def _small_config(town, tmp_path) -> Path:
+def _small_config(block, tmp_path) -> Path:
     cfg = tmp_path / "town.toml"
     cfg.write_text('[town]\nname = "Test"\ncrs = "EPSG:26986"\n'
-                   f'[layers.parcels]\npath = "{town["gpkg"]}"\nlayer = "parcels"\n',
+                   f'[layers.parcels]\npath = "{block["gpkg"]}"\nlayer = "parcels"\n',
                    encoding="utf-8")
     return cfg
 
 
-def test_data_validate_streams_progress_and_returns_the_result(plugin, town, tmp_path):
+def test_data_validate_streams_progress_and_returns_the_result(plugin, block, tmp_path):
     from swm_gis_qgis import engine
 
     rec = Feedback()
-    result = engine.run_engine(["data", "validate", "--config", str(_small_config(town, tmp_path))],
-                               rec.fb, executable=ENGINE)
+    config = _small_config(block, tmp_path)
+    result = engine.run_engine(["data", "validate", "--config", str(config)], rec.fb,
+                               executable=ENGINE)
     assert result["type"] == "result" and result["command"] == "data validate"
     assert [layer["key"] for layer in result["layers"]] == ["parcels"]
     assert result["layers"][0]["rows"] == 9
@@ -81,7 +82,7 @@ def test_an_engine_error_raises_its_message(plugin, tmp_path):
     assert "missing.toml" in str(err.value)
 
 
-def test_cancel_stops_the_engine_and_its_children(plugin, town, tmp_path, monkeypatch):
+def test_cancel_stops_the_engine_and_its_children(plugin, block, tmp_path, monkeypatch):
     import processing
     from qgis.core import QgsProcessingException
 
@@ -106,8 +107,8 @@ def test_cancel_stops_the_engine_and_its_children(plugin, town, tmp_path, monkey
     canceller = threading.Thread(target=cancel_when_running, daemon=True)
     canceller.start()
     with pytest.raises(QgsProcessingException, match="Cancelled"):
-        processing.run("swm_gis:abutters", {"TOWN_NAME": "Sampleton", "PARCELS": town["parcels"],
-                                            "SUBJECT": town["parcels"], "SUBJECT_IDS": "P2",
+        processing.run("swm_gis:abutters", {"TOWN_NAME": "Sampleton", "PARCELS": block["parcels"],
+                                            "SUBJECT": block["parcels"], "SUBJECT_IDS": "P2",
                                             "OUTPUT": "memory:"}, feedback=rec.fb)
     canceller.join(5)
     engine_pid, child_pid = (int(p) for p in pids_file.read_text().split())

@@ -81,7 +81,7 @@ def _fresh_env(tmp_path: Path, config: Path) -> dict[str, str]:
 
 
 @pytest.mark.slow
-def test_the_engine_is_set_up_from_the_zip_alone_in_a_fresh_profile(town, tmp_path):
+def test_the_engine_is_set_up_from_the_zip_alone_in_a_fresh_profile(block, tmp_path):
     wheel = build_plugin.build_wheel(tmp_path / "wheel")
     package = build_plugin.build(tmp_path / "dist", wheel=wheel)
     config = tmp_path / "config"
@@ -99,8 +99,8 @@ def test_the_engine_is_set_up_from_the_zip_alone_in_a_fresh_profile(town, tmp_pa
                               cwd=work, timeout=timeout)
 
     assert qp("plugins", "enable", "swm_gis_qgis").returncode == 0
-    abutters = ["--json", "run", "swm_gis:abutters", "--", f"PARCELS={town['parcels']}",
-                f"ASSESS={town['assess']}", f"SUBJECT={town['parcels']}", "SUBJECT_IDS=P2",
+    abutters = ["--json", "run", "swm_gis:abutters", "--", f"PARCELS={block['parcels']}",
+                f"ASSESS={block['assess']}", f"SUBJECT={block['parcels']}", "SUBJECT_IDS=P2",
                 "TOWN_NAME=Sampleton", "OUTPUT=memory:", f"OUTPUT_FOLDER={tmp_path / 'notice'}"]
     before = qp(*abutters)
     assert before.returncode != 0

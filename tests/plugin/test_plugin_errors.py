@@ -51,20 +51,20 @@ def test_a_layer_without_crs_is_refused_with_how_to_fix_it(plugin, tmp_path, fmt
     assert "Assigned Coordinate Reference System" in message and "EPSG:26986" in message
 
 
-def test_the_engine_user_error_comes_through_as_its_own_message(plugin, town):
+def test_the_engine_user_error_comes_through_as_its_own_message(plugin, block):
     from qgis.core import QgsProcessingException
 
     with pytest.raises(QgsProcessingException) as exc:
-        _run({"PARCELS": town["parcels"], "SUBJECT": town["parcels"],
+        _run({"PARCELS": block["parcels"], "SUBJECT": block["parcels"],
               "SUBJECT_IDS": "NO-SUCH-LOT"})
     message = str(exc.value)
     assert "NO-SUCH-LOT" in message
     assert "Traceback" not in message
 
 
-def test_no_subject_is_refused(plugin, town):
+def test_no_subject_is_refused(plugin, block):
     """SUBJECT is required: QGIS itself refuses the run before the algorithm starts."""
     from qgis.core import QgsProcessingException
 
     with pytest.raises(QgsProcessingException, match="SUBJECT"):
-        _run({"PARCELS": town["parcels"]})
+        _run({"PARCELS": block["parcels"]})

@@ -34,24 +34,24 @@ def test_the_fields_that_would_join_best_first():
 
 
 @pytest.fixture
-def lots(town, tmp_path):
+def lots(block, tmp_path):
     """The hand-made block, with an assessing table for P2 (the subject), P4 and the far P7."""
     gpkg = tmp_path / "lots.gpkg"
-    shutil.copy(town["gpkg"], gpkg)
+    shutil.copy(block["gpkg"], gpkg)
     rows = [(None, [pid, f"OWNER {pid}", f"{n} ELM ST", "LYNNFIELD", "MA", "01940", "", 2026])
             for n, pid in enumerate(("P2", "P4", "P7"), 1)]
     return {"parcels": f"{gpkg}|layername=parcels",
             "assess": write_layer(gpkg, "some_owners", "None", ASSESS_FIELDS, rows, crs=None)}
 
 
-def test_abutters_none_of_which_has_an_owner_are_refused_before_the_package(plugin, town,
+def test_abutters_none_of_which_has_an_owner_are_refused_before_the_package(plugin, block,
                                                                              tmp_path):
     """The whole table joins (P2, P7) but none of the abutters does: nothing is delivered."""
     import processing
     from qgis.core import QgsProcessingException
 
     gpkg = tmp_path / "far.gpkg"
-    shutil.copy(town["gpkg"], gpkg)
+    shutil.copy(block["gpkg"], gpkg)
     rows = [(None, [pid, f"OWNER {pid}", "1 ELM ST", "LYNNFIELD", "MA", "01940", "", 2026])
             for pid in ("P2", "P7")]
     assess = write_layer(gpkg, "far_owners", "None", ASSESS_FIELDS, rows, crs=None)

@@ -8,7 +8,7 @@ from support.plugin_kit import DATA
 pytestmark = pytest.mark.qgis
 
 
-def test_abutters_feeds_native_centroids_in_a_model(plugin, town):
+def test_abutters_feeds_native_centroids_in_a_model(plugin, block):
     import processing
     from qgis.core import QgsProcessingModelAlgorithm, QgsVectorLayer
 
@@ -19,7 +19,7 @@ def test_abutters_feeds_native_centroids_in_a_model(plugin, town):
         "swm_gis:abutters", "native:centroids"}
     ok, message = model.canExecute()
     assert ok, message
-    parcels = QgsVectorLayer(town["parcels"], "parcels", "ogr")
+    parcels = QgsVectorLayer(block["parcels"], "parcels", "ogr")
     result = processing.run(model, {"parcels": parcels, "subject_ids": "P2",
                                     "centroids:abutter_centroids": "memory:"})
     layer = result["centroids:abutter_centroids"]

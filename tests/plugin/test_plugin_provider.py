@@ -73,14 +73,14 @@ def test_the_town_config_is_the_first_parameter_of_every_algorithm_reading_town_
             assert names[0] == "TOWN_CONFIG", alg_id
 
 
-def test_no_parcels_and_no_town_config_is_refused(plugin, town):
+def test_no_parcels_and_no_town_config_is_refused(plugin, block):
     import processing
     from qgis.core import QgsProcessingException
 
     with pytest.raises(QgsProcessingException, match="Choose a layer in "
                        "'Parcels \\(tax parcel polygons\\)', or a town config file in "
                        "'Town config file \\(saved by 'Set up the town'\\)'"):
-        processing.run("swm_gis:abutters", {"TOWN_NAME": "Sampleton", "SUBJECT": town["site"],
+        processing.run("swm_gis:abutters", {"TOWN_NAME": "Sampleton", "SUBJECT": block["site"],
                                             "OUTPUT": "memory:"})
 
 
@@ -102,7 +102,7 @@ def test_the_engine_path_setting_is_registered_and_honoured(plugin, tmp_path, mo
         ProcessingConfig.setSettingValue(engine.SETTING_EXECUTABLE, "")
 
 
-def test_without_the_engine_each_algorithm_says_how_to_install_it(plugin, town, tmp_path,
+def test_without_the_engine_each_algorithm_says_how_to_install_it(plugin, block, tmp_path,
                                                                   monkeypatch):
     import processing
     from qgis.core import QgsProcessingException
@@ -118,8 +118,8 @@ def test_without_the_engine_each_algorithm_says_how_to_install_it(plugin, town, 
     assert alg.canExecute() == (False, engine.missing_message())  # said when the dialog opens
     assert _alg("enginesetup").canExecute() == (True, "")
     with pytest.raises(QgsProcessingException) as exc:
-        processing.run("swm_gis:abutters", {"TOWN_NAME": "Sampleton", "PARCELS": town["parcels"],
-                                            "SUBJECT": town["parcels"],
+        processing.run("swm_gis:abutters", {"TOWN_NAME": "Sampleton", "PARCELS": block["parcels"],
+                                            "SUBJECT": block["parcels"],
                                             "SUBJECT_IDS": "P2", "OUTPUT": "memory:"})
     message = str(exc.value)
     assert "Set up the swm-gis engine" in message

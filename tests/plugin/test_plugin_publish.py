@@ -3,22 +3,17 @@
 from __future__ import annotations
 
 import json
-import subprocess
 
 import pytest
-from support.plugin_kit import ENGINE, SAMPLE, engine_env
+from support.plugin_kit import SAMPLE
 
 pytestmark = [pytest.mark.qgis, pytest.mark.slow]
 
 
-@pytest.fixture(scope="module")
-def applicability(tmp_path_factory):
-    out = tmp_path_factory.mktemp("cli_publish") / "applicability.gpkg"
-    proc = subprocess.run([ENGINE, "--progress", "none", "applicability", "--config",
-                           str(SAMPLE / "town.toml"), "--out", str(out)],
-                          capture_output=True, text=True, env=engine_env())
-    assert proc.returncode == 0, proc.stderr[-2000:]
-    return out
+@pytest.fixture
+def applicability(sample_demo):
+    """The sample town's ``swm-gis applicability`` map, as the session's demo wrote it."""
+    return sample_demo.applicability
 
 
 def _data(site):

@@ -32,7 +32,7 @@ def _qgis_process(env, *args: str, timeout: float = 300) -> subprocess.Completed
                           timeout=timeout)
 
 
-def test_abutters_runs_in_qgis_process(town, tmp_path):
+def test_abutters_runs_in_qgis_process(block, tmp_path):
     assert os.access(QGIS_PROCESS, os.X_OK)
     env = _env(tmp_path)
     enabled = _qgis_process(env, "plugins", "enable", "swm_gis_qgis")
@@ -43,8 +43,8 @@ def test_abutters_runs_in_qgis_process(town, tmp_path):
     out = tmp_path / "abutters.gpkg"
     run = _qgis_process(
         env, "--json", "run", "swm_gis:abutters", "--",
-        f"PARCELS={town['parcels']}", f"ASSESS={town['assess']}",
-        f"SUBJECT={town['parcels']}", "SUBJECT_IDS=P2", "TOWN_NAME=Sampleton",
+        f"PARCELS={block['parcels']}", f"ASSESS={block['assess']}",
+        f"SUBJECT={block['parcels']}", "SUBJECT_IDS=P2", "TOWN_NAME=Sampleton",
         "DISTANCE=100", f"OUTPUT={out}", f"OUTPUT_FOLDER={tmp_path / 'package'}")
     assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-3000:]
     result = json.loads(run.stdout)["results"]
@@ -56,12 +56,12 @@ def test_abutters_runs_in_qgis_process(town, tmp_path):
     assert sorted(f["parcel_id"] for f in layer.getFeatures()) == ["P1", "P3", "P4", "P5", "P6"]
 
 
-def test_engine_error_is_reported_by_qgis_process(town, tmp_path):
+def test_engine_error_is_reported_by_qgis_process(block, tmp_path):
     env = _env(tmp_path)
     assert _qgis_process(env, "plugins", "enable", "swm_gis_qgis").returncode == 0
     run = _qgis_process(
-        env, "run", "swm_gis:abutters", "--", f"PARCELS={town['parcels']}",
-        f"SUBJECT={town['parcels']}", "SUBJECT_IDS=NOPE", "TOWN_NAME=Sampleton",
+        env, "run", "swm_gis:abutters", "--", f"PARCELS={block['parcels']}",
+        f"SUBJECT={block['parcels']}", "SUBJECT_IDS=NOPE", "TOWN_NAME=Sampleton",
         f"OUTPUT={tmp_path / 'x.gpkg'}")
     assert run.returncode != 0
     assert "NOPE" in run.stdout + run.stderr
@@ -87,7 +87,7 @@ def test_site_screening_with_a_town_config_in_qgis_process(tmp_path):
         assert (folder / name).is_file(), name
 
 
-def test_help_and_the_missing_engine_message_in_qgis_process(town, tmp_path):
+def test_help_and_the_missing_engine_message_in_qgis_process(block, tmp_path):
     env = _env(tmp_path)
     assert _qgis_process(env, "plugins", "enable", "swm_gis_qgis").returncode == 0
     shown = _qgis_process(env, "help", "swm_gis:abutters")
@@ -99,8 +99,8 @@ def test_help_and_the_missing_engine_message_in_qgis_process(town, tmp_path):
     env["PATH"] = str(tmp_path)  # no swm-gis anywhere
     listed = _qgis_process(env, "list")
     assert "swm_gis:sitescreening" in listed.stdout  # the provider still loads
-    run = _qgis_process(env, "run", "swm_gis:abutters", "--", f"PARCELS={town['parcels']}",
-                        f"SUBJECT={town['parcels']}", "SUBJECT_IDS=P2", "TOWN_NAME=Sampleton",
+    run = _qgis_process(env, "run", "swm_gis:abutters", "--", f"PARCELS={block['parcels']}",
+                        f"SUBJECT={block['parcels']}", "SUBJECT_IDS=P2", "TOWN_NAME=Sampleton",
                         f"OUTPUT={tmp_path / 'x.gpkg'}")
     assert run.returncode != 0
     out = run.stdout + run.stderr
@@ -109,7 +109,7 @@ def test_help_and_the_missing_engine_message_in_qgis_process(town, tmp_path):
 
 
 @pytest.mark.slow
-def test_relative_paths_resolve_against_the_callers_working_folder(town, tmp_path):
+def test_relative_paths_resolve_against_the_callers_working_folder(block, tmp_path):
     """The README's own example: relative TOWN_CONFIG, OUTPUT_FOLDER and OUTPUT_GPKG, run from
     the folder that holds them (not the temporary folder the engine runs in)."""
     import shutil
@@ -118,7 +118,7 @@ def test_relative_paths_resolve_against_the_callers_working_folder(town, tmp_pat
     assert _qgis_process(env, "plugins", "enable", "swm_gis_qgis").returncode == 0
     work = tmp_path / "work"
     work.mkdir()
-    shutil.copy(town["gpkg"], work / "town.gpkg")
+    shutil.copy(block["gpkg"], work / "town.gpkg")
     (work / "town.toml").write_text(
         '[town]\nname = "Blockton"\ncrs = "EPSG:26986"\n[layers.parcels]\n'
         'path = "town.gpkg"\nlayer = "parcels"\n', encoding="utf-8")

@@ -24,12 +24,12 @@ def _tree(folder: Path) -> dict[str, str]:
 
 
 @pytest.fixture
-def data(town, tmp_path):
+def data(block, tmp_path):
     """A private copy of the town GeoPackage (a failing test must not damage the shared one)."""
     folder = tmp_path / "data"
     folder.mkdir()
     gpkg = folder / "town.gpkg"
-    shutil.copy(town["gpkg"], gpkg)
+    shutil.copy(block["gpkg"], gpkg)
     return {"folder": folder, "gpkg": gpkg, "parcels": f"{gpkg}|layername=parcels",
             "assess": f"{gpkg}|layername=assess", "digest": _digest(gpkg)}
 

@@ -38,14 +38,14 @@ def _cli_abutters(config, parcel, out):
     return out
 
 
-def test_every_problem_is_said_at_once_with_the_join_rate(plugin, town, tmp_path):
+def test_every_problem_is_said_at_once_with_the_join_rate(plugin, block, tmp_path):
     import processing
     from qgis.core import QgsProcessingException
 
     target = tmp_path / "blockton.toml"
     with pytest.raises(QgsProcessingException) as exc:
         processing.run("swm_gis:townsetup", {
-            "TOWN_NAME": "Blockton", "PARCELS": town["parcels"], "ASSESS": town["assess"],
+            "TOWN_NAME": "Blockton", "PARCELS": block["parcels"], "ASSESS": block["assess"],
             "ASSESS_PARCEL_ID_FIELD": "SITE_ADDR", "OWNER_FIELD": "NAME",
             "OWNER_ZIP_FIELD": "ZIPCODE", "RIGHT_OF_WAY_FIELD": "KIND",
             "RIGHT_OF_WAY_VALUES": "ROAD", "OUTPUT_CONFIG": str(target)})
@@ -169,7 +169,7 @@ def test_cambridge_set_up_from_project_layers_gives_the_command_lines_mailing_li
     assert plugin_run["RECIPIENT_COUNT"] == len(_rows(cli / "mailing_list.csv")) - 1
 
 
-def test_the_town_is_named_before_its_config_is_saved(plugin, town, tmp_path):
+def test_the_town_is_named_before_its_config_is_saved(plugin, block, tmp_path):
     """Every report and list the config serves prints the town's name: a blank name is one of
     the problems said, and no config is saved."""
     import processing
@@ -178,7 +178,7 @@ def test_the_town_is_named_before_its_config_is_saved(plugin, town, tmp_path):
     target = tmp_path / "blank.toml"
     with pytest.raises(QgsProcessingException) as exc:
         processing.run("swm_gis:townsetup", {
-            "TOWN_NAME": "   ", "PARCELS": town["parcels"], "ASSESS": town["assess"],
+            "TOWN_NAME": "   ", "PARCELS": block["parcels"], "ASSESS": block["assess"],
             "OUTPUT_CONFIG": str(target)})
     assert "'Town name': name the town (every report and list the config is used for prints " \
         "it)." in str(exc.value)

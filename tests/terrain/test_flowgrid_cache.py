@@ -37,7 +37,7 @@ CRS_OBJ = CRS.from_epsg(26986)
 
 
 @pytest.fixture
-def town(tmp_path: Path) -> Path:
+def dem_copy(tmp_path: Path) -> Path:
     """A private copy of the sample town (its DEM may be changed) with its own cache folder."""
     folder = tmp_path / "town"
     folder.mkdir()
@@ -68,11 +68,11 @@ def poke_dem(path: Path, row: int, col: int, value: float) -> None:
 
 
 # --------------------------------------------------------------------------- the flow grid
-def test_first_run_stores_the_grid_and_later_runs_memory_map_it(town):
-    config = load_config(town)
+def test_first_run_stores_the_grid_and_later_runs_memory_map_it(dem_copy):
+    config = load_config(dem_copy)
     first = flowgrid_cache.town_flow(config)
-    assert len(entries(town)) == 1
-    folder = entries(town)[0]
+    assert len(entries(dem_copy)) == 1
+    folder = entries(dem_copy)[0]
     assert sorted(p.name for p in folder.iterdir()) == ["d8.npy", "elevation.npy", "meta.json"]
     assert first.store is not None
     second = flowgrid_cache.town_flow(config)
@@ -86,35 +86,35 @@ def test_first_run_stores_the_grid_and_later_runs_memory_map_it(town):
     assert second.source == io.source_info(config.layer("dem"))
 
 
-def test_a_changed_dem_is_never_served_the_old_grid(town):
-    config = load_config(town)
+def test_a_changed_dem_is_never_served_the_old_grid(dem_copy):
+    config = load_config(dem_copy)
     old = flowgrid_cache.town_flow(config)
     old_d8 = np.array(old.d8)
-    dem = town.parent / "dem.tif"
+    dem = dem_copy.parent / "dem.tif"
     poke_dem(dem, 200, 200, 500.0)  # a 500 m spike: its neighbours no longer drain into it
     new = flowgrid_cache.town_flow(config)
-    assert len(entries(town)) == 2  # a second entry; the first is not reused
+    assert len(entries(dem_copy)) == 2  # a second entry; the first is not reused
     ref = uncached(config)
     np.testing.assert_array_equal(np.asarray(new.d8), ref.d8)
     assert not np.array_equal(old_d8, ref.d8)
     assert float(new.elevation[200, 200]) == 500.0
 
 
-def test_the_same_content_at_another_path_shares_the_entry(town, tmp_path):
-    config = load_config(town)
+def test_the_same_content_at_another_path_shares_the_entry(dem_copy, tmp_path):
+    config = load_config(dem_copy)
     flowgrid_cache.town_flow(config)
     other = tmp_path / "elsewhere"
     other.mkdir()
-    shutil.copy(town.parent / "dem.tif", other / "renamed.tif")
+    shutil.copy(dem_copy.parent / "dem.tif", other / "renamed.tif")
     moved = replace(config, layers={**config.layers, "dem": replace(
         config.layer("dem"), path=str(other / "renamed.tif"))})
     grid = flowgrid_cache.town_flow(moved)
-    assert len(entries(town)) == 1 and isinstance(grid.d8, np.memmap)
+    assert len(entries(dem_copy)) == 1 and isinstance(grid.d8, np.memmap)
     assert grid.source["file"].endswith("renamed.tif")  # messages name the DEM actually used
 
 
-def test_keys_change_with_what_changes_the_grid(town):
-    config = load_config(town)
+def test_keys_change_with_what_changes_the_grid(dem_copy):
+    config = load_config(dem_copy)
     base = flowgrid_cache.grid_key(config, None)
     assert base == flowgrid_cache.grid_key(config, None)
     assert base != flowgrid_cache.grid_key(config, (236000.0, 916000.0, 240000.0, 920000.0))
@@ -125,13 +125,13 @@ def test_keys_change_with_what_changes_the_grid(town):
     assert base == flowgrid_cache.grid_key(declared, None)
 
 
-def test_a_crsless_dem_is_keyed_by_the_crs_the_config_declares(town, tmp_path):
+def test_a_crsless_dem_is_keyed_by_the_crs_the_config_declares(dem_copy, tmp_path):
     bare = tmp_path / "bare.tif"
-    with rasterio.open(town.parent / "dem.tif") as src:
+    with rasterio.open(dem_copy.parent / "dem.tif") as src:
         profile, band = {**src.profile, "crs": None}, src.read(1)
     with rasterio.open(bare, "w", **profile) as dst:
         dst.write(band, 1)
-    config = load_config(town)
+    config = load_config(dem_copy)
 
     def declaring(crs):
         return replace(config, layers={**config.layers, "dem": replace(
@@ -142,14 +142,14 @@ def test_a_crsless_dem_is_keyed_by_the_crs_the_config_declares(town, tmp_path):
     np.testing.assert_array_equal(np.asarray(flowgrid_cache.town_flow(a).d8), uncached(a).d8)
 
 
-def test_network_arrays_follow_the_network(town):
-    config = load_config(town)
+def test_network_arrays_follow_the_network(dem_copy):
+    config = load_config(dem_copy)
     flow = flowgrid_cache.town_flow(config)
     streams = io.read_layer(config, "streams")
     ponds = io.read_layer(config, "waterbodies")
     net = hydrology.stream_network(streams, ponds)
     labels = hydrology.drainage_labels(flow, net)
-    stored = sorted(p.name for p in entries(town)[0].glob("net-*/*.npy"))
+    stored = sorted(p.name for p in entries(dem_copy)[0].glob("net-*/*.npy"))
     assert stored == ["labels.npy", "water.npy"]
     again = hydrology.drainage_labels(flowgrid_cache.town_flow(config), net)
     assert isinstance(again, np.memmap)
@@ -160,7 +160,7 @@ def test_network_arrays_follow_the_network(town):
     fewer = hydrology.stream_network(streams.iloc[1:], ponds)
     other = hydrology.drainage_labels(flowgrid_cache.town_flow(config), fewer)
     np.testing.assert_array_equal(np.asarray(other), hydrology.drainage_labels(plain, fewer))
-    assert len(list(entries(town)[0].glob("net-*"))) == 2
+    assert len(list(entries(dem_copy)[0].glob("net-*"))) == 2
 
 
 def test_network_key_is_the_geometry_in_order():
@@ -180,10 +180,10 @@ def test_network_key_is_the_geometry_in_order():
 
 
 # --------------------------------------------------------------------------- same results
-def test_drainage_grid_is_identical_with_and_without_the_cache(town):
-    config = load_config(town)
+def test_drainage_grid_is_identical_with_and_without_the_cache(dem_copy):
+    config = load_config(dem_copy)
     off, _ = applicability_tiles.drainage_grid(replace(config, cache_enabled=False), None)
-    assert entries(town) == []
+    assert entries(dem_copy) == []
     first, _ = applicability_tiles.drainage_grid(config, None)
     second, _ = applicability_tiles.drainage_grid(config, None)
     for grid in (first, second):
@@ -193,51 +193,51 @@ def test_drainage_grid_is_identical_with_and_without_the_cache(town):
     assert (off.labels >= 0).any() and off.node_flags.any()  # the sample town drains somewhere
 
 
-def test_screening_is_identical_with_and_without_the_cache(town):
-    config = load_config(town)
-    site = io.read_file(f"{town.parent / 'sites.gpkg'}:site", working_crs=config.crs,
+def test_screening_is_identical_with_and_without_the_cache(dem_copy):
+    config = load_config(dem_copy)
+    site = io.read_file(f"{dem_copy.parent / 'sites.gpkg'}:site", working_crs=config.crs,
                         what="site")
     off = resource_checks(replace(config, cache_enabled=False), site)[0]
-    assert entries(town) == []
+    assert entries(dem_copy) == []
     first = resource_checks(config, site)[0]
     second = resource_checks(config, site)[0]
-    assert len(entries(town)) == 1
+    assert len(entries(dem_copy)) == 1
     assert first == off and second == off
     assert off["receiving_waters"]["method"] == "dem"
 
 
-def test_cli_no_cache_writes_nothing_and_gives_the_same_document(town, tmp_path):
-    site = f"{town.parent / 'sites.gpkg'}:site_small"
+def test_cli_no_cache_writes_nothing_and_gives_the_same_document(dem_copy, tmp_path):
+    site = f"{dem_copy.parent / 'sites.gpkg'}:site_small"
     docs = []
     for flag, out in (("--no-cache", "a"), (None, "b")):
-        cmd = [sys.executable, "-m", "swm_gis", "--progress", "none", "screen", "-c", str(town),
+        cmd = [sys.executable, "-m", "swm_gis", "--progress", "none", "screen", "-c", str(dem_copy),
                "-s", site, "-o", str(tmp_path / out)] + ([flag] if flag else [])
         proc = subprocess.run(cmd, capture_output=True, text=True, env={**os.environ,
                               "PYTHONPATH": str(REPO)})
         assert proc.returncode == 0, proc.stderr
         if flag:
-            assert entries(town) == []
+            assert entries(dem_copy) == []
         docs.append(json.loads((tmp_path / out / "screening.json").read_text("utf-8")))
-    assert len(entries(town)) == 1
+    assert len(entries(dem_copy)) == 1
     assert not any((tmp_path / o / ".swm-gis-cache").exists() for o in "ab")
     assert docs[0]["receiving_waters"] == docs[1]["receiving_waters"]
 
 
 # --------------------------------------------------------------------------- hostile cache
-def test_an_unwritable_cache_warns_and_the_run_goes_on(town):
-    blocker = town.parent.parent / "cache"
+def test_an_unwritable_cache_warns_and_the_run_goes_on(dem_copy):
+    blocker = dem_copy.parent.parent / "cache"
     blocker.write_text("a file where the cache folder should be", encoding="utf-8")
-    config = load_config(town)
+    config = load_config(dem_copy)
     with pytest.warns(flowgrid_cache.CacheWarning, match="Cannot write the flow-grid cache"):
         flow = flowgrid_cache.town_flow(config)
     assert flow.store is None
     np.testing.assert_array_equal(flow.d8, uncached(config).d8)
 
 
-def test_a_corrupt_entry_is_recomputed(town):
-    config = load_config(town)
+def test_a_corrupt_entry_is_recomputed(dem_copy):
+    config = load_config(dem_copy)
     flowgrid_cache.town_flow(config)
-    folder = entries(town)[0]
+    folder = entries(dem_copy)[0]
     (folder / "d8.npy").write_bytes(b"not an array")
     with pytest.warns(flowgrid_cache.CacheWarning, match="unreadable"):
         flow = flowgrid_cache.town_flow(config)
@@ -248,13 +248,13 @@ def test_a_corrupt_entry_is_recomputed(town):
     with warnings.catch_warnings():  # the entry was replaced by a good one
         warnings.simplefilter("error", flowgrid_cache.CacheWarning)
         flow = flowgrid_cache.town_flow(config)
-    assert isinstance(flow.d8, np.memmap) and entries(town) == [folder]
+    assert isinstance(flow.d8, np.memmap) and entries(dem_copy) == [folder]
 
 
-def test_an_entry_for_another_key_is_not_used(town):
-    config = load_config(town)
+def test_an_entry_for_another_key_is_not_used(dem_copy):
+    config = load_config(dem_copy)
     flowgrid_cache.town_flow(config)
-    folder = entries(town)[0]
+    folder = entries(dem_copy)[0]
     meta = json.loads((folder / "meta.json").read_text("utf-8"))
     meta["key"] = "0" * 32
     (folder / "meta.json").write_text(json.dumps(meta), encoding="utf-8")
@@ -270,14 +270,14 @@ def test_an_entry_for_another_key_is_not_used(town):
                                   hydrology.drainage_labels(uncached(config), net))
 
 
-def test_missing_and_crsless_dems_raise_the_usual_errors(town, tmp_path):
-    config = load_config(town)
+def test_missing_and_crsless_dems_raise_the_usual_errors(dem_copy, tmp_path):
+    config = load_config(dem_copy)
     gone = replace(config, layers={**config.layers, "dem": replace(
         config.layer("dem"), path=str(tmp_path / "nope.tif"))})
     with pytest.raises(InputFileError, match="File not found"):
         flowgrid_cache.town_flow(gone)
     bare = tmp_path / "bare.tif"
-    with rasterio.open(town.parent / "dem.tif") as src:
+    with rasterio.open(dem_copy.parent / "dem.tif") as src:
         profile = {**src.profile, "crs": None}
         with rasterio.open(bare, "w", **profile) as dst:
             dst.write(src.read(1), 1)
@@ -287,17 +287,17 @@ def test_missing_and_crsless_dems_raise_the_usual_errors(town, tmp_path):
         flowgrid_cache.town_flow(nocrs)
 
 
-def test_a_dem_in_another_crs_is_warped_and_cached(town, tmp_path):
+def test_a_dem_in_another_crs_is_warped_and_cached(dem_copy, tmp_path):
     from rasterio.warp import Resampling, calculate_default_transform, reproject
 
-    src_path, dst_path = town.parent / "dem.tif", tmp_path / "utm.tif"
+    src_path, dst_path = dem_copy.parent / "dem.tif", tmp_path / "utm.tif"
     with rasterio.open(src_path) as src:
         tr, w, h = calculate_default_transform(src.crs, "EPSG:26919", src.width, src.height,
                                                *src.bounds)
         profile = {**src.profile, "crs": "EPSG:26919", "transform": tr, "width": w, "height": h}
         with rasterio.open(dst_path, "w", **profile) as dst:
             reproject(rasterio.band(src, 1), rasterio.band(dst, 1), resampling=Resampling.nearest)
-    config = load_config(town)
+    config = load_config(dem_copy)
     utm = replace(config, layers={**config.layers, "dem": replace(config.layer("dem"),
                                                                   path=str(dst_path))})
     flowgrid_cache.town_flow(utm)
@@ -306,8 +306,8 @@ def test_a_dem_in_another_crs_is_warped_and_cached(town, tmp_path):
     np.testing.assert_array_equal(np.asarray(flow.d8), uncached(utm).d8)
 
 
-def test_a_dem_too_big_for_one_grid_uses_the_window_or_nothing(town, monkeypatch):
-    config = load_config(town)
+def test_a_dem_too_big_for_one_grid_uses_the_window_or_nothing(dem_copy, monkeypatch):
+    config = load_config(dem_copy)
     monkeypatch.setattr(flowgrid_cache, "TOWN_MAX_CELLS", 1_000)
     assert flowgrid_cache.town_flow(config) is None  # screen reads its own windows
     bounds = (237000.0, 917000.0, 239000.0, 919000.0)
@@ -373,8 +373,8 @@ def test_float32_dems_are_kept_in_float32_and_float64_in_float64():
     assert np.isnan(hydrology_grid._elevations(masked)[0, 0])
 
 
-def test_no_warning_when_the_cache_works(town):
-    config = load_config(town)
+def test_no_warning_when_the_cache_works(dem_copy):
+    config = load_config(dem_copy)
     with warnings.catch_warnings():
         warnings.simplefilter("error", flowgrid_cache.CacheWarning)
         flowgrid_cache.town_flow(config)
@@ -449,18 +449,18 @@ def test_a_depression_spilling_over_the_edge_drains_out_of_it():
     assert (labels[10:13, 1:3] == 5).all()  # the basin drains out through its spill cell
 
 
-def test_a_temporary_copy_of_the_config_reuses_the_entry(town, tmp_path, monkeypatch):
+def test_a_temporary_copy_of_the_config_reuses_the_entry(dem_copy, tmp_path, monkeypatch):
     """The QGIS plugin runs the engine on a temporary config naming the same files: same DEM
     bytes, same key, so its runs reuse the grid the command line stored (and vice versa)."""
     monkeypatch.setenv("SWM_GIS_CACHE_DIR", str(tmp_path / "user-cache"))
-    text = (town.parent / "town.toml").read_text(encoding="utf-8").replace(
+    text = (dem_copy.parent / "town.toml").read_text(encoding="utf-8").replace(
         '[cache]\ndir = "../cache"\n', "")
-    text = text.replace('path = "', f'path = "{town.parent.as_posix()}/')
+    text = text.replace('path = "', f'path = "{dem_copy.parent.as_posix()}/')
     copy = tmp_path / "plugin-run" / "town.toml"
     copy.parent.mkdir()
     copy.write_text(text, encoding="utf-8")
-    original = town.parent / "original.toml"
-    original.write_text((town.parent / "town.toml").read_text(encoding="utf-8").replace(
+    original = dem_copy.parent / "original.toml"
+    original.write_text((dem_copy.parent / "town.toml").read_text(encoding="utf-8").replace(
         '[cache]\ndir = "../cache"\n', ""), encoding="utf-8")
     flowgrid_cache.town_flow(load_config(original))
     grid = flowgrid_cache.town_flow(load_config(copy))
@@ -469,20 +469,20 @@ def test_a_temporary_copy_of_the_config_reuses_the_entry(town, tmp_path, monkeyp
                     .glob("[0-9a-f]*"))) == 1
 
 
-def test_screening_on_a_dem_too_big_for_one_grid_uses_windows_and_no_cache(town, monkeypatch):
-    config = load_config(town)
-    site = io.read_file(f"{town.parent / 'sites.gpkg'}:site", working_crs=config.crs,
+def test_screening_on_a_dem_too_big_for_one_grid_uses_windows_and_no_cache(dem_copy, monkeypatch):
+    config = load_config(dem_copy)
+    site = io.read_file(f"{dem_copy.parent / 'sites.gpkg'}:site", working_crs=config.crs,
                         what="site")
     monkeypatch.setattr(flowgrid_cache, "TOWN_MAX_CELLS", 1_000)
     keys, _, checks = resource_checks(config, site)
     assert keys["receiving_waters"]["method"] == "dem"
     assert keys["receiving_waters"]["downstream"]  # the windowed trace still finds water
-    assert entries(town) == []  # site windows are never cached
+    assert entries(dem_copy) == []  # site windows are never cached
 
 
-def test_a_vrt_is_keyed_by_its_sources_too(town):
+def test_a_vrt_is_keyed_by_its_sources_too(dem_copy):
     """A VRT names its tiles: changing a tile (the VRT file itself unchanged) changes the key."""
-    folder = town.parent
+    folder = dem_copy.parent
     (folder / "dem.vrt").write_text(
         '<VRTDataset rasterXSize="400" rasterYSize="400"><SRS>EPSG:26986</SRS>'
         "<GeoTransform>236000, 10, 0, 920000, 0, -10</GeoTransform>"
@@ -490,7 +490,7 @@ def test_a_vrt_is_keyed_by_its_sources_too(town):
         '<SimpleSource><SourceFilename relativeToVRT="1">dem.tif</SourceFilename>'
         "<SourceBand>1</SourceBand></SimpleSource></VRTRasterBand></VRTDataset>",
         encoding="utf-8")
-    config = load_config(town)
+    config = load_config(dem_copy)
     vrt = replace(config, layers={**config.layers, "dem": replace(
         config.layer("dem"), path=str(folder / "dem.vrt"))})
     assert str(folder / "dem.tif") in flowgrid_cache.dem_files(str(folder / "dem.vrt"))

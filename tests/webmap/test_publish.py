@@ -194,11 +194,10 @@ def test_publish_config_keys():
 
 
 # --------------------------------------------------------------------------- the job
-@pytest.fixture(scope="module")
-def sample_gpkg(tmp_path_factory):
-    path = tmp_path_factory.mktemp("publish-unit") / "applicability.gpkg"
-    swm_gis.applicability_map(swm_gis.load_config(SAMPLE_CONFIG)).write(path)
-    return path
+@pytest.fixture
+def sample_gpkg(sample_demo):
+    """The sample town's applicability map, as the session's demo wrote it."""
+    return sample_demo.applicability
 
 
 def _owner_names():

@@ -41,8 +41,11 @@ def _published(tmp_path_factory, config, name):
 
 
 @pytest.fixture(scope="module")
-def sample_site(tmp_path_factory):
-    return _published(tmp_path_factory, SAMPLE_CONFIG, "publish-sample")
+def sample_site(sample_demo, tmp_path_factory):
+    """The session demo's applicability map of the sample town and the site published from it."""
+    web = swm_gis.publish(SAMPLE_CONFIG, tmp_path_factory.mktemp("publish-sample") / "site",
+                          source=sample_demo.applicability)
+    return sample_demo.applicability, web
 
 
 def _ran(gpkg) -> dict[str, bool]:
