@@ -116,8 +116,8 @@ class Reporter:
             self.out.print(line, markup=False)
         if outputs:
             self.out.print("[bold]Wrote:[/bold]")
-            for path in outputs.values():
-                self.out.print(f"  {path}", markup=False)
+            for path in outputs.values():  # one line each, never folded: a path is copied whole
+                self.out.print(f"  {path}", markup=False, soft_wrap=True)
 
     def _emit(self, obj: dict[str, Any]) -> None:
         print(json.dumps(obj, default=str), file=sys.stderr, flush=True)

@@ -62,3 +62,12 @@ def test_json_progress_reports_errors_as_json(tmp_path, capsys):
 @pytest.mark.parametrize("args", [["data", "validate"], ["nonsense"]])
 def test_usage_errors_exit_2(args, capsys):
     assert main(args) == 2
+
+
+def test_a_written_path_is_printed_whole_on_one_line(capsys):
+    """A path longer than the terminal is one line (copied whole), never folded mid-name."""
+    from swm_gis.cli._common import Reporter
+
+    path = "/tmp/" + "a_rather_long_folder_name/" * 6 + "applicability.gpkg"
+    Reporter().result("applicability", {"map": path})
+    assert f"  {path}\n" in capsys.readouterr().out
