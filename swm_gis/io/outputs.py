@@ -195,7 +195,38 @@ def output_lock(target: str | os.PathLike, *, command: str, wait_s: float = 0.0,
 
 def _acquire(lock: FileLock, target: str | os.PathLike, *, wait_s: float, poll_s: float) -> None:
     """Take ``lock`` (its holder written by ``on_acquired``), else OutputLockedError naming the
-    holder; a SIGINT/SIGTERM deferred while waiting ends the wait."""
+    holder; a SIGINT/SIGTERM deferred while waiting ends the wait.
+
+    A holder whose line cannot be read is a run in the instant between taking the lock and
+    writing its line, or between removing the file and releasing it: the waiter tries again for
+    up to :data:`SETTLE_S` more, so it either takes the lock or can name the run it refuses.
+    """
+    try:
+        _take(lock, target, wait_s=wait_s, poll_s=poll_s)
+        return
+    except Timeout:
+        holder = _read_holder(Path(lock.lock_file))
+    if holder is None:
+        try:
+            _take(lock, target, wait_s=SETTLE_S, poll_s=min(poll_s, 0.02))
+            return
+        except Timeout:
+            holder = _read_holder(Path(lock.lock_file))
+    waited = f" after waiting {wait_s:g} s" if wait_s > 0 else ""
+    who = holder or f"another swm-gis run that is just starting (lock file {lock.lock_file})"
+    raise OutputLockedError(
+        f"Another run is writing {target}{waited}: {who}. "
+        "Wait for it to finish, or choose another output."
+    ) from None
+
+
+#: How long a refused run waits more when it cannot yet read who holds the lock (seconds).
+SETTLE_S = 1.0
+
+
+def _take(lock: FileLock, target: str | os.PathLike, *, wait_s: float, poll_s: float) -> None:
+    """``lock.acquire`` for ``wait_s`` seconds; Timeout when not taken, the pending signal raised
+    when one came while waiting."""
     try:
         lock.acquire(timeout=max(wait_s, 0.0), poll_interval=poll_s,
                      cancel_check=lambda: _signals["pending"] is not None)
@@ -206,11 +237,7 @@ def _acquire(lock: FileLock, target: str | os.PathLike, *, wait_s: float, poll_s
                 _raise_pending(target)
             finally:
                 _signals["defer"] += 1
-        waited = f" after waiting {wait_s:g} s" if wait_s > 0 else ""
-        raise OutputLockedError(
-            f"Another run is writing {target}{waited}: {_read_holder(Path(lock.lock_file))}. "
-            "Wait for it to finish, or choose another output."
-        ) from None
+        raise
 
 
 #: The holder's line starts after byte 0: Windows' LockFileEx locks byte 0 against other
@@ -226,7 +253,8 @@ def _write_holder(fd: int, command: str) -> None:
     os.write(fd, b"\n" * _HOLDER_OFFSET + json.dumps(info).encode("utf-8"))
 
 
-def _read_holder(path: Path) -> str:
+def _read_holder(path: Path) -> str | None:
+    """Who holds the lock, in words; None while its line is not (or no longer) there."""
     try:
         with path.open("rb") as file:
             file.seek(_HOLDER_OFFSET)
@@ -234,7 +262,7 @@ def _read_holder(path: Path) -> str:
         return (f"{info['command']} (process {info['pid']} on {info['host']}, started "
                 f"{info['started']} UTC)")
     except (OSError, ValueError, KeyError, TypeError):
-        return f"another swm-gis run that is just starting (lock file {path})"
+        return None
 
 
 def _remove_stale_stages(target: Path) -> None:

@@ -244,6 +244,47 @@ def test_a_held_lock_refuses_a_second_writer_naming_the_first(tmp_path):
         pass
 
 
+def _hold_without_a_line(path: Path, hold_s: float) -> subprocess.Popen:
+    """Another process holding the OS lock on ``path`` with no holder's line in it (a run in the
+    instant between taking the lock and writing its line, or between removing the file and
+    releasing it), for ``hold_s`` seconds; it prints "held" once it holds it."""
+    code = textwrap.dedent(f"""
+        import fcntl, os, sys, time
+        fd = os.open({str(path)!r}, os.O_RDWR | os.O_CREAT, 0o644)
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        print("held", flush=True)
+        time.sleep({hold_s})
+        os.unlink({str(path)!r})
+        fcntl.flock(fd, fcntl.LOCK_UN)
+    """)
+    proc = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, text=True)
+    assert proc.stdout.readline().strip() == "held"
+    return proc
+
+
+def test_a_lock_whose_holder_cannot_be_read_yet_is_waited_for_briefly(tmp_path):
+    """A run that cannot read who holds the lock tries again for up to SETTLE_S: a holder that
+    lets go within it leaves the lock to this run (no refusal naming nobody)."""
+    out = tmp_path / "out"
+    lock_path_for(out).parent.mkdir(parents=True, exist_ok=True)
+    holder = _hold_without_a_line(lock_path_for(out), hold_s=0.3)
+    with output_lock(out, command="second"):
+        assert '"command": "second"' in lock_path_for(out).read_text()
+    holder.wait(timeout=10)
+
+
+def test_a_holder_that_never_writes_its_line_is_refused_as_just_starting(tmp_path):
+    out = tmp_path / "out"
+    lock_path_for(out).parent.mkdir(parents=True, exist_ok=True)
+    holder = _hold_without_a_line(lock_path_for(out), hold_s=3)
+    try:
+        with pytest.raises(OutputLockedError, match="just starting"), \
+                output_lock(out, command="second"):
+            pass
+    finally:
+        holder.wait(timeout=10)
+
+
 def test_the_holder_is_written_after_the_byte_windows_locks(tmp_path):
     """LockFileEx (filelock on Windows) locks byte 0 against other processes' reads: the holder
     starts after it, so the run refused can still name it."""
