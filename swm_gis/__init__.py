@@ -8,7 +8,9 @@ Job level, over a town config (what the ``swm-gis`` commands run):
 * :func:`screen` screens one site -> :class:`Screening`;
 * :func:`abutter_package` finds the abutters and their owners -> :class:`AbutterPackage`;
 * :func:`applicability_map` classifies every parcel of the town -> :class:`ApplicabilityMap`;
-* :func:`publish` writes the public web map of the classes (a static site) -> :class:`WebMap`.
+* :func:`publish` writes the public web map of the classes (a static site) -> :class:`WebMap`;
+* :func:`load_regulation` reads a regulation profile and the version in force on a date
+  -> :class:`AppliedRegulation` (docs/regulations.md).
 
 Each result holds the frames and findings, writes the files the command line writes with
 ``.write(...)`` and shows a summary in a notebook.
@@ -41,6 +43,7 @@ from swm_gis.errors import SwmGisError
 
 if TYPE_CHECKING:  # the names' homes, for readers, type checkers and the import graph
     from swm_gis.applicability.run import Overlays, classify_parcels
+    from swm_gis.config.regulation import AppliedRegulation, load_regulation
     from swm_gis.config.town import TownConfig, load_config
     from swm_gis.jobs import abutter_package, applicability_map, screen
     from swm_gis.results import AbutterPackage, ApplicabilityMap, Screening
@@ -51,6 +54,7 @@ if TYPE_CHECKING:  # the names' homes, for readers, type checkers and the import
     from swm_gis.rules.habitats import habitats_within
     from swm_gis.rules.owners import join_owners, recipients
     from swm_gis.rules.standards import performance_standards
+    from swm_gis.rules.tiers import regulation_tier
     from swm_gis.rules.timeline import permit_timeline
     from swm_gis.rules.watersheds import mitigation_eligibility, watershed_shares
     from swm_gis.screening.checklist import submittal_checklist
@@ -63,6 +67,8 @@ if TYPE_CHECKING:  # the names' homes, for readers, type checkers and the import
 _HOMES = {
     "Overlays": "swm_gis.applicability.run",
     "classify_parcels": "swm_gis.applicability.run",
+    "AppliedRegulation": "swm_gis.config.regulation",
+    "load_regulation": "swm_gis.config.regulation",
     "TownConfig": "swm_gis.config.town",
     "load_config": "swm_gis.config.town",
     "abutter_package": "swm_gis.jobs",
@@ -79,6 +85,7 @@ _HOMES = {
     "join_owners": "swm_gis.rules.owners",
     "recipients": "swm_gis.rules.owners",
     "performance_standards": "swm_gis.rules.standards",
+    "regulation_tier": "swm_gis.rules.tiers",
     "permit_timeline": "swm_gis.rules.timeline",
     "mitigation_eligibility": "swm_gis.rules.watersheds",
     "watershed_shares": "swm_gis.rules.watersheds",
@@ -91,6 +98,8 @@ _HOMES = {
 __all__ = [
     # job level, over a town config
     "load_config", "screen", "abutter_package", "applicability_map", "publish",
+    # the regulation profile (a town's regulation as data) and the tier a project reaches
+    "load_regulation", "AppliedRegulation", "regulation_tier",
     # what the jobs take and return
     "TownConfig", "Screening", "AbutterPackage", "ApplicabilityMap", "WebMap",
     # frame level: the rules on GeoDataFrames the caller has

@@ -107,3 +107,14 @@ class Interrupted(KeyboardInterrupt):  # noqa: N818 - reads as "the run was inte
         self.signum = signum
         self.exit_code = 128 + signum
         Interrupted.last = self
+
+
+class RegulationError(ConfigError):
+    """A regulation profile is missing, unreadable, or has a key that is unknown, missing or of
+    the wrong kind; :attr:`key` names it by its dotted path (``versions[0].notice.distance_ft``).
+    """
+
+    def __init__(self, message: object = "", *args: object, key: str = "") -> None:
+        super().__init__(message, *args)
+        self.key = key
+        self.details = MappingProxyType({"key": key} if key else {})

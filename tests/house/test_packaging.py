@@ -73,6 +73,11 @@ def test_wheel_installs_and_runs_the_demo_outside_the_checkout(tmp_path):
             "swm_gis/web/leaflet/leaflet.js", "swm_gis/web/leaflet/LICENSE",
             "swm_gis/tables/publish_quotes.toml",
             "swm_gis/reports/templates/screening_report.html.j2"} <= names
+    # the bundled regulation profiles, Lynnfield's text and the profile's JSON Schema
+    assert {"swm_gis/regulations/lynnfield-ch320.toml", "swm_gis/regulations/lynnfield-ch320.txt",
+            "swm_gis/regulations/westwood-ch350.toml",
+            "swm_gis/regulations/north-andover-ch250.toml",
+            "swm_gis/schemas/regulation.schema.json"} <= names
     assert not [n for n in names if n.endswith((".pyc", ".pyo")) or "/tests/" in n]
     for line in readme_install_lines()[1:]:  # as written, in a folder outside the checkout
         argv = [env["HOME"] + a[1:] if a.startswith("~/") else a for a in shlex.split(line)]

@@ -1,0 +1,81 @@
+"""``swm-gis regulation ...``: the regulation profiles (list, export, check); docs/regulations.md."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import typer
+
+from swm_gis.cli._common import app, overwrite_option, state
+
+regulation_app = typer.Typer(
+    help="Regulation profiles: a town's stormwater regulation as data (list, export, check).",
+    no_args_is_help=True)
+app.add_typer(regulation_app, name="regulation")
+
+
+def _emit_lines(command: str, lines: list[str], **extra: object) -> None:
+    """Plain lines for people and pipes (tab-separated fields); one JSON line for programs."""
+    rep = state.reporter
+    if rep.mode.value == "json":
+        rep.result(command, {}, summary=lines, **extra)
+        return
+    rep.done()
+    for line in lines:
+        typer.echo(line)
+
+
+@regulation_app.command("list")
+def list_profiles() -> None:
+    """List the bundled regulation profiles, one a line: id, town, title, effective date.
+
+    The fields are separated by tabs; the effective date is that of the latest version.
+
+    Example: swm-gis regulation list
+    """
+    from swm_gis.config.regulation import bundled_regulations
+
+    profiles = bundled_regulations()
+    _emit_lines("regulation list", [p.line() for p in profiles],
+                profiles=[p.id for p in profiles])
+
+
+@regulation_app.command("export")
+def export(
+    profile_id: str = typer.Argument(..., metavar="ID",
+                                     help="A bundled profile's id (swm-gis regulation list)."),
+    out: Path = typer.Option(..., "--out", help="The TOML file to write, e.g. mytown.toml."),
+    overwrite: bool = overwrite_option(),
+) -> None:
+    """Write a bundled profile to a TOML file, to copy and edit for another town.
+
+    The files it names (the town's text, checklists) point at the installed package, so the copy
+    checks as it is; change the id, town, figures and citations, then run regulation check.
+
+    Example: swm-gis regulation export westwood-ch350 --out mytown.toml
+    """
+    from swm_gis.io.regulations import export_regulation
+
+    written = export_regulation(profile_id, out, overwrite=overwrite)
+    state.reporter.result("regulation export", {"profile": written},
+                          summary=[f"Exported {profile_id}."])
+
+
+@regulation_app.command("check")
+def check(file: Path = typer.Argument(..., metavar="FILE.toml",
+                                      help="The profile to check.")) -> None:
+    """Check a regulation profile strictly: exit 0 and one line saying what it holds, or exit 2
+    naming the key that is unknown, missing or of the wrong kind and what it expected.
+
+    Example: swm-gis regulation check mytown.toml
+    """
+    from swm_gis.config.regulation import read_regulation
+
+    profile = read_regulation(file)
+    latest = profile.versions[-1]
+    tiers = ", ".join(f"{t.name} ({t.tier})" for t in latest.tiers)
+    line = (f"{file}: valid: {profile.id}, {profile.town}, {profile.title}; "
+            f"{len(profile.versions)} version(s), latest {latest.version} effective "
+            f"{latest.effective:%Y-%m-%d}; tiers: {tiers}; "
+            f"{len(profile.not_covered)} item(s) not covered")
+    _emit_lines("regulation check", [line], profile=profile.id)

@@ -1,0 +1,236 @@
+"""Regulation profiles (swm_gis.config.regulation): the bundled ones load and match the JSON
+Schema, the strict reader names the key at fault, and the version in force follows the dates."""
+
+from __future__ import annotations
+
+import copy
+import datetime as dt
+import json
+import tomllib
+from pathlib import Path
+
+import jsonschema
+import pytest
+
+from swm_gis.config.regulation import (
+    BUNDLED_DIR,
+    bundled_ids,
+    load_regulation,
+    parse_regulation,
+    read_raw,
+    read_regulation,
+)
+from swm_gis.config.regulation_keys import json_schema
+from swm_gis.errors import RegulationError, SwmGisError
+
+SCHEMA_FILE = Path(__file__).resolve().parents[2] / "swm_gis" / "schemas" / \
+    "regulation.schema.json"
+
+
+def _jsonable(value):
+    """TOML dates as JSON Schema sees them (``format: date`` strings)."""
+    if isinstance(value, dict):
+        return {k: _jsonable(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_jsonable(v) for v in value]
+    return value.isoformat() if isinstance(value, dt.date) else value
+
+
+def _westwood() -> dict:
+    return read_raw(BUNDLED_DIR / "westwood-ch350.toml")
+
+
+def _parse(raw: dict):
+    return parse_regulation(raw, path=BUNDLED_DIR / "edited.toml")
+
+
+def test_three_real_towns_are_bundled():
+    assert bundled_ids() == ["lynnfield-ch320", "north-andover-ch250", "westwood-ch350"]
+
+
+@pytest.mark.parametrize("profile_id", bundled_ids())
+def test_each_bundled_profile_reads_strictly_and_matches_the_json_schema(profile_id):
+    raw = read_raw(BUNDLED_DIR / f"{profile_id}.toml")
+    jsonschema.Draft202012Validator(json.loads(SCHEMA_FILE.read_text())).validate(_jsonable(raw))
+    profile = read_regulation(profile_id)
+    assert profile.id == profile_id and profile.versions and profile.versions[0].tiers
+    assert profile.bundled and profile.source_url.startswith("https://")
+
+
+def test_the_shipped_schema_is_the_one_the_key_table_writes():
+    assert json.loads(SCHEMA_FILE.read_text(encoding="utf-8")) == json_schema()
+
+
+@pytest.mark.parametrize("profile_id", ["westwood-ch350", "north-andover-ch250"])
+def test_other_towns_ship_no_quoted_text_and_say_what_they_do_not_cover(profile_id):
+    profile = read_regulation(profile_id)
+    assert profile.text is None and profile.quotes is None
+    assert len(profile.not_covered) >= 3 and profile.retrieved == dt.date(2026, 12, 3)
+
+
+def test_the_json_schema_refuses_what_the_strict_reader_refuses():
+    validator = jsonschema.Draft202012Validator(json_schema())
+    raw = _jsonable(_westwood())
+    raw["versions"][0]["applicability"]["tiers"][0]["disturbed_area_sqft"] = "5000"
+    assert not validator.is_valid(raw)
+    raw = _jsonable(_westwood())
+    raw["offices"]["permit_autority"] = "x"
+    assert not validator.is_valid(raw)
+
+
+# --------------------------------------------------------------------------- Lynnfield
+def test_lynnfield_holds_the_figures_and_citations_the_code_uses_today():
+    """The profile must let a later session make every output read it with the same bytes: its
+    figures and citations are the code's, compared here one by one."""
+    from swm_gis.config.town import Rules
+    from swm_gis.rules import abutters, disturbance
+    from swm_gis.rules.timeline import PROCEDURE
+    from swm_gis.screening.finding_parts import SECTIONS, TRIGGER_SECTION
+
+    v = read_regulation("lynnfield-ch320").versions[0]
+    rules = Rules()
+    assert v.tiers[0].disturbed_area_sqft == 43_560 == rules.trigger_sqft
+    assert v.section("resources")["nhesp_distance_ft"] == rules.habitat_distance_ft == 500
+    assert (v.new_development.retention_depth_in, v.redevelopment.retention_depth_in) == (
+        rules.retention_new_in, rules.retention_redevelopment_in) == (1.0, 0.8)
+    assert (v.new_development.tss_removal, v.new_development.tp_removal,
+            v.redevelopment.tss_removal, v.redevelopment.tp_removal) == (
+        rules.tss_removal_new, rules.tp_removal_new, rules.tss_removal_redevelopment,
+        rules.tp_removal_redevelopment) == (0.90, 0.60, 0.80, 0.50)
+    assert (v.new_development.mitigation_huc, v.redevelopment.mitigation_huc) == (
+        rules.mitigation_huc_new, rules.mitigation_huc_redevelopment) == ("HUC12", "HUC10")
+    assert v.section("notice")["distance_ft"] == rules.abutter_distance_ft == 100
+    assert {e.key: (e.citation, e.activity) for e in v.exemptions} == disturbance.EXEMPTIONS
+    assert v.section("applicability")["citation"] == disturbance.TRIGGER_SECTION
+    assert {k: v.citation(k) for k in SECTIONS} == SECTIONS
+    assert v.citation("disturbance") == TRIGGER_SECTION
+    assert v.citation("abutters") == abutters.SECTION
+    assert v.citation("certification") == abutters.SECTION_CERTIFIED
+    assert v.section("notice")["method"] == abutters.MAIL_METHOD
+    assert v.citation("timeline") == PROCEDURE
+
+
+def test_lynnfield_names_its_offices_and_the_day_counts_of_its_procedure():
+    p = read_regulation("lynnfield-ch320")
+    assert (p.offices.public_works, p.offices.registry_of_deeds, p.offices.town_clerk) == (
+        "Lynnfield Department of Public Works", "Essex County Registry of Deeds", "Town Clerk")
+    t = p.versions[0].section("timeline")
+    assert (t["hearing_within_days"], t["decision_within_days"], t["permit_term_years"],
+            t["renewals"], t["renewal_years"], t["renewal_request_days_before_expiry"]) == (
+        21, 21, 3, 1, 1, 30)
+    n = p.versions[0].section("notice")
+    assert (n["days_before_hearing"], n["day_kind"], n["newspaper_days_before_hearing"],
+            n["newspaper_day_kind"]) == (7, "calendar", 5, "business")
+    assert p.text.read_text(encoding="utf-8").count("within 21 days") == 2
+    assert [i.cause for i in p.versions[0].impairments] == [
+        "tmdl", "nitrogen", "phosphorus", "chloride", "solids", "metals", "oil-grease"]
+
+
+# --------------------------------------------------------------------------- versions
+def _two_versions() -> dict:
+    raw = _westwood()
+    raw["versions"].append({"version": "2026 amendment", "effective": dt.date(2026, 7, 1),
+                            "timeline": {"hearing_within_days": 14}})
+    return raw
+
+
+def test_the_version_in_force_is_the_last_one_effective_on_or_before_the_date():
+    profile = _parse(_two_versions())
+    first, second = profile.versions
+    assert profile.version_on(dt.date(2026, 6, 30)) is first
+    assert profile.version_on(dt.date(2026, 7, 1)) is second
+    # a later version names only what changed: the rest is read from the one before it
+    assert second.tiers == first.tiers
+    assert (first.section("timeline")["hearing_within_days"],
+            second.section("timeline")["hearing_within_days"]) == (21, 14)
+    assert second.section("timeline")["decision_within_days"] == 21
+
+
+def test_a_date_before_the_first_version_is_refused_naming_it():
+    with pytest.raises(RegulationError, match="takes effect on 2015-05-04") as info:
+        _parse(_westwood()).version_on(dt.date(2015, 5, 3))
+    assert info.value.key == "versions[0].effective"
+
+
+def test_load_regulation_says_which_version_it_applied(tmp_path):
+    applied = load_regulation("lynnfield-ch320", on="2022-03-04")
+    assert applied.on == dt.date(2022, 3, 4) and applied.version.version == "2021-08-17"
+    assert "version 2021-08-17" in applied.describe()
+    assert load_regulation("lynnfield-ch320").on == dt.date.today()
+    with pytest.raises(RegulationError, match="YYYY-MM-DD"):
+        load_regulation("lynnfield-ch320", on="3 March")
+
+
+# --------------------------------------------------------------------------- strict errors
+def _error(raw: dict) -> RegulationError:
+    with pytest.raises(RegulationError) as info:
+        _parse(raw)
+    assert isinstance(info.value, SwmGisError) and info.value.exit_code == 2
+    return info.value
+
+
+def test_a_missing_key_is_named_with_what_it_must_be():
+    raw = _westwood()
+    del raw["offices"]["permit_authority"]
+    err = _error(raw)
+    assert err.key == "offices.permit_authority" and "is missing: it must be a text" in str(err)
+
+
+def test_a_value_of_the_wrong_kind_is_named_with_what_was_expected():
+    raw = _westwood()
+    raw["versions"][0]["applicability"]["tiers"][1]["disturbed_area_sqft"] = "21780"
+    err = _error(raw)
+    assert err.key == "versions[0].applicability.tiers[1].disturbed_area_sqft"
+    assert "'21780' must be a number from 0 to 1e+09 sq ft (no quotes)" in str(err)
+
+
+def test_an_unknown_key_is_refused_with_a_did_you_mean():
+    raw = _westwood()
+    raw["versions"][0]["notice"]["distanse_ft"] = 100
+    err = _error(raw)
+    assert err.key == "versions[0].notice.distanse_ft"
+    assert 'Did you mean "distance_ft"?' in str(err)
+
+
+def test_effective_dates_out_of_order_are_refused():
+    raw = _two_versions()
+    raw["versions"][1]["effective"] = dt.date(2015, 5, 4)
+    err = _error(raw)
+    assert err.key == "versions[1].effective" and "must be after" in str(err)
+
+
+def test_a_tier_listing_an_undefined_land_use_is_refused():
+    raw = _westwood()
+    raw["versions"][0]["applicability"]["tiers"][1]["land_uses"] = ["auto-fuelling"]
+    err = _error(raw)
+    assert 'Did you mean "auto-fueling"?' in str(err)
+
+
+def test_a_later_version_may_not_drop_its_dates_and_is_checked_whole_once_merged():
+    raw = _two_versions()
+    del raw["versions"][1]["effective"]
+    assert _error(raw).key == "versions[1].effective"
+    raw = _two_versions()
+    raw["versions"][1]["applicability"] = {"tiers": [{"tier": "permit", "name": "x"}]}
+    assert _error(raw).key == "versions[1].applicability.tiers[0].citation"
+
+
+def test_unknown_ids_and_broken_files_are_worded(tmp_path):
+    with pytest.raises(RegulationError, match='Did you mean "westwood-ch350"'):
+        read_regulation("westwod-ch350")
+    bad = tmp_path / "bad.toml"
+    bad.write_text("id = [", encoding="utf-8")
+    with pytest.raises(RegulationError, match="not a valid TOML file"):
+        read_regulation(bad)
+    with pytest.raises(RegulationError, match="does not exist"):
+        read_regulation(tmp_path / "none.toml")
+
+
+def test_objects_are_frozen():
+    v = read_regulation("westwood-ch350").versions[0]
+    with pytest.raises(AttributeError):
+        v.tiers = ()
+    with pytest.raises(TypeError):
+        v.section("timeline")["hearing_within_days"] = 1
+    assert copy.deepcopy(_westwood()) == tomllib.loads(
+        (BUNDLED_DIR / "westwood-ch350.toml").read_text(encoding="utf-8"))
