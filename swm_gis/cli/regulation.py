@@ -1,4 +1,4 @@
-"""``swm-gis regulation ...``: the regulation profiles (list, export, check); docs/regulations.md."""
+"""``swm-gis regulation ...``: list, export and check regulation profiles (docs/regulations.md)."""
 
 from __future__ import annotations
 

@@ -21,8 +21,8 @@ from swm_gis.io.outputs import output_file
 __all__ = ["export_regulation", "exported_text"]
 
 SCHEMA = Path(__file__).resolve().parent.parent / "schemas" / "regulation.schema.json"
-_FILE_LINE = re.compile(r'^(?P<key>(?:%s)) = "(?P<name>[^"]+)"\s*$'
-                        % "|".join(FILE_KEYS + VERSION_FILE_KEYS), re.MULTILINE)
+_KEYS = "|".join(FILE_KEYS + VERSION_FILE_KEYS)
+_FILE_LINE = re.compile(rf'^(?P<key>(?:{_KEYS})) = "(?P<name>[^"]+)"\s*$', re.MULTILINE)
 
 
 def exported_text(id_or_path: str | os.PathLike) -> str:
