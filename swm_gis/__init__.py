@@ -98,15 +98,15 @@ _HOMES = {
 __all__ = [
     # job level, over a town config
     "load_config", "screen", "abutter_package", "applicability_map", "publish",
-    # the regulation profile (a town's regulation as data) and the tier a project reaches
-    "load_regulation", "AppliedRegulation", "regulation_tier",
+    "load_regulation",
     # what the jobs take and return
     "TownConfig", "Screening", "AbutterPackage", "ApplicabilityMap", "WebMap",
+    "AppliedRegulation",
     # frame level: the rules on GeoDataFrames the caller has
     "find_abutters", "join_owners", "recipients", "disturbance_trigger", "development_type",
     "performance_standards", "watershed_shares", "mitigation_eligibility", "floodplain_overlap",
     "habitats_within", "trace_receiving_waters", "Overlays", "classify_parcels",
-    "permit_timeline", "submittal_checklist",
+    "permit_timeline", "submittal_checklist", "regulation_tier",
     # errors and version
     "SwmGisError", "__version__",
 ]

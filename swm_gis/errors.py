@@ -111,7 +111,7 @@ class Interrupted(KeyboardInterrupt):  # noqa: N818 - reads as "the run was inte
 
 class RegulationError(ConfigError):
     """A regulation profile is missing, unreadable, or has a key that is unknown, missing or of
-    the wrong kind; :attr:`key` names it by its dotted path (``versions[0].notice.distance_ft``).
+    the wrong kind; ``key`` names it by its dotted path (``versions[0].notice.distance_ft``).
     """
 
     def __init__(self, message: object = "", *args: object, key: str = "") -> None:

@@ -211,7 +211,18 @@ class Regulation:
 
 @dataclass(frozen=True)
 class AppliedRegulation:
-    """A profile and the version of it in force on a date: what an output says it applied."""
+    """A profile and the version of it in force on a date: what an output says it applied.
+
+    Attributes
+    ----------
+    profile : Regulation
+        The regulation profile as read (town, title, offices, every version).
+    version : RegulationVersion
+        The version in force on ``on``: its tiers, standards, notice clause, day counts and
+        citations.
+    on : datetime.date
+        The date the version was chosen for (the date given, or the day it was loaded).
+    """
 
     profile: Regulation
     version: RegulationVersion
@@ -286,6 +297,11 @@ def load_regulation(id_or_path: str | Path, *, on: dt.date | str | None = None
     on
         The date (a date or ``"YYYY-MM-DD"``) whose version applies, e.g. the date an
         application was received; default today.
+
+    Returns
+    -------
+    AppliedRegulation
+        The profile, the version in force on the date and the date; ``.describe()`` says which.
     """
     profile = read_regulation(id_or_path)
     day = _as_date(on)

@@ -187,6 +187,12 @@ def regulation_tier(version: RegulationVersion, *, disturbed_area_sqft: float | 
     proposed_use
         A land use key, name or alias of the profile (e.g. ``"gas station"``) or a three-digit
         Massachusetts use code.
+
+    Returns
+    -------
+    TierDecision
+        ``tier`` (``"none"``, ``"administrative_review"`` or ``"permit"``), every test with its
+        threshold, value, citation and reason, and the higher tiers left ``undecided``.
     """
     areas = {"disturbed": _area(disturbed_area_sqft, "disturbed_area_sqft"),
              "common_plan": _area(common_plan_area_sqft, "common_plan_area_sqft"),
