@@ -17,7 +17,7 @@ def test_list_prints_one_profile_a_line_id_first(capsys):
         ["north-andover-ch250", "North Andover",
          "Stormwater Management and Erosion Control Regulations (Chapter 250)",
          "effective 2009-05-12"],
-        ["westwood-ch350", "Westwood", "Stormwater Management Regulations",
+        ["westwood-ch350", "Westwood", "Stormwater Management Bylaw and Regulations (Chapter 350)",
          "effective 2015-05-04"]]
 
 

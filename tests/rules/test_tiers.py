@@ -29,7 +29,7 @@ def test_westwood_reviews_from_5000_sqft_and_permits_from_half_an_acre(area_sqft
 def test_westwood_a_3000_sqft_gas_station_reaches_the_permit_tier_whatever_its_size():
     decision = regulation_tier(WESTWOOD, disturbed_area_sqft=3_000, proposed_use="gas station")
     assert decision.tier == "permit" and decision.undecided == ()
-    assert decision.citation == "Stormwater Management Regulations, applicability, A(2)"
+    assert decision.citation == "Ch. 350, Art. III, applicability A(2)"
     met = [t for t in decision.tests if t.met]
     assert [(t.test, t.value) for t in met] == [("land_use", "gas station")]
     # the same use by its Massachusetts use code (334, gasoline service station)
@@ -51,8 +51,8 @@ def test_each_test_carries_its_threshold_and_citation():
             if t.test == "disturbed_area"]
     assert area == [
         ("administrative_review", 5_000, True,
-         "Stormwater Management Regulations, applicability, A(1)"),
-        ("permit", 21_780, False, "Stormwater Management Regulations, applicability, A(2)")]
+         "Ch. 350, Art. III, applicability A(1)"),
+        ("permit", 21_780, False, "Ch. 350, Art. III, applicability A(2)")]
     assert decision.tier == "permit"  # marinas and boatyards are listed
 
 
