@@ -11,6 +11,8 @@ from pathlib import Path
 
 import jsonschema
 import pytest
+from hypothesis import assume, given
+from hypothesis import strategies as st
 
 from swm_gis.config.regulation import (
     BUNDLED_DIR,
@@ -234,3 +236,66 @@ def test_objects_are_frozen():
         v.section("timeline")["hearing_within_days"] = 1
     assert copy.deepcopy(_westwood()) == tomllib.loads(
         (BUNDLED_DIR / "westwood-ch350.toml").read_text(encoding="utf-8"))
+
+
+def test_a_file_the_profile_names_must_exist(tmp_path):
+    raw = read_raw(BUNDLED_DIR / "lynnfield-ch320.toml")
+    raw["text"] = "missing.txt"
+    with pytest.raises(RegulationError, match="no such file") as info:
+        _parse(raw)
+    assert info.value.key == "text"
+    raw = read_raw(BUNDLED_DIR / "lynnfield-ch320.toml")
+    raw["versions"][0]["submittals"]["checklist_file"] = "none.toml"
+    with pytest.raises(RegulationError) as info:
+        _parse(raw)
+    assert info.value.key == "versions[0].submittals.checklist_file"
+
+
+def test_a_variant_of_lynnfield_with_other_numbers_and_names_changes_the_answer():
+    """A town brings Lynnfield's profile edited: its numbers and citations are what apply."""
+    from swm_gis.rules.tiers import regulation_tier
+
+    raw = read_raw(BUNDLED_DIR / "lynnfield-ch320.toml")
+    raw.update(id="othertown-ch9", town="Othertown")
+    for key in ("text", "quotes", "pollutant_requirements", "impairment_causes"):
+        raw.pop(key)
+    raw["versions"][0].pop("submittals")
+    tier = raw["versions"][0]["applicability"]["tiers"][0]
+    tier.update(disturbed_area_sqft=20_000, citation="Othertown Rules § 9-3 A")
+    profile = _parse(raw)
+    decision = regulation_tier(profile.versions[0], disturbed_area_sqft=20_000)
+    assert (decision.tier, decision.citation) == ("permit", "Othertown Rules § 9-3 A")
+    assert regulation_tier(profile.versions[0], disturbed_area_sqft=19_999).tier == "none"
+    assert "Lynnfield" not in _described(profile)
+
+
+def _described(profile) -> str:
+    from swm_gis.config.regulation import AppliedRegulation
+
+    return AppliedRegulation(profile, profile.versions[0], dt.date(2026, 1, 1)).describe()
+
+
+_KNOWN_TABLES = ["offices", "versions[0].notice", "versions[0].timeline",
+                 "versions[0].applicability"]
+
+
+@given(st.sampled_from(_KNOWN_TABLES),
+       st.text(alphabet="abcdefghijklmnopqrstuvwxyz_", min_size=1, max_size=12))
+def test_any_unknown_key_in_any_table_is_refused_by_its_path(table, key):
+    raw = read_raw(BUNDLED_DIR / "lynnfield-ch320.toml")
+    if table.startswith("versions[0]."):
+        target = raw["versions"][0][table.split(".", 1)[1]]
+    else:
+        target = raw[table]
+    assume(key not in target and key not in _keys_of(table))
+    target[key] = 1
+    with pytest.raises(RegulationError) as info:
+        _parse(raw)
+    assert info.value.key == f"{table}.{key}" and "unknown key(s)" in str(info.value)
+
+
+def _keys_of(table: str) -> set[str]:
+    from swm_gis.config.regulation_keys import PROFILE, VERSION
+
+    spec = VERSION.keys[table.split(".", 1)[1]] if "." in table else PROFILE.keys[table]
+    return set(spec.keys)
