@@ -235,6 +235,9 @@ VERSION = Table({
         "renewal_request_days_before_expiry": whole(0, 365, "days"),
         "inspection_notice_business_days": whole(0, 365, "days"),
         "stabilization_days": whole(0, 365, "days"),
+        # each step of the timeline (received, hearing, abutter_notice, ...) and its citation
+        "steps": NamedTables(Table({"citation": text(required=True)}),
+                             key_pattern=r"^[a-z][a-z0-9_]*$"),
     }),
     "submittals": Table({
         **_CITED,
@@ -349,9 +352,9 @@ def _check_value(value: Any, sub: Any, *, where: str, path: str, partial: bool) 
                                   f"{_shown(value)}.", key=path)
         for name, item in value.items():
             if not re.fullmatch(sub.key_pattern, name):
-                raise RegulationError(f'{where}: {path}.{name}: the name must be a lowercase id '
-                                      'of letters, digits and dashes, e.g. "auto-fueling".',
-                                      key=f"{path}.{name}")
+                raise RegulationError(f"{where}: {path}.{name}: the name must be lowercase "
+                                      f"letters and digits (pattern {sub.key_pattern}), e.g. "
+                                      '"auto-fueling".', key=f"{path}.{name}")
             check(item, where=where, spec=sub.item, path=f"{path}.{name}", partial=False)
 
 

@@ -86,7 +86,9 @@ def test_lynnfield_holds_the_figures_and_citations_the_code_uses_today():
     figures and citations are the code's, compared here one by one."""
     from swm_gis.config.town import Rules
     from swm_gis.rules import abutters, disturbance
-    from swm_gis.rules.timeline import PROCEDURE
+    from swm_gis.rules import habitats, watersheds
+    from swm_gis.rules.timeline import PROCEDURE, permit_timeline
+    from swm_gis.screening.resource_areas import FLOOD_SECTION, RECEIVING_SECTION
     from swm_gis.screening.finding_parts import SECTIONS, TRIGGER_SECTION
 
     v = read_regulation("lynnfield-ch320").versions[0]
@@ -110,6 +112,16 @@ def test_lynnfield_holds_the_figures_and_citations_the_code_uses_today():
     assert v.citation("certification") == abutters.SECTION_CERTIFIED
     assert v.section("notice")["method"] == abutters.MAIL_METHOD
     assert v.citation("timeline") == PROCEDURE
+    steps = {k: step["citation"] for k, step in v.section("timeline")["steps"].items()}
+    assert steps == {s.key: s.section for s in permit_timeline(dt.date(2027, 4, 1))}
+    # the citations the resource findings and the web map print today
+    resources = v.section("resources")
+    assert (resources["nhesp_citation"], resources["floodplain_citation"].replace("§ ", ""),
+            resources["impaired_citation"]) == (
+        "§ " + habitats.SECTION, FLOOD_SECTION, "§ " + RECEIVING_SECTION)
+    assert {lvl: s.mitigation_citation for s in (v.new_development, v.redevelopment)
+            for lvl in [s.mitigation_huc]} == watersheds.SECTION
+    assert v.section("applicability")["ms4_citation"] == "Chapter 320, applicability A"
 
 
 def test_lynnfield_names_its_offices_and_the_day_counts_of_its_procedure():
