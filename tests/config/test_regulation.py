@@ -85,11 +85,10 @@ def test_lynnfield_holds_the_figures_and_citations_the_code_uses_today():
     """The profile must let a later session make every output read it with the same bytes: its
     figures and citations are the code's, compared here one by one."""
     from swm_gis.config.town import Rules
-    from swm_gis.rules import abutters, disturbance
-    from swm_gis.rules import habitats, watersheds
+    from swm_gis.rules import abutters, disturbance, habitats, watersheds
     from swm_gis.rules.timeline import PROCEDURE, permit_timeline
-    from swm_gis.screening.resource_areas import FLOOD_SECTION, RECEIVING_SECTION
     from swm_gis.screening.finding_parts import SECTIONS, TRIGGER_SECTION
+    from swm_gis.screening.resource_areas import FLOOD_SECTION, RECEIVING_SECTION
 
     v = read_regulation("lynnfield-ch320").versions[0]
     rules = Rules()
