@@ -73,7 +73,7 @@ def check(file: Path = typer.Argument(..., metavar="FILE.toml",
 
     profile = read_regulation(file)
     latest = profile.versions[-1]
-    tiers = ", ".join(f"{t.name} ({t.tier})" for t in latest.tiers)
+    tiers = ", ".join(dict.fromkeys(f"{t.name} ({t.tier})" for t in latest.tiers))
     line = (f"{file}: valid: {profile.id}, {profile.town}, {profile.title}; "
             f"{len(profile.versions)} version(s), latest {latest.version} effective "
             f"{latest.effective:%Y-%m-%d}; tiers: {tiers}; "

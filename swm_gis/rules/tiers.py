@@ -49,11 +49,13 @@ class TierTest:
 
 @dataclass(frozen=True)
 class TierDecision:
-    """The tier reached, every test behind it, and the higher tiers an unknown could reach."""
+    """The tier reached, every test behind it, the higher tiers an unknown could reach, and
+    the conditions the tier still rests on (e.g. that the land drains to the MS4)."""
 
     tier: str
     tests: tuple[TierTest, ...]
     undecided: tuple[str, ...] = ()
+    conditions: tuple[str, ...] = ()
 
     @property
     def citation(self) -> str | None:
@@ -63,6 +65,7 @@ class TierDecision:
 
     def as_dict(self) -> dict[str, Any]:
         return {"tier": self.tier, "undecided": list(self.undecided),
+                "conditions": list(self.conditions),
                 "tests": [t.__dict__.copy() for t in self.tests]}
 
 
@@ -169,7 +172,8 @@ def regulation_tier(version: RegulationVersion, *, disturbed_area_sqft: float | 
                     impervious_area_sqft: float | None = None,
                     site_or_drainage_area_sqft: float | None = None,
                     runoff_changed: bool | None = None,
-                    proposed_use: str | None = None) -> TierDecision:
+                    proposed_use: str | None = None,
+                    drains_to_ms4: bool | None = None) -> TierDecision:
     """The tier of review a project reaches under ``version`` of a regulation profile.
 
     Parameters
@@ -187,12 +191,17 @@ def regulation_tier(version: RegulationVersion, *, disturbed_area_sqft: float | 
     proposed_use
         A land use key, name or alias of the profile (e.g. ``"gas station"``) or a three-digit
         Massachusetts use code.
+    drains_to_ms4
+        Whether the disturbed land drains to the town's MS4, where the profile's applicability
+        has that condition: False reaches no tier; None (not known) keeps the tier and names the
+        condition in ``conditions``.
 
     Returns
     -------
     TierDecision
         ``tier`` (``"none"``, ``"administrative_review"`` or ``"permit"``), every test with its
-        threshold, value, citation and reason, and the higher tiers left ``undecided``.
+        threshold, value, citation and reason, the higher tiers left ``undecided`` and the
+        ``conditions`` the tier still rests on.
     """
     areas = {"disturbed": _area(disturbed_area_sqft, "disturbed_area_sqft"),
              "common_plan": _area(common_plan_area_sqft, "common_plan_area_sqft"),
@@ -204,7 +213,16 @@ def regulation_tier(version: RegulationVersion, *, disturbed_area_sqft: float | 
     reached = max((ORDER.index(t.tier) for t in tests if t.met), default=0)
     undecided = sorted({t.tier for t in tests if t.met is None
                         and ORDER.index(t.tier) > reached}, key=ORDER.index)
-    return TierDecision(ORDER[reached], tuple(tests), tuple(undecided))
+    applicability = version.section("applicability")
+    if not applicability.get("ms4_condition") or drains_to_ms4 is True:
+        return TierDecision(ORDER[reached], tuple(tests), tuple(undecided))
+    where = applicability.get("ms4_citation") or applicability.get("citation") or "the profile"
+    if drains_to_ms4 is False:
+        return TierDecision("none", tuple(tests), (), (
+            f"the land does not drain to the MS4, and the regulation applies only to land that "
+            f"does ({where})",))
+    return TierDecision(ORDER[reached], tuple(tests), tuple(undecided), (
+        f"only if the disturbed land drains to the MS4 ({where}); not known",))
 
 
 def _area(value: float | None, name: str) -> float | None:

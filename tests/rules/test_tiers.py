@@ -101,3 +101,18 @@ def test_more_disturbance_never_lowers_the_tier(a, b):
         lower = regulation_tier(version, disturbed_area_sqft=low, proposed_use="residential")
         higher = regulation_tier(version, disturbed_area_sqft=high, proposed_use="residential")
         assert ORDER.index(lower.tier) <= ORDER.index(higher.tier)
+
+
+def test_the_ms4_condition_is_named_and_decides_when_known():
+    unknown = regulation_tier(LYNNFIELD, disturbed_area_sqft=50_000)
+    assert unknown.tier == "permit"
+    assert unknown.conditions == (
+        "only if the disturbed land drains to the MS4 (Chapter 320, applicability A); "
+        "not known",)
+    assert regulation_tier(LYNNFIELD, disturbed_area_sqft=50_000, drains_to_ms4=True
+                           ).conditions == ()
+    assert regulation_tier(LYNNFIELD, disturbed_area_sqft=50_000, drains_to_ms4=False
+                           ).tier == "none"
+    # North Andover's applicability as read has no MS4 condition
+    assert regulation_tier(NORTH_ANDOVER, disturbed_area_sqft=50_000, drains_to_ms4=False
+                           ).tier == "permit"
