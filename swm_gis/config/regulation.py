@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import copy
 import datetime as dt
+import re
 import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass, field, fields
@@ -37,6 +38,7 @@ from typing import Any
 
 from swm_gis.config.regulation_keys import (
     FILE_KEYS,
+    ID_PATTERN,
     PROFILE_TOP,
     VERSION,
     VERSION_FILE_KEYS,
@@ -181,6 +183,7 @@ class Regulation:
     source_note: str | None = None
     retrieved: dt.date | None = None
     text: Path | None = None
+    texts: Path | None = None
     quotes: Path | None = None
     pollutant_requirements: Path | None = None
     impairment_causes: Path | None = None
@@ -200,6 +203,13 @@ class Regulation:
                 f"first ({first.version}) takes effect on {first.effective:%Y-%m-%d}.",
                 key="versions[0].effective")
         return in_force[-1]
+
+    def texts_table(self) -> Mapping[str, Any]:
+        """The profile's ``texts`` file (the texts its outputs print, by where), read-only;
+        empty when it has none."""
+        if self.texts is None:
+            return MappingProxyType({})
+        return _frozen(read_raw(self.texts))
 
     def line(self) -> str:
         """One line: id, town, title, effective date of the latest version (``regulation list``)."""
@@ -244,7 +254,8 @@ class AppliedRegulation:
 # --------------------------------------------------------------------------- reading
 def bundled_ids() -> list[str]:
     """The ids of the bundled profiles, sorted."""
-    return sorted(p.stem for p in BUNDLED_DIR.glob("*.toml"))
+    return sorted(p.stem for p in BUNDLED_DIR.glob("*.toml")
+                  if re.fullmatch(ID_PATTERN, p.stem))  # not lynnfield-ch320.texts.toml
 
 
 def bundled_regulations() -> list[Regulation]:

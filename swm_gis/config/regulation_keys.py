@@ -266,6 +266,7 @@ PROFILE = Table({
     "source_note": text(),
     "retrieved": date(),
     "text": text(),
+    "texts": text(),
     "quotes": text(),
     "pollutant_requirements": text(),
     "impairment_causes": text(),
@@ -289,7 +290,7 @@ PROFILE_TOP = Table({**PROFILE.keys, "versions": Tables(Table({}, open=True), re
                                                         min_items=1)})
 
 #: The keys of a profile that name files, relative to the profile (export makes them absolute).
-FILE_KEYS = ("text", "quotes", "pollutant_requirements", "impairment_causes")
+FILE_KEYS = ("text", "texts", "quotes", "pollutant_requirements", "impairment_causes")
 #: The same inside each version's ``submittals`` table.
 VERSION_FILE_KEYS = ("checklist_file", "general_requirements_file")
 

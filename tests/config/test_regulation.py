@@ -123,6 +123,26 @@ def test_lynnfield_holds_the_figures_and_citations_the_code_uses_today():
     assert v.section("applicability")["ms4_citation"] == "Chapter 320, applicability A"
 
 
+def test_lynnfield_texts_are_the_ones_the_code_prints_today():
+    from swm_gis.applicability.overlays import OUTSIDE_CLASS
+    from swm_gis.applicability.overlays import SECTIONS as FLAG_SECTIONS
+    from swm_gis.rules.habitats import HABITAT_NOTES
+    from swm_gis.rules.timeline import permit_timeline
+    from swm_gis.screening import findings
+    from swm_gis.screening.general_requirements import EXEMPTION_7_NOTE
+
+    texts = read_regulation("lynnfield-ch320").texts_table()
+    assert dict(texts["timeline"]) == {s.key: s.rule
+                                       for s in permit_timeline(dt.date(2027, 4, 1))}
+    assert dict(texts["notes"]) == {
+        "ms4_words": findings.MS4_WORDS, "town_boards": findings.TOWN_BOARDS_NOTE,
+        "wetlands_order": findings.WETLANDS_ORDER_NOTE,
+        "roadway_claim": findings.ROADWAY_CLAIM_NOTE, "exemption_7": EXEMPTION_7_NOTE,
+        "habitat_plan": HABITAT_NOTES[0], "habitat_prevent": HABITAT_NOTES[1]}
+    assert dict(texts["applicability"]) == {**FLAG_SECTIONS, "outside_class": OUTSIDE_CLASS}
+    assert read_regulation("westwood-ch350").texts_table() == {}
+
+
 def test_lynnfield_names_its_offices_and_the_day_counts_of_its_procedure():
     p = read_regulation("lynnfield-ch320")
     assert (p.offices.public_works, p.offices.registry_of_deeds, p.offices.town_clerk) == (

@@ -75,6 +75,7 @@ def test_wheel_installs_and_runs_the_demo_outside_the_checkout(tmp_path):
             "swm_gis/reports/templates/screening_report.html.j2"} <= names
     # the bundled regulation profiles, Lynnfield's text and the profile's JSON Schema
     assert {"swm_gis/regulations/lynnfield-ch320.toml", "swm_gis/regulations/lynnfield-ch320.txt",
+            "swm_gis/regulations/lynnfield-ch320.texts.toml",
             "swm_gis/regulations/westwood-ch350.toml",
             "swm_gis/regulations/north-andover-ch250.toml",
             "swm_gis/schemas/regulation.schema.json"} <= names
