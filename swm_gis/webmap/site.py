@@ -36,9 +36,9 @@ import shapely
 #: Where the page's static files live in the package (vendored: no CDN).
 WEB_FOLDER = "web"
 #: Files of the page copied from the package, relative to the site's folder.
-STATIC_FILES = ("assets/app.js", "assets/app.css", "assets/leaflet/leaflet.js",
-                "assets/leaflet/leaflet.css", "assets/leaflet/LICENSE",
-                "assets/leaflet/VERSION")
+STATIC_FILES = ("assets/app.js", "assets/shapes.js", "assets/search.js", "assets/app.css",
+                "assets/leaflet/leaflet.js", "assets/leaflet/leaflet.css",
+                "assets/leaflet/LICENSE", "assets/leaflet/VERSION")
 DATA_FILE = "data/data.js"
 META_FILE = "publish.json"
 INDEX_FILE = "index.html"
