@@ -227,8 +227,8 @@
       "is a screening aid made from the town's map data, not a determination: whether a permit " +
       "is needed, and what it requires, is decided by the Conservation Commission on the " +
       "actual project. Ask its office before you plan work.</p>" +
-      "<p class=\"vintage\">Generated " + esc(META.generated) + " from the data listed under " +
-      "\"About this map\". Shapes on the map are simplified for display by " +
+      "<p class=\"vintage\">Generated " + esc(META.generated) + " from the data of " +
+      "<span data-field=\"town\">" + esc(META.town) + "</span> listed under \"About this map\". Shapes on the map are simplified for display by " +
       esc(META.simplify_ft) + " ft; the figures above come from the exact parcel.</p>" +
       "<p class=\"card-actions\"><a id=\"card-link\" href=\"" + esc(link) + "\">Link to this " +
       "card</a> <button type=\"button\" id=\"card-print\">Print this card</button> " +
