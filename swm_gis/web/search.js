@@ -161,10 +161,10 @@
         }
       }
       out.sort(function (x, y) { return x.score - y.score; });
-      var seen = {}, picked = [];
+      var seen = {}, picked = [];  // one suggestion a parcel: its nearest address or map-lot
       for (var n = 0; n < out.length && picked.length < max; n++) {
-        if (seen[out[n].text]) { continue; }
-        seen[out[n].text] = true;
+        if (seen[out[n].i]) { continue; }
+        seen[out[n].i] = true;
         picked.push(out[n]);
       }
       return picked;
