@@ -289,6 +289,14 @@
   }
   var highlighted = null;
 
+  // the view first: each canvas then draws once as it is added (added before a view, each
+  // would draw again on every event of the first fitBounds)
+  var whole = SH.extent(PARCEL), town = CTX.town_boundary && SH.extent(CTX.town_boundary);
+  if (town) {
+    whole = whole ? [Math.min(whole[0], town[0]), Math.min(whole[1], town[1]),
+                     Math.max(whole[2], town[2]), Math.max(whole[3], town[3])] : town;
+  }
+  if (whole) { map.fitBounds(boxBounds(whole)); } else { map.setView([42.5, -71.0], 13); }
   map.createPane("water").style.zIndex = 380;
   map.createPane("parcels").style.zIndex = 390;  // under the streets and the boundary (400)
   var Canvas = SH.canvasLayer(L);
@@ -349,12 +357,6 @@
     if (i >= 0) { select(i, { focusCard: true, fly: false }); }
   });
   var T_PARCELS = performance.now();
-  var whole = SH.extent(PARCEL), town = CTX.town_boundary && SH.extent(CTX.town_boundary);
-  if (town) {
-    whole = whole ? [Math.min(whole[0], town[0]), Math.min(whole[1], town[1]),
-                     Math.max(whole[2], town[2]), Math.max(whole[3], town[3])] : town;
-  }
-  if (whole) { map.fitBounds(boxBounds(whole)); } else { map.setView([42.5, -71.0], 13); }
 
   // class numbers on the parcels when zoomed in (colour is never the only key)
   var labelLayer = L.layerGroup().addTo(map);
