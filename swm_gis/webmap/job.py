@@ -68,6 +68,8 @@ class WebMap:
         The legend entries (number, class, colour, parcels), in the QGIS style's order.
     warnings
         Things the page could not show (a context layer that could not be read).
+    addressed
+        Parcels with a site address to search (the others are found by map-lot or a click).
     """
 
     path: Path
@@ -77,6 +79,7 @@ class WebMap:
     simplify_ft: float
     legend: list[dict[str, Any]] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
+    addressed: int = 0
 
     @property
     def summary_lines(self) -> list[str]:
@@ -84,6 +87,8 @@ class WebMap:
         lines = [f"{self.parcels:,} parcels published in {len(self.legend)} classes; site "
                  f"{self.size_bytes / 1e6:.1f} MB (display geometry simplified by "
                  f"{self.simplify_ft:g} ft; card figures from the exact map)",
+                 f"{self.addressed:,} of {self.parcels:,} parcels have a site address to search "
+                 "(the others by map-lot or on the map)",
                  f"open {self.path / site.INDEX_FILE} in a browser, or copy the folder to any "
                  "web server"]
         return lines + [f"Warning: {w}" for w in self.warnings]
@@ -159,7 +164,8 @@ def publish(config: TownConfig | str | os.PathLike, out: str | os.PathLike, *,
     files = final_paths(written, stage, final) if stage != final else written
     progress(1.0, "done")
     return WebMap(path=final, files=files, parcels=data["meta"]["parcels"], size_bytes=size,
-                  simplify_ft=tolerance_ft, legend=data["meta"]["legend"], warnings=warnings)
+                  simplify_ft=tolerance_ft, legend=data["meta"]["legend"], warnings=warnings,
+                  addressed=data["search"]["addressed"])
 
 
 def check_site_folder(out: str | os.PathLike, *, overwrite: bool) -> None:

@@ -286,6 +286,15 @@ def test_site_files_and_record(sample_gpkg, tmp_path):
     assert record["written_by"] == "swm-gis publish" and record["parcels"] == 3167
     assert record["applicability_source"] == "applicability.gpkg"
     assert record["simplify_ft"] == 1.5 and record["habitat_distance_ft"] == 500.0
+    # the parcels with a site address to search: the assessing table's, on the map
+    data = json.loads((tmp_path / "site" / "data" / "data.js").read_text(encoding="utf-8")
+                      [len("window.SWM_DATA = "):-2])
+    assess = _owner_names()
+    addressed = set(assess.loc[assess["SITE_ADDR"].str.strip() != "", "LOC_ID"])
+    assert web.addressed == record["addressed"] == data["search"]["addressed"] == len(
+        addressed & set(data["cards"]["id"])) > 0
+    assert f"{web.addressed:,} of 3,167 parcels have a site address to search" in "\n".join(
+        web.summary_lines)
     # the data a visitor reads about: file names, never the folders they sit in
     assert {s["key"] for s in record["sources"]} >= {"parcels", "assess", "flood_zones", "dem"}
     assert all("/" not in (s["name"] or "") for s in record["sources"])
