@@ -96,6 +96,8 @@
     return found;
   }
 
+  var PAD = 0.3;
+
   // A Leaflet layer drawing on one canvas: options.draw(g2, visible, scale, ox, oy) is called
   // after every move and zoom with visible(layer, i) telling a shape inside the view.
   function canvasLayer(L) {
@@ -113,16 +115,20 @@
         m.off("moveend zoomend resize viewreset", this.redraw, this);
       },
       redraw: function () {
-        var m = this._map, size = m.getSize(), dpr = window.devicePixelRatio || 1;
+        // the view and PAD of it on each side (as Leaflet's own renderers): a drag shows the
+        // shapes beside the view until the canvas is drawn again at its end
+        var m = this._map, view = m.getSize(), dpr = window.devicePixelRatio || 1;
+        var px = Math.round(view.x * PAD), py = Math.round(view.y * PAD);
+        var size = { x: view.x + 2 * px, y: view.y + 2 * py };
         var c = this._canvas;
-        L.DomUtil.setPosition(c, m.containerPointToLayerPoint([0, 0]));
+        L.DomUtil.setPosition(c, m.containerPointToLayerPoint([-px, -py]));
         c.width = Math.round(size.x * dpr); c.height = Math.round(size.y * dpr);
         c.style.width = size.x + "px"; c.style.height = size.y + "px";
         var g2 = c.getContext("2d");
         g2.setTransform(dpr, 0, 0, dpr, 0, 0);
         g2.lineJoin = "round";
         var scale = Math.pow(2, m.getZoom()), origin = m.getPixelBounds().min;
-        var ox = origin.x, oy = origin.y;
+        var ox = origin.x - px, oy = origin.y - py;
         var vx0 = ox / scale, vy0 = oy / scale;
         var vx1 = (ox + size.x) / scale, vy1 = (oy + size.y) / scale;
         var visible = function (layer, i) {
