@@ -491,3 +491,41 @@ def test_owners_on_the_card_only_with_the_towns_opt_in(browser, sample_site, tmp
             assert "Owner names and mailing addresses are not published" in page.inner_text(
                 "#about-body")
     assert net.off_machine == []
+
+
+def test_the_page_decodes_the_shapes_python_encoded(browser, sample_site):
+    """assets/shapes.js reads data.js's varint stream as swm_gis.webmap.encode.decode_shapes
+    does: every parcel's rings (every vertex) and label point, and each context layer."""
+    import numpy as np
+
+    from swm_gis.webmap import encode
+
+    _gpkg, web = sample_site
+    data = json.loads((web.path / "data" / "data.js").read_text(encoding="utf-8")
+                      [len("window.SWM_DATA = "):-2])
+    page = browser.new_page(viewport={"width": 1280, "height": 900})
+    open_site(page, web.path)
+    shown = page.evaluate("""() => {
+        const D = window.SWM_DATA, S = window.SWM_SHAPES;
+        const flat = l => l.shapes.map((rings, i) => [l.labels[i],
+            rings ? rings.map(r => Array.from(r)) : []]);
+        const out = {parcels: flat(S.decode(D.shapes, D.cards.id.length, D.quant, true))};
+        for (const k of Object.keys(D.context)) {
+            out[k] = flat(S.decode(D.context[k].shapes, D.context[k].n, D.quant, false));
+        }
+        return out;
+    }""")
+    layers = {"parcels": (data["shapes"], len(data["cards"]["id"]), True),
+              **{k: (v["shapes"], v["n"], False) for k, v in data["context"].items()}}
+    assert set(shown) == set(layers) and len(layers) >= 3
+    for key, (text, count, labels) in layers.items():
+        expected = encode.decode_shapes(text, count, labels=labels)
+        assert len(shown[key]) == count
+        for (label, rings), (js_label, js_rings) in zip(expected, shown[key], strict=True):
+            assert (label is None) == (js_label is None) if labels else js_label is None
+            if label is not None:
+                assert js_label == pytest.approx(list(label), abs=1e-12)
+            assert len(js_rings) == len(rings)
+            for ring, js_ring in zip(rings, js_rings, strict=True):
+                assert np.allclose(np.asarray(js_ring).reshape(-1, 2), ring, rtol=0,
+                                   atol=1e-12), key
