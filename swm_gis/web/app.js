@@ -10,7 +10,18 @@
   var T0 = performance.now();  // data.js is parsed by now
   var DATA = window.SWM_DATA;
   var META = DATA.meta;
-  var PARCELS = DATA.parcels;
+  // the cards' figures, one column per field (swm_gis/webmap/encode.py): a parcel's record
+  // is made when its card opens
+  var COLS = DATA.cards;
+  var N = COLS.id.length;
+  var IDS = COLS.id, CLS = COLS.c;
+  function record(i) {
+    var p = {};
+    for (var key in COLS) {
+      if (COLS[key][i] !== null && COLS[key][i] !== undefined) { p[key] = COLS[key][i]; }
+    }
+    return p;
+  }
   var LEGEND = META.legend;
   var BY_N = {};
   LEGEND.forEach(function (e) { BY_N[e.n] = e; });
@@ -167,7 +178,7 @@
   }
 
   function renderCard(idx) {
-    var p = PARCELS[idx];
+    var p = record(idx);
     var cls = BY_N[p.c] || { n: "?", value: "unclassified", label: "unclassified", colour: "#ffffff" };
     var results = {};
     var rows = FINDINGS.map(function (f) {
@@ -216,8 +227,8 @@
       "is a screening aid made from the town's map data, not a determination: whether a permit " +
       "is needed, and what it requires, is decided by the Conservation Commission on the " +
       "actual project. Ask its office before you plan work.</p>" +
-      "<p class=\"vintage\">Generated " + esc(META.generated) + " from the data listed under " +
-      "\"About this map\". Shapes on the map are simplified for display by " +
+      "<p class=\"vintage\">Generated " + esc(META.generated) + " from the data of " +
+      "<span data-field=\"town\">" + esc(META.town) + "</span> listed under \"About this map\". Shapes on the map are simplified for display by " +
       esc(META.simplify_ft) + " ft; the figures above come from the exact parcel.</p>" +
       "<p class=\"card-actions\"><a id=\"card-link\" href=\"" + esc(link) + "\">Link to this " +
       "card</a> <button type=\"button\" id=\"card-print\">Print this card</button> " +
@@ -241,7 +252,6 @@
                            attributionControl: true, zoomControl: true });
   map.attributionControl.setPrefix("Map drawn with Leaflet (licence: assets/leaflet/LICENSE)");
   map.attributionControl.addAttribution(esc(META.town) + " data, " + esc(META.generated));
-  var renderer = L.canvas({ padding: 0.3, tolerance: 2 });
 
   function patternFor(colour) {
     var c = document.createElement("canvas");
@@ -259,184 +269,112 @@
   var FILL = {};
   LEGEND.forEach(function (e) { FILL[e.n] = e.hatch ? patternFor(e.colour) : e.colour; });
 
-  // context under the parcels: water, streams, streets, the town boundary on top
+  // ------------------------------------------------------------------ the shapes
+  // Every layer comes pre-projected (Web Mercator, zoom 0) and quantised in one string each
+  // (assets/shapes.js decodes it); the parcels, the water and the lines on top are each
+  // drawn by one canvas layer: 13,000 Leaflet polygons (objects, events, hit tests) cost most
+  // of a city's start-up.
+  var SH = window.SWM_SHAPES, Q = DATA.quant;
+  var PARCEL = SH.decode(DATA.shapes, N, Q, true);
   var ctx = DATA.context || {};
-  // each context layer is one (multi-part) Leaflet layer: thousands of street segments drawn
-  // as one path cost a fraction of thousands of layers
-  function polygonsOf(features) {
-    var out = [];
-    features.forEach(function (f) {
-      if (typeof f.g[0][0][0] === "number") { out.push(f.g); } else { out.push.apply(out, f.g); }
-    });
-    return out;
-  }
-  function linesOf(features) {
-    var out = [];
-    features.forEach(function (f) {
-      if (typeof f.g[0][0] === "number") { out.push(f.g); } else { out.push.apply(out, f.g); }
-    });
-    return out;
-  }
-  map.createPane("water").style.zIndex = 380;
-  map.createPane("parcels").style.zIndex = 390;  // under the streets and the boundary (400)
-  if (ctx.waterbodies && ctx.waterbodies.features.length) {
-    L.polygon(polygonsOf(ctx.waterbodies.features), {
-      renderer: L.canvas({ pane: "water", padding: 0.3 }), color: "#4a7fb0", weight: 0.8, fillColor: "#b3d1ec", fillOpacity: 1,
-      interactive: false }).addTo(map);
-  }
-  // ------------------------------------------------------------------ the parcels: one canvas
-  // Every parcel is drawn by one layer on one canvas, from Web Mercator coordinates computed
-  // once here: 13,000 Leaflet polygons (objects, events, hit tests) cost most of the start-up.
-  var WORLD = 256;  // Leaflet's pixels at zoom 0
-  function mercX(lng) { return WORLD * (lng + 180) / 360; }
-  function mercY(lat) {
-    var s = Math.sin(lat * Math.PI / 180);
-    return WORLD * (0.5 - Math.log((1 + s) / (1 - s)) / (4 * Math.PI));
-  }
-  var N = PARCELS.length;
-  var SHAPES = new Array(N);           // per parcel: its rings as [x0, y0, x1, y1, ...] (zoom 0)
-  var BOX = new Float64Array(N * 4);   // per parcel: min x, min y, max x, max y (zoom 0)
-  var LLBOX = new Array(N);            // per parcel: [[south, west], [north, east]]
-  var bounds = L.latLngBounds([]);
-  for (var pi = 0; pi < N; pi++) {
-    var g = PARCELS[pi].g;
-    if (!g || !g.length) { SHAPES[pi] = null; continue; }
-    var parts = typeof g[0][0][0] === "number" ? [g] : g;  // Polygon or MultiPolygon
-    var rings = [], x0 = Infinity, y0 = Infinity, x1 = -Infinity, y1 = -Infinity;
-    var s0 = 90, w0 = 180, n0 = -90, e0 = -180;
-    for (var q = 0; q < parts.length; q++) {
-      for (var r = 0; r < parts[q].length; r++) {
-        var ring = parts[q][r], a = new Float64Array(ring.length * 2);
-        for (var k = 0; k < ring.length; k++) {
-          var lat = ring[k][0], lng = ring[k][1], x = mercX(lng), y = mercY(lat);
-          a[2 * k] = x; a[2 * k + 1] = y;
-          if (x < x0) { x0 = x; } if (x > x1) { x1 = x; }
-          if (y < y0) { y0 = y; } if (y > y1) { y1 = y; }
-          if (lat < s0) { s0 = lat; } if (lat > n0) { n0 = lat; }
-          if (lng < w0) { w0 = lng; } if (lng > e0) { e0 = lng; }
-        }
-        rings.push(a);
-      }
-    }
-    SHAPES[pi] = rings;
-    BOX[4 * pi] = x0; BOX[4 * pi + 1] = y0; BOX[4 * pi + 2] = x1; BOX[4 * pi + 3] = y1;
-    LLBOX[pi] = [[s0, w0], [n0, e0]];
-    bounds.extend(LLBOX[pi]);
+  var CTX = {};
+  Object.keys(ctx).forEach(function (key) {
+    CTX[key] = SH.decode(ctx[key].shapes, ctx[key].n, Q, false);
+    CTX[key].kind = ctx[key].kind;
+  });
+  var ZERO = 0;  // Leaflet's zoom 0: the decoded units
+  function toLatLng(x, y) { return map.unproject([x, y], ZERO); }
+  function boxBounds(b) {
+    return L.latLngBounds(toLatLng(b[0], b[3]), toLatLng(b[2], b[1]));
   }
   var highlighted = null;
 
-  function tracePath(g2, rings, scale, ox, oy) {
+  // the view first: each canvas then draws once as it is added (added before a view, each
+  // would draw again on every event of the first fitBounds)
+  var whole = SH.extent(PARCEL), town = CTX.town_boundary && SH.extent(CTX.town_boundary);
+  if (town) {
+    whole = whole ? [Math.min(whole[0], town[0]), Math.min(whole[1], town[1]),
+                     Math.max(whole[2], town[2]), Math.max(whole[3], town[3])] : town;
+  }
+  if (whole) { map.fitBounds(boxBounds(whole)); } else { map.setView([42.5, -71.0], 13); }
+  map.createPane("water").style.zIndex = 380;
+  map.createPane("parcels").style.zIndex = 390;  // under the streets and the boundary (400)
+  var Canvas = SH.canvasLayer(L);
+  function drawLines(g2, visible, scale, ox, oy, layer, closed) {
+    if (!layer) { return; }
     g2.beginPath();
-    for (var r = 0; r < rings.length; r++) {
-      var a = rings[r];
-      g2.moveTo(a[0] * scale - ox, a[1] * scale - oy);
-      for (var k = 2; k < a.length; k += 2) { g2.lineTo(a[k] * scale - ox, a[k + 1] * scale - oy); }
-      g2.closePath();
+    for (var i = 0; i < layer.count; i++) {
+      if (visible(layer, i)) { SH.trace(g2, layer.shapes[i], scale, ox, oy, closed); }
     }
+    g2.stroke();
   }
-
-  var ParcelCanvas = L.Layer.extend({
-    options: { pane: "parcels" },
-    onAdd: function (m) {
-      this._canvas = L.DomUtil.create("canvas", "parcel-canvas leaflet-zoom-hide");
-      this.getPane().appendChild(this._canvas);
-      m.on("moveend zoomend resize viewreset", this.redraw, this);
-      this.redraw();
-    },
-    onRemove: function (m) {
-      L.DomUtil.remove(this._canvas);
-      m.off("moveend zoomend resize viewreset", this.redraw, this);
-    },
-    redraw: function () {
-      var m = this._map, size = m.getSize(), dpr = window.devicePixelRatio || 1;
-      var c = this._canvas;
-      L.DomUtil.setPosition(c, m.containerPointToLayerPoint([0, 0]));
-      c.width = Math.round(size.x * dpr); c.height = Math.round(size.y * dpr);
-      c.style.width = size.x + "px"; c.style.height = size.y + "px";
-      var g2 = c.getContext("2d");
-      g2.setTransform(dpr, 0, 0, dpr, 0, 0);
-      var scale = Math.pow(2, m.getZoom()), origin = m.getPixelBounds().min;
-      var ox = origin.x, oy = origin.y;
-      var vx0 = ox / scale, vy0 = oy / scale;
-      var vx1 = (ox + size.x) / scale, vy1 = (oy + size.y) / scale;
-      g2.lineJoin = "round";
-      for (var i = 0; i < N; i++) {
-        if (!SHAPES[i] || BOX[4 * i] > vx1 || BOX[4 * i + 2] < vx0 || BOX[4 * i + 1] > vy1 ||
-            BOX[4 * i + 3] < vy0) { continue; }
-        var e = BY_N[PARCELS[i].c] || {};
-        tracePath(g2, SHAPES[i], scale, ox, oy);
-        g2.globalAlpha = 0.9;
-        g2.fillStyle = FILL[PARCELS[i].c] || "#ffffff";
-        g2.fill("evenodd");
-        g2.globalAlpha = 1;
-        g2.strokeStyle = e.large ? "#505050" : "#969696";
-        g2.lineWidth = e.large ? 1.4 : 0.5;
-        g2.stroke();
+  if (CTX.waterbodies) {
+    new Canvas({ pane: "water", draw: function (g2, visible, scale, ox, oy) {
+      var w = CTX.waterbodies;
+      g2.beginPath();
+      for (var i = 0; i < w.count; i++) {
+        if (visible(w, i)) { SH.trace(g2, w.shapes[i], scale, ox, oy, true); }
       }
-      if (highlighted !== null && SHAPES[highlighted]) {
-        tracePath(g2, SHAPES[highlighted], scale, ox, oy);
-        g2.strokeStyle = "#000000"; g2.lineWidth = 4; g2.stroke();
-      }
-    }
-  });
-  var parcelLayer = new ParcelCanvas().addTo(map);
-
-  // the parcel under a click: boxes first, then the rings (even-odd, holes included)
-  function ringsContain(rings, x, y) {
-    var inside = false;
-    for (var r = 0; r < rings.length; r++) {
-      var a = rings[r], n = a.length;
-      for (var k = 0, j = n - 2; k < n; j = k, k += 2) {
-        var ya = a[k + 1], yb = a[j + 1];
-        if ((ya > y) !== (yb > y) &&
-            x < (a[j] - a[k]) * (y - ya) / (yb - ya) + a[k]) { inside = !inside; }
-      }
-    }
-    return inside;
+      g2.fillStyle = "#b3d1ec"; g2.fill("evenodd");
+      g2.strokeStyle = "#4a7fb0"; g2.lineWidth = 0.8; g2.stroke();
+    } }).addTo(map);
   }
-  function parcelAt(latlng) {
-    var x = mercX(latlng.lng), y = mercY(latlng.lat), found = -1;
+  var parcelLayer = new Canvas({ pane: "parcels", draw: function (g2, visible, scale, ox, oy) {
     for (var i = 0; i < N; i++) {
-      if (!SHAPES[i] || x < BOX[4 * i] || x > BOX[4 * i + 2] || y < BOX[4 * i + 1] ||
-          y > BOX[4 * i + 3]) { continue; }
-      if (ringsContain(SHAPES[i], x, y)) { found = i; }  // the last drawn is on top
+      if (!visible(PARCEL, i)) { continue; }
+      var e = BY_N[CLS[i]] || {};
+      g2.beginPath();
+      SH.trace(g2, PARCEL.shapes[i], scale, ox, oy, true);
+      g2.globalAlpha = 0.9;
+      g2.fillStyle = FILL[CLS[i]] || "#ffffff";
+      g2.fill("evenodd");
+      g2.globalAlpha = 1;
+      g2.strokeStyle = e.large ? "#505050" : "#969696";
+      g2.lineWidth = e.large ? 1.4 : 0.5;
+      g2.stroke();
     }
-    return found;
+    if (highlighted !== null && PARCEL.shapes[highlighted]) {
+      g2.beginPath();
+      SH.trace(g2, PARCEL.shapes[highlighted], scale, ox, oy, true);
+      g2.strokeStyle = "#000000"; g2.lineWidth = 4; g2.stroke();
+    }
+  } }).addTo(map);
+  if (CTX.streams || CTX.streets || CTX.town_boundary) {
+    new Canvas({ pane: "overlayPane", draw: function (g2, visible, scale, ox, oy) {
+      g2.strokeStyle = "#2f6ea5"; g2.lineWidth = 1.2;
+      drawLines(g2, visible, scale, ox, oy, CTX.streams, false);
+      g2.strokeStyle = "rgba(90,90,90,0.8)"; g2.lineWidth = 0.8;
+      drawLines(g2, visible, scale, ox, oy, CTX.streets, false);
+      g2.strokeStyle = "#1a1a1a"; g2.lineWidth = 2.5; g2.setLineDash([8, 4]);
+      drawLines(g2, visible, scale, ox, oy, CTX.town_boundary, true);
+      g2.setLineDash([]);
+    } }).addTo(map);
   }
+
   map.on("click", function (ev) {
-    var i = parcelAt(ev.latlng);
+    var pt = map.project(ev.latlng, ZERO);
+    var i = SH.shapeAt(PARCEL, pt.x, pt.y);
     if (i >= 0) { select(i, { focusCard: true, fly: false }); }
   });
   var T_PARCELS = performance.now();
-  if (ctx.streams && ctx.streams.features.length) {
-    L.polyline(linesOf(ctx.streams.features), { renderer: renderer, color: "#2f6ea5",
-                                               weight: 1.2, interactive: false }).addTo(map);
-  }
-  if (ctx.streets && ctx.streets.features.length) {
-    L.polyline(linesOf(ctx.streets.features), { renderer: renderer, color: "#5a5a5a",
-                                               weight: 0.8, opacity: 0.8,
-                                               interactive: false }).addTo(map);
-  }
-  if (ctx.town_boundary && ctx.town_boundary.features.length) {
-    var town = L.polygon(polygonsOf(ctx.town_boundary.features), {
-      renderer: renderer, color: "#1a1a1a", weight: 2.5, dashArray: "8 4", fill: false,
-      interactive: false }).addTo(map);
-    bounds.extend(town.getBounds());
-  }
-  if (bounds.isValid()) { map.fitBounds(bounds); } else { map.setView([42.5, -71.0], 13); }
 
   // class numbers on the parcels when zoomed in (colour is never the only key)
   var labelLayer = L.layerGroup().addTo(map);
+  function labelAt(i) {
+    var p = PARCEL.labels[i];
+    return p ? toLatLng(p[0], p[1]) : null;
+  }
   function drawLabels() {
     labelLayer.clearLayers();
     if (map.getZoom() < LABEL_ZOOM) { return; }
-    var view = map.getBounds(), shown = 0;
-    for (var i = 0; i < PARCELS.length && shown < MAX_LABELS; i++) {
-      var p = PARCELS[i];
-      if (!p.p || !view.contains(p.p)) { continue; }
-      L.marker(p.p, { interactive: false, keyboard: false,
-                      icon: L.divIcon({ className: "parcel-label", html: String(p.c),
-                                        iconSize: [20, 14] }) }).addTo(labelLayer);
+    var view = map.getPixelBounds(), scale = Math.pow(2, map.getZoom()), shown = 0;
+    for (var i = 0; i < N && shown < MAX_LABELS; i++) {
+      var p = PARCEL.labels[i];
+      if (!p || p[0] * scale < view.min.x || p[0] * scale > view.max.x ||
+          p[1] * scale < view.min.y || p[1] * scale > view.max.y) { continue; }
+      L.marker(labelAt(i), { interactive: false, keyboard: false,
+                             icon: L.divIcon({ className: "parcel-label", html: String(CLS[i]),
+                                               iconSize: [20, 14] }) }).addTo(labelLayer);
       shown++;
     }
   }
@@ -447,81 +385,68 @@
   }
   function select(i, opts) {
     highlighted = i;
-    if (opts.fly && LLBOX[i]) {
-      map.fitBounds(LLBOX[i], { maxZoom: 18, padding: [40, 40], animate: false });
+    if (opts.fly && PARCEL.shapes[i]) {
+      map.fitBounds(boxBounds(PARCEL.box.subarray(4 * i, 4 * i + 4)),
+                    { maxZoom: 18, padding: [40, 40], animate: false });
     }
     parcelLayer.redraw();
     renderCard(i);
-    var want = "#parcel=" + encodeURIComponent(PARCELS[i].id);
+    var want = "#parcel=" + encodeURIComponent(IDS[i]);
     if (window.location.hash !== want) { history.replaceState(null, "", want); }
     if (opts.focusCard) { card.focus({ preventScroll: true }); card.scrollIntoView({ block: "nearest" }); }
   }
 
   // ------------------------------------------------------------------ search
-  var ABBREV = { STREET: "ST", AVENUE: "AVE", ROAD: "RD", DRIVE: "DR", LANE: "LN", COURT: "CT",
-                 PLACE: "PL", TERRACE: "TER", CIRCLE: "CIR", BOULEVARD: "BLVD", PARKWAY: "PKWY",
-                 SQUARE: "SQ", HIGHWAY: "HWY", NORTH: "N", SOUTH: "S", EAST: "E", WEST: "W" };
-  function norm(s) {
-    return String(s).toUpperCase().replace(/[.,#']/g, " ").split(/\s+/).filter(Boolean)
-      .map(function (w) { return ABBREV[w] || w; }).join(" ");
-  }
-  var INDEX = [];
   var BY_ID = {};
-  PARCELS.forEach(function (p, i) {
-    BY_ID[p.id] = i;
-    (p.ad || []).forEach(function (a) { INDEX.push([norm(a), i, a, "address"]); });
-    if (p.ml) { INDEX.push([norm(p.ml), i, p.ml, "map-lot"]); }
-    if (p.id && p.id !== p.ml) { INDEX.push([norm(p.id), i, p.id, "parcel id"]); }
-  });
-
-  function search(q) {
-    var n = norm(q);
-    if (!n) { return []; }
-    var exact = [], starts = [], inside = [], seen = {};
-    for (var k = 0; k < INDEX.length; k++) {
-      var e = INDEX[k];
-      var pos = e[0].indexOf(n);
-      if (pos < 0) { continue; }
-      (e[0] === n ? exact : pos === 0 ? starts : inside).push(e);
-    }
-    return exact.concat(starts, inside).filter(function (e) {
-      var key = e[1] + "|" + e[2];
-      if (seen[key]) { return false; }
-      seen[key] = true;
-      return true;
-    });
-  }
-
+  for (var bi = 0; bi < N; bi++) { BY_ID[IDS[bi]] = bi; }
+  var ADS = COLS.ad || [], MLS = COLS.ml || [];
+  var finder = window.SWM_SEARCH.make(DATA.search, N, function (i, j) { return ADS[i][j]; },
+                                      function (i) { return MLS[i] || IDS[i]; });
   var input = document.getElementById("search-input");
   var list = document.getElementById("search-results");
   var status = document.getElementById("search-status");
+  var MAX_RESULTS = 10;
+
+  function resultButton(e, cls) {
+    var li = document.createElement("li");
+    var b = document.createElement("button");
+    b.type = "button";
+    b.className = cls;
+    b.setAttribute("data-parcel", IDS[e.i]);
+    b.textContent = e.text + " (" + e.kind + (e.kind === "address" && MLS[e.i]
+      ? ", map-lot " + MLS[e.i] : "") + ")";
+    b.addEventListener("click", function () { select(e.i, { focusCard: true, fly: true }); });
+    li.appendChild(b);
+    list.appendChild(li);
+  }
   function showResults(q) {
-    var found = search(q);
     list.innerHTML = "";
-    if (!norm(q)) { status.textContent = ""; return found; }
-    status.textContent = found.length === 0 ? "No parcel matches \"" + q + "\"."
-      : found.length + " parcel" + (found.length === 1 ? "" : "s") + " match" +
-        (found.length === 1 ? "es" : "") + (found.length > 10 ? "; the first 10 are listed." : ".");
-    found.slice(0, 10).forEach(function (e) {
-      var li = document.createElement("li");
-      var b = document.createElement("button");
-      b.type = "button";
-      b.className = "result";
-      b.setAttribute("data-parcel", PARCELS[e[1]].id);
-      b.textContent = e[2] + " (" + e[3] + (e[3] === "address" && PARCELS[e[1]].ml
-        ? ", map-lot " + PARCELS[e[1]].ml : "") + ")";
-      b.addEventListener("click", function () { select(e[1], { focusCard: true, fly: true }); });
-      li.appendChild(b);
-      list.appendChild(li);
-    });
+    if (!q.trim()) { status.textContent = ""; return []; }
+    var found = finder.search(q);
+    if (found.length === 0) {
+      var near = finder.near(q, 5);
+      status.textContent = "No parcel matches \"" + q + "\"." + (near.length
+        ? " Did you mean one of these?" : " Try a street name alone, or a map-lot.");
+      near.forEach(function (e) { resultButton(e, "result suggestion"); });
+      return found;
+    }
+    status.textContent = found.length + " parcel" + (found.length === 1 ? "" : "s") + " match" +
+      (found.length === 1 ? "es" : "") + (found.length > MAX_RESULTS
+        ? "; the first " + MAX_RESULTS + " are listed." : ".");
+    found.slice(0, MAX_RESULTS).forEach(function (e) { resultButton(e, "result"); });
     return found;
   }
   input.addEventListener("input", function () { showResults(input.value); });
   document.getElementById("search-form").addEventListener("submit", function (ev) {
     ev.preventDefault();
     var found = showResults(input.value);
-    if (found.length) { select(found[0][1], { focusCard: true, fly: true }); }
+    if (found.length) { select(found[0].i, { focusCard: true, fly: true }); }
   });
+  var S = DATA.search;
+  document.getElementById("search-count").textContent = S.addressed === S.parcels
+    ? "Every parcel has a site address in the town's data."
+    : fmtInt(S.addressed) + " of " + fmtInt(S.parcels) + " parcels have a site address in " +
+      "the town's data; click the map for the others.";
 
   // ------------------------------------------------------------------ legend and about
   var legendList = document.getElementById("legend-list");
@@ -587,7 +512,9 @@
   window.addEventListener("hashchange", fromHash);
   fromHash();
   drawLabels();
-  window.SWM_APP = { map: map };  // for scripts and tests: the Leaflet map
+  // for scripts and tests: the Leaflet map, a parcel's index and label point, the search
+  window.SWM_APP = { map: map, parcelIndex: function (id) { return BY_ID[id]; },
+                     labelPoint: function (id) { return labelAt(BY_ID[id]); }, search: finder };
   window.SWM_TIMING = { data_parsed_ms: T0, parcels_ms: T_PARCELS - T0,
                         ready_ms: performance.now() };
   document.documentElement.setAttribute("data-ready", "true");

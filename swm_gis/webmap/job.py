@@ -36,7 +36,7 @@ from swm_gis.io.outputs import api_output_dir, config_inputs, final_paths
 from swm_gis.messages import option
 from swm_gis.progress import Progress, quiet
 from swm_gis.units import FT_PER_M, metres_per_unit
-from swm_gis.webmap import site
+from swm_gis.webmap import encode, search, site
 
 #: Default display simplification (feet): under a metre, invisible at the zoom a parcel is read
 #: at, and it keeps Cambridge's 13,035 parcels well under 15 MB. Cards never use these shapes.
@@ -68,6 +68,8 @@ class WebMap:
         The legend entries (number, class, colour, parcels), in the QGIS style's order.
     warnings
         Things the page could not show (a context layer that could not be read).
+    addressed
+        Parcels with a site address to search (the others are found by map-lot or a click).
     """
 
     path: Path
@@ -77,6 +79,7 @@ class WebMap:
     simplify_ft: float
     legend: list[dict[str, Any]] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
+    addressed: int = 0
 
     @property
     def summary_lines(self) -> list[str]:
@@ -84,6 +87,8 @@ class WebMap:
         lines = [f"{self.parcels:,} parcels published in {len(self.legend)} classes; site "
                  f"{self.size_bytes / 1e6:.1f} MB (display geometry simplified by "
                  f"{self.simplify_ft:g} ft; card figures from the exact map)",
+                 f"{self.addressed:,} of {self.parcels:,} parcels have a site address to search "
+                 "(the others by map-lot or on the map)",
                  f"open {self.path / site.INDEX_FILE} in a browser, or copy the folder to any "
                  "web server"]
         return lines + [f"Warning: {w}" for w in self.warnings]
@@ -158,8 +163,9 @@ def publish(config: TownConfig | str | os.PathLike, out: str | os.PathLike, *,
         size = sum(p.stat().st_size for p in written.values())
     files = final_paths(written, stage, final) if stage != final else written
     progress(1.0, "done")
-    return WebMap(path=final, files=files, parcels=len(data["parcels"]), size_bytes=size,
-                  simplify_ft=tolerance_ft, legend=data["meta"]["legend"], warnings=warnings)
+    return WebMap(path=final, files=files, parcels=data["meta"]["parcels"], size_bytes=size,
+                  simplify_ft=tolerance_ft, legend=data["meta"]["legend"], warnings=warnings,
+                  addressed=data["search"]["addressed"])
 
 
 def check_site_folder(out: str | os.PathLike, *, overwrite: bool) -> None:
@@ -314,14 +320,10 @@ def build_site_data(cfg: TownConfig, amap: Applicability, *, tolerance_ft: float
     owners = site.owners_by_parcel(assess) if cfg.publish.include_owners else None
     records = site.card_records(frame, legend, addresses=site.addresses_by_parcel(assess),
                                 owners=owners)
+    index = search.search_index(records)
     tol = tolerance_ft / FT_PER_M / metres_per_unit(frame.crs)
-    geoms = frame.geometry.values.to_numpy()
-    shapes = site.display_rings(geoms, crs=frame.crs, tolerance=tol)
-    points = site.label_points(geoms, crs=frame.crs)
-    for rec, rings, point in zip(records, shapes, points, strict=True):
-        rec["g"] = rings
-        if point is not None:
-            rec["p"] = point
+    shapes = encode.encode_shapes(frame.geometry.values.to_numpy(), crs=frame.crs,
+                                  tolerance=tol)
     context = _context(cfg, tol, warnings)
     generated = dt.datetime.now(dt.UTC)
     params = amap.run.get("parameters") or {}
@@ -346,7 +348,9 @@ def build_site_data(cfg: TownConfig, amap: Applicability, *, tolerance_ft: float
         "legend": legend, "quotes": site.quotes(), "owners_published": owners is not None,
         "parcels": len(records),
     }
-    data = {"meta": meta, "parcels": records, "context": context}
+    meta["addressed"] = index["addressed"]
+    data = {"meta": meta, "cards": encode.columns(records), "shapes": shapes,
+            "quant": encode.QUANT, "search": index, "context": context}
     record = {"written_by": "swm-gis publish", **{k: v for k, v in meta.items()
                                                   if k not in ("quotes",)},
               "applicability_source": Path(amap.source).name if amap.source else None,
@@ -375,14 +379,11 @@ def _context(cfg: TownConfig, tolerance: float, warnings: list[str]) -> dict[str
             warnings.append(f"the {key} layer could not be read, so the map does not show it: "
                             f"{exc}")
             continue
-        shapes = site.display_rings(frame.geometry.values.to_numpy(), crs=frame.crs,
-                                    tolerance=tolerance)
-        names = (frame["name"].astype(object).where(frame["name"].notna(), None).tolist()
-                 if "name" in frame else [None] * len(shapes))
+        geoms = frame.geometry.values.to_numpy()
         kind = "line" if key in ("streets", "streams") else "polygon"
-        out[key] = {"kind": kind, "features": [
-            {"g": g, **({"name": str(n)} if n else {})} for g, n in zip(shapes, names,
-                                                                         strict=True) if g]}
+        out[key] = {"kind": kind, "n": len(geoms),
+                    "shapes": encode.encode_shapes(geoms, crs=frame.crs, tolerance=tolerance,
+                                                   labels=False)}
     return out
 
 

@@ -1,4 +1,5 @@
-"""The public web map's page: legend, parcel cards, display geometry, the static files.
+"""The public web map's page: legend, parcel cards, the static files (the display geometry is
+encoded by :mod:`swm_gis.webmap.encode`, the search index built by :mod:`swm_gis.webmap.search`).
 
 Pure assembly for :mod:`swm_gis.webmap.job` (the job): frames and tables in, the content of
 ``data/data.js`` out, then the vendored page (``swm_gis/web``: ``index.html``, ``app.js``,
@@ -28,23 +29,17 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-import geopandas as gpd
-import numpy as np
 import pandas as pd
-import shapely
 
 #: Where the page's static files live in the package (vendored: no CDN).
 WEB_FOLDER = "web"
 #: Files of the page copied from the package, relative to the site's folder.
-STATIC_FILES = ("assets/app.js", "assets/app.css", "assets/leaflet/leaflet.js",
-                "assets/leaflet/leaflet.css", "assets/leaflet/LICENSE",
-                "assets/leaflet/VERSION")
+STATIC_FILES = ("assets/app.js", "assets/shapes.js", "assets/search.js", "assets/app.css",
+                "assets/leaflet/leaflet.js", "assets/leaflet/leaflet.css",
+                "assets/leaflet/LICENSE", "assets/leaflet/VERSION")
 DATA_FILE = "data/data.js"
 META_FILE = "publish.json"
 INDEX_FILE = "index.html"
-#: Decimal places of published longitudes/latitudes: 6 is about 0.1 m, finer than any display
-#: tolerance used here.
-COORD_DECIMALS = 6
 #: The flag of the NHESP check, as a map may name it: after the rule distance, or its 500 ft.
 NHESP_COLUMNS = ("nhesp_within_distance", "nhesp_within_500ft")
 
@@ -265,55 +260,6 @@ def owners_by_parcel(assess: pd.DataFrame | None) -> dict[str, list[dict[str, st
     return out
 
 
-# =========================================================================== geometry
-def display_rings(geoms: np.ndarray, *, crs: Any, tolerance: float) -> list[Any]:
-    """Geometries simplified by ``tolerance`` (CRS units) for display, as Leaflet lat/lng arrays.
-
-    Polygons become ``[[ring], ...]`` lists of ``[lat, lng]`` pairs (a MultiPolygon a list of
-    those); lines become lists of pairs. Topology is preserved per geometry (a simplified parcel
-    never collapses); the figures on the cards never come from these shapes.
-    """
-    if len(geoms) == 0:
-        return []
-    simple = shapely.simplify(geoms, tolerance, preserve_topology=True) if tolerance > 0 \
-        else geoms
-    wgs = gpd.GeoSeries(simple, crs=crs).to_crs(4326).to_numpy()
-    return [_latlngs(g) for g in wgs]
-
-
-def label_points(geoms: np.ndarray, *, crs: Any) -> list[list[float] | None]:
-    """Where each parcel's class number is drawn: a point inside it, as ``[lat, lng]``."""
-    if len(geoms) == 0:
-        return []
-    pts = gpd.GeoSeries(shapely.point_on_surface(geoms), crs=crs).to_crs(4326)
-    x, y = pts.x.to_numpy(), pts.y.to_numpy()
-    return [None if not (math.isfinite(a) and math.isfinite(b))
-            else [round(float(b), COORD_DECIMALS), round(float(a), COORD_DECIMALS)]
-            for a, b in zip(x, y, strict=True)]
-
-
-def _pairs(coords: np.ndarray) -> list[list[float]]:
-    c = np.round(np.asarray(coords)[:, [1, 0]], COORD_DECIMALS)
-    out = c.tolist()
-    # drop repeated vertices that rounding made (they cost bytes and draw nothing)
-    return [p for i, p in enumerate(out) if i == 0 or p != out[i - 1]]
-
-
-def _latlngs(g: Any) -> Any:
-    if g is None or shapely.is_empty(g):
-        return []
-    kind = shapely.get_type_id(g)
-    if kind == 3:  # Polygon
-        return [_pairs(shapely.get_coordinates(g.exterior))] + \
-            [_pairs(shapely.get_coordinates(r)) for r in g.interiors]
-    if kind in (1, 2):  # LineString, LinearRing
-        return _pairs(shapely.get_coordinates(g))
-    if kind in (4, 5, 6, 7):  # Multi*, GeometryCollection
-        parts = [_latlngs(p) for p in shapely.get_parts(g)]
-        return [p for p in parts if p]
-    return []
-
-
 # =========================================================================== the files
 def _web() -> Any:
     """The package's ``web`` folder (a data folder, not a Python package)."""
@@ -367,6 +313,5 @@ def write_site(out: Path, data: dict[str, Any], meta: dict[str, Any]) -> dict[st
 
 
 __all__ = ["DATA_FILE", "INDEX_FILE", "META_FILE", "STATIC_FILES", "addresses_by_parcel",
-           "card_records", "data_script", "display_rings", "index_html", "label_points",
-           "legend_entries",
+           "card_records", "data_script", "index_html", "legend_entries",
            "legend_from_qml", "nhesp_column", "owners_by_parcel", "quotes", "write_site"]

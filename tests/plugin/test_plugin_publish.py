@@ -34,7 +34,7 @@ def test_publishes_the_applicability_map(plugin, applicability, tmp_path):
     record = json.loads((site / "publish.json").read_text(encoding="utf-8"))
     assert record["simplify_ft"] == 3.0 and record["applicability_source"] == "applicability.gpkg"
     data = _data(site)
-    assert len(data["parcels"]) == 3167 and data["meta"]["owners_published"] is False
+    assert len(data["cards"]["id"]) == 3167 and data["meta"]["owners_published"] is False
     # the plugin's provenance file is not posted with a public site
     assert not (site / "qgis_inputs.json").exists()
 

@@ -27,7 +27,7 @@ from swm_gis.applicability.style import applicability_qml
 from swm_gis.cli import main
 from swm_gis.config.town import parse_config
 from swm_gis.errors import ConfigError, InputFileError, OutputError, OutputExistsError
-from swm_gis.webmap import site
+from swm_gis.webmap import encode, site
 
 REGULATION = REPO.parent / "shared" / "regulations" / "lynnfield-chapter-320.txt"
 CRS = "EPSG:26986"
@@ -155,14 +155,50 @@ def test_addresses_and_owners_by_parcel():
 @settings(max_examples=40, deadline=None)
 @given(st.floats(1.0, 400.0), st.integers(8, 64), st.floats(0.05, 2.0))
 def test_display_simplification_stays_within_its_tolerance(radius_m, segments, tol_m):
-    """A simplified shape is never farther than the tolerance from the exact one."""
+    """A shape as the page decodes it is never farther than the tolerance from the exact one
+    (plus the quantisation: half a unit, 0.075 m on the projection, a coordinate)."""
     exact = shapely.Point(236_000, 900_000).buffer(radius_m, quad_segs=segments)
-    rings = site.display_rings(np.array([exact]), crs=CRS, tolerance=tol_m)[0]
-    back = gpd.GeoSeries([shapely.Polygon([(lng, lat) for lat, lng in rings[0]])],
+    text = encode.encode_shapes(np.array([exact]), crs=CRS, tolerance=tol_m)
+    label, rings = encode.decode_shapes(text, 1)[0]
+    # zoom-0 Web Mercator units back to degrees (the inverse of encode.mercator_units)
+    lng = rings[0][:, 0] / 256 * 360 - 180
+    lat = np.degrees(np.arctan(np.sinh(np.pi * (1 - 2 * rings[0][:, 1] / 256))))
+    back = gpd.GeoSeries([shapely.Polygon(np.column_stack([lng, lat]))],
                          crs=4326).to_crs(CRS).iloc[0]
-    # + 0.15 m: six decimals of a degree round by up to about 0.06 m a coordinate
+    # + 0.15 m: a quantised vertex moves by up to 0.053 m on the ground at 42 degrees north
     assert shapely.hausdorff_distance(back, exact) <= tol_m + 0.15
     assert back.is_valid and back.area > 0
+    # the label point (where the class number is drawn) is inside the parcel
+    lab = gpd.GeoSeries(gpd.points_from_xy(
+        [label[0] / 256 * 360 - 180],
+        [np.degrees(np.arctan(np.sinh(np.pi * (1 - 2 * label[1] / 256))))]),
+        crs=4326).to_crs(CRS).iloc[0]
+    assert exact.buffer(0.15).contains(lab)
+
+
+def test_encoded_shapes_keep_holes_parts_lines_and_empties():
+    """A 100 m x 50 m box is one ring of 4 vertices (the closing one dropped); a square with a
+    hole and a second square are 3 rings; an empty geometry is none; a line keeps its ends."""
+    shapes = np.array([shapely.box(236_000, 900_000, 236_100, 900_050), None,
+                       shapely.MultiPolygon([
+                           shapely.box(236_200, 900_000, 236_300, 900_100).difference(
+                               shapely.box(236_220, 900_020, 236_240, 900_040)),
+                           shapely.box(236_400, 900_000, 236_410, 900_010)]),
+                       shapely.LineString([(236_000, 900_000), (236_500, 900_500)])],
+                      dtype=object)
+    decoded = encode.decode_shapes(encode.encode_shapes(shapes, crs=CRS, tolerance=0.1), 4)
+    assert [[len(r) for r in rings] for _, rings in decoded] == [[4], [], [4, 4, 4], [2]]
+    assert decoded[1][0] is None and all(lab is not None for lab, _ in decoded[::2])
+    unlabelled = encode.decode_shapes(encode.encode_shapes(shapes, crs=CRS, tolerance=0.1,
+                                                           labels=False), 4, labels=False)
+    assert [[len(r) for r in rings] for _, rings in unlabelled] == [[4], [], [4, 4, 4], [2]]
+    # the box's width in zoom-0 units: 100 m east at 42.35 degrees north (where 236,000 E,
+    # 900,000 N of EPSG:26986 is) is 100 / cos(lat) m on the Mercator world's 40,075,016.7 m
+    # circumference, which is 256 units
+    ring = decoded[0][1][0]
+    lat = np.radians(42.35)
+    width = ring[:, 0].max() - ring[:, 0].min()
+    assert width == pytest.approx(100 / np.cos(lat) / 40_075_016.7 * 256, rel=0.02)
 
 
 @given(st.text())
@@ -222,7 +258,7 @@ def test_no_owner_published_without_the_opt_in(sample_gpkg, tmp_path):
     data = json.loads((web.path / "data" / "data.js").read_text(encoding="utf-8")
                       [len("window.SWM_DATA = "):-2])
     assert data["meta"]["owners_published"] is False
-    assert not any("ow" in p for p in data["parcels"])
+    assert "ow" not in data["cards"]
 
 
 def test_owners_published_on_the_opt_in(sample_gpkg, tmp_path):
@@ -236,7 +272,7 @@ def test_owners_published_on_the_opt_in(sample_gpkg, tmp_path):
                       [len("window.SWM_DATA = "):-2])
     assess = _owner_names()
     row = assess.iloc[0]
-    rec = next(p for p in data["parcels"] if p["id"] == row["LOC_ID"])
+    rec = {k: v[data["cards"]["id"].index(row["LOC_ID"])] for k, v in data["cards"].items()}
     assert {"owner": row["OWNER1"], "address": row["OWN_ADDR"]}.items() <= rec["ow"][0].items()
     assert data["meta"]["owners_published"] is True
 
@@ -250,6 +286,15 @@ def test_site_files_and_record(sample_gpkg, tmp_path):
     assert record["written_by"] == "swm-gis publish" and record["parcels"] == 3167
     assert record["applicability_source"] == "applicability.gpkg"
     assert record["simplify_ft"] == 1.5 and record["habitat_distance_ft"] == 500.0
+    # the parcels with a site address to search: the assessing table's, on the map
+    data = json.loads((tmp_path / "site" / "data" / "data.js").read_text(encoding="utf-8")
+                      [len("window.SWM_DATA = "):-2])
+    assess = _owner_names()
+    addressed = set(assess.loc[assess["SITE_ADDR"].str.strip() != "", "LOC_ID"])
+    assert web.addressed == record["addressed"] == data["search"]["addressed"] == len(
+        addressed & set(data["cards"]["id"])) > 0
+    assert f"{web.addressed:,} of 3,167 parcels have a site address to search" in "\n".join(
+        web.summary_lines)
     # the data a visitor reads about: file names, never the folders they sit in
     assert {s["key"] for s in record["sources"]} >= {"parcels", "assess", "flood_zones", "dem"}
     assert all("/" not in (s["name"] or "") for s in record["sources"])
