@@ -16,16 +16,21 @@ Examples
 
 from __future__ import annotations
 
-import re
 import tomllib
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Literal
-from urllib.parse import urlsplit
 
 from pyproj import CRS
 from pyproj.exceptions import CRSError as PyprojCRSError
 
+from swm_gis.config.layer_paths import (  # noqa: F401  (re-exported)
+    is_connection_string,
+    is_postgis_path,
+    layer_key,
+    resolve_path,
+    with_sources,
+)
 from swm_gis.config.strict import (
     BOOL,
     SOURCE,
@@ -265,7 +270,7 @@ class LayerSpec:
 
     @property
     def is_file(self) -> bool:
-        return not self.parts and not _is_connection_string(self.path)
+        return not self.parts and not is_connection_string(self.path)
 
     @property
     def is_postgis(self) -> bool:
@@ -435,7 +440,7 @@ def _parse_cache(raw: dict, base_dir: Path, where: str) -> tuple[bool, str | Non
     if folder is not None and (not isinstance(folder, str) or not folder.strip()):
         raise ConfigError(f"{where}: {config_key('cache', 'dir')} = {folder!r} must be a "
                           'folder path, e.g. "../swm-gis-cache".')
-    return enabled, _resolve_path(folder, base_dir) if folder else None
+    return enabled, resolve_path(folder, base_dir) if folder else None
 
 
 def check_working_crs(crs: str, *, where: str = "the town config") -> CRS:
@@ -528,7 +533,7 @@ def _parse_layer(key: str, raw: Any, base_dir: Path, where: str) -> LayerSpec:
         label=str(raw["label"]).strip() or None if raw.get("label") is not None else None,
         includes_0_2_pct=bool(raw.get("includes_0_2_pct", False)),
     )
-    return _with_sources(spec, raw, base_dir, where)
+    return with_sources(spec, raw, base_dir, where)
 
 
 def _check_layer_fields(key: str, given: dict, schema: LayerSchema, where: str) -> None:
@@ -565,86 +570,3 @@ def _layer_crs_coverage(raw: dict, section: str, where: str) -> tuple[Any, str]:
         raise ConfigError(f'{where}: {key_in(section, "coverage")} = "{coverage}" is not one of '
                           f"{', '.join(COVERAGE_CHOICES)} (docs/findings.md).")
     return crs, coverage
-
-
-# --------------------------------------------------------------------------- sources (paths)
-def _with_sources(spec: LayerSpec, raw: dict, base_dir: Path, where: str) -> LayerSpec:
-    """Fill in ``path``/``layer``: one source, or ``parts`` for ``path = [...]`` (README "Where
-    layers may live").
-
-    ``layer`` is one name for every source or a list with one name per source.
-    """
-    key = spec.key
-    paths, layer = raw["path"], raw.get("layer")
-    if isinstance(paths, list):
-        if not paths or not all(isinstance(p, str) and p.strip() for p in paths):
-            raise ConfigError(f"{where}: {layer_key(key, 'path')} = [...] must list one or "
-                              "more file names or connections (text).")
-    elif not isinstance(paths, str):
-        raise ConfigError(f"{where}: {layer_key(key, 'path')} must be text or a list of "
-                          "texts.")
-    many = isinstance(paths, list)
-    plist = paths if many else [paths]
-    if isinstance(layer, list):
-        if not many or len(layer) != len(plist) or not all(isinstance(v, str) for v in layer):
-            raise ConfigError(
-                f"{where}: {layer_key(key, 'layer')} = [...] needs one layer name per path "
-                f"({len(plist)} path(s), {len(layer)} layer name(s))."
-            )
-        layers = layer
-    elif layer is None or isinstance(layer, str):
-        layers = [layer] * len(plist)
-    else:
-        raise ConfigError(f"{where}: {layer_key(key, 'layer')} must be text (or a list, one "
-                          "per path).")
-    for p in plist:
-        _refuse_password(p, f"{where}: {layer_key(key, 'path')}")
-    parts = tuple(replace(spec, path=_resolve_path(str(p), base_dir), layer=lay)
-                  for p, lay in zip(plist, layers, strict=True))
-    if not many:
-        return parts[0]
-    return replace(spec, path=" + ".join(p.path for p in parts), parts=parts)
-
-
-def layer_key(key: str, name: str = "") -> str:
-    """A reference to the config section of layer ``key`` (``[layers.KEY]``) or to one ``name``
-    in it (:func:`~swm_gis.messages.config_key`), for messages.
-
-    >>> from swm_gis.messages import api_text
-    >>> api_text(layer_key("parcels", "crs")), api_text(layer_key("parcels.fields", "id"))
-    ('[layers.parcels] crs', '[layers.parcels.fields] id')
-    """
-    return config_key(f"layers.{key}", name)
-
-
-def is_postgis_path(path: str) -> bool:
-    """True for a PostgreSQL connection: a ``postgresql://`` / ``postgres://`` URL or ``PG:``."""
-    return str(path).startswith(("PG:", "postgresql://", "postgres://"))
-
-
-def _refuse_password(path: str, what: str) -> None:
-    """A connection must not carry a password: outputs and logs record the path."""
-    text = str(path)
-    found = False
-    if text.startswith(("postgresql://", "postgres://")):
-        found = urlsplit(text).password is not None or "password=" in text.lower()
-    elif text.startswith("PG:"):
-        found = re.search(r"(^|[\s:])password\s*=", text, flags=re.IGNORECASE) is not None
-    if found:
-        raise ConfigError(
-            f"{what} holds a database password. Remove it: swm-gis records sources in its "
-            "outputs, so passwords come from the PGPASSWORD environment variable, ~/.pgpass or a "
-            "pg_service.conf service (service=name), as for psql."
-        )
-
-
-def _is_connection_string(path: str) -> bool:
-    return is_postgis_path(path) or path.startswith(
-        ("MSSQL:", "OCI:", "/vsicurl/", "http://", "https://"))
-
-
-def _resolve_path(path: str, base_dir: Path) -> str:
-    if _is_connection_string(path) or path.startswith("/vsi"):
-        return path
-    p = Path(path).expanduser()
-    return str(p if p.is_absolute() else (base_dir / p).resolve())

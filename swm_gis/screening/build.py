@@ -18,17 +18,14 @@ from pathlib import Path
 from typing import Any
 
 import geopandas as gpd
-import numpy as np
-import pandas as pd
 import shapely
 
 from swm_gis import formatting as fmt
 from swm_gis._version import __version__
 from swm_gis.config.town import TownConfig
-from swm_gis.errors import GeometryError, LayerDataError, SwmGisError
+from swm_gis.errors import GeometryError
 from swm_gis.io import layers as io
-from swm_gis.io.coverage import coverage_record, town_area
-from swm_gis.messages import config_key, option
+from swm_gis.messages import option
 from swm_gis.progress import Progress, quiet, scaled
 from swm_gis.rules.development import development_type
 from swm_gis.rules.disturbance import disturbance_trigger, sqft_per_crs_unit2, union_polygons
@@ -37,10 +34,16 @@ from swm_gis.rules.watersheds import mitigation_eligibility, watershed_shares
 from swm_gis.screening.finding_parts import PARCELS_GIVEN, PARCELS_UNDER_SITE, layer_words
 from swm_gis.screening.findings import decide_findings
 from swm_gis.screening.general_requirements import general_requirements
+from swm_gis.screening.inputs import (
+    coverage,
+    map_context,
+    read_impervious,
+    read_optional,
+    to_working,
+)
+from swm_gis.screening.output_layers import mitigation_layer, plain, site_layers, watershed_layer
 from swm_gis.screening.request import ScreeningRequest
-from swm_gis.screening.resource_findings import HABITAT_LAYERS
 from swm_gis.screening.site import ms4_reach, parcel_cover, parcels_under_site, town_check
-from swm_gis.units import M_PER_FT, SQFT_PER_ACRE, metres_per_unit
 
 #: Top-level keys of screening.json in the order they are written (the schema's, plus meta).
 DOCUMENT_KEYS = ("meta", "disturbance", "development_type", "standards", "watersheds",
@@ -168,14 +171,14 @@ def _read_site(config: TownConfig, request: ScreeningRequest) -> _Site:
     """
     # the parcels given by id are read first: a wrong id is refused before the site is read
     given = io.read_parcels_by_id(config, list(request.parcels)) if request.parcels else None
-    frame = _to_working(request.site, config)
-    common_plan = _to_working(request.common_plan, config)
-    mitigation = _to_working(request.mitigation, config)
-    proposed = _to_working(request.proposed_impervious, config)
+    frame = to_working(request.site, config)
+    common_plan = to_working(request.common_plan, config)
+    mitigation = to_working(request.mitigation, config)
+    proposed = to_working(request.proposed_impervious, config)
     union = union_polygons(frame, what="site")
     factor = sqft_per_crs_unit2(frame.crs)
     warnings = town_check(config, union, common_plan=common_plan)
-    parcels, basis = _site_parcels(config, _to_working(given, config), union)
+    parcels, basis = _site_parcels(config, to_working(given, config), union)
     parcel_union = (shapely.union_all(parcels.geometry.values) if len(parcels)
                     else shapely.Polygon())
     return _Site(frame=frame, union=union, common_plan=common_plan, mitigation=mitigation,
@@ -214,7 +217,7 @@ def _watersheds(config: TownConfig, site: _Site
     them and their checks."""
     mask = site.union if site.mitigation is None else shapely.union_all(
         [site.union, *site.mitigation.geometry.values])
-    hucs = {level: _read_optional(config, level, mask) for level in ("huc12", "huc10")}
+    hucs = {level: read_optional(config, level, mask) for level in ("huc12", "huc10")}
     watersheds = watershed_shares(site.frame, huc12=hucs["huc12"], huc10=hucs["huc10"],
                                   sources={level: _spec_src(config, level) for level in hucs})
     checks = [_layer_check(f"watersheds_{level}", config, level) for level in ("huc12", "huc10")]
@@ -224,7 +227,7 @@ def _watersheds(config: TownConfig, site: _Site
 def _development(config: TownConfig, site: _Site, request: ScreeningRequest,
                  disturbance: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
     """New development or redevelopment (the existing impervious cover), and its check."""
-    impervious, imp_source, imp_reason = _read_impervious(config, site.area)
+    impervious, imp_source, imp_reason = read_impervious(config, site.area)
     development = request.development
     dev = development_type(site.frame, impervious=impervious,
                            override=None if development == "auto" else development)
@@ -329,12 +332,12 @@ def _layers(config: TownConfig, site: _Site, disturbance: dict[str, Any],
             watersheds: dict[str, Any], res_layers: dict[str, gpd.GeoDataFrame]
             ) -> dict[str, gpd.GeoDataFrame]:
     """The layers of screening.gpkg: the site's, the resource checks', the map's context."""
-    layers = _site_layers(site.union, disturbance, site.common_plan, site.frame.crs, site.factor)
+    layers = site_layers(site.union, disturbance, site.common_plan, site.frame.crs, site.factor)
     if site.proposed is not None:
-        layers["proposed_impervious"] = _plain(site.proposed)
+        layers["proposed_impervious"] = plain(site.proposed)
     if site.mitigation is not None:
-        layers["mitigation"] = _mitigation_layer(site.mitigation, mitigation_rows)
-    wlayer = _watershed_layer(hucs, watersheds, site.frame.crs)
+        layers["mitigation"] = mitigation_layer(site.mitigation, mitigation_rows)
+    wlayer = watershed_layer(hucs, watersheds, site.frame.crs)
     if wlayer is not None:
         layers["watersheds"] = wlayer
     for name, frame in res_layers.items():
@@ -349,130 +352,11 @@ def _conclude(config: TownConfig, site: _Site, document: dict[str, Any],
     """The document's last keys: warnings, the coverage of each finding's layers, the findings
     (:func:`decide_findings`) and the general requirements."""
     document["warnings"] = site.warnings
-    document["coverage"] = _coverage(config, site.union, mitigation=site.mitigation,
+    document["coverage"] = coverage(config, site.union, mitigation=site.mitigation,
                                      flow_path=layers.get("flow_path"),
                                      checks=document["checks"], site_area=site.area)
     document["findings"] = decide_findings(document)
     document["general_requirements"] = general_requirements()
-
-
-# --------------------------------------------------------------------------- coverage
-#: The layers that could turn each finding into "yes", whose coverage is recorded.
-_FINDING_LAYERS = {
-    "development_type": ("impervious",),
-    "watersheds": ("huc12", "huc10"),
-    "habitats": HABITAT_LAYERS,
-    "floodplain": ("flood_zones",),
-    "receiving_waters": ("streams", "waterbodies", "dem", "orw", "impaired_waters",
-                         "vernal_pools"),
-}
-
-
-def _coverage(config: TownConfig, site_union: shapely.Geometry, *,
-              mitigation: gpd.GeoDataFrame | None, flow_path: gpd.GeoDataFrame | None,
-              checks: list[dict[str, Any]], site_area: shapely.Geometry | None = None
-              ) -> dict[str, dict[str, Any]]:
-    """Coverage records ({configured, covers, basis}) of every finding's layers for the area
-    that finding searched (docs/findings.md): the site; the site grown by the habitat distance;
-    the site and the traced flow path; the mitigation sites."""
-    # the town and the rule of swm_gis.io.coverage: the applicability map's, for the same parcel
-    town = town_area(config)
-    grow = config.rules.habitat_distance_ft * M_PER_FT / metres_per_unit(config.crs_obj)
-    path = site_union
-    if flow_path is not None and len(flow_path):
-        path = shapely.union(site_union, shapely.union_all(flow_path.geometry.values))
-    whole = site_union if site_area is None else site_area  # the lot or parcel
-    searches = {"development_type": whole, "watersheds": site_union,
-                "habitats": site_union, "floodplain": whole, "receiving_waters": path}
-    radius = {"habitats": grow}  # the site and everything within the habitat distance of it
-    ran = {c["name"]: c.get("ran") for c in checks}
-    out: dict[str, dict[str, Any]] = {}
-    for key, keys in _FINDING_LAYERS.items():
-        check_ran = ran.get(key, True) is not False or key == "development_type"
-        out[key] = {k: coverage_record(config, k, searches[key] if check_ran else None,
-                                       town=town, radius=radius.get(key, 0.0)) for k in keys}
-    if mitigation is not None:
-        sites = shapely.union_all(mitigation.geometry.values)
-        out["mitigation"] = {k: coverage_record(config, k, sites, town=town)
-                             for k in ("huc12", "huc10")}
-    return out
-
-
-# --------------------------------------------------------------------------- reading
-def _to_working(frame: gpd.GeoDataFrame | None, config: TownConfig) -> gpd.GeoDataFrame | None:
-    if frame is None or frame.crs is None or frame.crs.equals(config.crs_obj):
-        return frame
-    return frame.to_crs(config.crs)
-
-
-def _read_impervious(config: TownConfig, site_union: shapely.Geometry
-                     ) -> tuple[Any, dict[str, Any] | None, str | None]:
-    """The impervious layer around the site: a Raster, polygons, or None (with the reason)."""
-    if not config.has("impervious"):
-        return None, None, "the existing impervious layer is not configured"
-    spec = config.layer("impervious")
-    if io.is_raster(spec):
-        raster = io.read_raster(config, "impervious", bounds=site_union.bounds)
-        _check_impervious_classes(raster, spec)
-        return raster, io.source_info(spec), None
-    frame = io.read_layer(config, "impervious", bbox=site_union.bounds)
-    return frame, io.source_info(spec), None
-
-
-def _check_impervious_classes(raster: Any, spec: Any) -> None:
-    """An impervious raster is classes (0 pervious, non-zero impervious): negative or fractional
-    values are another kind of raster (a DEM, a reflectance) and would count as all impervious."""
-    values = np.ma.compressed(np.ma.masked_invalid(raster.array))
-    if values.size and (values.min() < 0 or not np.all(np.mod(values, 1) == 0)):
-        raise LayerDataError(
-            f"The impervious raster {spec.path} ({config_key('layers.impervious')}) holds "
-            f"values from {values.min():g} to {values.max():g} ({raster.array.dtype}) around the "
-            "site; it must be a class raster, 0 for pervious and 1 (any positive whole number) for "
-            "impervious cells, like MassGIS's 2016 impervious surface. Point "
-            f"{config_key('layers.impervious')} "
-            "at that raster."
-        )
-
-
-def _read_optional(config: TownConfig, key: str, mask: shapely.Geometry
-                   ) -> gpd.GeoDataFrame | None:
-    if not config.has(key):
-        return None
-    return io.read_layer(config, key, mask=mask)
-
-
-#: How far around the site the map's context layers are read: past the 500 ft ring the map shows.
-CONTEXT_REACH_FT = 800.0
-#: Map context layer -> (config key, the columns kept).
-CONTEXT_LAYERS = {"context_parcels": ("parcels", ["id"]), "streets": ("streets", ["name"]),
-                  "waterbodies": ("waterbodies", ["name"])}
-
-
-def map_context(config: TownConfig, site_union: shapely.Geometry
-                ) -> dict[str, gpd.GeoDataFrame]:
-    """Parcels, streets and water bodies around the site, for the map's orientation only.
-
-    A layer not configured is simply absent; one that cannot be read is left off the map (it
-    decides no finding: the checks read their own layers and report their own errors).
-    """
-    from swm_gis.units import metres_per_unit
-
-    reach = CONTEXT_REACH_FT * M_PER_FT / metres_per_unit(config.crs)
-    x0, y0, x1, y1 = site_union.bounds
-    bbox = (x0 - reach, y0 - reach, x1 + reach, y1 + reach)
-    out = {}
-    for name, (key, columns) in CONTEXT_LAYERS.items():
-        if not config.has(key):
-            continue
-        try:
-            frame = io.read_layer(config, key, bbox=bbox)
-        except SwmGisError:
-            continue
-        if len(frame):
-            keep = [c for c in columns if c in frame]
-            out[name] = gpd.GeoDataFrame(frame[keep], geometry=frame.geometry.values,
-                                         crs=frame.crs).reset_index(drop=True)
-    return out
 
 
 def _on_site(proposed: gpd.GeoDataFrame, site_union: shapely.Geometry,
@@ -597,54 +481,6 @@ def _rules_dict(config: TownConfig) -> dict[str, Any]:
             "small_existing_impervious_share")
     values = dataclasses.asdict(config.rules)
     return {k: values[k] for k in keep if k in values}
-
-
-# --------------------------------------------------------------------------- layers
-def _site_layers(site_union, disturbance, common_plan, crs, factor) -> dict[str, gpd.GeoDataFrame]:
-    out = {"site": gpd.GeoDataFrame(
-        {"area_sqft": [disturbance["area_sqft"]], "area_acres": [disturbance["area_acres"]],
-         "permit_required": [disturbance["permit_required"]]},
-        geometry=[site_union], crs=crs)}
-    if common_plan is not None:
-        plan = shapely.union(union_polygons(common_plan, what="common plan"), site_union)
-        sqft = float(plan.area) * factor
-        out["common_plan"] = gpd.GeoDataFrame(
-            {"area_sqft": [round(sqft, 2)], "area_acres": [round(sqft / SQFT_PER_ACRE, 4)]},
-            geometry=[plan], crs=crs)
-    return out
-
-
-def _mitigation_layer(mitigation: gpd.GeoDataFrame, rows: list[dict[str, Any]]
-                      ) -> gpd.GeoDataFrame:
-    table = pd.DataFrame(rows, columns=["id", "huc", "huc_name", "eligible", "huc_share",
-                                        "reason", "section"])
-    return gpd.GeoDataFrame(table, geometry=list(mitigation.geometry.values), crs=mitigation.crs)
-
-
-def _watershed_layer(hucs: dict[str, gpd.GeoDataFrame | None], watersheds: dict[str, Any],
-                     crs: Any) -> gpd.GeoDataFrame | None:
-    frames = []
-    for level, frame in hucs.items():
-        if frame is None or frame.empty:
-            continue
-        shares = {r["huc"]: r["share"] for r in watersheds.get(level, [])}
-        sub = frame.loc[frame["huc"].astype(str).isin(shares)]
-        if sub.empty:
-            continue
-        codes = sub["huc"].astype(str)
-        frames.append(gpd.GeoDataFrame(
-            {"level": level.upper(), "huc": codes.to_numpy(),
-             "name": sub["name"].astype(object).to_numpy(),
-             "site_share": codes.map(shares).to_numpy()},
-            geometry=sub.geometry.values, crs=crs))
-    if not frames:
-        return None
-    return gpd.GeoDataFrame(pd.concat(frames, ignore_index=True), geometry="geometry", crs=crs)
-
-
-def _plain(frame: gpd.GeoDataFrame) -> gpd.GeoDataFrame:
-    """Geometry only (user files may carry columns a GeoPackage cannot take as they are)."""
-    return gpd.GeoDataFrame(geometry=list(frame.geometry.values), crs=frame.crs)
 
 
 __all__ = ["DOCUMENT_KEYS", "SCHEMA_PATH", "ScreeningResult", "build_screening"]
