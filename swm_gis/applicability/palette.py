@@ -1,110 +1,178 @@
-"""Colours for the applicability legend: one distinct colour per class, readable in greyscale.
+"""The map key of the applicability classes: one look per class, the same in every town.
 
-The legend is grouped (:func:`legend_groups`): parcel size first ("large parcel": one acre,
-43,560 sq ft, or more, so the parcel alone can reach the permit trigger; :func:`size_label`),
-then the constraints found and the checks that could not be made.
+The key is data, ``swm_gis/tables/legend.toml``; this module reads it and gives every front end
+(the QGIS style, :mod:`swm_gis.applicability.style`; the web map, :mod:`swm_gis.webmap.site`;
+the printed map, :mod:`swm_gis.webmap.print_map`) the same answers:
 
-The applicability map has up to 32 classes (parcel size x four constraints) plus right-of-way,
-water and not-checked classes; 17 appear on the sample town. A categorised style that recycles a
-few greens (three pairs shared #12a612, #37bf37, #99f799) cannot be read, and nothing survives a
-greyscale print. Here each class gets
+* :func:`class_look` -- a class's look: its **fill** (the strongest constraint found, in the
+  table's fixed order ORW > impaired water > habitat > floodplain; without one "none" when every
+  check ran, "not-checked" otherwise), its **marks** (a pattern per further constraint, and the
+  not-checked pattern wherever a check did not run or the drainage left the town's data) and its
+  **outline** (heavy for a large parcel). It depends on the class alone, never on which other
+  classes a town has, so "large parcel; floodplain constraint" looks the same in Cambridge and
+  in the sample town.
+* :func:`key_entries` -- the key of a map: one entry per fill, mark and outline its classes use,
+  in the table's order, numbered from 1 (a dozen at most, not one per class).
 
-* its own **lightness** (CIE L*), one of values evenly spaced from dark to light, so a greyscale
-  copy still tells every class apart; the values are dealt out alternately from the dark and
-  the light half of the ramp in legend order (:func:`legend_lightness`), so two neighbours in
-  the legend differ by about half the range in grey (the first, most constrained class is the
-  darkest), and
-* its own **hue**, stepped by the golden angle so neighbours in the legend differ in colour too;
-  right-of-way is neutral grey and water is blue, whatever their lightness.
-
-Colours are computed in CIE LCh(ab) and brought into sRGB by lowering the chroma only, so the
-lightness (what greyscale shows) is exact. Pure Python, no dependencies.
-
-The QGIS style (:func:`swm_gis.applicability.style.applicability_qml`) draws the legend as a
-tree: a rule per size group (:func:`legend_groups`, labelled by :func:`size_label`), the classes
-under it by what follows the size, so labels stay short.
-
->>> class_colours(["large parcel; habitat constraint", "small parcel; no mapped constraints"])
-{'large parcel; habitat constraint': '#393605', 'small parcel; no mapped constraints': '#ccedfe'}
+>>> look = class_look("large parcel; habitat and ORW constraints; HUC not checked")
+>>> look.fill, look.marks, look.large
+('orw', ('habitat', 'not-checked'), True)
+>>> class_look("small parcel; no mapped constraints")
+Look(fill='none', marks=(), large=False)
 """
 
 from __future__ import annotations
 
-import math
+import tomllib
+from dataclasses import dataclass
+from functools import lru_cache
+from importlib import resources
+from itertools import combinations
+from typing import Any
 
 from swm_gis import formatting as fmt
 from swm_gis.units import SQFT_PER_ACRE
 
-#: Lightest and darkest L* used: white labels stay legible on the darkest, the lightest is not
-#: mistaken for the blank map.
-L_DARK = 22.0
-L_LIGHT = 92.0
-GOLDEN_ANGLE_DEG = 137.508
-START_HUE_DEG = 100.0  # an olive green first: a familiar "constraint" colour
-MAX_CHROMA = 60.0
-WATER_HUE_DEG = 250.0
-
-_D65 = (0.95047, 1.0, 1.08883)
+#: Pixels per millimetre on screen (CSS: 96 px per inch): how the web map draws a mark's
+#: spacing and width.
+PX_PER_MM = 96 / 25.4
 
 
-def lightness_ramp(n: int, *, dark: float = L_DARK, light: float = L_LIGHT) -> list[float]:
-    """``n`` L* values evenly spaced from ``dark`` to ``light`` (one value: the middle).
+@dataclass(frozen=True)
+class Look:
+    """How a class is drawn: ``fill`` and ``marks`` are keys of the legend table's entries;
+    ``large`` draws the heavy outline."""
 
-    >>> lightness_ramp(3)
-    [22.0, 57.0, 92.0]
+    fill: str
+    marks: tuple[str, ...]
+    large: bool
+
+
+@lru_cache(maxsize=1)
+def legend_table() -> dict[str, Any]:
+    """``swm_gis/tables/legend.toml``: ``order``, ``heading``, ``fill``, ``mark``, ``outline``."""
+    text = resources.files("swm_gis").joinpath("tables/legend.toml").read_text(encoding="utf-8")
+    return tomllib.loads(text)
+
+
+def fill_colours() -> dict[str, str]:
+    """Fill key -> ``#rrggbb``, in key order.
+
+    >>> fill_colours()["orw"], fill_colours()["none"]
+    ('#D55E00', '#FFFFFF')
     """
-    if n <= 0:
-        return []
-    if n == 1:
-        return [(dark + light) / 2]
-    step = (light - dark) / (n - 1)
-    return [dark + i * step for i in range(n)]
+    return {f["key"]: f["colour"] for f in legend_table()["fill"]}
 
 
-def lch_to_hex(lightness: float, chroma: float, hue_deg: float) -> str:
-    """An sRGB colour of exactly this CIE L* and hue, with the chroma lowered until it fits.
+def mark_styles() -> dict[str, dict[str, Any]]:
+    """Mark key -> its entry (``kind`` lines or dots, ``angle``, ``spacing_mm``, ``width_mm``,
+    ``colour``, ``label``), in key order."""
+    return {m["key"]: dict(m) for m in legend_table()["mark"]}
 
-    >>> lch_to_hex(50.0, 0.0, 0.0)
-    '#777777'
+
+@lru_cache(maxsize=1)
+def _class_facts() -> dict[str, tuple[bool, tuple[str, ...], bool]]:
+    """Every class name :func:`~swm_gis.applicability.classify.class_name` can write -> (large,
+    constraints found, something not checked or not determined). Built by asking it, so the
+    wording lives in one place."""
+    from swm_gis.applicability.classify import class_name
+    from swm_gis.applicability.overlays import CHECKED, CONSTRAINTS
+
+    names = [n for _, n in CONSTRAINTS]
+    checks = [n for _, n in CHECKED]
+    found_sets = [list(c) for r in range(len(names) + 1) for c in combinations(names, r)]
+    out: dict[str, tuple[bool, tuple[str, ...], bool]] = {}
+    for large in (True, False):
+        for found in found_sets:
+            for mask in range(1 << len(checks)):
+                unchecked = [c for i, c in enumerate(checks) if mask >> i & 1]
+                for leaves in (False, True):
+                    out[class_name(large, found, unchecked, leaves)] = (
+                        large, tuple(found), bool(unchecked) or leaves)
+    return out
+
+
+def class_look(name: str) -> Look:
+    """The look of a screening class (see the module's description).
+
+    A class no classification writes (an older file's) is drawn "not-checked": the key does not
+    claim what it cannot read.
+
+    >>> class_look("large parcel; floodplain constraint")
+    Look(fill='floodplain', marks=(), large=True)
+    >>> class_look("small parcel; no constraint found; NHESP not checked")
+    Look(fill='not-checked', marks=('not-checked',), large=False)
+    >>> class_look("water")
+    Look(fill='water', marks=(), large=False)
     """
-    c = max(0.0, chroma)
-    for _ in range(60):
-        rgb = _lab_to_srgb(lightness, c * math.cos(math.radians(hue_deg)),
-                           c * math.sin(math.radians(hue_deg)))
-        if all(-1e-9 <= v <= 1 + 1e-9 for v in rgb):
-            return "#" + "".join(f"{round(min(1.0, max(0.0, v)) * 255):02x}" for v in rgb)
-        c *= 0.9
-    rgb = _lab_to_srgb(lightness, 0.0, 0.0)
-    return "#" + "".join(f"{round(min(1.0, max(0.0, v)) * 255):02x}" for v in rgb)
+    table = legend_table()
+    special = {f["class"]: f["key"] for f in table["fill"] if "class" in f}
+    if name in special:
+        return Look(special[name], (), False)
+    facts = _class_facts().get(name)
+    if facts is None:
+        return Look("not-checked", ("not-checked",), False)
+    large, found, unknown = facts
+    by_constraint = {f["constraint"]: f["key"] for f in table["fill"] if "constraint" in f}
+    marks_by = {m["constraint"]: m["key"] for m in table["mark"] if "constraint" in m}
+    ranked = [c for c in table["order"] if c in found]
+    if ranked:
+        fill = by_constraint[ranked[0]]
+        marks = [marks_by[c] for c in ranked[1:]]
+    else:
+        fill, marks = ("not-checked" if unknown else "none"), []
+    if unknown:
+        marks.append("not-checked")
+    return Look(fill, tuple(marks), large)
 
 
-def greyscale_lightness(colour: str) -> float:
-    """The CIE L* of a ``#rrggbb`` colour: what a greyscale print or copy shows.
+def key_entries(classes: list[str], *, counts: dict[str, int] | None = None,
+                trigger_sqft: float = SQFT_PER_ACRE) -> list[dict[str, Any]]:
+    """The key of a map whose parcels have ``classes``: the fills, marks and outline they use.
 
-    >>> round(greyscale_lightness("#ffffff"), 6), round(greyscale_lightness("#000000"), 6)
-    (100.0, 0.0)
+    Each entry: ``n`` (its number, from 1, in the table's order), ``kind`` (``fill``, ``mark``
+    or ``outline``), ``key``, ``label``, ``heading`` (the group it is listed under), ``colour``
+    (a fill's colour; a mark's or outline's ink), ``ink`` (black or white, the legible text on
+    the entry's swatch), ``pattern`` (a mark's style, else None) and ``parcels`` (how many
+    parcels it applies to, from ``counts``: class -> parcels).
+
+    >>> [(e["n"], e["kind"], e["key"]) for e in key_entries(
+    ...     ["large parcel; habitat and floodplain constraints", "water"])]
+    [(1, 'fill', 'habitat'), (2, 'fill', 'water'), (3, 'mark', 'floodplain'), \
+(4, 'outline', 'large')]
     """
-    r, g, b = (_linear(int(colour[i:i + 2], 16) / 255) for i in (1, 3, 5))
-    y = 0.2126 * r + 0.7152 * g + 0.0722 * b
-    return 116 * _f(y) - 16
+    table = legend_table()
+    counts = counts or {}
+    used: dict[tuple[str, str], int] = {}
+    for name in dict.fromkeys(c for c in classes if c is not None):
+        look, n = class_look(name), int(counts.get(name, 0))
+        for part in [("fill", look.fill), *(("mark", m) for m in look.marks)] + (
+                [("outline", "large")] if look.large else []):
+            used[part] = used.get(part, 0) + n
+    heads = table["heading"]
+    rows = [("fill", f["key"], f["label"], f["colour"], None) for f in table["fill"]]
+    rows += [("mark", m["key"], m["label"], m["colour"], _pattern(m)) for m in table["mark"]]
+    out = table["outline"]
+    rows.append(("outline", out["key"], size_label("large parcel", trigger_sqft=trigger_sqft),
+                 out["colour"], None))
+    entries = []
+    for kind, key, label, colour, pattern in rows:
+        if (kind, key) not in used:
+            continue
+        swatch = colour if kind == "fill" else "#FFFFFF"
+        entries.append({"n": len(entries) + 1, "kind": kind, "key": key, "label": label,
+                        "heading": heads[kind], "colour": colour, "ink": ink(swatch),
+                        "pattern": pattern, "parcels": used[(kind, key)]})
+    return entries
 
 
-def legend_lightness(n: int, *, dark: float = L_DARK, light: float = L_LIGHT) -> list[float]:
-    """``n`` distinct L* values for ``n`` legend entries in order: the ramp of
-    :func:`lightness_ramp` dealt out alternately from its dark and its light half, so that
-    neighbours differ by about half the range; the first entry is the darkest.
-
-    >>> [round(v, 1) for v in legend_lightness(5)]
-    [22.0, 74.5, 39.5, 92.0, 57.0]
-    """
-    ramp = lightness_ramp(n, dark=dark, light=light)
-    half = (n + 1) // 2
-    order = [i // 2 if i % 2 == 0 else half + i // 2 for i in range(n)]
-    return [ramp[k] for k in order]
+def _pattern(mark: dict[str, Any]) -> dict[str, Any]:
+    return {"kind": mark["kind"], "angle": mark.get("angle", 0),
+            "spacing_mm": mark["spacing_mm"], "width_mm": mark["width_mm"]}
 
 
 def size_label(size: str, *, trigger_sqft: float = SQFT_PER_ACRE) -> str:
-    """The legend heading of a size group, with "large parcel" defined.
+    """The key's words for a parcel size, with "large parcel" defined.
 
     >>> size_label("large parcel")
     'Large parcel: 1 acre (43,560 sq ft) or more, can reach the permit trigger alone'
@@ -120,86 +188,40 @@ def size_label(size: str, *, trigger_sqft: float = SQFT_PER_ACRE) -> str:
     return size[:1].upper() + size[1:]
 
 
-def class_colours(classes: list[str]) -> dict[str, str]:
-    """One distinct colour per class, in the order given (first = darkest; neighbours far
-    apart in lightness, :func:`legend_lightness`).
+# ---------------------------------------------------------------- contrast (WCAG 2)
+def relative_luminance(colour: str) -> float:
+    """WCAG 2 relative luminance of ``#rrggbb`` (0 black .. 1 white).
 
-    Parameters
-    ----------
-    classes
-        Class names in legend order (e.g. ``applicability.all_classes()`` filtered to those
-        present). A name mentioning right-of-way is drawn neutral grey, one mentioning water
-        blue; every class keeps its own lightness.
-
-    Returns
-    -------
-    dict
-        Class name -> ``#rrggbb``.
+    >>> relative_luminance("#FFFFFF"), relative_luminance("#000000")
+    (1.0, 0.0)
     """
-    names = list(dict.fromkeys(classes))
-    out: dict[str, str] = {}
-    for i, (name, lightness) in enumerate(zip(names, legend_lightness(len(names)),
-                                              strict=True)):
-        hue, chroma = _hue_of(name, i)
-        out[name] = lch_to_hex(lightness, chroma, hue)
-    return out
+    r, g, b = (_linear(int(colour[i:i + 2], 16) / 255) for i in (1, 3, 5))
+    return 0.2126 * r + 0.7152 * g + 0.0722 * b
 
 
-def legend_groups(classes: list[str]) -> dict[str, list[str]]:
-    """The classes under two-level legend headings: parcel size first, then the rest.
+def contrast_ratio(a: str, b: str) -> float:
+    """WCAG 2 contrast ratio of two colours (1 .. 21).
 
-    ``"large parcel; habitat constraint"`` goes under ``"large parcel"`` as ``"habitat
-    constraint"``; a class without ``"; "`` (right-of-way, water) under ``"not a parcel"``.
-
-    >>> legend_groups(["large parcel; habitat constraint", "water", "small parcel; no mapped "
-    ...                "constraints"])
-    {'large parcel': ['habitat constraint'], 'not a parcel': ['water'], \
-'small parcel': ['no mapped constraints']}
+    >>> round(contrast_ratio("#000000", "#FFFFFF"), 1)
+    21.0
     """
-    groups: dict[str, list[str]] = {}
-    for name in dict.fromkeys(classes):
-        head, sep, rest = name.partition("; ")
-        if sep:
-            groups.setdefault(head, []).append(rest)
-        else:
-            groups.setdefault("not a parcel", []).append(name)
-    return groups
+    hi, lo = sorted((relative_luminance(a), relative_luminance(b)), reverse=True)
+    return (hi + 0.05) / (lo + 0.05)
 
 
-def _hue_of(name: str, index: int) -> tuple[float, float]:
-    low = name.lower()
-    if "right-of-way" in low or "right of way" in low or low.startswith("row"):
-        return 0.0, 0.0
-    if "water" in low and "impaired" not in low and "orw" not in low:
-        return WATER_HUE_DEG, MAX_CHROMA
-    return (START_HUE_DEG + index * GOLDEN_ANGLE_DEG) % 360.0, MAX_CHROMA
+def ink(colour: str) -> str:
+    """Black or white, whichever reads better on ``colour``.
 
-
-def _f(t: float) -> float:
-    return t ** (1 / 3) if t > (6 / 29) ** 3 else t / (3 * (6 / 29) ** 2) + 4 / 29
-
-
-def _f_inv(t: float) -> float:
-    return t ** 3 if t > 6 / 29 else 3 * (6 / 29) ** 2 * (t - 4 / 29)
+    >>> ink("#0072B2"), ink("#E69F00")
+    ('#FFFFFF', '#000000')
+    """
+    return "#000000" if contrast_ratio(colour, "#000000") >= contrast_ratio(colour, "#FFFFFF") \
+        else "#FFFFFF"
 
 
 def _linear(v: float) -> float:
     return v / 12.92 if v <= 0.04045 else ((v + 0.055) / 1.055) ** 2.4
 
 
-def _gamma(v: float) -> float:
-    return 12.92 * v if v <= 0.0031308 else 1.055 * max(v, 0.0) ** (1 / 2.4) - 0.055
-
-
-def _lab_to_srgb(lightness: float, a: float, b: float) -> tuple[float, float, float]:
-    fy = (lightness + 16) / 116
-    x, y, z = (_D65[0] * _f_inv(fy + a / 500), _D65[1] * _f_inv(fy),
-               _D65[2] * _f_inv(fy - b / 200))
-    r = 3.2404542 * x - 1.5371385 * y - 0.4985314 * z
-    g = -0.9692660 * x + 1.8760108 * y + 0.0415560 * z
-    bl = 0.0556434 * x - 0.2040259 * y + 1.0572252 * z
-    return _gamma(r), _gamma(g), _gamma(bl)
-
-
-__all__ = ["class_colours", "greyscale_lightness", "lch_to_hex", "legend_groups",
-           "legend_lightness", "lightness_ramp", "size_label"]
+__all__ = ["PX_PER_MM", "Look", "class_look", "contrast_ratio", "fill_colours", "ink",
+           "key_entries", "legend_table", "mark_styles", "relative_luminance", "size_label"]
