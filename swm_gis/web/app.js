@@ -25,6 +25,9 @@
   var LEGEND = META.legend;
   var BY_N = {};
   LEGEND.forEach(function (e) { BY_N[e.n] = e; });
+  // the map key (assets/key.js): the colours, patterns and outline the classes use
+  var KEY = META.key || [];
+  var LOOKS = window.SWM_KEY.make(KEY);
   var D = META.habitat_distance_ft;
   var LABEL_ZOOM = 18;
   var MAX_LABELS = 400;
@@ -177,9 +180,23 @@
     return "Parcel " + (p.ml || p.id);
   }
 
+  // "Map key 3: ...; patterns 7 (...); outline 9 (...). Class: ..." (the key's numbers)
+  function lookWords(cls) {
+    var fill = LOOKS.entry("fill", cls.fill) || { n: "?", label: cls.fill };
+    var text = "Map key " + fill.n + ": " + fill.label;
+    var marks = (cls.marks || []).map(function (m) {
+      var e = LOOKS.entry("mark", m);
+      return e ? e.n + " (" + e.label.charAt(0).toLowerCase() + e.label.slice(1) + ")" : m;
+    });
+    if (marks.length) { text += "; pattern" + (marks.length > 1 ? "s " : " ") + marks.join(", "); }
+    if (cls.large && OUTLINE) { text += "; outline " + OUTLINE.n + " (large parcel)"; }
+    return text + ". Class: " + cls.label + ".";
+  }
+
   function renderCard(idx) {
     var p = record(idx);
-    var cls = BY_N[p.c] || { n: "?", value: "unclassified", label: "unclassified", colour: "#ffffff" };
+    var cls = BY_N[p.c] || { n: "?", key: "?", value: "unclassified", label: "unclassified",
+                             colour: "#ffffff", marks: [], fill: "not-checked" };
     var results = {};
     var rows = FINDINGS.map(function (f) {
       var r = f[2](p);
@@ -216,10 +233,8 @@
     var link = "#parcel=" + encodeURIComponent(p.id);
     card.innerHTML =
       "<h2 id=\"card-title\">" + esc(parcelTitle(p)) + "</h2>" +
-      "<p class=\"card-class\"><span class=\"swatch" + (cls.hatch ? " hatch" : "") +
-      (cls.large ? " large" : "") + "\" style=\"background-color:" + esc(cls.colour) +
-      "\" aria-hidden=\"true\">" + esc(cls.n) + "</span> <span data-field=\"class\">Map class " +
-      esc(cls.n) + ": " + esc(cls.label) + "</span></p>" +
+      "<p class=\"card-class\"><span class=\"card-swatch\"></span> <span data-field=\"class\">" +
+      esc(lookWords(cls)) + "</span></p>" +
       "<p class=\"headline\" data-field=\"headline\">" + esc(headline(p, cls, results)) + "</p>" +
       "<dl class=\"facts\">" + ids + rows.join("") + "</dl>" +
       "<h3>What Chapter 320 says</h3>" + quotes +
@@ -233,6 +248,7 @@
       "<p class=\"card-actions\"><a id=\"card-link\" href=\"" + esc(link) + "\">Link to this " +
       "card</a> <button type=\"button\" id=\"card-print\">Print this card</button> " +
       "<button type=\"button\" id=\"card-close\">Close the card</button></p>";
+    card.querySelector(".card-swatch").appendChild(LOOKS.swatch(cls, 40, 24));
     card.hidden = false;
     card.setAttribute("data-parcel", p.id);
     document.getElementById("card-print").addEventListener("click", function () { window.print(); });
@@ -253,21 +269,10 @@
   map.attributionControl.setPrefix("Map drawn with Leaflet (licence: assets/leaflet/LICENSE)");
   map.attributionControl.addAttribution(esc(META.town) + " data, " + esc(META.generated));
 
-  function patternFor(colour) {
-    var c = document.createElement("canvas");
-    c.width = 8; c.height = 8;
-    var g = c.getContext("2d");
-    g.fillStyle = colour; g.fillRect(0, 0, 8, 8);
-    var rgb = [1, 3, 5].map(function (i) { return parseInt(colour.slice(i, i + 2), 16); });
-    var light = (0.2126 * rgb[0] + 0.7152 * rgb[1] + 0.0722 * rgb[2]) > 140;
-    g.strokeStyle = light ? "rgba(0,0,0,0.55)" : "rgba(255,255,255,0.7)";
-    g.lineWidth = 1.5;
-    g.beginPath(); g.moveTo(0, 8); g.lineTo(8, 0); g.moveTo(-2, 2); g.lineTo(2, -2);
-    g.moveTo(6, 10); g.lineTo(10, 6); g.stroke();
-    return g.createPattern(c, "repeat");
-  }
   var FILL = {};
-  LEGEND.forEach(function (e) { FILL[e.n] = e.hatch ? patternFor(e.colour) : e.colour; });
+  var scratch = document.createElement("canvas").getContext("2d");
+  LEGEND.forEach(function (e) { FILL[e.n] = LOOKS.fillFor(scratch, e.colour, e.marks); });
+  var OUTLINE = LOOKS.entry("outline", "large");
 
   // ------------------------------------------------------------------ the shapes
   // Every layer comes pre-projected (Web Mercator, zoom 0) and quantised in one string each
@@ -329,8 +334,8 @@
       g2.fillStyle = FILL[CLS[i]] || "#ffffff";
       g2.fill("evenodd");
       g2.globalAlpha = 1;
-      g2.strokeStyle = e.large ? "#505050" : "#969696";
-      g2.lineWidth = e.large ? 1.4 : 0.5;
+      g2.strokeStyle = e.large && OUTLINE ? OUTLINE.colour : "#969696";
+      g2.lineWidth = e.large ? 1.8 : 0.5;
       g2.stroke();
     }
     if (highlighted !== null && PARCEL.shapes[highlighted]) {
@@ -373,7 +378,7 @@
       if (!p || p[0] * scale < view.min.x || p[0] * scale > view.max.x ||
           p[1] * scale < view.min.y || p[1] * scale > view.max.y) { continue; }
       L.marker(labelAt(i), { interactive: false, keyboard: false,
-                             icon: L.divIcon({ className: "parcel-label", html: String(CLS[i]),
+                             icon: L.divIcon({ className: "parcel-label", html: String((BY_N[CLS[i]] || {}).key || "?"),
                                                iconSize: [20, 14] }) }).addTo(labelLayer);
       shown++;
     }
@@ -451,23 +456,36 @@
   // ------------------------------------------------------------------ legend and about
   var legendList = document.getElementById("legend-list");
   var lastGroup = "";
-  LEGEND.forEach(function (e) {
-    if (e.group && e.group !== lastGroup) {  // the QGIS legend's heading ("Large parcel: ...")
+  KEY.forEach(function (e) {
+    if (e.heading !== lastGroup) {  // the QGIS legend's headings: colour, pattern, outline
       var head = document.createElement("li");
       head.className = "legend-group";
-      head.textContent = e.group;
+      head.textContent = e.heading;
       legendList.appendChild(head);
     }
-    lastGroup = e.group || "";
+    lastGroup = e.heading;
     var li = document.createElement("li");
     li.className = "legend-item";
-    li.setAttribute("data-class", e.value);
-    li.innerHTML = "<span class=\"swatch" + (e.hatch ? " hatch" : "") + (e.large ? " large" : "") +
-      "\" style=\"background-color:" + esc(e.colour) + "\" data-colour=\"" + esc(e.colour) +
-      "\" aria-hidden=\"true\">" + esc(e.n) + "</span><span class=\"legend-label\">" +
-      "<span class=\"visually-hidden\">Class " + esc(e.n) + ": </span>" + esc(e.label) +
-      " <span class=\"count\">(" + fmtInt(e.parcels) + " parcel" + (e.parcels === 1 ? "" : "s") +
-      ")</span></span>";
+    li.setAttribute("data-kind", e.kind);
+    li.setAttribute("data-key", e.key);
+    li.setAttribute("data-colour", e.colour);
+    li.setAttribute("data-pattern", e.pattern ? (e.pattern.kind === "dots" ? "dots"
+      : "lines:" + e.pattern.angle) : "");
+    var sw = document.createElement("span");
+    sw.className = "swatch";
+    sw.appendChild(LOOKS.swatch(LOOKS.entryLook(e), 40, 24));
+    var num = document.createElement("span");
+    num.className = "swatch-number";
+    num.setAttribute("aria-hidden", "true");
+    num.textContent = e.n;
+    sw.appendChild(num);
+    li.appendChild(sw);
+    var label = document.createElement("span");
+    label.className = "legend-label";
+    label.innerHTML = "<span class=\"visually-hidden\">Map key " + esc(e.n) + ": </span>" +
+      esc(e.label) + " <span class=\"count\">(" + fmtInt(e.parcels) + " parcel" +
+      (e.parcels === 1 ? "" : "s") + ")</span>";
+    li.appendChild(label);
     legendList.appendChild(li);
   });
 

@@ -4,7 +4,8 @@ Reads the applicability map (a GeoPackage written by ``swm-gis applicability``, 
 here), the assessing table's site addresses and the context layers (town boundary, streets,
 water), and writes a static site that opens from a folder or any web server, offline:
 ``index.html``, ``data/data.js``, ``assets/`` (the page's script and style, Leaflet with its
-licence) and ``publish.json`` (what the site rests on). The page itself is assembled by
+licence), ``applicability_map.pdf`` (the whole map on a printable page, same key) and
+``publish.json`` (what the site rests on). The page itself is assembled by
 :mod:`swm_gis.webmap.site`; docs/publish.md describes what a visitor sees.
 
 Nothing is published beyond the applicability map, the site addresses and the context layers:
@@ -36,13 +37,15 @@ from swm_gis.io.outputs import api_output_dir, config_inputs, final_paths
 from swm_gis.messages import option
 from swm_gis.progress import Progress, quiet
 from swm_gis.units import FT_PER_M, metres_per_unit
-from swm_gis.webmap import encode, search, site
+from swm_gis.webmap import encode, print_map, search, site
 
 #: Default display simplification (feet): under a metre, invisible at the zoom a parcel is read
 #: at, and it keeps Cambridge's 13,035 parcels well under 15 MB. Cards never use these shapes.
 DEFAULT_SIMPLIFY_FT = 1.5
 #: The context layers drawn under the parcels, in drawing order.
 CONTEXT_LAYERS = ("waterbodies", "streams", "streets", "town_boundary")
+#: The printable map of the site (:mod:`swm_gis.webmap.print_map`), linked from the page.
+PRINT_FILE = "applicability_map.pdf"
 #: The columns a GeoPackage must have to be published.
 REQUIRED_COLUMNS = ("parcel_id", "screening_class", "area_sqft")
 
@@ -65,7 +68,10 @@ class WebMap:
     simplify_ft
         The display simplification tolerance, in feet.
     legend
-        The legend entries (number, class, colour, parcels), in the QGIS style's order.
+        The classes on the map (number, class, look, parcels), in legend order.
+    key
+        The map key (:func:`swm_gis.applicability.palette.key_entries`): the colours, patterns
+        and outline the classes use, numbered as in the QGIS style and the printed map.
     warnings
         Things the page could not show (a context layer that could not be read).
     addressed
@@ -78,13 +84,15 @@ class WebMap:
     size_bytes: int
     simplify_ft: float
     legend: list[dict[str, Any]] = field(default_factory=list)
+    key: list[dict[str, Any]] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
     addressed: int = 0
 
     @property
     def summary_lines(self) -> list[str]:
         """A few lines for people: what was published and how big it is."""
-        lines = [f"{self.parcels:,} parcels published in {len(self.legend)} classes; site "
+        lines = [f"{self.parcels:,} parcels published in {len(self.legend)} classes "
+                 f"(a map key of {len(self.key)} entries); site "
                  f"{self.size_bytes / 1e6:.1f} MB (display geometry simplified by "
                  f"{self.simplify_ft:g} ft; card figures from the exact map)",
                  f"{self.addressed:,} of {self.parcels:,} parcels have a site address to search "
@@ -160,12 +168,24 @@ def publish(config: TownConfig | str | os.PathLike, out: str | os.PathLike, *,
         data, meta, warnings = build_site_data(cfg, amap, tolerance_ft=tolerance_ft)
         progress(0.85, "writing the site")
         written = site.write_site(stage, data, meta)
+        written[PRINT_FILE] = _print_map(stage / PRINT_FILE, amap.frame, data["meta"])
         size = sum(p.stat().st_size for p in written.values())
     files = final_paths(written, stage, final) if stage != final else written
     progress(1.0, "done")
     return WebMap(path=final, files=files, parcels=data["meta"]["parcels"], size_bytes=size,
-                  simplify_ft=tolerance_ft, legend=data["meta"]["legend"], warnings=warnings,
+                  simplify_ft=tolerance_ft, legend=data["meta"]["legend"], key=data["meta"]["key"],
+                  warnings=warnings,
                   addressed=data["search"]["addressed"])
+
+
+def _print_map(path: Path, frame: gpd.GeoDataFrame, meta: dict[str, Any]) -> Path:
+    """``applicability_map.pdf``: the whole town on a page with the web map's key."""
+    synthetic = meta["synthetic"] and "synthetic" not in meta["town"].lower()
+    town = meta["town"] + (" (synthetic sample town)" if synthetic else "")
+    return print_map.write_map_pdf(
+        path, frame, meta["legend"], meta["key"], title=meta["title"],
+        subtitle=f"{town}: every parcel under the Stormwater Management Rules and Regulations "
+                 f"(Chapter 320), by what the town's data shows. Generated {meta['generated']}.")
 
 
 def check_site_folder(out: str | os.PathLike, *, overwrite: bool) -> None:
@@ -315,7 +335,10 @@ def build_site_data(cfg: TownConfig, amap: Applicability, *, tolerance_ft: float
                         "searches its assessing table")
     classes = frame["screening_class"].astype(object).tolist()
     counts = pd.Series(classes, dtype=object).value_counts().to_dict()
-    legend = site.legend_entries(classes, qml=amap.qml, counts=counts)
+    params = amap.run.get("parameters") or {}
+    trigger_sqft = float(params.get("trigger_sqft", cfg.rules.trigger_sqft))
+    legend = site.legend_entries(classes, counts=counts, trigger_sqft=trigger_sqft)
+    key = site.map_key(classes, counts=counts, trigger_sqft=trigger_sqft)
     assess = _assess(cfg, warnings)
     owners = site.owners_by_parcel(assess) if cfg.publish.include_owners else None
     records = site.card_records(frame, legend, addresses=site.addresses_by_parcel(assess),
@@ -326,7 +349,6 @@ def build_site_data(cfg: TownConfig, amap: Applicability, *, tolerance_ft: float
                                   tolerance=tol)
     context = _context(cfg, tol, warnings)
     generated = dt.datetime.now(dt.UTC)
-    params = amap.run.get("parameters") or {}
     rule_ft = params.get("habitat_distance_ft", cfg.rules.habitat_distance_ft)
     sources = _public_sources(cfg, amap.checks)
     checks = {c["name"]: {"ran": bool(c["ran"]), "note": c.get("note"),
@@ -343,9 +365,10 @@ def build_site_data(cfg: TownConfig, amap: Applicability, *, tolerance_ft: float
         "generated_utc": generated.isoformat(timespec="seconds"),
         "map_computed_utc": amap.run.get("written_utc"),
         "habitat_distance_ft": float(rule_ft),
-        "trigger_sqft": float(params.get("trigger_sqft", cfg.rules.trigger_sqft)),
+        "trigger_sqft": trigger_sqft,
         "simplify_ft": tolerance_ft, "checks": checks, "sources": sources,
-        "legend": legend, "quotes": site.quotes(), "owners_published": owners is not None,
+        "legend": legend, "key": key, "quotes": site.quotes(),
+        "owners_published": owners is not None,
         "parcels": len(records),
     }
     meta["addressed"] = index["addressed"]
