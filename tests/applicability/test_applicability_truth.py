@@ -27,7 +27,7 @@ from support.applicabilitykit import FT, X0, Y0, drainage_town, frame, sq, town_
 from support.townkit import CAMBRIDGE_CONFIG, CRS, SAMPLE_CONFIG, write_town
 
 from swm_gis.applicability import run as ap
-from swm_gis.applicability.palette import greyscale_lightness
+from swm_gis.applicability.palette import class_look, fill_colours
 from swm_gis.cli import main
 from swm_gis.config.town import load_config
 from swm_gis.errors import ConfigError, CrsError
@@ -239,31 +239,33 @@ def test_cambridge_says_nhesp_huc_orw_and_impaired_waters_not_checked(tmp_path):
 
 
 # --------------------------------------------------------------------------- legend colours
-def _style_fills(gpkg: Path) -> dict[str, str]:
+def _style_looks(gpkg: Path) -> dict[str, dict]:
     from swm_gis.applicability.style import style_classes
 
     con = sqlite3.connect(str(gpkg))
     qml = con.execute("SELECT styleQML FROM layer_styles WHERE useAsDefault").fetchone()[0]
     con.close()
-    return {cls: v["colour"] for cls, v in style_classes(qml).items()}
+    return style_classes(qml)
 
 
-def test_sample_style_has_one_distinct_colour_and_grey_per_class(sample_run):
+def test_sample_style_is_the_map_key_not_a_colour_per_class(sample_run):
+    """Issue 38: the stored style draws each class by the package's key (colour = strongest
+    constraint, patterns = the others), so 20-odd classes share a handful of colours."""
     res, _ = sample_run
-    fills = _style_fills(res.path)
+    looks = _style_looks(res.path)
     classes = set(res.summary["screening_class"])
-    assert set(fills) == classes and len(classes) >= 20
-    assert len(set(fills.values())) == len(classes)
-    greys = sorted(greyscale_lightness(c) for c in fills.values())
-    assert min(np.diff(greys)) >= 2.0  # L* units: tells apart on a greyscale print
-    # neighbours in the legend are far apart in grey (dealt from both halves of the ramp)
-    in_order = [greyscale_lightness(c) for c in fills.values()]
-    assert min(abs(np.diff(in_order))) >= 25.0
-    assert fills["right-of-way"].lstrip("#")[:2] * 3 == fills["right-of-way"].lstrip("#")
-    # legend order: large, heavily constrained parcels darkest
-    order = list(fills)
-    assert order == ap.class_order(order)
-    assert greyscale_lightness(fills[order[0]]) < greyscale_lightness(fills[order[-3]])
+    assert set(looks) == classes and len(classes) >= 20
+    colours = fill_colours()
+    for cls, look in looks.items():
+        assert look["colour"] == colours[class_look(cls).fill], cls
+        assert tuple(look["marks"]) == class_look(cls).marks, cls
+        assert look["large"] == cls.startswith("large parcel"), cls
+    assert len({look["colour"] for look in looks.values()}) <= len(colours)
+    assert looks["right-of-way"]["colour"] == colours["right-of-way"]
+    # the strongest constraint wins: ORW over impaired water whatever else was found
+    both = [c for c in classes if "ORW" in c and "impaired-water" in c]
+    assert both and all(looks[c]["colour"] == colours["orw"] for c in both)
+    assert all("impaired-water" in looks[c]["marks"] for c in both)
 
 
 # --------------------------------------------------------------------------- every core

@@ -22,8 +22,7 @@ from support.townkit import REPO, SAMPLE_CONFIG
 
 import swm_gis
 from swm_gis.applicability.classify import class_order
-from swm_gis.applicability.palette import class_colours
-from swm_gis.applicability.style import applicability_qml
+from swm_gis.applicability.palette import fill_colours
 from swm_gis.cli import main
 from swm_gis.config.town import parse_config
 from swm_gis.errors import ConfigError, InputFileError, OutputError, OutputExistsError
@@ -58,40 +57,36 @@ CLASSES = ["small parcel; no mapped constraints", "water",
            "small parcel; no constraint found; NHESP not checked", "right-of-way"]
 
 
-def test_legend_is_the_qgis_styles_classes_and_colours():
-    legend = site.legend_entries(CLASSES, qml=applicability_qml(CLASSES),
-                                 counts={"water": 2})
+def test_legend_entries_are_the_classes_with_their_looks_from_the_key():
+    legend = site.legend_entries(CLASSES, counts={"water": 2})
     ordered = class_order(CLASSES)
-    colours = class_colours(ordered)
+    colours = fill_colours()
     assert [e["value"] for e in legend] == ordered
-    assert [e["colour"] for e in legend] == [colours[c] for c in ordered]
     assert [e["n"] for e in legend] == [1, 2, 3, 4, 5]
     by = {e["value"]: e for e in legend}
-    assert by["large parcel; habitat and floodplain constraints"]["large"] is True
-    assert by["small parcel; no constraint found; NHESP not checked"]["hatch"] is True
-    assert by["small parcel; no mapped constraints"]["hatch"] is False
+    big = by["large parcel; habitat and floodplain constraints"]
+    assert (big["fill"], big["colour"], big["marks"], big["large"]) == (
+        "habitat", colours["habitat"], ["floodplain"], True)
+    unchecked = by["small parcel; no constraint found; NHESP not checked"]
+    assert (unchecked["fill"], unchecked["marks"]) == ("not-checked", ["not-checked"])
+    assert by["small parcel; no mapped constraints"]["marks"] == []
     assert by["water"]["parcels"] == 2 and by["right-of-way"]["parcels"] == 0
+    # each class points at its colour's number in the map key
+    key = {(e["kind"], e["key"]): e["n"] for e in site.map_key(CLASSES)}
+    assert all(e["key"] == key[("fill", e["fill"])] for e in legend)
 
 
-def test_legend_without_a_stored_style_is_generated_the_same():
-    assert site.legend_entries(CLASSES) == site.legend_entries(CLASSES,
-                                                               qml=applicability_qml(CLASSES))
-
-
-def test_legend_from_a_style_missing_a_class_is_regenerated():
-    """A style stored for other classes does not leave a class without a colour."""
-    legend = site.legend_entries(CLASSES, qml=applicability_qml(CLASSES[:2]))
-    assert [e["value"] for e in legend] == class_order(CLASSES)
-
-
-def test_legend_from_qml_reads_qgis_categories():
-    cats = site.legend_from_qml(applicability_qml(["water", "right-of-way"]))
-    colours = class_colours(class_order(["water", "right-of-way"]))
-    assert [(c["value"], c["colour"]) for c in cats] == [("right-of-way",
-                                                          colours["right-of-way"]),
-                                                         ("water", colours["water"])]
-    assert {c["group"] for c in cats} == {"Not a parcel"}
-    assert site.legend_from_qml("<not a style") == []
+def test_map_key_lists_the_fills_patterns_and_outline_in_use():
+    key = site.map_key(CLASSES, counts={"water": 2, "right-of-way": 4})
+    # fills: habitat, none, not-checked, right-of-way, water; patterns: floodplain,
+    # not-checked; outline: the large parcel
+    assert [(e["n"], e["kind"], e["key"]) for e in key] == [
+        (1, "fill", "habitat"), (2, "fill", "none"), (3, "fill", "not-checked"),
+        (4, "fill", "right-of-way"), (5, "fill", "water"), (6, "mark", "floodplain"),
+        (7, "mark", "not-checked"), (8, "outline", "large")]
+    assert key[3]["parcels"] == 4 and key[4]["parcels"] == 2
+    assert key[5]["pattern"] == {"kind": "lines", "angle": 0, "spacing_mm": 1.6,
+                                 "width_mm": 0.25}
 
 
 # --------------------------------------------------------------------------- cards
@@ -279,7 +274,8 @@ def test_owners_published_on_the_opt_in(sample_gpkg, tmp_path):
 
 def test_site_files_and_record(sample_gpkg, tmp_path):
     web = swm_gis.publish(SAMPLE_CONFIG, tmp_path / "site", source=sample_gpkg)
-    assert set(web.files) == {"index.html", "publish.json", "data/data.js", *site.STATIC_FILES}
+    assert set(web.files) == {"index.html", "publish.json", "data/data.js",
+                              "applicability_map.pdf", *site.STATIC_FILES}
     assert web.parcels == 3167 and web.size_bytes == sum(
         p.stat().st_size for p in (tmp_path / "site").rglob("*") if p.is_file())
     record = json.loads((tmp_path / "site" / "publish.json").read_text(encoding="utf-8"))
@@ -302,6 +298,11 @@ def test_site_files_and_record(sample_gpkg, tmp_path):
         encoding="utf-8")
     html = (tmp_path / "site" / "index.html").read_text(encoding="utf-8")
     assert "Synthetic sample town" in html and "connect-src 'none'" in html
+    assert 'href="applicability_map.pdf"' in html
+    # the key: a dozen entries for the sample's 27 classes, said in the summary
+    assert len(web.legend) == 27 and len(web.key) == 12 == len(record["key"])
+    assert "3,167 parcels published in 27 classes (a map key of 12 entries)" in \
+        web.summary_lines[0]
     assert "http://" not in html and "https://" not in html  # no CDN, nothing remote
     licence = tmp_path / "site" / "assets" / "leaflet" / "LICENSE"
     assert "Volodymyr Agafonkin" in licence.read_text(encoding="utf-8")
