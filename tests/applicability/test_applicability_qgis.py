@@ -7,7 +7,7 @@ import sys
 
 import pytest
 from support.applicabilitykit import town_layers
-from support.qgisstylekit import rule_classes
+from support.qgisstylekit import rule_classes, styled_classes
 from support.townkit import write_town
 
 from swm_gis.applicability import run as ap
@@ -19,7 +19,7 @@ QGIS_PLUGINS = "/usr/share/qgis/python/plugins"
 
 
 @pytest.mark.qgis
-def test_output_opens_in_qgis_with_its_grouped_style(qgis_app, tmp_path):
+def test_output_opens_in_qgis_styled_by_the_map_key(qgis_app, tmp_path):
     from qgis.core import QgsVectorLayer, QgsWkbTypes
 
     res = ap.run_applicability(load_config(write_town(tmp_path, town_layers())),
@@ -31,20 +31,30 @@ def test_output_opens_in_qgis_with_its_grouped_style(qgis_app, tmp_path):
     renderer = layer.renderer()
     assert renderer.type() == "RuleRenderer"
     groups = rule_classes(renderer)
-    values = {c for kids in groups.values() for c in kids}
+    values = styled_classes(renderer)
     assert values == set(res.summary["screening_class"])
-    # grouped by size, "large parcel" defined in its heading; children say what follows it
-    large = next(g for g in groups if g.startswith("Large parcel"))
-    assert "1 acre (43,560 sq ft) or more" in large
-    assert all(label == cls.split("; ", 1)[1] for cls, label in groups[large].items())
-    # every feature falls in exactly one rule of the stored style
+    # the legend is the map key: colour, then patterns, then the outline, each entry numbered
+    heads = list(groups)
+    assert heads[0].startswith("Colour: the strongest constraint found")
+    labels = [label for rules in groups.values() for label in rules]
+    assert [int(label.split(".", 1)[0]) for label in labels] == list(range(1, len(labels) + 1))
+    outline = groups.get("Outline: parcel size", {})
+    assert all("1 acre (43,560 sq ft) or more" in label for label in outline)
+    # each feature: exactly one colour rule, then a rule per pattern of its look, then the
+    # outline of a large parcel (drawn in that order)
     from qgis.core import QgsRenderContext
+
+    from swm_gis.applicability.palette import class_look
 
     ctx = QgsRenderContext()
     renderer.startRender(ctx, layer.fields())
     for f in layer.getFeatures():
-        assert f["screening_class"] in values
-        assert len(renderer.symbolsForFeature(f, ctx)) == 1
+        look = class_look(f["screening_class"])
+        symbols = renderer.symbolsForFeature(f, ctx)
+        assert len(symbols) == 1 + len(look.marks) + look.large
+        kinds = [s.symbolLayers()[0].layerType() for s in symbols]
+        assert kinds[0] == "SimpleFill" and all(
+            k in ("LinePatternFill", "PointPatternFill") for k in kinds[1:1 + len(look.marks)])
     renderer.stopRender(ctx)
     # QGIS lists the stored style as the layer's default
     count, ids, names, descriptions, _ = layer.listStylesInDatabase()

@@ -2,7 +2,7 @@
 
 Offline (every request logged; anything not ``file://`` aborted and failed), search by address
 and by map-lot, the cards' figures against the applicability layer (not-checked cases
-included), the legend against the QGIS style stored in the GeoPackage, axe-core's
+included), the map key against the QGIS style stored in the GeoPackage, axe-core's
 accessibility check, phone and print layouts, keyboard focus. Screenshots are kept in the
 test's tmp folder and, with ``SWM_GIS_ARTEFACTS=DIR``, copied there. Sample town (fast) and
 Cambridge (real data, slow).
@@ -58,13 +58,15 @@ def _ran(gpkg) -> dict[str, bool]:
     return ran
 
 
-def _style_categories(gpkg) -> list[tuple[str, str]]:
-    """(class, #rrggbb) of the QGIS style stored in the GeoPackage, in its order."""
+def _style_key(gpkg) -> list[tuple[str, str, str]]:
+    """(kind, key, colour) of the map key the QGIS style stored in the GeoPackage draws: its
+    rules' entries, in its order (a colour per fill; a mark's and the outline's ink)."""
     with sqlite3.connect(gpkg) as con:
         qml = con.execute("SELECT styleQML FROM layer_styles WHERE useAsDefault").fetchone()[0]
+    from swm_gis.applicability.palette import key_entries
     from swm_gis.applicability.style import style_classes
 
-    return [(value, c["colour"]) for value, c in style_classes(qml).items()]
+    return [(e["kind"], e["key"], e["colour"]) for e in key_entries(list(style_classes(qml)))]
 
 
 def _card_fields(page) -> dict[str, str]:
@@ -286,11 +288,11 @@ def test_sample_site_offline_search_cards_legend(browser, sample_site, tmp_path)
     keep_screenshot(page, tmp_path, "publish-sample-click")
     # the cards' figures are the applicability layer's, null cases included
     assert _check_cards(page, gpkg, frame) >= 10
-    # the legend: the QGIS style's classes, in its order and colours
+    # the key: the entries the stored QGIS style's classes use, in the package's colours
     shown = page.eval_on_selector_all(
-        "#legend-list .legend-item", "els => els.map(e => [e.dataset.class, "
-        "e.querySelector('.swatch').dataset.colour])")
-    assert [tuple(s) for s in shown] == _style_categories(gpkg)
+        "#legend-list .legend-item", "els => els.map(e => [e.dataset.kind, e.dataset.key, "
+        "e.dataset.colour])")
+    assert [tuple(s) for s in shown] == _style_key(gpkg)
     assert net.off_machine == [] and net.errors == []
     assert all(u.startswith("file://") for u in net.urls) and len(net.urls) >= 6
 
@@ -414,8 +416,8 @@ def test_cambridge_site(browser, tmp_path_factory, tmp_path):
     assert _check_cards(page, gpkg, frame) >= 6
     assert page.inner_text("[data-field=orw]").startswith("Not checked")
     shown = page.eval_on_selector_all("#legend-list .legend-item", "els => els.map(e => "
-                                      "e.dataset.class)")
-    assert shown == [c for c, _ in _style_categories(gpkg)]
+                                      "[e.dataset.kind, e.dataset.key, e.dataset.colour])")
+    assert [tuple(s) for s in shown] == _style_key(gpkg)
     assert net.off_machine == [] and net.errors == []
 
 
