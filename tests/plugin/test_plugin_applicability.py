@@ -81,30 +81,35 @@ def test_the_output_gets_the_style_the_engine_stored(plugin, reference, tmp_path
                           "memory")
     StyleLayer(qml).postProcessLayer(copy, None, None)
     renderer = copy.renderer()
-    # the engine's grouped legend (issue 23): a rule-based style, a heading per parcel size,
-    # one rule per class on screening_class
+    # the engine's map key (issue 38): a rule-based style, a heading each for colour, pattern
+    # and outline, each rule naming the classes it draws on screening_class
+    from support.qgisstylekit import styled_classes
+
     assert renderer.type() == "RuleRenderer"
-    classes = {rule.filterExpression().split(" = ", 1)[1][1:-1].replace("''", "'")
-               for group in renderer.rootRule().children() for rule in group.children()}
-    assert all(rule.filterExpression().startswith('"screening_class" = ')
+    assert all(rule.filterExpression().startswith('"screening_class" IN (')
                for group in renderer.rootRule().children() for rule in group.children())
-    assert {row[-1] for row in _rows(src)} <= classes
+    assert {row[-1] for row in _rows(src)} <= styled_classes(renderer)
 
 
-def test_the_sample_towns_legend_has_one_colour_per_class(plugin, reference, tmp_path):
-    """Before: 17 classes drawn with 14 fill colours (three pairs share a green)."""
+def test_the_sample_towns_legend_is_the_map_key(plugin, reference, tmp_path):
+    """Before: 27 classes drawn with 27 unrelated colours. Now the legend is the key: each
+    class matches one colour rule, its strongest constraint's, and a dozen rules in all."""
     from qgis.core import QgsVectorLayer
+    from support.qgisstylekit import rule_classes
     from swm_gis_qgis.algorithms.base import StyleLayer, stored_style_qml
+
+    from swm_gis.applicability.palette import class_look, fill_colours
 
     src = QgsVectorLayer(f"{reference}|layername=applicability", "src", "ogr")
     present = {row[-1] for row in _rows(src)}
     copy = QgsVectorLayer("MultiPolygon?crs=EPSG:26986&field=screening_class:string", "c",
                           "memory")
     StyleLayer(stored_style_qml(src, tmp_path / "stored.qml")).postProcessLayer(copy, None, None)
-    rules = [rule for group in copy.renderer().rootRule().children()
-             for rule in group.children()]
-    fills = {value: rule.symbol().color().name() for rule in rules
-             if (value := rule.filterExpression().split(" = ", 1)[1][1:-1].replace("''", "'"))
-             in present}
-    assert len(fills) == len(present)
-    assert len(set(fills.values())) == len(present)
+    groups = rule_classes(copy.renderer())
+    colour_rules = next(rules for head, rules in groups.items() if head.startswith("Colour"))
+    fills = {c: rule.symbol().color().name().upper()
+             for rule in copy.renderer().rootRule().children()[0].children()
+             for c in colour_rules[rule.label()]}
+    assert set(fills) == present and len(present) == 27
+    assert all(fills[c] == fill_colours()[class_look(c).fill] for c in present)
+    assert sum(len(rules) for rules in groups.values()) == 12
