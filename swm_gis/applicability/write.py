@@ -41,9 +41,11 @@ _TYPES = {"area_sqft": pa.float64(), "area_acres": pa.float64(),
           "drains_to_impaired": pa.bool_(), "drainage_leaves_data": pa.bool_()}
 GEOMETRY = "geom"
 #: The stored style's description (QGIS shows it in the style manager): what "large" means.
-STYLE_DESCRIPTION = ("Grouped by parcel size, then by screening_class (swm-gis applicability, "
-                     "Chapter 320). Large parcel: {trigger} or more, so the parcel "
-                     "alone can reach the permit trigger (the town's permit trigger rule).")
+STYLE_DESCRIPTION = ("The swm-gis map key of screening_class (swm-gis applicability, Chapter "
+                     "320): colour = the strongest constraint found (ORW, impaired water, "
+                     "habitat, floodplain), patterns = the others and the checks not run, heavy "
+                     "outline = large parcel: {trigger} or more, so the parcel alone can reach "
+                     "the permit trigger (the town's permit trigger rule).")
 
 
 def batch_schema() -> pa.Schema:
@@ -172,7 +174,7 @@ def write_tables(path: Path, summary: pd.DataFrame, checks: list[dict[str, Any]]
 # =========================================================================== QGIS style
 def write_style(gpkg: str | Path, *, layer: str, classes: list[str],
                 geometry_column: str = "geom", trigger_sqft: float = SQFT_PER_ACRE) -> None:
-    """Store the categorised QGIS style in the GeoPackage's ``layer_styles`` table (as default).
+    """Store the QGIS style (the map key) in the GeoPackage's ``layer_styles`` table (as default).
 
     QGIS (3.22 and later) applies it when the layer is opened. The table has the columns QGIS
     itself creates (``saveStyleToDatabase``) and is registered in ``gpkg_contents`` so GDAL and

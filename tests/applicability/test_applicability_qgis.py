@@ -98,3 +98,51 @@ def test_cambridge_in_sfha_agrees_with_qgis_native_intersection(cambridge_config
                 if f["sfha_tf"] == "T" and f.geometry().area() > 0 and f["ML"]}
     assert len(qgis_ids) > 100
     assert ours == qgis_ids
+
+
+@pytest.mark.qgis
+def test_qgis_draws_the_key_as_the_table_says(qgis_app):
+    """QGIS's own images of the style's symbols (as its legend shows them): each colour rule
+    fills with the key's colour, each pattern rule draws the key's lines or dots."""
+    import numpy as np
+    from qgis.core import QgsRenderContext, QgsVectorLayer
+    from qgis.PyQt.QtCore import QSize
+    from qgis.PyQt.QtGui import QColor, QImage, QPainter
+    from qgis.PyQt.QtXml import QDomDocument
+    from support.keykit import pattern_name, pattern_seen
+
+    from swm_gis.applicability.classify import all_classes
+    from swm_gis.applicability.palette import fill_colours
+    from swm_gis.applicability.style import applicability_qml
+
+    layer = QgsVectorLayer("MultiPolygon?crs=EPSG:26986&field=screening_class:string", "k",
+                           "memory")
+    doc = QDomDocument()
+    assert doc.setContent(applicability_qml(all_classes()))[0]
+    assert layer.importNamedStyle(doc)[0]
+    size, px_per_mm = 240, 240 / 20.0  # a 20 mm square image: 12 px per mm
+    seen = {}
+    for group in layer.renderer().rootRule().children():
+        for rule in group.children():
+            kind, key = rule.ruleKey().strip("{}").split("-", 1)
+            image = QImage(size, size, QImage.Format_ARGB32)
+            image.fill(QColor(255, 255, 255))  # on white paper, as the legend shows it
+            painter = QPainter(image)
+            ctx = QgsRenderContext.fromQPainter(painter)
+            ctx.setScaleFactor(px_per_mm)  # 12 px per mm (305 dpi), as a print
+            rule.symbol().drawPreviewIcon(painter, QSize(size, size), ctx)
+            painter.end()
+            ptr = image.constBits()
+            ptr.setsize(size * size * 4)
+            bgra = np.frombuffer(ptr, dtype=np.uint8).reshape(size, size, 4)
+            rgb = bgra[..., [2, 1, 0]].astype(int)
+            rgb = rgb[size // 4:3 * size // 4, size // 4:3 * size // 4]
+            if kind == "fill":
+                r, g, b = (int(v) for v in np.median(rgb.reshape(-1, 3), axis=0))
+                seen[(kind, key)] = f"#{r:02X}{g:02X}{b:02X}"
+            elif kind == "mark":
+                seen[(kind, key)] = pattern_seen(rgb, int(round(0.7 * px_per_mm)))
+    fills = {("fill", k): v for k, v in fill_colours().items()}
+    marks = {("mark", k): pattern_name(k) for k in ("impaired-water", "habitat", "floodplain",
+                                                    "not-checked")}
+    assert seen == {**fills, **marks}

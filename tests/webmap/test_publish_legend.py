@@ -10,6 +10,7 @@ serious violation on either page; screenshots are kept (``SWM_GIS_ARTEFACTS=DIR`
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import sqlite3
 import subprocess
@@ -18,11 +19,12 @@ from pathlib import Path
 import numpy as np
 import pytest
 from playwright.sync_api import sync_playwright
+from support.keykit import pattern_name, pattern_seen
 from support.publishkit import AXE, Offline, keep_screenshot, launch, open_site
 from support.townkit import CAMBRIDGE_CONFIG, SAMPLE_CONFIG
 
 import swm_gis
-from swm_gis.applicability.palette import class_look, fill_colours, mark_styles
+from swm_gis.applicability.palette import class_look, fill_colours
 from swm_gis.applicability.style import style_classes
 from swm_gis.applicability.write import read_result
 from swm_gis.webmap.print_map import PAGE_H, key_layout
@@ -49,11 +51,6 @@ def towns(sample_demo, tmp_path_factory):
                        swm_gis.publish(SAMPLE_CONFIG, sample, source=sample_demo.applicability)),
             "cambridge": (gpkg, swm_gis.publish(CAMBRIDGE_CONFIG, folder / "site",
                                                 source=gpkg))}
-
-
-def _pattern(mark: str) -> str:
-    m = mark_styles()[mark]
-    return "dots" if m["kind"] == "dots" else f"lines:{m['angle']:g}"
 
 
 def _qgis_looks(gpkg: Path) -> dict[str, tuple]:
@@ -98,29 +95,10 @@ def _swatch(image: np.ndarray, box: tuple[float, ...]) -> np.ndarray:
     return image[int(top) + 3:int(top + h) - 3, int(x) + 3:int(x + w) - 3]
 
 
-def _pattern_seen(crop: np.ndarray) -> str:
-    """What a mark swatch shows: lines at 0, 45 or 135 degrees (the dark pixels stay dark when
-    shifted 0.7 mm along the lines) or dots (they do not, in any direction)."""
-    dark = crop.mean(axis=2) < 128
-    d = int(round(0.7 / 25.4 * DPI))  # shorter than the spacing, longer than a dot
-    shifts = {"lines:0": (0, d), "lines:45": (-d, d), "lines:135": (d, d)}
-    scores = {}
-    for name, (dy, dx) in shifts.items():
-        a = dark[max(dy, 0):dark.shape[0] + min(dy, 0), max(dx, 0):dark.shape[1] + min(dx, 0)]
-        b = dark[max(-dy, 0):dark.shape[0] + min(-dy, 0),
-                 max(-dx, 0):dark.shape[1] + min(-dx, 0)]
-        scores[name] = (a & b).sum() / max((a | b).sum(), 1)
-    best = max(scores, key=scores.get)
-    if scores[best] > 0.6:
-        return best
-    # dots: 0.55 mm across on a 1.6 mm staggered grid cover about 9 % of the swatch
-    return "dots" if 0.03 < dark.mean() < 0.3 else f"nothing ({dark.mean():.0%} dark)"
-
-
 def _pdf_key(site: Path, key: list[dict], tmp_path: Path, name: str) -> dict[tuple, str]:
     """(kind, key) -> what the printed key shows: a fill's colour, a mark's pattern."""
     image = _render_pdf(site / "applicability_map.pdf", tmp_path / name)
-    folder = __import__("os").environ.get("SWM_GIS_ARTEFACTS")
+    folder = os.environ.get("SWM_GIS_ARTEFACTS")
     if folder:
         Path(folder).mkdir(parents=True, exist_ok=True)
         shutil.copy2(str(tmp_path / name) + ".png", Path(folder) / f"{name}.png")
@@ -131,7 +109,7 @@ def _pdf_key(site: Path, key: list[dict], tmp_path: Path, name: str) -> dict[tup
             colour = np.median(crop.reshape(-1, 3), axis=0).astype(int)
             out[("fill", e["key"])] = "#" + "".join(f"{v:02X}" for v in colour)
         elif e["kind"] == "mark":
-            out[("mark", e["key"])] = _pattern_seen(crop)
+            out[("mark", e["key"])] = pattern_seen(crop, int(round(0.7 / 25.4 * DPI)))
     return out
 
 
@@ -158,11 +136,11 @@ def test_two_towns_draw_every_common_class_alike_everywhere(browser, towns, tmp_
             if s["kind"] == "fill":
                 assert s["pixel"] == s["colour"] == fill_colours()[s["key"]], s
             if s["kind"] == "mark":
-                assert s["pattern"] == _pattern(s["key"]), s
+                assert s["pattern"] == pattern_name(s["key"]), s
         # the printed key: the same entries, the same colours and patterns on paper
         printed = _pdf_key(site.path, site.key, tmp_path, f"legend-{name}-pdf")
         for (kind, key), seen in printed.items():
-            want = fill_colours()[key] if kind == "fill" else _pattern(key)
+            want = fill_colours()[key] if kind == "fill" else pattern_name(key)
             if kind == "fill":
                 assert max(abs(int(seen[i:i + 2], 16) - int(want[i:i + 2], 16))
                            for i in (1, 3, 5)) <= 2, (name, key, seen, want)
@@ -196,7 +174,7 @@ def test_two_towns_draw_every_common_class_alike_everywhere(browser, towns, tmp_
     # package's, never the order a town's classes came in
     for cls, look in web["cambridge"].items():
         assert look == (fill_colours()[class_look(cls).fill],
-                        tuple(_pattern(m) for m in class_look(cls).marks),
+                        tuple(pattern_name(m) for m in class_look(cls).marks),
                         class_look(cls).large)
     assert pdf["cambridge"] <= set(fill_colours())
 
