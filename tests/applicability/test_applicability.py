@@ -319,7 +319,7 @@ def test_output_geopackage_has_layer_summary_checks_and_default_style(flag_town,
             "SELECT f_table_name, f_geometry_column, useAsDefault, styleQML FROM layer_styles"
         ).fetchone()
     assert (name, col, default) == ("applicability", "geom", 1)
-    assert 'type="RuleRenderer"' in qml and "&quot;screening_class&quot; = '" in qml
+    assert 'type="RuleRenderer"' in qml and "&quot;screening_class&quot; IN ('" in qml
     assert "Large parcel: 1 acre (43,560 sq ft) or more" in qml  # "large parcel" defined
     summary = pyogrio.read_dataframe(out, layer="applicability_summary")
     town_rows = summary[summary["huc12"] == "all"]
