@@ -192,7 +192,8 @@ def _mark_symbol(name: str, mark: dict[str, Any]) -> ET.Element:
     if mark["kind"] == "dots":
         layer = _layer(sym, "PointPatternFill", {
             "distance_x": spacing, "distance_x_unit": "MM", "distance_y": spacing,
-            "distance_y_unit": "MM", "displacement_x": "0", "displacement_x_unit": "MM",
+            "distance_y_unit": "MM", "displacement_x": f"{mark['spacing_mm'] / 2:g}",
+            "displacement_x_unit": "MM",
             "displacement_y": "0", "displacement_y_unit": "MM",
             "distance_x_map_unit_scale": _UNIT_SCALE, "distance_y_map_unit_scale": _UNIT_SCALE})
         sub = _symbol(f"@{name}@0", "marker")
