@@ -39,8 +39,9 @@ def publish(
     overwrite: bool = overwrite_option(),
 ) -> None:
     """Write a static web map of the applicability classes for the public: search by address
-    or map-lot, a card per parcel in plain words with the Chapter 320 sections, offline from
-    a folder or on any web server (no server-side code, no internet).
+    or map-lot, a card per parcel in plain words with the Chapter 320 sections, the whole map
+    on a printable page (applicability_map.pdf), offline from a folder or on any web server
+    (no server-side code, no internet).
 
     Example: swm-gis publish --config data/sample/town.toml --out site
     """

@@ -70,6 +70,7 @@ def test_wheel_installs_and_runs_the_demo_outside_the_checkout(tmp_path):
             "swm_gis/sample/sites.gpkg", "swm_gis/sample/dem.tif"} <= names
     # the public web map's page and its vendored Leaflet, with its licence (swm-gis publish)
     assert {"swm_gis/web/index.html", "swm_gis/web/app.js", "swm_gis/web/app.css",
+            "swm_gis/web/key.js", "swm_gis/tables/legend.toml",
             "swm_gis/web/leaflet/leaflet.js", "swm_gis/web/leaflet/LICENSE",
             "swm_gis/tables/publish_quotes.toml",
             "swm_gis/reports/templates/screening_report.html.j2"} <= names

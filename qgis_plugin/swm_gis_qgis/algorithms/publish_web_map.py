@@ -30,8 +30,9 @@ class PublishWebMapAlgorithm(SwmGisAlgorithm):
     #: a public site: the plugin's provenance (the user's layer sources) is never written in it
     PUBLIC_OUTPUT = True
     HELP = """
-Writes a static web site of the applicability map for the public: every parcel coloured by its \
-screening class (the legend and colours of the QGIS style), the streets, water and town \
+Writes a static web site of the applicability map for the public: every parcel drawn by the \
+map key the QGIS style uses too (colour: the strongest constraint found; patterns: the others \
+and the checks not run; heavy outline: a large parcel), the streets, water and town \
 boundary, a search by street address (the assessing table's site address) or map-lot, and a \
 card per parcel in plain words (area, the one-acre trigger, NHESP habitats, floodplain share, \
 HUC12/HUC10, runoff to ORWs and impaired waters, 'not checked' said as plainly as yes and no) \
