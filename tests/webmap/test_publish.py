@@ -303,6 +303,15 @@ def test_site_files_and_record(sample_gpkg, tmp_path):
     assert len(web.legend) == 27 and len(web.key) == 12 == len(record["key"])
     assert "3,167 parcels published in 27 classes (a map key of 12 entries)" in \
         web.summary_lines[0]
+    # the printable map: one page, the same key, numbered and counted as the page's
+    from pypdf import PdfReader
+
+    pdf = PdfReader(tmp_path / "site" / "applicability_map.pdf")
+    text = " ".join(pdf.pages[0].extract_text().split())
+    assert len(pdf.pages) == 1 and "Map key" in text and "Sampleton" in text
+    for e in web.key:
+        assert " ".join(e["label"].split()[:3]) in text, e["label"]
+    assert f"({web.key[-1]['parcels']:,})" in text  # large parcels, as the page counts them
     assert "http://" not in html and "https://" not in html  # no CDN, nothing remote
     licence = tmp_path / "site" / "assets" / "leaflet" / "LICENSE"
     assert "Volodymyr Agafonkin" in licence.read_text(encoding="utf-8")
