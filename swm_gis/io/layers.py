@@ -199,7 +199,9 @@ def _combine(spec: LayerSpec, parts: list[Layer], *, dedupe: bool) -> Layer:
     keep = []
     frames = [p.frame for p in parts]
     for part, frame in zip(spec.parts, frames, strict=True):
-        frame = frame.assign(source=part.describe())
+        # each row names its source, and its town where the layer has [[sources]] (config)
+        frame = frame.assign(source=part.describe(), **{"source_town": part.town} if part.town
+                             else {})
         if dedupe and "id" in frame and len(frame):
             ids = id_series(frame["id"])
             again = ids.isin(seen).to_numpy() & ids.notna().to_numpy()

@@ -18,7 +18,12 @@ import pandas as pd
 from swm_gis.io.writers import atomic_path
 from swm_gis.notification.info import PackageInfo, parcel_count_text
 from swm_gis.reports.labels import fit_lines
-from swm_gis.reports.package_lines import certification_lines, not_mailed_lines, warning_lines
+from swm_gis.reports.package_lines import (
+    certification_lines,
+    not_mailed_lines,
+    town_signature_lines,
+    warning_lines,
+)
 from swm_gis.reports.pdf_fonts import register_fonts
 
 MARGIN_PT = 54.0
@@ -87,6 +92,9 @@ def write_certification_pdf(
         blocks.insert(1, (bold, 10, ["SYNTHETIC SAMPLE DATA: not real parcels or owners."]))
     blocks += [(font, 9.5, [""]), (bold, 10, certification_lines(info)[:1]),
                (font, 9.5, certification_lines(info)[1:2])]
+    for town, ids in info.towns:  # one signature block per town's Assessors
+        lines = town_signature_lines(town, ids)
+        blocks += [(font, 9.5, [""]), (bold, 10, lines[:1]), (font, 9.5, lines[1:])]
     with atomic_path(target) as tmp:
         c = Canvas(str(tmp), pagesize=letter, pageCompression=1)
         c.setTitle(f"Certified list of abutters: parcel(s) {info.subject_text}")
@@ -104,7 +112,8 @@ def write_certification_pdf(
                 c.drawString(MARGIN_PT, y - size, line)
                 y -= size * 1.3
             y -= 5
-        _signature(c, y, font)
+        if not info.towns:
+            _signature(c, y, font)
         c.showPage()
         c.save()
     return Path(target)
