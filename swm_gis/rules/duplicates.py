@@ -5,10 +5,11 @@ word in its USPS Publication 28 standard form (the package's one table,
 ``swm_gis/tables/street_suffixes.toml``), PO box spellings alike. Two mailing addresses are
 *near* when their numbers (house number, unit, PO box) and their standard words (suffix,
 directional, unit designator, "PO BOX") are the same, their state, 5-digit ZIP and country are
-the same, and the rest (the street name, and the city) scores at least :data:`NEAR_SCORE` with
-rapidfuzz's ``fuzz.ratio`` (a normalised Indel similarity, 0-100): "965 MASSAUCHETTS AVE" and
-"965 MASSACHUSETTS AVE" (92.7) are one address; "9 ELM ST" and "9 ELK ST" (66.7 on the street
-names) or "12 OAK RD" and "12 OAK DR" (other suffix) are not.
+the same, and the normalised address lines (so only their street names can differ), and the
+cities, each score at least :data:`NEAR_SCORE` with rapidfuzz's ``fuzz.ratio`` (a normalised
+Indel similarity, 0-100): "965 MASSAUCHETTS AVE" and "965 MASSACHUSETTS AVE" (92.7) are one
+address; "9 ELM ST" and "9 ELK ST" (87.5), "9 ELM ST" and "19 ELM ST" (other number) or
+"12 OAK RD" and "12 OAK DR" (other suffix) are not.
 
 * :func:`merge_keys`: the same owner (normalised name) at near addresses is one recipient; each
   such merge is listed in ``mailing_review.csv`` (``merged_near_match``) with both spellings.
@@ -36,8 +37,8 @@ from rapidfuzz import fuzz, process
 from swm_gis.rules.addresses import normalise_address
 from swm_gis.rules.postal import (
     comparison_form,
+    country_name,
     directional_words,
-    normalise_country,
     suffix_words,
     unit_words,
     us_zip,
@@ -70,14 +71,15 @@ def owner_words(name: object) -> frozenset[str]:
 
 def recipient_key(row: pd.Series | dict) -> tuple[str, ...]:
     """The exact de-duplication key: normalised owner, address lines, city, state, 5-digit ZIP
-    and country."""
+    and country (only a value that names one: "MIDDLESEX" in the country field splits no
+    owner in two)."""
     zip5 = us_zip(row.get("mail_zip", ""), row.get("mail_state", ""))[0][:5]
     address = " ".join(p for p in (normalise_address(row.get("address1", "")),
                                    normalise_address(row.get("address2", ""))) if p)
     return (normalise_owner(row.get("owner_name", "")), address,
             comparison_form(row.get("mail_city", "")),
             comparison_form(row.get("mail_state", "")), zip5,
-            normalise_country(row.get("mail_country", "")))
+            country_name(row.get("mail_country", "")))
 
 
 def _split_address(address: str) -> tuple[tuple[str, ...], tuple[str, ...], str]:
@@ -102,8 +104,9 @@ def near(a: str, b: str) -> bool:
 
 def near_address(a: object, b: object) -> bool:
     """Whether two street lines are one address spelled two ways (see the module)."""
-    (na, wa, ta), (nb, wb, tb) = (_split_address(normalise_address(v)) for v in (a, b))
-    return na == nb and wa == wb and near(ta, tb)
+    ka, kb = normalise_address(a), normalise_address(b)
+    (na, wa, _), (nb, wb, _) = _split_address(ka), _split_address(kb)
+    return na == nb and wa == wb and near(ka, kb)
 
 
 def address_clusters(keys: Sequence[tuple[str, ...]]) -> list[int]:
@@ -122,8 +125,8 @@ def address_clusters(keys: Sequence[tuple[str, ...]]) -> list[int]:
     blocks: dict[tuple, list[int]] = {}
     parts = []
     for k, (address, city, *rest) in enumerate(distinct):
-        numbers, words, name = _split_address(address)
-        parts.append((name, city))
+        numbers, words, _name = _split_address(address)
+        parts.append((address, city))
         blocks.setdefault((numbers, words, *rest), []).append(k)
     for members in blocks.values():
         for x, i in enumerate(members):
