@@ -32,11 +32,15 @@ COUNT_LINES = (
     ("assessing_rows", "assessing record(s) of the listed parcels"),
     ("duplicates_removed", "duplicate notice(s) merged (identical rows and the same owner at the "
                            "same mailing address)"),
+    ("near_match_merged", "of them the same owner at one address spelled two ways (see the "
+                          "review list)"),
     ("mailable", "recipient(s) on the mailing list, the labels and the mailing book"),
     ("no_mailing_address", "owner(s) with no mailing address: not mailed (see the review list)"),
     ("incomplete_address", "owner(s) with an incomplete address: not mailed (see the review list)"),
     ("foreign_address", "foreign address(es), printed with the country line"),
     ("likely_duplicate_groups", "group(s) of likely duplicates not merged (see the review file)"),
+    ("address_fixed", "recipient(s) mailed without what their record holds that is no address "
+                      "(a county in the country field, a placeholder ZIP; see the review file)"),
 )
 
 
