@@ -106,6 +106,10 @@ def write_certification_pdf(
         c.setSubject(" ".join(info.header_lines()))
         y = page_h - MARGIN_PT
         for fnt, size, lines in blocks:
+            if lines[:1] and lines[0].startswith("Board of Assessors of ") and \
+                    y < MARGIN_PT + 180:  # a town's signature block kept on one page
+                c.showPage()
+                y = page_h - MARGIN_PT
             _size, wrapped = fit_lines(lines, width_pt=width, height_pt=10_000, font=fnt,
                                        max_size=size, min_size=size)
             for line in wrapped:
