@@ -52,6 +52,18 @@ def source_section(key: str, n: int) -> str:
     return f"{config_key(f'layers.{key}.sources')} (source {n})"
 
 
+def fields_key(spec: Any, logical: str) -> str:
+    """The config key that names ``logical``'s source field for this source, for messages: the
+    layer's ``fields`` table, or its ``[[layers.KEY.sources]]`` table's (``right_of_way``'s
+    field for the right-of-way rule's)."""
+    if not spec.source_table:
+        return config_key(f"layers.{spec.key}.fields", logical)
+    if logical == "right_of_way":
+        return f"{source_section(spec.key, spec.source_table)} right_of_way field"
+    return (f"{config_key(f'layers.{spec.key}.sources.fields', logical)} (source "
+            f"{spec.source_table})")
+
+
 def with_town_sources(spec: Any, raw: dict, *, base_dir: Path, where: str, home_town: str,
                       source_fields: SourceFields) -> Any:
     """``spec`` with its ``[[layers.KEY.sources]]`` added as further parts (unchanged when it
@@ -84,9 +96,9 @@ def _source(spec: Any, raw: dict, n: int, *, base_dir: Path, where: str,
                   explicit_fields=explicit, parts=(),
                   vintage=str(raw["vintage"]) if raw.get("vintage") else None,
                   label=str(raw["label"]).strip() or None if raw.get("label") else None,
-                  town=raw["town"].strip(), right_of_way=rule)
+                  town=raw["town"].strip(), right_of_way=rule, source_table=n)
     return with_sources(one, {"path": raw["path"], "layer": raw.get("layer")}, base_dir, where)
 
 
-__all__ = ["KEYS_WITH_SOURCES", "PARCEL_SOURCE_KEYS", "SOURCES", "SOURCE_KEYS",
+__all__ = ["KEYS_WITH_SOURCES", "fields_key", "PARCEL_SOURCE_KEYS", "SOURCES", "SOURCE_KEYS",
            "source_section", "with_town_sources"]

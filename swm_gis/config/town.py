@@ -275,6 +275,9 @@ class LayerSpec:
     town: str | None = None
     #: This parcels source's right-of-way rule (``right_of_way = {field, values}``).
     right_of_way: RightOfWayRule | None = None
+    #: 1-based number of the ``[[layers.KEY.sources]]`` table this source came from (0: the
+    #: layer's own section), for messages
+    source_table: int = 0
 
     @property
     def schema(self) -> LayerSchema:

@@ -261,3 +261,22 @@ def test_counts_add_up(package):
     assert c["parcels_total"] == c["parcels_mailed"] + c["parcels_not_mailed"]
     # 6 listed + 2 right-of-way polygons within 100 ft = 8
     assert c["parcels_total"] == 8
+
+
+@pytest.mark.parametrize(("old", "new", "key"), [
+    ('id = "PID"', 'id = "NOPE"', "[layers.parcels.sources.fields] id (source 1)"),
+    ('field = "ROADTYPE"', 'field = "ROADTYP"',
+     "[layers.parcels.sources] (source 1) right_of_way field"),
+])
+def test_a_field_the_neighbours_source_lacks_is_named_with_its_table(town, tmp_path, old, new,
+                                                                     key):
+    from swm_gis.errors import SwmGisError
+    from swm_gis.messages import api_text
+
+    bad = town.parent / f"bad_{tmp_path.name}.toml"
+    bad.write_text(TOML.replace(old, new), encoding="utf-8")
+    with pytest.raises(SwmGisError) as err:
+        swm_gis.abutter_package(swm_gis.load_config(bad), parcels=["S"])
+    text = api_text(str(err.value))
+    assert "M229TaxPar.shp" in text and key in text and "Fields in the source: PID, ROADTYPE" \
+        in text
