@@ -194,11 +194,18 @@ def _near_names(word_sets: Iterable[frozenset[str]]) -> set[frozenset[str]]:
         if len(sets) < 2:
             continue
         texts = [" ".join(sorted(s)) for s in sets]
-        scores = process.cdist(texts, texts, scorer=fuzz.ratio, score_cutoff=NEAR_SCORE)
-        for i, row in enumerate(scores):
-            if any(row[j] > 0 for j in range(len(sets)) if j != i):
-                out.add(sets[i])
+        for start in range(0, len(texts), _CHUNK):  # memory: _CHUNK rows of scores at a time
+            scores = process.cdist(texts[start:start + _CHUNK], texts, scorer=fuzz.ratio,
+                                   score_cutoff=NEAR_SCORE)
+            for k, row in enumerate(scores):
+                row[start + k] = 0  # a name is not its own near spelling
+                if row.any():
+                    out.add(sets[start + k])
     return out
+
+
+#: Rows of :func:`_near_names`' score matrix computed at once.
+_CHUNK = 1024
 
 
 def _nested(word_sets: Iterable[frozenset[str]]) -> set[frozenset[str]]:
