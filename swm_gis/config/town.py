@@ -31,6 +31,7 @@ from swm_gis.config.layer_paths import (  # noqa: F401  (re-exported)
     resolve_path,
     with_sources,
 )
+from swm_gis.config.layer_sources import SOURCES, with_town_sources
 from swm_gis.config.strict import (
     BOOL,
     SOURCE,
@@ -111,6 +112,10 @@ class Rules:
     owner_join_min_share: float = 0.5
     #: set from ``[layers.parcels] right_of_way`` (not a ``[rules]`` key)
     right_of_way: RightOfWayRule | None = None
+    #: each parcels source's own rule, by the source as rows name it (``source``): the town's
+    #: own source(s) ``right_of_way`` above, a neighbour's its ``[[layers.parcels.sources]]``
+    #: rule (``swm_gis.config.layer_sources``)
+    right_of_way_sources: tuple[tuple[str, RightOfWayRule | None], ...] = ()
 
 
 LayerKind = Literal["vector", "table", "raster", "vector_or_raster"]
@@ -206,8 +211,10 @@ TOWN_KEYS: dict[str, Kind] = {"name": TEXT, "crs": TEXT, "synthetic": BOOL}
 #: Keys of each [layers.KEY]; ``fields`` is checked against the layer's logical fields.
 LAYER_KEYS: dict[str, Kind] = {"path": SOURCE, "layer": TEXT_OR_LIST, "crs": TEXT, "fields": TABLE,
                                "coverage": TEXT, "vintage": TEXT, "label": TEXT}
-#: Keys only the parcels layer takes: the right-of-way rule for sources without POLY_TYPE.
-PARCEL_KEYS: dict[str, Kind] = {**LAYER_KEYS, "right_of_way": TABLE}
+#: Keys only the parcels layer takes: the right-of-way rule for sources without POLY_TYPE, and
+#: the neighbouring towns' sources (``[[layers.parcels.sources]]``, config/layer_sources.py).
+PARCEL_KEYS: dict[str, Kind] = {**LAYER_KEYS, "right_of_way": TABLE, "sources": SOURCES}
+ASSESS_KEYS: dict[str, Kind] = {**LAYER_KEYS, "sources": SOURCES}
 #: Keys only the flood zones take: ``includes_0_2_pct = true`` says the layer maps the
 #: 0.2%-annual-chance zone (else it is checked only where the layer holds such zones).
 FLOOD_KEYS: dict[str, Kind] = {**LAYER_KEYS, "includes_0_2_pct": BOOL}
@@ -263,6 +270,14 @@ class LayerSpec:
     parts: tuple[LayerSpec, ...] = ()
     #: ``[layers.flood_zones] includes_0_2_pct = true``: the layer maps the 0.2% zone.
     includes_0_2_pct: bool = False
+    #: The town whose data this source is (set where the layer has ``[[layers.KEY.sources]]``:
+    #: the config's own town for its own source, the neighbour's name for each of theirs).
+    town: str | None = None
+    #: This parcels source's right-of-way rule (``right_of_way = {field, values}``).
+    right_of_way: RightOfWayRule | None = None
+    #: 1-based number of the ``[[layers.KEY.sources]]`` table this source came from (0: the
+    #: layer's own section), for messages
+    source_table: int = 0
 
     @property
     def schema(self) -> LayerSchema:
@@ -406,13 +421,11 @@ def parse_config(data: dict, *, base_dir: Path, source: Path | None = None) -> T
     if "parcels" not in raw_layers:
         raise ConfigError(f"{where} has no {config_key('layers.parcels')}; the parcels layer "
                           "is required.")
-    layers = {key: _parse_layer(key, raw, base_dir, where) for key, raw in raw_layers.items()}
-    row_rule = _parse_right_of_way(raw_layers["parcels"], where)
-    if row_rule is not None:
-        rules = replace(rules, right_of_way=row_rule)
-        spec = layers["parcels"]
-        layers["parcels"] = replace(spec, fields={**spec.fields,
-                                                  RIGHT_OF_WAY_COLUMN: row_rule.field})
+    layers = {key: _parse_layer(key, raw, base_dir, where, home_town=town["name"].strip())
+              for key, raw in raw_layers.items()}
+    parcels = layers["parcels"]
+    rules = replace(rules, right_of_way=parcels.right_of_way, right_of_way_sources=tuple(
+        (p.describe(), p.right_of_way) for p in parcels.parts))
     enabled, cache_dir = _parse_cache(data.get("cache") or {}, base_dir, where)
     publish = check_table(data.get("publish", {}), where=where, section=config_key("publish"))
     check_values(publish, PUBLISH_KEYS, where=where, section=config_key("publish"))
@@ -459,9 +472,10 @@ def check_working_crs(crs: str, *, where: str = "the town config") -> CRS:
     return obj
 
 
-def _parse_right_of_way(raw: Any, where: str) -> RightOfWayRule | None:
+def parse_right_of_way(raw: Any, where: str, *, section: str | None = None
+                       ) -> RightOfWayRule | None:
     """``[layers.parcels] right_of_way = {field = "ML", values = ["ROAD"]}`` (README "Town
-    configuration")."""
+    configuration"), or a neighbour source's (``section`` names its table)."""
     rule = raw.get("right_of_way") if isinstance(raw, dict) else None
     if rule is None:
         return None
@@ -473,7 +487,8 @@ def _parse_right_of_way(raw: Any, where: str) -> RightOfWayRule | None:
             or not isinstance(values, list) or not values
             or not all(isinstance(v, str) and v.strip() for v in values)):
         raise ConfigError(
-            f"{where}: {config_key('layers.parcels', 'right_of_way')} = {rule!r} must name a "
+            f"{where}: {key_in(section or config_key('layers.parcels'), 'right_of_way')} = "
+            f"{rule!r} must name a "
             "source field and "
             'the values that mark right-of-way polygons, e.g. right_of_way = {field = "ML", '
             'values = ["ROAD"]}.')
@@ -513,30 +528,50 @@ def _parse_rules(raw: dict, where: str) -> Rules:
 COVERAGE_CHOICES = ("town", "extent", "statewide")
 
 
-def _parse_layer(key: str, raw: Any, base_dir: Path, where: str) -> LayerSpec:
+def _parse_layer(key: str, raw: Any, base_dir: Path, where: str, *, home_town: str = ""
+                 ) -> LayerSpec:
     section = layer_key(key)
     if not isinstance(raw, dict) or not raw.get("path"):
         raise ConfigError(f'{where}: {section} needs path = "..." (a file, zip, database '
                           'connection or GDAL source; or a list of them).')
-    check_values(raw, {"parcels": PARCEL_KEYS, "flood_zones": FLOOD_KEYS}.get(key, LAYER_KEYS),
+    check_values(raw, {"parcels": PARCEL_KEYS, "assess": ASSESS_KEYS,
+                       "flood_zones": FLOOD_KEYS}.get(key, LAYER_KEYS),
                  where=where, section=section)
     schema = SCHEMAS[key]
     given = raw.get("fields", {})
-    _check_layer_fields(key, given, schema, where)
-    crs, coverage = _layer_crs_coverage(raw, section, where)
+    check_layer_fields(key, given, schema, where)
+    crs, coverage = layer_crs_coverage(raw, section, where)
+    rule = parse_right_of_way(raw, where) if key == "parcels" else None  # the town's own
     # An empty string switches an optional default off ("this source has no such field").
     spec = LayerSpec(
         key=key, path="", layer=None, crs=crs, coverage=coverage,
-        fields={**schema.fields, **{k: (v.strip() or None) for k, v in given.items()}},
+        fields={**schema.fields, **{k: (v.strip() or None) for k, v in given.items()},
+                **({RIGHT_OF_WAY_COLUMN: rule.field} if rule is not None else {})},
         explicit_fields=frozenset(k for k, v in given.items() if v.strip()),
         vintage=str(raw["vintage"]) if raw.get("vintage") not in (None, "") else None,
         label=str(raw["label"]).strip() or None if raw.get("label") is not None else None,
-        includes_0_2_pct=bool(raw.get("includes_0_2_pct", False)),
+        includes_0_2_pct=bool(raw.get("includes_0_2_pct", False)), right_of_way=rule,
     )
-    return with_sources(spec, raw, base_dir, where)
+    return with_town_sources(with_sources(spec, raw, base_dir, where), raw, base_dir=base_dir,
+                             where=where, home_town=home_town, source_fields=_source_fields)
 
 
-def _check_layer_fields(key: str, given: dict, schema: LayerSchema, where: str) -> None:
+def _source_fields(key: str, raw: dict, section: str, where: str
+                   ) -> tuple[dict, frozenset, Any, RightOfWayRule | None]:
+    """A neighbour source table's ``(fields, explicit fields, crs, right-of-way rule)``, checked
+    as the town's own layer's (``swm_gis.config.layer_sources``)."""
+    given = raw.get("fields", {})
+    check_layer_fields(key, given, SCHEMAS[key], where)
+    crs, _coverage = layer_crs_coverage(raw, section, where)
+    rule = parse_right_of_way(raw, where, section=section) if key == "parcels" else None
+    fields = {**SCHEMAS[key].fields, **{k: (v.strip() or None) for k, v in given.items()},
+              **({RIGHT_OF_WAY_COLUMN: rule.field} if rule is not None else {})}
+    explicit = {k for k, v in given.items() if v.strip()} | (
+        {RIGHT_OF_WAY_COLUMN} if rule is not None else set())
+    return fields, frozenset(explicit), crs, rule
+
+
+def check_layer_fields(key: str, given: dict, schema: LayerSchema, where: str) -> None:
     """``[layers.KEY.fields]`` names known logical fields, as text, none required left empty."""
     unknown = [k for k in given if k not in schema.fields]
     if unknown:
@@ -556,7 +591,7 @@ def _check_layer_fields(key: str, given: dict, schema: LayerSchema, where: str) 
         )
 
 
-def _layer_crs_coverage(raw: dict, section: str, where: str) -> tuple[Any, str]:
+def layer_crs_coverage(raw: dict, section: str, where: str) -> tuple[Any, str]:
     """A layer's ``crs`` (None, or one pyproj knows) and ``coverage`` (one of the choices)."""
     crs = raw.get("crs")
     if crs is not None:

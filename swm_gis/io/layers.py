@@ -22,6 +22,7 @@ import pyogrio
 import shapely
 from pyproj import CRS, Transformer
 
+from swm_gis.config.layer_sources import fields_key
 from swm_gis.config.town import LayerSpec, TownConfig, layer_key
 from swm_gis.errors import (
     CrsError,
@@ -199,7 +200,9 @@ def _combine(spec: LayerSpec, parts: list[Layer], *, dedupe: bool) -> Layer:
     keep = []
     frames = [p.frame for p in parts]
     for part, frame in zip(spec.parts, frames, strict=True):
-        frame = frame.assign(source=part.describe())
+        # each row names its source, and its town where the layer has [[sources]] (config)
+        frame = frame.assign(source=part.describe(), **{"source_town": part.town} if part.town
+                             else {})
         if dedupe and "id" in frame and len(frame):
             ids = id_series(frame["id"])
             again = ids.isin(seen).to_numpy() & ids.notna().to_numpy()
@@ -245,7 +248,7 @@ def map_fields(spec: LayerSpec, source_fields: list[str]) -> dict[str, str | Non
             wanted = f'"{default}"' if default else "no default field"
             raise FieldMissingError(
                 f"{spec.describe()} ({layer_key(spec.key)}) has no field {wanted} for the "
-                f'logical field "{logical}". Set {layer_key(f"{spec.key}.fields", logical)} = '
+                f'logical field "{logical}". Set {fields_key(spec, logical)} = '
                 '"<field name>" in the town config. Fields in the source: '
                 f"{', '.join(source_fields) or 'none'}."
             )

@@ -36,6 +36,9 @@ class PackageInfo:
     #: every abutting parcel that gets no notice ({parcel_id, map_par_id, distance_ft,
     #: reason_code, reason}): named on the certification, its sheet and abutters.json
     not_mailed: tuple[Mapping[str, Any], ...] = ()
+    #: where the parcels come from several towns' sources ([[layers.parcels.sources]]): each
+    #: town with the listed parcel ids its Assessors certify (:func:`parcel_towns`)
+    towns: tuple[tuple[str, tuple[str, ...]], ...] = ()
 
     @property
     def subject_text(self) -> str:
@@ -171,6 +174,25 @@ def source_with_vintage(
     return out
 
 
+def parcel_towns(listed: pd.DataFrame, *, home_town: str
+                 ) -> tuple[tuple[str, tuple[str, ...]], ...]:
+    """Each town with the ids of the listed parcels from its source(s) (``source_town``), the
+    config's own town first; ``()`` when the parcels come from one town's data only.
+
+    >>> parcel_towns(pd.DataFrame({"parcel_id": ["A", "N1", "B"],
+    ...     "source_town": ["Lynnfield", "Peabody", "Lynnfield"]}), home_town="Lynnfield")
+    (('Lynnfield', ('A', 'B')), ('Peabody', ('N1',)))
+    """
+    if "source_town" not in listed or listed.empty:
+        return ()
+    by_town: dict[str, list[str]] = {home_town: []}
+    for pid, town in zip(listed["parcel_id"], listed["source_town"], strict=True):
+        name = town if isinstance(town, str) and town else home_town
+        by_town.setdefault(name, []).append(str(pid))
+    found = tuple((t, tuple(ids)) for t, ids in by_town.items() if ids)
+    return found if len(found) > 1 or (found and found[0][0] != home_town) else ()
+
+
 def parcel_count_text(info: PackageInfo, counts: Mapping[str, int]) -> str:
     """The sum the certification rests on: every parcel within the distance = those whose
     owners are mailed + those named as not mailed."""
@@ -180,5 +202,5 @@ def parcel_count_text(info: PackageInfo, counts: Mapping[str, int]) -> str:
             f"{counts.get('parcels_not_mailed', 0)} not mailed")
 
 
-__all__ = ["VINTAGE_FIELDS", "PackageInfo", "parcel_count_text", "source_with_vintage",
-           "vintage_from_data", "vintage_text"]
+__all__ = ["VINTAGE_FIELDS", "PackageInfo", "parcel_count_text", "parcel_towns",
+           "source_with_vintage", "vintage_from_data", "vintage_text"]

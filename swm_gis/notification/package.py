@@ -26,7 +26,12 @@ from swm_gis.io.inputs import as_frame, describe, source_of
 from swm_gis.io.parcel_ids import resolve_parcel_ids
 from swm_gis.messages import config_key, option
 from swm_gis.notification import checks
-from swm_gis.notification.info import PackageInfo, parcel_count_text, source_with_vintage
+from swm_gis.notification.info import (
+    PackageInfo,
+    parcel_count_text,
+    parcel_towns,
+    source_with_vintage,
+)
 from swm_gis.notification.request import AbutterRequest
 from swm_gis.progress import Progress, quiet
 from swm_gis.rules import abutters as core
@@ -159,6 +164,7 @@ def build_abutter_package(
         synthetic=config.synthetic, section=core.SECTION, sender=request.sender,
         notes=(*id_notes, *((ponds_note,) if ponds_note else ())), counts=counts,
         warnings=tuple(warnings), not_mailed=tuple(checks.not_mailed_records(not_mailed)),
+        towns=parcel_towns(owners.listed, home_town=config.name),
     )
     return _notice(info, request, owners, counts=counts, warnings=warnings, subject=subject,
                    candidates=candidates, area=area, site_gdf=site_gdf, streets=streets,

@@ -18,7 +18,12 @@ import pandas as pd
 from swm_gis.io.writers import atomic_path
 from swm_gis.notification.info import PackageInfo, parcel_count_text
 from swm_gis.reports.labels import fit_lines
-from swm_gis.reports.package_lines import certification_lines, not_mailed_lines, warning_lines
+from swm_gis.reports.package_lines import (
+    certification_lines,
+    not_mailed_lines,
+    town_signature_lines,
+    warning_lines,
+)
 from swm_gis.reports.pdf_fonts import register_fonts
 
 MARGIN_PT = 54.0
@@ -27,11 +32,15 @@ COUNT_LINES = (
     ("assessing_rows", "assessing record(s) of the listed parcels"),
     ("duplicates_removed", "duplicate notice(s) merged (identical rows and the same owner at the "
                            "same mailing address)"),
+    ("near_match_merged", "of them the same owner at one address spelled two ways (see the "
+                          "review list)"),
     ("mailable", "recipient(s) on the mailing list, the labels and the mailing book"),
     ("no_mailing_address", "owner(s) with no mailing address: not mailed (see the review list)"),
     ("incomplete_address", "owner(s) with an incomplete address: not mailed (see the review list)"),
     ("foreign_address", "foreign address(es), printed with the country line"),
     ("likely_duplicate_groups", "group(s) of likely duplicates not merged (see the review file)"),
+    ("address_fixed", "recipient(s) mailed without what their record holds that is no address "
+                      "(a county in the country field, a placeholder ZIP; see the review file)"),
 )
 
 
@@ -87,6 +96,9 @@ def write_certification_pdf(
         blocks.insert(1, (bold, 10, ["SYNTHETIC SAMPLE DATA: not real parcels or owners."]))
     blocks += [(font, 9.5, [""]), (bold, 10, certification_lines(info)[:1]),
                (font, 9.5, certification_lines(info)[1:2])]
+    for town, ids in info.towns:  # one signature block per town's Assessors
+        lines = town_signature_lines(town, ids)
+        blocks += [(font, 9.5, [""]), (bold, 10, lines[:1]), (font, 9.5, lines[1:])]
     with atomic_path(target) as tmp:
         c = Canvas(str(tmp), pagesize=letter, pageCompression=1)
         c.setTitle(f"Certified list of abutters: parcel(s) {info.subject_text}")
@@ -94,6 +106,10 @@ def write_certification_pdf(
         c.setSubject(" ".join(info.header_lines()))
         y = page_h - MARGIN_PT
         for fnt, size, lines in blocks:
+            if lines[:1] and lines[0].startswith("Board of Assessors of ") and \
+                    y < MARGIN_PT + 180:  # a town's signature block kept on one page
+                c.showPage()
+                y = page_h - MARGIN_PT
             _size, wrapped = fit_lines(lines, width_pt=width, height_pt=10_000, font=fnt,
                                        max_size=size, min_size=size)
             for line in wrapped:
@@ -104,7 +120,8 @@ def write_certification_pdf(
                 c.drawString(MARGIN_PT, y - size, line)
                 y -= size * 1.3
             y -= 5
-        _signature(c, y, font)
+        if not info.towns:
+            _signature(c, y, font)
         c.showPage()
         c.save()
     return Path(target)

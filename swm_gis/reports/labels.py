@@ -19,7 +19,7 @@ import pandas as pd
 from swm_gis.io.writers import atomic_path
 from swm_gis.notification.info import PackageInfo
 from swm_gis.reports.pdf_fonts import register_fonts
-from swm_gis.rules.owners import normalise_country
+from swm_gis.rules.addresses import format_address
 
 PT_PER_IN = 72.0
 MAX_FONT_PT = 10.0
@@ -70,22 +70,18 @@ def label_parts(rec: dict) -> tuple[list[str], list[str]]:
 
     A recipient from :func:`swm_gis.rules.owners.build_recipients` carries ``address_lines`` (unit
     joined to the street, PO box above the city, the country line on foreign mail): those are
-    printed as they are.
+    printed as they are; any other record is formatted by the same one function,
+    :func:`swm_gis.rules.addresses.format_address`.
     """
     def txt(key: str) -> str:
         v = rec.get(key)
         return "" if v is None or (not isinstance(v, str) and pd.isna(v)) else str(v).strip()
 
     names = [line for line in (txt("owner_name"), txt("co_owner")) if line]
-    if txt("address_lines"):  # classified by owners.build_recipients: USPS order, country
+    if txt("address_lines"):  # formatted by owners.build_recipients: USPS order, country
         return names, [line for line in txt("address_lines").split("\n") if line.strip()]
-    street = [txt("address1"), txt("address2")] if ("address1" in rec) else [txt("mail_address")]
-    last = " ".join(p for p in (txt("mail_city") + ("," if txt("mail_state") else ""),
-                                txt("mail_state"), txt("mail_zip")) if p)
-    last = last.rstrip(",")
-    # USPS: no country line on domestic mail
-    country = txt("mail_country") if normalise_country(txt("mail_country")) else ""
-    return names, [line for line in (*street, last, country) if line]
+    # a record not yet formatted: the one formatter, never a second one here
+    return names, list(format_address(rec).lines)
 
 
 def label_lines(rec: dict) -> list[str]:

@@ -76,7 +76,8 @@ def mailing_footer(info: PackageInfo, *, duplicates_removed: int, n_recipients: 
                 *(f"  {line}" for line in not_mailed_lines(info) or ["none"])]
     return provenance_footer(info, extra=[
         f"{n_recipients} recipient(s) on the mailing list; {duplicates_removed} duplicate "
-        "notice(s) merged (identical rows, or the same owner at the same mailing address).",
+        "notice(s) merged (identical rows, or the same owner at the same mailing address, "
+        "typos in the street name included: mailing_review.csv lists those).",
         *sums, *warning_lines(info),
     ]) + [""] + certification_lines(info)
 

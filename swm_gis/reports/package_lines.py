@@ -40,10 +40,28 @@ def certification_lines(info: PackageInfo) -> list[str]:
         f"{info.distance_text} of parcel(s) {info.subject_text} that the list names; every "
         "other parcel within that distance is named above as not mailed, with the reason"
         f"{sums}, and the owners named above as lacking an address are not mailed{warned}.",
-        "Signature: ______________________________________   Board of Assessors",
-        "Name (print): ___________________________________",
-        "Date: ____________________",
+        *signature_lines(info),
     ]
 
 
-__all__ = ["certification_lines", "not_mailed_lines", "warning_lines"]
+def signature_lines(info: PackageInfo) -> list[str]:
+    """The signature block: one for the Board of Assessors, or, where the parcels come from
+    several towns' sources, one per town naming the parcels its Assessors certify."""
+    if not info.towns:
+        return ["Signature: ______________________________________   Board of Assessors",
+                "Name (print): ___________________________________",
+                "Date: ____________________"]
+    return [line for town, ids in info.towns for line in town_signature_lines(town, ids)]
+
+
+def town_signature_lines(town: str, ids: tuple[str, ...]) -> list[str]:
+    """One town's signature block: the parcels its Assessors certify, then the lines to sign."""
+    return [f"Board of Assessors of {town}: the owners of record of the {len(ids)} listed "
+            f"parcel(s) in {town}: {', '.join(ids)}.",
+            f"Signature: ______________________________________   Board of Assessors of {town}",
+            "Name (print): ___________________________________",
+            "Date: ____________________"]
+
+
+__all__ = ["certification_lines", "not_mailed_lines", "signature_lines", "town_signature_lines",
+           "warning_lines"]

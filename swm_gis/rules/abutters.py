@@ -385,6 +385,8 @@ def classify(
     other = (listed["other_town"].astype(bool) if "other_town" in listed
              else pd.Series(False, index=listed.index))
     towns = listed["town_id"] if "town_id" in listed else pd.Series(None, index=listed.index)
+    if "source_town" in listed:  # a neighbour's source names its town
+        towns = listed["source_town"].where(listed["source_town"].notna(), towns)
     notes = []
     for pid, owner_known, is_other, town in zip(listed[id_col], has_owner[~leave], other, towns,
                                                 strict=True):
@@ -392,7 +394,8 @@ def classify(
         if not owner_known:
             parts.append(NO_OWNER_NOTE)
         if is_other:
-            parts.append(f"other town: town id {town_key(town)}")
+            parts.append(f"other town: {town}" if isinstance(town, str) and not
+                         town_key(town).isdigit() else f"other town: town id {town_key(town)}")
         notes.append("; ".join(parts))
     listed["note"] = pd.Series(notes, index=listed.index, dtype=object)
     listed["owner_of_record"] = has_owner[~leave].to_numpy(bool)
@@ -423,16 +426,35 @@ def no_owner_kind(frame: pd.DataFrame, rules: Rules) -> pd.Series:
         hit = pt.isin([t.upper() for t in rules.no_owner_poly_types]).fillna(False).astype(bool)
         kind[hit] = pt[hit].astype(object)
         stated = pt.fillna("").ne("")
-    rule = rules.right_of_way
-    column = RIGHT_OF_WAY_COLUMN if RIGHT_OF_WAY_COLUMN in frame else (
-        rule.field if rule is not None and rule.field in frame else None)
-    if rule is not None and column is not None:
+    for rule, rows in _right_of_way_rules(frame, rules):
+        column = RIGHT_OF_WAY_COLUMN if RIGHT_OF_WAY_COLUMN in frame else (
+            rule.field if rule.field in frame else None)
+        if column is None:
+            continue
         values = frame[column].astype("string").str.strip().str.upper()
         wanted = {v.upper() for v in rule.values}
         # the rule stands in for a missing POLY_TYPE; a stated one (FEE, TAX, ROW) wins
-        hit = values.isin(wanted).fillna(False).astype(bool) & ~stated
+        hit = values.isin(wanted).fillna(False).astype(bool) & ~stated & rows
         kind[hit] = [f"{rule.field} = {v}" for v in frame.loc[hit, column].astype(str).str.strip()]
     return kind
+
+
+def _right_of_way_rules(frame: pd.DataFrame, rules: Rules) -> list[tuple[Any, pd.Series]]:
+    """Each right-of-way rule with the rows it marks: per source (``source``) where the parcels
+    come from several towns' sources, each with its own rule (``[[layers.parcels.sources]]``),
+    else the town's one rule for every row."""
+    everywhere = pd.Series(True, index=frame.index)
+    if not rules.right_of_way_sources or "source" not in frame:
+        return [(rules.right_of_way, everywhere)] if rules.right_of_way is not None else []
+    out, claimed = [], pd.Series(False, index=frame.index)
+    for source, rule in rules.right_of_way_sources:
+        rows = (frame["source"] == source).fillna(False).astype(bool)
+        claimed |= rows
+        if rule is not None:
+            out.append((rule, rows))
+    if rules.right_of_way is not None and not claimed.all():
+        out.append((rules.right_of_way, ~claimed))
+    return out
 
 
 def left_out_reason(kind: str) -> str:
@@ -472,17 +494,25 @@ def _subject_rows(out: gpd.GeoDataFrame, subject: gpd.GeoDataFrame, id_col: str)
 
 def _other_town(out: gpd.GeoDataFrame, subject: gpd.GeoDataFrame, parcels: gpd.GeoDataFrame,
                 id_col: str) -> np.ndarray:
-    if "town_id" not in out or out.empty:
+    """True where a row's town differs from the subject's: its source's town
+    (``source_town``, where the parcels come from several towns' sources), or its town id."""
+    by_source = _other_column(out, subject, parcels, id_col, "source_town")
+    return by_source | _other_column(out, subject, parcels, id_col, "town_id")
+
+
+def _other_column(out: gpd.GeoDataFrame, subject: gpd.GeoDataFrame, parcels: gpd.GeoDataFrame,
+                  id_col: str, column: str) -> np.ndarray:
+    if column not in out or out.empty:
         return np.zeros(len(out), dtype=bool)
     towns = None
-    if "town_id" in subject:
-        towns = subject["town_id"]
+    if column in subject:
+        towns = subject[column]
     elif id_col in subject and id_col in parcels:
-        towns = parcels.loc[parcels[id_col].isin(subject[id_col]), "town_id"]
+        towns = parcels.loc[parcels[id_col].isin(subject[id_col]), column]
     subject_towns = {town_key(v) for v in (towns if towns is not None else []) if pd.notna(v)}
     if not subject_towns:
         return np.zeros(len(out), dtype=bool)
-    return out["town_id"].map(
+    return out[column].map(
         lambda v: pd.notna(v) and town_key(v) not in subject_towns).to_numpy(bool)
 
 

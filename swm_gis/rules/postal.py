@@ -9,6 +9,11 @@
 * :func:`normalise_country`: a country as printed; the United States in any spelling is ''.
 * :func:`us_states`, :func:`canadian_province`: the state field, from pycountry's ISO 3166-2
   subdivisions (USPS codes are the ISO codes of the US subdivisions).
+* :func:`country_name`: a country field's value as a country, only when it names one (a county,
+  a code or a number in the field is no country: :func:`not_a_country_reason`).
+* :func:`is_placeholder_zip`: "99999", "00000" (and their ZIP+4) stand for "no ZIP".
+* :func:`street_words`, :func:`unit_words`: the package's one USPS Publication 28 word table
+  (``swm_gis/tables/street_suffixes.toml``), read by the mailing list and the web map's search.
 
 :mod:`swm_gis.rules.owners` uses these to classify each recipient's address (docs/abutters.md).
 """
@@ -18,6 +23,7 @@ from __future__ import annotations
 import csv
 import functools
 import re
+import tomllib
 import unicodedata
 from importlib import resources as ilr
 
@@ -250,6 +256,111 @@ def country_in_lines(city: str, state: str, street: list[str]
     return "", city, state, street
 
 
-__all__ = ["US_COUNTRY", "USPS_CODES_NOT_SUBDIVISIONS", "canadian_province", "clean_text",
-           "comparison_form", "country_at_end", "country_in_lines", "normalise_country",
-           "normalise_zip", "us_states", "us_zip", "zip_prefix_states", "zip_states"]
+def country_name(value: object) -> str:
+    """The country a country field names, as printed; '' for the United States in any spelling
+    and for a value that names no country (pycountry's ISO 3166 names and the usual spellings of
+    :data:`_COUNTRY_EXTRA`, compared like an address).
+
+    >>> [country_name(v) for v in ("Canada", "U.S.A.", "MIDDLESEX", "UDA", "4554", "uk")]
+    ['CANADA', '', '', '', '', 'UNITED KINGDOM']
+    """
+    found = _country_names().get(comparison_form(value), "")
+    return "" if found == "UNITED STATES" else found
+
+
+def not_a_country_reason(value: object) -> str:
+    """Why a country field's value is not printed as the country line ('' when it is a country,
+    the United States, or empty). In the MassGIS L3 standard ``OWN_CO`` is the owner's country;
+    extracts hold county names, codes and numbers in it.
+
+    >>> not_a_country_reason("MIDDLESEX").split(":")[0]
+    'the country field holds "MIDDLESEX", which names no country (a county or town?)'
+    >>> not_a_country_reason("4554").split(":")[0], not_a_country_reason("Japan")
+    ('the country field holds "4554", a number, not a country', '')
+    """
+    text = comparison_form(value)
+    if text in US_COUNTRY or country_name(value) or _country_names().get(text):
+        return ""
+    shown = clean_text(value)
+    if text.replace(" ", "").isdigit():
+        what = "a number, not a country"
+    elif len(text.replace(" ", "")) <= 3:
+        what = "a code that names no country"
+    else:
+        what = "which names no country (a county or town?)"
+    return (f'the country field holds "{shown}", {what}: printed without a country line; '
+            "check it with the Assessors")
+
+
+_PLACEHOLDER_ZIP = re.compile(r"^(?:0{5}|9{5})(?:-?(?:0{4}|9{4}))?$")
+
+
+def is_placeholder_zip(value: object) -> bool:
+    """True for the ZIPs assessing tables write for "no ZIP" (99999, 00000, 99999-9999); no
+    US address has one (prefixes 000 and 999 are assigned to no state).
+
+    >>> is_placeholder_zip("99999"), is_placeholder_zip("00000-0000"), is_placeholder_zip("01940")
+    (True, True, False)
+    """
+    return bool(_PLACEHOLDER_ZIP.match(clean_text(value).replace(" ", "")))
+
+
+#: The package's one USPS Publication 28 word table: suffixes, directionals, local spellings and
+#: secondary-unit designators (the mailing list's comparison and the web map's search).
+SUFFIX_TABLE = "tables/street_suffixes.toml"
+
+
+@functools.cache
+def _word_table() -> dict[str, dict[str, list[str]]]:
+    text = ilr.files("swm_gis").joinpath(SUFFIX_TABLE).read_text(encoding="utf-8")
+    return tomllib.loads(text)
+
+
+def _standard_forms(sections: tuple[str, ...]) -> dict[str, str]:
+    words: dict[str, str] = {}
+    for section in sections:
+        for standard, spellings in _word_table()[section].items():
+            words[standard] = standard
+            for spelling in spellings:
+                words[spelling] = standard
+    return words
+
+
+@functools.cache
+def street_words() -> dict[str, str]:
+    """Spelling -> its USPS standard form, for every street suffix, directional and local
+    spelling the table lists (the standard forms map to themselves).
+
+    >>> street_words()["STREET"], street_words()["PK"], street_words()["AVENUE"]
+    ('ST', 'PARK', 'AVE')
+    """
+    return _standard_forms(("suffixes", "directionals", "local"))
+
+
+@functools.cache
+def suffix_words() -> dict[str, str]:
+    """:func:`street_words` without the directionals (suffixes and local spellings)."""
+    return _standard_forms(("suffixes", "local"))
+
+
+@functools.cache
+def directional_words() -> dict[str, str]:
+    """Directionals ("NORTH" -> "N"), Publication 28 appendix B."""
+    return _standard_forms(("directionals",))
+
+
+@functools.cache
+def unit_words() -> dict[str, str]:
+    """Secondary-unit designators ("APARTMENT" -> "APT"), Publication 28 appendix C2.
+
+    >>> unit_words()["SUITE"], unit_words()["APT"]
+    ('STE', 'APT')
+    """
+    return _standard_forms(("units",))
+
+
+__all__ = ["SUFFIX_TABLE", "US_COUNTRY", "USPS_CODES_NOT_SUBDIVISIONS", "canadian_province",
+           "clean_text", "comparison_form", "country_at_end", "country_in_lines",
+           "country_name", "directional_words", "is_placeholder_zip", "normalise_country",
+           "normalise_zip", "not_a_country_reason", "street_words", "suffix_words",
+           "unit_words", "us_states", "us_zip", "zip_prefix_states", "zip_states"]

@@ -20,38 +20,17 @@ every address and map-lot of Cambridge and the sample town and compares.
 from __future__ import annotations
 
 import re
-import tomllib
-from functools import lru_cache
-from importlib import resources
 from typing import Any
 
-#: The word table (USPS Publication 28 suffixes and directionals, and local spellings).
-SUFFIX_TABLE = "tables/street_suffixes.toml"
+# the word table (USPS Publication 28 suffixes and directionals, and local spellings) is the
+# package's one Pub 28 table, shared with the mailing list's address comparison
+from swm_gis.rules.postal import SUFFIX_TABLE, street_words
 
 _DROP = re.compile(r"[.']")
 _SPACE = re.compile(r"[^0-9A-Z/\- ]+")
 _DASH = re.compile(r"\s*-\s*")
 _NUMBER = re.compile(r"^(\d+)[A-Z]?(?:-(\d+)[A-Z]?)?(?: \d+/\d+)?(?: (.*))?$")
 _PARTS = re.compile(r"[0-9]+|[A-Z]+")
-
-
-@lru_cache(maxsize=1)
-def street_words() -> dict[str, str]:
-    """Spelling -> its USPS standard form, for every spelling the table lists (the standard
-    forms themselves map to themselves).
-
-    >>> street_words()["STREET"], street_words()["PK"], street_words()["AVENUE"]
-    ('ST', 'PARK', 'AVE')
-    """
-    text = resources.files("swm_gis").joinpath(SUFFIX_TABLE).read_text(encoding="utf-8")
-    table = tomllib.loads(text)
-    words: dict[str, str] = {}
-    for section in ("suffixes", "directionals", "local"):
-        for standard, spellings in table[section].items():
-            words[standard] = standard
-            for spelling in spellings:
-                words[spelling] = standard
-    return words
 
 
 def address_key(text: Any) -> str:

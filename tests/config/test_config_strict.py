@@ -19,8 +19,10 @@ def _parse(**sections):
 
 
 def test_every_rule_has_a_kind_and_every_kind_a_rule():
-    # right_of_way is a Rules field set from [layers.parcels] right_of_way, not a [rules] key
-    assert set(RULE_KINDS) == {f.name for f in fields(Rules)} - {"right_of_way"}
+    # right_of_way is a Rules field set from [layers.parcels] right_of_way, not a [rules] key;
+    # right_of_way_sources from each [[layers.parcels.sources]] right_of_way
+    assert set(RULE_KINDS) == {f.name for f in fields(Rules)} - {"right_of_way",
+                                                                  "right_of_way_sources"}
 
 
 @pytest.mark.parametrize(("data", "fragment"), [

@@ -16,7 +16,7 @@ import shapely
 from support.townkit import CAMBRIDGE_CONFIG, REPO
 
 from swm_gis.cli import main
-from swm_gis.rules.owners import recipient_key
+from swm_gis.rules.owners import delivery_lines, recipient_key
 
 PARCELS = REPO.parent / "shared" / "data" / "cambridge" / "ASSESSING_ParcelsFY2014.topojson"
 ASSESS = REPO.parent / "shared" / "data" / "cambridge" / "ASSESSING_PropertyDatabase_FY2025.csv"
@@ -83,8 +83,10 @@ def test_every_owner_of_condominium_8_61_gets_a_notice(package):
     keys_in_list = {recipient_key({**r, "address1": r["mail_address"]})[:-1] for r in mailing}
     wanted = {}
     for r in rows:
+        # the delivery lines in the order every output prints them (a PO box above the city
+        # line, after the street: "ASTOR DRIVE, P.O. BOX 29")
         rec = {"owner_name": r["Owner_Name"], "address1": ", ".join(
-            p for p in (r["Owner_Address"].strip(), r["Owner_Address2"].strip()) if p),
+            delivery_lines(r["Owner_Address"], r["Owner_Address2"])),
             "mail_city": r["Owner_City"], "mail_state": r["Owner_State"],
             "mail_zip": r["Owner_Zip"], "mail_country": ""}
         wanted[recipient_key(rec)[:-1]] = r["Owner_Name"]

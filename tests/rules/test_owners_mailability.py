@@ -245,7 +245,8 @@ def test_owners_by_parcel_completes_dangling_names_for_the_map_key():
 
 # --------------------------------------------------------------------------- likely duplicates
 def _likely_duplicates_pairwise(recips: pd.DataFrame) -> list[list[int]]:
-    """The first implementation (row by row, every pair): the reference for the fast one."""
+    """The first implementation (row by row, every pair), with the near spellings of issue 34:
+    the reference for the fast one."""
     from swm_gis.rules.owners import _owner_words, recipient_key
 
     by_address: dict[tuple[str, ...], list[int]] = {}
@@ -258,11 +259,25 @@ def _likely_duplicates_pairwise(recips: pd.DataFrame) -> list[list[int]]:
         if len(members) < 2:
             continue
         words = {i: _owner_words(recips.iloc[i]["owner_name"]) for i in members}
+        # nested, or near (issue 34: rapidfuzz ratio >= 90 on the sorted words, same numbers)
         linked = sorted({i for i in members for j in members if i != j and words[i] and words[j]
-                         and (words[i] <= words[j] or words[j] <= words[i])})
+                         and (words[i] <= words[j] or words[j] <= words[i]
+                              or _near_words(words[i], words[j]))})
         if len(linked) >= 2:
             groups.append(linked)
     return groups
+
+
+def _near_words(a: frozenset[str], b: frozenset[str]) -> bool:
+    from rapidfuzz import fuzz
+
+    from swm_gis.rules.duplicates import NEAR_SCORE
+
+    def digits(words):
+        return sorted(w for w in words if any(ch.isdigit() for ch in w))
+
+    return digits(a) == digits(b) and fuzz.ratio(" ".join(sorted(a)),
+                                                 " ".join(sorted(b))) >= NEAR_SCORE
 
 
 _NAME_WORDS = ["KARAGEZIAN", "JOSEPH", "TRUSTEE", "OF", "TRS", "&", "J", "ANN", "LEE", "REALTY",
