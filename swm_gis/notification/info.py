@@ -12,6 +12,8 @@ from typing import Any
 
 import pandas as pd
 
+from swm_gis.rules.tax_list import TaxListStatus, tax_list_status
+
 
 @dataclass(frozen=True)
 class PackageInfo:
@@ -36,6 +38,9 @@ class PackageInfo:
     #: every abutting parcel that gets no notice ({parcel_id, map_par_id, distance_ft,
     #: reason_code, reason}): named on the certification, its sheet and abutters.json
     not_mailed: tuple[Mapping[str, Any], ...] = ()
+    #: the subject parcels, the applicant's own ({parcel_id, map_par_id, owners}): named with
+    #: their owners on the certification and in abutters.json
+    subjects: tuple[Mapping[str, Any], ...] = ()
 
     @property
     def subject_text(self) -> str:
@@ -47,6 +52,20 @@ class PackageInfo:
             return "fiscal year not recorded in the assessing data"
         return ", ".join(fy if fy.upper().startswith("FY") else f"FY{fy}"
                          for fy in self.fiscal_years)
+
+    @property
+    def tax_list(self) -> TaxListStatus:
+        """The fiscal year the list rests on against the current one, on the day it was made."""
+        return tax_list_status(self.fiscal_years, on=dt.date.fromisoformat(self.generated[:10]))
+
+    @property
+    def tax_list_text(self) -> str:
+        """How the certification names the tax list: "the most recent tax list (FY2027)" only
+        when the data is of the current fiscal year."""
+        if self.tax_list.is_current:
+            return f"the most recent tax list ({self.fiscal_year_text})"
+        return (f"the tax list of the assessing data ({self.fiscal_year_text}; not the current "
+                f"FY{self.tax_list.current}: see the warning tax_list_not_current)")
 
     @property
     def distance_text(self) -> str:
@@ -176,9 +195,21 @@ def parcel_count_text(info: PackageInfo, counts: Mapping[str, int]) -> str:
     owners are mailed + those named as not mailed."""
     return (f"{counts.get('parcels_total', 0)} parcel(s) within {info.distance_text} of the "
             "subject (rights-of-way and water included) = "
-            f"{counts.get('parcels_mailed', 0)} whose owners are mailed + "
+            f"{counts.get('parcels_subject', 0)} subject parcel(s) (the applicant's own, not "
+            f"mailed) + {counts.get('parcels_mailed', 0)} whose owners are mailed + "
             f"{counts.get('parcels_not_mailed', 0)} not mailed")
 
 
+def subject_lines(info: PackageInfo) -> list[str]:
+    """One line per subject parcel with its owners of record (the certification)."""
+    lines = []
+    for s in info.subjects:
+        lot = f" (map-lot {s['map_par_id']})" if s.get("map_par_id") else ""
+        owners = "; ".join(s.get("owners") or []) or "no owner of record"
+        lines.append(f"{s['parcel_id']}{lot}: {owners}")
+    return lines
+
+
 __all__ = ["VINTAGE_FIELDS", "PackageInfo", "parcel_count_text", "source_with_vintage",
+           "subject_lines",
            "vintage_from_data", "vintage_text"]

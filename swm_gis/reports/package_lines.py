@@ -4,7 +4,7 @@ Board of Assessors' certification block (``mailing_list.xlsx``'s second sheet an
 
 from __future__ import annotations
 
-from swm_gis.notification.info import PackageInfo, parcel_count_text
+from swm_gis.notification.info import PackageInfo, parcel_count_text, subject_lines
 from swm_gis.rules.abutters import SECTION_CERTIFIED
 
 
@@ -19,6 +19,18 @@ def not_mailed_lines(info: PackageInfo) -> list[str]:
         at = f", {float(dist):.2f} ft" if dist is not None else ""
         out.append(f"{name}{at}: {r.get('reason', '')}")
     return out
+
+
+def basis_lines(info: PackageInfo) -> list[str]:
+    """What the list rests on: the tax list's fiscal year (stated either way) and the subject
+    parcels with their owners of record (the applicant's own, not mailed)."""
+    lines = [info.tax_list.basis_text()]
+    if info.subjects:
+        lines.append("Subject parcel(s), the applicant's own"
+                      + (" (listed and mailed, as asked):" if info.include_subject
+                         else " (not mailed):"))
+        lines += [f"  {line}" for line in subject_lines(info)]
+    return lines
 
 
 def warning_lines(info: PackageInfo) -> list[str]:
@@ -36,7 +48,7 @@ def certification_lines(info: PackageInfo) -> list[str]:
         f"CERTIFICATION BY THE BOARD OF ASSESSORS ({SECTION_CERTIFIED})",
         "I certify that the names and mailing addresses in the accompanying mailing list "
         "(mailing_list.csv / mailing_list.xlsx) are those of the owners of record, as they "
-        f"appear on the most recent tax list ({info.fiscal_year_text}), of the parcels within "
+        f"appear on {info.tax_list_text}, of the parcels within "
         f"{info.distance_text} of parcel(s) {info.subject_text} that the list names; every "
         "other parcel within that distance is named above as not mailed, with the reason"
         f"{sums}, and the owners named above as lacking an address are not mailed{warned}.",
@@ -46,4 +58,4 @@ def certification_lines(info: PackageInfo) -> list[str]:
     ]
 
 
-__all__ = ["certification_lines", "not_mailed_lines", "warning_lines"]
+__all__ = ["basis_lines", "certification_lines", "not_mailed_lines", "warning_lines"]
