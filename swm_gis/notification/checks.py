@@ -490,6 +490,8 @@ def abutters_document(info, *, counts: Mapping[str, int], warnings: list[dict[st
         "synthetic": bool(info.synthetic),
         "generated": info.generated,
         "section": info.section,
+        "notice": {"list": info.notice, "citation": info.section, "board": info.board,
+                   "definition": info.definition},
         "subject": {"parcel_ids": list(info.subject_ids), "site": site_source,
                     "parcels": [dict(s) for s in info.subjects]},
         "tax_list": {"fiscal_year": info.tax_list.latest,

@@ -41,6 +41,11 @@ class PackageInfo:
     #: the subject parcels, the applicant's own ({parcel_id, map_par_id, owners}): named with
     #: their owners on the certification and in abutters.json
     subjects: tuple[Mapping[str, Any], ...] = ()
+    #: the notice list made (swm_gis.notification.notice): "conservation", "radius" or
+    #: "zoning", its definition in words and the board it is for
+    notice: str = "conservation"
+    definition: str = ""
+    board: str = ""
 
     @property
     def subject_text(self) -> str:
@@ -52,6 +57,15 @@ class PackageInfo:
             return "fiscal year not recorded in the assessing data"
         return ", ".join(fy if fy.upper().startswith("FY") else f"FY{fy}"
                          for fy in self.fiscal_years)
+
+    @property
+    def list_title(self) -> str:
+        """What the list is: "Abutters within 100 ft of the property line" or "Parties in
+        interest (... 300 ft)"."""
+        if self.notice == "zoning":
+            return (f"Parties in interest (abutters, owners directly opposite, abutters to "
+                    f"abutters within {self.distance_text})")
+        return f"Abutters within {self.distance_text} of the property line"
 
     @property
     def tax_list(self) -> TaxListStatus:
@@ -98,8 +112,7 @@ class PackageInfo:
     def header_lines(self) -> list[str]:
         """The provenance every output prints."""
         lines = [
-            f"Abutters within {self.distance_text} of the property line of parcel(s) "
-            f"{self.subject_text}, {self.town} ({self.section}).",
+            f"{self.list_title} of parcel(s) {self.subject_text}, {self.town} ({self.section}).",
             f"Assessing data: {self.fiscal_year_text}. Generated {self.generated} by swm-gis.",
         ]
         if self.include_subject:
@@ -193,8 +206,10 @@ def source_with_vintage(
 def parcel_count_text(info: PackageInfo, counts: Mapping[str, int]) -> str:
     """The sum the certification rests on: every parcel within the distance = those whose
     owners are mailed + those named as not mailed."""
-    return (f"{counts.get('parcels_total', 0)} parcel(s) within {info.distance_text} of the "
-            "subject (rights-of-way and water included) = "
+    where = (f"within {info.distance_text} of the subject" if info.notice != "zoning" else
+             f"among the parties in interest ({info.section})")
+    return (f"{counts.get('parcels_total', 0)} parcel(s) {where} (rights-of-way and water "
+            "included) = "
             f"{counts.get('parcels_subject', 0)} subject parcel(s) (the applicant's own, not "
             f"mailed) + {counts.get('parcels_mailed', 0)} whose owners are mailed + "
             f"{counts.get('parcels_not_mailed', 0)} not mailed")

@@ -28,6 +28,7 @@ from swm_gis.io.parcel_ids import resolve_parcel_ids
 from swm_gis.messages import config_key, option
 from swm_gis.notification import checks
 from swm_gis.notification.info import PackageInfo, parcel_count_text, source_with_vintage
+from swm_gis.notification.notice import NoticeChoice, notice_choice
 from swm_gis.notification.request import AbutterRequest
 from swm_gis.progress import Progress, quiet
 from swm_gis.rules import abutters as core
@@ -44,6 +45,7 @@ from swm_gis.rules.owners import (
     owner_notices,
     owners_by_parcel,
 )
+from swm_gis.rules.parties_in_interest import parties_in_interest
 from swm_gis.rules.site_subjects import same_owner_subjects
 from swm_gis.rules.tax_list import tax_list_status
 
@@ -128,8 +130,9 @@ def build_abutter_package(
     progress = progress or quiet
     if not isinstance(config, TownConfig):
         config = load_config(config)
-    distance_ft = (config.rules.abutter_distance_ft if request.distance in (None, "")
-                   else core.parse_distance_ft(request.distance))
+    choice = notice_choice(request.notice, request.distance, rules=config.rules,
+                           section=core.SECTION)
+    distance_ft = choice.distance_ft
     progress(0.05, "reading the subject parcel(s)")
     read = read_subject(config, parcel_ids=list(request.parcels), site=request.site)
     subject, site_gdf, skipped, id_notes = read.parcels, read.site, read.skipped, read.notes
@@ -137,7 +140,7 @@ def build_abutter_package(
     candidates = read_candidates(config, subject, distance_ft=distance_ft)
     _check_right_of_way_field(config)
     progress(0.35, "measuring distances")
-    abut, ponds_note = _abutters(config, request, subject, candidates, distance_ft=distance_ft)
+    abut, ponds_note = _abutters(config, request, subject, candidates, choice=choice)
     progress(0.45, "reading the assessing records")
     ids = core.subject_ids(subject)
     owners = _owners(config, abut, subject, ids, include_subject=request.include_subject)
@@ -162,7 +165,8 @@ def build_abutter_package(
         town=config.name, subject_ids=tuple(ids), distance_ft=distance_ft,
         fiscal_years=tuple(fiscal_years(owners.assess)),
         sources=tuple(_sources(config, request.site)), include_subject=request.include_subject,
-        synthetic=config.synthetic, section=core.SECTION, sender=request.sender,
+        synthetic=config.synthetic, section=choice.citation, sender=request.sender,
+        notice=choice.kind, definition=choice.definition, board=choice.board,
         notes=(*id_notes, *((ponds_note,) if ponds_note else ())), counts=counts,
         warnings=tuple(warnings), not_mailed=tuple(checks.not_mailed_records(not_mailed)),
         subjects=tuple(subject_records(subject, owners.assess, ids)), generated=generated,
@@ -186,12 +190,20 @@ class _Owners:
 
 
 def _abutters(config: TownConfig, request: AbutterRequest, subject: gpd.GeoDataFrame,
-              candidates: gpd.GeoDataFrame, *, distance_ft: float
+              candidates: gpd.GeoDataFrame, *, choice: NoticeChoice
               ) -> tuple[gpd.GeoDataFrame, str | None]:
-    """The parcels within the distance (plus the WPA pond extension's, asked for, with its
-    note); more than ``max_abutters`` stops the job."""
-    abut = core.find_abutters(candidates, subject, distance_ft=distance_ft,
-                              include_subject=request.include_subject, rules=config.rules)
+    """The parcels within the distance, or the c.40A § 11 parties in interest (plus the WPA
+    pond extension's, asked for, with its note); more than ``max_abutters`` stops the job."""
+    distance_ft = choice.distance_ft
+    if choice.kind == "zoning":
+        abut = parties_in_interest(
+            candidates, subject, distance_ft=distance_ft,
+            always_within_ft=choice.always_within_ft, tolerance_ft=choice.tolerance_ft,
+            street_poly_types=choice.street_poly_types,
+            include_subject=request.include_subject, rules=config.rules)
+    else:
+        abut = core.find_abutters(candidates, subject, distance_ft=distance_ft,
+                                  include_subject=request.include_subject, rules=config.rules)
     ponds_note = None
     if request.wpa_pond_extension:
         abut, ponds_note = add_pond_extension(config, abut, subject, candidates)

@@ -28,7 +28,8 @@ from swm_gis.reports.package_lines import (
 from swm_gis.rules.owners import MAILING_COLUMNS, REVIEW_COLUMNS
 
 ABUTTING_COLUMNS = ["parcel_id", "map_par_id", "town_id", "site_address", "distance_ft",
-                    "map_no", "poly_type", "owner_of_record", "other_town", "is_subject", "note"]
+                    "map_no", "poly_type", "owner_of_record", "other_town", "is_subject", "note",
+                    "relation"]
 LEFT_OUT_COLUMNS = ["parcel_id", "map_par_id", "town_id", "poly_type", "distance_ft", "reason"]
 MAILING_EXTRA = ["is_subject", "note"]
 #: The review file of records kept off the mailing list and of likely duplicates.
