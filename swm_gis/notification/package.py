@@ -33,6 +33,7 @@ from swm_gis.notification.request import AbutterRequest
 from swm_gis.progress import Progress, quiet
 from swm_gis.rules import abutters as core
 from swm_gis.rules.condominiums import missing_unit_owners
+from swm_gis.rules.list_order import order_listed, order_recipients
 from swm_gis.rules.owner_join import (
     OwnerJoinError,
     check_owner_join,
@@ -144,6 +145,8 @@ def build_abutter_package(
     progress(0.45, "reading the assessing records")
     ids = core.subject_ids(subject)
     owners = _owners(config, abut, subject, ids, include_subject=request.include_subject)
+    owners.listed = order_listed(owners.listed, request.sort)  # the clerk's order, if asked
+    owners.mailable = order_recipients(owners.mailable, owners.listed, request.sort)
     area = core.search_area(subject, distance_ft=distance_ft)
     generated = dt.datetime.now(dt.UTC).isoformat(timespec="seconds")
     warnings = _warnings(config, subject=subject, area=area, candidates=candidates,

@@ -305,3 +305,70 @@ def test_a_distance_of_its_own_is_a_plain_radius(tmp_path, capsys):
     # every lot of the block lies within 91.44 m of L2: N0-N4 included
     assert {f"N{i}" for i in range(5)} <= {r["parcel_id"] for r in _rows(
         out / "abutting_parcels.csv")}
+
+
+# --------------------------------------------------------------------------- the clerk's order
+LOTS_OF_L2 = {  # parcel: (map-lot, owner, site address); the 9 lots within 100 ft of L2
+    "L0": ("5-12", "ADAMS AL", "10 ELM ST"), "L1": ("5-2", "ZED ZOE", "2 ELM STREET"),
+    "L3": ("5-4", "BROWN BEA", "2A ELM ST"), "L4": ("5-10", "CLARK CY", "1 OAK RD"),
+    "B0": ("6-1", "YATES YO", "9 ASH AVE"), "B1": ("6-2", "EVANS ED", "11 ASH AVENUE"),
+    "B2": ("6-3", "DAVIS DI", "ASH AVE"), "B3": ("6-4", "FOX FAY", "100 ASH AVE"),
+    "B4": ("6-5", "GRAY GUS", ""),
+}
+EXPECTED_ORDER = {
+    # numbers as numbers: 5-2 < 5-4 < 5-10 < 5-12 < 6-1 ...
+    "map-lot": ["L1", "L3", "L4", "L0", "B0", "B1", "B2", "B3", "B4"],
+    "owner": ["L0", "L3", "L4", "B2", "B1", "B3", "B4", "B0", "L1"],
+    # ASH AVE (no number first, then 9, 11, 100), ELM ST (2, 2A, 10), OAK RD, blank last
+    "street": ["B2", "B0", "B1", "B3", "L1", "L3", "L0", "L4", "B4"],
+}
+
+
+def _sort_town(tmp_path: Path) -> Path:
+    lots = _street_lots()
+    for pid, (lot, _owner, _addr) in LOTS_OF_L2.items():
+        lots.loc[lots["LOC_ID"] == pid, "MAP_PAR_ID"] = lot
+    ids = [i for i in lots["LOC_ID"] if i != "ST"]
+    assess = _assess(ids, **{pid: v[1] for pid, v in LOTS_OF_L2.items()})
+    for pid, (_lot, _owner, addr) in LOTS_OF_L2.items():
+        assess.loc[assess["LOC_ID"] == pid, "SITE_ADDR"] = addr
+    return write_town(tmp_path, {"parcels": lots, "assess": assess})
+
+
+@pytest.mark.parametrize("by", ["map-lot", "owner", "street"])
+def test_the_list_labels_and_book_are_sorted_as_asked(tmp_path, capsys, by):
+    out = tmp_path / "out"
+    code, said = _run(["abutters", "-c", str(_sort_town(tmp_path / "t")), "-p", "L2", "--sort",
+                       by, "-o", str(out)], capsys)
+    assert code == 0, said
+    expected = EXPECTED_ORDER[by]
+    listed = _rows(out / "abutting_parcels.csv")
+    assert [r["parcel_id"] for r in listed] == expected
+    assert [r["map_no"] for r in listed] == [str(n) for n in range(1, 10)]  # map and list agree
+    assert [r["parcel_ids"] for r in _rows(out / "mailing_list.csv")] == expected
+    names = [LOTS_OF_L2[pid][1] for pid in expected]
+    for pdf in ("labels.pdf", "certified_mail.pdf"):
+        text = _pdf(out / pdf)
+        at = [text.index(n) for n in names]
+        assert at == sorted(at), pdf
+    # the map's key prints the map-lot, numbered as the list
+    key = _pdf(out / "abutters_map.pdf")
+    assert "Map-lot" in key
+    rows = [f"{n} {LOTS_OF_L2[pid][0]} " for n, pid in enumerate(expected, start=1)]
+    at = [key.index(r) for r in rows]
+    assert at == sorted(at)
+
+
+def test_without_a_sort_the_list_stays_nearest_first(tmp_path, capsys):
+    out = tmp_path / "out"
+    assert _run(["abutters", "-c", str(_sort_town(tmp_path / "t")), "-p", "L2", "-o",
+                 str(out)], capsys)[0] == 0
+    dist = [float(r["distance_ft"]) for r in _rows(out / "abutting_parcels.csv")]
+    # 15 m = 49.21 ft (the CSV rounds to 0.01 ft)
+    assert dist == sorted(dist) and dist[0] == 0.0 and dist[-1] == pytest.approx(49.21)
+
+
+def test_an_unknown_sort_is_refused(tmp_path, capsys):
+    code, said = _run(["abutters", "-c", str(_sort_town(tmp_path / "t")), "-p", "L2", "--sort",
+                       "name", "-o", str(tmp_path / "o")], capsys)
+    assert code == 2 and 'Unknown order "name" (--sort): give owner, street, map-lot.' in said
