@@ -68,6 +68,14 @@ class PackageInfo:
         return f"Abutters within {self.distance_text} of the property line"
 
     @property
+    def list_scope(self) -> str:
+        """Whose owners the list names, for a map's heading."""
+        if self.notice == "zoning":
+            return ("parties in interest: abutters, owners directly opposite, abutters to "
+                    f"abutters within {self.distance_text}")
+        return f"owners of property within {self.distance_text} of the property line"
+
+    @property
     def tax_list(self) -> TaxListStatus:
         """The fiscal year the list rests on against the current one, on the day it was made."""
         return tax_list_status(self.fiscal_years, on=dt.date.fromisoformat(self.generated[:10]))
