@@ -82,6 +82,9 @@ def test_sample_town_counts_are_exact(sample_out):
     assert doc["tax_list"] == {"fiscal_year": 2026, "current_fiscal_year": current,
                                "current": False}
     assert doc["synthetic"] is True
+    # issue 34: the sum includes the subject: 12 = 1 subject + 9 mailed + 2 street polygons
+    assert (counts["parcels_total"], counts["parcels_subject"], counts["parcels_mailed"],
+            counts["parcels_not_mailed"]) == (12, 1, 9, 2)
     assert len(_rows(sample_out / "abutting_parcels.csv")) == 9
     assert len(_rows(sample_out / "left_out.csv")) == 3
     assert len(_rows(sample_out / "mailing_list.csv")) == 20
