@@ -354,10 +354,12 @@ def parcels_touched_by_site(
     if len(hits) and not subject.any():
         subject[int(np.argmax(overlap))] = True  # the parcel holding most of the site
     ids = (parcels["id"].iloc[hits].tolist() if "id" in parcels else [None] * len(hits))
+    centre = shapely.intersects(geoms[hits], shapely.point_on_surface(site_geom))
     every = [{"id": id_text(pid) or "",
               "overlap_sqft": float(a * sqft_per_unit2), "parcel_share": float(ps),
-              "site_share": float(ss)}
-             for pid, a, ps, ss in zip(ids, overlap, parcel_share, site_share, strict=True)]
+              "site_share": float(ss), "holds_site_centre": bool(c)}
+             for pid, a, ps, ss, c in zip(ids, overlap, parcel_share, site_share, centre,
+                                          strict=True)]
     return SiteParcels(subject=parcels.iloc[hits[subject]].copy(),
                        grazed=[g for g, s in zip(every, subject, strict=True) if not s],
                        skipped_no_owner=skipped, share=share,

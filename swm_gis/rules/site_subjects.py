@@ -49,10 +49,14 @@ def owner_keys(names: Sequence[str]) -> frozenset[str]:
 
 
 def main_subject(found: SiteParcels) -> str | None:
-    """The id of the subject parcel holding the largest part of the site (None: no subject)."""
+    """The id of the subject parcel holding the largest part of the site (to 0.001 sq ft); on
+    a tie, the one holding the site's centre (a point on its surface), then the one the site
+    covers most of, then the first id (None: no subject)."""
     if not found.covered:
         return None
-    return max(found.covered, key=lambda g: (g["overlap_sqft"], g["id"]))["id"]
+    return sorted(found.covered, key=lambda g: (
+        -round(g["overlap_sqft"], 3), not g.get("holds_site_centre", False),
+        -g["parcel_share"], g["id"]))[0]["id"]
 
 
 def same_owner_subjects(found: SiteParcels, owners: Mapping[str, Sequence[str]]
