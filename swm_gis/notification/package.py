@@ -27,7 +27,12 @@ from swm_gis.io.inputs import as_frame, describe, source_of
 from swm_gis.io.parcel_ids import resolve_parcel_ids
 from swm_gis.messages import config_key, option
 from swm_gis.notification import checks
-from swm_gis.notification.info import PackageInfo, parcel_count_text, source_with_vintage
+from swm_gis.notification.info import (
+    PackageInfo,
+    parcel_count_text,
+    source_with_vintage,
+    subject_lines,
+)
 from swm_gis.notification.notice import NoticeChoice, notice_choice
 from swm_gis.notification.request import AbutterRequest
 from swm_gis.progress import Progress, quiet
@@ -541,6 +546,9 @@ def summary_lines(info: PackageInfo, counts: dict[str, int],
     if "parcels_total" in counts:
         lines.append(parcel_count_text(info, counts)
                      + " (certification.pdf names each one not mailed, with the reason).")
+    if info.subjects:
+        lines.append("Subject parcel(s) and owner(s) of record: "
+                     + "; ".join(subject_lines(info)) + ".")
     return lines + [f"Warning ({w['code']}): {w['text']}" for w in warnings]
 
 

@@ -140,6 +140,8 @@ def test_the_sum_includes_the_subjects_in_every_output(buffered_site):
     pdf = _pdf(out / "certification.pdf")
     assert sums in pdf
     assert "L1 (map-lot 5-2): Smith, Ann." in pdf and "L2 (map-lot 5-3): SMITH ANN" in pdf
+    assert ("Subject parcel(s) and owner(s) of record: L1 (map-lot 5-2): Smith, Ann.; L2 "
+            "(map-lot 5-3): SMITH ANN.") in said
 
 
 # --------------------------------------------------------------------------- tax list
