@@ -234,6 +234,8 @@ def abutter_package(
     wpa_pond_extension: bool = False,
     sender: Iterable[str] = (),
     max_abutters: int | None = None,
+    notice: str = "conservation",
+    sort: str | None = None,
     progress: Progress | None = None,
 ) -> AbutterPackage:
     """Find the abutters of a subject property, their owners and the notices (Chapter 320, permit
@@ -264,6 +266,12 @@ def abutter_package(
         Stop with :class:`~swm_gis.notification.package.TooManyAbuttersError` (before reading owners
         or writing anything) when more parcels than this abut; without it, a list over ``[rules]
         abutter_warning_count`` (500) only adds the warning ``many_abutters``.
+    notice
+        ``"conservation"`` (the regulation's notice clause; with a ``distance`` of its own, a
+        plain radius) or ``"zoning"`` (M.G.L. c.40A, § 11 parties in interest).
+    sort
+        ``"owner"``, ``"street"`` or ``"map-lot"``: the order of the list, the labels and the
+        mailing book; default nearest first.
     progress
         ``progress(fraction, message)`` callback.
 
@@ -294,7 +302,7 @@ def abutter_package(
     request = AbutterRequest(parcels=parcels, site=site, distance=distance,
                              include_subject=include_subject,
                              wpa_pond_extension=wpa_pond_extension, sender=sender,
-                             max_abutters=max_abutters)
+                             max_abutters=max_abutters, notice=notice, sort=sort)
     return abutter_package_request(cfg, request, progress=progress)
 
 

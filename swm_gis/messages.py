@@ -51,6 +51,8 @@ OPTIONS: dict[str, str] = {
     "received": "the date the application was received",
     "proposed_use": "the proposed land use",
     "distance": "the abutter distance",
+    "notice": "the notice list (the board's definition)",
+    "sort": "the order of the list",
     "include_subject": "listing the subject's own owners",
     "wpa_pond_extension": "the Wetlands Protection Act pond extension",
     "sender": "the return address",

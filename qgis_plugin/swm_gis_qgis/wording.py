@@ -41,6 +41,8 @@ OPTION_PARAMS: dict[str, tuple[str, ...]] = {
     "received": ("RECEIVED",),
     "proposed_use": ("PROPOSED_USE",),
     "distance": ("DISTANCE",),
+    "notice": ("NOTICE",),
+    "sort": ("SORT",),
     "include_subject": ("INCLUDE_SUBJECT",),
     "label_template": ("LABEL_TEMPLATE",),
     "label_offset": ("LABEL_OFFSET",),

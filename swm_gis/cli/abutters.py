@@ -53,6 +53,17 @@ def abutters(
              "procedure, A(7))."),
     include_subject: bool = typer.Option(
         False, "--include-subject", help="Also list (and notify) the subject parcels' owners."),
+    notice: str = typer.Option(
+        "conservation", "--notice", metavar="conservation|zoning",
+        help="Which list: conservation (default: the regulation's notice clause, Chapter 320 "
+             "permit procedure A(7), 100 ft; with --distance, a plain radius) or zoning "
+             "(M.G.L. c.40A, section 11 parties in interest: abutters, owners directly "
+             "opposite on any public or private street or way, and abutters to the abutters "
+             "within 300 ft; every parcel within 100 ft too)."),
+    sort: str = typer.Option(
+        None, "--sort", metavar="owner|street|map-lot",
+        help="Order of the list, the labels and the mailing book: owner (name), street (the "
+             "parcel's site address: street, then number) or map-lot. Default: nearest first."),
     out: Path = out_dir_option(),
     overwrite: bool = overwrite_option(),
     label_template: str = typer.Option(
@@ -104,7 +115,7 @@ def abutters(
     with output_package(out, inputs=[*config_inputs(cfg), site], overwrite=overwrite,
                         command=f"swm-gis abutters --out {out}") as stage:
         request = AbutterRequest(parcels=list(parcel or []), site=site, distance=distance,
-                                 include_subject=include_subject,
+                                 include_subject=include_subject, notice=notice, sort=sort,
                                  wpa_pond_extension=wpa_pond_extension,
                                  sender=list(sender or []), max_abutters=max_abutters)
         staged, summary = run_abutters(

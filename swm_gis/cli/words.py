@@ -19,6 +19,7 @@ FLAGS: dict[str, str] = {
     "proposed_impervious_sqft": "--proposed-impervious-sqft", "mitigation": "--mitigation",
     "exemptions": "--exemption", "roadway_maintenance": "--roadway-maintenance",
     "received": "--received", "proposed_use": "--proposed-use", "distance": "--distance",
+    "notice": "--notice", "sort": "--sort",
     "include_subject": "--include-subject", "wpa_pond_extension": "--wpa-pond-extension",
     "sender": "--sender", "max_abutters": "--max-abutters",
     "label_template": "--label-template", "label_offset": "--label-offset", "out": "--out",

@@ -131,6 +131,14 @@ class LayerSchema:
     required_fields: tuple[str, ...] = ()
 
 
+#: The assessing table's logical fields (MassGIS L3 names); a unit-owner table has the same.
+ASSESS_FIELDS: dict[str, str | None] = {
+    "parcel_id": "LOC_ID", "prop_id": "PROP_ID", "site_address": "SITE_ADDR",
+    # MassGIS L3: OWN_CO is the owner's COUNTRY; the standard has no co-owner field
+    "owner": "OWNER1", "co_owner": None, "address": "OWN_ADDR", "address2": None,
+    "city": "OWN_CITY", "state": "OWN_STATE", "zip": "OWN_ZIP",
+    "country": "OWN_CO", "use_code": "USE_CODE", "fiscal_year": "FY", "units": "UNITS"}
+
 #: Logical layers of the town config (README "Town configuration") with their default
 #: (published) source field names.
 SCHEMAS: dict[str, LayerSchema] = {
@@ -140,15 +148,9 @@ SCHEMAS: dict[str, LayerSchema] = {
          "poly_type": "POLY_TYPE", "use_code": None},
         ("id",),
     ),
-    "assess": LayerSchema(
-        "table", None,
-        {"parcel_id": "LOC_ID", "prop_id": "PROP_ID", "site_address": "SITE_ADDR",
-         # MassGIS L3: OWN_CO is the owner's COUNTRY; the standard has no co-owner field
-         "owner": "OWNER1", "co_owner": None, "address": "OWN_ADDR", "address2": None,
-         "city": "OWN_CITY", "state": "OWN_STATE", "zip": "OWN_ZIP",
-         "country": "OWN_CO", "use_code": "USE_CODE", "fiscal_year": "FY"},
-        ("parcel_id", "owner"),
-    ),
+    "assess": LayerSchema("table", None, ASSESS_FIELDS, ("parcel_id", "owner")),
+    # a condominium's unit owners where the assessing table holds only the master record
+    "condo_units": LayerSchema("table", None, ASSESS_FIELDS, ("parcel_id", "owner")),
     "nhesp_priority": LayerSchema("vector", "polygon", {"id": "PRIHAB_ID"}, ("id",)),
     "nhesp_estimated": LayerSchema("vector", "polygon", {"id": "ESTHAB_ID"}, ("id",)),
     "vernal_pools": LayerSchema("vector", "point", {"id": "CVP_NUM"}, ("id",)),

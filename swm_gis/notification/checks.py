@@ -27,6 +27,13 @@ the text says what happened and what to do. The codes:
     pages are written (a most-abutters limit, ``max_abutters``, stops instead).
 ``no_assessing_data``
     No ``[layers.assess]``: no owner can be named.
+``tax_list_not_current``
+    The assessing data's fiscal year (``fiscal_year``, MassGIS ``FY``) is older than the current
+    Massachusetts fiscal year (FY N runs 1 July N-1 to 30 June N), or is not recorded.
+``condo_units_missing``
+    A condominium parcel (use code 102, 1020, ...: ``tables/condominium_use_codes.toml``) has
+    fewer owner records than units (the ``units`` field, MassGIS ``UNITS``; else one master
+    record): its unit owners are not on the list.
 ``address_does_not_fit``
     A recipient's address (not the name: a long name gives way) cannot be printed whole on the
     label or in the mailing book even at the smallest size; that piece must be addressed by hand.
@@ -285,15 +292,28 @@ def site_overlap_warning(grazed: Sequence[Mapping[str, Any]], *, share: float
     (:func:`swm_gis.rules.abutters.parcels_touched_by_site`), each with its overlap."""
     if not grazed:
         return None
-    parts = [f"{g['id'] or '(no id)'} ({fmt.sqft(g['overlap_sqft'])}, "
-             f"{100 * g['parcel_share']:.1f} % of the parcel)" for g in grazed]
+    parts = [_overlap_part(g) for g in grazed]
     return warning("site_overlaps_neighbour", (
         f"The site overlaps {len(grazed)} neighbouring parcel(s) it does not lie on: "
         f"{'; '.join(parts)}. A parcel is a subject only where the site covers at least "
         f"{100 * share:g} % of it or it holds {100 * share:g} % of the site (the town's "
-        "site subject share), so these are abutters and their owners are mailed. If the work "
-        "really extends onto them, give the subject by parcel id; if the site was drawn off "
-        "its lot (a survey-to-GIS shift), nothing needs doing."))
+        "site subject share) and its owner is the main subject's owner, so these are abutters "
+        "and their owners are mailed. If the work really extends onto them, give the subject by "
+        "parcel id; if the site was drawn off its lot (a survey-to-GIS shift) or as its lot "
+        "plus a margin, nothing needs doing."))
+
+
+def _overlap_part(g: Mapping[str, Any]) -> str:
+    """One parcel of the ``site_overlaps_neighbour`` text: its overlap, and its owner where
+    the owner is what keeps it from being a subject."""
+    text = (f"{g['id'] or '(no id)'} ({fmt.sqft(g['overlap_sqft'])}, "
+            f"{100 * g['parcel_share']:.1f} % of the parcel")
+    if g.get("owner_differs"):
+        owner = "; ".join(g.get("owners") or []) or "no owner of record"
+        main = "; ".join(g.get("main_owners") or []) or "no owner of record"
+        text += (f"; owner {owner}, not the owner of the main subject {g.get('main_subject')}"
+                 f" ({main})")
+    return text + ")"
 
 
 def different_owners_warning(owners: Mapping[str, Sequence[str]]) -> dict[str, str] | None:
@@ -325,6 +345,40 @@ def owners_not_found_warning(listed, *, has_assess: bool) -> dict[str, str] | No
         f"is named or mailed for them: {shown}. They are named on the certification as not "
         "mailed; ask the Assessors for their owners and addresses (or check that the "
         "assessing table holds the whole town and joins by the same id)."))
+
+
+def tax_list_warning(status) -> dict[str, str] | None:
+    """Warning ``tax_list_not_current``: the assessing data's fiscal year
+    (:class:`swm_gis.rules.tax_list.TaxListStatus`) is older than the current Massachusetts
+    fiscal year, or not recorded."""
+    if status.is_current:
+        return None
+    if status.latest is None:
+        found = "does not record its fiscal year (no fiscal_year field, MassGIS FY, or it is empty)"
+    else:
+        found = f"is of FY{status.latest}"
+    return warning("tax_list_not_current", (
+        f"The assessing data {found}; the current Massachusetts fiscal year is "
+        f"FY{status.current} (1 July {status.current - 1} to 30 June {status.current}). Notice "
+        "goes to the owners on the most recent tax list: ask the Assessors for the current "
+        "one (MassGIS publishes each town's parcels with its fiscal year in the file name), or "
+        "have them check the owners and addresses before they certify the list."))
+
+
+def condo_units_warning(missing: Sequence[Mapping[str, Any]]) -> dict[str, str] | None:
+    """Warning ``condo_units_missing``: condominium parcels with fewer owner records than
+    units (:func:`swm_gis.rules.condominiums.missing_unit_owners`)."""
+    if not missing:
+        return None
+    parts = [f"{m['parcel_id']} (use code {m['use_code']}: {m['records']} owner record(s)"
+             + (f" for {m['units']} units)" if m["units"] is not None
+                else ", no unit count in the data)") for m in missing]
+    return warning("condo_units_missing", (
+        f"{len(missing)} condominium parcel(s) have fewer owner records than units: "
+        f"{'; '.join(parts)}. Their unit owners are not on the list, and each is owed a "
+        "notice: ask the Assessors for the unit owners and their mailing addresses, or "
+        "configure the town's unit-owner table (the condo_units layer of the town config) and "
+        "run again."))
 
 
 def no_assess_warning() -> dict[str, str]:
@@ -406,8 +460,9 @@ def package_counts(listed, left, recipient_counts: Mapping[str, int], *,
     """The counts of ``abutters.json``: abutting, left out, no owner of record, other town,
     then every count of :func:`swm_gis.rules.owners.build_recipients`; with ``not_mailed``
     (:func:`not_mailed_parcels`) also ``parcels_total`` = ``parcels_mailed`` +
-    ``parcels_not_mailed`` (every parcel within the distance, rights-of-way and water
-    included, the subject aside)."""
+    ``parcels_not_mailed`` + ``parcels_subject`` (every parcel within the distance,
+    rights-of-way and water included; the subject parcels, the applicant's own, are not mailed
+    unless asked and are counted apart: 0 with ``include_subject``, when they are listed)."""
     n = len(listed)
     no_owner = int((~listed["owner_of_record"].astype(bool)).sum()) if n else 0
     other = int(listed["other_town"].astype(bool).sum()) if n else 0
@@ -418,10 +473,12 @@ def package_counts(listed, left, recipient_counts: Mapping[str, int], *,
         # hold them otherwise (not counted: the subject is not its own abutter)
         others_left = int((~left["reason"].astype(str).str.startswith("subject parcel")).sum()) \
             if len(left) and "reason" in left else len(left)
-        total = n + others_left
+        subjects = len(left) - others_left if len(left) else 0
+        total = n + others_left + subjects
         counts["parcels_not_mailed"] = len(not_mailed)
+        counts["parcels_subject"] = subjects
         counts["parcels_total"] = total
-        counts["parcels_mailed"] = total - len(not_mailed)
+        counts["parcels_mailed"] = total - subjects - len(not_mailed)
     return counts
 
 
@@ -433,7 +490,13 @@ def abutters_document(info, *, counts: Mapping[str, int], warnings: list[dict[st
         "synthetic": bool(info.synthetic),
         "generated": info.generated,
         "section": info.section,
-        "subject": {"parcel_ids": list(info.subject_ids), "site": site_source},
+        "notice": {"list": info.notice, "citation": info.section, "board": info.board,
+                   "definition": info.definition},
+        "subject": {"parcel_ids": list(info.subject_ids), "site": site_source,
+                    "parcels": [dict(s) for s in info.subjects]},
+        "tax_list": {"fiscal_year": info.tax_list.latest,
+                     "current_fiscal_year": info.tax_list.current,
+                     "current": info.tax_list.is_current},
         "distance_ft": float(info.distance_ft),
         "include_subject": bool(info.include_subject),
         "fiscal_years": list(info.fiscal_years),
@@ -447,9 +510,10 @@ def abutters_document(info, *, counts: Mapping[str, int], warnings: list[dict[st
 
 
 __all__ = ["NOT_MAILED_REASONS", "abutters_document", "compass",
-           "different_owners_warning", "directions", "edge_warning", "many_abutters_warning",
+           "condo_units_warning", "different_owners_warning", "directions", "edge_warning",
+           "many_abutters_warning",
            "missing_parcels_area", "no_assess_warning", "not_mailed_parcels",
            "not_mailed_records", "owners_not_found_warning", "package_counts",
-           "site_overlap_warning",
+           "site_overlap_warning", "tax_list_warning",
            "right_of_way_warning", "source_extents", "subject_right_of_way_warning",
            "warning"]

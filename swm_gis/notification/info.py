@@ -12,6 +12,8 @@ from typing import Any
 
 import pandas as pd
 
+from swm_gis.rules.tax_list import TaxListStatus, tax_list_status
+
 
 @dataclass(frozen=True)
 class PackageInfo:
@@ -39,6 +41,14 @@ class PackageInfo:
     #: where the parcels come from several towns' sources ([[layers.parcels.sources]]): each
     #: town with the listed parcel ids its Assessors certify (:func:`parcel_towns`)
     towns: tuple[tuple[str, tuple[str, ...]], ...] = ()
+    #: the subject parcels, the applicant's own ({parcel_id, map_par_id, owners}): named with
+    #: their owners on the certification and in abutters.json
+    subjects: tuple[Mapping[str, Any], ...] = ()
+    #: the notice list made (swm_gis.notification.notice): "conservation", "radius" or
+    #: "zoning", its definition in words and the board it is for
+    notice: str = "conservation"
+    definition: str = ""
+    board: str = ""
 
     @property
     def subject_text(self) -> str:
@@ -50,6 +60,37 @@ class PackageInfo:
             return "fiscal year not recorded in the assessing data"
         return ", ".join(fy if fy.upper().startswith("FY") else f"FY{fy}"
                          for fy in self.fiscal_years)
+
+    @property
+    def list_title(self) -> str:
+        """What the list is: "Abutters within 100 ft of the property line" or "Parties in
+        interest (... 300 ft)"."""
+        if self.notice == "zoning":
+            return (f"Parties in interest (abutters, owners directly opposite, abutters to "
+                    f"abutters within {self.distance_text})")
+        return f"Abutters within {self.distance_text} of the property line"
+
+    @property
+    def list_scope(self) -> str:
+        """Whose owners the list names, for a map's heading."""
+        if self.notice == "zoning":
+            return ("parties in interest: abutters, owners directly opposite, abutters to "
+                    f"abutters within {self.distance_text}")
+        return f"owners of property within {self.distance_text} of the property line"
+
+    @property
+    def tax_list(self) -> TaxListStatus:
+        """The fiscal year the list rests on against the current one, on the day it was made."""
+        return tax_list_status(self.fiscal_years, on=dt.date.fromisoformat(self.generated[:10]))
+
+    @property
+    def tax_list_text(self) -> str:
+        """How the certification names the tax list: "the most recent tax list (FY2027)" only
+        when the data is of the current fiscal year."""
+        if self.tax_list.is_current:
+            return f"the most recent tax list ({self.fiscal_year_text})"
+        return (f"the tax list of the assessing data ({self.fiscal_year_text}; not the current "
+                f"FY{self.tax_list.current}: see the warning tax_list_not_current)")
 
     @property
     def distance_text(self) -> str:
@@ -82,8 +123,7 @@ class PackageInfo:
     def header_lines(self) -> list[str]:
         """The provenance every output prints."""
         lines = [
-            f"Abutters within {self.distance_text} of the property line of parcel(s) "
-            f"{self.subject_text}, {self.town} ({self.section}).",
+            f"{self.list_title} of parcel(s) {self.subject_text}, {self.town} ({self.section}).",
             f"Assessing data: {self.fiscal_year_text}. Generated {self.generated} by swm-gis.",
         ]
         if self.include_subject:
@@ -196,11 +236,24 @@ def parcel_towns(listed: pd.DataFrame, *, home_town: str
 def parcel_count_text(info: PackageInfo, counts: Mapping[str, int]) -> str:
     """The sum the certification rests on: every parcel within the distance = those whose
     owners are mailed + those named as not mailed."""
-    return (f"{counts.get('parcels_total', 0)} parcel(s) within {info.distance_text} of the "
-            "subject (rights-of-way and water included) = "
-            f"{counts.get('parcels_mailed', 0)} whose owners are mailed + "
+    where = (f"within {info.distance_text} of the subject" if info.notice != "zoning" else
+             f"among the parties in interest ({info.section})")
+    return (f"{counts.get('parcels_total', 0)} parcel(s) {where} (rights-of-way and water "
+            "included) = "
+            f"{counts.get('parcels_subject', 0)} subject parcel(s) (the applicant's own, not "
+            f"mailed) + {counts.get('parcels_mailed', 0)} whose owners are mailed + "
             f"{counts.get('parcels_not_mailed', 0)} not mailed")
 
 
+def subject_lines(info: PackageInfo) -> list[str]:
+    """One line per subject parcel with its owners of record (the certification)."""
+    lines = []
+    for s in info.subjects:
+        lot = f" (map-lot {s['map_par_id']})" if s.get("map_par_id") else ""
+        owners = "; ".join(s.get("owners") or []) or "no owner of record"
+        lines.append(f"{s['parcel_id']}{lot}: {owners}")
+    return lines
+
+
 __all__ = ["VINTAGE_FIELDS", "PackageInfo", "parcel_count_text", "parcel_towns",
-           "source_with_vintage", "vintage_from_data", "vintage_text"]
+           "source_with_vintage", "subject_lines", "vintage_from_data", "vintage_text"]

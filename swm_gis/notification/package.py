@@ -10,6 +10,7 @@ module.
 
 from __future__ import annotations
 
+import datetime as dt
 import os
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
@@ -31,10 +32,14 @@ from swm_gis.notification.info import (
     parcel_count_text,
     parcel_towns,
     source_with_vintage,
+    subject_lines,
 )
+from swm_gis.notification.notice import NoticeChoice, notice_choice
 from swm_gis.notification.request import AbutterRequest
 from swm_gis.progress import Progress, quiet
 from swm_gis.rules import abutters as core
+from swm_gis.rules.condominiums import missing_unit_owners
+from swm_gis.rules.list_order import order_listed, order_recipients
 from swm_gis.rules.owner_join import (
     OwnerJoinError,
     check_owner_join,
@@ -47,6 +52,9 @@ from swm_gis.rules.owners import (
     owner_notices,
     owners_by_parcel,
 )
+from swm_gis.rules.parties_in_interest import parties_in_interest
+from swm_gis.rules.site_subjects import same_owner_subjects
+from swm_gis.rules.tax_list import tax_list_status
 
 
 @dataclass
@@ -129,8 +137,9 @@ def build_abutter_package(
     progress = progress or quiet
     if not isinstance(config, TownConfig):
         config = load_config(config)
-    distance_ft = (config.rules.abutter_distance_ft if request.distance in (None, "")
-                   else core.parse_distance_ft(request.distance))
+    choice = notice_choice(request.notice, request.distance, rules=config.rules,
+                           section=core.SECTION)
+    distance_ft = choice.distance_ft
     progress(0.05, "reading the subject parcel(s)")
     read = read_subject(config, parcel_ids=list(request.parcels), site=request.site)
     subject, site_gdf, skipped, id_notes = read.parcels, read.site, read.skipped, read.notes
@@ -138,14 +147,18 @@ def build_abutter_package(
     candidates = read_candidates(config, subject, distance_ft=distance_ft)
     _check_right_of_way_field(config)
     progress(0.35, "measuring distances")
-    abut, ponds_note = _abutters(config, request, subject, candidates, distance_ft=distance_ft)
+    abut, ponds_note = _abutters(config, request, subject, candidates, choice=choice)
     progress(0.45, "reading the assessing records")
     ids = core.subject_ids(subject)
     owners = _owners(config, abut, subject, ids, include_subject=request.include_subject)
+    owners.listed = order_listed(owners.listed, request.sort)  # the clerk's order, if asked
+    owners.mailable = order_recipients(owners.mailable, owners.listed, request.sort)
     area = core.search_area(subject, distance_ft=distance_ft)
+    generated = dt.datetime.now(dt.UTC).isoformat(timespec="seconds")
     warnings = _warnings(config, subject=subject, area=area, candidates=candidates,
                          distance_ft=distance_ft, skipped=skipped, grazed=read.grazed,
-                         n_abutting=len(abut), owners=owners, ids=ids)
+                         n_abutting=len(abut), owners=owners, ids=ids,
+                         on=dt.date.fromisoformat(generated[:10]))
     not_mailed = checks.not_mailed_parcels(owners.listed, owners.left, owners.mailable,
                                            subject_ids=ids,
                                            include_subject=request.include_subject)
@@ -161,10 +174,12 @@ def build_abutter_package(
         town=config.name, subject_ids=tuple(ids), distance_ft=distance_ft,
         fiscal_years=tuple(fiscal_years(owners.assess)),
         sources=tuple(_sources(config, request.site)), include_subject=request.include_subject,
-        synthetic=config.synthetic, section=core.SECTION, sender=request.sender,
+        synthetic=config.synthetic, section=choice.citation, sender=request.sender,
+        notice=choice.kind, definition=choice.definition, board=choice.board,
         notes=(*id_notes, *((ponds_note,) if ponds_note else ())), counts=counts,
         warnings=tuple(warnings), not_mailed=tuple(checks.not_mailed_records(not_mailed)),
         towns=parcel_towns(owners.listed, home_town=config.name),
+        subjects=tuple(subject_records(subject, owners.assess, ids)), generated=generated,
     )
     return _notice(info, request, owners, counts=counts, warnings=warnings, subject=subject,
                    candidates=candidates, area=area, site_gdf=site_gdf, streets=streets,
@@ -185,12 +200,20 @@ class _Owners:
 
 
 def _abutters(config: TownConfig, request: AbutterRequest, subject: gpd.GeoDataFrame,
-              candidates: gpd.GeoDataFrame, *, distance_ft: float
+              candidates: gpd.GeoDataFrame, *, choice: NoticeChoice
               ) -> tuple[gpd.GeoDataFrame, str | None]:
-    """The parcels within the distance (plus the WPA pond extension's, asked for, with its
-    note); more than ``max_abutters`` stops the job."""
-    abut = core.find_abutters(candidates, subject, distance_ft=distance_ft,
-                              include_subject=request.include_subject, rules=config.rules)
+    """The parcels within the distance, or the c.40A § 11 parties in interest (plus the WPA
+    pond extension's, asked for, with its note); more than ``max_abutters`` stops the job."""
+    distance_ft = choice.distance_ft
+    if choice.kind == "zoning":
+        abut = parties_in_interest(
+            candidates, subject, distance_ft=distance_ft,
+            always_within_ft=choice.always_within_ft, tolerance_ft=choice.tolerance_ft,
+            street_poly_types=choice.street_poly_types,
+            include_subject=request.include_subject, rules=config.rules)
+    else:
+        abut = core.find_abutters(candidates, subject, distance_ft=distance_ft,
+                                  include_subject=request.include_subject, rules=config.rules)
     ponds_note = None
     if request.wpa_pond_extension:
         abut, ponds_note = add_pond_extension(config, abut, subject, candidates)
@@ -226,9 +249,11 @@ def _owners(config: TownConfig, abut: gpd.GeoDataFrame, subject: gpd.GeoDataFram
 
 def _warnings(config: TownConfig, *, subject, area, candidates, distance_ft: float,
               skipped: list[str], grazed: list[dict], n_abutting: int, owners: _Owners,
-              ids: list[str]) -> list[dict[str, str]]:
+              ids: list[str], on: dt.date) -> list[dict[str, str]]:
     """:func:`job_warnings`, then what the owners add: the site's grazed parcels, subject
-    parcels of different owners, abutters whose owner was not found."""
+    parcels of different owners, abutters whose owner was not found, the tax list's fiscal
+    year (on the date ``on``), condominiums without their unit owners."""
+    listed_ids = id_series(owners.listed["parcel_id"]).dropna().tolist()
     warnings = job_warnings(config, subject=subject, area=area, candidates=candidates,
                             distance_ft=distance_ft, skipped=skipped, n_abutting=n_abutting,
                             limit=config.rules.abutter_warning_count)
@@ -236,6 +261,9 @@ def _warnings(config: TownConfig, *, subject, area, candidates, distance_ft: flo
         checks.site_overlap_warning(grazed, share=config.rules.site_subject_share),
         checks.different_owners_warning(subject_owners(owners.assess, ids)),
         checks.owners_not_found_warning(owners.listed, has_assess=config.has("assess")),
+        checks.tax_list_warning(tax_list_status(fiscal_years(owners.assess), on=on))
+        if config.has("assess") else None,
+        checks.condo_units_warning(missing_unit_owners(listed_ids, owners.assess)),
     ) if w is not None]
 
 
@@ -417,6 +445,10 @@ def read_subject(cfg: TownConfig, *, parcel_ids: list[str],
         touched = layers.read_layer(cfg, "parcels", mask=core.subject_union(site_gdf))
         _check_right_of_way_field(cfg)
         found = core.parcels_touched_by_site(touched, site_gdf, rules=cfg.rules)
+        if len(found.covered) > 1:  # a second "subject" must have the main subject's owner
+            found = same_owner_subjects(found, subject_owners(
+                read_assess(cfg, ids=[g["id"] for g in found.covered]),
+                [g["id"] for g in found.covered]))
         skipped = list(dict.fromkeys(found.skipped_no_owner))
         grazed = found.grazed
         subject = found.subject
@@ -451,7 +483,22 @@ def read_assess(cfg: TownConfig, *, ids: list[str]) -> pd.DataFrame:
     """Assessing rows of the given parcel ids only (never the whole table)."""
     if not cfg.has("assess"):
         return pd.DataFrame(columns=["parcel_id", "owner", "fiscal_year"])
-    return layers.read_by_ids(cfg, "assess", "parcel_id", ids)
+    rows = layers.read_by_ids(cfg, "assess", "parcel_id", ids)
+    if cfg.has("condo_units"):  # the town's unit owners, where the extract has master records
+        units = layers.read_by_ids(cfg, "condo_units", "parcel_id", ids)
+        rows = pd.concat([rows, units], ignore_index=True) if len(units) else rows
+    return rows
+
+
+def subject_records(subject: gpd.GeoDataFrame, assess: pd.DataFrame, ids: list[str]
+                    ) -> list[dict]:
+    """Each subject parcel with its map-lot and owners of record (the certification and
+    ``abutters.json`` name them)."""
+    owners = subject_owners(assess, ids)
+    lots = dict(zip(id_series(subject["id"]), subject["map_par_id"], strict=True)) \
+        if "map_par_id" in subject and "id" in subject else {}
+    return [{"parcel_id": pid, "map_par_id": "" if pd.isna(lots.get(pid)) else
+             str(lots.get(pid) or ""), "owners": owners.get(pid, [])} for pid in ids]
 
 
 def site_addresses(assess: pd.DataFrame) -> pd.Series:
@@ -501,6 +548,9 @@ def summary_lines(info: PackageInfo, counts: dict[str, int],
     if "parcels_total" in counts:
         lines.append(parcel_count_text(info, counts)
                      + " (certification.pdf names each one not mailed, with the reason).")
+    if info.subjects:
+        lines.append("Subject parcel(s) and owner(s) of record: "
+                     + "; ".join(subject_lines(info)) + ".")
     return lines + [f"Warning ({w['code']}): {w['text']}" for w in warnings]
 
 

@@ -18,6 +18,7 @@ import geopandas as gpd
 
 from swm_gis.errors import SwmGisError
 from swm_gis.messages import option
+from swm_gis.notification.notice import check_notice
 
 
 @dataclass(frozen=True, eq=False)
@@ -50,6 +51,14 @@ class AbutterRequest:
         False.
     sender
         Lines of the sender block of ``certified_mail.pdf``; normalised to a tuple. Default ().
+    notice
+        Which list: ``"conservation"`` (default: the regulation's notice clause; with a
+        ``distance`` of its own, a plain radius) or ``"zoning"`` (M.G.L. c.40A, § 11 parties in
+        interest, 300 ft; no ``distance``). See :mod:`swm_gis.notification.notice`.
+    sort
+        The order of the list, the labels and the mailing book: ``"owner"``, ``"street"`` (the
+        parcel's site address: street, then number) or ``"map-lot"``; default None, nearest
+        first.
     max_abutters
         Stop (``TooManyAbuttersError``, before reading owners or writing anything) when more
         parcels than this abut. Default None: a list over ``[rules] abutter_warning_count``
@@ -73,6 +82,8 @@ class AbutterRequest:
     wpa_pond_extension: bool = False
     sender: Iterable[str] | None = ()
     max_abutters: int | None = None
+    notice: str | None = "conservation"
+    sort: str | None = None
 
     def __post_init__(self) -> None:
         # one id given as a string is one parcel, not a list of its characters
@@ -84,6 +95,9 @@ class AbutterRequest:
             raise SwmGisError(f"Give the subject either by {option('parcels', 'ID')} (one or more) "
                               f"or by {option('site', 'FILE')}, not both and not neither.")
         self._set("sender", tuple(self.sender or ()))
+        notice, sort = check_notice(self.notice, self.sort)
+        self._set("notice", notice)
+        self._set("sort", sort)
 
     def _set(self, name: str, value: Any) -> None:
         object.__setattr__(self, name, value)  # normalising a frozen dataclass as it is made

@@ -1,4 +1,4 @@
-"""The key to the abutters map: one row per numbered abutter (number, parcel id, site address,
+"""The key to the abutters map: one row per numbered abutter (number, map-lot, site address,
 distance, owners, note), every cell wrapped to its column at words, never truncated, on as many
 pages as the rows need."""
 
@@ -12,13 +12,15 @@ from swm_gis.reports.labels import fit_lines
 def key_rows(listed: pd.DataFrame) -> list[tuple[str, ...]]:
     rows = []
     for rec in listed.to_dict("records"):
-        rows.append((str(rec.get("map_no", "")), _t(rec.get("id")), _t(rec.get("site_address")),
+        # the assessor's map-lot, as clerks and owners know the parcel (the id where none)
+        lot = _t(rec.get("map_par_id")) or _t(rec.get("id"))
+        rows.append((str(rec.get("map_no", "")), lot, _t(rec.get("site_address")),
                      f"{rec.get('distance_ft', 0):.2f}", _t(rec.get("owners", "")),
                      _t(rec.get("note"))))
     return rows
 
 
-KEY_COLUMNS = [(30, 26, "No."), (56, 70, "Parcel id"), (126, 150, "Site address"),
+KEY_COLUMNS = [(30, 26, "No."), (56, 70, "Map-lot"), (126, 150, "Site address"),
                (276, 44, "Dist. ft"), (320, 262, "Owner(s) of record"), (582, 180, "Note")]
 KEY_SIZE, KEY_LEADING = 7.0, 8.6
 

@@ -254,8 +254,8 @@ def _map_page(c, subject, area, listed, left, info, context, font, bold, extras,
     c.drawString(FRAME[0], PAGE_H - 30, fit_text(title, bold, 14, 730))
     c.setFont(font, 8.5)
     c.drawString(FRAME[0], PAGE_H - 44, fit_text(
-        f"Subject parcel(s) {info.subject_text}: owners of property within "
-        f"{info.distance_text} of the property line ({info.section})", font, 8.5, 730))
+        f"Subject parcel(s) {info.subject_text}: {info.list_scope} ({info.section})", font,
+        8.5, 730))
 
     c.saveState()
     frame = c.beginPath()

@@ -19,6 +19,7 @@ from swm_gis.io.writers import atomic_path
 from swm_gis.notification.info import PackageInfo, parcel_count_text
 from swm_gis.reports.labels import fit_lines
 from swm_gis.reports.package_lines import (
+    basis_lines,
     certification_lines,
     not_mailed_lines,
     town_signature_lines,
@@ -131,7 +132,8 @@ def certification_blocks(info: PackageInfo, counts: Mapping[str, int], *, font: 
                          bold: str) -> list[tuple[str, float, list[str]]]:
     """What the certification rests on: the parcel sum, every abutting parcel not mailed with
     its reason, and every warning of the package."""
-    blocks: list[tuple[str, float, list[str]]] = []
+    blocks: list[tuple[str, float, list[str]]] = [
+        (bold, 10, ["Tax list and subject"]), (font, 8.5, basis_lines(info))]
     if "parcels_total" in counts:
         blocks += [(bold, 10, ["Parcels within the distance"]),
                    (font, 8.5, [parcel_count_text(info, counts) + "."])]

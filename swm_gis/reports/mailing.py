@@ -19,11 +19,17 @@ import pandas as pd
 
 from swm_gis.io.writers import atomic_path, safe_frame
 from swm_gis.notification.info import PackageInfo, parcel_count_text
-from swm_gis.reports.package_lines import certification_lines, not_mailed_lines, warning_lines
+from swm_gis.reports.package_lines import (
+    basis_lines,
+    certification_lines,
+    not_mailed_lines,
+    warning_lines,
+)
 from swm_gis.rules.owners import MAILING_COLUMNS, REVIEW_COLUMNS
 
 ABUTTING_COLUMNS = ["parcel_id", "map_par_id", "town_id", "site_address", "distance_ft",
-                    "map_no", "poly_type", "owner_of_record", "other_town", "is_subject", "note"]
+                    "map_no", "poly_type", "owner_of_record", "other_town", "is_subject", "note",
+                    "relation"]
 LEFT_OUT_COLUMNS = ["parcel_id", "map_par_id", "town_id", "poly_type", "distance_ft", "reason"]
 MAILING_EXTRA = ["is_subject", "note"]
 #: The review file of records kept off the mailing list and of likely duplicates.
@@ -71,7 +77,7 @@ def mailing_footer(info: PackageInfo, *, duplicates_removed: int, n_recipients: 
     """Provenance, the count and the certification block (the workbook's second sheet)."""
     sums = []
     if "parcels_total" in info.counts:
-        sums = [parcel_count_text(info, info.counts) + ".",
+        sums = [*basis_lines(info), parcel_count_text(info, info.counts) + ".",
                 f"Abutting parcels not mailed ({len(info.not_mailed)}):",
                 *(f"  {line}" for line in not_mailed_lines(info) or ["none"])]
     return provenance_footer(info, extra=[

@@ -4,7 +4,7 @@ Board of Assessors' certification block (``mailing_list.xlsx``'s second sheet an
 
 from __future__ import annotations
 
-from swm_gis.notification.info import PackageInfo, parcel_count_text
+from swm_gis.notification.info import PackageInfo, parcel_count_text, subject_lines
 from swm_gis.rules.abutters import SECTION_CERTIFIED
 
 
@@ -21,9 +21,35 @@ def not_mailed_lines(info: PackageInfo) -> list[str]:
     return out
 
 
+def basis_lines(info: PackageInfo) -> list[str]:
+    """What the list rests on: the tax list's fiscal year (stated either way) and the subject
+    parcels with their owners of record (the applicant's own, not mailed)."""
+    lines = [info.tax_list.basis_text()]
+    if info.definition:
+        board = f" for the {info.board}" if info.board else ""
+        lines.append(f"Definition used{board}: {info.definition}.")
+    if info.subjects:
+        lines.append("Subject parcel(s), the applicant's own"
+                      + (" (listed and mailed, as asked):" if info.include_subject
+                         else " (not mailed):"))
+        lines += [f"  {line}" for line in subject_lines(info)]
+    return lines
+
+
 def warning_lines(info: PackageInfo) -> list[str]:
     """One ``Warning (code): text`` line per warning of the package."""
     return [f"Warning ({w['code']}): {w['text']}" for w in info.warnings]
+
+
+def _scope(info: PackageInfo) -> str:
+    if info.notice == "zoning":
+        return (f"that are parties in interest ({info.section}) of parcel(s) "
+                f"{info.subject_text}")
+    return f"within {info.distance_text} of parcel(s) {info.subject_text}"
+
+
+def _other(info: PackageInfo) -> str:
+    return "among them" if info.notice == "zoning" else "within that distance"
 
 
 def certification_lines(info: PackageInfo) -> list[str]:
@@ -36,9 +62,8 @@ def certification_lines(info: PackageInfo) -> list[str]:
         f"CERTIFICATION BY THE BOARD OF ASSESSORS ({SECTION_CERTIFIED})",
         "I certify that the names and mailing addresses in the accompanying mailing list "
         "(mailing_list.csv / mailing_list.xlsx) are those of the owners of record, as they "
-        f"appear on the most recent tax list ({info.fiscal_year_text}), of the parcels within "
-        f"{info.distance_text} of parcel(s) {info.subject_text} that the list names; every "
-        "other parcel within that distance is named above as not mailed, with the reason"
+        f"appear on {info.tax_list_text}, of the parcels {_scope(info)} that the list names; "
+        f"every other parcel {_other(info)} is named above as not mailed, with the reason"
         f"{sums}, and the owners named above as lacking an address are not mailed{warned}.",
         *signature_lines(info),
     ]
@@ -63,5 +88,5 @@ def town_signature_lines(town: str, ids: tuple[str, ...]) -> list[str]:
             "Date: ____________________"]
 
 
-__all__ = ["certification_lines", "not_mailed_lines", "signature_lines", "town_signature_lines",
-           "warning_lines"]
+__all__ = ["basis_lines", "certification_lines", "not_mailed_lines", "signature_lines",
+           "town_signature_lines", "warning_lines"]

@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import geopandas as gpd
@@ -285,12 +285,17 @@ class SiteParcels:
         Ids of the right-of-way and water polygons the site reaches into (never subjects).
     share
         The share that made a parcel a subject (``rules.site_subject_share`` unless given).
+    covered
+        The subject parcels as ``grazed`` lists the others (``id``, ``overlap_sqft``,
+        ``parcel_share``, ``site_share``), so the owner test
+        (:func:`swm_gis.rules.site_subjects.same_owner_subjects`) can find the main one.
     """
 
     subject: gpd.GeoDataFrame
     grazed: list[dict[str, Any]]
     skipped_no_owner: list[str]
     share: float
+    covered: list[dict[str, Any]] = field(default_factory=list)
 
 
 def parcels_touched_by_site(
@@ -349,13 +354,16 @@ def parcels_touched_by_site(
     if len(hits) and not subject.any():
         subject[int(np.argmax(overlap))] = True  # the parcel holding most of the site
     ids = (parcels["id"].iloc[hits].tolist() if "id" in parcels else [None] * len(hits))
-    grazed = [{"id": id_text(pid) or "",
-               "overlap_sqft": float(a * sqft_per_unit2), "parcel_share": float(ps),
-               "site_share": float(ss)}
-              for pid, a, ps, ss, is_subj in zip(ids, overlap, parcel_share, site_share, subject,
-                                                 strict=True) if not is_subj]
-    return SiteParcels(subject=parcels.iloc[hits[subject]].copy(), grazed=grazed,
-                       skipped_no_owner=skipped, share=share)
+    centre = shapely.intersects(geoms[hits], shapely.point_on_surface(site_geom))
+    every = [{"id": id_text(pid) or "",
+              "overlap_sqft": float(a * sqft_per_unit2), "parcel_share": float(ps),
+              "site_share": float(ss), "holds_site_centre": bool(c)}
+             for pid, a, ps, ss, c in zip(ids, overlap, parcel_share, site_share, centre,
+                                          strict=True)]
+    return SiteParcels(subject=parcels.iloc[hits[subject]].copy(),
+                       grazed=[g for g, s in zip(every, subject, strict=True) if not s],
+                       skipped_no_owner=skipped, share=share,
+                       covered=[g for g, s in zip(every, subject, strict=True) if s])
 
 
 def classify(

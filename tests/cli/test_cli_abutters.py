@@ -105,7 +105,8 @@ def test_abutters_writes_the_whole_package(town_toml, tmp_path, capsys):
     assert "Désirée Côté" in labels.pages[0].extract_text()
     assert "Désirée Côté" in PdfReader(out / "certified_mail.pdf").pages[0].extract_text()
     key = "".join(p.extract_text() for p in PdfReader(out / "abutters_map.pdf").pages)
-    assert "M_A" in key and "99.97" in key and "other town: town id 999" in key
+    # the key prints M_A by its map-lot "A" (issue 34: not the internal id)
+    assert "5 A 3 Elm St 99.97" in key and "other town: town id 999" in key
     layers = {row[0] for row in pyogrio.list_layers(out / "abutters.gpkg")}
     assert {"subject", "search_area", "abutting_parcels"} <= layers
     gpkg = pyogrio.read_dataframe(out / "abutters.gpkg", layer="abutting_parcels")

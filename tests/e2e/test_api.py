@@ -34,7 +34,7 @@ SIGNATURES = {
         "progress"]),
     "abutter_package": (["config"], [
         "parcels", "site", "distance", "include_subject", "wpa_pond_extension", "sender",
-        "max_abutters", "progress"]),
+        "max_abutters", "notice", "sort", "progress"]),  # notice, sort: issue 34
     "applicability_map": (["config", "out"], [
         "engine", "chunk_size", "scheduler", "workers", "overwrite", "progress"]),
     "find_abutters": (["parcels", "subject"], ["distance_ft", "include_subject", "rules",

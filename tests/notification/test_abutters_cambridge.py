@@ -123,9 +123,10 @@ def test_every_output_records_subject_distance_and_fiscal_year(package):
 
 def test_the_certification_of_9_29_names_every_parcel_not_mailed(package):
     """Issue 22: 4 of the 5 abutting parcels of 9-29 have no record in the 1,000-record FY2025
-    sample, and the street polygon ROAD has no owner: 6 parcels within 100 ft = 1 mailed (the
-    condominium 8-61) + 5 named, with the reason, on certification.pdf, on the workbook's
-    Certification sheet and in abutters.json, with one set of figures."""
+    sample, and the street polygon ROAD has no owner: 7 parcels within 100 ft = the subject 9-29
+    (issue 34: the sum includes the subject) + 1 mailed (the condominium 8-61) + 5 named, with
+    the reason, on certification.pdf, on the workbook's Certification sheet and in
+    abutters.json, with one set of figures."""
     import json
 
     from openpyxl import load_workbook
@@ -133,7 +134,8 @@ def test_the_certification_of_9_29_names_every_parcel_not_mailed(package):
 
     doc = json.loads((package / "abutters.json").read_text(encoding="utf-8"))
     c = doc["counts"]
-    assert (c["parcels_total"], c["parcels_mailed"], c["parcels_not_mailed"]) == (6, 1, 5)
+    assert (c["parcels_total"], c["parcels_subject"], c["parcels_mailed"],
+            c["parcels_not_mailed"]) == (7, 1, 1, 5)
     named = {r["parcel_id"]: r["reason_code"] for r in doc["not_mailed"]}
     assert named == {"8-50": "no_owner_of_record", "9-89": "no_owner_of_record",
                      "1A-86": "no_owner_of_record", "9-37": "no_owner_of_record",
@@ -143,8 +145,9 @@ def test_the_certification_of_9_29_names_every_parcel_not_mailed(package):
     assert set(named) | {"8-61"} == listed | left  # every parcel within 100 ft accounted for
     codes = [w["code"] for w in doc["warnings"]]
     assert "owners_not_found" in codes
-    sums = ("6 parcel(s) within 100 ft of the subject (rights-of-way and water included) = 1 "
-            "whose owners are mailed + 5 not mailed")
+    sums = ("7 parcel(s) within 100 ft of the subject (rights-of-way and water included) = 1 "
+            "subject parcel(s) (the applicant's own, not mailed) + 1 whose owners are mailed + "
+            "5 not mailed")
     pdf = " ".join(" ".join(p.extract_text() for p in PdfReader(
         package / "certification.pdf").pages).split())
     sheet = " ".join(" ".join(str(c.value) for c in load_workbook(

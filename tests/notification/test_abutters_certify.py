@@ -114,8 +114,18 @@ def test_subjects_with_different_owners_are_warned(tmp_path):
 def test_the_share_rule_is_a_strict_rules_key(tmp_path):
     site = gpd.GeoDataFrame(geometry=[box(X0 + 80, Y0 + 80, X0 + 132, Y0 + 120)], crs=CRS)
     # 12 m x 40 m of L_3_2 (30 % of it, 23 % of the site): a subject at the default 0.25 ...
-    town = swm_gis.load_config(_town(tmp_path / "a"))
+    # (issue 34: only when L_3_2 has the main subject L_2_2's owner, spelt as the mailing list
+    # compares names) ...
+    same = _assess(_lots(), L_3_2={"OWNER1": "Owner  L_2_2."})
+    town = swm_gis.load_config(_town(tmp_path / "a", assess=same))
     assert swm_gis.abutter_package(town, site=site).info.subject_ids == ("L_2_2", "L_3_2")
+    # ... another owner's lot stays an abutter, is mailed and is named with its owner
+    pkg = swm_gis.abutter_package(swm_gis.load_config(_town(tmp_path / "o")), site=site)
+    assert pkg.info.subject_ids == ("L_2_2",)
+    [w] = [w for w in pkg.warnings if w["code"] == "site_overlaps_neighbour"]
+    assert ("L_3_2 (5,167 sq ft, 30.0 % of the parcel; owner OWNER L_3_2, not the owner of the "
+            "main subject L_2_2 (OWNER L_2_2))") in w["text"]
+    assert "OWNER L_3_2" in set(pkg.recipients["owner_name"])
     # ... not at 0.4, where it is grazed (480 m2 = 5,167 sq ft) and mailed
     town = swm_gis.load_config(_town(tmp_path / "b", extra="[rules]\nsite_subject_share = 0.4\n"))
     pkg = swm_gis.abutter_package(town, site=site)
@@ -176,13 +186,16 @@ def test_parcels_without_a_record_are_warned_and_named_as_not_mailed(tmp_path):
     named = pkg.not_mailed.set_index("parcel_id")["reason_code"].to_dict()
     assert named == {"L_1_1": "no_owner_of_record", "L_3_3": "no_owner_of_record"}
     c = pkg.counts
-    assert (c["parcels_total"], c["parcels_mailed"], c["parcels_not_mailed"]) == (8, 6, 2)
+    # 9 parcels within 100 ft = the subject L_2_2 + 6 mailed + 2 not mailed (issue 34)
+    assert (c["parcels_total"], c["parcels_subject"], c["parcels_mailed"],
+            c["parcels_not_mailed"]) == (9, 1, 6, 2)
 
 
 # --------------------------------------------------------------------------- certification
 def test_the_certification_adds_up_in_every_output(tmp_path, capsys):
     """Of the 8 lots round L_2_2 (all at 0 ft): L_1_1 has no record, L_3_3's owner has no
-    address, L_2_1 is a street polygon (ROW): 8 = 5 mailed + 3 named as not mailed."""
+    address, L_2_1 is a street polygon (ROW): with the subject, 9 = 1 subject + 5 mailed + 3
+    named as not mailed (issue 34: the sum includes the subject, named with its owner)."""
     from openpyxl import load_workbook
 
     parcels = _lots()
@@ -196,12 +209,16 @@ def test_the_certification_adds_up_in_every_output(tmp_path, capsys):
     assert code == 0, said
     doc = json.loads((out / "abutters.json").read_text(encoding="utf-8"))
     c = doc["counts"]
-    assert (c["parcels_total"], c["parcels_mailed"], c["parcels_not_mailed"]) == (8, 5, 3)
+    assert (c["parcels_total"], c["parcels_subject"], c["parcels_mailed"],
+            c["parcels_not_mailed"]) == (9, 1, 5, 3)
+    assert doc["subject"]["parcels"] == [{"parcel_id": "L_2_2", "map_par_id": "2-K-2",
+                                          "owners": ["OWNER L_2_2"]}]
     assert {(r["parcel_id"], r["reason_code"]) for r in doc["not_mailed"]} == {
         ("L_1_1", "no_owner_of_record"), ("L_3_3", "no_usable_address"),
         ("L_2_1", "right_of_way_or_water")}
-    sums = ("8 parcel(s) within 100 ft of the subject (rights-of-way and water included) = 5 "
-            "whose owners are mailed + 3 not mailed")
+    sums = ("9 parcel(s) within 100 ft of the subject (rights-of-way and water included) = 1 "
+            "subject parcel(s) (the applicant's own, not mailed) + 5 whose owners are mailed + "
+            "3 not mailed")
     assert sums in said
     pdf = " ".join(" ".join(p.extract_text() for p in PdfReader(
         out / "certification.pdf").pages).split())
@@ -214,6 +231,7 @@ def test_the_certification_adds_up_in_every_output(tmp_path, capsys):
         assert "no owner of record in the assessing data" in text
         assert "no usable mailing address" in text
         assert "Warning (owners_not_found)" in text
+        assert "L_2_2 (map-lot 2-K-2): OWNER L_2_2" in text
         assert "every other parcel within that distance is named above as not mailed" in text
     # the mailed parcels are exactly the others
     mailed = {p for r in _rows(out / "mailing_list.csv") for p in r["parcel_ids"].split("; ")}

@@ -6,6 +6,7 @@ right-of-way rule (Cambridge's ROAD), and the warnings (town line, many abutters
 from __future__ import annotations
 
 import csv
+import datetime as dt
 import json
 import re
 from importlib import resources
@@ -73,7 +74,17 @@ def test_sample_town_counts_are_exact(sample_out):
         "no_owner_of_record": 0, "other_town": 0, "incomplete_address": 0,
         "no_mailing_address": 0}
     assert doc["subject"]["parcel_ids"] == [SAMPLE_SUBJECT] and doc["distance_ft"] == 100.0
-    assert doc["warnings"] == [] and doc["synthetic"] is True
+    # the sample's assessing data is FY2026: after 30 June 2026 it is not the current tax list
+    # (issue 34), and that is the only warning
+    assert [w["code"] for w in doc["warnings"]] == ["tax_list_not_current"]
+    made = dt.date.fromisoformat(doc["generated"][:10])  # FY N runs 1 July N-1 to 30 June N
+    current = made.year + (1 if made.month >= 7 else 0)  # 2027 in December 2026
+    assert doc["tax_list"] == {"fiscal_year": 2026, "current_fiscal_year": current,
+                               "current": False}
+    assert doc["synthetic"] is True
+    # issue 34: the sum includes the subject: 12 = 1 subject + 9 mailed + 2 street polygons
+    assert (counts["parcels_total"], counts["parcels_subject"], counts["parcels_mailed"],
+            counts["parcels_not_mailed"]) == (12, 1, 9, 2)
     assert len(_rows(sample_out / "abutting_parcels.csv")) == 9
     assert len(_rows(sample_out / "left_out.csv")) == 3
     assert len(_rows(sample_out / "mailing_list.csv")) == 20
@@ -243,7 +254,8 @@ def test_many_abutters_is_said_before_writing_and_the_package_is_written(tmp_pat
     assert code == 0
     assert said.index("Warning (many_abutters)") < said.index("Wrote:")
     doc = json.loads((tmp_path / "o" / "abutters.json").read_text(encoding="utf-8"))
-    assert [w["code"] for w in doc["warnings"]] == ["many_abutters"]
+    # the sample's FY2026 assessing data is not the current fiscal year after 30 June 2026
+    assert [w["code"] for w in doc["warnings"]] == ["many_abutters", "tax_list_not_current"]
     # 9 abutting lots + 2 ROW polygons were found within 100 ft
     assert doc["warnings"][0]["text"].startswith(
         "11 parcels lie within 100 ft of the subject, more than the usual 5")
@@ -273,4 +285,5 @@ def test_a_right_of_way_given_as_the_subject_is_warned_about():
     [w] = [w for w in pkg.warnings if w["code"] == "subject_is_right_of_way"]
     assert "M_236584_917849 is a right-of-way or water polygon" in w["text"]
     assert not [w for w in swm_gis.abutter_package(
-        load_config(SAMPLE_CONFIG), parcels=[SAMPLE_SUBJECT]).warnings]
+        load_config(SAMPLE_CONFIG), parcels=[SAMPLE_SUBJECT]).warnings
+        if w["code"] != "tax_list_not_current"]  # FY2026 data, checked on its own

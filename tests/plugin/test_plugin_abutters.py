@@ -217,6 +217,37 @@ def test_sample_town_site_layer_as_subject_equals_cli_site(plugin, tmp_path):
     assert any(d > 100 for d in got.values()) and max(got.values()) <= 250.0
 
 
+def test_the_zoning_list_sorted_by_map_lot_equals_the_cli(plugin, tmp_path):
+    """NOTICE zoning and SORT map-lot: the same parties in interest, in the same order, and
+    the same mailing list as ``swm-gis abutters --notice zoning --sort map-lot``; the headline
+    names the statute, not the distance field (which the zoning list does not use)."""
+    import processing
+    from qgis.core import QgsProcessingFeatureSourceDefinition, QgsProject, QgsVectorLayer
+
+    parcels = QgsVectorLayer(f"{SAMPLE / 'sample.gpkg'}|layername=parcels", "parcels", "ogr")
+    QgsProject.instance().addMapLayer(parcels)
+    try:
+        parcels.selectByExpression("\"LOC_ID\" = 'M_236682_917765'")
+        result = processing.run("swm_gis:abutters", {
+            "PARCELS": parcels, "ASSESS": f"{SAMPLE / 'sample.gpkg'}|layername=assess",
+            "CO_OWNER_FIELD": "OWN_CO", "OWNER_COUNTRY_FIELD": "OWN_COUNTRY",
+            "TOWN_BOUNDARY": f"{SAMPLE / 'sample.gpkg'}|layername=town_boundary",
+            "SUBJECT": QgsProcessingFeatureSourceDefinition(parcels.id(), True),
+            "TOWN_NAME": "Sampleton (SYNTHETIC)", "NOTICE": 1, "SORT": 3, "DISTANCE": 100,
+            "OUTPUT": "memory:", "OUTPUT_FOLDER": str(tmp_path / "plugin")})
+    finally:
+        QgsProject.instance().removeMapLayer(parcels.id())
+    cli = _sample_cli(tmp_path / "cli", "--parcel", "M_236682_917765", "--notice", "zoning",
+                      "--sort", "map-lot")
+    assert _layer_distances(result["OUTPUT"]) == pytest.approx(cli, abs=0.005)
+    assert max(cli.values()) > 100  # the abutter's abutter at 115.76 ft
+    ours = [r[0] for r in _csv_rows(tmp_path / "plugin" / "abutting_parcels.csv")]
+    assert ours == [r[0] for r in _csv_rows(tmp_path / "cli" / "abutting_parcels.csv")]
+    assert _csv_rows(tmp_path / "plugin" / "mailing_list.csv") == _csv_rows(
+        tmp_path / "cli" / "mailing_list.csv")
+    assert "among the parties in interest (M.G.L. c.40A s.11)" in result["HEADLINE"]
+
+
 def test_the_output_is_styled_when_loaded(plugin, block):
     import processing
     from qgis.core import QgsProject

@@ -21,6 +21,11 @@ from ..catalog import CATALOG
 from .base import SwmGisAlgorithm
 
 LABEL_TEMPLATES = ["5160", "5161", "5162", "5163"]
+#: the engine's notice lists (``--notice``) and orders (``--sort``; "" = nearest first)
+NOTICES = [("conservation", "Conservation Commission: the regulation's notice clause (100 ft)"),
+           ("zoning", "Zoning / Planning Board: M.G.L. c.40A s.11 parties in interest (300 ft)")]
+SORTS = [("", "Nearest first"), ("owner", "Owner name"), ("street", "Street (site address)"),
+         ("map-lot", "Map-lot")]
 FILES = {  # output name -> file the engine writes in its --out folder
     "ABUTTING_PARCELS_CSV": ("abutting_parcels.csv", "Abutting parcels (CSV)"),
     "MAILING_LIST_CSV": ("mailing_list.csv", "Mailing list (CSV)"),
@@ -96,6 +101,19 @@ says how many recipients cannot be mailed.
         self.add_distance("DISTANCE", "Distance (ft)", 100.0,
                           "Notify owners of property within this many feet of the subject "
                           "property line (inclusive). Chapter 320, permit procedure, A(7): 100 ft.")
+        self.add(QgsProcessingParameterEnum("NOTICE", self.tr("Notice list"),
+                                            [label for _v, label in NOTICES], defaultValue=0),
+                 "Which board's list: the Conservation Commission's (the regulation's notice "
+                 "clause: owners within the distance above, across streets) or the Zoning "
+                 "Board's and Planning Board's parties in interest under M.G.L. c.40A s.11 "
+                 "(abutters, owners directly opposite on any street or way, abutters to the "
+                 "abutters within 300 ft, and every parcel within 100 ft; the distance above is "
+                 "not used). The certification states the definition used.")
+        self.add(QgsProcessingParameterEnum("SORT", self.tr("Order of the list, labels and "
+                                                            "mailing book"),
+                                            [label for _v, label in SORTS], defaultValue=0),
+                 "Nearest first, or as clerks sort: by owner name, by street (the parcel's "
+                 "site address: street, then number) or by map-lot. The map's numbers follow.")
         self.add_bool("INCLUDE_SUBJECT", "Include the subject parcels in the list", False,
                       "Also list the subject parcels' owners (e.g. when the applicant is not "
                       "the owner).")
@@ -148,8 +166,15 @@ says how many recipients cannot be mailed.
             args += ["--site", ws.arg(site)]
         for pid in dict.fromkeys(ids):  # "--opt=value": an id starting with "-" stays a value
             args.append(f"--parcel={pid}")
-        distance = self.parameterAsDouble(parameters, "DISTANCE", context)
-        args += ["--distance", f"{distance:g}ft"]
+        notice = NOTICES[self.parameterAsEnum(parameters, "NOTICE", context)][0]
+        if notice == "zoning":  # 300 ft by the statute: the distance is not the user's
+            args += ["--notice", "zoning"]
+        else:
+            distance = self.parameterAsDouble(parameters, "DISTANCE", context)
+            args += ["--distance", f"{distance:g}ft"]
+        sort = SORTS[self.parameterAsEnum(parameters, "SORT", context)][0]
+        if sort:
+            args += ["--sort", sort]
         if self.parameterAsBoolean(parameters, "INCLUDE_SUBJECT", context):
             args.append("--include-subject")
         args += self.label_args(parameters, context)
@@ -260,8 +285,11 @@ says how many recipients cannot be mailed.
         res["RECIPIENT_COUNT"] = _count_rows(out / "mailing_list.csv")
         res["UNMAILABLE_COUNT"] = unmailable_count(out, result)
         distance = self.parameterAsDouble(parameters, "DISTANCE", context)
-        res["HEADLINE"] = (f"{res['ABUTTER_COUNT'] or 0} abutting parcel(s) within "
-                           f"{distance:g} ft; {res['RECIPIENT_COUNT'] or 0} notice recipient(s)"
+        scope = (f"within {distance:g} ft"
+                 if NOTICES[self.parameterAsEnum(parameters, "NOTICE", context)][0] != "zoning"
+                 else "among the parties in interest (M.G.L. c.40A s.11)")
+        res["HEADLINE"] = (f"{res['ABUTTER_COUNT'] or 0} abutting parcel(s) {scope}; "
+                           f"{res['RECIPIENT_COUNT'] or 0} notice recipient(s)"
                            + _unmailable_text(res["UNMAILABLE_COUNT"]) + ".")
         feedback.pushInfo(res["HEADLINE"])
         for line in result.get("summary") or []:
