@@ -168,9 +168,12 @@ def test_counts_add_up(package):
     assert c["recipients"] == c["mailable"] + c["no_mailing_address"] + c["incomplete_address"]
     # 6 assessing rows of listed parcels - 2 merged = 4 recipients
     assert c["assessing_rows"] - c["duplicates_removed"] - c["blank_rows"] == c["recipients"]
-    assert c["parcels_total"] == c["parcels_mailed"] + c["parcels_not_mailed"]
-    # 6 listed + 2 right-of-way polygons within 100 ft = 8
-    assert c["parcels_total"] == 8
+    # the sum includes the subject (issue 34): subjects + mailed + not mailed
+    assert c["parcels_total"] == (c["parcels_subject"] + c["parcels_mailed"]
+                                  + c["parcels_not_mailed"])
+    # 1 subject + 6 listed + 2 right-of-way polygons within 100 ft = 9
+    assert (c["parcels_subject"], c["parcels_mailed"], c["parcels_not_mailed"]) == (1, 6, 2)
+    assert c["parcels_total"] == 9
 
 
 @pytest.mark.parametrize(("old", "new", "key"), [
