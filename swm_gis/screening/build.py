@@ -41,12 +41,13 @@ from swm_gis.screening.inputs import (
 from swm_gis.screening.output_layers import mitigation_layer, plain, site_layers, watershed_layer
 from swm_gis.screening.request import ScreeningRequest
 from swm_gis.screening.site import ms4_reach, parcel_cover, parcels_under_site, town_check
+from swm_gis.screening.site_areas import site_split_block
 from swm_gis.screening.site_standards import post_impervious, site_standards
 
 #: Top-level keys of screening.json in the order they are written (the schema's, plus meta).
 DOCUMENT_KEYS = ("meta", "disturbance", "development_type", "standards", "watersheds",
-                 "mitigation", "habitats", "floodplain", "receiving_waters", "checks",
-                 "warnings", "coverage", "findings", "general_requirements")
+                 "mitigation", "habitats", "floodplain", "receiving_waters", "site_split",
+                 "checks", "warnings", "coverage", "findings", "general_requirements")
 
 #: JSON Schema (draft 2020-12) of screening.json, published with the package.
 SCHEMA_PATH = Path(__file__).resolve().parents[1] / "schemas" / "screening.schema.json"
@@ -147,6 +148,12 @@ def build_screening(config: TownConfig, request: ScreeningRequest, *,
         "habitats": res_keys.get("habitats", []),
         "floodplain": res_keys.get("floodplain"),
         "receiving_waters": res_keys.get("receiving_waters"),
+        "site_split": site_split_block(
+            site.regions, factor=site.factor, impervious=site.impervious, layers=res_layers,
+            floodplain=res_keys.get("floodplain"),
+            habitat_layers=frozenset(k for k in ("nhesp_priority", "nhesp_estimated")
+                                     if config.has(k)),
+            parcel_ids=_site_parcels_meta(site)["ids"], basis=site.parcels_basis),
         "checks": checks,
     }
     for key, value in res_keys.items():  # anything further the resource checks add
