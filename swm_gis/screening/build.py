@@ -42,6 +42,7 @@ from swm_gis.screening.output_layers import mitigation_layer, plain, site_layers
 from swm_gis.screening.request import ScreeningRequest
 from swm_gis.screening.site import ms4_reach, parcel_cover, parcels_under_site, town_check
 from swm_gis.screening.site_areas import site_split_block
+from swm_gis.screening.site_land import land_warning
 from swm_gis.screening.site_standards import post_impervious, site_standards
 
 #: Top-level keys of screening.json in the order they are written (the schema's, plus meta).
@@ -300,7 +301,8 @@ def _conclude(config: TownConfig, site: _Site, document: dict[str, Any],
               layers: dict[str, gpd.GeoDataFrame]) -> None:
     """The document's last keys: warnings, the coverage of each finding's layers, the findings
     (:func:`decide_findings`) and the general requirements."""
-    document["warnings"] = site.warnings
+    land = land_warning(config, site.union, site.parcels, factor=site.factor)
+    document["warnings"] = site.warnings + ([land] if land else [])
     document["coverage"] = coverage(config, site.union, mitigation=site.mitigation,
                                      flow_path=layers.get("flow_path"),
                                      checks=document["checks"], site_area=site.area)
