@@ -186,23 +186,31 @@ def _stated(doc: Mapping[str, Any], d: Mapping[str, Any], label: str, cover: str
 
 
 # --------------------------------------------------------------------------- standards
+def _cuft(vol: Any, depth_in: float, area_sqft: Any) -> str:
+    """A retention volume in whole cu ft, from the depth and area when known (the stored
+    volume is rounded to 0.1 cu ft: 2,025.46 is stored 2,025.5 and must print 2,025)."""
+    exact = depth_in / 12 * float(area_sqft) if area_sqft is not None else float(vol)
+    return f"{exact:,.0f}"
+
+
 def retention_text(s: Mapping[str, Any]) -> str:
     """The retention the standards ask, on the total post-construction impervious area."""
     vol, total = s.get("required_retention_cuft"), s.get("post_impervious_sqft")
     depth = float(s.get("retention_depth_in") or 0)
+    whole = _cuft(vol, depth, total) if vol is not None else ""
     if vol is None:
         return (f"retain {depth:.1f} in x the post-construction impervious area (not given, so "
                 "the volume is not computed)")
     proposed = s.get("proposed_impervious_sqft")
     staying = s.get("existing_impervious_staying_sqft")
     if "post_impervious_missing" not in s or proposed is None:  # an older document
-        return (f"retain {float(vol):,.0f} cu ft ({depth:.1f} in x {fmt.sqft(total)} "
+        return (f"retain {whole} cu ft ({depth:.1f} in x {fmt.sqft(total)} "
                 "post-construction impervious area)")
     if s.get("post_impervious_missing"):
-        return (f"retain at least {float(vol):,.0f} cu ft ({depth:.1f} in x "
+        return (f"retain at least {whole} cu ft ({depth:.1f} in x "
                 f"{fmt.sqft(proposed)} of proposed impervious cover; "
                 + "; ".join(s["post_impervious_missing"]) + " was not measured and adds to it)")
-    return (f"retain {float(vol):,.0f} cu ft ({depth:.1f} in x {fmt.sqft(total)}, the total "
+    return (f"retain {whole} cu ft ({depth:.1f} in x {fmt.sqft(total)}, the total "
             f"post-construction impervious area on the site: {fmt.sqft(proposed)} proposed + "
             f"{fmt.sqft(staying or 0)} existing on the site's parcel(s) outside the limit of "
             "disturbance that stays)")
@@ -217,7 +225,8 @@ def other_type_caveat(s: Mapping[str, Any]) -> str:
         if not isinstance(alt, Mapping):
             continue
         vol, depth = alt.get("required_retention_cuft"), float(alt.get("retention_depth_in") or 0)
-        retain = (f"retain {float(vol):,.0f} cu ft ({depth:.1f} in x the post-construction "
+        retain = (f"retain {_cuft(vol, depth, s.get('post_impervious_sqft'))} cu ft "
+                  f"({depth:.1f} in x the post-construction "
                   "impervious area)" if vol is not None else
                   f"retain {depth:.1f} in x the post-construction impervious area")
         return (f"If the Commission finds {label} ({alt.get('section') or '§ 320-19 ' + sub}): "
