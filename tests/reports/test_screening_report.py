@@ -719,7 +719,9 @@ def test_parameters_are_in_words_and_units(full_report):
     text = _parse_html(full_report["html"]).text
     assert "Development type measured from the existing impervious layer" \
         in text
-    assert "Post-construction impervious area 20,000 sq ft" in text
+    # the number given is the proposed cover inside the limit of disturbance (issue 32): the
+    # total adds the existing cover outside it that stays
+    assert "Proposed impervious area inside the limit of disturbance 20,000 sq ft" in text
     doc = example_document()
     doc["meta"]["parameters"].update(exemptions=[], roadway_maintenance=False, common_plan=None)
     doc["meta"]["rules"] = {"trigger_sqft": 43560.0, "tss_removal_new": 0.9,
