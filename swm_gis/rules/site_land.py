@@ -42,6 +42,7 @@ NO_PARCEL = "no_parcel"
 
 def land_of_others(parcels: gpd.GeoDataFrame, lod: shapely.Geometry, *,
                    subject_ids: Iterable[str], factor: float, rules: Rules | None = None,
+                   town: shapely.Geometry | None = None,
                    min_sqft: float = 1.0) -> list[dict[str, Any]]:
     """The land the limit of disturbance ``lod`` covers outside the site's parcels.
 
@@ -57,6 +58,9 @@ def land_of_others(parcels: gpd.GeoDataFrame, lod: shapely.Geometry, *,
         The ids of the site's own parcel(s), left out.
     factor
         Square feet per square CRS unit.
+    town
+        The town's area, when known: land outside it is another municipality's (the
+        screening's own warning), not land the parcels layer leaves unmapped.
     min_sqft
         An overlap under this is coordinate noise, not disturbance.
 
@@ -85,7 +89,10 @@ def land_of_others(parcels: gpd.GeoDataFrame, lod: shapely.Geometry, *,
                         "sqft": round(float(area), 1)})
     out.sort(key=lambda e: -e["sqft"])
     covered = shapely.union_all(geoms) if len(geoms) else shapely.Polygon()
-    bare = float(shapely.area(shapely.difference(lod, covered))) * factor
+    bare_geom = shapely.difference(lod, covered)
+    if town is not None:
+        bare_geom = shapely.intersection(bare_geom, town)
+    bare = float(shapely.area(bare_geom)) * factor
     if bare >= min_sqft:
         out.append({"id": None, "kind": NO_PARCEL, "owner": None, "sqft": round(bare, 1)})
     return out

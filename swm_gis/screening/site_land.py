@@ -47,8 +47,12 @@ def land_warning(config: TownConfig, lod: shapely.Geometry, site_parcels: gpd.Ge
     owners = _owners(config, [str(i) for i in frame["id"].dropna()] if "id" in frame else [])
     if "id" in frame:
         frame = frame.assign(owner=[owners.get(str(i)) for i in frame["id"]])
+    town = None
+    if config.has("town_boundary"):  # outside it: the warning site_partly_outside_town
+        bounds = io.read_layer(config, "town_boundary", mask=lod)
+        town = shapely.union_all(bounds.geometry.values) if len(bounds) else shapely.Polygon()
     land = land_of_others(frame, lod, subject_ids=subject_ids, factor=factor,
-                          rules=config.rules)
+                          rules=config.rules, town=town)
     if not land:
         return None
     table = land_table()

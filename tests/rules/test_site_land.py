@@ -61,3 +61,14 @@ def test_the_same_owner_and_an_unknown_owner_are_said_so():
     assert ("parcel NEXT (the same owner of record as the site's parcel(s): ANN LOT), 100 sq ft; "
             "parcel OTHER (owner not known), 50 sq ft; railroad right-of-way RR, 20 sq ft; "
             "street or way R9, 10 sq ft.") in text
+
+
+def test_land_outside_the_town_is_not_land_the_parcels_layer_leaves_unmapped():
+    # the limit x -5..10 reaches 5 m west of the lot; with the town ending at x = -2, only
+    # x -2..0 (2 x 20 = 40 m2 = 430.6 sq ft) is in town on no parcel
+    lod = box(-5, 10, 10, 30)
+    town = box(-2, -100, 200, 100)
+    land = land_of_others(PARCELS, lod, subject_ids=["LOT"], factor=SQFT, town=town)
+    assert land == [{"id": None, "kind": "no_parcel", "owner": None, "sqft": 430.6}]
+    # without the town's outline all 5 x 20 = 100 m2 = 1,076.4 sq ft is on no parcel
+    assert land_of_others(PARCELS, lod, subject_ids=["LOT"], factor=SQFT)[0]["sqft"] == 1_076.4
