@@ -253,7 +253,10 @@ def test_removed_impervious_reaches_the_engine_and_the_figures_match(plugin, ref
                                "REMOVED_IMPERVIOUS": f"{tmp_path / 'removed.gpkg'}"
                                                      "|layername=removed"}, tmp_path)
     st = r["json"]["standards"]
-    assert r["json"]["meta"]["parameters"]["removed_impervious"] is True
+    engine = json.loads((tmp_path / "sitescreening" / "screening.json").read_text(
+        encoding="utf-8"))
+    assert "removed.gpkg|layername=removed" in engine["meta"]["parameters"]["removed_impervious"]
+    assert engine["standards"] == st
     assert st["existing_impervious_staying_sqft"] == pytest.approx(0.0, abs=0.5)
     assert st["existing_impervious_removed_sqft"] == pytest.approx(52_382, abs=1)
     assert st["required_retention_cuft"] == pytest.approx(1_887.3, abs=0.1)
