@@ -17,6 +17,7 @@ from support.townkit import write_town
 
 from swm_gis.config.town import load_config
 from swm_gis.screening.build import build_screening
+from swm_gis.screening.checklist import submittal_checklist
 from swm_gis.screening.request import ScreeningRequest
 
 SQFT = 10.7639104
@@ -88,6 +89,9 @@ def test_without_an_impervious_layer_the_standards_name_the_missing_figure(tmp_p
     assert f["status"] == "conditional" and "impervious" in f["layers_missing"]
     assert (f"Retain at least 833 cu ft (1.0 in x 10,000 sq ft of proposed impervious cover; "
             f"{missing} was not measured and adds to it)") in f["answer"]
+    items = {i.citation: i for i in submittal_checklist(doc)}
+    assert items["§ 320-19 A(10)(f)"].note == \
+        "Retention required: at least 833 cu ft (1 in x 10,000 sq ft impervious on the site)."
 
 
 # --------------------------------------------------------------------------- item 1
