@@ -11,6 +11,8 @@ from __future__ import annotations
 import geopandas as gpd
 import jsonschema
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from shapely.geometry import box
 from support.screenkit import BARE_SITE, CRS, SCHEMA, X0, Y0, build_town, gdf
 from support.townkit import write_town
@@ -193,3 +195,39 @@ def test_a_limit_half_off_its_lot_splits_the_sfha_and_names_the_land_of_others(t
     assert warning["section"] == "Chapter 320, permit procedure, A and A(1)"
     assert warning["text"] in by_key(doc, "disturbance")["caveats"]
     jsonschema.validate(doc, SCHEMA)
+
+
+# --------------------------------------------------------------------------- property
+coord = st.integers(min_value=0, max_value=100)
+
+
+@settings(max_examples=40, deadline=None)
+@given(lod=st.tuples(coord, coord, st.integers(1, 60), st.integers(1, 60)),
+       cover=st.lists(st.tuples(coord, coord, st.integers(1, 30), st.integers(1, 30)),
+                      min_size=0, max_size=4),
+       gone=st.tuples(coord, coord, st.integers(1, 60), st.integers(1, 60)),
+       proposed_sqft=st.integers(0, 50_000))
+def test_the_cover_that_stays_is_the_outside_cover_less_what_is_removed(
+        lod, cover, gone, proposed_sqft):
+    """On a 100 m x 100 m lot with existing cover polygons: the cover that stays plus the cover
+    removed is the lot's cover outside the limit (every square foot once), removing never adds,
+    and the total is the proposed cover plus what stays."""
+    from swm_gis.rules.site_split import site_regions, split_polygons
+    from swm_gis.screening.site_standards import post_impervious
+
+    lot = box(0, 0, 100, 100)
+    limit = box(lod[0], lod[1], lod[0] + lod[2], lod[1] + lod[3])
+    existing = gpd.GeoDataFrame(geometry=[box(x, y, x + w, y + h) for x, y, w, h in cover],
+                                crs=CRS)
+    removed = gpd.GeoDataFrame(geometry=[box(gone[0], gone[1], gone[0] + gone[2],
+                                             gone[1] + gone[3])], crs=CRS)
+    regions = site_regions(limit, lot)
+    common = dict(regions=regions, lod=limit, area=lot.union(limit), impervious=existing,
+                  factor=SQFT)
+    kept = post_impervious(None, float(proposed_sqft), removed=None, **common)
+    cut = post_impervious(None, float(proposed_sqft), removed=removed, **common)
+    outside = split_polygons(existing, regions, factor=SQFT)["outside_sqft"]
+    assert kept.staying_sqft == pytest.approx(outside, abs=0.15)  # figures to 0.1 sq ft
+    assert cut.staying_sqft <= kept.staying_sqft + 0.01
+    assert cut.staying_sqft + cut.removed_sqft == pytest.approx(outside, abs=0.15)
+    assert cut.total_sqft == pytest.approx(proposed_sqft + cut.staying_sqft, abs=0.01)
