@@ -20,10 +20,15 @@ import shapely
 
 from swm_gis import formatting as fmt
 from swm_gis.config.town import TownConfig
+from swm_gis.ids import id_text
 from swm_gis.io import layers as io
+from swm_gis.rules.owners import owner_display
 from swm_gis.rules.site_land import NO_PARCEL, land_of_others
 
 __all__ = ["land_table", "land_text", "land_warning"]
+
+#: A condominium's owners named in the warning before "and N more".
+_MOST_OWNERS = 3
 
 
 @functools.cache
@@ -43,10 +48,12 @@ def land_warning(config: TownConfig, lod: shapely.Geometry, site_parcels: gpd.Ge
     :func:`~swm_gis.rules.site_land.land_of_others`).
     """
     frame = io.read_layer(config, "parcels", mask=lod)
-    subject_ids = [str(i) for i in site_parcels["id"]] if "id" in site_parcels else []
-    owners = _owners(config, [str(i) for i in frame["id"].dropna()] if "id" in frame else [])
+    subject_ids = ([t for i in site_parcels["id"] if (t := id_text(i))]
+                   if "id" in site_parcels else [])
+    owners = _owners(config, [t for i in frame["id"] if (t := id_text(i))]
+                     if "id" in frame else [])
     if "id" in frame:
-        frame = frame.assign(owner=[owners.get(str(i)) for i in frame["id"]])
+        frame = frame.assign(owner=[owners.get(id_text(i) or "") for i in frame["id"]])
     town = None
     if config.has("town_boundary"):  # outside it: the warning site_partly_outside_town
         bounds = io.read_layer(config, "town_boundary", mask=lod)
@@ -90,15 +97,21 @@ def land_text(land: list[dict[str, Any]], *, site_owners: set[str] = frozenset()
 
 
 def _owners(config: TownConfig, ids: list[str]) -> dict[str, str]:
-    """Owner of record by parcel id (the assessing table's first row of each), where known."""
+    """Owner(s) of record by parcel id, where the assessing table has them: read as the abutter
+    job reads them (:func:`swm_gis.io.layers.read_by_ids`; ids by
+    :func:`swm_gis.ids.id_text`); a condominium's many owners are shortened."""
     if not ids or not config.has("assess"):
         return {}
-    field = config.layer("assess").fields.get("parcel_id")
-    if not field:
-        return {}
-    table = io.read_table(config, "assess", where=io.sql_in(field, ids))
+    table = io.read_by_ids(config, "assess", "parcel_id", ids)
     if "owner" not in table or "parcel_id" not in table:
         return {}
-    rows = table.dropna(subset=["owner"]).drop_duplicates("parcel_id")
-    return {str(p): str(o).strip() for p, o in zip(rows["parcel_id"], rows["owner"],
-                                                   strict=True) if str(o).strip()}
+    co = table["co_owner"] if "co_owner" in table else [None] * len(table)
+    names: dict[str, list[str]] = {}
+    for pid, owner, co_owner in zip(table["parcel_id"], table["owner"], co, strict=True):
+        name = owner_display(owner, co_owner)
+        listed = names.setdefault(id_text(pid) or "", [])
+        if name and name not in listed:
+            listed.append(name)
+    return {pid: "; ".join(n[:_MOST_OWNERS]) + (f"; and {len(n) - _MOST_OWNERS} more"
+                                                if len(n) > _MOST_OWNERS else "")
+            for pid, n in names.items() if n}
