@@ -35,8 +35,8 @@ import shapely
 
 from swm_gis.raster import Raster
 
-__all__ = ["SPLIT_KEYS", "SiteRegions", "raster_cover", "site_regions", "split_cover",
-           "split_polygons"]
+__all__ = ["SPLIT_KEYS", "SiteRegions", "polygonal", "raster_cover", "site_regions",
+           "split_cover", "split_polygons"]
 
 #: The keys of one split, in the order a report shows them.
 SPLIT_KEYS = ("parcel_sqft", "inside_sqft", "outside_sqft", "off_parcel_sqft")
@@ -54,13 +54,28 @@ class SiteRegions:
     off: shapely.Geometry       # limit of disturbance − parcels
 
 
+def polygonal(geom: shapely.Geometry | None) -> shapely.Geometry:
+    """The polygons of a geometry (an overlay may leave lines and points where two shapes
+    touch; they have no area, and GEOS refuses some overlays of such mixed collections).
+
+    >>> from shapely.geometry import GeometryCollection, LineString, box
+    >>> polygonal(GeometryCollection([box(0, 0, 1, 1), LineString([(1, 0), (2, 0)])])).area
+    1.0
+    """
+    if geom is None or shapely.is_empty(geom):
+        return shapely.Polygon()
+    parts = shapely.get_parts(geom)
+    parts = parts[shapely.get_dimensions(parts) == 2]
+    return shapely.union_all(parts) if len(parts) else shapely.Polygon()
+
+
 def site_regions(lod: shapely.Geometry, parcels: shapely.Geometry | None) -> SiteRegions:
     """The parts of the site: on the parcel(s) inside and outside the limit of disturbance,
     and the limit's part off them (all of it when no parcel is known)."""
-    parcels = shapely.Polygon() if parcels is None else parcels
-    return SiteRegions(parcels=parcels, inside=shapely.intersection(parcels, lod),
-                       outside=shapely.difference(parcels, lod),
-                       off=shapely.difference(lod, parcels))
+    parcels = polygonal(parcels)
+    return SiteRegions(parcels=parcels, inside=polygonal(shapely.intersection(parcels, lod)),
+                       outside=polygonal(shapely.difference(parcels, lod)),
+                       off=polygonal(shapely.difference(lod, parcels)))
 
 
 def _split(parcel: float, inside: float, off: float) -> dict[str, float]:
@@ -82,6 +97,9 @@ def split_polygons(constraint: shapely.Geometry | gpd.GeoDataFrame | gpd.GeoSeri
                            else constraint.values)
         geoms = geoms[shapely.get_dimensions(geoms) == 2] if len(geoms) else geoms
         constraint = shapely.union_all(geoms) if len(geoms) else shapely.Polygon()
+    constraint = polygonal(constraint)
+    if shapely.is_empty(constraint):
+        return _split(0.0, 0.0, 0.0)
     areas = [float(shapely.intersection(constraint, g).area) * factor
              for g in (regions.parcels, regions.inside, regions.off)]
     return _split(*areas)

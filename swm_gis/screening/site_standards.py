@@ -28,7 +28,7 @@ from swm_gis.errors import GeometryError
 from swm_gis.messages import option
 from swm_gis.raster import Raster
 from swm_gis.rules.disturbance import union_polygons
-from swm_gis.rules.site_split import SiteRegions, raster_cover, split_polygons
+from swm_gis.rules.site_split import SiteRegions, polygonal, raster_cover, split_polygons
 from swm_gis.rules.standards import performance_standards
 
 __all__ = ["MISSING_STAYING", "PostImpervious", "on_site", "post_impervious", "site_standards"]
@@ -97,8 +97,8 @@ def post_impervious(proposed: gpd.GeoDataFrame | None, given_sqft: float | None,
     if impervious is None:
         post.staying_sqft = None
         return post
-    stays = shapely.difference(outside, shapely.union(removed_union, surfaces))
-    gone = shapely.intersection(outside, removed_union)
+    stays = polygonal(shapely.difference(outside, shapely.union(removed_union, surfaces)))
+    gone = polygonal(shapely.intersection(outside, removed_union))
     stay_sqft, gone_sqft = (_cover(impervious, geom, factor) for geom in (stays, gone))
     post.staying_sqft = round(stay_sqft, 2)
     post.removed_sqft = None if removed is None else round(gone_sqft, 2)
