@@ -6,7 +6,11 @@
 (:mod:`swm_gis.rules.disturbance`, :mod:`swm_gis.rules.development`, :mod:`swm_gis.rules.standards`,
 :mod:`swm_gis.rules.watersheds` and the resource checks of :mod:`swm_gis.screening.resource_areas`)
 and collects their results into the ``screening.json`` document plus the layers of
-``screening.gpkg``. It writes nothing: the CLI and the QGIS plugin do.
+``screening.gpkg``. The site is read as the land it is: the standards over the total
+post-construction impervious area on it (:mod:`swm_gis.screening.site_standards`), each
+constraint split at the limit of disturbance (:mod:`swm_gis.screening.site_areas`) and the land
+of others the limit lies on (:mod:`swm_gis.screening.site_land`). It writes nothing: the CLI and
+the QGIS plugin do.
 """
 
 from __future__ import annotations

@@ -20,7 +20,7 @@ from swm_gis.screening.finding_parts import (
     missing_layers_text,
     part_status,
 )
-from swm_gis.screening.site_findings import split_sentence as _split_words
+from swm_gis.screening.site_findings import split_sentence
 
 __all__ = ["HABITAT_LAYERS", "floodplain_finding", "habitats_finding", "receiving_finding"]
 
@@ -60,7 +60,7 @@ def _habitat_split(doc: Mapping[str, Any]) -> str:
     """The habitat polygons' areas on the site, inside and outside the limit of disturbance
     and off the parcel(s) ("" when none lies there)."""
     split = doc.get("site_split") or {}
-    texts = [_split_words(split.get(key), name) for key, name in
+    texts = [split_sentence(split.get(key), name) for key, name in
              (("nhesp_priority", "Priority Habitat"), ("nhesp_estimated", "Estimated Habitat"))]
     return "".join(f" {t}" for t in texts if t)
 
@@ -77,7 +77,7 @@ def floodplain_finding(doc: Mapping[str, Any]) -> dict[str, Any]:
     parcels = f.get("subject_parcels") if isinstance(f.get("subject_parcels"), Mapping) else None
     site = parcels or f  # the site is the lot or parcel (Chapter 320 definitions)
     shaded_part, shaded_txt = _shaded_part(f, site)
-    shaded_split = _split_words((doc.get("site_split") or {}).get("shaded_x"),
+    shaded_split = split_sentence((doc.get("site_split") or {}).get("shaded_x"),
                                 "0.2%-annual-chance zone")
     if shaded_part == "yes" and shaded_split:  # its split says its total too
         shaded_txt = f" {shaded_split}"
@@ -118,7 +118,7 @@ def _sfha_where(f: Mapping[str, Any], parcels: Mapping[str, Any] | None, *,
              + f" ({fmt.sqft(parcels.get('area_sqft') or 0)})")
     split = (doc_split or {}).get("sfha")
     if isinstance(split, Mapping):  # every square foot once (swm_gis.rules.site_split)
-        return where, " " + _split_words(split, "SFHA")
+        return where, " " + split_sentence(split, "SFHA")
     inside = float(f.get("sfha_area_sqft") or 0)
     outside = max(float(parcels.get("sfha_area_sqft") or 0) - inside, 0.0)
     return where, (f" Inside the limit of disturbance: {fmt.sqft(inside)}; on the parcel(s) "

@@ -212,7 +212,8 @@ def test_screen_writes_html_and_pdf_with_the_real_report(tmp_path, hucs_town, ca
 
 def test_demo_screens_the_sample_town_sites(sample_demo):
     """The sample town's README figures: site redevelopment with 28,309 sq ft proposed
-    impervious and 52,382 sq ft of existing cover on its lot that stays; site_small new development needing a permit through its 2-acre common plan.
+    impervious and 52,382 sq ft of existing cover on its lot that stays; site_small new
+    development needing a permit through its 2-acre common plan.
     (The demo is the session's: tests/support/sample_demo.py.)"""
     site, small = sample_demo.screening("site"), sample_demo.screening("site_small")
     for doc in (site, small):
