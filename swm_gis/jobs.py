@@ -45,6 +45,7 @@ def screen(
     development: str = "auto",
     proposed_impervious: Source | None = None,
     proposed_impervious_sqft: float | None = None,
+    removed_impervious: Source | None = None,
     mitigation: Source | None = None,
     exemptions: Iterable[str] = (),
     roadway_maintenance: bool = False,
@@ -67,7 +68,12 @@ def screen(
     development
         ``"auto"`` (measure existing impervious cover), ``"new"`` or ``"redevelopment"``.
     proposed_impervious, proposed_impervious_sqft
-        Post-construction impervious surfaces (polygons) or their area in sq ft (not both).
+        Proposed (post-construction) impervious surfaces (polygons) or their area in sq ft
+        inside the limit of disturbance (not both). The total post-construction impervious
+        area adds the existing cover on the site's parcel(s) outside the limit that stays.
+    removed_impervious
+        Existing impervious cover on the site's parcel(s) outside the limit of disturbance that
+        the applicant removes (polygons): it does not stay, so it is not in the total.
     mitigation
         Proposed off-site mitigation sites (checked for HUC12 / HUC10 eligibility).
     exemptions
@@ -108,8 +114,9 @@ def screen(
     request = ScreeningRequest(
         site, common_plan=common_plan, development=development,
         proposed_impervious=proposed_impervious,
-        proposed_impervious_sqft=proposed_impervious_sqft, mitigation=mitigation,
-        exemptions=exemptions, roadway_maintenance=roadway_maintenance, parcels=parcels,
+        proposed_impervious_sqft=proposed_impervious_sqft,
+        removed_impervious=removed_impervious, mitigation=mitigation, exemptions=exemptions,
+        roadway_maintenance=roadway_maintenance, parcels=parcels,
         received=received, proposed_use=proposed_use)
     return screen_request(config, request, progress=progress)
 
@@ -132,6 +139,7 @@ def screen_request(config: TownConfig | str | os.PathLike, request: ScreeningReq
         "site": describe(request.site), "common_plan": describe(request.common_plan),
         "mitigation": describe(request.mitigation),
         "proposed_impervious": describe(request.proposed_impervious),
+        "removed_impervious": describe(request.removed_impervious),
         "parcels": list(request.parcels),
         "received": request.received.isoformat() if request.received else None,
     })

@@ -45,6 +45,7 @@ OPTIONS: dict[str, str] = {
     "development": "the development type",
     "proposed_impervious": "the proposed impervious surfaces",
     "proposed_impervious_sqft": "the proposed impervious area",
+    "removed_impervious": "the existing impervious cover removed",
     "mitigation": "the candidate mitigation sites",
     "exemptions": "the claimed exemptions",
     "roadway_maintenance": "the roadway maintenance claim",

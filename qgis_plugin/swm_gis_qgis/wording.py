@@ -35,6 +35,7 @@ OPTION_PARAMS: dict[str, tuple[str, ...]] = {
     "mitigation": ("MITIGATION",),
     "proposed_impervious_sqft": ("PROPOSED_IMPERVIOUS_SQFT",),
     "proposed_impervious": ("PROPOSED_IMPERVIOUS",),
+    "removed_impervious": ("REMOVED_IMPERVIOUS",),
     "exemptions": ("EXEMPTIONS",),
     "development": ("DEVELOPMENT",),
     "roadway_maintenance": ("ROADWAY_MAINTENANCE",),

@@ -66,10 +66,18 @@ def screen(
              "redevelopment); new or redevelopment states it instead."),
     proposed_impervious: str | None = typer.Option(
         None, "--proposed-impervious", metavar="FILE",
-        help="Post-construction impervious surfaces (polygons) for the retention volume."),
+        help="Proposed (post-construction) impervious surfaces (polygons) for the retention "
+             "volume; the existing cover on the site's parcel(s) outside the limit of "
+             "disturbance that stays is added to them."),
     proposed_impervious_sqft: float | None = typer.Option(
         None, "--proposed-impervious-sqft", min=0, metavar="N",
-        help="Post-construction impervious area in square feet (instead of a file)."),
+        help="Proposed impervious area inside the limit of disturbance in square feet "
+             "(instead of a file); the existing cover outside it that stays is added."),
+    removed_impervious: str | None = typer.Option(
+        None, "--removed-impervious", metavar="FILE",
+        help="Existing impervious cover on the site's parcel(s) outside the limit of "
+             "disturbance that the applicant removes (polygons): it is left out of the total "
+             "post-construction impervious area (default: all of that cover stays)."),
     mitigation: str | None = typer.Option(
         None, "--mitigation", metavar="FILE",
         help="Proposed off-site mitigation sites; each is checked for HUC12/HUC10 eligibility."),
@@ -115,7 +123,7 @@ def screen(
     from swm_gis.screening.request import ScreeningRequest
 
     inputs = [*config_inputs(open_config(config)), site, common_plan, proposed_impervious,
-              mitigation]
+              removed_impervious, mitigation]
     check_outputs_free(screening_outputs(out, report=report).values(), overwrite=overwrite)
     # Inputs read-only, one run per folder, the package whole or not at all (swm_gis.io.outputs).
     with output_package(out, inputs=inputs, overwrite=overwrite,
@@ -123,8 +131,9 @@ def screen(
         request = ScreeningRequest(
             site, common_plan=common_plan, development=development.value,
             proposed_impervious=proposed_impervious,
-            proposed_impervious_sqft=proposed_impervious_sqft, mitigation=mitigation,
-            exemptions=exemption, roadway_maintenance=roadway_maintenance, parcels=parcel,
+            proposed_impervious_sqft=proposed_impervious_sqft,
+            removed_impervious=removed_impervious, mitigation=mitigation, exemptions=exemption,
+            roadway_maintenance=roadway_maintenance, parcels=parcel,
             received=received, proposed_use=proposed_use)
         outputs, document = run_screen(config, request, stage, overwrite=True, report=report,
                                        no_cache=no_cache, staged=True)

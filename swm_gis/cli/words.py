@@ -17,6 +17,7 @@ FLAGS: dict[str, str] = {
     "common_plan": "--common-plan", "development": "--development",
     "proposed_impervious": "--proposed-impervious",
     "proposed_impervious_sqft": "--proposed-impervious-sqft", "mitigation": "--mitigation",
+    "removed_impervious": "--removed-impervious",
     "exemptions": "--exemption", "roadway_maintenance": "--roadway-maintenance",
     "received": "--received", "proposed_use": "--proposed-use", "distance": "--distance",
     "notice": "--notice", "sort": "--sort",

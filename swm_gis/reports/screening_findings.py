@@ -229,10 +229,17 @@ def _flood_rows(site: Mapping[str, Any]) -> list[tuple[str, ...]]:
     return rows
 
 
-def _flood_caption(flood: Mapping[str, Any], site: Mapping[str, Any], on_parcels: bool) -> str:
+def _flood_caption(flood: Mapping[str, Any], site: Mapping[str, Any], on_parcels: bool,
+                   sfha_split: Any = None) -> str:
     where = "the site's parcel(s)" if on_parcels else "the limit of disturbance"
     split = (f"; {fmt.sqft(flood.get('sfha_area_sqft') or 0)} of it inside the limit of "
              "disturbance" if on_parcels else "")
+    if on_parcels and isinstance(sfha_split, Mapping):  # every square foot once
+        split = (f"; {fmt.sqft(sfha_split.get('inside_sqft') or 0)} of it inside the limit of "
+                 f"disturbance and {fmt.sqft(sfha_split.get('outside_sqft') or 0)} outside it"
+                 + (f"; {fmt.sqft(sfha_split['off_parcel_sqft'])} more inside the limit off "
+                    "the parcel(s)" if float(sfha_split.get("off_parcel_sqft") or 0) > 0
+                    else ""))
     shaded = ("" if flood.get("shaded_x_checked") is not False else
               "; the 0.2%-annual-chance zone was not checked (the flood zone layer holds "
               "none around the site and does not say it maps them)")
@@ -256,7 +263,8 @@ def _flood_tables(doc: Mapping[str, Any], status: Mapping[str, str]) -> list[Tab
     site = parcels if isinstance(parcels, Mapping) else flood
     on_parcels = site is parcels
     return [Table(
-        "floodplain", "Flood zones on the site", _flood_caption(flood, site, on_parcels),
+        "floodplain", "Flood zones on the site",
+        _flood_caption(flood, site, on_parcels, (doc.get("site_split") or {}).get("sfha")),
         ("Zone", "Subtype", "Area (sq ft)", "Base flood elevation"), tuple(_flood_rows(site)),
         _flood_empty(flood, on_parcels) if status["floodplain"] == "no" else _INCOMPLETE)]
 

@@ -5,7 +5,7 @@
 ...                             "rules": {"trigger_sqft": 43560.0, "tss_removal_new": 0.9}}))
 >>> rows["Roadway maintenance only (§ 320-19 B(8)(e))"]
 'no'
->>> rows["Post-construction impervious area"], rows["Permit trigger"]
+>>> rows["Proposed impervious area inside the limit of disturbance"], rows["Permit trigger"]
 ('20,000 sq ft', '43,560 sq ft (1 acre)')
 >>> rows["TSS removal, new development"]
 '90%'
@@ -71,7 +71,11 @@ PARAMETERS: dict[str, tuple[str, Callable[[Any], str]]] = {
                     _given("the permit trigger is conditional below one acre")),
     "development": ("Development type", _development),
     "proposed_impervious": ("Proposed impervious surfaces file", _given("see the area below")),
-    "proposed_impervious_sqft": ("Post-construction impervious area", _sqft),
+    "proposed_impervious_sqft": ("Proposed impervious area inside the limit of disturbance",
+                                 _sqft),
+    "removed_impervious": ("Existing impervious cover removed (file)",
+                           _given("none: the existing cover outside the limit of disturbance "
+                                  "stays")),
     "mitigation": ("Off-site mitigation sites", _given("none proposed")),
     "exemptions": ("Exemptions (Bylaw 213-16B)", _exemptions),
     "roadway_maintenance": ("Roadway maintenance only (§ 320-19 B(8)(e))",

@@ -7,7 +7,8 @@ the findings leave the call to the Commission: the text is silent on mixed sites
 measured from an existing-impervious layer: a raster (non-zero cells are impervious; each cell
 counts by the exact fraction of it inside the site, computed by exactextract) or polygons (exact
 intersection).
-The user may override the measurement; the result says which method decided.
+The applicant may state the type (``override``): a statement never decides against a
+measurement; where they disagree the result says so (``conflict``) and the Commission decides.
 
 Examples
 --------
@@ -54,7 +55,8 @@ def development_type(
         Existing impervious cover: a :class:`~swm_gis.raster.Raster` in the site's CRS (non-zero
         = impervious; masked cells are not impervious), polygons, or None when no layer exists.
     override
-        ``"new"`` or ``"redevelopment"`` to decide by the user's statement instead.
+        ``"new"`` or ``"redevelopment"``: the applicant's statement. ``value`` follows it;
+        where the measurement disagrees, ``conflict`` is True.
 
     Returns
     -------
@@ -62,8 +64,10 @@ def development_type(
         ``value`` ("new" | "redevelopment"), ``existing_impervious_sqft`` (None when not
         measured), ``deciding_impervious_sqft`` (the cover that decides: for a raster, the part
         farther than half a cell inside the boundary), ``edge_tolerance_ft`` (that half cell),
-        ``method`` (what decided), ``measured_value`` (what the measurement alone says, or
-        None), ``reasons`` and ``section``.
+        ``method`` (where ``value`` comes from), ``measured_value`` (what the measurement
+        alone says, or None), ``stated_value`` (the ``override``, or None), ``conflict``
+        (True when the statement and the measurement disagree: the Commission decides, and
+        the findings give both types' standards), ``reasons`` and ``section``.
     """
     if override is not None and override not in VALUES:
         raise SwmGisError(f'Unknown development type "{override}"; use one of: new, '
@@ -100,10 +104,7 @@ def development_type(
         reasons.append(_measured_reason(measured_sqft, source))
     if override is not None:
         value, method = override, f"override: stated as {_label(override)}"
-        reasons.append(f"The user stated the project is {_label(override)}; that statement "
-                       "decides.")
-        if measured is not None and measured != override:
-            reasons.append(f"Note: the measured cover alone would make it {_label(measured)}.")
+        reasons.append(_statement_reason(override, measured))
     elif measured is not None:
         value, method = measured, f"measured: {source}"
     else:
@@ -119,6 +120,8 @@ def development_type(
         "edge_tolerance_ft": None if edge_ft is None else round(edge_ft, 2),
         "method": method,
         "measured_value": measured,
+        "stated_value": override,
+        "conflict": bool(override is not None and measured is not None and measured != override),
         "reasons": reasons,
         "section": SECTION,
     }
@@ -185,6 +188,19 @@ def _measured_reason(sqft: float, source: str) -> str:
                 "disturbance the text is silent, and the Commission decides.")
     return (f"No existing impervious cover lies inside the limit of disturbance (from the "
             f"{source}); the project is new development.")
+
+
+def _statement_reason(stated: str, measured: str | None) -> str:
+    """What the applicant's statement is beside the measurement: a statement never decides."""
+    if measured is None:
+        return (f"The applicant states the project is {_label(stated)}; the existing cover was "
+                "not measured by this tool (no existing-impervious layer).")
+    if measured != stated:
+        return (f"The applicant states the project is {_label(stated)}, but the measured cover "
+                f"makes it {_label(measured)}: the statement and the measurement disagree, so "
+                "the Commission decides (Chapter 320 definitions of new development and "
+                "redevelopment); the standards of both are given.")
+    return f"The applicant states the project is {_label(stated)}, as measured."
 
 
 def _label(value: str) -> str:

@@ -6,7 +6,11 @@
 (:mod:`swm_gis.rules.disturbance`, :mod:`swm_gis.rules.development`, :mod:`swm_gis.rules.standards`,
 :mod:`swm_gis.rules.watersheds` and the resource checks of :mod:`swm_gis.screening.resource_areas`)
 and collects their results into the ``screening.json`` document plus the layers of
-``screening.gpkg``. It writes nothing: the CLI and the QGIS plugin do.
+``screening.gpkg``. The site is read as the land it is: the standards over the total
+post-construction impervious area on it (:mod:`swm_gis.screening.site_standards`), each
+constraint split at the limit of disturbance (:mod:`swm_gis.screening.site_areas`) and the land
+of others the limit lies on (:mod:`swm_gis.screening.site_land`). It writes nothing: the CLI and
+the QGIS plugin do.
 """
 
 from __future__ import annotations
@@ -20,16 +24,13 @@ from typing import Any
 import geopandas as gpd
 import shapely
 
-from swm_gis import formatting as fmt
 from swm_gis._version import __version__
 from swm_gis.config.town import TownConfig
-from swm_gis.errors import GeometryError
 from swm_gis.io import layers as io
-from swm_gis.messages import option
 from swm_gis.progress import Progress, quiet, scaled
 from swm_gis.rules.development import development_type
 from swm_gis.rules.disturbance import disturbance_trigger, sqft_per_crs_unit2, union_polygons
-from swm_gis.rules.standards import performance_standards
+from swm_gis.rules.site_split import SiteRegions, site_regions
 from swm_gis.rules.watersheds import mitigation_eligibility, watershed_shares
 from swm_gis.screening.finding_parts import PARCELS_GIVEN, PARCELS_UNDER_SITE, layer_words
 from swm_gis.screening.findings import decide_findings
@@ -44,11 +45,14 @@ from swm_gis.screening.inputs import (
 from swm_gis.screening.output_layers import mitigation_layer, plain, site_layers, watershed_layer
 from swm_gis.screening.request import ScreeningRequest
 from swm_gis.screening.site import ms4_reach, parcel_cover, parcels_under_site, town_check
+from swm_gis.screening.site_areas import site_split_block
+from swm_gis.screening.site_land import land_warning
+from swm_gis.screening.site_standards import post_impervious, site_standards
 
 #: Top-level keys of screening.json in the order they are written (the schema's, plus meta).
 DOCUMENT_KEYS = ("meta", "disturbance", "development_type", "standards", "watersheds",
-                 "mitigation", "habitats", "floodplain", "receiving_waters", "checks",
-                 "warnings", "coverage", "findings", "general_requirements")
+                 "mitigation", "habitats", "floodplain", "receiving_waters", "site_split",
+                 "checks", "warnings", "coverage", "findings", "general_requirements")
 
 #: JSON Schema (draft 2020-12) of screening.json, published with the package.
 SCHEMA_PATH = Path(__file__).resolve().parents[1] / "schemas" / "screening.schema.json"
@@ -71,6 +75,7 @@ class _Site:
     common_plan: gpd.GeoDataFrame | None
     mitigation: gpd.GeoDataFrame | None
     proposed: gpd.GeoDataFrame | None        # proposed impervious surfaces (those on the site)
+    removed: gpd.GeoDataFrame | None         # existing impervious cover the applicant removes
     parcels: gpd.GeoDataFrame                # the lot or parcel(s) (Chapter 320's site)
     parcels_basis: str                       # given, or those the limit of disturbance lies on
     parcel_union: shapely.Geometry
@@ -78,16 +83,8 @@ class _Site:
     factor: float                            # sq ft per square unit of the CRS
     warnings: list[dict[str, Any]]           # the town check's
     sources: dict[str, dict[str, Any]]       # the request's inputs' source records, by key
-
-
-@dataclass
-class _PostImpervious:
-    """The post-construction impervious area of the standards."""
-
-    sqft: float | None                       # None: not given, retention not computed
-    left_out: int = 0                        # polygons wholly off the site (another site's)
-    split: tuple[float, float] | None = None  # sq ft inside / outside the limit of disturbance
-    proposed: gpd.GeoDataFrame | None = None  # the polygons on the site
+    regions: SiteRegions                     # the parcel(s) inside / outside the LOD, and off
+    impervious: Any = None                   # the existing impervious layer (raster, polygons)
 
 
 def build_screening(config: TownConfig, request: ScreeningRequest, *,
@@ -127,12 +124,14 @@ def build_screening(config: TownConfig, request: ScreeningRequest, *,
     dev, dev_check = _development(config, site, request, disturbance)
     checks.append(dev_check)
     report(0.3, "performance standards")
-    post = _post_impervious(site, request.proposed_impervious_sqft)
+    post = post_impervious(site.proposed, request.proposed_impervious_sqft,
+                           regions=site.regions, lod=site.union, area=site.area,
+                           impervious=site.impervious, removed=site.removed, factor=site.factor)
     site.proposed = post.proposed
-    standards = _standards(config, dev, disturbance, post, request.roadway_maintenance)
+    standards = site_standards(config, dev, disturbance, post, request.roadway_maintenance)
     checks.append(_check("standards", True, _src(site, "proposed_impervious"),
-                         None if post.sqft is not None else
-                         "no post-construction impervious area given: retention not computed"))
+                         None if post.proposed_sqft is not None else
+                         "no proposed impervious area given: retention not computed"))
     checks.extend(watershed_checks)
     report(0.5, "off-site mitigation eligibility")
     mitigation_rows, mitigation_check = _mitigation(config, site, standards, watersheds, hucs)
@@ -154,6 +153,12 @@ def build_screening(config: TownConfig, request: ScreeningRequest, *,
         "habitats": res_keys.get("habitats", []),
         "floodplain": res_keys.get("floodplain"),
         "receiving_waters": res_keys.get("receiving_waters"),
+        "site_split": site_split_block(
+            site.regions, factor=site.factor, impervious=site.impervious, layers=res_layers,
+            floodplain=res_keys.get("floodplain"),
+            habitat_layers=frozenset(k for k in ("nhesp_priority", "nhesp_estimated")
+                                     if config.has(k)),
+            parcel_ids=_site_parcels_meta(site)["ids"], basis=site.parcels_basis),
         "checks": checks,
     }
     for key, value in res_keys.items():  # anything further the resource checks add
@@ -175,6 +180,7 @@ def _read_site(config: TownConfig, request: ScreeningRequest) -> _Site:
     common_plan = to_working(request.common_plan, config)
     mitigation = to_working(request.mitigation, config)
     proposed = to_working(request.proposed_impervious, config)
+    removed = to_working(request.removed_impervious, config)
     union = union_polygons(frame, what="site")
     factor = sqft_per_crs_unit2(frame.crs)
     warnings = town_check(config, union, common_plan=common_plan)
@@ -182,9 +188,10 @@ def _read_site(config: TownConfig, request: ScreeningRequest) -> _Site:
     parcel_union = (shapely.union_all(parcels.geometry.values) if len(parcels)
                     else shapely.Polygon())
     return _Site(frame=frame, union=union, common_plan=common_plan, mitigation=mitigation,
-                 proposed=proposed, parcels=parcels, parcels_basis=basis,
+                 proposed=proposed, removed=removed, parcels=parcels, parcels_basis=basis,
                  parcel_union=parcel_union, area=shapely.union(union, parcel_union),
-                 factor=factor, warnings=warnings, sources=dict(request.sources))
+                 factor=factor, warnings=warnings, sources=dict(request.sources),
+                 regions=site_regions(union, parcel_union))
 
 
 def _site_parcels(config: TownConfig, given: gpd.GeoDataFrame | None,
@@ -228,6 +235,7 @@ def _development(config: TownConfig, site: _Site, request: ScreeningRequest,
                  disturbance: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
     """New development or redevelopment (the existing impervious cover), and its check."""
     impervious, imp_source, imp_reason = read_impervious(config, site.area)
+    site.impervious = impervious
     development = request.development
     dev = development_type(site.frame, impervious=impervious,
                            override=None if development == "auto" else development)
@@ -238,60 +246,6 @@ def _development(config: TownConfig, site: _Site, request: ScreeningRequest,
                                            basis=site.parcels_basis)
     return dev, _check("development_type", impervious is not None or development != "auto",
                        imp_source, imp_reason)
-
-
-def _post_impervious(site: _Site, given_sqft: float | None) -> _PostImpervious:
-    """The post-construction impervious area: the number given, or the union of the proposed
-    polygons on the site (:func:`_on_site`) with its split at the limit of disturbance."""
-    if site.proposed is None:
-        return _PostImpervious(sqft=given_sqft)
-    proposed, left_out = _on_site(site.proposed, site.union, site.area)
-    surfaces = union_polygons(proposed, what="proposed impervious")
-    post_sqft = float(surfaces.area) * site.factor
-    inside = float(shapely.intersection(surfaces, site.union).area) * site.factor
-    return _PostImpervious(sqft=post_sqft, left_out=left_out, proposed=proposed,
-                           split=(round(inside, 2), round(post_sqft - inside, 2)))
-
-
-def _standards(config: TownConfig, dev: dict[str, Any], disturbance: dict[str, Any],
-               post: _PostImpervious, roadway_maintenance: bool) -> dict[str, Any]:
-    """The performance standards (§ 320-19 B(7), B(8)) and the reasons that explain them."""
-    standards = performance_standards(dev, post_impervious_sqft=post.sqft, rules=config.rules,
-                                      roadway_maintenance=roadway_maintenance)
-    if _small_share(dev, config):  # the Commission's call: give it the other type's figures
-        other = performance_standards("new", post_impervious_sqft=post.sqft, rules=config.rules)
-        standards["if_new_development"] = {k: other[k] for k in (
-            "retention_depth_in", "required_retention_cuft", "tss_removal", "tp_removal",
-            "mitigation_huc_level", "section")}
-    if post.split is not None:
-        standards["post_impervious_inside_disturbance_sqft"] = post.split[0]
-        standards["post_impervious_outside_disturbance_sqft"] = post.split[1]
-    standards["reasons"].extend(_standards_reasons(post, disturbance["permit_required"]))
-    return standards
-
-
-def _standards_reasons(post: _PostImpervious, permit_required: bool | None) -> list[str]:
-    """What the standards add to their reasons: the area's split, the polygons left out and
-    whether a permit is required at all."""
-    reasons = []
-    if post.split is not None:
-        inside, outside = post.split
-        reasons.append(
-            f"The total post-construction impervious area on the site (its parcel(s) and the "
-            f"limit of disturbance) is {fmt.sqft(post.sqft)}: {fmt.sqft(inside)} inside the "
-            f"limit of disturbance and {fmt.sqft(outside)} outside it.")
-    if post.left_out:
-        reasons.append(
-            f"{post.left_out} proposed impervious polygon(s) lie wholly off the site (its "
-            "parcel(s) and the limit of disturbance) and were left out (they belong to another "
-            "site).")
-    if permit_required is False:
-        reasons.append("No Stormwater Management Permit is required (see disturbance); these "
-                       "standards are shown for information.")
-    elif permit_required is None:
-        reasons.append("These standards apply if a Stormwater Management Permit is required "
-                       "(see disturbance: it is conditional).")
-    return reasons
 
 
 def _mitigation(config: TownConfig, site: _Site, standards: dict[str, Any],
@@ -351,44 +305,13 @@ def _conclude(config: TownConfig, site: _Site, document: dict[str, Any],
               layers: dict[str, gpd.GeoDataFrame]) -> None:
     """The document's last keys: warnings, the coverage of each finding's layers, the findings
     (:func:`decide_findings`) and the general requirements."""
-    document["warnings"] = site.warnings
+    land = land_warning(config, site.union, site.parcels, factor=site.factor)
+    document["warnings"] = site.warnings + ([land] if land else [])
     document["coverage"] = coverage(config, site.union, mitigation=site.mitigation,
                                      flow_path=layers.get("flow_path"),
                                      checks=document["checks"], site_area=site.area)
     document["findings"] = decide_findings(document)
     document["general_requirements"] = general_requirements()
-
-
-def _on_site(proposed: gpd.GeoDataFrame, site_union: shapely.Geometry,
-             site_area: shapely.Geometry | None = None) -> tuple[gpd.GeoDataFrame, int]:
-    """Proposed impervious polygons on the site, and how many were not.
-
-    § 320-19 B(7)/B(8) measure "the total post-construction impervious area on the site", and
-    the site is the lot or parcel: a polygon counts when it overlaps the site's parcel(s)
-    (``site_area``, which holds the limit of disturbance) by area or touches the limit of
-    disturbance. One file may hold several sites' surfaces (e.g. a SITE field); the whole
-    polygon counts, so a roof drawn a little past the line is not cut short.
-    """
-    geoms = proposed.geometry.values
-    touches = shapely.intersects(geoms, site_union)
-    if site_area is not None and not shapely.is_empty(site_area):
-        on = shapely.area(shapely.intersection(geoms, site_area)) > 0
-        touches = touches | on
-    if touches.any():
-        return proposed.loc[touches], int((~touches).sum())
-    raise GeometryError(
-        f"No {option('proposed_impervious')} polygon touches the site's limit of disturbance; "
-        "check that the file belongs to this site and is in the right CRS.")
-
-
-def _small_share(dev: dict[str, Any], config: TownConfig) -> bool:
-    """A measured redevelopment whose existing cover is under ``[rules]
-    small_existing_impervious_share`` of the limit of disturbance (the Commission's call)."""
-    existing = dev.get("existing_impervious_sqft")
-    area = dev.get("disturbed_sqft")
-    return (dev.get("value") == "redevelopment" and str(dev.get("method", "")).startswith(
-        "measured") and existing is not None and bool(area)
-        and 0 < float(existing) / float(area) < config.rules.small_existing_impervious_share)
 
 
 # --------------------------------------------------------------------------- checks & meta
@@ -411,7 +334,7 @@ def _spec_src(config: TownConfig, key: str) -> dict[str, Any] | None:
 
 #: The request's vector inputs -> the :class:`_Site` attribute holding each.
 _INPUT_FRAMES = {"site": "frame", "common_plan": "common_plan", "mitigation": "mitigation",
-                 "proposed_impervious": "proposed"}
+                 "proposed_impervious": "proposed", "removed_impervious": "removed"}
 
 
 def _src(site: _Site, key: str) -> dict[str, Any] | None:
@@ -445,6 +368,7 @@ def _meta(config: TownConfig, site: _Site, request: ScreeningRequest,
             "common_plan": site.common_plan is not None,
             "mitigation": site.mitigation is not None,
             "proposed_impervious": site.proposed is not None,
+            "removed_impervious": site.removed is not None,
             "proposed_use": request.proposed_use,
         },
         "rules": _rules_dict(config),

@@ -286,7 +286,8 @@ def _note_standards(doc: Mapping[str, Any]) -> str:
         return ""
     word = ("Retention, unless the Commission accepts the roadway-maintenance claim "
             "(§ 320-19 B(8)(e))" if st.get("roadway_claimed") else "Retention required")
-    return (f"{word}: {float(st['required_retention_cuft']):,.0f} cu ft "
+    least = "at least " if st.get("post_impervious_missing") else ""  # cover that stays unknown
+    return (f"{word}: {least}{float(st['required_retention_cuft']):,.0f} cu ft "
             f"({float(st.get('retention_depth_in') or 0):g} in x "
             f"{fmt.sqft(st.get('post_impervious_sqft') or 0)} impervious on the site).")
 

@@ -41,14 +41,16 @@ from swm_gis.screening.resource_findings import (
     habitats_finding,
     receiving_finding,
 )
+from swm_gis.screening.site_findings import (
+    development_finding,
+    other_type_caveat,
+    retention_text,
+)
 from swm_gis.units import SQFT_PER_ACRE
 
 __all__ = ["HABITAT_LAYERS", "STATUSES", "STATUS_WORDS", "decide_findings", "finding",
            "part_status", "summary_lines"]
 
-#: A share of existing impervious cover below this makes the development type the Commission's
-#: call (the definitions are silent on mixed sites); ``[rules] small_existing_impervious_share``.
-SLIVER_SHARE = 0.05
 #: The bylaw's trigger, as Chapter 320 (applicability A) quotes it, ends with this condition.
 MS4_WORDS = "draining to the Town's MS4"
 #: Chapter 320 (authority B): projects approved by Town Boards that adopted the rules.
@@ -74,7 +76,7 @@ ROADWAY_CLAIM_NOTE = (
 def decide_findings(doc: Mapping[str, Any]) -> list[dict[str, Any]]:
     """Every finding of a screening document, in the report's order."""
     permit = _disturbance(doc)
-    dev = _development(doc)
+    dev = development_finding(doc)
     return [permit, dev, _standards(doc, permit, dev), _watersheds(doc), _mitigation(doc),
             habitats_finding(doc), floodplain_finding(doc), receiving_finding(doc)]
 
@@ -204,64 +206,6 @@ def _ms4(d: Mapping[str, Any]) -> tuple[str, list[str], list[str], list[str], bo
             ["ms4"], [], True)
 
 
-# --------------------------------------------------------------------------- development
-def _development(doc: Mapping[str, Any]) -> dict[str, Any]:
-    d = doc.get("development_type")
-    if not isinstance(d, Mapping):
-        return absent("development_type")
-    value = d.get("value")
-    label = {"new": "New development", "redevelopment": "Redevelopment"}.get(value, str(value))
-    method = str(d.get("method") or "")
-    existing = d.get("existing_impervious_sqft")
-    area = (doc.get("disturbance") or {}).get("area_sqft")
-    cover = ""
-    caveats: list[str] = []
-    small = False
-    threshold = float(d.get("small_share_threshold") or SLIVER_SHARE)
-    if existing is not None:
-        share = float(existing) / float(area) if area else 0.0
-        cover = (f" Existing impervious cover in the limit of disturbance: {fmt.sqft(existing)}, "
-                 f"{fmt.pct(share, 1)} of its {fmt.sqft(area or 0)}.")
-        parcels = d.get("site_parcels") if isinstance(d.get("site_parcels"), Mapping) else None
-        if parcels and parcels.get("existing_impervious_sqft") is not None:
-            on = float(parcels["existing_impervious_sqft"])
-            cover += (f" On the site's parcel(s) ({fmt.sqft(parcels.get('area_sqft') or 0)}): "
-                      f"{fmt.sqft(on)}, of which {fmt.sqft(max(on - float(existing), 0))} "
-                      "lies outside "
-                      "the limit of disturbance.")
-        small = value == "redevelopment" and 0 < share < threshold
-        if small:
-            caveats.append(
-                f"Only {fmt.pct(share, 1)} of the limit of disturbance is existing impervious "
-                "cover "
-                "(under the town's threshold for a small existing impervious share, "
-                f"{fmt.pct(threshold, 1)}). "
-                "New development is disturbance \"on an area that has not previously been "
-                "developed to include impervious cover\"; redevelopment is any that \"does not "
-                "meet the definition of new development\". The text is silent on a mostly "
-                "undeveloped site: whether this is new development (the stricter B(7)) or "
-                "redevelopment (B(8)) is the Commission's judgement.")
-    if method.startswith("override"):
-        return finding("development_type", "info",
-                       f"{label}, as stated.{cover}", used=["impervious"]
-                       if existing is not None else [], caveats=caveats +
-                       ["Stated by the applicant; not measured by this tool."])
-    used, missing, cov_caveats = layer_state(doc, "development_type", ["impervious"])
-    if missing:
-        return finding(
-            "development_type", "conditional",
-            f"{label} assumed (the stricter standards): no existing-impervious layer is "
-            "configured, so existing cover was not measured. If the site has existing "
-            "impervious cover, the project is redevelopment.", missing=missing,
-            caveats=["Configure an existing impervious layer for the town, or state the "
-                     "development type."])
-    status = "info" if not cov_caveats and not small else "conditional"
-    lead = (f"{label} as measured ({method}), for the Commission to confirm." if small
-            else f"{label} ({method}).")
-    return finding("development_type", status, f"{lead}{cover}", used=used,
-                   caveats=caveats + cov_caveats)
-
-
 # --------------------------------------------------------------------------- standards
 def _standards(doc: Mapping[str, Any], permit: Mapping[str, Any], dev: Mapping[str, Any]
                ) -> dict[str, Any]:
@@ -279,12 +223,17 @@ def _standards(doc: Mapping[str, Any], permit: Mapping[str, Any], dev: Mapping[s
         status = "conditional"
     if dev["status"] == "conditional":
         caveats.append("The standards follow the development type, which is conditional.")
-    alt = s.get("if_new_development")
-    if isinstance(alt, Mapping):
-        caveats.append(_if_new_development(alt))
+    caveats.append(other_type_caveat(s))
+    missing = ["impervious"] if s.get("post_impervious_missing") else []
+    if missing:  # the total lacks the existing cover that stays: at least the figure given
+        status = "conditional" if status == "yes" else status
+        caveats.append("The total post-construction impervious area on the site lacks "
+                       + "; ".join(s["post_impervious_missing"]) + " (no existing impervious "
+                       "layer is configured): the retention volume is at least the figure "
+                       "given.")
     return finding("standards", status, answer, section=section,
                    used=["proposed_impervious"] if s.get("post_impervious_sqft") is not None
-                   else [], caveats=caveats)
+                   else [], missing=missing, caveats=caveats)
 
 
 def _standards_answer(s: Mapping[str, Any]) -> tuple[str, bool]:
@@ -305,12 +254,7 @@ def _standards_answer(s: Mapping[str, Any]) -> tuple[str, bool]:
 
 def _retention_answer(s: Mapping[str, Any]) -> str:
     """The retention volume or the removal targets, or off-site mitigation (§ 320-19 B(9))."""
-    vol, imp = s.get("required_retention_cuft"), s.get("post_impervious_sqft")
-    depth = float(s.get("retention_depth_in") or 0)
-    retain = (f"retain {float(vol):,.0f} cu ft ({depth:.1f} in x {fmt.sqft(imp)} "
-              "post-construction impervious area)" if vol is not None else
-              f"retain {depth:.1f} in x the post-construction impervious area (not given, so "
-              "the volume is not computed)")
+    retain = retention_text(s)
     return (f"{retain[0].upper()}{retain[1:]}, or remove "
             f"{fmt.pct(s.get('tss_removal') or 0)} TSS and "
             f"{fmt.pct(s.get('tp_removal') or 0)} "
@@ -341,20 +285,6 @@ def _permit_gate(permit_status: str, answer: str, caveats: list[str]) -> tuple[s
         return "info", "For information (no permit is required): " + answer
     caveats.append("Apply only if a permit is required (see the permit finding).")
     return "conditional", "If a permit is required: " + answer
-
-
-def _if_new_development(alt: Mapping[str, Any]) -> str:
-    """The caveat of what the standards would be if the Commission finds new development."""
-    vol = alt.get("required_retention_cuft")
-    return (
-        f"If the Commission finds new development ({alt.get('section')}): "
-        + (f"retain {float(vol):,.0f} cu ft ({float(alt.get('retention_depth_in') or 0):.1f} "
-           "in x the post-construction impervious area)" if vol is not None else
-           f"retain {float(alt.get('retention_depth_in') or 0):.1f} in x the "
-           "post-construction impervious area")
-        + f", or remove {fmt.pct(alt.get('tss_removal') or 0)} TSS and "
-          f"{fmt.pct(alt.get('tp_removal') or 0)} TP; off-site mitigation in the same "
-          f"{alt.get('mitigation_huc_level')}.")
 
 
 def _permit_without_claims(doc: Mapping[str, Any]) -> str:

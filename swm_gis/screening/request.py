@@ -33,6 +33,7 @@ DEVELOPMENT_CHOICES = ("auto", "new", "redevelopment")
 INPUTS = {"site": (option("site"), "polygon"),
           "common_plan": (option("common_plan"), "polygon"),
           "proposed_impervious": (option("proposed_impervious"), "polygon"),
+          "removed_impervious": (option("removed_impervious"), "polygon"),
           "mitigation": (option("mitigation"), None)}
 
 
@@ -58,8 +59,14 @@ class ScreeningRequest:
     proposed_impervious
         Post-construction impervious surfaces, polygons (file or GeoDataFrame). Default None.
     proposed_impervious_sqft
-        Post-construction impervious area in square feet (a finite number >= 0), instead of
-        ``proposed_impervious`` (not both). Default None: retention is not computed.
+        Proposed impervious area inside the limit of disturbance in square feet (a finite
+        number >= 0), instead of ``proposed_impervious`` (not both). Default None: retention is
+        not computed. The existing cover on the site's parcel(s) outside the limit that stays
+        is added to either (the total post-construction impervious area on the site).
+    removed_impervious
+        Existing impervious cover on the site's parcel(s) outside the limit of disturbance that
+        the applicant removes, polygons (file or GeoDataFrame): it does not count in the total.
+        Default None: all of that cover stays.
     mitigation
         Proposed off-site mitigation sites (file or GeoDataFrame, any geometry), each checked
         for HUC12 / HUC10 eligibility. Default None.
@@ -102,6 +109,7 @@ class ScreeningRequest:
     development: str = "auto"
     proposed_impervious: Source | None = None
     proposed_impervious_sqft: float | None = None
+    removed_impervious: Source | None = None
     mitigation: Source | None = None
     exemptions: Iterable[str] = ()
     roadway_maintenance: bool = False

@@ -20,6 +20,7 @@ from swm_gis.screening.finding_parts import (
     missing_layers_text,
     part_status,
 )
+from swm_gis.screening.site_findings import split_sentence
 
 __all__ = ["HABITAT_LAYERS", "floodplain_finding", "habitats_finding", "receiving_finding"]
 
@@ -41,8 +42,8 @@ def habitats_finding(doc: Mapping[str, Any]) -> dict[str, Any]:
                  + (" (overlaps the site)" if h.get("overlaps") else "") for h in found]
         return finding("habitats", "yes", f"{len(found)} feature(s): " + "; ".join(parts) +
                        ". Show them on the erosion and sediment control plan and prevent "
-                       "significant alteration.", used=used, missing=missing,
-                       caveats=[gap, *caveats])
+                       "significant alteration." + _habitat_split(doc), used=used,
+                       missing=missing, caveats=[gap, *caveats])
     if not used:
         return finding("habitats", "not_checked", "Not checked: no NHESP priority or estimated "
                        "habitat and no certified vernal pool layer configured.", missing=missing)
@@ -53,6 +54,15 @@ def habitats_finding(doc: Mapping[str, Any]) -> dict[str, Any]:
                        used=used, missing=missing, caveats=[gap, *caveats])
     return finding("habitats", "no", "None: no Priority or Estimated Habitat and no Certified "
                    "Vernal Pool within 500 ft of the limit of disturbance.", used=used)
+
+
+def _habitat_split(doc: Mapping[str, Any]) -> str:
+    """The habitat polygons' areas on the site, inside and outside the limit of disturbance
+    and off the parcel(s) ("" when none lies there)."""
+    split = doc.get("site_split") or {}
+    texts = [split_sentence(split.get(key), name) for key, name in
+             (("nhesp_priority", "Priority Habitat"), ("nhesp_estimated", "Estimated Habitat"))]
+    return "".join(f" {t}" for t in texts if t)
 
 
 # --------------------------------------------------------------------------- floodplain
@@ -67,22 +77,27 @@ def floodplain_finding(doc: Mapping[str, Any]) -> dict[str, Any]:
     parcels = f.get("subject_parcels") if isinstance(f.get("subject_parcels"), Mapping) else None
     site = parcels or f  # the site is the lot or parcel (Chapter 320 definitions)
     shaded_part, shaded_txt = _shaded_part(f, site)
+    shaded_split = split_sentence((doc.get("site_split") or {}).get("shaded_x"),
+                                "0.2%-annual-chance zone")
+    if shaded_part == "yes" and shaded_split:  # its split says its total too
+        shaded_txt = f" {shaded_split}"
     parts = {"shaded_x": shaded_part}
     if f.get("in_sfha") or (parcels and parcels.get("in_sfha")):
-        return _in_sfha(f, parcels, site, shaded_txt, used, caveats, parts)
+        return _in_sfha(f, parcels, site, shaded_txt, used, caveats, parts,
+                        split_of=doc.get("site_split"))
     return _outside_sfha(parcels, shaded_txt, used, caveats, parts)
 
 
 def _in_sfha(f: Mapping[str, Any], parcels: Mapping[str, Any] | None, site: Mapping[str, Any],
-             shaded_txt: str, used: list[str], caveats: list[str], parts: dict[str, str]
-             ) -> dict[str, Any]:
+             shaded_txt: str, used: list[str], caveats: list[str], parts: dict[str, str],
+             split_of: Mapping[str, Any] | None = None) -> dict[str, Any]:
     """The floodplain finding of a site in the SFHA: its area, zones and base flood elevations."""
     zones = "; ".join(
         f"zone {z.get('zone')}{' ' + str(z['subtype']) if z.get('subtype') else ''}"
         + (f" {fmt.sqft(z['area_sqft'])}" if z.get("area_sqft") is not None else "")
         + f", BFE {fmt.bfe_text(z.get('bfe'))}" for z in site.get("zones") or []) or \
         "zones not listed"
-    where, split = _sfha_where(f, parcels)
+    where, split = _sfha_where(f, parcels, doc_split=split_of)
     bfe_caveat = _bfe_caveat(site)
     parts["sfha"] = "yes"
     return finding("floodplain", "yes",
@@ -92,14 +107,18 @@ def _in_sfha(f: Mapping[str, Any], parcels: Mapping[str, Any] | None, site: Mapp
                    + shaded_txt, used=used, caveats=caveats + bfe_caveat, parts=parts)
 
 
-def _sfha_where(f: Mapping[str, Any], parcels: Mapping[str, Any] | None) -> tuple[str, str]:
-    """(what the SFHA area is of, the sentence splitting it inside and outside the limit of
-    disturbance): the site's parcels when known, else the limit of disturbance."""
+def _sfha_where(f: Mapping[str, Any], parcels: Mapping[str, Any] | None, *,
+                doc_split: Mapping[str, Any] | None = None) -> tuple[str, str]:
+    """(what the SFHA area is of, the sentence splitting it on the parcel(s) inside and outside
+    the limit of disturbance and off them): the site's parcels when known, else the limit."""
     if not parcels:
         return "of the site", ""
     ids = ", ".join(str(p.get("id")) for p in parcels.get("parcels") or [] if p.get("id"))
     where = (f"of the site's parcel(s) {ids}".rstrip()
              + f" ({fmt.sqft(parcels.get('area_sqft') or 0)})")
+    split = (doc_split or {}).get("sfha")
+    if isinstance(split, Mapping):  # every square foot once (swm_gis.rules.site_split)
+        return where, " " + split_sentence(split, "SFHA")
     inside = float(f.get("sfha_area_sqft") or 0)
     outside = max(float(parcels.get("sfha_area_sqft") or 0) - inside, 0.0)
     return where, (f" Inside the limit of disturbance: {fmt.sqft(inside)}; on the parcel(s) "

@@ -212,7 +212,8 @@ def test_screen_writes_html_and_pdf_with_the_real_report(tmp_path, hucs_town, ca
 
 def test_demo_screens_the_sample_town_sites(sample_demo):
     """The sample town's README figures: site redevelopment with 28,309 sq ft proposed
-    impervious; site_small new development needing a permit through its 2-acre common plan.
+    impervious and 52,382 sq ft of existing cover on its lot that stays; site_small new
+    development needing a permit through its 2-acre common plan.
     (The demo is the session's: tests/support/sample_demo.py.)"""
     site, small = sample_demo.screening("site"), sample_demo.screening("site_small")
     for doc in (site, small):
@@ -220,8 +221,12 @@ def test_demo_screens_the_sample_town_sites(sample_demo):
         assert doc["meta"]["synthetic"] is True
     assert site["disturbance"]["area_acres"] == pytest.approx(1.33, abs=0.005)
     assert site["development_type"]["value"] == "redevelopment"
-    assert site["standards"]["post_impervious_sqft"] == pytest.approx(28_309, abs=1)
-    assert site["standards"]["required_retention_cuft"] == pytest.approx(0.8 / 12 * 28_309,
+    # the total post-construction impervious area on the site (issue 32): 28,309 sq ft proposed
+    # + 52,382 sq ft existing on its lot outside the limit of disturbance that stays = 80,691
+    assert site["standards"]["proposed_impervious_sqft"] == pytest.approx(28_309, abs=1)
+    assert site["standards"]["existing_impervious_staying_sqft"] == pytest.approx(52_382, abs=1)
+    assert site["standards"]["post_impervious_sqft"] == pytest.approx(80_691, abs=1)
+    assert site["standards"]["required_retention_cuft"] == pytest.approx(0.8 / 12 * 80_691,
                                                                          abs=0.1)
     assert [r["huc"] for r in site["watersheds"]["huc12"]] == ["010900010601"]
     assert [(m["id"], m["eligible"]) for m in site["mitigation"]] == [
@@ -339,3 +344,24 @@ def test_no_report_writes_only_the_json_and_the_geopackage(tmp_path, hucs_town, 
     assert code == 0, capsys.readouterr().err
     assert sorted(p.name for p in out.iterdir()) == ["screening.gpkg", "screening.json"]
     assert fake_report == []
+
+
+def test_removed_impervious_is_read_and_left_out_of_the_total(tmp_path, hucs_town):
+    """--removed-impervious FILE: a 60 m x 60 m limit whose west edge (x 510) halves the town's
+    20 m x 20 m impervious patch; the patch's west half (200 m2 = 2,152.78 sq ft), on the lot
+    outside the limit, is removed: the total is the 10,000 sq ft proposed alone, and
+    redevelopment retains 0.8 in / 12 x 10,000 = 666.7 cu ft (810.2 with the half staying)."""
+    site = write(gdf(geoms=[box(X0 + 510, Y0 + 480, X0 + 570, Y0 + 540)]),
+                 tmp_path / "site.gpkg", "site")
+    removed = write(gdf(geoms=[box(X0 + 500, Y0 + 500, X0 + 510, Y0 + 520)]),
+                    tmp_path / "removed.gpkg", "removed")
+    out = tmp_path / "out"
+    assert run("--config", hucs_town, "--site", site, "--proposed-impervious-sqft", "10000",
+               "--removed-impervious", removed, "--out", out) == 0
+    doc = json.loads((out / "screening.json").read_text(encoding="utf-8"))
+    st = doc["standards"]
+    assert st["existing_impervious_removed_sqft"] == pytest.approx(2_152.78, abs=0.01)
+    assert st["existing_impervious_staying_sqft"] == 0.0
+    assert st["required_retention_cuft"] == 666.7
+    assert doc["meta"]["parameters"]["removed_impervious"].endswith("removed.gpkg:removed")
+    assert [i["key"] for i in doc["meta"]["inputs"]] == ["site", "removed_impervious"]

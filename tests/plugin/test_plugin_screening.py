@@ -229,3 +229,37 @@ def test_the_towns_ms4_layer_reaches_the_permit_finding(plugin, tmp_path):
 def test_without_the_ms4_layer_the_trigger_assumes_it(plugin, tmp_path):
     r = _run("disturbancetrigger", {}, tmp_path)
     assert r["json"]["disturbance"]["ms4"]["checked"] is False
+
+
+def test_removed_impervious_reaches_the_engine_and_the_figures_match(plugin, reference,
+                                                                      tmp_path):
+    """REMOVED_IMPERVIOUS (--removed-impervious): the site's lot outside the limit of
+    disturbance, all of its existing cover removed. The total is then the proposed cover alone
+    (28,309 sq ft) and redevelopment retains 0.8 in / 12 x 28,309 = 1,887.3 cu ft, where the
+    reference (the cover there stays: 52,382 sq ft) retains 0.8 / 12 x 80,691 = 5,379.4."""
+    import geopandas as gpd
+    import shapely
+
+    ref = reference["standards"]
+    assert ref["existing_impervious_staying_sqft"] == pytest.approx(52_382, abs=1)
+    assert ref["required_retention_cuft"] == pytest.approx(5_379.4, abs=0.1)
+    lot = gpd.read_file(GPKG, layer="parcels").query("LOC_ID == 'M_237990_918549'")
+    lod = shapely.union_all(gpd.read_file(SITES, layer="site").to_crs(lot.crs).geometry.values)
+    removed = gpd.GeoDataFrame(geometry=[shapely.difference(lot.geometry.iloc[0], lod)],
+                               crs=lot.crs)
+    removed.to_file(tmp_path / "removed.gpkg", layer="removed", driver="GPKG")
+    r = _run("sitescreening", {"TOWN_CONFIG": str(SAMPLE / "town.toml"), "PARCELS": None,
+                               "PROPOSED_IMPERVIOUS_SQFT": 28309,
+                               "REMOVED_IMPERVIOUS": f"{tmp_path / 'removed.gpkg'}"
+                                                     "|layername=removed"}, tmp_path)
+    st = r["json"]["standards"]
+    engine = json.loads((tmp_path / "sitescreening" / "screening.json").read_text(
+        encoding="utf-8"))
+    assert "removed.gpkg|layername=removed" in engine["meta"]["parameters"]["removed_impervious"]
+    assert engine["standards"] == st
+    assert st["existing_impervious_staying_sqft"] == pytest.approx(0.0, abs=0.5)
+    assert st["existing_impervious_removed_sqft"] == pytest.approx(52_382, abs=1)
+    assert st["required_retention_cuft"] == pytest.approx(1_887.3, abs=0.1)
+    assert r["REQUIRED_RETENTION_CUFT"] == st["required_retention_cuft"]
+    answer = next(f for f in r["json"]["findings"] if f["key"] == "standards")["answer"]
+    assert " ".join(answer.split()) in r["FINDINGS"]

@@ -719,7 +719,9 @@ def test_parameters_are_in_words_and_units(full_report):
     text = _parse_html(full_report["html"]).text
     assert "Development type measured from the existing impervious layer" \
         in text
-    assert "Post-construction impervious area 20,000 sq ft" in text
+    # the number given is the proposed cover inside the limit of disturbance (issue 32): the
+    # total adds the existing cover outside it that stays
+    assert "Proposed impervious area inside the limit of disturbance 20,000 sq ft" in text
     doc = example_document()
     doc["meta"]["parameters"].update(exemptions=[], roadway_maintenance=False, common_plan=None)
     doc["meta"]["rules"] = {"trigger_sqft": 43560.0, "tss_removal_new": 0.9,
@@ -734,3 +736,32 @@ def test_parameters_are_in_words_and_units(full_report):
     assert rows["Retention depth, new development"] == "1 in"
     assert rows["NHESP search distance"] == "500 ft"
     assert not any(v in ("False", "True", "43560.0", "None") for v in rows.values())
+
+
+def test_the_sample_sites_figures_are_the_same_in_json_html_and_pdf(sample_demo):
+    """Issue 32: the demo site's total post-construction impervious area (28,309 sq ft proposed
+    + 52,382 sq ft existing on its lot outside the limit that stays = 80,691 sq ft; 0.8 in / 12
+    x 80,691 = 5,379 cu ft), its SFHA split (9,442 sq ft on the lot: 3,030 inside the limit,
+    6,412 outside, 7,248 inside the limit off the lot) and the land of others the limit lies on
+    are printed alike by the document, the HTML and the PDF report."""
+    doc = sample_demo.screening("site")
+    folder = sample_demo.screen / "site"
+    html = _norm(_parse_html(folder / HTML_NAME).text)
+    pdf = _norm(" ".join(_pdf_pages(folder / PDF_NAME)))
+    by_key = {f["key"]: f for f in doc["findings"]}
+    standards = by_key["standards"]["answer"]
+    assert ("Retain 5,379 cu ft (0.8 in x 80,691 sq ft, the total post-construction impervious "
+            "area on the site: 28,309 sq ft proposed + 52,382 sq ft existing on the site's "
+            "parcel(s) outside the limit of disturbance that stays)") in standards
+    flood = by_key["floodplain"]["answer"]
+    split = ("SFHA on the site's parcel(s): 9,442 sq ft, 3,030 sq ft inside the limit of "
+             "disturbance and 6,412 sq ft outside it; inside the limit off the parcel(s): "
+             "7,248 sq ft.")
+    assert split in flood
+    land = next(w for w in doc["warnings"] if w["code"] == "disturbance_on_land_of_others")
+    assert [(e["id"], e["kind"], round(e["sqft"])) for e in land["land"]] == [
+        ("M_238113_918446", "ROW", 11_733), ("M_237877_918550", "parcel", 3_647)]
+    for text in (standards, split, land["text"]):
+        assert _norm(text) in html, text[:60]
+        # the PDF may break a line inside a word pair: compare without spaces
+        assert _norm(text).replace(" ", "") in pdf.replace(" ", ""), text[:60]

@@ -118,13 +118,37 @@ def test_impervious_polygons_are_clipped_and_overlaps_count_once():
     assert r["method"] == "measured: impervious polygons"
 
 
-def test_override_decides_and_the_output_says_so():
+def test_a_statement_against_the_measurement_is_a_conflict_never_a_decision():
     site = frame(box(X0 + 20, Y0 + 20, X0 + 150, Y0 + 150))
     r = development_type(site, impervious=raster_with_patch(), override="new")
-    assert r["value"] == "new"
+    # the whole 20 m x 20 m patch (4,305.56 sq ft) is inside: measured redevelopment
+    assert r["value"] == "new" and r["stated_value"] == "new"
     assert r["method"] == "override: stated as new development"
-    assert r["measured_value"] == "redevelopment"
-    assert any("would make it redevelopment" in x for x in r["reasons"])
+    assert r["measured_value"] == "redevelopment" and r["conflict"] is True
+    assert r["existing_impervious_sqft"] == pytest.approx(PATCH_SQFT, abs=0.01)
+    assert any("the statement and the measurement disagree, so the Commission decides" in x
+               for x in r["reasons"])
+    assert not any("statement decides" in x for x in r["reasons"])
+
+
+def test_raw_land_stated_as_redevelopment_is_a_conflict():
+    # 0 sq ft of cover measured (the site misses the patch), "redevelopment" stated
+    site = frame(box(X0 + 100, Y0 + 100, X0 + 150, Y0 + 150))
+    r = development_type(site, impervious=raster_with_patch(), override="redevelopment")
+    assert r["existing_impervious_sqft"] == 0.0 and r["measured_value"] == "new"
+    assert r["value"] == "redevelopment" and r["conflict"] is True
+
+
+def test_a_statement_the_measurement_agrees_with_or_nothing_measured_is_no_conflict():
+    site = frame(box(X0 + 20, Y0 + 20, X0 + 150, Y0 + 150))
+    agree = development_type(site, impervious=raster_with_patch(), override="redevelopment")
+    assert agree["conflict"] is False
+    assert agree["reasons"][-1] == "The applicant states the project is redevelopment, as measured."
+    unmeasured = development_type(site, impervious=None, override="redevelopment")
+    assert unmeasured["conflict"] is False and unmeasured["measured_value"] is None
+    assert "not measured by this tool" in unmeasured["reasons"][-1]
+    auto = development_type(site, impervious=raster_with_patch())
+    assert auto["stated_value"] is None and auto["conflict"] is False
 
 
 def test_no_layer_and_no_override_assumes_the_stricter_new_development():

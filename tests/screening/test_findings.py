@@ -146,11 +146,12 @@ def test_found_town_says_yes_with_exact_figures(tmp_path):
     flood = by_key(doc, "floodplain")["answer"]
     # The site is the lot (Chapter 320 definitions): the AE zone, 200 m x 100 m = 215,278 sq ft,
     # lies wholly on the 300 m x 300 m lot (22.2 %); 100 m x 50 m = 53,820 sq ft of it inside
-    # the limit of disturbance, 161,459 sq ft outside it
+    # the limit of disturbance, 161,459 sq ft outside it; the limit lies wholly on the lot, so
+    # nothing is off it (the split of swm_gis.rules.site_split)
     assert flood.startswith(
         "215,278 sq ft of the site's parcel(s) M_1 (968,752 sq ft) (22.2%) in the SFHA: zone AE "
-        "215,278 sq ft, BFE 52 ft. Inside the limit of disturbance: 53,820 sq ft; on the "
-        "parcel(s) outside it: 161,459 sq ft.")
+        "215,278 sq ft, BFE 52 ft. SFHA on the site's parcel(s): 215,278 sq ft, 53,820 sq ft "
+        "inside the limit of disturbance and 161,459 sq ft outside it.")
     assert doc["floodplain"]["sfha_area_sqft"] == pytest.approx(53_819.5, abs=0.1)
     assert doc["floodplain"]["subject_parcels"]["basis"] == \
         "the parcels the limit of disturbance lies on"

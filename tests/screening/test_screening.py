@@ -112,7 +112,11 @@ def test_new_development_makes_the_neighbouring_huc12_ineligible(tmp_path, fake_
                                                 proposed_impervious_sqft=20_000)).document
     assert doc["development_type"]["value"] == "new"
     assert doc["development_type"]["existing_impervious_sqft"] == 0.0
-    assert doc["standards"]["required_retention_cuft"] == 1_666.7
+    # the total post-construction impervious area on the site: the 20,000 sq ft proposed + the
+    # existing 20 m x 20 m patch on the lot M_1 outside the limit of disturbance, which stays
+    # (400 m2 = 4,305.56 sq ft): 1.0 in / 12 x 24,305.56 = 2,025.5 cu ft
+    assert doc["standards"]["existing_impervious_staying_sqft"] == pytest.approx(4_305.56, abs=0.01)
+    assert doc["standards"]["required_retention_cuft"] == 2_025.5
     assert doc["mitigation"][0]["eligible"] is False and doc["mitigation"][0]["huc"] == EAST
     validate(doc)
 
@@ -177,8 +181,8 @@ def test_proposed_impervious_on_the_site_counts_that_of_other_sites_is_left_out(
     assert st["required_retention_cuft"] == 3_909.1  # new development assumed: 1.0 in / 12
     assert any("1 proposed impervious polygon(s) lie wholly off the site" in x
                for x in st["reasons"])
-    assert any("20,000 sq ft inside the limit of disturbance and 26,910 sq ft outside it" in x
-               for x in st["reasons"])
+    assert any("46,910 sq ft of proposed cover (20,000 sq ft inside the limit of disturbance, "
+               "26,910 sq ft outside it)" in x for x in st["reasons"])
     with pytest.raises(GeometryError, match="No proposed_impervious= polygon touches"):
         build_screening(cfg, ScreeningRequest(SITE, proposed_impervious=gdf(geoms=[elsewhere])))
 

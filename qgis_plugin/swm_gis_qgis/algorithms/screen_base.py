@@ -153,13 +153,23 @@ class ScreenAlgorithm(SwmGisAlgorithm):
             self.add(QgsProcessingParameterFeatureSource(
                 "PROPOSED_IMPERVIOUS", self.tr("Proposed (post-construction) impervious cover"),
                 [QgsProcessing.SourceType.TypeVectorPolygon], optional=True),
-                "Polygons of the post-construction impervious cover, for the required "
-                "retention volume.")
+                "Polygons of the proposed (post-construction) impervious cover, for the "
+                "required retention volume. The existing impervious cover on the site's "
+                "parcel(s) outside the limit of disturbance that stays is added to it: the "
+                "total post-construction impervious area on the site.")
             self.add(QgsProcessingParameterNumber(
                 "PROPOSED_IMPERVIOUS_SQFT", self.tr("Or: proposed impervious area (sq ft)"),
                 QgsProcessingParameterNumber.Type.Double, optional=True, minValue=0.0),
-                "Post-construction impervious area in square feet, when there is no polygon "
-                "layer (PROPOSED_IMPERVIOUS wins when both are given).")
+                "Proposed impervious area inside the limit of disturbance in square feet, when "
+                "there is no polygon layer (PROPOSED_IMPERVIOUS wins when both are given); the "
+                "existing cover outside the limit that stays is added to it.")
+            self.add(QgsProcessingParameterFeatureSource(
+                "REMOVED_IMPERVIOUS", self.tr("Existing impervious cover removed (polygons)"),
+                [QgsProcessing.SourceType.TypeVectorPolygon], optional=True),
+                "Existing impervious cover on the site's parcel(s) outside the limit of "
+                "disturbance that the applicant removes: it is left out of the total "
+                "post-construction impervious area (without it, all of that cover stays).",
+                advanced=True)
 
     def names_town(self, parameters, context) -> bool:
         """Only the screening report prints the town's name: a single check without it does
@@ -229,6 +239,9 @@ class ScreenAlgorithm(SwmGisAlgorithm):
             elif ws.has("PROPOSED_IMPERVIOUS_SQFT"):
                 sqft = self.parameterAsDouble(parameters, "PROPOSED_IMPERVIOUS_SQFT", context)
                 args += ["--proposed-impervious-sqft", f"{sqft:g}"]
+            if ws.has("REMOVED_IMPERVIOUS"):
+                args += ["--removed-impervious",
+                         ws.arg(ws.export("REMOVED_IMPERVIOUS", "removed_impervious"))]
         args += self.extra_args(parameters, context, ws)
         if self.REPORT_OPTIONAL and not self.parameterAsBoolean(parameters, "WRITE_REPORT",
                                                                 context):
