@@ -349,7 +349,7 @@ def owners_not_found_warning(listed, *, has_assess: bool) -> dict[str, str] | No
 
 def tax_list_warning(status) -> dict[str, str] | None:
     """Warning ``tax_list_not_current``: the assessing data's fiscal year
-    (:class:`swm_gis.rules.tax_list.TaxListStatus`) is older than the current Massachusetts
+    (:class:`swm_gis.rules.mailing.tax_list.TaxListStatus`) is older than the current Massachusetts
     fiscal year, or not recorded."""
     if status.is_current:
         return None
@@ -367,7 +367,7 @@ def tax_list_warning(status) -> dict[str, str] | None:
 
 def condo_units_warning(missing: Sequence[Mapping[str, Any]]) -> dict[str, str] | None:
     """Warning ``condo_units_missing``: condominium parcels with fewer owner records than
-    units (:func:`swm_gis.rules.condominiums.missing_unit_owners`)."""
+    units (:func:`swm_gis.rules.mailing.condominiums.missing_unit_owners`)."""
     if not missing:
         return None
     parts = [f"{m['parcel_id']} (use code {m['use_code']}: {m['records']} owner record(s)"

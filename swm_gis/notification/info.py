@@ -12,7 +12,7 @@ from typing import Any
 
 import pandas as pd
 
-from swm_gis.rules.tax_list import TaxListStatus, tax_list_status
+from swm_gis.rules.mailing.tax_list import TaxListStatus, tax_list_status
 
 
 @dataclass(frozen=True)

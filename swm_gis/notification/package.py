@@ -38,8 +38,9 @@ from swm_gis.notification.notice import NoticeChoice, notice_choice
 from swm_gis.notification.request import AbutterRequest
 from swm_gis.progress import Progress, quiet
 from swm_gis.rules import abutters as core
-from swm_gis.rules.condominiums import missing_unit_owners
-from swm_gis.rules.list_order import order_listed, order_recipients
+from swm_gis.rules.mailing.condominiums import missing_unit_owners
+from swm_gis.rules.mailing.list_order import order_listed, order_recipients
+from swm_gis.rules.mailing.tax_list import tax_list_status
 from swm_gis.rules.owner_join import (
     OwnerJoinError,
     check_owner_join,
@@ -54,7 +55,6 @@ from swm_gis.rules.owners import (
 )
 from swm_gis.rules.parties_in_interest import parties_in_interest
 from swm_gis.rules.site_subjects import same_owner_subjects
-from swm_gis.rules.tax_list import tax_list_status
 
 
 @dataclass

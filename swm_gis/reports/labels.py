@@ -19,7 +19,7 @@ import pandas as pd
 from swm_gis.io.writers import atomic_path
 from swm_gis.notification.info import PackageInfo
 from swm_gis.reports.pdf_fonts import register_fonts
-from swm_gis.rules.addresses import format_address
+from swm_gis.rules.mailing.addresses import format_address
 
 PT_PER_IN = 72.0
 MAX_FONT_PT = 10.0
@@ -71,7 +71,7 @@ def label_parts(rec: dict) -> tuple[list[str], list[str]]:
     A recipient from :func:`swm_gis.rules.owners.build_recipients` carries ``address_lines`` (unit
     joined to the street, PO box above the city, the country line on foreign mail): those are
     printed as they are; any other record is formatted by the same one function,
-    :func:`swm_gis.rules.addresses.format_address`.
+    :func:`swm_gis.rules.mailing.addresses.format_address`.
     """
     def txt(key: str) -> str:
         v = rec.get(key)

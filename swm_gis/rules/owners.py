@@ -5,12 +5,12 @@ the Assessors' office"; the package adds one notice per owner of record, and one
 unit owner (a condominium is several assessing rows on one parcel id). The same owner at the same
 mailing address gets one letter however many parcels or units it owns: rows are grouped on a
 normalised key (case, spacing, punctuation, USPS street-suffix and PO Box spellings; a misspelt
-street name at the same numbers, :mod:`swm_gis.rules.duplicates`) and the recipient lists every
-parcel id it owns. ZIP codes stay text (ZIP+4 kept); a leading zero a spreadsheet dropped is
-restored only where the ZIP then belongs to the owner's state (:func:`us_zip`, from the USPS
-ZIP-prefix table ``swm_gis/tables/zip_prefixes.csv``); state and ZIP that disagree go to review.
-Each recipient's address is formatted once (:func:`swm_gis.rules.addresses.format_address`) and
-every output prints that.
+street name at the same numbers, :mod:`swm_gis.rules.mailing.duplicates`) and the recipient
+lists every parcel id it owns. ZIP codes stay text (ZIP+4 kept); a leading zero a spreadsheet
+dropped is restored only where the ZIP then belongs to the owner's state (:func:`us_zip`, from
+the USPS ZIP-prefix table ``swm_gis/tables/zip_prefixes.csv``); state and ZIP that disagree go
+to review. Each recipient's address is formatted once
+(:func:`swm_gis.rules.mailing.addresses.format_address`) and every output prints that.
 
 Examples
 --------
@@ -32,7 +32,7 @@ from swm_gis.ids import id_series, id_text
 
 # the one formatted address (addresses), the duplicates' comparison (duplicates) and the
 # text normalising (postal); re-exported here, where callers met them first
-from swm_gis.rules.addresses import (
+from swm_gis.rules.mailing.addresses import (
     COUNTRY_HINTS,
     MAILABLE_KINDS,
     AddressCheck,
@@ -43,7 +43,7 @@ from swm_gis.rules.addresses import (
     infer_country,
     normalise_address,
 )
-from swm_gis.rules.duplicates import (
+from swm_gis.rules.mailing.duplicates import (
     NEAR_SCORE,
     likely_duplicates,
     merge_keys,
@@ -152,7 +152,7 @@ def recipients(notices: pd.DataFrame) -> pd.DataFrame:
     """De-duplicate notices into recipients: one per owner and mailing address.
 
     The same owner (normalised name) at the same or a near address (a misspelt street:
-    :func:`swm_gis.rules.duplicates.merge_keys`) is one recipient. The first spelling met is
+    :func:`swm_gis.rules.mailing.duplicates.merge_keys`) is one recipient. The first spelling met is
     printed (a ZIP+4 preferred over a 5-digit ZIP; a co-owner line kept if any row has one).
 
     Parameters
@@ -231,7 +231,7 @@ def build_recipients(
         One row per recipient with a usable address: the mailing columns, ``is_subject``,
         ``address_kind`` (street, po_box, foreign), ``address_lines`` (the label's address lines,
         newline-separated) and ``note``. The address columns and the lines are the one
-        formatted address (:func:`swm_gis.rules.addresses.format_address`) that
+        formatted address (:func:`swm_gis.rules.mailing.addresses.format_address`) that
         ``mailing_list.csv``, the workbook, the labels and the certified-mail book print.
     review
         :data:`REVIEW_COLUMNS`: ``issue`` ``no_mailing_address`` or ``incomplete_address`` (kept

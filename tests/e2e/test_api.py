@@ -30,6 +30,7 @@ SIGNATURES = {
     "load_config": (["path"], []),
     "screen": (["config", "site"], [
         "common_plan", "development", "proposed_impervious", "proposed_impervious_sqft",
+        "removed_impervious",  # issue 32: cover the applicant removes
         "mitigation", "exemptions", "roadway_maintenance", "parcels", "received", "proposed_use",
         "progress"]),
     "abutter_package": (["config"], [

@@ -1,4 +1,4 @@
-"""One formatted address (swm_gis/rules/addresses.py): a country line only when it names a
+"""One formatted address (swm_gis/rules/mailing/addresses.py): a country line only when it names a
 country; county names, codes and numbers in OWN_CO, placeholder ZIPs and a US state on a foreign
 address left out and listed with the reason; the labels print what the tables print."""
 
@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from swm_gis.reports.labels import label_parts
-from swm_gis.rules.addresses import format_address
+from swm_gis.rules.mailing.addresses import format_address
 from swm_gis.rules.postal import country_name, is_placeholder_zip, not_a_country_reason
 
 

@@ -1,4 +1,4 @@
-"""Typo-tolerant duplicates (swm_gis/rules/duplicates.py): one notice per owner per address,
+"""Typo-tolerant duplicates (swm_gis/rules/mailing/duplicates.py): one notice per owner per address,
 each merge of two spellings listed for review; near owner names listed, never merged."""
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from rapidfuzz import fuzz
 
-from swm_gis.rules.duplicates import (
+from swm_gis.rules.mailing.duplicates import (
     NEAR_SCORE,
     likely_duplicates,
     near_address,

@@ -1,5 +1,6 @@
 """The tax list's fiscal year, condominium use codes and the clerk's order (issue 34;
-docs/abutters.md): swm_gis.rules.tax_list, swm_gis.rules.condominiums, swm_gis.rules.list_order."""
+docs/abutters.md): swm_gis.rules.mailing.tax_list, swm_gis.rules.mailing.condominiums,
+swm_gis.rules.mailing.list_order."""
 
 from __future__ import annotations
 
@@ -10,9 +11,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from swm_gis.rules.condominiums import condo_codes, missing_unit_owners
-from swm_gis.rules.list_order import natural_key, order_listed, street_key
-from swm_gis.rules.tax_list import current_fiscal_year, fiscal_year_number, tax_list_status
+from swm_gis.rules.mailing.condominiums import condo_codes, missing_unit_owners
+from swm_gis.rules.mailing.list_order import natural_key, order_listed, street_key
+from swm_gis.rules.mailing.tax_list import current_fiscal_year, fiscal_year_number, tax_list_status
 
 
 @pytest.mark.parametrize(("day", "fy"), [

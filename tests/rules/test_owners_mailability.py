@@ -271,7 +271,7 @@ def _likely_duplicates_pairwise(recips: pd.DataFrame) -> list[list[int]]:
 def _near_words(a: frozenset[str], b: frozenset[str]) -> bool:
     from rapidfuzz import fuzz
 
-    from swm_gis.rules.duplicates import NEAR_SCORE
+    from swm_gis.rules.mailing.duplicates import NEAR_SCORE
 
     def digits(words):
         return sorted(w for w in words if any(ch.isdigit() for ch in w))

@@ -34,7 +34,7 @@ from collections.abc import Iterable, Sequence
 import pandas as pd
 from rapidfuzz import fuzz, process
 
-from swm_gis.rules.addresses import normalise_address
+from swm_gis.rules.mailing.addresses import normalise_address
 from swm_gis.rules.postal import (
     comparison_form,
     country_name,
