@@ -85,7 +85,9 @@ def screen(
         [], "--parcel", metavar="ID",
         help="The site's parcel id(s) (repeatable): Chapter 320's site is the lot or parcel, so "
              "the floodplain and impervious areas read them (default: the parcels the limit of "
-             "disturbance lies on), with what lies inside and outside the disturbance."),
+             "disturbance lies on), with what lies inside and outside the disturbance. Each "
+             "must touch the limit of disturbance: one it does not touch is refused (exit 2), "
+             "naming the parcels the site lies on."),
     proposed_use: str | None = typer.Option(
         None, "--proposed-use", metavar="USE",
         help="Proposed land use: a Massachusetts DOR use code (e.g. 101, 325, 401) or "

@@ -34,6 +34,7 @@ from swm_gis.rules.watersheds import mitigation_eligibility, watershed_shares
 from swm_gis.screening.finding_parts import PARCELS_GIVEN, PARCELS_UNDER_SITE, layer_words
 from swm_gis.screening.findings import decide_findings
 from swm_gis.screening.general_requirements import general_requirements
+from swm_gis.screening.given_parcels import check_given_parcels
 from swm_gis.screening.inputs import (
     coverage,
     map_context,
@@ -192,6 +193,7 @@ def _site_parcels(config: TownConfig, given: gpd.GeoDataFrame | None,
     """The site is the lot or parcel (Chapter 320 definitions): the parcels given
     (``parcels=``), else the parcels the limit of disturbance lies on; and that basis."""
     if given is not None and len(given):
+        check_given_parcels(config, given, site_union)  # each must touch the site
         return given.copy(), PARCELS_GIVEN
     return parcels_under_site(config, site_union), PARCELS_UNDER_SITE
 
