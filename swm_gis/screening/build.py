@@ -42,6 +42,7 @@ from swm_gis.screening.inputs import (
     read_optional,
     to_working,
 )
+from swm_gis.screening.ms4 import permit_on_ms4
 from swm_gis.screening.output_layers import mitigation_layer, plain, site_layers, watershed_layer
 from swm_gis.screening.request import ScreeningRequest
 from swm_gis.screening.site import ms4_reach, parcel_cover, parcels_under_site, town_check
@@ -141,6 +142,7 @@ def build_screening(config: TownConfig, request: ScreeningRequest, *,
     report(0.6, "resource areas and receiving waters")
     res_keys, res_layers, res_checks, disturbance["ms4"] = _resources(
         config, site, request.proposed_use, scaled(report, 0.6, 0.95))
+    disturbance["permit_required"] = permit_on_ms4(disturbance)  # None while the MS4 is open
     checks.extend(res_checks)
 
     report(0.97, "assembling the screening document")
@@ -325,7 +327,7 @@ def _resources(config: TownConfig, site: _Site, proposed_use: str | None, progre
     )
     if (subject := (keys.get("floodplain") or {}).get("subject_parcels")) is not None:
         subject["basis"] = site.parcels_basis  # the check was given them; this job found them
-    ms4, ms4_check = ms4_reach(config, site.union, layers.get("flow_path"))
+    ms4, ms4_check = ms4_reach(config, site.union, layers.get("flow_path"), checks=checks)
     return keys, layers, [*checks, ms4_check], ms4
 
 

@@ -35,6 +35,7 @@ from swm_gis.screening.finding_parts import (
     part_status,
 )
 from swm_gis.screening.general_requirements import EXEMPTION_7_NOTE
+from swm_gis.screening.ms4 import MS4_WORDS, ms4_condition
 from swm_gis.screening.resource_findings import (
     HABITAT_LAYERS,
     floodplain_finding,
@@ -43,14 +44,12 @@ from swm_gis.screening.resource_findings import (
 )
 from swm_gis.units import SQFT_PER_ACRE
 
-__all__ = ["HABITAT_LAYERS", "STATUSES", "STATUS_WORDS", "decide_findings", "finding",
+__all__ = ["HABITAT_LAYERS", "MS4_WORDS", "STATUSES", "STATUS_WORDS", "decide_findings", "finding",
            "part_status", "summary_lines"]
 
 #: A share of existing impervious cover below this makes the development type the Commission's
 #: call (the definitions are silent on mixed sites); ``[rules] small_existing_impervious_share``.
 SLIVER_SHARE = 0.05
-#: The bylaw's trigger, as Chapter 320 (applicability A) quotes it, ends with this condition.
-MS4_WORDS = "draining to the Town's MS4"
 #: Chapter 320 (authority B): projects approved by Town Boards that adopted the rules.
 TOWN_BOARDS_NOTE = (
     "Ch. 320, authority, B: Town Boards (e.g. the Planning Board and Zoning Board of Appeals) "
@@ -161,13 +160,14 @@ def _claimed_exemption(claimed: Sequence[Mapping[str, Any]], reaches: bool, plan
 def _reaching_trigger(figures: str, trigger: float, used: list[str], ms4: tuple,
                       town_caveats: list[str]) -> dict[str, Any]:
     """The permit finding when the disturbance reaches the trigger: required, or conditional
-    on the MS4 when the runoff's path met none of it."""
+    on the MS4 while that condition is open (:func:`swm_gis.screening.ms4.ms4_condition`)."""
     ms4_text, ms4_caveats, ms4_used, ms4_missing, ms4_open = ms4
     if ms4_open:
         return finding("disturbance", "conditional",
                        f"Conditional. {figures}, which reaches the one-acre "
                        f"({fmt.sqft(trigger)}) trigger; a permit is required if the disturbance "
-                       f"drains to the Town's MS4 ({ms4_text}).", section=TRIGGER_SECTION,
+                       f"drains to the Town's MS4. {_ms4_sentence(ms4_text)}",
+                       section=TRIGGER_SECTION,
                        used=used + ms4_used, missing=ms4_missing,
                        caveats=[*town_caveats, *ms4_caveats, TOWN_BOARDS_NOTE])
     return finding("disturbance", "yes",
@@ -178,30 +178,8 @@ def _reaching_trigger(figures: str, trigger: float, used: list[str], ms4: tuple,
 
 
 def _ms4(d: Mapping[str, Any]) -> tuple[str, list[str], list[str], list[str], bool]:
-    """The MS4 condition of the trigger: (text, caveats, layers used, layers missing, open).
-
-    ``open`` is True when an MS4 layer was read and the site's flow path met none of it: the
-    trigger then rests on drainage the tool could not see.
-    """
-    m = d.get("ms4") if isinstance(d.get("ms4"), Mapping) else {}
-    if not m.get("checked"):
-        return (f"this assumes the disturbance is {MS4_WORDS} (the bylaw's words; the rules' "
-                "purpose is discharges to the MS4), not checked: no MS4 layer (catch basins, "
-                "pipes, outfalls, drainage channels) is configured",
-                ["The bylaw's trigger is a land disturbance \"... draining to the Town's MS4\" "
-                 "(Chapter 320, applicability A); configure the town's MS4 layer to check it."],
-                [], ["ms4"], False)
-    searched = str(m.get("searched") or "the site")
-    if m.get("reached"):
-        ids = ", ".join(str(i) for i in (m.get("features") or [])[:5])
-        return (f"the disturbance is {MS4_WORDS}: {searched} reaches MS4 feature(s) "
-                f"{ids or '(unnamed)'} of the MS4 layer", [], ["ms4"], [], False)
-    return (f"no feature of the MS4 layer was met by {searched}, so whether it is {MS4_WORDS} "
-            "is not shown",
-            ["The bylaw's trigger is a land disturbance \"... draining to the Town's MS4\": "
-             "the MS4 layer shows no catch basin, pipe, outfall or drainage channel on the "
-             "runoff's path; the Commission decides whether the site drains to the MS4."],
-            ["ms4"], [], True)
+    """The MS4 condition of the trigger (:func:`swm_gis.screening.ms4.ms4_condition`)."""
+    return ms4_condition(d)
 
 
 # --------------------------------------------------------------------------- development
