@@ -348,26 +348,38 @@ def _watersheds(doc: Mapping[str, Any]) -> dict[str, Any]:
     if not isinstance(w, Mapping):
         return absent("watersheds")
     used, missing, caveats = layer_state(doc, "watersheds", ["huc12", "huc10"])
-    parts = []
-    for level in ("huc12", "huc10"):
-        if level in missing:
-            parts.append(f"{level.upper()} not checked (no {level.upper()} watershed layer is "
-                         "configured)")
-            continue
-        items = w.get(level) or []
-        share = sum(float(h.get("share") or 0) for h in items)
-        text = ", ".join(f"{h.get('huc')} {h.get('name') or ''} ({fmt.pct(h.get('share'), 1)})"
-                         .replace("  ", " ") for h in items)
-        parts.append(f"{level.upper()}: {text or 'no unit of the layer contains the site'}")
-        if share < 0.999:
-            caveats.append(f"Only {fmt.pct(share, 1)} of the site lies in the {level.upper()} "
-                           "units of the layer given.")
+    # a layer that does not cover the site: that level is not checked (never a refusal)
+    uncovered = [lv for lv in w.get("not_covered") or [] if lv in used]
+    used = [lv for lv in used if lv not in uncovered]
+    parts = [_watershed_part(w, level, missing, uncovered, caveats)
+             for level in ("huc12", "huc10")]
+    if not used and uncovered:
+        return finding("watersheds", "not_checked", "; ".join(parts) + ".",
+                       used=uncovered, missing=missing)
     if not used:
         return finding("watersheds", "not_checked", "Not checked: no HUC12 or HUC10 "
                        "watershed layer is configured.", missing=missing)
-    status = "info" if not missing and not caveats else "conditional"
-    return finding("watersheds", status, "; ".join(parts) + ".", used=used, missing=missing,
-                   caveats=caveats)
+    status = "info" if not missing and not caveats and not uncovered else "conditional"
+    return finding("watersheds", status, "; ".join(parts) + ".", used=[*used, *uncovered],
+                   missing=missing, caveats=caveats)
+
+
+def _watershed_part(w: Mapping[str, Any], level: str, missing: Sequence[str],
+                    uncovered: Sequence[str], caveats: list[str]) -> str:
+    """One level's part of the watersheds answer; a partial share adds to ``caveats``."""
+    if level in missing:
+        return f"{level.upper()} not checked (no {level.upper()} watershed layer is configured)"
+    if level in uncovered:
+        return (f"{level.upper()} not checked (the {level.upper()} watershed layer does not "
+                "cover the site)")
+    items = w.get(level) or []
+    share = sum(float(h.get("share") or 0) for h in items)
+    text = ", ".join(f"{h.get('huc')} {h.get('name') or ''} ({fmt.pct(h.get('share'), 1)})"
+                     .replace("  ", " ") for h in items)
+    if share < 0.999:
+        caveats.append(f"Only {fmt.pct(share, 1)} of the site lies in the {level.upper()} "
+                       "units of the layer given.")
+    return f"{level.upper()}: {text or 'no unit of the layer contains the site'}"
 
 
 def _mitigation(doc: Mapping[str, Any]) -> dict[str, Any]:
@@ -384,6 +396,10 @@ def _mitigation(doc: Mapping[str, Any]) -> dict[str, Any]:
                        + (" (unless the roadway-maintenance claim is accepted)." if claim
                           else "."), caveats=claim)
     used, missing, caveats = layer_state(doc, "mitigation", [level.lower()])
+    if level.lower() in ((doc.get("watersheds") or {}).get("not_covered") or []):
+        return finding("mitigation", "not_checked", f"Not checked: the {level.upper()} "
+                       "watershed layer does not cover the site, so the site's "
+                       f"{level.upper()} is unknown.", used=["mitigation", *used], caveats=claim)
     if missing:
         return finding("mitigation", "not_checked", f"Not checked: no {level.upper()} watershed "
                        "layer is configured.", used=["mitigation"], missing=missing, caveats=claim)
