@@ -213,16 +213,7 @@ def _timeline_section(k: _Kit, r: ScreeningReport) -> list:
     from reportlab.platypus import KeepTogether, Paragraph
 
     timeline: list = [Paragraph("Permit timeline", k.h2)]
-    if r.received:
-        timeline.append(k.p(
-            f"Computed from the application received on {r.received:%A, %B %-d, %Y}. Business "
-            "days skip Saturdays, Sundays and Massachusetts legal holidays; calendar days do not "
-            "count the day the period runs from. The notice deadlines assume the hearing opens "
-            "on the latest permitted day (a latest day on a weekend or legal holiday is moved to "
-            "the business day before); an earlier hearing moves them earlier.", k.base))
-    else:
-        timeline.append(k.p("No receipt date was given, so no dates are computed; give the date "
-                            "the application was received to compute them.", k.base))
+    timeline.append(k.p(r.timeline_intro, k.base))
     timeline += k.table(["Step", "Date", "Rule", "Section", "Computed as"],
                         [[d.label, deadline_date(d), d.rule + (" " + d.note if d.note else ""),
                           d.section, d.basis] for d in r.timeline],

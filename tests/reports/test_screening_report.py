@@ -19,6 +19,7 @@ import copy
 import dataclasses
 import datetime as dt
 import fnmatch
+import io
 import shutil
 import subprocess
 import tomllib
@@ -64,6 +65,9 @@ def example_document() -> dict:
             "common_plan_area_sqft": 52000.0, "permit_required": True, "exemption": None,
             "reasons": ["Land disturbance of 52,000 sq ft is at or above 43,560 sq ft (1 acre): "
                         "Bylaw ch. 213, Art. II."],
+            # the town states that all its land drains to its MS4 (issue 32 item 5)
+            "ms4": {"checked": False, "reached": None, "features": [], "searched": None,
+                    "assumed_by_town": True},
         },
         "development_type": {"value": "new", "existing_impervious_sqft": 0.0,
                              "method": "impervious raster (exact cell coverage)"},
@@ -781,3 +785,24 @@ def test_a_cell_taller_than_a_page_is_cut_into_continued_rows(tmp_path):
     text = " ".join(_pdf_pages(pdf)).replace(" ", "")
     assert len(PdfReader(pdf).pages) > 5
     assert all(text.count(w) == 1 for w in words)
+
+
+def test_a_conditional_permits_timeline_says_if_a_permit_is_required():
+    """Issue 32 item 9: without the town's MS4 statement the permit is conditional (no MS4
+    layer), and the timeline, in the HTML and the PDF alike, opens "If a permit is required"."""
+    from swm_gis.reports.screening_pdf import render_pdf
+
+    doc = example_document()
+    doc["disturbance"]["ms4"]["assumed_by_town"] = False
+    report = build_report(doc, None, received=dt.date(2027, 4, 1))
+    assert next(f for f in report.findings if f.key == "disturbance").status == "conditional"
+    assert report.timeline_intro.startswith(
+        "If a permit is required (the permit finding is conditional), this is its timeline. "
+        "Computed from the application received on Thursday, April 1, 2027.")
+    assert report.timeline_intro in render_html(report)
+    pdf_text = " ".join(p.extract_text() or "" for p in PdfReader(
+        io.BytesIO(render_pdf(report))).pages)
+    assert "If a permit is required (the permit finding is conditional)" in " ".join(
+        pdf_text.split())
+    decided = build_report(example_document(), None, received=dt.date(2027, 4, 1))
+    assert decided.timeline_intro.startswith("Computed from the application received")
