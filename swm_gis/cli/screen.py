@@ -92,7 +92,10 @@ def screen(
         None, "--proposed-use", metavar="USE",
         help="Proposed land use: a Massachusetts DOR use code (e.g. 101, 325, 401) or "
              "commercial, industrial, residential, ...; decides § 320-19 B(10)(e) (commercial "
-             "or industrial land). Without it the parcels' existing use codes are used."),
+             "or industrial land). Without it, B(10)(e) is conditional wherever runoff reaches "
+             "a water impaired by solids, metals or oil and grease ('applies if the proposed "
+             "use is commercial or industrial'), naming the site parcels' existing use codes, "
+             "and the checklist says 'Check'."),
     out: Path = out_dir_option(),
     overwrite: bool = overwrite_option(),
     received: str | None = typer.Option(

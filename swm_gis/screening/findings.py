@@ -55,8 +55,9 @@ TOWN_BOARDS_NOTE = (
     "Ch. 320, authority, B: Town Boards (e.g. the Planning Board and Zoning Board of Appeals) "
     "\"who have formally adopted these regulations, either directly, or by reference\" have "
     "approval authority; \"Projects or activities approved by these Boards shall be deemed in "
-    "compliance with the intent and provisions of these regulations.\" If such a Board approves "
-    "the project, that approval decides.")
+    "compliance with the intent and provisions of these regulations.\" Only a Board that has "
+    "formally adopted these regulations counts: a project such a Board approves is deemed in "
+    "compliance with them; an approval by a Board that has not adopted them is not.")
 #: Bylaw 213-16B(6), the wetlands-order exemption: it holds only if the discharges comply with
 #: Chapter 320, so its standards apply either way.
 WETLANDS_ORDER_NOTE = (
@@ -68,6 +69,12 @@ ROADWAY_CLAIM_NOTE = (
     "\"Roadway widening or improvements that increase the amount of impervious area on the "
     "redevelopment site by greater than or equal to a single lane width shall meet the "
     "requirements of Subsection B(8)(a) through (d) fully.\"")
+
+#: The roadway-maintenance claim made on new development: named in the standards finding.
+ROADWAY_ON_NEW_NOTE = (
+    "The applicant's roadway-maintenance claim (§ 320-19 B(8)(e)) does not apply: that "
+    "exemption is for redevelopment only, and as new development the B(7) standards apply in "
+    "full.")
 
 
 def decide_findings(doc: Mapping[str, Any]) -> list[dict[str, Any]]:
@@ -248,6 +255,8 @@ def _standards(doc: Mapping[str, Any], permit: Mapping[str, Any], dev: Mapping[s
         return absent("standards")
     section = str(s.get("section") or SECTIONS["standards"])
     answer, roadway = _standards_answer(s)
+    if s.get("roadway_maintenance") and not roadway:  # claimed, but on new development
+        answer = f"{answer} {ROADWAY_ON_NEW_NOTE}"
     caveats = [ROADWAY_CLAIM_NOTE] if roadway else []
     permit_status = _standards_permit_status(doc, permit, caveats)
     status, answer = _permit_gate(permit_status, answer, caveats)

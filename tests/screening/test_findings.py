@@ -646,6 +646,23 @@ def test_roadway_maintenance_is_a_claim_everywhere():
         "B(8)(e)): 1,333 cu ft")
 
 
+def test_a_roadway_claim_on_new_development_is_named_in_the_standards_finding():
+    """Issue 32 item 9: the claim on new development does not stand (B(8)(e) is for
+    redevelopment), and the finding says so, not only the reasons; B(7) applies in full:
+    1.0 in / 12 x 20,000 sq ft = 1,666.7 cu ft, printed 1,667 cu ft."""
+    found = {f["key"]: f for f in fd.decide_findings(_pure_doc(dev="new", existing=0.0,
+                                                               roadway=True))}
+    st = found["standards"]
+    assert st["status"] == "yes"
+    assert st["answer"].startswith("Retain 1,667 cu ft (1.0 in x 20,000 sq ft")
+    assert st["answer"].endswith(
+        "The applicant's roadway-maintenance claim (§ 320-19 B(8)(e)) does not apply: that "
+        "exemption is for redevelopment only, and as new development the B(7) standards apply "
+        "in full.")
+    plain = {f["key"]: f for f in fd.decide_findings(_pure_doc(dev="new", existing=0.0))}
+    assert "roadway" not in plain["standards"]["answer"]
+
+
 def test_the_wetlands_order_claim_leaves_the_standards_applying():
     found = {f["key"]: f for f in fd.decide_findings(_pure_doc(claims=["wetlands-order"]))}
     assert found["disturbance"]["status"] == "conditional"
