@@ -92,7 +92,7 @@ def _disturbance(doc: Mapping[str, Any]) -> dict[str, Any]:
         return absent("disturbance")
     area, plan = float(d.get("area_sqft") or 0), d.get("common_plan_area_sqft")
     trigger = float(d.get("trigger_sqft") or SQFT_PER_ACRE)
-    figures = _disturbance_figures(area, plan)
+    figures = _disturbance_figures(area, plan, trigger)
     used = ["site"] + (["common_plan"] if plan is not None else [])
     reaches = _reaches_trigger(d, area, plan, trigger)
     claimed = d.get("exemption") or []
@@ -118,13 +118,18 @@ def _disturbance(doc: Mapping[str, Any]) -> dict[str, Any]:
                    caveats=town_caveats)
 
 
-def _disturbance_figures(area: float, plan: Any) -> str:
-    """The areas disturbed: the site's, and its common plan's when one was given."""
-    figures = (f"The site disturbs {fmt.sqft(area)} "
-               f"({fmt.acres(area / SQFT_PER_ACRE, grouping=False)})")
+def _disturbance_figures(area: float, plan: Any, trigger: float = SQFT_PER_ACRE) -> str:
+    """The areas disturbed: the site's, and its common plan's when one was given; a figure
+    below the trigger never prints as the trigger (:func:`swm_gis.formatting.below`)."""
+    def words(sqft: float) -> str:
+        acres = sqft / SQFT_PER_ACRE
+        if round(sqft, 3) < trigger:  # below it, as _reaches_trigger reads the figure
+            sqft, acres = fmt.below(sqft, trigger), fmt.below(acres, trigger / SQFT_PER_ACRE, 2)
+        return f"{fmt.sqft(sqft)} ({fmt.acres(acres, grouping=False)})"
+
+    figures = f"The site disturbs {words(area)}"
     if plan is not None:
-        figures += f"; with its common plan of development or sale {fmt.sqft(plan)} " \
-                   f"({fmt.acres(float(plan) / SQFT_PER_ACRE, grouping=False)})"
+        figures += f"; with its common plan of development or sale {words(float(plan))}"
     return figures
 
 
@@ -447,6 +452,17 @@ def _straddle_caveat(doc: Mapping[str, Any], level: str, rows: Sequence[Mapping[
 
 
 # --------------------------------------------------------------------------- summary
+def _summary_area(d: Mapping[str, Any]) -> str:
+    """The summary's area, "43,559.9 sq ft (0.999 acres)": below the trigger, never printed
+    as the trigger (:func:`swm_gis.formatting.below`)."""
+    area = float(d.get("area_sqft") or 0)
+    trigger = float(d.get("trigger_sqft") or SQFT_PER_ACRE)
+    sqft, acres = area, area / SQFT_PER_ACRE
+    if not d.get("disturbs_trigger_area") and round(area, 3) < trigger:
+        sqft, acres = fmt.below(area, trigger, 1), fmt.below(acres, trigger / SQFT_PER_ACRE, 3)
+    return f"{fmt.sqft(sqft, 1)} ({fmt.acres(acres, 3, grouping=False)})"
+
+
 def summary_lines(doc: Mapping[str, Any], *, keys: Sequence[str] | None = None) -> list[str]:
     """The command's summary: one line per finding, its status word first, then its caveats.
 
@@ -458,8 +474,7 @@ def summary_lines(doc: Mapping[str, Any], *, keys: Sequence[str] | None = None) 
     if keys is None:
         d = doc.get("disturbance") or {}
         town = (doc.get("meta") or {}).get("town") or "Town"
-        lines.append(f"{town}: the site disturbs {fmt.sqft(float(d.get('area_sqft') or 0), 1)} "
-                     f"({fmt.acres(float(d.get('area_acres') or 0), 3, grouping=False)})")
+        lines.append(f"{town}: the site disturbs {_summary_area(d)}")
     for f in findings:
         lines.append(f"{f['title']}: {STATUS_WORDS[f['status']].upper()} - {f['answer']}")
         lines.extend(f"  caveat: {c}" for c in f.get("caveats") or [])

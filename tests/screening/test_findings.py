@@ -663,6 +663,34 @@ def test_a_roadway_claim_on_new_development_is_named_in_the_standards_finding():
     assert "roadway" not in plain["standards"]["answer"]
 
 
+def test_a_figure_below_the_trigger_never_prints_as_the_trigger():
+    """Issue 32 item 9: 43,559.6 sq ft is below one acre (43,560 sq ft); rounded it would
+    print "43,560 sq ft (1.00 acres)". It prints rounded down: 43,559 sq ft (0.99 acres), and
+    in the summary 43,559.6 sq ft (0.999 acres)."""
+    doc = _pure_doc(area=43_559.6)
+    f = fd.decide_findings(doc)[0]
+    assert f["status"] == "conditional"
+    assert f["answer"].startswith("Conditional. The site disturbs 43,559 sq ft (0.99 acres), "
+                                  "below one acre")
+    doc["meta"] = {"town": "T"}
+    assert fd.summary_lines({**doc, "findings": [f]})[0] == (
+        "T: the site disturbs 43,559.6 sq ft (0.999 acres)")
+
+
+@settings(max_examples=200, deadline=None)
+@given(area=st.floats(min_value=40_000.0, max_value=43_559.999, allow_nan=False))
+def test_no_area_below_the_trigger_prints_one_acre_or_more(area):
+    import re
+
+    doc = _pure_doc(area=area)
+    f = fd.decide_findings(doc)[0]
+    sqft, acres = re.search(r"disturbs ([\d,]+) sq ft \(([\d.]+) acres\)", f["answer"]).groups()
+    assert int(sqft.replace(",", "")) < 43_560 and float(acres) < 1.0
+    line = fd.summary_lines({**doc, "meta": {"town": "T"}, "findings": [f]})[0]
+    sqft1, acres1 = re.search(r"disturbs ([\d,.]+) sq ft \(([\d.]+) acres\)", line).groups()
+    assert float(sqft1.replace(",", "")) < 43_560 and float(acres1) < 1.0
+
+
 def test_the_wetlands_order_claim_leaves_the_standards_applying():
     found = {f["key"]: f for f in fd.decide_findings(_pure_doc(claims=["wetlands-order"]))}
     assert found["disturbance"]["status"] == "conditional"
