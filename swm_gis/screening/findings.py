@@ -419,7 +419,7 @@ def _mitigation(doc: Mapping[str, Any]) -> dict[str, Any]:
                        "layer is configured.", used=["mitigation"], missing=missing, caveats=claim)
     ok = [str(m.get("id")) for m in rows if m.get("eligible")]
     text = "; ".join(f"{m.get('id')}: {'eligible' if m.get('eligible') else 'not eligible'}"
-                     f"{' (' + str(m.get('reason')) + ')' if m.get('reason') else ''}"
+                     f"{' (' + str(m.get('reason')).rstrip('.') + ')' if m.get('reason') else ''}"
                      for m in rows)
     status = "yes" if ok else ("no" if not caveats else "conditional")
     straddle = _straddle_caveat(doc, level, rows, bool(ok))

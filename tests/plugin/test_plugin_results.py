@@ -159,6 +159,29 @@ def test_site_screening_says_the_permit_answer_first(runs):
     assert result["IMPAIRED_DOWNSTREAM"] is expected.get(rw["parts"]["impaired"])
 
 
+@pytest.mark.parametrize("alg_id", list(RUNS))
+def test_the_plugins_texts_have_no_doubled_punctuation(runs, alg_id):
+    """Issue 32 item 9: every text output and log line, scanned as the engine's outputs are."""
+    from support.punctuation import doubled
+
+    result, fb = runs[alg_id]
+    # QGIS logs the parameters and results as Python dicts ("Results: {'HEADLINE': ...}"):
+    # those lines are QGIS's, and their own texts are among the result values
+    texts = [v for v in result.values() if isinstance(v, str) and " " in v] + \
+        [line for line in fb.lines if "{'" not in line]
+    assert [run for text in texts for run in doubled(text)] == []
+
+
+def test_the_plugins_findings_are_the_documents_words(runs):
+    """Issue 32: the plugin's FINDINGS output gives each finding's answer as screening.json
+    does (the same figures), whitespace aside."""
+    result, _ = runs["sitescreening"]
+    document = json.loads((Path(result["OUTPUT_FOLDER"]) / "screening.json").read_text())
+    findings = " ".join(result["FINDINGS"].split())
+    for f in document["findings"]:
+        assert " ".join(f["answer"].split()) in findings, f["key"]
+
+
 def test_disturbance_trigger_from_a_site_alone(plugin, tmp_path):
     """No parcels, no reference layers: the 1.334-acre demo site needs a permit where the town
     states that all its land drains to its MS4; without that (and no MS4 layer) the permit is
