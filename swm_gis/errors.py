@@ -76,6 +76,11 @@ class UnknownParcelError(SwmGisError):
     """A parcel id given by the user is not in the parcels layer."""
 
 
+class ParcelOffSiteError(UnknownParcelError):
+    """A parcel given as the site's lot is one the limit of disturbance does not touch; the
+    message names it and the parcels the site lies on."""
+
+
 class NotCoveredError(InputFileError):
     """An optional layer (a raster, watershed polygons) does not cover the area a check needs.
 

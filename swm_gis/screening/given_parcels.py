@@ -14,14 +14,10 @@ import geopandas as gpd
 import shapely
 
 from swm_gis.config.town import TownConfig
-from swm_gis.errors import UnknownParcelError
+from swm_gis.errors import ParcelOffSiteError
 from swm_gis.messages import option
 
-__all__ = ["ParcelOffSiteError", "check_given_parcels"]
-
-
-class ParcelOffSiteError(UnknownParcelError):
-    """A parcel given as the site's lies where the limit of disturbance does not reach."""
+__all__ = ["check_given_parcels"]
 
 
 def check_given_parcels(config: TownConfig, given: gpd.GeoDataFrame,
