@@ -49,6 +49,11 @@ def _screen(tmp_path):
         "town_boundary": gdf({}, [box(X0, Y0, X0 + 2000, Y0 + 1000)]),
         "huc12": gdf({"huc12": ["010700020101"], "name": ["West Brook"]}, [WEST]),
         "huc10": gdf({"huc10": ["0107000201"], "name": ["Upper River"]}, [WEST]),
+        # NHESP and flood zones mapped in the west half only
+        "nhesp_priority": gdf({"PRIHAB_ID": ["PH 1"]}, [box(X0 + 100, Y0 + 100, X0 + 200,
+                                                            Y0 + 200)]),
+        "flood_zones": gdf({"FLD_ZONE": ["AE"], "SFHA_TF": ["T"], "STATIC_BFE": [50.0]},
+                           [box(X0 + 100, Y0 + 600, X0 + 300, Y0 + 700)]),
         "streams": gdf({"STREAM_ID": ["S-1"]},
                        [LineString([(X0 + 1100, Y0 + 100), (X0 + 1900, Y0 + 100)])]),
     }
@@ -83,6 +88,15 @@ def test_layers_that_do_not_cover_the_site_are_not_checked_and_the_trigger_answe
     assert rw["method"] == "nearest-stream (approximate)" and rw["approximate"] is True
     assert "the elevation (DEM) layer does not cover the site" in \
         checks["receiving_waters"]["reason"]
+    # NHESP and flood zones are read where they are, never a refusal: no habitat within
+    # 500 ft (conditional only for the habitat layers not configured); the AE zone, 200 m x
+    # 100 m = 20,000 m2 = 215,278 sq ft, lies on the site's parcel (the town's one parcel) but
+    # outside the limit of disturbance
+    assert doc["habitats"] == []
+    assert found["habitats"]["layers_missing"] == ["nhesp_estimated", "vernal_pools"]
+    assert found["floodplain"]["status"] == "yes"
+    assert found["floodplain"]["answer"].startswith("215,278 sq ft of the site's parcel(s) M_1")
+    assert "Inside the limit of disturbance: 0 sq ft" in found["floodplain"]["answer"]
 
 
 def test_the_same_site_with_covering_layers_is_checked(tmp_path):
