@@ -652,6 +652,9 @@ class Workspace:
                 self.warn(
                     f"A town config file is set, so these layers are not used: "
                     f"{', '.join(given)}.")
+            if self._ms4_line():
+                self.warn(f"A town config file is set, so {self.label('ALL_LAND_DRAINS_TO_MS4')}"
+                          " is not used: the file's [town] all_land_drains_to_ms4 says it.")
             return cfg
         self.add_town_layers()
         self.check_join()

@@ -241,3 +241,19 @@ def test_without_the_ms4_layer_the_permit_is_conditional_unless_the_box_states_i
     assert stated["PERMIT_STATUS"] == "yes" and stated["PERMIT_REQUIRED"] is True
     assert "the Town's configuration states that all of its land drains to its MS4" in \
         stated["HEADLINE"]
+
+
+def test_the_ms4_box_with_a_town_config_is_said_unused(plugin, tmp_path):
+    """The town config file states it ([town] all_land_drains_to_ms4): the box is not used, and
+    the log says so; the sample town's statement still decides (yes)."""
+    import processing
+    from support.plugin_kit import recording_feedback
+
+    fb = recording_feedback()
+    r = processing.run("swm_gis:sitescreening", {
+        "SITE": site("site"), "TOWN_CONFIG": str(SAMPLE / "town.toml"),
+        "ALL_LAND_DRAINS_TO_MS4": True, "OUTPUT": "memory:",
+        "OUTPUT_FOLDER": str(tmp_path / "o")}, feedback=fb)
+    assert r["PERMIT_STATUS"] == "yes"
+    assert ("A town config file is set, so 'All the town's land drains to its MS4' is not used: "
+            "the file's [town] all_land_drains_to_ms4 says it.") in fb.warnings
