@@ -142,7 +142,7 @@ def build_screening(config: TownConfig, request: ScreeningRequest, *,
     report(0.6, "resource areas and receiving waters")
     res_keys, res_layers, res_checks, disturbance["ms4"] = _resources(
         config, site, request.proposed_use, scaled(report, 0.6, 0.95))
-    disturbance["permit_required"] = permit_on_ms4(disturbance)  # None while the MS4 is open
+    disturbance.update(permit_on_ms4(disturbance))  # conditional while the MS4 is open
     checks.extend(res_checks)
 
     report(0.97, "assembling the screening document")

@@ -94,13 +94,25 @@ def _ids(frame: gpd.GeoDataFrame) -> list[str]:
     return [str(i + 1) for i in range(len(frame))]
 
 
-def permit_on_ms4(disturbance: Mapping[str, Any]) -> bool | None:
-    """``permit_required`` once the MS4 condition is read: a permit the area requires is
-    ``None`` (conditional) while the condition is open (:func:`ms4_condition`)."""
+#: The reason :func:`swm_gis.rules.disturbance.disturbance_trigger` gives a permit the area
+#: requires, and what it becomes while the MS4 condition is open.
+_REQUIRED = ("A Stormwater Management Permit is required before any site-altering activity "
+             "(Chapter 320, permit procedure, A).")
+_REQUIRED_IF_MS4 = ("If the disturbance drains to the Town's MS4, a Stormwater Management Permit "
+                    "is required before any site-altering activity (Chapter 320, permit "
+                    "procedure, A); whether it does is not shown (see the permit finding).")
+
+
+def permit_on_ms4(disturbance: Mapping[str, Any]) -> dict[str, Any]:
+    """``permit_required`` and ``reasons`` once the MS4 condition is read: a permit the area
+    requires is ``None`` (conditional) while the condition is open (:func:`ms4_condition`),
+    and its reason says so. A new dict; ``disturbance`` is not changed."""
     required = disturbance.get("permit_required")
+    reasons = list(disturbance.get("reasons") or [])
     if required is True and ms4_condition(disturbance)[4]:
-        return None
-    return required
+        return {"permit_required": None,
+                "reasons": [_REQUIRED_IF_MS4 if r == _REQUIRED else r for r in reasons]}
+    return {"permit_required": required, "reasons": reasons}
 
 
 def ms4_condition(d: Mapping[str, Any]) -> tuple[str, list[str], list[str], list[str], bool]:

@@ -804,9 +804,18 @@ def test_without_an_ms4_layer_the_permit_is_conditional_unless_the_town_states_i
     plain = screen(tmp_path / "plain", "clean", all_ms4=False)
     assert by_key(plain, "disturbance")["status"] == "conditional"
     assert plain["disturbance"]["permit_required"] is None
+    # the reasons say it too: never "is required" while the MS4 condition is open
+    assert ("If the disturbance drains to the Town's MS4, a Stormwater Management Permit is "
+            "required before any site-altering activity (Chapter 320, permit procedure, A); "
+            "whether it does is not shown (see the permit finding).") in \
+        plain["disturbance"]["reasons"]
+    assert not any(r.startswith("A Stormwater Management Permit is required")
+                   for r in plain["disturbance"]["reasons"])
     assert by_key(plain, "standards")["answer"].startswith("If a permit is required: ")
     stated = screen(tmp_path / "stated", "clean")
     assert by_key(stated, "disturbance")["status"] == "yes"
+    assert ("A Stormwater Management Permit is required before any site-altering activity "
+            "(Chapter 320, permit procedure, A).") in stated["disturbance"]["reasons"]
     assert stated["disturbance"]["ms4"]["assumed_by_town"] is True
     assert {c["name"]: c.get("reason") for c in stated["checks"]}["ms4"] == (
         "the MS4 layer is not configured: the town's config states that all its land drains "
