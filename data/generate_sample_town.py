@@ -1158,6 +1158,9 @@ TOWN_TOML = """\
 name = "Sampleton (SYNTHETIC)"
 crs = "EPSG:26986"
 synthetic = true
+# The sample town has no MS4 layer; it states that all of its land drains to its MS4 (the
+# screening prints this as the town's assumption; without it the permit would be conditional).
+all_land_drains_to_ms4 = true
 
 [layers.parcels]
 path = "sample.gpkg"
@@ -1236,7 +1239,8 @@ def readme_text(f: dict) -> str:
 > addresses, habitats, flood zones and waters do not exist. The town sits near Lynnfield, MA in
 > EPSG:26986 only so its coordinates look like Massachusetts State Plane. Every vector layer has a
 > `DATA_NOTE` field and a GeoPackage description saying so; the GeoTIFFs carry a `DATA_NOTE` tag;
-> `town.toml` sets `synthetic = true`.
+> `town.toml` sets `synthetic = true` (and `all_land_drains_to_ms4 = true`: the sample has no
+> MS4 layer).
 
 Regenerate (deterministic; the tests check that the committed files match):
 

@@ -76,6 +76,26 @@ class UnknownParcelError(SwmGisError):
     """A parcel id given by the user is not in the parcels layer."""
 
 
+class ParcelOffSiteError(UnknownParcelError):
+    """A parcel given as the site's lot is one the limit of disturbance does not touch; the
+    message names it and the parcels the site lies on."""
+
+
+class NotCoveredError(InputFileError):
+    """An optional layer (a raster, watershed polygons) does not cover the area a check needs.
+
+    Never a refusal of the screening: each check that reads such a layer catches it and is
+    "not checked" (or falls back, as the trace to the nearest stream) with the reason.
+    ``layer_bounds`` is the layer's extent in the working CRS (x0, y0, x1, y1) where known: a
+    layer nowhere near the town is a wrong file or CRS, which the checks still refuse.
+    """
+
+    def __init__(self, message: object = "", *args: object,
+                 layer_bounds: tuple[float, float, float, float] | None = None) -> None:
+        super().__init__(message, *args)
+        self.layer_bounds = layer_bounds
+
+
 class OutputExistsError(SwmGisError):
     """An output would overwrite an existing file and replacing was not asked for."""
 

@@ -50,6 +50,29 @@ def acres(x: Any, digits: int = 2, *, missing: str = "?", grouping: bool = True)
     return text if text == missing else f"{text} acres"
 
 
+def below(x: Any, limit: float, digits: int = 0) -> Any:
+    """``x`` as it may print when it lies below ``limit``: rounded down at ``digits`` decimals
+    where rounding would reach the limit, so a figure under a threshold never prints as the
+    threshold (43,559.6 sq ft is not "43,560 sq ft", 0.999 acres is not "1.00 acres"); any
+    other ``x`` (at or above the limit, or not a number) as it is.
+
+    >>> below(43_559.6, 43_560), below(0.99999, 1.0, 2), below(0.5, 1.0, 2), below(None, 1.0)
+    (43559.0, 0.99, 0.5, None)
+    >>> acres(below(43_559.6 / 43_560, 1.0, 2)), sqft(below(43_560.0, 43_560))
+    ('0.99 acres', '43,560 sq ft')
+    """
+    import math
+
+    try:
+        value = float(x)
+    except (TypeError, ValueError):
+        return x
+    if value >= limit or round(value, digits) < limit:
+        return x
+    scale = 10 ** digits
+    return math.floor(value * scale) / scale
+
+
 def pct(x: Any, digits: int | None = 0, *, missing: str = "?") -> str:
     """A fraction as a percentage: ``0.926`` -> ``"93%"``; ``digits=None``: as short as exact
     (``0.125`` -> ``"12.5%"``)."""

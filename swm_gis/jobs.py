@@ -88,7 +88,9 @@ def screen(
         Date the application was received (``"YYYY-MM-DD"`` or a date), for the deadlines.
     proposed_use
         Proposed land use (a Massachusetts DOR use code or ``"commercial"``, ``"residential"``,
-        ...); decides § 320-19 B(10)(e). Without it the parcels' existing use codes are used.
+        ...); decides § 320-19 B(10)(e). Without it, B(10)(e) is conditional wherever runoff
+        reaches a water impaired by solids, metals or oil and grease ("applies if the proposed
+        use is commercial or industrial"), naming the site parcels' existing use codes.
     progress
         ``progress(fraction, message)`` callback.
 

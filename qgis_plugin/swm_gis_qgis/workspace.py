@@ -601,7 +601,7 @@ class Workspace:
                 raise QgsProcessingException(refusal)
             town = UNNAMED_TOWN  # nothing this run writes prints it
         lines = [*header.splitlines(), "[town]",
-                 f"name = {_toml(town)}", f"crs = {_toml(crs_id)}", ""]
+                 f"name = {_toml(town)}", f"crs = {_toml(crs_id)}", *self._ms4_line(), ""]
         if self.rules:
             lines.append("[rules]")
             lines += [f"{k} = {_toml(v)}" for k, v in self.rules.items()]
@@ -611,6 +611,14 @@ class Workspace:
         path = target or self.folder / "town.toml"
         path.write_text("\n".join(lines), encoding="utf-8")
         return str(path)
+
+    def _ms4_line(self) -> list[str]:
+        """``all_land_drains_to_ms4 = true`` where the run states it (ALL_LAND_DRAINS_TO_MS4)."""
+        if self.alg.parameterDefinition("ALL_LAND_DRAINS_TO_MS4") is None or \
+                not self.alg.parameterAsBoolean(self.parameters, "ALL_LAND_DRAINS_TO_MS4",
+                                                self.context):
+            return []
+        return ["all_land_drains_to_ms4 = true"]
 
     def _layer_lines(self, key: str, entry: dict) -> list[str]:
         """The ``[layers.KEY]`` table of the town config for ``entry``."""
@@ -644,6 +652,9 @@ class Workspace:
                 self.warn(
                     f"A town config file is set, so these layers are not used: "
                     f"{', '.join(given)}.")
+            if self._ms4_line():
+                self.warn(f"A town config file is set, so {self.label('ALL_LAND_DRAINS_TO_MS4')}"
+                          " is not used: the file's [town] all_land_drains_to_ms4 says it.")
             return cfg
         self.add_town_layers()
         self.check_join()

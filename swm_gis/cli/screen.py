@@ -93,12 +93,17 @@ def screen(
         [], "--parcel", metavar="ID",
         help="The site's parcel id(s) (repeatable): Chapter 320's site is the lot or parcel, so "
              "the floodplain and impervious areas read them (default: the parcels the limit of "
-             "disturbance lies on), with what lies inside and outside the disturbance."),
+             "disturbance lies on), with what lies inside and outside the disturbance. Each "
+             "must touch the limit of disturbance: one it does not touch is refused (exit 2), "
+             "naming the parcels the site lies on."),
     proposed_use: str | None = typer.Option(
         None, "--proposed-use", metavar="USE",
         help="Proposed land use: a Massachusetts DOR use code (e.g. 101, 325, 401) or "
              "commercial, industrial, residential, ...; decides § 320-19 B(10)(e) (commercial "
-             "or industrial land). Without it the parcels' existing use codes are used."),
+             "or industrial land). Without it, B(10)(e) is conditional wherever runoff reaches "
+             "a water impaired by solids, metals or oil and grease ('applies if the proposed "
+             "use is commercial or industrial'), naming the site parcels' existing use codes, "
+             "and the checklist says 'Check'."),
     out: Path = out_dir_option(),
     overwrite: bool = overwrite_option(),
     received: str | None = typer.Option(

@@ -208,7 +208,8 @@ class PublishOptions:
     title: str | None = None
 
 #: Keys of [town].
-TOWN_KEYS: dict[str, Kind] = {"name": TEXT, "crs": TEXT, "synthetic": BOOL}
+TOWN_KEYS: dict[str, Kind] = {"name": TEXT, "crs": TEXT, "synthetic": BOOL,
+                              "all_land_drains_to_ms4": BOOL}
 
 #: Keys of each [layers.KEY]; ``fields`` is checked against the layer's logical fields.
 LAYER_KEYS: dict[str, Kind] = {"path": SOURCE, "layer": TEXT_OR_LIST, "crs": TEXT, "fields": TABLE,
@@ -325,6 +326,10 @@ class TownConfig:
         The TOML file the config was read from, if any.
     synthetic
         True for made-up data (the sample town): every output then says so.
+    all_land_drains_to_ms4
+        ``[town] all_land_drains_to_ms4``: the town states that all of its land drains to its
+        MS4, so without an MS4 layer the permit trigger's MS4 condition is taken as met and
+        printed as the town's assumption (else the permit finding is conditional on it).
     cache_enabled, cache_dir
         ``[cache]``: whether the town's flow grid is kept on disk
         (:mod:`swm_gis.terrain.cache`), and where (default: the user's cache folder).
@@ -339,6 +344,7 @@ class TownConfig:
     layers: dict[str, LayerSpec]
     path: Path | None = None
     synthetic: bool = False
+    all_land_drains_to_ms4: bool = False
     #: [cache]: keep the town's flow grid on disk (swm_gis.terrain.cache), and where
     cache_enabled: bool = True
     cache_dir: str | None = None
@@ -434,6 +440,7 @@ def parse_config(data: dict, *, base_dir: Path, source: Path | None = None) -> T
     return TownConfig(
         name=town["name"].strip(), crs=crs, rules=rules, layers=layers, path=source,
         synthetic=town.get("synthetic", False), cache_enabled=enabled, cache_dir=cache_dir,
+        all_land_drains_to_ms4=town.get("all_land_drains_to_ms4", False),
         publish=PublishOptions(
             include_owners=publish.get("include_owners", False),
             simplify_ft=float(publish["simplify_ft"]) if "simplify_ft" in publish else None,

@@ -10,7 +10,7 @@ import os
 from pyproj import CRS
 
 from swm_gis.config.town import LayerSpec, TownConfig, layer_key
-from swm_gis.errors import CrsError, InputFileError
+from swm_gis.errors import CrsError, InputFileError, NotCoveredError
 from swm_gis.io import sanity
 from swm_gis.io.sources import check_exists, first_line, gdal_source, source_info
 from swm_gis.raster import Raster
@@ -74,13 +74,13 @@ def read_raster(
                 rb = ds.bounds
                 if require_cover and (bounds[0] < rb.left or bounds[1] < rb.bottom
                                       or bounds[2] > rb.right or bounds[3] > rb.top):
-                    raise InputFileError(
+                    raise NotCoveredError(
                         f"Raster {spec.path} ({layer_key(key)}) covers "
                         f"x {rb.left:.0f}..{rb.right:.0f}, "
                         f"y {rb.bottom:.0f}..{rb.top:.0f} but the area needed is x "
                         f"{bounds[0]:.0f}..{bounds[2]:.0f}, y {bounds[1]:.0f}..{bounds[3]:.0f} "
-                        f"({config.crs}). Use a raster that covers the whole area."
-                    )
+                        f"({config.crs}). Use a raster that covers the whole area.",
+                        layer_bounds=(rb.left, rb.bottom, rb.right, rb.top))
                 rx, ry = abs(ds.transform.a), abs(ds.transform.e)
                 padded = (bounds[0] - pad_cells * rx, bounds[1] - pad_cells * ry,
                           bounds[2] + pad_cells * rx, bounds[3] + pad_cells * ry)

@@ -25,6 +25,7 @@ from swm_gis.reports.screening_model import (
     ScreeningReport,
     Table,
     describe_source,
+    timeline_intro,
 )
 from swm_gis.reports.screening_parameters import parameter_rows
 from swm_gis.rules.timeline import permit_timeline
@@ -445,5 +446,5 @@ def build_report(
         checks=checks, parameters=parameter_rows(meta), data_sources=_data_sources(doc),
         general_requirements=[(str(g.get("section")), str(g.get("topic") or ""),
                                str(g.get("text"))) for g in general],
-        notes=notes,
+        notes=notes, timeline_intro=timeline_intro(received, status.get("disturbance", "")),
     )

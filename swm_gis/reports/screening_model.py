@@ -78,6 +78,30 @@ class ScreeningReport:
     data_sources: list[tuple[str, str]]
     general_requirements: list[tuple[str, str, str]] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+    #: the timeline's opening paragraph (:func:`timeline_intro`), the HTML's and the PDF's
+    timeline_intro: str = ""
+
+
+def timeline_intro(received: dt.date | None, permit_status: str) -> str:
+    """The permit timeline's opening paragraph: how the dates were computed, and "if a permit is
+    required" when the permit finding is conditional (the timeline binds only a permit)."""
+    if received:
+        text = (f"Computed from the application received on {received:%A, %B %-d, %Y}. "
+                "Business days skip Saturdays, Sundays and Massachusetts legal holidays; "
+                "calendar days do not count the day the period runs from. The notice deadlines "
+                "assume the hearing opens on the latest permitted day (a latest day on a "
+                "weekend or legal holiday is moved to the business day before); an earlier "
+                "hearing moves them earlier.")
+    else:
+        text = ("No receipt date was given, so no dates are computed; give the date the "
+                "application was received to compute them.")
+    if permit_status == "conditional":
+        return ("If a permit is required (the permit finding is conditional), this is its "
+                "timeline. " + text)
+    if permit_status == "no":
+        return ("No permit is required (see the permit finding); the timeline is shown for "
+                "information. " + text)
+    return text
 
 
 # --------------------------------------------------------------------------- formatting

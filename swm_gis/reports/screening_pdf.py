@@ -75,6 +75,9 @@ class _Kit:
             data.append([c if isinstance(c, Paragraph)
                          else self.p(c, self.cell_b if i == 0 else self.small)
                          for i, c in enumerate(row)])
+        data, origin = _continued(data, [w * inch - 6 for w in widths],
+                                  self.p("(continued)", self.small))
+        grey_rows = tuple(n - 1 for n, o in enumerate(origin) if o - 1 in grey_rows and n)
         t = RLTable(data, colWidths=[w * inch for w in widths], repeatRows=1)
         style = [("GRID", (0, 0), (-1, -1), 0.4, colors.HexColor("#b0b0b0")),
                  ("BACKGROUND", (0, 0), (-1, 0), colors.HexColor("#e6e6e6")),
@@ -86,6 +89,42 @@ class _Kit:
         t.setStyle(TableStyle(style))
         out = [self.p(caption, self.meta)] if caption else []
         return [*out, t, Spacer(1, 6)]
+
+
+#: The tallest a table cell may be (points) before its row is continued on further rows:
+#: reportlab never splits one row across pages, so a taller row (a whole town's list of
+#: parcels or habitats) would not fit on a page (a frame is 693.6 pt tall).
+MAX_CELL_PT = 480.0
+
+
+def _continued(data: list[list[Any]], widths_pt: list[float], continued: Any
+               ) -> tuple[list[list[Any]], list[int]]:
+    """The table's rows with every cell taller than :data:`MAX_CELL_PT` cut into pieces, each
+    on a row of its own ("(continued)" in the first column), and each row's original index."""
+    out, origin = [], []
+    for n, row in enumerate(data):
+        pieces = [_pieces(cell, width) for cell, width in zip(row, widths_pt, strict=True)]
+        for j in range(max(len(p) for p in pieces)):
+            out.append([p[j] if j < len(p) else (continued if i == 0 else "")
+                        for i, p in enumerate(pieces)])
+            origin.append(n)
+    return out, origin
+
+
+def _pieces(cell: Any, width: float) -> list[Any]:
+    """A paragraph cut into pieces no taller than :data:`MAX_CELL_PT` at ``width`` (points)."""
+    from reportlab.platypus import Paragraph
+
+    if not isinstance(cell, Paragraph):
+        return [cell]
+    pieces, rest = [], cell
+    while rest.wrap(width, 1e9)[1] > MAX_CELL_PT:
+        parts = rest.split(width, MAX_CELL_PT)
+        if len(parts) < 2:  # one line taller than the limit: leave it whole
+            break
+        pieces.append(parts[0])
+        rest = parts[1]
+    return [*pieces, rest]
 
 
 def _first_page(k: _Kit, r: ScreeningReport) -> list:
@@ -111,7 +150,10 @@ def _first_page(k: _Kit, r: ScreeningReport) -> list:
                      Paragraph(text, k.small), f.section, f.source])
     first += k.table(["Finding", "Status", "Result", "Chapter 320", "Data (vintage)"], rows,
                      [0.95, 0.85, 3.1, 1.15, 1.25])
-    # The findings are one page: shrink them to fit rather than let them run over.
+    # The findings are one page: shrink them to fit rather than let them run over, unless
+    # they are too long to read shrunk (a site covering a whole town): then they run on
+    if sum(f.wrap(7.3 * inch, 9.75 * inch)[1] for f in first) > 1.5 * 9.75 * inch:
+        return [*first, PageBreak()]
     return [KeepInFrame(7.3 * inch, 9.75 * inch, first, mode="shrink"), PageBreak()]
 
 
@@ -171,16 +213,7 @@ def _timeline_section(k: _Kit, r: ScreeningReport) -> list:
     from reportlab.platypus import KeepTogether, Paragraph
 
     timeline: list = [Paragraph("Permit timeline", k.h2)]
-    if r.received:
-        timeline.append(k.p(
-            f"Computed from the application received on {r.received:%A, %B %-d, %Y}. Business "
-            "days skip Saturdays, Sundays and Massachusetts legal holidays; calendar days do not "
-            "count the day the period runs from. The notice deadlines assume the hearing opens "
-            "on the latest permitted day (a latest day on a weekend or legal holiday is moved to "
-            "the business day before); an earlier hearing moves them earlier.", k.base))
-    else:
-        timeline.append(k.p("No receipt date was given, so no dates are computed; give the date "
-                            "the application was received to compute them.", k.base))
+    timeline.append(k.p(r.timeline_intro, k.base))
     timeline += k.table(["Step", "Date", "Rule", "Section", "Computed as"],
                         [[d.label, deadline_date(d), d.rule + (" " + d.note if d.note else ""),
                           d.section, d.basis] for d in r.timeline],

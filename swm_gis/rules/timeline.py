@@ -55,6 +55,7 @@ __all__ = [
     "is_business_day",
     "ma_legal_holidays",
     "permit_timeline",
+    "received_note",
     "subtract_business_days",
 ]
 
@@ -213,6 +214,35 @@ def _moved(date: dt.date | None, *, saturday_on_friday: bool) -> tuple[dt.date |
                    f"the business day before, {moved:%a %b %-d, %Y}.")
 
 
+def received_note(received: dt.date | None, *, saturday_on_friday: bool = False) -> str:
+    """What the timeline says of a receipt date that is no business day ("" for one that is).
+
+    The rule applied, from the text: permit procedure B(1) deems the application filed on "the
+    date of receipt by the Conservation Commission Administrator", and B(2) counts the hearing's
+    21 days "from receipt of a completed permit application". Neither moves a receipt day, so
+    the periods count from the date as given (calendar days, the day of receipt not counted);
+    only a latest day that falls on a weekend or legal holiday is moved (to the business day
+    before, as everywhere in this timeline).
+
+    >>> received_note(dt.date(2027, 4, 19))[:62]
+    "Received on Mon Apr 19, 2027, which is Patriots' Day (a Massac"
+    >>> received_note(dt.date(2027, 4, 20))
+    ''
+    """
+    if received is None:
+        return ""
+    why = _not_business(received, saturday_on_friday=saturday_on_friday)
+    if not why:
+        return ""
+    holiday = holiday_name(received, saturday_on_friday=saturday_on_friday)
+    what = f"{why} (a Massachusetts legal holiday)" if holiday else why
+    return (f"Received on {received:%a %b %-d, %Y}, which is {what}, not a business day. "
+            "Permit procedure B(1) deems the application filed on \"the date of receipt\" and "
+            "B(2) counts 21 days \"from receipt\"; neither moves a receipt day, so the periods "
+            "count from this date as given (the day of receipt not counted). If the "
+            "Administrator records receipt on the next business day, give that date.")
+
+
 def permit_timeline(
     received: dt.date | None = None,
     *,
@@ -264,7 +294,7 @@ def _timeline_dates(received: dt.date | None, hearing: dt.date | None,
                     hearing_closed: dt.date | None, issued: dt.date | None,
                     opt: dict[str, bool]) -> dict:
     """Every date of :func:`permit_timeline` (None where unknown) and the moved-day notes."""
-    d: dict = {}
+    d: dict = {"received_note": received_note(received, **opt)}
     d["latest_hearing"], d["hearing_moved"] = _moved(
         received + dt.timedelta(days=21) if received else None, **opt)
     d["hearing_day"] = hearing_day = hearing or d["latest_hearing"]
@@ -292,7 +322,8 @@ def _hearing_steps(received: dt.date | None, hearing: dt.date | None, d: dict) -
             "received", "Completed application received", section=f"{PROCEDURE}, B(1)",
             rule="The date of receipt by the Conservation Commission Administrator is the date "
                  "on which the application is deemed filed.",
-            date=received, relation="on", basis="given" if received else ""),
+            date=received, relation="on", basis="given" if received else "",
+            note=d["received_note"]),
         Deadline(
             "hearing", "Public hearing opens" if hearing else "Public hearing opens (latest)",
             section=f"{PROCEDURE}, B(2)",

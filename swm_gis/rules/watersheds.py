@@ -29,8 +29,6 @@ import geopandas as gpd
 import numpy as np
 import shapely
 
-from swm_gis.errors import GeometryError
-from swm_gis.messages import config_key
 from swm_gis.rules.disturbance import sqft_per_crs_unit2, union_polygons
 from swm_gis.units import require_crs
 
@@ -55,7 +53,7 @@ def watershed_shares(
         when the layer is not configured (that level is then an empty list).
     sources
         The source record of each layer by level (``"huc12"``, ``"huc10"``;
-        :func:`swm_gis.io.sources.source_info`), whose file an error names. Default: none.
+        :func:`swm_gis.io.sources.source_info`), whose file a reason names. Default: none.
 
     Returns
     -------
@@ -63,10 +61,9 @@ def watershed_shares(
         ``huc12`` and ``huc10``: lists of ``{huc, name, share, area_sqft}`` (largest share first;
         polygons sharing a code count as one watershed), ``reasons`` and ``section``.
 
-    Raises
-    ------
-    GeometryError
-        A given HUC layer has no polygon that overlaps the site (wrong area or CRS).
+        A given HUC layer with no polygon overlapping the site (it does not cover the site)
+        leaves that level's list empty and is named in ``not_covered`` (e.g. ``["huc12"]``),
+        with a reason: that check is not checked, never a refusal of the site.
     """
     site_union = union_polygons(site, what="site")
     factor = sqft_per_crs_unit2(site.crs)
@@ -79,13 +76,13 @@ def watershed_shares(
                            "is unknown.")
             continue
         rows = _shares(site_union, frame, total, factor, width=int(level[3:]))
-        if not rows:
+        if not rows:  # the layer does not cover the site: that level is not checked
             src = _source_text((sources or {}).get(level))
-            raise GeometryError(
-                f"The site lies outside every {level.upper()} watershed polygon of {src}. Check "
-                "that the site is in this town and in the right CRS, and that "
-                f"{config_key('layers.' + level)} covers it (USGS WBD WBDHU12 / WBDHU10)."
-            )
+            out.setdefault("not_covered", []).append(level)
+            reasons.append(f"The site lies outside every {level.upper()} watershed polygon of "
+                           f"{src}: the layer does not cover it, so the site's "
+                           f"{level.upper()} is not checked.")
+            continue
         out[level] = rows
         covered = sum(r["share"] for r in rows)
         names = ", ".join(r["huc"] + (f" {r['name']}" if r["name"] else "")

@@ -35,6 +35,7 @@ from swm_gis.rules.watersheds import mitigation_eligibility, watershed_shares
 from swm_gis.screening.finding_parts import PARCELS_GIVEN, PARCELS_UNDER_SITE, layer_words
 from swm_gis.screening.findings import decide_findings
 from swm_gis.screening.general_requirements import general_requirements
+from swm_gis.screening.given_parcels import check_given_parcels
 from swm_gis.screening.inputs import (
     coverage,
     map_context,
@@ -42,6 +43,7 @@ from swm_gis.screening.inputs import (
     read_optional,
     to_working,
 )
+from swm_gis.screening.ms4 import permit_on_ms4
 from swm_gis.screening.output_layers import mitigation_layer, plain, site_layers, watershed_layer
 from swm_gis.screening.request import ScreeningRequest
 from swm_gis.screening.site import ms4_reach, parcel_cover, parcels_under_site, town_check
@@ -139,6 +141,7 @@ def build_screening(config: TownConfig, request: ScreeningRequest, *,
     report(0.6, "resource areas and receiving waters")
     res_keys, res_layers, res_checks, disturbance["ms4"] = _resources(
         config, site, request.proposed_use, scaled(report, 0.6, 0.95))
+    disturbance.update(permit_on_ms4(disturbance))  # conditional while the MS4 is open
     checks.extend(res_checks)
 
     report(0.97, "assembling the screening document")
@@ -199,6 +202,7 @@ def _site_parcels(config: TownConfig, given: gpd.GeoDataFrame | None,
     """The site is the lot or parcel (Chapter 320 definitions): the parcels given
     (``parcels=``), else the parcels the limit of disturbance lies on; and that basis."""
     if given is not None and len(given):
+        check_given_parcels(config, given, site_union)  # each must touch the site
         return given.copy(), PARCELS_GIVEN
     return parcels_under_site(config, site_union), PARCELS_UNDER_SITE
 
@@ -277,7 +281,7 @@ def _resources(config: TownConfig, site: _Site, proposed_use: str | None, progre
     )
     if (subject := (keys.get("floodplain") or {}).get("subject_parcels")) is not None:
         subject["basis"] = site.parcels_basis  # the check was given them; this job found them
-    ms4, ms4_check = ms4_reach(config, site.union, layers.get("flow_path"))
+    ms4, ms4_check = ms4_reach(config, site.union, layers.get("flow_path"), checks=checks)
     return keys, layers, [*checks, ms4_check], ms4
 
 

@@ -35,6 +35,7 @@ from swm_gis.screening.finding_parts import (
     part_status,
 )
 from swm_gis.screening.general_requirements import EXEMPTION_7_NOTE
+from swm_gis.screening.ms4 import MS4_WORDS, ms4_condition
 from swm_gis.screening.resource_findings import (
     HABITAT_LAYERS,
     floodplain_finding,
@@ -48,18 +49,17 @@ from swm_gis.screening.site_findings import (
 )
 from swm_gis.units import SQFT_PER_ACRE
 
-__all__ = ["HABITAT_LAYERS", "STATUSES", "STATUS_WORDS", "decide_findings", "finding",
-           "part_status", "summary_lines"]
+__all__ = ["HABITAT_LAYERS", "MS4_WORDS", "STATUSES", "STATUS_WORDS", "decide_findings",
+           "finding", "part_status", "summary_lines"]
 
-#: The bylaw's trigger, as Chapter 320 (applicability A) quotes it, ends with this condition.
-MS4_WORDS = "draining to the Town's MS4"
 #: Chapter 320 (authority B): projects approved by Town Boards that adopted the rules.
 TOWN_BOARDS_NOTE = (
     "Ch. 320, authority, B: Town Boards (e.g. the Planning Board and Zoning Board of Appeals) "
     "\"who have formally adopted these regulations, either directly, or by reference\" have "
     "approval authority; \"Projects or activities approved by these Boards shall be deemed in "
-    "compliance with the intent and provisions of these regulations.\" If such a Board approves "
-    "the project, that approval decides.")
+    "compliance with the intent and provisions of these regulations.\" Only a Board that has "
+    "formally adopted these regulations counts: a project such a Board approves is deemed in "
+    "compliance with them; an approval by a Board that has not adopted them is not.")
 #: Bylaw 213-16B(6), the wetlands-order exemption: it holds only if the discharges comply with
 #: Chapter 320, so its standards apply either way.
 WETLANDS_ORDER_NOTE = (
@@ -71,6 +71,12 @@ ROADWAY_CLAIM_NOTE = (
     "\"Roadway widening or improvements that increase the amount of impervious area on the "
     "redevelopment site by greater than or equal to a single lane width shall meet the "
     "requirements of Subsection B(8)(a) through (d) fully.\"")
+
+#: The roadway-maintenance claim made on new development: named in the standards finding.
+ROADWAY_ON_NEW_NOTE = (
+    "The applicant's roadway-maintenance claim (§ 320-19 B(8)(e)) does not apply: that "
+    "exemption is for redevelopment only, and as new development the B(7) standards apply in "
+    "full.")
 
 
 def decide_findings(doc: Mapping[str, Any]) -> list[dict[str, Any]]:
@@ -88,7 +94,7 @@ def _disturbance(doc: Mapping[str, Any]) -> dict[str, Any]:
         return absent("disturbance")
     area, plan = float(d.get("area_sqft") or 0), d.get("common_plan_area_sqft")
     trigger = float(d.get("trigger_sqft") or SQFT_PER_ACRE)
-    figures = _disturbance_figures(area, plan)
+    figures = _disturbance_figures(area, plan, trigger)
     used = ["site"] + (["common_plan"] if plan is not None else [])
     reaches = _reaches_trigger(d, area, plan, trigger)
     claimed = d.get("exemption") or []
@@ -114,13 +120,18 @@ def _disturbance(doc: Mapping[str, Any]) -> dict[str, Any]:
                    caveats=town_caveats)
 
 
-def _disturbance_figures(area: float, plan: Any) -> str:
-    """The areas disturbed: the site's, and its common plan's when one was given."""
-    figures = (f"The site disturbs {fmt.sqft(area)} "
-               f"({fmt.acres(area / SQFT_PER_ACRE, grouping=False)})")
+def _disturbance_figures(area: float, plan: Any, trigger: float = SQFT_PER_ACRE) -> str:
+    """The areas disturbed: the site's, and its common plan's when one was given; a figure
+    below the trigger never prints as the trigger (:func:`swm_gis.formatting.below`)."""
+    def words(sqft: float) -> str:
+        acres = sqft / SQFT_PER_ACRE
+        if round(sqft, 3) < trigger:  # below it, as _reaches_trigger reads the figure
+            sqft, acres = fmt.below(sqft, trigger), fmt.below(acres, trigger / SQFT_PER_ACRE, 2)
+        return f"{fmt.sqft(sqft)} ({fmt.acres(acres, grouping=False)})"
+
+    figures = f"The site disturbs {words(area)}"
     if plan is not None:
-        figures += f"; with its common plan of development or sale {fmt.sqft(plan)} " \
-                   f"({fmt.acres(float(plan) / SQFT_PER_ACRE, grouping=False)})"
+        figures += f"; with its common plan of development or sale {words(float(plan))}"
     return figures
 
 
@@ -163,13 +174,14 @@ def _claimed_exemption(claimed: Sequence[Mapping[str, Any]], reaches: bool, plan
 def _reaching_trigger(figures: str, trigger: float, used: list[str], ms4: tuple,
                       town_caveats: list[str]) -> dict[str, Any]:
     """The permit finding when the disturbance reaches the trigger: required, or conditional
-    on the MS4 when the runoff's path met none of it."""
+    on the MS4 while that condition is open (:func:`swm_gis.screening.ms4.ms4_condition`)."""
     ms4_text, ms4_caveats, ms4_used, ms4_missing, ms4_open = ms4
     if ms4_open:
         return finding("disturbance", "conditional",
                        f"Conditional. {figures}, which reaches the one-acre "
                        f"({fmt.sqft(trigger)}) trigger; a permit is required if the disturbance "
-                       f"drains to the Town's MS4 ({ms4_text}).", section=TRIGGER_SECTION,
+                       f"drains to the Town's MS4. {_ms4_sentence(ms4_text)}",
+                       section=TRIGGER_SECTION,
                        used=used + ms4_used, missing=ms4_missing,
                        caveats=[*town_caveats, *ms4_caveats, TOWN_BOARDS_NOTE])
     return finding("disturbance", "yes",
@@ -180,30 +192,8 @@ def _reaching_trigger(figures: str, trigger: float, used: list[str], ms4: tuple,
 
 
 def _ms4(d: Mapping[str, Any]) -> tuple[str, list[str], list[str], list[str], bool]:
-    """The MS4 condition of the trigger: (text, caveats, layers used, layers missing, open).
-
-    ``open`` is True when an MS4 layer was read and the site's flow path met none of it: the
-    trigger then rests on drainage the tool could not see.
-    """
-    m = d.get("ms4") if isinstance(d.get("ms4"), Mapping) else {}
-    if not m.get("checked"):
-        return (f"this assumes the disturbance is {MS4_WORDS} (the bylaw's words; the rules' "
-                "purpose is discharges to the MS4), not checked: no MS4 layer (catch basins, "
-                "pipes, outfalls, drainage channels) is configured",
-                ["The bylaw's trigger is a land disturbance \"... draining to the Town's MS4\" "
-                 "(Chapter 320, applicability A); configure the town's MS4 layer to check it."],
-                [], ["ms4"], False)
-    searched = str(m.get("searched") or "the site")
-    if m.get("reached"):
-        ids = ", ".join(str(i) for i in (m.get("features") or [])[:5])
-        return (f"the disturbance is {MS4_WORDS}: {searched} reaches MS4 feature(s) "
-                f"{ids or '(unnamed)'} of the MS4 layer", [], ["ms4"], [], False)
-    return (f"no feature of the MS4 layer was met by {searched}, so whether it is {MS4_WORDS} "
-            "is not shown",
-            ["The bylaw's trigger is a land disturbance \"... draining to the Town's MS4\": "
-             "the MS4 layer shows no catch basin, pipe, outfall or drainage channel on the "
-             "runoff's path; the Commission decides whether the site drains to the MS4."],
-            ["ms4"], [], True)
+    """The MS4 condition of the trigger (:func:`swm_gis.screening.ms4.ms4_condition`)."""
+    return ms4_condition(d)
 
 
 # --------------------------------------------------------------------------- standards
@@ -214,6 +204,8 @@ def _standards(doc: Mapping[str, Any], permit: Mapping[str, Any], dev: Mapping[s
         return absent("standards")
     section = str(s.get("section") or SECTIONS["standards"])
     answer, roadway = _standards_answer(s)
+    if s.get("roadway_maintenance") and not roadway:  # claimed, but on new development
+        answer = f"{answer} {ROADWAY_ON_NEW_NOTE}"
     caveats = [ROADWAY_CLAIM_NOTE] if roadway else []
     permit_status = _standards_permit_status(doc, permit, caveats)
     status, answer = _permit_gate(permit_status, answer, caveats)
@@ -300,26 +292,38 @@ def _watersheds(doc: Mapping[str, Any]) -> dict[str, Any]:
     if not isinstance(w, Mapping):
         return absent("watersheds")
     used, missing, caveats = layer_state(doc, "watersheds", ["huc12", "huc10"])
-    parts = []
-    for level in ("huc12", "huc10"):
-        if level in missing:
-            parts.append(f"{level.upper()} not checked (no {level.upper()} watershed layer is "
-                         "configured)")
-            continue
-        items = w.get(level) or []
-        share = sum(float(h.get("share") or 0) for h in items)
-        text = ", ".join(f"{h.get('huc')} {h.get('name') or ''} ({fmt.pct(h.get('share'), 1)})"
-                         .replace("  ", " ") for h in items)
-        parts.append(f"{level.upper()}: {text or 'no unit of the layer contains the site'}")
-        if share < 0.999:
-            caveats.append(f"Only {fmt.pct(share, 1)} of the site lies in the {level.upper()} "
-                           "units of the layer given.")
+    # a layer that does not cover the site: that level is not checked (never a refusal)
+    uncovered = [lv for lv in w.get("not_covered") or [] if lv in used]
+    used = [lv for lv in used if lv not in uncovered]
+    parts = [_watershed_part(w, level, missing, uncovered, caveats)
+             for level in ("huc12", "huc10")]
+    if not used and uncovered:
+        return finding("watersheds", "not_checked", "; ".join(parts) + ".",
+                       used=uncovered, missing=missing)
     if not used:
         return finding("watersheds", "not_checked", "Not checked: no HUC12 or HUC10 "
                        "watershed layer is configured.", missing=missing)
-    status = "info" if not missing and not caveats else "conditional"
-    return finding("watersheds", status, "; ".join(parts) + ".", used=used, missing=missing,
-                   caveats=caveats)
+    status = "info" if not missing and not caveats and not uncovered else "conditional"
+    return finding("watersheds", status, "; ".join(parts) + ".", used=[*used, *uncovered],
+                   missing=missing, caveats=caveats)
+
+
+def _watershed_part(w: Mapping[str, Any], level: str, missing: Sequence[str],
+                    uncovered: Sequence[str], caveats: list[str]) -> str:
+    """One level's part of the watersheds answer; a partial share adds to ``caveats``."""
+    if level in missing:
+        return f"{level.upper()} not checked (no {level.upper()} watershed layer is configured)"
+    if level in uncovered:
+        return (f"{level.upper()} not checked (the {level.upper()} watershed layer does not "
+                "cover the site)")
+    items = w.get(level) or []
+    share = sum(float(h.get("share") or 0) for h in items)
+    text = ", ".join(f"{h.get('huc')} {h.get('name') or ''} ({fmt.pct(h.get('share'), 1)})"
+                     .replace("  ", " ") for h in items)
+    if share < 0.999:
+        caveats.append(f"Only {fmt.pct(share, 1)} of the site lies in the {level.upper()} "
+                       "units of the layer given.")
+    return f"{level.upper()}: {text or 'no unit of the layer contains the site'}"
 
 
 def _mitigation(doc: Mapping[str, Any]) -> dict[str, Any]:
@@ -336,12 +340,16 @@ def _mitigation(doc: Mapping[str, Any]) -> dict[str, Any]:
                        + (" (unless the roadway-maintenance claim is accepted)." if claim
                           else "."), caveats=claim)
     used, missing, caveats = layer_state(doc, "mitigation", [level.lower()])
+    if level.lower() in ((doc.get("watersheds") or {}).get("not_covered") or []):
+        return finding("mitigation", "not_checked", f"Not checked: the {level.upper()} "
+                       "watershed layer does not cover the site, so the site's "
+                       f"{level.upper()} is unknown.", used=["mitigation", *used], caveats=claim)
     if missing:
         return finding("mitigation", "not_checked", f"Not checked: no {level.upper()} watershed "
                        "layer is configured.", used=["mitigation"], missing=missing, caveats=claim)
     ok = [str(m.get("id")) for m in rows if m.get("eligible")]
     text = "; ".join(f"{m.get('id')}: {'eligible' if m.get('eligible') else 'not eligible'}"
-                     f"{' (' + str(m.get('reason')) + ')' if m.get('reason') else ''}"
+                     f"{' (' + str(m.get('reason')).rstrip('.') + ')' if m.get('reason') else ''}"
                      for m in rows)
     status = "yes" if ok else ("no" if not caveats else "conditional")
     straddle = _straddle_caveat(doc, level, rows, bool(ok))
@@ -374,6 +382,17 @@ def _straddle_caveat(doc: Mapping[str, Any], level: str, rows: Sequence[Mapping[
 
 
 # --------------------------------------------------------------------------- summary
+def _summary_area(d: Mapping[str, Any]) -> str:
+    """The summary's area, "43,559.9 sq ft (0.999 acres)": below the trigger, never printed
+    as the trigger (:func:`swm_gis.formatting.below`)."""
+    area = float(d.get("area_sqft") or 0)
+    trigger = float(d.get("trigger_sqft") or SQFT_PER_ACRE)
+    sqft, acres = area, area / SQFT_PER_ACRE
+    if not d.get("disturbs_trigger_area") and round(area, 3) < trigger:
+        sqft, acres = fmt.below(area, trigger, 1), fmt.below(acres, trigger / SQFT_PER_ACRE, 3)
+    return f"{fmt.sqft(sqft, 1)} ({fmt.acres(acres, 3, grouping=False)})"
+
+
 def summary_lines(doc: Mapping[str, Any], *, keys: Sequence[str] | None = None) -> list[str]:
     """The command's summary: one line per finding, its status word first, then its caveats.
 
@@ -385,8 +404,7 @@ def summary_lines(doc: Mapping[str, Any], *, keys: Sequence[str] | None = None) 
     if keys is None:
         d = doc.get("disturbance") or {}
         town = (doc.get("meta") or {}).get("town") or "Town"
-        lines.append(f"{town}: the site disturbs {fmt.sqft(float(d.get('area_sqft') or 0), 1)} "
-                     f"({fmt.acres(float(d.get('area_acres') or 0), 3, grouping=False)})")
+        lines.append(f"{town}: the site disturbs {_summary_area(d)}")
     for f in findings:
         lines.append(f"{f['title']}: {STATUS_WORDS[f['status']].upper()} - {f['answer']}")
         lines.extend(f"  caveat: {c}" for c in f.get("caveats") or [])

@@ -2,16 +2,17 @@
 
 The entries are data (``swm_gis/tables/general_requirements.toml``), quoted from the Lynnfield
 Stormwater Management Rules and Regulations (Chapter 320): the permit procedure's duties (the
-site owner files, hand delivery or certified mail with return receipt, the abutter notice's
-form and content, entry, review fees, deemed approval upon the Town Clerk's certification, plan
-changes), § 320-19 B(1)-(6) design, the
-§ 320-20 B construction requirements (14-day stabilisation, stockpiles), the inspection notices
-and reports, the permit and signed plans kept on site, the completion report (discrepancies in
-the cover letter), as-builts and the certificate of completion, § 320-21 easements, recording,
+site owner files, hand delivery or certified mail with return receipt, the abutter notice's form
+and content, entry, the Town Clerk and the other Boards notified, review fees, the authority's
+possible actions, deemed approval upon the Town Clerk's certification, plan changes), § 320-19
+B(1)-(6) design and C (changes to the approved plan), the § 320-20 B construction requirements
+(14-day stabilisation, stockpiles), the inspection notices and reports, the permit and signed
+plans kept on site, the right of entry, the completion report (discrepancies in the cover
+letter), as-builts and the certificate of completion, § 320-21 easements, recording,
 maintenance, records and annual certification, waivers (how to ask) and the Town Boards
 (Planning Board, ZBA) provision. The permit procedure and the sections after § 320-21 carry no
-number in the copy and are cited by their heading. Where the copy of the
-regulation is cut off (§ 320-21 B(1), waivers A) the entry says so and quotes only what is there.
+number in the copy and are cited by their heading. Where the copy of the regulation is cut off
+(§ 320-21 B(1), waivers A) the entry says so and quotes only what is there.
 
 >>> items = general_requirements()
 >>> [i["section"] for i in items][:2]

@@ -11,7 +11,7 @@ import numpy as np
 import shapely
 
 from swm_gis.config.town import TownConfig
-from swm_gis.errors import LayerDataError, SwmGisError
+from swm_gis.errors import LayerDataError, NotCoveredError, SwmGisError
 from swm_gis.io import layers as io
 from swm_gis.io.coverage import coverage_record, town_area
 from swm_gis.messages import config_key
@@ -53,6 +53,11 @@ def coverage(config: TownConfig, site_union: shapely.Geometry, *,
         check_ran = ran.get(key, True) is not False or key == "development_type"
         out[key] = {k: coverage_record(config, k, searches[key] if check_ran else None,
                                        town=town, radius=radius.get(key, 0.0)) for k in keys}
+    reasons = {c["name"]: str(c.get("reason") or "") for c in checks}
+    if reasons.get("development_type", "").startswith(IMPERVIOUS_NOT_COVERED):
+        out["development_type"]["impervious"] = {
+            "configured": True, "covers": False,
+            "basis": "the raster does not cover the site, so existing cover was not measured"}
     if mitigation is not None:
         sites = shapely.union_all(mitigation.geometry.values)
         out["mitigation"] = {k: coverage_record(config, k, sites, town=town)
@@ -67,18 +72,37 @@ def to_working(frame: gpd.GeoDataFrame | None, config: TownConfig) -> gpd.GeoDat
     return frame.to_crs(config.crs)
 
 
+#: The reason of the development check when the impervious raster does not cover the site.
+IMPERVIOUS_NOT_COVERED = "the existing impervious layer does not cover the site"
+
+
 def read_impervious(config: TownConfig, site_union: shapely.Geometry
                      ) -> tuple[Any, dict[str, Any] | None, str | None]:
-    """The impervious layer around the site: a Raster, polygons, or None (with the reason)."""
+    """The impervious layer around the site: a Raster, polygons, or None (with the reason:
+    not configured, or a raster that does not cover the site, :data:`IMPERVIOUS_NOT_COVERED`)."""
     if not config.has("impervious"):
         return None, None, "the existing impervious layer is not configured"
     spec = config.layer("impervious")
     if io.is_raster(spec):
-        raster = io.read_raster(config, "impervious", bounds=site_union.bounds)
+        try:
+            raster = io.read_raster(config, "impervious", bounds=site_union.bounds)
+        except NotCoveredError as exc:  # not a refusal: existing cover is not measured
+            if off_town(exc, config):
+                raise
+            return None, io.source_info(spec), f"{IMPERVIOUS_NOT_COVERED} ({exc})"
         check_impervious_classes(raster, spec)
         return raster, io.source_info(spec), None
     frame = io.read_layer(config, "impervious", bbox=site_union.bounds)
     return frame, io.source_info(spec), None
+
+
+def off_town(exc: NotCoveredError, config: TownConfig) -> bool:
+    """Whether a layer that does not cover the site lies nowhere near the town either (its
+    extent misses the town's area): a wrong file or CRS, refused rather than not checked."""
+    if exc.layer_bounds is None:
+        return False
+    town = town_area(config)
+    return town is not None and not shapely.intersects(shapely.box(*exc.layer_bounds), town)
 
 
 def check_impervious_classes(raster: Any, spec: Any) -> None:

@@ -28,7 +28,7 @@ import pandas as pd
 import shapely
 
 from swm_gis.config.town import TownConfig
-from swm_gis.errors import InputFileError
+from swm_gis.errors import InputFileError, NotCoveredError
 from swm_gis.io import layers as io
 from swm_gis.io.coverage import town_area
 from swm_gis.progress import Progress
@@ -41,6 +41,7 @@ from swm_gis.rules.floodplain import (
     shaded_x_mask,
 )
 from swm_gis.screening.finding_parts import PARCELS_GIVEN, layer_words
+from swm_gis.screening.inputs import off_town
 from swm_gis.terrain import cache as flowgrid_cache
 from swm_gis.terrain import flow_directions
 from swm_gis.terrain.receiving_waters import trace_receiving_waters
@@ -239,12 +240,18 @@ def _receiving(config: TownConfig, site: gpd.GeoDataFrame,
             vernal_pools=frames["vernal_pools"], use_codes=use_codes,
             proposed_use=proposed_use, boundary=boundary)
 
+    result = None
     if config.has("dem"):
         sources.append(io.source_info(config.layer("dem")))
-        result = _trace_on_dem(config, union, per_m, trace)
+        try:
+            result = _trace_on_dem(config, union, per_m, trace)
+        except NotCoveredError as exc:  # answer what can be answered: as without a DEM
+            reasons.append(f"the elevation (DEM) layer does not cover the site ({exc}): "
+                           "nearest stream used (approximate)")
     else:
         reasons.append("the elevation (DEM) layer is not configured: nearest stream used "
                        "(approximate)")
+    if result is None:
         result = trace(None)
     flow_path = result.pop("flow_path")
     layers = {"flow_path": flow_path,
@@ -272,6 +279,8 @@ def _trace_on_dem(config: TownConfig, union: shapely.Geometry, per_m: float, tra
     except InputFileError as exc:
         if str(exc).startswith("Cannot read"):  # unreadable, not beside the site
             raise
+        if isinstance(exc, NotCoveredError) and not off_town(exc, config):
+            raise NotCoveredError(f"The DEM does not cover the site. {exc}") from exc
         raise InputFileError(f"The DEM does not cover the site. {exc}") from exc
     town = flowgrid_cache.town_flow(config)  # the town's grid, computed once and kept
     for margin in (() if town is not None else _DEM_MARGINS_M):  # else windows (huge DEM)

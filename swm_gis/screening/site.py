@@ -22,7 +22,6 @@ from swm_gis.io import layers as io
 from swm_gis.messages import config_key
 from swm_gis.rules.development import development_type
 from swm_gis.rules.disturbance import sqft_per_crs_unit2, union_polygons
-from swm_gis.units import M_PER_FT, metres_per_unit
 
 
 def parcels_under_site(config: TownConfig, site_union: shapely.Geometry) -> gpd.GeoDataFrame:
@@ -91,36 +90,7 @@ def parcel_cover(parcels: gpd.GeoDataFrame, impervious: Any, factor: float, *,
             "existing_impervious_sqft": existing}
 
 
-#: How near (ft) the site or its flow path must come to an MS4 feature to reach it.
-MS4_REACH_FT = 10.0
-
-
-def ms4_reach(config: TownConfig, site_union: shapely.Geometry,
-              flow_path: gpd.GeoDataFrame | None) -> tuple[dict[str, Any], dict[str, Any]]:
-    """Whether the site or its traced flow path reaches a feature of ``[layers.ms4]``.
-
-    The bylaw's trigger is a land disturbance "... draining to the Town's MS4" (Chapter 320,
-    applicability A). Returns the ``disturbance.ms4`` block and the check entry.
-    """
-    if not config.has("ms4"):
-        return ({"checked": False, "reached": None, "features": [], "searched": None},
-                {"name": "ms4", "ran": False, "source": None,
-                 "reason": "the MS4 layer is not configured: the trigger assumes the disturbance "
-                           "drains to the Town's MS4"})
-    path, searched = site_union, "the site"
-    if flow_path is not None and len(flow_path):
-        path = shapely.union(site_union, shapely.union_all(flow_path.geometry.values))
-        searched = "the site or its traced flow path"
-    reach = MS4_REACH_FT * M_PER_FT / metres_per_unit(config.crs_obj)
-    x0, y0, x1, y1 = path.bounds
-    frame = io.read_layer(config, "ms4", bbox=(x0 - reach, y0 - reach, x1 + reach, y1 + reach))
-    near = shapely.dwithin(frame.geometry.values, path, reach) if len(frame) else []
-    hits = frame.loc[near] if len(frame) else frame
-    ids = ([str(v) for v in hits["id"]] if "id" in hits
-           else [str(i + 1) for i in range(len(hits))])
-    block = {"checked": True, "reached": bool(len(hits)), "features": ids[:20],
-             "searched": searched, "reach_ft": MS4_REACH_FT}
-    return block, {"name": "ms4", "ran": True, "source": io.source_info(config.layer("ms4"))}
-
+# the MS4 condition lives in its own module; these names stay importable from here
+from swm_gis.screening.ms4 import MS4_REACH_FT, ms4_reach  # noqa: E402
 
 __all__ = ["MS4_REACH_FT", "ms4_reach", "parcel_cover", "parcels_under_site", "town_check"]

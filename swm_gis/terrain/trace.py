@@ -15,7 +15,7 @@ import numpy as np
 import shapely
 from shapely import ops
 
-from swm_gis.errors import EmptyLayerError, InputFileError
+from swm_gis.errors import EmptyLayerError, NotCoveredError
 from swm_gis.messages import config_key
 from swm_gis.terrain.grid import FlowGrid, StreamNetwork, text_or_none, water_cells
 from swm_gis.units import feet_per_unit
@@ -46,14 +46,14 @@ def trace_overland(
     Returns one :class:`Entry` per water met (its shortest overland path from the site) and
     warnings for site cells whose flow leaves the DEM or ends in a pit without meeting water.
 
-    Raises :class:`InputFileError` when the DEM does not cover the whole site.
+    Raises :class:`~swm_gis.errors.NotCoveredError` when the DEM does not cover the whole site.
     """
     _check_cover(flow, site)
     water = water_cells(flow, network) if water is None else water
     idxs = flow.cells_of(site)
     valid = np.isfinite(flow.elevation.ravel()[idxs])
     if not valid.all():
-        raise InputFileError(
+        raise NotCoveredError(
             f"The DEM{_src(flow)} has no elevation for {int((~valid).sum())} of the "
             f"{idxs.size} cells under the site; the DEM must cover the whole site. Use a DEM "
             "without gaps there."
@@ -305,7 +305,7 @@ def _check_cover(flow: FlowGrid, site: shapely.Geometry) -> None:
     x0, y0, x1, y1 = flow.bounds
     sx0, sy0, sx1, sy1 = shapely.bounds(site)
     if sx0 < x0 or sy0 < y0 or sx1 > x1 or sy1 > y1:
-        raise InputFileError(
+        raise NotCoveredError(
             f"The DEM{_src(flow)} covers x {x0:.0f}..{x1:.0f}, y {y0:.0f}..{y1:.0f} but the site "
             f"spans x {sx0:.0f}..{sx1:.0f}, y {sy0:.0f}..{sy1:.0f}: it does not cover the site. "
             "Use a DEM that covers the site and the land downhill of it to the nearest stream."

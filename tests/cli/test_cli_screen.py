@@ -323,6 +323,26 @@ def test_subject_parcels_get_their_own_floodplain_figures(tmp_path, fake_report,
     assert 'Parcel id(s) NOPE not found in field "LOC_ID"' in err and "Traceback" not in err
 
 
+def test_a_parcel_the_site_does_not_touch_is_refused_naming_it_and_the_site_parcels(
+        tmp_path, capsys):
+    """Issue 32 item 7: the sample site (58,125 sq ft) lies on three parcels; M_236540_919509
+    lies some 1,400 m to the north-west: refused, exit 2, naming it and the parcels the site
+    lies on with the sq ft of the site on each (42,745 + 11,733 + 3,647 = 58,125 sq ft)."""
+    from support.townkit import SAMPLE_CONFIG
+
+    sites = SAMPLE_CONFIG.parent / "sites.gpkg"
+    out = tmp_path / "out"
+    code = main(["--progress", "none", "screen", "-c", str(SAMPLE_CONFIG), "-s",
+                 f"{sites}:site", "--parcel", "M_237990_918549", "--parcel", "M_236540_919509",
+                 "-o", str(out)])
+    err = " ".join(capsys.readouterr().err.split())
+    assert code == 2 and "Traceback" not in err
+    assert ("does not touch parcel(s) M_236540_919509 given as --parcel ID; the site lies on "
+            "parcel(s) M_237990_918549 (42,745 sq ft), M_238113_918446 (11,733 sq ft), "
+            "M_237877_918550 (3,647 sq ft).") in err
+    assert not out.exists()
+
+
 def test_proposed_use_reaches_the_document_and_a_bad_one_exits_2(tmp_path, hucs_town, capsys):
     site = write(SITE, tmp_path / "site.gpkg", "site")
     out = tmp_path / "out"

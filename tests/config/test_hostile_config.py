@@ -13,7 +13,10 @@ from support.townkit import SAMPLE_CONFIG
 from swm_gis.config.town import load_config
 from swm_gis.errors import SwmGisError
 
-TOWN = '[town]\nname = "Sampleton (SYNTHETIC)"\ncrs = "EPSG:26986"\nsynthetic = true'
+TOWN = ('[town]\nname = "Sampleton (SYNTHETIC)"\ncrs = "EPSG:26986"\nsynthetic = true\n'
+        "# The sample town has no MS4 layer; it states that all of its land drains to its MS4 "
+        "(the\n# screening prints this as the town's assumption; without it the permit would be "
+        "conditional).\nall_land_drains_to_ms4 = true")
 PARCELS = '[layers.parcels]\npath = "sample.gpkg"\nlayer = "parcels"'
 BOUNDARY = '[layers.town_boundary]\npath = "sample.gpkg"\nlayer = "town_boundary"'
 

@@ -139,13 +139,14 @@ def test_site_screening_says_the_permit_answer_first(runs):
     document = json.loads((Path(result["OUTPUT_FOLDER"]) / "screening.json").read_text())
     assert result["PERMIT_REQUIRED"] is True
     assert result["PERMIT_STATUS"] == result["DISTURBANCE_STATUS"] == "yes"
-    # issue 24: the trigger is a disturbance "draining to the Town's MS4"; the sample town
-    # configures no MS4 layer, so the answer says what it assumes
+    # issue 24 / 32 item 5: the trigger is a disturbance "draining to the Town's MS4"; the
+    # sample town configures no MS4 layer and states that all its land drains to its MS4, so
+    # the answer prints that as the Town's assumption
     assert result["HEADLINE"] == (
         "Required. The site disturbs 58,125 sq ft (1.33 acres), which reaches the one-acre "
-        "(43,560 sq ft) trigger. This assumes the disturbance is draining to the Town's MS4 "
-        "(the bylaw's words; the rules' purpose is discharges to the MS4), not checked: no "
-        "MS4 layer (catch basins, pipes, outfalls, drainage channels) is configured.")
+        "(43,560 sq ft) trigger. The disturbance is taken as draining to the Town's MS4: the "
+        "Town's configuration states that all of its land drains to its MS4 (the Town's "
+        "assumption, not a finding of this tool).")
     assert fb.lines.index(result["HEADLINE"]) < 25  # near the top, not line 36 of 202
     for f in document["findings"]:  # every finding's status is an output and a log line
         assert result[f"{f['key'].upper()}_STATUS"] == f["status"]
@@ -158,13 +159,45 @@ def test_site_screening_says_the_permit_answer_first(runs):
     assert result["IMPAIRED_DOWNSTREAM"] is expected.get(rw["parts"]["impaired"])
 
 
+@pytest.mark.parametrize("alg_id", list(RUNS))
+def test_the_plugins_texts_have_no_doubled_punctuation(runs, alg_id):
+    """Issue 32 item 9: every text output and log line, scanned as the engine's outputs are."""
+    from support.punctuation import doubled
+
+    result, fb = runs[alg_id]
+    # QGIS logs the parameters and results as Python dicts ("Results: {'HEADLINE': ...}"):
+    # those lines are QGIS's, and their own texts are among the result values
+    texts = [v for v in result.values() if isinstance(v, str) and " " in v] + \
+        [line for line in fb.lines if "{'" not in line]
+    assert [run for text in texts for run in doubled(text)] == []
+
+
+def test_the_plugins_findings_are_the_documents_words(runs):
+    """Issue 32: the plugin's FINDINGS output gives each finding's answer as screening.json
+    does (the same figures), whitespace aside."""
+    result, _ = runs["sitescreening"]
+    document = json.loads((Path(result["OUTPUT_FOLDER"]) / "screening.json").read_text())
+    findings = " ".join(result["FINDINGS"].split())
+    for f in document["findings"]:
+        assert " ".join(f["answer"].split()) in findings, f["key"]
+
+
 def test_disturbance_trigger_from_a_site_alone(plugin, tmp_path):
-    """No parcels, no reference layers: the 1.334-acre demo site needs a permit."""
+    """No parcels, no reference layers: the 1.334-acre demo site needs a permit where the town
+    states that all its land drains to its MS4; without that (and no MS4 layer) the permit is
+    conditional on the MS4 (issue 32 item 5), PERMIT_REQUIRED NULL."""
     import processing
 
+    unstated = processing.run("swm_gis:disturbancetrigger", {
+        "SITE": site("site"), "OUTPUT": "memory:", "OUTPUT_FOLDER": str(tmp_path / "u")})
+    assert unstated["PERMIT_REQUIRED"] is None
+    assert unstated["DISTURBANCE_STATUS"] == "conditional"
+    assert "a permit is required if the disturbance drains to the Town's MS4" in \
+        unstated["HEADLINE"]
     out = tmp_path / "out"
     r = processing.run("swm_gis:disturbancetrigger", {"SITE": site("site"), "OUTPUT": "memory:",
-                                                      "OUTPUT_FOLDER": str(out)})
+                                                      "OUTPUT_FOLDER": str(out),
+                                                      "ALL_LAND_DRAINS_TO_MS4": True})
     assert r["AREA_ACRES"] == pytest.approx(1.334, abs=0.001)
     assert r["AREA_SQFT"] == pytest.approx(1.334 * 43560, rel=1e-3)
     assert r["PERMIT_REQUIRED"] is True and r["DISTURBANCE_STATUS"] == "yes"
@@ -222,7 +255,7 @@ def _town_config_without(tmp_path: Path, drop: set[str]) -> Path:
 
     cfg = tomllib.loads((SAMPLE / "town.toml").read_text(encoding="utf-8"))
     lines = ["[town]", 'name = "Sampleton (SYNTHETIC)"', 'crs = "EPSG:26986"',
-             "synthetic = true"]
+             "synthetic = true", "all_land_drains_to_ms4 = true"]
     for key, layer_cfg in cfg["layers"].items():
         if key in drop:
             continue

@@ -52,7 +52,8 @@ def _run(alg: str, params: dict, tmp_path) -> dict:
 
 
 def test_disturbance_trigger(plugin, reference, tmp_path):
-    r = _run("disturbancetrigger", {}, tmp_path)
+    # the sample town's config states that all its land drains to its MS4: the box says it
+    r = _run("disturbancetrigger", {"ALL_LAND_DRAINS_TO_MS4": True}, tmp_path)
     assert r["json"]["disturbance"] == reference["disturbance"]
     assert r["AREA_SQFT"] == reference["disturbance"]["area_sqft"]
     assert r["AREA_ACRES"] == pytest.approx(1.334, abs=0.001)  # README: 1.33 acres
@@ -219,16 +220,43 @@ def _ms4_at_the_site(tmp_path) -> str:
 
 def test_the_towns_ms4_layer_reaches_the_permit_finding(plugin, tmp_path):
     """The optional 'Town MS4' layer goes into the config the plugin writes ([layers.ms4], id =
-    FACILITYID): a catch basin on the site makes the disturbance drain to the MS4."""
+    FACILITYID). A catch basin on the site's boundary is near the site (within 100 ft), but
+    this check traces no runoff path down a DEM, so it shows no drainage: the permit is
+    conditional on the MS4 (issue 32 item 5)."""
     r = _run("disturbancetrigger", {"MS4": _ms4_at_the_site(tmp_path)}, tmp_path)
     ms4 = r["json"]["disturbance"]["ms4"]
-    assert ms4["checked"] is True and ms4["reached"] is True
-    assert "CB-1" in json.dumps(ms4["features"])
+    assert ms4["checked"] is True and ms4["reached"] is False
+    assert ms4["near"] == ["CB-1"] and ms4["features"] == []
+    assert r["PERMIT_STATUS"] == "conditional" and r["PERMIT_REQUIRED"] is None
+    assert "MS4 feature(s) CB-1 lie within 100 ft of the site, near it" in r["HEADLINE"]
 
 
-def test_without_the_ms4_layer_the_trigger_assumes_it(plugin, tmp_path):
-    r = _run("disturbancetrigger", {}, tmp_path)
+def test_without_the_ms4_layer_the_permit_is_conditional_unless_the_box_states_it(plugin,
+                                                                                   tmp_path):
+    r = _run("disturbancetrigger", {}, tmp_path / "a")
     assert r["json"]["disturbance"]["ms4"]["checked"] is False
+    assert r["PERMIT_STATUS"] == "conditional" and r["PERMIT_REQUIRED"] is None
+    stated = _run("disturbancetrigger", {"ALL_LAND_DRAINS_TO_MS4": True}, tmp_path / "b")
+    assert stated["json"]["disturbance"]["ms4"]["assumed_by_town"] is True
+    assert stated["PERMIT_STATUS"] == "yes" and stated["PERMIT_REQUIRED"] is True
+    assert "the Town's configuration states that all of its land drains to its MS4" in \
+        stated["HEADLINE"]
+
+
+def test_the_ms4_box_with_a_town_config_is_said_unused(plugin, tmp_path):
+    """The town config file states it ([town] all_land_drains_to_ms4): the box is not used, and
+    the log says so; the sample town's statement still decides (yes)."""
+    import processing
+    from support.plugin_kit import recording_feedback
+
+    fb = recording_feedback()
+    r = processing.run("swm_gis:sitescreening", {
+        "SITE": site("site"), "TOWN_CONFIG": str(SAMPLE / "town.toml"),
+        "ALL_LAND_DRAINS_TO_MS4": True, "OUTPUT": "memory:",
+        "OUTPUT_FOLDER": str(tmp_path / "o")}, feedback=fb)
+    assert r["PERMIT_STATUS"] == "yes"
+    assert ("A town config file is set, so 'All the town's land drains to its MS4' is not used: "
+            "the file's [town] all_land_drains_to_ms4 says it.") in fb.warnings
 
 
 def test_removed_impervious_reaches_the_engine_and_the_figures_match(plugin, reference,

@@ -19,6 +19,7 @@ import copy
 import dataclasses
 import datetime as dt
 import fnmatch
+import io
 import shutil
 import subprocess
 import tomllib
@@ -64,6 +65,9 @@ def example_document() -> dict:
             "common_plan_area_sqft": 52000.0, "permit_required": True, "exemption": None,
             "reasons": ["Land disturbance of 52,000 sq ft is at or above 43,560 sq ft (1 acre): "
                         "Bylaw ch. 213, Art. II."],
+            # the town states that all its land drains to its MS4 (issue 32 item 5)
+            "ms4": {"checked": False, "reached": None, "features": [], "searched": None,
+                    "assumed_by_town": True},
         },
         "development_type": {"value": "new", "existing_impervious_sqft": 0.0,
                              "method": "impervious raster (exact cell coverage)"},
@@ -765,3 +769,71 @@ def test_the_sample_sites_figures_are_the_same_in_json_html_and_pdf(sample_demo)
         assert _norm(text) in html, text[:60]
         # the PDF may break a line inside a word pair: compare without spaces
         assert _norm(text).replace(" ", "") in pdf.replace(" ", ""), text[:60]
+
+
+@pytest.mark.slow
+def test_a_site_covering_the_whole_sample_town_gets_its_report(tmp_path):
+    """Issue 32 item 6: the sample town's boundary as the site (2,228 acres). Its floodplain
+    finding names every parcel in the SFHA, a findings cell taller than any page (reportlab's
+    LayoutError before): the row continues on further rows, across pages, and every parcel
+    id the finding names is printed in the PDF."""
+    from support.townkit import SAMPLE_CONFIG
+
+    town = gpd.read_file(SAMPLE_CONFIG.parent / "sample.gpkg", layer="town_boundary")
+    result = swm_gis.screen(SAMPLE_CONFIG, town[["geometry"]])
+    flood = next(f for f in result.findings if f["key"] == "floodplain")
+    assert len(flood["answer"]) > 20_000  # one cell of the findings table
+    paths = write_screening_report(result.document, result.layers, tmp_path)
+    pages = _pdf_pages(paths["pdf"])
+    assert len(pages) > 20
+    assert sum("(continued)" in p for p in pages) > 5
+    text = " ".join(pages).replace(" ", "")
+    named = [p["id"] for p in result.document["floodplain"]["subject_parcels"]["parcels"]
+             if p["in_sfha"]]
+    assert named and all(pid in text for pid in named)
+
+
+def test_a_cell_taller_than_a_page_is_cut_into_continued_rows(tmp_path):
+    """3,000 parcel ids in one cell (about 6,000 pt tall at 3 in): each piece is at most
+    MAX_CELL_PT (480 pt), the rows after the first say "(continued)", and the PDF laid out on
+    US Letter pages prints every id once."""
+    from reportlab.lib.pagesizes import letter
+    from reportlab.platypus import Paragraph, SimpleDocTemplate
+
+    from swm_gis.reports import screening_pdf as sp
+
+    kit = sp._Kit()
+    words = [f"M_{n:06d}" for n in range(3000)]
+    cell = Paragraph(", ".join(words), kit.small)
+    data = [[kit.p("Finding"), kit.p("Result")], [kit.p("Floodplain"), cell]]
+    rows, origin = sp._continued(data, [100.0, 216.0 - 6], kit.p("(continued)"))
+    assert origin[0] == 0 and set(origin[1:]) == {1} and len(rows) > 3
+    assert all(r[1].wrap(210.0, 1e9)[1] <= sp.MAX_CELL_PT for r in rows[1:])
+    assert [r[0].text for r in rows[2:]] == ["(continued)"] * (len(rows) - 2)
+    pdf = tmp_path / "t.pdf"
+    SimpleDocTemplate(str(pdf), pagesize=letter).build(
+        kit.table(["Finding", "Result"], [["Floodplain", ", ".join(words)]], [1.4, 3.0]))
+    text = " ".join(_pdf_pages(pdf)).replace(" ", "")
+    assert len(PdfReader(pdf).pages) > 5
+    assert all(text.count(w) == 1 for w in words)
+
+
+def test_a_conditional_permits_timeline_says_if_a_permit_is_required():
+    """Issue 32 item 9: without the town's MS4 statement the permit is conditional (no MS4
+    layer), and the timeline, in the HTML and the PDF alike, opens "If a permit is required"."""
+    from swm_gis.reports.screening_pdf import render_pdf
+
+    doc = example_document()
+    doc["disturbance"]["ms4"]["assumed_by_town"] = False
+    report = build_report(doc, None, received=dt.date(2027, 4, 1))
+    assert next(f for f in report.findings if f.key == "disturbance").status == "conditional"
+    assert report.timeline_intro.startswith(
+        "If a permit is required (the permit finding is conditional), this is its timeline. "
+        "Computed from the application received on Thursday, April 1, 2027.")
+    assert report.timeline_intro in render_html(report)
+    pdf_text = " ".join(p.extract_text() or "" for p in PdfReader(
+        io.BytesIO(render_pdf(report))).pages)
+    assert "If a permit is required (the permit finding is conditional)" in " ".join(
+        pdf_text.split())
+    decided = build_report(example_document(), None, received=dt.date(2027, 4, 1))
+    assert decided.timeline_intro.startswith("Computed from the application received")

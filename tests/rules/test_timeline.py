@@ -251,3 +251,25 @@ def test_without_a_receipt_date_only_rules_are_given():
                    "Upon certification by the Town Clerk that the allowed time has passed "
                    "without authority action"):
         assert quoted in rules, quoted
+
+
+def test_a_receipt_day_that_is_no_business_day_is_said_and_the_periods_count_from_it():
+    """Issue 32 item 9. Patriots' Day, Mon Apr 19, 2027: the received step says so and states
+    the rule (B(1) "the date of receipt", B(2) "from receipt": no receipt day is moved); the
+    hearing's latest day is Apr 19 + 21 days = Mon May 10, 2027, a business day. Received on
+    Sat Apr 17, 2027: + 21 days = Sat May 8, moved to the business day before, Fri May 7."""
+    steps = {s.key: s for s in permit_timeline(dt.date(2027, 4, 19))}
+    note = steps["received"].note
+    assert note.startswith("Received on Mon Apr 19, 2027, which is Patriots' Day (a "
+                           "Massachusetts legal holiday), not a business day.")
+    assert "B(1) deems the application filed on \"the date of receipt\"" in note
+    assert "B(2) counts 21 days \"from receipt\"" in note
+    assert steps["received"].date == dt.date(2027, 4, 19)
+    assert steps["hearing"].date == dt.date(2027, 5, 10) and steps["hearing"].note == ""
+    saturday = {s.key: s for s in permit_timeline(dt.date(2027, 4, 17))}
+    assert saturday["received"].note.startswith(
+        "Received on Sat Apr 17, 2027, which is a Saturday, not a business day.")
+    assert saturday["hearing"].date == dt.date(2027, 5, 7)
+    assert "Sat May 8, 2027" in saturday["hearing"].note
+    # a business day says nothing
+    assert {s.key: s for s in permit_timeline(dt.date(2027, 4, 20))}["received"].note == ""

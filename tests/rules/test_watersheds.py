@@ -6,7 +6,6 @@ import geopandas as gpd
 import pytest
 from shapely.geometry import LineString, Point, box
 
-from swm_gis.errors import GeometryError
 from swm_gis.rules.watersheds import mitigation_eligibility, watershed_shares
 
 X0, Y0 = 238_000.0, 918_000.0
@@ -46,14 +45,16 @@ def test_polygons_sharing_a_code_count_as_one_watershed():
     assert r["huc10"] == [] and any("No HUC10 layer" in x for x in r["reasons"])
 
 
-def test_site_outside_every_huc_is_an_error_naming_the_layer():
+def test_a_huc_layer_that_does_not_cover_the_site_is_named_not_an_error():
+    """Issue 32 item 6: the level is not checked, with a reason naming the layer's file."""
     site = frame(geoms=[box(X0 - 5000, Y0, X0 - 4000, Y0 + 100)])
     source = {"file": "/data/wbd.gpkg", "layer": "WBDHU12"}
-    with pytest.raises(GeometryError, match="outside every HUC12 watershed polygon of "
-                                            "/data/wbd.gpkg:WBDHU12"):
-        watershed_shares(site, huc12=HUC12, huc10=None, sources={"huc12": source})
-    with pytest.raises(GeometryError, match="polygon of the layer"):
-        watershed_shares(site, huc12=HUC12, huc10=None)
+    out = watershed_shares(site, huc12=HUC12, huc10=None, sources={"huc12": source})
+    assert out["huc12"] == [] and out["not_covered"] == ["huc12"]
+    assert ("The site lies outside every HUC12 watershed polygon of /data/wbd.gpkg:WBDHU12: "
+            "the layer does not cover it, so the site's HUC12 is not checked.") in out["reasons"]
+    assert "polygon of the layer:" in " ".join(
+        watershed_shares(site, huc12=HUC12, huc10=None)["reasons"])
 
 
 def test_mitigation_in_neighbouring_huc12_of_same_huc10_is_eligible_only_for_redevelopment():

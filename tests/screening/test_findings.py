@@ -30,7 +30,7 @@ from affine import Affine
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from shapely.geometry import LineString, Point, box
-from support.townkit import write_town
+from support.townkit import ALL_MS4, write_town
 
 from swm_gis.config.town import load_config
 from swm_gis.screening import findings as fd
@@ -103,14 +103,15 @@ def town_layers(kind: str) -> dict[str, gpd.GeoDataFrame]:
 
 
 def make_town(tmp_path: Path, kind: str, *, drop=(), replace=None, extra="",
-              dem_y_min: float = 0.0, coverage=None) -> Path:
+              dem_y_min: float = 0.0, coverage=None, all_ms4: bool = True) -> Path:
+    """The test town of ``kind``; ``all_ms4``: it states all its land drains to its MS4."""
     tmp_path.mkdir(parents=True, exist_ok=True)
     layers = {k: v for k, v in town_layers(kind).items() if k not in drop}
     layers.update(replace or {})
     if "dem" not in drop:
         write_dem(tmp_path / "dem.tif", y_min=dem_y_min)
         extra = '\n[layers.dem]\npath = "dem.tif"\n' + extra
-    toml = write_town(tmp_path, layers, extra=extra)
+    toml = write_town(tmp_path, layers, extra=extra, town_extra=ALL_MS4 if all_ms4 else "")
     text = toml.read_text(encoding="utf-8")
     for key, value in (coverage or {}).items():
         text = text.replace(f'layer = "{key}"\n', f'layer = "{key}"\ncoverage = "{value}"\n')
@@ -561,7 +562,8 @@ def _trigger(area=60_000.0, plan=None, claims=(), ms4=None):
                                                       (False if plan is not None else None)),
             "exemption": [{"name": n, "section": EXEMPTIONS[n][0], "activity": EXEMPTIONS[n][1]}
                           for n in claims] or None,
-            "ms4": ms4 or {"checked": False, "reached": None, "features": [], "searched": None},
+            "ms4": ms4 or {"checked": False, "reached": None, "features": [], "searched": None,
+                           "assumed_by_town": True},
             "reasons": []}
 
 
@@ -590,22 +592,38 @@ def _pure_doc(*, area=60_000.0, plan=None, claims=(), roadway=False, dev="redeve
 
 
 def test_the_trigger_names_the_ms4_condition_and_the_town_boards():
-    """Bylaw quoted in applicability A: "... draining to the Town's MS4"."""
-    f = fd.decide_findings(_pure_doc())[0]
-    assert f["status"] == "yes" and f["layers_missing"] == ["ms4"]
-    assert ("This assumes the disturbance is draining to the Town's MS4 (the bylaw's words; the "
-            "rules' purpose is discharges to the MS4), not checked: no MS4 layer") in f["answer"]
+    """Bylaw quoted in applicability A: "... draining to the Town's MS4". Issue 32 item 5: without
+    an MS4 layer the permit is conditional on it, unless the town states all its land drains to
+    its MS4 (then "yes", printed as the Town's assumption)."""
+    town = fd.decide_findings(_pure_doc())[0]  # the town states it
+    assert town["status"] == "yes" and town["layers_missing"] == ["ms4"]
+    assert ("The disturbance is taken as draining to the Town's MS4: the Town's configuration "
+            "states that all of its land drains to its MS4 (the Town's assumption, not a "
+            "finding of this tool).") in town["answer"]
     assert any("\"Projects or activities approved by these Boards shall be deemed in compliance "
                "with the intent and provisions of these regulations.\"" in c
-               for c in f["caveats"])
-    met = fd.decide_findings(_pure_doc(ms4={"checked": True, "reached": True,
-                                            "features": ["CB-7"], "searched": "the site"}))[0]
+               for c in town["caveats"])
+    unchecked = fd.decide_findings(_pure_doc(ms4={"checked": False, "reached": None,
+                                                  "features": [], "searched": None}))
+    assert unchecked[0]["status"] == "conditional" and unchecked[0]["layers_missing"] == ["ms4"]
+    assert ("a permit is required if the disturbance drains to the Town's MS4. Whether the "
+            "disturbance is draining to the Town's MS4 is not checked: no MS4 layer (catch "
+            "basins, pipes, outfalls, drainage channels) is configured.") in unchecked[0]["answer"]
+    assert unchecked[2]["status"] == "conditional"  # the standards follow
+    met = fd.decide_findings(_pure_doc(ms4={
+        "checked": True, "reached": True, "features": ["CB-7"], "near": ["CB-8"],
+        "searched": "the runoff path traced down the DEM", "reach_ft": 10.0, "near_ft": 100.0}))[0]
     assert met["status"] == "yes" and met["layers_used"][-1] == "ms4"
-    assert "the site reaches MS4 feature(s) CB-7 of the MS4 layer" in met["answer"]
+    assert ("The disturbance is draining to the Town's MS4: the runoff path traced down the DEM "
+            "comes within 10 ft of MS4 feature(s) CB-7; MS4 feature(s) CB-8 lie within 100 ft "
+            "of the site, near it (nearness shows no drainage).") in met["answer"]
     dry = fd.decide_findings(_pure_doc(ms4={"checked": True, "reached": False, "features": [],
-                                            "searched": "the site"}))
+                                            "near": ["CB-8"], "near_ft": 100.0, "reach_ft": 10.0,
+                                            "searched": "the runoff path traced down the DEM"}))
     assert dry[0]["status"] == "conditional"
-    assert "a permit is required if the disturbance drains to the Town's MS4" in dry[0]["answer"]
+    assert ("Whether the disturbance is draining to the Town's MS4 is not shown: the runoff "
+            "path traced down the DEM reaches no MS4 feature (within 10 ft); MS4 feature(s) "
+            "CB-8 lie within 100 ft of the site") in dry[0]["answer"]
     assert dry[2]["status"] == "conditional"  # the standards follow
 
 
@@ -627,6 +645,51 @@ def test_roadway_maintenance_is_a_claim_everywhere():
     assert note["§ 320-19 A(10)(f)"].note.startswith(
         "Retention, unless the Commission accepts the roadway-maintenance claim (§ 320-19 "
         "B(8)(e)): 1,333 cu ft")
+
+
+def test_a_roadway_claim_on_new_development_is_named_in_the_standards_finding():
+    """Issue 32 item 9: the claim on new development does not stand (B(8)(e) is for
+    redevelopment), and the finding says so, not only the reasons; B(7) applies in full:
+    1.0 in / 12 x 20,000 sq ft = 1,666.7 cu ft, printed 1,667 cu ft."""
+    found = {f["key"]: f for f in fd.decide_findings(_pure_doc(dev="new", existing=0.0,
+                                                               roadway=True))}
+    st = found["standards"]
+    assert st["status"] == "yes"
+    assert st["answer"].startswith("Retain 1,667 cu ft (1.0 in x 20,000 sq ft")
+    assert st["answer"].endswith(
+        "The applicant's roadway-maintenance claim (§ 320-19 B(8)(e)) does not apply: that "
+        "exemption is for redevelopment only, and as new development the B(7) standards apply "
+        "in full.")
+    plain = {f["key"]: f for f in fd.decide_findings(_pure_doc(dev="new", existing=0.0))}
+    assert "roadway" not in plain["standards"]["answer"]
+
+
+def test_a_figure_below_the_trigger_never_prints_as_the_trigger():
+    """Issue 32 item 9: 43,559.6 sq ft is below one acre (43,560 sq ft); rounded it would
+    print "43,560 sq ft (1.00 acres)". It prints rounded down: 43,559 sq ft (0.99 acres), and
+    in the summary 43,559.6 sq ft (0.999 acres)."""
+    doc = _pure_doc(area=43_559.6)
+    f = fd.decide_findings(doc)[0]
+    assert f["status"] == "conditional"
+    assert f["answer"].startswith("Conditional. The site disturbs 43,559 sq ft (0.99 acres), "
+                                  "below one acre")
+    doc["meta"] = {"town": "T"}
+    assert fd.summary_lines({**doc, "findings": [f]})[0] == (
+        "T: the site disturbs 43,559.6 sq ft (0.999 acres)")
+
+
+@settings(max_examples=200, deadline=None)
+@given(area=st.floats(min_value=40_000.0, max_value=43_559.999, allow_nan=False))
+def test_no_area_below_the_trigger_prints_one_acre_or_more(area):
+    import re
+
+    doc = _pure_doc(area=area)
+    f = fd.decide_findings(doc)[0]
+    sqft, acres = re.search(r"disturbs ([\d,]+) sq ft \(([\d.]+) acres\)", f["answer"]).groups()
+    assert int(sqft.replace(",", "")) < 43_560 and float(acres) < 1.0
+    line = fd.summary_lines({**doc, "meta": {"town": "T"}, "findings": [f]})[0]
+    sqft1, acres1 = re.search(r"disturbs ([\d,.]+) sq ft \(([\d.]+) acres\)", line).groups()
+    assert float(sqft1.replace(",", "")) < 43_560 and float(acres1) < 1.0
 
 
 def test_the_wetlands_order_claim_leaves_the_standards_applying():
@@ -697,27 +760,67 @@ def test_a_claim_never_turns_yes_into_no_or_no_into_yes(area, plan, dev, existin
             assert a.applies in (b.applies, None), b.citation
 
 
-def _ms4_town(tmp_path, geom):
+def _ms4_town(tmp_path, geom, *, all_ms4=False):
     ms4 = gdf({"FACILITYID": ["P-1"]}, [geom])
-    return screen(tmp_path, "clean", replace={"ms4": ms4})
+    return screen(tmp_path, "clean", replace={"ms4": ms4}, all_ms4=all_ms4)
 
 
 def test_an_ms4_layer_decides_the_condition_on_the_flow_path(tmp_path):
     """A storm drain across the valley at y = 1100 m: the runoff from the site (y 1200..1300)
-    runs south to the Brook (y 1005) over it. A catch basin in the far corner is never met."""
+    runs south down the DEM to the Brook (y 1005) over it: reached. A catch basin 30 m
+    (98.4 ft) north of the site, upslope, is "near" (within 100 ft) but not reached; one in the
+    far corner is neither. Not reached: conditional, unless the town states all its land
+    drains to its MS4."""
     pipe = _ms4_town(tmp_path / "pipe", LineString([xy(0, 1100), xy(3000, 1100)]))
     f = by_key(pipe, "disturbance")
     assert f["status"] == "yes" and "ms4" in f["layers_used"]
-    assert pipe["disturbance"]["ms4"] == {"checked": True, "reached": True, "features": ["P-1"],
-                                          "searched": "the site or its traced flow path",
-                                          "reach_ft": 10.0}
-    assert "The disturbance is draining to the Town's MS4: the site or its traced flow path " \
-        "reaches MS4 feature(s) P-1 of the MS4 layer." in f["answer"]
+    assert pipe["disturbance"]["ms4"] == {
+        "checked": True, "reached": True, "features": ["P-1"], "near": [], "reach_ft": 10.0,
+        "near_ft": 100.0, "searched": "the runoff path traced down the DEM",
+        "assumed_by_town": False}
+    assert pipe["disturbance"]["permit_required"] is True
+    assert ("The disturbance is draining to the Town's MS4: the runoff path traced down the DEM "
+            "comes within 10 ft of MS4 feature(s) P-1.") in f["answer"]
+    near = _ms4_town(tmp_path / "near", Point(xy(350, 1330)))
+    n = by_key(near, "disturbance")
+    assert near["disturbance"]["ms4"]["near"] == ["P-1"]
+    assert near["disturbance"]["ms4"]["reached"] is False
+    assert n["status"] == "conditional" and near["disturbance"]["permit_required"] is None
+    assert "MS4 feature(s) P-1 lie within 100 ft of the site, near it" in n["answer"]
     basin = _ms4_town(tmp_path / "basin", Point(xy(2800, 1900)))
     g = by_key(basin, "disturbance")
-    assert g["status"] == "conditional" and basin["disturbance"]["permit_required"] is True
+    assert basin["disturbance"]["ms4"]["near"] == [] and g["status"] == "conditional"
+    assert basin["disturbance"]["permit_required"] is None
     assert "a permit is required if the disturbance drains to the Town's MS4" in g["answer"]
     assert {c["name"]: c["ran"] for c in basin["checks"]}["ms4"] is True
+    stated = _ms4_town(tmp_path / "stated", Point(xy(2800, 1900)), all_ms4=True)
+    h = by_key(stated, "disturbance")
+    assert h["status"] == "yes" and stated["disturbance"]["permit_required"] is True
+    assert "the Town's configuration states that all of its land drains to its MS4" in h["answer"]
+
+
+def test_without_an_ms4_layer_the_permit_is_conditional_unless_the_town_states_it(tmp_path):
+    """Issue 32 item 5, on a town: no MS4 layer and no statement -> conditional, permit_required
+    null; the statement -> yes, and the check's reason says the town states it."""
+    plain = screen(tmp_path / "plain", "clean", all_ms4=False)
+    assert by_key(plain, "disturbance")["status"] == "conditional"
+    assert plain["disturbance"]["permit_required"] is None
+    # the reasons say it too: never "is required" while the MS4 condition is open
+    assert ("If the disturbance drains to the Town's MS4, a Stormwater Management Permit is "
+            "required before any site-altering activity (Chapter 320, permit procedure, A); "
+            "whether it does is not shown (see the permit finding).") in \
+        plain["disturbance"]["reasons"]
+    assert not any(r.startswith("A Stormwater Management Permit is required")
+                   for r in plain["disturbance"]["reasons"])
+    assert by_key(plain, "standards")["answer"].startswith("If a permit is required: ")
+    stated = screen(tmp_path / "stated", "clean")
+    assert by_key(stated, "disturbance")["status"] == "yes"
+    assert ("A Stormwater Management Permit is required before any site-altering activity "
+            "(Chapter 320, permit procedure, A).") in stated["disturbance"]["reasons"]
+    assert stated["disturbance"]["ms4"]["assumed_by_town"] is True
+    assert {c["name"]: c.get("reason") for c in stated["checks"]}["ms4"] == (
+        "the MS4 layer is not configured: the town's config states that all its land drains "
+        "to its MS4")
 
 
 def test_the_02_pct_zone_is_checked_where_the_layer_holds_or_says_it(tmp_path):

@@ -82,6 +82,30 @@ def test_the_duties_of_filing_notice_site_and_completion_are_quoted():
         assert words in by[section], section
 
 
+def test_other_boards_actions_entry_and_plan_changes_are_quoted():
+    """Issue 32 item 8: permit procedure D and F, inspections E and § 320-19 C."""
+    by = {i["section"]: i["text"] for i in general_requirements()}
+    other = by["Ch. 320, permit procedure, D"]
+    assert "shall notify the Town Clerk of receipt of the application" in other
+    assert "to Planning Board, Board of Health or others as appropriate" in other
+    actions = by["Ch. 320, permit procedure, F"]
+    # the three possible actions, each quoted: approval, approval with conditions, disapproval
+    assert actions.count("Approval of the stormwater management permit application") == 2
+    assert "subject to any conditions, modifications or restrictions" in actions
+    assert "Disapproval of the stormwater management permit application" in actions
+    assert "may enter upon privately owned property" in by["Ch. 320, inspections, E"]
+    changes = by["§ 320-19 C"]
+    assert "before any change or alteration occurs" in changes
+    assert "an amended stormwater management permit application be filed" in changes
+    # the regulation's order: D before E, F before G; § 320-19 C after B(6), before § 320-20
+    order = list(by)
+    for first, then in (("Ch. 320, permit procedure, C", "Ch. 320, permit procedure, D"),
+                        ("Ch. 320, permit procedure, F", "Ch. 320, permit procedure, G"),
+                        ("§ 320-19 B(6)", "§ 320-19 C"), ("§ 320-19 C", "§ 320-20 B(1)-(2)"),
+                        ("Ch. 320, inspections, D", "Ch. 320, inspections, E")):
+        assert order.index(first) + 1 == order.index(then), (first, then)
+
+
 def test_no_section_number_the_regulation_does_not_give():
     numbers = set(re.findall(r"\b320-\d+", REGULATION.read_text(encoding="utf-8")))
     for item in general_requirements():

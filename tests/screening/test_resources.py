@@ -16,7 +16,7 @@ from support.townkit import write_town
 from support.valleykit import EPSG, X0, Y0, valley_dem, valley_layers, xy
 
 from swm_gis.config.town import load_config
-from swm_gis.errors import CrsError, InputFileError
+from swm_gis.errors import CrsError
 from swm_gis.screening.resource_areas import resource_checks
 
 SCHEMA = Path(__file__).resolve().parents[2] / "swm_gis" / "schemas" / "screening.schema.json"
@@ -149,10 +149,16 @@ def test_dem_without_crs_is_refused(tmp_path):
         resource_checks(config, SITE)
 
 
-def test_dem_not_covering_the_site(tmp_path):
-    config = load_config(make_town(tmp_path, dem_shift=2_000.0))  # DEM starts at x = 2000
-    with pytest.raises(InputFileError, match="does not cover the site"):
-        resource_checks(config, SITE)
+def test_dem_not_covering_the_site_falls_back_to_the_nearest_stream(tmp_path):
+    """Issue 32 item 6: a DEM beside the site (it starts at x = 2000) is no refusal: the
+    trace goes to the nearest stream, approximate, and the check says why."""
+    config = load_config(make_town(tmp_path, dem_shift=2_000.0))
+    keys, _, checks = resource_checks(config, SITE)
+    rw = keys["receiving_waters"]
+    assert rw["approximate"] is True and rw["method"] == "nearest-stream (approximate)"
+    reason = {c["name"]: c.get("reason") or "" for c in checks}["receiving_waters"]
+    assert "the elevation (DEM) layer does not cover the site (The DEM does not cover the " \
+        "site." in reason
 
 
 def test_subject_parcels_floodplain_and_use_codes(tmp_path):

@@ -207,14 +207,20 @@ def test_site_in_another_crs_is_reprojected_to_the_working_crs(tmp_path, fake_re
     assert fake_resources[0].crs.equals(cfg.crs_obj)
 
 
-def test_site_outside_every_huc_is_refused(tmp_path, fake_resources):
+def test_site_outside_every_huc_is_not_checked_not_refused(tmp_path, fake_resources):
     toml = write_town(tmp_path, {
         "parcels": gdf({"LOC_ID": ["M_1"]}, [box(X0 - 9000, Y0, X0 + 2000, Y0 + 1000)]),
         "huc12": gdf({"huc12": [WEST], "name": ["West Brook"]},
                      [box(X0, Y0, X0 + 2000, Y0 + 1000)])})
     far = gdf(geoms=[box(X0 - 9000, Y0, X0 - 8000, Y0 + 100)])
-    with pytest.raises(GeometryError, match="outside every HUC12 watershed polygon of .*town.gpkg"):
-        build_screening(load_config(toml), ScreeningRequest(far))
+    # issue 32 item 6: a site in the town that the HUC layer does not cover is screened; its
+    # watersheds are not checked, with the reason naming the layer
+    doc = build_screening(load_config(toml), ScreeningRequest(far)).document
+    assert doc["watersheds"]["not_covered"] == ["huc12"]
+    assert any("outside every HUC12 watershed polygon of" in r and "town.gpkg" in r
+               for r in doc["watersheds"]["reasons"])
+    watersheds = next(f for f in doc["findings"] if f["key"] == "watersheds")
+    assert watersheds["status"] == "not_checked"
 
 
 def test_a_site_or_plan_away_from_the_town_is_refused_partly_outside_is_a_warning(
@@ -304,7 +310,11 @@ def test_cambridge_block_area_agrees_with_qgis(cambridge_config, qgis_app, fake_
     assert len(geoms) == len(block) == 93
     assert doc["disturbance"]["area_sqft"] == pytest.approx(qgis_sqft, rel=1e-6)
     assert doc["disturbance"]["area_sqft"] == pytest.approx(603_112.3, abs=0.5)
-    assert doc["disturbance"]["permit_required"] is True
+    # Cambridge's config has no MS4 layer and does not state that all its land drains to its
+    # MS4 (parts of the city are combined sewers): the trigger is met by area, and the permit is
+    # conditional on the MS4 (issue 32 item 5)
+    assert doc["disturbance"]["disturbs_trigger_area"] is True
+    assert doc["disturbance"]["permit_required"] is None
 
 
 def test_cambridge_block_screens_through_its_config_with_real_resource_checks(

@@ -12,11 +12,16 @@ SAMPLE_CONFIG = REPO / "data" / "sample" / "town.toml"
 CRS = "EPSG:26986"
 
 
+#: The [town] line of a town that states all of its land drains to its MS4.
+ALL_MS4 = "all_land_drains_to_ms4 = true\n"
+
+
 def write_town(tmp_path: Path, layers: dict[str, gpd.GeoDataFrame], *, name: str = "Testtown",
-               extra: str = "", crs: str = CRS) -> Path:
-    """Write each layer to tmp_path/town.gpkg and a town.toml pointing at them; return the toml."""
+               extra: str = "", crs: str = CRS, town_extra: str = "") -> Path:
+    """Write each layer to tmp_path/town.gpkg and a town.toml pointing at them; return the toml.
+    ``town_extra`` is added to ``[town]`` (e.g. ``all_land_drains_to_ms4 = true``)."""
     gpkg = tmp_path / "town.gpkg"
-    lines = [f'[town]\nname = "{name}"\ncrs = "{crs}"\n']
+    lines = [f'[town]\nname = "{name}"\ncrs = "{crs}"\n{town_extra}']
     for key, frame in layers.items():
         frame.to_file(gpkg, layer=key, driver="GPKG")
         lines.append(f'[layers.{key}]\npath = "town.gpkg"\nlayer = "{key}"\n')

@@ -114,6 +114,7 @@ class ScreenAlgorithm(SwmGisAlgorithm):
             "works). Their union is the site; overlaps are not counted twice.")
 
     def add_screen_options(self) -> None:
+        self.add_ms4_statement()
         if self.WITH_COMMON_PLAN:
             self.add(QgsProcessingParameterFeatureSource(
                 "COMMON_PLAN", self.tr("Larger common plan of development or sale"),
@@ -170,6 +171,18 @@ class ScreenAlgorithm(SwmGisAlgorithm):
                 "disturbance that the applicant removes: it is left out of the total "
                 "post-construction impervious area (without it, all of that cover stays).",
                 advanced=True)
+
+    def add_ms4_statement(self) -> None:
+        """ALL_LAND_DRAINS_TO_MS4: the town states that all of its land drains to its MS4
+        (``[town] all_land_drains_to_ms4`` of the config the run writes)."""
+        if PERMIT in self.FLAGS:
+            self.add_bool(
+                "ALL_LAND_DRAINS_TO_MS4", "All the town's land drains to its MS4", False,
+                "The permit trigger applies to land \"draining to the Town's MS4\". Without an "
+                "MS4 layer the permit finding is conditional on it, unless this box states that "
+                "all of the town's land drains to its MS4: the report then prints that as the "
+                "Town's assumption. Not used with a town config file (its [town] "
+                "all_land_drains_to_ms4 says it).", advanced=True)
 
     def names_town(self, parameters, context) -> bool:
         """Only the screening report prints the town's name: a single check without it does

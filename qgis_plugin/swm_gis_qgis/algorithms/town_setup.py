@@ -80,6 +80,11 @@ layer with a filter, a database table) is saved into a GeoPackage in the folder 
         self.add_right_of_way_params(advanced=False)
         self.add_town_layers(skip=("parcels", "assess"))
         self.add_common_advanced(town_name_advanced=False, with_town_name=False)
+        self.add_bool("ALL_LAND_DRAINS_TO_MS4", "All the town's land drains to its MS4", False,
+                      "Saved as [town] all_land_drains_to_ms4: without an MS4 layer, the permit "
+                      "finding is conditional on the land \"draining to the Town's MS4\" unless "
+                      "the town states this; the report prints it as the Town's assumption.",
+                      advanced=True)
         self.add(QgsProcessingParameterFileDestination(
             "OUTPUT_CONFIG", self.tr("Town config file to save"), fileFilter="TOML (*.toml)"),
             "Where to save the town config (e.g. lynnfield.toml beside the project); an "
