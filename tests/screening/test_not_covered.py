@@ -96,7 +96,9 @@ def test_layers_that_do_not_cover_the_site_are_not_checked_and_the_trigger_answe
     assert found["habitats"]["layers_missing"] == ["nhesp_estimated", "vernal_pools"]
     assert found["floodplain"]["status"] == "yes"
     assert found["floodplain"]["answer"].startswith("215,278 sq ft of the site's parcel(s) M_1")
-    assert "Inside the limit of disturbance: 0 sq ft" in found["floodplain"]["answer"]
+    # every square foot once (issue 32 item 3): all of it on the parcel, outside the limit
+    assert ("SFHA on the site's parcel(s): 215,278 sq ft, 0 sq ft inside the limit of "
+            "disturbance and 215,278 sq ft outside it.") in found["floodplain"]["answer"]
 
 
 def test_the_same_site_with_covering_layers_is_checked(tmp_path):
