@@ -32,6 +32,7 @@ import queue
 import signal
 import sys
 import threading
+import time
 import traceback
 from typing import Any
 
@@ -167,6 +168,20 @@ def _job_problem(job: Any) -> str | None:
     return None
 
 
+def _test_pause() -> None:
+    """Tests only: while the file ``SWM_GIS_TEST_JOB_PAUSE_FILE`` names exists, a job waits
+    before it starts, having written the server's pid to that name + ``.paused`` (so a test can
+    stop the server in the middle of a job)."""
+    path = os.environ.get("SWM_GIS_TEST_JOB_PAUSE_FILE")
+    if not path or not os.path.exists(path):
+        return
+    with open(path + ".paused.tmp", "w", encoding="utf-8") as fh:
+        fh.write(str(os.getpid()))
+    os.replace(path + ".paused.tmp", path + ".paused")
+    while os.path.exists(path):
+        time.sleep(0.05)
+
+
 def _run_job(channel: _Channel, inbox: _Inbox, job: dict[str, Any]) -> int:
     """Run one job as the one-shot command line would; returns its exit code."""
     from swm_gis.cli import main
@@ -181,6 +196,7 @@ def _run_job(channel: _Channel, inbox: _Inbox, job: dict[str, Any]) -> int:
     try:
         if job.get("cwd"):
             os.chdir(job["cwd"])
+        _test_pause()
         code = main(list(job["argv"]))
     except SystemExit as exc:
         code = exc.code if isinstance(exc.code, int) else 1
