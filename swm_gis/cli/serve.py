@@ -1,4 +1,6 @@
-"""``swm-gis serve``: one warm engine process that runs jobs sent as JSON lines (the QGIS plugin).
+"""``swm-gis serve``: a warm engine process running jobs sent as JSON lines (the QGIS plugin).
+
+The command is registered in :mod:`swm_gis.cli` (it hands this module the one-shot entry point).
 
 Start-up (Python, geopandas, pyproj, the command line itself) costs more than a small job; a
 program that runs many jobs (the QGIS plugin, one per algorithm run) keeps one ``serve``
@@ -34,11 +36,8 @@ import sys
 import threading
 import time
 import traceback
+from collections.abc import Callable
 from typing import Any
-
-import typer
-
-from swm_gis.cli._common import app
 
 #: Protocol version in the ready line; a client checks it before sending jobs.
 PROTOCOL = 1
@@ -182,9 +181,9 @@ def _test_pause() -> None:
         time.sleep(0.05)
 
 
-def _run_job(channel: _Channel, inbox: _Inbox, job: dict[str, Any]) -> int:
-    """Run one job as the one-shot command line would; returns its exit code."""
-    from swm_gis.cli import main
+def _run_job(channel: _Channel, inbox: _Inbox, job: dict[str, Any],
+             main: Callable[[list[str]], int]) -> int:
+    """Run one job with ``main``, the one-shot command line's entry point; its exit code."""
     from swm_gis.errors import Interrupted
 
     job_id, errors = job["id"], []
@@ -238,8 +237,9 @@ def _next(inbox: _Inbox) -> Any:
             inbox.interrupt_sent_for = None
 
 
-def serve_loop() -> int:
-    """Read and run jobs until end of input; returns the server's exit code."""
+def serve_loop(main: Callable[[list[str]], int]) -> int:
+    """Read jobs until end of input and run each with ``main`` (:func:`swm_gis.cli.main`, the
+    one-shot entry point, handed over by the ``serve`` command); the server's exit code."""
     from swm_gis.errors import Interrupted
 
     channel, inbox = _Channel(), _Inbox()
@@ -256,7 +256,7 @@ def serve_loop() -> int:
             channel.send({"id": job_id, "done": True, "exit": 130,
                           "error": "Cancelled before it started."})
             continue
-        _run_job(channel, inbox, job)
+        _run_job(channel, inbox, job, main)
         inbox.interrupt_sent_for = None
         last, Interrupted.last = Interrupted.last, None  # no job's interrupt outlives it
         if last is not None and last.signum == signal.SIGTERM:
@@ -264,7 +264,3 @@ def serve_loop() -> int:
     return 0
 
 
-@app.command("serve", hidden=True)
-def serve() -> None:
-    """Run jobs sent as JSON lines on stdin, one at a time (the QGIS plugin's warm engine)."""
-    raise typer.Exit(serve_loop())
