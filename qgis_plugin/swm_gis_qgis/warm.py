@@ -68,6 +68,7 @@ class WarmEngine:
 
     def __init__(self, exe: str, env: dict[str, str], key: tuple) -> None:
         self.key = key
+        self.last_seconds: float | None = None  # how long the last job ran in the engine
         kw: dict[str, Any] = {}
         if os.name == "posix":
             kw["start_new_session"] = True
@@ -80,8 +81,7 @@ class WarmEngine:
             env=env, **kw)
         self.q: queue.Queue = queue.Queue()
         for name, stream in (("out", self.proc.stdout), ("err", self.proc.stderr)):
-            threading.Thread(target=_engine._reader, args=(stream, name, self.q),
-                             daemon=True).start()
+            threading.Thread(target=_read, args=(stream, name, self.q), daemon=True).start()
         self._wait_ready()
 
     @property
@@ -157,6 +157,7 @@ class WarmEngine:
             if not obj or obj.get("id") != job_id:
                 continue
             if obj.get("done"):
+                self.last_seconds = obj.get("seconds")
                 if cancelled_at is not None:
                     raise _engine.EngineCanceled("Cancelled: the swm-gis engine was stopped.")
                 return run, int(obj.get("exit", 1))
@@ -174,6 +175,15 @@ class WarmEngine:
             f"The swm-gis engine stopped unexpectedly during this run ({how}), so it has no "
             "results. Run the algorithm again: the next run starts a new engine."
             + (f" Its last words: {tail}" if tail else ""))
+
+
+def _read(stream: Any, name: str, q: queue.Queue) -> None:
+    """The engine's lines into ``q``, then ``(name, None)``; the stream is closed at its end."""
+    try:
+        _engine._reader(stream, name, q)
+    finally:
+        with contextlib.suppress(OSError, ValueError):
+            stream.close()
 
 
 def _key(exe: str, env: dict[str, str]) -> tuple:

@@ -12,7 +12,8 @@ process and sends it jobs. Protocol, one JSON object per line, UTF-8:
 * stdout: ``{"ready": true, "protocol": 1, "pid": 123}`` once, then per job every line the
   one-shot run would print, as ``{"id": "7", "stream": "err", "line": "{\\"type\\": ...}"}``
   (``stream`` is where the one-shot run prints it), and last
-  ``{"id": "7", "done": true, "exit": 0, "error": null}`` (``error``: the job's error message).
+  ``{"id": "7", "done": true, "exit": 0, "error": null, "seconds": 0.8}`` (``error``: the
+  job's error message; ``seconds``: how long the job ran in the server).
 
 A job runs in this process through :func:`swm_gis.cli.main`, the one-shot command line's own
 entry point, so it writes the same files. Jobs run one at a time; a failing job (exit 2 and its
@@ -191,7 +192,7 @@ def _run_job(channel: _Channel, inbox: _Inbox, job: dict[str, Any],
     err = _JobStream(channel, job_id, "err", errors)
     saved = sys.stdout, sys.stderr, sys.stdin, os.getcwd()
     sys.stdout, sys.stderr, sys.stdin = out, err, io.StringIO("")
-    code = 1
+    code, started = 1, time.perf_counter()
     try:
         if job.get("cwd"):
             os.chdir(job["cwd"])
@@ -212,7 +213,8 @@ def _run_job(channel: _Channel, inbox: _Inbox, job: dict[str, Any],
         sys.stdout, sys.stderr, sys.stdin = saved[:3]
         os.chdir(saved[3])
     channel.send({"id": job_id, "done": True, "exit": code,
-                  "error": (errors[-1] if errors else None) if code else None})
+                  "error": (errors[-1] if errors else None) if code else None,
+                  "seconds": round(time.perf_counter() - started, 3)})
     return code
 
 
