@@ -8,7 +8,10 @@ run (``SWM_GIS_WARM_ENGINE=0``), and the engine's own time (the job's ``seconds`
 engine reports it: the command line's work, without start-up or the plugin's side). The target
 (issue 37): warm round trip <= engine time + 0.5 s.
 
-    QT_QPA_PLATFORM=offscreen .venv/bin/python benchmarks/bench_interactive.py [--runs 5]
+    QT_QPA_PLATFORM=offscreen .venv/bin/python benchmarks/bench_interactive.py [--runs 5] [--smoke]
+
+``--smoke``: one run of each, checked: both engines find the same abutters, and the warm runs
+were all answered by one process.
 """
 
 from __future__ import annotations
@@ -22,6 +25,9 @@ import time
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import smoke  # noqa: E402
+
 SAMPLE = REPO / "data" / "sample"
 SUBJECT = "M_236682_917765"
 QGIS_PLUGINS = "/usr/share/qgis/python/plugins"
@@ -54,7 +60,7 @@ def _qgis():
     return app, plugin
 
 
-def _round_trip(out: Path) -> float:
+def _round_trip(out: Path, counts: list[int]) -> float:
     import processing
 
     started = time.perf_counter()
@@ -64,33 +70,46 @@ def _round_trip(out: Path) -> float:
         "SUBJECT": f"{SAMPLE / 'sample.gpkg'}|layername=parcels", "SUBJECT_IDS": SUBJECT,
         "OUTPUT": "memory:", "OUTPUT_FOLDER": str(out)})
     seconds = time.perf_counter() - started
-    assert result["ABUTTER_COUNT"] > 0, result
+    counts.append(int(result["ABUTTER_COUNT"]))
     return seconds
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=5)
+    smoke.add_option(parser)
     args = parser.parse_args()
-    app, plugin = _qgis()
+    runs = 1 if args.smoke else args.runs
+    try:
+        app, _plugin = _qgis()
+    except ImportError:
+        smoke.skip("PyQGIS is not installed (apt-get install qgis python3-qgis)")
+        return
     from swm_gis_qgis import warm
 
     with tempfile.TemporaryDirectory(prefix="bench_interactive_") as tmp:
         root = Path(tmp)
         os.environ["SWM_GIS_EXECUTABLE"] = _engine_of_this_tree(root)
         os.environ.pop(warm.ENV_WARM, None)
-        first = _round_trip(root / "first")  # starts the warm engine (not counted)
+        warm_n: list[int] = []
+        first = _round_trip(root / "first", warm_n)  # starts the warm engine (not counted)
+        pid = warm.current_pid()
         warm_s, engine_s = [], []
-        for n in range(args.runs):
-            warm_s.append(_round_trip(root / f"warm{n}"))
+        for n in range(runs):
+            warm_s.append(_round_trip(root / f"warm{n}", warm_n))
             engine_s.append(float(warm._current.last_seconds))  # noqa: SLF001 - the bench's probe
+        smoke.check(pid is not None and warm.current_pid() == pid,
+                    "one warm engine process answered every warm run")
         os.environ[warm.ENV_WARM] = "0"
-        cold_s = [_round_trip(root / f"cold{n}") for n in range(args.runs)]
+        cold_n: list[int] = []
+        cold_s = [_round_trip(root / f"cold{n}", cold_n) for n in range(runs)]
+        smoke.check(set(warm_n) == set(cold_n) and len(set(cold_n)) == 1 and cold_n[0] > 0,
+                    f"warm and one-shot runs found the same {cold_n[0]} abutters")
         warm.shutdown()
 
     med = {name: statistics.median(v) for name, v in
            (("warm", warm_s), ("one-shot", cold_s), ("engine", engine_s))}
-    print(f"swm_gis:abutters on the sample town, median of {args.runs}; "
+    print(f"swm_gis:abutters on the sample town, median of {runs}; "
           f"load average {os.getloadavg()[0]:.1f}")
     print(f"  first run (starts the warm engine)     {first:6.2f} s")
     print(f"  round trip, warm engine                {med['warm']:6.2f} s")
