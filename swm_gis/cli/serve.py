@@ -111,10 +111,11 @@ class _Inbox:
         self.running: Any = None  # id of the job running now
         self.cancelled: set[str] = set()  # ids cancelled (json-encoded, so 7 and "7" differ)
         self.interrupt_sent_for: Any = None
-        threading.Thread(target=self._read, daemon=True).start()
+        # the real stdin, taken now: a job's sys.stdin is an empty stand-in
+        threading.Thread(target=self._read, args=(sys.stdin,), daemon=True).start()
 
-    def _read(self) -> None:
-        for number, raw in enumerate(sys.stdin, start=1):
+    def _read(self, stdin: Any) -> None:
+        for number, raw in enumerate(stdin, start=1):
             if raw.strip():
                 self._take(number, raw)
         self.jobs.put(None)  # end of input
