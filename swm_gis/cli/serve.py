@@ -195,10 +195,14 @@ def _run_job(channel: _Channel, inbox: _Inbox, job: dict[str, Any],
     sys.stdout, sys.stderr, sys.stdin = out, err, io.StringIO("")
     code, started = 1, time.perf_counter()
     try:
-        if job.get("cwd"):
-            os.chdir(job["cwd"])
-        _test_pause()
-        code = main(list(job["argv"]))
+        if not inbox.start(job_id):
+            print("Cancelled before it started.", file=err)
+            code = 130
+        else:
+            if job.get("cwd"):
+                os.chdir(job["cwd"])
+            _test_pause()
+            code = main(list(job["argv"]))
     except SystemExit as exc:
         code = exc.code if isinstance(exc.code, int) else 1
     except KeyboardInterrupt as exc:  # a cancel landing outside main()'s own handlers
@@ -227,17 +231,34 @@ def _warm_up() -> None:
             importlib.import_module(name)
 
 
-def _next(inbox: _Inbox) -> Any:
-    """The next line's job (None at end of input); a stale cancel's interrupt is swallowed."""
-    while True:
+class _Between:
+    """SIGINT and SIGTERM between jobs (a job's own handlers are the one-shot run's): noted,
+    never raised, so no interrupt lands in the server's own code. A SIGINT that is a cancel sent
+    as its job was ending is dropped; any other ends the server once the current line is done."""
+
+    def __init__(self, inbox: _Inbox) -> None:
+        self.inbox, self.got = inbox, 0
+
+    def __call__(self, signum: int, frame: object) -> None:
+        if signum == signal.SIGINT and self.inbox.interrupt_sent_for is not None:
+            self.inbox.interrupt_sent_for = None
+            return
+        self.got = self.got or signum
+
+    def install(self) -> dict[int, Any]:
+        if threading.current_thread() is not threading.main_thread():
+            return {}
+        return {s: signal.signal(s, self) for s in (signal.SIGINT, signal.SIGTERM)}
+
+
+def _next(inbox: _Inbox, between: _Between) -> Any:
+    """The next line's job; None at end of input or when a signal ends the server."""
+    while not between.got:
         try:
-            return inbox.jobs.get(timeout=0.5)
+            return inbox.jobs.get(timeout=0.2)
         except queue.Empty:
             continue
-        except KeyboardInterrupt:
-            if inbox.interrupt_sent_for is None:
-                raise  # Ctrl-C or SIGTERM while idle ends the server
-            inbox.interrupt_sent_for = None
+    return None
 
 
 def serve_loop(main: Callable[[list[str]], int]) -> int:
@@ -246,24 +267,27 @@ def serve_loop(main: Callable[[list[str]], int]) -> int:
     from swm_gis.errors import Interrupted
 
     channel, inbox = _Channel(), _Inbox()
-    channel.send({"ready": True, "protocol": PROTOCOL, "pid": os.getpid()})
-    _warm_up()
-    while (job := _next(inbox)) is not None:
-        problem = job["bad"] if isinstance(job, dict) and "bad" in job else _job_problem(job)
-        job_id = job.get("id") if isinstance(job, dict) else None
-        if problem:
-            channel.send({"id": job_id, "done": True, "exit": 2,
-                          "error": f"swm-gis serve: not a job: {problem}."})
-            continue
-        if not inbox.start(job_id):
-            channel.send({"id": job_id, "done": True, "exit": 130,
-                          "error": "Cancelled before it started."})
-            continue
-        _run_job(channel, inbox, job, main)
-        inbox.interrupt_sent_for = None
-        last, Interrupted.last = Interrupted.last, None  # no job's interrupt outlives it
-        if last is not None and last.signum == signal.SIGTERM:
-            return last.exit_code
+    between = _Between(inbox)
+    previous = between.install()
+    try:
+        channel.send({"ready": True, "protocol": PROTOCOL, "pid": os.getpid()})
+        _warm_up()
+        while (job := _next(inbox, between)) is not None:
+            problem = job["bad"] if isinstance(job, dict) and "bad" in job else _job_problem(job)
+            if problem:
+                channel.send({"id": job.get("id") if isinstance(job, dict) else None,
+                              "done": True, "exit": 2,
+                              "error": f"swm-gis serve: not a job: {problem}."})
+                continue
+            _run_job(channel, inbox, job, main)
+            inbox.interrupt_sent_for = None  # its interrupt, if any, has been handled
+            last, Interrupted.last = Interrupted.last, None  # no job's interrupt outlives it
+            if last is not None and last.signum == signal.SIGTERM:
+                between.got = signal.SIGTERM
+    finally:
+        for signum, handler in previous.items():
+            signal.signal(signum, handler)
+    if between.got:  # the command line says it in one line and exits 130 / 143
+        raise Interrupted(f"Interrupted ({signal.Signals(between.got).name}).",
+                          signum=between.got)
     return 0
-
-

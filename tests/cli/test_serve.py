@@ -173,6 +173,22 @@ def test_sigterm_ends_the_job_then_the_server(tmp_path):
         server.close(5)
 
 
+@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM], ids=["SIGINT", "SIGTERM"])
+def test_a_signal_between_jobs_ends_the_server_with_one_line(sig):
+    server = Server()
+    try:
+        done, _ = server.run(1, _validate())
+        assert done["exit"] == 0
+        server.proc.send_signal(sig)
+        assert server.wait_gone() == 128 + sig  # 130 / 143, as a shell reports it
+        assert server.next_line(5) is None
+        server.close(5)
+        name = signal.Signals(sig).name
+        assert [ln.strip() for ln in server.stderr if ln.strip()] == [f"Interrupted ({name})."]
+    finally:
+        server.close(5)
+
+
 @pytest.mark.parametrize(("job", "problem"), [
     ([], "a job is a JSON object, got list"),
     ({"argv": []}, 'the job has no "id"'),

@@ -88,7 +88,9 @@ class Server:
         self.lines: queue.Queue = queue.Queue()
         self.stderr: list[str] = []
         threading.Thread(target=self._pump, daemon=True).start()
-        threading.Thread(target=lambda: self.stderr.extend(self.proc.stderr), daemon=True).start()
+        self._err = threading.Thread(target=lambda: self.stderr.extend(self.proc.stderr),
+                                     daemon=True)
+        self._err.start()
         self.ready = self.next_line(120)
 
     def _pump(self) -> None:
@@ -136,6 +138,7 @@ class Server:
             if self.proc.poll() is None:
                 self.proc.kill()
                 self.proc.wait()
+            self._err.join(5)  # every stderr line read
 
     def wait_gone(self, timeout_s: float = 60) -> int:
         deadline = time.monotonic() + timeout_s
