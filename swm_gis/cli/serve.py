@@ -169,7 +169,7 @@ def _job_problem(job: Any) -> str | None:
     return None
 
 
-def _test_pause() -> None:
+def _test_pause(between: _Between) -> None:
     """Tests only: while the file ``SWM_GIS_TEST_JOB_PAUSE_FILE`` names exists, a job waits
     before it starts, having written the server's pid to that name + ``.paused`` (so a test can
     stop the server in the middle of a job)."""
@@ -180,10 +180,11 @@ def _test_pause() -> None:
         fh.write(str(os.getpid()))
     os.replace(path + ".paused.tmp", path + ".paused")
     while os.path.exists(path):
+        between.check()
         time.sleep(0.05)
 
 
-def _run_job(channel: _Channel, inbox: _Inbox, job: dict[str, Any],
+def _run_job(channel: _Channel, inbox: _Inbox, between: _Between, job: dict[str, Any],
              main: Callable[[list[str]], int]) -> int:
     """Run one job with ``main``, the one-shot command line's entry point; its exit code."""
     from swm_gis.errors import Interrupted
@@ -201,7 +202,8 @@ def _run_job(channel: _Channel, inbox: _Inbox, job: dict[str, Any],
         else:
             if job.get("cwd"):
                 os.chdir(job["cwd"])
-            _test_pause()
+            _test_pause(between)
+            between.check()  # a cancel before main() has its handlers
             code = main(list(job["argv"]))
     except SystemExit as exc:
         code = exc.code if isinstance(exc.code, int) else 1
@@ -213,6 +215,7 @@ def _run_job(channel: _Channel, inbox: _Inbox, job: dict[str, Any],
         code = 1
     finally:
         inbox.finish()
+        between.cancel = False
         out.close_job()
         err.close_job()
         sys.stdout, sys.stderr, sys.stdin = saved[:3]
@@ -237,13 +240,22 @@ class _Between:
     as its job was ending is dropped; any other ends the server once the current line is done."""
 
     def __init__(self, inbox: _Inbox) -> None:
-        self.inbox, self.got = inbox, 0
+        self.inbox, self.got, self.cancel = inbox, 0, False
 
     def __call__(self, signum: int, frame: object) -> None:
+        if signum == signal.SIGINT and self.inbox.running is not None:
+            self.cancel = True  # a job about to start: it ends at once (see _run_job)
+            return
         if signum == signal.SIGINT and self.inbox.interrupt_sent_for is not None:
             self.inbox.interrupt_sent_for = None
             return
         self.got = self.got or signum
+
+    def check(self) -> None:
+        """Raise the cancel noted for the job that is starting."""
+        if self.cancel:
+            self.cancel = False
+            raise KeyboardInterrupt
 
     def install(self) -> dict[int, Any]:
         if threading.current_thread() is not threading.main_thread():
@@ -279,7 +291,7 @@ def serve_loop(main: Callable[[list[str]], int]) -> int:
                               "done": True, "exit": 2,
                               "error": f"swm-gis serve: not a job: {problem}."})
                 continue
-            _run_job(channel, inbox, job, main)
+            _run_job(channel, inbox, between, job, main)
             inbox.interrupt_sent_for = None  # its interrupt, if any, has been handled
             last, Interrupted.last = Interrupted.last, None  # no job's interrupt outlives it
             if last is not None and last.signum == signal.SIGTERM:

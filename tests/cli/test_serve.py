@@ -13,6 +13,8 @@ import signal
 import threading
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from support.hostile import SUBJECT
 from support.servekit import Server, differences, one_shot
 from support.townkit import SAMPLE_CONFIG
@@ -205,3 +207,34 @@ def test_a_signal_between_jobs_ends_the_server_with_one_line(sig):
 ])
 def test_what_is_not_a_job(job, problem):
     assert serve._job_problem(job) == problem
+
+
+class _Recorder:
+    """Stands in for the protocol channel: keeps what would be sent."""
+
+    def __init__(self):
+        self.sent = []
+
+    def send(self, obj):
+        self.sent.append(obj)
+
+
+@settings(max_examples=200)
+@given(st.lists(st.text(alphabet="ab\n{}\r é", max_size=12), max_size=8))
+def test_a_job_stream_sends_the_lines_written_whatever_the_pieces(pieces):
+    """However a job's text is cut into write() calls, the lines sent are the text's lines
+    (a last line without its newline is sent when the job ends), each tagged with the job."""
+    channel, messages = _Recorder(), []
+    stream = serve._JobStream(channel, "j", "err", messages)
+    for piece in pieces:
+        assert stream.write(piece) == len(piece)
+    stream.close_job()
+    text = "".join(pieces)
+    lines = text.split("\n")
+    if lines[-1] == "":  # "a\nb\n" is two lines, not three
+        lines.pop()
+    assert [obj["line"] for obj in channel.sent] == [ln.rstrip("\r") for ln in lines]
+    assert {(obj["id"], obj["stream"]) for obj in channel.sent} <= {("j", "err")}
+    # the plain lines are the job's possible error message (the last one is reported)
+    assert messages == [ln.rstrip("\r").strip() for ln in lines
+                        if ln.strip() and not ln.rstrip("\r").startswith("{")]

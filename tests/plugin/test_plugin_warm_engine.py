@@ -137,3 +137,43 @@ def test_an_engine_without_serve_runs_one_shot(plugin, block, tmp_path, monkeypa
     assert log.read_text(encoding="utf-8").splitlines() == [
         "serve", "--progress json", "--progress json"]
     assert engine.run_engine.last_pid != warm.current_pid()
+
+
+def test_cancel_stops_the_warm_run_and_the_engine_stays_for_the_next(plugin, block, tmp_path,
+                                                                      monkeypatch):
+    import processing
+    from qgis.core import QgsProcessingException, QgsProcessingFeedback
+    from swm_gis_qgis import warm
+
+    monkeypatch.delenv(warm.ENV_WARM, raising=False)
+    pause = tmp_path / "pause"
+    monkeypatch.setenv("SWM_GIS_TEST_JOB_PAUSE_FILE", str(pause))
+    _abutters(block, tmp_path / "before")
+    pid = warm.current_pid()
+    assert pid is not None
+
+    pause.write_text("", encoding="utf-8")
+    feedback = QgsProcessingFeedback()
+
+    def cancel_when_paused():
+        deadline = time.monotonic() + 60
+        while not Path(f"{pause}.paused").exists() and time.monotonic() < deadline:
+            time.sleep(0.02)
+        feedback.cancel()
+
+    canceller = threading.Thread(target=cancel_when_paused, daemon=True)
+    canceller.start()
+    started = time.monotonic()
+    with pytest.raises(QgsProcessingException, match="Cancelled"):
+        processing.run("swm_gis:abutters", {
+            "TOWN_NAME": "Sampleton", "PARCELS": block["parcels"], "ASSESS": block["assess"],
+            "SUBJECT": block["parcels"], "SUBJECT_IDS": "P2", "OUTPUT": "memory:",
+            "OUTPUT_FOLDER": str(tmp_path / "cancelled")}, feedback=feedback)
+    canceller.join(5)
+    # the engine stopped the job itself (no 3 s wait, no kill) and is still the session's
+    assert time.monotonic() - started < 30
+    assert warm.current_pid() == pid
+    assert not (tmp_path / "cancelled" / "abutting_parcels.csv").exists()
+    pause.unlink()
+    assert _abutters(block, tmp_path / "after")["ABUTTER_COUNT"] == 5
+    assert warm.current_pid() == pid
