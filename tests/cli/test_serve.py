@@ -15,7 +15,7 @@ import threading
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from support.hostile import SUBJECT
+from support.hostile import SUBJECT, edit, sample_copy
 from support.servekit import Server, differences, one_shot
 from support.townkit import SAMPLE_CONFIG
 
@@ -171,6 +171,26 @@ def test_sigterm_ends_the_job_then_the_server(tmp_path):
         assert done["exit"] == 143 and done["error"] in _interrupted("SIGTERM", tmp_path / "out")
         assert server.wait_gone() == 143
         assert server.next_line(5) is None
+    finally:
+        server.close(5)
+
+
+def test_a_town_edited_between_jobs_is_read_again(tmp_path):
+    """Nothing of a job is kept for the next: the town config changed on disk between two
+    jobs of one server is the one the second job reads (as a new one-shot run would)."""
+    import json
+
+    town = sample_copy(tmp_path)
+    server = Server()
+    try:
+        args = ["--progress", "json", "abutters", "-c", str(town), "-p", SUBJECT, "-o"]
+        assert server.run(1, [*args, str(tmp_path / "before")])[0]["exit"] == 0
+        edit(town, 'name = "Sampleton (SYNTHETIC)"', 'name = "Otherton (SYNTHETIC)"')
+        assert server.run(2, [*args, str(tmp_path / "after")])[0]["exit"] == 0
+        names = [json.loads((tmp_path / run / "abutters.json").read_text("utf-8"))["town"]
+                 for run in ("before", "after")]
+        assert names == ["Sampleton (SYNTHETIC)", "Otherton (SYNTHETIC)"]
+        assert server.close() == 0
     finally:
         server.close(5)
 
