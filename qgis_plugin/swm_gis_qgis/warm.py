@@ -60,7 +60,7 @@ def enabled() -> bool:
         value = ProcessingConfig.getSetting(SETTING_WARM)
     except Exception:  # noqa: BLE001 - an unregistered setting reads as unset
         return True
-    return value is None or str(value).strip().lower() not in (*_OFF, "")
+    return str(value).strip().lower() not in _OFF  # unset (None) or ticked: on
 
 
 class WarmEngine:

@@ -177,3 +177,23 @@ def test_cancel_stops_the_warm_run_and_the_engine_stays_for_the_next(plugin, blo
     pause.unlink()
     assert _abutters(block, tmp_path / "after")["ABUTTER_COUNT"] == 5
     assert warm.current_pid() == pid
+
+
+def test_the_setting_and_the_environment_variable_turn_it_off(plugin, monkeypatch):
+    from processing.core.ProcessingConfig import ProcessingConfig
+    from swm_gis_qgis import warm
+
+    monkeypatch.delenv(warm.ENV_WARM, raising=False)
+    assert ProcessingConfig.getSetting(warm.SETTING_WARM) is True  # on by default
+    assert warm.enabled()
+    for off in ("0", "false", "No", " off "):
+        monkeypatch.setenv(warm.ENV_WARM, off)
+        assert not warm.enabled(), off
+    monkeypatch.setenv(warm.ENV_WARM, "1")
+    assert warm.enabled()
+    ProcessingConfig.setSettingValue(warm.SETTING_WARM, False)
+    try:
+        assert not warm.enabled()
+    finally:
+        ProcessingConfig.setSettingValue(warm.SETTING_WARM, True)
+    assert warm.enabled()
