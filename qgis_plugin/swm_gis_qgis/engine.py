@@ -288,8 +288,8 @@ class _Run:
         else:
             self.feedback.pushInfo(message)
 
-    def failure(self) -> EngineError:
-        """The error of a non-zero exit: the engine's error event, else its last lines."""
+    def failure(self, code: int) -> EngineError:
+        """The error of exit ``code``: the engine's error event, else its last lines."""
         if self.error and self.error.get("message"):
             parts, details = self.error.get("parts"), self.error.get("details")
             return EngineError(str(self.error["message"]),
@@ -300,7 +300,7 @@ class _Run:
         # (pushCommandInfo), not for the person reading the dialog
         tail = " ".join(line.strip() for line in (self.other_err or self.other_out)[-3:])
         return EngineError(f"The swm-gis engine stopped with an error (exit code "
-                           f"{self.proc.returncode}): {tail}".rstrip(": "))
+                           f"{code}): {tail}".rstrip(": "))
 
 
 def run_engine(args: list[str], feedback: Any = None, *, executable: str | None = None,
@@ -308,17 +308,37 @@ def run_engine(args: list[str], feedback: Any = None, *, executable: str | None 
                ) -> dict[str, Any]:
     """Run ``swm-gis --progress json ARGS``; return its result object.
 
+    The run goes to the session's warm engine (:mod:`.warm`, the same command line run by a
+    ``swm-gis serve`` process kept between runs), else to a process of its own.
     Progress lines go to ``feedback.setProgress`` (scaled into ``progress_range`` percent) and
     ``feedback.setProgressText``, info lines to ``feedback.pushInfo``. When
-    ``feedback.isCanceled()`` turns true the engine's process group is terminated and
-    :class:`EngineCanceled` is raised. A non-zero exit raises :class:`EngineError` carrying the
-    engine's own error message (the one-paragraph message the command line prints), its parts
-    and its error class.
+    ``feedback.isCanceled()`` turns true the run is stopped (the one-shot engine's process group
+    is terminated) and :class:`EngineCanceled` is raised. A non-zero exit raises
+    :class:`EngineError` carrying the engine's own error message (the one-paragraph message the
+    command line prints), its parts and its error class.
     """
+    from . import warm
+
     exe = executable or find_engine()
     cmd = [exe, "--progress", "json", *[str(a) for a in args]]
     if feedback is not None:
         feedback.pushCommandInfo(" ".join(shlex.quote(c) for c in cmd))
+    outcome = warm.run(exe, cmd[1:], feedback, cwd, progress_range)
+    run, code = outcome if outcome is not None else _run_once(cmd, feedback, cwd, progress_range)
+    if code != 0:
+        raise run.failure(code)
+    if run.result is None:
+        raise EngineError(
+            "The swm-gis engine finished without reporting its outputs (no JSON result line on "
+            f"stdout). Is {exe} an swm-gis version with --progress json? Output was:\n"
+            + "\n".join(run.other_out[-10:])
+        )
+    return run.result
+
+
+def _run_once(cmd: list[str], feedback: Any, cwd: str | None,
+              progress_range: tuple[float, float]) -> tuple[_Run, int]:
+    """``cmd`` in a process of its own: the run and its exit code."""
     proc = _start(cmd, cwd)
     run_engine.last_pid = proc.pid  # type: ignore[attr-defined]  # for tests and diagnostics
     run = _Run(proc, feedback, progress_range)
@@ -330,15 +350,7 @@ def run_engine(args: list[str], feedback: Any = None, *, executable: str | None 
         for stream in (proc.stdout, proc.stderr):
             if stream is not None:
                 stream.close()
-    if proc.returncode != 0:
-        raise run.failure()
-    if run.result is None:
-        raise EngineError(
-            "The swm-gis engine finished without reporting its outputs (no JSON result line on "
-            f"stdout). Is {exe} an swm-gis version with --progress json? Output was:\n"
-            + "\n".join(run.other_out[-10:])
-        )
-    return run.result
+    return run, proc.returncode
 
 
 def _parse(line: str) -> dict[str, Any] | None:

@@ -7,7 +7,7 @@ from pathlib import Path
 from qgis.core import QgsProcessingProvider
 from qgis.PyQt.QtGui import QIcon
 
-from . import engine
+from . import engine, warm
 from .algorithms import ALGORITHMS
 
 PLUGIN_DIR = Path(__file__).resolve().parent
@@ -51,14 +51,20 @@ class SwmGisProvider(QgsProcessingProvider):
             ProcessingConfig.addSetting(Setting(
                 self.name(), engine.SETTING_EXECUTABLE, "swm-gis executable", "",
                 valuetype=Setting.FILE))
+            ProcessingConfig.addSetting(Setting(
+                self.name(), warm.SETTING_WARM,
+                "Keep the swm-gis engine running between runs (faster; off: one process per "
+                "run)", True))
             ProcessingConfig.readSettings()
         self.refreshAlgorithms()
         return True
 
     def unload(self) -> None:
+        warm.shutdown()  # the session's warm engine ends with the plugin
         try:
             from processing.core.ProcessingConfig import ProcessingConfig
             ProcessingConfig.removeSetting(engine.SETTING_EXECUTABLE)
+            ProcessingConfig.removeSetting(warm.SETTING_WARM)
         except (ImportError, KeyError):
             pass
 

@@ -134,6 +134,15 @@ def _run(argv: list[str] | None) -> int:
     return rv if isinstance(rv, int) else 0
 
 
+@app.command("serve", hidden=True)
+def _serve() -> None:
+    """Run jobs sent as JSON lines on stdin, one at a time: the QGIS plugin's warm engine
+    (protocol: :mod:`swm_gis.cli.serve`). Each job runs through :func:`main`."""
+    from swm_gis.cli.serve import serve_loop
+
+    raise typer.Exit(serve_loop(main))
+
+
 def _interrupted(exc: KeyboardInterrupt) -> int:
     """Say in one line that the run was interrupted (and, from the output writers, that nothing
     was written); the exit code is 128 + the signal number, as a shell reports it."""
