@@ -141,7 +141,11 @@ def build_screening(config: TownConfig, request: ScreeningRequest, *,
     report(0.6, "resource areas and receiving waters")
     res_keys, res_layers, res_checks, disturbance["ms4"] = _resources(
         config, site, request.proposed_use, scaled(report, 0.6, 0.95))
+    required_before = disturbance.get("permit_required")
     disturbance.update(permit_on_ms4(disturbance))  # conditional while the MS4 is open
+    if disturbance.get("permit_required") is not required_before:
+        # the standards' reasons say "if a permit is required" while the MS4 condition is open
+        standards = site_standards(config, dev, disturbance, post, request.roadway_maintenance)
     checks.extend(res_checks)
 
     report(0.97, "assembling the screening document")

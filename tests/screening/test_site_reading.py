@@ -234,3 +234,27 @@ def test_the_cover_that_stays_is_the_outside_cover_less_what_is_removed(
     assert cut.staying_sqft <= kept.staying_sqft + 0.01
     assert cut.staying_sqft + cut.removed_sqft == pytest.approx(outside, abs=0.15)
     assert cut.total_sqft == pytest.approx(proposed_sqft + cut.staying_sqft, abs=0.01)
+
+
+def test_standards_reasons_follow_the_ms4_condition(tmp_path):
+    """Issue 32 item 5: the 43,600 sq ft site passes the one-acre trigger (43,560 sq ft), but
+    with no MS4 layer and no town statement the permit is conditional on the MS4 - and the
+    standards' reasons, computed before the MS4 check ran, say so too ("apply if ... required");
+    with the town's statement the permit is required and that reason is absent."""
+    from support.screenkit import SITE
+    from support.townkit import ALL_MS4
+
+    (tmp_path / "stated").mkdir()
+    stated = build_town(tmp_path / "stated")
+    unstated = tmp_path / "unstated"
+    unstated.mkdir()
+    for f in stated.parent.iterdir():
+        (unstated / f.name).write_bytes(f.read_bytes())
+    toml = unstated / stated.name
+    toml.write_text(toml.read_text(encoding="utf-8").replace(ALL_MS4, ""), encoding="utf-8")
+    conditional = "These standards apply if a Stormwater Management Permit is required"
+    for path, required in ((stated, True), (toml, None)):
+        doc = build_screening(load_config(path), ScreeningRequest(SITE)).document
+        assert doc["disturbance"]["permit_required"] is required
+        said = any(r.startswith(conditional) for r in doc["standards"]["reasons"])
+        assert said is (required is None)
