@@ -137,7 +137,11 @@ def _run(argv: list[str] | None) -> int:
 @app.command("serve", hidden=True)
 def _serve() -> None:
     """Run jobs sent as JSON lines on stdin, one at a time: the QGIS plugin's warm engine
-    (protocol: :mod:`swm_gis.cli.serve`). Each job runs through :func:`main`."""
+    (protocol: :mod:`swm_gis.cli.serve`). Each job runs through :func:`main`.
+
+    Example: echo '{"id": "1", "argv": ["data", "validate", "--config", "town.toml"]}' |
+    swm-gis serve
+    """
     from swm_gis.cli.serve import serve_loop
 
     raise typer.Exit(serve_loop(main))

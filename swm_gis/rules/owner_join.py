@@ -103,8 +103,7 @@ def subject_owners(assess: pd.DataFrame, ids: list[str]) -> dict[str, list[str]]
         return out
     wanted = set(ids)
     for pid, owner in zip(id_series(assess["parcel_id"]), assess["owner"], strict=True):
-        name = "" if owner is None or (not isinstance(owner, str) and pd.isna(owner)) \
-            else str(owner).strip()
+        name = clean_text(owner)  # as the mailing list prints it (no control characters)
         if pid in wanted and name and name not in out.setdefault(pid, []):
             out[pid].append(name)
     return {pid: out[pid] for pid in ids if out.get(pid)}
