@@ -200,14 +200,19 @@ def _stop(proc: subprocess.Popen) -> None:
             os.killpg(proc.pid, signal.SIGKILL)
 
 
+def own_group_kw() -> dict[str, Any]:
+    """``subprocess.Popen`` keywords that start the engine in a process group of its own (so a
+    cancel stops its children), with no console window on Windows; the one-shot and the warm
+    engine alike."""
+    if os.name == "posix":
+        return {"start_new_session": True}
+    return {"creationflags": (getattr(subprocess, "CREATE_NO_WINDOW", 0)  # pragma: no cover
+                              | getattr(subprocess, "CREATE_NEW_PROCESS_GROUP", 0))}
+
+
 def _start(cmd: list[str], cwd: str | None) -> subprocess.Popen:
     """The engine process, in a process group of its own (so cancel stops its children)."""
-    popen_kw: dict[str, Any] = {}
-    if os.name == "posix":
-        popen_kw["start_new_session"] = True
-    else:  # pragma: no cover - Windows
-        popen_kw["creationflags"] = (getattr(subprocess, "CREATE_NO_WINDOW", 0)
-                                     | getattr(subprocess, "CREATE_NEW_PROCESS_GROUP", 0))
+    popen_kw = own_group_kw()
     try:
         return subprocess.Popen(
             cmd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,

@@ -69,12 +69,7 @@ class WarmEngine:
     def __init__(self, exe: str, env: dict[str, str], key: tuple) -> None:
         self.key = key
         self.last_seconds: float | None = None  # how long the last job ran in the engine
-        kw: dict[str, Any] = {}
-        if os.name == "posix":
-            kw["start_new_session"] = True
-        else:  # pragma: no cover - Windows
-            kw["creationflags"] = (getattr(subprocess, "CREATE_NO_WINDOW", 0)
-                                   | getattr(subprocess, "CREATE_NEW_PROCESS_GROUP", 0))
+        kw = _engine.own_group_kw()
         self.proc = subprocess.Popen(
             [exe, "serve"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
             stderr=subprocess.PIPE, text=True, encoding="utf-8", errors="replace", bufsize=1,
