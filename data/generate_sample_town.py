@@ -1158,6 +1158,8 @@ TOWN_TOML = """\
 name = "Sampleton (SYNTHETIC)"
 crs = "EPSG:26986"
 synthetic = true
+# The regulation the outputs apply (swm-gis regulation list); a sample town borrows Lynnfield's.
+regulation = "lynnfield-ch320"
 
 [layers.parcels]
 path = "sample.gpkg"

@@ -20,6 +20,7 @@ import numpy as np
 import pandas as pd
 
 from swm_gis.config.town import TownConfig, load_config
+from swm_gis.config.town_regulation import not_named_warning
 from swm_gis.errors import GeometryError, SwmGisError
 from swm_gis.ids import id_series
 from swm_gis.io import layers
@@ -312,6 +313,7 @@ def job_warnings(config: TownConfig, *, subject, area, candidates, distance_ft: 
         checks.subject_right_of_way_warning(
             id_series(subject.loc[core.no_owner_type(subject, config.rules), "id"]).tolist()),
         None if config.has("assess") else checks.no_assess_warning(),
+        not_named_warning(config),
     ]
     return [w for w in found if w is not None]
 

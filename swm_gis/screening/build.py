@@ -26,6 +26,7 @@ import shapely
 
 from swm_gis._version import __version__
 from swm_gis.config.town import TownConfig
+from swm_gis.config.town_regulation import describe_applied, not_named_warning
 from swm_gis.io import layers as io
 from swm_gis.progress import Progress, quiet, scaled
 from swm_gis.rules.development import development_type
@@ -306,7 +307,8 @@ def _conclude(config: TownConfig, site: _Site, document: dict[str, Any],
     """The document's last keys: warnings, the coverage of each finding's layers, the findings
     (:func:`decide_findings`) and the general requirements."""
     land = land_warning(config, site.union, site.parcels, factor=site.factor)
-    document["warnings"] = site.warnings + ([land] if land else [])
+    named = not_named_warning(config)
+    document["warnings"] = ([named] if named else []) + site.warnings + ([land] if land else [])
     document["coverage"] = coverage(config, site.union, mitigation=site.mitigation,
                                      flow_path=layers.get("flow_path"),
                                      checks=document["checks"], site_area=site.area)
@@ -376,6 +378,9 @@ def _meta(config: TownConfig, site: _Site, request: ScreeningRequest,
         "sources": layers_used,
         "units": {"area": "sq ft", "volume": "cu ft", "depth": "in", "distance": "ft"},
         "site_parcels": _site_parcels_meta(site),
+        # the profile and its version in force on the received date (or today)
+        "regulation": describe_applied(config.applied_regulation(request.received),
+                                       named=config.regulation is not None),
     }
 
 

@@ -112,7 +112,7 @@ def test_a_list_of_sources_is_one_layer_and_a_bad_list_is_refused():
 
 
 def test_the_key_tables_name_what_the_config_reads():
-    assert set(TOWN_KEYS) == {"name", "crs", "synthetic"}
+    assert set(TOWN_KEYS) == {"name", "crs", "synthetic", "regulation"}
     assert {"path", "layer", "crs", "fields"} <= set(LAYER_KEYS)
 
 

@@ -13,7 +13,9 @@ from support.townkit import SAMPLE_CONFIG
 from swm_gis.config.town import load_config
 from swm_gis.errors import SwmGisError
 
-TOWN = '[town]\nname = "Sampleton (SYNTHETIC)"\ncrs = "EPSG:26986"\nsynthetic = true'
+TOWN = ('[town]\nname = "Sampleton (SYNTHETIC)"\ncrs = "EPSG:26986"\nsynthetic = true\n'
+        "# The regulation the outputs apply (swm-gis regulation list); a sample town borrows "
+        "Lynnfield's.\nregulation = \"lynnfield-ch320\"")
 PARCELS = '[layers.parcels]\npath = "sample.gpkg"\nlayer = "parcels"'
 BOUNDARY = '[layers.town_boundary]\npath = "sample.gpkg"\nlayer = "town_boundary"'
 
