@@ -49,6 +49,7 @@ from swm_gis.screening.site import ms4_reach, parcel_cover, parcels_under_site, 
 from swm_gis.screening.site_areas import site_split_block
 from swm_gis.screening.site_land import land_warning
 from swm_gis.screening.site_standards import post_impervious, site_standards
+from swm_gis.screening.tiers import tier_block
 
 #: Top-level keys of screening.json in the order they are written (the schema's, plus meta).
 DOCUMENT_KEYS = ("meta", "disturbance", "development_type", "standards", "watersheds",
@@ -141,6 +142,8 @@ def build_screening(config: TownConfig, request: ScreeningRequest, *,
     res_keys, res_layers, res_checks, disturbance["ms4"] = _resources(
         config, site, request.proposed_use, scaled(report, 0.6, 0.95))
     checks.extend(res_checks)
+    disturbance["tier"] = tier_block(config.applied_regulation(request.received), disturbance,
+                                     proposed_use=request.proposed_use)
 
     report(0.97, "assembling the screening document")
     layers = _layers(config, site, disturbance, mitigation_rows, hucs, watersheds, res_layers)

@@ -13,10 +13,15 @@ CRS = "EPSG:26986"
 
 
 def write_town(tmp_path: Path, layers: dict[str, gpd.GeoDataFrame], *, name: str = "Testtown",
-               extra: str = "", crs: str = CRS) -> Path:
-    """Write each layer to tmp_path/town.gpkg and a town.toml pointing at them; return the toml."""
+               extra: str = "", crs: str = CRS, regulation: str | None = "lynnfield-ch320"
+               ) -> Path:
+    """Write each layer to tmp_path/town.gpkg and a town.toml pointing at them; return the toml.
+
+    The town names ``regulation`` (``[town] regulation``; None: names none, so its outputs carry
+    the ``regulation_not_named`` warning)."""
     gpkg = tmp_path / "town.gpkg"
-    lines = [f'[town]\nname = "{name}"\ncrs = "{crs}"\n']
+    named = f'regulation = "{regulation}"\n' if regulation else ""
+    lines = [f'[town]\nname = "{name}"\ncrs = "{crs}"\n{named}']
     for key, frame in layers.items():
         frame.to_file(gpkg, layer=key, driver="GPKG")
         lines.append(f'[layers.{key}]\npath = "town.gpkg"\nlayer = "{key}"\n')
