@@ -8,12 +8,12 @@ import datetime as dt
 from pathlib import Path
 
 import pytest
+from support.regulation_variant import variant_profile
 from support.townkit import CAMBRIDGE_CONFIG, SAMPLE_CONFIG
 
 from swm_gis.config.town import Rules, load_config, parse_config
 from swm_gis.config.town_regulation import NOT_NAMED_CODE, not_named_warning
 from swm_gis.errors import ConfigError
-from swm_gis.io.regulations import exported_text
 
 
 def _parse(town: dict, rules: dict | None = None, base_dir: Path = Path("/data")):
@@ -21,28 +21,6 @@ def _parse(town: dict, rules: dict | None = None, base_dir: Path = Path("/data")
     if rules is not None:
         data["rules"] = rules
     return parse_config(data, base_dir=base_dir)
-
-
-def variant_profile(folder: Path, *, trigger_sqft: int = 20_000) -> Path:
-    """Lynnfield's profile edited for a made-up town: other id, town, title, trigger, citation,
-    retention depth and notice distance (the files it names made absolute by the export)."""
-    text = exported_text("lynnfield-ch320")
-    for old, new in [
-        ('id = "lynnfield-ch320"', 'id = "othertown-ch9"'),
-        ('town = "Lynnfield"', 'town = "Othertown"'),
-        ('title = "Stormwater Management Rules and Regulations"', 'title = "Runoff Rules"'),
-        ('chapter = "Chapter 320"', 'chapter = "Chapter 9"'),
-        ("disturbed_area_sqft = 43560", f"disturbed_area_sqft = {trigger_sqft}"),
-        ('citation = "Bylaw ch. 213, Art. II (Ch. 320 applicability A)"\ndisturbed',
-         'citation = "Othertown Rules § 9-3 A"\ndisturbed'),
-        ("retention_depth_in = 1.0", "retention_depth_in = 1.5"),
-        ("distance_ft = 100", "distance_ft = 300"),
-    ]:
-        assert old in text, old
-        text = text.replace(old, new, 1)
-    out = folder / "othertown.toml"
-    out.write_text(text, encoding="utf-8")
-    return out
 
 
 # --------------------------------------------------------------------------- the key

@@ -14,6 +14,7 @@ from pathlib import Path
 import geopandas as gpd
 import pytest
 import shapely
+from support.regulation_variant import variant_profile
 from support.townkit import SAMPLE_CONFIG
 
 import swm_gis
@@ -136,3 +137,31 @@ def test_a_town_naming_no_regulation_is_warned_in_the_document_and_the_finding(t
                                        "regulation, so the Town of Lynnfield")
     assert named[0]["text"] in doc["findings"][0]["caveats"]
     assert doc["meta"]["regulation"]["named_in_config"] is False
+
+
+def test_a_variant_of_lynnfield_s_profile_changes_the_trigger_answer_and_the_cited_profile(
+        tmp_path):
+    """Othertown copies Lynnfield's profile: a 20,000 sq ft trigger, its own citation, a 1.5 in
+    retention depth (tests/support/regulation_variant.py)."""
+    variant_profile(tmp_path)
+    town = _town(tmp_path, "othertown.toml")
+    doc = swm_gis.screen(town, _site(20_000), development="new").document
+    permit = doc["findings"][0]
+    # 20,000 sq ft >= the variant's 20,000 sq ft trigger (Lynnfield's 43,560 would say "no")
+    assert permit["status"] == "yes"
+    assert permit["answer"].startswith("Required. The site disturbs 20,000 sq ft (")
+    assert "which reaches the 20,000 sq ft trigger." in permit["answer"]
+    assert "one-acre" not in permit["answer"] and "Lynnfield" not in permit["answer"]
+    assert permit["section"] == "Othertown Rules § 9-3"
+    assert (doc["disturbance"]["tier"]["tier"], doc["disturbance"]["tier"]["citation"]) == (
+        "permit", "Othertown Rules § 9-3 A")
+    assert (doc["meta"]["rules"]["trigger_sqft"], doc["meta"]["rules"]["retention_new_in"]) == (
+        20_000.0, 1.5)
+    assert doc["meta"]["regulation"]["id"] == "othertown-ch9"
+    report = build_report(doc)
+    assert report.findings[0].section == "Othertown Rules § 9-3"
+    assert dict(report.parameters)["Regulation applied"].startswith(
+        "othertown-ch9: Town of Othertown Runoff Rules (Chapter 9), version 2021-08-17")
+    # 19,999 sq ft: below the variant's trigger, conditional on a common plan
+    below = swm_gis.screen(town, _site(19_999), development="new").document["findings"][0]
+    assert below["status"] == "conditional" and "below 20,000 sq ft" in below["answer"]
