@@ -49,7 +49,7 @@ from swm_gis.screening.site import ms4_reach, parcel_cover, parcels_under_site, 
 from swm_gis.screening.site_areas import site_split_block
 from swm_gis.screening.site_land import land_warning
 from swm_gis.screening.site_standards import post_impervious, site_standards
-from swm_gis.screening.tiers import tier_block
+from swm_gis.screening.tiers import tier_block, waters_use
 
 #: Top-level keys of screening.json in the order they are written (the schema's, plus meta).
 DOCUMENT_KEYS = ("meta", "disturbance", "development_type", "standards", "watersheds",
@@ -115,6 +115,8 @@ def build_screening(config: TownConfig, request: ScreeningRequest, *,
         ``document`` (the screening.json content) and ``layers`` (for screening.gpkg).
     """
     report = progress or quiet
+    applied = config.applied_regulation(request.received)
+    waters_proposed_use = waters_use(applied, request.proposed_use)  # a wrong word: refused
     site = _read_site(config, request if request.is_read else request.read(config.crs))
 
     report(0.05, "disturbance and permit trigger")
@@ -140,10 +142,9 @@ def build_screening(config: TownConfig, request: ScreeningRequest, *,
     checks.append(mitigation_check)
     report(0.6, "resource areas and receiving waters")
     res_keys, res_layers, res_checks, disturbance["ms4"] = _resources(
-        config, site, request.proposed_use, scaled(report, 0.6, 0.95))
+        config, site, waters_proposed_use, scaled(report, 0.6, 0.95))
     checks.extend(res_checks)
-    disturbance["tier"] = tier_block(config.applied_regulation(request.received), disturbance,
-                                     proposed_use=request.proposed_use)
+    disturbance["tier"] = tier_block(applied, disturbance, proposed_use=request.proposed_use)
 
     report(0.97, "assembling the screening document")
     layers = _layers(config, site, disturbance, mitigation_rows, hucs, watersheds, res_layers)

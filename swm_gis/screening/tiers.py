@@ -9,14 +9,16 @@ the MS4) and words the answer. Pure: no I/O.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from typing import Any
 
 from swm_gis import formatting as fmt
 from swm_gis.config.regulation import AppliedRegulation, Tier
-from swm_gis.rules.tiers import regulation_tier
+from swm_gis.errors import SwmGisError
+from swm_gis.rules.tiers import match_land_use, regulation_tier
 
-__all__ = ["TIER_WORDS", "tier_block", "tier_sentence"]
+__all__ = ["TIER_WORDS", "tier_block", "tier_sentence", "waters_use"]
 
 #: How the answer names each tier.
 TIER_WORDS = {"none": "no review", "administrative_review": "administrative review",
@@ -82,3 +84,30 @@ def tier_sentence(block: Mapping[str, Any]) -> str:
         sentence += (" Not decided for want of an input: "
                      + ", ".join(TIER_WORDS.get(u, u) for u in undecided) + ".")
     return sentence
+
+
+def waters_use(applied: AppliedRegulation, proposed_use: str | None) -> str | None:
+    """The proposed use as the receiving-waters duties read it (§ 320-19 B(10)(e): commercial
+    or industrial land), for a use the regulation profile words (``--proposed-use "gas
+    station"``, which the profile maps to auto fueling): its first use code (e.g. 333), or
+    None where the profile maps it to no code (the duty then follows the parcels' use codes).
+    A use code or one of the words the rule knows passes as given; anything else is refused,
+    naming the profile's words too.
+    """
+    from swm_gis.terrain.receiving_waters import LAND_USE_WORDS, land_use
+
+    text = str(proposed_use or "").strip()
+    if not text or re.fullmatch(r"\d{3,4}[A-Za-z]?", text) or text.lower() in LAND_USE_WORDS:
+        return proposed_use
+    found = match_land_use(text, applied.version.land_uses)
+    if found is not None:
+        return found.use_codes[0] if found.use_codes else None
+    try:
+        land_use(proposed_use=proposed_use)
+    except SwmGisError as exc:
+        words = sorted({w for u in applied.version.land_uses.values() for w in u.aliases})
+        if not words:
+            raise
+        raise SwmGisError(f"{exc} The regulation applied ({applied.profile.id}) also knows: "
+                          f"{', '.join(words)}.") from None
+    return proposed_use

@@ -6,6 +6,7 @@ from __future__ import annotations
 import dataclasses
 import datetime as dt
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 from support.regulation_variant import variant_profile
@@ -108,3 +109,20 @@ def test_the_sample_town_and_the_cambridge_config_name_their_regulation():
         cfg = load_config(path)
         assert cfg.regulation == "lynnfield-ch320", path
         assert not_named_warning(cfg) is None
+
+
+def test_the_applicability_summary_carries_the_warning_once():
+    import pandas as pd
+
+    from swm_gis.summaries import applicability_lines
+
+    summary = pd.DataFrame({"huc12": ["all"], "parcels": [3], "area_acres": [1.5],
+                            "screening_class": ["can reach the trigger"]})
+    unnamed = SimpleNamespace(summary=summary, parcels=3, engine="local", tiles=1, checks=[],
+                              config=_parse({"name": "Cambridge"}))
+    lines = applicability_lines(unnamed)
+    assert [x for x in lines if x.startswith("Warning (")] == [
+        "Warning (regulation_not_named): " + not_named_warning(unnamed.config)["text"]]
+    named = SimpleNamespace(**{**vars(unnamed), "config": _parse({
+        "name": "Cambridge", "regulation": "lynnfield-ch320"})})
+    assert not [x for x in applicability_lines(named) if x.startswith("Warning (")]

@@ -18,6 +18,7 @@ from support.regulation_variant import variant_profile
 from support.townkit import SAMPLE_CONFIG
 
 import swm_gis
+from swm_gis.errors import SwmGisError
 from swm_gis.reports.screening_findings import build_report
 
 SQFT_PER_M2 = (1 / 0.3048) ** 2
@@ -91,16 +92,29 @@ def test_westwood_trigger_sentence_names_its_own_threshold(westwood):
     assert doc["meta"]["rules"]["trigger_sqft"] == 21_780.0
 
 
-def test_a_3000_sqft_gas_station_needs_a_westwood_permit_whatever_its_size(westwood):
-    # use code 334 (gasoline service station) is one the profile maps to auto fueling
-    doc = swm_gis.screen(westwood, _site(3_000), proposed_use="334",
+@pytest.mark.parametrize("use", ["334", "gas station"])
+def test_a_3000_sqft_gas_station_needs_a_westwood_permit_whatever_its_size(westwood, use):
+    # use code 334 (gasoline service station) and the words "gas station" are ones the profile
+    # maps to auto fueling, a land use with higher potential pollutant loads
+    doc = swm_gis.screen(westwood, _site(3_000), proposed_use=use,
                          received="2026-05-01").document
     block = doc["disturbance"]["tier"]
     assert (block["tier"], block["citation"]) == ("permit", "Ch. 350, Art. III, applicability A(2)")
-    use = [t for t in block["tests"] if t["test"] == "land_use"][0]
-    assert use["met"] is True and "Auto fueling facilities" in use["reason"]
-    assert "Review tier reached: permit (proposed use '334' is listed: Auto fueling " \
+    found = [t for t in block["tests"] if t["test"] == "land_use"][0]
+    assert found["met"] is True and "Auto fueling facilities" in found["reason"]
+    assert block["undecided"] == []
+    assert f"Review tier reached: permit (proposed use '{use}' is listed: Auto fueling " \
            "facilities" in doc["findings"][0]["answer"]
+    assert doc["meta"]["parameters"]["proposed_use"] == use
+    # the receiving-waters duty reads the use code the profile maps (333: commercial)
+    assert doc["receiving_waters"]["proposed_use"] == ("334" if use == "334" else "333")
+
+
+def test_a_use_neither_the_rule_nor_the_profile_knows_is_refused_naming_both(westwood):
+    with pytest.raises(SwmGisError) as info:
+        swm_gis.screen(westwood, _site(3_000), proposed_use="bakery")
+    assert str(info.value).startswith('Unknown proposed_use= "bakery"')
+    assert "The regulation applied (westwood-ch350) also knows: boatyard, " in str(info.value)
 
 
 def test_the_document_and_report_say_which_profile_and_version_on_which_date(westwood):
