@@ -211,8 +211,10 @@ def _site_parcels(config: TownConfig, given: gpd.GeoDataFrame | None,
 def _disturbance(config: TownConfig, site: _Site, request: ScreeningRequest
                  ) -> tuple[dict[str, Any], list[dict[str, Any]]]:
     """The disturbance and permit trigger, and the checks of the site and the common plan."""
+    applicability = config.applied_regulation(request.received).version.section("applicability")
     disturbance = disturbance_trigger(site.frame, common_plan=site.common_plan,
-                                      exemptions=list(request.exemptions), rules=config.rules)
+                                      exemptions=list(request.exemptions), rules=config.rules,
+                                      counts_common_plan=applicability.get("common_plan", True))
     checks = [_check("disturbance", True, _src(site, "site"))]
     if site.common_plan is not None:
         checks.append(_check("common_plan", True, _src(site, "common_plan")))

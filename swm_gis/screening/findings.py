@@ -114,6 +114,12 @@ def _disturbance(doc: Mapping[str, Any]) -> dict[str, Any]:
                                   trigger=trigger)
     if reaches:
         return _reaching_trigger(figures, trigger, used, ms4, town_caveats)
+    if d.get("counts_common_plan") is False:  # the regulation counts the project alone
+        return finding("disturbance", "no",
+                       f"Not required. {figures}: below the {_trigger_name(trigger)} trigger, "
+                       "and the regulation applied counts the project's own disturbance, not a "
+                       "larger common plan's.", section=TRIGGER_SECTION, used=used,
+                       caveats=town_caveats)
     if plan is None:
         return finding(
             "disturbance", "conditional",

@@ -53,9 +53,10 @@ def westwood(tmp_path_factory) -> swm_gis.TownConfig:
 # Westwood: administrative review from 5,000 sq ft, a permit from one-half acre
 # (43,560 / 2 = 21,780 sq ft) or for a land use with higher potential pollutant loads.
 @pytest.mark.parametrize(("area_sqft", "tier", "status"), [
-    (4_999, "none", "conditional"),      # below 21,780 and no common plan: the permit sentence
-    (5_000, "administrative_review", "conditional"),
-    (21_779, "administrative_review", "conditional"),
+    # below 21,780 sq ft no permit: Westwood counts the project alone (common_plan = false)
+    (4_999, "none", "no"),
+    (5_000, "administrative_review", "no"),
+    (21_779, "administrative_review", "no"),
     (21_780, "permit", "yes"),           # reaches the 21,780 sq ft trigger
 ])
 def test_westwood_tiers_at_and_around_each_threshold(westwood, area_sqft, tier, status):
@@ -80,6 +81,12 @@ def test_westwood_tiers_at_and_around_each_threshold(westwood, area_sqft, tier, 
     assert f"Review tier reached: {words}" in finding["answer"]
     assert finding["section"] == "Ch. 350, Art. III, applicability A(1)-(2)"
     assert "Lynnfield" not in finding["answer"]
+    assert doc["disturbance"]["permit_required"] is (status == "yes")
+    if status == "no":
+        assert finding["answer"].startswith(
+            f"Not required. The site disturbs {area_sqft:,} sq ft (")
+        assert ("below the 21,780 sq ft trigger, and the regulation applied counts the "
+                "project's own disturbance, not a larger common plan's.") in finding["answer"]
     # no proposed use: the land-use test is undecided, so a permit is still open below 21,780
     assert block["undecided"] == ([] if tier == "permit" else ["permit"])
 
