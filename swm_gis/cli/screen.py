@@ -98,7 +98,9 @@ def screen(
         None, "--proposed-use", metavar="USE",
         help="Proposed land use: a Massachusetts DOR use code (e.g. 101, 325, 401) or "
              "commercial, industrial, residential, ...; decides § 320-19 B(10)(e) (commercial "
-             "or industrial land). Without it the parcels' existing use codes are used."),
+             "or industrial land), or a land use the town's regulation profile lists (e.g. "
+             "\"gas station\" under westwood-ch350), which may reach a review tier whatever "
+             "the area. Without it the parcels' existing use codes are used."),
     out: Path = out_dir_option(),
     overwrite: bool = overwrite_option(),
     received: str | None = typer.Option(

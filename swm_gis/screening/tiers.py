@@ -88,8 +88,8 @@ def tier_sentence(block: Mapping[str, Any]) -> str:
 
 def waters_use(applied: AppliedRegulation, proposed_use: str | None) -> str | None:
     """The proposed use as the receiving-waters duties read it (§ 320-19 B(10)(e): commercial
-    or industrial land), for a use the regulation profile words (``--proposed-use "gas
-    station"``, which the profile maps to auto fueling): its first use code (e.g. 333), or
+    or industrial land), for a use the regulation profile words (a proposed use of "gas
+    station", which the profile maps to auto fueling): its first use code (e.g. 333), or
     None where the profile maps it to no code (the duty then follows the parcels' use codes).
     A use code or one of the words the rule knows passes as given; anything else is refused,
     naming the profile's words too.
