@@ -1161,6 +1161,8 @@ synthetic = true
 # The sample town has no MS4 layer; it states that all of its land drains to its MS4 (the
 # screening prints this as the town's assumption; without it the permit would be conditional).
 all_land_drains_to_ms4 = true
+# The regulation the outputs apply (swm-gis regulation list); a sample town borrows Lynnfield's.
+regulation = "lynnfield-ch320"
 
 [layers.parcels]
 path = "sample.gpkg"

@@ -37,6 +37,10 @@ def applicability_lines(result: Any) -> list[str]:
     skipped = [c for c in result.checks if not c["ran"]]
     for c in skipped:
         lines.append(f"  not checked: {c['name']} ({c['note']})")
+    from swm_gis.config.town_regulation import not_named_warning
+
+    if (named := not_named_warning(result.config)) is not None:
+        lines.append(f"Warning ({named['code']}): {named['text']}")
     return lines
 
 

@@ -585,9 +585,11 @@ class Workspace:
 
     # -- the town config ----------------------------------------------------------------
     def write_config(self, *, name: str | None = None, target: Path | None = None,
-                     header: str = "# Written by the swm-gis QGIS plugin for one run.") -> str:
+                     header: str = "# Written by the swm-gis QGIS plugin for one run.",
+                     regulation: str | None = None) -> str:
         """Write the town config naming :attr:`layers` (the temporary one naming the exported
-        layers, or ``target``); its path."""
+        layers, or ``target``), and the town's ``regulation`` (a bundled id or a profile
+        file) when given; its path."""
         crs = self.alg.parameterAsCrs(self.parameters, "WORKING_CRS", self.context)
         crs_id = crs.authid() if crs.isValid() and crs.authid() else DEFAULT_CRS
         if crs.isValid() and crs.isGeographic():
@@ -601,7 +603,8 @@ class Workspace:
                 raise QgsProcessingException(refusal)
             town = UNNAMED_TOWN  # nothing this run writes prints it
         lines = [*header.splitlines(), "[town]",
-                 f"name = {_toml(town)}", f"crs = {_toml(crs_id)}", *self._ms4_line(), ""]
+                 f"name = {_toml(town)}", f"crs = {_toml(crs_id)}", *self._ms4_line(),
+                 *([f"regulation = {_toml(regulation)}"] if regulation else []), ""]
         if self.rules:
             lines.append("[rules]")
             lines += [f"{k} = {_toml(v)}" for k, v in self.rules.items()]

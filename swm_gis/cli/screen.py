@@ -100,7 +100,9 @@ def screen(
         None, "--proposed-use", metavar="USE",
         help="Proposed land use: a Massachusetts DOR use code (e.g. 101, 325, 401) or "
              "commercial, industrial, residential, ...; decides § 320-19 B(10)(e) (commercial "
-             "or industrial land). Without it, B(10)(e) is conditional wherever runoff reaches "
+             "or industrial land), or a land use the town's regulation profile lists (e.g. "
+             "\"gas station\" under westwood-ch350), which may reach a review tier whatever "
+             "the area. Without it, B(10)(e) is conditional wherever runoff reaches "
              "a water impaired by solids, metals or oil and grease ('applies if the proposed "
              "use is commercial or industrial'), naming the site parcels' existing use codes, "
              "and the checklist says 'Check'."),

@@ -24,6 +24,7 @@ from typing import Any, Literal
 from pyproj import CRS
 from pyproj.exceptions import CRSError as PyprojCRSError
 
+from swm_gis.config import town_regulation
 from swm_gis.config.layer_paths import (  # noqa: F401  (re-exported)
     is_connection_string,
     is_postgis_path,
@@ -208,8 +209,9 @@ class PublishOptions:
     title: str | None = None
 
 #: Keys of [town].
+#: ``regulation``: a bundled profile's id or a profile file (swm_gis.config.town_regulation).
 TOWN_KEYS: dict[str, Kind] = {"name": TEXT, "crs": TEXT, "synthetic": BOOL,
-                              "all_land_drains_to_ms4": BOOL}
+                              "all_land_drains_to_ms4": BOOL, "regulation": TEXT}
 
 #: Keys of each [layers.KEY]; ``fields`` is checked against the layer's logical fields.
 LAYER_KEYS: dict[str, Kind] = {"path": SOURCE, "layer": TEXT_OR_LIST, "crs": TEXT, "fields": TABLE,
@@ -350,6 +352,18 @@ class TownConfig:
     cache_dir: str | None = None
     #: [publish]: the public web map's options (owners only on opt-in)
     publish: PublishOptions = field(default_factory=PublishOptions)
+    #: [town] regulation: a bundled profile's id or a profile file's resolved path; None: the
+    #: config names none (Lynnfield's applies; swm_gis.config.town_regulation)
+    regulation: str | None = None
+    #: the [rules] keys the config gives itself (they override the profile's values)
+    rule_overrides: frozenset[str] = frozenset()
+
+    def applied_regulation(self, on: Any = None) -> Any:
+        """The regulation profile and its version in force on ``on`` (a date or
+        ``"YYYY-MM-DD"``; today by default): an :class:`~swm_gis.AppliedRegulation`."""
+        from swm_gis.config.town_regulation import applied_regulation
+
+        return applied_regulation(self, on)
 
     def has(self, key: str) -> bool:
         """Whether the config has a ``[layers.<key>]`` section."""
@@ -416,8 +430,10 @@ def parse_config(data: dict, *, base_dir: Path, source: Path | None = None) -> T
     check_values(town, TOWN_KEYS, where=where, section=config_key("town"))
     crs = town.get("crs", "EPSG:26986")
     check_working_crs(crs, where=where)
-    rules = _parse_rules(check_table(data.get("rules", {}), where=where,
-                                     section=config_key("rules")), where)
+    regulation = town_regulation.parse_reference(town, base_dir=base_dir, where=where)
+    raw_rules = check_table(data.get("rules", {}), where=where, section=config_key("rules"))
+    rules = _parse_rules(raw_rules, where, defaults=Rules(**town_regulation.rule_defaults(
+        regulation, given=set(raw_rules), where=where)))
     raw_layers = check_table(data.get("layers", {}), where=where, section=config_key("layers"))
     unknown = [k for k in raw_layers if k not in SCHEMAS]
     if unknown:
@@ -445,6 +461,7 @@ def parse_config(data: dict, *, base_dir: Path, source: Path | None = None) -> T
             include_owners=publish.get("include_owners", False),
             simplify_ft=float(publish["simplify_ft"]) if "simplify_ft" in publish else None,
             title=publish["title"].strip() if "title" in publish else None),
+        regulation=regulation, rule_overrides=frozenset(raw_rules),
     )
 
 
@@ -504,7 +521,8 @@ def parse_right_of_way(raw: Any, where: str, *, section: str | None = None
     return RightOfWayRule(field=rule["field"].strip(), values=tuple(v.strip() for v in values))
 
 
-def _parse_rules(raw: dict, where: str) -> Rules:
+def _parse_rules(raw: dict, where: str, *, defaults: Rules | None = None) -> Rules:
+    """``[rules]`` read over ``defaults`` (the regulation profile's values, else Chapter 320's)."""
     known = list(RULE_KINDS)
     unknown = [k for k in raw if k not in known]
     if unknown:
@@ -513,7 +531,7 @@ def _parse_rules(raw: dict, where: str) -> Rules:
             f"{where}: unknown rule(s) {', '.join(unknown)} in {config_key('rules')}.{hints} "
             f"Known: {', '.join(known)}."
         )
-    defaults = Rules()
+    defaults = defaults or Rules()
     values: dict[str, Any] = {}
     for key, value in raw.items():
         want = RULE_KINDS[key].check(value)
@@ -521,7 +539,8 @@ def _parse_rules(raw: dict, where: str) -> Rules:
         if want:
             shown = str(value) if isinstance(value, float) else repr(value)
             raise ConfigError(f"{where}: {config_key('rules', key)} = {shown} must be {want} "
-                              f"(Chapter 320 default: {default!r}).")
+                              f"(default, from the regulation profile or Chapter 320: "
+                              f"{default!r}).")
         if isinstance(default, float):
             values[key] = float(value)
         elif isinstance(default, tuple):
@@ -530,7 +549,7 @@ def _parse_rules(raw: dict, where: str) -> Rules:
             values[key] = int(value)
         else:
             values[key] = value.strip().upper()
-    return Rules(**values)
+    return replace(defaults, **values)
 
 
 #: Values of ``[layers.KEY] coverage``: what area a layer's data is taken to cover.

@@ -506,6 +506,7 @@ def abutters_document(info, *, counts: Mapping[str, int], warnings: list[dict[st
         "notes": list(info.notes),
         "sources": [dict(s) for s in info.sources],
         "towns": [{"town": t, "parcel_ids": list(ids)} for t, ids in info.towns],
+        "regulation": dict(info.regulation) if info.regulation else None,
     }
 
 

@@ -49,6 +49,8 @@ class PackageInfo:
     notice: str = "conservation"
     definition: str = ""
     board: str = ""
+    #: the regulation profile and version applied (swm_gis.config.town_regulation)
+    regulation: Mapping[str, Any] | None = None
 
     @property
     def subject_text(self) -> str:

@@ -20,6 +20,7 @@ import numpy as np
 import pandas as pd
 
 from swm_gis.config.town import TownConfig, load_config
+from swm_gis.config.town_regulation import describe_applied, not_named_warning
 from swm_gis.errors import GeometryError, SwmGisError
 from swm_gis.ids import id_series
 from swm_gis.io import layers
@@ -180,6 +181,8 @@ def build_abutter_package(
         warnings=tuple(warnings), not_mailed=tuple(checks.not_mailed_records(not_mailed)),
         towns=parcel_towns(owners.listed, home_town=config.name),
         subjects=tuple(subject_records(subject, owners.assess, ids)), generated=generated,
+        regulation=describe_applied(config.applied_regulation(generated[:10]),
+                                    named=config.regulation is not None),
     )
     return _notice(info, request, owners, counts=counts, warnings=warnings, subject=subject,
                    candidates=candidates, area=area, site_gdf=site_gdf, streets=streets,
@@ -312,6 +315,7 @@ def job_warnings(config: TownConfig, *, subject, area, candidates, distance_ft: 
         checks.subject_right_of_way_warning(
             id_series(subject.loc[core.no_owner_type(subject, config.rules), "id"]).tolist()),
         None if config.has("assess") else checks.no_assess_warning(),
+        not_named_warning(config),
     ]
     return [w for w in found if w is not None]
 

@@ -103,6 +103,12 @@ RULES: dict[str, tuple[str, Callable[[Any], str]]] = {
 def parameter_rows(meta: Mapping[str, Any]) -> list[tuple[str, str]]:
     """(label, value in words) for the run's parameters, then the rule values it used."""
     rows: list[tuple[str, str]] = []
+    regulation = meta.get("regulation")
+    if isinstance(regulation, Mapping) and regulation.get("description"):
+        # which profile and version, in force on which date (swm_gis.config.town_regulation)
+        rows.append(("Regulation applied", str(regulation["description"])
+                     + ("" if regulation.get("named_in_config", True)
+                        else " (the town config names none)")))
     for block, table in (("parameters", PARAMETERS), ("rules", RULES)):
         values = meta.get(block) or {}
         if not isinstance(values, Mapping):

@@ -89,6 +89,7 @@ def disturbance_trigger(
     common_plan: gpd.GeoDataFrame | None = None,
     exemptions: Iterable[str] = (),
     rules: Rules,
+    counts_common_plan: bool = True,
 ) -> dict[str, Any]:
     """Disturbed area (union of the polygons) and whether a Stormwater Management Permit is needed.
 
@@ -104,6 +105,11 @@ def disturbance_trigger(
         ``swm_gis.rules.disturbance.EXEMPTIONS``).
     rules
         Rule values; ``rules.trigger_sqft`` is the threshold (inclusive).
+    counts_common_plan
+        Whether the regulation counts the larger common plan's disturbance (Chapter 320 does;
+        a profile's ``applicability.common_plan = false`` does not): when False, the plan does
+        not reach the trigger, a site below it needs no permit, and the result says
+        ``counts_common_plan: False``.
 
     Returns
     -------
@@ -133,7 +139,7 @@ def disturbance_trigger(
         plan_sqft = float(shapely.union(site_union, plan_union).area) * factor
     trigger = float(rules.trigger_sqft)
     site_hits = _reaches(area_sqft, trigger)
-    plan_hits = plan_sqft is not None and _reaches(plan_sqft, trigger)
+    plan_hits = counts_common_plan and plan_sqft is not None and _reaches(plan_sqft, trigger)
     reasons = [_area_reason(area_sqft, trigger, site_hits)]
     if plan_sqft is not None:
         reasons.append(_plan_reason(plan_sqft, trigger, plan_hits))
@@ -164,6 +170,11 @@ def disturbance_trigger(
         required = True
         reasons.append("A Stormwater Management Permit is required before any site-altering "
                        "activity (Chapter 320, permit procedure, A).")
+    elif not counts_common_plan:
+        required = False
+        reasons.append("No permit is required: the site's disturbance is below the trigger, "
+                       "and the regulation applied counts the project's own disturbance, not "
+                       "a larger common plan's.")
     elif plan_sqft is None:
         required = None
         reasons.append(_below_text(None))
@@ -183,6 +194,7 @@ def disturbance_trigger(
         "exemption": exemption,
         "reasons": reasons,
         "section": TRIGGER_SECTION + ("; " + EXEMPTION_SECTION if claimed else ""),
+        **({} if counts_common_plan else {"counts_common_plan": False}),
     }
 
 

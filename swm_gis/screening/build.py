@@ -26,6 +26,7 @@ import shapely
 
 from swm_gis._version import __version__
 from swm_gis.config.town import TownConfig
+from swm_gis.config.town_regulation import describe_applied, not_named_warning
 from swm_gis.io import layers as io
 from swm_gis.progress import Progress, quiet, scaled
 from swm_gis.rules.development import development_type
@@ -50,6 +51,7 @@ from swm_gis.screening.site import ms4_reach, parcel_cover, parcels_under_site, 
 from swm_gis.screening.site_areas import site_split_block
 from swm_gis.screening.site_land import land_warning
 from swm_gis.screening.site_standards import post_impervious, site_standards
+from swm_gis.screening.tiers import tier_block, waters_use
 
 #: Top-level keys of screening.json in the order they are written (the schema's, plus meta).
 DOCUMENT_KEYS = ("meta", "disturbance", "development_type", "standards", "watersheds",
@@ -115,6 +117,8 @@ def build_screening(config: TownConfig, request: ScreeningRequest, *,
         ``document`` (the screening.json content) and ``layers`` (for screening.gpkg).
     """
     report = progress or quiet
+    applied = config.applied_regulation(request.received)
+    waters_proposed_use = waters_use(applied, request.proposed_use)  # a wrong word: refused
     site = _read_site(config, request if request.is_read else request.read(config.crs))
 
     report(0.05, "disturbance and permit trigger")
@@ -140,13 +144,14 @@ def build_screening(config: TownConfig, request: ScreeningRequest, *,
     checks.append(mitigation_check)
     report(0.6, "resource areas and receiving waters")
     res_keys, res_layers, res_checks, disturbance["ms4"] = _resources(
-        config, site, request.proposed_use, scaled(report, 0.6, 0.95))
+        config, site, waters_proposed_use, scaled(report, 0.6, 0.95))
     required_before = disturbance.get("permit_required")
     disturbance.update(permit_on_ms4(disturbance))  # conditional while the MS4 is open
     if disturbance.get("permit_required") is not required_before:
         # the standards' reasons say "if a permit is required" while the MS4 condition is open
         standards = site_standards(config, dev, disturbance, post, request.roadway_maintenance)
     checks.extend(res_checks)
+    disturbance["tier"] = tier_block(applied, disturbance, proposed_use=request.proposed_use)
 
     report(0.97, "assembling the screening document")
     layers = _layers(config, site, disturbance, mitigation_rows, hucs, watersheds, res_layers)
@@ -214,8 +219,10 @@ def _site_parcels(config: TownConfig, given: gpd.GeoDataFrame | None,
 def _disturbance(config: TownConfig, site: _Site, request: ScreeningRequest
                  ) -> tuple[dict[str, Any], list[dict[str, Any]]]:
     """The disturbance and permit trigger, and the checks of the site and the common plan."""
+    applicability = config.applied_regulation(request.received).version.section("applicability")
     disturbance = disturbance_trigger(site.frame, common_plan=site.common_plan,
-                                      exemptions=list(request.exemptions), rules=config.rules)
+                                      exemptions=list(request.exemptions), rules=config.rules,
+                                      counts_common_plan=applicability.get("common_plan", True))
     checks = [_check("disturbance", True, _src(site, "site"))]
     if site.common_plan is not None:
         checks.append(_check("common_plan", True, _src(site, "common_plan")))
@@ -314,7 +321,8 @@ def _conclude(config: TownConfig, site: _Site, document: dict[str, Any],
     """The document's last keys: warnings, the coverage of each finding's layers, the findings
     (:func:`decide_findings`) and the general requirements."""
     land = land_warning(config, site.union, site.parcels, factor=site.factor)
-    document["warnings"] = site.warnings + ([land] if land else [])
+    named = not_named_warning(config)
+    document["warnings"] = ([named] if named else []) + site.warnings + ([land] if land else [])
     document["coverage"] = coverage(config, site.union, mitigation=site.mitigation,
                                      flow_path=layers.get("flow_path"),
                                      checks=document["checks"], site_area=site.area)
@@ -384,6 +392,9 @@ def _meta(config: TownConfig, site: _Site, request: ScreeningRequest,
         "sources": layers_used,
         "units": {"area": "sq ft", "volume": "cu ft", "depth": "in", "distance": "ft"},
         "site_parcels": _site_parcels_meta(site),
+        # the profile and its version in force on the received date (or today)
+        "regulation": describe_applied(config.applied_regulation(request.received),
+                                       named=config.regulation is not None),
     }
 
 

@@ -47,6 +47,7 @@ from swm_gis.screening.site_findings import (
     other_type_caveat,
     retention_text,
 )
+from swm_gis.screening.tiers import tier_sentence
 from swm_gis.units import SQFT_PER_ACRE
 
 __all__ = ["HABITAT_LAYERS", "MS4_WORDS", "STATUSES", "STATUS_WORDS", "decide_findings",
@@ -81,13 +82,26 @@ ROADWAY_ON_NEW_NOTE = (
 
 def decide_findings(doc: Mapping[str, Any]) -> list[dict[str, Any]]:
     """Every finding of a screening document, in the report's order."""
-    permit = _disturbance(doc)
+    permit = _with_tier(_disturbance(doc), doc)
     dev = development_finding(doc)
     return [permit, dev, _standards(doc, permit, dev), _watersheds(doc), _mitigation(doc),
             habitats_finding(doc), floodplain_finding(doc), receiving_finding(doc)]
 
 
 # --------------------------------------------------------------------------- permit trigger
+def _with_tier(permit: dict[str, Any], doc: Mapping[str, Any]) -> dict[str, Any]:
+    """The permit finding with the review tier the project reaches (``disturbance.tier``,
+    :mod:`swm_gis.screening.tiers`) after its answer, where the profile has more than the one
+    disturbed-area tier the answer already speaks of."""
+    block = (doc.get("disturbance") or {}).get("tier")
+    if not isinstance(block, Mapping):
+        return permit
+    sentence = tier_sentence(block)
+    cited = {"section": block["section"]} if block.get("section") else {}
+    return {**permit, **cited, **({"answer": f"{permit['answer']} {sentence}"} if sentence
+                                   else {})}
+
+
 def _disturbance(doc: Mapping[str, Any]) -> dict[str, Any]:
     d = doc.get("disturbance")
     if not isinstance(d, Mapping):
@@ -102,22 +116,40 @@ def _disturbance(doc: Mapping[str, Any]) -> dict[str, Any]:
     town_caveats = [str(w.get("text")) for w in doc.get("warnings") or []
                     if isinstance(w, Mapping) and w.get("text")]
     if claimed:
-        return _claimed_exemption(claimed, reaches, plan, figures, used, ms4, town_caveats)
+        return _claimed_exemption(claimed, reaches, plan, figures, used, ms4, town_caveats,
+                                  trigger=trigger)
     if reaches:
         return _reaching_trigger(figures, trigger, used, ms4, town_caveats)
+    if d.get("counts_common_plan") is False:  # the regulation counts the project alone
+        return finding("disturbance", "no",
+                       f"Not required. {figures}: below the {_trigger_name(trigger)} trigger, "
+                       "and the regulation applied counts the project's own disturbance, not a "
+                       "larger common plan's.", section=TRIGGER_SECTION, used=used,
+                       caveats=town_caveats)
     if plan is None:
         return finding(
             "disturbance", "conditional",
-            f"Conditional. {figures}, below one acre, and no common plan was given: a permit is "
-            "required if the site is part of a larger common plan of development or sale that "
-            "will ultimately disturb one acre or more (e.g. a lot of a subdivision), and not "
+            f"Conditional. {figures}, below {_acre(trigger)}, and no common plan was given: a "
+            "permit is required if the site is part of a larger common plan of development or "
+            f"sale that will ultimately disturb {_acre(trigger)} or more (e.g. a lot of a "
+            "subdivision), and not "
             "otherwise.", section=TRIGGER_SECTION, used=used, missing=["common_plan"],
             caveats=["Give the larger common plan of development or sale to decide.",
                      *town_caveats])
     return finding("disturbance", "no",
-                   f"Not required. {figures}: neither reaches the one-acre "
-                   f"({fmt.sqft(trigger)}) trigger.", section=TRIGGER_SECTION, used=used,
+                   f"Not required. {figures}: neither reaches the {_trigger_name(trigger)} "
+                   "trigger.", section=TRIGGER_SECTION, used=used,
                    caveats=town_caveats)
+
+
+def _acre(trigger: float) -> str:
+    """The trigger area in words: "one acre" (Chapter 320's), else its square feet."""
+    return "one acre" if trigger == SQFT_PER_ACRE else fmt.sqft(trigger)
+
+
+def _trigger_name(trigger: float) -> str:
+    """The trigger as an adjective: "one-acre (43,560 sq ft)", else "21,780 sq ft"."""
+    return f"one-acre ({fmt.sqft(trigger)})" if trigger == SQFT_PER_ACRE else fmt.sqft(trigger)
 
 
 def _disturbance_figures(area: float, plan: Any, trigger: float = SQFT_PER_ACRE) -> str:
@@ -149,17 +181,18 @@ def _ms4_sentence(ms4_text: str) -> str:
 
 
 def _claimed_exemption(claimed: Sequence[Mapping[str, Any]], reaches: bool, plan: Any,
-                       figures: str, used: list[str], ms4: tuple, town_caveats: list[str]
-                       ) -> dict[str, Any]:
+                       figures: str, used: list[str], ms4: tuple, town_caveats: list[str],
+                       *, trigger: float = SQFT_PER_ACRE) -> dict[str, Any]:
     """The permit finding when the applicant claims an exemption: the Commission decides."""
     _, ms4_caveats, ms4_used, ms4_missing, _ = ms4
     names = "; ".join(f"{e.get('section')} ({e.get('name')})"
                       + (f": {e['activity']}" if e.get("activity") else "") for e in claimed)
-    otherwise = ("a permit is required (the disturbance reaches one acre)" if reaches else
+    acre = _acre(trigger)
+    otherwise = (f"a permit is required (the disturbance reaches {acre})" if reaches else
                  "no permit is required either: neither the site nor its common plan "
-                 "disturbs one acre" if plan is not None else
+                 f"disturbs {acre}" if plan is not None else
                  "a permit is required only if the site is part of a larger common plan of "
-                 "development or sale that will ultimately disturb one acre or more")
+                 f"development or sale that will ultimately disturb {acre} or more")
     return finding(
         "disturbance", "conditional",
         f"Conditional. The applicant claims an exemption: {names}. This is the applicant's "
@@ -178,15 +211,15 @@ def _reaching_trigger(figures: str, trigger: float, used: list[str], ms4: tuple,
     ms4_text, ms4_caveats, ms4_used, ms4_missing, ms4_open = ms4
     if ms4_open:
         return finding("disturbance", "conditional",
-                       f"Conditional. {figures}, which reaches the one-acre "
-                       f"({fmt.sqft(trigger)}) trigger; a permit is required if the disturbance "
+                       f"Conditional. {figures}, which reaches the {_trigger_name(trigger)} "
+                       "trigger; a permit is required if the disturbance "
                        f"drains to the Town's MS4. {_ms4_sentence(ms4_text)}",
                        section=TRIGGER_SECTION,
                        used=used + ms4_used, missing=ms4_missing,
                        caveats=[*town_caveats, *ms4_caveats, TOWN_BOARDS_NOTE])
     return finding("disturbance", "yes",
-                   f"Required. {figures}, which reaches the one-acre "
-                   f"({fmt.sqft(trigger)}) trigger. {_ms4_sentence(ms4_text)}",
+                   f"Required. {figures}, which reaches the {_trigger_name(trigger)} "
+                   f"trigger. {_ms4_sentence(ms4_text)}",
                    section=TRIGGER_SECTION, used=used + ms4_used, missing=ms4_missing,
                    caveats=[*town_caveats, *ms4_caveats, TOWN_BOARDS_NOTE])
 

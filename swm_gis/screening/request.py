@@ -22,7 +22,6 @@ from swm_gis.errors import SwmGisError
 from swm_gis.io.inputs import read_input
 from swm_gis.messages import option
 from swm_gis.rules.disturbance import check_exemptions
-from swm_gis.terrain.receiving_waters import land_use
 
 #: A vector input: a file (``path`` or ``path.gpkg:layer``) or a GeoDataFrame with a CRS.
 Source = str | os.PathLike | gpd.GeoDataFrame
@@ -135,7 +134,8 @@ class ScreeningRequest:
         # one id given as a string is one parcel, not a list of its characters
         self._set("parcels", (self.parcels,) if isinstance(self.parcels, str)
                   else tuple(str(p) for p in self.parcels or ()))
-        land_use(proposed_use=self.proposed_use)  # an unknown --proposed-use
+        # an unknown --proposed-use is refused by the screening, which knows the words of the
+        # town's regulation profile too (swm_gis.screening.tiers.waters_use)
         if self.development not in DEVELOPMENT_CHOICES:
             raise SwmGisError(f'Unknown {option("development")} value "{self.development}"; '
                               "use one of: "

@@ -31,6 +31,7 @@ import numpy as np
 import pandas as pd
 
 from swm_gis.config.town import TownConfig, load_config
+from swm_gis.config.town_regulation import not_named_warning
 from swm_gis.errors import InputFileError, LayerDataError, OutputExistsError, SwmGisError
 from swm_gis.io import layers as io
 from swm_gis.io.outputs import api_output_dir, config_inputs, final_paths
@@ -333,6 +334,8 @@ def build_site_data(cfg: TownConfig, amap: Applicability, *, tolerance_ft: float
         warnings.append(f"the applicability map was computed for \"{town}\", the config is "
                         f"for \"{cfg.name}\": the page is titled for the config's town and "
                         "searches its assessing table")
+    if (named := not_named_warning(cfg)) is not None:
+        warnings.append(named["text"])
     classes = frame["screening_class"].astype(object).tolist()
     counts = pd.Series(classes, dtype=object).value_counts().to_dict()
     params = amap.run.get("parameters") or {}

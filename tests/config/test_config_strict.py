@@ -87,7 +87,7 @@ def test_rule_values_are_type_and_range_checked(key, value, fragment):
     with pytest.raises(ConfigError) as info:
         _parse(rules={key: value})
     assert fragment in str(info.value)
-    assert "Chapter 320 default" in str(info.value)
+    assert "(default, from the regulation profile or Chapter 320: " in str(info.value)
 
 
 def test_accepted_values_are_normalised():
@@ -112,7 +112,7 @@ def test_a_list_of_sources_is_one_layer_and_a_bad_list_is_refused():
 
 
 def test_the_key_tables_name_what_the_config_reads():
-    assert set(TOWN_KEYS) == {"name", "crs", "synthetic", "all_land_drains_to_ms4"}
+    assert set(TOWN_KEYS) == {"name", "crs", "synthetic", "all_land_drains_to_ms4", "regulation"}
     assert {"path", "layer", "crs", "fields"} <= set(LAYER_KEYS)
 
 

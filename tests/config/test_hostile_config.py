@@ -16,7 +16,9 @@ from swm_gis.errors import SwmGisError
 TOWN = ('[town]\nname = "Sampleton (SYNTHETIC)"\ncrs = "EPSG:26986"\nsynthetic = true\n'
         "# The sample town has no MS4 layer; it states that all of its land drains to its MS4 "
         "(the\n# screening prints this as the town's assumption; without it the permit would be "
-        "conditional).\nall_land_drains_to_ms4 = true")
+        "conditional).\nall_land_drains_to_ms4 = true\n"
+        "# The regulation the outputs apply (swm-gis regulation list); a sample town borrows "
+        "Lynnfield's.\nregulation = \"lynnfield-ch320\"")
 PARCELS = '[layers.parcels]\npath = "sample.gpkg"\nlayer = "parcels"'
 BOUNDARY = '[layers.town_boundary]\npath = "sample.gpkg"\nlayer = "town_boundary"'
 

@@ -180,7 +180,7 @@ def _two_sources(tmp: Path, neighbour: gpd.GeoDataFrame, *, boundary: bool = Tru
     _assess(ATOWN).to_file(tmp / "town.gpkg", layer="assess", driver="GPKG")
     neighbour.to_file(tmp / "neighbour.gpkg", layer="parcels", driver="GPKG")
     _assess(neighbour).to_file(tmp / "neighbour.gpkg", layer="assess", driver="GPKG")
-    text = (f'[town]\nname = "Atown (test)"\ncrs = "{CRS}"\n\n'
+    text = (f'[town]\nname = "Atown (test)"\ncrs = "{CRS}"\nregulation = "lynnfield-ch320"\n\n'
             '[layers.parcels]\npath = ["town.gpkg", "neighbour.gpkg"]\nlayer = "parcels"\n\n'
             '[layers.assess]\npath = ["town.gpkg", "neighbour.gpkg"]\nlayer = "assess"\n')
     if boundary:

@@ -183,3 +183,34 @@ def test_the_town_is_named_before_its_config_is_saved(plugin, block, tmp_path):
     assert "'Town name': name the town (every report and list the config is used for prints " \
         "it)." in str(exc.value)
     assert not target.exists()
+
+
+def test_the_regulation_chosen_is_named_in_the_saved_config(plugin, block, tmp_path):
+    """A bundled id is saved as given; a profile file relative to the config (as the layers'
+    paths are); the engine reads both, and refuses an unknown id naming the key (issue 33)."""
+    import processing
+
+    from swm_gis.io.regulations import exported_text
+
+    profile = tmp_path / "profiles" / "mytown.toml"
+    profile.parent.mkdir()
+    profile.write_text(exported_text("westwood-ch350"), encoding="utf-8")
+    saved = {}
+    for name, regulation in (("id", "westwood-ch350"), ("file", str(profile)),
+                             ("typo", "westwod-ch350")):
+        target = tmp_path / name / "town.toml"
+        target.parent.mkdir()
+        processing.run("swm_gis:townsetup", {"TOWN_NAME": "Blockton", "PARCELS": block["parcels"],
+                                             "REGULATION": regulation,
+                                             "OUTPUT_CONFIG": str(target)})
+        saved[name] = tomllib.loads(target.read_text(encoding="utf-8"))["town"]["regulation"]
+        check = subprocess.run([ENGINE, "--progress", "none", "data", "validate", "--config",
+                                str(target)], capture_output=True, text=True, env=engine_env())
+        if name == "typo":
+            assert check.returncode == 2
+            assert '[town] regulation = "westwod-ch350" is not a bundled regulation profile. ' \
+                'Did you mean "westwood-ch350"?' in " ".join(check.stderr.split())
+        else:
+            assert check.returncode == 0, check.stdout[-2000:] + check.stderr[-2000:]
+    assert saved == {"id": "westwood-ch350", "file": "../profiles/mytown.toml",
+                     "typo": "westwod-ch350"}

@@ -192,3 +192,19 @@ def test_docstring_examples_run():
 
     result = doctest.testmod(module)
     assert result.attempted > 0 and result.failed == 0
+
+
+def test_a_regulation_that_does_not_count_the_common_plan_decides_on_the_site_alone():
+    """Westwood counts the project alone (its profile's applicability.common_plan = false)."""
+    westwood = Rules(trigger_sqft=21_780.0)
+    site = frame(ft_box(0, 0, 100, 100))          # 100 x 100 = 10,000 sq ft
+    plan = frame(ft_box(0, 0, 250, 200))          # 250 x 200 = 50,000 sq ft >= 21,780
+    counted = disturbance_trigger(site, common_plan=plan, rules=westwood)
+    alone = disturbance_trigger(site, common_plan=plan, rules=westwood, counts_common_plan=False)
+    assert (counted["permit_required"], "counts_common_plan" in counted) == (True, False)
+    assert (alone["permit_required"], alone["counts_common_plan"]) == (False, False)
+    assert alone["common_plan_area_sqft"] == pytest.approx(50_000.0, abs=0.01)
+    # no plan given: not "conditional on a common plan" but no permit
+    assert disturbance_trigger(site, rules=westwood, counts_common_plan=False
+                               )["permit_required"] is False
+    assert disturbance_trigger(site, rules=westwood)["permit_required"] is None

@@ -17,11 +17,16 @@ ALL_MS4 = "all_land_drains_to_ms4 = true\n"
 
 
 def write_town(tmp_path: Path, layers: dict[str, gpd.GeoDataFrame], *, name: str = "Testtown",
-               extra: str = "", crs: str = CRS, town_extra: str = "") -> Path:
+               extra: str = "", crs: str = CRS, town_extra: str = "",
+               regulation: str | None = "lynnfield-ch320") -> Path:
     """Write each layer to tmp_path/town.gpkg and a town.toml pointing at them; return the toml.
-    ``town_extra`` is added to ``[town]`` (e.g. ``all_land_drains_to_ms4 = true``)."""
+
+    ``town_extra`` is added to ``[town]`` (e.g. ``all_land_drains_to_ms4 = true``). The town names
+    ``regulation`` (``[town] regulation``; None: names none, so its outputs carry the
+    ``regulation_not_named`` warning)."""
     gpkg = tmp_path / "town.gpkg"
-    lines = [f'[town]\nname = "{name}"\ncrs = "{crs}"\n{town_extra}']
+    named = f'regulation = "{regulation}"\n' if regulation else ""
+    lines = [f'[town]\nname = "{name}"\ncrs = "{crs}"\n{named}{town_extra}']
     for key, frame in layers.items():
         frame.to_file(gpkg, layer=key, driver="GPKG")
         lines.append(f'[layers.{key}]\npath = "town.gpkg"\nlayer = "{key}"\n')

@@ -76,6 +76,14 @@ layer with a filter, a database table) is saved into a GeoPackage in the folder 
     def initAlgorithm(self, config=None):  # noqa: N802
         self.add(QgsProcessingParameterString("TOWN_NAME", self.tr("Town name")),
                  "The town's name as the reports and lists print it, e.g. Lynnfield.")
+        self.add(QgsProcessingParameterString(
+            "REGULATION", self.tr("Regulation profile (a bundled id or a profile file)"),
+            defaultValue="", optional=True),
+            "The stormwater regulation the outputs apply: the id of a bundled profile (the "
+            "command 'swm-gis regulation list' lists them, e.g. westwood-ch350) or the path of "
+            "a profile file (.toml) of the town's own. Empty: Lynnfield's Chapter 320 applies, "
+            "and for another town every output warns that the config names no regulation. "
+            "The engine checks it when the config is first used.")
         self.add_town_layers(only=("parcels", "assess"), fields_shown=True)
         self.add_right_of_way_params(advanced=False)
         self.add_town_layers(skip=("parcels", "assess"))
@@ -123,7 +131,10 @@ layer with a filter, a database table) is saved into a GeoPackage in the folder 
             raise QgsProcessingException(
                 f"The town is not set up yet{joined}: {len(problems)} thing(s) to fix, then "
                 "run again:\n" + "\n".join(f"{i}. {p}" for i, p in enumerate(problems, 1)))
-        staged = ws.write_config(name=town, target=work / "town.toml", header=HEADER)
+        regulation = (self.parameterAsString(ws.parameters, "REGULATION", context)
+                      or "").strip()
+        staged = ws.write_config(name=town, target=work / "town.toml", header=HEADER,
+                                 regulation=_regulation_ref(regulation, target))
         ws.final_files.insert(0, (staged, str(target)))
         ws.deliver({})
         missing = [CATALOG[k].description for k, _o, _a in self.TOWN_LAYERS
@@ -238,3 +249,16 @@ def _relative(path: str, folder: Path) -> str:
         return Path(os.path.relpath(path, safety.real_path(str(folder)))).as_posix()
     except ValueError:
         return Path(path).as_posix()
+
+
+def _regulation_ref(value: str, target: Path) -> str | None:
+    """``[town] regulation`` as the saved config names it: a bundled id as given, a profile
+    file relative to the config when it can be (as the layers' paths are); None when empty."""
+    if not value:
+        return None
+    if not (value.lower().endswith(".toml") or os.sep in value or "/" in value):
+        return value
+    try:
+        return Path(os.path.relpath(value, target.parent)).as_posix()
+    except ValueError:  # another drive (Windows)
+        return Path(value).as_posix()
