@@ -47,10 +47,9 @@ Where
 In the per-user cache folder shared with the flow grid (:func:`cache_root`: ``[cache] dir``,
 else ``SWM_GIS_CACHE_DIR``, else ``~/.cache/swm-gis`` or the platform's equivalent), under
 ``sources-v{FORMAT_VERSION}/``. A job turns the cache on for its reads with :func:`using`;
-``[cache] enabled = false``, ``SWM_GIS_CACHE_DIR=off`` or a job's ``--no-cache`` turn it off
-(nothing is read from or written to the folder; the answers are the same, only slower).
-``swm-gis cache info`` and ``swm-gis cache clear`` list and empty the folder (:func:`entries`,
-:func:`clear`).
+``[cache] enabled = false``, ``SWM_GIS_CACHE_DIR=off`` or a job's cache option turn it off
+(nothing is read from or written to the folder; the answers are the same, only slower). The
+command line's cache commands list and empty the folder (:func:`entries`, :func:`clear`).
 """
 
 from __future__ import annotations
