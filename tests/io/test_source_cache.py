@@ -27,6 +27,7 @@ import pytest
 import shapely
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from support.json_town import json_town
 from support.sample_demo import DEMO_ABUTTERS_SUBJECT
 from support.townkit import CAMBRIDGE_CONFIG, REPO
 
@@ -45,32 +46,6 @@ CLOCKS = ("swm_gis.jobs", "swm_gis.results", "swm_gis.io.outputs", "swm_gis.scre
 
 
 # --------------------------------------------------------------------------- helpers
-def json_town(folder: Path) -> Path:
-    """The sample town with its vector layers in formats GDAL parses whole: GeoJSON, the flood
-    zones a shapefile with a ``.qix`` spatial index, the assessing table a CSV (same shapes and
-    ids); DEM, impervious grid and sites as they are. Returns its town.toml (cache: ../cache)."""
-    folder.mkdir(parents=True)
-    text = (SAMPLE / "town.toml").read_text(encoding="utf-8")
-    for key, _ in pyogrio.list_layers(SAMPLE / "sample.gpkg"):
-        frame = pyogrio.read_dataframe(SAMPLE / "sample.gpkg", layer=key)
-        if key == "assess":
-            name = "assess.csv"
-            pyogrio.write_dataframe(frame, folder / name)
-        elif key == "flood_zones":
-            name = "flood_zones.shp"
-            pyogrio.write_dataframe(frame, folder / name, layer_options={"SPATIAL_INDEX": "YES"})
-        else:
-            name = f"{key}.geojson"
-            pyogrio.write_dataframe(frame, folder / name)
-        old = f'path = "sample.gpkg"\nlayer = "{key}"\n'
-        assert old in text, key
-        text = text.replace(old, f'path = "{name}"\n')
-    for name in ("dem.tif", "impervious.tif", "sites.gpkg"):
-        shutil.copy2(SAMPLE / name, folder / name)
-    (folder / "town.toml").write_text(text + '\n[cache]\ndir = "../cache"\n', encoding="utf-8")
-    return folder / "town.toml"
-
-
 def entries(root: Path) -> list[Path]:
     folder = source_cache.sources_folder(root)
     return sorted(folder.glob("*.json")) if folder.is_dir() else []

@@ -1,0 +1,85 @@
+"""Read once (issue 37): the site jobs without the cache, with an empty cache and a warm one.
+
+Times whole command-line runs (a fresh interpreter each, as staff run them), median of
+``--runs``: ``abutters`` for one Cambridge parcel (TopoJSON parcels, CSV owners, GeoJSON layers),
+``screen`` of the sample site on the sample town (GeoPackage layers: no source is copied, the
+flow grid is what the cache keeps) and on a copy of the sample town in GeoJSON / shapefile / CSV
+(every vector layer parsed whole without the cache).
+
+    .venv/bin/python benchmarks/bench_source_cache.py [--runs 3]
+
+``off`` is ``--no-cache`` (the flow grid routed again too); ``cold`` clears the parsed sources
+before each run (the run builds them; the flow grid stays cached, as it was before the source
+cache); ``warm`` runs with the entries there.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO / "tests"))
+
+
+def run_s(args: list[str], cache: Path, out: Path) -> float:
+    """Wall time of one ``swm-gis`` run in a fresh interpreter (outputs to a fresh folder)."""
+    shutil.rmtree(out, ignore_errors=True)
+    env = {**os.environ, "PYTHONPATH": str(REPO), "SWM_GIS_CACHE_DIR": str(cache)}
+    started = time.perf_counter()
+    subprocess.run([sys.executable, "-m", "swm_gis", "--progress", "none", *args, "-o", str(out)],
+                   check=True, env=env, stdout=subprocess.DEVNULL)
+    return time.perf_counter() - started
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--runs", type=int, default=3)
+    args = parser.parse_args()
+    from support.json_town import json_town
+
+    from swm_gis.io import source_cache
+
+    work = Path(tempfile.mkdtemp(prefix="swm-bench-cache-"))
+    town = json_town(work / "json-town" / "town")
+    sample = REPO / "data" / "sample"
+    cases = {
+        "abutters, Cambridge 9-29": ["abutters", "-c", str(REPO / "data" / "cambridge.toml"),
+                                     "-p", "9-29"],
+        "screen, sample site (GeoPackage town)": ["screen", "-c", str(sample / "town.toml"),
+                                                  "-s", f"{sample / 'sites.gpkg'}:site"],
+        "screen, sample site (GeoJSON town)": ["screen", "-c", str(town), "-s",
+                                               f"{town.parent / 'sites.gpkg'}:site"],
+    }
+    print(f"median of {args.runs} run(s); load average {os.getloadavg()[0]:.1f}")
+    print(f"{'job':40s} {'off':>7s} {'cold':>7s} {'warm':>7s}")
+    try:
+        for name, argv in cases.items():
+            cache = work / "cache"
+            if "GeoJSON" in name:  # its config names its own folder ([cache] dir)
+                cache = town.parent.parent / "cache"
+            times = {}
+            times["off"] = statistics.median(
+                run_s([*argv, "--no-cache"], cache, work / "out") for _ in range(args.runs))
+            cold = []
+            for _ in range(args.runs):
+                source_cache.clear(cache)  # the parsed sources only: the flow grid stays
+                cold.append(run_s(argv, cache, work / "out"))
+            times["cold"] = statistics.median(cold)
+            times["warm"] = statistics.median(run_s(argv, cache, work / "out")
+                                              for _ in range(args.runs))
+            print(f"{name:40s} {times['off']:6.2f}s {times['cold']:6.2f}s {times['warm']:6.2f}s",
+                  flush=True)
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()
