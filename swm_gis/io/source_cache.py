@@ -484,27 +484,31 @@ def _spatial(table: Any, area: Any) -> np.ndarray:
 
 def _matching(table: Any, fields: list[str], match: tuple[str, list[Any], bool],
               rows: np.ndarray | None) -> np.ndarray:
-    """Row numbers among ``rows`` (all when None) whose field is IN the values."""
+    """Row numbers among ``rows`` (all when None) whose field is IN the values (Arrow's
+    vectorised ``is_in``; a null never matches)."""
     import pyarrow as pa
+    import pyarrow.compute as pc
 
     field, values, fold = match
-    n = table.num_rows
-    rows = np.arange(n) if rows is None else rows
+    rows = np.arange(table.num_rows) if rows is None else rows
     if not values:
         return rows[:0]
     col = table.column(f"f{fields.index(field)}").take(pa.array(rows, type=pa.int64()))
-    have = col.to_numpy(zero_copy_only=False)
     if isinstance(values[0], str):
-        if have.dtype != object:
+        if not pa.types.is_large_string(col.type):
             raise ValueError("a text IN on a number field")
-        wanted = {v.translate(_ASCII_LOWER) if fold else v for v in values}
-        keep = np.fromiter(((v.translate(_ASCII_LOWER) if fold else v) in wanted
-                            if isinstance(v, str) else False for v in have), bool, len(have))
+        if fold:  # OGR SQL compares text ignoring ASCII case (and only ASCII)
+            col = pc.ascii_lower(col)
+            values = [v.translate(_ASCII_LOWER) for v in values]
+        wanted = pa.array(values, type=pa.large_string())
     else:
-        if have.dtype.kind not in "iufb":
+        if not (pa.types.is_integer(col.type) or pa.types.is_floating(col.type)
+                or pa.types.is_boolean(col.type)):
             raise ValueError("a number IN on a text field")
-        keep = np.isin(have.astype(float), np.asarray(values, dtype=float))
-    return rows[keep]
+        col = pc.cast(col, pa.float64())
+        wanted = pa.array(values, type=pa.float64())
+    keep = pc.fill_null(pc.is_in(col, value_set=wanted), False)
+    return rows[np.asarray(keep.to_numpy(zero_copy_only=False), dtype=bool)]
 
 
 def _frame(data: dict[str, Any], columns: list[str], dtypes: list[str], meta: dict[str, Any],
