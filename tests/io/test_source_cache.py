@@ -423,3 +423,24 @@ def test_cache_commands_take_the_config_s_folder(town, tmp_path, capsys, monkeyp
     monkeypatch.setenv("SWM_GIS_CACHE_DIR", str(tmp_path / "elsewhere"))
     _run("cache", "info", "--config", str(town))
     assert f"folder\t{town.parent.parent / 'cache'}" in capsys.readouterr().out
+
+
+def test_data_validate_reads_through_the_cache_with_the_same_report(tmp_path, capsys):
+    """The sample town's 13 vector sources as files (12 layers and the assessing CSV): the
+    --no-cache report, then a cold and a warm one, identical; only the cached runs keep them."""
+    town = json_town(tmp_path / "town")
+    root = tmp_path / "cache"
+    reports = []
+    for flags in (["--no-cache"], [], []):
+        capsys.readouterr()
+        _run_json("data", "validate", "-c", str(town), *flags)
+        reports.append(capsys.readouterr().out)
+        assert len(entries(root)) == (0 if flags else 13)
+    assert reports[0] == reports[1] == reports[2]
+    result = next(json.loads(line) for line in reports[0].splitlines() if '"result"' in line)
+    assert result["summary"] == ["15 of 15 layers passed"]  # 13 vector sources + DEM, impervious
+    assert result["layers"][0]["rows"] == 3168
+
+
+def _run_json(*args: str) -> None:
+    assert main(["--progress", "json", *args]) == 0
