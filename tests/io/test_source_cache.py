@@ -17,6 +17,7 @@ import shutil
 import types
 import zipfile
 from contextlib import contextmanager
+from dataclasses import replace
 from pathlib import Path
 
 import geopandas as gpd
@@ -205,8 +206,6 @@ def test_first_read_builds_the_entry_and_later_reads_parse_nothing(town, tmp_pat
 
 
 def test_a_config_with_the_cache_off_reads_and_writes_nothing(town, tmp_path):
-    from dataclasses import replace
-
     cfg = replace(load_config(town), cache_dir=str(tmp_path / "off"), cache_enabled=False)
     with source_cache.using(cfg) as folder:
         io.read_layer(cfg, "parcels")
@@ -255,8 +254,6 @@ def test_box_and_mask_reads_equal_the_uncached_reads(town, key, x, y, size, roun
 def test_ids_read_from_the_cache_are_the_where_query_s(cambridge_config, tmp_path):
     """Cambridge's TopoJSON by id: OGR SQL's IN ignores ASCII case, so "road" finds the six
     ROAD polygons (1 + 6 + 1 rows: 9-29, the roads, 8-61's one polygon)."""
-    from dataclasses import replace
-
     cfg = replace(load_config(cambridge_config), cache_dir=str(tmp_path))
     ids = ["9-29", "road", "8-61"]
     direct = io.read_by_ids(cfg, "parcels", "id", ids)
@@ -444,3 +441,34 @@ def test_data_validate_reads_through_the_cache_with_the_same_report(tmp_path, ca
 
 def _run_json(*args: str) -> None:
     assert main(["--progress", "json", *args]) == 0
+
+
+def test_the_description_served_from_the_cache_is_gdal_s(small, tmp_path):
+    direct = pyogrio.read_info(small)
+    spec = LayerSpec(key="x", path=str(small))
+    with source_cache.using(cache_of(tmp_path)):
+        assert source_cache.info(spec, str(small), None) is None  # nothing built by asking
+        source_cache.read(spec, str(small), None, direct, columns=[])
+        cached = source_cache.info(spec, str(small), None)
+    assert cached.keys() == direct.keys()
+    for key, value in direct.items():
+        if isinstance(value, np.ndarray):
+            assert isinstance(cached[key], np.ndarray) and cached[key].dtype == value.dtype
+            assert cached[key].tolist() == value.tolist()
+        else:
+            assert cached[key] == value and type(cached[key]) is type(value), key
+
+
+def test_an_unwritable_cache_folder_reads_the_source(small, tmp_path):
+    blocker = tmp_path / "cache"
+    blocker.write_text("a file where the cache folder should be", encoding="utf-8")
+    spec = LayerSpec(key="x", path=str(small))
+    with source_cache.using(cache_of(blocker)):
+        got = source_cache.read(spec, str(small), None, pyogrio.read_info(small), columns=["n"])
+    assert got is None  # the reader then reads the source itself
+    town = json_town(tmp_path / "town")
+    cfg = load_config(town)
+    cfg = replace(cfg, cache_dir=str(blocker))
+    with source_cache.using(cfg):
+        frame = io.read_layer(cfg, "vernal_pools")
+    same_frame(frame, io.read_layer(cfg, "vernal_pools"))
