@@ -4,7 +4,7 @@ Times whole command-line runs (a fresh interpreter each, as staff run them), med
 ``--runs``: ``abutters`` for one Cambridge parcel (TopoJSON parcels, CSV owners, GeoJSON layers),
 ``screen`` of the sample site on the sample town (GeoPackage layers: no source is copied, the
 flow grid is what the cache keeps) and on a copy of the sample town in GeoJSON / shapefile / CSV
-(every vector layer parsed whole without the cache).
+(every vector layer parsed whole without the cache); ``screen`` of Cambridge parcel 9-29.
 
     .venv/bin/python benchmarks/bench_source_cache.py [--runs 3]
 
@@ -50,9 +50,18 @@ def main() -> None:
     work = Path(tempfile.mkdtemp(prefix="swm-bench-cache-"))
     town = json_town(work / "json-town" / "town")
     sample = REPO / "data" / "sample"
+    cambridge = REPO / "data" / "cambridge.toml"
+    site = work / "cambridge-9-29.gpkg"  # one real parcel as the site
+    import pyogrio
+
+    from swm_gis.config.town import load_config
+    from swm_gis.io.layers import read_parcels_by_id
+
+    pyogrio.write_dataframe(read_parcels_by_id(load_config(cambridge), ["9-29"])[["geometry"]],
+                            site)
     cases = {
-        "abutters, Cambridge 9-29": ["abutters", "-c", str(REPO / "data" / "cambridge.toml"),
-                                     "-p", "9-29"],
+        "abutters, Cambridge 9-29": ["abutters", "-c", str(cambridge), "-p", "9-29"],
+        "screen, Cambridge 9-29 as the site": ["screen", "-c", str(cambridge), "-s", str(site)],
         "screen, sample site (GeoPackage town)": ["screen", "-c", str(sample / "town.toml"),
                                                   "-s", f"{sample / 'sites.gpkg'}:site"],
         "screen, sample site (GeoJSON town)": ["screen", "-c", str(town), "-s",
