@@ -6,7 +6,11 @@ Times whole command-line runs (a fresh interpreter each, as staff run them), med
 flow grid is what the cache keeps) and on a copy of the sample town in GeoJSON / shapefile / CSV
 (every vector layer parsed whole without the cache); ``screen`` of Cambridge parcel 9-29.
 
-    .venv/bin/python benchmarks/bench_source_cache.py [--runs 3]
+    .venv/bin/python benchmarks/bench_source_cache.py [--runs 3] [--smoke]
+
+``--smoke``: one run of each mode of the Cambridge abutter list, checked (the warm run's
+abutting parcels and mailing list are the uncached run's, byte for byte; the cold run kept
+Cambridge's four sources).
 
 ``off`` is ``--no-cache`` (the flow grid routed again too); ``cold`` clears the parsed sources
 before each run (the run builds them; the flow grid stays cached, as it was before the source
@@ -25,8 +29,12 @@ import tempfile
 import time
 from pathlib import Path
 
-REPO = Path(__file__).resolve().parents[1]
+HERE = Path(__file__).resolve().parent
+REPO = HERE.parent
 sys.path.insert(0, str(REPO / "tests"))
+sys.path.insert(0, str(HERE))
+
+import smoke  # noqa: E402
 
 
 def run_s(args: list[str], cache: Path, out: Path) -> float:
@@ -42,12 +50,16 @@ def run_s(args: list[str], cache: Path, out: Path) -> float:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=3)
+    smoke.add_option(parser)
     args = parser.parse_args()
+    if args.smoke:
+        args.runs = 1
     from support.json_town import json_town
 
     from swm_gis.io import source_cache
 
-    work = Path(tempfile.mkdtemp(prefix="swm-bench-cache-"))
+    work = smoke.workspace("source-cache") if args.smoke else \
+        Path(tempfile.mkdtemp(prefix="swm-bench-cache-"))
     town = json_town(work / "json-town" / "town")
     sample = REPO / "data" / "sample"
     cambridge = REPO / "data" / "cambridge.toml"
@@ -67,6 +79,8 @@ def main() -> None:
         "screen, sample site (GeoJSON town)": ["screen", "-c", str(town), "-s",
                                                f"{town.parent / 'sites.gpkg'}:site"],
     }
+    if args.smoke:
+        cases = dict(list(cases.items())[:1])
     print(f"median of {args.runs} run(s); load average {os.getloadavg()[0]:.1f}")
     print(f"{'job':40s} {'off':>7s} {'cold':>7s} {'warm':>7s}")
     try:
@@ -76,18 +90,25 @@ def main() -> None:
                 cache = town.parent.parent / "cache"
             times = {}
             times["off"] = statistics.median(
-                run_s([*argv, "--no-cache"], cache, work / "out") for _ in range(args.runs))
+                run_s([*argv, "--no-cache"], cache, work / "off") for _ in range(args.runs))
             cold = []
             for _ in range(args.runs):
                 source_cache.clear(cache)  # the parsed sources only: the flow grid stays
                 cold.append(run_s(argv, cache, work / "out"))
             times["cold"] = statistics.median(cold)
+            kept = len(source_cache.entries(cache))
             times["warm"] = statistics.median(run_s(argv, cache, work / "out")
                                               for _ in range(args.runs))
             print(f"{name:40s} {times['off']:6.2f}s {times['cold']:6.2f}s {times['warm']:6.2f}s",
                   flush=True)
+            if args.smoke:
+                smoke.check(kept == 4, f"the cold run kept Cambridge's 4 sources ({kept})")
+                for out in ("abutting_parcels.csv", "mailing_list.csv"):
+                    smoke.check((work / "off" / out).read_bytes()
+                                == (work / "out" / out).read_bytes(), f"{out} the same warm")
     finally:
-        shutil.rmtree(work, ignore_errors=True)
+        if not args.smoke:  # a smoke workspace goes by itself
+            shutil.rmtree(work, ignore_errors=True)
 
 
 if __name__ == "__main__":
