@@ -17,6 +17,7 @@ import geopandas as gpd
 
 from swm_gis.config.town import TownConfig, load_config
 from swm_gis.errors import ConfigError
+from swm_gis.io import source_cache
 from swm_gis.io.inputs import describe
 from swm_gis.io.layers import run_cache
 from swm_gis.messages import option
@@ -134,8 +135,9 @@ def screen_request(config: TownConfig | str | os.PathLike, request: ScreeningReq
     progress = progress or quiet
     cfg = _config(config)
     progress(0.0, "reading the site")
-    result = build_screening(cfg, request.read(cfg.crs),
-                             progress=lambda f, m: progress(0.05 + 0.8 * f, m))
+    with source_cache.using(cfg):  # each source parsed once, then read by the site's box
+        result = build_screening(cfg, request.read(cfg.crs),
+                                 progress=lambda f, m: progress(0.05 + 0.8 * f, m))
     document = result.document
     document["meta"]["parameters"].update({
         "site": describe(request.site), "common_plan": describe(request.common_plan),
@@ -321,8 +323,10 @@ def abutter_package_request(config: TownConfig | str | os.PathLike, request: Abu
                             progress: Progress | None = None) -> AbutterPackage:
     """:func:`abutter_package` for a request made already (the command line makes one from its
     options); the address-fit warning is the reports' own check."""
-    notice = build_abutter_package(config, request, progress=progress,
-                                   address_fit=address_fit_warning)
+    cfg = _config(config)
+    with source_cache.using(cfg):  # each source parsed once, then read by the search area
+        notice = build_abutter_package(cfg, request, progress=progress,
+                                       address_fit=address_fit_warning)
     return AbutterPackage.of(notice)
 
 __all__ = ["abutter_package", "abutter_package_request", "applicability_map", "load_config",

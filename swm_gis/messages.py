@@ -68,7 +68,7 @@ OPTIONS: dict[str, str] = {
     "workers": "the number of worker processes",
     "source": "the applicability GeoPackage to publish",
     "simplify_ft": "the web map's simplification",
-    "cache": "the flow-grid cache",
+    "cache": "the cache (parsed sources, flow grid)",
 }
 
 #: Options that are yes/no: Python says ``overwrite=True``.

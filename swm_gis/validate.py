@@ -18,6 +18,7 @@ from swm_gis.config.town import TownConfig, layer_key
 from swm_gis.errors import SwmGisError
 from swm_gis.ids import id_series
 from swm_gis.io import layers as io
+from swm_gis.io import source_cache
 from swm_gis.io.hygiene import duplicate_ids
 from swm_gis.messages import config_key
 from swm_gis.progress import Progress
@@ -77,12 +78,13 @@ def validate_config(config: TownConfig, *, progress: Progress | None = None) -> 
     """Validate every configured layer; returns one report per layer, in config order."""
     reports = []
     keys = list(config.layers)
-    for i, key in enumerate(keys):
-        if progress:
-            progress(i / len(keys), f"checking {key}")
-        reports.append(validate_layer(config, key))
-    _blame_parcels(reports)
-    _owner_join(config, reports)
+    with source_cache.using(config):  # each source parsed once (io.source_cache)
+        for i, key in enumerate(keys):
+            if progress:
+                progress(i / len(keys), f"checking {key}")
+            reports.append(validate_layer(config, key))
+        _blame_parcels(reports)
+        _owner_join(config, reports)
     if progress:
         progress(1.0, "done")
     return reports

@@ -171,8 +171,9 @@ def overwrite_option() -> Any:
 
 def no_cache_option() -> Any:
     return typer.Option(False, "--no-cache",
-                        help="Do not read or keep the town's flow grid in the cache (same "
-                             "results, computed again: slower on a large DEM).")
+                        help="Do not read or keep anything in the cache: the parsed sources "
+                             "and the town's flow grid (same results, read and computed "
+                             "again: slower).")
 
 
 def open_config(path: Path, *, no_cache: bool = False) -> TownConfig:

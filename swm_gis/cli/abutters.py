@@ -18,6 +18,7 @@ import typer
 from swm_gis.cli._common import (
     app,
     config_option,
+    no_cache_option,
     open_config,
     out_dir_option,
     overwrite_option,
@@ -86,6 +87,7 @@ def abutters(
         None, "--max-abutters", metavar="N", min=0,
         help="Stop, writing nothing, when more than N parcels abut. Without it a list longer "
              "than [rules] abutter_warning_count (500) is written with a warning."),
+    no_cache: bool = no_cache_option(),
 ) -> None:
     """List the owners of all property within 100 ft of the subject's property line and write
     the mailing package.
@@ -108,7 +110,7 @@ def abutters(
     from swm_gis.notification.request import AbutterRequest
     from swm_gis.results import output_paths
 
-    cfg = open_config(config)
+    cfg = open_config(config, no_cache=no_cache)
     offset = parse_offset(label_offset)
     check_outputs_free(output_paths(out).values(), overwrite=overwrite)
     # Inputs read-only, one run per folder, the package whole or not at all (swm_gis.io.outputs).

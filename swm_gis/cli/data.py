@@ -7,7 +7,7 @@ from pathlib import Path
 import typer
 from rich.table import Table
 
-from swm_gis.cli._common import app, config_option, open_config, state
+from swm_gis.cli._common import app, config_option, no_cache_option, open_config, state
 from swm_gis.errors import SwmGisError
 
 data_app = typer.Typer(help="Check the town's data layers.", no_args_is_help=True)
@@ -15,7 +15,7 @@ app.add_typer(data_app, name="data")
 
 
 @data_app.command("validate")
-def validate(config: Path = config_option()) -> None:
+def validate(config: Path = config_option(), no_cache: bool = no_cache_option()) -> None:
     """Check every configured layer: readable, CRS, fields, geometry, extent.
 
     Prints one row per layer; exits 2 if any layer has an error.
@@ -24,7 +24,7 @@ def validate(config: Path = config_option()) -> None:
     """
     from swm_gis.validate import validate_config
 
-    cfg = open_config(config)
+    cfg = open_config(config, no_cache=no_cache)
     reports = validate_config(cfg, progress=state.reporter.progress)
     rep = state.reporter
     rep.done()

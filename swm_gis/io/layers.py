@@ -34,13 +34,8 @@ from swm_gis.errors import (
     UnknownParcelError,
 )
 from swm_gis.ids import ID_FIELDS, id_series, id_text
-from swm_gis.io import postgis, sanity
-from swm_gis.io.hygiene import (
-    GEOM_FAMILY,
-    check_geometry_family,
-    merge_duplicate_ids,
-    repair_geometries,
-)
+from swm_gis.io import postgis, sanity, source_cache
+from swm_gis.io.hygiene import check_geometry_family, merge_duplicate_ids, repair_geometries
 from swm_gis.io.inputs import read_file_with_source
 from swm_gis.io.rasters import is_raster, read_raster
 from swm_gis.io.sources import Layer, source_info
@@ -57,8 +52,6 @@ try:  # Arrow reads need pyarrow (a dependency); without it, the plain reader
     _HAS_PYARROW = True
 except ImportError:  # pragma: no cover - pyarrow is installed with swm-gis
     _HAS_PYARROW = False
-
-_GEOM_FAMILY = GEOM_FAMILY
 
 
 #: Said when an unknown parcel id holds commas: several ids were typed as one. The command
@@ -144,7 +137,7 @@ def _info(spec: LayerSpec, *, full: bool = False) -> dict[str, Any]:
     cache = _RUN_INFO
     if cache is not None and (path, layer) in cache:
         return dict(cache[(path, layer)])
-    info = _read_info(spec, path, layer)
+    info = source_cache.info(spec, path, layer) or _read_info(spec, path, layer)
     if cache is not None:
         cache[(path, layer)] = info
         return dict(info)
@@ -182,8 +175,12 @@ def _read_source(spec: LayerSpec, info: dict[str, Any], *, columns: list[str],
     use_arrow = use_arrow and _HAS_PYARROW
     kwargs: dict[str, Any] = {"bbox": bbox} if bbox is not None else (
         {"mask": mask} if mask is not None else {})
-    return pyogrio.read_dataframe(path, layer=layer, columns=columns, where=where,
-                                  use_arrow=use_arrow, read_geometry=read_geometry, **kwargs)
+    hit = None if use_arrow else source_cache.read(  # a source parsed before (io.source_cache)
+        spec, path, layer, info, columns=columns, where=where, read_geometry=read_geometry,
+        **kwargs)
+    return hit if hit is not None else pyogrio.read_dataframe(
+        path, layer=layer, columns=columns, where=where, use_arrow=use_arrow,
+        read_geometry=read_geometry, **kwargs)
 
 
 def _combine(spec: LayerSpec, parts: list[Layer], *, dedupe: bool) -> Layer:

@@ -175,7 +175,10 @@ def source_bounds(spec: Any, info: dict[str, Any]) -> BBox | None:
         return None
     bounds = info.get("total_bounds")
     if bounds is None and getattr(spec, "is_file", False):
-        bounds = _forced_bounds(spec.path, spec.layer, _mtime(spec.path))
+        from swm_gis.io import source_cache  # a source parsed before: its data's extent
+
+        bounds = source_cache.data_bounds(spec) or _forced_bounds(spec.path, spec.layer,
+                                                                  _mtime(spec.path))
     if bounds is None or not all(math.isfinite(float(v)) for v in bounds):
         return None
     return tuple(float(v) for v in bounds)  # type: ignore[return-value]

@@ -53,7 +53,6 @@ import hashlib
 import json
 import os
 import shutil
-import sys
 import uuid
 import warnings
 from collections.abc import Callable
@@ -69,6 +68,7 @@ from pyproj import CRS
 from swm_gis import terrain as hydrology
 from swm_gis.config.town import TownConfig
 from swm_gis.io import layers as io
+from swm_gis.io.source_cache import cache_root, default_root
 from swm_gis.messages import config_key
 
 #: Raised whenever what a stored grid holds, or how it is computed, changes.
@@ -76,7 +76,6 @@ CACHE_VERSION = 3
 #: Above this many cells the town grid is not the whole DEM but the parcels' extent (a DEM much
 #: bigger than the town, e.g. a county mosaic); about 3 GB of peak memory at 20 bytes a cell.
 TOWN_MAX_CELLS = 150_000_000
-_OFF = {"", "0", "off", "none", "false", "no"}
 _CHUNK = 8 << 20
 
 
@@ -85,37 +84,8 @@ class CacheWarning(UserWarning):
 
 
 # --------------------------------------------------------------------------- location
-def cache_root(config: TownConfig) -> Path | None:
-    """The cache folder for this config, or None when caching is off.
-
-    ``[cache] enabled = false`` turns it off; ``[cache] dir`` (relative to the config) beats the
-    ``SWM_GIS_CACHE_DIR`` environment variable (a folder, or ``off``), which beats the per-user
-    default.
-
-    >>> from swm_gis.config.town import parse_config
-    >>> cfg = parse_config({"town": {"name": "T"}, "layers": {"parcels": {"path": "p.gpkg"}},
-    ...                     "cache": {"dir": "/data/swm-cache"}}, base_dir=Path("/data"))
-    >>> str(cache_root(cfg))
-    '/data/swm-cache'
-    """
-    if not config.cache_enabled:
-        return None
-    if config.cache_dir:
-        return Path(config.cache_dir)
-    env = os.environ.get("SWM_GIS_CACHE_DIR")
-    if env is not None:
-        return None if env.strip().lower() in _OFF else Path(env).expanduser()
-    return default_root()
-
-
-def default_root() -> Path:
-    """The per-user cache folder of this platform."""
-    if sys.platform.startswith("win"):
-        base = Path(os.environ.get("LOCALAPPDATA") or Path.home() / "AppData" / "Local")
-        return base / "swm-gis" / "cache"
-    if sys.platform == "darwin":
-        return Path.home() / "Library" / "Caches" / "swm-gis"
-    return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "swm-gis"
+# cache_root and default_root: the folder the flow grid shares with the parsed sources
+# (swm_gis.io.source_cache), imported above
 
 
 # --------------------------------------------------------------------------- keys
