@@ -333,8 +333,9 @@ class TownConfig:
         MS4, so without an MS4 layer the permit trigger's MS4 condition is taken as met and
         printed as the town's assumption (else the permit finding is conditional on it).
     cache_enabled, cache_dir
-        ``[cache]``: whether the town's flow grid is kept on disk
-        (:mod:`swm_gis.terrain.cache`), and where (default: the user's cache folder).
+        ``[cache]``: whether the town's flow grid and parsed sources are kept on disk
+        (:mod:`swm_gis.terrain.cache`, :mod:`swm_gis.io.source_cache`), and where (default: the
+        user's cache folder).
     publish
         ``[publish]``: the public web map's options (:class:`PublishOptions`; owner names and
         mailing addresses only with ``include_owners = true``).
@@ -347,7 +348,7 @@ class TownConfig:
     path: Path | None = None
     synthetic: bool = False
     all_land_drains_to_ms4: bool = False
-    #: [cache]: keep the town's flow grid on disk (swm_gis.terrain.cache), and where
+    #: [cache]: keep the flow grid and parsed sources on disk (terrain.cache, io.source_cache)
     cache_enabled: bool = True
     cache_dir: str | None = None
     #: [publish]: the public web map's options (owners only on opt-in)
