@@ -109,7 +109,7 @@ from swm_gis.applicability.write import (
 from swm_gis.config.town import TownConfig
 from swm_gis.errors import EmptyLayerError
 from swm_gis.io.layers import run_cache
-from swm_gis.io.writers import atomic_path, check_outputs_free, sqlite_sync_off
+from swm_gis.io.writers import atomic_path, check_outputs_free, gdal_option, sqlite_sync_off
 from swm_gis.messages import config_key
 from swm_gis.progress import Progress, quiet
 from swm_gis.terrain.catchments import DrainageGrid
@@ -132,7 +132,15 @@ class RunResult:
     frame: gpd.GeoDataFrame | None = None
 
 
+#: GDAL reads a GeoPackage through Arrow with helper threads (OGR_GPKG_NUM_THREADS) that may
+#: still be prefetching when the workers fork; a fork while one of them is inside SQLite left a
+#: worker hung in PROJ's at-fork handler (seen once in CI). The town-wide run forks its
+#: workers, so its reads use one thread.
+ONE_READER_THREAD = ("OGR_GPKG_NUM_THREADS", "1")
+
+
 @run_cache()
+@gdal_option(*ONE_READER_THREAD)
 def run_applicability(
     config: TownConfig,
     out: str | Path,

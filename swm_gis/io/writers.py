@@ -113,9 +113,16 @@ def sqlite_sync_off() -> Iterator[None]:
     :func:`atomic_path` moves into place only when complete, so per-write durability buys
     nothing. The previous setting is restored afterwards.
     """
-    key = "OGR_SQLITE_SYNCHRONOUS"
+    with gdal_option("OGR_SQLITE_SYNCHRONOUS", "OFF"):
+        yield
+
+
+@contextlib.contextmanager
+def gdal_option(key: str, value: str) -> Iterator[None]:
+    """Set one GDAL configuration option (pyogrio's GDAL) for the block; the previous setting
+    is restored afterwards."""
     before = pyogrio.get_gdal_config_option(key)
-    pyogrio.set_gdal_config_options({key: "OFF"})
+    pyogrio.set_gdal_config_options({key: value})
     try:
         yield
     finally:
