@@ -52,6 +52,7 @@ from swm_gis.screening.site_areas import site_split_block
 from swm_gis.screening.site_land import land_warning
 from swm_gis.screening.site_standards import post_impervious, site_standards
 from swm_gis.screening.tiers import tier_block, waters_use
+from swm_gis.screening.wording import wording_for
 
 #: Top-level keys of screening.json in the order they are written (the schema's, plus meta).
 DOCUMENT_KEYS = ("meta", "disturbance", "development_type", "standards", "watersheds",
@@ -144,7 +145,7 @@ def build_screening(config: TownConfig, request: ScreeningRequest, *,
     checks.append(mitigation_check)
     report(0.6, "resource areas and receiving waters")
     res_keys, res_layers, res_checks, disturbance["ms4"] = _resources(
-        config, site, waters_proposed_use, scaled(report, 0.6, 0.95))
+        config, site, waters_proposed_use, scaled(report, 0.6, 0.95), applied)
     required_before = disturbance.get("permit_required")
     disturbance.update(permit_on_ms4(disturbance))  # conditional while the MS4 is open
     if disturbance.get("permit_required") is not required_before:
@@ -279,16 +280,16 @@ def _mitigation(config: TownConfig, site: _Site, standards: dict[str, Any],
                         else f"{layer_words(key)} is not configured")
 
 
-def _resources(config: TownConfig, site: _Site, proposed_use: str | None, progress: Progress
-               ) -> tuple[dict[str, Any], dict[str, gpd.GeoDataFrame], list[dict[str, Any]],
-                          Any]:
+def _resources(config: TownConfig, site: _Site, proposed_use: str | None, progress: Progress,
+               applied: Any = None
+               ) -> tuple[dict[str, Any], dict[str, gpd.GeoDataFrame], list[dict[str, Any]], Any]:
     """The resource areas and receiving waters (:mod:`swm_gis.screening.resource_areas`), then
     whether the site drains to the Town's MS4: their keys, layers and checks, and the MS4's."""
     from swm_gis.screening.resource_areas import resource_checks
 
     keys, layers, checks = resource_checks(
         config, site.frame, subject_parcels=site.parcels if len(site.parcels) else None,
-        proposed_use=proposed_use, progress=progress,
+        proposed_use=proposed_use, progress=progress, regulation=applied,
     )
     if (subject := (keys.get("floodplain") or {}).get("subject_parcels")) is not None:
         subject["basis"] = site.parcels_basis  # the check was given them; this job found them
@@ -326,7 +327,9 @@ def _conclude(config: TownConfig, site: _Site, document: dict[str, Any],
     document["coverage"] = coverage(config, site.union, mitigation=site.mitigation,
                                      flow_path=layers.get("flow_path"),
                                      checks=document["checks"], site_area=site.area)
-    document["findings"] = decide_findings(document)
+    applied = config.applied_regulation((document.get("meta") or {}).get("regulation", {})
+                                        .get("applied_on"))
+    document["findings"] = decide_findings(document, wording_for(applied))
     document["general_requirements"] = general_requirements()
 
 

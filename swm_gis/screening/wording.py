@@ -1,0 +1,114 @@
+"""The words the findings cite and note, read from the regulation profile applied (issue 33).
+
+Each finding's citation comes from the profile's ``[versions.citations]``; the notes printed with
+the findings (the Town Boards note, the MS4 words, the wetlands-order and roadway notes,
+exemption 7, the NHESP plan / prevent notes) from the ``[notes]`` of the profile's ``texts``
+file, byte for byte (Lynnfield's are the texts swm-gis printed before the regulation became
+data). A profile that gives no text gets swm-gis's own neutral wording with the profile's
+citation, never another town's words; a profile without the citation gets the regulation's
+short name (``docs/regulations.md``, "Where the screening's words come from").
+
+Pure: reads the profile (already loaded) only.
+
+Examples
+--------
+>>> from swm_gis.config.regulation import load_regulation
+>>> w = wording_for(load_regulation("lynnfield-ch320", on="2026-01-01"))
+>>> w.citation("standards")
+'§ 320-19 B(7) / B(8)'
+>>> ww = wording_for(load_regulation("westwood-ch350", on="2026-01-01"))
+>>> ww.note("exemption_7") is None
+True
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+from collections.abc import Mapping
+from typing import Any
+
+__all__ = ["FINDING_KEYS", "Wording", "wording_for", "wording_of_document"]
+
+#: The findings, in the report's order; each cites ``[versions.citations]`` under its key.
+FINDING_KEYS = ("disturbance", "development_type", "standards", "watersheds", "mitigation",
+                "habitats", "floodplain", "receiving_waters")
+
+
+@dataclasses.dataclass(frozen=True)
+class Wording:
+    """What a screening cites and notes under one regulation profile's version."""
+
+    name: str
+    citations: Mapping[str, str]
+    notes: Mapping[str, str | None]
+
+    def citation(self, key: str) -> str:
+        """The citation finding ``key`` carries: the profile's, else the regulation's name."""
+        return self.citations.get(key) or self.name
+
+    def note(self, key: str) -> str | None:
+        """A note printed with the findings (``[notes]`` key); None when the profile has none
+        and swm-gis has no neutral wording for it."""
+        return self.notes.get(key)
+
+
+def _neutral_notes(applied: Any, name: str) -> dict[str, str | None]:
+    """swm-gis's own words for a profile whose texts file gives no note: the profile's
+    citation and offices, never another town's wording."""
+    version, offices = applied.version, applied.profile.offices
+    resources, standards = version.section("resources"), version.section("standards")
+    authority = offices.permit_authority
+    habitat_cite = resources.get("nhesp_citation") or version.citation("habitats") or name
+    prevent_cite = resources.get("nhesp_prevent_citation") or habitat_cite
+    distance = resources.get("nhesp_distance_ft")
+    wetlands = next((e.citation for e in version.exemptions if e.key == "wetlands-order"), None)
+    roadway = standards.get("roadway_maintenance_citation")
+    return {
+        "ms4_words": "draining to the Town's MS4",
+        "town_boards": None,
+        "wetlands_order": None if wetlands is None else (
+            f"The wetlands-order exemption ({wetlands}) is decided by the {authority}: "
+            "read the regulation for whether the performance standards apply either way."),
+        "roadway_claim": (
+            f"The applicant claims roadway maintenance ({roadway or name}); the {authority} "
+            "decides whether the claim holds."),
+        "exemption_7": None,
+        "habitat_plan": (
+            "NHESP Priority Habitats, Estimated Habitats and Certified Vernal Pools"
+            + (f" within {distance:,.0f} ft" if distance is not None else "")
+            + f" of any construction activity must be shown on the plans ({habitat_cite})."),
+        "habitat_prevent": f"Significant alteration of these habitats must be prevented "
+                           f"({prevent_cite}).",
+    }
+
+
+def wording_for(applied: Any) -> Wording:
+    """The wording of an applied regulation (:class:`~swm_gis.config.regulation.
+    AppliedRegulation`): its citations, and its texts file's notes over swm-gis's neutral
+    ones."""
+    profile, version = applied.profile, applied.version
+    name = profile.short_name or profile.chapter or profile.title
+    citations = {k: str(version.citation(k)) for k in FINDING_KEYS if version.citation(k)}
+    given = dict(profile.texts_table().get("notes") or {})
+    notes = {k: given.get(k, v) for k, v in _neutral_notes(applied, name).items()}
+    return Wording(name=name, citations=citations, notes=notes)
+
+
+@functools.lru_cache(maxsize=8)
+def _bundled_wording(profile_id: str, on: str) -> Wording:
+    from swm_gis.config.regulation import load_regulation
+
+    return wording_for(load_regulation(profile_id, on=on))
+
+
+def wording_of_document(doc: Mapping[str, Any]) -> Wording:
+    """The wording of a screening document that holds none: the bundled profile its
+    ``meta.regulation`` names (on the date it was applied), else the default profile's (an
+    older document, or a profile file that is not bundled)."""
+    from swm_gis.config.regulation import DEFAULT_ID, bundled_ids
+
+    reg = (doc.get("meta") or {}).get("regulation") or {}
+    profile_id = reg.get("id") if reg.get("id") in bundled_ids() else DEFAULT_ID
+    on = str(reg.get("applied_on") or "") if profile_id == reg.get("id") else ""
+    return _bundled_wording(profile_id, on or "2026-01-01")
