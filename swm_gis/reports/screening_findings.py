@@ -18,6 +18,7 @@ from typing import Any
 import geopandas as gpd
 
 from swm_gis import formatting as fmt
+from swm_gis.config.town_regulation import read_profile
 from swm_gis.formatting import bfe_text as _bfe
 from swm_gis.reports.screening_map import MapImage, render_screening_map
 from swm_gis.reports.screening_model import (
@@ -433,7 +434,9 @@ def build_report(
                     or dt.datetime.now(dt.UTC).isoformat(timespec="seconds"))
     notes = ["SYNTHETIC SAMPLE DATA: this report is a demonstration on invented layers, not a "
              "finding about any real property."] if synthetic else []
-    general = doc.get("general_requirements") or general_requirements()
+    general = (doc["general_requirements"] if isinstance(doc.get("general_requirements"), list)
+               else general_requirements())
+    regulation, chapter = _regulation_names(meta)
     return ScreeningReport(
         title="Stormwater Management Permit Screening",
         town=_town(meta), synthetic=synthetic, generated=generated,
@@ -447,4 +450,16 @@ def build_report(
         general_requirements=[(str(g.get("section")), str(g.get("topic") or ""),
                                str(g.get("text"))) for g in general],
         notes=notes, timeline_intro=timeline_intro(received, status.get("disturbance", "")),
+        regulation=regulation, chapter=chapter,
     )
+
+
+def _regulation_names(meta: Mapping[str, Any]) -> tuple[str, str]:
+    """(the regulation as the header names it, its chapter) from ``meta.regulation``; an older
+    document without it: the default profile's."""
+    reg = meta.get("regulation")
+    if not isinstance(reg, Mapping) or not reg.get("title"):
+        profile = read_profile(None)
+        reg = {"title": profile.title, "chapter": profile.chapter}
+    title, chapter = str(reg["title"]), str(reg.get("chapter") or "")
+    return (f"{title}, {chapter}" if chapter else title), (chapter or title)

@@ -35,7 +35,7 @@ from swm_gis.rules.site_split import SiteRegions, site_regions
 from swm_gis.rules.watersheds import mitigation_eligibility, watershed_shares
 from swm_gis.screening.finding_parts import PARCELS_GIVEN, PARCELS_UNDER_SITE, layer_words
 from swm_gis.screening.findings import decide_findings
-from swm_gis.screening.general_requirements import general_requirements
+from swm_gis.screening.general_requirements import general_requirements, requirements_file
 from swm_gis.screening.given_parcels import check_given_parcels
 from swm_gis.screening.inputs import (
     coverage,
@@ -330,7 +330,8 @@ def _conclude(config: TownConfig, site: _Site, document: dict[str, Any],
     applied = config.applied_regulation((document.get("meta") or {}).get("regulation", {})
                                         .get("applied_on"))
     document["findings"] = decide_findings(document, wording_for(applied))
-    document["general_requirements"] = general_requirements()
+    listed = requirements_file(applied)
+    document["general_requirements"] = general_requirements(listed) if listed else []
 
 
 # --------------------------------------------------------------------------- checks & meta
