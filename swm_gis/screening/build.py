@@ -151,6 +151,8 @@ def build_screening(config: TownConfig, request: ScreeningRequest, *,
     if disturbance.get("permit_required") is not required_before:
         # the standards' reasons say "if a permit is required" while the MS4 condition is open
         standards = site_standards(config, dev, disturbance, post, request.roadway_maintenance)
+    if standards.get("section"):
+        standards["section"] = _standards_section(applied, standards["section"])
     checks.extend(res_checks)
     disturbance["tier"] = tier_block(applied, disturbance, proposed_use=request.proposed_use)
 
@@ -280,6 +282,17 @@ def _mitigation(config: TownConfig, site: _Site, standards: dict[str, Any],
                         else f"{layer_words(key)} is not configured")
 
 
+def _standards_section(applied: Any, section: str) -> str:
+    """The standards block's section (:func:`swm_gis.rules.standards.performance_standards`
+    cites Chapter 320's B(7) / B(8)) as the regulation applied cites its standards."""
+    for sub, standard in (("B(7)", applied.version.new_development),
+                          ("B(8)", applied.version.redevelopment)):
+        prefix = f"§ 320-19 {sub}"
+        if standard.citation and section.startswith(prefix):
+            return standard.citation + section[len(prefix):]
+    return section
+
+
 def _resources(config: TownConfig, site: _Site, proposed_use: str | None, progress: Progress,
                applied: Any = None
                ) -> tuple[dict[str, Any], dict[str, gpd.GeoDataFrame], list[dict[str, Any]], Any]:
@@ -321,14 +334,15 @@ def _conclude(config: TownConfig, site: _Site, document: dict[str, Any],
               layers: dict[str, gpd.GeoDataFrame]) -> None:
     """The document's last keys: warnings, the coverage of each finding's layers, the findings
     (:func:`decide_findings`) and the general requirements."""
-    land = land_warning(config, site.union, site.parcels, factor=site.factor)
+    applied = config.applied_regulation((document.get("meta") or {}).get("regulation", {})
+                                        .get("applied_on"))
+    land = land_warning(config, site.union, site.parcels, factor=site.factor,
+                        regulation=applied)
     named = not_named_warning(config)
     document["warnings"] = ([named] if named else []) + site.warnings + ([land] if land else [])
     document["coverage"] = coverage(config, site.union, mitigation=site.mitigation,
                                      flow_path=layers.get("flow_path"),
                                      checks=document["checks"], site_area=site.area)
-    applied = config.applied_regulation((document.get("meta") or {}).get("regulation", {})
-                                        .get("applied_on"))
     document["findings"] = decide_findings(document, wording_for(applied))
     listed = requirements_file(applied)
     document["general_requirements"] = general_requirements(listed) if listed else []

@@ -109,7 +109,7 @@ def _disturbance(doc: Mapping[str, Any], w: Wording) -> dict[str, Any]:
     used = ["site"] + (["common_plan"] if plan is not None else [])
     reaches = _reaches_trigger(d, area, plan, trigger)
     claimed = d.get("exemption") or []
-    ms4 = _ms4(d)
+    ms4 = ms4_condition(d, w.citation("ms4"))
     town_caveats = [str(w.get("text")) for w in doc.get("warnings") or []
                     if isinstance(w, Mapping) and w.get("text")]
     if claimed:
@@ -218,11 +218,6 @@ def _reaching_trigger(figures: str, trigger: float, used: list[str], ms4: tuple,
                    f"trigger. {_ms4_sentence(ms4_text)}",
                    used=used + ms4_used, missing=ms4_missing,
                    caveats=[*town_caveats, *ms4_caveats, w.note("town_boards")])
-
-
-def _ms4(d: Mapping[str, Any]) -> tuple[str, list[str], list[str], list[str], bool]:
-    """The MS4 condition of the trigger (:func:`swm_gis.screening.ms4.ms4_condition`)."""
-    return ms4_condition(d)
 
 
 # --------------------------------------------------------------------------- standards

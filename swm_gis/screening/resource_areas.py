@@ -46,7 +46,7 @@ from swm_gis.screening.inputs import off_town
 from swm_gis.screening.wording import wording_for
 from swm_gis.terrain import cache as flowgrid_cache
 from swm_gis.terrain import flow_directions
-from swm_gis.terrain.receiving_waters import trace_receiving_waters
+from swm_gis.terrain.receiving_waters import TRIBUTARIES, trace_receiving_waters
 from swm_gis.units import M_PER_FT, feet_per_unit
 
 _HABITAT_KEYS = ("nhesp_priority", "nhesp_estimated", "vernal_pools")
@@ -116,6 +116,19 @@ def resource_checks(
     return keys, layers, checks
 
 
+def _cite_tributaries(block: Any, checks: list[dict[str, Any]], section: str) -> None:
+    """The trace's end note (:func:`swm_gis.trace_receiving_waters` cites Chapter 320's
+    impaired-waters section, which covers tributaries) citing the regulation applied."""
+    def cited(text: str) -> str:
+        return text.replace(TRIBUTARIES, f"{section} covers tributaries")
+
+    for end in (block or {}).get("trace_end") or []:
+        end["message"] = cited(str(end.get("message")))
+    for check in checks:
+        if check["name"] == "receiving_waters" and check.get("warnings"):
+            check["warnings"] = [cited(str(w)) for w in check["warnings"]]
+
+
 def _bare(citation: str | None) -> str | None:
     """A citation as the checks keep it: without its section signs (the report adds one)."""
     return citation.replace("§ ", "") if citation else None
@@ -140,6 +153,8 @@ def _cite(applied: AppliedRegulation, keys: dict[str, Any],
                                           words.note("habitat_prevent"),
                                           hab.HABITAT_NOTES[2].replace("500 ft",
                                                                        f"{distance} ft")) if n]
+    _cite_tributaries(keys.get("receiving_waters"), checks,
+                      res.get("impaired_citation") or words.citation("receiving_waters"))
     for record in keys.get("habitats") or []:
         record["section"] = sections["habitats"]
     for name, frame in layers.items():

@@ -64,6 +64,7 @@ def _neutral_notes(applied: Any, name: str) -> dict[str, str | None]:
     distance = resources.get("nhesp_distance_ft")
     wetlands = next((e.citation for e in version.exemptions if e.key == "wetlands-order"), None)
     roadway = standards.get("roadway_maintenance_citation")
+    submittals = version.section("submittals").get("citation") or name
     return {
         "ms4_words": "draining to the Town's MS4",
         "town_boards": None,
@@ -78,6 +79,11 @@ def _neutral_notes(applied: Any, name: str) -> dict[str, str | None]:
             "NHESP Priority Habitats, Estimated Habitats and Certified Vernal Pools"
             + (f" within {distance:,.0f} ft" if distance is not None else "")
             + f" of any construction activity must be shown on the plans ({habitat_cite})."),
+        "site_owner": (
+            "the permittee should be the owner of the site and every owner of the land "
+            f"disturbed sign the application ({submittals}), or the limit of disturbance be "
+            "redrawn on the applicant's lot"),
+        "site_owner_citation": submittals,
         "habitat_prevent": f"Significant alteration of these habitats must be prevented "
                            f"({prevent_cite}).",
     }
@@ -90,6 +96,9 @@ def wording_for(applied: Any) -> Wording:
     profile, version = applied.profile, applied.version
     name = profile.short_name or profile.chapter or profile.title
     citations = {k: str(version.citation(k)) for k in FINDING_KEYS if version.citation(k)}
+    ms4 = version.section("applicability").get("ms4_citation")
+    if ms4:  # the MS4 condition of the trigger, cited in the permit finding's caveats
+        citations["ms4"] = str(ms4)
     given = dict(profile.texts_table().get("notes") or {})
     notes = {k: given.get(k, v) for k, v in _neutral_notes(applied, name).items()}
     return Wording(name=name, citations=citations, notes=notes)

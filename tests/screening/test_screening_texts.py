@@ -1,0 +1,118 @@
+"""The screening's citations and texts come from the regulation profile applied (issue 33):
+Lynnfield's profile prints Chapter 320's words, byte for byte as before; another town's profile
+prints its own citations and, where it supplies no text, swm-gis's neutral wording, never
+Lynnfield's (docs/regulations.md, "Where the screening's words come from").
+
+The site is the sample town's large site (``sites.gpkg`` layer ``site``): it reaches every
+resource finding (NHESP features within 500 ft, the SFHA, impaired waters downstream).
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import geopandas as gpd
+import pytest
+from support.regulation_variant import foreign_profile
+from support.townkit import SAMPLE_CONFIG
+
+import swm_gis
+from swm_gis.reports.screening_findings import build_report
+from swm_gis.reports.screening_html import render_html
+
+#: What only Lynnfield's regulation says (the issue's list).
+LYNNFIELD_WORDS = ("Lynnfield", "Chapter 320", "§ 320-", "Essex County",
+                   "Department of Public Works")
+
+
+def _town(folder: Path, regulation: str) -> swm_gis.TownConfig:
+    text = SAMPLE_CONFIG.read_text(encoding="utf-8")
+    text = re.sub(r'path = "([^"]+)"',
+                  lambda m: f'path = "{(SAMPLE_CONFIG.parent / m[1]).as_posix()}"', text)
+    text = re.sub(r'regulation = "[^"]+"\n', f'regulation = "{regulation}"\n', text)
+    out = folder / "town.toml"
+    out.write_text(text, encoding="utf-8")
+    return swm_gis.load_config(out)
+
+
+def _screen(folder: Path, regulation: str) -> dict:
+    site = gpd.read_file(SAMPLE_CONFIG.parent / "sites.gpkg", layer="site")
+    return swm_gis.screen(_town(folder, regulation), site, received="2026-05-01").document
+
+
+@pytest.fixture(scope="module")
+def lynnfield(tmp_path_factory) -> dict:
+    return _screen(tmp_path_factory.mktemp("lynnfield"), "lynnfield-ch320")
+
+
+@pytest.fixture(scope="module")
+def othertown(tmp_path_factory) -> dict:
+    folder = tmp_path_factory.mktemp("othertown")
+    return _screen(folder, foreign_profile(folder).as_posix())
+
+
+def _wired_texts(doc: dict) -> list[str]:
+    """Every text this issue's wiring prints from the profile: the findings' titles,
+    citations and caveats, the resource checks' sections and notes, the habitat records'
+    sections and the general requirements."""
+    texts = [str(f[k]) for f in doc["findings"] for k in ("title", "section")]
+    texts += [c for f in doc["findings"] for c in f["caveats"]]
+    texts += [str(c.get("section")) for c in doc["checks"]
+              if c["name"] in ("habitats", "floodplain", "receiving_waters")]
+    texts += [n for c in doc["checks"] for n in c.get("notes") or []]
+    texts += [str(h["section"]) for h in doc["habitats"]]
+    texts += [str(v) for g in doc["general_requirements"] for v in g.values()]
+    return texts
+
+
+def test_lynnfield_findings_cite_chapter_320_as_before(lynnfield):
+    cited = {f["key"]: f["section"] for f in lynnfield["findings"]}
+    assert cited == {
+        "disturbance": "Bylaw ch. 213, Art. II (Ch. 320 applicability A); exemptions Bylaw "
+                       "213-16B",
+        "development_type": "Ch. 320 definitions: new development, redevelopment",
+        "standards": "§ 320-19 B(8)",   # the standards block's own: redevelopment
+        "watersheds": "§ 320-19 B(7)(d) / B(8)(d)",
+        "mitigation": "§ 320-19 B(7)(d) / B(8)(d)",
+        "habitats": "§ 320-20 A(3)(c), B(12)",
+        "floodplain": "§ 320-19 A(8); § 320-20 A(3)(a)",
+        "receiving_waters": "§ 320-19 B(10); Ch. 320 definitions: ORW; § 320-19 B(2)"}
+    titles = [f["title"] for f in lynnfield["findings"]]
+    assert titles[5] == "NHESP habitats and certified vernal pools within 500 ft"
+    permit = lynnfield["findings"][0]
+    assert permit["caveats"][-1].startswith("Ch. 320, authority, B: Town Boards")
+    habitats = next(c for c in lynnfield["checks"] if c["name"] == "habitats")
+    assert habitats["section"] == "320-20 A(3)(c)"
+    assert habitats["notes"][1] == ("Significant alteration of these habitats must be "
+                                    "prevented (§ 320-20 B(12)).")
+    # the general requirements of the table Lynnfield's profile names: its 49 [[items]]
+    assert len(lynnfield["general_requirements"]) == 49
+    report = build_report(lynnfield)
+    assert (report.regulation, report.chapter) == (
+        "Stormwater Management Rules and Regulations, Chapter 320", "Chapter 320")
+
+
+def test_another_towns_profile_prints_its_own_citations_and_no_lynnfield_words(othertown):
+    cited = {f["key"]: f["section"] for f in othertown["findings"]}
+    assert cited["development_type"] == "Ch. 9 definitions: new development, redevelopment"
+    assert cited["habitats"] == "§ 9-20 A(3)(c), B(12)"
+    assert cited["receiving_waters"] == "§ 9-19 B(10); Ch. 9 definitions: ORW; § 9-19 B(2)"
+    habitats = next(c for c in othertown["checks"] if c["name"] == "habitats")
+    # no texts file: swm-gis's neutral notes with the profile's citations
+    assert habitats["section"] == "9-20 A(3)(c)"
+    assert habitats["notes"][:2] == [
+        "NHESP Priority Habitats, Estimated Habitats and Certified Vernal Pools within 500 ft "
+        "of any construction activity must be shown on the plans (§ 9-20 A(3)(c)).",
+        "Significant alteration of these habitats must be prevented (§ 9-20 B(12))."]
+    # no Town Boards note of its own: none printed
+    assert not [c for c in othertown["findings"][0]["caveats"] if "Town Boards" in c]
+    assert othertown["general_requirements"] == []   # the profile names no such file
+    wired = "\n".join(_wired_texts(othertown))
+    assert [w for w in LYNNFIELD_WORDS if w in wired] == []
+    report = build_report(othertown)
+    assert (report.regulation, report.chapter) == (
+        "Stormwater Management Rules and Regulations, Chapter 9", "Chapter 9")
+    html = render_html(report)
+    assert "Stormwater Management Rules and Regulations, Chapter 9 &middot;" in html
+    assert "<th scope=\"col\">Chapter 9</th>" in html
