@@ -52,7 +52,7 @@ from swm_gis.screening.site_areas import site_split_block
 from swm_gis.screening.site_land import land_warning
 from swm_gis.screening.site_standards import post_impervious, site_standards
 from swm_gis.screening.tiers import tier_block, waters_use
-from swm_gis.screening.wording import wording_for
+from swm_gis.screening.wording import recite, wording_for
 
 #: Top-level keys of screening.json in the order they are written (the schema's, plus meta).
 DOCUMENT_KEYS = ("meta", "disturbance", "development_type", "standards", "watersheds",
@@ -178,6 +178,7 @@ def build_screening(config: TownConfig, request: ScreeningRequest, *,
     }
     for key, value in res_keys.items():  # anything further the resource checks add
         document.setdefault(key, value)
+    recite(document, applied)  # the rules' Chapter 320 citations as the profile's
     _conclude(config, site, document, layers)
     report(1.0, "screening done")
     return ScreeningResult(document=document, layers=layers)

@@ -227,7 +227,7 @@ def _standards(doc: Mapping[str, Any], permit: Mapping[str, Any], dev: Mapping[s
     if not isinstance(s, Mapping):
         return absent("standards")
     section = s.get("section") or None
-    answer, roadway = _standards_answer(s)
+    answer, roadway = _standards_answer(s, w)
     if s.get("roadway_maintenance") and not roadway:  # claimed, but on new development
         answer = f"{answer} {ROADWAY_ON_NEW_NOTE}"
     caveats = [w.note("roadway_claim")] if roadway else []
@@ -252,7 +252,7 @@ def _standards(doc: Mapping[str, Any], permit: Mapping[str, Any], dev: Mapping[s
                    else [], missing=missing, caveats=caveats)
 
 
-def _standards_answer(s: Mapping[str, Any]) -> tuple[str, bool]:
+def _standards_answer(s: Mapping[str, Any], w: Wording) -> tuple[str, bool]:
     """(what the standards ask, whether a roadway-maintenance claim stands before them)."""
     roadway = bool(s.get("roadway_claimed"))
     if (s.get("applies") is False or s.get("roadway_exempt")) and not roadway:
@@ -260,7 +260,7 @@ def _standards_answer(s: Mapping[str, Any]) -> tuple[str, bool]:
         return ("Roadway maintenance redevelopment claimed: exempt from § 320-19 "
                 "B(8)(a)-(d) if the Commission accepts it; must improve existing conditions "
                 "unless infeasible (§ 320-19 B(8)(e))."), True
-    answer = _retention_answer(s)
+    answer = _retention_answer(s, w)
     if roadway:
         answer = ("Unless the Commission accepts the applicant's roadway-maintenance claim "
                   "(§ 320-19 B(8)(e): exempt from B(8)(a)-(d), and \"shall improve existing "
@@ -268,7 +268,7 @@ def _standards_answer(s: Mapping[str, Any]) -> tuple[str, bool]:
     return answer, roadway
 
 
-def _retention_answer(s: Mapping[str, Any]) -> str:
+def _retention_answer(s: Mapping[str, Any], w: Wording) -> str:
     """The retention volume or the removal targets, or off-site mitigation (§ 320-19 B(9))."""
     retain = retention_text(s)
     return (f"{retain[0].upper()}{retain[1:]}, or remove "
@@ -277,7 +277,7 @@ def _retention_answer(s: Mapping[str, Any]) -> str:
             "TP, or a combination, or off-site mitigation in the same "
             f"{s.get('mitigation_huc_level')}; removal as an average over a year, "
             "calculated consistent with EPA Region 1's BMP Accounting and Tracking Tool "
-            "(2016) (§ 320-19 B(9)).")
+            f"(2016) ({w.citation('removal_method')}).")
 
 
 def _standards_permit_status(doc: Mapping[str, Any], permit: Mapping[str, Any],

@@ -9,6 +9,7 @@ resource finding (NHESP features within 500 ft, the SFHA, impaired waters downst
 
 from __future__ import annotations
 
+import json
 import re
 from pathlib import Path
 
@@ -52,22 +53,20 @@ def othertown(tmp_path_factory) -> dict:
     return _screen(folder, foreign_profile(folder).as_posix())
 
 
-def _wired_texts(doc: dict) -> list[str]:
-    """Every text this issue's wiring prints from the profile: the findings' titles,
-    citations and caveats, the resource checks' sections and notes, the habitat records'
-    sections and the general requirements."""
-    texts = [str(f[k]) for f in doc["findings"] for k in ("title", "section")]
-    texts += [c for f in doc["findings"] for c in f["caveats"]]
-    texts += [str(c.get("section")) for c in doc["checks"]
-              if c["name"] in ("habitats", "floodplain", "receiving_waters")]
-    texts += [n for c in doc["checks"] for n in c.get("notes") or []]
-    texts += [str(h["section"]) for h in doc["habitats"]]
-    texts += [str(v) for g in doc["general_requirements"] for v in g.values()]
-    return texts
+def _wired(doc: dict) -> str:
+    """The whole screening.json but the impaired-water requirement rows, which the
+    impaired-water tables write (not wired yet: docs/regulations.md)."""
+    waters = {k: v for k, v in doc["receiving_waters"].items() if k != "requirements"}
+    return json.dumps({**doc, "receiving_waters": waters}, ensure_ascii=False, default=str)
 
 
 def test_lynnfield_findings_cite_chapter_320_as_before(lynnfield):
     cited = {f["key"]: f["section"] for f in lynnfield["findings"]}
+    # the rules' own citations stand: they are Lynnfield's profile's
+    assert lynnfield["disturbance"]["section"] == (
+        "General Bylaws Chapter 213, Article II (quoted in Chapter 320, applicability, "
+        "Subsection A)")
+    assert lynnfield["findings"][2]["answer"].endswith("(2016) (§ 320-19 B(9)).")
     assert cited == {
         "disturbance": "Bylaw ch. 213, Art. II (Ch. 320 applicability A); exemptions Bylaw "
                        "213-16B",
@@ -108,8 +107,14 @@ def test_another_towns_profile_prints_its_own_citations_and_no_lynnfield_words(o
     # no Town Boards note of its own: none printed
     assert not [c for c in othertown["findings"][0]["caveats"] if "Town Boards" in c]
     assert othertown["general_requirements"] == []   # the profile names no such file
-    wired = "\n".join(_wired_texts(othertown))
+    wired = _wired(othertown)
     assert [w for w in LYNNFIELD_WORDS if w in wired] == []
+    # the rules' Chapter 320 citations re-cited as the profile's (swm_gis.screening.wording)
+    assert othertown["standards"]["section"] == "§ 9-19 B(8)"
+    assert othertown["disturbance"]["section"] == (
+        "General Bylaws Chapter 77, Article II (quoted in Chapter 9, applicability, "
+        "Subsection A)")
+    assert othertown["findings"][2]["answer"].endswith("(2016) (§ 9-19 B(9)).")
     report = build_report(othertown)
     assert (report.regulation, report.chapter) == (
         "Stormwater Management Rules and Regulations, Chapter 9", "Chapter 9")
