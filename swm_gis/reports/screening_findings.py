@@ -29,10 +29,12 @@ from swm_gis.reports.screening_model import (
     timeline_intro,
 )
 from swm_gis.reports.screening_parameters import parameter_rows
+from swm_gis.rules.procedure import procedure_of
 from swm_gis.rules.timeline import permit_timeline
 from swm_gis.screening.checklist import checklist_groups, submittal_checklist
 from swm_gis.screening.findings import decide_findings
 from swm_gis.screening.general_requirements import general_requirements
+from swm_gis.screening.wording import applied_of_document
 
 __all__ = ["build_report", "report_findings"]
 
@@ -445,7 +447,8 @@ def build_report(
         tables=_tables(doc, status) + _reasons_table(findings),
         map_image=image, map_alt=_alt_text(doc, image),
         checklist_groups=checklist_groups(), checklist=submittal_checklist(doc),
-        checklist_note=checklist_note, timeline=permit_timeline(received), received=received,
+        checklist_note=checklist_note, timeline=permit_timeline(
+            received, procedure=procedure_of(applied_of_document(doc))), received=received,
         checks=checks, parameters=parameter_rows(meta), data_sources=_data_sources(doc),
         general_requirements=[(str(g.get("section")), str(g.get("topic") or ""),
                                str(g.get("text"))) for g in general],

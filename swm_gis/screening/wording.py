@@ -24,12 +24,14 @@ True
 from __future__ import annotations
 
 import dataclasses
-import functools
+import datetime as dt
 import os
 from collections.abc import Mapping
+from pathlib import Path
 from typing import Any
 
-__all__ = ["FINDING_KEYS", "Wording", "recite", "wording_for", "wording_of_document"]
+__all__ = ["FINDING_KEYS", "Wording", "applied_of_document", "recite", "wording_for",
+           "wording_of_document"]
 
 #: The findings, in the report's order; each cites ``[versions.citations]`` under its key.
 FINDING_KEYS = ("disturbance", "development_type", "standards", "watersheds", "mitigation",
@@ -169,20 +171,24 @@ def recite(document: dict[str, Any], applied: Any) -> None:
                 document[key] = walk(document[key])
 
 
-@functools.lru_cache(maxsize=8)
-def _bundled_wording(profile_id: str, on: str) -> Wording:
-    from swm_gis.config.regulation import load_regulation
+def applied_of_document(doc: Mapping[str, Any]) -> Any:
+    """The regulation a screening document applied (``meta.regulation``: its profile file, or
+    the bundled id, on the date it was applied); an older document, or a profile file no
+    longer there: the default profile's (Lynnfield's) first version."""
+    from swm_gis.config.regulation import AppliedRegulation, bundled_ids
+    from swm_gis.config.town_regulation import read_profile
 
-    return wording_for(load_regulation(profile_id, on=on))
+    reg = (doc.get("meta") or {}).get("regulation") or {}
+    ref = reg.get("file") if reg.get("file") and Path(str(reg["file"])).is_file() else \
+        reg.get("id") if reg.get("id") in bundled_ids() else None
+    profile = read_profile(ref)
+    if ref is not None and reg.get("applied_on"):
+        day = dt.date.fromisoformat(str(reg["applied_on"])[:10])
+        return AppliedRegulation(profile, profile.version_on(day), day)
+    first = profile.versions[0]
+    return AppliedRegulation(profile, first, first.effective)
 
 
 def wording_of_document(doc: Mapping[str, Any]) -> Wording:
-    """The wording of a screening document that holds none: the bundled profile its
-    ``meta.regulation`` names (on the date it was applied), else the default profile's (an
-    older document, or a profile file that is not bundled)."""
-    from swm_gis.config.regulation import DEFAULT_ID, bundled_ids
-
-    reg = (doc.get("meta") or {}).get("regulation") or {}
-    profile_id = reg.get("id") if reg.get("id") in bundled_ids() else DEFAULT_ID
-    on = str(reg.get("applied_on") or "") if profile_id == reg.get("id") else ""
-    return _bundled_wording(profile_id, on or "2026-01-01")
+    """The wording of a screening document that holds none (:func:`applied_of_document`)."""
+    return wording_for(applied_of_document(doc))

@@ -118,6 +118,17 @@ def test_another_towns_profile_prints_its_own_citations_and_no_lynnfield_words(o
     report = build_report(othertown)
     assert (report.regulation, report.chapter) == (
         "Stormwater Management Rules and Regulations, Chapter 9", "Chapter 9")
+    # the timeline: the profile's day counts and step citations, swm-gis's words (no texts)
+    steps = {d.key: d for d in report.timeline}
+    assert (steps["hearing"].section, steps["hearing"].rule) == (
+        "Ch. 9, permit procedure, B(2)", "The Conservation Commission opens the public hearing "
+        "within 21 days of receipt of a completed application.")
+    assert steps["abutter_notice"].rule == (
+        "The applicant notifies abutters (owners within 100 feet) by certified mail, return "
+        "receipt requested, or by certificates of mailing, at least 7 days before the public "
+        "hearing.")
+    timeline = "\n".join(f"{d.label} {d.section} {d.rule} {d.basis}" for d in report.timeline)
+    assert [w for w in LYNNFIELD_WORDS if w in timeline] == []
     html = render_html(report)
     assert "Stormwater Management Rules and Regulations, Chapter 9 &middot;" in html
     assert "<th scope=\"col\">Chapter 9</th>" in html
