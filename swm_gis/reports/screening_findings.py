@@ -31,10 +31,10 @@ from swm_gis.reports.screening_model import (
 from swm_gis.reports.screening_parameters import parameter_rows
 from swm_gis.rules.procedure import procedure_of
 from swm_gis.rules.timeline import permit_timeline
-from swm_gis.screening.checklist import checklist_groups, submittal_checklist
+from swm_gis.screening.checklist import checklist_file, checklist_groups, submittal_checklist
 from swm_gis.screening.findings import decide_findings
 from swm_gis.screening.general_requirements import general_requirements
-from swm_gis.screening.wording import applied_of_document
+from swm_gis.screening.wording import applied_of_document, wording_for
 
 __all__ = ["build_report", "report_findings"]
 
@@ -439,6 +439,8 @@ def build_report(
     general = (doc["general_requirements"] if isinstance(doc.get("general_requirements"), list)
                else general_requirements())
     regulation, chapter = _regulation_names(meta)
+    applied = applied_of_document(doc)
+    listed = checklist_file(applied)
     return ScreeningReport(
         title="Stormwater Management Permit Screening",
         town=_town(meta), synthetic=synthetic, generated=generated,
@@ -446,14 +448,16 @@ def build_report(
         findings=findings,
         tables=_tables(doc, status) + _reasons_table(findings),
         map_image=image, map_alt=_alt_text(doc, image),
-        checklist_groups=checklist_groups(), checklist=submittal_checklist(doc),
+        checklist_groups=checklist_groups(listed) if listed else [],
+        checklist=submittal_checklist(doc, path=listed) if listed else [],
         checklist_note=checklist_note, timeline=permit_timeline(
-            received, procedure=procedure_of(applied_of_document(doc))), received=received,
+            received, procedure=procedure_of(applied)), received=received,
         checks=checks, parameters=parameter_rows(meta), data_sources=_data_sources(doc),
         general_requirements=[(str(g.get("section")), str(g.get("topic") or ""),
                                str(g.get("text"))) for g in general],
         notes=notes, timeline_intro=timeline_intro(received, status.get("disturbance", "")),
         regulation=regulation, chapter=chapter,
+        checklist_lead=str(wording_for(applied).note("checklist_lead")),
     )
 
 

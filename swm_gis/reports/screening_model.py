@@ -81,6 +81,8 @@ class ScreeningReport:
     #: chapter (or title) as the findings table's column names it.
     regulation: str = ""
     chapter: str = ""
+    #: What the checklist holds, citing the regulation (the legend's first sentence).
+    checklist_lead: str = ""
     notes: list[str] = field(default_factory=list)
     #: the timeline's opening paragraph (:func:`timeline_intro`), the HTML's and the PDF's
     timeline_intro: str = ""

@@ -9,7 +9,7 @@ from __future__ import annotations
 import io
 from typing import Any
 
-from swm_gis.reports.screening_html import CHECKLIST_LEGEND, general_intro
+from swm_gis.reports.screening_html import CHECKLIST_STATUSES, general_intro
 from swm_gis.reports.screening_model import (
     STATUS_COLOURS,
     STATUS_TEXT,
@@ -193,7 +193,7 @@ def _checklist_section(k: _Kit, r: ScreeningReport) -> list:
     story: list = [PageBreak(), Paragraph("Submittal checklist", k.h2)]
     if r.checklist_note:
         story.append(k.p(r.checklist_note, k.base))
-    story.append(k.p(CHECKLIST_LEGEND, k.meta))
+    story.append(k.p(f"{r.checklist_lead} {CHECKLIST_STATUSES}", k.meta))
     for g in r.checklist_groups:
         items = [i for i in r.checklist if i.group == g.key]
         story.append(Paragraph(escape_html(f"{g.title} ({g.section})"), k.h3))

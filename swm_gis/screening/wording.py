@@ -88,6 +88,8 @@ def _neutral_notes(applied: Any, name: str) -> dict[str, str | None]:
             "redrawn on the applicant's lot"),
         "site_owner_citation": submittals,
         "permit_required_citation": submittals,
+        "checklist_lead": "Items of the application package and of the plans the regulation "
+                          f"applied requires ({version.citation('checklist') or submittals}).",
         "habitat_prevent": f"Significant alteration of these habitats must be prevented "
                            f"({prevent_cite}).",
     }

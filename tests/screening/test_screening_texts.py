@@ -88,6 +88,8 @@ def test_lynnfield_findings_cite_chapter_320_as_before(lynnfield):
     # the general requirements of the table Lynnfield's profile names: its 49 [[items]]
     assert len(lynnfield["general_requirements"]) == 49
     report = build_report(lynnfield)
+    assert len(report.checklist) > 0 and report.checklist_lead.startswith(
+        "Items of the application package (Ch. 320, permit procedure, A)")
     assert (report.regulation, report.chapter) == (
         "Stormwater Management Rules and Regulations, Chapter 320", "Chapter 320")
 
@@ -129,6 +131,10 @@ def test_another_towns_profile_prints_its_own_citations_and_no_lynnfield_words(o
         "hearing.")
     timeline = "\n".join(f"{d.label} {d.section} {d.rule} {d.basis}" for d in report.timeline)
     assert [w for w in LYNNFIELD_WORDS if w in timeline] == []
+    # the profile names no checklist file: none listed, and the legend cites the profile
+    assert report.checklist == [] and report.checklist_groups == []
+    assert report.checklist_lead == ("Items of the application package and of the plans the "
+                                     "regulation applied requires (§§ 9-19, 9-20, 9-21).")
     html = render_html(report)
     assert "Stormwater Management Rules and Regulations, Chapter 9 &middot;" in html
     assert "<th scope=\"col\">Chapter 9</th>" in html
