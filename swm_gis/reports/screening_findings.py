@@ -209,13 +209,28 @@ def _tables(doc: Mapping[str, Any], status: Mapping[str, str]) -> list[Table]:
             + _watershed_tables(doc, status) + _mitigation_tables(doc))
 
 
+#: The floodplain's citation in a document without findings (Lynnfield's, as before).
+_FLOOD_SECTION = "§ 320-19 A(8); § 320-20 A(3)(a)"
+
+
+def _finding_of(doc: Mapping[str, Any], key: str) -> Mapping[str, Any]:
+    """The document's finding ``key`` (its title and section cite the regulation applied);
+    empty for a document without findings."""
+    return next((f for f in doc.get("findings") or [] if isinstance(f, Mapping)
+                 and f.get("key") == key), {})
+
+
 def _habitat_tables(doc: Mapping[str, Any], status: Mapping[str, str]) -> list[Table]:
     habitats = doc.get("habitats")
     if not isinstance(habitats, list) or status.get("habitats") not in _CHECKED:
         return []
+    cited = _finding_of(doc, "habitats")
+    distance = fmt.number((doc.get("rules") or {}).get("habitat_distance_ft") or 500)
     return [Table(
-        "habitats", "NHESP habitats and certified vernal pools within 500 ft",
-        "Features within 500 ft of the limit of disturbance (§ 320-20 A(3)(c), B(12)); "
+        "habitats", str(cited.get("title") or f"NHESP habitats and certified vernal pools "
+                                                f"within {distance} ft"),
+        f"Features within {distance} ft of the limit of disturbance "
+        f"({cited.get('section') or '§ 320-20 A(3)(c), B(12)'}); "
         "distance 0 ft means the feature overlaps the site",
         ("Feature id", "Layer", "Distance (ft)", "Overlaps site"),
         tuple((str(h.get("id")), _HABITAT.get(h.get("layer"), str(h.get("layer"))),
@@ -234,7 +249,7 @@ def _flood_rows(site: Mapping[str, Any]) -> list[tuple[str, ...]]:
 
 
 def _flood_caption(flood: Mapping[str, Any], site: Mapping[str, Any], on_parcels: bool,
-                   sfha_split: Any = None) -> str:
+                   sfha_split: Any = None, *, section: str | None = None) -> str:
     where = "the site's parcel(s)" if on_parcels else "the limit of disturbance"
     split = (f"; {fmt.sqft(flood.get('sfha_area_sqft') or 0)} of it inside the limit of "
              "disturbance" if on_parcels else "")
@@ -247,7 +262,7 @@ def _flood_caption(flood: Mapping[str, Any], site: Mapping[str, Any], on_parcels
     shaded = ("" if flood.get("shaded_x_checked") is not False else
               "; the 0.2%-annual-chance zone was not checked (the flood zone layer holds "
               "none around the site and does not say it maps them)")
-    return (f"FEMA flood zones overlapping {where} (§ 320-19 A(8); § 320-20 A(3)(a)); SFHA "
+    return (f"FEMA flood zones overlapping {where} ({section or _FLOOD_SECTION}); SFHA "
             f"total {fmt.sqft(site.get('sfha_area_sqft') or 0)}, "
             f"{fmt.pct(site.get('site_fraction') or 0, 1)} of {where}{split}{shaded}")
 
@@ -268,7 +283,8 @@ def _flood_tables(doc: Mapping[str, Any], status: Mapping[str, str]) -> list[Tab
     on_parcels = site is parcels
     return [Table(
         "floodplain", "Flood zones on the site",
-        _flood_caption(flood, site, on_parcels, (doc.get("site_split") or {}).get("sfha")),
+        _flood_caption(flood, site, on_parcels, (doc.get("site_split") or {}).get("sfha"),
+                       section=_finding_of(doc, "floodplain").get("section")),
         ("Zone", "Subtype", "Area (sq ft)", "Base flood elevation"), tuple(_flood_rows(site)),
         _flood_empty(flood, on_parcels) if status["floodplain"] == "no" else _INCOMPLETE)]
 
@@ -293,7 +309,8 @@ def _mitigation_tables(doc: Mapping[str, Any]) -> list[Table]:
     return [Table(
         "mitigation", "Off-site mitigation eligibility",
         "Each proposed mitigation site, its HUC and whether it is eligible "
-        "(§ 320-19 B(7)(d) / B(8)(d))", ("Mitigation site", "HUC", "Eligible", "Reason"),
+        f"({_finding_of(doc, 'mitigation').get('section') or '§ 320-19 B(7)(d) / B(8)(d)'})",
+        ("Mitigation site", "HUC", "Eligible", "Reason"),
         tuple((str(m.get("id")), str(m.get("huc") or ""),
                "yes" if m.get("eligible") else "no", str(m.get("reason") or ""))
               for m in mitigation))]
