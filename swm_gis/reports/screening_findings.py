@@ -79,10 +79,11 @@ def _sources_by_key(doc: Mapping[str, Any]) -> dict[str, Mapping[str, Any]]:
     return out
 
 
-def _data_text(f: Mapping[str, Any], sources: Mapping[str, Mapping[str, Any]]) -> str:
+def _data_text(f: Mapping[str, Any], sources: Mapping[str, Mapping[str, Any]],
+               chapter: str) -> str:
     used = [describe_source(sources[k], compact=True) if k in sources else k
             for k in f.get("layers_used") or []]
-    text = "; ".join(used) or "Chapter 320 rule values (no data layer)"
+    text = "; ".join(used) or f"{chapter} rule values (no data layer)"
     missing = f.get("layers_missing") or []
     if missing:
         text += "; lacking: " + ", ".join(missing)
@@ -95,36 +96,40 @@ def report_findings(doc: Mapping[str, Any]) -> list[Finding]:
     extra requirements they bring."""
     items = doc.get("findings") or decide_findings(doc)
     sources = _sources_by_key(doc)
+    chapter = _regulation_names(_meta(doc))[1]
     rows = [Finding(str(f["key"]), str(f["title"]), str(f["status"]), str(f["answer"]),
                     tuple(str(c) for c in f.get("caveats") or []), _cite(f.get("section")),
-                    _data_text(f, sources), reasons=_reasons(doc.get(f["key"])))
+                    _data_text(f, sources, chapter), reasons=_reasons(doc.get(f["key"])))
             for f in items]
     return [*rows, _finding_requirements(doc, rows)]
 
 
 def _requirements(doc: Mapping[str, Any], status: Mapping[str, str]) -> list[tuple[str, str]]:
-    """Every extra requirement the findings bring, as (section, text)."""
+    """Every extra requirement the findings bring, as (section, text), citing the regulation
+    applied (its words: :mod:`swm_gis.screening.wording`)."""
     reqs: list[tuple[str, str]] = []
+    applied = applied_of_document(doc)
+    words, res = wording_for(applied), applied.version.section("resources")
+    distance = fmt.number((doc.get("rules") or {}).get("habitat_distance_ft") or 500)
+    flood = str(res.get("floodplain_citation") or words.citation("floodplain")).split("; ")
     rw = doc.get("receiving_waters")
     if isinstance(rw, Mapping):
         reqs += [(_cite(r.get("section") or "320-19 B(10)"), str(r.get("text")))
                  for r in rw.get("requirements") or [] if isinstance(r, Mapping)]
     if status.get("habitats") == "yes":
-        reqs.append(("§ 320-20 A(3)(c)", "Show the NHESP habitats and certified vernal pools "
-                     "within 500 ft on the erosion and sediment control plan."))
-        reqs.append(("§ 320-20 B(12)", "Prevent significant alteration of the mapped habitats "
+        reqs.append((str(res.get("nhesp_citation") or words.citation("habitats")),
+                     "Show the NHESP habitats and certified vernal pools "
+                     f"within {distance} ft on the erosion and sediment control plan."))
+        reqs.append((str(res.get("nhesp_prevent_citation") or words.citation("habitats")),
+                     "Prevent significant alteration of the mapped habitats "
                      "from the proposed activities."))
     if status.get("floodplain") == "yes":
-        reqs.append(("§ 320-19 A(8)", "Delineate the 100-year floodplain on the stormwater "
+        reqs.append((flood[0], "Delineate the 100-year floodplain on the stormwater "
                      "management plan."))
-        reqs.append(("§ 320-20 A(3)(a)", "Show on the erosion and sediment control plan \"all "
-                     "floodplain information, including the 100-year flood elevation based upon "
-                     "the most recent Flood Insurance Rate Map, or as calculated by a "
-                     "professional engineer for areas not assessed on these maps\"."))
+        reqs.append((flood[-1], str(words.note("floodplain_show"))))
     mitigation = doc.get("mitigation")
     if isinstance(mitigation, list) and any(m.get("eligible") for m in mitigation):
-        reqs.append(("§ 320-21 B(3), B(4)", "Stormwater management easements for the off-site "
-                     "mitigation areas, recorded at the Essex County Registry of Deeds."))
+        reqs.append((str(words.note("easements_citation")), str(words.note("easements"))))
     return reqs
 
 
@@ -145,7 +150,9 @@ def _finding_requirements(doc: Mapping[str, Any], findings: list[Finding]) -> Fi
                        "the findings above")
     details = tuple(f"{sec}: {text}" for sec, text in reqs)
     prefix = "" if status.get("disturbance") == "yes" else "If a permit is required: "
-    sections = sorted(set(re.findall(r"320-\d+", " ".join(sec for sec, _ in reqs))))
+    # the numbered sections cited ("§ 320-19 B(10)" -> 320-19)
+    sections = sorted(set(re.findall(r"(?<=§ )\d+-\d+|(?<=^)\d+-\d+",
+                                     "\n".join(sec for sec, _ in reqs), re.M)))
     cite = ("§§ " + ", ".join(sections) if len(sections) > 1
             else f"§ {sections[0]}" if sections else "")
     return Finding("requirements", title, "yes",
@@ -336,13 +343,14 @@ def _trace_end_tables(rw: Mapping[str, Any]) -> list[Table]:
                   ("Reason", "Where and what would carry it further"), tuple(ends))]
 
 
-def _water_requirement_tables(rw: Mapping[str, Any]) -> list[Table]:
+def _water_requirement_tables(rw: Mapping[str, Any], doc: Mapping[str, Any]) -> list[Table]:
     reqs = [(_cite(r.get("section")), str(r.get("text") or ""))
             for r in rw.get("requirements") or [] if isinstance(r, Mapping)]
     if not reqs:
         return []
     return [Table("requirements", "Requirements from the receiving waters",
-                  "Chapter 320 requirements brought by the receiving waters",
+                  f"{_regulation_names(_meta(doc))[1]} requirements brought by the receiving "
+                  "waters",
                   ("Section", "Requirement"), tuple(reqs))]
 
 
@@ -351,12 +359,21 @@ def _water_tables(doc: Mapping[str, Any], status: str | None, incomplete: str) -
     if not isinstance(rw, Mapping) or status not in _CHECKED:
         return []
     out = [Table("receiving_waters", "Receiving waters downstream of the site",
-                 "Outstanding Resource Waters and impaired waters met downstream "
-                 "(§ 320-19 B(10); Ch. 320 definitions: ORW)",
+                 f"Outstanding Resource Waters and impaired waters met downstream ({_waters(doc)})",
                  ("Water", "Id", "Category", "Causes", "TMDL", "Flow distance (ft)"),
                  tuple(_water_rows(rw)), "No ORW or impaired water downstream." if status == "no"
                  else incomplete)]
-    return out + _trace_end_tables(rw) + _water_requirement_tables(rw)
+    return out + _trace_end_tables(rw) + _water_requirement_tables(rw, doc)
+
+
+def _waters(doc: Mapping[str, Any]) -> str:
+    """The receiving-waters table's citation: the regulation's impaired-waters section and its
+    ORW definition ("§ 320-19 B(10); Ch. 320 definitions: ORW")."""
+    applied = applied_of_document(doc)
+    res = applied.version.section("resources")
+    impaired = res.get("impaired_citation") or wording_for(applied).citation("receiving_waters")
+    orw = str(res.get("orw_citation") or "").split("; ")[0]
+    return f"{impaired}; {orw}" if orw else str(impaired)
 
 
 def _reasons_table(findings: list[Finding]) -> list[Table]:

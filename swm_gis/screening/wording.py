@@ -88,6 +88,11 @@ def _neutral_notes(applied: Any, name: str) -> dict[str, str | None]:
             "redrawn on the applicant's lot"),
         "site_owner_citation": submittals,
         "permit_required_citation": submittals,
+        "floodplain_show": "Show the 100-year floodplain, with its flood elevation, on the "
+                           "erosion and sediment control plan.",
+        "easements": "Stormwater management easements for the off-site mitigation areas, "
+                     f"recorded at the {offices.registry_of_deeds or 'Registry of Deeds'}.",
+        "easements_citation": version.citation("mitigation") or name,
         "checklist_lead": "Items of the application package and of the plans the regulation "
                           f"applied requires ({version.citation('checklist') or submittals}).",
         "habitat_prevent": f"Significant alteration of these habitats must be prevented "
