@@ -11,16 +11,19 @@ from __future__ import annotations
 
 import json
 import re
+from io import BytesIO
 from pathlib import Path
 
 import geopandas as gpd
 import pytest
+from pypdf import PdfReader
 from support.regulation_variant import foreign_profile
 from support.townkit import SAMPLE_CONFIG
 
 import swm_gis
 from swm_gis.reports.screening_findings import build_report
 from swm_gis.reports.screening_html import render_html
+from swm_gis.reports.screening_pdf import render_pdf
 
 #: What only Lynnfield's regulation says (the issue's list).
 LYNNFIELD_WORDS = ("Lynnfield", "Chapter 320", "§ 320-", "Essex County",
@@ -143,4 +146,8 @@ def test_another_towns_profile_prints_its_own_citations_and_no_lynnfield_words(o
                   flags=re.S)
     rest = re.sub(r'<tr id="finding-requirements">.*?</tr>', "", rest, flags=re.S)
     assert [w for w in LYNNFIELD_WORDS if w in rest] == []
+    pdf = "\n".join(page.extract_text() for page in PdfReader(BytesIO(render_pdf(report))).pages)
+    assert [w for w in LYNNFIELD_WORDS[:2] + LYNNFIELD_WORDS[3:] if w in pdf] == []
+    # "§ 320-" only in the rows not wired yet: § 320-19 B(10) (impaired waters), B(8)(e)
+    assert set(re.findall(r"§ 320-\d+", pdf)) == {"§ 320-19"}
     assert "<th scope=\"col\">Chapter 9</th>" in html
