@@ -35,8 +35,8 @@ def variant_profile(folder: Path, *, trigger_sqft: int = 20_000) -> Path:
 def foreign_profile(folder: Path) -> Path:
     """Lynnfield's profile made another town's throughout: every name, chapter, section and
     office replaced, and no town-supplied text (``text``, ``texts``, ``quotes``, the general
-    requirements and checklist files), so an output that still prints a Lynnfield word took it from code, not
-    from the profile."""
+    requirements and checklist files), so an output that still prints a Lynnfield word took
+    it from code, not from the profile."""
     text = exported_text("lynnfield-ch320")
     text = "\n".join(line for line in text.splitlines()
                      if not line.startswith(("text = ", "texts = ", "quotes = ",
