@@ -152,12 +152,14 @@ def rule_defaults(ref: str | None, *, given: set[str], where: str) -> dict[str, 
 def describe_applied(applied: AppliedRegulation, *, named: bool) -> dict[str, Any]:
     """The record an output keeps of the regulation it applied: profile id, title, town, the
     version and its effective date, the date it was chosen for, and whether the config named
-    it."""
+    it, and the file of a profile that is not bundled."""
     p, v = applied.profile, applied.version
     return {"id": p.id, "title": p.title, "chapter": p.chapter, "town": p.town,
             "version": v.version, "effective": v.effective.isoformat(),
             "applied_on": applied.on.isoformat(), "named_in_config": named,
-            "description": applied.describe()}
+            "description": applied.describe(),
+            # a profile file (not bundled): where it is, so a report re-reads its words
+            **({} if p.bundled else {"file": str(p.path)})}
 
 
 def not_named_warning(config: Any) -> dict[str, str] | None:

@@ -18,6 +18,7 @@ from typing import Any
 import geopandas as gpd
 
 from swm_gis import formatting as fmt
+from swm_gis.config.town_regulation import read_profile
 from swm_gis.formatting import bfe_text as _bfe
 from swm_gis.reports.screening_map import MapImage, render_screening_map
 from swm_gis.reports.screening_model import (
@@ -28,10 +29,12 @@ from swm_gis.reports.screening_model import (
     timeline_intro,
 )
 from swm_gis.reports.screening_parameters import parameter_rows
+from swm_gis.rules.procedure import procedure_of
 from swm_gis.rules.timeline import permit_timeline
-from swm_gis.screening.checklist import checklist_groups, submittal_checklist
+from swm_gis.screening.checklist import checklist_file, checklist_groups, submittal_checklist
 from swm_gis.screening.findings import decide_findings
 from swm_gis.screening.general_requirements import general_requirements
+from swm_gis.screening.wording import applied_of_document, wording_for
 
 __all__ = ["build_report", "report_findings"]
 
@@ -76,10 +79,11 @@ def _sources_by_key(doc: Mapping[str, Any]) -> dict[str, Mapping[str, Any]]:
     return out
 
 
-def _data_text(f: Mapping[str, Any], sources: Mapping[str, Mapping[str, Any]]) -> str:
+def _data_text(f: Mapping[str, Any], sources: Mapping[str, Mapping[str, Any]],
+               chapter: str) -> str:
     used = [describe_source(sources[k], compact=True) if k in sources else k
             for k in f.get("layers_used") or []]
-    text = "; ".join(used) or "Chapter 320 rule values (no data layer)"
+    text = "; ".join(used) or f"{chapter} rule values (no data layer)"
     missing = f.get("layers_missing") or []
     if missing:
         text += "; lacking: " + ", ".join(missing)
@@ -92,36 +96,40 @@ def report_findings(doc: Mapping[str, Any]) -> list[Finding]:
     extra requirements they bring."""
     items = doc.get("findings") or decide_findings(doc)
     sources = _sources_by_key(doc)
+    chapter = _regulation_names(_meta(doc))[1]
     rows = [Finding(str(f["key"]), str(f["title"]), str(f["status"]), str(f["answer"]),
                     tuple(str(c) for c in f.get("caveats") or []), _cite(f.get("section")),
-                    _data_text(f, sources), reasons=_reasons(doc.get(f["key"])))
+                    _data_text(f, sources, chapter), reasons=_reasons(doc.get(f["key"])))
             for f in items]
     return [*rows, _finding_requirements(doc, rows)]
 
 
 def _requirements(doc: Mapping[str, Any], status: Mapping[str, str]) -> list[tuple[str, str]]:
-    """Every extra requirement the findings bring, as (section, text)."""
+    """Every extra requirement the findings bring, as (section, text), citing the regulation
+    applied (its words: :mod:`swm_gis.screening.wording`)."""
     reqs: list[tuple[str, str]] = []
+    applied = applied_of_document(doc)
+    words, res = wording_for(applied), applied.version.section("resources")
+    distance = fmt.number((doc.get("rules") or {}).get("habitat_distance_ft") or 500)
+    flood = str(res.get("floodplain_citation") or words.citation("floodplain")).split("; ")
     rw = doc.get("receiving_waters")
     if isinstance(rw, Mapping):
         reqs += [(_cite(r.get("section") or "320-19 B(10)"), str(r.get("text")))
                  for r in rw.get("requirements") or [] if isinstance(r, Mapping)]
     if status.get("habitats") == "yes":
-        reqs.append(("§ 320-20 A(3)(c)", "Show the NHESP habitats and certified vernal pools "
-                     "within 500 ft on the erosion and sediment control plan."))
-        reqs.append(("§ 320-20 B(12)", "Prevent significant alteration of the mapped habitats "
+        reqs.append((str(res.get("nhesp_citation") or words.citation("habitats")),
+                     "Show the NHESP habitats and certified vernal pools "
+                     f"within {distance} ft on the erosion and sediment control plan."))
+        reqs.append((str(res.get("nhesp_prevent_citation") or words.citation("habitats")),
+                     "Prevent significant alteration of the mapped habitats "
                      "from the proposed activities."))
     if status.get("floodplain") == "yes":
-        reqs.append(("§ 320-19 A(8)", "Delineate the 100-year floodplain on the stormwater "
+        reqs.append((flood[0], "Delineate the 100-year floodplain on the stormwater "
                      "management plan."))
-        reqs.append(("§ 320-20 A(3)(a)", "Show on the erosion and sediment control plan \"all "
-                     "floodplain information, including the 100-year flood elevation based upon "
-                     "the most recent Flood Insurance Rate Map, or as calculated by a "
-                     "professional engineer for areas not assessed on these maps\"."))
+        reqs.append((flood[-1], str(words.note("floodplain_show"))))
     mitigation = doc.get("mitigation")
     if isinstance(mitigation, list) and any(m.get("eligible") for m in mitigation):
-        reqs.append(("§ 320-21 B(3), B(4)", "Stormwater management easements for the off-site "
-                     "mitigation areas, recorded at the Essex County Registry of Deeds."))
+        reqs.append((str(words.note("easements_citation")), str(words.note("easements"))))
     return reqs
 
 
@@ -142,7 +150,9 @@ def _finding_requirements(doc: Mapping[str, Any], findings: list[Finding]) -> Fi
                        "the findings above")
     details = tuple(f"{sec}: {text}" for sec, text in reqs)
     prefix = "" if status.get("disturbance") == "yes" else "If a permit is required: "
-    sections = sorted(set(re.findall(r"320-\d+", " ".join(sec for sec, _ in reqs))))
+    # the numbered sections cited ("§ 320-19 B(10)" -> 320-19)
+    sections = sorted(set(re.findall(r"(?<=§ )\d+-\d+|(?<=^)\d+-\d+",
+                                     "\n".join(sec for sec, _ in reqs), re.M)))
     cite = ("§§ " + ", ".join(sections) if len(sections) > 1
             else f"§ {sections[0]}" if sections else "")
     return Finding("requirements", title, "yes",
@@ -206,13 +216,28 @@ def _tables(doc: Mapping[str, Any], status: Mapping[str, str]) -> list[Table]:
             + _watershed_tables(doc, status) + _mitigation_tables(doc))
 
 
+#: The floodplain's citation in a document without findings (Lynnfield's, as before).
+_FLOOD_SECTION = "§ 320-19 A(8); § 320-20 A(3)(a)"
+
+
+def _finding_of(doc: Mapping[str, Any], key: str) -> Mapping[str, Any]:
+    """The document's finding ``key`` (its title and section cite the regulation applied);
+    empty for a document without findings."""
+    return next((f for f in doc.get("findings") or [] if isinstance(f, Mapping)
+                 and f.get("key") == key), {})
+
+
 def _habitat_tables(doc: Mapping[str, Any], status: Mapping[str, str]) -> list[Table]:
     habitats = doc.get("habitats")
     if not isinstance(habitats, list) or status.get("habitats") not in _CHECKED:
         return []
+    cited = _finding_of(doc, "habitats")
+    distance = fmt.number((doc.get("rules") or {}).get("habitat_distance_ft") or 500)
     return [Table(
-        "habitats", "NHESP habitats and certified vernal pools within 500 ft",
-        "Features within 500 ft of the limit of disturbance (§ 320-20 A(3)(c), B(12)); "
+        "habitats", str(cited.get("title") or f"NHESP habitats and certified vernal pools "
+                                                f"within {distance} ft"),
+        f"Features within {distance} ft of the limit of disturbance "
+        f"({cited.get('section') or '§ 320-20 A(3)(c), B(12)'}); "
         "distance 0 ft means the feature overlaps the site",
         ("Feature id", "Layer", "Distance (ft)", "Overlaps site"),
         tuple((str(h.get("id")), _HABITAT.get(h.get("layer"), str(h.get("layer"))),
@@ -231,7 +256,7 @@ def _flood_rows(site: Mapping[str, Any]) -> list[tuple[str, ...]]:
 
 
 def _flood_caption(flood: Mapping[str, Any], site: Mapping[str, Any], on_parcels: bool,
-                   sfha_split: Any = None) -> str:
+                   sfha_split: Any = None, *, section: str | None = None) -> str:
     where = "the site's parcel(s)" if on_parcels else "the limit of disturbance"
     split = (f"; {fmt.sqft(flood.get('sfha_area_sqft') or 0)} of it inside the limit of "
              "disturbance" if on_parcels else "")
@@ -244,7 +269,7 @@ def _flood_caption(flood: Mapping[str, Any], site: Mapping[str, Any], on_parcels
     shaded = ("" if flood.get("shaded_x_checked") is not False else
               "; the 0.2%-annual-chance zone was not checked (the flood zone layer holds "
               "none around the site and does not say it maps them)")
-    return (f"FEMA flood zones overlapping {where} (§ 320-19 A(8); § 320-20 A(3)(a)); SFHA "
+    return (f"FEMA flood zones overlapping {where} ({section or _FLOOD_SECTION}); SFHA "
             f"total {fmt.sqft(site.get('sfha_area_sqft') or 0)}, "
             f"{fmt.pct(site.get('site_fraction') or 0, 1)} of {where}{split}{shaded}")
 
@@ -265,7 +290,8 @@ def _flood_tables(doc: Mapping[str, Any], status: Mapping[str, str]) -> list[Tab
     on_parcels = site is parcels
     return [Table(
         "floodplain", "Flood zones on the site",
-        _flood_caption(flood, site, on_parcels, (doc.get("site_split") or {}).get("sfha")),
+        _flood_caption(flood, site, on_parcels, (doc.get("site_split") or {}).get("sfha"),
+                       section=_finding_of(doc, "floodplain").get("section")),
         ("Zone", "Subtype", "Area (sq ft)", "Base flood elevation"), tuple(_flood_rows(site)),
         _flood_empty(flood, on_parcels) if status["floodplain"] == "no" else _INCOMPLETE)]
 
@@ -290,7 +316,8 @@ def _mitigation_tables(doc: Mapping[str, Any]) -> list[Table]:
     return [Table(
         "mitigation", "Off-site mitigation eligibility",
         "Each proposed mitigation site, its HUC and whether it is eligible "
-        "(§ 320-19 B(7)(d) / B(8)(d))", ("Mitigation site", "HUC", "Eligible", "Reason"),
+        f"({_finding_of(doc, 'mitigation').get('section') or '§ 320-19 B(7)(d) / B(8)(d)'})",
+        ("Mitigation site", "HUC", "Eligible", "Reason"),
         tuple((str(m.get("id")), str(m.get("huc") or ""),
                "yes" if m.get("eligible") else "no", str(m.get("reason") or ""))
               for m in mitigation))]
@@ -316,13 +343,14 @@ def _trace_end_tables(rw: Mapping[str, Any]) -> list[Table]:
                   ("Reason", "Where and what would carry it further"), tuple(ends))]
 
 
-def _water_requirement_tables(rw: Mapping[str, Any]) -> list[Table]:
+def _water_requirement_tables(rw: Mapping[str, Any], doc: Mapping[str, Any]) -> list[Table]:
     reqs = [(_cite(r.get("section")), str(r.get("text") or ""))
             for r in rw.get("requirements") or [] if isinstance(r, Mapping)]
     if not reqs:
         return []
     return [Table("requirements", "Requirements from the receiving waters",
-                  "Chapter 320 requirements brought by the receiving waters",
+                  f"{_regulation_names(_meta(doc))[1]} requirements brought by the receiving "
+                  "waters",
                   ("Section", "Requirement"), tuple(reqs))]
 
 
@@ -331,12 +359,21 @@ def _water_tables(doc: Mapping[str, Any], status: str | None, incomplete: str) -
     if not isinstance(rw, Mapping) or status not in _CHECKED:
         return []
     out = [Table("receiving_waters", "Receiving waters downstream of the site",
-                 "Outstanding Resource Waters and impaired waters met downstream "
-                 "(§ 320-19 B(10); Ch. 320 definitions: ORW)",
+                 f"Outstanding Resource Waters and impaired waters met downstream ({_waters(doc)})",
                  ("Water", "Id", "Category", "Causes", "TMDL", "Flow distance (ft)"),
                  tuple(_water_rows(rw)), "No ORW or impaired water downstream." if status == "no"
                  else incomplete)]
-    return out + _trace_end_tables(rw) + _water_requirement_tables(rw)
+    return out + _trace_end_tables(rw) + _water_requirement_tables(rw, doc)
+
+
+def _waters(doc: Mapping[str, Any]) -> str:
+    """The receiving-waters table's citation: the regulation's impaired-waters section and its
+    ORW definition ("§ 320-19 B(10); Ch. 320 definitions: ORW")."""
+    applied = applied_of_document(doc)
+    res = applied.version.section("resources")
+    impaired = res.get("impaired_citation") or wording_for(applied).citation("receiving_waters")
+    orw = str(res.get("orw_citation") or "").split("; ")[0]
+    return f"{impaired}; {orw}" if orw else str(impaired)
 
 
 def _reasons_table(findings: list[Finding]) -> list[Table]:
@@ -433,7 +470,11 @@ def build_report(
                     or dt.datetime.now(dt.UTC).isoformat(timespec="seconds"))
     notes = ["SYNTHETIC SAMPLE DATA: this report is a demonstration on invented layers, not a "
              "finding about any real property."] if synthetic else []
-    general = doc.get("general_requirements") or general_requirements()
+    general = (doc["general_requirements"] if isinstance(doc.get("general_requirements"), list)
+               else general_requirements())
+    regulation, chapter = _regulation_names(meta)
+    applied = applied_of_document(doc)
+    listed = checklist_file(applied)
     return ScreeningReport(
         title="Stormwater Management Permit Screening",
         town=_town(meta), synthetic=synthetic, generated=generated,
@@ -441,10 +482,25 @@ def build_report(
         findings=findings,
         tables=_tables(doc, status) + _reasons_table(findings),
         map_image=image, map_alt=_alt_text(doc, image),
-        checklist_groups=checklist_groups(), checklist=submittal_checklist(doc),
-        checklist_note=checklist_note, timeline=permit_timeline(received), received=received,
+        checklist_groups=checklist_groups(listed) if listed else [],
+        checklist=submittal_checklist(doc, path=listed) if listed else [],
+        checklist_note=checklist_note, timeline=permit_timeline(
+            received, procedure=procedure_of(applied)), received=received,
         checks=checks, parameters=parameter_rows(meta), data_sources=_data_sources(doc),
         general_requirements=[(str(g.get("section")), str(g.get("topic") or ""),
                                str(g.get("text"))) for g in general],
         notes=notes, timeline_intro=timeline_intro(received, status.get("disturbance", "")),
+        regulation=regulation, chapter=chapter,
+        checklist_lead=str(wording_for(applied).note("checklist_lead")),
     )
+
+
+def _regulation_names(meta: Mapping[str, Any]) -> tuple[str, str]:
+    """(the regulation as the header names it, its chapter) from ``meta.regulation``; an older
+    document without it: the default profile's."""
+    reg = meta.get("regulation")
+    if not isinstance(reg, Mapping) or not reg.get("title"):
+        profile = read_profile(None)
+        reg = {"title": profile.title, "chapter": profile.chapter}
+    title, chapter = str(reg["title"]), str(reg.get("chapter") or "")
+    return (f"{title}, {chapter}" if chapter else title), (chapter or title)

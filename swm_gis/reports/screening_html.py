@@ -25,29 +25,32 @@ from swm_gis.reports.screening_model import (
     map_caption,
 )
 
-__all__ = ["CHECKLIST_LEGEND", "GENERAL_INTRO", "render_html"]
+__all__ = ["CHECKLIST_STATUSES", "general_intro", "render_html"]
 
 #: The page's template, in this package's ``templates`` folder (package data).
 TEMPLATE = "screening_report.html.j2"
 
-CHECKLIST_LEGEND = (
-    "Items of the application package (Ch. 320, permit procedure, A) and of the plans required "
-    "by §§ 320-19, "
-    "320-20 and 320-21. Required: applies to every application or was triggered by a finding; "
+#: The checklist legend's statuses, after the regulation's lead (its ``[notes]``
+#: ``checklist_lead``: :mod:`swm_gis.screening.wording`).
+CHECKLIST_STATUSES = (
+    "Required: applies to every application or was triggered by a finding; "
     "Not applicable: a check that ran on data covering the area searched found its condition "
     "not met; Check: the screening could not decide (its check did not run, lacked a layer or "
     "was incomplete), so the applicant must check.")
-GENERAL_INTRO = ("What every permitted project must do, whatever the site, in the words of "
-                 "Chapter 320 (quoted; \"...\" marks an omission). Where the copy of the "
-                 "regulation used by this tool is cut off, the item says so.")
+def general_intro(chapter: str) -> str:
+    """The general requirements' introduction, naming the regulation applied."""
+    return ("What every permitted project must do, whatever the site, in the words of "
+            f"{chapter} (quoted; \"...\" marks an omission). Where the copy of the "
+            "regulation used by this tool is cut off, the item says so.")
 
 
 def render_html(report: ScreeningReport) -> str:
     """The report as one self-contained, printable, accessible HTML page (map inlined)."""
     image = report.map_image
     return _template().render(
-        r=report, status_text=STATUS_TEXT, checklist_legend=CHECKLIST_LEGEND,
-        general_intro=GENERAL_INTRO,
+        r=report, status_text=STATUS_TEXT,
+        checklist_legend=f"{report.checklist_lead} {CHECKLIST_STATUSES}",
+        general_intro=general_intro(report.chapter),
         map_png_base64=base64.b64encode(image.png).decode("ascii") if image else "")
 
 

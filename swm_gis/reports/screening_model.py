@@ -77,6 +77,12 @@ class ScreeningReport:
     parameters: list[tuple[str, str]]
     data_sources: list[tuple[str, str]]
     general_requirements: list[tuple[str, str, str]] = field(default_factory=list)
+    #: The regulation applied, as the header names it ("Runoff Rules, Chapter 9"), and its
+    #: chapter (or title) as the findings table's column names it.
+    regulation: str = ""
+    chapter: str = ""
+    #: What the checklist holds, citing the regulation (the legend's first sentence).
+    checklist_lead: str = ""
     notes: list[str] = field(default_factory=list)
     #: the timeline's opening paragraph (:func:`timeline_intro`), the HTML's and the PDF's
     timeline_intro: str = ""

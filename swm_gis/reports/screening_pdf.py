@@ -9,7 +9,7 @@ from __future__ import annotations
 import io
 from typing import Any
 
-from swm_gis.reports.screening_html import CHECKLIST_LEGEND, GENERAL_INTRO
+from swm_gis.reports.screening_html import CHECKLIST_STATUSES, general_intro
 from swm_gis.reports.screening_model import (
     STATUS_COLOURS,
     STATUS_TEXT,
@@ -133,8 +133,8 @@ def _first_page(k: _Kit, r: ScreeningReport) -> list:
     from reportlab.platypus import KeepInFrame, PageBreak, Paragraph
 
     first: list = [Paragraph(escape_html(r.title), k.h1),
-                   k.p(f"Town of {r.town} - Stormwater Management Rules and Regulations, "
-                       f"Chapter 320 - generated {r.generated}", k.meta)]
+                   k.p(f"Town of {r.town} - {r.regulation} - generated {r.generated}",
+                       k.meta)]
     if r.site_label:
         first.append(k.p(f"Site: {r.site_label}", k.meta))
     first += [k.p(n, k.warn) for n in r.notes]
@@ -148,7 +148,7 @@ def _first_page(k: _Kit, r: ScreeningReport) -> list:
                      Paragraph(f'<font color="{status_color}"><b>{STATUS_TEXT[f.status]}</b>'
                                "</font>", k.small),
                      Paragraph(text, k.small), f.section, f.source])
-    first += k.table(["Finding", "Status", "Result", "Chapter 320", "Data (vintage)"], rows,
+    first += k.table(["Finding", "Status", "Result", r.chapter, "Data (vintage)"], rows,
                      [0.95, 0.85, 3.1, 1.15, 1.25])
     # The findings are one page: shrink them to fit rather than let them run over, unless
     # they are too long to read shrunk (a site covering a whole town): then they run on
@@ -193,7 +193,7 @@ def _checklist_section(k: _Kit, r: ScreeningReport) -> list:
     story: list = [PageBreak(), Paragraph("Submittal checklist", k.h2)]
     if r.checklist_note:
         story.append(k.p(r.checklist_note, k.base))
-    story.append(k.p(CHECKLIST_LEGEND, k.meta))
+    story.append(k.p(f"{r.checklist_lead} {CHECKLIST_STATUSES}", k.meta))
     for g in r.checklist_groups:
         items = [i for i in r.checklist if i.group == g.key]
         story.append(Paragraph(escape_html(f"{g.title} ({g.section})"), k.h3))
@@ -203,7 +203,7 @@ def _checklist_section(k: _Kit, r: ScreeningReport) -> list:
                          grey_rows=tuple(n for n, i in enumerate(items) if i.applies is False))
     if r.general_requirements:
         story.append(Paragraph("General requirements of every permit", k.h2))
-        story.append(k.p(GENERAL_INTRO, k.meta))
+        story.append(k.p(general_intro(r.chapter), k.meta))
         story += k.table(["Section", "Topic", "Requirement"],
                          [list(g) for g in r.general_requirements], [1.3, 1.4, 4.6])
     return story
@@ -258,7 +258,7 @@ def _build(k: _Kit, r: ScreeningReport, story: list) -> bytes:
     doc = BaseDocTemplate(buf, pagesize=letter, leftMargin=0.6 * inch,
                           rightMargin=0.6 * inch, topMargin=0.55 * inch,
                           bottomMargin=0.65 * inch, title=f"{r.title} - {r.town}",
-                          author="swm-gis", subject="Chapter 320 screening report",
+                          author="swm-gis", subject=f"{r.chapter} screening report",
                           creator="swm-gis")
     frame = Frame(doc.leftMargin, doc.bottomMargin, doc.width, doc.height, id="body")
     # The footer is drawn when the page ends, so text extraction reads the page body first.

@@ -48,6 +48,8 @@ import datetime as dt
 from dataclasses import dataclass, replace
 from functools import lru_cache
 
+from swm_gis.rules.procedure import Procedure, default_procedure
+
 __all__ = [
     "Deadline",
     "add_business_days",
@@ -59,8 +61,6 @@ __all__ = [
     "subtract_business_days",
 ]
 
-#: How the timeline cites the permit procedure: the copy of Chapter 320 gives it no number.
-PROCEDURE = "Ch. 320, permit procedure"
 
 #: Fixed-date holidays (month, day, name); these move to Monday when they fall on a Sunday.
 _FIXED = (
@@ -176,7 +176,7 @@ class Deadline:
     key: str
     label: str
     rule: str  # the rule in words, quoting the regulation
-    section: str  # Chapter 320 citation
+    section: str  # the regulation's citation (the profile's timeline step)
     date: dt.date | None = None
     relation: str = "by"
     basis: str = ""  # what the date was computed from
@@ -250,6 +250,7 @@ def permit_timeline(
     hearing_closed: dt.date | None = None,
     issued: dt.date | None = None,
     saturday_on_friday: bool = False,
+    procedure: Procedure | None = None,
 ) -> list[Deadline]:
     """The permit-procedure timeline, with dates when the application's receipt date is known.
 
@@ -268,6 +269,10 @@ def permit_timeline(
         the latest it can be.
     saturday_on_friday
         Observe Saturday holidays on the Friday before (not the Massachusetts statute's rule).
+    procedure
+        The regulation's day counts, citations and words
+        (:func:`swm_gis.rules.procedure.procedure_of`); default: the default profile's
+        (Lynnfield's Chapter 320, whose figures this docstring quotes).
 
     Returns
     -------
@@ -284,106 +289,124 @@ def permit_timeline(
     (datetime.date(2027, 5, 13), datetime.date(2030, 5, 13), datetime.date(2030, 4, 12))
     """
     opt = {"saturday_on_friday": saturday_on_friday}
-    d = _timeline_dates(received, hearing, hearing_closed, issued, opt)
-    steps = [*_hearing_steps(received, hearing, d), *_permit_steps(hearing_closed, issued, d)]
-    steps[1] = _scheduled_hearing_note(steps[1], hearing, d["latest_hearing"], opt)
+    p = procedure or default_procedure(received)
+    d = _timeline_dates(received, hearing, hearing_closed, issued, opt, p)
+    steps = [*_hearing_steps(received, hearing, d, p),
+             *_permit_steps(hearing_closed, issued, d, p)]
+    steps[1] = _scheduled_hearing_note(steps[1], hearing, d["latest_hearing"], opt,
+                                       p.hearing_days)
     return steps
+
+
+def _plus(day: dt.date | None, days: int | None) -> dt.date | None:
+    return day + dt.timedelta(days=days) if day and days is not None else None
 
 
 def _timeline_dates(received: dt.date | None, hearing: dt.date | None,
                     hearing_closed: dt.date | None, issued: dt.date | None,
-                    opt: dict[str, bool]) -> dict:
+                    opt: dict[str, bool], p: Procedure) -> dict:
     """Every date of :func:`permit_timeline` (None where unknown) and the moved-day notes."""
     d: dict = {"received_note": received_note(received, **opt)}
-    d["latest_hearing"], d["hearing_moved"] = _moved(
-        received + dt.timedelta(days=21) if received else None, **opt)
+    d["latest_hearing"], d["hearing_moved"] = _moved(_plus(received, p.hearing_days), **opt)
     d["hearing_day"] = hearing_day = hearing or d["latest_hearing"]
     closed = hearing_closed or hearing_day
-    d["decision"], d["decision_moved"] = _moved(
-        closed + dt.timedelta(days=21) if closed else None, **opt)
+    d["decision"], d["decision_moved"] = _moved(_plus(closed, p.decision_days), **opt)
     issue_day = issued or d["decision"]
-    d["expiry"] = expiry = add_years(issue_day, 3) if issue_day else None
+    d["expiry"] = expiry = add_years(issue_day, p.term_years) \
+        if issue_day and p.term_years is not None else None
     d["renewal"], d["renewal_moved"] = _moved(
-        expiry - dt.timedelta(days=30) if expiry else None, **opt)
-    d["mail_by"], d["mail_moved"] = _moved(
-        hearing_day - dt.timedelta(days=7) if hearing_day else None, **opt)
-    d["paper_by"] = subtract_business_days(hearing_day, 5, **opt) if hearing_day else None
+        _plus(expiry, -p.renewal_days if p.renewal_days is not None else None), **opt)
+    d["mail_by"], d["mail_moved"] = _before(hearing_day, p.mail_days, p.mail_business, opt)
+    d["paper_by"], _ = _before(hearing_day, p.paper_days, p.paper_business, opt)
     return d
 
 
-def _hearing_steps(received: dt.date | None, hearing: dt.date | None, d: dict) -> list[Deadline]:
+def _before(hearing_day: dt.date | None, days: int | None, business: bool,
+            opt: dict[str, bool]) -> tuple[dt.date | None, str]:
+    """The latest day of a notice ``days`` (business) days before the hearing, and the note of
+    a calendar day moved off a weekend or holiday."""
+    if hearing_day is None or days is None:
+        return None, ""
+    if business:
+        return subtract_business_days(hearing_day, days, **opt), ""
+    return _moved(hearing_day - dt.timedelta(days=days), **opt)
+
+
+def _counted(days: int | None, business: bool) -> str:
+    return f"{days} business days (weekends and MA legal holidays skipped)" if business \
+        else f"{days} days"
+
+
+def _hearing_steps(received: dt.date | None, hearing: dt.date | None, d: dict,
+                   p: Procedure) -> list[Deadline]:
     """Application received, hearing opens, abutter notice mailed, newspaper notice published."""
     hearing_day, hearing_moved = d["hearing_day"], d["hearing_moved"]
     mail_by, mail_moved, paper_by = d["mail_by"], d["mail_moved"], d["paper_by"]
     hearing_basis = ("scheduled hearing date" if hearing else
-                     "received + 21 days" if received else "")
+                     f"received + {p.hearing_days} days" if received and p.hearing_days
+                     is not None else "")
     return [
         Deadline(
-            "received", "Completed application received", section=f"{PROCEDURE}, B(1)",
-            rule="The date of receipt by the Conservation Commission Administrator is the date "
-                 "on which the application is deemed filed.",
+            "received", "Completed application received", section=p.sections["received"],
+            rule=p.rules["received"],
             date=received, relation="on", basis="given" if received else "",
             note=d["received_note"]),
         Deadline(
             "hearing", "Public hearing opens" if hearing else "Public hearing opens (latest)",
-            section=f"{PROCEDURE}, B(2)",
-            rule="The Commission shall commence the public hearing within 21 days from receipt "
-                 "of a completed permit application unless an extension is authorized in "
-                 "writing by the applicant.",
+            section=p.sections["hearing"], rule=p.rules["hearing"],
             date=hearing_day,
             relation="on" if hearing else "by", basis=hearing_basis,
             note="" if hearing else hearing_moved),
         Deadline(
-            "abutter_notice", "Abutter notice mailed", section=f"{PROCEDURE}, A(7)",
-            rule="The applicant shall notify abutters (owners within 100 feet) \"by certified "
-                 "mail, return receipt requested, or by certificates of mailing\"; \"Mailing at "
-                 "least seven days prior to the public hearing shall constitute timely notice.\"",
-            date=mail_by, basis="hearing - 7 days" if mail_by else "", note=mail_moved),
+            "abutter_notice", "Abutter notice mailed", section=p.sections["abutter_notice"],
+            rule=p.rules["abutter_notice"], date=mail_by,
+            basis=f"hearing - {_counted(p.mail_days, p.mail_business)}" if mail_by else "",
+            note=mail_moved),
         Deadline(
-            "newspaper_notice", "Newspaper notice published", section=f"{PROCEDURE}, B(1)",
-            rule="Written notice, at the applicant's expense, at least five business days prior "
-                 "to the hearing in a newspaper of general circulation in the municipality.",
+            "newspaper_notice", "Newspaper notice published",
+            section=p.sections["newspaper_notice"], rule=p.rules["newspaper_notice"],
             date=paper_by,
-            basis="hearing - 5 business days (weekends and MA legal holidays skipped)"
-            if paper_by else ""),
+            basis=f"hearing - {_counted(p.paper_days, p.paper_business)}" if paper_by else ""),
     ]
 
 
 def _permit_steps(hearing_closed: dt.date | None, issued: dt.date | None,
-                  d: dict) -> list[Deadline]:
+                  d: dict, p: Procedure) -> list[Deadline]:
     """Decision issued, permit expires, renewal request received."""
     decision, decision_moved = d["decision"], d["decision_moved"]
     expiry, renewal, renewal_moved = d["expiry"], d["renewal"], d["renewal_moved"]
     return [
         Deadline(
-            "decision", "Permit decision issued in writing", section=f"{PROCEDURE}, B(2), G",
-            rule="The Commission shall issue its permit in writing within 21 days of the close of "
-                 "the public hearing unless the applicant authorizes an extension in writing; "
-                 "failure to act in time is deemed approval (G): \"Upon certification by the "
-                 "Town Clerk that the allowed time has passed without authority action, the "
-                 "authority must issue a stormwater management permit.\"",
-            date=decision,
-            basis=("hearing closed + 21 days" if hearing_closed else
-                   "hearing + 21 days, assuming it closes the day it opens") if decision else "",
+            "decision", "Permit decision issued in writing", section=p.sections["decision"],
+            rule=p.rules["decision"], date=decision,
+            basis=(f"hearing closed + {p.decision_days} days" if hearing_closed else
+                   f"hearing + {p.decision_days} days, assuming it closes the day it opens")
+            if decision else "",
             note=decision_moved),
         Deadline(
-            "expiry", "Permit expires", section=f"{PROCEDURE}, J",
-            rule="A stormwater management permit shall expire three years from the date of "
-                 "issuance.",
+            "expiry", "Permit expires", section=p.sections["expiry"], rule=p.rules["expiry"],
             date=expiry, relation="on",
-            basis=("issuance + 3 years" if issued else
-                   "latest decision date + 3 years") if expiry else ""),
+            basis=(f"issuance + {p.term_years} years" if issued else
+                   f"latest decision date + {p.term_years} years") if expiry else ""),
         Deadline(
-            "renewal_request", "Renewal request received (one 1-year renewal)",
-            section=f"{PROCEDURE}, J",
-            rule="Any permit may be renewed once for an additional one-year period if a written "
-                 "request is received at least 30 days prior to expiration.",
-            date=renewal, basis="expiry - 30 days" if renewal else "", note=renewal_moved),
+            "renewal_request", f"Renewal request received ({_renewals(p)})",
+            section=p.sections["renewal_request"], rule=p.rules["renewal_request"],
+            date=renewal, basis=f"expiry - {p.renewal_days} days" if renewal else "",
+            note=renewal_moved),
     ]
 
 
+def _renewals(p: Procedure) -> str:
+    """"one 1-year renewal", "2 renewals of 1 year", "no renewal"."""
+    if not p.renewals:
+        return "no renewal"
+    years = f"{p.renewal_years}-year " if p.renewal_years else ""
+    return f"one {years}renewal" if p.renewals == 1 else f"{p.renewals} {years}renewals"
+
+
 def _scheduled_hearing_note(step: Deadline, hearing: dt.date | None,
-                            latest_hearing: dt.date | None, opt: dict[str, bool]) -> Deadline:
+                            latest_hearing: dt.date | None, opt: dict[str, bool],
+                            limit_days: int | None = 21) -> Deadline:
     """The hearing step with the notes a scheduled hearing date may need (not a business day;
     later than the 21-day limit)."""
     if hearing and not is_business_day(hearing, **opt):
@@ -391,6 +414,6 @@ def _scheduled_hearing_note(step: Deadline, hearing: dt.date | None,
                        f"{_not_business(hearing, **opt)}.")
     if hearing and latest_hearing and hearing > latest_hearing:
         step = replace(step, note=(
-            f"Later than the 21-day limit ({latest_hearing:%a %b %-d, %Y}): needs the "
+            f"Later than the {limit_days}-day limit ({latest_hearing:%a %b %-d, %Y}): needs the "
             f"applicant's written extension. {step.note}").strip())
     return step

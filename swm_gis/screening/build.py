@@ -35,7 +35,7 @@ from swm_gis.rules.site_split import SiteRegions, site_regions
 from swm_gis.rules.watersheds import mitigation_eligibility, watershed_shares
 from swm_gis.screening.finding_parts import PARCELS_GIVEN, PARCELS_UNDER_SITE, layer_words
 from swm_gis.screening.findings import decide_findings
-from swm_gis.screening.general_requirements import general_requirements
+from swm_gis.screening.general_requirements import general_requirements, requirements_file
 from swm_gis.screening.given_parcels import check_given_parcels
 from swm_gis.screening.inputs import (
     coverage,
@@ -52,6 +52,7 @@ from swm_gis.screening.site_areas import site_split_block
 from swm_gis.screening.site_land import land_warning
 from swm_gis.screening.site_standards import post_impervious, site_standards
 from swm_gis.screening.tiers import tier_block, waters_use
+from swm_gis.screening.wording import recite, wording_for
 
 #: Top-level keys of screening.json in the order they are written (the schema's, plus meta).
 DOCUMENT_KEYS = ("meta", "disturbance", "development_type", "standards", "watersheds",
@@ -144,12 +145,14 @@ def build_screening(config: TownConfig, request: ScreeningRequest, *,
     checks.append(mitigation_check)
     report(0.6, "resource areas and receiving waters")
     res_keys, res_layers, res_checks, disturbance["ms4"] = _resources(
-        config, site, waters_proposed_use, scaled(report, 0.6, 0.95))
+        config, site, waters_proposed_use, scaled(report, 0.6, 0.95), applied)
     required_before = disturbance.get("permit_required")
     disturbance.update(permit_on_ms4(disturbance))  # conditional while the MS4 is open
     if disturbance.get("permit_required") is not required_before:
         # the standards' reasons say "if a permit is required" while the MS4 condition is open
         standards = site_standards(config, dev, disturbance, post, request.roadway_maintenance)
+    if standards.get("section"):
+        standards["section"] = _standards_section(applied, standards["section"])
     checks.extend(res_checks)
     disturbance["tier"] = tier_block(applied, disturbance, proposed_use=request.proposed_use)
 
@@ -175,6 +178,7 @@ def build_screening(config: TownConfig, request: ScreeningRequest, *,
     }
     for key, value in res_keys.items():  # anything further the resource checks add
         document.setdefault(key, value)
+    recite(document, applied)  # the rules' Chapter 320 citations as the profile's
     _conclude(config, site, document, layers)
     report(1.0, "screening done")
     return ScreeningResult(document=document, layers=layers)
@@ -279,16 +283,27 @@ def _mitigation(config: TownConfig, site: _Site, standards: dict[str, Any],
                         else f"{layer_words(key)} is not configured")
 
 
-def _resources(config: TownConfig, site: _Site, proposed_use: str | None, progress: Progress
-               ) -> tuple[dict[str, Any], dict[str, gpd.GeoDataFrame], list[dict[str, Any]],
-                          Any]:
+def _standards_section(applied: Any, section: str) -> str:
+    """The standards block's section (:func:`swm_gis.rules.standards.performance_standards`
+    cites Chapter 320's B(7) / B(8)) as the regulation applied cites its standards."""
+    for sub, standard in (("B(7)", applied.version.new_development),
+                          ("B(8)", applied.version.redevelopment)):
+        prefix = f"§ 320-19 {sub}"
+        if standard.citation and section.startswith(prefix):
+            return standard.citation + section[len(prefix):]
+    return section
+
+
+def _resources(config: TownConfig, site: _Site, proposed_use: str | None, progress: Progress,
+               applied: Any = None
+               ) -> tuple[dict[str, Any], dict[str, gpd.GeoDataFrame], list[dict[str, Any]], Any]:
     """The resource areas and receiving waters (:mod:`swm_gis.screening.resource_areas`), then
     whether the site drains to the Town's MS4: their keys, layers and checks, and the MS4's."""
     from swm_gis.screening.resource_areas import resource_checks
 
     keys, layers, checks = resource_checks(
         config, site.frame, subject_parcels=site.parcels if len(site.parcels) else None,
-        proposed_use=proposed_use, progress=progress,
+        proposed_use=proposed_use, progress=progress, regulation=applied,
     )
     if (subject := (keys.get("floodplain") or {}).get("subject_parcels")) is not None:
         subject["basis"] = site.parcels_basis  # the check was given them; this job found them
@@ -320,14 +335,18 @@ def _conclude(config: TownConfig, site: _Site, document: dict[str, Any],
               layers: dict[str, gpd.GeoDataFrame]) -> None:
     """The document's last keys: warnings, the coverage of each finding's layers, the findings
     (:func:`decide_findings`) and the general requirements."""
-    land = land_warning(config, site.union, site.parcels, factor=site.factor)
+    applied = config.applied_regulation((document.get("meta") or {}).get("regulation", {})
+                                        .get("applied_on"))
+    land = land_warning(config, site.union, site.parcels, factor=site.factor,
+                        regulation=applied)
     named = not_named_warning(config)
     document["warnings"] = ([named] if named else []) + site.warnings + ([land] if land else [])
     document["coverage"] = coverage(config, site.union, mitigation=site.mitigation,
                                      flow_path=layers.get("flow_path"),
                                      checks=document["checks"], site_area=site.area)
-    document["findings"] = decide_findings(document)
-    document["general_requirements"] = general_requirements()
+    document["findings"] = decide_findings(document, wording_for(applied))
+    listed = requirements_file(applied)
+    document["general_requirements"] = general_requirements(listed) if listed else []
 
 
 # --------------------------------------------------------------------------- checks & meta

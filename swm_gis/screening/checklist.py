@@ -27,6 +27,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import lru_cache
 from importlib import resources
+from pathlib import Path
 from typing import Any
 
 from swm_gis import formatting as fmt
@@ -78,22 +79,34 @@ class ChecklistItem:
         return f"{self.section}{sep}{self.ref}"
 
 
-@lru_cache(maxsize=1)
-def _table() -> dict[str, Any]:
-    text = resources.files("swm_gis").joinpath("tables/submittal_checklist.toml").read_text(
-        encoding="utf-8")
+@lru_cache(maxsize=4)
+def _table(path: str | None = None) -> dict[str, Any]:
+    if path is None:
+        text = resources.files("swm_gis").joinpath("tables/submittal_checklist.toml") \
+            .read_text(encoding="utf-8")
+    else:
+        text = Path(path).read_text(encoding="utf-8")
     return tomllib.loads(text)
 
 
-def checklist_groups() -> list[ChecklistGroup]:
-    """The plans of the application package, in order."""
-    return [ChecklistGroup(g["key"], g["section"], g["title"]) for g in _table()["groups"]]
+def checklist_file(applied: Any) -> Path | None:
+    """The checklist file a regulation profile's version names (``submittals.checklist_file``,
+    relative to the profile); None: it names none, and the report lists no checklist."""
+    name = applied.version.section("submittals").get("checklist_file")
+    return (applied.profile.path.parent / name).resolve() if name else None
 
 
-def _raw_items() -> list[dict[str, Any]]:
-    sections = {g.key: g.section for g in checklist_groups()}
+def checklist_groups(path: Path | None = None) -> list[ChecklistGroup]:
+    """The plans of the application package, in order (``path``: the profile's checklist file,
+    :func:`checklist_file`; default: the one Lynnfield's profile names)."""
+    return [ChecklistGroup(g["key"], g["section"], g["title"])
+            for g in _table(None if path is None else str(path))["groups"]]
+
+
+def _raw_items(path: Path | None = None) -> list[dict[str, Any]]:
+    sections = {g.key: g.section for g in checklist_groups(path)}
     items = []
-    for raw in _table()["items"]:
+    for raw in _table(None if path is None else str(path))["items"]:
         when = raw.get("when", "always")
         if when not in CONDITIONS:  # a typo in the table must not silently drop an item
             raise ValueError(f"submittal_checklist.toml: unknown condition {when!r} "
@@ -103,7 +116,8 @@ def _raw_items() -> list[dict[str, Any]]:
     return items
 
 
-def submittal_checklist(document: Mapping[str, Any] | None = None) -> list[ChecklistItem]:
+def submittal_checklist(document: Mapping[str, Any] | None = None, *,
+                        path: Path | None = None) -> list[ChecklistItem]:
     """Every checklist item, with whether it applies to the screened site and its finding.
 
     Parameters
@@ -111,6 +125,9 @@ def submittal_checklist(document: Mapping[str, Any] | None = None) -> list[Check
     document
         The screening document (``screening.json`` content); None gives the bare checklist with
         every conditional item undecided.
+    path
+        The regulation profile's checklist file (:func:`checklist_file`); default: the one
+        Lynnfield's profile names.
 
     Returns
     -------
@@ -120,7 +137,7 @@ def submittal_checklist(document: Mapping[str, Any] | None = None) -> list[Check
     doc = document or {}
     conditions = _conditions(doc) if document is not None else {}
     out = []
-    for raw in _raw_items():
+    for raw in _raw_items(path):
         when = raw["when"]
         applies = True if when == "always" else conditions.get(when)
         note = _note(raw.get("notes", ""), doc) if document is not None else ""

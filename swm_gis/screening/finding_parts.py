@@ -10,31 +10,20 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-__all__ = ["SECTIONS", "STATUSES", "STATUS_WORDS", "TITLES", "TRIGGER_SECTION", "absent",
+__all__ = ["STATUSES", "STATUS_WORDS", "TITLES", "absent",
            "finding", "layer_state", "missing_layers_text", "part_status"]
 
 STATUSES = ("yes", "no", "conditional", "not_checked", "info")
 STATUS_WORDS = {"yes": "Yes", "no": "No", "conditional": "Conditional",
                 "not_checked": "Not checked", "info": "Info"}
 
-TRIGGER_SECTION = ("Bylaw ch. 213, Art. II (Ch. 320 applicability A); exemptions Bylaw "
-                   "213-16B")
-SECTIONS = {
-    "development_type": "Ch. 320 definitions: new development, redevelopment",
-    "standards": "§ 320-19 B(7) / B(8)",
-    "watersheds": "§ 320-19 B(7)(d) / B(8)(d)",
-    "mitigation": "§ 320-19 B(7)(d) / B(8)(d)",
-    "habitats": "§ 320-20 A(3)(c), B(12)",
-    "floodplain": "§ 320-19 A(8); § 320-20 A(3)(a)",
-    "receiving_waters": "§ 320-19 B(10); Ch. 320 definitions: ORW; § 320-19 B(2)",
-}
 TITLES = {
     "disturbance": "Stormwater management permit",
     "development_type": "New development or redevelopment",
     "standards": "Performance standards and retention volume",
     "watersheds": "Watersheds (HUC12 / HUC10)",
     "mitigation": "Off-site mitigation",
-    "habitats": "NHESP habitats and certified vernal pools within 500 ft",
+    "habitats": "NHESP habitats and certified vernal pools within {distance} ft",
     "floodplain": "100-year floodplain (FEMA SFHA)",
     "receiving_waters": "Receiving waters (ORW, impaired waters)",
 }
@@ -48,11 +37,13 @@ def absent(key: str) -> dict[str, Any]:
 def finding(key: str, status: str, answer: str, *, title: str | None = None,
             section: str | None = None, used: Sequence[str] = (), missing: Sequence[str] = (),
             caveats: Sequence[str] = (), **extra: Any) -> dict[str, Any]:
-    """One finding entry (``docs/findings.md``); ``status`` must be one of :data:`STATUSES`."""
+    """One finding entry (``docs/findings.md``); ``status`` must be one of :data:`STATUSES`.
+    A ``section`` left out is the regulation's citation for ``key``, which
+    :func:`swm_gis.screening.findings.decide_findings` fills in from the profile applied."""
     if status not in STATUSES:
         raise ValueError(f"unknown finding status {status!r}")
     return {"key": key, "title": title or TITLES[key], "status": status, "answer": answer,
-            "section": section or SECTIONS.get(key, TRIGGER_SECTION),
+            "section": section,
             "layers_used": list(dict.fromkeys(used)),
             "layers_missing": list(dict.fromkeys(missing)),
             "caveats": [c for c in dict.fromkeys(caveats) if c], **extra}

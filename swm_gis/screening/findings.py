@@ -25,16 +25,14 @@ from typing import Any
 
 from swm_gis import formatting as fmt
 from swm_gis.screening.finding_parts import (
-    SECTIONS,
     STATUS_WORDS,
     STATUSES,
-    TRIGGER_SECTION,
+    TITLES,
     absent,
     finding,
     layer_state,
     part_status,
 )
-from swm_gis.screening.general_requirements import EXEMPTION_7_NOTE
 from swm_gis.screening.ms4 import MS4_WORDS, ms4_condition
 from swm_gis.screening.resource_findings import (
     HABITAT_LAYERS,
@@ -48,30 +46,11 @@ from swm_gis.screening.site_findings import (
     retention_text,
 )
 from swm_gis.screening.tiers import tier_sentence
+from swm_gis.screening.wording import Wording, wording_of_document
 from swm_gis.units import SQFT_PER_ACRE
 
 __all__ = ["HABITAT_LAYERS", "MS4_WORDS", "STATUSES", "STATUS_WORDS", "decide_findings",
            "finding", "part_status", "summary_lines"]
-
-#: Chapter 320 (authority B): projects approved by Town Boards that adopted the rules.
-TOWN_BOARDS_NOTE = (
-    "Ch. 320, authority, B: Town Boards (e.g. the Planning Board and Zoning Board of Appeals) "
-    "\"who have formally adopted these regulations, either directly, or by reference\" have "
-    "approval authority; \"Projects or activities approved by these Boards shall be deemed in "
-    "compliance with the intent and provisions of these regulations.\" Only a Board that has "
-    "formally adopted these regulations counts: a project such a Board approves is deemed in "
-    "compliance with them; an approval by a Board that has not adopted them is not.")
-#: Bylaw 213-16B(6), the wetlands-order exemption: it holds only if the discharges comply with
-#: Chapter 320, so its standards apply either way.
-WETLANDS_ORDER_NOTE = (
-    "The wetlands-order exemption (Bylaw 213-16B(6)) holds only for discharges that "
-    "\"comply with these rules and regulations as reflected in an order of conditions issued by "
-    "the Conservation Commission\": the performance standards apply either way.")
-ROADWAY_CLAIM_NOTE = (
-    "The applicant claims roadway maintenance (§ 320-19 B(8)(e)); the Commission decides: "
-    "\"Roadway widening or improvements that increase the amount of impervious area on the "
-    "redevelopment site by greater than or equal to a single lane width shall meet the "
-    "requirements of Subsection B(8)(a) through (d) fully.\"")
 
 #: The roadway-maintenance claim made on new development: named in the standards finding.
 ROADWAY_ON_NEW_NOTE = (
@@ -80,12 +59,30 @@ ROADWAY_ON_NEW_NOTE = (
     "full.")
 
 
-def decide_findings(doc: Mapping[str, Any]) -> list[dict[str, Any]]:
-    """Every finding of a screening document, in the report's order."""
-    permit = _with_tier(_disturbance(doc), doc)
+def decide_findings(doc: Mapping[str, Any], wording: Wording | None = None
+                    ) -> list[dict[str, Any]]:
+    """Every finding of a screening document, in the report's order. ``wording``: the
+    citations and notes of the regulation applied (:mod:`swm_gis.screening.wording`); by
+    default those of the bundled profile the document's ``meta.regulation`` names."""
+    w = wording or wording_of_document(doc)
+    permit = _with_tier(_disturbance(doc, w), doc)
     dev = development_finding(doc)
-    return [permit, dev, _standards(doc, permit, dev), _watersheds(doc), _mitigation(doc),
-            habitats_finding(doc), floodplain_finding(doc), receiving_finding(doc)]
+    found = [permit, dev, _standards(doc, permit, dev, w), _watersheds(doc),
+             _mitigation(doc, w), habitats_finding(doc), floodplain_finding(doc),
+             receiving_finding(doc)]
+    return [_cited(f, doc, w) for f in found]
+
+
+def _cited(f: dict[str, Any], doc: Mapping[str, Any], w: Wording) -> dict[str, Any]:
+    """A finding with the regulation's citation where it carries none of its own, and the
+    habitat distance of the town's rules in the habitats title."""
+    if f.get("section") is None:
+        f["section"] = w.citation(f["key"])
+    if f["key"] == "habitats" and f["title"] == TITLES["habitats"]:
+        distance = (doc.get("rules") or {}).get("habitat_distance_ft")
+        f["title"] = f["title"].format(distance=fmt.number(
+            distance if distance is not None else 500))
+    return f
 
 
 # --------------------------------------------------------------------------- permit trigger
@@ -102,7 +99,7 @@ def _with_tier(permit: dict[str, Any], doc: Mapping[str, Any]) -> dict[str, Any]
                                    else {})}
 
 
-def _disturbance(doc: Mapping[str, Any]) -> dict[str, Any]:
+def _disturbance(doc: Mapping[str, Any], w: Wording) -> dict[str, Any]:
     d = doc.get("disturbance")
     if not isinstance(d, Mapping):
         return absent("disturbance")
@@ -112,19 +109,19 @@ def _disturbance(doc: Mapping[str, Any]) -> dict[str, Any]:
     used = ["site"] + (["common_plan"] if plan is not None else [])
     reaches = _reaches_trigger(d, area, plan, trigger)
     claimed = d.get("exemption") or []
-    ms4 = _ms4(d)
+    ms4 = ms4_condition(d, w.citation("ms4"))
     town_caveats = [str(w.get("text")) for w in doc.get("warnings") or []
                     if isinstance(w, Mapping) and w.get("text")]
     if claimed:
         return _claimed_exemption(claimed, reaches, plan, figures, used, ms4, town_caveats,
-                                  trigger=trigger)
+                                  trigger=trigger, w=w)
     if reaches:
-        return _reaching_trigger(figures, trigger, used, ms4, town_caveats)
+        return _reaching_trigger(figures, trigger, used, ms4, town_caveats, w)
     if d.get("counts_common_plan") is False:  # the regulation counts the project alone
         return finding("disturbance", "no",
                        f"Not required. {figures}: below the {_trigger_name(trigger)} trigger, "
                        "and the regulation applied counts the project's own disturbance, not a "
-                       "larger common plan's.", section=TRIGGER_SECTION, used=used,
+                       "larger common plan's.", used=used,
                        caveats=town_caveats)
     if plan is None:
         return finding(
@@ -133,12 +130,12 @@ def _disturbance(doc: Mapping[str, Any]) -> dict[str, Any]:
             "permit is required if the site is part of a larger common plan of development or "
             f"sale that will ultimately disturb {_acre(trigger)} or more (e.g. a lot of a "
             "subdivision), and not "
-            "otherwise.", section=TRIGGER_SECTION, used=used, missing=["common_plan"],
+            "otherwise.", used=used, missing=["common_plan"],
             caveats=["Give the larger common plan of development or sale to decide.",
                      *town_caveats])
     return finding("disturbance", "no",
                    f"Not required. {figures}: neither reaches the {_trigger_name(trigger)} "
-                   "trigger.", section=TRIGGER_SECTION, used=used,
+                   "trigger.", used=used,
                    caveats=town_caveats)
 
 
@@ -182,7 +179,7 @@ def _ms4_sentence(ms4_text: str) -> str:
 
 def _claimed_exemption(claimed: Sequence[Mapping[str, Any]], reaches: bool, plan: Any,
                        figures: str, used: list[str], ms4: tuple, town_caveats: list[str],
-                       *, trigger: float = SQFT_PER_ACRE) -> dict[str, Any]:
+                       *, trigger: float = SQFT_PER_ACRE, w: Wording) -> dict[str, Any]:
     """The permit finding when the applicant claims an exemption: the Commission decides."""
     _, ms4_caveats, ms4_used, ms4_missing, _ = ms4
     names = "; ".join(f"{e.get('section')} ({e.get('name')})"
@@ -198,14 +195,14 @@ def _claimed_exemption(claimed: Sequence[Mapping[str, Any]], reaches: bool, plan
         f"Conditional. The applicant claims an exemption: {names}. This is the applicant's "
         f"claim; the Conservation Commission decides whether the activity qualifies. If it "
         f"does not, {otherwise}.{' ' + _ms4_sentence(ms4[0]) if reaches else ''} {figures}.",
-        section=TRIGGER_SECTION, used=used + ms4_used, missing=ms4_missing,
+        used=used + ms4_used, missing=ms4_missing,
         caveats=["The exemption is the applicant's claim, not a finding of this tool.",
-                 EXEMPTION_7_NOTE, *town_caveats, *(ms4_caveats if reaches else []),
-                 TOWN_BOARDS_NOTE])
+                 w.note("exemption_7"), *town_caveats, *(ms4_caveats if reaches else []),
+                 w.note("town_boards")])
 
 
 def _reaching_trigger(figures: str, trigger: float, used: list[str], ms4: tuple,
-                      town_caveats: list[str]) -> dict[str, Any]:
+                      town_caveats: list[str], w: Wording) -> dict[str, Any]:
     """The permit finding when the disturbance reaches the trigger: required, or conditional
     on the MS4 while that condition is open (:func:`swm_gis.screening.ms4.ms4_condition`)."""
     ms4_text, ms4_caveats, ms4_used, ms4_missing, ms4_open = ms4
@@ -214,33 +211,27 @@ def _reaching_trigger(figures: str, trigger: float, used: list[str], ms4: tuple,
                        f"Conditional. {figures}, which reaches the {_trigger_name(trigger)} "
                        "trigger; a permit is required if the disturbance "
                        f"drains to the Town's MS4. {_ms4_sentence(ms4_text)}",
-                       section=TRIGGER_SECTION,
-                       used=used + ms4_used, missing=ms4_missing,
-                       caveats=[*town_caveats, *ms4_caveats, TOWN_BOARDS_NOTE])
+                                              used=used + ms4_used, missing=ms4_missing,
+                       caveats=[*town_caveats, *ms4_caveats, w.note("town_boards")])
     return finding("disturbance", "yes",
                    f"Required. {figures}, which reaches the {_trigger_name(trigger)} "
                    f"trigger. {_ms4_sentence(ms4_text)}",
-                   section=TRIGGER_SECTION, used=used + ms4_used, missing=ms4_missing,
-                   caveats=[*town_caveats, *ms4_caveats, TOWN_BOARDS_NOTE])
-
-
-def _ms4(d: Mapping[str, Any]) -> tuple[str, list[str], list[str], list[str], bool]:
-    """The MS4 condition of the trigger (:func:`swm_gis.screening.ms4.ms4_condition`)."""
-    return ms4_condition(d)
+                   used=used + ms4_used, missing=ms4_missing,
+                   caveats=[*town_caveats, *ms4_caveats, w.note("town_boards")])
 
 
 # --------------------------------------------------------------------------- standards
-def _standards(doc: Mapping[str, Any], permit: Mapping[str, Any], dev: Mapping[str, Any]
-               ) -> dict[str, Any]:
+def _standards(doc: Mapping[str, Any], permit: Mapping[str, Any], dev: Mapping[str, Any],
+               w: Wording) -> dict[str, Any]:
     s = doc.get("standards")
     if not isinstance(s, Mapping):
         return absent("standards")
-    section = str(s.get("section") or SECTIONS["standards"])
-    answer, roadway = _standards_answer(s)
+    section = s.get("section") or None
+    answer, roadway = _standards_answer(s, w)
     if s.get("roadway_maintenance") and not roadway:  # claimed, but on new development
         answer = f"{answer} {ROADWAY_ON_NEW_NOTE}"
-    caveats = [ROADWAY_CLAIM_NOTE] if roadway else []
-    permit_status = _standards_permit_status(doc, permit, caveats)
+    caveats = [w.note("roadway_claim")] if roadway else []
+    permit_status = _standards_permit_status(doc, permit, caveats, w)
     status, answer = _permit_gate(permit_status, answer, caveats)
     if status == "yes" and roadway:
         status = "conditional"
@@ -261,7 +252,7 @@ def _standards(doc: Mapping[str, Any], permit: Mapping[str, Any], dev: Mapping[s
                    else [], missing=missing, caveats=caveats)
 
 
-def _standards_answer(s: Mapping[str, Any]) -> tuple[str, bool]:
+def _standards_answer(s: Mapping[str, Any], w: Wording) -> tuple[str, bool]:
     """(what the standards ask, whether a roadway-maintenance claim stands before them)."""
     roadway = bool(s.get("roadway_claimed"))
     if (s.get("applies") is False or s.get("roadway_exempt")) and not roadway:
@@ -269,7 +260,7 @@ def _standards_answer(s: Mapping[str, Any]) -> tuple[str, bool]:
         return ("Roadway maintenance redevelopment claimed: exempt from § 320-19 "
                 "B(8)(a)-(d) if the Commission accepts it; must improve existing conditions "
                 "unless infeasible (§ 320-19 B(8)(e))."), True
-    answer = _retention_answer(s)
+    answer = _retention_answer(s, w)
     if roadway:
         answer = ("Unless the Commission accepts the applicant's roadway-maintenance claim "
                   "(§ 320-19 B(8)(e): exempt from B(8)(a)-(d), and \"shall improve existing "
@@ -277,7 +268,7 @@ def _standards_answer(s: Mapping[str, Any]) -> tuple[str, bool]:
     return answer, roadway
 
 
-def _retention_answer(s: Mapping[str, Any]) -> str:
+def _retention_answer(s: Mapping[str, Any], w: Wording) -> str:
     """The retention volume or the removal targets, or off-site mitigation (§ 320-19 B(9))."""
     retain = retention_text(s)
     return (f"{retain[0].upper()}{retain[1:]}, or remove "
@@ -286,18 +277,18 @@ def _retention_answer(s: Mapping[str, Any]) -> str:
             "TP, or a combination, or off-site mitigation in the same "
             f"{s.get('mitigation_huc_level')}; removal as an average over a year, "
             "calculated consistent with EPA Region 1's BMP Accounting and Tracking Tool "
-            "(2016) (§ 320-19 B(9)).")
+            f"(2016) ({w.citation('removal_method')}).")
 
 
 def _standards_permit_status(doc: Mapping[str, Any], permit: Mapping[str, Any],
-                             caveats: list[str]) -> str:
+                             caveats: list[str | None], w: Wording) -> str:
     """The permit status the standards follow: under a wetlands-order claim, the one without
     the claims (the standards apply either way; its note joins ``caveats``)."""
     claims = [e.get("name") for e in (doc.get("disturbance") or {}).get("exemption") or []
               if isinstance(e, Mapping)]
-    base = _permit_without_claims(doc) if claims else permit["status"]
+    base = _permit_without_claims(doc, w) if claims else permit["status"]
     if claims and "wetlands-order" in claims:
-        caveats.append(WETLANDS_ORDER_NOTE)
+        caveats.append(w.note("wetlands_order"))
         return base
     return permit["status"]
 
@@ -312,11 +303,11 @@ def _permit_gate(permit_status: str, answer: str, caveats: list[str]) -> tuple[s
     return "conditional", "If a permit is required: " + answer
 
 
-def _permit_without_claims(doc: Mapping[str, Any]) -> str:
+def _permit_without_claims(doc: Mapping[str, Any], w: Wording) -> str:
     """The permit finding's status as it would be without the claimed exemptions."""
     d = dict(doc.get("disturbance") or {})
     d["exemption"] = None
-    return _disturbance({**doc, "disturbance": d})["status"]
+    return _disturbance({**doc, "disturbance": d}, w)["status"]
 
 
 # --------------------------------------------------------------------------- watersheds
@@ -359,14 +350,14 @@ def _watershed_part(w: Mapping[str, Any], level: str, missing: Sequence[str],
     return f"{level.upper()}: {text or 'no unit of the layer contains the site'}"
 
 
-def _mitigation(doc: Mapping[str, Any]) -> dict[str, Any]:
+def _mitigation(doc: Mapping[str, Any], w: Wording) -> dict[str, Any]:
     rows = doc.get("mitigation")
     if not isinstance(rows, list):
         return absent("mitigation")
     standards = doc.get("standards") or {}
     level = str(standards.get("mitigation_huc_level") or "HUC12")
-    claim = ([ROADWAY_CLAIM_NOTE + " If it accepts the claim, B(8)(d) (off-site mitigation) "
-              "does not bind the project."] if standards.get("roadway_claimed") else [])
+    claim = ([f"{w.note('roadway_claim')} If it accepts the claim, B(8)(d) (off-site "
+              "mitigation) does not bind the project."] if standards.get("roadway_claimed") else [])
     if not rows:
         return finding("mitigation", "info", f"No off-site mitigation site proposed; one must "
                        f"lie in the same {level} as the site"

@@ -26,9 +26,10 @@ from __future__ import annotations
 import tomllib
 from functools import lru_cache
 from importlib import resources
+from pathlib import Path
 from typing import Any
 
-__all__ = ["CUT_OFF_NOTE", "EXEMPTION_7_NOTE", "general_requirements"]
+__all__ = ["CUT_OFF_NOTE", "EXEMPTION_7_NOTE", "general_requirements", "requirements_file"]
 
 CUT_OFF_NOTE = ("The copy of the regulation used by this tool is cut off here; read the "
                 "adopted text before relying on this item.")
@@ -38,18 +39,30 @@ EXEMPTION_7_NOTE = ("Chapter 320 (applicability B) introduces a seventh Bylaw 21
                     "this tool; it cannot be claimed here. Read the adopted text.")
 
 
-@lru_cache(maxsize=1)
-def _table() -> tuple[dict[str, Any], ...]:
-    text = resources.files("swm_gis").joinpath("tables/general_requirements.toml").read_text(
-        encoding="utf-8")
+@lru_cache(maxsize=4)
+def _table(path: str | None) -> tuple[dict[str, Any], ...]:
+    if path is None:
+        text = resources.files("swm_gis").joinpath("tables/general_requirements.toml") \
+            .read_text(encoding="utf-8")
+    else:
+        text = Path(path).read_text(encoding="utf-8")
     return tuple(tomllib.loads(text)["items"])
 
 
-def general_requirements() -> list[dict[str, Any]]:
+def requirements_file(applied: Any) -> Path | None:
+    """The general requirements file a regulation profile's version names
+    (``submittals.general_requirements_file``, relative to the profile); None: it names none,
+    and a screening under it lists none (only a town's own text is quoted)."""
+    name = applied.version.section("submittals").get("general_requirements_file")
+    return (applied.profile.path.parent / name).resolve() if name else None
+
+
+def general_requirements(path: Path | None = None) -> list[dict[str, Any]]:
     """``[{section, topic, text, cut_off}]`` in the regulation's order; ``text`` is quoted,
-    and a cut-off entry says so after the words the copy holds."""
+    and a cut-off entry says so after the words the copy holds. ``path``: the profile's file
+    (:func:`requirements_file`); default: the one the Lynnfield profile names."""
     out = []
-    for raw in _table():
+    for raw in _table(None if path is None else str(path)):
         cut = bool(raw.get("cut_off"))
         quoted = str(raw.get("text") or "").strip()
         text = (f"{quoted} [{CUT_OFF_NOTE}]" if quoted else f"[{CUT_OFF_NOTE}]") if cut \

@@ -39,9 +39,12 @@ MS4_REACH_FT = 10.0
 MS4_NEAR_FT = 100.0
 #: The bylaw's trigger, as Chapter 320 (applicability A) quotes it, ends with this condition.
 MS4_WORDS = "draining to the Town's MS4"
-#: The trigger's words, for the caveats.
-_TRIGGER_QUOTE = ("The bylaw's trigger is a land disturbance \"... draining to the Town's MS4\" "
-                  "(Chapter 320, applicability A)")
+
+
+def _trigger_quote(citation: str | None) -> str:
+    """The trigger's words, for the caveats, citing the regulation's MS4 condition."""
+    return ("The bylaw's trigger is a land disturbance \"... draining to the Town's MS4\""
+            + (f" ({citation})" if citation else ""))
 
 
 def ms4_reach(config: TownConfig, site_union: shapely.Geometry,
@@ -115,10 +118,12 @@ def permit_on_ms4(disturbance: Mapping[str, Any]) -> dict[str, Any]:
     return {"permit_required": required, "reasons": reasons}
 
 
-def ms4_condition(d: Mapping[str, Any]) -> tuple[str, list[str], list[str], list[str], bool]:
+def ms4_condition(d: Mapping[str, Any], citation: str | None = None
+                  ) -> tuple[str, list[str], list[str], list[str], bool]:
     """The MS4 condition of the trigger, from the ``disturbance`` block: (text, caveats,
     layers used, layers missing, open). ``open`` is True when the permit rests on drainage the
-    tool did not see (then the permit finding is conditional)."""
+    tool did not see (then the permit finding is conditional). ``citation``: the regulation's
+    MS4 condition (the profile's ``applicability.ms4_citation``), cited in the caveats."""
     m = d.get("ms4") if isinstance(d.get("ms4"), Mapping) else {}
     assumed = bool(m.get("assumed_by_town"))
     town = ("the Town's configuration states that all of its land drains to its MS4 (the "
@@ -126,13 +131,14 @@ def ms4_condition(d: Mapping[str, Any]) -> tuple[str, list[str], list[str], list
     if not m.get("checked"):
         if assumed:
             return (f"the disturbance is taken as {MS4_WORDS}: {town}",
-                    [f"{_TRIGGER_QUOTE}; no MS4 layer is configured, and the permit finding "
-                     "rests on the Town's statement that all of its land drains to its MS4."],
+                    [f"{_trigger_quote(citation)}; no MS4 layer is configured, and the "
+                     "permit finding rests on the Town's statement that all of its land "
+                     "drains to its MS4."],
                     [], ["ms4"], False)
         return (f"whether the disturbance is {MS4_WORDS} is not checked: no MS4 layer (catch "
                 "basins, pipes, outfalls, drainage channels) is configured",
-                [f"{_TRIGGER_QUOTE}; configure the town's MS4 layer to check it, or state in "
-                 "the town's configuration that all of its land drains to its MS4."],
+                [f"{_trigger_quote(citation)}; configure the town's MS4 layer to check it, or "
+                 "state in the town's configuration that all of its land drains to its MS4."],
                 [], ["ms4"], True)
     near = _near_text(m)
     if m.get("reached"):
@@ -146,10 +152,11 @@ def ms4_condition(d: Mapping[str, Any]) -> tuple[str, list[str], list[str], list
            "runoff goes")
     if assumed:
         return (f"the disturbance is taken as {MS4_WORDS}: {town}; {how}{near}",
-                [f"{_TRIGGER_QUOTE}; the permit finding rests on the Town's statement that "
-                 "all of its land drains to its MS4."], ["ms4"], [], False)
+                [f"{_trigger_quote(citation)}; the permit finding rests on the Town's "
+                 "statement that all of its land drains to its MS4."], ["ms4"], [], False)
     return (f"whether the disturbance is {MS4_WORDS} is not shown: {how}{near}",
-            [f"{_TRIGGER_QUOTE}: the Commission decides whether the site drains to the MS4."],
+            [f"{_trigger_quote(citation)}: the Commission decides whether the site drains "
+             "to the MS4."],
             ["ms4"], [], True)
 
 

@@ -27,6 +27,7 @@ import numpy as np
 import pandas as pd
 import shapely
 
+from swm_gis.config.regulation import AppliedRegulation
 from swm_gis.config.town import TownConfig
 from swm_gis.errors import InputFileError, NotCoveredError
 from swm_gis.io import layers as io
@@ -42,13 +43,12 @@ from swm_gis.rules.floodplain import (
 )
 from swm_gis.screening.finding_parts import PARCELS_GIVEN, layer_words
 from swm_gis.screening.inputs import off_town
+from swm_gis.screening.wording import wording_for
 from swm_gis.terrain import cache as flowgrid_cache
 from swm_gis.terrain import flow_directions
-from swm_gis.terrain.receiving_waters import trace_receiving_waters
+from swm_gis.terrain.receiving_waters import TRIBUTARIES, trace_receiving_waters
 from swm_gis.units import M_PER_FT, feet_per_unit
 
-FLOOD_SECTION = "320-19 A(8); 320-20 A(3)(a)"
-RECEIVING_SECTION = "320-19 B(10)"
 _HABITAT_KEYS = ("nhesp_priority", "nhesp_estimated", "vernal_pools")
 _DEM_MARGINS_M = (1_000.0, 4_000.0, 16_000.0)
 
@@ -60,6 +60,7 @@ def resource_checks(
     subject_parcels: gpd.GeoDataFrame | None = None,
     proposed_use: str | None = None,
     progress: Progress | None = None,
+    regulation: AppliedRegulation | None = None,
 ) -> tuple[dict[str, Any], dict[str, gpd.GeoDataFrame], list[dict[str, Any]]]:
     """Habitats, floodplain and receiving waters for one site.
 
@@ -77,6 +78,9 @@ def resource_checks(
         The proposed land use (DOR use code or word), which decides § 320-19 B(10)(e).
     progress
         ``progress(fraction, message)`` with fraction in [0, 1] of this step.
+    regulation
+        The regulation applied (default: the town's, in force today): the checks' sections and
+        the habitat notes are its (:func:`_cite`).
 
     Returns
     -------
@@ -108,7 +112,54 @@ def resource_checks(
     layers.update(rl)
     checks.append(rc)
     report(1.0, "resource checks done")
+    _cite(regulation or config.applied_regulation(), keys, layers, checks)
     return keys, layers, checks
+
+
+def _cite_tributaries(block: Any, checks: list[dict[str, Any]], section: str) -> None:
+    """The trace's end note (:func:`swm_gis.trace_receiving_waters` cites Chapter 320's
+    impaired-waters section, which covers tributaries) citing the regulation applied."""
+    def cited(text: str) -> str:
+        return text.replace(TRIBUTARIES, f"{section} covers tributaries")
+
+    for end in (block or {}).get("trace_end") or []:
+        end["message"] = cited(str(end.get("message")))
+    for check in checks:
+        if check["name"] == "receiving_waters" and check.get("warnings"):
+            check["warnings"] = [cited(str(w)) for w in check["warnings"]]
+
+
+def _bare(citation: str | None) -> str | None:
+    """A citation as the checks keep it: without its section signs (the report adds one)."""
+    return citation.replace("§ ", "") if citation else None
+
+
+def _cite(applied: AppliedRegulation, keys: dict[str, Any],
+          layers: dict[str, gpd.GeoDataFrame], checks: list[dict[str, Any]]) -> None:
+    """The regulation's citations in the resource checks, the habitat records and layer, and
+    its notes in the habitat check (:mod:`swm_gis.screening.wording`)."""
+    words = wording_for(applied)
+    res = applied.version.section("resources")
+    sections = {"habitats": _bare(res.get("nhesp_citation")) or words.citation("habitats"),
+                "floodplain": _bare(res.get("floodplain_citation"))
+                or words.citation("floodplain"),
+                "receiving_waters": _bare(res.get("impaired_citation"))
+                or words.citation("receiving_waters")}
+    for check in checks:
+        check["section"] = sections.get(check["name"], check.get("section"))
+        if check["name"] == "habitats":
+            distance = f"{float(check['distance_ft']):,.0f}"
+            check["notes"] = [n for n in (words.note("habitat_plan"),
+                                          words.note("habitat_prevent"),
+                                          hab.HABITAT_NOTES[2].replace("500 ft",
+                                                                       f"{distance} ft")) if n]
+    _cite_tributaries(keys.get("receiving_waters"), checks,
+                      res.get("impaired_citation") or words.citation("receiving_waters"))
+    for record in keys.get("habitats") or []:
+        record["section"] = sections["habitats"]
+    for name, frame in layers.items():
+        if name == "habitats" and "section" in frame:
+            frame["section"] = sections["habitats"]
 
 
 # --------------------------------------------------------------------------- habitats
@@ -130,7 +181,7 @@ def _habitats(config: TownConfig, site: gpd.GeoDataFrame):
                                 estimated=frames["nhesp_estimated"],
                                 vernal_pools=frames["vernal_pools"], distance_ft=distance_ft)
     check = {"name": "habitats", "ran": bool(sources), "source": sources or None,
-             "section": hab.SECTION, "distance_ft": distance_ft, "notes": list(hab.HABITAT_NOTES)}
+             "section": None, "distance_ft": distance_ft, "notes": []}
     if missing:
         check["reason"] = "; ".join(missing)
     layers: dict[str, gpd.GeoDataFrame] = {}
@@ -154,7 +205,7 @@ def _floodplain(config: TownConfig, site: gpd.GeoDataFrame,
     if not config.has("flood_zones"):
         return None, {}, {"name": "floodplain", "ran": False, "source": None,
                           "reason": f"{_FLOOD} is not configured",
-                          "section": FLOOD_SECTION}
+                          "section": None}
     geoms = list(site.geometry.values)
     if subject is not None and len(subject):
         geoms += list(subject.to_crs(site.crs).geometry.values)
@@ -202,7 +253,7 @@ def _floodplain(config: TownConfig, site: gpd.GeoDataFrame,
     layers = {"flood_zones": near,
               "flood_overlap": flood_zone_pieces(site, zones, rules=rules)}
     check = {"name": "floodplain", "ran": True,
-             "source": io.source_info(config.layer("flood_zones")), "section": FLOOD_SECTION}
+             "source": io.source_info(config.layer("flood_zones")), "section": None}
     return result, layers, check
 
 
@@ -212,7 +263,7 @@ def _receiving(config: TownConfig, site: gpd.GeoDataFrame,
     name = "receiving_waters"
     if not (config.has("streams") or config.has("waterbodies")):
         return None, {}, {"name": name, "ran": False, "source": None,
-                          "section": RECEIVING_SECTION,
+                          "section": None,
                           "reason": "neither the streams layer nor the waterbodies layer is "
                                     "configured"}
     union = shapely.union_all(site.geometry.values)
@@ -257,7 +308,7 @@ def _receiving(config: TownConfig, site: gpd.GeoDataFrame,
     layers = {"flow_path": flow_path,
               "receiving_waters": _met_layer(frames["orw"], frames["impaired_waters"], result,
                                              site.crs)}
-    check = {"name": name, "ran": True, "source": sources, "section": RECEIVING_SECTION,
+    check = {"name": name, "ran": True, "source": sources, "section": None,
              "method": result["method"], "approximate": result["approximate"],
              "warnings": [w["message"] for w in result["warnings"]]}
     if reasons:

@@ -19,11 +19,13 @@ import geopandas as gpd
 import shapely
 
 from swm_gis import formatting as fmt
+from swm_gis.config.regulation import DEFAULT_ID, load_regulation
 from swm_gis.config.town import TownConfig
 from swm_gis.ids import id_text
 from swm_gis.io import layers as io
 from swm_gis.rules.owners import owner_display
 from swm_gis.rules.site_land import NO_PARCEL, land_of_others
+from swm_gis.screening.wording import wording_for
 
 __all__ = ["land_table", "land_text", "land_warning"]
 
@@ -40,12 +42,13 @@ def land_table() -> dict[str, Any]:
 
 
 def land_warning(config: TownConfig, lod: shapely.Geometry, site_parcels: gpd.GeoDataFrame, *,
-                 factor: float) -> dict[str, Any] | None:
+                 factor: float, regulation: Any = None) -> dict[str, Any] | None:
     """The warning naming the land of others under the limit of disturbance ``lod``, or None.
 
     ``site_parcels`` are the site's own (``id``); ``factor`` is sq ft per square CRS unit.
     Returns ``{code, text, section, land}`` (``land``: the entries of
-    :func:`~swm_gis.rules.site_land.land_of_others`).
+    :func:`~swm_gis.rules.site_land.land_of_others`); the duty and its citation are those of
+    ``regulation`` (the town's in force today by default: :mod:`swm_gis.screening.wording`).
     """
     frame = io.read_layer(config, "parcels", mask=lod)
     subject_ids = ([t for i in site_parcels["id"] if (t := id_text(i))]
@@ -64,12 +67,16 @@ def land_warning(config: TownConfig, lod: shapely.Geometry, site_parcels: gpd.Ge
         return None
     table = land_table()
     site_owners = {owners[i] for i in subject_ids if owners.get(i)}
-    return {"code": table["code"], "text": land_text(land, site_owners=site_owners),
-            "section": table["citation"], "land": land}
+    words = wording_for(regulation or config.applied_regulation())
+    return {"code": table["code"],
+            "text": land_text(land, site_owners=site_owners, duty=words.note("site_owner")),
+            "section": words.note("site_owner_citation"), "land": land}
 
 
-def land_text(land: list[dict[str, Any]], *, site_owners: set[str] = frozenset()) -> str:
-    """The warning's text: each piece of land with its kind, id, owner and area, then the duty.
+def land_text(land: list[dict[str, Any]], *, site_owners: set[str] = frozenset(),
+              duty: str | None = None) -> str:
+    """The warning's text: each piece of land with its kind, id, owner and area, then the duty
+    (the regulation's: default, the default profile's).
 
     >>> land_text([{"id": "M_2", "kind": "parcel", "owner": "B", "sqft": 3229.2},
     ...            {"id": "M_3", "kind": "ROW", "owner": None, "sqft": 1614.6}]).split(". ")[0]
@@ -77,6 +84,7 @@ def land_text(land: list[dict[str, Any]], *, site_owners: set[str] = frozenset()
 3,229 sq ft; street or way M_3, 1,615 sq ft"
     """
     table = land_table()
+    duty = duty or str(wording_for(load_regulation(DEFAULT_ID)).note("site_owner"))
     kinds = table["kinds"]
     parts = []
     for entry in land:
@@ -93,7 +101,7 @@ def land_text(land: list[dict[str, Any]], *, site_owners: set[str] = frozenset()
         else:
             who = f" ({table['unknown_owner']})" if entry["kind"] == "parcel" else ""
         parts.append(f"{what} {entry['id'] or '(no id)'}{who}, {area}")
-    return f"{table['lead']}: {'; '.join(parts)}. {table['duty'][0].upper()}{table['duty'][1:]}."
+    return f"{table['lead']}: {'; '.join(parts)}. {duty[0].upper()}{duty[1:]}."
 
 
 def _owners(config: TownConfig, ids: list[str]) -> dict[str, str]:

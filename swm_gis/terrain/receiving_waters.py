@@ -41,6 +41,10 @@ from swm_gis.raster import Raster
 from swm_gis.terrain.grid import plain_value, text_or_none
 from swm_gis.units import feet_per_unit, require_crs
 
+#: Why the waters past the town line matter, as the trace's end note says it (a screening
+#: cites the regulation applied instead: :mod:`swm_gis.screening.resource_areas`).
+TRIBUTARIES = "§ 320-19 B(10) covers tributaries"
+
 IMPAIRED_CATEGORIES = ("4A", "4B", "5")
 _NO_TMDL = {"", "N", "NO", "NONE", "0", "FALSE", "NA", "N/A"}
 SPILL_GROUPS = ("solids", "metals", "oil_grease")
@@ -500,8 +504,8 @@ def _end(reason: str, point: shapely.Point, ft: float, leg: hy.Leg,
     if reason == "boundary":
         text = (f"The trace stopped where {name} leaves the town, {at}: it stops at the town "
                 "line (the town boundary layer), so waters downstream of it were not searched. "
-                "§ 320-19 B(10) covers tributaries: check the MassDEP Integrated List (and the "
-                "ORWs) downstream of that point.")
+                f"{TRIBUTARIES}: check the MassDEP Integrated List (and the ORWs) downstream of "
+                "that point.")
     else:
         text = (f"The mapped stream network ends on {name}, {at}: the water downstream is not "
                 "in the streams layer. A streams layer that continues downstream would carry the "

@@ -86,9 +86,8 @@ def test_lynnfield_holds_the_figures_and_citations_the_code_uses_today():
     figures and citations are the code's, compared here one by one."""
     from swm_gis.config.town import Rules
     from swm_gis.rules import abutters, disturbance, habitats, watersheds
-    from swm_gis.rules.timeline import PROCEDURE, permit_timeline
-    from swm_gis.screening.finding_parts import SECTIONS, TRIGGER_SECTION
-    from swm_gis.screening.resource_areas import FLOOD_SECTION, RECEIVING_SECTION
+    from swm_gis.rules.timeline import permit_timeline
+    from swm_gis.screening.wording import FINDING_KEYS, wording_for
 
     v = read_regulation("lynnfield-ch320").versions[0]
     rules = Rules()
@@ -105,19 +104,21 @@ def test_lynnfield_holds_the_figures_and_citations_the_code_uses_today():
     assert v.section("notice")["distance_ft"] == rules.abutter_distance_ft == 100
     assert {e.key: (e.citation, e.activity) for e in v.exemptions} == disturbance.EXEMPTIONS
     assert v.section("applicability")["citation"] == disturbance.TRIGGER_SECTION
-    assert {k: v.citation(k) for k in SECTIONS} == SECTIONS
-    assert v.citation("disturbance") == TRIGGER_SECTION
+    # the findings now read these citations (swm_gis.screening.wording), every key given
+    words = wording_for(load_regulation("lynnfield-ch320"))
+    assert {k: words.citation(k) for k in FINDING_KEYS} == {k: v.citation(k)
+                                                           for k in FINDING_KEYS}
     assert v.citation("abutters") == abutters.SECTION
     assert v.citation("certification") == abutters.SECTION_CERTIFIED
     assert v.section("notice")["method"] == abutters.MAIL_METHOD
-    assert v.citation("timeline") == PROCEDURE
+    assert v.citation("timeline") == "Ch. 320, permit procedure"
     steps = {k: step["citation"] for k, step in v.section("timeline")["steps"].items()}
     assert steps == {s.key: s.section for s in permit_timeline(dt.date(2027, 4, 1))}
     # the citations the resource findings and the web map print today
     resources = v.section("resources")
-    assert (resources["nhesp_citation"], resources["floodplain_citation"].replace("§ ", ""),
+    assert (resources["nhesp_citation"], resources["floodplain_citation"],
             resources["impaired_citation"]) == (
-        "§ " + habitats.SECTION, FLOOD_SECTION, "§ " + RECEIVING_SECTION)
+        "§ " + habitats.SECTION, "§ 320-19 A(8); § 320-20 A(3)(a)", "§ 320-19 B(10)")
     assert {lvl: s.mitigation_citation for s in (v.new_development, v.redevelopment)
             for lvl in [s.mitigation_huc]} == watersheds.SECTION
     assert v.section("applicability")["ms4_citation"] == "Chapter 320, applicability A"
@@ -128,17 +129,21 @@ def test_lynnfield_texts_are_the_ones_the_code_prints_today():
     from swm_gis.applicability.overlays import SECTIONS as FLAG_SECTIONS
     from swm_gis.rules.habitats import HABITAT_NOTES
     from swm_gis.rules.timeline import permit_timeline
-    from swm_gis.screening import findings
     from swm_gis.screening.general_requirements import EXEMPTION_7_NOTE
+    from swm_gis.screening.ms4 import MS4_WORDS
+    from swm_gis.screening.wording import wording_for
 
     texts = read_regulation("lynnfield-ch320").texts_table()
     assert dict(texts["timeline"]) == {s.key: s.rule
                                        for s in permit_timeline(dt.date(2027, 4, 1))}
-    assert dict(texts["notes"]) == {
-        "ms4_words": findings.MS4_WORDS, "town_boards": findings.TOWN_BOARDS_NOTE,
-        "wetlands_order": findings.WETLANDS_ORDER_NOTE,
-        "roadway_claim": findings.ROADWAY_CLAIM_NOTE, "exemption_7": EXEMPTION_7_NOTE,
-        "habitat_plan": HABITAT_NOTES[0], "habitat_prevent": HABITAT_NOTES[1]}
+    # the findings print the profile's notes (swm_gis.screening.wording); those still in
+    # code are the same bytes
+    notes = dict(texts["notes"])
+    assert (notes["exemption_7"], notes["habitat_plan"], notes["habitat_prevent"]) == (
+        EXEMPTION_7_NOTE, HABITAT_NOTES[0], HABITAT_NOTES[1])
+    assert notes["ms4_words"] == MS4_WORDS
+    words = wording_for(load_regulation("lynnfield-ch320"))
+    assert {k: words.note(k) for k in notes} == notes
     assert dict(texts["applicability"]) == {**FLAG_SECTIONS, "outside_class": OUTSIDE_CLASS}
     assert read_regulation("westwood-ch350").texts_table() == {}
 

@@ -37,7 +37,8 @@ def fake_resources(monkeypatch):
     """Stand-in resource checks (their own tests live in tests/screening/test_resources.py)."""
     calls = []
 
-    def fake(config, site, *, subject_parcels=None, proposed_use=None, progress=None):
+    def fake(config, site, *, subject_parcels=None, proposed_use=None, progress=None,
+             regulation=None):
         calls.append(site)
         if progress:
             progress(0.5, "fake resources")

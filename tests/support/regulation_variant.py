@@ -30,3 +30,26 @@ def variant_profile(folder: Path, *, trigger_sqft: int = 20_000) -> Path:
     out = folder / "othertown.toml"
     out.write_text(text, encoding="utf-8")
     return out
+
+
+def foreign_profile(folder: Path) -> Path:
+    """Lynnfield's profile made another town's throughout: every name, chapter, section and
+    office replaced, and no town-supplied text (``text``, ``texts``, ``quotes``, the general
+    requirements and checklist files), so an output that still prints a Lynnfield word took
+    it from code, not from the profile."""
+    text = exported_text("lynnfield-ch320")
+    text = "\n".join(line for line in text.splitlines()
+                     if not line.startswith(("text = ", "texts = ", "quotes = ",
+                                             "general_requirements_file = ",
+                                             "checklist_file = ")))
+    for old, new in [("lynnfield-ch320", "othertown-ch9"), ("lynnfield-chapter-320", "x"),
+                     ("Lynnfield", "Othertown"), (" 320-21", " 9-21"),
+                     ("Chapter 320", "Chapter 9"), ("Ch. 320", "Ch. 9"), ("§§ 320-", "§§ 9-"),
+                     ("§ 320-", "§ 9-"), ('"320-', '"9-'), (", 320-", ", 9-"),
+                     ("Essex", "Middlesex"), ("Department of Public Works", "Highway Office"),
+                     ("Bylaw ch. 213", "Bylaw ch. 77"), ("Chapter 213", "Chapter 77"),
+                     ("213-16B", "77-4B")]:
+        text = text.replace(old, new)
+    out = folder / "othertown-ch9.toml"
+    out.write_text(text + "\n", encoding="utf-8")
+    return out

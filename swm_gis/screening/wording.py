@@ -1,0 +1,201 @@
+"""The words the findings cite and note, read from the regulation profile applied (issue 33).
+
+Each finding's citation comes from the profile's ``[versions.citations]``; the notes printed with
+the findings (the Town Boards note, the MS4 words, the wetlands-order and roadway notes,
+exemption 7, the NHESP plan / prevent notes) from the ``[notes]`` of the profile's ``texts``
+file, byte for byte (Lynnfield's are the texts swm-gis printed before the regulation became
+data). A profile that gives no text gets swm-gis's own neutral wording with the profile's
+citation, never another town's words; a profile without the citation gets the regulation's
+short name (``docs/regulations.md``, "Where the screening's words come from").
+
+Pure: reads the profile (already loaded) only.
+
+Examples
+--------
+>>> from swm_gis.config.regulation import load_regulation
+>>> w = wording_for(load_regulation("lynnfield-ch320", on="2026-01-01"))
+>>> w.citation("standards")
+'§ 320-19 B(7) / B(8)'
+>>> ww = wording_for(load_regulation("westwood-ch350", on="2026-01-01"))
+>>> ww.note("exemption_7") is None
+True
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import datetime as dt
+import os
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+__all__ = ["FINDING_KEYS", "Wording", "applied_of_document", "recite", "wording_for",
+           "wording_of_document"]
+
+#: The findings, in the report's order; each cites ``[versions.citations]`` under its key.
+FINDING_KEYS = ("disturbance", "development_type", "standards", "watersheds", "mitigation",
+                "habitats", "floodplain", "receiving_waters")
+
+
+@dataclasses.dataclass(frozen=True)
+class Wording:
+    """What a screening cites and notes under one regulation profile's version."""
+
+    name: str
+    citations: Mapping[str, str]
+    notes: Mapping[str, str | None]
+
+    def citation(self, key: str) -> str:
+        """The citation finding ``key`` carries: the profile's, else the regulation's name."""
+        return self.citations.get(key) or self.name
+
+    def note(self, key: str) -> str | None:
+        """A note printed with the findings (``[notes]`` key); None when the profile has none
+        and swm-gis has no neutral wording for it."""
+        return self.notes.get(key)
+
+
+def _neutral_notes(applied: Any, name: str) -> dict[str, str | None]:
+    """swm-gis's own words for a profile whose texts file gives no note: the profile's
+    citation and offices, never another town's wording."""
+    version, offices = applied.version, applied.profile.offices
+    resources, standards = version.section("resources"), version.section("standards")
+    authority = offices.permit_authority
+    habitat_cite = resources.get("nhesp_citation") or version.citation("habitats") or name
+    prevent_cite = resources.get("nhesp_prevent_citation") or habitat_cite
+    distance = resources.get("nhesp_distance_ft")
+    wetlands = next((e.citation for e in version.exemptions if e.key == "wetlands-order"), None)
+    roadway = standards.get("roadway_maintenance_citation")
+    submittals = version.section("submittals").get("citation") or name
+    return {
+        "ms4_words": "draining to the Town's MS4",
+        "town_boards": None,
+        "wetlands_order": None if wetlands is None else (
+            f"The wetlands-order exemption ({wetlands}) is decided by the {authority}: "
+            "read the regulation for whether the performance standards apply either way."),
+        "roadway_claim": (
+            f"The applicant claims roadway maintenance ({roadway or name}); the {authority} "
+            "decides whether the claim holds."),
+        "exemption_7": None,
+        "habitat_plan": (
+            "NHESP Priority Habitats, Estimated Habitats and Certified Vernal Pools"
+            + (f" within {distance:,.0f} ft" if distance is not None else "")
+            + f" of any construction activity must be shown on the plans ({habitat_cite})."),
+        "site_owner": (
+            "the permittee should be the owner of the site and every owner of the land "
+            f"disturbed sign the application ({submittals}), or the limit of disturbance be "
+            "redrawn on the applicant's lot"),
+        "site_owner_citation": submittals,
+        "permit_required_citation": submittals,
+        "floodplain_show": "Show the 100-year floodplain, with its flood elevation, on the "
+                           "erosion and sediment control plan.",
+        "easements": "Stormwater management easements for the off-site mitigation areas, "
+                     f"recorded at the {offices.registry_of_deeds or 'Registry of Deeds'}.",
+        "easements_citation": version.citation("mitigation") or name,
+        "checklist_lead": "Items of the application package and of the plans the regulation "
+                          f"applied requires ({version.citation('checklist') or submittals}).",
+        "habitat_prevent": f"Significant alteration of these habitats must be prevented "
+                           f"({prevent_cite}).",
+    }
+
+
+def wording_for(applied: Any) -> Wording:
+    """The wording of an applied regulation (:class:`~swm_gis.config.regulation.
+    AppliedRegulation`): its citations, and its texts file's notes over swm-gis's neutral
+    ones."""
+    profile, version = applied.profile, applied.version
+    name = profile.short_name or profile.chapter or profile.title
+    citations = {k: str(version.citation(k)) for k in FINDING_KEYS if version.citation(k)}
+    removal = version.section("standards").get("removal_method_citation")
+    if removal:  # how removal is calculated, cited in the standards finding's answer
+        citations["removal_method"] = str(removal)
+    ms4 = version.section("applicability").get("ms4_citation")
+    if ms4:  # the MS4 condition of the trigger, cited in the permit finding's caveats
+        citations["ms4"] = str(ms4)
+    given = dict(profile.texts_table().get("notes") or {})
+    notes = {k: given.get(k, v) for k, v in _neutral_notes(applied, name).items()}
+    return Wording(name=name, citations=citations, notes=notes)
+
+
+#: The blocks of screening.json whose texts the rules write citing Chapter 320 (the rules'
+#: defaults, which are the Lynnfield profile's citations): :func:`recite` re-cites them.
+RECITED_BLOCKS = ("disturbance", "development_type", "standards", "watersheds", "mitigation")
+
+
+def _both(first: str | None, second: str | None) -> str | None:
+    """Two citations in a row, the second without the section they share ("§ 9-19 B(7)(b),
+    B(8)(b)")."""
+    if not first or not second:
+        return None
+    shared = os.path.commonprefix([first, second])
+    shared = shared[:shared.rfind(" ") + 1]
+    return f"{first}, {second[len(shared):]}"
+
+
+def _recitals(version: Any) -> list[tuple[str, str]]:
+    """(what the rules print, what the profile's version cites instead), longest first; a
+    citation the profile leaves out keeps the rules' words."""
+    from swm_gis.rules import development, disturbance
+
+    new, redev = version.new_development, version.redevelopment
+    pairs = [(disturbance.TRIGGER_SECTION, version.section("applicability").get("citation")),
+             (disturbance.EXEMPTION_SECTION, version.citation("exemptions")),
+             (development.SECTION, version.section("definitions").get("citation")),
+             ("§ 320-19 B(7)(b), B(8)(b)", _both(new.retention_citation,
+                                                 redev.retention_citation)),
+             ("§ 320-19 B(7)(d)", new.mitigation_citation),
+             ("§ 320-19 B(8)(d)", redev.mitigation_citation),
+             ("§ 320-19 B(7)", new.citation), ("§ 320-19 B(8)", redev.citation)]
+    return sorted([(old, str(cite)) for old, cite in pairs if cite and cite != old],
+                  key=lambda pair: -len(pair[0]))
+
+
+def recite(document: dict[str, Any], applied: Any) -> None:
+    """Re-cite, in place, the citations the rules print in :data:`RECITED_BLOCKS` (their
+    reasons, sections and answers cite Chapter 320, the rules' defaults) as the regulation
+    applied cites them. Under the Lynnfield profile nothing changes (its citations are the
+    rules'); a citation the profile leaves out keeps the rules' words."""
+    cite = wording_for(applied).note("permit_required_citation")
+    pairs = _recitals(applied.version) + ([
+        ("(Chapter 320, permit procedure, A)", f"({cite})")]
+        if cite and cite != "Chapter 320, permit procedure, A" else [])
+
+    def walk(value: Any) -> Any:
+        if isinstance(value, str):
+            for old, new in pairs:
+                value = value.replace(old, new)
+            return value
+        if isinstance(value, dict):
+            return {k: walk(v) for k, v in value.items()}
+        if isinstance(value, list):
+            return [walk(v) for v in value]
+        return value
+
+    if pairs:
+        for key in RECITED_BLOCKS:
+            if key in document:
+                document[key] = walk(document[key])
+
+
+def applied_of_document(doc: Mapping[str, Any]) -> Any:
+    """The regulation a screening document applied (``meta.regulation``: its profile file, or
+    the bundled id, on the date it was applied); an older document, or a profile file no
+    longer there: the default profile's (Lynnfield's) first version."""
+    from swm_gis.config.regulation import AppliedRegulation, bundled_ids
+    from swm_gis.config.town_regulation import read_profile
+
+    reg = (doc.get("meta") or {}).get("regulation") or {}
+    ref = reg.get("file") if reg.get("file") and Path(str(reg["file"])).is_file() else \
+        reg.get("id") if reg.get("id") in bundled_ids() else None
+    profile = read_profile(ref)
+    if ref is not None and reg.get("applied_on"):
+        day = dt.date.fromisoformat(str(reg["applied_on"])[:10])
+        return AppliedRegulation(profile, profile.version_on(day), day)
+    first = profile.versions[0]
+    return AppliedRegulation(profile, first, first.effective)
+
+
+def wording_of_document(doc: Mapping[str, Any]) -> Wording:
+    """The wording of a screening document that holds none (:func:`applied_of_document`)."""
+    return wording_for(applied_of_document(doc))
