@@ -339,6 +339,12 @@ class TownConfig:
     publish
         ``[publish]``: the public web map's options (:class:`PublishOptions`; owner names and
         mailing addresses only with ``include_owners = true``).
+    regulation
+        ``[town] regulation``: a bundled regulation profile's id or a profile file's resolved
+        path; None when the config names none (Lynnfield's profile then applies, with the
+        ``regulation_not_named`` warning for any other town).
+    rule_overrides
+        The ``[rules]`` keys the config sets itself: they override the profile's values.
     """
 
     name: str
@@ -357,7 +363,7 @@ class TownConfig:
     #: config names none (Lynnfield's applies; swm_gis.config.town_regulation)
     regulation: str | None = None
     #: the [rules] keys the config gives itself (they override the profile's values)
-    rule_overrides: frozenset[str] = frozenset()
+    rule_overrides: frozenset[str] = field(default_factory=frozenset)
 
     def applied_regulation(self, on: Any = None) -> Any:
         """The regulation profile and its version in force on ``on`` (a date or
