@@ -228,7 +228,7 @@
     var quotes = quotesFor(p, results).map(function (k) {
       var q = META.quotes[k];
       return "<figure class=\"quote\"><blockquote><p>" + esc(q.text) + "</p></blockquote>" +
-             "<figcaption>Chapter 320, <cite>" + esc(q.section) + "</cite></figcaption></figure>";
+             "<figcaption>" + esc(META.regulation.short) + ", <cite>" + esc(q.section) + "</cite></figcaption></figure>";
     }).join("");
     var link = "#parcel=" + encodeURIComponent(p.id);
     card.innerHTML =
@@ -237,7 +237,8 @@
       esc(lookWords(cls)) + "</span></p>" +
       "<p class=\"headline\" data-field=\"headline\">" + esc(headline(p, cls, results)) + "</p>" +
       "<dl class=\"facts\">" + ids + rows.join("") + "</dl>" +
-      "<h3>What Chapter 320 says</h3>" + quotes +
+      (Object.keys(META.quotes).length ?
+        "<h3>What " + esc(META.regulation.short) + " says</h3>" : "") + quotes +
       "<p class=\"disclaimer\"><strong>The Conservation Commission decides.</strong> This card " +
       "is a screening aid made from the town's map data, not a determination: whether a permit " +
       "is needed, and what it requires, is decided by the Conservation Commission on the " +

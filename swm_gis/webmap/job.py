@@ -185,8 +185,8 @@ def _print_map(path: Path, frame: gpd.GeoDataFrame, meta: dict[str, Any]) -> Pat
     town = meta["town"] + (" (synthetic sample town)" if synthetic else "")
     return print_map.write_map_pdf(
         path, frame, meta["legend"], meta["key"], title=meta["title"],
-        subtitle=f"{town}: every parcel under the Stormwater Management Rules and Regulations "
-                 f"(Chapter 320), by what the town's data shows. Generated {meta['generated']}.")
+        subtitle=f"{town}: every parcel under the {meta['regulation']['name']}, by what the "
+                 f"town's data shows. Generated {meta['generated']}.")
 
 
 def check_site_folder(out: str | os.PathLike, *, overwrite: bool) -> None:
@@ -362,6 +362,7 @@ def build_site_data(cfg: TownConfig, amap: Applicability, *, tolerance_ft: float
     if nh:
         checks.setdefault("nhesp", checks[nh])
     title = cfg.publish.title or f"Do I need a stormwater permit? {cfg.name}"
+    regulation = site.regulation_words(cfg.applied_regulation())
     meta = {
         "title": title, "town": cfg.name, "synthetic": bool(cfg.synthetic),
         "generated": generated.strftime("%-d %B %Y, %H:%M UTC"),
@@ -370,7 +371,8 @@ def build_site_data(cfg: TownConfig, amap: Applicability, *, tolerance_ft: float
         "habitat_distance_ft": float(rule_ft),
         "trigger_sqft": trigger_sqft,
         "simplify_ft": tolerance_ft, "checks": checks, "sources": sources,
-        "legend": legend, "key": key, "quotes": site.quotes(),
+        "legend": legend, "key": key, "quotes": site.quotes(regulation.pop("quotes")),
+        "regulation": regulation,
         "owners_published": owners is not None,
         "parcels": len(records),
     }

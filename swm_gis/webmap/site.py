@@ -47,13 +47,28 @@ NHESP_COLUMNS = ("nhesp_within_distance", "nhesp_within_500ft")
 
 
 # =========================================================================== the Chapter 320 words
-@lru_cache(maxsize=1)
-def quotes() -> dict[str, dict[str, str]]:
-    """Chapter 320 quoted per card finding: ``{key: {section, text}}`` (tables/publish_quotes)."""
-    text = resources.files("swm_gis").joinpath("tables/publish_quotes.toml").read_text(
-        encoding="utf-8")
+@lru_cache(maxsize=8)
+def quotes(path: str | None = None) -> dict[str, dict[str, str]]:
+    """The regulation quoted per card finding: ``{key: {section, text}}``, from the quotes file
+    its profile names (``quotes = ...``; Lynnfield's: tables/publish_quotes.toml, the default);
+    a profile that names none is quoted nowhere (``path = ""``)."""
+    if path == "":
+        return {}
+    text = (Path(path).read_text(encoding="utf-8") if path else resources.files("swm_gis")
+            .joinpath("tables/publish_quotes.toml").read_text(encoding="utf-8"))
     return {k: {"section": v["section"], "text": v["text"]}
             for k, v in tomllib.loads(text)["quotes"].items()}
+
+
+def regulation_words(applied: Any) -> dict[str, str]:
+    """How the page names the regulation applied: ``name`` ("Stormwater Management Rules and
+    Regulations (Chapter 320)"), ``short`` ("Chapter 320", the cards' quotes' caption) and
+    ``quotes`` (its quotes file, "" when it names none)."""
+    profile = applied.profile
+    short = profile.chapter or profile.short_name or profile.title
+    name = f"{profile.title} ({profile.chapter})" if profile.chapter else profile.title
+    return {"name": name, "short": short,
+            "quotes": str(profile.quotes) if profile.quotes else ""}
 
 
 # =========================================================================== legend
@@ -212,10 +227,13 @@ def data_script(data: dict[str, Any]) -> str:
     return "window.SWM_DATA = " + text.replace("</", "<\\/") + ";\n"
 
 
-def index_html(*, title: str, town: str, generated: str, synthetic: bool) -> str:
-    """``index.html`` from the package's template, with the town's name and the date."""
+def index_html(*, title: str, town: str, generated: str, synthetic: bool,
+               regulation: str = "Stormwater Management Rules and Regulations (Chapter 320)"
+               ) -> str:
+    """``index.html`` from the package's template, with the town's name, its regulation and
+    the date."""
     template = _web().joinpath("index.html").read_text(encoding="utf-8")
-    values = {"TITLE": title, "TOWN": town, "GENERATED": generated,
+    values = {"TITLE": title, "TOWN": town, "GENERATED": generated, "REGULATION": regulation,
               "SYNTHETIC": ("<p class=\"synthetic\" role=\"note\"><strong>Synthetic sample "
                             "town:</strong> made-up data for demonstration, not a real place."
                             "</p>") if synthetic else ""}
@@ -241,7 +259,8 @@ def write_site(out: Path, data: dict[str, Any], meta: dict[str, Any]) -> dict[st
     written[DATA_FILE] = out / DATA_FILE
     (out / INDEX_FILE).write_text(
         index_html(title=data["meta"]["title"], town=data["meta"]["town"],
-                   generated=data["meta"]["generated"], synthetic=data["meta"]["synthetic"]),
+                   generated=data["meta"]["generated"], synthetic=data["meta"]["synthetic"],
+                   regulation=data["meta"]["regulation"]["name"]),
         encoding="utf-8")
     written[INDEX_FILE] = out / INDEX_FILE
     (out / META_FILE).write_text(json.dumps(meta, indent=2, ensure_ascii=False) + "\n",
@@ -252,4 +271,5 @@ def write_site(out: Path, data: dict[str, Any], meta: dict[str, Any]) -> dict[st
 
 __all__ = ["DATA_FILE", "INDEX_FILE", "META_FILE", "STATIC_FILES", "addresses_by_parcel",
            "card_records", "data_script", "index_html", "legend_entries",
-           "map_key", "nhesp_column", "owners_by_parcel", "quotes", "write_site"]
+           "map_key", "nhesp_column", "owners_by_parcel", "quotes", "regulation_words",
+           "write_site"]

@@ -401,3 +401,43 @@ def test_a_map_of_another_town_is_warned_about(sample_gpkg, tmp_path):
     assert f"Warning: {web.warnings[0]}" in web.summary_lines
     record = json.loads((web.path / "publish.json").read_text(encoding="utf-8"))
     assert record["warnings"] == web.warnings
+
+
+def _site_data(web) -> dict:
+    return json.loads((web.path / "data" / "data.js").read_text(encoding="utf-8")
+                      [len("window.SWM_DATA = "):-2])
+
+
+def test_the_page_names_the_towns_own_regulation(sample_gpkg, tmp_path):
+    """Issue 38: the page, its cards and the printed map name the regulation the town config
+    applies. Lynnfield's profile (the sample town's): "Stormwater Management Rules and Regulations
+    (Chapter 320)", its quotes captioned "Chapter 320". Westwood's (title "Stormwater Management
+    Bylaw and Regulations", chapter "Chapter 350", no town-supplied text): named so, and no
+    Chapter 320 quote is shown on its cards."""
+    from pypdf import PdfReader
+
+    lynnfield = swm_gis.publish(SAMPLE_CONFIG, tmp_path / "lynnfield", source=sample_gpkg)
+    data = _site_data(lynnfield)
+    assert data["meta"]["regulation"] == {
+        "name": "Stormwater Management Rules and Regulations (Chapter 320)",
+        "short": "Chapter 320"}
+    assert data["meta"]["quotes"] == site.quotes()  # the bundled quotes file
+    assert ('<span data-field="regulation">Stormwater Management Rules and Regulations '
+            '(Chapter 320)</span>') in (lynnfield.path / "index.html").read_text(encoding="utf-8")
+
+    cfg_dir = tmp_path / "town"
+    shutil.copytree(SAMPLE_CONFIG.parent, cfg_dir)
+    toml = cfg_dir / "town.toml"
+    toml.write_text(toml.read_text(encoding="utf-8").replace(
+        'regulation = "lynnfield-ch320"', 'regulation = "westwood-ch350"'), encoding="utf-8")
+    westwood = swm_gis.publish(toml, tmp_path / "westwood", source=sample_gpkg)
+    data = _site_data(westwood)
+    assert data["meta"]["regulation"] == {
+        "name": "Stormwater Management Bylaw and Regulations (Chapter 350)",
+        "short": "Chapter 350"}
+    assert data["meta"]["quotes"] == {}
+    html = (westwood.path / "index.html").read_text(encoding="utf-8")
+    assert "(Chapter 350)</span>" in html and "Chapter 320" not in html
+    pdf = " ".join((page.extract_text() or "") for page in PdfReader(
+        westwood.path / "applicability_map.pdf").pages)
+    assert "Chapter 350" in " ".join(pdf.split()) and "Chapter 320" not in pdf
