@@ -183,6 +183,18 @@ def open_config(path: Path, *, no_cache: bool = False) -> TownConfig:
     return replace(cfg, cache_enabled=False) if no_cache else cfg
 
 
+def emit_lines(command: str, lines: list[str], **extra: object) -> None:
+    """A command's result as plain lines for people and pipes, or one JSON line for programs
+    (``--progress json``), with ``extra`` fields."""
+    rep = state.reporter
+    if rep.mode.value == "json":
+        rep.result(command, {}, summary=lines, **extra)
+        return
+    rep.done()
+    for line in lines:
+        typer.echo(line)
+
+
 #: Where the bundled synthetic sample town lives: package data (``swm_gis/sample``, in a
 #: checkout a link to ``data/sample``), so an installed wheel has it too.
 SAMPLE_DIR = Path(__file__).resolve().parents[1] / "sample"

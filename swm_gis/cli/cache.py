@@ -6,7 +6,7 @@ from pathlib import Path
 
 import typer
 
-from swm_gis.cli._common import app, state
+from swm_gis.cli._common import app, emit_lines
 
 cache_app = typer.Typer(
     help="The local cache: the town's sources as parsed, and its flow grids (same answers "
@@ -30,16 +30,6 @@ def _root(config: Path | None) -> Path | None:
     return source_cache.cache_root(open_config(config))
 
 
-def _emit(command: str, lines: list[str], **extra: object) -> None:
-    rep = state.reporter
-    if rep.mode.value == "json":
-        rep.result(command, {}, summary=lines, **extra)
-        return
-    rep.done()
-    for line in lines:
-        typer.echo(line)
-
-
 @cache_app.command("info")
 def info(config: Path = _config_option()) -> None:
     """Print the cache folder, its entries (parsed sources, flow grids) and their size.
@@ -50,9 +40,9 @@ def info(config: Path = _config_option()) -> None:
 
     root = _root(config)
     if root is None:
-        _emit("cache info", ["The cache is off ([cache] enabled = false or "
-                             "SWM_GIS_CACHE_DIR=off)."], folder=None, sources=0, flow_grids=0,
-              bytes=0)
+        emit_lines("cache info", ["The cache is off ([cache] enabled = false or "
+                                  "SWM_GIS_CACHE_DIR=off)."], folder=None, sources=0,
+                   flow_grids=0, bytes=0)
         return
     sources = source_cache.entries(root)
     grids = [p for p in root.glob("flowgrid-v*/*") if p.is_dir()]
@@ -62,8 +52,8 @@ def info(config: Path = _config_option()) -> None:
     lines += [f"source\t{e['source']}" + (f"|layername={e['layer']}" if e["layer"] else "")
               + f"\t{e['rows'] if e['rows'] is not None else '-'} rows\t{e['bytes']:,} bytes"
               for e in sources]
-    _emit("cache info", lines, folder=str(root), sources=len(sources), flow_grids=len(grids),
-          bytes=size)
+    emit_lines("cache info", lines, folder=str(root), sources=len(sources),
+               flow_grids=len(grids), bytes=size)
 
 
 @cache_app.command("clear")
@@ -78,11 +68,12 @@ def clear(config: Path = _config_option()) -> None:
 
     root = _root(config)
     if root is None or not root.is_dir():
-        _emit("cache clear", ["Nothing to clear" + (f" in {root}." if root else
-                                                     " (the cache is off).")],
-              sources=0, flow_grids=0)
+        emit_lines("cache clear", ["Nothing to clear" + (f" in {root}." if root else
+                                                          " (the cache is off).")],
+                   sources=0, flow_grids=0)
         return
     sources = source_cache.clear(root)
     grids = flowgrid_cache.clear(root)
-    _emit("cache clear", [f"Cleared {root}: {sources} parsed source(s), {grids} flow grid(s)."],
-          sources=sources, flow_grids=grids)
+    emit_lines("cache clear",
+               [f"Cleared {root}: {sources} parsed source(s), {grids} flow grid(s)."],
+               sources=sources, flow_grids=grids)

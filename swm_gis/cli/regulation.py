@@ -6,23 +6,12 @@ from pathlib import Path
 
 import typer
 
-from swm_gis.cli._common import app, overwrite_option, state
+from swm_gis.cli._common import app, emit_lines, overwrite_option, state
 
 regulation_app = typer.Typer(
     help="Regulation profiles: a town's stormwater regulation as data (list, export, check).",
     no_args_is_help=True)
 app.add_typer(regulation_app, name="regulation")
-
-
-def _emit_lines(command: str, lines: list[str], **extra: object) -> None:
-    """Plain lines for people and pipes (tab-separated fields); one JSON line for programs."""
-    rep = state.reporter
-    if rep.mode.value == "json":
-        rep.result(command, {}, summary=lines, **extra)
-        return
-    rep.done()
-    for line in lines:
-        typer.echo(line)
 
 
 @regulation_app.command("list")
@@ -36,8 +25,8 @@ def list_profiles() -> None:
     from swm_gis.config.regulation import bundled_regulations
 
     profiles = bundled_regulations()
-    _emit_lines("regulation list", [p.line() for p in profiles],
-                profiles=[p.id for p in profiles])
+    emit_lines("regulation list", [p.line() for p in profiles],
+               profiles=[p.id for p in profiles])
 
 
 @regulation_app.command("export")
@@ -78,4 +67,4 @@ def check(file: Path = typer.Argument(..., metavar="FILE.toml",
             f"{len(profile.versions)} version(s), latest {latest.version} effective "
             f"{latest.effective:%Y-%m-%d}; tiers: {tiers}; "
             f"{len(profile.not_covered)} item(s) not covered")
-    _emit_lines("regulation check", [line], profile=profile.id)
+    emit_lines("regulation check", [line], profile=profile.id)
