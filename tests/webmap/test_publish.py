@@ -238,6 +238,21 @@ def _owner_names():
     return assess
 
 
+def _site_data(web) -> dict:
+    """The page's data (``data/data.js``: one ``window.SWM_DATA = {...};`` assignment)."""
+    return json.loads((web.path / "data" / "data.js").read_text(encoding="utf-8")
+                      [len("window.SWM_DATA = "):-2])
+
+
+def _edited_sample(tmp_path, old: str, new: str):
+    """A copy of the sample town whose town.toml has ``old`` replaced by ``new``."""
+    town = tmp_path / "town"
+    shutil.copytree(SAMPLE_CONFIG.parent, town)
+    toml = town / "town.toml"
+    toml.write_text(toml.read_text(encoding="utf-8").replace(old, new), encoding="utf-8")
+    return toml
+
+
 def test_no_owner_published_without_the_opt_in(sample_gpkg, tmp_path):
     web = swm_gis.publish(SAMPLE_CONFIG, tmp_path / "site", source=sample_gpkg)
     text = "\n".join(p.read_text(encoding="utf-8") for p in web.files.values()
@@ -250,21 +265,16 @@ def test_no_owner_published_without_the_opt_in(sample_gpkg, tmp_path):
     assert mail and not [m for m in mail if f'"{m}"' in text]
     assert "Owner names and mailing addresses are not published" in (
         web.path / "assets" / "app.js").read_text(encoding="utf-8")
-    data = json.loads((web.path / "data" / "data.js").read_text(encoding="utf-8")
-                      [len("window.SWM_DATA = "):-2])
+    data = _site_data(web)
     assert data["meta"]["owners_published"] is False
     assert "ow" not in data["cards"]
 
 
 def test_owners_published_on_the_opt_in(sample_gpkg, tmp_path):
-    cfg_dir = tmp_path / "town"
-    shutil.copytree(SAMPLE_CONFIG.parent, cfg_dir)
-    toml = cfg_dir / "town.toml"
-    toml.write_text(toml.read_text(encoding="utf-8") + "\n[publish]\ninclude_owners = true\n",
-                    encoding="utf-8")
+    toml = _edited_sample(tmp_path, "[layers.parcels]",
+                          "[publish]\ninclude_owners = true\n\n[layers.parcels]")
     web = swm_gis.publish(toml, tmp_path / "site", source=sample_gpkg)
-    data = json.loads((web.path / "data" / "data.js").read_text(encoding="utf-8")
-                      [len("window.SWM_DATA = "):-2])
+    data = _site_data(web)
     assess = _owner_names()
     row = assess.iloc[0]
     rec = {k: v[data["cards"]["id"].index(row["LOC_ID"])] for k, v in data["cards"].items()}
@@ -283,8 +293,7 @@ def test_site_files_and_record(sample_gpkg, tmp_path):
     assert record["applicability_source"] == "applicability.gpkg"
     assert record["simplify_ft"] == 1.5 and record["habitat_distance_ft"] == 500.0
     # the parcels with a site address to search: the assessing table's, on the map
-    data = json.loads((tmp_path / "site" / "data" / "data.js").read_text(encoding="utf-8")
-                      [len("window.SWM_DATA = "):-2])
+    data = _site_data(web)
     assess = _owner_names()
     addressed = set(assess.loc[assess["SITE_ADDR"].str.strip() != "", "LOC_ID"])
     assert web.addressed == record["addressed"] == data["search"]["addressed"] == len(
@@ -389,11 +398,7 @@ def test_api_refuses_a_bad_tolerance(sample_gpkg, tmp_path):
 
 
 def test_a_map_of_another_town_is_warned_about(sample_gpkg, tmp_path):
-    town = tmp_path / "town"
-    shutil.copytree(SAMPLE_CONFIG.parent, town)
-    toml = town / "town.toml"
-    toml.write_text(toml.read_text(encoding="utf-8").replace(
-        'name = "Sampleton (SYNTHETIC)"', 'name = "Othertown"'), encoding="utf-8")
+    toml = _edited_sample(tmp_path, 'name = "Sampleton (SYNTHETIC)"', 'name = "Othertown"')
     web = swm_gis.publish(toml, tmp_path / "site", source=sample_gpkg)
     assert web.warnings == ['the applicability map was computed for "Sampleton (SYNTHETIC)", '
                             'the config is for "Othertown": the page is titled for the '
@@ -401,11 +406,6 @@ def test_a_map_of_another_town_is_warned_about(sample_gpkg, tmp_path):
     assert f"Warning: {web.warnings[0]}" in web.summary_lines
     record = json.loads((web.path / "publish.json").read_text(encoding="utf-8"))
     assert record["warnings"] == web.warnings
-
-
-def _site_data(web) -> dict:
-    return json.loads((web.path / "data" / "data.js").read_text(encoding="utf-8")
-                      [len("window.SWM_DATA = "):-2])
 
 
 def test_the_page_names_the_towns_own_regulation(sample_gpkg, tmp_path):
@@ -425,11 +425,8 @@ def test_the_page_names_the_towns_own_regulation(sample_gpkg, tmp_path):
     assert ('<span data-field="regulation">Stormwater Management Rules and Regulations '
             '(Chapter 320)</span>') in (lynnfield.path / "index.html").read_text(encoding="utf-8")
 
-    cfg_dir = tmp_path / "town"
-    shutil.copytree(SAMPLE_CONFIG.parent, cfg_dir)
-    toml = cfg_dir / "town.toml"
-    toml.write_text(toml.read_text(encoding="utf-8").replace(
-        'regulation = "lynnfield-ch320"', 'regulation = "westwood-ch350"'), encoding="utf-8")
+    toml = _edited_sample(tmp_path, 'regulation = "lynnfield-ch320"',
+                          'regulation = "westwood-ch350"')
     westwood = swm_gis.publish(toml, tmp_path / "westwood", source=sample_gpkg)
     data = _site_data(westwood)
     assert data["meta"]["regulation"] == {
