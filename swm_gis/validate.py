@@ -16,14 +16,14 @@ import pandas as pd
 from swm_gis import messages
 from swm_gis.config.town import TownConfig, layer_key
 from swm_gis.errors import SwmGisError
-from swm_gis.ids import id_series
 from swm_gis.io import layers as io
+from swm_gis.io.attributes import read_attributes
 from swm_gis.io import source_cache
 from swm_gis.io.hygiene import duplicate_ids
 from swm_gis.messages import config_key
 from swm_gis.progress import Progress
 from swm_gis.rules.abutters import check_right_of_way_field
-from swm_gis.rules.owner_join import owner_join_rate
+from swm_gis.rules.owner_join import OwnerJoin, owner_join, with_fields_that_join
 
 
 class ReportText(messages.Templated, str):
@@ -62,6 +62,9 @@ class LayerReport:
     #: What is wrong, if anything (a :class:`ReportText`: Python's words, with its references)
     error: str | None = None
     warnings: list[str] = field(default_factory=list)
+    #: The assessing table's line only: the parcels' join to their owners of record
+    #: (:meth:`swm_gis.rules.owner_join.OwnerJoin.as_dict`), None when not measured
+    owner_join: dict | None = None
 
     @property
     def extent_text(self) -> str:
@@ -74,10 +77,30 @@ class LayerReport:
         return asdict(self)
 
 
-def validate_config(config: TownConfig, *, progress: Progress | None = None) -> list[LayerReport]:
-    """Validate every configured layer; returns one report per layer, in config order."""
+class ValidationError(SwmGisError):
+    """One or more layers failed validation. ``details``: ``failed`` (the layers' keys) and
+    ``owner_join`` (the assessing table's join, :meth:`~swm_gis.rules.owner_join.OwnerJoin.
+    as_dict`, None when not measured), for a program that words them itself."""
+
+    def __init__(self, message: object = "", *args: object,
+                 reports: list[LayerReport] | None = None) -> None:
+        super().__init__(message, *args)
+        reports = reports or []
+        self.details = {"failed": [r.key for r in reports if r.error],
+                        "owner_join": owner_join_of(reports)}
+
+
+def owner_join_of(reports: list[LayerReport]) -> dict | None:
+    """The owner join measured by :func:`validate_config` (None when it was not)."""
+    return next((r.owner_join for r in reports if r.owner_join is not None), None)
+
+
+def validate_config(config: TownConfig, *, keys: list[str] | None = None,
+                    progress: Progress | None = None) -> list[LayerReport]:
+    """Validate every configured layer (or those of ``keys``, in config order); returns one
+    report per layer. The owner join is measured when both ``parcels`` and ``assess`` are."""
     reports = []
-    keys = list(config.layers)
+    keys = [k for k in config.layers if keys is None or k in keys]
     with source_cache.using(config):  # each source parsed once (io.source_cache)
         for i, key in enumerate(keys):
             if progress:
@@ -174,9 +197,10 @@ def _validate_table(config: TownConfig, key: str, report: LayerReport) -> None:
 
 
 def _owner_join(config: TownConfig, reports: list[LayerReport]) -> None:
-    """The parcels-to-assessing join rate on the assessing table's line; an error below
-    ``[rules] owner_join_min_share`` (a wrong id field joins nothing and every abutter list
-    would name no owner)."""
+    """The parcels-to-assessing join (:func:`swm_gis.rules.owner_join.owner_join`, the
+    package's measure) on the assessing table's line; an error below ``[rules]
+    owner_join_min_share`` (a wrong id field joins nothing and every abutter list would name no
+    owner), naming the field that would join."""
     by_key = {r.key: r for r in reports}
     parcels, assess = by_key.get("parcels"), by_key.get("assess")
     if parcels is None or assess is None or parcels.error or assess.error:
@@ -184,32 +208,48 @@ def _owner_join(config: TownConfig, reports: list[LayerReport]) -> None:
     parcel_layer, assess_layer = parcels.__dict__.get("_layer"), assess.__dict__.get("_layer")
     if parcel_layer is None or assess_layer is None:
         return
-    pframe, aframe = parcel_layer.frame, assess_layer.frame
-    joined, ownable, by_type = owner_join_rate(pframe, aframe, config.rules)
-    if not ownable:
-        return
-    share = joined / ownable
     pfield = parcel_layer.field_map.get("id") or "id"
     afield = assess_layer.field_map.get("parcel_id") or "parcel_id"
-    kinds = "; ".join(f"{k} {j:,} of {n:,}" for k, (j, n) in by_type.items())
-    assess.warnings.append(
-        f"owner join: {joined:,} of {ownable:,} parcels that can have an owner "
-        f"({100 * share:.1f} %) have an owner of record in the assessing table (parcels {pfield} = "
-        f"assessing {afield})" + (f"; by POLY_TYPE: {kinds}" if kinds else ""))
+    join = owner_join(parcel_layer.frame, assess_layer.frame, config.rules,
+                      parcels_field=pfield, assess_field=afield)
+    if not join.ownable:
+        return
     least = config.rules.owner_join_min_share
-    if share < least:
-        pex = ", ".join(id_series(pframe["id"]).dropna().head(3))
-        aex = ", ".join(id_series(aframe["parcel_id"]).dropna().head(3)) \
-            if "parcel_id" in aframe else ""
-        rule = config_key("rules", "owner_join_min_share")
-        assess.error = ReportText(
-            f"Only {joined:,} of {ownable:,} parcels that can have an owner "
-            f"({100 * share:.1f} %) join an assessing record, under {rule} = {least:g}: the "
-            f"parcels' id field ({pfield}, e.g. {pex}) and the assessing table's parcel_id "
-            f"field ({afield}, e.g. {aex}) do not hold the same ids, so abutter lists would "
-            f"name no owners. Check {layer_key('parcels.fields', 'id')} and "
-            f"{layer_key('assess.fields', 'parcel_id')} (MassGIS: LOC_ID in both); if the "
-            f"table is knowingly partial, lower {rule}.")
+    if join.share < least:
+        join = _with_hint(config, join)
+    assess.owner_join = join.as_dict()
+    kinds = "; ".join(f"{k} {j:,} of {n:,}" for k, (j, n) in join.by_type.items())
+    assess.warnings.append(
+        f"owner join: {join.joined:,} of {join.ownable:,} parcels that can have an owner "
+        f"({100 * join.share:.1f} %) have an owner of record in the assessing table (parcels "
+        f"{pfield} = assessing {afield})" + (f"; by POLY_TYPE: {kinds}" if kinds else ""))
+    if join.share < least:
+        assess.error = _join_error(join, least)
+
+
+def _with_hint(config: TownConfig, join: OwnerJoin) -> OwnerJoin:
+    """``join`` with the fields that would join, read from every attribute of both tables."""
+    try:
+        return with_fields_that_join(join, read_attributes(config, "parcels"),
+                                     read_attributes(config, "assess"))
+    except SwmGisError:  # the hint is a help: the join's own error is the one to report
+        return join
+
+
+def _join_error(join: OwnerJoin, least: float) -> ReportText:
+    rule = config_key("rules", "owner_join_min_share")
+    hint = join.hint()
+    return ReportText(
+        f"Only {join.joined:,} of {join.ownable:,} parcels that can have an owner "
+        f"({100 * join.share:.1f} %) join an assessing record, under {rule} = {least:g}: the "
+        f"parcels' id field ({join.parcels_field}, e.g. "
+        f"{', '.join(join.parcel_examples) or 'none'}) and the assessing table's parcel_id "
+        f"field ({join.assess_field}, e.g. {', '.join(join.assess_examples) or 'none'}) do not "
+        "hold the same ids, so abutter lists would name no owners."
+        + (f" {hint[0].upper()}{hint[1:]}." if hint else "")
+        + f" Check {layer_key('parcels.fields', 'id')} and "
+        f"{layer_key('assess.fields', 'parcel_id')} (MassGIS: LOC_ID in both); if the "
+        f"table is knowingly partial, lower {rule}.")
 
 
 def _validate_raster(config: TownConfig, key: str, report: LayerReport) -> None:

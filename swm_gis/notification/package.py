@@ -24,6 +24,7 @@ from swm_gis.config.town_regulation import describe_applied, not_named_warning
 from swm_gis.errors import GeometryError, SwmGisError
 from swm_gis.ids import id_series
 from swm_gis.io import layers
+from swm_gis.io.attributes import read_attributes
 from swm_gis.io.inputs import as_frame, describe, source_of
 from swm_gis.io.parcel_ids import resolve_parcel_ids
 from swm_gis.messages import config_key, option
@@ -239,7 +240,8 @@ def _owners(config: TownConfig, abut: gpd.GeoDataFrame, subject: gpd.GeoDataFram
     if config.has("assess"):
         check_owner_join(config, listed, assess,
                          parcels_fields=layers.field_map(config, "parcels"),
-                         assess_fields=layers.field_map(config, "assess"))
+                         assess_fields=layers.field_map(config, "assess"),
+                         attributes=lambda key: read_attributes(config, key))
     notices = owner_notices(listed, assess)
     mailable, review, recipient_counts = build_recipients(notices, subject_ids=ids)
     owners = owners_by_parcel(notices.rows)
