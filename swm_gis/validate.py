@@ -17,8 +17,8 @@ from swm_gis import messages
 from swm_gis.config.town import TownConfig, layer_key
 from swm_gis.errors import SwmGisError
 from swm_gis.io import layers as io
-from swm_gis.io.attributes import read_attributes
 from swm_gis.io import source_cache
+from swm_gis.io.attributes import read_attributes
 from swm_gis.io.hygiene import duplicate_ids
 from swm_gis.messages import config_key
 from swm_gis.progress import Progress

@@ -40,7 +40,21 @@ def validate(config: Path = config_option(), no_cache: bool = no_cache_option(),
     reports = validate_config(cfg, keys=layer or None, progress=state.reporter.progress)
     rep = state.reporter
     rep.done()
-    table = Table(title=f"{cfg.name}: {len(reports)} configured layers", show_lines=False)
+    if rep.mode.value != "json":  # the table is the result: "none" silences progress only
+        _print_reports(rep, cfg.name, reports)
+    errors = [r for r in reports if r.error]
+    rep.result("data validate", {}, summary=[f"{len(reports) - len(errors)} of {len(reports)} "
+                                             "layers passed"],
+               layers=[r.as_dict() for r in reports], owner_join=owner_join_of(reports))
+    if errors:
+        raise ValidationError(
+            "Data validation failed:\n" + "\n".join(f"- {r.key}: {r.error}" for r in errors),
+            reports=reports)
+
+
+def _print_reports(rep, name: str, reports: list) -> None:
+    """One row per layer, then each layer's warnings."""
+    table = Table(title=f"{name}: {len(reports)} configured layers", show_lines=False)
     for col in ("layer", "status", "rows", "source CRS", "fields", "not in source",
                 "repaired", "extent (working CRS)"):
         table.add_column(col, overflow="fold")
@@ -50,16 +64,7 @@ def validate(config: Path = config_option(), no_cache: bool = no_cache_option(),
         table.add_row(r.key, status, "" if r.rows is None else f"{r.rows:,}", r.crs or "",
                       str(len(r.fields_found)), ", ".join(r.fields_missing),
                       "" if r.invalid is None else str(r.invalid), r.extent_text)
-    if rep.mode.value != "json":  # the table is the result: "none" silences progress only
-        rep.out.print(table)
-        for r in reports:
-            for w in r.warnings:
-                rep.out.print(f"[yellow]{r.key}[/yellow]: {w}")
-    errors = [r for r in reports if r.error]
-    rep.result("data validate", {}, summary=[f"{len(reports) - len(errors)} of {len(reports)} "
-                                             "layers passed"],
-               layers=[r.as_dict() for r in reports], owner_join=owner_join_of(reports))
-    if errors:
-        raise ValidationError(
-            "Data validation failed:\n" + "\n".join(f"- {r.key}: {r.error}" for r in errors),
-            reports=reports)
+    rep.out.print(table)
+    for r in reports:
+        for w in r.warnings:
+            rep.out.print(f"[yellow]{r.key}[/yellow]: {w}")

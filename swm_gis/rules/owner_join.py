@@ -89,7 +89,7 @@ class OwnerJoin:
         return self.joined / self.ownable if self.ownable else None
 
     def as_dict(self) -> dict[str, Any]:
-        """Plain JSON (``data validate --progress json``, the refusal's ``details``)."""
+        """Plain JSON (``data validate``'s JSON result, the refusal's ``details``)."""
         return {"joined": self.joined, "ownable": self.ownable, "share": self.share,
                 "by_type": {k: {"joined": j, "ownable": n} for k, (j, n) in self.by_type.items()},
                 "parcel_examples": list(self.parcel_examples),

@@ -158,7 +158,15 @@ def test_a_broken_join_fails_validate_and_is_refused_by_abutters(tmp_path, capsy
     with pytest.raises(OwnerJoinError) as refused:
         swm_gis.abutter_package(swm_gis.load_config(toml), parcels="2-K-2")
     # the figures travel as data too (``--progress json`` "details"), for the QGIS plugin
-    assert refused.value.details == {"ownable": 8, "examples": ["1-K-1", "1-K-2", "1-K-3"]}
+    details = refused.value.details
+    assert {k: details[k] for k in ("joined", "ownable", "examples", "parcels_field",
+                                    "assess_field")} == {
+        "joined": 0, "ownable": 8, "examples": ["1-K-1", "1-K-2", "1-K-3"],
+        "parcels_field": "MAP_PAR_ID", "assess_field": "LOC_ID"}
+    # the assessing LOC_ID holds the 25 parcels' LOC_IDs: the field the parcels should name
+    assert details["fields_that_join"][0] == {"table": "parcels", "field": "LOC_ID",
+                                              "holds": 25, "key": "layers.parcels.fields",
+                                              "name": "id"}
     assert "(e.g. 1-K-1, 1-K-2, 1-K-3, field" in str(refused.value)
     code = main(["--progress", "json", "abutters", "-c", str(toml), "-p", "2-K-2", "-o",
                  str(out)])
