@@ -222,6 +222,48 @@ def _skip_layer_suffix(text: str, end: int) -> int:
     return end
 
 
+#: How a message names each table of the owner join, and the ids of the other table.
+_JOIN_TABLES = {"parcels": ("The parcels' field", "assessing ids"),
+                "assess": ("The assessing table's field", "parcel ids")}
+
+
+def join_text(join: Mapping) -> str:
+    """The engine's owner join (``data validate``'s ``"owner_join"``, an ``OwnerJoinError``'s
+    details) in a sentence: '535 of 13,104 parcels that can have an owner (4.1 %) have an
+    owner record in the assessing table'.
+
+    >>> join_text({"joined": 3, "ownable": 4})
+    '3 of 4 parcels that can have an owner (75.0 %) have an owner record in the assessing table'
+    """
+    joined, ownable = int(join.get("joined") or 0), int(join.get("ownable") or 0)
+    share = f" ({100 * joined / ownable:.1f} %)" if ownable else ""
+    return (f"{joined:,} of {ownable:,} parcels that can have an owner{share} have an owner "
+            "record in the assessing table")
+
+
+def join_hint(join: Mapping, labels: Mapping[str, str], *, user_config: bool = False) -> str:
+    """The field that would join (the engine's ``fields_that_join``, best first) as the dialog
+    says it: the field parameter to choose it in, or with the user's own town config the key
+    to set in it; '' when the engine found none.
+
+    >>> join_hint({"fields_that_join": [{"table": "parcels", "field": "ML", "holds": 535,
+    ...            "key": "layers.parcels.fields", "name": "id"}]}, {})
+    "The parcels' field ML holds 535 of the assessing ids: choose it in 'Parcel id field'."
+    """
+    found = [f for f in join.get("fields_that_join") or () if isinstance(f, Mapping)]
+    if not found:
+        return ""
+    best = found[0]
+    table, ids = _JOIN_TABLES.get(str(best.get("table")), ("The field", "ids"))
+    said = f"{table} {best.get('field')} holds {int(best.get('holds') or 0):,} of the {ids}"
+    section, name = str(best.get("key") or ""), str(best.get("name") or "")
+    if user_config:
+        return f'{said}: set {toml_text(section, name)} = "{best.get("field")}" in the town config.'
+    layer = section.removeprefix("layers.").partition(".")[0]
+    label = field_label(layer, name, labels)
+    return f"{said}: choose it in {_quote(label) if label else toml_text(section, name)}."
+
+
 #: Parameter ids that are also words of the data (a HUC12 code, an ORW): never replaced.
 DOMAIN_WORDS = frozenset({"HUC12", "HUC10", "ORW", "DEM", "JSON"})
 

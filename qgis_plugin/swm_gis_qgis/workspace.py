@@ -33,7 +33,7 @@ from qgis.core import (
     QgsWkbTypes,
 )
 
-from . import joins, safety, wording
+from . import safety, wording
 from .catalog import CATALOG, LayerInput
 
 DEFAULT_CRS = "EPSG:26986"  # NAD83 / Massachusetts Mainland (metres)
@@ -248,84 +248,6 @@ class Workspace:
         kept = [p for _n, p in self.destinations() if os.path.exists(p)]
         return ("Cancelled: the run was stopped before any output was replaced"
                 + (f" ({', '.join(kept)} left as they were)." if kept else "."))
-
-    # -- the parcels-to-owners join --------------------------------------------------------
-    def columns_of(self, name: str) -> dict[str, list]:
-        """Every attribute of parameter ``name``'s features, by field (no geometry read)."""
-        source = self.alg.parameterAsSource(self.parameters, name, self.context)
-        if source is None:
-            return {}
-        names = list(source.fields().names())
-        cols: dict[str, list] = {n: [] for n in names}
-        request = QgsFeatureRequest().setFlags(QgsFeatureRequest.Flag.NoGeometry)
-        for feat in source.getFeatures(request):
-            for n, v in zip(names, feat.attributes(), strict=False):
-                cols[n].append(v)
-        return cols
-
-    def join_rate(self) -> tuple[joins.JoinRate, dict, dict] | None:
-        """The join of the exported parcels and assessing table (rate, parcel columns,
-        assessing columns), or None when either is not part of the run."""
-        if "parcels" not in self.layers or "assess" not in self.layers:
-            return None
-        pid = self.layers["parcels"]["fields"].get("id")
-        aid = self.layers["assess"]["fields"].get("parcel_id")
-        if not pid or not aid:
-            return None
-        pcols = self.columns_of(CATALOG["parcels"].param)
-        acols = self.columns_of(CATALOG["assess"].param)
-        return joins.rate(pcols.get(pid, []), acols.get(aid, [])), pcols, acols
-
-    def stated_join(self) -> tuple[joins.JoinRate, str | None] | None:
-        """The join rate, said in the log, and what is wrong with it (:meth:`join_problem`);
-        None when the parcels or the assessing table is not part of the run."""
-        measured = self.join_rate()
-        if measured is None:
-            return None
-        rate = measured[0]
-        self.feedback.pushInfo(f"Join of the parcels and the assessing table: {rate.text()}.")
-        return rate, self.join_problem(*measured)
-
-    def check_join(self) -> joins.JoinRate | None:
-        """State the join rate; stop the run, naming the fields to choose, when no assessing
-        row joins a parcel (no owner could ever be notified)."""
-        stated = self.stated_join()
-        if stated is None:
-            return None
-        rate, problem = stated
-        if problem:
-            raise QgsProcessingException(
-                problem + " Without the join no owner could be notified, so nothing was run.")
-        if rate.share < 0.5:
-            self.warn(f"Only {rate.text()}: check {self.label('PARCEL_ID_FIELD')} and "
-                      f"{self.label('ASSESS_PARCEL_ID_FIELD')}, or that the assessing table "
-                      "covers the parcels.")
-        return rate
-
-    def join_problem(self, rate: joins.JoinRate, pcols: dict, acols: dict) -> str | None:
-        """What is wrong with a join that matches no row, and the field that would join."""
-        if rate.matched_rows:
-            return None
-        pid = self.layers["parcels"]["fields"]["id"]
-        aid = self.layers["assess"]["fields"]["parcel_id"]
-        p_label, a_label = "PARCEL_ID_FIELD", "ASSESS_PARCEL_ID_FIELD"
-        assess_layer = self.source_layer_label(CATALOG["assess"].param)
-        text = (f"No row of {self.label(CATALOG['assess'].param)} ({assess_layer}) joins a "
-                f"parcel: its {self.label(a_label)} ({aid}) holds values like "
-                f"{', '.join(rate.assess_examples) or 'none'}, while {self.label(p_label)} "
-                f"({pid}) of {self.source_layer_label(CATALOG['parcels'].param)} holds values "
-                f"like {', '.join(rate.parcel_examples) or 'none'}.")
-        by_parcels = joins.fields_that_join(pcols, acols.get(aid, []), skip=[pid, "fid"])
-        by_assess = joins.fields_that_join(acols, pcols.get(pid, []), skip=[aid, "fid"])
-        if by_parcels:
-            f, n = by_parcels[0]
-            return text + (f" The parcels' field {f} holds {n:,} of the assessing ids: choose "
-                           f"it in {self.label(p_label)}.")
-        if by_assess:
-            f, n = by_assess[0]
-            return text + (f" The assessing table's field {f} holds {n:,} of the parcel ids: "
-                           f"choose it in {self.label(a_label)}.")
-        return text + " Choose the two fields that hold the same parcel ids."
 
     # -- town layers --------------------------------------------------------------------
     def town_config(self) -> str | None:
@@ -660,7 +582,6 @@ class Workspace:
                           " is not used: the file's [town] all_land_drains_to_ms4 says it.")
             return cfg
         self.add_town_layers()
-        self.check_join()
         if "parcels" not in self.layers:
             if site_standin is None:
                 raise QgsProcessingException(

@@ -17,6 +17,7 @@ from qgis.core import (
     QgsProcessingParameterString,
 )
 
+from .. import wording
 from ..catalog import CATALOG
 from .base import SwmGisAlgorithm
 
@@ -265,16 +266,14 @@ says how many recipients cannot be mailed.
         return ids
 
     def engine_refusal(self, exc, ws):
-        """The engine's own refusal of an ownerless package in the words of the plugin's."""
+        """The engine's own refusal of an ownerless package (its class ``OwnerJoinError``; its
+        figures and the field that would join from its ``details``) in the dialog's words."""
         if exc.kind != "OwnerJoinError":
             return None
-        return no_owner_text(int(exc.details.get("ownable") or 0),
-                             [str(i) for i in exc.details.get("examples") or ()], ws)
+        return no_owner_text(exc.details, ws)
 
     def collect(self, result, parameters, context, feedback, ws):
         out = Path(self.engine_out)
-        if ws.has("ASSESS") or ws.town_config():
-            check_owners_found(out, ws)
         gpkg = out / "abutters.gpkg"
         dest = self.copy_to_sink(parameters, "OUTPUT", context, gpkg, "abutting_parcels",
                                  style="abutting_parcels.qml", display="Abutting parcels")
@@ -305,50 +304,23 @@ says how many recipients cannot be mailed.
         return res
 
 
-def check_owners_found(out: Path, ws) -> None:
-    """No empty list is ever certified: when no abutting parcel that can have an owner (those
-    in another town aside) joins an owner record, stop before the package reaches the output
-    folder; when some do not, say how many (the engine's rule: refuse when none joins, warn
-    ``owners_not_found`` for some)."""
-    counts = _json_counts(out / "abutters.json") or {}
-    if "no_owner_of_record" not in counts:
-        return
-    ownable = int(counts.get("abutting") or 0) - int(counts.get("other_town") or 0)
-    missing = int(counts.get("no_owner_of_record") or 0)
-    if ownable <= 0 or missing <= 0:
-        return
-    if missing >= ownable:
-        ids = _first_ids(out / "abutting_parcels.csv")
-        raise QgsProcessingException(no_owner_text(ownable, ids, ws))
-    ws.warn(f"{missing} of the {ownable} abutting parcel(s) have no owner record in the "
-            "assessing table and get no notice: ask the Assessors for their owners "
-            "(abutting_parcels.csv lists every abutting parcel).")
-
-
-def no_owner_text(ownable: int, ids: list[str], ws) -> str:
-    """The refusal when no abutting parcel that can have an owner joins an owner record: one
-    message whether the plugin's check or the engine's (exit 2) found it."""
-    if ws.town_config():
+def no_owner_text(join: dict, ws) -> str:
+    """The refusal when no abutting parcel that can have an owner joins an owner record: the
+    engine's join (``OwnerJoinError.details``) with the field to choose, in the dialog's words."""
+    user_config = bool(ws.town_config())
+    if user_config:
         fields = ("the parcel id field and the assessing table's parcel id field of the town "
                   "config file")
     else:
         fields = f"{ws.label('PARCEL_ID_FIELD')} and {ws.label('ASSESS_PARCEL_ID_FIELD')}"
-    return (f"None of the {ownable} abutting parcel(s) (e.g. {', '.join(ids) or 'none'}) has "
-            f"an owner record in the assessing table, so the notice would go to no one. Check "
-            f"that {fields} hold the same parcel ids, and that the assessing table covers this "
-            "area. No mailing list, labels or certification were written: an empty list is "
-            "never certified.")
-
-
-def _first_ids(path: Path, n: int = 3) -> list[str]:
-    if not path.exists():
-        return []
-    import csv
-
-    with path.open(encoding="utf-8-sig", newline="") as fh:
-        import itertools
-
-        return [row.get("parcel_id", "") for row in itertools.islice(csv.DictReader(fh), n)]
+    ids = [str(i) for i in join.get("examples") or join.get("parcel_examples") or ()]
+    hint = wording.join_hint(join, wording.param_labels(ws.alg.parameterDefinitions()),
+                             user_config=user_config)
+    return (f"None of the {int(join.get('ownable') or 0)} abutting parcel(s) (e.g. "
+            f"{', '.join(ids) or 'none'}) has an owner record in the assessing table, so the "
+            f"notice would go to no one.{' ' + hint if hint else ''} Check that {fields} hold "
+            "the same parcel ids, and that the assessing table covers this area. No mailing "
+            "list, labels or certification were written: an empty list is never certified.")
 
 
 def unmailable_count(out: Path, result: dict) -> int | None:

@@ -1,11 +1,12 @@
 """swm_gis:townsetup - the town set up once: a town config (TOML) from the project's layers.
 
 Staff choose the town's layers and fields once; every field and the parcels-to-owners join are
-checked at once (all problems in one message, the join rate stated), and the config is saved
+checked at once (all problems in one message, the join rate stated: the engine measures the join,
+``swm-gis data validate`` on the two tables), and the config is saved
 where the other algorithms take it as their first parameter (TOWN_CONFIG). The config names the
 layers' own files (relative to the config, as README "Town configuration" says); a layer that is not
 a plain file (a memory layer, a filtered layer, a database table) is saved into a GeoPackage in
-a folder beside the config. No engine run: nothing here computes a rule.
+a folder beside the config. The plugin computes no rule: the join is the engine's.
 """
 
 from __future__ import annotations
@@ -27,10 +28,10 @@ from qgis.core import (
     QgsVectorLayer,
 )
 
-from .. import safety
+from .. import engine, safety, wording
 from ..catalog import CATALOG
 from ..workspace import Workspace, crs_missing
-from .base import SwmGisAlgorithm, absolute_paths
+from .base import EngineFeedback, SwmGisAlgorithm, absolute_paths
 
 #: Every layer of a town config (README "Town configuration"), in the dialog's order.
 SETUP_LAYERS = (("parcels", False, False), ("assess", True, False),
@@ -63,8 +64,10 @@ Waters, impaired waters, streams, the DEM, water bodies, the town boundary, stre
 existing impervious cover.
 
 Every field and the join of the parcels to the assessing table are checked at once: all \
-problems are listed in one message, and the join rate is stated ("990 of 1,000 assessing rows \
-join a parcel"). The town config file (TOML) is then saved; choose it as <i>Town config file</i> \
+problems are listed in one message, and the join rate is stated ("535 of 13,104 parcels that can \
+have an owner (4.1 %) have an owner record in the assessing table", measured by the swm-gis \
+engine as <i>swm-gis data validate</i> does); when too few join, the message names the field \
+that would. The town config file (TOML) is then saved; choose it as <i>Town config file</i> \
 in the other swm-gis algorithms: site screening then needs only the site, the abutters only \
 the subject parcel(s). The same file works on the command line (<i>swm-gis ... --config</i>).
 
@@ -99,8 +102,8 @@ layer with a filter, a database table) is saved into a GeoPackage in the folder 
             "existing file is replaced once everything checked out.")
         self.addOutput(QgsProcessingOutputFile("CONFIG", self.tr("Town config file")))
         self.addOutput(QgsProcessingOutputNumber(
-            "JOIN_RATE", self.tr("Share of assessing rows that join a parcel (0-1; NULL "
-                                 "without an assessing table)")))
+            "JOIN_RATE", self.tr("Share of the parcels that can have an owner that have an "
+                                 "owner record (0-1; NULL without an assessing table)")))
         self.addOutput(QgsProcessingOutputString("HEADLINE", self.tr("Headline")))
 
     def names_town(self, parameters, context) -> bool:
@@ -125,9 +128,9 @@ layer with a filter, a database table) is saved into a GeoPackage in the folder 
         if not ws.has("PARCELS"):
             problems.insert(0, f"Choose the parcels layer in {ws.label('PARCELS')}.")
         self.check_right_of_way(ws, names, problems)
-        rate = self.measure_join(ws, problems)
+        rate = self.measure_join(ws, target, names, problems)
         if problems:
-            joined = f" ({rate.text()})" if rate is not None else ""
+            joined = f" ({wording.join_text(rate)})" if rate is not None else ""
             raise QgsProcessingException(
                 f"The town is not set up yet{joined}: {len(problems)} thing(s) to fix, then "
                 "run again:\n" + "\n".join(f"{i}. {p}" for i, p in enumerate(problems, 1)))
@@ -140,14 +143,15 @@ layer with a filter, a database table) is saved into a GeoPackage in the folder 
         missing = [CATALOG[k].description for k, _o, _a in self.TOWN_LAYERS
                    if k not in ws.layers]
         headline = (f"Town config for {town} saved: {len(ws.layers)} layer(s)"
-                    + (f"; {rate.text()}" if rate is not None else
+                    + (f"; {wording.join_text(rate)}" if rate is not None else
+                       "; no parcel that can have an owner" if "assess" in ws.layers else
                        "; no assessing table, so no mailing lists") + ".")
         feedback.pushInfo(headline)
         if missing:
             feedback.pushInfo("Not given (the checks that need them will say 'not checked'): "
                               + ", ".join(missing) + ".")
         return {"CONFIG": str(target), "HEADLINE": headline,
-                "JOIN_RATE": rate.share if rate is not None else None}
+                "JOIN_RATE": rate.get("share") if rate is not None else None}
 
     def collect_layers(self, ws: Workspace, target: Path,
                        problems: list[str]) -> dict[str, list[str]]:
@@ -184,17 +188,32 @@ layer with a filter, a database table) is saved into a GeoPackage in the folder 
             problems.append(f"{ws.label('RIGHT_OF_WAY_FIELD')}: {row['field']} is not a field "
                             f"of {ws.source_layer_label('PARCELS')}.")
 
-    @staticmethod
-    def measure_join(ws: Workspace, problems: list[str]):
-        """The join rate of the parcels and the assessing table (None without both), said in
-        the log; a join that matches too little is a problem."""
-        stated = ws.stated_join()
-        if stated is None:
+    def measure_join(self, ws: Workspace, target: Path, names: dict[str, list[str]],
+                     problems: list[str]) -> dict | None:
+        """The engine's owner join of the parcels and the assessing table (``data validate``'s
+        ``owner_join``; None without both), said in the log. A join under the town's minimum
+        is a problem naming the field that would join; any other refusal of the two layers by
+        the engine is said as the engine said it."""
+        if "parcels" not in ws.layers or "assess" not in ws.layers:
             return None
-        rate, problem = stated
-        if problem:
-            problems.append(problem)
-        return rate
+        config = _join_check_config(ws, target, names)
+        quiet = EngineFeedback(ws.feedback, ws, steps=False)
+        try:
+            result = engine.run_engine(
+                ["data", "validate", "--config", config, "--layer", "parcels", "--layer",
+                 "assess"], quiet, executable=engine.find_engine(), cwd=str(ws.folder))
+            join = result.get("owner_join")
+        except engine.EngineCanceled:
+            raise QgsProcessingException(ws.cancelled_text()) from None
+        except engine.EngineError as exc:
+            join = exc.details.get("owner_join")
+            problems.append(_join_problem(ws, join) if join else ws.say(str(exc), parts=exc.parts))
+        finally:
+            quiet.write_log([])
+        if join:
+            ws.feedback.pushInfo("Join of the parcels and the assessing table: "
+                                 f"{wording.join_text(join)}.")
+        return join
 
     def layer_entry(self, ws: Workspace, li, layer, target: Path,
                     problems: list[str]) -> dict | None:
@@ -262,3 +281,38 @@ def _regulation_ref(value: str, target: Path) -> str | None:
         return Path(os.path.relpath(value, target.parent)).as_posix()
     except ValueError:  # another drive (Windows)
         return Path(value).as_posix()
+
+
+def _join_problem(ws: Workspace, join: dict) -> str:
+    """A join under the town's minimum, in the dialog's words, with the field that would
+    join (the engine's ``fields_that_join``)."""
+    hint = wording.join_hint(join, wording.param_labels(ws.alg.parameterDefinitions()))
+    pex = ", ".join(join.get("parcel_examples") or ()) or "none"
+    aex = ", ".join(join.get("assess_examples") or ()) or "none"
+    return (f"Only {wording.join_text(join)}: {ws.label('PARCEL_ID_FIELD')} "
+            f"({join.get('parcels_field')}, e.g. {pex}) of {ws.source_layer_label('PARCELS')} "
+            f"and {ws.label('ASSESS_PARCEL_ID_FIELD')} ({join.get('assess_field')}, e.g. {aex}) "
+            f"of {ws.source_layer_label('ASSESS')} do not hold the same ids, so abutter lists "
+            "would name no owners." + (f" {hint}" if hint else ""))
+
+
+def _join_check_config(ws: Workspace, target: Path, names: dict[str, list[str]]) -> str:
+    """A town config of the parcels and the assessing table alone, naming the files as they
+    are now (a layer saved from QGIS: its staged copy), for the engine to measure the join
+    before anything is saved. A right-of-way rule whose field the parcels lack is left out
+    (said as its own problem)."""
+    staged = {os.path.normpath(final): saved for saved, final in ws.final_files}
+    layers, row = ws.layers, ws.right_of_way
+    check = {}
+    for key in ("parcels", "assess"):
+        where = os.path.normpath(target.parent / layers[key]["path"])
+        check[key] = {**layers[key], "path": Path(staged.get(where, where)).as_posix()}
+    if row and row["field"] not in names.get("parcels", []):
+        ws.right_of_way = None
+    ws.layers = check
+    try:
+        return ws.write_config(name=ws.town_name() or None, target=ws.folder / "join_check.toml",
+                               header="# The owner join of the town being set up, for the "
+                                      "engine to measure.")
+    finally:
+        ws.layers, ws.right_of_way = layers, row
