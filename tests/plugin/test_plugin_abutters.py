@@ -293,6 +293,12 @@ def test_distance_include_subject_and_a_rerun_into_the_same_folder(plugin, block
      "None of the 5 abutting parcel(s) (e.g. P1, P3, P4) has an owner record"),
     ({"ownable": 2, "examples": []}, "None of the 2 abutting parcel(s) (e.g. none) has an owner "
                                      "record"),
+    ({"ownable": 3, "examples": ["F_1"], "fields_that_join": [
+        {"table": "parcels", "field": "ML", "holds": 535, "key": "layers.parcels.fields",
+         "name": "id"}]},
+     "None of the 3 abutting parcel(s) (e.g. F_1) has an owner record in the assessing table, "
+     "so the notice would go to no one. The parcels' field ML holds 535 of the assessing ids: "
+     'set [layers.parcels.fields] id = "ML" in the town config.'),
 ])
 def test_the_engines_owner_join_refusal_is_read_by_its_class(plugin, details, said):
     """The refusal is recognised by the engine's error class (OwnerJoinError), not its words;

@@ -1,5 +1,6 @@
 """Joins that match nothing stop the run in the dialog's words; no empty list is certified
-(issue 26, item 2)."""
+(issue 26, item 2). The join is the engine's (issue 35): the plugin keeps no copy of it, and the
+refusal names the field that would join, found by the engine."""
 
 from __future__ import annotations
 
@@ -11,26 +12,6 @@ from support.plugin_kit import ASSESS_FIELDS, ROOT, write_layer
 pytestmark = pytest.mark.qgis
 
 CAMBRIDGE = (ROOT / "data" / ".." / ".." / "shared" / "data" / "cambridge").resolve()
-
-
-def test_the_join_rate_by_hand():
-    from swm_gis_qgis import joins
-
-    r = joins.rate(["A", "B", "C", None, ""], ["A", "A", "B", "Z", None])
-    assert (r.assess_rows, r.matched_rows, r.parcels, r.matched_parcels) == (4, 3, 3, 2)
-    assert r.text() == ("3 of 4 assessing rows (75.0 %) join one of the 3 parcels, and 2 "
-                        "parcels have an owner record")
-    assert r.parcel_examples == ("A", "B", "C") and r.assess_examples == ("A", "B", "Z")
-    assert joins.rate([], ["A"]).share == 0.0
-
-
-def test_the_fields_that_would_join_best_first():
-    from swm_gis_qgis import joins
-
-    columns = {"LOC_ID": ["F_1", "F_2"], "ML": ["1-1", "1-2", "1-3"], "MAP": ["1", "1-3"]}
-    assert joins.fields_that_join(columns, ["1-1", "1-2", "1-3", "1-3"]) == [("ML", 3),
-                                                                            ("MAP", 1)]
-    assert joins.fields_that_join(columns, ["1-1"], skip=["ML"]) == []
 
 
 @pytest.fixture
@@ -80,10 +61,36 @@ def test_some_abutters_without_an_owner_are_counted_in_a_warning(plugin, lots, t
         "SUBJECT_IDS": "P2", "OUTPUT": "memory:", "OUTPUT_FOLDER": str(tmp_path / "notice")},
         context=QgsProcessingContext(), feedback=feedback)
     assert r["RECIPIENT_COUNT"] == 1  # P4's owner
-    assert "Join of the parcels and the assessing table: 3 of 3 assessing rows (100.0 %) join " \
-        "one of the 9 parcels, and 3 parcels have an owner record." in feedback.lines
-    assert any(w.startswith("4 of the 5 abutting parcel(s) have no owner record")
-               for w in feedback.warnings)
+    # the engine's warning (abutters P1, P3, P4, P5, P6; only P4 has a record): said once
+    said = [line for line in feedback.lines + feedback.warnings
+            if "have no assessing record" in line]
+    assert said and all(line.startswith("Warning (owners_not_found): 4 of 5 abutting parcel(s) "
+                                        "have no assessing record") for line in said)
+    assert not any("Join of the parcels" in line for line in feedback.lines)  # no pre-check
+
+
+def test_a_wrong_assessing_id_field_is_refused_naming_the_field_that_joins(plugin, block,
+                                                                           tmp_path):
+    """The assessing table keyed by its SITE_ADDR ("1 ELM ST"): no abutter joins. The engine
+    refuses and finds that the table's LOC_ID holds the 8 lots' ids (P1-P8; the street R1 has
+    no record); the dialog names the parameter to choose it in."""
+    import processing
+    from qgis.core import QgsProcessingException
+
+    folder = tmp_path / "notice"
+    with pytest.raises(QgsProcessingException) as exc:
+        processing.run("swm_gis:abutters", {"TOWN_NAME": "Sampleton",
+            "PARCELS": block["parcels"], "ASSESS": block["assess"],
+            "ASSESS_PARCEL_ID_FIELD": "SITE_ADDR", "SUBJECT": block["parcels"],
+            "SUBJECT_IDS": "P2", "OUTPUT": "memory:", "OUTPUT_FOLDER": str(folder)})
+    message = str(exc.value)
+    # P1, P3 touch P2; P4, P5, P6 lie 15 m across the street R1 (left out: POLY_TYPE ROW)
+    assert message.startswith("None of the 5 abutting parcel(s) (e.g. P1, P3, P4) has an owner "
+                              "record in the assessing table, so the notice would go to no one. "
+                              "The assessing table's field LOC_ID holds 8 of the parcel ids: "
+                              "choose it in 'Assessing: parcel id field (joins the parcels)'.")
+    assert "[layers." not in message  # no config key reaches the dialog
+    assert not folder.exists()
 
 
 def test_cambridge_loc_id_against_gisid_is_refused_naming_ml(plugin, tmp_path):
@@ -118,35 +125,10 @@ def test_cambridge_loc_id_against_gisid_is_refused_naming_ml(plugin, tmp_path):
     finally:
         QgsProject.instance().removeMapLayers([parcels.id(), assess.id()])
     message = str(exc.value)
-    # 1,000 rows of GISID values; 535 distinct of them are ML values of the FY2014 parcels
-    assert message.startswith(
-        "No row of 'Assessing table (owners and mailing addresses)' ('Cambridge assess') joins "
-        "a parcel: its 'Assessing: parcel id field (joins the parcels)' (GISID) holds values "
-        "like 145-29, 103-26")
-    assert "'Parcel id field' (LOC_ID) of 'parcels' holds values like F_761210_2957494" in message
-    assert "The parcels' field ML holds 535 of the assessing ids: choose it in 'Parcel id " \
+    # the engine read the whole layers: 535 distinct GISIDs of the 1,000-row sample are MLs
+    assert message.startswith("None of the ")
+    assert "has an owner record in the assessing table, so the notice would go to no one. " \
+        "The parcels' field ML holds 535 of the assessing ids: choose it in 'Parcel id " \
         "field'." in message
-    assert message.endswith("Without the join no owner could be notified, so nothing was run.")
+    assert message.endswith("an empty list is never certified.")
     assert not folder.exists()
-
-
-@pytest.mark.parametrize("value", [12.0, 12, 13.5, "12", " 12 ", "012", "12.0", "M_1_2", "",
-                                   "  ", None, float("nan"), 1e15, -3.0, True])
-def test_the_pre_check_writes_an_id_as_the_engine_does(value):
-    """The plugin's join key is the engine's id rule, value for value (a Real LOC_ID 12.0 and a
-    text "12" are one parcel in the dialog's pre-check as in the package)."""
-    from swm_gis_qgis import joins
-
-    from swm_gis.ids import id_text
-
-    assert joins.key(value) == id_text(value)
-
-
-def test_the_pre_check_joins_float_int_and_text_ids_as_the_engine_does():
-    from swm_gis_qgis import joins
-
-    assert joins.rate([12.0, 13.0], ["12", "13"]).matched_rows == 2
-    assert joins.rate(["12", "13"], [12.0, 13.0]).matched_rows == 2
-    assert joins.rate([12, 13], ["12", "13"]).matched_rows == 2
-    assert joins.rate(["12 ", "13"], ["12", "13"]).matched_rows == 2
-    assert joins.rate(["012"], [12]).matched_rows == 0  # "012" and "12": two ids, as typed

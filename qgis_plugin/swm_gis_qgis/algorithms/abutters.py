@@ -314,8 +314,8 @@ def no_owner_text(join: dict, ws) -> str:
     else:
         fields = f"{ws.label('PARCEL_ID_FIELD')} and {ws.label('ASSESS_PARCEL_ID_FIELD')}"
     ids = [str(i) for i in join.get("examples") or join.get("parcel_examples") or ()]
-    hint = wording.join_hint(join, wording.param_labels(ws.alg.parameterDefinitions()),
-                             user_config=user_config)
+    labels = {} if user_config else wording.param_labels(ws.alg.parameterDefinitions())
+    hint = wording.join_hint(join, labels, user_config=user_config)
     return (f"None of the {int(join.get('ownable') or 0)} abutting parcel(s) (e.g. "
             f"{', '.join(ids) or 'none'}) has an owner record in the assessing table, so the "
             f"notice would go to no one.{' ' + hint if hint else ''} Check that {fields} hold "
