@@ -185,7 +185,8 @@ def with_fields_that_join(join: OwnerJoin, parcels: pd.DataFrame, assess: pd.Dat
     """``join`` with the fields that would join: the parcels' fields holding the ids of the
     assessing table's id field, and the assessing table's fields holding the parcels' ids
     (``parcels`` and ``assess``: every attribute as stored, by source name,
-    :func:`swm_gis.io.attributes.read_attributes`), best first."""
+    :func:`swm_gis.io.attributes.read_attributes`), best first; only those holding more ids
+    than the named fields join (a field that would join less is no advice)."""
     pfield, afield = join.parcels_field, join.assess_field
     pids = id_series(parcels[pfield]) if pfield in parcels else pd.Series([], dtype=object)
     aids = id_series(assess[afield]) if afield in assess else pd.Series([], dtype=object)
@@ -193,7 +194,8 @@ def with_fields_that_join(join: OwnerJoin, parcels: pd.DataFrame, assess: pd.Dat
              for f, n in fields_that_join(parcels, aids, skip=[pfield])]
     found += [FieldThatJoins("assess", f, n)
               for f, n in fields_that_join(assess, pids, skip=[afield])]
-    found.sort(key=lambda f: -f.holds)
+    # a field is a better choice only where it holds more ids than the fields named now join
+    found = sorted((f for f in found if f.holds > join.joined), key=lambda f: -f.holds)
     return dataclasses.replace(join, fields_that_join=tuple(found))
 
 

@@ -191,9 +191,9 @@ layer with a filter, a database table) is saved into a GeoPackage in the folder 
     def measure_join(self, ws: Workspace, target: Path, names: dict[str, list[str]],
                      problems: list[str]) -> dict | None:
         """The engine's owner join of the parcels and the assessing table (``data validate``'s
-        ``owner_join``; None without both), said in the log. A join under the town's minimum
-        is a problem naming the field that would join; any other refusal of the two layers by
-        the engine is said as the engine said it."""
+        ``owner_join``; None without both), said in the log. A join of no parcel is a problem
+        naming the field that would join, one under the engine's minimum share a warning; any
+        other refusal of the two layers by the engine is said as the engine said it."""
         if "parcels" not in ws.layers or "assess" not in ws.layers:
             return None
         config = _join_check_config(ws, target, names)
@@ -207,7 +207,14 @@ layer with a filter, a database table) is saved into a GeoPackage in the folder 
             raise QgsProcessingException(ws.cancelled_text()) from None
         except engine.EngineError as exc:
             join = exc.details.get("owner_join")
-            problems.append(_join_problem(ws, join) if join else ws.say(str(exc), parts=exc.parts))
+            if not join:
+                problems.append(ws.say(str(exc), parts=exc.parts))
+            elif join.get("joined"):  # a partial table (a sample, a newer town): said, not refused
+                ws.warn(f"Only {wording.join_text(join)}: check {ws.label('PARCEL_ID_FIELD')} "
+                        f"and {ws.label('ASSESS_PARCEL_ID_FIELD')}, or that the assessing table "
+                        "covers the parcels.")
+            else:
+                problems.append(_join_problem(ws, join))
         finally:
             quiet.write_log([])
         if join:
@@ -284,12 +291,12 @@ def _regulation_ref(value: str, target: Path) -> str | None:
 
 
 def _join_problem(ws: Workspace, join: dict) -> str:
-    """A join under the town's minimum, in the dialog's words, with the field that would
-    join (the engine's ``fields_that_join``)."""
+    """A join of no parcel, in the dialog's words, with the field that would join (the
+    engine's ``fields_that_join``)."""
     hint = wording.join_hint(join, wording.param_labels(ws.alg.parameterDefinitions()))
     pex = ", ".join(join.get("parcel_examples") or ()) or "none"
     aex = ", ".join(join.get("assess_examples") or ()) or "none"
-    return (f"Only {wording.join_text(join)}: {ws.label('PARCEL_ID_FIELD')} "
+    return (f"{wording.join_text(join)}: {ws.label('PARCEL_ID_FIELD')} "
             f"({join.get('parcels_field')}, e.g. {pex}) of {ws.source_layer_label('PARCELS')} "
             f"and {ws.label('ASSESS_PARCEL_ID_FIELD')} ({join.get('assess_field')}, e.g. {aex}) "
             f"of {ws.source_layer_label('ASSESS')} do not hold the same ids, so abutter lists "
