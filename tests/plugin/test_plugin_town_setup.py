@@ -103,6 +103,46 @@ def test_a_memory_layer_is_saved_beside_the_config(plugin, tmp_path):
     assert check.returncode == 0, check.stdout[-2000:] + check.stderr[-2000:]
 
 
+def test_the_join_of_layers_saved_from_qgis_is_measured_by_the_engine(plugin, tmp_path):
+    """Drawn parcels A, B, C and a drawn assessing table naming owners of A and B (and of a "0A"
+    that is no parcel's id): the engine reads the staged copies before anything is saved, and
+    its join, 2 of 3 parcels (66.7 %), is the headline's and JOIN_RATE."""
+    import processing
+    from qgis.core import QgsFeature, QgsGeometry, QgsVectorLayer
+    from support.plugin_kit import square
+
+    parcels = QgsVectorLayer("MultiPolygon?crs=EPSG:26986&field=LOC_ID:string", "drawn lots",
+                             "memory")
+    for pid, x in (("A", 0), ("B", 60), ("C", 120)):
+        f = QgsFeature(parcels.fields())
+        f.setGeometry(QgsGeometry.fromWkt(square(x, 0, 60, 60)))
+        f.setAttributes([pid])
+        parcels.dataProvider().addFeature(f)
+    names = ("LOC_ID", "OWNER1", "OWN_ADDR", "OWN_CITY", "OWN_STATE", "OWN_ZIP")
+    assess = QgsVectorLayer("None?" + "&".join(f"field={n}:string" for n in names),
+                            "drawn owners", "memory")
+    for pid in ("A", "B", "0A"):
+        f = QgsFeature(assess.fields())
+        f.setAttributes([pid, f"OWNER {pid}", "1 ELM ST", "LYNNFIELD", "MA", "01940"])
+        assess.dataProvider().addFeature(f)
+    target = tmp_path / "cfg" / "drawn.toml"
+    target.parent.mkdir()
+    r = processing.run("swm_gis:townsetup", {"TOWN_NAME": "Drawn", "PARCELS": parcels,
+                                            "ASSESS": assess, "OUTPUT_CONFIG": str(target)})
+    assert r["JOIN_RATE"] == pytest.approx(2 / 3)
+    assert r["HEADLINE"] == ("Town config for Drawn saved: 2 layer(s); 2 of 3 parcels that can "
+                             "have an owner (66.7 %) have an owner record in the assessing "
+                             "table.")
+    doc = tomllib.loads(target.read_text(encoding="utf-8"))
+    assert doc["layers"]["assess"]["path"] == "drawn_layers/assess.gpkg"
+    # the engine's own check of the saved config gives the same join
+    check = subprocess.run([ENGINE, "--progress", "json", "data", "validate", "--config",
+                            str(target)], capture_output=True, text=True, env=engine_env())
+    result = [line for line in check.stdout.splitlines() if '"type": "result"' in line]
+    assert check.returncode == 0 and len(result) == 1, check.stderr[-2000:]
+    assert '"joined": 2, "ownable": 3' in result[0]
+
+
 @pytest.mark.slow
 def test_cambridge_set_up_from_project_layers_gives_the_command_lines_mailing_list(plugin,
                                                                                   tmp_path):
