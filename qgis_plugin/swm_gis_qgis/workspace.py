@@ -473,8 +473,8 @@ class Workspace:
         names = list(source.fields().names())
         mapping = self.field_mapping(li, names)
         keep = list(dict.fromkeys(mapping.values()))
-        if li.key in ("parcels", "assess"):  # all: a refused join names the field that would
-            keep = list(dict.fromkeys([*keep, *names]))
+        if li.key in ("parcels", "assess") and self.has(CATALOG["assess"].param):
+            keep = list(dict.fromkeys([*keep, *names]))  # a refused join names the field to use
         if li.key == "parcels" and self.right_of_way:
             row_field = self.right_of_way["field"]
             if row_field not in names:
