@@ -1,6 +1,6 @@
 """The result manifest: what a job wrote and found, in one structure every front end reads.
 
-The last ``--progress json`` line of a command that writes files carries it (``"manifest"``),
+The last line of a writing command's JSON progress carries it (``"manifest"``),
 and the job's result object gives it (``Screening.manifest()``, ``AbutterPackage.manifest()``,
 ``ApplicabilityMap.manifest()``, ``WebMap.manifest()``). Schema:
 ``swm_gis/schemas/manifest.schema.json``; ``docs/integrators.md`` describes each key::
@@ -259,8 +259,8 @@ def abutters_headline(counts: Mapping[str, Any], *, notice: str, distance_ft: fl
     """One line: the parcels found, the recipients, and how many cannot be mailed.
 
     >>> abutters_headline({"abutting": 5, "mailable": 4, "unmailable": 1,
-    ...                    "blank_addresses": 0}, notice="conservation", distance_ft=100.0)
-    '5 abutting parcel(s) within 100 ft; 4 notice recipient(s); 1 cannot be mailed (no or incomplete address).'
+    ...                    "blank_addresses": 0}, notice="zoning", distance_ft=300.0)[:60]
+    '5 abutting parcel(s) among the parties in interest (M.G.L. c'
     """
     scope = ("among the parties in interest (M.G.L. c.40A s.11)" if notice == "zoning"
              else f"within {float(distance_ft):g} ft")
