@@ -60,8 +60,8 @@ plus the result as a JSON file.
         d = data.get("disturbance") or {}
         reasons = d.get("reasons") or []
         exemption = d.get("exemption")
-        return {"AREA_SQFT": d.get("area_sqft"), "AREA_ACRES": d.get("area_acres"),
-                "COMMON_PLAN_AREA_SQFT": d.get("common_plan_area_sqft"),
+        return {"AREA_SQFT": self.count("area_sqft"), "AREA_ACRES": self.count("area_acres"),
+                "COMMON_PLAN_AREA_SQFT": self.count("common_plan_area_sqft"),
                 "EXEMPTION": _exemption_text(exemption),
                 "REASONS": "\n".join(str(r) for r in reasons)}
 

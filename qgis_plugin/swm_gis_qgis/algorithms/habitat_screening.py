@@ -79,7 +79,8 @@ as OUTPUT.
                             + (" (overlaps the site)" if h.get("overlaps") else "")
                             for h in found]):
             feedback.pushInfo(line)
-        return {"FEATURE_COUNT": findings.counted(len(found), self.status("habitats"))}
+        return {"FEATURE_COUNT": findings.counted(self.count("habitats_found") or 0,
+                                                  self.status("habitats"))}
 
 
 def _ft(value) -> str:

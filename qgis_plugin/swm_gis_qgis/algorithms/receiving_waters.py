@@ -93,9 +93,9 @@ OUTPUT.
         reqs = rw.get("requirements") or []
         for line in listed([f"{r.get('section')}: {r.get('text')}" for r in reqs]):
             feedback.pushInfo(line)
-        return {"ORW_COUNT": findings.counted(len(rw.get("orw") or []),
+        return {"ORW_COUNT": findings.counted(self.count("orw_found") or 0,
                                               self.status("receiving_waters", "orw")),
-                "IMPAIRED_COUNT": findings.counted(len(rw.get("impaired") or []),
+                "IMPAIRED_COUNT": findings.counted(self.count("impaired_found") or 0,
                                                    self.status("receiving_waters", "impaired")),
                 "REQUIREMENTS": "\n".join(f"{r.get('section')}: {r.get('text')}"
                                            for r in reqs)}
