@@ -233,7 +233,7 @@ class ApplicabilityMap:
     def manifest(self, files: dict[str, Any] | None = None,
                  out_dir: str | os.PathLike | None = None) -> dict[str, Any]:
         """The result manifest (:mod:`swm_gis.manifest`): the GeoPackage (by default
-        :attr:`path`) with its layers, the parcels, the classes and the checks not run."""
+        ``path``) with its layers, the parcels, the classes and the checks not run."""
         from swm_gis.applicability.overlays import CHECKS_TABLE, LAYER, SUMMARY_TABLE
 
         if files is None:

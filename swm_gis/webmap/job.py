@@ -107,7 +107,7 @@ class WebMap:
                  out_dir: str | os.PathLike | None = None, *,
                  summary: list[str] | None = None) -> dict[str, Any]:
         """The result manifest (:mod:`swm_gis.manifest`): the site's files (by default
-        :attr:`files`), the parcels published, the size, the warnings."""
+        ``files``), the parcels published, the size, the warnings."""
         return publish_manifest(self, self.files if files is None else files,
                                 self.path if out_dir is None else out_dir, summary=summary)
 
