@@ -63,6 +63,8 @@ FILE_ROLES: dict[str, tuple[str, str]] = {
     "geopackage": ("layers", "Every parcel classified, with the summary and checks tables "
                              "and the QGIS style"),
     "postgis": ("layers", "Every parcel classified, in a PostGIS table"),
+    # swm-gis regulation export
+    "profile": ("regulation_profile", "A regulation profile (TOML) to edit for another town"),
     # swm-gis publish (keys are the files' paths inside the site)
     "index.html": ("web_page", "The web map's page (open it in a browser)"),
     "publish.json": ("record", "What the web map rests on: sources, classes, parameters (JSON)"),
@@ -74,8 +76,9 @@ FILE_ROLES: dict[str, tuple[str, str]] = {
 SCREENING_SECTIONS = ("disturbance", "development_type", "standards", "watersheds",
                       "mitigation", "habitats", "floodplain", "receiving_waters")
 
-_FORMATS = {".gpkg": "gpkg", ".csv": "csv", ".xlsx": "xlsx", ".pdf": "pdf", ".json": "json",
-            ".html": "html", ".js": "js", ".css": "css", ".txt": "text", ".md": "text"}
+_FORMATS = {".toml": "toml", ".gpkg": "gpkg", ".csv": "csv", ".xlsx": "xlsx", ".pdf": "pdf",
+            ".json": "json", ".html": "html", ".js": "js", ".css": "css", ".txt": "text",
+            ".md": "text"}
 
 
 def file_format(path: str | os.PathLike) -> str:

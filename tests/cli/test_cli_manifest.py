@@ -205,6 +205,17 @@ def test_abutters_headline_by_hand(counts, notice, expected):
     assert mf.abutters_headline(counts, notice=notice, distance_ft=100.0) == expected
 
 
+def test_regulation_export_gives_its_manifest(tmp_path):
+    result = _engine("regulation", "export", "westwood-ch350", "--out",
+                     str(tmp_path / "mytown.toml"))
+    manifest = result["manifest"]
+    jsonschema.validate(manifest, SCHEMA)
+    assert [(f["key"], f["role"], f["format"], f["path"]) for f in manifest["files"]] == [
+        ("profile", "regulation_profile", "toml", result["outputs"]["profile"])]
+    assert Path(manifest["files"][0]["path"]).is_file()
+    assert manifest["out_dir"] == str(tmp_path)
+
+
 def test_builders_validate_against_the_schema():
     """The demo's manifest and a warning given as plain text, built by hand."""
     demo = mf.demo_manifest({"screen": "/o/screen", "abutters": "/o/abutters"}, "/o",
