@@ -16,7 +16,6 @@ class DisturbanceTriggerAlgorithm(ScreenAlgorithm):
     WITH_COMMON_PLAN = True
     WITH_EXEMPTIONS = True
     JSON_KEYS = ("disturbance",)
-    CHECK_NAMES = ("disturbance", "common_plan")
     FLAGS = (PERMIT,)
     SINKS = (
         Sink("OUTPUT", "site", "Site (limit of disturbance)",

@@ -16,7 +16,6 @@ class FloodplainOverlapAlgorithm(ScreenAlgorithm):
     TOWN_LAYERS = (("flood_zones", False, False), ("parcels", True, False))
     ACCEPTS_TOWN_CONFIG = True
     JSON_KEYS = ("floodplain",)
-    CHECK_NAMES = ("floodplain",)
     FLAGS = (IN_SFHA,)
     SINKS = (
         Sink("OUTPUT", "flood_overlap", "Flood zone pieces on the site",

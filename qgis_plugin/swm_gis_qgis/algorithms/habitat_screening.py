@@ -22,7 +22,6 @@ class HabitatScreeningAlgorithm(ScreenAlgorithm):
                    ("vernal_pools", True, False))
     ACCEPTS_TOWN_CONFIG = True
     JSON_KEYS = ("habitats",)
-    CHECK_NAMES = ("habitats",)
     FLAGS = (HABITATS_FOUND,)
     SINKS = (
         Sink("OUTPUT", "habitats", "Habitats within the distance",

@@ -19,8 +19,6 @@ class MitigationEligibilityAlgorithm(ScreenAlgorithm):
     WITH_DEVELOPMENT = True
     WITH_MITIGATION = True
     JSON_KEYS = ("development_type", "watersheds", "mitigation", "standards")
-    CHECK_NAMES = ("development_type", "standards", "watersheds_huc12", "watersheds_huc10",
-                   "mitigation")
     SINKS = (
         Sink("OUTPUT", "mitigation", "Mitigation sites with eligibility",
              "The proposed off-site mitigation sites with id, huc, eligible (true/false), the "

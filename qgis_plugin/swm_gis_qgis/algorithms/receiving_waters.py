@@ -32,7 +32,6 @@ class ReceivingWatersAlgorithm(ScreenAlgorithm):
                    ("town_boundary", True, False), ("parcels", True, True), ("assess", True, True))
     ACCEPTS_TOWN_CONFIG = True
     JSON_KEYS = ("receiving_waters",)
-    CHECK_NAMES = ("receiving_waters",)
     FLAGS = (ORW_DOWNSTREAM, IMPAIRED_DOWNSTREAM)
     SINKS = (
         Sink("OUTPUT", "receiving_waters", "Receiving waters (lines)",

@@ -89,7 +89,7 @@ IMPAIRED_DOWNSTREAM = Flag("IMPAIRED_DOWNSTREAM", "receiving_waters", "impaired"
 class ScreenAlgorithm(SwmGisAlgorithm):
     GROUP = "Site screening"
     GROUP_ID = "screening"
-    #: screening.json keys this algorithm reports (besides ``checks``).
+    #: the findings (screening sections) this algorithm reports.
     JSON_KEYS: tuple[str, ...] = ()
     SINKS: tuple[Sink, ...] = ()
     FLAGS: tuple[Flag, ...] = ()
@@ -297,7 +297,6 @@ class ScreenAlgorithm(SwmGisAlgorithm):
             feedback.pushInfo(ws.say(line, ids=False, whole=True))
         return res
 
-    CHECK_NAMES: tuple[str, ...] = ()
     #: findings keys this algorithm reports (default: JSON_KEYS).
     FINDING_KEYS: tuple[str, ...] = ()
 

@@ -41,7 +41,6 @@ class SiteScreeningAlgorithm(ScreenAlgorithm):
     LOG_ENGINE_STEPS = True
     JSON_KEYS = ("disturbance", "development_type", "standards", "watersheds", "mitigation",
                  "habitats", "floodplain", "receiving_waters")
-    CHECK_NAMES = ()
     FLAGS = (PERMIT, IN_SFHA, HABITATS_FOUND, ORW_DOWNSTREAM, IMPAIRED_DOWNSTREAM)
     SINKS = (
         Sink("OUTPUT", "site", "Site (limit of disturbance)",
