@@ -31,6 +31,7 @@ from swm_gis.io.outputs import (
     source_files,
 )
 from swm_gis.io.writers import check_outputs_free, write_geopackage, write_json
+from swm_gis.manifest import abutters_manifest, applicability_manifest, screening_manifest
 from swm_gis.messages import option
 from swm_gis.notification.info import PackageInfo  # noqa: F401  (AbutterPackage.info, in the docs)
 from swm_gis.notification.package import AbutterNotice
@@ -134,7 +135,18 @@ class Screening:
         with api_output_dir(final, staged=staged, inputs=self._input_files(),
                             overwrite=overwrite, command="swm_gis Screening.write") as out:
             written = self._write_into(out, progress=progress or quiet, report=report)
-        return final_paths(written, out, final) if out != final else written
+        written = final_paths(written, out, final) if out != final else written
+        self._written = (final, dict(written))
+        return written
+
+    def manifest(self, files: dict[str, Path] | None = None,
+                 out_dir: str | os.PathLike | None = None) -> dict[str, Any]:
+        """The result manifest (:mod:`swm_gis.manifest`): the files written (by default those
+        of the last :meth:`write`), the findings, the figures behind them, the warnings."""
+        last_dir, last_files = getattr(self, "_written", (None, {}))
+        return screening_manifest(self.document, last_files if files is None else files,
+                                  last_dir if out_dir is None else out_dir,
+                                  layers=self.layers, summary=self.summary)
 
     def _input_files(self) -> list[str]:
         """The config, site, plan and layer files this screening read (never written over)."""
@@ -218,6 +230,20 @@ class ApplicabilityMap:
         self.path = target
         return self.path
 
+    def manifest(self, files: dict[str, Any] | None = None,
+                 out_dir: str | os.PathLike | None = None) -> dict[str, Any]:
+        """The result manifest (:mod:`swm_gis.manifest`): the GeoPackage (by default
+        ``path``) with its layers, the parcels, the classes and the checks not run."""
+        from swm_gis.applicability.overlays import CHECKS_TABLE, LAYER, SUMMARY_TABLE
+
+        if files is None:
+            files = {"geopackage": self.path} if self.path is not None else {}
+        if out_dir is None and self.path is not None and \
+                str(self.path).lower().endswith(".gpkg"):  # not a PostGIS table
+            out_dir = Path(self.path).parent
+        return applicability_manifest(
+            self, files, out_dir, layer_names=(LAYER, SUMMARY_TABLE, CHECKS_TABLE))
+
     def _write_map(self, out: Path, *, overwrite: bool, frame=None) -> Path:
         return write_map(self.frame if frame is None else frame, out, summary=self.summary,
                          checks=self.checks, config=self.config, parameters=self.parameters,
@@ -300,7 +326,18 @@ class AbutterPackage(AbutterNotice):
             write_all(paths, self, label_template=str(label_template),
                       label_offset=tuple(label_offset), progress=progress)
         progress(1.0, "done")
-        return final_paths(paths, out_dir, final) if out_dir != final else paths
+        paths = final_paths(paths, out_dir, final) if out_dir != final else paths
+        self._written = (final, dict(paths))
+        return paths
+
+    def manifest(self, files: dict[str, Path] | None = None,
+                 out_dir: str | os.PathLike | None = None, *,
+                 summary: list[str] | None = None) -> dict[str, Any]:
+        """The result manifest (:mod:`swm_gis.manifest`): the files written (by default those
+        of the last :meth:`write`), the counts, the warnings and the headline."""
+        last_dir, last_files = getattr(self, "_written", (None, {}))
+        return abutters_manifest(self, last_files if files is None else files,
+                                 last_dir if out_dir is None else out_dir, summary=summary)
 
     def listed_address(self, parcel_id: str) -> str:
         """The site address of a subject parcel, for its label on the map."""

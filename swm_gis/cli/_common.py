@@ -7,7 +7,8 @@ programs such as the QGIS plugin, one object per line::
     {"type": "info", "message": "..."}
     {"type": "error", "message": "...", "exit_code": 2, "error": "ConfigError",
      "parts": ["Set ", {"key": "layers.parcels.fields", "name": "id"}, " ..."]}
-    {"type": "result", "command": "abutters", "outputs": {"mailing_list_csv": "..."}, ...}
+    {"type": "result", "command": "abutters", "outputs": {"mailing_list_csv": "..."},
+     "manifest": {"version": 1, "files": [...], "counts": {...}, ...}, ...}
 """
 
 from __future__ import annotations
@@ -102,14 +103,19 @@ class Reporter:
             print(f"swm-gis: error: {message}", file=sys.stderr, flush=True)
 
     def result(self, command: str, outputs: dict[str, Any], summary: list[str] | None = None,
-               **extra: Any) -> None:
-        """Report what a command wrote: a table for people, one JSON line for programs."""
+               *, manifest: dict[str, Any] | None = None, **extra: Any) -> None:
+        """Report what a command wrote: a table for people, one JSON line for programs.
+
+        A command that writes files gives its result ``manifest`` (:mod:`swm_gis.manifest`):
+        the JSON line carries it as ``"manifest"``, beside the ``"outputs"`` it always had."""
         self.done()
         if self.mode is ProgressMode.json:
             payload = {"type": "result", "command": command,
                        "outputs": {k: str(v) for k, v in outputs.items()}, **extra}
             if summary:
                 payload["summary"] = summary
+            if manifest is not None:
+                payload["manifest"] = manifest
             print(json.dumps(payload, default=str), flush=True)
             return
         for line in summary or []:

@@ -30,6 +30,7 @@ from swm_gis.io.outputs import config_inputs, final_paths, output_package
 if TYPE_CHECKING:
     from swm_gis.config.town import TownConfig
     from swm_gis.notification.request import AbutterRequest
+    from swm_gis.results import AbutterPackage
 
 DEMO_ORDER = 30
 
@@ -120,11 +121,13 @@ def abutters(
                                  include_subject=include_subject, notice=notice, sort=sort,
                                  wpa_pond_extension=wpa_pond_extension,
                                  sender=list(sender or []), max_abutters=max_abutters)
-        staged, summary = run_abutters(
+        staged, summary, package = run_abutters(
             cfg, request, out_dir=stage, staged=True, overwrite=True,
             label_template=label_template, label_offset=offset,
             progress=state.reporter.progress, warn=state.reporter.info)
-    state.reporter.result("abutters", final_paths(staged, stage, out), summary=summary)
+    outputs = final_paths(staged, stage, out)
+    state.reporter.result("abutters", outputs, summary=summary,
+                          manifest=package.manifest(outputs, out, summary=summary))
 
 
 def parse_offset(text: str) -> tuple[float, float]:
@@ -158,9 +161,10 @@ def run_abutters(
     label_offset: tuple[float, float] = (0.0, 0.0),
     progress: Callable[[float, str], None] = lambda f, m: None,
     warn: Callable[[str], None] = lambda m: None,
-) -> tuple[dict[str, Path], list[str]]:
+) -> tuple[dict[str, Path], list[str], AbutterPackage]:
     """Check the outputs are free, build the package
-    (:func:`swm_gis.jobs.abutter_package_request`), write it; return paths and summary.
+    (:func:`swm_gis.jobs.abutter_package_request`), write it; return paths, summary and the
+    package.
 
     A ``many_abutters`` warning is said through ``warn`` before anything is written;
     ``staged``: ``out_dir`` is the command's own staging folder."""
@@ -176,7 +180,7 @@ def run_abutters(
             warn(f"Warning ({w['code']}): {w['text']}")
     paths = package.write(out_dir, overwrite=overwrite, label_template=label_template,
                           label_offset=label_offset, progress=progress, staged=staged)
-    return paths, [*package.summary, *_label_warnings(package, label_template)]
+    return paths, [*package.summary, *_label_warnings(package, label_template)], package
 
 
 def _label_warnings(package, label_template: str) -> list[str]:
@@ -224,8 +228,8 @@ def run_demo(config_path: Path, out_dir: Path) -> list[str]:
 
     cfg = open_config(config_path)
     pid = demo_parcel_id(config_path) or first_owned_parcel(cfg)
-    paths, summary = run_abutters(cfg, AbutterRequest(parcels=[pid]), out_dir=out_dir,
-                                  overwrite=True)
+    _paths, summary, _package = run_abutters(cfg, AbutterRequest(parcels=[pid]),
+                                             out_dir=out_dir, overwrite=True)
     return [*summary, f"outputs in {out_dir}"]
 
 

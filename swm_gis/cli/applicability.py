@@ -83,7 +83,8 @@ def applicability(
                                      chunk_size=chunk_size, progress=state.reporter.progress)
         state.reporter.result("applicability", {"postgis": result.path},
                               summary=result.summary_lines, parcels=result.parcels,
-                              engine=result.engine)
+                              engine=result.engine,
+                              manifest=result.manifest({"postgis": result.path}))
         return
     out = Path(out)
     # --- end PostGIS output
@@ -98,7 +99,8 @@ def applicability(
                                    overwrite=True, progress=state.reporter.progress)
     state.reporter.result("applicability", {"geopackage": out},
                           summary=result.summary_lines, parcels=result.parcels,
-                          engine=result.engine)
+                          engine=result.engine,
+                          manifest=result.manifest({"geopackage": out}, out.parent))
 
 
 #: Files the demo step writes in its folder.

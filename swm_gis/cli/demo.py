@@ -151,4 +151,7 @@ def _run_demo(out: Path, config: Path) -> None:
                                                   if (out / rel).exists()})
         write_json({"written_by": "swm-gis demo", "files": written}, out / MARKER)
     summary.append(f"All outputs are in {out.resolve()}")
-    rep.result("demo", outputs, summary=summary)
+    from swm_gis.manifest import demo_manifest
+
+    rep.result("demo", outputs, summary=summary,
+               manifest=demo_manifest(outputs, out.resolve(), summary))

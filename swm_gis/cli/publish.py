@@ -57,10 +57,10 @@ def publish(
         result = publish_site(cfg, stage, source=source, overwrite=True, staged=True,
                               simplify_ft=simplify_ft, progress=state.reporter.progress)
     files = final_paths(result.files, stage, out)
-    state.reporter.result("publish", {"index_html": files["index.html"]},
-                          summary=[line.replace(str(stage), str(out))
-                                   for line in result.summary_lines],
-                          parcels=result.parcels, size_bytes=result.size_bytes)
+    summary = [line.replace(str(stage), str(out)) for line in result.summary_lines]
+    state.reporter.result("publish", {"index_html": files["index.html"]}, summary=summary,
+                          parcels=result.parcels, size_bytes=result.size_bytes,
+                          manifest=result.manifest(files, out, summary=summary))
 
 
 #: Files the demo step writes in its folder.

@@ -44,10 +44,13 @@ def export(
     Example: swm-gis regulation export westwood-ch350 --out mytown.toml
     """
     from swm_gis.io.regulations import export_regulation
+    from swm_gis.manifest import build, file_entry
 
     written = export_regulation(profile_id, out, overwrite=overwrite)
-    state.reporter.result("regulation export", {"profile": written},
-                          summary=[f"Exported {profile_id}."])
+    summary = [f"Exported {profile_id}."]
+    state.reporter.result("regulation export", {"profile": written}, summary=summary,
+                          manifest=build("regulation export", Path(written).parent,
+                                         [file_entry("profile", written)], summary=summary))
 
 
 @regulation_app.command("check")

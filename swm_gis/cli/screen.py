@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from enum import StrEnum
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import typer
 
@@ -28,6 +28,7 @@ from swm_gis.io.outputs import config_inputs, final_paths, output_package
 from swm_gis.summaries import screening_lines
 
 if TYPE_CHECKING:
+    from swm_gis.results import Screening
     from swm_gis.screening.request import ScreeningRequest
 
 DEMO_ORDER = 20
@@ -142,10 +143,12 @@ def screen(
             removed_impervious=removed_impervious, mitigation=mitigation, exemptions=exemption,
             roadway_maintenance=roadway_maintenance, parcels=parcel,
             received=received, proposed_use=proposed_use)
-        outputs, document = run_screen(config, request, stage, overwrite=True, report=report,
-                                       no_cache=no_cache, staged=True)
+        outputs, result = run_screen(config, request, stage, overwrite=True, report=report,
+                                     no_cache=no_cache, staged=True)
     outputs = final_paths(outputs, stage, out)
+    document = result.document
     state.reporter.result("screen", outputs, summary=screening_lines(document),
+                          manifest=result.manifest(outputs, out),
                           permit_required=document["disturbance"]["permit_required"],
                           findings={f["key"]: f["status"] for f in document["findings"]},
                           development_type=document["development_type"]["value"])
@@ -160,9 +163,9 @@ def run_screen(
     report: bool = True,
     no_cache: bool = False,
     staged: bool = False,
-) -> tuple[dict[str, Path], dict[str, Any]]:
+) -> tuple[dict[str, Path], Screening]:
     """Check the outputs are free, screen (:func:`swm_gis.jobs.screen_request`), write;
-    (outputs, document). ``staged``: ``out`` is the command's own staging folder."""
+    (outputs, the screening). ``staged``: ``out`` is the command's own staging folder."""
     from swm_gis.io.writers import check_outputs_free
     from swm_gis.jobs import screen_request
     from swm_gis.results import screening_outputs
@@ -173,7 +176,7 @@ def run_screen(
     result = screen_request(cfg, request, progress=rep.progress)
     return (result.write(out, overwrite=overwrite, progress=rep.progress, report=report,
                          staged=staged),
-            result.document)
+            result)
 
 
 # --------------------------------------------------------------------------- demo
@@ -205,9 +208,9 @@ def run_demo(config_path: Path, out_dir: Path) -> list[str]:
             lines.append(f"skipped {folder}: no layer {layers['site']} in {sites}")
             continue
         args = {k: (f"{sites}:{v}" if v else None) for k, v in layers.items()}
-        outputs, document = run_screen(Path(config_path), ScreeningRequest(**args),
-                                       Path(out_dir) / folder, overwrite=True)
+        _outputs, result = run_screen(Path(config_path), ScreeningRequest(**args),
+                                      Path(out_dir) / folder, overwrite=True)
         lines.append(f"{folder}:")
-        lines.extend("  " + line for line in screening_lines(document))
+        lines.extend("  " + line for line in screening_lines(result.document))
         lines.append(f"  outputs in {Path(out_dir) / folder}")
     return lines

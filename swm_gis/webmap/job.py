@@ -35,6 +35,7 @@ from swm_gis.config.town_regulation import not_named_warning
 from swm_gis.errors import InputFileError, LayerDataError, OutputExistsError, SwmGisError
 from swm_gis.io import layers as io
 from swm_gis.io.outputs import api_output_dir, config_inputs, final_paths
+from swm_gis.manifest import publish_manifest
 from swm_gis.messages import option
 from swm_gis.progress import Progress, quiet
 from swm_gis.units import FT_PER_M, metres_per_unit
@@ -101,6 +102,14 @@ class WebMap:
                  f"open {self.path / site.INDEX_FILE} in a browser, or copy the folder to any "
                  "web server"]
         return lines + [f"Warning: {w}" for w in self.warnings]
+
+    def manifest(self, files: dict[str, Path] | None = None,
+                 out_dir: str | os.PathLike | None = None, *,
+                 summary: list[str] | None = None) -> dict[str, Any]:
+        """The result manifest (:mod:`swm_gis.manifest`): the site's files (by default
+        ``files``), the parcels published, the size, the warnings."""
+        return publish_manifest(self, self.files if files is None else files,
+                                self.path if out_dir is None else out_dir, summary=summary)
 
     def _repr_html_(self) -> str:
         # written here, not with swm_gis.results: a job does not import the layer above it

@@ -30,7 +30,7 @@ MAX_MODULES_PER_FOLDER = 20
 #: layers below it, never one above. Keys are the first name under ``swm_gis``.
 LAYERS = [
     {"errors", "messages", "raster", "units", "progress", "formatting", "coverage_rule",
-     "_version", "ids"},
+     "_version", "ids", "manifest"},
     {"config"},
     {"io"},
     {"rules"},

@@ -67,14 +67,14 @@ def test_selected_subject_parcel_gives_the_cli_abutters(plugin, block, tmp_path)
         assert (package / name).is_file(), name
     # the plugin's package holds every file the CLI's does (certification.pdf,
     # mailing_review.csv, abutters.json as the engine writes them), each as a file output
-    from swm_gis_qgis.algorithms.abutters import FILES
+    # (mapped from the manifest's roles: tests/plugin/test_plugin_manifest.py)
+    from swm_gis_qgis.algorithms.abutters import FILE_OUTPUTS
 
     cli_files = {p.name for p in (tmp_path / "cli").iterdir() if not p.name.startswith(".")}
     assert cli_files <= {p.name for p in package.iterdir()}
-    for name, (file, _desc) in FILES.items():
-        expected = str(package / file) if (package / file).exists() else None
-        assert result[name] == expected, name
-        assert (file in cli_files) == (expected is not None), file
+    outputs = {Path(result[name]).name for name, _role, _desc in FILE_OUTPUTS}
+    assert all(Path(result[name]).parent == package for name, _r, _d in FILE_OUTPUTS)
+    assert outputs == cli_files - {"qgis_inputs.json"}
     assert result["MAILING_LIST_CSV"] == str(package / "mailing_list.csv")
     assert result["ABUTTER_COUNT"] == 5
     # every owner of the block has an address: none cannot be mailed, when the engine says so
@@ -91,37 +91,10 @@ def _sample_cli(out: Path, *args: str) -> dict[str, float]:
     return _csv_distances(out / "abutting_parcels.csv")
 
 
-def _write(path: Path, text: str) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(text, encoding="utf-8")
-
-
-def test_unmailable_count_reads_abutters_json_then_the_result_then_the_review(plugin,
-                                                                            tmp_path):
-    """The owners that cannot be mailed: abutters.json's counts win, then the engine's result
-    line, then mailing_review.csv's rows; None (not 0) when none of them is there."""
-    from swm_gis_qgis.algorithms.abutters import unmailable_count
-
-    out = tmp_path / "out"
-    out.mkdir()
-    assert unmailable_count(out, {}) is None  # nothing says: unknown, not "none"
-    _write(out / "mailing_review.csv",
-           "issue,group,owner_name,reason\r\nno_mailing_address,0,A,no address\r\n"
-           "incomplete_address,0,B,no ZIP\r\nlikely_duplicate,1,C,same address\r\n")
-    assert unmailable_count(out, {}) == 2  # the likely duplicate can be mailed
-    assert unmailable_count(out, {"counts": {"no_mailing_address": 4}}) == 4
-    _write(out / "abutters.json", json.dumps({"counts": {"no_mailing_address": 1,
-                                                         "incomplete_address": 2,
-                                                         "recipients": 9}}))
-    assert unmailable_count(out, {"counts": {"no_mailing_address": 4}}) == 3
-    _write(out / "abutters.json", "{not json")  # a broken file is not a count
-    assert unmailable_count(out, {"counts": {"incomplete_address": 0}}) == 0
-
-
 def test_owners_without_an_address_are_counted_in_the_headline(plugin, tmp_path):
     """One abutter's owner has no mailing address: the headline and UNMAILABLE_COUNT say it
-    (from abutters.json or mailing_review.csv when the engine writes them) and a warning names
-    the review list; the CLI's package and the plugin's have the same files."""
+    (the engine's manifest counts) and a warning names the review list; the CLI's package and
+    the plugin's have the same files."""
     import processing
     from support.plugin_kit import ASSESS_FIELDS, recording_feedback, square, write_layer
 

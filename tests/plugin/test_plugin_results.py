@@ -288,9 +288,15 @@ def test_a_town_without_nhesp_layers_says_habitats_not_checked(plugin, tmp_path)
             "checked: no NHESP") in r["FINDINGS"]
 
 
-def test_an_engine_without_findings_is_refused_as_too_old(plugin, tmp_path, monkeypatch):
-    """screening.json without ``findings`` (an engine older than the findings list): the run
-    stops saying the engine is too old and how to reinstall it; no status is guessed."""
+@pytest.mark.parametrize(("engine", "said"), [
+    ("FINDINGS_ENGINE", "'findings'"),  # a manifest without findings
+    ("NO_MANIFEST_ENGINE", "without a result manifest"),  # an engine before the manifest
+])
+def test_an_engine_without_findings_is_refused_as_too_old(plugin, tmp_path, monkeypatch,
+                                                          engine, said):
+    """A result manifest without ``findings``, or no manifest at all (an engine older than
+    either): the run stops saying the engine is too old and how to reinstall it; no status is
+    guessed, and screening.json is never read instead."""
     import processing
     from qgis.core import QgsProcessingException
 
@@ -299,8 +305,8 @@ def test_an_engine_without_findings_is_refused_as_too_old(plugin, tmp_path, monk
                            "exemption": None, "reasons": []}, "checks": []}
     (tmp_path / "doc.json").write_text(json.dumps(doc), encoding="utf-8")
     fake = tmp_path / "swm-gis"
-    fake.write_text(FINDINGS_ENGINE.format(python=sys.executable,
-                                           doc=str(tmp_path / "doc.json")), encoding="utf-8")
+    fake.write_text(globals()[engine].format(python=sys.executable,
+                                             doc=str(tmp_path / "doc.json")), encoding="utf-8")
     fake.chmod(0o755)
     monkeypatch.setenv("SWM_GIS_EXECUTABLE", str(fake))
     with pytest.raises(QgsProcessingException) as err:
@@ -308,7 +314,7 @@ def test_an_engine_without_findings_is_refused_as_too_old(plugin, tmp_path, monk
             "SITE": site("site_small"), "OUTPUT": "memory:",
             "OUTPUT_FOLDER": str(tmp_path / "out")})
     message = str(err.value)
-    assert "too old" in message and "'findings'" in message
+    assert "too old" in message and said in message
     assert "Reinstall the engine" in message and "Set up the swm-gis engine" in message
 
 
@@ -359,9 +365,26 @@ def test_abutters_and_applicability_logs_are_short_and_typed(plugin, tmp_path):
     assert len(fb.lines) < MAX_LOG_LINES and cli_language("\n".join(fb.lines)) == []
 
 
-#: A stand-in engine that writes ``findings``:
-#: it copies a prepared screening.json into --out and reports its result line.
+#: A stand-in engine that writes ``findings``: it copies a prepared screening.json into --out
+#: and reports its result line with the manifest the engine builds (swm_gis/manifest.py).
 FINDINGS_ENGINE = """#!{python}
+import json, shutil, sys
+args = sys.argv[1:]
+out = args[args.index("--out") + 1]
+shutil.copy({doc!r}, out + "/screening.json")
+doc = json.load(open({doc!r}))
+files = [{{"key": "screening_json", "path": out + "/screening.json", "role": "record",
+          "format": "json", "title": "The screening"}}]
+manifest = {{"version": 1, "command": "screen", "out_dir": out, "files": files,
+             "counts": {{"area_sqft": doc["disturbance"]["area_sqft"]}}, "warnings": [],
+             "findings": doc.get("findings", []), "details": doc, "summary": [],
+             "headline": ""}}
+print(json.dumps({{"type": "result", "command": "screen", "outputs": {{}},
+                  "manifest": manifest}}), flush=True)
+"""
+
+#: A stand-in engine from before the manifest: the result line has only "outputs".
+NO_MANIFEST_ENGINE = """#!{python}
 import json, shutil, sys
 args = sys.argv[1:]
 out = args[args.index("--out") + 1]

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 from qgis.core import (
     QgsProcessing,
     QgsProcessingException,
@@ -17,32 +15,33 @@ from qgis.core import (
     QgsProcessingParameterString,
 )
 
-from .. import wording
+from .. import manifest, wording
 from ..catalog import CATALOG
 from .base import SwmGisAlgorithm
 
+#: the dialog's Avery sheets (an enum: its options are needed before the engine runs; the
+#: engine refuses a sheet it does not know)
 LABEL_TEMPLATES = ["5160", "5161", "5162", "5163"]
 #: the engine's notice lists (``--notice``) and orders (``--sort``; "" = nearest first)
 NOTICES = [("conservation", "Conservation Commission: the regulation's notice clause (100 ft)"),
            ("zoning", "Zoning / Planning Board: M.G.L. c.40A s.11 parties in interest (300 ft)")]
 SORTS = [("", "Nearest first"), ("owner", "Owner name"), ("street", "Street (site address)"),
          ("map-lot", "Map-lot")]
-FILES = {  # output name -> file the engine writes in its --out folder
-    "ABUTTING_PARCELS_CSV": ("abutting_parcels.csv", "Abutting parcels (CSV)"),
-    "MAILING_LIST_CSV": ("mailing_list.csv", "Mailing list (CSV)"),
-    "MAILING_LIST_XLSX": ("mailing_list.xlsx", "Mailing list (Excel)"),
-    "LABELS_PDF": ("labels.pdf", "Mailing labels, Avery 5160 (PDF)"),
-    "MAP_PDF": ("abutters_map.pdf", "Abutters map (PDF)"),
-    "CERTIFIED_MAIL_PDF": ("certified_mail.pdf", "Certified mail book, PS Form 3877 (PDF)"),
-    "LEFT_OUT_CSV": ("left_out.csv", "Parcels left out, with reasons (CSV)"),
-    "MAILING_REVIEW_CSV": ("mailing_review.csv", "Records to review before mailing (CSV)"),
-    "CERTIFICATION_PDF": ("certification.pdf", "Certification sheet for the Board of Assessors "
-                                               "(PDF)"),
-    "ABUTTERS_JSON": ("abutters.json", "Counts and warnings (JSON)"),
-    "ABUTTERS_GPKG": ("abutters.gpkg", "Subject, search area and abutters (GeoPackage)"),
-}
-#: counts (abutters.json) of owners kept off the mailing list for their address
-UNMAILABLE_KEYS = ("no_mailing_address", "incomplete_address")
+#: (output name, the engine's manifest role of the file, description): the plugin's file outputs
+FILE_OUTPUTS = (
+    ("ABUTTING_PARCELS_CSV", "abutting_parcels", "Abutting parcels (CSV)"),
+    ("MAILING_LIST_CSV", "mailing_list", "Mailing list (CSV)"),
+    ("MAILING_LIST_XLSX", "mailing_workbook", "Mailing list (Excel)"),
+    ("LABELS_PDF", "labels", "Mailing labels, Avery 5160 (PDF)"),
+    ("MAP_PDF", "map_pdf", "Abutters map (PDF)"),
+    ("CERTIFIED_MAIL_PDF", "certified_mail", "Certified mail book, PS Form 3877 (PDF)"),
+    ("LEFT_OUT_CSV", "left_out", "Parcels left out, with reasons (CSV)"),
+    ("MAILING_REVIEW_CSV", "mailing_review", "Records to review before mailing (CSV)"),
+    ("CERTIFICATION_PDF", "certification", "Certification sheet for the Board of Assessors "
+                                           "(PDF)"),
+    ("ABUTTERS_JSON", "record", "Counts and warnings (JSON)"),
+    ("ABUTTERS_GPKG", "layers", "Subject, search area and abutters (GeoPackage)"),
+)
 
 
 class AbuttersAlgorithm(SwmGisAlgorithm):
@@ -142,7 +141,7 @@ says how many recipients cannot be mailed.
                                "certified-mail book, left-out and review lists, "
                                "certification sheet, GeoPackage). Optional: "
                                "without it the files go to a temporary folder.")
-        for name, (_file, desc) in FILES.items():
+        for name, _role, desc in FILE_OUTPUTS:
             self.addOutput(QgsProcessingOutputFile(name, self.tr(desc)))
         self.addOutput(QgsProcessingOutputNumber("ABUTTER_COUNT",
                                                  self.tr("Number of abutting parcels")))
@@ -273,35 +272,43 @@ says how many recipients cannot be mailed.
         return no_owner_text(exc.details, ws)
 
     def collect(self, result, parameters, context, feedback, ws):
-        out = Path(self.engine_out)
-        gpkg = out / "abutters.gpkg"
-        dest = self.copy_to_sink(parameters, "OUTPUT", context, gpkg, "abutting_parcels",
-                                 style="abutting_parcels.qml", display="Abutting parcels")
-        res = {"OUTPUT": dest, "OUTPUT_FOLDER": str(out)}
-        for name, (file, _desc) in FILES.items():
-            res[name] = str(out / file) if (out / file).exists() else None
-        res["ABUTTER_COUNT"] = _count_rows(out / "abutting_parcels.csv")  # = OUTPUT rows
-        res["RECIPIENT_COUNT"] = _count_rows(out / "mailing_list.csv")
-        res["UNMAILABLE_COUNT"] = unmailable_count(out, result)
-        distance = self.parameterAsDouble(parameters, "DISTANCE", context)
-        scope = (f"within {distance:g} ft"
-                 if NOTICES[self.parameterAsEnum(parameters, "NOTICE", context)][0] != "zoning"
-                 else "among the parties in interest (M.G.L. c.40A s.11)")
-        res["HEADLINE"] = (f"{res['ABUTTER_COUNT'] or 0} abutting parcel(s) {scope}; "
-                           f"{res['RECIPIENT_COUNT'] or 0} notice recipient(s)"
-                           + _unmailable_text(res["UNMAILABLE_COUNT"]) + ".")
+        m = self.manifest_of(result)
+        dest = self.copy_to_sink(parameters, "OUTPUT", context, manifest.path_of(m, "layers"),
+                                 "abutting_parcels", style="abutting_parcels.qml",
+                                 display="Abutting parcels",
+                                 missing_ok="abutting_parcels" not in manifest.layer_names(m))
+        res = {"OUTPUT": dest, "OUTPUT_FOLDER": m.get("out_dir")}
+        for name, role, _desc in FILE_OUTPUTS:
+            res[name] = manifest.path_of(m, role)
+        res["ABUTTER_COUNT"] = manifest.count(m, "abutting")  # = OUTPUT rows
+        res["RECIPIENT_COUNT"] = manifest.count(m, "mailable")  # = mailing list rows
+        res["UNMAILABLE_COUNT"] = manifest.count(m, "unmailable")  # NULL: not known
+        res["HEADLINE"] = m.get("headline") or ""
         feedback.pushInfo(res["HEADLINE"])
-        for line in result.get("summary") or []:
+        for line in m.get("summary") or []:
             feedback.pushInfo(ws.say(str(line)))
+        if ws.has("ASSESS") or ws.town_config():
+            warn_owners_not_found(m, ws)
         if res["UNMAILABLE_COUNT"]:
             ws.warn(f"{res['UNMAILABLE_COUNT']} owner(s) cannot be mailed (no or incomplete "
                     "mailing address): they are listed in mailing_review.csv and on "
                     "certification.pdf for the Board of Assessors to supply the address.")
-        blank = _blank_addresses(out / "mailing_list.csv")
+        blank = manifest.count(m, "blank_addresses")
         if blank:
             ws.warn(f"{blank} recipient(s) have no mailing address: check "
                     "OWNER_ADDRESS_FIELD and the assessing table before mailing.")
         return res
+
+
+def warn_owners_not_found(m: dict, ws) -> None:
+    """Abutting parcels without an owner record get no notice: say how many, in the dialog's
+    words. The engine refuses a package where none has one (exit 2, :meth:`engine_refusal`)."""
+    ownable = int(manifest.count(m, "abutting") or 0) - int(manifest.count(m, "other_town") or 0)
+    missing = int(manifest.count(m, "no_owner_of_record") or 0)
+    if 0 < missing < ownable:
+        ws.warn(f"{missing} of the {ownable} abutting parcel(s) have no owner record in the "
+                "assessing table and get no notice: ask the Assessors for their owners "
+                "(abutting_parcels.csv lists every abutting parcel).")
 
 
 def no_owner_text(join: dict, ws) -> str:
@@ -322,76 +329,3 @@ def no_owner_text(join: dict, ws) -> str:
             "the same parcel ids, and that the assessing table covers this area. No mailing "
             "list, labels or certification were written: an empty list is never certified.")
 
-
-def unmailable_count(out: Path, result: dict) -> int | None:
-    """Owners kept off the mailing list for their address: from ``abutters.json``'s counts,
-    else the counts of the engine's result line, else the review rows of mailing_review.csv;
-    None when the engine reported none of these (it cannot be known)."""
-    for counts in (_json_counts(out / "abutters.json"), result.get("counts")):
-        if isinstance(counts, dict) and any(k in counts for k in UNMAILABLE_KEYS):
-            return sum(int(counts.get(k) or 0) for k in UNMAILABLE_KEYS)
-    review = out / "mailing_review.csv"
-    if not review.exists():
-        return None
-    import csv
-
-    with review.open(encoding="utf-8-sig", newline="") as fh:
-        return sum(1 for row in csv.DictReader(fh) if row.get("issue") in UNMAILABLE_KEYS)
-
-
-def _json_counts(path: Path) -> dict | None:
-    if not path.exists():
-        return None
-    import json
-
-    try:
-        doc = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return None
-    return doc.get("counts") if isinstance(doc, dict) else None
-
-
-def _unmailable_text(n: int | None) -> str:
-    if n is None:
-        return ""
-    return f"; {n} cannot be mailed (no or incomplete address)" if n else \
-        "; every recipient has a mailing address"
-
-
-def _blank_addresses(path: Path) -> int:
-    """Recipients of mailing_list.csv (the rows before the first blank one) with no
-    mail_address."""
-    if not path.exists():
-        return 0
-    import csv
-
-    with path.open(encoding="utf-8-sig", newline="") as fh:
-        reader = csv.reader(fh)
-        header = next(reader, [])
-        if "mail_address" not in header:
-            return 0
-        col = header.index("mail_address")
-        blank = 0
-        for row in reader:
-            if not row or not any(c.strip() for c in row) or row[0].startswith("#"):
-                break
-            blank += not (row[col] if col < len(row) else "").strip()
-    return blank
-
-
-def _count_rows(path: Path) -> int | None:
-    """Data rows of a CSV the engine wrote: the table ends at the first blank row (the notes
-    after it start with '#')."""
-    if not path.exists():
-        return None
-    import csv
-
-    n = 0
-    with path.open(encoding="utf-8-sig", newline="") as fh:
-        reader = csv.reader(fh)
-        next(reader, None)  # header
-        for row in reader:
-            if not row or not any(c.strip() for c in row) or row[0].startswith("#"):
-                break
-            n += 1
-    return n

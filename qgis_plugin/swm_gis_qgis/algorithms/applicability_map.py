@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 from qgis.core import (
     QgsProcessing,
     QgsProcessingOutputFile,
@@ -13,6 +11,7 @@ from qgis.core import (
     QgsProcessingParameterString,
 )
 
+from .. import manifest
 from .base import SwmGisAlgorithm
 from .site_screening import TOWN
 
@@ -91,19 +90,20 @@ Same as <i>swm-gis applicability</i>.
         return args
 
     def collect(self, result, parameters, context, feedback, ws):
-        from .screen_base import has_layer
-
+        m = self.manifest_of(result)
+        gpkg = manifest.path_of(m, "layers")
         # the engine's own GeoPackage is an output only when the user chose to keep it
         kept = self.parameterAsFileOutput(parameters, "OUTPUT_GPKG", context)
-        res = {"GPKG": self._gpkg if kept else None}
-        res["OUTPUT"] = self.copy_to_sink(parameters, "OUTPUT", context, self._gpkg,
+        res = {"GPKG": gpkg if kept else None}
+        res["OUTPUT"] = self.copy_to_sink(parameters, "OUTPUT", context, gpkg,
                                           "applicability", stored_style=True,
                                           display="Chapter 320 applicability")
+        written = manifest.layer_names(m)
         summary_layer = next((n for n in ("summary", "applicability_summary")
-                              if has_layer(Path(self._gpkg), n)), None)
+                              if n in written), None)
         if summary_layer:
-            res["SUMMARY"] = self.copy_to_sink(parameters, "SUMMARY", context, self._gpkg,
+            res["SUMMARY"] = self.copy_to_sink(parameters, "SUMMARY", context, gpkg,
                                                summary_layer)
-        for line in result.get("summary") or []:
+        for line in m.get("summary") or []:
             feedback.pushInfo(ws.say(str(line), ids=False))
         return res

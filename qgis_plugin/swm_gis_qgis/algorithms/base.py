@@ -8,14 +8,14 @@ An algorithm here does four things, and no rule logic:
    its field parameters;
 3. runs the ``swm-gis`` engine (:mod:`swm_gis_qgis.engine`) with ``--progress json``, streaming
    progress into the feedback and stopping the engine on cancel;
-4. loads the engine's outputs into the feature sinks (styled with the QML shipped in the plugin)
-   and returns the files it wrote.
+4. reads the engine's result manifest (:mod:`swm_gis_qgis.manifest`): loads the GeoPackage
+   layers it lists into the feature sinks (styled with the QML shipped in the plugin) and
+   returns the files, counts and findings it states.
 """
 
 from __future__ import annotations
 
 import contextlib
-import json
 import os
 import re
 import tempfile
@@ -50,7 +50,7 @@ from qgis.core import (
 from qgis.PyQt.QtCore import QCoreApplication, QUrl
 from qgis.PyQt.QtGui import QIcon
 
-from .. import engine, wording
+from .. import engine, manifest, wording
 from ..catalog import CATALOG
 from ..workspace import DEFAULT_CRS, Workspace
 
@@ -447,12 +447,13 @@ class SwmGisAlgorithm(QgsProcessingAlgorithm):
         return dest
 
     @staticmethod
-    def read_json(path: str | Path) -> dict:
+    def manifest_of(result: dict) -> dict:
+        """The engine's result manifest (:mod:`swm_gis_qgis.manifest`): what ``collect``
+        reads, never the engine's output files."""
         try:
-            return json.loads(Path(path).read_text(encoding="utf-8"))
-        except (OSError, ValueError) as exc:
-            raise QgsProcessingException(
-                f"Cannot read the engine's output {path}: {exc}") from None
+            return manifest.manifest_of(result)
+        except manifest.EngineTooOld as exc:
+            raise QgsProcessingException(str(exc)) from None
 
 
 #: The multi-part type a sink of one geometry family gets.

@@ -16,7 +16,6 @@ class DisturbanceTriggerAlgorithm(ScreenAlgorithm):
     WITH_COMMON_PLAN = True
     WITH_EXEMPTIONS = True
     JSON_KEYS = ("disturbance",)
-    CHECK_NAMES = ("disturbance", "common_plan")
     FLAGS = (PERMIT,)
     SINKS = (
         Sink("OUTPUT", "site", "Site (limit of disturbance)",
@@ -60,8 +59,8 @@ plus the result as a JSON file.
         d = data.get("disturbance") or {}
         reasons = d.get("reasons") or []
         exemption = d.get("exemption")
-        return {"AREA_SQFT": d.get("area_sqft"), "AREA_ACRES": d.get("area_acres"),
-                "COMMON_PLAN_AREA_SQFT": d.get("common_plan_area_sqft"),
+        return {"AREA_SQFT": self.count("area_sqft"), "AREA_ACRES": self.count("area_acres"),
+                "COMMON_PLAN_AREA_SQFT": self.count("common_plan_area_sqft"),
                 "EXEMPTION": _exemption_text(exemption),
                 "REASONS": "\n".join(str(r) for r in reasons)}
 

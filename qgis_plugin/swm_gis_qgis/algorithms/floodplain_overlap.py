@@ -16,7 +16,6 @@ class FloodplainOverlapAlgorithm(ScreenAlgorithm):
     TOWN_LAYERS = (("flood_zones", False, False), ("parcels", True, False))
     ACCEPTS_TOWN_CONFIG = True
     JSON_KEYS = ("floodplain",)
-    CHECK_NAMES = ("floodplain",)
     FLAGS = (IN_SFHA,)
     SINKS = (
         Sink("OUTPUT", "flood_overlap", "Flood zone pieces on the site",
@@ -61,6 +60,7 @@ disturbance is measured. For every parcel of a town use swm_gis:applicabilitymap
                                else "") for z in f.get("zones") or []]):
             feedback.pushInfo(line)
         status = self.status("floodplain")  # 0 where not (fully) checked is NULL, not "none"
-        return {"SFHA_AREA_SQFT": findings.determined(f.get("sfha_area_sqft"), status),
-                "SITE_FRACTION": findings.determined(f.get("site_fraction"), status),
-                "SHADED_X_AREA_SQFT": findings.determined(f.get("shaded_x_area_sqft"), status)}
+        return {"SFHA_AREA_SQFT": findings.determined(self.count("sfha_area_sqft"), status),
+                "SITE_FRACTION": findings.determined(self.count("site_fraction"), status),
+                "SHADED_X_AREA_SQFT": findings.determined(self.count("shaded_x_area_sqft"),
+                                                          status)}

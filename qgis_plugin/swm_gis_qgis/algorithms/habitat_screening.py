@@ -22,7 +22,6 @@ class HabitatScreeningAlgorithm(ScreenAlgorithm):
                    ("vernal_pools", True, False))
     ACCEPTS_TOWN_CONFIG = True
     JSON_KEYS = ("habitats",)
-    CHECK_NAMES = ("habitats",)
     FLAGS = (HABITATS_FOUND,)
     SINKS = (
         Sink("OUTPUT", "habitats", "Habitats within the distance",
@@ -79,7 +78,8 @@ as OUTPUT.
                             + (" (overlaps the site)" if h.get("overlaps") else "")
                             for h in found]):
             feedback.pushInfo(line)
-        return {"FEATURE_COUNT": findings.counted(len(found), self.status("habitats"))}
+        return {"FEATURE_COUNT": findings.counted(self.count("habitats_found") or 0,
+                                                  self.status("habitats"))}
 
 
 def _ft(value) -> str:

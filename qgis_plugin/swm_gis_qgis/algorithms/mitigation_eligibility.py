@@ -19,8 +19,6 @@ class MitigationEligibilityAlgorithm(ScreenAlgorithm):
     WITH_DEVELOPMENT = True
     WITH_MITIGATION = True
     JSON_KEYS = ("development_type", "watersheds", "mitigation", "standards")
-    CHECK_NAMES = ("development_type", "standards", "watersheds_huc12", "watersheds_huc10",
-                   "mitigation")
     SINKS = (
         Sink("OUTPUT", "mitigation", "Mitigation sites with eligibility",
              "The proposed off-site mitigation sites with id, huc, eligible (true/false), the "
@@ -70,12 +68,11 @@ sites with eligible and reason as OUTPUT.
         dev = (data.get("development_type") or {}).get("value")
         level = (data.get("standards") or {}).get("mitigation_huc_level")
         out = {}
-        if mit:  # the headline answers this tool's own question
-            n_ok = sum(1 for m in mit if m.get("eligible"))
-            out["HEADLINE"] = (f"{n_ok} of {len(mit)} mitigation site(s) eligible"
+        n_ok, n_sites = self.count("mitigation_eligible") or 0, self.count("mitigation_sites")
+        if n_sites:  # the headline answers this tool's own question
+            out["HEADLINE"] = (f"{n_ok} of {n_sites} mitigation site(s) eligible"
                                + (f" (same {level} as the site, {dev or 'development type'} "
                                   "rule)" if level else "") + ".")
             feedback.pushInfo(out["HEADLINE"])
         return {**out, "DEVELOPMENT_TYPE": dev or "", "MITIGATION_HUC_LEVEL": level or "",
-                "ELIGIBLE_COUNT": findings.counted(sum(1 for m in mit if m.get("eligible")),
-                                                  self.status("mitigation"))}
+                "ELIGIBLE_COUNT": findings.counted(n_ok, self.status("mitigation"))}

@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-import json
 import os
-from pathlib import Path
 
 from qgis.core import (
     QgsProcessingOutputFile,
@@ -15,7 +13,7 @@ from qgis.core import (
     QgsProcessingParameterNumber,
 )
 
-from .. import safety
+from .. import manifest, safety
 from .base import SwmGisAlgorithm
 from .site_screening import TOWN
 
@@ -102,10 +100,10 @@ are replaced), INDEX_HTML (the page), PARCEL_COUNT and SITE_BYTES. Same as \
         return args
 
     def collect(self, result, parameters, context, feedback, ws):
-        site = Path(self._site)
-        record = json.loads((site / "publish.json").read_text(encoding="utf-8"))
-        for line in result.get("summary") or []:
+        m = self.manifest_of(result)
+        for line in m.get("summary") or []:
             feedback.pushInfo(ws.say(str(line), ids=False))
-        return {"SITE_FOLDER": str(site), "INDEX_HTML": str(site / "index.html"),
-                "PUBLISH_JSON": str(site / "publish.json"), "PARCEL_COUNT": record["parcels"],
-                "SITE_BYTES": result.get("size_bytes")}
+        return {"SITE_FOLDER": m.get("out_dir"), "INDEX_HTML": manifest.path_of(m, "web_page"),
+                "PUBLISH_JSON": manifest.path_of(m, "record"),
+                "PARCEL_COUNT": manifest.count(m, "parcels"),
+                "SITE_BYTES": manifest.count(m, "size_bytes")}

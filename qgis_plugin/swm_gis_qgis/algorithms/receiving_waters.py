@@ -32,7 +32,6 @@ class ReceivingWatersAlgorithm(ScreenAlgorithm):
                    ("town_boundary", True, False), ("parcels", True, True), ("assess", True, True))
     ACCEPTS_TOWN_CONFIG = True
     JSON_KEYS = ("receiving_waters",)
-    CHECK_NAMES = ("receiving_waters",)
     FLAGS = (ORW_DOWNSTREAM, IMPAIRED_DOWNSTREAM)
     SINKS = (
         Sink("OUTPUT", "receiving_waters", "Receiving waters (lines)",
@@ -93,9 +92,9 @@ OUTPUT.
         reqs = rw.get("requirements") or []
         for line in listed([f"{r.get('section')}: {r.get('text')}" for r in reqs]):
             feedback.pushInfo(line)
-        return {"ORW_COUNT": findings.counted(len(rw.get("orw") or []),
+        return {"ORW_COUNT": findings.counted(self.count("orw_found") or 0,
                                               self.status("receiving_waters", "orw")),
-                "IMPAIRED_COUNT": findings.counted(len(rw.get("impaired") or []),
+                "IMPAIRED_COUNT": findings.counted(self.count("impaired_found") or 0,
                                                    self.status("receiving_waters", "impaired")),
                 "REQUIREMENTS": "\n".join(f"{r.get('section')}: {r.get('text')}"
                                            for r in reqs)}

@@ -2,16 +2,15 @@
 
 The single-check algorithms (disturbance trigger, habitats, floodplain, mitigation, receiving
 waters) run the same ``swm-gis screen`` with only the layers their check needs: a check whose
-layers are absent does not run (the engine says so in ``checks``). Each returns its part of
-``screening.json`` (as numbers/strings and as a JSON file) and the matching layers of
-``screening.gpkg`` as feature sinks. No rule is computed here.
+layers are absent does not run (the engine says so in ``checks``). Each returns its findings
+and figures (as numbers/strings), the engine's ``screening.json`` as the JSON file output and
+the matching layers of ``screening.gpkg`` as feature sinks, all read from the engine's result
+manifest (:mod:`swm_gis_qgis.manifest`). No rule is computed here.
 """
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
-from pathlib import Path
 
 from qgis.core import (
     QgsProcessing,
@@ -24,10 +23,9 @@ from qgis.core import (
     QgsProcessingParameterFeatureSource,
     QgsProcessingParameterField,
     QgsProcessingParameterNumber,
-    QgsVectorLayer,
 )
 
-from .. import findings
+from .. import findings, manifest
 from .base import SwmGisAlgorithm
 
 EXEMPTIONS = ["npdes-waived", "agriculture", "landscaping", "fencing", "utilities",
@@ -91,7 +89,7 @@ IMPAIRED_DOWNSTREAM = Flag("IMPAIRED_DOWNSTREAM", "receiving_waters", "impaired"
 class ScreenAlgorithm(SwmGisAlgorithm):
     GROUP = "Site screening"
     GROUP_ID = "screening"
-    #: screening.json keys this algorithm reports (besides ``checks``).
+    #: the findings (screening sections) this algorithm reports.
     JSON_KEYS: tuple[str, ...] = ()
     SINKS: tuple[Sink, ...] = ()
     FLAGS: tuple[Flag, ...] = ()
@@ -267,33 +265,28 @@ class ScreenAlgorithm(SwmGisAlgorithm):
         return []
 
     def collect(self, result, parameters, context, feedback, ws):
-        out = Path(self.engine_out)
-        data = self.read_json(out / "screening.json")
-        part = {k: data.get(k) for k in self.JSON_KEYS}
-        part["checks"] = [c for c in data.get("checks") or []
-                          if not self.CHECK_NAMES or c.get("name") in self.CHECK_NAMES]
+        m = self.manifest_of(result)
+        self._manifest = m
         keys = self.FINDING_KEYS or self.JSON_KEYS
         try:
-            found = findings.findings_of(data, path=str(out / "screening.json"))
+            found = findings.findings_of(m, path="its result manifest")
         except findings.EngineTooOld as exc:
             raise QgsProcessingException(str(exc)) from None
-        part["findings"] = [f for f in found if f.get("key") in keys]
-        part["inputs"] = data.get("inputs")
-        json_path = out / f"{self.ALG_ID}.json"
-        json_path.write_text(json.dumps(part, indent=2, default=str), encoding="utf-8")
-        res = {"JSON": str(json_path), "SCREENING_GPKG": str(out / "screening.gpkg")}
-        gpkg = out / "screening.gpkg"
-        for sk in self.SINKS:
+        gpkg = manifest.path_of(m, "layers")
+        res = {"JSON": manifest.path_of(m, "record"), "SCREENING_GPKG": gpkg}
+        written = manifest.layer_names(m)
+        for sk in self.SINKS:  # the layers the manifest lists; an empty sink for the others
             res[sk.param] = self.copy_to_sink(parameters, sk.param, context, gpkg, sk.layer,
                                               style=sk.style, display=sk.display,
-                                              geometry=sk.geometry, missing_ok=True)
+                                              geometry=sk.geometry,
+                                              missing_ok=sk.layer not in written)
         res.update(findings.typed_outputs(found, keys))
         for fl in self.FLAGS:
             res[fl.name] = findings.flag(findings.status_of(found, fl.key, fl.part))
         if PERMIT in self.FLAGS:
             res["PERMIT_STATUS"] = findings.status_of(found, "disturbance")
         self._found = found
-        res.update(self.summarize(data, feedback))
+        res.update(self.summarize(m.get("details") or {}, feedback))
         for name, value in res.items():  # text outputs in the dialog's words, never a path
             out_def = self.outputDefinition(name)
             if isinstance(value, str) and out_def is not None and \
@@ -304,12 +297,17 @@ class ScreenAlgorithm(SwmGisAlgorithm):
             feedback.pushInfo(ws.say(line, ids=False, whole=True))
         return res
 
-    CHECK_NAMES: tuple[str, ...] = ()
     #: findings keys this algorithm reports (default: JSON_KEYS).
     FINDING_KEYS: tuple[str, ...] = ()
 
     def summarize(self, data: dict, feedback) -> dict:
+        """This algorithm's own outputs from ``data``, the manifest's ``details`` (the
+        screening's sections behind the findings, as screening.json has them)."""
         return {}
+
+    def count(self, name: str):
+        """A figure of this run's manifest ``counts``; None when the engine did not state it."""
+        return manifest.count(getattr(self, "_manifest", {}), name)
 
     def status(self, key: str, part: str | None = None) -> str:
         """The engine's status of finding ``key`` (or its ``part``) in this run."""
@@ -326,14 +324,6 @@ def listed(items: list[str], limit: int = 8) -> list[str]:
 _SINK_TYPES = {"polygon": QgsProcessing.SourceType.TypeVectorPolygon,
                "line": QgsProcessing.SourceType.TypeVectorLine,
                "point": QgsProcessing.SourceType.TypeVectorPoint}
-
-
-def has_layer(gpkg: Path, layer: str) -> bool:
-    """Whether the GeoPackage ``gpkg`` exists and holds a readable layer ``layer``."""
-    if not gpkg.exists():
-        return False
-    vl = QgsVectorLayer(f"{gpkg}|layername={layer}", layer, "ogr")
-    return vl.isValid()
 
 
 def require_any(ws, names: list[str], what: str) -> None:

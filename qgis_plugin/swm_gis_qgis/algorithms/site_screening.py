@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 from qgis.core import (
     QgsProcessingOutputFile,
     QgsProcessingOutputHtml,
     QgsProcessingOutputNumber,
 )
 
+from .. import manifest
 from .screen_base import (
     HABITATS_FOUND,
     IMPAIRED_DOWNSTREAM,
@@ -42,7 +41,6 @@ class SiteScreeningAlgorithm(ScreenAlgorithm):
     LOG_ENGINE_STEPS = True
     JSON_KEYS = ("disturbance", "development_type", "standards", "watersheds", "mitigation",
                  "habitats", "floodplain", "receiving_waters")
-    CHECK_NAMES = ()
     FLAGS = (PERMIT, IN_SFHA, HABITATS_FOUND, ORW_DOWNSTREAM, IMPAIRED_DOWNSTREAM)
     SINKS = (
         Sink("OUTPUT", "site", "Site (limit of disturbance)",
@@ -109,14 +107,11 @@ found as layers, and the key figures. Same as <i>swm-gis screen</i>.
 
     def collect(self, result, parameters, context, feedback, ws):
         res = super().collect(result, parameters, context, feedback, ws)
-        out = Path(self.engine_out)
-        res["REPORT_HTML"] = str(out / "screening_report.html")
-        res["REPORT_PDF"] = str(out / "screening_report.pdf")
-        res["OUTPUT_FOLDER"] = str(out)
+        res["REPORT_HTML"] = manifest.path_of(self._manifest, "report_html")
+        res["REPORT_PDF"] = manifest.path_of(self._manifest, "report_pdf")
+        res["OUTPUT_FOLDER"] = self._manifest.get("out_dir")
         return res
 
     def summarize(self, data, feedback):
-        d = data.get("disturbance") or {}
-        s = data.get("standards") or {}
-        return {"AREA_SQFT": d.get("area_sqft"),
-                "REQUIRED_RETENTION_CUFT": s.get("required_retention_cuft")}
+        return {"AREA_SQFT": self.count("area_sqft"),
+                "REQUIRED_RETENTION_CUFT": self.count("required_retention_cuft")}
