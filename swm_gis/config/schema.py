@@ -24,7 +24,6 @@ from importlib import resources
 from typing import Any, Literal
 
 from swm_gis.errors import ConfigError
-from swm_gis.messages import config_key
 
 LayerKind = Literal["vector", "table", "raster", "vector_or_raster"]
 

@@ -16,6 +16,7 @@ Examples
 
 from __future__ import annotations
 
+import json
 import tomllib
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -335,12 +336,13 @@ class TownConfig:
 
 
 def load_config(path: str | Path) -> TownConfig:
-    """Read a town config TOML file.
+    """Read a town config file: TOML, or JSON of the same model (``.json``, what a front end
+    writes with ``json.dumps``).
 
     Parameters
     ----------
     path
-        The TOML file; the layer paths inside it are relative to its folder.
+        The TOML (or JSON) file; the layer paths inside it are relative to its folder.
 
     Returns
     -------
@@ -350,7 +352,7 @@ def load_config(path: str | Path) -> TownConfig:
     Raises
     ------
     ConfigError
-        The file is missing, is not TOML, or names an unknown layer, field or rule.
+        The file is missing, is not TOML (JSON), or names an unknown layer, field or rule.
     CrsError
         The working CRS is unknown or geographic.
     """
@@ -358,10 +360,15 @@ def load_config(path: str | Path) -> TownConfig:
     if not path.is_file():
         raise ConfigError(f"Town config file not found: {path}. Pass "
                           f"{option('config', 'FILE')} with a TOML file.")
+    as_json = path.suffix.lower() == ".json"
     try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
-    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
-        raise ConfigError(f"The town config {path} is not valid TOML: {exc}") from exc
+        text = path.read_text(encoding="utf-8")
+        data = json.loads(text) if as_json else tomllib.loads(text)
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError, ValueError) as exc:
+        raise ConfigError(f"The town config {path} is not valid {'JSON' if as_json else 'TOML'}"
+                          f": {exc}") from exc
+    if not isinstance(data, dict):
+        raise ConfigError(f"The town config {path} must be a JSON object of sections.")
     return parse_config(data, base_dir=path.resolve().parent, source=path)
 
 
