@@ -159,13 +159,15 @@ layer with a filter, a database table) is saved into a GeoPackage in the folder 
         check = ws.config_data(name=town, regulation=regulation or None)
         for key, entry in check["layers"].items():
             entry["path"] = self._sources[key][0]
-        self.config_write(ws, exe, check, ws.folder / "check" / "town.toml")
+        self.config_write(ws, exe, check, "check", ws.folder / "check" / "town.toml")
         ws.deliver({})
-        self.config_write(ws, exe, data, target, "--overwrite", "--comment", HEADER)
+        self.config_write(ws, exe, data, "town", target, "--overwrite", "--comment", HEADER)
 
-    def config_write(self, ws: Workspace, exe: str, data: dict, out: Path, *flags: str) -> None:
-        """``swm-gis config write`` of ``data`` to ``out``; its refusal in the dialog's words."""
-        given = ws.folder / f"{out.stem}-{len(list(ws.folder.glob('*.json')))}.json"
+    def config_write(self, ws: Workspace, exe: str, data: dict, name: str, out: Path,
+                     *flags: str) -> None:
+        """``swm-gis config write`` of ``data`` (handed as ``name``.json in the run's folder) to
+        ``out``; its refusal in the dialog's words."""
+        given = ws.folder / f"{name}.json"
         given.write_text(json.dumps(data, indent=1, ensure_ascii=False), encoding="utf-8")
         quiet = EngineFeedback(ws.feedback, ws)
         try:
