@@ -57,8 +57,9 @@ def read_config_data(source: str | os.PathLike | dict[str, Any], *, stdin: Any =
 
 
 def config_text(data: dict[str, Any], *, comment: str = "") -> str:
-    """The TOML of ``data`` (no check), after ``comment`` as ``#`` lines."""
+    """The TOML of ``data`` (no check), after ``comment`` as ``#`` lines and a blank line."""
     head = "".join(f"# {line}".rstrip() + "\n" for line in comment.splitlines())
+    head += "\n" if head else ""
     try:
         return head + tomli_w.dumps(data)
     except TypeError as exc:  # a null or another value TOML has no word for

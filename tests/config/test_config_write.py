@@ -69,7 +69,7 @@ def test_standard_input_and_the_comment_lines(tmp_path, capsys, monkeypatch):
                         stdin=json.dumps(data), monkeypatch=monkeypatch)
     assert code == 0, events
     text = out.read_text(encoding="utf-8")
-    assert text.startswith("# one\n# two\n[town]\n")
+    assert text.startswith("# one\n# two\n\n[town]\n")
     cfg = load_config(out)
     assert cfg.rules.abutter_distance_ft == 150.0
     assert cfg.rules.right_of_way.describe() == "POLY_TYPE = ROW"
