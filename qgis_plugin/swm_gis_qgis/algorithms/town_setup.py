@@ -156,7 +156,8 @@ layer with a filter, a database table) is saved into a GeoPackage in the folder 
         files as they were; then, the exports moved beside ``target``, ``target`` itself."""
         exe = _find_engine()
         data = ws.config_data(name=town, regulation=_regulation_ref(regulation, target))
-        check = ws.config_data(name=town, regulation=regulation or None)
+        check = ws.config_data(name=town, regulation=os.path.abspath(regulation)
+                               if _is_file_ref(regulation) else regulation or None)
         for key, entry in check["layers"].items():
             entry["path"] = self._sources[key][0]
         self.config_write(ws, exe, check, "check", ws.folder / "check" / "town.toml")
@@ -308,9 +309,14 @@ def _regulation_ref(value: str, target: Path) -> str | None:
     file relative to the config when it can be (as the layers' paths are); None when empty."""
     if not value:
         return None
-    if not (value.lower().endswith(".toml") or os.sep in value or "/" in value):
+    if not _is_file_ref(value):
         return value
     try:
         return Path(os.path.relpath(value, target.parent)).as_posix()
     except ValueError:  # another drive (Windows)
         return Path(value).as_posix()
+
+
+def _is_file_ref(value: str) -> bool:
+    """Whether ``[town] regulation`` names a profile file (else a bundled id, or nothing)."""
+    return bool(value) and (value.lower().endswith(".toml") or os.sep in value or "/" in value)
