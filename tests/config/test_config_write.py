@@ -17,9 +17,11 @@ from support.hostile import hashes, sample_copy
 
 import swm_gis
 from swm_gis.cli import main
+from swm_gis.config.schema import SCHEMAS, field_kind_problem, is_numeric_dtype
 from swm_gis.config.town import load_config, parse_config
 from swm_gis.errors import ConfigError
 from swm_gis.io.config_file import config_summary, config_text
+from swm_gis.messages import config_key
 
 
 def _same(a, b) -> None:
@@ -230,3 +232,31 @@ def test_any_valid_config_reads_back_as_given(name, label, distance, share, coun
     text = config_text(data)
     assert tomllib.loads(text) == data
     _same(parse_config(tomllib.loads(text), base_dir=base), parse_config(data, base_dir=base))
+
+
+_DTYPES = ["int8", "int16", "int32", "int64", "uint8", "uint32", "float32", "float64", "object",
+           "bool", "datetime64[ms]"]
+
+
+@settings(max_examples=60, deadline=None)
+@given(kinds=st.dictionaries(st.sampled_from(sorted(SCHEMAS["assess"].fields)),
+                             st.sampled_from(_DTYPES), min_size=1))
+def test_a_mapping_is_refused_exactly_when_a_text_field_is_a_number(kinds):
+    """Property: the assessing table's mapping is refused iff some field the schema says is
+    text maps to an int/uint/float column, and the refusal names the first such field's key
+    (in the schema's order); ids, use codes, the fiscal year and units may be numbers."""
+    spec = parse_config({"town": {"name": "A"}, "layers": {
+        "parcels": {"path": "p.gpkg"}, "assess": {"path": "a.csv", "fields": {
+            logical: f"COL_{logical.upper()}" for logical in sorted(kinds)}}}},
+        base_dir=Path("/data")).layers["assess"]
+    fields = [f"col_{logical}" for logical in kinds]  # matched case-insensitively
+    problem = field_kind_problem(spec, fields, list(kinds.values()))
+    numeric_text = [k for k in SCHEMAS["assess"].fields if k in kinds
+                    and k in SCHEMAS["assess"].text_fields and is_numeric_dtype(kinds[k])]
+    if not numeric_text:
+        assert problem is None
+    else:
+        first = numeric_text[0]
+        assert problem.startswith(
+            f'{config_key("layers.assess.fields", first)} = "col_{first}" names a numeric '
+            f"field ({kinds[first]}) of /data/a.csv, but ")
