@@ -126,11 +126,12 @@ def field_kind_problem(spec: Any, fields: list[str], dtypes: list[Any]) -> str |
         if actual is None or not is_numeric_dtype(actual[1]):
             continue
         name, dtype = actual
-        zeros = (' and a number loses its leading zeros ("01940" becomes 1940)'
+        zeros = (' (a number loses its leading zeros: "01940" becomes 1940)'
                  if logical == "zip" else "")
-        return (f'{fields_key(spec, logical)} = "{name}" names a numeric field ({dtype}) of '
-                f"{spec.describe()}, but {what} is text{zeros}. Name a text field there, or "
-                f"store {name} as text in the source.")
+        return (f"{what[0].upper()}{what[1:]} must be text{zeros}, but "
+                f'{fields_key(spec, logical)} = "{name}" names a numeric field ({dtype}) of '
+                f"{spec.describe()}. Name a text field there, or store {name} as text in the "
+                "source.")
     return None
 
 

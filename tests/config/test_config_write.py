@@ -140,13 +140,13 @@ def _numeric(tmp_path, logical: str, column: str) -> Path:
 
 
 #: The refusals, exactly: TOTAL_VAL (int64) as the owner, FY (int64) as the ZIP code.
-OWNER_NUMERIC = ('[layers.assess.fields] owner = "TOTAL_VAL" names a numeric field (int64) of '
-                 "{folder}/sample.gpkg:assess, but the owner's name is text. Name a text field "
-                 "there, or store TOTAL_VAL as text in the source.")
-ZIP_NUMERIC = ('[layers.assess.fields] zip = "FY" names a numeric field (int64) of '
-               "{folder}/sample.gpkg:assess, but the owner's ZIP code is text and a number loses "
-               'its leading zeros ("01940" becomes 1940). Name a text field there, or store FY '
-               "as text in the source.")
+OWNER_NUMERIC = ("The owner's name must be text, but [layers.assess.fields] owner = "
+                 '"TOTAL_VAL" names a numeric field (int64) of {folder}/sample.gpkg:assess. Name '
+                 "a text field there, or store TOTAL_VAL as text in the source.")
+ZIP_NUMERIC = ("The owner's ZIP code must be text (a number loses its leading zeros: \"01940\" "
+               'becomes 1940), but [layers.assess.fields] zip = "FY" names a numeric field '
+               "(int64) of {folder}/sample.gpkg:assess. Name a text field there, or store FY as "
+               "text in the source.")
 
 
 @pytest.mark.parametrize(("logical", "column", "message"), [
@@ -160,7 +160,7 @@ def test_a_numeric_column_as_a_text_field_is_refused_everywhere(tmp_path, capsys
     src.write_text(json.dumps(_sample_data(toml)), encoding="utf-8")
     code, events = _run(["config", "write", str(src), "--out", str(toml.parent / "n.toml")],
                         capsys)
-    assert (code, events[-1]["message"], events[-1]["parts"][0]) == (
+    assert (code, events[-1]["message"], events[-1]["parts"][1]) == (
         2, want, {"key": "layers.assess.fields", "name": logical})
     assert not (toml.parent / "n.toml").exists()
     # data validate: the assessing table's line says it; the other 14 layers pass
@@ -257,6 +257,9 @@ def test_a_mapping_is_refused_exactly_when_a_text_field_is_a_number(kinds):
         assert problem is None
     else:
         first = numeric_text[0]
-        assert problem.startswith(
+        what = SCHEMAS["assess"].text_fields[first]
+        assert problem.startswith(f"{what[0].upper()}{what[1:]} must be text")
+        assert problem.endswith(
             f'{config_key("layers.assess.fields", first)} = "col_{first}" names a numeric '
-            f"field ({kinds[first]}) of /data/a.csv, but ")
+            f"field ({kinds[first]}) of /data/a.csv. Name a text field there, or store "
+            f"col_{first} as text in the source.")

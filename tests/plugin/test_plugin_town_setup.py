@@ -223,9 +223,9 @@ def test_the_regulation_chosen_is_named_in_the_saved_config(plugin, block, tmp_p
 
 
 @pytest.mark.parametrize(("param", "logical", "what"), [
-    ("OWNER_FIELD", "owner", "the owner's name is text."),
-    ("OWNER_ZIP_FIELD", "zip", "the owner's ZIP code is text and a number loses its leading "
-                               'zeros ("01940" becomes 1940).')])
+    ("OWNER_FIELD", "owner", "The owner's name must be text"),
+    ("OWNER_ZIP_FIELD", "zip", "The owner's ZIP code must be text (a number loses its leading "
+                               'zeros: "01940" becomes 1940)')])
 def test_a_numeric_owner_or_zip_field_is_refused_in_the_dialogs_words(plugin, block, tmp_path,
                                                                       param, logical, what):
     """The engine's schema says the owner's name and ZIP code are text: the block's FY (an
@@ -248,7 +248,6 @@ def test_a_numeric_owner_or_zip_field_is_refused_in_the_dialogs_words(plugin, bl
     label = {"owner": "Assessing: owner name field", "zip": "Assessing: owner ZIP code field"}
     assert str(exc.value) == (
         "The town is not set up yet: 1 thing(s) to fix, then run again:\n"
-        f"1. the parameter '{label[logical]}' names a numeric field (int32) of the layer "
-        f"'Town assessing', but {what} Name a text field there, or store FY as text in the "
-        "source.")
+        f"1. {what}, but the parameter '{label[logical]}' names a numeric field (int32) of the "
+        "layer 'Town assessing'. Name a text field there, or store FY as text in the source.")
     assert list(target.parent.iterdir()) == []
