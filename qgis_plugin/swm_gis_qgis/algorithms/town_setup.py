@@ -67,7 +67,9 @@ existing impervious cover.
 
 Every field and the join of the parcels to the assessing table are checked at once: all \
 problems are listed in one message, and the join rate is stated ("990 of 1,000 assessing rows \
-join a parcel"). The town config file (TOML) is then saved; choose it as <i>Town config file</i> \
+join a parcel"). The engine then checks the town config file (TOML) as every run will read it, \
+and saves it: a numeric field chosen for text (the owner's name, ZIP code, ...) or an unknown \
+regulation is refused before anything is saved. Choose it as <i>Town config file</i> \
 in the other swm-gis algorithms: site screening then needs only the site, the abutters only \
 the subject parcel(s). The same file works on the command line (<i>swm-gis ... --config</i>).
 
