@@ -96,6 +96,7 @@ qgis: test-deps
 
 plugin: dev-setup
 	$(PY) scripts/build_plugin.py --sync-version
+	$(PY) scripts/gen_plugin_catalog.py
 	$(PY) scripts/build_plugin.py
 
 # The wheel and sdist users install (README "Install elsewhere"), checked as PyPI would.

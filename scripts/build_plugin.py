@@ -29,7 +29,8 @@ version is written): the plugin and the engine it installs always carry the same
 checkout's own metadata.txt (read when QGIS runs the plugin from the checkout) is kept equal by
 ``--sync-version`` (``make plugin`` runs it; a test fails if they differ).
 
-Standard library only; prints the zip's path.
+Standard library only; prints the zip's path. Before building, the plugin's parameter catalog is
+generated from the engine's config schema (``scripts/gen_plugin_catalog.py``).
 """
 
 from __future__ import annotations
@@ -164,6 +165,18 @@ def build_wheel(out_dir: Path) -> Path:
     return wheels[-1]
 
 
+def generate_catalog() -> None:
+    """The plugin's parameter catalog written from the engine's config schema
+    (scripts/gen_plugin_catalog.py, run by this checkout's Python: it imports the engine)."""
+    import subprocess
+
+    proc = subprocess.run([sys.executable, str(ROOT / "scripts" / "gen_plugin_catalog.py")],
+                          capture_output=True, text=True, check=False)
+    if proc.returncode != 0:
+        raise BuildError("could not generate the plugin's catalog (gen_plugin_catalog.py): "
+                         + (proc.stderr or proc.stdout).strip()[-800:])
+
+
 def build(out_dir: Path = ROOT / "dist", plugin: Path = PLUGIN, *, release: bool = False,
           environ: dict[str, str] | None = None, wheel: Path | None = None) -> Path:
     """The plugin zip in ``out_dir``; with ``wheel``, the engine wheel in ``engine/``."""
@@ -277,6 +290,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"metadata.txt version={engine_version()}" + (" (written)" if changed else ""))
         return 0
     try:
+        generate_catalog()
         wheel = None if args.no_engine else args.wheel or build_wheel(args.out / "engine-wheel")
         path = build(args.out, release=args.release, wheel=wheel)
     except BuildError as exc:

@@ -4,7 +4,8 @@ The public API has two levels.
 
 Job level, over a town config (what the ``swm-gis`` commands run):
 
-* :func:`load_config` reads a town config (TOML);
+* :func:`load_config` reads a town config (TOML); :func:`write_config` checks one given as data
+  and writes it;
 * :func:`screen` screens one site -> :class:`Screening`;
 * :func:`abutter_package` finds the abutters and their owners -> :class:`AbutterPackage`;
 * :func:`applicability_map` classifies every parcel of the town -> :class:`ApplicabilityMap`;
@@ -45,6 +46,7 @@ if TYPE_CHECKING:  # the names' homes, for readers, type checkers and the import
     from swm_gis.applicability.run import Overlays, classify_parcels
     from swm_gis.config.regulation import AppliedRegulation, load_regulation
     from swm_gis.config.town import TownConfig, load_config
+    from swm_gis.io.config_file import write_config
     from swm_gis.jobs import abutter_package, applicability_map, screen
     from swm_gis.results import AbutterPackage, ApplicabilityMap, Screening
     from swm_gis.rules.abutters import find_abutters
@@ -71,6 +73,7 @@ _HOMES = {
     "load_regulation": "swm_gis.config.regulation",
     "TownConfig": "swm_gis.config.town",
     "load_config": "swm_gis.config.town",
+    "write_config": "swm_gis.io.config_file",
     "abutter_package": "swm_gis.jobs",
     "applicability_map": "swm_gis.jobs",
     "screen": "swm_gis.jobs",
@@ -97,7 +100,7 @@ _HOMES = {
 
 __all__ = [
     # job level, over a town config
-    "load_config", "screen", "abutter_package", "applicability_map", "publish",
+    "load_config", "write_config", "screen", "abutter_package", "applicability_map", "publish",
     "load_regulation",
     # what the jobs take and return
     "TownConfig", "Screening", "AbutterPackage", "ApplicabilityMap", "WebMap",

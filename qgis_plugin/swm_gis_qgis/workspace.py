@@ -33,7 +33,7 @@ from qgis.core import (
     QgsWkbTypes,
 )
 
-from . import safety, wording
+from . import engine, safety, wording
 from .catalog import CATALOG, LayerInput
 
 DEFAULT_CRS = "EPSG:26986"  # NAD83 / Massachusetts Mainland (metres)
@@ -270,40 +270,34 @@ class Workspace:
         return (self.alg.parameterAsString(self.parameters, "TOWN_NAME", self.context)
                 or "").strip()
 
-    def config_parcels(self) -> dict[str, str] | None:
-        """The parcels the town config file names: {"files": [...], "layer", "id"} (its id
-        field, default LOC_ID), or None without a config."""
+    def config_parcels(self) -> dict[str, Any] | None:
+        """The parcels the town config file names, as the engine reads the file (``swm-gis
+        config show``): {"sources": [(file, layer or ""), ...], "id": its id field}, or None
+        without a config (or with one the engine refuses: the run then says why)."""
         cfg = self.town_config()
         if not cfg:
             return None
         try:
-            import tomllib
-
-            with open(cfg, "rb") as fh:
-                doc = tomllib.load(fh)
-        except Exception:  # noqa: BLE001 - the engine words a broken config itself
+            shown = engine.run_engine(["config", "show", "--config", cfg], None,
+                                      cwd=str(self.folder))["config"]
+        except engine.EngineError:
             return None
-        spec = (doc.get("layers") or {}).get("parcels") or {}
-        paths = spec.get("path") or []
-        paths = paths if isinstance(paths, list) else [paths]
-        base = Path(cfg).parent
-        files = [f for p in paths for f in safety.source_files(
-            str(p) if os.path.isabs(str(p)) else str(base / str(p)))]
-        fields = spec.get("fields") or {}
-        return {"files": files, "layer": str(spec.get("layer") or ""),
-                "id": str(fields.get("id") or CATALOG["parcels"].fields[0].default)}
+        parcels = shown["layers"]["parcels"]
+        sources = [(f, str(src.get("layer") or "")) for src in parcels["sources"]
+                   for f in safety.source_files(str(src["path"]))[:1]]
+        return {"sources": sources, "id": str(parcels["fields"].get("id") or "")}
 
     def reads(self, name: str, parcels: dict) -> bool:
-        """True when parameter ``name``'s layer reads the config's parcels (same file, and the
-        same layer of it when the config names one)."""
+        """True when parameter ``name``'s layer reads one of the config's parcels sources (same
+        file, and the same layer of it when the config names one)."""
         layer = self.layer_of(name)
         if layer is None:
             return False
         files = safety.source_files(layer.source())
-        if not files or files[0] not in parcels["files"]:
-            return False
         m = re.search(r"\|layername=([^|]+)", layer.source())
-        return not (parcels["layer"] and m and m.group(1) != parcels["layer"])
+        return bool(files) and any(
+            files[0] == file and not (wanted and m and m.group(1) != wanted)
+            for file, wanted in parcels["sources"])
 
     def add_town_layers(self, *, progress_to: float = 5.0) -> None:
         """Export every town layer parameter that has a value; check required ones."""
@@ -508,12 +502,10 @@ class Workspace:
                                "label": provenance_label(self.inputs[li.param], short=True)}
 
     # -- the town config ----------------------------------------------------------------
-    def write_config(self, *, name: str | None = None, target: Path | None = None,
-                     header: str = "# Written by the swm-gis QGIS plugin for one run.",
-                     regulation: str | None = None) -> str:
-        """Write the town config naming :attr:`layers` (the temporary one naming the exported
-        layers, or ``target``), and the town's ``regulation`` (a bundled id or a profile
-        file) when given; its path."""
+    def config_data(self, *, name: str | None = None, regulation: str | None = None) -> dict:
+        """The town config naming :attr:`layers` as data (the TOML's model, which the engine
+        reads from JSON and writes as TOML: ``swm-gis config write``), with the town's
+        ``regulation`` (a bundled id or a profile file) when given."""
         crs = self.alg.parameterAsCrs(self.parameters, "WORKING_CRS", self.context)
         crs_id = crs.authid() if crs.isValid() and crs.authid() else DEFAULT_CRS
         if crs.isValid() and crs.isGeographic():
@@ -526,39 +518,39 @@ class Workspace:
             if refusal:
                 raise QgsProcessingException(refusal)
             town = UNNAMED_TOWN  # nothing this run writes prints it
-        lines = [*header.splitlines(), "[town]",
-                 f"name = {_toml(town)}", f"crs = {_toml(crs_id)}", *self._ms4_line(),
-                 *([f"regulation = {_toml(regulation)}"] if regulation else []), ""]
+        data: dict[str, Any] = {"town": {
+            "name": town, "crs": crs_id,
+            **({"all_land_drains_to_ms4": True} if self._drains_to_ms4() else {}),
+            **({"regulation": regulation} if regulation else {})}}
         if self.rules:
-            lines.append("[rules]")
-            lines += [f"{k} = {_toml(v)}" for k, v in self.rules.items()]
-            lines.append("")
-        for key, entry in self.layers.items():
-            lines += self._layer_lines(key, entry)
-        path = target or self.folder / "town.toml"
-        path.write_text("\n".join(lines), encoding="utf-8")
+            data["rules"] = dict(self.rules)
+        data["layers"] = {key: self._layer_data(key, entry) for key, entry in self.layers.items()}
+        return data
+
+    def write_config(self) -> str:
+        """Write this run's town config naming :attr:`layers` (JSON, which the engine reads as
+        it reads a TOML file); its path."""
+        path = self.folder / RUN_CONFIG
+        path.write_text(json.dumps(self.config_data(), indent=1, ensure_ascii=False),
+                        encoding="utf-8")
         return str(path)
 
-    def _ms4_line(self) -> list[str]:
-        """``all_land_drains_to_ms4 = true`` where the run states it (ALL_LAND_DRAINS_TO_MS4)."""
-        if self.alg.parameterDefinition("ALL_LAND_DRAINS_TO_MS4") is None or \
-                not self.alg.parameterAsBoolean(self.parameters, "ALL_LAND_DRAINS_TO_MS4",
-                                                self.context):
-            return []
-        return ["all_land_drains_to_ms4 = true"]
+    def _drains_to_ms4(self) -> bool:
+        """Whether the run states all the town's land drains to its MS4
+        (ALL_LAND_DRAINS_TO_MS4: the config's ``[town] all_land_drains_to_ms4``)."""
+        return self.alg.parameterDefinition("ALL_LAND_DRAINS_TO_MS4") is not None and \
+            self.alg.parameterAsBoolean(self.parameters, "ALL_LAND_DRAINS_TO_MS4", self.context)
 
-    def _layer_lines(self, key: str, entry: dict) -> list[str]:
-        """The ``[layers.KEY]`` table of the town config for ``entry``."""
-        lines = [f"[layers.{key}]", f"path = {_toml(entry['path'])}"]
-        lines += [f"{k} = {_toml(entry[k])}" for k in ("layer", "crs", "label") if entry.get(k)]
+    def _layer_data(self, key: str, entry: dict) -> dict[str, Any]:
+        """The ``[layers.KEY]`` table of the town config for ``entry``, as data."""
+        out = {"path": entry["path"], **{k: entry[k] for k in ("layer", "crs", "label")
+                                         if entry.get(k)}}
         if key == "parcels" and self.right_of_way:
-            values = ", ".join(_toml(v) for v in self.right_of_way["values"])
-            lines.append(f"right_of_way = {{field = {_toml(self.right_of_way['field'])}, "
-                         f"values = [{values}]}}")
+            out["right_of_way"] = {"field": self.right_of_way["field"],
+                                   "values": list(self.right_of_way["values"])}
         if entry.get("fields"):
-            lines.append(f"[layers.{key}.fields]")
-            lines += [f"{k} = {_toml(v)}" for k, v in entry["fields"].items()]
-        return [*lines, ""]
+            out["fields"] = dict(entry["fields"])
+        return out
 
     def config_path(self, *, site_standin: str | None = None) -> str:
         """The town config file if given, else the exported layers' temporary config.
@@ -579,7 +571,7 @@ class Workspace:
                 self.warn(
                     f"A town config file is set, so these layers are not used: "
                     f"{', '.join(given)}.")
-            if self._ms4_line():
+            if self._drains_to_ms4():
                 self.warn(f"A town config file is set, so {self.label('ALL_LAND_DRAINS_TO_MS4')}"
                           " is not used: the file's [town] all_land_drains_to_ms4 says it.")
             return cfg
@@ -631,7 +623,7 @@ class Workspace:
         names = self._export_names(lambda _name, info: provenance_label(info))
         config = self.town_config()
         if not config:
-            names[str(self.folder / "town.toml")] = "the layers chosen in the QGIS dialog"
+            names[str(self.folder / RUN_CONFIG)] = "the layers chosen in the QGIS dialog"
         if self.final_folder:  # the files are read where they will be, not in the staging
             names[str(folder)] = self.final_folder
         for path in Path(folder).iterdir():
@@ -760,13 +752,9 @@ def _replace_in_xlsx(path: Path, tmp: Path, names: dict[str, str]) -> None:
     os.replace(tmp, path)
 
 
-def _toml(value: Any) -> str:
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, (int, float)):
-        return repr(value)
-    return json.dumps(str(value), ensure_ascii=False)
-
+#: This run's town config in its temporary folder: JSON, the TOML's model (the engine reads
+#: both; the plugin writes no TOML).
+RUN_CONFIG = "town.json"
 
 #: The town's name in a config for a run that prints no report or list (a single check
 #: without its report): the engine needs one, nobody reads it.

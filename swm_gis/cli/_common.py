@@ -163,7 +163,8 @@ def _root(
 
 def config_option() -> Any:
     return typer.Option(..., "--config", "-c", dir_okay=False, metavar="FILE",
-                        help="Town config file (TOML), e.g. data/sample/town.toml.")
+                        help="Town config file (TOML, or JSON of the same model), e.g. "
+                             "data/sample/town.toml.")
 
 
 def out_dir_option() -> Any:

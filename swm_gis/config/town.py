@@ -16,10 +16,11 @@ Examples
 
 from __future__ import annotations
 
+import json
 import tomllib
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
 from pyproj import CRS
 from pyproj.exceptions import CRSError as PyprojCRSError
@@ -33,6 +34,12 @@ from swm_gis.config.layer_paths import (  # noqa: F401  (re-exported)
     with_sources,
 )
 from swm_gis.config.layer_sources import SOURCES, with_town_sources
+from swm_gis.config.schema import (  # noqa: F401  (re-exported: the schema's old home)
+    ASSESS_FIELDS,
+    SCHEMAS,
+    LayerKind,
+    LayerSchema,
+)
 from swm_gis.config.strict import (
     BOOL,
     SOURCE,
@@ -117,69 +124,6 @@ class Rules:
     #: own source(s) ``right_of_way`` above, a neighbour's its ``[[layers.parcels.sources]]``
     #: rule (``swm_gis.config.layer_sources``)
     right_of_way_sources: tuple[tuple[str, RightOfWayRule | None], ...] = ()
-
-
-LayerKind = Literal["vector", "table", "raster", "vector_or_raster"]
-
-
-@dataclass(frozen=True)
-class LayerSchema:
-    """What a logical layer is: its kind, geometry and logical fields with their default names."""
-
-    kind: LayerKind
-    geometry: str | None
-    fields: dict[str, str | None]  # logical name -> default source field (None: no default)
-    required_fields: tuple[str, ...] = ()
-
-
-#: The assessing table's logical fields (MassGIS L3 names); a unit-owner table has the same.
-ASSESS_FIELDS: dict[str, str | None] = {
-    "parcel_id": "LOC_ID", "prop_id": "PROP_ID", "site_address": "SITE_ADDR",
-    # MassGIS L3: OWN_CO is the owner's COUNTRY; the standard has no co-owner field
-    "owner": "OWNER1", "co_owner": None, "address": "OWN_ADDR", "address2": None,
-    "city": "OWN_CITY", "state": "OWN_STATE", "zip": "OWN_ZIP",
-    "country": "OWN_CO", "use_code": "USE_CODE", "fiscal_year": "FY", "units": "UNITS"}
-
-#: Logical layers of the town config (README "Town configuration") with their default
-#: (published) source field names.
-SCHEMAS: dict[str, LayerSchema] = {
-    "parcels": LayerSchema(
-        "vector", "polygon",
-        {"id": "LOC_ID", "map_par_id": "MAP_PAR_ID", "town_id": "TOWN_ID",
-         "poly_type": "POLY_TYPE", "use_code": None},
-        ("id",),
-    ),
-    "assess": LayerSchema("table", None, ASSESS_FIELDS, ("parcel_id", "owner")),
-    # a condominium's unit owners where the assessing table holds only the master record
-    "condo_units": LayerSchema("table", None, ASSESS_FIELDS, ("parcel_id", "owner")),
-    "nhesp_priority": LayerSchema("vector", "polygon", {"id": "PRIHAB_ID"}, ("id",)),
-    "nhesp_estimated": LayerSchema("vector", "polygon", {"id": "ESTHAB_ID"}, ("id",)),
-    "vernal_pools": LayerSchema("vector", "point", {"id": "CVP_NUM"}, ("id",)),
-    "flood_zones": LayerSchema(
-        "vector", "polygon",
-        {"zone": "FLD_ZONE", "subtype": "ZONE_SUBTY", "sfha": "SFHA_TF", "bfe": "STATIC_BFE"},
-        ("zone",),
-    ),
-    "huc10": LayerSchema("vector", "polygon", {"huc": "huc10", "name": "name"}, ("huc",)),
-    "huc12": LayerSchema("vector", "polygon", {"huc": "huc12", "name": "name"}, ("huc",)),
-    "orw": LayerSchema("vector", None, {"id": "ORW_ID", "name": "NAME"}, ("id",)),
-    "impaired_waters": LayerSchema(
-        "vector", None,
-        {"id": "AU_ID", "name": "AU_NAME", "category": "CATEGORY", "causes": "CAUSES",
-         "tmdl": "TMDL"},
-        ("id", "category"),
-    ),
-    "streams": LayerSchema("vector", "line", {"id": "STREAM_ID"}),
-    "waterbodies": LayerSchema("vector", "polygon", {"name": "NAME"}),
-    "town_boundary": LayerSchema("vector", "polygon", {}),
-    "streets": LayerSchema("vector", "line", {"name": "STREET_NAME"}),  # map context and labels
-    "dem": LayerSchema("raster", None, {}),
-    "impervious": LayerSchema("vector_or_raster", None, {}),
-    # the Town's MS4 (catch basins, pipes, outfalls, drainage channels; points, lines or
-    # polygons), e.g. an Esri Local Government stormwater layer: the trigger's "... draining to
-    # the Town's MS4"
-    "ms4": LayerSchema("vector", None, {"id": "FACILITYID", "kind": None}),
-}
 
 
 # --------------------------------------------------------------------------- allowed keys
@@ -392,12 +336,13 @@ class TownConfig:
 
 
 def load_config(path: str | Path) -> TownConfig:
-    """Read a town config TOML file.
+    """Read a town config file: TOML, or JSON of the same model (``.json``, what a front end
+    writes with ``json.dumps``).
 
     Parameters
     ----------
     path
-        The TOML file; the layer paths inside it are relative to its folder.
+        The TOML (or JSON) file; the layer paths inside it are relative to its folder.
 
     Returns
     -------
@@ -407,7 +352,7 @@ def load_config(path: str | Path) -> TownConfig:
     Raises
     ------
     ConfigError
-        The file is missing, is not TOML, or names an unknown layer, field or rule.
+        The file is missing, is not TOML (JSON), or names an unknown layer, field or rule.
     CrsError
         The working CRS is unknown or geographic.
     """
@@ -415,10 +360,15 @@ def load_config(path: str | Path) -> TownConfig:
     if not path.is_file():
         raise ConfigError(f"Town config file not found: {path}. Pass "
                           f"{option('config', 'FILE')} with a TOML file.")
+    as_json = path.suffix.lower() == ".json"
     try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
-    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
-        raise ConfigError(f"The town config {path} is not valid TOML: {exc}") from exc
+        text = path.read_text(encoding="utf-8")
+        data = json.loads(text) if as_json else tomllib.loads(text)
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError, ValueError) as exc:
+        raise ConfigError(f"The town config {path} is not valid {'JSON' if as_json else 'TOML'}"
+                          f": {exc}") from exc
+    if not isinstance(data, dict):
+        raise ConfigError(f"The town config {path} must be a JSON object of sections.")
     return parse_config(data, base_dir=path.resolve().parent, source=path)
 
 

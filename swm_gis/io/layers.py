@@ -23,6 +23,7 @@ import shapely
 from pyproj import CRS, Transformer
 
 from swm_gis.config.layer_sources import fields_key
+from swm_gis.config.schema import check_field_kinds
 from swm_gis.config.town import LayerSpec, TownConfig, layer_key
 from swm_gis.errors import (
     CrsError,
@@ -129,19 +130,19 @@ def run_cache() -> Iterator[None]:
 
 
 def _info(spec: LayerSpec, *, full: bool = False) -> dict[str, Any]:
-    """One source's description: PostGIS through psycopg, anything else through GDAL."""
+    """One source's description: PostGIS through psycopg, anything else through GDAL; a text
+    field mapped to a numeric column is refused (swm_gis.config.schema.check_field_kinds)."""
     if spec.is_postgis:
-        return postgis.read_info(spec.path, spec.layer, full=full)
+        return check_field_kinds(spec, postgis.read_info(spec.path, spec.layer, full=full))
     _check_exists(spec)
     path, layer = _gdal(spec)
     cache = _RUN_INFO
-    if cache is not None and (path, layer) in cache:
-        return dict(cache[(path, layer)])
-    info = source_cache.info(spec, path, layer) or _read_info(spec, path, layer)
-    if cache is not None:
+    if cache is None or (path, layer) not in cache:
+        info = source_cache.info(spec, path, layer) or _read_info(spec, path, layer)
+        if cache is None:
+            return check_field_kinds(spec, info)
         cache[(path, layer)] = info
-        return dict(info)
-    return info
+    return check_field_kinds(spec, dict(cache[(path, layer)]))
 
 
 def _read_info(spec: LayerSpec, path: str, layer: str | None) -> dict[str, Any]:

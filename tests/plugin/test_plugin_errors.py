@@ -68,3 +68,26 @@ def test_no_subject_is_refused(plugin, block):
 
     with pytest.raises(QgsProcessingException, match="SUBJECT"):
         _run({"PARCELS": block["parcels"]})
+
+
+def test_a_numeric_owner_field_is_refused_by_the_engine_in_the_dialogs_words(plugin, block,
+                                                                            tmp_path):
+    """The engine's schema says the owner's name is text: the block's FY (an integer field,
+    exported as it is) chosen as the owner is refused by the engine's own check, worded with
+    the dialog's labels and the QGIS layer's name (issue 35)."""
+    from qgis.core import QgsProcessingException, QgsProject, QgsVectorLayer
+
+    assess = QgsVectorLayer(block["assess"], "Town assessing", "ogr")
+    QgsProject.instance().addMapLayer(assess)
+    try:
+        with pytest.raises(QgsProcessingException) as exc:
+            _run({"PARCELS": block["parcels"], "SUBJECT": block["parcels"],
+                  "SUBJECT_IDS": "P2", "ASSESS": assess, "OWNER_FIELD": "FY",
+                  "OUTPUT_FOLDER": str(tmp_path / "out")})
+    finally:
+        QgsProject.instance().removeMapLayer(assess.id())
+    assert str(exc.value) == (
+        "The owner's name must be text, but the parameter 'Assessing: owner name field' names "
+        "a numeric field (int32) of the layer 'Town assessing'. Name a text field there, or "
+        "store FY as text in the source.")
+    assert not (tmp_path / "out").exists()

@@ -41,7 +41,7 @@ def assert_no_temp_paths(texts: dict[str, str]) -> None:
     temp_root = QgsProcessingUtils.tempFolder()
     leaks = sorted(name for name, text in texts.items()
                    if "/tmp/processing_" in text or temp_root in text or "swm_gis_" in text
-                   and "town.toml" in text)
+                   and "town.json" in text)
     assert leaks == []
 
 

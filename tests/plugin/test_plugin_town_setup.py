@@ -232,8 +232,10 @@ def test_the_town_is_named_before_its_config_is_saved(plugin, block, tmp_path):
 
 def test_the_regulation_chosen_is_named_in_the_saved_config(plugin, block, tmp_path):
     """A bundled id is saved as given; a profile file relative to the config (as the layers'
-    paths are); the engine reads both, and refuses an unknown id naming the key (issue 33)."""
+    paths are); the engine reads both, and refuses an unknown id naming the parameter before
+    anything is saved (issue 33; issue 35: the engine checks and writes the config)."""
     import processing
+    from qgis.core import QgsProcessingException
 
     from swm_gis.io.regulations import exported_text
 
@@ -241,8 +243,7 @@ def test_the_regulation_chosen_is_named_in_the_saved_config(plugin, block, tmp_p
     profile.parent.mkdir()
     profile.write_text(exported_text("westwood-ch350"), encoding="utf-8")
     saved = {}
-    for name, regulation in (("id", "westwood-ch350"), ("file", str(profile)),
-                             ("typo", "westwod-ch350")):
+    for name, regulation in (("id", "westwood-ch350"), ("file", str(profile))):
         target = tmp_path / name / "town.toml"
         target.parent.mkdir()
         processing.run("swm_gis:townsetup", {"TOWN_NAME": "Blockton", "PARCELS": block["parcels"],
@@ -251,11 +252,47 @@ def test_the_regulation_chosen_is_named_in_the_saved_config(plugin, block, tmp_p
         saved[name] = tomllib.loads(target.read_text(encoding="utf-8"))["town"]["regulation"]
         check = subprocess.run([ENGINE, "--progress", "none", "data", "validate", "--config",
                                 str(target)], capture_output=True, text=True, env=engine_env())
-        if name == "typo":
-            assert check.returncode == 2
-            assert '[town] regulation = "westwod-ch350" is not a bundled regulation profile. ' \
-                'Did you mean "westwood-ch350"?' in " ".join(check.stderr.split())
-        else:
-            assert check.returncode == 0, check.stdout[-2000:] + check.stderr[-2000:]
-    assert saved == {"id": "westwood-ch350", "file": "../profiles/mytown.toml",
-                     "typo": "westwod-ch350"}
+        assert check.returncode == 0, check.stdout[-2000:] + check.stderr[-2000:]
+    assert saved == {"id": "westwood-ch350", "file": "../profiles/mytown.toml"}
+    target = tmp_path / "typo" / "town.toml"
+    target.parent.mkdir()
+    with pytest.raises(QgsProcessingException) as exc:
+        processing.run("swm_gis:townsetup", {"TOWN_NAME": "Blockton", "PARCELS": block["parcels"],
+                                             "REGULATION": "westwod-ch350",
+                                             "OUTPUT_CONFIG": str(target)})
+    assert str(exc.value).startswith(
+        "The town is not set up yet: 1 thing(s) to fix, then run again:\n1. 'Regulation profile "
+        "(a bundled id or a profile file)' = \"westwod-ch350\" is not a bundled regulation "
+        "profile. Did you mean \"westwood-ch350\"?")
+    assert list(target.parent.iterdir()) == []
+
+
+@pytest.mark.parametrize(("param", "logical", "what"), [
+    ("OWNER_FIELD", "owner", "The owner's name must be text"),
+    ("OWNER_ZIP_FIELD", "zip", "The owner's ZIP code must be text (a number loses its leading "
+                               'zeros: "01940" becomes 1940)')])
+def test_a_numeric_owner_or_zip_field_is_refused_in_the_dialogs_words(plugin, block, tmp_path,
+                                                                      param, logical, what):
+    """The engine's schema says the owner's name and ZIP code are text: the block's FY (an
+    integer field) chosen for them is refused before the config is saved, naming the dialog's
+    parameter and the QGIS layer, never a config key or a temporary path (issue 35)."""
+    import processing
+    from qgis.core import QgsProcessingException, QgsProject, QgsVectorLayer
+
+    assess = QgsVectorLayer(block["assess"], "Town assessing", "ogr")
+    QgsProject.instance().addMapLayer(assess)
+    target = tmp_path / "numeric" / "town.toml"
+    target.parent.mkdir()
+    try:
+        with pytest.raises(QgsProcessingException) as exc:
+            processing.run("swm_gis:townsetup", {
+                "TOWN_NAME": "Blockton", "PARCELS": block["parcels"], "ASSESS": assess,
+                param: "FY", "OUTPUT_CONFIG": str(target)})
+    finally:
+        QgsProject.instance().removeMapLayer(assess.id())
+    label = {"owner": "Assessing: owner name field", "zip": "Assessing: owner ZIP code field"}
+    assert str(exc.value) == (
+        "The town is not set up yet: 1 thing(s) to fix, then run again:\n"
+        f"1. {what}, but the parameter '{label[logical]}' names a numeric field (int32) of the "
+        "layer 'Town assessing'. Name a text field there, or store FY as text in the source.")
+    assert list(target.parent.iterdir()) == []

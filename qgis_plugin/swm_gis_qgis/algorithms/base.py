@@ -271,7 +271,9 @@ class SwmGisAlgorithm(QgsProcessingAlgorithm):
                            else " (no published field: empty unless your data has one)")
                 self.add(fp, what + default
                          + ("; needed when the layer is given." if required
-                            else "; leave empty if absent."),
+                            else "; leave empty if absent.")
+                         + (" It must be a text field: the engine refuses a number here."
+                            if f.text else ""),
                          advanced=advanced or (f.advanced and not fields_shown))
 
     def add_common_advanced(self, *, town_name_advanced: bool = True,

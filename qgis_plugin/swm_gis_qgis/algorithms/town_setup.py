@@ -1,16 +1,18 @@
 """swm_gis:townsetup - the town set up once: a town config (TOML) from the project's layers.
 
 Staff choose the town's layers and fields once; every field and the parcels-to-owners join are
-checked at once (all problems in one message, the join rate stated: the engine measures the join,
-``swm-gis data validate`` on the two tables), and the config is saved
-where the other algorithms take it as their first parameter (TOWN_CONFIG). The config names the
-layers' own files (relative to the config, as README "Town configuration" says); a layer that is not
-a plain file (a memory layer, a filtered layer, a database table) is saved into a GeoPackage in
-a folder beside the config. The plugin computes no rule: the join is the engine's.
+checked at once (all problems in one message, the join rate stated), and the engine checks and
+saves the config (``swm-gis config write``: its own loader, and each source's field kinds) where
+the other algorithms take it as their first parameter (TOWN_CONFIG). The config names the
+layers' own files (relative to the config, as README "Town configuration" says); a layer that is
+not a plain file (a memory layer, a filtered layer, a database table) is saved into a GeoPackage
+in a folder beside the config. Nothing here computes a rule or writes TOML: the engine measures
+the join (``swm-gis data validate`` on the two tables).
 """
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import tempfile
@@ -31,7 +33,7 @@ from qgis.core import (
 from .. import engine, safety, wording
 from ..catalog import CATALOG
 from ..workspace import Workspace, crs_missing
-from .base import EngineFeedback, SwmGisAlgorithm, absolute_paths
+from .base import EngineFeedback, SwmGisAlgorithm, _find_engine, absolute_paths
 
 #: Every layer of a town config (README "Town configuration"), in the dialog's order.
 SETUP_LAYERS = (("parcels", False, False), ("assess", True, False),
@@ -42,9 +44,10 @@ SETUP_LAYERS = (("parcels", False, False), ("assess", True, False),
                 ("ms4", True, False), ("dem", True, False), ("waterbodies", True, False),
                 ("town_boundary", True, False), ("streets", True, False),
                 ("impervious", True, False))
-HEADER = ("# The town's swm-gis config, saved by the QGIS plugin's 'Set up the town' from the\n"
-          "# project's layers. Paths are relative to this file. Use it as 'Town config file' in\n"
-          "# every swm-gis algorithm, or on the command line: swm-gis ... --config THIS_FILE.")
+#: The saved config's first lines (comments, written by the engine's ``config write``).
+HEADER = ("The town's swm-gis config, saved by the QGIS plugin's 'Set up the town' from the\n"
+          "project's layers. Paths are relative to this file. Use it as 'Town config file' in\n"
+          "every swm-gis algorithm, or on the command line: swm-gis ... --config THIS_FILE.")
 
 
 class TownSetupAlgorithm(SwmGisAlgorithm):
@@ -67,7 +70,9 @@ Every field and the join of the parcels to the assessing table are checked at on
 problems are listed in one message, and the join rate is stated ("535 of 13,104 parcels that can \
 have an owner (4.1 %) have an owner record in the assessing table", measured by the swm-gis \
 engine as <i>swm-gis data validate</i> does); when too few join, the message names the field \
-that would. The town config file (TOML) is then saved; choose it as <i>Town config file</i> \
+that would. The engine then checks the town config file (TOML) as every run will read it, \
+and saves it: a numeric field chosen for text (the owner's name, ZIP code, ...) or an unknown \
+regulation is refused before anything is saved. Choose it as <i>Town config file</i> \
 in the other swm-gis algorithms: site screening then needs only the site, the abutters only \
 the subject parcel(s). The same file works on the command line (<i>swm-gis ... --config</i>).
 
@@ -86,7 +91,7 @@ layer with a filter, a database table) is saved into a GeoPackage in the folder 
             "command 'swm-gis regulation list' lists them, e.g. westwood-ch350) or the path of "
             "a profile file (.toml) of the town's own. Empty: Lynnfield's Chapter 320 applies, "
             "and for another town every output warns that the config names no regulation. "
-            "The engine checks it when the config is first used.")
+            "The engine checks it before the config is saved.")
         self.add_town_layers(only=("parcels", "assess"), fields_shown=True)
         self.add_right_of_way_params(advanced=False)
         self.add_town_layers(skip=("parcels", "assess"))
@@ -136,10 +141,7 @@ layer with a filter, a database table) is saved into a GeoPackage in the folder 
                 "run again:\n" + "\n".join(f"{i}. {p}" for i, p in enumerate(problems, 1)))
         regulation = (self.parameterAsString(ws.parameters, "REGULATION", context)
                       or "").strip()
-        staged = ws.write_config(name=town, target=work / "town.toml", header=HEADER,
-                                 regulation=_regulation_ref(regulation, target))
-        ws.final_files.insert(0, (staged, str(target)))
-        ws.deliver({})
+        self.save_config(ws, target, town, regulation)
         missing = [CATALOG[k].description for k, _o, _a in self.TOWN_LAYERS
                    if k not in ws.layers]
         headline = (f"Town config for {town} saved: {len(ws.layers)} layer(s)"
@@ -153,11 +155,62 @@ layer with a filter, a database table) is saved into a GeoPackage in the folder 
         return {"CONFIG": str(target), "HEADLINE": headline,
                 "JOIN_RATE": rate.get("share") if rate is not None else None}
 
+    def save_config(self, ws: Workspace, target: Path, town: str, regulation: str) -> None:
+        """The engine writes the town config (``swm-gis config write``): first a check with
+        every source where it is now (the layers' files, this run's exports), so a refusal (a
+        numeric field as the owner's name or ZIP code, an unknown regulation) leaves the user's
+        files as they were; then, the exports moved beside ``target``, ``target`` itself."""
+        exe = _find_engine()
+        data = ws.config_data(name=town, regulation=_regulation_ref(regulation, target))
+        check = ws.config_data(name=town, regulation=os.path.abspath(regulation)
+                               if _is_file_ref(regulation) else regulation or None)
+        for key, entry in check["layers"].items():
+            entry["path"] = self._sources[key][0]
+        self.config_write(ws, exe, check, "check", ws.folder / "check" / "town.toml")
+        ws.deliver({})
+        self.config_write(ws, exe, data, "town", target, "--overwrite", "--comment", HEADER)
+
+    def config_write(self, ws: Workspace, exe: str, data: dict, name: str, out: Path,
+                     *flags: str) -> None:
+        """``swm-gis config write`` of ``data`` (handed as ``name``.json in the run's folder) to
+        ``out``; its refusal in the dialog's words."""
+        given = ws.folder / f"{name}.json"
+        given.write_text(json.dumps(data, indent=1, ensure_ascii=False), encoding="utf-8")
+        quiet = EngineFeedback(ws.feedback, ws)
+        try:
+            engine.run_engine(["config", "write", str(given), "--out", str(out), *flags], quiet,
+                              executable=exe, cwd=str(ws.folder))
+        except engine.EngineCanceled:
+            raise QgsProcessingException(ws.cancelled_text()) from None
+        except engine.EngineError as exc:
+            raise QgsProcessingException(
+                "The town is not set up yet: 1 thing(s) to fix, then run again:\n1. "
+                + self.refusal_text(ws, exc, out)) from None
+        finally:
+            quiet.write_log([])
+
+    def refusal_text(self, ws: Workspace, exc, out: Path) -> str:
+        """The engine's refusal of the config in the dialog's words: the parameters by their
+        labels, the layers by their names, no temporary path."""
+        parts = list(exc.parts)
+        where = f"the town config {out}: "
+        if parts and isinstance(parts[0], str) and parts[0].startswith(where):
+            parts[0] = parts[0][len(where):]
+        parts = [f"'{ws.alg.parameterDefinition('REGULATION').description()}'"
+                 if isinstance(p, dict) and p == {"key": "town", "name": "regulation"} else p
+                 for p in parts]
+        return wording.dialog_text(
+            str(exc), wording.param_labels(self.parameterDefinitions()), parts=parts,
+            exports=dict(self._sources.values()), temp_root=str(ws.folder), limit=None)
+
     def collect_layers(self, ws: Workspace, target: Path,
                        problems: list[str]) -> dict[str, list[str]]:
         """Each town layer given, as its ``[layers.KEY]`` entry in ``ws.layers``; the field
         names of the vector ones, by key. What cannot be used is added to ``problems``."""
         names: dict[str, list[str]] = {}
+        #: each layer's source as the engine reads it now (a file, or this run's export) and
+        #: how the dialog names it
+        self._sources: dict[str, tuple[str, str]] = {}
         for key, _optional, _advanced in self.TOWN_LAYERS:
             if ws.feedback.isCanceled():
                 raise QgsProcessingException(ws.cancelled_text())
@@ -247,6 +300,7 @@ layer with a filter, a database table) is saved into a GeoPackage in the folder 
             entry["path"] = _relative(files[0], target.parent)
             entry["layer"] = m.group(1) if m else None
             entry["label"] = f"{layer.name()} ({os.path.basename(files[0])})"
+            self._sources[li.key] = (files[0], f"the layer '{layer.name()}'")
             return entry
         if isinstance(layer, QgsRasterLayer):
             problems.append(f"{label} ('{layer.name()}') is not a raster file the engine can "
@@ -262,6 +316,7 @@ layer with a filter, a database table) is saved into a GeoPackage in the folder 
                           mixed_geometry=li.geometry == "any")
         folder = target.parent / f"{target.stem}_layers"
         ws.final_files.append((saved, str(folder / f"{li.key}.gpkg")))
+        self._sources[li.key] = (saved, f"the layer '{layer.name()}'")
         entry["path"] = f"{target.stem}_layers/{li.key}.gpkg"
         entry["layer"] = li.key
         entry["label"] = f"{layer.name()} (saved from QGIS)"
@@ -282,7 +337,7 @@ def _regulation_ref(value: str, target: Path) -> str | None:
     file relative to the config when it can be (as the layers' paths are); None when empty."""
     if not value:
         return None
-    if not (value.lower().endswith(".toml") or os.sep in value or "/" in value):
+    if not _is_file_ref(value):
         return value
     try:
         return Path(os.path.relpath(value, target.parent)).as_posix()
@@ -318,8 +373,14 @@ def _join_check_config(ws: Workspace, target: Path, names: dict[str, list[str]])
         ws.right_of_way = None
     ws.layers = check
     try:
-        return ws.write_config(name=ws.town_name() or None, target=ws.folder / "join_check.toml",
-                               header="# The owner join of the town being set up, for the "
-                                      "engine to measure.")
+        path = ws.folder / "join_check.json"  # the engine reads a JSON config as a TOML one
+        path.write_text(json.dumps(ws.config_data(name=ws.town_name() or None), indent=1,
+                                   ensure_ascii=False), encoding="utf-8")
+        return str(path)
     finally:
         ws.layers, ws.right_of_way = layers, row
+
+
+def _is_file_ref(value: str) -> bool:
+    """Whether ``[town] regulation`` names a profile file (else a bundled id, or nothing)."""
+    return bool(value) and (value.lower().endswith(".toml") or os.sep in value or "/" in value)
