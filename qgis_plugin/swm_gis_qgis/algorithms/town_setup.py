@@ -260,8 +260,9 @@ layer with a filter, a database table) is saved into a GeoPackage in the folder 
             raise QgsProcessingException(ws.cancelled_text()) from None
         except engine.EngineError as exc:
             join = exc.details.get("owner_join")
-            if not join:
-                problems.append(ws.say(str(exc), parts=exc.parts))
+            if not join:  # another refusal of the two tables (a numeric owner field, ...)
+                problems.append(re.sub(r"^Data validation failed:\s*-\s*\w+:\s*", "",
+                                       self.refusal_text(ws, exc, Path(config))))
             elif join.get("joined"):  # a partial table (a sample, a newer town): said, not refused
                 ws.warn(f"Only {wording.join_text(join)}: check {ws.label('PARCEL_ID_FIELD')} "
                         f"and {ws.label('ASSESS_PARCEL_ID_FIELD')}, or that the assessing table "
