@@ -169,6 +169,15 @@ def overwrite_option() -> Any:
     return typer.Option(False, "--overwrite", help="Replace outputs that already exist.")
 
 
+def protect_option() -> Any:
+    """``--protect PATH`` (repeatable, hidden): a path the run must never write over, refused as
+    an output exactly like an input (exit 2). For front ends: the QGIS plugin passes the
+    sources of the layers it exported and of every layer in the user's project."""
+    return typer.Option([], "--protect", metavar="PATH", hidden=True,
+                        help="A file or folder the outputs must never be, lie in or contain "
+                             "(repeatable), refused like an input.")
+
+
 def no_cache_option() -> Any:
     return typer.Option(False, "--no-cache",
                         help="Do not read or keep anything in the cache: the parsed sources "

@@ -22,6 +22,7 @@ from swm_gis.cli._common import (
     open_config,
     out_dir_option,
     overwrite_option,
+    protect_option,
     state,
 )
 from swm_gis.errors import SwmGisError
@@ -67,6 +68,7 @@ def abutters(
              "parcel's site address: street, then number) or map-lot. Default: nearest first."),
     out: Path = out_dir_option(),
     overwrite: bool = overwrite_option(),
+    protect: list[Path] = protect_option(),
     label_template: str = typer.Option(
         "5160", "--label-template", metavar="5160|5161|5162|5163",
         help="Avery label sheet: 5160 (30 per sheet, default), 5161, 5162 or 5163."),
@@ -114,8 +116,9 @@ def abutters(
     offset = parse_offset(label_offset)
     check_outputs_free(output_paths(out).values(), overwrite=overwrite)
     # Inputs read-only, one run per folder, the package whole or not at all (swm_gis.io.outputs).
-    with output_package(out, inputs=[*config_inputs(cfg), site], overwrite=overwrite,
-                        command=f"swm-gis abutters --out {out}") as stage:
+    with output_package(out, inputs=[*config_inputs(cfg), site, *protect], overwrite=overwrite,
+                        command=f"swm-gis abutters --out {out}",
+                        say=state.reporter.info) as stage:
         request = AbutterRequest(parcels=list(parcel or []), site=site, distance=distance,
                                  include_subject=include_subject, notice=notice, sort=sort,
                                  wpa_pond_extension=wpa_pond_extension,

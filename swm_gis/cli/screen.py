@@ -22,6 +22,7 @@ from swm_gis.cli._common import (
     open_config,
     out_dir_option,
     overwrite_option,
+    protect_option,
     state,
 )
 from swm_gis.io.outputs import config_inputs, final_paths, output_package
@@ -108,6 +109,7 @@ def screen(
              "and the checklist says 'Check'."),
     out: Path = out_dir_option(),
     overwrite: bool = overwrite_option(),
+    protect: list[Path] = protect_option(),
     received: str | None = typer.Option(
         None, "--received", metavar="DATE",
         help="Date the application was received (YYYY-MM-DD), for the report's hearing "
@@ -130,11 +132,12 @@ def screen(
     from swm_gis.screening.request import ScreeningRequest
 
     inputs = [*config_inputs(open_config(config)), site, common_plan, proposed_impervious,
-              removed_impervious, mitigation]
+              removed_impervious, mitigation, *protect]
     check_outputs_free(screening_outputs(out, report=report).values(), overwrite=overwrite)
     # Inputs read-only, one run per folder, the package whole or not at all (swm_gis.io.outputs).
     with output_package(out, inputs=inputs, overwrite=overwrite,
-                        command=f"swm-gis screen --out {out}") as stage:
+                        command=f"swm-gis screen --out {out}",
+                        say=state.reporter.info) as stage:
         request = ScreeningRequest(
             site, common_plan=common_plan, development=development.value,
             proposed_impervious=proposed_impervious,

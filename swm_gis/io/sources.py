@@ -65,8 +65,18 @@ def source_info(spec: LayerSpec) -> dict[str, Any]:
     A config ``label`` is carried as ``label``: outputs print it instead of the file.
 
     A layer read from several sources also lists each one under ``sources``; a database
-    connection is given without any password.
+    connection is given without any password. A ``temporary`` layer (a front end's copy of the
+    user's layer) is named by its label alone: no file, layer or date of the copy.
+
+    >>> from swm_gis.config.town import LayerSpec
+    >>> source_info(LayerSpec(key="site", path="/tmp/x/site.gpkg", layer="site",
+    ...                       label="QGIS layer 'Sites' (1 selected feature)", temporary=True))
+    {'key': 'site', 'file': None, 'layer': None, 'modified': None, 'label': "QGIS layer 'Sites' (1 selected feature)", 'temporary': True}
     """
+    if spec.temporary:
+        return {"key": spec.key, "file": None, "layer": None, "modified": None,
+                "label": spec.label or f"a temporary copy of the {spec.key} layer",
+                "temporary": True}
     if spec.parts:
         parts = [source_info(p) for p in spec.parts]
         times = [p["modified"] for p in parts if p["modified"]]
