@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import os
 from pathlib import Path
 
 from qgis.core import (
@@ -15,7 +14,6 @@ from qgis.core import (
     QgsProcessingParameterNumber,
 )
 
-from .. import safety
 from .base import SwmGisAlgorithm
 from .site_screening import TOWN
 
@@ -85,15 +83,8 @@ are replaced), INDEX_HTML (the page), PARCEL_COUNT and SITE_BYTES. Same as \
     def engine_args(self, parameters, context, feedback, ws):
         ws.right_of_way = self.right_of_way(parameters, context, ws)
         config = ws.config_path()
-        # the engine writes the site in the run's folder; Workspace.deliver moves it into
-        # SITE_FOLDER once everything succeeded, so a failure or a cancel leaves it as it was.
-        # SITE_FOLDER, not OUTPUT_FOLDER: the plugin's provenance file (qgis_inputs.json, which
-        # names the user's layer sources) is never posted with a public site
-        folder = self.parameterAsFileOutput(parameters, "SITE_FOLDER", context)
-        if folder and folder != "TEMPORARY_OUTPUT":
-            ws.final_folder = safety.real_path(folder)
-        self.engine_out = self._site = str(ws.folder / "site")
-        os.makedirs(self._site, exist_ok=True)
+        # the engine writes SITE_FOLDER itself (staged beside it, moved in whole at the end)
+        self.engine_out = self._site = ws.out_folder("SITE_FOLDER", sub="site")
         args = ["publish", "--config", config, "--out", self._site, "--overwrite",
                 "--simplify-ft", repr(self.parameterAsDouble(parameters, "SIMPLIFY_FT", context))]
         source = self.parameterAsFile(parameters, "APPLICABILITY", context)

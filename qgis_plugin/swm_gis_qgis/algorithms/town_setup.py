@@ -112,11 +112,11 @@ layer with a filter, a database table) is saved into a GeoPackage in the folder 
                                      dir=QgsProcessingUtils.tempFolder()))
         self._work, self._feedback = work, feedback
         ws = Workspace(self, absolute_paths(self, dict(parameters)), context, feedback, work)
-        ws.refuse_outputs_on_inputs()
         target = Path(self.parameterAsFileOutput(ws.parameters, "OUTPUT_CONFIG", context))
         if target.suffix.lower() != ".toml":
             target = target.with_suffix(".toml")
         problems: list[str] = []
+        self._saved: list[tuple[str, str]] = []  # (export, where it is saved), with the config
         town = ws.town_name()
         if not town:
             problems.append(f"{ws.label('TOWN_NAME')}: name the town (every report and list "
@@ -135,8 +135,7 @@ layer with a filter, a database table) is saved into a GeoPackage in the folder 
                       or "").strip()
         staged = ws.write_config(name=town, target=work / "town.toml", header=HEADER,
                                  regulation=_regulation_ref(regulation, target))
-        ws.final_files.insert(0, (staged, str(target)))
-        ws.deliver({})
+        ws.save_files([(staged, str(target)), *self._saved])
         missing = [CATALOG[k].description for k, _o, _a in self.TOWN_LAYERS
                    if k not in ws.layers]
         headline = (f"Town config for {town} saved: {len(ws.layers)} layer(s)"
@@ -235,7 +234,7 @@ layer with a filter, a database table) is saved into a GeoPackage in the folder 
         saved = ws.export(li.param, li.key, keep_fields=keep,
                           mixed_geometry=li.geometry == "any")
         folder = target.parent / f"{target.stem}_layers"
-        ws.final_files.append((saved, str(folder / f"{li.key}.gpkg")))
+        self._saved.append((saved, str(folder / f"{li.key}.gpkg")))
         entry["path"] = f"{target.stem}_layers/{li.key}.gpkg"
         entry["layer"] = li.key
         entry["label"] = f"{layer.name()} (saved from QGIS)"
