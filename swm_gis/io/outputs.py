@@ -322,18 +322,7 @@ def _commit(stage: Path, dest: Path, *, overwrite: bool,
             say: Callable[[str], None] | None = None) -> None:
     pairs = [(src, dest / src.relative_to(stage)) for src in sorted(stage.rglob("*"))
              if src.is_file() and not src.name.endswith(_SIDE_FILES)]
-    folders = [str(d) for _, d in pairs if d.is_dir()]
-    if folders:
-        raise OutputError(f"Cannot write {', '.join(folders)}: a folder of that name is in the "
-                          f"way; move it or choose another {OUT}. Nothing was written.")
-    if not overwrite:
-        existing = [str(d) for _, d in pairs if d.exists()]
-        if existing:
-            raise OutputExistsError(
-                f"Output already exists: {', '.join(existing)}. Choose another {OUT} or pass "
-                f"{option('overwrite')} to replace it; nothing was written."
-            )
-    replaced = [d for _, d in pairs if d.exists()]
+    replaced = _replaced(pairs, overwrite=overwrite)
     if replaced and say is not None:
         say(replaces_line(dest, replaced))
     backup = stage / ".swm-gis-previous"  # listed above already: never itself moved
@@ -367,8 +356,24 @@ def _commit(stage: Path, dest: Path, *, overwrite: bool,
             f"they are in {dest}.", signum=pending)
 
 
+def _replaced(pairs: list[tuple[Path, Path]], *, overwrite: bool) -> list[Path]:
+    """The targets of ``pairs`` that exist (the files a commit replaces); refused when one is a
+    folder, or without ``overwrite``."""
+    folders = [str(d) for _, d in pairs if d.is_dir()]
+    if folders:
+        raise OutputError(f"Cannot write {', '.join(folders)}: a folder of that name is in the "
+                          f"way; move it or choose another {OUT}. Nothing was written.")
+    existing = [d for _, d in pairs if d.exists()]
+    if existing and not overwrite:
+        raise OutputExistsError(
+            f"Output already exists: {', '.join(map(str, existing))}. Choose another {OUT} or "
+            f"pass {option('overwrite')} to replace it; nothing was written."
+        )
+    return existing
+
+
 def replaces_line(dest: str | os.PathLike, replaced: Iterable[str | os.PathLike]) -> str:
-    """The line a run says when ``--overwrite`` replaces files of an earlier one in ``dest``
+    """The line a run says when an overwrite replaces files of an earlier one in ``dest``
     (every other file of the folder is left as it is).
 
     >>> replaces_line("out", ["out/b.csv", "out/a.json"])
