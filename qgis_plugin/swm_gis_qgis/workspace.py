@@ -59,6 +59,9 @@ class Workspace:
         self.final_folder: str | None = None
         #: True once the engine finished: its outputs are in place
         self.engine_done = False
+        #: the parameter the engine's output is chosen in, and each --protect file -> its name
+        self.out_param = "OUTPUT_FOLDER"
+        self.protected: dict[str, str] = {}
 
     # -- helpers ------------------------------------------------------------------------
     def label(self, name: str) -> str:
@@ -140,38 +143,67 @@ class Workspace:
         another layer's source is refused like an input, by the engine)."""
         from qgis.core import QgsProject
 
-        layers = list(QgsProject.instance().mapLayers().values())
+        layers = [(f"the project's layer '{la.name()}'", la)
+                  for la in QgsProject.instance().mapLayers().values()]
         for d in self.alg.parameterDefinitions():
             if not d.isDestination() and self.has(d.name()) and \
                     d.type() in ("source", "vector", "raster", "layer"):
                 layer = self.layer_of(d.name()) if d.type() in ("source", "vector") else \
                     self.alg.parameterAsLayer(self.parameters, d.name(), self.context)
-                layers.append(layer)
-        files = {f for layer in layers if layer is not None
-                 for f in safety.source_files(layer.source()) if os.path.exists(f)}
-        return [a for f in sorted(files) for a in ("--protect", f)]
+                if layer is not None:
+                    layers.insert(0, (f"{self.label(d.name())} (layer '{layer.name()}')", layer))
+        for what, layer in reversed(layers):  # the run's own parameters named first
+            for f in safety.source_files(layer.source()):
+                if os.path.exists(f):
+                    self.protected[f] = what
+        return [a for f in sorted(self.protected) for a in ("--protect", f)]
+
+    def output_refusal(self, exc) -> str | None:
+        """The engine's refusal of an output on an input (``OutputError`` with the relation in
+        its details) in the dialog's words; None for any other error."""
+        d = exc.details if getattr(exc, "kind", "") == "OutputError" else {}
+        if not d.get("relation"):
+            return None
+        out, rel, src = d.get("output"), d["relation"], str(d.get("input"))
+        what = self.protected.get(src) or self.protected.get(safety.real_path(src)) or (
+            f"{self.label('TOWN_CONFIG')} (a file it names)" if self.has("TOWN_CONFIG")
+            else "an input of the run")
+        where = {"is": f"is {src}, the very file {what} is read from",
+                 "is inside": f"({out}) lies inside {src}, which {what} is read from",
+                 "contains": f"({out}) is a folder holding {src}, which {what} is read from"
+                 }.get(rel, f"({out}) {rel} {src}")
+        return (f"{self.label(self.out_param)} {where}: writing there would destroy the input. "
+                "Choose a new file or folder outside every input of the run and every layer "
+                "of the project; nothing was written.")
 
     def out_folder(self, name: str = "OUTPUT_FOLDER", *, sub: str = "out") -> str:
         """The folder the engine writes: the one the user chose in ``name`` (the engine stages
         its files beside it and moves them in whole), else one in this run's temporary
         folder."""
-        folder = ""
-        if self.alg.parameterDefinition(name) is not None:
-            folder = self.alg.parameterAsFileOutput(self.parameters, name, self.context)
-        if folder and folder != "TEMPORARY_OUTPUT":
+        self.out_param = name
+        folder = self.chosen_output()
+        if folder:
             self.final_folder = safety.real_path(folder)
             return self.final_folder
         return str(self.folder / sub)
 
+    def chosen_output(self) -> str | None:
+        """The file or folder the user chose for the engine's output (:attr:`out_param`)."""
+        if self.alg.parameterDefinition(self.out_param) is None:
+            return None
+        value = self.alg.parameterAsFileOutput(self.parameters, self.out_param, self.context)
+        return value if value and value != "TEMPORARY_OUTPUT" else None
+
     def cancelled_text(self) -> str:
         """What a cancel did: the engine stopped before it moved anything into place, or (a
         cancel while the results load) the outputs are complete where the engine put them."""
-        where = self.final_folder or getattr(self.alg, "engine_out", None)
+        chosen = self.final_folder or self.chosen_output()
+        where = chosen or getattr(self.alg, "engine_out", None)
         if self.engine_done and where:
             return (f"Cancelled after the engine finished: its outputs are complete in {where}; "
                     "only loading them into the project was stopped.")
         return ("Cancelled: the run was stopped before any output was replaced"
-                + (f" ({where} left as it was)." if self.final_folder else "."))
+                + (f" ({chosen} left as it was)." if chosen else "."))
 
     def save_files(self, pairs: list[tuple[str, str]]) -> None:
         """Town set-up's own files (the config and the layers it saved, not an engine output):

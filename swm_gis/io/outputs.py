@@ -39,6 +39,7 @@ import tempfile
 import threading
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
+from types import MappingProxyType
 from typing import Any
 
 from filelock import FileLock, Timeout
@@ -75,11 +76,15 @@ def refuse_inputs(out_path: str | os.PathLike, inputs: Iterable[str | os.PathLik
         for inp in _input_paths(given):
             relation = _relation(out, inp)
             if relation:
-                raise OutputError(
+                err = OutputError(
                     f"The output {out_path} ({what}) {relation} the input {inp}; inputs are never "
                     "written to or deleted. Choose an output outside every input (for example a "
                     f"new folder beside the data); {option('overwrite')} does not change this."
                 )
+                # for front ends, which word it themselves (--progress json "details")
+                err.details = MappingProxyType({"output": str(out_path), "relation": relation,
+                                                "input": inp})
+                raise err
 
 
 def config_inputs(config: Any) -> list[str]:

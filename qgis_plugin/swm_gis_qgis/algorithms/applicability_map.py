@@ -76,6 +76,7 @@ Same as <i>swm-gis applicability</i>.
 
     def engine_args(self, parameters, context, feedback, ws):
         ws.right_of_way = self.right_of_way(parameters, context, ws)
+        ws.out_param = "OUTPUT_GPKG"
         config = ws.config_path()
         # the engine writes the chosen file itself (staged beside it, moved in whole at the
         # end: a failure or a cancel leaves it as it was), else one in the run's folder

@@ -382,7 +382,7 @@ class SwmGisAlgorithm(QgsProcessingAlgorithm):
         except (engine.EngineError, QgsProcessingException) as exc:
             text, parts = _message(exc), getattr(exc, "parts", None)
             if isinstance(exc, engine.EngineError):
-                refused = self.engine_refusal(exc, ws)
+                refused = ws.output_refusal(exc) or self.engine_refusal(exc, ws)
                 if refused is not None:
                     text, parts = refused, None
             if feedback.isCanceled():
