@@ -632,7 +632,7 @@ class Workspace:
                 self.feedback.pushInfo(
                     f"No {self.label(CATALOG['parcels'].param)} in this run: the limit of "
                     "disturbance is screened alone, not the whole parcel(s) it lies on.")
-        return self.write_config()
+        return self.arg(self.write_config())  # ./town.toml: no output names the run's folder
 
     def no_parcels(self, crs) -> str:
         """An empty parcels layer (polygons, one text field ``id``, in ``crs``) for a
