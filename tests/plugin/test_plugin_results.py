@@ -363,9 +363,10 @@ def test_abutters_and_applicability_logs_are_short_and_typed(plugin, tmp_path):
 #: A stand-in engine that writes ``findings``:
 #: it copies a prepared screening.json into --out and reports its result line.
 FINDINGS_ENGINE = """#!{python}
-import json, shutil, sys
+import json, os, shutil, sys
 args = sys.argv[1:]
 out = args[args.index("--out") + 1]
+os.makedirs(out, exist_ok=True)  # the engine makes its --out folder (the plugin no longer does)
 shutil.copy({doc!r}, out + "/screening.json")
 print(json.dumps({{"type": "result", "command": "screen", "outputs": {{}}}}), flush=True)
 """
