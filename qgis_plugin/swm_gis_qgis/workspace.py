@@ -53,6 +53,8 @@ class Workspace(Destinations):
         self.rules: dict[str, Any] = {}
         #: input parameter -> {"layer": its QGIS name, "label", "exported_to": the copy or None}
         self.inputs: dict[str, dict[str, Any]] = {}
+        #: the engine's FILE input (site, common_plan, ...) -> the label of the copy it reads
+        self.input_labels: dict[str, str] = {}
         #: ``[layers.parcels] right_of_way`` for the config: {"field": ..., "values": [...]}
         self.right_of_way: dict[str, Any] | None = None
         #: the user's output folder the engine writes (None: none chosen)
@@ -335,16 +337,20 @@ class Workspace(Destinations):
             bool(d.flags() & QgsProcessingParameterDefinition.Flag.FlagAdvanced)
 
     def file_arg(self, name: str, file_stem: str, *, keep_fields: list[str] | None = None,
-                 rename: dict[str, str] | None = None) -> str:
+                 rename: dict[str, str] | None = None, engine_input: str | None = None) -> str:
         """How a FILE argument (``--site``, ``--common-plan``, ...) names parameter ``name``'s
         layer: the user's own ``path:layer`` when the engine can read it as it is, else a
-        copy exported to ``file_stem``.gpkg (as this run's folder names it)."""
+        copy exported to ``file_stem``.gpkg (as this run's folder names it), which the engine
+        names by its label (``--input-label``, for its input ``engine_input``: default
+        ``file_stem``)."""
         self.checked_source(name)
         real = None if rename else exports.real_source(self.layer_of(name),
                                                        selected=self.selected_only(name))
         if real is None:
-            return self.arg(self.export(name, file_stem, keep_fields=keep_fields,
+            path = self.arg(self.export(name, file_stem, keep_fields=keep_fields,
                                         rename=rename))
+            self.input_labels[engine_input or file_stem] = self.inputs[name]["label"]
+            return path
         self.record_input(name, None)
         return f"{real[0]}:{real[1]}" if real[1] else real[0]
 

@@ -178,6 +178,32 @@ def protect_option() -> Any:
                              "(repeatable), refused like an input.")
 
 
+def input_label_option() -> Any:
+    """``--input-label NAME=TEXT`` (repeatable, hidden): the FILE given for input NAME (``site``,
+    ``common_plan``, ...) is a temporary copy a front end made; the outputs name it by TEXT alone
+    and never print the copy's path (the QGIS plugin's export of a selection)."""
+    return typer.Option([], "--input-label", metavar="NAME=TEXT", hidden=True,
+                        help="Name the FILE of input NAME by TEXT alone (a temporary copy).")
+
+
+def input_labels(given: list[str], names: tuple[str, ...]) -> dict[str, str]:
+    """``--input-label`` values as {input: label}; a value without ``=`` or naming an input the
+    command does not take is refused (exit 2).
+
+    >>> input_labels(["site=QGIS layer 'Sites' (1 selected feature)"], ("site",))
+    {'site': "QGIS layer 'Sites' (1 selected feature)"}
+    """
+    labels: dict[str, str] = {}
+    for item in given:
+        name, sep, text = str(item).partition("=")
+        name = name.strip().replace("-", "_")
+        if not sep or name not in names or not text.strip():
+            raise SwmGisError(f'--input-label "{item}" is not NAME=TEXT with NAME one of '
+                              f"{', '.join(names)}.")
+        labels[name] = text.strip()
+    return labels
+
+
 def no_cache_option() -> Any:
     return typer.Option(False, "--no-cache",
                         help="Do not read or keep anything in the cache: the parsed sources "

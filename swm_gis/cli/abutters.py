@@ -18,6 +18,8 @@ import typer
 from swm_gis.cli._common import (
     app,
     config_option,
+    input_label_option,
+    input_labels,
     no_cache_option,
     open_config,
     out_dir_option,
@@ -69,6 +71,7 @@ def abutters(
     out: Path = out_dir_option(),
     overwrite: bool = overwrite_option(),
     protect: list[Path] = protect_option(),
+    input_label: list[str] = input_label_option(),
     label_template: str = typer.Option(
         "5160", "--label-template", metavar="5160|5161|5162|5163",
         help="Avery label sheet: 5160 (30 per sheet, default), 5161, 5162 or 5163."),
@@ -122,7 +125,8 @@ def abutters(
         request = AbutterRequest(parcels=list(parcel or []), site=site, distance=distance,
                                  include_subject=include_subject, notice=notice, sort=sort,
                                  wpa_pond_extension=wpa_pond_extension,
-                                 sender=list(sender or []), max_abutters=max_abutters)
+                                 sender=list(sender or []), max_abutters=max_abutters,
+                                 site_label=input_labels(input_label, ("site",)).get("site"))
         staged, summary = run_abutters(
             cfg, request, out_dir=stage, staged=True, overwrite=True,
             label_template=label_template, label_offset=offset,

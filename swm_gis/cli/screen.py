@@ -18,6 +18,8 @@ from swm_gis.cli._common import (
     SAMPLE_DIR,
     app,
     config_option,
+    input_label_option,
+    input_labels,
     no_cache_option,
     open_config,
     out_dir_option,
@@ -110,6 +112,7 @@ def screen(
     out: Path = out_dir_option(),
     overwrite: bool = overwrite_option(),
     protect: list[Path] = protect_option(),
+    input_label: list[str] = input_label_option(),
     received: str | None = typer.Option(
         None, "--received", metavar="DATE",
         help="Date the application was received (YYYY-MM-DD), for the report's hearing "
@@ -144,7 +147,9 @@ def screen(
             proposed_impervious_sqft=proposed_impervious_sqft,
             removed_impervious=removed_impervious, mitigation=mitigation, exemptions=exemption,
             roadway_maintenance=roadway_maintenance, parcels=parcel,
-            received=received, proposed_use=proposed_use)
+            received=received, proposed_use=proposed_use,
+            labels=input_labels(input_label, ("site", "common_plan", "proposed_impervious",
+                                              "removed_impervious", "mitigation")))
         outputs, document = run_screen(config, request, stage, overwrite=True, report=report,
                                        no_cache=no_cache, staged=True)
     outputs = final_paths(outputs, stage, out)

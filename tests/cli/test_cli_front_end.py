@@ -73,6 +73,9 @@ def test_protect_refuses_a_folder_holding_another_layers_source_and_writes_nothi
     err = _error(capsys.readouterr().err)
     assert code == 2 and err["exit_code"] == 2 and err["error"] == "OutputError"
     assert f"contains the input {other}" in err["message"]
+    # for a front end to word it: which output, how it stands to which input
+    assert err["details"] == {"output": str(project), "relation": "contains",
+                              "input": str(other)}
     assert sorted(p.name for p in project.iterdir()) == ["roads.gpkg"]
     assert other.read_bytes() == b"not ours"
 
@@ -144,3 +147,33 @@ def test_a_temporary_layer_is_named_by_its_label_in_every_output(tmp_path, capsy
     cert = " ".join("".join(p.extract_text() for p in
                             PdfReader(out / "certification.pdf").pages).split())
     assert "QGIS layer 'Parcels'" in cert
+
+
+def test_an_input_label_names_a_file_argument_by_its_label_alone(tmp_path, capsys):
+    """``--input-label site=TEXT``: the --site FILE is a front end's copy; abutters.json and the
+    certification name it by TEXT, never by the copy's path."""
+    toml = _town(tmp_path / "town")
+    copy = tmp_path / "run" / "subject.gpkg"
+    copy.parent.mkdir()
+    gpd.GeoDataFrame(geometry=[box(X0 + 10, Y0 + 10, X0 + 40, Y0 + 40)], crs=CRS).to_file(
+        copy, layer="subject")
+    label = "QGIS layer 'Sites' (sites.gpkg, layer site; 1 selected feature)"
+    out = tmp_path / "out"
+    assert main(["--progress", "json", "abutters", "-c", str(toml), "--site", f"{copy}:subject",
+                 "-o", str(out), f"--input-label=site={label}"]) == 0, capsys.readouterr().err
+    doc = (out / "abutters.json").read_text(encoding="utf-8")
+    site = next(s for s in json.loads(doc)["sources"] if s["key"] == "site")
+    assert site == {"key": "site", "file": None, "layer": None, "modified": None,
+                    "label": label, "temporary": True}
+    assert "subject.gpkg" not in doc
+    cert = " ".join("".join(p.extract_text() for p in
+                            PdfReader(out / "certification.pdf").pages).split())
+    assert "subject.gpkg" not in cert and "QGIS layer 'Sites'" in cert
+
+
+def test_an_input_label_for_an_input_the_command_does_not_take_is_refused(tmp_path, capsys):
+    toml = _town(tmp_path / "town")
+    assert main(["--progress", "json", "abutters", "-c", str(toml), "-p", "M_S", "-o",
+                 str(tmp_path / "out"), "--input-label=common_plan=x"]) == 2
+    assert "NAME one of site" in _error(capsys.readouterr().err)["message"]
+    assert not (tmp_path / "out").exists()

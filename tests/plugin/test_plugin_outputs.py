@@ -108,7 +108,11 @@ def test_a_selection_is_exported_and_a_whole_layer_passed_as_it_is(plugin, tmp_p
     whole, selected = runs["whole"], runs["selected"]
     assert _source(whole, "site")["file"] == str(SAMPLE / "sites.gpkg")  # the user's own file
     assert _source(whole, "site")["layer"] == "site"
-    assert _source(selected, "site")["file"] == "./subject.gpkg"  # the copy, in the run's folder
+    # the copy (in the run's folder) is named by its QGIS layer alone
+    assert _source(selected, "site") == {
+        "key": "site", "file": None, "layer": None, "modified": None, "temporary": True,
+        "label": "QGIS layer 'Proposed site' (sites.gpkg, layer site; 1 selected feature)"}
+    assert "subject.gpkg" not in (tmp_path / "selected" / "abutters.json").read_text("utf-8")
     for doc in (whole, selected):
         src = _source(doc, "parcels")
         assert src["file"] == str(SAMPLE / "sample.gpkg") and "temporary" not in src

@@ -214,7 +214,7 @@ says how many recipients cannot be mailed.
                 ids = self.subject_ids(parameters, context, ws,
                                        id_field=config_parcels["id"] if from_config else None)
             else:
-                site = ws.file_arg("SUBJECT", "subject")
+                site = ws.file_arg("SUBJECT", "subject", engine_input="site")
         if not ids and site is None:
             raise QgsProcessingException(
                 "Choose the subject property in SUBJECT: the parcels layer with the subject "

@@ -362,7 +362,8 @@ class SwmGisAlgorithm(QgsProcessingAlgorithm):
         try:
             exe = _find_engine()
             stage = "exporting the layers"
-            args = [*self.engine_args(ws.parameters, context, feedback, ws), *ws.protect_args()]
+            args = [*self.engine_args(ws.parameters, context, feedback, ws), *ws.protect_args(),
+                    *(f"--input-label={k}={v}" for k, v in ws.input_labels.items())]
             stage = "running the swm-gis engine"
             feedback.setProgressText(self.tr("Running the swm-gis engine"))
             quiet = EngineFeedback(feedback, ws, steps=self.LOG_ENGINE_STEPS)
