@@ -72,8 +72,9 @@ are replaced), INDEX_HTML (the page), PARCEL_COUNT and SITE_BYTES. Same as \
         self.add(QgsProcessingParameterFolderDestination(
             "SITE_FOLDER", self.tr("Web site folder"), optional=True, createByDefault=True),
             "The folder the site is written into (copy it to the town's web server, or open "
-            "index.html). Files of the same name already in it are replaced; other files are "
-            "left alone. A temporary folder when none is chosen.")
+            "index.html). The engine writes it whole at the end; files of the same name "
+            "already in it are replaced (the log names them), other files are left alone. A "
+            "temporary folder when none is chosen.")
         self.addOutput(QgsProcessingOutputHtml("INDEX_HTML", self.tr("Web map page")))
         self.addOutput(QgsProcessingOutputFile("PUBLISH_JSON",
                                                self.tr("What the site rests on (JSON)")))
