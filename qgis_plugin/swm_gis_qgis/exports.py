@@ -56,7 +56,9 @@ def real_source(layer, *, selected: bool) -> tuple[str, str | None] | None:
     own = layer.dataProvider().crs() if layer.dataProvider() is not None else None
     if own is not None and own.isValid() and own != layer.crs():
         return None  # a CRS assigned in QGIS over the file's: the engine would read the file's
-    return path, name
+    # absolute: QGIS opened it from the caller's folder (qgis_process run PARCELS=town.gpkg),
+    # the engine runs in the run's own
+    return os.path.abspath(path), name
 
 
 def label(name: str, source: str, *, subset: str = "", selected: int | None = None) -> str:
