@@ -31,20 +31,43 @@ class Destinations:
         another layer's source is refused like an input, by the engine)."""
         from qgis.core import QgsProject
 
-        layers = [(f"the project's layer '{la.name()}'", la)
-                  for la in QgsProject.instance().mapLayers().values()]
+        layers = []  # the run's own parameters first (a file is named by the first that reads it)
         for d in self.alg.parameterDefinitions():
             if not d.isDestination() and self.has(d.name()) and \
                     d.type() in ("source", "vector", "raster", "layer"):
                 layer = self.layer_of(d.name()) if d.type() in ("source", "vector") else \
                     self.alg.parameterAsLayer(self.parameters, d.name(), self.context)
                 if layer is not None:
-                    layers.insert(0, (f"{self.label(d.name())} (layer '{layer.name()}')", layer))
-        for what, layer in reversed(layers):  # the run's own parameters named first
+                    layers.append((f"{self.label(d.name())} (layer '{layer.name()}')", layer))
+        layers += [(f"the project's layer '{la.name()}'", la)
+                   for la in QgsProject.instance().mapLayers().values()]
+        for what, layer in layers:
             for f in safety.source_files(layer.source()):
                 if os.path.exists(f):
-                    self.protected[f] = what
+                    self.protected.setdefault(f, what)
         return [a for f in sorted(self.protected) for a in ("--protect", f)]
+
+    def sink_args(self) -> list[str]:
+        """``--also-writes PATH`` for each typed output (a sink) the user chose as a file: QGIS
+        writes it after the run, and the engine refuses it first when it is an input of the
+        run or a layer of the project (a sink over the parcels' GeoPackage would replace it)."""
+        from qgis.core import QgsProcessingOutputLayerDefinition
+
+        args = []
+        for d in self.alg.parameterDefinitions():
+            if not d.isDestination() or d.name() == self.out_param or \
+                    d.type() == "folderDestination":
+                continue
+            value = self.parameters.get(d.name())
+            if isinstance(value, QgsProcessingOutputLayerDefinition):
+                sink = value.sink
+                value = sink.staticValue() if hasattr(sink, "staticValue") else sink
+            text = str(value or "").strip()
+            if text and text != "TEMPORARY_OUTPUT" and not text.startswith("memory:"):
+                for f in safety.source_files(text)[:1]:
+                    self.sinks[f] = d.name()
+                    args += ["--also-writes", f]
+        return args
 
     def output_refusal(self, exc) -> str | None:
         """The engine's refusal of an output on an input (``OutputError`` with the relation in
@@ -60,7 +83,8 @@ class Destinations:
                  "is inside": f"({out}) lies inside {src}, which {what} is read from",
                  "contains": f"({out}) is a folder holding {src}, which {what} is read from"
                  }.get(rel, f"({out}) {rel} {src}")
-        return (f"{self.label(self.out_param)} {where}: writing there would destroy the input. "
+        param = self.sinks.get(str(out)) or self.out_param
+        return (f"{self.label(param)} {where}: writing there would destroy the input. "
                 "Choose a new file or folder outside every input of the run and every layer "
                 "of the project; nothing was written.")
 

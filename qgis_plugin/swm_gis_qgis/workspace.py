@@ -64,6 +64,8 @@ class Workspace(Destinations):
         #: the parameter the engine's output is chosen in, and each --protect file -> its name
         self.out_param = "OUTPUT_FOLDER"
         self.protected: dict[str, str] = {}
+        #: each typed output chosen as a file (--also-writes) -> its parameter
+        self.sinks: dict[str, str] = {}
 
     # -- helpers ------------------------------------------------------------------------
     def label(self, name: str) -> str:

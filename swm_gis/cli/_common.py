@@ -178,6 +178,23 @@ def protect_option() -> Any:
                              "(repeatable), refused like an input.")
 
 
+def also_writes_option() -> Any:
+    """``--also-writes PATH`` (repeatable, hidden): a file a front end writes after the run (the
+    QGIS plugin's typed outputs), refused before anything is written, exactly as ``--out`` is,
+    when it is, lies in or holds an input or a protected path."""
+    return typer.Option([], "--also-writes", metavar="PATH", hidden=True,
+                        help="A file the front end writes after the run, refused like the "
+                             "output when it is an input (repeatable).")
+
+
+def refuse_front_end_outputs(paths: list[Path], inputs: list[Any]) -> None:
+    """Refuse each ``--also-writes`` path that is, lies in or holds one of ``inputs``."""
+    from swm_gis.io.outputs import refuse_inputs
+
+    for path in paths:
+        refuse_inputs(path, inputs, what="a file the front end writes")
+
+
 def input_label_option() -> Any:
     """``--input-label NAME=TEXT`` (repeatable, hidden): the FILE given for input NAME (``site``,
     ``common_plan``, ...) is a temporary copy a front end made; the outputs name it by TEXT alone

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 import typer
 
 from swm_gis.cli._common import (
+    also_writes_option,
     app,
     config_option,
     input_label_option,
@@ -25,6 +26,7 @@ from swm_gis.cli._common import (
     out_dir_option,
     overwrite_option,
     protect_option,
+    refuse_front_end_outputs,
     state,
 )
 from swm_gis.errors import SwmGisError
@@ -71,6 +73,7 @@ def abutters(
     out: Path = out_dir_option(),
     overwrite: bool = overwrite_option(),
     protect: list[Path] = protect_option(),
+    also_writes: list[Path] = also_writes_option(),
     input_label: list[str] = input_label_option(),
     label_template: str = typer.Option(
         "5160", "--label-template", metavar="5160|5161|5162|5163",
@@ -117,9 +120,11 @@ def abutters(
 
     cfg = open_config(config, no_cache=no_cache)
     offset = parse_offset(label_offset)
+    inputs = [*config_inputs(cfg), site, *protect]
+    refuse_front_end_outputs(also_writes, inputs)
     check_outputs_free(output_paths(out).values(), overwrite=overwrite)
     # Inputs read-only, one run per folder, the package whole or not at all (swm_gis.io.outputs).
-    with output_package(out, inputs=[*config_inputs(cfg), site, *protect], overwrite=overwrite,
+    with output_package(out, inputs=inputs, overwrite=overwrite,
                         command=f"swm-gis abutters --out {out}",
                         say=state.reporter.info) as stage:
         request = AbutterRequest(parcels=list(parcel or []), site=site, distance=distance,

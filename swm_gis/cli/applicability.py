@@ -12,12 +12,14 @@ import typer
 
 from swm_gis.applicability.scheduler import check_scheduler
 from swm_gis.cli._common import (
+    also_writes_option,
     app,
     config_option,
     no_cache_option,
     open_config,
     overwrite_option,
     protect_option,
+    refuse_front_end_outputs,
     state,
 )
 from swm_gis.errors import ConfigError
@@ -58,6 +60,7 @@ def applicability(
                                    help="About how many parcels per spatial tile (bounds memory)."),
     overwrite: bool = overwrite_option(),
     protect: list[Path] = protect_option(),
+    also_writes: list[Path] = also_writes_option(),
     no_cache: bool = no_cache_option(),
 ) -> None:
     """Classify every parcel: one-acre trigger, HUC12/HUC10, NHESP within 500 ft, SFHA,
@@ -75,6 +78,7 @@ def applicability(
     from swm_gis.jobs import applicability_map
 
     cfg = open_config(config, no_cache=no_cache)
+    refuse_front_end_outputs(also_writes, [*config_inputs(cfg), *protect])
     # --- PostGIS output (swm_gis.applicability.postgis_write): the map into a database table,
     # styled.
     if postgis.is_postgis(out):

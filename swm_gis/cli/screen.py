@@ -16,6 +16,7 @@ import typer
 
 from swm_gis.cli._common import (
     SAMPLE_DIR,
+    also_writes_option,
     app,
     config_option,
     input_label_option,
@@ -25,6 +26,7 @@ from swm_gis.cli._common import (
     out_dir_option,
     overwrite_option,
     protect_option,
+    refuse_front_end_outputs,
     state,
 )
 from swm_gis.io.outputs import config_inputs, final_paths, output_package
@@ -112,6 +114,7 @@ def screen(
     out: Path = out_dir_option(),
     overwrite: bool = overwrite_option(),
     protect: list[Path] = protect_option(),
+    also_writes: list[Path] = also_writes_option(),
     input_label: list[str] = input_label_option(),
     received: str | None = typer.Option(
         None, "--received", metavar="DATE",
@@ -136,6 +139,7 @@ def screen(
 
     inputs = [*config_inputs(open_config(config)), site, common_plan, proposed_impervious,
               removed_impervious, mitigation, *protect]
+    refuse_front_end_outputs(also_writes, inputs)
     check_outputs_free(screening_outputs(out, report=report).values(), overwrite=overwrite)
     # Inputs read-only, one run per folder, the package whole or not at all (swm_gis.io.outputs).
     with output_package(out, inputs=inputs, overwrite=overwrite,

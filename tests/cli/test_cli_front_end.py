@@ -95,10 +95,25 @@ def test_protect_refuses_the_very_file_and_a_folder_inside_it(tmp_path, capsys):
     assert list(data.iterdir()) == []
 
 
+def test_also_writes_refuses_a_front_ends_own_output_on_an_input(tmp_path, capsys):
+    """``--also-writes PATH``: a file the front end writes after the run (a QGIS typed output)
+    is refused before anything is written when it is an input (here the parcels' GeoPackage)."""
+    toml = _town(tmp_path / "town")
+    parcels = tmp_path / "town" / "copy" / "parcels.gpkg"
+    before = parcels.read_bytes()
+    out = tmp_path / "out"
+    assert main(_abutters(toml, out, "--also-writes", str(parcels))) == 2
+    err = _error(capsys.readouterr().err)
+    assert err["details"] == {"output": str(parcels), "relation": "is", "input": str(parcels)}
+    assert "(a file the front end writes) is the input" in err["message"]
+    assert parcels.read_bytes() == before and not out.exists()
+
+
 def test_protect_is_hidden_from_help(capsys):
     assert main(["abutters", "--help"]) == 0
     text = capsys.readouterr().out
-    assert "--overwrite" in text and "--protect" not in text
+    assert "--overwrite" in text
+    assert not [o for o in ("--protect", "--also-writes", "--input-label") if o in text]
 
 
 # --------------------------------------------------------------------------- the replace line

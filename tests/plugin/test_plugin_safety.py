@@ -84,7 +84,6 @@ def test_the_engine_geopackage_on_the_parcels_geopackage_is_refused(plugin, data
 
 
 def test_abutters_output_folder_on_an_input_is_refused(plugin, data):
-    """(A typed output, a sink, is QGIS's own business: the engine never writes it.)"""
     import processing
     from qgis.core import QgsProcessingException
 
@@ -98,6 +97,23 @@ def test_abutters_output_folder_on_an_input_is_refused(plugin, data):
     assert "nothing was written" in message
     assert _digest(data["gpkg"]) == data["digest"]
     assert sorted(p.name for p in data["folder"].iterdir()) == ["town.gpkg"]
+
+
+def test_a_typed_output_on_an_input_is_refused_by_the_engine_before_the_run(plugin, data):
+    """A sink is written by QGIS after the run; the engine refuses it first
+    (``--also-writes``), so the parcels' GeoPackage is never replaced by the abutters layer."""
+    import processing
+    from qgis.core import QgsProcessingException
+
+    with pytest.raises(QgsProcessingException) as exc:
+        processing.run("swm_gis:abutters", {
+            "PARCELS": data["parcels"], "ASSESS": data["assess"], "SUBJECT": data["parcels"],
+            "SUBJECT_IDS": "P2", "TOWN_NAME": "Sampleton", "OUTPUT": str(data["gpkg"])})
+    message = str(exc.value)
+    assert message.startswith(f"'Abutting parcels' is {data['gpkg']}, the very file 'Parcels "
+                              "(tax parcel polygons)' (layer ")
+    assert message.endswith("nothing was written.")
+    assert _digest(data["gpkg"]) == data["digest"]
 
 
 def test_an_output_geopackage_that_is_another_project_layers_source_is_refused(

@@ -363,6 +363,7 @@ class SwmGisAlgorithm(QgsProcessingAlgorithm):
             exe = _find_engine()
             stage = "exporting the layers"
             args = [*self.engine_args(ws.parameters, context, feedback, ws), *ws.protect_args(),
+                    *ws.sink_args(),
                     *(f"--input-label={k}={v}" for k, v in ws.input_labels.items())]
             stage = "running the swm-gis engine"
             feedback.setProgressText(self.tr("Running the swm-gis engine"))
