@@ -10,7 +10,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from support.plugin_kit import ENGINE, ROOT, SAMPLE, engine_env
+from support.plugin_kit import ENGINE, SAMPLE, engine_env
 
 pytestmark = [pytest.mark.qgis, pytest.mark.slow]
 

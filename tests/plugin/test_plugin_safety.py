@@ -185,8 +185,8 @@ class CancelAt:
 
 
 @pytest.mark.parametrize("stage", ["Exporting", "Running the swm-gis engine"])
-def test_a_cancel_before_the_engine_finished_leaves_the_output_folder_as_it_was(plugin, data, tmp_path,
-                                                                    stage):
+def test_a_cancel_before_the_engine_finished_leaves_the_output_folder_as_it_was(
+        plugin, data, tmp_path, stage):
     import processing
     from qgis.core import QgsProcessingContext, QgsProcessingException
 
