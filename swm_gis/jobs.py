@@ -139,11 +139,14 @@ def screen_request(config: TownConfig | str | os.PathLike, request: ScreeningReq
         result = build_screening(cfg, request.read(cfg.crs),
                                  progress=lambda f, m: progress(0.05 + 0.8 * f, m))
     document = result.document
+
+    def given(key: str) -> str | None:  # a front end's copy by its label, never its path
+        return request.labels.get(key) or describe(getattr(request, key))
+
     document["meta"]["parameters"].update({
-        "site": describe(request.site), "common_plan": describe(request.common_plan),
-        "mitigation": describe(request.mitigation),
-        "proposed_impervious": describe(request.proposed_impervious),
-        "removed_impervious": describe(request.removed_impervious),
+        "site": given("site"), "common_plan": given("common_plan"),
+        "mitigation": given("mitigation"), "proposed_impervious": given("proposed_impervious"),
+        "removed_impervious": given("removed_impervious"),
         "parcels": list(request.parcels),
         "received": request.received.isoformat() if request.received else None,
     })

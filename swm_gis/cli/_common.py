@@ -176,6 +176,58 @@ def overwrite_option() -> Any:
     return typer.Option(False, "--overwrite", help="Replace outputs that already exist.")
 
 
+def protect_option() -> Any:
+    """``--protect PATH`` (repeatable, hidden): a path the run must never write over, refused as
+    an output exactly like an input (exit 2). For front ends: the QGIS plugin passes the
+    sources of the layers it exported and of every layer in the user's project."""
+    return typer.Option([], "--protect", metavar="PATH", hidden=True,
+                        help="A file or folder the outputs must never be, lie in or contain "
+                             "(repeatable), refused like an input.")
+
+
+def also_writes_option() -> Any:
+    """``--also-writes PATH`` (repeatable, hidden): a file a front end writes after the run (the
+    QGIS plugin's typed outputs), refused before anything is written, exactly as ``--out`` is,
+    when it is, lies in or holds an input or a protected path."""
+    return typer.Option([], "--also-writes", metavar="PATH", hidden=True,
+                        help="A file the front end writes after the run, refused like the "
+                             "output when it is an input (repeatable).")
+
+
+def refuse_front_end_outputs(paths: list[Path], inputs: list[Any]) -> None:
+    """Refuse each ``--also-writes`` path that is, lies in or holds one of ``inputs``."""
+    from swm_gis.io.outputs import refuse_inputs
+
+    for path in paths:
+        refuse_inputs(path, inputs, what="a file the front end writes")
+
+
+def input_label_option() -> Any:
+    """``--input-label NAME=TEXT`` (repeatable, hidden): the FILE given for input NAME (``site``,
+    ``common_plan``, ...) is a temporary copy a front end made; the outputs name it by TEXT alone
+    and never print the copy's path (the QGIS plugin's export of a selection)."""
+    return typer.Option([], "--input-label", metavar="NAME=TEXT", hidden=True,
+                        help="Name the FILE of input NAME by TEXT alone (a temporary copy).")
+
+
+def input_labels(given: list[str], names: tuple[str, ...]) -> dict[str, str]:
+    """``--input-label`` values as {input: label}; a value without ``=`` or naming an input the
+    command does not take is refused (exit 2).
+
+    >>> input_labels(["site=QGIS layer 'Sites' (1 selected feature)"], ("site",))
+    {'site': "QGIS layer 'Sites' (1 selected feature)"}
+    """
+    labels: dict[str, str] = {}
+    for item in given:
+        name, sep, text = str(item).partition("=")
+        name = name.strip().replace("-", "_")
+        if not sep or name not in names or not text.strip():
+            raise SwmGisError(f'--input-label "{item}" is not NAME=TEXT with NAME one of '
+                              f"{', '.join(names)}.")
+        labels[name] = text.strip()
+    return labels
+
+
 def no_cache_option() -> Any:
     return typer.Option(False, "--no-cache",
                         help="Do not read or keep anything in the cache: the parsed sources "

@@ -16,12 +16,17 @@ from typing import TYPE_CHECKING
 import typer
 
 from swm_gis.cli._common import (
+    also_writes_option,
     app,
     config_option,
+    input_label_option,
+    input_labels,
     no_cache_option,
     open_config,
     out_dir_option,
     overwrite_option,
+    protect_option,
+    refuse_front_end_outputs,
     state,
 )
 from swm_gis.errors import SwmGisError
@@ -68,6 +73,9 @@ def abutters(
              "parcel's site address: street, then number) or map-lot. Default: nearest first."),
     out: Path = out_dir_option(),
     overwrite: bool = overwrite_option(),
+    protect: list[Path] = protect_option(),
+    also_writes: list[Path] = also_writes_option(),
+    input_label: list[str] = input_label_option(),
     label_template: str = typer.Option(
         "5160", "--label-template", metavar="5160|5161|5162|5163",
         help="Avery label sheet: 5160 (30 per sheet, default), 5161, 5162 or 5163."),
@@ -113,14 +121,18 @@ def abutters(
 
     cfg = open_config(config, no_cache=no_cache)
     offset = parse_offset(label_offset)
+    inputs = [*config_inputs(cfg), site, *protect]
+    refuse_front_end_outputs(also_writes, inputs)
     check_outputs_free(output_paths(out).values(), overwrite=overwrite)
     # Inputs read-only, one run per folder, the package whole or not at all (swm_gis.io.outputs).
-    with output_package(out, inputs=[*config_inputs(cfg), site], overwrite=overwrite,
-                        command=f"swm-gis abutters --out {out}") as stage:
+    with output_package(out, inputs=inputs, overwrite=overwrite,
+                        command=f"swm-gis abutters --out {out}",
+                        say=state.reporter.info) as stage:
         request = AbutterRequest(parcels=list(parcel or []), site=site, distance=distance,
                                  include_subject=include_subject, notice=notice, sort=sort,
                                  wpa_pond_extension=wpa_pond_extension,
-                                 sender=list(sender or []), max_abutters=max_abutters)
+                                 sender=list(sender or []), max_abutters=max_abutters,
+                                 site_label=input_labels(input_label, ("site",)).get("site"))
         staged, summary, package = run_abutters(
             cfg, request, out_dir=stage, staged=True, overwrite=True,
             label_template=label_template, label_offset=offset,

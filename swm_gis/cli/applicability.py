@@ -12,11 +12,14 @@ import typer
 
 from swm_gis.applicability.scheduler import check_scheduler
 from swm_gis.cli._common import (
+    also_writes_option,
     app,
     config_option,
     no_cache_option,
     open_config,
     overwrite_option,
+    protect_option,
+    refuse_front_end_outputs,
     state,
 )
 from swm_gis.errors import ConfigError
@@ -56,6 +59,8 @@ def applicability(
     chunk_size: int = typer.Option(DEFAULT_CHUNK_SIZE, "--chunk-size", min=100, metavar="N",
                                    help="About how many parcels per spatial tile (bounds memory)."),
     overwrite: bool = overwrite_option(),
+    protect: list[Path] = protect_option(),
+    also_writes: list[Path] = also_writes_option(),
     no_cache: bool = no_cache_option(),
 ) -> None:
     """Classify every parcel: one-acre trigger, HUC12/HUC10, NHESP within 500 ft, SFHA,
@@ -73,6 +78,7 @@ def applicability(
     from swm_gis.jobs import applicability_map
 
     cfg = open_config(config, no_cache=no_cache)
+    refuse_front_end_outputs(also_writes, [*config_inputs(cfg), *protect])
     # --- PostGIS output (swm_gis.applicability.postgis_write): the map into a database table,
     # styled.
     if postgis.is_postgis(out):
@@ -92,8 +98,9 @@ def applicability(
         raise ConfigError(f"--out {out} must be a GeoPackage file ending in .gpkg.")
     check_outputs_free([out], overwrite=overwrite)
     # Inputs read-only, one run per file, the file whole or not at all (swm_gis.io.outputs).
-    with output_file(out, inputs=config_inputs(cfg), overwrite=overwrite,
-                     command=f"swm-gis applicability --out {out}") as tmp:
+    with output_file(out, inputs=[*config_inputs(cfg), *protect], overwrite=overwrite,
+                     command=f"swm-gis applicability --out {out}",
+                     say=state.reporter.info) as tmp:
         result = applicability_map(cfg, tmp, engine=engine.value,
                                    scheduler=scheduler, workers=workers, chunk_size=chunk_size,
                                    overwrite=True, progress=state.reporter.progress)

@@ -11,11 +11,14 @@ from pathlib import Path
 import typer
 
 from swm_gis.cli._common import (
+    also_writes_option,
     app,
     config_option,
     open_config,
     out_dir_option,
     overwrite_option,
+    protect_option,
+    refuse_front_end_outputs,
     state,
 )
 from swm_gis.io.outputs import config_inputs, final_paths, output_package, refuse_inputs
@@ -37,6 +40,8 @@ def publish(
              "[publish] simplify_ft; 0 keeps them exact). The cards' figures always come "
              "from the exact map."),
     overwrite: bool = overwrite_option(),
+    protect: list[Path] = protect_option(),
+    also_writes: list[Path] = also_writes_option(),
 ) -> None:
     """Write a static web map of the applicability classes for the public: search by address
     or map-lot, a card per parcel in plain words with the Chapter 320 sections, the whole map
@@ -49,11 +54,13 @@ def publish(
     from swm_gis.webmap.job import publish as publish_site
 
     cfg = open_config(config)
-    inputs = config_inputs(cfg) + ([str(source)] if source is not None else [])
+    inputs = [*config_inputs(cfg), *([str(source)] if source is not None else []), *protect]
     refuse_inputs(out, inputs)  # first: an input is never written to, --overwrite or not
+    refuse_front_end_outputs(also_writes, inputs)
     check_site_folder(out, overwrite=overwrite)
     with output_package(out, inputs=inputs, overwrite=overwrite,
-                        command=f"swm-gis publish --out {out}") as stage:
+                        command=f"swm-gis publish --out {out}",
+                        say=state.reporter.info) as stage:
         result = publish_site(cfg, stage, source=source, overwrite=True, staged=True,
                               simplify_ft=simplify_ft, progress=state.reporter.progress)
     files = final_paths(result.files, stage, out)

@@ -16,12 +16,17 @@ import typer
 
 from swm_gis.cli._common import (
     SAMPLE_DIR,
+    also_writes_option,
     app,
     config_option,
+    input_label_option,
+    input_labels,
     no_cache_option,
     open_config,
     out_dir_option,
     overwrite_option,
+    protect_option,
+    refuse_front_end_outputs,
     state,
 )
 from swm_gis.io.outputs import config_inputs, final_paths, output_package
@@ -109,6 +114,9 @@ def screen(
              "and the checklist says 'Check'."),
     out: Path = out_dir_option(),
     overwrite: bool = overwrite_option(),
+    protect: list[Path] = protect_option(),
+    also_writes: list[Path] = also_writes_option(),
+    input_label: list[str] = input_label_option(),
     received: str | None = typer.Option(
         None, "--received", metavar="DATE",
         help="Date the application was received (YYYY-MM-DD), for the report's hearing "
@@ -131,18 +139,22 @@ def screen(
     from swm_gis.screening.request import ScreeningRequest
 
     inputs = [*config_inputs(open_config(config)), site, common_plan, proposed_impervious,
-              removed_impervious, mitigation]
+              removed_impervious, mitigation, *protect]
+    refuse_front_end_outputs(also_writes, inputs)
     check_outputs_free(screening_outputs(out, report=report).values(), overwrite=overwrite)
     # Inputs read-only, one run per folder, the package whole or not at all (swm_gis.io.outputs).
     with output_package(out, inputs=inputs, overwrite=overwrite,
-                        command=f"swm-gis screen --out {out}") as stage:
+                        command=f"swm-gis screen --out {out}",
+                        say=state.reporter.info) as stage:
         request = ScreeningRequest(
             site, common_plan=common_plan, development=development.value,
             proposed_impervious=proposed_impervious,
             proposed_impervious_sqft=proposed_impervious_sqft,
             removed_impervious=removed_impervious, mitigation=mitigation, exemptions=exemption,
             roadway_maintenance=roadway_maintenance, parcels=parcel,
-            received=received, proposed_use=proposed_use)
+            received=received, proposed_use=proposed_use,
+            labels=input_labels(input_label, ("site", "common_plan", "proposed_impervious",
+                                              "removed_impervious", "mitigation")))
         outputs, result = run_screen(config, request, stage, overwrite=True, report=report,
                                      no_cache=no_cache, staged=True)
     outputs = final_paths(outputs, stage, out)

@@ -159,7 +159,7 @@ TOWN_KEYS: dict[str, Kind] = {"name": TEXT, "crs": TEXT, "synthetic": BOOL,
 
 #: Keys of each [layers.KEY]; ``fields`` is checked against the layer's logical fields.
 LAYER_KEYS: dict[str, Kind] = {"path": SOURCE, "layer": TEXT_OR_LIST, "crs": TEXT, "fields": TABLE,
-                               "coverage": TEXT, "vintage": TEXT, "label": TEXT}
+                               "coverage": TEXT, "vintage": TEXT, "label": TEXT, "temporary": BOOL}
 #: Keys only the parcels layer takes: the right-of-way rule for sources without POLY_TYPE, and
 #: the neighbouring towns' sources (``[[layers.parcels.sources]]``, config/layer_sources.py).
 PARCEL_KEYS: dict[str, Kind] = {**LAYER_KEYS, "right_of_way": TABLE, "sources": SOURCES}
@@ -214,6 +214,9 @@ class LayerSpec:
     #: How outputs name the source beside its path (``label = "..."``), e.g. the QGIS layer a
     #: temporary export came from.
     label: str | None = None
+    #: ``temporary = true``: the path is a temporary copy a front end made; outputs name the
+    #: layer by its label alone and never print the path (swm_gis.io.sources.source_info)
+    temporary: bool = False
     #: A layer read from several sources (``path = [...]``): one spec per source, in config
     #: order; ``path`` is then their paths joined by " + " (for messages and provenance).
     parts: tuple[LayerSpec, ...] = ()
@@ -536,7 +539,7 @@ def _parse_layer(key: str, raw: Any, base_dir: Path, where: str, *, home_town: s
         vintage=str(raw["vintage"]) if raw.get("vintage") not in (None, "") else None,
         label=str(raw["label"]).strip() or None if raw.get("label") is not None else None,
         includes_0_2_pct=bool(raw.get("includes_0_2_pct", False)), right_of_way=rule,
-    )
+        temporary=bool(raw.get("temporary", False)))
     return with_town_sources(with_sources(spec, raw, base_dir, where), raw, base_dir=base_dir,
                              where=where, home_town=home_town, source_fields=_source_fields)
 

@@ -26,6 +26,7 @@ from swm_gis.io.sources import (
     input_key,
     source_info,
     split_source,
+    temporary_source,
 )
 
 _FAMILY = {"polygon": ("Polygon", "MultiPolygon"),
@@ -167,8 +168,12 @@ def _layers_hint(path: str, layer: str | None) -> str:
     return f". Its layers: {', '.join(names)}; name one as FILE:LAYER."
 
 
-def source_of(source: str | os.PathLike | gpd.GeoDataFrame, *, what: str) -> dict[str, Any]:
-    """Provenance of an input: the file's (with its modification time) or "GeoDataFrame"."""
+def source_of(source: str | os.PathLike | gpd.GeoDataFrame, *, what: str,
+              label: str | None = None) -> dict[str, Any]:
+    """Provenance of an input: the file's (with its modification time) or "GeoDataFrame"; a
+    front end's temporary copy given a ``label`` is named by the label alone."""
+    if label:
+        return temporary_source(input_key(what), label)
     if isinstance(source, gpd.GeoDataFrame):
         return {"key": input_key(what), "file": "(GeoDataFrame)", "layer": None,
                 "modified": None}

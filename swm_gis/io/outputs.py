@@ -37,8 +37,9 @@ import signal
 import socket
 import tempfile
 import threading
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
+from types import MappingProxyType
 from typing import Any
 
 from filelock import FileLock, Timeout
@@ -75,11 +76,15 @@ def refuse_inputs(out_path: str | os.PathLike, inputs: Iterable[str | os.PathLik
         for inp in _input_paths(given):
             relation = _relation(out, inp)
             if relation:
-                raise OutputError(
+                err = OutputError(
                     f"The output {out_path} ({what}) {relation} the input {inp}; inputs are never "
                     "written to or deleted. Choose an output outside every input (for example a "
                     f"new folder beside the data); {option('overwrite')} does not change this."
                 )
+                # for front ends, which word it themselves (--progress json "details")
+                err.details = MappingProxyType({"output": str(out_path), "relation": relation,
+                                                "input": inp})
+                raise err
 
 
 def config_inputs(config: Any) -> list[str]:
@@ -277,12 +282,13 @@ _signals: dict[str, Any] = {"defer": 0, "pending": None, "raised": False}
 
 
 @contextlib.contextmanager
-def staged_dir(dest_dir: str | os.PathLike, *, overwrite: bool, stage_name: str | None = None
-               ) -> Iterator[Path]:
+def staged_dir(dest_dir: str | os.PathLike, *, overwrite: bool, stage_name: str | None = None,
+               say: Callable[[str], None] | None = None) -> Iterator[Path]:
     """Yield an empty hidden folder beside ``dest_dir``; on success move its files into it.
 
     With ``stage_name`` (one file, written into ``dest_dir``) the folder is made inside
-    ``dest_dir`` and named after the file.
+    ``dest_dir`` and named after the file. ``say`` is told, in one line
+    (:func:`replaces_line`), which files of ``dest_dir`` the move replaces, if any.
 
     Nothing is moved if the block raises (or is interrupted): the folder is removed and
     ``dest_dir`` keeps its previous files. Without ``overwrite`` an existing file of the same name
@@ -310,27 +316,20 @@ def staged_dir(dest_dir: str | os.PathLike, *, overwrite: bool, stage_name: str 
         except Exception as exc:
             _raise_if_disk_full(stage, exc)
             raise
-        _commit(stage, dest, overwrite=overwrite)
+        _commit(stage, dest, overwrite=overwrite, say=say)
     finally:
         _signals["defer"] += 1
         shutil.rmtree(stage, ignore_errors=True)
         _signals["defer"] -= 1
 
 
-def _commit(stage: Path, dest: Path, *, overwrite: bool) -> None:
+def _commit(stage: Path, dest: Path, *, overwrite: bool,
+            say: Callable[[str], None] | None = None) -> None:
     pairs = [(src, dest / src.relative_to(stage)) for src in sorted(stage.rglob("*"))
              if src.is_file() and not src.name.endswith(_SIDE_FILES)]
-    folders = [str(d) for _, d in pairs if d.is_dir()]
-    if folders:
-        raise OutputError(f"Cannot write {', '.join(folders)}: a folder of that name is in the "
-                          f"way; move it or choose another {OUT}. Nothing was written.")
-    if not overwrite:
-        existing = [str(d) for _, d in pairs if d.exists()]
-        if existing:
-            raise OutputExistsError(
-                f"Output already exists: {', '.join(existing)}. Choose another {OUT} or pass "
-                f"{option('overwrite')} to replace it; nothing was written."
-            )
+    replaced = _replaced(pairs, overwrite=overwrite)
+    if replaced and say is not None:
+        say(replaces_line(dest, replaced))
     backup = stage / ".swm-gis-previous"  # listed above already: never itself moved
     dest.mkdir(parents=True, exist_ok=True)
     moved: list[tuple[Path, Path | None]] = []
@@ -360,6 +359,34 @@ def _commit(stage: Path, dest: Path, *, overwrite: bool) -> None:
         raise Interrupted(
             f"Interrupted ({signal.Signals(pending).name}) after the outputs were complete: "
             f"they are in {dest}.", signum=pending)
+
+
+def _replaced(pairs: list[tuple[Path, Path]], *, overwrite: bool) -> list[Path]:
+    """The targets of ``pairs`` that exist (the files a commit replaces); refused when one is a
+    folder, or without ``overwrite``."""
+    folders = [str(d) for _, d in pairs if d.is_dir()]
+    if folders:
+        raise OutputError(f"Cannot write {', '.join(folders)}: a folder of that name is in the "
+                          f"way; move it or choose another {OUT}. Nothing was written.")
+    existing = [d for _, d in pairs if d.exists()]
+    if existing and not overwrite:
+        raise OutputExistsError(
+            f"Output already exists: {', '.join(map(str, existing))}. Choose another {OUT} or "
+            f"pass {option('overwrite')} to replace it; nothing was written."
+        )
+    return existing
+
+
+def replaces_line(dest: str | os.PathLike, replaced: Iterable[str | os.PathLike]) -> str:
+    """The line a run says when an overwrite replaces files of an earlier one in ``dest``
+    (every other file of the folder is left as it is).
+
+    >>> replaces_line("out", ["out/b.csv", "out/a.json"])
+    'Replaces 2 files of an earlier run in out: a.json, b.csv.'
+    """
+    names = sorted(Path(p).relative_to(dest).as_posix() for p in replaced)
+    return (f"Replaces {len(names)} file{'' if len(names) == 1 else 's'} of an earlier run in "
+            f"{dest}: {', '.join(names)}.")
 
 
 def _raise_pending(target: str | os.PathLike) -> None:
@@ -443,21 +470,25 @@ def explain_os_errors(target: str | os.PathLike) -> Iterator[None]:
 # --------------------------------------------------------------------------- for commands
 @contextlib.contextmanager
 def output_package(out_dir: str | os.PathLike, *, inputs: Iterable[Any] = (),
-                   overwrite: bool = False, command: str = "swm-gis", wait_s: float = 0.0
-                   ) -> Iterator[Path]:
-    """Everything a command writing a folder needs: yields the staging folder to write into."""
+                   overwrite: bool = False, command: str = "swm-gis", wait_s: float = 0.0,
+                   say: Callable[[str], None] | None = None) -> Iterator[Path]:
+    """Everything a command writing a folder needs: yields the staging folder to write into.
+
+    ``inputs`` are refused as outputs (the config's sources, FILE arguments, and the paths a
+    front end asks to protect); ``say`` hears the line naming the files an overwrite replaces.
+    """
     out_dir = Path(out_dir)
     refuse_inputs(out_dir, inputs)
     with interrupt_guard(out_dir), explain_os_errors(out_dir), \
             output_lock(out_dir, command=command, wait_s=wait_s), \
-            staged_dir(out_dir, overwrite=overwrite) as stage:
+            staged_dir(out_dir, overwrite=overwrite, say=say) as stage:
         yield stage
 
 
 @contextlib.contextmanager
 def output_file(target: str | os.PathLike, *, inputs: Iterable[Any] = (),
-                overwrite: bool = False, command: str = "swm-gis", wait_s: float = 0.0
-                ) -> Iterator[Path]:
+                overwrite: bool = False, command: str = "swm-gis", wait_s: float = 0.0,
+                say: Callable[[str], None] | None = None) -> Iterator[Path]:
     """:func:`output_package` for one file (an applicability GeoPackage): yields the
     temporary path to write; it is moved onto ``target`` when the block succeeds."""
     target = Path(target)
@@ -466,7 +497,8 @@ def output_file(target: str | os.PathLike, *, inputs: Iterable[Any] = (),
         raise OutputError(f"The output {target} is a folder; name a file, e.g. {target}/out.gpkg.")
     with interrupt_guard(target), explain_os_errors(target), \
             output_lock(target, command=command, wait_s=wait_s), \
-            staged_dir(target.parent, overwrite=overwrite, stage_name=target.name) as stage:
+            staged_dir(target.parent, overwrite=overwrite, stage_name=target.name,
+                       say=say) as stage:
         yield stage / target.name
 
 
@@ -510,5 +542,5 @@ def final_paths(paths: dict[str, Any], stage: str | os.PathLike, dest: str | os.
 __all__ = [
     "final_paths", "refuse_inputs", "config_inputs", "output_lock", "lock_path_for", "staged_dir",
     "interrupt_guard", "explain_os_errors", "output_package", "output_file", "api_output_dir",
-    "source_files",
+    "source_files", "replaces_line",
 ]

@@ -65,8 +65,18 @@ def source_info(spec: LayerSpec) -> dict[str, Any]:
     A config ``label`` is carried as ``label``: outputs print it instead of the file.
 
     A layer read from several sources also lists each one under ``sources``; a database
-    connection is given without any password.
+    connection is given without any password. A ``temporary`` layer (a front end's copy of the
+    user's layer) is named by its label alone: no file, layer or date of the copy.
+
+    >>> from swm_gis.config.town import LayerSpec
+    >>> info = source_info(LayerSpec(key="site", path="/tmp/x/site.gpkg", layer="site",
+    ...                              label="QGIS layer 'Sites' (1 selected feature)",
+    ...                              temporary=True))
+    >>> info["file"], info["layer"], info["modified"], info["label"], info["temporary"]
+    (None, None, None, "QGIS layer 'Sites' (1 selected feature)", True)
     """
+    if spec.temporary:
+        return temporary_source(spec.key, spec.label)
     if spec.parts:
         parts = [source_info(p) for p in spec.parts]
         times = [p["modified"] for p in parts if p["modified"]]
@@ -79,6 +89,13 @@ def source_info(spec: LayerSpec) -> dict[str, Any]:
     file = postgis.redact(spec.path) if spec.is_postgis else spec.path
     return _labelled({"key": spec.key, "file": file, "layer": spec.layer, "modified": modified},
                      spec)
+
+
+def temporary_source(key: str, label: str | None) -> dict[str, Any]:
+    """The source record of a temporary copy a front end made (a ``temporary`` config layer, or
+    a FILE input it labelled): its label alone, never the copy's file, layer or date."""
+    return {"key": key, "file": None, "layer": None, "modified": None,
+            "label": label or f"a temporary copy of the {key} layer", "temporary": True}
 
 
 def _labelled(info: dict[str, Any], spec: LayerSpec) -> dict[str, Any]:
@@ -144,4 +161,4 @@ def first_line(exc: BaseException) -> str:
 
 
 __all__ = ["Layer", "check_exists", "file_source_info", "first_line", "gdal_source", "input_key",
-           "source_info", "split_source"]
+           "source_info", "split_source", "temporary_source"]

@@ -175,7 +175,8 @@ def build_abutter_package(
     info = PackageInfo(
         town=config.name, subject_ids=tuple(ids), distance_ft=distance_ft,
         fiscal_years=tuple(fiscal_years(owners.assess)),
-        sources=tuple(_sources(config, request.site)), include_subject=request.include_subject,
+        sources=tuple(_sources(config, request.site, request.site_label)),
+        include_subject=request.include_subject,
         synthetic=config.synthetic, section=choice.citation, sender=request.sender,
         notice=choice.kind, definition=choice.definition, board=choice.board,
         notes=(*id_notes, *((ponds_note,) if ponds_note else ())), counts=counts,
@@ -277,7 +278,8 @@ def _notice(info: PackageInfo, request: AbutterRequest, owners: _Owners, *,
             site_gdf, streets, not_mailed: pd.DataFrame) -> AbutterNotice:
     """The notice: the frames, ``abutters.json`` and the summary for people."""
     site = request.site
-    site_source = source_of(site, what="site") if site is not None else None
+    site_source = source_of(site, what="site", label=request.site_label) \
+        if site is not None else None
     document = checks.abutters_document(info, counts=counts, warnings=warnings,
                                         site_source=site_source)
     lines = summary_lines(info, counts, warnings)
@@ -351,13 +353,13 @@ def first_owned_parcel(config: TownConfig) -> str:
     return str(owned.iloc[0])
 
 
-def _sources(config: TownConfig, site) -> list[dict]:
+def _sources(config: TownConfig, site, site_label: str | None = None) -> list[dict]:
     """Every source with its best-known vintage (the config's, else the file date labelled)."""
     sources = [source_with_vintage(layers.source_info(config.layer(key)),
                                    config_vintage=config.layer(key).vintage)
                for key in ("parcels", "assess", "town_boundary", "streets") if config.has(key)]
     if site is not None:
-        sources.append(source_of(site, what="site"))
+        sources.append(source_of(site, what="site", label=site_label))
     return sources
 
 

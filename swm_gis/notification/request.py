@@ -84,6 +84,9 @@ class AbutterRequest:
     max_abutters: int | None = None
     notice: str | None = "conservation"
     sort: str | None = None
+    #: the site's label when it is a front end's temporary copy: outputs name it by the label
+    #: alone, never the copy's path (the QGIS plugin's export of a selection)
+    site_label: str | None = None
 
     def __post_init__(self) -> None:
         # one id given as a string is one parcel, not a list of its characters

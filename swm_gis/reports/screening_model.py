@@ -153,6 +153,8 @@ def _describe_one_source(src: Mapping[str, Any], *, compact: bool) -> str:
     where = f"{name}:{layer}" if layer else name
     where = src.get("label") or where
     label = f"{key} = {where}" if key and key != "input" and not compact else where
+    if src.get("temporary"):  # a front end's copy: its label alone, never the copy's date
+        return label
     return f"{label} ({_date(src.get('modified') or src.get('vintage'))})"
 
 

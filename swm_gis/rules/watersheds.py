@@ -248,6 +248,8 @@ def _text(value: Any) -> str | None:
 
 def _source_text(source: Mapping[str, Any] | None) -> str:
     src = source or {}
+    if src.get("label"):  # how the config names it (a front end's copy: never its path)
+        return str(src["label"])
     if src.get("file"):
         return src["file"] + (f":{src['layer']}" if src.get("layer") else "")
     return "the layer"

@@ -20,6 +20,7 @@ import geopandas as gpd
 from swm_gis.config.strict import finite_value
 from swm_gis.errors import SwmGisError
 from swm_gis.io.inputs import read_input
+from swm_gis.io.sources import temporary_source
 from swm_gis.messages import option
 from swm_gis.rules.disturbance import check_exemptions
 
@@ -90,6 +91,10 @@ class ScreeningRequest:
         The source record of each vector input read, by its name (``"site"``, ...): what
         ``screening.json`` records of it (file, layer, modification time). Filled by
         :meth:`read`; an input without one is recorded as given with no file. Default: none.
+    labels
+        Input name -> label for a FILE that is a front end's temporary copy: its source record
+        and the document's parameters give the label alone (never the copy's path or date).
+        Default: none.
 
     Examples
     --------
@@ -116,6 +121,9 @@ class ScreeningRequest:
     received: str | dt.date | None = None
     proposed_use: str | None = None
     sources: Mapping[str, dict[str, Any]] = field(default_factory=dict)
+    #: input -> label, for a FILE that is a front end's temporary copy (the QGIS plugin's
+    #: export of a selection): the outputs name it by the label alone, never the copy's path
+    labels: Mapping[str, str] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         # the order in which a request with several bad options is refused
@@ -159,7 +167,8 @@ class ScreeningRequest:
                 for key, (what, geometry) in INPUTS.items()}
         return dataclasses.replace(
             self, **{key: None if layer is None else layer.frame for key, layer in read.items()},
-            sources={key: layer.source for key, layer in read.items() if layer is not None})
+            sources={key: temporary_source(key, self.labels[key]) if key in self.labels
+                     else layer.source for key, layer in read.items() if layer is not None})
 
 
 def _parse_date(value: str | dt.date | None) -> dt.date | None:

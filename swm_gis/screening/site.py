@@ -49,7 +49,10 @@ def town_check(config: TownConfig, site_union: shapely.Geometry, *,
     """Refuse a site or common plan that does not touch the town; warn when partly outside.
 
     The town is ``[layers.town_boundary]`` when configured, else its parcels (a site that
-    touches no parcel of the town). Returns the warnings ``[{code, text}]``.
+    touches no parcel of the town). With neither (no boundary and a parcels layer without a
+    feature, as a front end's run without parcels writes) nothing is refused or measured: the
+    one warning ``town_not_checked`` says the check could not be made. Returns the warnings
+    ``[{code, text}]``.
     """
     from swm_gis.errors import GeometryError
 
@@ -57,6 +60,12 @@ def town_check(config: TownConfig, site_union: shapely.Geometry, *,
     if common_plan is not None and len(common_plan):
         parts.append(("common plan", union_polygons(common_plan, what="common plan")))
     key = "town_boundary" if config.has("town_boundary") else "parcels"
+    if key == "parcels" and io.layer_info(config.layer("parcels")).get("features") == 0:
+        return [{"code": "town_not_checked",
+                 "text": f"Not checked that the {' and '.join(w for w, _g in parts)} "
+                         f"lie{'s' if len(parts) == 1 else ''} in {config.name}: the run has "
+                         "no town boundary layer and no parcels, so no area is counted "
+                         "outside the town."}]
     warnings: list[dict[str, str]] = []
     for what, geom in parts:
         frame = io.read_layer(config, key, mask=geom)

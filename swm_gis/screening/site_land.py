@@ -51,6 +51,8 @@ def land_warning(config: TownConfig, lod: shapely.Geometry, site_parcels: gpd.Ge
     ``regulation`` (the town's in force today by default: :mod:`swm_gis.screening.wording`).
     """
     frame = io.read_layer(config, "parcels", mask=lod)
+    if not len(frame) and io.layer_info(config.layer("parcels")).get("features") == 0:
+        return None  # a run without parcels (town_not_checked says so): no land is known
     subject_ids = ([t for i in site_parcels["id"] if (t := id_text(i))]
                    if "id" in site_parcels else [])
     owners = _owners(config, [t for i in frame["id"] if (t := id_text(i))]

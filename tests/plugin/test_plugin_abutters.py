@@ -167,10 +167,11 @@ def test_sample_town_selection_equals_the_cli(plugin, subject, tmp_path):
     plugin_mail = _csv_rows(tmp_path / "plugin" / "mailing_list.csv")
     cli_mail = _csv_rows(tmp_path / "cli" / "mailing_list.csv")
     assert plugin_mail == cli_mail
-    inputs = json.loads((tmp_path / "plugin" / "qgis_inputs.json").read_text(encoding="utf-8"))
-    assert inputs["inputs"]["SUBJECT"]["selected_features_only"] is True
-    assert inputs["inputs"]["SUBJECT"]["features"] == 1
-    assert inputs["inputs"]["PARCELS"]["source"].startswith(str(SAMPLE / "sample.gpkg"))
+    doc = json.loads((tmp_path / "plugin" / "abutters.json").read_text(encoding="utf-8"))
+    parcels = next(s for s in doc["sources"] if s["key"] == "parcels")
+    # the whole parcels layer (the selection only chose the subject): the user's own file
+    assert parcels["file"] == str(SAMPLE / "sample.gpkg") and parcels["layer"] == "parcels"
+    assert parcels["label"] == "QGIS layer 'parcels' (sample.gpkg, layer parcels)"
     blank = cli_mail.index([]) if [] in cli_mail else len(cli_mail)
     assert result["RECIPIENT_COUNT"] == blank - 1 > 0  # rows before the notes, less the header
 

@@ -1,7 +1,8 @@
 """The outputs of a plugin run name the QGIS layers the user chose (the ``label`` the plugin
-writes into its town config), never the run's temporary exports: no PDF (text read back with
-pypdf), CSV, JSON, HTML or Excel workbook holds a path in QGIS's processing temp folder. And
-the right-of-way parameters: both or neither, a field the parcels layer has."""
+writes into its town config; a copy is ``temporary`` and named by the label alone), never the
+run's temporary exports: no PDF (text read back with pypdf), CSV, JSON, HTML or Excel workbook
+holds a path in QGIS's processing temp folder, and the plugin edits none of them. And the
+right-of-way parameters: both or neither, a field the parcels layer has."""
 
 from __future__ import annotations
 
@@ -99,8 +100,8 @@ def test_screening_report_names_the_qgis_layers_not_the_exports(plugin, sample_l
     assert_no_temp_paths(texts)
     pdf = re.sub(r"\s+", "", texts["screening_report.pdf"])
     assert "QGISlayer'FEMANFHL'(sample.gpkg,layerflood_zones)" in pdf
-    # the site is a --site argument, not a config layer: named by its export's file name
-    assert "./site.gpkg" in texts["screening_report.pdf"]
+    # the site's layer has no selection: the engine reads the user's own file, and says so
+    assert "sites.gpkg:site" in texts["screening_report.pdf"]
 
 
 @pytest.mark.parametrize(("params", "fragment"), [

@@ -84,8 +84,9 @@ def test_site_screening_with_a_town_config_in_qgis_process(tmp_path):
     # 0.8 in / 12 x (28,309 proposed + 52,382 existing on the lot that stays) = 5,379.4 cu ft
     assert result["REQUIRED_RETENTION_CUFT"] == pytest.approx(5379.4, abs=0.1)
     for name in ("screening.json", "screening.gpkg", "screening_report.html",
-                 "screening_report.pdf", "qgis_inputs.json"):
+                 "screening_report.pdf"):
         assert (folder / name).is_file(), name
+    assert not (folder / "qgis_inputs.json").exists()  # the plugin writes nothing of its own
 
 
 def test_help_and_the_missing_engine_message_in_qgis_process(block, tmp_path):

@@ -1,6 +1,8 @@
-"""Inputs are safe in QGIS too: an output that is, contains or lies inside a real input source is
-refused before anything is written; a cancel at any stage leaves the chosen outputs as they were;
-nothing stray is left beside them (issue 26, item 1)."""
+"""Inputs are safe in QGIS too: an output that is, contains or lies inside a real input source, or
+the source of another layer of the project, is refused by the engine (the plugin passes the real
+sources and ``--protect``s the project's) before anything is written, in the dialog's words; a
+cancel before the engine finished leaves the chosen outputs as they were; nothing stray is left
+beside them (issue 26 item 1, issue 35)."""
 
 from __future__ import annotations
 
@@ -62,34 +64,6 @@ def test_a_shapefile_brings_its_companions():
     got = safety.source_files("/d/parcels.shp")
     assert got[:3] == [safety.real_path(p) for p in ("/d/parcels.shp", "/d/parcels.shx",
                                                      "/d/parcels.dbf")]
-    assert safety.clash("/d/parcels.dbf", {"'Parcels'": got}) == \
-        ("'Parcels'", "is", safety.real_path("/d/parcels.dbf"))
-
-
-@pytest.mark.parametrize(("output", "relation"), [
-    ("/d/town.gpkg", "is"), ("/d", "contains"), ("/d/town.gpkg/x", "is inside"),
-    ("/d2/town.gpkg", None), ("/d/other.gpkg", None),
-])
-def test_relations(output, relation):
-    from swm_gis_qgis import safety
-
-    assert safety.relation(safety.real_path(output), safety.real_path("/d/town.gpkg")) == \
-        relation
-
-
-def test_a_town_config_names_every_file(tmp_path):
-    from swm_gis_qgis import safety
-
-    cfg = tmp_path / "cfg" / "town.toml"
-    cfg.parent.mkdir()
-    cfg.write_text('[town]\nname = "T"\n[layers.parcels]\npath = "../data/town.gpkg"\n'
-                   'layer = "parcels"\n[layers.dem]\npath = "/abs/dem.tif"\n'
-                   '[layers.huc12]\npath = ["a.shp", "PG:dbname=x"]\n', encoding="utf-8")
-    got = safety.config_files(str(cfg))
-    assert got[0] == safety.real_path(str(cfg))
-    assert safety.real_path(str(tmp_path / "data" / "town.gpkg")) in got
-    assert safety.real_path("/abs/dem.tif") in got
-    assert safety.real_path(str(cfg.parent / "a.dbf")) in got
 
 
 # --------------------------------------------------------------------------- in QGIS
@@ -109,22 +83,64 @@ def test_the_engine_geopackage_on_the_parcels_geopackage_is_refused(plugin, data
     assert sorted(p.name for p in data["folder"].iterdir()) == ["town.gpkg"]
 
 
-@pytest.mark.parametrize("param", ["OUTPUT", "OUTPUT_FOLDER"])
-def test_abutters_outputs_on_an_input_are_refused(plugin, data, param):
+def test_abutters_output_folder_on_an_input_is_refused(plugin, data):
     import processing
     from qgis.core import QgsProcessingException
 
-    params = {"PARCELS": data["parcels"], "ASSESS": data["assess"], "SUBJECT": data["parcels"],
-              "SUBJECT_IDS": "P2", "TOWN_NAME": "Sampleton", "OUTPUT": "memory:"}
-    params[param] = str(data["gpkg"] if param == "OUTPUT" else data["folder"])
     with pytest.raises(QgsProcessingException) as exc:
-        processing.run("swm_gis:abutters", params)
+        processing.run("swm_gis:abutters", {
+            "PARCELS": data["parcels"], "ASSESS": data["assess"], "SUBJECT": data["parcels"],
+            "SUBJECT_IDS": "P2", "TOWN_NAME": "Sampleton", "OUTPUT": "memory:",
+            "OUTPUT_FOLDER": str(data["folder"])})
     message = str(exc.value)
-    if param == "OUTPUT":
-        assert "'Abutting parcels'" in message and "is read from" in message
-    else:
-        assert f"'Output folder' ({data['folder']}) is a folder holding {data['gpkg']}" in message
+    assert f"'Output folder' ({data['folder']}) is a folder holding {data['gpkg']}" in message
+    assert "nothing was written" in message
     assert _digest(data["gpkg"]) == data["digest"]
+    assert sorted(p.name for p in data["folder"].iterdir()) == ["town.gpkg"]
+
+
+def test_a_typed_output_on_an_input_is_refused_by_the_engine_before_the_run(plugin, data):
+    """A sink is written by QGIS after the run; the engine refuses it first
+    (``--also-writes``), so the parcels' GeoPackage is never replaced by the abutters layer."""
+    import processing
+    from qgis.core import QgsProcessingException
+
+    with pytest.raises(QgsProcessingException) as exc:
+        processing.run("swm_gis:abutters", {
+            "PARCELS": data["parcels"], "ASSESS": data["assess"], "SUBJECT": data["parcels"],
+            "SUBJECT_IDS": "P2", "TOWN_NAME": "Sampleton", "OUTPUT": str(data["gpkg"])})
+    message = str(exc.value)
+    assert message.startswith(f"'Abutting parcels' is {data['gpkg']}, the very file 'Parcels "
+                              "(tax parcel polygons)' (layer ")
+    assert message.endswith("nothing was written.")
+    assert _digest(data["gpkg"]) == data["digest"]
+
+
+def test_an_output_geopackage_that_is_another_project_layers_source_is_refused(
+        plugin, data, tmp_path):
+    """The issue's case: the output is no input of the run, but another layer of the project
+    reads it; the engine refuses it like an input (``--protect``) and writes nothing."""
+    import processing
+    from qgis.core import QgsProcessingException, QgsProject, QgsVectorLayer
+
+    other = tmp_path / "roads.gpkg"
+    shutil.copy(data["gpkg"], other)
+    before = _digest(other)
+    roads = QgsVectorLayer(f"{other}|layername=parcels", "Roads", "ogr")
+    assert roads.isValid()
+    QgsProject.instance().addMapLayer(roads)
+    try:
+        with pytest.raises(QgsProcessingException) as exc:
+            processing.run("swm_gis:applicabilitymap", {
+                "PARCELS": data["parcels"], "OUTPUT": "memory:", "OUTPUT_GPKG": str(other)})
+    finally:
+        QgsProject.instance().removeMapLayer(roads.id())
+    message = str(exc.value)
+    assert message.startswith("'Engine GeoPackage (with its style, summary and checks)' is "
+                              f"{other}, the very file the project's layer 'Roads' is read from")
+    assert message.endswith("nothing was written.")
+    assert _digest(other) == before
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["data", "roads.gpkg"]
 
 
 def test_an_output_in_a_file_the_town_config_names_is_refused(plugin, data, tmp_path):
@@ -168,10 +184,9 @@ class CancelAt:
         return _Feedback()
 
 
-@pytest.mark.parametrize("stage", ["Exporting", "Running the swm-gis engine",
-                                   "Loading the results", "Moving the outputs into place"])
-def test_a_cancel_at_any_stage_leaves_the_output_folder_as_it_was(plugin, data, tmp_path,
-                                                                    stage):
+@pytest.mark.parametrize("stage", ["Exporting", "Running the swm-gis engine"])
+def test_a_cancel_before_the_engine_finished_leaves_the_output_folder_as_it_was(
+        plugin, data, tmp_path, stage):
     import processing
     from qgis.core import QgsProcessingContext, QgsProcessingException
 
@@ -186,37 +201,67 @@ def test_a_cancel_at_any_stage_leaves_the_output_folder_as_it_was(plugin, data, 
             "SUBJECT_IDS": "P2", "OUTPUT": "memory:", "OUTPUT_FOLDER": str(folder)},
             context=QgsProcessingContext(), feedback=CancelAt(stage))
     message = str(exc.value)
+    assert not [p for p in tmp_path.iterdir() if p.name.startswith(".")]  # no staging left
     assert message.startswith("Cancelled: the run was stopped before any output was replaced")
     assert str(folder) in message
     assert _tree(folder) == before
     assert _digest(data["gpkg"]) == data["digest"]
 
 
-def test_a_cancel_while_the_map_loads_leaves_the_kept_geopackage(plugin, data, tmp_path):
-    """The issue's case: Cancel after the engine finished, while the features load."""
+def test_a_cancel_while_the_map_loads_says_the_engine_output_is_complete(plugin, data, tmp_path):
+    """Cancel after the engine finished, while the features load: the engine moved the
+    GeoPackage into place whole, and the message says so (never that it was left as it was)."""
     import processing
     from qgis.core import QgsProcessingContext, QgsProcessingException
 
     kept = tmp_path / "map.gpkg"
     kept.write_bytes(b"last week's map")
-    with pytest.raises(QgsProcessingException, match="^Cancelled: .*map.gpkg"):
+    with pytest.raises(QgsProcessingException) as exc:
         processing.run("swm_gis:applicabilitymap", {
             "PARCELS": data["parcels"], "OUTPUT": "memory:", "OUTPUT_GPKG": str(kept)},
             context=QgsProcessingContext(), feedback=CancelAt("Loading the results"))
-    assert kept.read_bytes() == b"last week's map"
+    assert str(exc.value) == (f"Cancelled after the engine finished: its outputs are complete "
+                              f"in {kept}; only loading them into the project was stopped.")
+    assert kept.read_bytes()[:16] == b"SQLite format 3\x00"  # the new map, whole
     assert sorted(p.name for p in tmp_path.iterdir()) == ["data", "map.gpkg"]
 
 
+class LogFeedback:
+    """A feedback that keeps the log's info lines."""
+
+    def __new__(cls):
+        from qgis.core import QgsProcessingFeedback
+
+        class _Feedback(QgsProcessingFeedback):
+            lines: list[str]
+
+            def pushInfo(self, text):  # noqa: N802
+                self.lines.append(text)
+                super().pushInfo(text)
+
+        fb = _Feedback()
+        fb.lines = []
+        return fb
+
+
 def test_a_finished_run_replaces_the_files_of_the_same_name_only(plugin, data, tmp_path):
+    """A run into a folder that already holds the user's files: the engine's one line naming
+    what it replaces is in the log; the user's unrelated file is kept."""
     import processing
+    from qgis.core import QgsProcessingContext
 
     folder = tmp_path / "notice"
     folder.mkdir()
     (folder / "mailing_list.csv").write_text("last week's list\n", encoding="utf-8")
+    (folder / "abutters.json").write_text("{}\n", encoding="utf-8")
     (folder / "my_notes.txt").write_text("keep me\n", encoding="utf-8")
+    feedback = LogFeedback()
     r = processing.run("swm_gis:abutters", {"TOWN_NAME": "Sampleton",
         "PARCELS": data["parcels"], "ASSESS": data["assess"], "SUBJECT": data["parcels"],
-        "SUBJECT_IDS": "P2", "OUTPUT": "memory:", "OUTPUT_FOLDER": str(folder)})
+        "SUBJECT_IDS": "P2", "OUTPUT": "memory:", "OUTPUT_FOLDER": str(folder)},
+        context=QgsProcessingContext(), feedback=feedback)
+    assert [line for line in feedback.lines if line.startswith("Replaces")] == [
+        f"Replaces 2 files of an earlier run in {folder}: abutters.json, mailing_list.csv."]
     assert r["OUTPUT_FOLDER"] == str(folder)
     assert r["MAILING_LIST_CSV"] == str(folder / "mailing_list.csv")
     assert "last week" not in (folder / "mailing_list.csv").read_text(encoding="utf-8")

@@ -283,7 +283,9 @@ def test_removed_impervious_reaches_the_engine_and_the_figures_match(plugin, ref
     st = r["json"]["standards"]
     engine = json.loads((tmp_path / "sitescreening" / "screening.json").read_text(
         encoding="utf-8"))
-    assert "removed.gpkg|layername=removed" in engine["meta"]["parameters"]["removed_impervious"]
+    # the user's own file, handed to the engine as it is (issue 35)
+    assert engine["meta"]["parameters"]["removed_impervious"] == \
+        f"{tmp_path / 'removed.gpkg'}:removed"
     assert engine["standards"] == st
     assert st["existing_impervious_staying_sqft"] == pytest.approx(0.0, abs=0.5)
     assert st["existing_impervious_removed_sqft"] == pytest.approx(52_382, abs=1)

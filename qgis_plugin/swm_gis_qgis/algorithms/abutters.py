@@ -163,7 +163,7 @@ says how many recipients cannot be mailed.
         config = ws.config_path()
         args = ["abutters", "--config", config]
         if site is not None:
-            args += ["--site", ws.arg(site)]
+            args += ["--site", site]
         for pid in dict.fromkeys(ids):  # "--opt=value": an id starting with "-" stays a value
             args.append(f"--parcel={pid}")
         notice = NOTICES[self.parameterAsEnum(parameters, "NOTICE", context)][0]
@@ -214,7 +214,7 @@ says how many recipients cannot be mailed.
                 ids = self.subject_ids(parameters, context, ws,
                                        id_field=config_parcels["id"] if from_config else None)
             else:
-                site = ws.export("SUBJECT", "subject")
+                site = ws.file_arg("SUBJECT", "subject", engine_input="site")
         if not ids and site is None:
             raise QgsProcessingException(
                 "Choose the subject property in SUBJECT: the parcels layer with the subject "

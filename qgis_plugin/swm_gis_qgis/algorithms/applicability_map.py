@@ -75,13 +75,12 @@ Same as <i>swm-gis applicability</i>.
 
     def engine_args(self, parameters, context, feedback, ws):
         ws.right_of_way = self.right_of_way(parameters, context, ws)
+        ws.out_param = "OUTPUT_GPKG"
         config = ws.config_path()
-        # the engine writes in the run's folder; the chosen file is replaced only at the end
-        # (Workspace.deliver), so a failure or a cancel leaves it as it was
+        # the engine writes the chosen file itself (staged beside it, moved in whole at the
+        # end: a failure or a cancel leaves it as it was), else one in the run's folder
         chosen = self.parameterAsFileOutput(parameters, "OUTPUT_GPKG", context)
-        self._gpkg = str(ws.folder / "applicability.gpkg")
-        if chosen:
-            ws.final_files.append((self._gpkg, chosen))
+        self._gpkg = chosen or str(ws.folder / "applicability.gpkg")
         args = ["applicability", "--config", config, "--out", self._gpkg, "--overwrite",
                 "--engine", ENGINES[self.parameterAsEnum(parameters, "ENGINE", context)]]
         scheduler = self.parameterAsString(parameters, "SCHEDULER", context)

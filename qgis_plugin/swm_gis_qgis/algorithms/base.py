@@ -2,15 +2,18 @@
 
 An algorithm here does four things, and no rule logic:
 
-1. exports its input layers (honouring "selected features only") to temporary GeoPackages with
-   QGIS's own writer, keeping only the mapped fields;
-2. writes a small temporary town config (TOML) pointing at them, with the field mapping taken from
-   its field parameters;
-3. runs the ``swm-gis`` engine (:mod:`swm_gis_qgis.engine`) with ``--progress json``, streaming
-   progress into the feedback and stopping the engine on cancel;
+1. chooses its sources: the user's own files as they are, a copy only of a selection, a filter,
+   a memory layer or a non-file provider (:mod:`swm_gis_qgis.workspace`);
+2. hands the engine a small town config naming them (JSON data: the engine writes no TOML for
+   it), with the field mapping taken from its field parameters and each layer's QGIS name as its
+   ``label``;
+3. runs the ``swm-gis`` engine (:mod:`swm_gis_qgis.engine`) with ``--progress json`` into the
+   user's output folder (``--out FOLDER --overwrite``: the engine stages and refuses outputs on
+   any source of the run or the project, ``--protect``), streaming progress into the feedback
+   and stopping the engine on cancel;
 4. reads the engine's result manifest (:mod:`swm_gis_qgis.manifest`): loads the GeoPackage
    layers it lists into the feature sinks (styled with the QML shipped in the plugin) and
-   returns the files, counts and findings it states.
+   returns the files, counts and findings it states; it never edits the outputs.
 """
 
 from __future__ import annotations
@@ -140,8 +143,8 @@ class SwmGisAlgorithm(QgsProcessingAlgorithm):
     #: Show the engine's step texts in the log (False for a single check, which runs the whole
     #: screening in the engine: its other steps are not this tool's).
     LOG_ENGINE_STEPS = True
-    #: The folder the engine wrote this run's files into (set by ``processAlgorithm``); the
-    #: workspace moves them to the user's folder and relabels their sources from there.
+    #: The folder the engine writes this run's files into (set by ``engine_args``): the user's
+    #: output folder, or one in the run's temporary folder when none is chosen.
     engine_out: str | None = None
 
     # ------------------------------------------------------------------ QGIS boilerplate
@@ -295,8 +298,11 @@ class SwmGisAlgorithm(QgsProcessingAlgorithm):
     def add_output_folder(self, help_text: str) -> None:
         p = QgsProcessingParameterFolderDestination(
             "OUTPUT_FOLDER", self.tr("Output folder"), optional=True, createByDefault=True)
-        self.add(p, help_text + " Files of the same name already in the folder are replaced; "
-                 "a temporary folder when none is chosen.")
+        self.add(p, help_text + " Files of the same name already in the folder are replaced "
+                 "(the log names them), other files are left alone; a temporary folder when "
+                 "none is chosen. A certified package from an earlier hearing belongs in its "
+                 "own folder: choose a new one for each notice. The folder may not hold a "
+                 "layer of the project.")
 
     def add_distance(self, name: str, desc: str, default: float, help_text: str, *,
                      advanced: bool = False) -> None:
@@ -357,10 +363,11 @@ class SwmGisAlgorithm(QgsProcessingAlgorithm):
         ws = Workspace(self, absolute_paths(self, dict(parameters)), context, feedback, work)
         stage = "checking the parameters"
         try:
-            ws.refuse_outputs_on_inputs()
             exe = _find_engine()
             stage = "exporting the layers"
-            args = self.engine_args(ws.parameters, context, feedback, ws)
+            args = [*self.engine_args(ws.parameters, context, feedback, ws), *ws.protect_args(),
+                    *ws.sink_args(),
+                    *(f"--input-label={k}={v}" for k, v in ws.input_labels.items())]
             stage = "running the swm-gis engine"
             feedback.setProgressText(self.tr("Running the swm-gis engine"))
             quiet = EngineFeedback(feedback, ws, steps=self.LOG_ENGINE_STEPS)
@@ -369,29 +376,29 @@ class SwmGisAlgorithm(QgsProcessingAlgorithm):
                                            progress_range=(5.0, 95.0))
             finally:
                 quiet.write_log(args)
+            ws.engine_done = True
             stage = "loading the results"
             feedback.setProgressText(self.tr("Loading the results"))
             outputs = self.collect(result, ws.parameters, context, feedback, ws)
-            ws.write_provenance(outputs)
-            stage = "moving the outputs into place"
-            feedback.setProgressText(self.tr("Moving the outputs into place"))
-            outputs = ws.deliver(outputs)
+            if feedback.isCanceled():
+                raise QgsProcessingException(ws.cancelled_text())
         except engine.EngineCanceled:
             raise QgsProcessingException(ws.cancelled_text()) from None
         except (engine.EngineError, QgsProcessingException) as exc:
             text, parts = _message(exc), getattr(exc, "parts", None)
             if isinstance(exc, engine.EngineError):
-                refused = self.engine_refusal(exc, ws)
+                refused = ws.output_refusal(exc) or self.engine_refusal(exc, ws)
                 if refused is not None:
                     text, parts = refused, None
             if feedback.isCanceled():
                 text, parts = ws.cancelled_text(), None
             raise QgsProcessingException(ws.say(text, parts=parts)) from None
         except Exception as exc:  # noqa: BLE001 - never "Execution failed" without a reason
+            written = ("The engine's outputs are complete" if ws.engine_done else
+                       "Nothing was written to the outputs you chose")
             raise QgsProcessingException(
-                f"The swm-gis plugin failed while {stage}: {type(exc).__name__}: {exc}. Nothing "
-                "was written to the outputs you chose; the log of this run is in "
-                f"{work / 'engine_log.txt'}.") from None
+                f"The swm-gis plugin failed while {stage}: {type(exc).__name__}: {exc}. "
+                f"{written}; the log of this run is in {work / 'engine_log.txt'}.") from None
         feedback.setProgress(100.0)
         return outputs
 
@@ -555,6 +562,10 @@ def _message(exc: Exception) -> str:
     return str(args[0]) if args else str(exc)
 
 
+#: How the engine's line naming the files an ``--overwrite`` replaces starts (it goes to the log).
+REPLACES = "Replaces "
+
+
 class EngineFeedback:
     """What the engine says, as the dialog should show it.
 
@@ -592,6 +603,8 @@ class EngineFeedback:
         self.lines.append(str(text))
         if str(text).lower().startswith(("warning", "caution")):
             self.feedback.pushWarning(self.ws.say(text, parts=parts))
+        elif str(text).startswith(REPLACES):  # the files of an earlier run the engine replaced
+            self.feedback.pushInfo(self.ws.say(text, parts=parts, whole=True))
 
     def pushEngineInfo(self, text: str, parts: list) -> None:  # noqa: N802
         """An engine info line with its references (``--progress json`` ``"parts"``)."""

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import os
-
 from qgis.core import (
     QgsProcessingOutputFile,
     QgsProcessingOutputHtml,
@@ -13,7 +11,7 @@ from qgis.core import (
     QgsProcessingParameterNumber,
 )
 
-from .. import manifest, safety
+from .. import manifest
 from .base import SwmGisAlgorithm
 from .site_screening import TOWN
 
@@ -72,8 +70,9 @@ are replaced), INDEX_HTML (the page), PARCEL_COUNT and SITE_BYTES. Same as \
         self.add(QgsProcessingParameterFolderDestination(
             "SITE_FOLDER", self.tr("Web site folder"), optional=True, createByDefault=True),
             "The folder the site is written into (copy it to the town's web server, or open "
-            "index.html). Files of the same name already in it are replaced; other files are "
-            "left alone. A temporary folder when none is chosen.")
+            "index.html). The engine writes it whole at the end; files of the same name "
+            "already in it are replaced (the log names them), other files are left alone. A "
+            "temporary folder when none is chosen.")
         self.addOutput(QgsProcessingOutputHtml("INDEX_HTML", self.tr("Web map page")))
         self.addOutput(QgsProcessingOutputFile("PUBLISH_JSON",
                                                self.tr("What the site rests on (JSON)")))
@@ -83,15 +82,8 @@ are replaced), INDEX_HTML (the page), PARCEL_COUNT and SITE_BYTES. Same as \
     def engine_args(self, parameters, context, feedback, ws):
         ws.right_of_way = self.right_of_way(parameters, context, ws)
         config = ws.config_path()
-        # the engine writes the site in the run's folder; Workspace.deliver moves it into
-        # SITE_FOLDER once everything succeeded, so a failure or a cancel leaves it as it was.
-        # SITE_FOLDER, not OUTPUT_FOLDER: the plugin's provenance file (qgis_inputs.json, which
-        # names the user's layer sources) is never posted with a public site
-        folder = self.parameterAsFileOutput(parameters, "SITE_FOLDER", context)
-        if folder and folder != "TEMPORARY_OUTPUT":
-            ws.final_folder = safety.real_path(folder)
-        self.engine_out = self._site = str(ws.folder / "site")
-        os.makedirs(self._site, exist_ok=True)
+        # the engine writes SITE_FOLDER itself (staged beside it, moved in whole at the end)
+        self.engine_out = self._site = ws.out_folder("SITE_FOLDER", sub="site")
         args = ["publish", "--config", config, "--out", self._site, "--overwrite",
                 "--simplify-ft", repr(self.parameterAsDouble(parameters, "SIMPLIFY_FT", context))]
         source = self.parameterAsFile(parameters, "APPLICABILITY", context)

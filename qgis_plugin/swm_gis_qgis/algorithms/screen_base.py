@@ -217,11 +217,11 @@ class ScreenAlgorithm(SwmGisAlgorithm):
 
     # ------------------------------------------------------------------ running
     def engine_args(self, parameters, context, feedback, ws):
-        site = ws.export("SITE", "site")
-        config = ws.config_path(site_standin=site)
-        args = ["screen", "--config", config, "--site", ws.arg(site)]
+        site = ws.file_arg("SITE", "site")
+        config = ws.config_path(without_parcels_crs=ws.checked_source("SITE").sourceCrs())
+        args = ["screen", "--config", config, "--site", site]
         if self.WITH_COMMON_PLAN and ws.has("COMMON_PLAN"):
-            args += ["--common-plan", ws.arg(ws.export("COMMON_PLAN", "common_plan"))]
+            args += ["--common-plan", ws.file_arg("COMMON_PLAN", "common_plan")]
         if self.WITH_EXEMPTIONS and ws.has("EXEMPTIONS"):
             for i in self.parameterAsEnums(parameters, "EXEMPTIONS", context):
                 args += ["--exemption", EXEMPTIONS[i]]
@@ -238,21 +238,22 @@ class ScreenAlgorithm(SwmGisAlgorithm):
                     raise QgsProcessingException(
                         f"MITIGATION has no field '{id_field}': choose one in "
                         f"MITIGATION_ID_FIELD. Fields: {', '.join(src.fields().names())}.")
-                keep, rename = [id_field], {id_field: "id"}
+                keep = [id_field]
+                rename = {id_field: "id"} if id_field != "id" else {}
             else:
                 keep, rename = list(src.fields().names()), {}
-            args += ["--mitigation", ws.arg(ws.export("MITIGATION", "mitigation",
-                                                      keep_fields=keep, rename=rename))]
+            args += ["--mitigation", ws.file_arg("MITIGATION", "mitigation", keep_fields=keep,
+                                                 rename=rename)]
         if self.WITH_PROPOSED_IMPERVIOUS:
             if ws.has("PROPOSED_IMPERVIOUS"):
                 args += ["--proposed-impervious",
-                         ws.arg(ws.export("PROPOSED_IMPERVIOUS", "proposed_impervious"))]
+                         ws.file_arg("PROPOSED_IMPERVIOUS", "proposed_impervious")]
             elif ws.has("PROPOSED_IMPERVIOUS_SQFT"):
                 sqft = self.parameterAsDouble(parameters, "PROPOSED_IMPERVIOUS_SQFT", context)
                 args += ["--proposed-impervious-sqft", f"{sqft:g}"]
             if ws.has("REMOVED_IMPERVIOUS"):
                 args += ["--removed-impervious",
-                         ws.arg(ws.export("REMOVED_IMPERVIOUS", "removed_impervious"))]
+                         ws.file_arg("REMOVED_IMPERVIOUS", "removed_impervious")]
         args += self.extra_args(parameters, context, ws)
         if self.REPORT_OPTIONAL and not self.parameterAsBoolean(parameters, "WRITE_REPORT",
                                                                 context):

@@ -120,11 +120,11 @@ layer with a filter, a database table) is saved into a GeoPackage in the folder 
                                      dir=QgsProcessingUtils.tempFolder()))
         self._work, self._feedback = work, feedback
         ws = Workspace(self, absolute_paths(self, dict(parameters)), context, feedback, work)
-        ws.refuse_outputs_on_inputs()
         target = Path(self.parameterAsFileOutput(ws.parameters, "OUTPUT_CONFIG", context))
         if target.suffix.lower() != ".toml":
             target = target.with_suffix(".toml")
         problems: list[str] = []
+        self._saved: list[tuple[str, str]] = []  # (export, where it is saved), with the config
         town = ws.town_name()
         if not town:
             problems.append(f"{ws.label('TOWN_NAME')}: name the town (every report and list "
@@ -167,7 +167,7 @@ layer with a filter, a database table) is saved into a GeoPackage in the folder 
         for key, entry in check["layers"].items():
             entry["path"] = self._sources[key][0]
         self.config_write(ws, exe, check, "check", ws.folder / "check" / "town.toml")
-        ws.deliver({})
+        ws.save_files(self._saved)
         self.config_write(ws, exe, data, "town", target, "--overwrite", "--comment", HEADER)
 
     def config_write(self, ws: Workspace, exe: str, data: dict, name: str, out: Path,
@@ -249,7 +249,7 @@ layer with a filter, a database table) is saved into a GeoPackage in the folder 
         other refusal of the two layers by the engine is said as the engine said it."""
         if "parcels" not in ws.layers or "assess" not in ws.layers:
             return None
-        config = _join_check_config(ws, target, names)
+        config = _join_check_config(ws, target, names, self._saved)
         quiet = EngineFeedback(ws.feedback, ws, steps=False)
         try:
             result = engine.run_engine(
@@ -316,7 +316,7 @@ layer with a filter, a database table) is saved into a GeoPackage in the folder 
         saved = ws.export(li.param, li.key, keep_fields=keep,
                           mixed_geometry=li.geometry == "any")
         folder = target.parent / f"{target.stem}_layers"
-        ws.final_files.append((saved, str(folder / f"{li.key}.gpkg")))
+        self._saved.append((saved, str(folder / f"{li.key}.gpkg")))
         self._sources[li.key] = (saved, f"the layer '{layer.name()}'")
         entry["path"] = f"{target.stem}_layers/{li.key}.gpkg"
         entry["layer"] = li.key
@@ -359,12 +359,13 @@ def _join_problem(ws: Workspace, join: dict) -> str:
             "would name no owners." + (f" {hint}" if hint else ""))
 
 
-def _join_check_config(ws: Workspace, target: Path, names: dict[str, list[str]]) -> str:
+def _join_check_config(ws: Workspace, target: Path, names: dict[str, list[str]],
+                       saved: list[tuple[str, str]]) -> str:
     """A town config of the parcels and the assessing table alone, naming the files as they
     are now (a layer saved from QGIS: its staged copy), for the engine to measure the join
     before anything is saved. A right-of-way rule whose field the parcels lack is left out
     (said as its own problem)."""
-    staged = {os.path.normpath(final): saved for saved, final in ws.final_files}
+    staged = {os.path.normpath(final): export for export, final in saved}
     layers, row = ws.layers, ws.right_of_way
     check = {}
     for key in ("parcels", "assess"):
