@@ -403,12 +403,13 @@ class Workspace(Destinations):
         data["layers"] = {key: self._layer_data(key, entry) for key, entry in self.layers.items()}
         return data
 
-    def write_config(self) -> str:
-        """Write this run's town config naming :attr:`layers` (JSON, which the engine reads as
-        it reads a TOML file); its path."""
-        path = self.folder / RUN_CONFIG
-        path.write_text(json.dumps(self.config_data(), indent=1, ensure_ascii=False),
-                        encoding="utf-8")
+    def write_config(self, data: dict | None = None, *, name: str | None = None) -> str:
+        """Write this run's town config naming :attr:`layers` (or ``data``) as ``name`` (else
+        :data:`RUN_CONFIG`) in the run's folder (JSON, which the engine reads as it reads a
+        TOML file); its path."""
+        path = self.folder / (name or RUN_CONFIG)
+        path.write_text(json.dumps(self.config_data() if data is None else data, indent=1,
+                                   ensure_ascii=False), encoding="utf-8")
         return str(path)
 
     def _drains_to_ms4(self) -> bool:

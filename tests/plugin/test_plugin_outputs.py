@@ -145,7 +145,7 @@ def test_a_selected_layer_is_a_temporary_copy_named_by_its_label(plugin, tmp_pat
     assert src == {"key": "flood_zones", "file": None, "layer": None, "modified": None,
                    "label": f"QGIS layer 'FEMA NFHL' (sample.gpkg, layer flood_zones; {n} "
                             "selected features)", "temporary": True}
-    assert doc["meta"]["config"] == "town.toml"  # the run's own folder is never named
+    assert doc["meta"]["config"] == "town.json"  # the run's own folder is never named
     assert "flood_zones.gpkg" not in (tmp_path / "screening.json").read_text(encoding="utf-8")
 
 

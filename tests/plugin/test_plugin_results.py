@@ -387,9 +387,10 @@ print(json.dumps({{"type": "result", "command": "screen", "outputs": {{}},
 
 #: A stand-in engine from before the manifest: the result line has only "outputs".
 NO_MANIFEST_ENGINE = """#!{python}
-import json, shutil, sys
+import json, os, shutil, sys
 args = sys.argv[1:]
 out = args[args.index("--out") + 1]
+os.makedirs(out, exist_ok=True)  # the engine makes its --out folder
 shutil.copy({doc!r}, out + "/screening.json")
 print(json.dumps({{"type": "result", "command": "screen", "outputs": {{}}}}), flush=True)
 """

@@ -12,7 +12,6 @@ the join (``swm-gis data validate`` on the two tables).
 
 from __future__ import annotations
 
-import json
 import os
 import re
 import tempfile
@@ -174,8 +173,7 @@ layer with a filter, a database table) is saved into a GeoPackage in the folder 
                      *flags: str) -> None:
         """``swm-gis config write`` of ``data`` (handed as ``name``.json in the run's folder) to
         ``out``; its refusal in the dialog's words."""
-        given = ws.folder / f"{name}.json"
-        given.write_text(json.dumps(data, indent=1, ensure_ascii=False), encoding="utf-8")
+        given = ws.write_config(data, name=f"{name}.json")
         quiet = EngineFeedback(ws.feedback, ws)
         try:
             engine.run_engine(["config", "write", str(given), "--out", str(out), *flags], quiet,
@@ -375,10 +373,9 @@ def _join_check_config(ws: Workspace, target: Path, names: dict[str, list[str]],
         ws.right_of_way = None
     ws.layers = check
     try:
-        path = ws.folder / "join_check.json"  # the engine reads a JSON config as a TOML one
-        path.write_text(json.dumps(ws.config_data(name=ws.town_name() or None), indent=1,
-                                   ensure_ascii=False), encoding="utf-8")
-        return str(path)
+        # the engine reads a JSON config as a TOML one
+        return ws.write_config(ws.config_data(name=ws.town_name() or None),
+                               name="join_check.json")
     finally:
         ws.layers, ws.right_of_way = layers, row
 
