@@ -390,7 +390,7 @@ def _town(meta: Mapping[str, Any]) -> str:
     town = meta.get("town")
     if isinstance(town, Mapping):
         town = town.get("name")
-    return str(town or "Town not recorded")
+    return fmt.municipality(town) if town else "Town not recorded"
 
 
 def _data_sources(doc: Mapping[str, Any]) -> list[tuple[str, str]]:

@@ -133,7 +133,7 @@ def _first_page(k: _Kit, r: ScreeningReport) -> list:
     from reportlab.platypus import KeepInFrame, PageBreak, Paragraph
 
     first: list = [Paragraph(escape_html(r.title), k.h1),
-                   k.p(f"Town of {r.town} - {r.regulation} - generated {r.generated}",
+                   k.p(f"{r.town} - {r.regulation} - generated {r.generated}",
                        k.meta)]
     if r.site_label:
         first.append(k.p(f"Site: {r.site_label}", k.meta))

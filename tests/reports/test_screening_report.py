@@ -837,3 +837,18 @@ def test_a_conditional_permits_timeline_says_if_a_permit_is_required():
         pdf_text.split())
     decided = build_report(example_document(), None, received=dt.date(2027, 4, 1))
     assert decided.timeline_intro.startswith("Computed from the application received")
+
+
+@pytest.mark.parametrize(("typed", "printed"), [
+    ("Lynnfield", "Town of Lynnfield"),
+    ("Town of Lynnfield", "Town of Lynnfield"),  # issue 35: never "Town of Town of Lynnfield"
+    ("City of Salem", "City of Salem"),
+])
+def test_the_town_is_named_once_whatever_the_name_typed_says(tmp_path, typed, printed):
+    doc = example_document()
+    doc["meta"]["town"] = typed
+    out = write_screening_report(doc, None, tmp_path)
+    first, html = _pdf_pages(out["pdf"])[0], _parse_html(out["html"]).text
+    for text in (first, html):
+        assert printed in text
+        assert "Town of Town" not in text and "Town of City" not in text
