@@ -23,9 +23,10 @@ def test_the_zip_holds_the_plugin_folder_and_nothing_else(tmp_path):
         meta_text = zf.read("swm_gis_qgis/metadata.txt").decode("utf-8")
     assert all(n.startswith("swm_gis_qgis/") for n in names)
     for required in ("__init__.py", "metadata.txt", "icon.svg", "LICENSE", "provider.py",
-                     "engine.py", "plugin.py", "algorithms/base.py", "algorithms/abutters.py",
-                     "styles/abutting_parcels.qml"):
+                     "engine.py", "plugin.py", "algorithms/base.py", "algorithms/abutters.py"):
         assert f"swm_gis_qgis/{required}" in names, required
+    # the outputs' QGIS styles are the engine's, stored in its GeoPackages (issue 35)
+    assert not any(n.endswith(".qml") for n in names)
     algorithm_files = sorted(n.rsplit("/", 1)[1] for n in names
                              if n.startswith("swm_gis_qgis/algorithms/") and n.endswith(".py"))
     assert algorithm_files == [  # one file per algorithm on a small shared base

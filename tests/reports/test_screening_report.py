@@ -852,3 +852,50 @@ def test_the_town_is_named_once_whatever_the_name_typed_says(tmp_path, typed, pr
     for text in (first, html):
         assert printed in text
         assert "Town of Town" not in text and "Town of City" not in text
+
+
+def _stored_styles(gpkg: Path) -> dict[str, list[tuple[str, int]]]:
+    import sqlite3
+
+    con = sqlite3.connect(f"file:{gpkg}?mode=ro", uri=True)
+    try:
+        rows = con.execute("SELECT f_table_name, styleName, useAsDefault, styleQML "
+                           "FROM layer_styles ORDER BY id").fetchall()
+    finally:
+        con.close()
+    assert all(qml.startswith("<!DOCTYPE qgis") or "<qgis" in qml[:300] for *_, qml in rows)
+    out: dict[str, list[tuple[str, int]]] = {}
+    for layer, name, default, _qml in rows:
+        out.setdefault(layer, []).append((name, default))
+    return out
+
+
+def test_screening_and_abutters_geopackages_carry_their_qgis_styles(sample_demo):
+    """Issue 35: screening.gpkg (and abutters.gpkg) store the QGIS style of each mapped layer
+    in layer_styles, so QGIS shows them on opening the file; a layer of two geometry types
+    carries one style per type, the polygon or line one its default."""
+    screening = _stored_styles(sample_demo.screen / "site" / "screening.gpkg")
+    assert screening == {
+        "site": [("site", 1)],
+        "mitigation": [("mitigation", 1)], "watersheds": [("watersheds", 1)],
+        "habitats": [("habitats", 1), ("vernal_pools", 0)],
+        "buffer_500ft": [("search_area", 1)], "flood_zones": [("flood_zones", 1)],
+        "flood_overlap": [("flood_zones", 1)], "flow_path": [("flow_path", 1)],
+        "receiving_waters": [("receiving_waters", 1), ("receiving_water_areas", 0)]}
+    abutters = _stored_styles(sample_demo.abutters / "abutters.gpkg")
+    assert abutters == {"search_area": [("search_area", 1)],
+                        "abutting_parcels": [("abutting_parcels", 1)]}
+
+
+def test_qgis_opens_screening_gpkg_with_its_stored_style(sample_demo, qgis_app):
+    """QGIS applies the stored default on opening: the watersheds come categorized by level
+    and the mitigation sites by eligibility (the styles' renderers), not in QGIS's single
+    random colour."""
+    from qgis.core import QgsVectorLayer
+
+    gpkg = sample_demo.screen / "site" / "screening.gpkg"
+    for name, attr in (("watersheds", "level"), ("mitigation", "eligible")):
+        layer = QgsVectorLayer(f"{gpkg}|layername={name}", name, "ogr")
+        assert layer.isValid(), name
+        assert layer.renderer().type() == "categorizedSymbol", name
+        assert layer.renderer().classAttribute() == attr, name
