@@ -61,7 +61,8 @@ def test_geopackage_stores_its_layers_styles_one_default_each(tmp_path):
     from swm_gis.io.gpkg_styles import StoredStyle
 
     g = gpd.GeoDataFrame({"a": [1]}, geometry=[box(0, 0, 1, 1)], crs="EPSG:26986")
-    styles = [StoredStyle("site", "first", "<qgis/>"), StoredStyle("site", "second", "<qgis a='1'/>"),
+    styles = [StoredStyle("site", "first", "<qgis/>"),
+              StoredStyle("site", "second", "<qgis a='1'/>"),
               StoredStyle("site", "other", "<qgis b='2'/>", default=False),
               StoredStyle("absent", "x", "<qgis/>")]
     path = write_geopackage({"site": g}, tmp_path / "o.gpkg", styles=styles)

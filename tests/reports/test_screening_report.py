@@ -899,3 +899,39 @@ def test_qgis_opens_screening_gpkg_with_its_stored_style(sample_demo, qgis_app):
         assert layer.isValid(), name
         assert layer.renderer().type() == "categorizedSymbol", name
         assert layer.renderer().classAttribute() == attr, name
+
+
+def _parted_words(pdf: Path, html: Path) -> list[tuple[str, str]]:
+    """Words the PDF parts across two lines: a line ending in a piece of a word of the report
+    (its HTML text) and the next line starting with the rest. A line may end after a "/",
+    "_", ".", ":" or "-" of a long name (where the PDF breaks file paths on purpose)."""
+    def clean(token: str) -> str:
+        return token.strip(",;()")
+
+    words = {clean(t) for t in _parse_html(html).text.split()}
+    lines = [line.split() for page in PdfReader(pdf).pages
+             for line in (page.extract_text() or "").splitlines() if line.split()]
+    return [(a[-1], b[0]) for a, b in zip(lines, lines[1:], strict=False)
+            if not a[-1].endswith(("/", "_", ".", ":", "-")) and clean(a[-1]) not in words
+            and clean(a[-1] + b[0]) in words]
+
+
+def test_pdf_table_cells_never_part_a_word(sample_demo):
+    """Issue 35: the demo's PDF printed "redevelop ment" (the findings' first column) and
+    "sites.g pkg:common_plan" (its data column): columns now fit their widest word."""
+    folder = sample_demo.screen / "site"
+    assert _parted_words(folder / PDF_NAME, folder / HTML_NAME) == []
+
+
+def test_a_long_file_name_breaks_after_its_separators_only(tmp_path):
+    """A data source named by a long path (Cambridge's INFRA_Drainage.geojson) in the
+    findings' 1.25 in data column: broken after "/", "_" or "." only, every piece whole."""
+    doc = example_document()
+    name = "INFRA_Drainage_Structures_Catch_Basins_And_Outfalls_2024.geojson"
+    doc["checks"][6]["source"] = _src("flood_zones", name, "S_FLD_HAZ_AR")
+    out = write_screening_report(doc, None, tmp_path)
+    assert _parted_words(out["pdf"], out["html"]) == []
+    text = "".join("".join(p.extract_text().split()) for p in PdfReader(out["pdf"]).pages)
+    assert name in text  # every letter printed, in order
+    first = PdfReader(out["pdf"]).pages[0].extract_text()
+    assert any(line.strip().endswith(("_", ".", "/")) for line in first.splitlines())
