@@ -760,7 +760,10 @@ def test_the_sample_sites_figures_are_the_same_in_json_html_and_pdf(sample_demo)
     flood = by_key["floodplain"]["answer"]
     split = ("SFHA on the site's parcel(s): 9,442 sq ft, 3,030 sq ft inside the limit of "
              "disturbance and 6,412 sq ft outside it; inside the limit off the parcel(s): "
-             "7,248 sq ft.")
+             "7,248 sq ft (10,278 sq ft in the limit of disturbance in all).")
+    # issue 35: the limit's own total (3,030 + 7,248, unrounded 10,277.7) is the figure the
+    # document's floodplain block (and the plugin's SFHA_AREA_SQFT) holds
+    assert round(doc["floodplain"]["sfha_area_sqft"]) == 10_278
     assert split in flood
     land = next(w for w in doc["warnings"] if w["code"] == "disturbance_on_land_of_others")
     assert [(e["id"], e["kind"], round(e["sqft"])) for e in land["land"]] == [
