@@ -104,8 +104,16 @@ are replaced), INDEX_HTML (the page), PARCEL_COUNT and SITE_BYTES. Same as \
     def collect(self, result, parameters, context, feedback, ws):
         site = Path(self._site)
         record = json.loads((site / "publish.json").read_text(encoding="utf-8"))
+        # the engine names the run's staging folder: say where the site will be, the chosen
+        # Web site folder (issue 35: not "the temporary copy"), or the temporary one
+        where = ws.final_folder or str(site)
         for line in result.get("summary") or []:
-            feedback.pushInfo(ws.say(str(line), ids=False))
+            said = ws.say(str(line).replace(str(site), _SITE_MARK), ids=False)
+            feedback.pushInfo(said.replace(_SITE_MARK, where))
         return {"SITE_FOLDER": str(site), "INDEX_HTML": str(site / "index.html"),
                 "PUBLISH_JSON": str(site / "publish.json"), "PARCEL_COUNT": record["parcels"],
                 "SITE_BYTES": result.get("size_bytes")}
+
+
+#: Stands in for the site's folder while the engine's line is put in the dialog's words.
+_SITE_MARK = "\u27e8web-site-folder\u27e9"
