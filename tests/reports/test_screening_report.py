@@ -507,7 +507,10 @@ def test_checks_that_did_not_run_say_not_checked_never_none(tmp_path):
     assert "Not checked" in habitats
     assert ("Not checked: no NHESP priority or estimated habitat and no certified vernal pool "
             "layer configured.") in habitats
-    assert "lacking: nhesp_priority, nhesp_estimated, vernal_pools" in habitats
+    # issue 35: the layers in words, never their config keys ("lacking: nhesp_priority")
+    assert ("not configured: NHESP priority habitat layer, NHESP estimated habitat layer, "
+            "certified vernal pools layer") in habitats
+    assert "nhesp_priority" not in habitats
     receiving = _norm(page.rows["finding-receiving_waters"])
     assert "Not checked: screening.json has no 'receiving_waters' result." in receiving
     assert ("Not checked: NHESP habitats and certified vernal pools within 500 ft; Receiving "
