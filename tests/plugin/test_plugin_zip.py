@@ -32,7 +32,7 @@ def test_the_zip_holds_the_plugin_folder_and_nothing_else(tmp_path):
     assert algorithm_files == [  # one file per algorithm on a small shared base
         "__init__.py", "abutters.py", "applicability_map.py", "base.py",
         "disturbance_trigger.py", "engine_setup.py", "floodplain_overlap.py",
-        "habitat_screening.py",
+        "habitat_screening.py", "load_sample_town.py",
         "mitigation_eligibility.py", "publish_web_map.py", "receiving_waters.py",
         "screen_base.py", "site_screening.py", "town_setup.py"]
     assert not any("__pycache__" in n or n.endswith(".pyc") for n in names)
@@ -106,4 +106,5 @@ def test_the_unzipped_plugin_loads_in_qgis_process(tmp_path):
     listed = subprocess.run([qp, "list"], capture_output=True, text=True, env=env, timeout=120)
     ids = [line.split()[0] for line in listed.stdout.splitlines()
            if line.strip().startswith("swm_gis:")]
-    assert len(ids) == 11 and "swm_gis:publishwebmap" in ids  # the web map (issue 27)
+    assert len(ids) == 12 and "swm_gis:publishwebmap" in ids  # the web map (issue 27)
+    assert "swm_gis:loadsampletown" in ids  # the sample town offered (issue 35)
