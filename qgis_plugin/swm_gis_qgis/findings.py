@@ -29,7 +29,8 @@ class EngineTooOld(Exception):
 
 TOO_OLD = ("The swm-gis engine wrote {path} without the 'findings' list, so it is too old for "
            "this plugin (the plugin never decides a finding itself). Reinstall the engine: run "
-           "'Set up the swm-gis engine' (Processing Toolbox > swm-gis > Set-up), which installs "
+           "'Set up the swm-gis engine' (Processing Toolbox > swm-gis > Engine set-up), which "
+           "installs "
            "the engine this plugin carries, or set a newer swm-gis executable in Settings > "
            "Options > Processing > Providers > swm-gis.")
 
