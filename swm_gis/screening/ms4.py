@@ -75,10 +75,7 @@ def ms4_reach(config: TownConfig, site_union: shapely.Geometry,
     area = site_union if path is None else shapely.union(site_union, path)
     x0, y0, x1, y1 = area.bounds
     grow = max(reach, near)
-    frame = io.read_layer(config, "ms4", bbox=(x0 - grow, y0 - grow, x1 + grow, y1 + grow))
-    numbered = not _has_ids(frame)
-    if numbered:  # a feature's number is its place in the whole layer, not in the box read
-        frame = io.read_layer(config, "ms4")
+    frame, numbered = _read_ms4(config, (x0 - grow, y0 - grow, x1 + grow, y1 + grow))
     geoms = frame.geometry.values
     ids = _names(frame, numbered=numbered)
     on_path = (shapely.dwithin(geoms, path, reach) if path is not None and len(frame)
@@ -99,6 +96,16 @@ def ms4_reach(config: TownConfig, site_union: shapely.Geometry,
 #: Said once when the MS4 layer's features have no id to be named by (issue 35: the report
 #: printed "None, None, None").
 NUMBERED_NOTE = "the MS4 layer has no id field: its features are named by their number in it"
+
+
+def _read_ms4(config: TownConfig, bbox: tuple[float, float, float, float]
+              ) -> tuple[gpd.GeoDataFrame, bool]:
+    """The MS4 features in ``bbox``, and whether they have no ids (then the whole layer is read:
+    a feature's number is its place in the layer, not in the box read)."""
+    frame = io.read_layer(config, "ms4", bbox=bbox)
+    if _has_ids(frame):
+        return frame, False
+    return io.read_layer(config, "ms4"), True
 
 
 def _has_ids(frame: gpd.GeoDataFrame) -> bool:
