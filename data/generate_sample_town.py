@@ -566,8 +566,8 @@ class Owners:
         owner = f"{last} {first}"
         co = f"{last} {second}" if r.random() < 0.35 else ""
         z = f"{zip5}-{int(r.integers(1000, 9999)):04d}" if r.random() < 0.1 else zip5
-        return dict(OWNER1=owner, OWN_CO=co, OWN_ADDR=site_addr, OWN_CITY=city, OWN_STATE="MA",
-                    OWN_ZIP=z, OWN_COUNTRY="")
+        return dict(OWNER1=owner, OWNER2=co, OWN_ADDR=site_addr, OWN_CITY=city, OWN_STATE="MA",
+                    OWN_ZIP=z, OWN_CO="")
 
     def absentee(self):
         r = self.rng
@@ -576,20 +576,20 @@ class Owners:
         addr = f"{int(r.integers(1, 400))} {r.choice(STREET_BASES)} {r.choice(STREET_SUFFIXES)}"
         if kind < 0.6:
             city, z = MA_CITIES[int(r.integers(0, len(MA_CITIES)))]
-            return dict(OWNER1=owner, OWN_CO="", OWN_ADDR=addr, OWN_CITY=city, OWN_STATE="MA",
-                        OWN_ZIP=z, OWN_COUNTRY="")
+            return dict(OWNER1=owner, OWNER2="", OWN_ADDR=addr, OWN_CITY=city, OWN_STATE="MA",
+                        OWN_ZIP=z, OWN_CO="")
         city, st, z = OUT_OF_STATE[int(r.integers(0, len(OUT_OF_STATE)))]
         country = str(r.choice(["", "", "", "USA", "UNITED STATES"]))
-        return dict(OWNER1=owner, OWN_CO="", OWN_ADDR=addr, OWN_CITY=city, OWN_STATE=st,
-                    OWN_ZIP=z, OWN_COUNTRY=country)
+        return dict(OWNER1=owner, OWNER2="", OWN_ADDR=addr, OWN_CITY=city, OWN_STATE=st,
+                    OWN_ZIP=z, OWN_CO=country)
 
     def trust(self, site_addr, city, zip5):
         r = self.rng
         last = str(r.choice(LAST))
         name = f"{last} {r.choice(['FAMILY REALTY TRUST', 'REALTY TRUST', 'NOMINEE TRUST'])}"
         trustee = f"{last} {r.choice(FIRST)} {r.choice(['TR', 'TRSTE', 'TRUSTEE'])}"
-        return dict(OWNER1=name, OWN_CO=trustee, OWN_ADDR=site_addr, OWN_CITY=city,
-                    OWN_STATE="MA", OWN_ZIP=zip5, OWN_COUNTRY="")
+        return dict(OWNER1=name, OWNER2=trustee, OWN_ADDR=site_addr, OWN_CITY=city,
+                    OWN_STATE="MA", OWN_ZIP=zip5, OWN_CO="")
 
 
 # --------------------------------------------------------------------------- main build
@@ -712,34 +712,34 @@ def generate(out_dir: Path) -> dict:
             continue
         if lid in foreign_ids:
             f = FOREIGN[foreign_ids.index(lid)]
-            own = dict(OWNER1=f[0], OWN_CO=f[1], OWN_ADDR=f[2], OWN_CITY=f[3], OWN_STATE=f[4],
-                       OWN_ZIP=f[5], OWN_COUNTRY=f[6])
+            own = dict(OWNER1=f[0], OWNER2=f[1], OWN_ADDR=f[2], OWN_CITY=f[3], OWN_STATE=f[4],
+                       OWN_ZIP=f[5], OWN_CO=f[6])
         elif lid in company_ids:
             a = COMPANY_ADDRESSES[company_ids.index(lid) % len(COMPANY_ADDRESSES)]
-            own = dict(OWNER1=COMPANY, OWN_CO="", OWN_ADDR=a[0], OWN_CITY=a[1], OWN_STATE=a[2],
-                       OWN_ZIP=a[3], OWN_COUNTRY="")
+            own = dict(OWNER1=COMPANY, OWNER2="", OWN_ADDR=a[0], OWN_CITY=a[1], OWN_STATE=a[2],
+                       OWN_ZIP=a[3], OWN_CO="")
         elif lid in formula_ids:
             own = owners.absentee()
             own["OWNER1"] = FORMULA_OWNERS[formula_ids.index(lid)]
         elif lot.kind == "subdivision":
-            own = dict(OWNER1=DEVELOPER, OWN_CO="", OWN_ADDR="400 COMMERCE WAY",
-                       OWN_CITY="WOBURN", OWN_STATE="MA", OWN_ZIP="01801", OWN_COUNTRY="")
+            own = dict(OWNER1=DEVELOPER, OWNER2="", OWN_ADDR="400 COMMERCE WAY",
+                       OWN_CITY="WOBURN", OWN_STATE="MA", OWN_ZIP="01801", OWN_CO="")
         elif lot.use in ("903",):
             dept = "SAMPLETON WATER DEPARTMENT" if lot.kind == "watershed" else \
                 "TOWN OF SAMPLETON"
-            own = dict(OWNER1=dept, OWN_CO="CONSERVATION COMMISSION" if lot.kind == "woods"
+            own = dict(OWNER1=dept, OWNER2="CONSERVATION COMMISSION" if lot.kind == "woods"
                        else "", OWN_ADDR="55 SUMMER ST", OWN_CITY=TOWN_CITY, OWN_STATE="MA",
-                       OWN_ZIP="01940", OWN_COUNTRY="")
+                       OWN_ZIP="01940", OWN_CO="")
         elif lot.use in ("905", "906"):
             own = dict(OWNER1="FIRST PARISH CHURCH OF SAMPLETON" if lot.use == "906"
-                       else "SAMPLETON HISTORICAL SOCIETY INC", OWN_CO="", OWN_ADDR=site,
-                       OWN_CITY=city, OWN_STATE="MA", OWN_ZIP=zip5, OWN_COUNTRY="")
+                       else "SAMPLETON HISTORICAL SOCIETY INC", OWNER2="", OWN_ADDR=site,
+                       OWN_CITY=city, OWN_STATE="MA", OWN_ZIP=zip5, OWN_CO="")
         elif lot.use.startswith(("3", "4")):
             own = owners.trust("PO BOX " + str(int(rng.integers(10, 999))), city, zip5) \
                 if rng.random() < 0.4 else dict(
                     OWNER1=f"{rng.choice(LAST)} {rng.choice(['ENTERPRISES INC', 'LLC', 'CORP'])}",
-                    OWN_CO="", OWN_ADDR=site, OWN_CITY=city, OWN_STATE="MA", OWN_ZIP=zip5,
-                    OWN_COUNTRY="")
+                    OWNER2="", OWN_ADDR=site, OWN_CITY=city, OWN_STATE="MA", OWN_ZIP=zip5,
+                    OWN_CO="")
         else:
             r = rng.random()
             if r < 0.80:
@@ -751,8 +751,8 @@ def generate(out_dir: Path) -> dict:
         assess_rows.append({**base, "PROP_ID": map_par, "SITE_ADDR": site, **own,
                             "TOTAL_VAL": int(rng.integers(300, 1400)) * 1000})
     assess = pd.DataFrame(assess_rows)
-    assess = assess[["LOC_ID", "PROP_ID", "TOWN_ID", "SITE_ADDR", "OWNER1", "OWN_CO", "OWN_ADDR",
-                     "OWN_CITY", "OWN_STATE", "OWN_ZIP", "OWN_COUNTRY", "USE_CODE", "FY",
+    assess = assess[["LOC_ID", "PROP_ID", "TOWN_ID", "SITE_ADDR", "OWNER1", "OWNER2", "OWN_ADDR",
+                     "OWN_CITY", "OWN_STATE", "OWN_ZIP", "OWN_CO", "USE_CODE", "FY",
                      "LOT_SIZE", "TOTAL_VAL"]]
     assess["DATA_NOTE"] = DATA_NOTE
     assess = assess.astype({c: object for c in assess.columns if c not in
@@ -1153,7 +1153,7 @@ def summarise(parcels, assess, no_record, condo_units, foreign_ids, company_ids,
 TOWN_TOML = """\
 # SYNTHETIC sample town generated by data/generate_sample_town.py. NOT A REAL PLACE.
 # Every layer uses the published MassGIS / FEMA / USGS WBD / MassDEP field names, so only the
-# assessing table's co-owner and country need a mapping. Paths are relative to this file.
+# assessing table's co-owner needs a mapping. Paths are relative to this file.
 [town]
 name = "Sampleton (SYNTHETIC)"
 crs = "EPSG:26986"
@@ -1171,11 +1171,10 @@ layer = "parcels"
 [layers.assess]
 path = "sample.gpkg"
 layer = "assess"
-# The sample's assessing table predates the L3 reading of OWN_CO (the owner's country in the
-# MassGIS standard): here OWN_CO holds a co-owner and OWN_COUNTRY the country.
+# As in the MassGIS L3 standard, OWN_CO is the owner's country; the L3 standard has no co-owner
+# field, and the sample keeps its co-owners (a spouse, a trust's trustee) in OWNER2.
 [layers.assess.fields]
-co_owner = "OWN_CO"
-country = "OWN_COUNTRY"
+co_owner = "OWNER2"
 
 [layers.nhesp_priority]
 path = "sample.gpkg"
@@ -1272,11 +1271,11 @@ Both rasters cover x {EXTENT[0]:,.0f}-{EXTENT[2]:,.0f}, y {EXTENT[1]:,.0f}-{EXTE
 
 Notes on the fields:
 
-- `OWN_CO` is the **co-owner** (trustees of a trust, a spouse) and `OWN_COUNTRY` the country,
-  as this project's default schema reads them (`swm_gis/config/town.py` SCHEMAS). In the real MassGIS
-  L3 assessing table `OWN_CO` is the owner's *country* and there is no co-owner field
-  (`data/lynnfield.toml` maps `country = "OWN_CO"`). Domestic rows leave `OWN_COUNTRY` empty or
-  write "USA" / "UNITED STATES" (to exercise country handling).
+- `OWN_CO` is the owner's **country**, as in the MassGIS L3 assessing table (and this project's
+  default schema, `swm_gis/config/town.py` SCHEMAS). Domestic rows leave it empty or write "USA" /
+  "UNITED STATES" (to exercise country handling). The L3 standard has no co-owner field; the
+  sample keeps its co-owners (trustees of a trust, a spouse) in `OWNER2`, which `town.toml` maps
+  as `co_owner`.
 - Condominium units are one assessing row each on the condominium's LOC_ID, with SITE_ADDR
   written "... UNIT 3" for some condominiums and "... #3" for others.
 - Extra, non-schema fields kept for people looking at the data: parcels/assess `TOWN_ID`, assess
@@ -1309,7 +1308,7 @@ Notes on the fields:
 - Condominium with {f['condo_example'][1]} units: `{f['condo_example'][0]}`.
 - A Nextville (neighbouring town) parcel: `{f['neighbour_parcel']}`.
 - Parcel with no assessing record: `{f['no_record'][0]}`.
-- Foreign owners (accented names, OWN_COUNTRY set): {', '.join(f'`{x}`' for x in f['foreign_ids'])}.
+- Foreign owners (accented names, OWN_CO set): {', '.join(f'`{x}`' for x in f['foreign_ids'])}.
 - `{COMPANY}` owns {', '.join(f'`{x}`' for x in f['company_ids'])} (one mailing address written
   several ways: "12 ELM STREET", "12 Elm St.", "12 ELM ST", "12 ELM ST STE 200").
 - Owner names that start with a spreadsheet formula character: {', '.join(f'`{x}`' for x in f['formula_ids'])}

@@ -1,7 +1,8 @@
 """Build the installable QGIS plugin zip: dist/swm_gis_qgis-<version>.zip.
 
 The zip holds one top folder, ``swm_gis_qgis/``, as QGIS's "Install from ZIP" expects, with the
-plugin's Python modules, metadata.txt, icon, QML styles and the licence; no caches, no tests.
+plugin's Python modules, metadata.txt, icon, help page and the licence; no caches, no tests (the
+QGIS styles of the outputs are the engine's, stored in its GeoPackages).
 The metadata is checked first (the fields the QGIS plugin repository requires, a Processing
 provider, QGIS 3.22 minimum), so a broken zip is never written.
 

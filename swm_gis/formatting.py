@@ -15,11 +15,17 @@ Examples
 ('?', 'not given')
 >>> bfe_text(12.0), bfe_text(-9999), bfe_text(None)
 ('12 ft', 'none on the FIRM', 'none on the FIRM')
+>>> municipality("Sampleton"), municipality("Town of Sampleton"), municipality("city of Salem")
+('Town of Sampleton', 'Town of Sampleton', 'city of Salem')
 """
 
 from __future__ import annotations
 
+import re
 from typing import Any
+
+#: A town name that already says what kind of municipality it is ("Town of", "City of").
+_MUNICIPALITY = re.compile(r"\s*(?:town|city)\s+of\s", re.IGNORECASE)
 
 
 def number(x: Any, digits: int = 0, *, missing: str = "?", grouping: bool = True) -> str:
@@ -104,3 +110,10 @@ def tmdl_text(tmdl: Any) -> str:
 
 
 __all__ = ["acres", "bfe_text", "ft", "number", "pct", "sqft", "tmdl_text"]
+
+
+def municipality(name: Any) -> str:
+    """The town's name as the outputs print it: ``"Town of Sampleton"``; a name that already
+    says "Town of" or "City of" (in any case) is printed as typed, never "Town of Town of ..."."""
+    text = " ".join(str(name or "").split())
+    return text if _MUNICIPALITY.match(text + " ") else f"Town of {text}"

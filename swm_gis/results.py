@@ -36,6 +36,7 @@ from swm_gis.messages import option
 from swm_gis.notification.info import PackageInfo  # noqa: F401  (AbutterPackage.info, in the docs)
 from swm_gis.notification.package import AbutterNotice
 from swm_gis.progress import Progress, quiet
+from swm_gis.styles import output_styles
 from swm_gis.summaries import applicability_lines, screening_lines
 
 #: Output key -> file name, as ``swm-gis screen`` writes them (README "Commands").
@@ -161,7 +162,8 @@ class Screening:
         check_outputs_free(outputs.values(), overwrite=True)  # the stage: checked on moving
         progress(0.87, "writing screening.json and screening.gpkg")
         write_json(self.document, outputs["screening_json"])
-        write_geopackage(self.layers, outputs["screening_gpkg"])
+        write_geopackage(self.layers, outputs["screening_gpkg"],
+                         styles=output_styles(self.layers))
         if not report:
             return {k: v for k, v in outputs.items() if Path(v).exists()}
         progress(0.9, "writing the screening report")
@@ -413,7 +415,7 @@ def write_all(paths: dict[str, Path], pkg: AbutterPackage, *, label_template: st
     }
     if pkg.site is not None:
         layers_out["site"] = _for_gpkg(pkg.site)
-    write_geopackage(layers_out, paths["abutters_gpkg"])
+    write_geopackage(layers_out, paths["abutters_gpkg"], styles=output_styles(layers_out))
     write_json(pkg.document, paths["abutters_json"])
 
 

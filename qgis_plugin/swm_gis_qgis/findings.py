@@ -16,6 +16,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from .catalog import CATALOG
+
 STATUSES = ("yes", "no", "conditional", "not_checked", "info")
 KEYS = ("disturbance", "development_type", "standards", "watersheds", "mitigation",
         "habitats", "floodplain", "receiving_waters")
@@ -29,7 +31,8 @@ class EngineTooOld(Exception):
 
 TOO_OLD = ("The swm-gis engine wrote {path} without the 'findings' list, so it is too old for "
            "this plugin (the plugin never decides a finding itself). Reinstall the engine: run "
-           "'Set up the swm-gis engine' (Processing Toolbox > swm-gis > Set-up), which installs "
+           "'Set up the swm-gis engine' (Processing Toolbox > swm-gis > Engine set-up), which "
+           "installs "
            "the engine this plugin carries, or set a newer swm-gis executable in Settings > "
            "Options > Processing > Providers > swm-gis.")
 
@@ -107,9 +110,16 @@ def summary_lines(findings: list[dict[str, Any]], keys: tuple[str, ...] = KEYS) 
             lines.append(f"  ... and {len(caveats) - MAX_CAVEATS} more caveat(s) (see the "
                          "result file)")
     missing = sorted({m for f in chosen for m in f.get("layers_missing") or []})
-    if missing:
-        lines.append("Not given, so not checked: " + ", ".join(map(str, missing)))
+    if missing:  # by the dialog's labels, never the config keys (issue 35: "lacking: ms4")
+        lines.append("Not given, so not checked: " + ", ".join(map(layer_label, missing)))
     return [line for line in lines if line]
+
+
+def layer_label(key: str) -> str:
+    """A town layer the engine names by its config key, as the dialog labels its parameter
+    ("'NHESP Priority Habitats of Rare Species'"); an unknown key as it is."""
+    layer = CATALOG.get(str(key))
+    return f"'{layer.description}'" if layer else str(key)
 
 
 def typed_outputs(findings: list[dict[str, Any]], keys: tuple[str, ...]) -> dict[str, Any]:

@@ -232,6 +232,17 @@ def install(folder: Path, *, python: str | None = None, wheel: Path | None = Non
     return venv_engine(folder)
 
 
+def folder_size(folder: Path) -> int:
+    """Bytes the files under ``folder`` take (what the set-up installed), links not followed."""
+    total = 0
+    for root, _dirs, files in os.walk(folder):
+        for name in files:
+            path = os.path.join(root, name)
+            if not os.path.islink(path):
+                total += os.path.getsize(path)
+    return total
+
+
 def _repoint(old: Path, new: Path) -> None:
     """Scripts and pyvenv.cfg of a venv moved from ``old`` to ``new`` point at ``new``."""
     bindir = venv_python(new).parent

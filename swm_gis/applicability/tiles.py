@@ -35,6 +35,7 @@ from swm_gis.io import layers as io
 from swm_gis.io import sanity
 from swm_gis.io.coverage import coverage_areas, town_area
 from swm_gis.progress import Progress
+from swm_gis.screening.finding_parts import layer_names, layer_words
 from swm_gis.terrain import cache as flowgrid_cache
 from swm_gis.terrain import catchments
 from swm_gis.terrain.catchments import DrainageGrid
@@ -193,7 +194,8 @@ def load_overlays(config: TownConfig, extent: BBox | None, *,
     drainage, drainage_checks = drainage_grid(config, extent, progress=progress, town=town)
     coverage, bases = {}, {}
     for name, keys in (("nhesp", _NHESP), ("sfha", ("flood_zones",))):
-        coverage[name], bases[name] = coverage_areas(config, list(keys), town=town)
+        coverage[name], bases[name] = coverage_areas(config, list(keys), town=town,
+                                                     name=layer_words)
     overlays = Overlays.build(rules=config.rules, drainage=drainage, coverage=coverage,
                               town=town, **frames)
     overlays.checks = _checks(config, frames, drainage_checks, bases)
@@ -214,25 +216,24 @@ def _checks(config: TownConfig, frames: dict[str, Any], drainage: dict[str, str 
     has12, has10 = config.has("huc12"), config.has("huc10")
     dist = f"{config.rules.habitat_distance_ft:,g} ft (the town's habitat distance rule)"
     if hab and missing_hab:
-        hab_note = (f"no layers.{', layers.'.join(missing_hab)} in the town config: a feature "
+        hab_note = (f"no {layer_names(missing_hab, joiner=' or ')} in the town config: a feature "
                     f"found within {dist} is reported; 'none within that distance' cannot be "
                     "said (null). Coverage: " + cov.get("nhesp", ""))
     elif hab:
         hab_note = ("coverage: " + cov.get("nhesp", "") + "; null beyond it unless a feature "
                     f"was found within {dist}")
     else:
-        hab_note = ("no NHESP layers (nhesp_priority, nhesp_estimated, vernal_pools) in the "
-                    "town config")
+        hab_note = _none_of(list(_NHESP))
     rows = [
         ("can_reach_trigger", True, src(["parcels"]), None),
-        ("huc12", has12, src(["huc12"]), None if has12 else "no layers.huc12 in the town config"),
+        ("huc12", has12, src(["huc12"]), None if has12 else _none_of(["huc12"])),
         ("huc10", has10 or has12, src(["huc10"] if has10 else ["huc12"]),
          None if has10 else ("first 10 digits of the HUC12 (WBD codes nest)" if has12 else
-                             "no layers.huc10 or layers.huc12 in the town config")),
+                             _none_of(["huc10", "huc12"]))),
         (NHESP_FLAG, bool(hab), src(hab), hab_note),
         ("in_sfha", config.has("flood_zones"), src(["flood_zones"]),
          ("coverage: " + cov.get("sfha", "") + "; null beyond it unless SFHA land was found")
-         if config.has("flood_zones") else "no layers.flood_zones in the town config"),
+         if config.has("flood_zones") else _none_of(["flood_zones"])),
         ("drains_to_orw", drainage.get("orw") is None,
          src(["dem", "streams", "waterbodies", "orw", "vernal_pools"]),
          drainage.get("orw") or _DRAIN_NOTE),
@@ -295,21 +296,26 @@ def drainage_grid(config: TownConfig, extent: Any, *, progress: Any = None,
 
 
 
+def _none_of(keys: list[str]) -> str:
+    """Why a check cannot run: none of these layers configured, in words (not config keys)."""
+    return f"no {layer_names(keys, joiner=' or ')} in the town config"
+
+
 def _drainage_reasons(config: TownConfig) -> dict[str, str | None]:
     """For ``"orw"`` and ``"impaired"``, why that flag cannot run (None: it can): the trace needs
     a DEM and streams or water bodies, each flag its waters."""
     reasons: dict[str, str | None] = {"orw": None, "impaired": None}
-    missing_base = [k for k in ("dem",) if not config.has(k)]
+    missing_base = [layer_names([k]) for k in ("dem",) if not config.has(k)]
     if not (config.has("streams") or config.has("waterbodies")):
-        missing_base.append("streams or waterbodies")
+        missing_base.append(layer_names(["streams", "waterbodies"], joiner=" or "))
     if missing_base:
-        why = "no " + " and no ".join(f"layers.{k}" for k in missing_base) + \
-            " in the town config (needed to trace drainage)"
+        why = "no " + " and no ".join(missing_base) + " in the town config (needed to trace " \
+            "drainage)"
         return {"orw": why, "impaired": why}
     if not (config.has("orw") or config.has("vernal_pools")):
-        reasons["orw"] = "no layers.orw or layers.vernal_pools in the town config"
+        reasons["orw"] = _none_of(["orw", "vernal_pools"])
     if not config.has("impaired_waters"):
-        reasons["impaired"] = "no layers.impaired_waters in the town config"
+        reasons["impaired"] = _none_of(["impaired_waters"])
     return reasons
 
 #: How close (ft) the flow must pass a water to meet it: the screening's trace tolerance.

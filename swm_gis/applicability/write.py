@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import datetime as dt
 import json
-import sqlite3
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
@@ -30,6 +29,7 @@ from swm_gis.applicability.overlays import (
 from swm_gis.applicability.style import applicability_qml
 from swm_gis.config.town import TownConfig
 from swm_gis.io import layers as io
+from swm_gis.io.gpkg_styles import StoredStyle, store_styles
 from swm_gis.io.writers import atomic_path, check_outputs_free, sqlite_sync_off
 from swm_gis.units import SQFT_PER_ACRE
 
@@ -176,49 +176,13 @@ def write_style(gpkg: str | Path, *, layer: str, classes: list[str],
                 geometry_column: str = "geom", trigger_sqft: float = SQFT_PER_ACRE) -> None:
     """Store the QGIS style (the map key) in the GeoPackage's ``layer_styles`` table (as default).
 
-    QGIS (3.22 and later) applies it when the layer is opened. The table has the columns QGIS
-    itself creates (``saveStyleToDatabase``) and is registered in ``gpkg_contents`` so GDAL and
-    QGIS list it as an attribute table. Call on the temporary file of an atomic write.
+    QGIS (3.22 and later) applies it when the layer is opened (:mod:`swm_gis.io.gpkg_styles`).
+    Call on the temporary file of an atomic write.
     """
-    qml = applicability_qml(classes, trigger_sqft=trigger_sqft)
-    now = dt.datetime.now(dt.UTC).strftime("%Y-%m-%dT%H:%M:%S.000Z")
-    con = sqlite3.connect(str(gpkg))
-    try:
-        # a temporary file (see above): no journal sync, which cost 0.3 s on a 1,000,000-parcel
-        # file while adding nothing the atomic move does not give
-        con.execute("PRAGMA synchronous = OFF")
-        with con:
-            con.execute(
-                'CREATE TABLE IF NOT EXISTS "layer_styles" ('
-                '"id" INTEGER PRIMARY KEY AUTOINCREMENT NOT NULL, "f_table_catalog" TEXT(256), '
-                '"f_table_schema" TEXT(256), "f_table_name" TEXT(256), '
-                '"f_geometry_column" TEXT(256), "styleName" TEXT(30), "styleQML" TEXT, '
-                '"styleSLD" TEXT, "useAsDefault" BOOLEAN, "description" TEXT, '
-                '"owner" TEXT(30), "ui" TEXT(30), "update_time" DATETIME DEFAULT '
-                "(strftime('%Y-%m-%dT%H:%M:%fZ','now')))"
-            )
-            con.execute(
-                "INSERT OR IGNORE INTO gpkg_contents (table_name, data_type, identifier, "
-                "last_change) VALUES ('layer_styles', 'attributes', 'layer_styles', ?)", (now,)
-            )
-            has_ogr = con.execute("SELECT 1 FROM sqlite_master WHERE name='gpkg_ogr_contents'"
-                                  ).fetchone()
-            con.execute('UPDATE "layer_styles" SET "useAsDefault" = 0 WHERE f_table_name = ?',
-                        (layer,))
-            con.execute(
-                'INSERT INTO "layer_styles" (f_table_catalog, f_table_schema, f_table_name, '
-                'f_geometry_column, styleName, styleQML, styleSLD, useAsDefault, description, '
-                'owner, ui, update_time) VALUES (?, ?, ?, ?, ?, ?, ?, 1, ?, ?, ?, ?)',
-                ("", "", layer, geometry_column, STYLE_NAME, qml, "",
-                 STYLE_DESCRIPTION.format(trigger=fmt.sqft(trigger_sqft)), "",
-                 "", now),
-            )
-            if has_ogr:
-                n = con.execute('SELECT count(*) FROM "layer_styles"').fetchone()[0]
-                con.execute("INSERT OR REPLACE INTO gpkg_ogr_contents (table_name, feature_count)"
-                            " VALUES ('layer_styles', ?)", (n,))
-    finally:
-        con.close()
+    store_styles(gpkg, [StoredStyle(
+        layer=layer, name=STYLE_NAME, qml=applicability_qml(classes, trigger_sqft=trigger_sqft),
+        description=STYLE_DESCRIPTION.format(trigger=fmt.sqft(trigger_sqft)),
+        geometry_column=geometry_column)])
 
 
 def write_map(frame: gpd.GeoDataFrame, out: str | Path, *, summary: pd.DataFrame,

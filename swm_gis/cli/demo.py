@@ -109,11 +109,18 @@ def demo(
     config: Path = typer.Option(None, "--config", "-c", metavar="FILE", show_default=False,
                                 help="Town config to run the demo on. Default: the bundled "
                                      "synthetic sample town (data/sample/town.toml)."),
+    where: bool = typer.Option(False, "--where",
+                               help="Run nothing: say where the bundled sample town is (its "
+                                    "folder, town config, layers and demo sites); with "
+                                    "--progress json, as one JSON line."),
 ) -> None:
     """Run every job on the bundled SYNTHETIC sample town and say where the outputs are.
 
     Example: swm-gis demo --out swm-gis-demo
     """
+    if where:
+        _say_where()
+        return
     config = Path(config) if config else SAMPLE_DIR / "town.toml"
     if not config.is_file():
         raise ConfigError(
@@ -127,6 +134,40 @@ def demo(
     with interrupt_guard(out), explain_os_errors(out), \
             output_lock(out, command=f"swm-gis demo --out {out}"):
         _run_demo(out, config)
+
+
+def sample_town() -> dict:
+    """Where the bundled sample town is: its folder, town config, the config's layers (key,
+    file, layer; in the config's order) and the demo sites (file, layers), all absolute."""
+    import pyogrio
+
+    from swm_gis.config.town import load_config
+
+    config = (SAMPLE_DIR / "town.toml").resolve()
+    if not config.is_file():
+        raise ConfigError(f"The bundled sample town is missing: no {config}. Reinstall swm-gis "
+                          "(the wheel carries it), or run from a checkout of the repository.")
+    town = load_config(config)
+    sites = config.parent / "sites.gpkg"
+    return {"folder": str(config.parent), "config": str(config), "name": town.name,
+            "synthetic": town.synthetic,
+            "layers": [{"key": key, "path": str(Path(spec.path).resolve()),
+                        "layer": spec.layer} for key, spec in town.layers.items()],
+            "sites": {"path": str(sites),
+                      "layers": [str(row[0]) for row in pyogrio.list_layers(sites)]}}
+
+
+def _say_where() -> None:
+    from swm_gis.cli._common import emit_lines
+
+    info = sample_town()
+    lines = [f"The bundled sample town ({info['name']}; made up, not real data) is in "
+             f"{info['folder']}", f"Town config: {info['config']}",
+             *(f"  {x['key']}: {x['path']}" + (f" (layer {x['layer']})" if x["layer"] else "")
+               for x in info["layers"]),
+             f"Demo sites: {info['sites']['path']} (layers "
+             f"{', '.join(info['sites']['layers'])})"]
+    emit_lines("demo --where", lines, sample=info)
 
 
 def _run_demo(out: Path, config: Path) -> None:

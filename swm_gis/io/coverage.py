@@ -29,6 +29,7 @@ null, never "no".
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -59,10 +60,11 @@ def town_area(config: TownConfig) -> shapely.Geometry | None:
     return shapely.union_all(geoms) if len(geoms) else None
 
 
-def coverage_areas(config: TownConfig, keys: list[str], *, town: shapely.Geometry | None
-                   ) -> tuple[Areas, str]:
+def coverage_areas(config: TownConfig, keys: list[str], *, town: shapely.Geometry | None,
+                   name: Callable[[str], str] = str) -> tuple[Areas, str]:
     """The grown coverage area (:func:`grown_area`) of each configured layer of ``keys``, and a
-    text saying what each was taken to be.
+    text saying what each was taken to be, each layer called ``name(key)`` (a document's words
+    for it: a document never names a config key).
 
     A statewide layer covers everything and adds no area; one whose coverage cannot be known
     adds :data:`UNKNOWN` (it covers nothing). A search is covered when every area covers it.
@@ -72,7 +74,7 @@ def coverage_areas(config: TownConfig, keys: list[str], *, town: shapely.Geometr
         if not config.has(key):
             continue
         area, basis = layer_coverage(config, key, town=town)
-        bases.append(f"{key}: {basis}")
+        bases.append(f"{name(key)}: {basis}")
         if area is None and basis == "statewide":
             continue
         areas.append(UNKNOWN if area is None else grown_area(area))

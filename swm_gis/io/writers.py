@@ -17,6 +17,7 @@ import pandas as pd
 import pyogrio
 
 from swm_gis.errors import OutputError, OutputExistsError
+from swm_gis.io.gpkg_styles import StoredStyle, store_styles
 from swm_gis.messages import option
 
 #: Characters that make a spreadsheet treat a text cell as a formula (CSV/formula injection).
@@ -129,12 +130,14 @@ def gdal_option(key: str, value: str) -> Iterator[None]:
         pyogrio.set_gdal_config_options({key: before})
 
 
-def write_geopackage(layers: dict[str, gpd.GeoDataFrame | pd.DataFrame], target: str | Path
-                     ) -> Path:
-    """Write several layers (and attribute-only tables) into one GeoPackage, atomically.
+def write_geopackage(layers: dict[str, gpd.GeoDataFrame | pd.DataFrame], target: str | Path,
+                     *, styles: Iterable[StoredStyle] = ()) -> Path:
+    """Write several layers (and attribute-only tables) into one GeoPackage, atomically, with
+    the QGIS ``styles`` of its layers in its ``layer_styles`` table (:mod:`.gpkg_styles`).
 
     GeoPackage version 1.2 keeps the file readable without warnings by QGIS 3.22's GDAL.
     """
+    styles = [s for s in styles if s.layer in layers]
     with atomic_path(target, suffix=".gpkg") as tmp, sqlite_sync_off():
         for i, (name, frame) in enumerate(layers.items()):
             opts = {"VERSION": "1.2"} if i == 0 else {}
@@ -144,6 +147,7 @@ def write_geopackage(layers: dict[str, gpd.GeoDataFrame | pd.DataFrame], target:
             else:
                 pyogrio.write_dataframe(pd.DataFrame(frame), tmp, layer=name, driver="GPKG",
                                         append=i > 0, dataset_options=opts or None)
+        store_styles(tmp, styles)
     return Path(target)
 
 

@@ -32,6 +32,7 @@ from swm_gis.reports.screening_parameters import parameter_rows
 from swm_gis.rules.procedure import procedure_of
 from swm_gis.rules.timeline import permit_timeline
 from swm_gis.screening.checklist import checklist_file, checklist_groups, submittal_checklist
+from swm_gis.screening.finding_parts import layer_names
 from swm_gis.screening.findings import decide_findings
 from swm_gis.screening.general_requirements import general_requirements
 from swm_gis.screening.wording import applied_of_document, wording_for
@@ -85,8 +86,8 @@ def _data_text(f: Mapping[str, Any], sources: Mapping[str, Mapping[str, Any]],
             for k in f.get("layers_used") or []]
     text = "; ".join(used) or f"{chapter} rule values (no data layer)"
     missing = f.get("layers_missing") or []
-    if missing:
-        text += "; lacking: " + ", ".join(missing)
+    if missing:  # in words, never config keys (issue 35)
+        text += "; not configured: " + layer_names(missing)
     return text
 
 
@@ -390,7 +391,7 @@ def _town(meta: Mapping[str, Any]) -> str:
     town = meta.get("town")
     if isinstance(town, Mapping):
         town = town.get("name")
-    return str(town or "Town not recorded")
+    return fmt.municipality(town) if town else "Town not recorded"
 
 
 def _data_sources(doc: Mapping[str, Any]) -> list[tuple[str, str]]:

@@ -9,6 +9,7 @@ from __future__ import annotations
 import io
 from typing import Any
 
+from swm_gis.reports.pdf_cells import PADDING_PT, breakable, fit_widths, plain_text
 from swm_gis.reports.screening_html import CHECKLIST_STATUSES, general_intro
 from swm_gis.reports.screening_model import (
     STATUS_COLOURS,
@@ -70,15 +71,22 @@ class _Kit:
         from reportlab.platypus import Paragraph, Spacer, TableStyle
         from reportlab.platypus import Table as RLTable
 
-        data = [[self.p(h, self.cell_b) for h in header]]
+        # columns as wide as their widest word (measured bold: the widest a cell prints it)
+        bold, size = self.cell_b.fontName, self.small.fontSize
+        widths_pt = fit_widths([[plain_text(r[i]) for r in [header, *rows]]
+                                for i in range(len(widths))],
+                               [w * inch for w in widths], bold, size)
+        inner = [w - PADDING_PT for w in widths_pt]
+        data = [[Paragraph(breakable(h, inner[i], bold, size), self.cell_b)
+                 for i, h in enumerate(header)]]
         for row in rows:
             data.append([c if isinstance(c, Paragraph)
-                         else self.p(c, self.cell_b if i == 0 else self.small)
+                         else Paragraph(breakable(c, inner[i], bold, size),
+                                        self.cell_b if i == 0 else self.small)
                          for i, c in enumerate(row)])
-        data, origin = _continued(data, [w * inch - 6 for w in widths],
-                                  self.p("(continued)", self.small))
+        data, origin = _continued(data, inner, self.p("(continued)", self.small))
         grey_rows = tuple(n - 1 for n, o in enumerate(origin) if o - 1 in grey_rows and n)
-        t = RLTable(data, colWidths=[w * inch for w in widths], repeatRows=1)
+        t = RLTable(data, colWidths=widths_pt, repeatRows=1)
         style = [("GRID", (0, 0), (-1, -1), 0.4, colors.HexColor("#b0b0b0")),
                  ("BACKGROUND", (0, 0), (-1, 0), colors.HexColor("#e6e6e6")),
                  ("VALIGN", (0, 0), (-1, -1), "TOP"),
@@ -133,7 +141,7 @@ def _first_page(k: _Kit, r: ScreeningReport) -> list:
     from reportlab.platypus import KeepInFrame, PageBreak, Paragraph
 
     first: list = [Paragraph(escape_html(r.title), k.h1),
-                   k.p(f"Town of {r.town} - {r.regulation} - generated {r.generated}",
+                   k.p(f"{r.town} - {r.regulation} - generated {r.generated}",
                        k.meta)]
     if r.site_label:
         first.append(k.p(f"Site: {r.site_label}", k.meta))

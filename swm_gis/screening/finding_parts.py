@@ -7,11 +7,12 @@ Pure: no I/O.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
 __all__ = ["STATUSES", "STATUS_WORDS", "TITLES", "absent",
-           "finding", "layer_state", "missing_layers_text", "part_status"]
+           "finding", "layer_names", "layer_state", "missing_layers_text", "part_status"]
 
 STATUSES = ("yes", "no", "conditional", "not_checked", "info")
 STATUS_WORDS = {"yes": "Yes", "no": "No", "conditional": "Conditional",
@@ -80,6 +81,17 @@ def layer_words(key: str) -> str:
     ('the town boundary layer', 'the other layer')
     """
     return LAYER_WORDS.get(key, f"the {key.replace('_', ' ')} layer")
+
+
+def layer_names(keys: Sequence[str], *, joiner: str = ", ") -> str:
+    """Config layers named in a document's short words (no article, no gloss), never by their
+    config keys (issue 35: "lacking: ms4", "no layers.huc12" reached the reports and dialogs).
+
+    >>> layer_names(["ms4", "huc12"]), layer_names(["orw", "vernal_pools"], joiner=" or ")
+    ('MS4 layer, HUC12 watershed layer', 'Outstanding Resource Waters layer or certified \
+vernal pools layer')
+    """
+    return joiner.join(re.sub(r"^the | \(.*\)$", "", layer_words(k)) for k in keys)
 
 
 def _cov(doc: Mapping[str, Any], key: str, layer: str) -> Mapping[str, Any]:

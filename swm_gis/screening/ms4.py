@@ -75,9 +75,9 @@ def ms4_reach(config: TownConfig, site_union: shapely.Geometry,
     area = site_union if path is None else shapely.union(site_union, path)
     x0, y0, x1, y1 = area.bounds
     grow = max(reach, near)
-    frame = io.read_layer(config, "ms4", bbox=(x0 - grow, y0 - grow, x1 + grow, y1 + grow))
+    frame, numbered = _read_ms4(config, (x0 - grow, y0 - grow, x1 + grow, y1 + grow))
     geoms = frame.geometry.values
-    ids = _ids(frame)
+    ids = _names(frame, numbered=numbered)
     on_path = (shapely.dwithin(geoms, path, reach) if path is not None and len(frame)
                else [False] * len(frame))
     by_site = shapely.dwithin(geoms, site_union, near) if len(frame) else []
@@ -88,13 +88,51 @@ def ms4_reach(config: TownConfig, site_union: shapely.Geometry,
              "near": nearby[:20], "reach_ft": MS4_REACH_FT, "near_ft": MS4_NEAR_FT,
              "searched": ("the runoff path traced down the DEM" if path is not None else None),
              "assumed_by_town": assumed}
+    if numbered:
+        block["named_by"] = "number"
     return block, {"name": "ms4", "ran": True, "source": io.source_info(config.layer("ms4"))}
 
 
-def _ids(frame: gpd.GeoDataFrame) -> list[str]:
-    if "id" in frame:
+#: Said once when the MS4 layer's features have no id to be named by (issue 35: the report
+#: printed "None, None, None").
+NUMBERED_NOTE = "the MS4 layer has no id field: its features are named by their number in it"
+
+
+def _read_ms4(config: TownConfig, bbox: tuple[float, float, float, float]
+              ) -> tuple[gpd.GeoDataFrame, bool]:
+    """The MS4 features in ``bbox``, and whether they have no ids (then the whole layer is read:
+    a feature's number is its place in the layer, not in the box read)."""
+    frame = io.read_layer(config, "ms4", bbox=bbox)
+    if _has_ids(frame):
+        return frame, False
+    return io.read_layer(config, "ms4"), True
+
+
+def _has_ids(frame: gpd.GeoDataFrame) -> bool:
+    """Whether the layer's id field is there and names at least one feature."""
+    return "id" in frame and bool(frame["id"].notna().any())
+
+
+def _names(frame: gpd.GeoDataFrame, *, numbered: bool) -> list[str]:
+    """Each feature's name: its id; without ids, its number in the layer (1 for the first)
+    after its kind (the layer's ``kind`` field, when mapped): ``"outfall #3"``, ``"#8"``.
+
+    >>> import geopandas as gpd
+    >>> f = gpd.GeoDataFrame({"id": [None, None], "kind": ["Outfall", None]},
+    ...                      geometry=gpd.points_from_xy([0, 1], [0, 1]), index=[2, 7])
+    >>> _names(f, numbered=True)
+    ['outfall #3', '#8']
+    """
+    if not numbered:
         return [str(v) for v in frame["id"]]
-    return [str(i + 1) for i in range(len(frame))]
+    kinds = frame["kind"] if "kind" in frame else [None] * len(frame)
+    return [f"{_kind(k)}#{int(i) + 1}" for i, k in zip(frame.index, kinds, strict=True)]
+
+
+def _kind(value: object) -> str:
+    """The feature's kind as a word before its number (``"outfall "``), '' when not known."""
+    text = "" if value is None or value != value else str(value).strip().lower()  # NaN: none
+    return f"{text} " if text else ""
 
 
 #: The reason :func:`swm_gis.rules.disturbance.disturbance_trigger` gives a permit the area
@@ -141,11 +179,13 @@ def ms4_condition(d: Mapping[str, Any], citation: str | None = None
                  "state in the town's configuration that all of its land drains to its MS4."],
                 [], ["ms4"], True)
     near = _near_text(m)
+    named = [f"{NUMBERED_NOTE[0].upper()}{NUMBERED_NOTE[1:]}."] \
+        if m.get("named_by") == "number" and (m.get("features") or m.get("near")) else []
     if m.get("reached"):
         ids = ", ".join(str(i) for i in (m.get("features") or [])[:5])
         return (f"the disturbance is {MS4_WORDS}: the runoff path traced down the DEM comes "
                 f"within {_ft(m.get('reach_ft'))} of MS4 feature(s) {ids}{near}",
-                [], ["ms4"], [], False)
+                named, ["ms4"], [], False)
     how = ("the runoff path traced down the DEM reaches no MS4 feature (within "
            f"{_ft(m.get('reach_ft'))})" if m.get("searched") else
            "no runoff path was traced down a DEM, so the MS4 layer cannot show where the "
@@ -153,10 +193,11 @@ def ms4_condition(d: Mapping[str, Any], citation: str | None = None
     if assumed:
         return (f"the disturbance is taken as {MS4_WORDS}: {town}; {how}{near}",
                 [f"{_trigger_quote(citation)}; the permit finding rests on the Town's "
-                 "statement that all of its land drains to its MS4."], ["ms4"], [], False)
+                 "statement that all of its land drains to its MS4.", *named],
+                ["ms4"], [], False)
     return (f"whether the disturbance is {MS4_WORDS} is not shown: {how}{near}",
             [f"{_trigger_quote(citation)}: the Commission decides whether the site drains "
-             "to the MS4."],
+             "to the MS4.", *named],
             ["ms4"], [], True)
 
 

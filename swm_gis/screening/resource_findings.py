@@ -111,8 +111,8 @@ def _sfha_where(f: Mapping[str, Any], parcels: Mapping[str, Any] | None, *,
                 doc_split: Mapping[str, Any] | None = None) -> tuple[str, str]:
     """(what the SFHA area is of, the sentence splitting it on the parcel(s) inside and outside
     the limit of disturbance and off them): the site's parcels when known, else the limit."""
-    if not parcels:
-        return "of the site", ""
+    if not parcels:  # the site measured on its limit of disturbance alone
+        return "of the limit of disturbance", ""
     ids = ", ".join(str(p.get("id")) for p in parcels.get("parcels") or [] if p.get("id"))
     where = (f"of the site's parcel(s) {ids}".rstrip()
              + f" ({fmt.sqft(parcels.get('area_sqft') or 0)})")

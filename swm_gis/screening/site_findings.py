@@ -40,10 +40,14 @@ def _cap(text: str) -> str:
 def split_sentence(split: Mapping[str, Any] | None, what: str) -> str:
     """One constraint's split in words ("" when not measured or nowhere on the site).
 
+    Where the limit of disturbance also lies off the parcel(s), the sentence ends with the
+    limit's own total (the figure the screening's typed outputs hold: ``sfha_area_sqft``):
+
     >>> split_sentence({"parcel_sqft": 1000.0, "inside_sqft": 400.0, "outside_sqft": 600.0,
     ...                 "off_parcel_sqft": 250.0}, "SFHA")
     "SFHA on the site's parcel(s): 1,000 sq ft, 400 sq ft inside the limit of disturbance and \
-600 sq ft outside it; inside the limit off the parcel(s): 250 sq ft."
+600 sq ft outside it; inside the limit off the parcel(s): 250 sq ft (650 sq ft in the limit of \
+disturbance in all)."
     """
     if not isinstance(split, Mapping):
         return ""
@@ -57,7 +61,9 @@ def split_sentence(split: Mapping[str, Any] | None, what: str) -> str:
             f"{fmt.sqft(split.get('inside_sqft') or 0)} inside the limit of disturbance and "
             f"{fmt.sqft(split.get('outside_sqft') or 0)} outside it")
     if off > 0:
-        text += f"; inside the limit off the parcel(s): {fmt.sqft(off)}"
+        inside = float(split.get("inside_sqft") or 0) + off
+        text += (f"; inside the limit off the parcel(s): {fmt.sqft(off)} ({fmt.sqft(inside)} "
+                 "in the limit of disturbance in all)")
     return _cap(text) + "."
 
 

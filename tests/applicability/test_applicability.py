@@ -330,6 +330,13 @@ def test_output_geopackage_has_layer_summary_checks_and_default_style(flag_town,
     assert bool(checks.loc["in_sfha", "ran"]) is True
     assert "320-20" in checks.loc["nhesp_within_distance", "chapter_320"]
     assert bool(checks.loc["drains_to_orw", "ran"]) is False
+    # issue 35: the notes name the layers in words, never config keys ("no layers.dem")
+    assert checks.loc["drains_to_orw", "note"] == (
+        "no elevation (DEM) layer and no streams layer or waterbodies layer in the town config "
+        "(needed to trace drainage)")
+    assert checks.loc["in_sfha", "note"].startswith("coverage: the flood zone layer: ")
+    notes = checks.drop(index="run")["note"].fillna("")
+    assert not notes.str.contains(r"layers\.|flood_zones|nhesp_|vernal_pools").any()
 
 
 def test_summary_counts_and_acres_add_up():

@@ -112,3 +112,29 @@ def test_help_uses_plain_metavars_and_no_machine_paths(command, capsys):
     assert not re.search(r"<[a-z][a-z _\[\]|]*>", text), text
     assert "range>" not in text and "list[" not in text
     assert str(REPO) not in text and "/work/" not in text
+
+
+def test_demo_where_says_where_the_sample_town_is_and_writes_nothing(tmp_path, capsys,
+                                                                     monkeypatch):
+    """Issue 35: ``demo --where`` (what the plugin's 'Load the sample town' asks) names the
+    bundled sample's folder, config, its 15 layers (13 in sample.gpkg, 2 rasters) and the demo
+    sites; with --progress json as one result line."""
+    monkeypatch.chdir(tmp_path)
+    assert main(["--progress", "json", "demo", "--where"]) == 0
+    result = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
+    assert (result["type"], result["command"]) == ("result", "demo --where")
+    info = result["sample"]
+    sample = (REPO / "data" / "sample").resolve()
+    assert (info["folder"], info["config"]) == (str(sample), str(sample / "town.toml"))
+    assert info["name"] == "Sampleton (SYNTHETIC)" and info["synthetic"] is True
+    layers = {x["key"]: (x["path"], x["layer"]) for x in info["layers"]}
+    assert len(layers) == 15
+    assert layers["parcels"] == (str(sample / "sample.gpkg"), "parcels")
+    assert layers["dem"] == (str(sample / "dem.tif"), None)
+    assert sum(path.endswith("sample.gpkg") for path, _ in layers.values()) == 13
+    assert info["sites"] == {"path": str(sample / "sites.gpkg"), "layers": [
+        "site", "site_small", "common_plan", "proposed_impervious", "mitigation"]}
+    assert list(tmp_path.iterdir()) == []  # nothing written, no demo run
+    assert main(["--progress", "none", "demo", "--where"]) == 0
+    text = capsys.readouterr().out
+    assert f"Town config: {sample / 'town.toml'}" in text

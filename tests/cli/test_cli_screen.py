@@ -275,8 +275,10 @@ def test_summary_lines_state_each_finding_with_its_status():
     text = "\n".join(summary_lines(doc))
     assert ("NHESP habitats and certified vernal pools within 500 ft: YES - 1 feature(s): "
             "Priority Habitat PH 1 at 492 ft.") in text
-    assert ("100-year floodplain (FEMA SFHA): YES - 10,900 sq ft of the site (25.0%) in the "
-            "SFHA: zone AE, BFE 12 ft.") in text
+    # issue 35: without the site's parcels the figures are the limit of disturbance's, and the
+    # summary says so
+    assert ("100-year floodplain (FEMA SFHA): YES - 10,900 sq ft of the limit of disturbance "
+            "(25.0%) in the SFHA: zone AE, BFE 12 ft.") in text
     assert "Mill Pond (MA93-51, category 5: causes not listed) at 58 ft" in text
     assert "requires (§ 320-19 B(10)(c)): optimise for phosphorus" in text
     doc["habitats"] = []

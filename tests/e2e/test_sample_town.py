@@ -120,9 +120,9 @@ def test_every_layer_has_the_published_field_names():
     # nor a unit-owner table (condo_units, issue 34): its condominiums have a row per unit
     assert set(cfg.layers) == set(SCHEMAS) - {"streets", "ms4", "condo_units"}
     for key, spec in cfg.layers.items():
-        # the sample's assessing table keeps a co-owner in OWN_CO and the country in
-        # OWN_COUNTRY; the L3 defaults read OWN_CO as the country, so those two are mapped
-        mapped = frozenset({"co_owner", "country"}) if key == "assess" else frozenset()
+        # the sample's assessing table is L3-faithful (OWN_CO is the owner's country, issue 35);
+        # L3 has no co-owner field, so the sample's OWNER2 is the one mapped field
+        mapped = frozenset({"co_owner"}) if key == "assess" else frozenset()
         assert spec.explicit_fields == mapped, f"{key} needs no other field mapping"
         if SCHEMAS[key].kind in ("raster", "vector_or_raster"):
             continue
@@ -263,13 +263,13 @@ def test_neighbouring_town_parcels_lie_outside_the_town_and_have_owners(parcels,
 
 def test_owner_records_exercise_the_hard_cases(assess):
     assert {"JOSÉ NÚÑEZ", "BJÖRK SIGURÐSSON"} <= set(assess["OWNER1"])
-    foreign = assess[assess["OWN_COUNTRY"].fillna("").isin(["", "USA", "UNITED STATES"]) == False]  # noqa: E712
+    foreign = assess[assess["OWN_CO"].fillna("").isin(["", "USA", "UNITED STATES"]) == False]  # noqa: E712
     assert set(foreign["LOC_ID"]) == set(_readme_ids("Foreign owners"))
     assert (assess["OWN_ZIP"] == "01940").sum() > 1000  # text: leading zero kept
     assert assess["OWN_ZIP"].str.fullmatch(r"\d{5}-\d{4}").sum() > 10  # ZIP+4
     assert (~assess["OWN_STATE"].isin(["MA", ""])).sum() > 20  # out of state and abroad
     trusts = assess[assess["OWNER1"].str.contains("TRUST")]
-    assert trusts["OWN_CO"].str.contains(r"\bTR(?:STE|USTEE)?\b").sum() > 20
+    assert trusts["OWNER2"].str.contains(r"\bTR(?:STE|USTEE)?\b").sum() > 20
     company = assess[assess["OWNER1"] == "NORTH SHORE HOLDINGS LLC"]
     assert sorted(company["LOC_ID"]) == _readme_ids("NORTH SHORE HOLDINGS LLC")
     assert {"12 ELM STREET", "12 Elm St."} <= set(company["OWN_ADDR"])
@@ -469,3 +469,47 @@ def test_dem_drains_valley_sides_to_their_stream(flow, sid, side):
         assert end_y < 916_010 and 237_600 < end_x < 237_800
     else:  # the river: out at the east edge
         assert end_x > 239_990 and 917_300 < end_y < 917_500
+
+
+def _sample_config_with_l3_defaults(tmp_path: Path) -> Path:
+    """The sample's town.toml without its field mapping (as the plugin dialog's defaults read
+    the assessing table: OWN_CO the country, no co-owner), its paths made absolute."""
+    text = (SAMPLE / "town.toml").read_text(encoding="utf-8")
+    text = re.sub(r"\[layers\.assess\.fields\]\n(?:[^\[\n].*\n)*", "", text)
+    text = re.sub(r'path = "', f'path = "{SAMPLE.as_posix()}/', text)
+    assert "co_owner" not in text and "fields" not in text
+    (tmp_path / "town.toml").write_text(text, encoding="utf-8")
+    return tmp_path / "town.toml"
+
+
+def test_l3_defaults_put_no_co_owner_on_the_country_line(tmp_path, capsys):
+    """Issue 35: read with the L3 defaults, the sample's OWN_CO is a country. CALLAHAN KAREN's
+    spouse (OWNER2 = CALLAHAN KEVIN, parcel M_236704_917718) is not printed as her country, and
+    every mailed country is empty, USA / UNITED STATES or a foreign country of the README."""
+    config = _sample_config_with_l3_defaults(tmp_path)
+    # the subject M_236670_917712 abuts the Callahans' lot (within 100 ft)
+    code = main(["--progress", "none", "abutters", "--config", str(config),
+                 "--parcel", "M_236670_917712", "--out", str(tmp_path / "out")])
+    assert code == 0, capsys.readouterr().err
+    mail = pd.read_csv(tmp_path / "out" / "mailing_list.csv", dtype=str, keep_default_na=False,
+                       encoding="utf-8-sig")
+    mail = mail[mail["owner_name"] != ""]
+    assert "CALLAHAN KAREN" in set(mail["owner_name"])
+    callahan = mail[mail["owner_name"] == "CALLAHAN KAREN"].iloc[0]
+    assert (callahan["co_owner"], callahan["mail_country"]) == ("", "")
+    countries = {"", "USA", "UNITED STATES", "SPAIN", "ICELAND", "CANADA", "GERMANY", "IRELAND",
+                 "JAPAN", "BRAZIL", "HONG KONG"}
+    assert set(mail["mail_country"]) <= countries
+    # nor is it flagged as a country that names none (the review read "CALLAHAN KEVIN" there)
+    for name in ("mailing_list.csv", "mailing_review.csv", "abutting_parcels.csv"):
+        text = (tmp_path / "out" / name).read_text(encoding="utf-8-sig")
+        assert "CALLAHAN KEVIN" not in text and "not_a_country" not in text, name
+
+
+def test_the_sample_maps_its_co_owner_column(assess):
+    """The sample's own town.toml maps OWNER2 as the co-owner; OWN_CO holds countries only."""
+    assert load_config(SAMPLE_CONFIG).layers["assess"].fields["co_owner"] == "OWNER2"
+    row = assess[assess["LOC_ID"] == "M_236704_917718"].iloc[0]
+    assert (row["OWNER1"], row["OWNER2"], row["OWN_CO"] or "") == \
+        ("CALLAHAN KAREN", "CALLAHAN KEVIN", "")
+    assert "OWN_COUNTRY" not in assess.columns

@@ -51,3 +51,30 @@ def test_geopackage_is_version_1_2_with_layers_and_tables(tmp_path):
     with sqlite3.connect(path) as con:
         user_version = con.execute("PRAGMA user_version").fetchone()[0]
     assert user_version == 10200
+
+
+def test_geopackage_stores_its_layers_styles_one_default_each(tmp_path):
+    """Issue 35: a layer's styles go into layer_styles; the last default of a layer wins, a
+    style of a layer not written is not stored, and no styles leave no table."""
+    import sqlite3
+
+    from swm_gis.io.gpkg_styles import StoredStyle
+
+    g = gpd.GeoDataFrame({"a": [1]}, geometry=[box(0, 0, 1, 1)], crs="EPSG:26986")
+    styles = [StoredStyle("site", "first", "<qgis/>"),
+              StoredStyle("site", "second", "<qgis a='1'/>"),
+              StoredStyle("site", "other", "<qgis b='2'/>", default=False),
+              StoredStyle("absent", "x", "<qgis/>")]
+    path = write_geopackage({"site": g}, tmp_path / "o.gpkg", styles=styles)
+    with sqlite3.connect(path) as con:
+        rows = con.execute("SELECT f_table_name, f_geometry_column, styleName, useAsDefault "
+                           "FROM layer_styles ORDER BY id").fetchall()
+        listed = con.execute("SELECT data_type FROM gpkg_contents WHERE table_name = "
+                             "'layer_styles'").fetchone()
+    assert rows == [("site", "geom", "first", 0), ("site", "geom", "second", 1),
+                    ("site", "geom", "other", 0)]
+    assert listed == ("attributes",)
+    bare = write_geopackage({"site": g}, tmp_path / "bare.gpkg")
+    with sqlite3.connect(bare) as con:
+        assert con.execute("SELECT count(*) FROM sqlite_master WHERE name = 'layer_styles'"
+                           ).fetchone() == (0,)

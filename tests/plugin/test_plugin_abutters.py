@@ -151,9 +151,9 @@ def test_sample_town_selection_equals_the_cli(plugin, subject, tmp_path):
         result = processing.run("swm_gis:abutters", {
             "PARCELS": parcels,
             "ASSESS": f"{SAMPLE / 'sample.gpkg'}|layername=assess",
-            # the sample keeps a co-owner in OWN_CO and the country in OWN_COUNTRY, as its
-            # town.toml maps them (the L3 defaults read OWN_CO as the country)
-            "CO_OWNER_FIELD": "OWN_CO", "OWNER_COUNTRY_FIELD": "OWN_COUNTRY",
+            # the sample keeps its co-owners in OWNER2, as its town.toml maps them; OWN_CO is
+            # the owner's country, the dialog's L3 default
+            "CO_OWNER_FIELD": "OWNER2",
             "TOWN_BOUNDARY": f"{SAMPLE / 'sample.gpkg'}|layername=town_boundary",
             "SUBJECT": QgsProcessingFeatureSourceDefinition(parcels.id(), True),
             "TOWN_NAME": "Sampleton (SYNTHETIC)",
@@ -204,7 +204,7 @@ def test_the_zoning_list_sorted_by_map_lot_equals_the_cli(plugin, tmp_path):
         parcels.selectByExpression("\"LOC_ID\" = 'M_236682_917765'")
         result = processing.run("swm_gis:abutters", {
             "PARCELS": parcels, "ASSESS": f"{SAMPLE / 'sample.gpkg'}|layername=assess",
-            "CO_OWNER_FIELD": "OWN_CO", "OWNER_COUNTRY_FIELD": "OWN_COUNTRY",
+            "CO_OWNER_FIELD": "OWNER2",
             "TOWN_BOUNDARY": f"{SAMPLE / 'sample.gpkg'}|layername=town_boundary",
             "SUBJECT": QgsProcessingFeatureSourceDefinition(parcels.id(), True),
             "TOWN_NAME": "Sampleton (SYNTHETIC)", "NOTICE": 1, "SORT": 3, "DISTANCE": 100,

@@ -12,7 +12,7 @@ pytestmark = pytest.mark.qgis
 
 IDS = ["disturbancetrigger", "abutters", "habitatscreening", "floodplainoverlap",
        "mitigationeligibility", "receivingwaters", "sitescreening", "applicabilitymap",
-       "publishwebmap", "townsetup", "enginesetup"]
+       "publishwebmap", "townsetup", "loadsampletown", "enginesetup"]
 
 
 def _alg(alg_id: str):
@@ -67,7 +67,8 @@ def test_the_town_config_is_the_first_parameter_of_every_algorithm_reading_town_
     set-up itself writes it."""
     for alg_id in IDS:
         names = [d.name() for d in _alg(alg_id).parameterDefinitions()]
-        takes = alg_id not in ("disturbancetrigger", "townsetup", "enginesetup")
+        takes = alg_id not in ("disturbancetrigger", "townsetup", "loadsampletown",
+                               "enginesetup")
         assert ("TOWN_CONFIG" in names) == takes, alg_id
         if takes:
             assert names[0] == "TOWN_CONFIG", alg_id
@@ -155,3 +156,42 @@ def test_the_plugin_imports_no_geospatial_wheels():
                 names = [node.module or ""]
             for name in names:
                 assert name.split(".")[0] not in banned, (path.name, name)
+
+
+def test_without_the_engine_the_plugin_offers_the_set_up_on_load(plugin, qgis_iface, tmp_path,
+                                                                  monkeypatch):
+    """Issue 35: on first use (no engine found) a message-bar notice says so, with the set-up's
+    true size, and its button opens 'Set up the swm-gis engine'; the dialog's refusal names the
+    Toolbox group the set-up is in. With an engine, no notice."""
+    from qgis.PyQt.QtWidgets import QLabel, QPushButton
+    from swm_gis_qgis import engine
+    from swm_gis_qgis import plugin as plugin_module
+
+    found = plugin_module.SwmGisPlugin(qgis_iface)
+    found.offer_engine_setup()  # the session's engine is found: nothing said
+    assert found.notice is None
+    monkeypatch.delenv("SWM_GIS_EXECUTABLE", raising=False)
+    monkeypatch.setenv("PATH", str(tmp_path))
+    monkeypatch.setattr(sys, "executable", str(tmp_path / "python3"))
+    monkeypatch.setattr(engine, "_candidates", lambda: [])  # not the profile's default either
+    opened = []
+    monkeypatch.setattr(plugin_module, "_open_dialog", opened.append)
+    fresh = plugin_module.SwmGisPlugin(qgis_iface)
+    fresh.offer_engine_setup()
+    try:
+        assert fresh.notice is not None
+        texts = " ".join(w.text() for w in fresh.notice.findChildren(QLabel))
+        texts += " " + fresh.notice.text() if hasattr(fresh.notice, "text") else ""
+        assert "The swm-gis engine is not set up yet" in texts
+        assert "about 1.2 GB" in texts and "300 MB" not in texts
+        buttons = fresh.notice.findChildren(QPushButton)
+        button = next(b for b in buttons if b.text() == "Set up the swm-gis engine...")
+        button.click()
+        assert opened == ["swm_gis:enginesetup"]
+    finally:
+        fresh.unload()
+    assert fresh.notice is None
+    message = _alg("abutters").canExecute()[1]
+    assert "(Processing Toolbox > swm-gis > Engine set-up)" in message
+    assert _alg("enginesetup").group() == "Engine set-up"
+    assert "about 1.2 GB once installed" in _alg("enginesetup").shortHelpString()

@@ -23,11 +23,17 @@ def _data(site):
 
 def test_publishes_the_applicability_map(plugin, applicability, tmp_path):
     import processing
+    from support.plugin_kit import recording_feedback
 
     site = tmp_path / "site"
+    fb = recording_feedback()
     r = processing.run("swm_gis:publishwebmap", {
         "TOWN_CONFIG": str(SAMPLE / "town.toml"), "APPLICABILITY": str(applicability),
-        "SIMPLIFY_FT": 3.0, "SITE_FOLDER": str(site)})
+        "SIMPLIFY_FT": 3.0, "SITE_FOLDER": str(site)}, feedback=fb)
+    # issue 35: the log says where the site was written, never "the temporary copy"
+    log = " ".join(" ".join(fb.lines).split())
+    assert f"open {site / 'index.html'} in a browser" in log
+    assert "temporary copy" not in log
     assert r["SITE_FOLDER"] == str(site) and r["INDEX_HTML"] == str(site / "index.html")
     assert r["PARCEL_COUNT"] == 3167
     assert r["SITE_BYTES"] == sum(p.stat().st_size for p in site.rglob("*") if p.is_file())

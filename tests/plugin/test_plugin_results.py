@@ -434,6 +434,7 @@ def test_statuses_come_from_the_engines_findings_list(plugin, tmp_path, monkeypa
     assert r["HEADLINE"] == ("Under 1 acre; no larger common plan of development was given, so "
                              "required if part of a larger plan.")
     assert "NHESP habitats within 500 ft: not checked - No habitat layer given." in fb.lines
-    assert "Not given, so not checked: nhesp_priority" in fb.lines
+    # issue 35: the layer by its dialog label, never its config key
+    assert "Not given, so not checked: 'NHESP Priority Habitats of Rare Species'" in fb.lines
     assert cli_language("\n".join(fb.lines) + "\n".join(
         v for v in r.values() if isinstance(v, str))) == []

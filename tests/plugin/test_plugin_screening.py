@@ -293,3 +293,22 @@ def test_removed_impervious_reaches_the_engine_and_the_figures_match(plugin, ref
     assert r["REQUIRED_RETENTION_CUFT"] == st["required_retention_cuft"]
     answer = next(f for f in r["json"]["findings"] if f["key"] == "standards")["answer"]
     assert " ".join(answer.split()) in r["FINDINGS"]
+
+
+def test_each_sink_takes_the_style_the_engine_stored_by_its_name(plugin, sample_demo, tmp_path):
+    """Issue 35: the styles live in the engine (stored in screening.gpkg), not in the plugin.
+    The habitats layer holds polygons and vernal pool points: the habitat sink takes its
+    default (a polygon style, QML geometry type 2), the vernal pool sink the one named
+    vernal_pools (a point style, 0); a name the layer lacks falls back to its default."""
+    from qgis.core import QgsVectorLayer
+    from swm_gis_qgis.algorithms.base import qml_geometry_type, stored_style_qml
+
+    gpkg = sample_demo.screen / "site" / "screening.gpkg"
+    habitats = QgsVectorLayer(f"{gpkg}|layername=habitats", "habitats", "ogr")
+    assert habitats.isValid()
+    kinds = {}
+    for name in (None, "habitats", "vernal_pools", "no_such_style"):
+        path = stored_style_qml(habitats, tmp_path / f"{name}.qml", name)
+        assert path is not None, name
+        kinds[name] = qml_geometry_type(str(path))
+    assert kinds == {None: 2, "habitats": 2, "vernal_pools": 0, "no_such_style": 2}

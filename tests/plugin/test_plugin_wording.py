@@ -173,7 +173,9 @@ def test_findings_give_typed_statuses_and_a_headline():
 def test_summary_lines_name_the_layers_not_given():
     lines = findings.summary_lines(findings.findings_of(DOC))
     assert lines[0] == "Permit is required: 58,125 sq ft disturbed."
-    assert lines[-1] == "Not given, so not checked: nhesp_estimated, nhesp_priority"
+    # issue 35: by the dialog's labels, never the config keys
+    assert lines[-1] == ("Not given, so not checked: 'NHESP Estimated Habitats of Rare "
+                         "Wildlife', 'NHESP Priority Habitats of Rare Species'")
     assert len(lines) == 5
 
 

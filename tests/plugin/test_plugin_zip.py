@@ -23,15 +23,16 @@ def test_the_zip_holds_the_plugin_folder_and_nothing_else(tmp_path):
         meta_text = zf.read("swm_gis_qgis/metadata.txt").decode("utf-8")
     assert all(n.startswith("swm_gis_qgis/") for n in names)
     for required in ("__init__.py", "metadata.txt", "icon.svg", "LICENSE", "provider.py",
-                     "engine.py", "plugin.py", "algorithms/base.py", "algorithms/abutters.py",
-                     "styles/abutting_parcels.qml"):
+                     "engine.py", "plugin.py", "algorithms/base.py", "algorithms/abutters.py"):
         assert f"swm_gis_qgis/{required}" in names, required
+    # the outputs' QGIS styles are the engine's, stored in its GeoPackages (issue 35)
+    assert not any(n.endswith(".qml") for n in names)
     algorithm_files = sorted(n.rsplit("/", 1)[1] for n in names
                              if n.startswith("swm_gis_qgis/algorithms/") and n.endswith(".py"))
     assert algorithm_files == [  # one file per algorithm on a small shared base
         "__init__.py", "abutters.py", "applicability_map.py", "base.py",
         "disturbance_trigger.py", "engine_setup.py", "floodplain_overlap.py",
-        "habitat_screening.py",
+        "habitat_screening.py", "load_sample_town.py",
         "mitigation_eligibility.py", "publish_web_map.py", "receiving_waters.py",
         "screen_base.py", "site_screening.py", "town_setup.py"]
     assert not any("__pycache__" in n or n.endswith(".pyc") for n in names)
@@ -105,4 +106,5 @@ def test_the_unzipped_plugin_loads_in_qgis_process(tmp_path):
     listed = subprocess.run([qp, "list"], capture_output=True, text=True, env=env, timeout=120)
     ids = [line.split()[0] for line in listed.stdout.splitlines()
            if line.strip().startswith("swm_gis:")]
-    assert len(ids) == 11 and "swm_gis:publishwebmap" in ids  # the web map (issue 27)
+    assert len(ids) == 12 and "swm_gis:publishwebmap" in ids  # the web map (issue 27)
+    assert "swm_gis:loadsampletown" in ids  # the sample town offered (issue 35)

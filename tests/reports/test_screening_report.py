@@ -507,7 +507,10 @@ def test_checks_that_did_not_run_say_not_checked_never_none(tmp_path):
     assert "Not checked" in habitats
     assert ("Not checked: no NHESP priority or estimated habitat and no certified vernal pool "
             "layer configured.") in habitats
-    assert "lacking: nhesp_priority, nhesp_estimated, vernal_pools" in habitats
+    # issue 35: the layers in words, never their config keys ("lacking: nhesp_priority")
+    assert ("not configured: NHESP priority habitat layer, NHESP estimated habitat layer, "
+            "certified vernal pools layer") in habitats
+    assert "nhesp_priority" not in habitats
     receiving = _norm(page.rows["finding-receiving_waters"])
     assert "Not checked: screening.json has no 'receiving_waters' result." in receiving
     assert ("Not checked: NHESP habitats and certified vernal pools within 500 ft; Receiving "
@@ -760,7 +763,10 @@ def test_the_sample_sites_figures_are_the_same_in_json_html_and_pdf(sample_demo)
     flood = by_key["floodplain"]["answer"]
     split = ("SFHA on the site's parcel(s): 9,442 sq ft, 3,030 sq ft inside the limit of "
              "disturbance and 6,412 sq ft outside it; inside the limit off the parcel(s): "
-             "7,248 sq ft.")
+             "7,248 sq ft (10,278 sq ft in the limit of disturbance in all).")
+    # issue 35: the limit's own total (3,030 + 7,248, unrounded 10,277.7) is the figure the
+    # document's floodplain block (and the plugin's SFHA_AREA_SQFT) holds
+    assert round(doc["floodplain"]["sfha_area_sqft"]) == 10_278
     assert split in flood
     land = next(w for w in doc["warnings"] if w["code"] == "disturbance_on_land_of_others")
     assert [(e["id"], e["kind"], round(e["sqft"])) for e in land["land"]] == [
@@ -837,3 +843,101 @@ def test_a_conditional_permits_timeline_says_if_a_permit_is_required():
         pdf_text.split())
     decided = build_report(example_document(), None, received=dt.date(2027, 4, 1))
     assert decided.timeline_intro.startswith("Computed from the application received")
+
+
+@pytest.mark.parametrize(("typed", "printed"), [
+    ("Lynnfield", "Town of Lynnfield"),
+    ("Town of Lynnfield", "Town of Lynnfield"),  # issue 35: never "Town of Town of Lynnfield"
+    ("City of Salem", "City of Salem"),
+])
+def test_the_town_is_named_once_whatever_the_name_typed_says(tmp_path, typed, printed):
+    doc = example_document()
+    doc["meta"]["town"] = typed
+    out = write_screening_report(doc, None, tmp_path)
+    first, html = _pdf_pages(out["pdf"])[0], _parse_html(out["html"]).text
+    for text in (first, html):
+        assert printed in text
+        assert "Town of Town" not in text and "Town of City" not in text
+
+
+def _stored_styles(gpkg: Path) -> dict[str, list[tuple[str, int]]]:
+    import sqlite3
+
+    con = sqlite3.connect(f"file:{gpkg}?mode=ro", uri=True)
+    try:
+        rows = con.execute("SELECT f_table_name, styleName, useAsDefault, styleQML "
+                           "FROM layer_styles ORDER BY id").fetchall()
+    finally:
+        con.close()
+    assert all(qml.startswith("<!DOCTYPE qgis") or "<qgis" in qml[:300] for *_, qml in rows)
+    out: dict[str, list[tuple[str, int]]] = {}
+    for layer, name, default, _qml in rows:
+        out.setdefault(layer, []).append((name, default))
+    return out
+
+
+def test_screening_and_abutters_geopackages_carry_their_qgis_styles(sample_demo):
+    """Issue 35: screening.gpkg (and abutters.gpkg) store the QGIS style of each mapped layer
+    in layer_styles, so QGIS shows them on opening the file; a layer of two geometry types
+    carries one style per type, the polygon or line one its default."""
+    screening = _stored_styles(sample_demo.screen / "site" / "screening.gpkg")
+    assert screening == {
+        "site": [("site", 1)],
+        "mitigation": [("mitigation", 1)], "watersheds": [("watersheds", 1)],
+        "habitats": [("habitats", 1), ("vernal_pools", 0)],
+        "buffer_500ft": [("search_area", 1)], "flood_zones": [("flood_zones", 1)],
+        "flood_overlap": [("flood_zones", 1)], "flow_path": [("flow_path", 1)],
+        "receiving_waters": [("receiving_waters", 1), ("receiving_water_areas", 0)]}
+    abutters = _stored_styles(sample_demo.abutters / "abutters.gpkg")
+    assert abutters == {"search_area": [("search_area", 1)],
+                        "abutting_parcels": [("abutting_parcels", 1)]}
+
+
+def test_qgis_opens_screening_gpkg_with_its_stored_style(sample_demo, qgis_app):
+    """QGIS applies the stored default on opening: the watersheds come categorized by level
+    and the mitigation sites by eligibility (the styles' renderers), not in QGIS's single
+    random colour."""
+    from qgis.core import QgsVectorLayer
+
+    gpkg = sample_demo.screen / "site" / "screening.gpkg"
+    for name, attr in (("watersheds", "level"), ("mitigation", "eligible")):
+        layer = QgsVectorLayer(f"{gpkg}|layername={name}", name, "ogr")
+        assert layer.isValid(), name
+        assert layer.renderer().type() == "categorizedSymbol", name
+        assert layer.renderer().classAttribute() == attr, name
+
+
+def _parted_words(pdf: Path, html: Path) -> list[tuple[str, str]]:
+    """Words the PDF parts across two lines: a line ending in a piece of a word of the report
+    (its HTML text) and the next line starting with the rest. A line may end after a "/",
+    "_", ".", ":" or "-" of a long name (where the PDF breaks file paths on purpose)."""
+    def clean(token: str) -> str:
+        return token.strip(",;()")
+
+    words = {clean(t) for t in _parse_html(html).text.split()}
+    lines = [line.split() for page in PdfReader(pdf).pages
+             for line in (page.extract_text() or "").splitlines() if line.split()]
+    return [(a[-1], b[0]) for a, b in zip(lines, lines[1:], strict=False)
+            if not a[-1].endswith(("/", "_", ".", ":", "-")) and clean(a[-1]) not in words
+            and clean(a[-1] + b[0]) in words]
+
+
+def test_pdf_table_cells_never_part_a_word(sample_demo):
+    """Issue 35: the demo's PDF printed "redevelop ment" (the findings' first column) and
+    "sites.g pkg:common_plan" (its data column): columns now fit their widest word."""
+    folder = sample_demo.screen / "site"
+    assert _parted_words(folder / PDF_NAME, folder / HTML_NAME) == []
+
+
+def test_a_long_file_name_breaks_after_its_separators_only(tmp_path):
+    """A data source named by a long path (Cambridge's INFRA_Drainage.geojson) in the
+    findings' 1.25 in data column: broken after "/", "_" or "." only, every piece whole."""
+    doc = example_document()
+    name = "INFRA_Drainage_Structures_Catch_Basins_And_Outfalls_2024.geojson"
+    doc["checks"][6]["source"] = _src("flood_zones", name, "S_FLD_HAZ_AR")
+    out = write_screening_report(doc, None, tmp_path)
+    assert _parted_words(out["pdf"], out["html"]) == []
+    text = "".join("".join(p.extract_text().split()) for p in PdfReader(out["pdf"]).pages)
+    assert name in text  # every letter printed, in order
+    first = PdfReader(out["pdf"]).pages[0].extract_text()
+    assert any(line.strip().endswith(("_", ".", "/")) for line in first.splitlines())

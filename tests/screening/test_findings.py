@@ -848,3 +848,25 @@ def test_the_02_pct_zone_is_checked_where_the_layer_holds_or_says_it(tmp_path):
     assert held["floodplain"]["shaded_x_checked"] is True
     assert held["floodplain"]["shaded_x_area_sqft"] == pytest.approx(26_909.8, abs=0.1)
     assert by_key(held, "floodplain")["parts"]["shaded_x"] == "yes"
+
+
+def test_ms4_features_without_ids_are_named_by_their_number(tmp_path):
+    """Issue 35: an MS4 layer with no id field printed "MS4 feature(s) None". The storm drain
+    of the test above (the runoff crosses it at y = 1100 m) in a layer with no FACILITYID:
+    named by its number in the layer (#2: the second feature; the first, far away, is not
+    reached), and the finding says once that the layer's features are numbered."""
+    far = Point(xy(2800, 1900))
+    pipe = LineString([xy(0, 1100), xy(3000, 1100)])
+    doc = screen(tmp_path, "clean", replace={"ms4": gdf({"OTHER": ["a", "b"]}, [far, pipe])},
+                 all_ms4=False)
+    m = doc["disturbance"]["ms4"]
+    assert (m["features"], m["near"], m["named_by"]) == (["#2"], [], "number")
+    f = by_key(doc, "disturbance")
+    assert "comes within 10 ft of MS4 feature(s) #2." in f["answer"]
+    assert "None" not in f["answer"]
+    note = "The MS4 layer has no id field: its features are named by their number in it."
+    assert f["caveats"].count(note) == 1
+    # with its ids, nothing is numbered and nothing is said
+    named = _ms4_town(tmp_path / "named", pipe)
+    assert "named_by" not in named["disturbance"]["ms4"]
+    assert note not in by_key(named, "disturbance")["caveats"]

@@ -182,7 +182,11 @@ def test_a_limit_half_off_its_lot_splits_the_sfha_and_names_the_land_of_others(t
                     "off_parcel_sqft": 21_527.8}
     assert ("SFHA on the site's parcel(s): 43,056 sq ft, 21,528 sq ft inside the limit of "
             "disturbance and 21,528 sq ft outside it; inside the limit off the parcel(s): "
-            "21,528 sq ft.") in by_key(doc, "floodplain")["answer"]
+            "21,528 sq ft (43,056 sq ft in the limit of disturbance in all).") \
+        in by_key(doc, "floodplain")["answer"]
+    # issue 35: that total (21,527.8 + 21,527.8 = 43,055.6) is the figure the typed outputs
+    # hold, the limit of disturbance's, and the finding now says it
+    assert doc["floodplain"]["sfha_area_sqft"] == pytest.approx(43_055.6, abs=0.2)
     warning = next(w for w in doc["warnings"] if w["code"] == "disturbance_on_land_of_others")
     # B: x 100..150, y 0..100 = 5,000 m2 = 53,819.6 sq ft; the street x 50..150, y 100..110
     # = 1,000 m2 = 10,763.9 sq ft

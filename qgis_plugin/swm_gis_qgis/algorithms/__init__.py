@@ -7,6 +7,7 @@ from .disturbance_trigger import DisturbanceTriggerAlgorithm
 from .engine_setup import EngineSetupAlgorithm
 from .floodplain_overlap import FloodplainOverlapAlgorithm
 from .habitat_screening import HabitatScreeningAlgorithm
+from .load_sample_town import LoadSampleTownAlgorithm
 from .mitigation_eligibility import MitigationEligibilityAlgorithm
 from .publish_web_map import PublishWebMapAlgorithm
 from .receiving_waters import ReceivingWatersAlgorithm
@@ -24,5 +25,6 @@ ALGORITHMS = (
     ApplicabilityMapAlgorithm,
     PublishWebMapAlgorithm,
     TownSetupAlgorithm,
+    LoadSampleTownAlgorithm,
     EngineSetupAlgorithm,
 )

@@ -58,7 +58,6 @@ from ..catalog import CATALOG
 from ..workspace import DEFAULT_CRS, Workspace
 
 PLUGIN_DIR = Path(__file__).resolve().parents[1]
-STYLES_DIR = PLUGIN_DIR / "styles"
 HELP_PAGE = PLUGIN_DIR / "help" / "index.html"
 
 _GEOM_TYPES = {
@@ -99,8 +98,10 @@ def _enum_int(value) -> int:
     return int(getattr(value, "value", value))
 
 
-def stored_style_qml(layer: QgsVectorLayer, path: Path) -> Path | None:
-    """Write the style stored with ``layer`` in its GeoPackage (layer_styles) to ``path``."""
+def stored_style_qml(layer: QgsVectorLayer, path: Path, name: str | None = None
+                     ) -> Path | None:
+    """Write the style stored with ``layer`` in its GeoPackage (layer_styles) to ``path``: the
+    one called ``name`` when there is one, else the layer's default (listed first)."""
     try:
         listed = layer.listStylesInDatabase()
     except Exception:  # noqa: BLE001 - no style table: no stored style
@@ -108,7 +109,9 @@ def stored_style_qml(layer: QgsVectorLayer, path: Path) -> Path | None:
     count, ids = listed[0], listed[1]
     if not count or not ids:
         return None
-    got = layer.getStyleFromDatabase(ids[0])
+    names = list(listed[2]) if len(listed) > 2 else []
+    chosen = ids[names.index(name)] if name in names else ids[0]
+    got = layer.getStyleFromDatabase(chosen)
     text = got[0] if isinstance(got, tuple) else got
     if not text:
         return None
@@ -422,9 +425,9 @@ class SwmGisAlgorithm(QgsProcessingAlgorithm):
 
         ``geometry`` ('polygon', 'line', 'point') keeps only features of that type (the engine
         writes some layers with mixed geometry, e.g. habitat polygons with vernal pool points);
-        with ``missing_ok`` an absent layer gives an empty sink. ``style`` names a QML file of
-        the plugin's styles folder; with ``stored_style`` the style the engine stored in the
-        GeoPackage (layer_styles) is used when there is one.
+        with ``missing_ok`` an absent layer gives an empty sink. ``style`` names the style the
+        engine stored with the layer in its GeoPackage (layer_styles, by its QML's name); with
+        ``stored_style`` alone, the layer's default stored style is used.
         """
         src = QgsVectorLayer(f"{gpkg}|layername={layer_name}", layer_name, "ogr")
         if not src.isValid() and not missing_ok:
@@ -446,12 +449,13 @@ class SwmGisAlgorithm(QgsProcessingAlgorithm):
             to_load.pop(dest, None)
             context.setLayersToLoadOnCompletion(to_load)
         if context.willLoadLayerOnCompletion(dest):
-            qml = STYLES_DIR / style if style else None
-            if stored_style and src.isValid():
-                # in the run's own folder: nothing stray beside the user's outputs
+            qml = None
+            if (stored_style or style) and src.isValid():
+                # the engine stores its styles in its GeoPackages (issue 35); the copy goes in
+                # the run's own folder: nothing stray beside the user's outputs
                 folder = getattr(self, "_work", None) or Path(str(gpkg)).parent
-                stored = stored_style_qml(src, Path(folder) / f"{layer_name}_stored_style.qml")
-                qml = stored or qml
+                qml = stored_style_qml(src, Path(folder) / f"{layer_name}_stored_style.qml",
+                                       Path(style).stem if style else None)
             _load_details(context, dest, display, qml)
         return dest
 

@@ -14,6 +14,7 @@ from pathlib import Path
 from qgis.core import (
     QgsProcessingException,
     QgsProcessingOutputFile,
+    QgsProcessingOutputNumber,
     QgsProcessingOutputString,
     QgsProcessingParameterFile,
 )
@@ -25,17 +26,19 @@ from .base import SwmGisAlgorithm, absolute_paths
 class EngineSetupAlgorithm(SwmGisAlgorithm):
     ALG_ID = "enginesetup"
     DISPLAY_NAME = "Set up the swm-gis engine"
-    GROUP = "Set-up"
-    GROUP_ID = "setup"
-    HELP = """
+    GROUP = engine.SETUP_GROUP
+    GROUP_ID = "enginesetup"
+    HELP = f"""
 Installs the swm-gis engine that this plugin carries, once, so that every other swm-gis tool \
 runs. The engine runs as a separate program (geospatial Python packages cannot be loaded into \
 QGIS's own Python without clashing with QGIS's libraries), so it gets a Python environment of \
 its own: made with the Python QGIS runs on (or the one chosen in <i>Python to use</i>, 3.11 or \
 newer), in a folder of the QGIS profile (or the one chosen). Its dependencies (geopandas, \
 shapely, pyproj, rasterio, reportlab, ...) are downloaded from the Python package index \
-(pypi.org, about 300 MB, a few minutes); the log shows each step. The result is checked and \
-remembered in the swm-gis provider's settings.
+(pypi.org): some 50 packages, <b>{engine.SETUP_SIZE} once installed</b> (the largest are \
+numba's compiler llvmlite, pyarrow, scipy, and rasterio and pyogrio with the GDAL they \
+carry), <b>{engine.SETUP_TIME}</b>; the log shows each step and, at the end, the \
+size installed. The result is checked and remembered in the swm-gis provider's settings.
 
 <b>Offline</b>: the message says exactly which files to download on another computer; choose \
 that folder in <i>Folder of downloaded packages (offline)</i>.
@@ -69,6 +72,8 @@ Running it again replaces the engine only once the new one works.
             "alone.", advanced=True)
         self.addOutput(QgsProcessingOutputFile("EXECUTABLE", self.tr("The swm-gis engine")))
         self.addOutput(QgsProcessingOutputString("HEADLINE", self.tr("Headline")))
+        self.addOutput(QgsProcessingOutputNumber("SIZE_BYTES",
+                                                 self.tr("Size of the engine's environment")))
 
     def processAlgorithm(self, parameters, context, feedback):  # noqa: N802
         params = absolute_paths(self, dict(parameters))
@@ -85,10 +90,12 @@ Running it again replaces the engine only once the new one works.
         except installer.InstallError as exc:
             raise QgsProcessingException(str(exc)) from None
         remember(str(exe))
-        headline = (f"The swm-gis engine is set up: {exe}. Every swm-gis tool now uses it "
-                    f"(remembered in {engine.options_path()}).")
+        size = installer.folder_size(folder)
+        headline = (f"The swm-gis engine is set up: {exe} ({size / 1e6:,.0f} MB installed in "
+                    f"{folder}). Every swm-gis tool now uses it (remembered in "
+                    f"{engine.options_path()}).")
         feedback.pushInfo(headline)
-        return {"EXECUTABLE": str(exe), "HEADLINE": headline}
+        return {"EXECUTABLE": str(exe), "HEADLINE": headline, "SIZE_BYTES": size}
 
 
 def remember(path: str) -> None:

@@ -34,10 +34,12 @@ separately. The SFHA is SFHA_TF = 'T' where that field exists, else zones A, A1-
 AO, A99, AR, V, V1-V30, VE. Areas are exact intersections in the working CRS.
 
 Runs <i>swm-gis screen</i> with the site and FLOOD_ZONES and returns the 'floodplain' part of \
-screening.json (IN_SFHA, SFHA_AREA_SQFT, SITE_FRACTION, SHADED_X_AREA_SQFT) and the zone \
-pieces as OUTPUT. With PARCELS, the same figures for the whole parcel(s) the site lies on \
-(Chapter 320's site is the lot) are in the result file; without it only the limit of \
-disturbance is measured. For every parcel of a town use swm_gis:applicabilitymap.
+screening.json and the zone pieces as OUTPUT. SFHA_AREA_SQFT, SITE_FRACTION and \
+SHADED_X_AREA_SQFT are the figures <b>inside the limit of disturbance</b>. With PARCELS, the \
+finding leads with the whole parcel(s) the site lies on (Chapter 320's site is the lot) and \
+splits them: on the lot inside and outside the limit, and inside the limit off the lot, with \
+the limit's own total; without it only the limit of disturbance is measured. For every \
+parcel of a town use swm_gis:applicabilitymap.
 """
 
     def initAlgorithm(self, config=None):  # noqa: N802
@@ -47,9 +49,12 @@ disturbance is measured. For every parcel of a town use swm_gis:applicabilitymap
         self.add_common_advanced()
         self.add_output_folder(SCREEN_FOLDER_HELP)
         self.add_sinks_and_files()
-        for name, desc in (("SFHA_AREA_SQFT", "SFHA on the site (sq ft)"),
-                           ("SITE_FRACTION", "Share of the site in the SFHA (0-1)"),
-                           ("SHADED_X_AREA_SQFT", "0.2% annual chance area (sq ft)")):
+        # the limit of disturbance's figures (the findings name the lot's too, and say which)
+        for name, desc in (("SFHA_AREA_SQFT", "SFHA inside the limit of disturbance (sq ft)"),
+                           ("SITE_FRACTION",
+                            "Share of the limit of disturbance in the SFHA (0-1)"),
+                           ("SHADED_X_AREA_SQFT",
+                            "0.2% annual chance area inside the limit of disturbance (sq ft)")):
             self.addOutput(QgsProcessingOutputNumber(name, self.tr(desc)))
 
     def summarize(self, data, feedback):

@@ -52,7 +52,7 @@ class Sink:
     description: str
     help: str
     geometry: str | None = None  # polygon | line | point: only those features (mixed layers)
-    style: str | None = None  # QML in the plugin's styles folder
+    style: str | None = None  # the style the engine stored with the layer (its QML name)
     display: str | None = None  # layer name in the project
     optional: bool = True
 
