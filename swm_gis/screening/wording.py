@@ -25,12 +25,11 @@ from __future__ import annotations
 
 import dataclasses
 import datetime as dt
-import os
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-__all__ = ["FINDING_KEYS", "Wording", "applied_of_document", "recite", "wording_for",
+__all__ = ["FINDING_KEYS", "Wording", "applied_of_document", "wording_for",
            "wording_of_document"]
 
 #: The findings, in the report's order; each cites ``[versions.citations]`` under its key.
@@ -87,7 +86,6 @@ def _neutral_notes(applied: Any, name: str) -> dict[str, str | None]:
             f"disturbed sign the application ({submittals}), or the limit of disturbance be "
             "redrawn on the applicant's lot"),
         "site_owner_citation": submittals,
-        "permit_required_citation": submittals,
         "floodplain_show": "Show the 100-year floodplain, with its flood elevation, on the "
                            "erosion and sediment control plan.",
         "easements": "Stormwater management easements for the off-site mitigation areas, "
@@ -116,66 +114,6 @@ def wording_for(applied: Any) -> Wording:
     given = dict(profile.texts_table().get("notes") or {})
     notes = {k: given.get(k, v) for k, v in _neutral_notes(applied, name).items()}
     return Wording(name=name, citations=citations, notes=notes)
-
-
-#: The blocks of screening.json whose texts the rules write citing Chapter 320 (the rules'
-#: defaults, which are the Lynnfield profile's citations): :func:`recite` re-cites them.
-RECITED_BLOCKS = ("disturbance", "development_type", "standards", "watersheds", "mitigation")
-
-
-def _both(first: str | None, second: str | None) -> str | None:
-    """Two citations in a row, the second without the section they share ("§ 9-19 B(7)(b),
-    B(8)(b)")."""
-    if not first or not second:
-        return None
-    shared = os.path.commonprefix([first, second])
-    shared = shared[:shared.rfind(" ") + 1]
-    return f"{first}, {second[len(shared):]}"
-
-
-def _recitals(version: Any) -> list[tuple[str, str]]:
-    """(what the rules print, what the profile's version cites instead), longest first; a
-    citation the profile leaves out keeps the rules' words."""
-    from swm_gis.rules import development, disturbance
-
-    new, redev = version.new_development, version.redevelopment
-    pairs = [(disturbance.TRIGGER_SECTION, version.section("applicability").get("citation")),
-             (disturbance.EXEMPTION_SECTION, version.citation("exemptions")),
-             (development.SECTION, version.section("definitions").get("citation")),
-             ("§ 320-19 B(7)(b), B(8)(b)", _both(new.retention_citation,
-                                                 redev.retention_citation)),
-             ("§ 320-19 B(7)(d)", new.mitigation_citation),
-             ("§ 320-19 B(8)(d)", redev.mitigation_citation),
-             ("§ 320-19 B(7)", new.citation), ("§ 320-19 B(8)", redev.citation)]
-    return sorted([(old, str(cite)) for old, cite in pairs if cite and cite != old],
-                  key=lambda pair: -len(pair[0]))
-
-
-def recite(document: dict[str, Any], applied: Any) -> None:
-    """Re-cite, in place, the citations the rules print in :data:`RECITED_BLOCKS` (their
-    reasons, sections and answers cite Chapter 320, the rules' defaults) as the regulation
-    applied cites them. Under the Lynnfield profile nothing changes (its citations are the
-    rules'); a citation the profile leaves out keeps the rules' words."""
-    cite = wording_for(applied).note("permit_required_citation")
-    pairs = _recitals(applied.version) + ([
-        ("(Chapter 320, permit procedure, A)", f"({cite})")]
-        if cite and cite != "Chapter 320, permit procedure, A" else [])
-
-    def walk(value: Any) -> Any:
-        if isinstance(value, str):
-            for old, new in pairs:
-                value = value.replace(old, new)
-            return value
-        if isinstance(value, dict):
-            return {k: walk(v) for k, v in value.items()}
-        if isinstance(value, list):
-            return [walk(v) for v in value]
-        return value
-
-    if pairs:
-        for key in RECITED_BLOCKS:
-            if key in document:
-                document[key] = walk(document[key])
 
 
 def applied_of_document(doc: Mapping[str, Any]) -> Any:

@@ -85,7 +85,8 @@ def test_lynnfield_holds_the_figures_and_citations_the_code_uses_today():
     """The profile must let a later session make every output read it with the same bytes: its
     figures and citations are the code's, compared here one by one."""
     from swm_gis.config.town import Rules
-    from swm_gis.rules import abutters, disturbance, habitats, watersheds
+    from swm_gis.rules import abutters, disturbance, habitats
+    from swm_gis.rules.citations import rule_citations
     from swm_gis.rules.timeline import permit_timeline
     from swm_gis.screening.wording import FINDING_KEYS, wording_for
 
@@ -103,7 +104,17 @@ def test_lynnfield_holds_the_figures_and_citations_the_code_uses_today():
         rules.mitigation_huc_new, rules.mitigation_huc_redevelopment) == ("HUC12", "HUC10")
     assert v.section("notice")["distance_ft"] == rules.abutter_distance_ft == 100
     assert {e.key: (e.citation, e.activity) for e in v.exemptions} == disturbance.EXEMPTIONS
-    assert v.section("applicability")["citation"] == disturbance.TRIGGER_SECTION
+    # the rules' citations (swm_gis.rules.citations) are the profile's, as printed before
+    cites = rule_citations(load_regulation("lynnfield-ch320"))
+    assert (cites.trigger, cites.exemptions, cites.permit_required, cites.definitions) == (
+        "General Bylaws Chapter 213, Article II (quoted in Chapter 320, applicability, "
+        "Subsection A)", "Bylaw 213-16B (Chapter 320, applicability, Subsection B)",
+        "Chapter 320, permit procedure, A",
+        "Chapter 320 definitions of new development and redevelopment; § 320-19 B(7) and B(8)")
+    assert (cites.retention(), cites.mitigation_both(" and "), cites.mitigation_of("HUC8"),
+            cites.roadway_sub(), cites.part("new", "b")) == (
+        "§ 320-19 B(7)(b), B(8)(b)", "§ 320-19 B(7)(d) and B(8)(d)", "§ 320-19 B(7)(d)/B(8)(d)",
+        "B(8)(e)", " (B(7)(b))")
     # the findings now read these citations (swm_gis.screening.wording), every key given
     words = wording_for(load_regulation("lynnfield-ch320"))
     assert {k: words.citation(k) for k in FINDING_KEYS} == {k: v.citation(k)
@@ -119,8 +130,7 @@ def test_lynnfield_holds_the_figures_and_citations_the_code_uses_today():
     assert (resources["nhesp_citation"], resources["floodplain_citation"],
             resources["impaired_citation"]) == (
         "§ " + habitats.SECTION, "§ 320-19 A(8); § 320-20 A(3)(a)", "§ 320-19 B(10)")
-    assert {lvl: s.mitigation_citation for s in (v.new_development, v.redevelopment)
-            for lvl in [s.mitigation_huc]} == watersheds.SECTION
+    assert cites.mitigation == {"HUC12": "§ 320-19 B(7)(d)", "HUC10": "§ 320-19 B(8)(d)"}
     assert v.section("applicability")["ms4_citation"] == "Chapter 320, applicability A"
 
 
