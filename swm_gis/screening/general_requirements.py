@@ -29,14 +29,10 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-__all__ = ["CUT_OFF_NOTE", "EXEMPTION_7_NOTE", "general_requirements", "requirements_file"]
+__all__ = ["CUT_OFF_NOTE", "general_requirements", "requirements_file"]
 
 CUT_OFF_NOTE = ("The copy of the regulation used by this tool is cut off here; read the "
                 "adopted text before relying on this item.")
-#: Bylaw 213-16B as quoted in Chapter 320 lists a seventh exemption whose text is cut off.
-EXEMPTION_7_NOTE = ("Chapter 320 (applicability B) introduces a seventh Bylaw 213-16B exemption "
-                    "after (6), but its text is cut off in the copy of the regulation used by "
-                    "this tool; it cannot be claimed here. Read the adopted text.")
 
 
 @lru_cache(maxsize=4)

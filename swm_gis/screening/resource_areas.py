@@ -148,11 +148,9 @@ def _cite(applied: AppliedRegulation, keys: dict[str, Any],
     for check in checks:
         check["section"] = sections.get(check["name"], check.get("section"))
         if check["name"] == "habitats":
-            distance = f"{float(check['distance_ft']):,.0f}"
             check["notes"] = [n for n in (words.note("habitat_plan"),
                                           words.note("habitat_prevent"),
-                                          hab.HABITAT_NOTES[2].replace("500 ft",
-                                                                       f"{distance} ft")) if n]
+                                          hab.map_scale_note(check["distance_ft"])) if n]
     _cite_tributaries(keys.get("receiving_waters"), checks,
                       res.get("impaired_citation") or words.citation("receiving_waters"))
     for record in keys.get("habitats") or []:
