@@ -100,6 +100,7 @@ from swm_gis.applicability.tiles import (
 from swm_gis.applicability.write import (
     null_counts,
     read_result,
+    regulation_name,
     to_batch,
     write_batches,
     write_map,
@@ -195,7 +196,7 @@ def run_applicability(
                                 dups=dups, extra={**extra, **(parameters or {})})
         write_tables(tmp, summary, overlays.checks, config, params, nulls=dict(nulls))
         write_style(tmp, layer=LAYER, classes=summary["screening_class"].unique().tolist(),
-                    trigger_sqft=config.rules.trigger_sqft)
+                    trigger_sqft=config.rules.trigger_sqft, regulation=regulation_name(config))
     report(1.0, "done")
     return RunResult(path=out, parcels=counted[0], tiles=len(tiles), summary=summary,
                      checks=overlays.checks, engine=engine)

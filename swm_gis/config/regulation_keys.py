@@ -251,7 +251,7 @@ VERSION = Table({
         "disturbance", "exemptions", "development_type", "standards", "watersheds",
         "mitigation", "habitats", "floodplain", "receiving_waters", "abutters",
         "certification", "timeline", "checklist", "general_requirements",
-        "permit_required", "development_definitions")}),
+        "permit_required", "development_definitions", "proposed_use")}),
 })
 
 PROFILE = Table({

@@ -65,11 +65,36 @@ class RuleCitations:
         when the profile gives the standard no citation of its own."""
         return self.subs.get(kind)
 
+    def short(self, kind: str) -> str:
+        """The standard as the findings name it beside the other ("B(7)"): its subsection,
+        else its citation."""
+        return self.sub(kind) or self.standard(kind)
+
     def part(self, kind: str, letter: str) -> str:
         """`` (B(7)(b))``: the label of one lettered part of the standard, with its space and
         brackets; empty without a subsection."""
         sub = self.sub(kind)
         return f" ({sub}({letter}))" if sub else ""
+
+    def parts(self, kind: str, span: str, *, whole: bool = True) -> str:
+        """Lettered parts of a standard: ``span`` after its citation ("§ 320-19 B(8)(a)
+        through (d)") or, not ``whole``, after its subsection ("B(8)(a)-(d)"); the standard's
+        citation alone where it has no subsection."""
+        sub = self.sub(kind)
+        if sub is None:
+            return self.standard(kind)
+        return f"{self.standard(kind) if whole else sub}{span}"
+
+    def roadway_on_new(self, *, note: bool = False) -> str:
+        """Why a roadway-maintenance claim on new development does not hold: the standards'
+        reason, or (``note``) the standards finding's note."""
+        new = self.short("new")
+        if note:
+            return (f"The applicant's roadway-maintenance claim ({self.roadway_maintenance}) "
+                    "does not apply: that exemption is for redevelopment only, and as new "
+                    f"development the {new} standards apply in full.")
+        return (f"The roadway-maintenance exemption of {self.roadway_maintenance} is for "
+                f"redevelopment only; as new development the {new} standards apply in full.")
 
     def roadway_sub(self) -> str:
         """The roadway exemption as the redevelopment standard's part ("B(8)(e)"): its

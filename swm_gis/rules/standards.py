@@ -110,16 +110,13 @@ def performance_standards(
             "The applicant claims roadway maintenance: redevelopment exclusively limited to "
             "maintenance and improvement of existing roadways (widening less than a single lane, "
             "adding shoulders, correcting substandard intersections, improving existing "
-            f"drainage, repaving) is exempt from {_parts(cite, 'a', ' through (d)')} and shall "
-            "improve existing conditions unless infeasible "
-            f"({cite.roadway_sub()}). This is the applicant's claim; the Conservation "
-            "Commission decides it. Widening that increases impervious area by a single lane "
-            f"width or more meets {_parts(cite, 'a', '-(d)', whole=False)} fully: the figures "
-            "above.")
+            f"drainage, repaving) is exempt from {cite.parts(value, '(a) through (d)')} and "
+            f"shall improve existing conditions unless infeasible ({cite.roadway_sub()}). This "
+            "is the applicant's claim; the Conservation Commission decides it. Widening that "
+            "increases impervious area by a single lane width or more meets "
+            f"{cite.parts(value, '(a)-(d)', whole=False)} fully: the figures above.")
     elif roadway_maintenance:
-        reasons.append(f"The roadway-maintenance exemption of {cite.roadway_maintenance} is for "
-                       "redevelopment only; as new development the "
-                       f"{cite.sub('new') or cite.new_development} standards apply in full.")
+        reasons.append(cite.roadway_on_new())
     return {
         "development": value,
         "retention_depth_in": depth_in,
@@ -136,15 +133,6 @@ def performance_standards(
         "reasons": reasons,
         "section": section + (f"; {cite.roadway_sub()} claimed" if claimed else ""),
     }
-
-
-def _parts(cite: RuleCitations, first: str, rest: str, *, whole: bool = True) -> str:
-    """The redevelopment standard's lettered parts ("§ 320-19 B(8)(a) through (d)", or
-    "B(8)(a)-(d)" not ``whole``); the standard's citation where it has no subsection."""
-    sub = cite.sub("redevelopment")
-    if sub is None:
-        return cite.redevelopment
-    return f"{cite.redevelopment if whole else sub}({first}){rest}"
 
 
 __all__ = ["performance_standards"]

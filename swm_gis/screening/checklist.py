@@ -33,6 +33,7 @@ from typing import Any
 from swm_gis import formatting as fmt
 from swm_gis.screening.findings import decide_findings
 from swm_gis.screening.general_requirements import CUT_OFF_NOTE
+from swm_gis.screening.wording import wording_of_document
 from swm_gis.terrain.receiving_waters import SPILL_GROUPS, cause_group, requirements_for
 from swm_gis.units import SQFT_PER_ACRE
 
@@ -301,8 +302,9 @@ def _note_standards(doc: Mapping[str, Any]) -> str:
     st = _block(doc, "standards")
     if not isinstance(st, Mapping) or st.get("required_retention_cuft") is None:
         return ""
+    roadway = wording_of_document(doc).rules.roadway_maintenance
     word = ("Retention, unless the Commission accepts the roadway-maintenance claim "
-            "(§ 320-19 B(8)(e))" if st.get("roadway_claimed") else "Retention required")
+            f"({roadway})" if st.get("roadway_claimed") else "Retention required")
     least = "at least " if st.get("post_impervious_missing") else ""  # cover that stays unknown
     return (f"{word}: {least}{float(st['required_retention_cuft']):,.0f} cu ft "
             f"({float(st.get('retention_depth_in') or 0):g} in x "

@@ -29,6 +29,8 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from swm_gis.rules.citations import RuleCitations, default_citations, rule_citations
+
 __all__ = ["FINDING_KEYS", "Wording", "applied_of_document", "wording_for",
            "wording_of_document"]
 
@@ -44,6 +46,8 @@ class Wording:
     name: str
     citations: Mapping[str, str]
     notes: Mapping[str, str | None]
+    #: what the rules cite (:mod:`swm_gis.rules.citations`), for the findings that word them
+    rules: RuleCitations = dataclasses.field(default_factory=default_citations)
 
     def citation(self, key: str) -> str:
         """The citation finding ``key`` carries: the profile's, else the regulation's name."""
@@ -67,6 +71,9 @@ def _neutral_notes(applied: Any, name: str) -> dict[str, str | None]:
     wetlands = next((e.citation for e in version.exemptions if e.key == "wetlands-order"), None)
     roadway = standards.get("roadway_maintenance_citation")
     submittals = version.section("submittals").get("citation") or name
+    floodplain = resources.get("floodplain_citation") or version.citation("floodplain") or name
+    definitions = version.section("definitions").get("citation") or name
+    orw = resources.get("orw_citation") or name
     return {
         "ms4_words": "draining to the Town's MS4",
         "town_boards": None,
@@ -95,6 +102,13 @@ def _neutral_notes(applied: Any, name: str) -> dict[str, str | None]:
                           f"applied requires ({version.citation('checklist') or submittals}).",
         "habitat_prevent": f"Significant alteration of these habitats must be prevented "
                            f"({prevent_cite}).",
+        "floodplain_no_bfe": (f"the regulation applied ({floodplain}) asks for the 100-year "
+                              "flood elevation on the plans, calculated where the map gives "
+                              "none."),
+        "site_lod_only": ("Measured on the limit of disturbance only: the site is the lot or "
+                          f"parcel ({definitions}), and no parcel under the site was found."),
+        "vernal_pool_orw": (f"Certified vernal pools are ORWs ({orw}) and were not searched: "
+                            "no certified vernal pools layer is configured."),
     }
 
 
@@ -104,16 +118,17 @@ def wording_for(applied: Any) -> Wording:
     ones."""
     profile, version = applied.profile, applied.version
     name = profile.short_name or profile.chapter or profile.title
-    citations = {k: str(version.citation(k)) for k in FINDING_KEYS if version.citation(k)}
+    given = version.section("citations")  # every key the profile cites, findings first
+    citations = {k: str(given[k]) for k in (*FINDING_KEYS, *given) if given.get(k)}
     removal = version.section("standards").get("removal_method_citation")
     if removal:  # how removal is calculated, cited in the standards finding's answer
         citations["removal_method"] = str(removal)
     ms4 = version.section("applicability").get("ms4_citation")
     if ms4:  # the MS4 condition of the trigger, cited in the permit finding's caveats
         citations["ms4"] = str(ms4)
-    given = dict(profile.texts_table().get("notes") or {})
-    notes = {k: given.get(k, v) for k, v in _neutral_notes(applied, name).items()}
-    return Wording(name=name, citations=citations, notes=notes)
+    texts = dict(profile.texts_table().get("notes") or {})
+    notes = {k: texts.get(k, v) for k, v in _neutral_notes(applied, name).items()}
+    return Wording(name=name, citations=citations, notes=notes, rules=rule_citations(applied))
 
 
 def applied_of_document(doc: Mapping[str, Any]) -> Any:

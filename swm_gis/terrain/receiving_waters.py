@@ -41,9 +41,10 @@ from swm_gis.raster import Raster
 from swm_gis.terrain.grid import plain_value, text_or_none
 from swm_gis.units import feet_per_unit, require_crs
 
-#: Why the waters past the town line matter, as the trace's end note says it (a screening
-#: cites the regulation applied instead: :mod:`swm_gis.screening.resource_areas`).
-TRIBUTARIES = "§ 320-19 B(10) covers tributaries"
+#: Why the waters past the town line matter, as the trace's end note says it; a screening
+#: words it with the regulation applied's impaired-waters citation
+#: (:mod:`swm_gis.screening.resource_areas`).
+TRIBUTARIES = "The regulation's impaired-waters standards cover tributaries"
 
 IMPAIRED_CATEGORIES = ("4A", "4B", "5")
 _NO_TMDL = {"", "N", "NO", "NONE", "0", "FALSE", "NA", "N/A"}

@@ -228,10 +228,9 @@ def data_script(data: dict[str, Any]) -> str:
 
 
 def index_html(*, title: str, town: str, generated: str, synthetic: bool,
-               regulation: str = "Stormwater Management Rules and Regulations (Chapter 320)"
-               ) -> str:
-    """``index.html`` from the package's template, with the town's name, its regulation and
-    the date."""
+               regulation: str) -> str:
+    """``index.html`` from the package's template, with the town's name, its regulation (the
+    profile applied's name, ``meta.regulation.name``) and the date."""
     template = _web().joinpath("index.html").read_text(encoding="utf-8")
     values = {"TITLE": title, "TOWN": town, "GENERATED": generated, "REGULATION": regulation,
               "SYNTHETIC": ("<p class=\"synthetic\" role=\"note\"><strong>Synthetic sample "
