@@ -114,7 +114,8 @@ def _requirements(doc: Mapping[str, Any], status: Mapping[str, str]) -> list[tup
     flood = str(res.get("floodplain_citation") or words.citation("floodplain")).split("; ")
     rw = doc.get("receiving_waters")
     if isinstance(rw, Mapping):
-        reqs += [(_cite(r.get("section") or "320-19 B(10)"), str(r.get("text")))
+        reqs += [(_cite(r.get("section") or res.get("impaired_citation")
+                        or words.citation("receiving_waters")), str(r.get("text")))
                  for r in rw.get("requirements") or [] if isinstance(r, Mapping)]
     if status.get("habitats") == "yes":
         reqs.append((str(res.get("nhesp_citation") or words.citation("habitats")),

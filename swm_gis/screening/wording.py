@@ -31,7 +31,7 @@ from typing import Any
 
 from swm_gis.rules.citations import RuleCitations, default_citations, rule_citations
 
-__all__ = ["FINDING_KEYS", "Wording", "applied_of_document", "wording_for",
+__all__ = ["FINDING_KEYS", "Wording", "applied_of_document", "requirement_rows", "wording_for",
            "wording_of_document"]
 
 #: The findings, in the report's order; each cites ``[versions.citations]`` under its key.
@@ -129,6 +129,43 @@ def wording_for(applied: Any) -> Wording:
     texts = dict(profile.texts_table().get("notes") or {})
     notes = {k: texts.get(k, v) for k, v in _neutral_notes(applied, name).items()}
     return Wording(name=name, citations=citations, notes=notes, rules=rule_citations(applied))
+
+
+#: The requirement groups of the impaired-water causes a profile lists (its ``cause`` keys).
+_SPILL = ("solids", "metals", "oil_grease")
+
+
+def requirement_rows(applied: Any) -> dict[str, dict[str, str]]:
+    """The receiving waters' requirement rows (group -> section, condition, text; see
+    :func:`swm_gis.terrain.receiving_waters.requirements_for`) of an applied regulation: the
+    file its profile names (``pollutant_requirements``: Lynnfield's quotes Chapter 320), else
+    swm-gis's own words with the duties and citations of its ``[[versions.resources.impaired]]``
+    and its ``orw_citation``."""
+    from swm_gis.terrain.receiving_waters import requirement_table
+
+    profile, version = applied.profile, applied.version
+    if profile.pollutant_requirements is not None:
+        return requirement_table(str(profile.pollutant_requirements))
+    name = profile.short_name or profile.chapter or profile.title
+    res = version.section("resources")
+    cited = res.get("impaired_citation") or version.citation("receiving_waters") or name
+    rows = {"listed": {"section": cited, "condition": "", "text": (
+        "Runoff reaches impaired water(s) {waters}: the impaired-waters standards of the "
+        f"regulation applied ({cited}) apply to the stormwater management plan.")}}
+    for item in version.impairments:
+        group = item.cause.replace("-", "_")
+        duty = item.duty.replace("{", "(").replace("}", ")")
+        text = ("{causes} impairment ({waters}): " + duty + " (on commercial or industrial "
+                "land)." if group in _SPILL else f"{duty} " + "({waters}: {tmdls})."
+                if group == "tmdl" else f"{group.capitalize()} impairment " + "({waters}): "
+                + f"{duty}.")
+        rows.setdefault(group, {"section": item.citation, "text": text,
+                                "condition": item.land_use or ""})
+    rows["orw"] = {"section": res.get("orw_citation") or name, "condition": "", "text": (
+        "Runoff reaches Outstanding Resource Water(s) {waters}: flagged. ORWs are subject to "
+        "the more stringent requirements of the Massachusetts Surface Water Quality Standards "
+        "(314 CMR 4.00) and the Massachusetts Stormwater Management Standards.")}
+    return rows
 
 
 def applied_of_document(doc: Mapping[str, Any]) -> Any:
