@@ -53,6 +53,8 @@ class RuleCitations:
     new_retention: str          # standards.new_development.retention_citation
     redevelopment_retention: str
     roadway_maintenance: str    # standards.roadway_maintenance_citation
+    notice: str = ""            # citations.abutters (else notice.citation): the abutter list
+    certification: str = ""     # citations.certification (else notice.certification_citation)
     mitigation: Mapping[str, str] = dataclasses.field(default_factory=dict)  # HUC level -> cite
     subs: Mapping[str, str] = dataclasses.field(default_factory=dict)  # "new" -> "B(7)", ...
 
@@ -160,6 +162,10 @@ def rule_citations(applied: Any) -> RuleCitations:
         roadway_maintenance=_first(
             version.section("standards").get("roadway_maintenance_citation"), redev.citation,
             name),
+        notice=_first(version.citation("abutters"), version.section("notice").get("citation"),
+                      name),
+        certification=_first(version.citation("certification"),
+                             version.section("notice").get("certification_citation"), name),
         mitigation=mitigation,
         subs=subs,
     )

@@ -84,6 +84,7 @@ def _neutral_notes(applied: Any, name: str) -> dict[str, str | None]:
             f"The applicant claims roadway maintenance ({roadway or name}); the {authority} "
             "decides whether the claim holds."),
         "exemption_7": None,
+        "owner_of_site": "The permittee should own the site",
         "habitat_plan": (
             "NHESP Priority Habitats, Estimated Habitats and Certified Vernal Pools"
             + (f" within {distance:,.0f} ft" if distance is not None else "")

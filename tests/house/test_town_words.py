@@ -28,12 +28,8 @@ TOWN_WORDS = re.compile(r"Lynnfield|Chapter 320|§ ?320-|Essex County|Department
 ALLOWED: dict[str, int] = {
     "applicability/overlays.py": 7,         # the flags' sections and the outside class
     "config/town.py": 1,                    # a config error's wording
-    "notification/checks.py": 1,            # the subjects' owners warning
-    "notification/info.py": 1,              # the abutter package's default section
-    "rules/abutters.py": 2,                 # the notice and certification sections
     "screening/site.py": 1,                 # the in-town check's warning
     "tables/general_requirements.toml": 32,  # Lynnfield's, named by its profile
-    "tables/impairment_causes.csv": 1,
     "tables/legend.toml": 1,                # the outside class (applicability/overlays.py)
     "tables/pollutant_requirements.csv": 3,
     "tables/publish_quotes.toml": 9,        # Lynnfield's, named by its profile
