@@ -50,12 +50,16 @@ NHESP_COLUMNS = ("nhesp_within_distance", "nhesp_within_500ft")
 @lru_cache(maxsize=8)
 def quotes(path: str | None = None) -> dict[str, dict[str, str]]:
     """The regulation quoted per card finding: ``{key: {section, text}}``, from the quotes file
-    its profile names (``quotes = ...``; Lynnfield's: tables/publish_quotes.toml, the default);
-    a profile that names none is quoted nowhere (``path = ""``)."""
+    its profile names (``quotes = ...``; default: the default profile's); a profile that names
+    none is quoted nowhere (``path = ""``)."""
+    if path is None:
+        from swm_gis.config.town_regulation import read_profile
+
+        default = read_profile(None).quotes
+        path = "" if default is None else str(default)
     if path == "":
         return {}
-    text = (Path(path).read_text(encoding="utf-8") if path else resources.files("swm_gis")
-            .joinpath("tables/publish_quotes.toml").read_text(encoding="utf-8"))
+    text = Path(path).read_text(encoding="utf-8")
     return {k: {"section": v["section"], "text": v["text"]}
             for k, v in tomllib.loads(text)["quotes"].items()}
 

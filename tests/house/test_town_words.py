@@ -29,11 +29,7 @@ ALLOWED: dict[str, int] = {
     "applicability/overlays.py": 7,         # the flags' sections and the outside class
     "config/town.py": 1,                    # a config error's wording
     "screening/site.py": 1,                 # the in-town check's warning
-    "tables/general_requirements.toml": 32,  # Lynnfield's, named by its profile
     "tables/legend.toml": 1,                # the outside class (applicability/overlays.py)
-    "tables/pollutant_requirements.csv": 3,
-    "tables/publish_quotes.toml": 9,        # Lynnfield's, named by its profile
-    "tables/submittal_checklist.toml": 14,  # Lynnfield's, named by its profile
 }
 
 
