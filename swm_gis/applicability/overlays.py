@@ -64,22 +64,6 @@ SUMMARY_TABLE = "applicability_summary"
 CHECKS_TABLE = "applicability_checks"
 STYLE_NAME = "swm-gis applicability"
 
-#: Chapter 320 sections behind each flag (written to the checks table of every output).
-SECTIONS = {
-    "can_reach_trigger": "Ch. 320 applicability / General Bylaws 213 Art. II: land disturbance "
-                         ">= 1 acre (43,560 sq ft) needs a stormwater management permit",
-    "huc12": "§ 320-19 B(7)(d): off-site mitigation for new development within the same HUC12",
-    "huc10": "§ 320-19 B(8)(d): off-site mitigation for redevelopment within the same HUC10",
-    NHESP_FLAG: "§ 320-20 A(3)(c) and B(12): NHESP habitats and certified vernal pools "
-                          "within 500 ft (the town's habitat distance rule) of construction "
-                          "shown and protected",
-    "in_sfha": "§ 320-19 A(8) and § 320-20 A(3)(a): 100-year floodplain delineated, with BFE",
-    "drains_to_orw": "Ch. 320 definitions (ORW) and § 320-19 B: discharges to Outstanding "
-                     "Resource Waters meet the stricter state standards",
-    "drains_to_impaired": "§ 320-19 B(10): discharges to TMDL (4a), 4b or 5 waters: BMPs "
-                          "consistent with the TMDL, optimised for the impairment",
-}
-
 #: Checks named in ``not_checked`` (and in the class) when a parcel's flag is null: the flag that
 #: decides it, and its short name. HUC is not a constraint but decides mitigation eligibility.
 CHECKED = (
@@ -431,5 +415,5 @@ def available_cores() -> int:
 
 
 __all__ = ["CHECKED", "CONSTRAINTS", "DEFAULT_CHUNK_SIZE", "NHESP_FLAG", "OLD_COLUMNS",
-           "OUTSIDE_CLASS", "RIGHT_OF_WAY_CLASS", "SECTIONS", "WATER_CLASS", "Overlays",
+           "OUTSIDE_CLASS", "RIGHT_OF_WAY_CLASS", "WATER_CLASS", "Overlays",
            "Pieces", "Zones", "available_cores", "grown_envelopes", "nhesp_search_ft", "subdivide"]

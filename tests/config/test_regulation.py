@@ -136,7 +136,7 @@ def test_lynnfield_holds_the_figures_and_citations_the_code_uses_today():
 
 def test_lynnfield_texts_are_the_ones_the_code_prints_today():
     from swm_gis.applicability.overlays import OUTSIDE_CLASS
-    from swm_gis.applicability.overlays import SECTIONS as FLAG_SECTIONS
+    from swm_gis.applicability.sections import flag_sections
     from swm_gis.rules.timeline import permit_timeline
     from swm_gis.screening.ms4 import MS4_WORDS
     from swm_gis.screening.wording import wording_for
@@ -158,7 +158,11 @@ def test_lynnfield_texts_are_the_ones_the_code_prints_today():
     assert notes["ms4_words"] == MS4_WORDS
     words = wording_for(load_regulation("lynnfield-ch320"))
     assert {k: words.note(k) for k in notes} == notes
-    assert dict(texts["applicability"]) == {**FLAG_SECTIONS, "outside_class": OUTSIDE_CLASS}
+    # the applicability map's flag sections read them (swm_gis.applicability.sections)
+    assert dict(texts["applicability"]) == {
+        **flag_sections(load_regulation("lynnfield-ch320")), "outside_class": OUTSIDE_CLASS}
+    assert texts["applicability"]["huc12"] == (
+        "§ 320-19 B(7)(d): off-site mitigation for new development within the same HUC12")
     assert read_regulation("westwood-ch350").texts_table() == {}
 
 
