@@ -79,8 +79,24 @@ CHECKED = (
 RIGHT_OF_WAY_CLASS = "right-of-way"
 WATER_CLASS = "water"
 #: A parcel that shares no area with the town boundary (:func:`swm_gis.coverage_rule.in_town`):
-#: the screening refuses it as a site, so the map says so instead of classing it.
-OUTSIDE_CLASS = "outside the town; not subject to its Chapter 320"
+#: the screening refuses it as a site, so the map says so instead of classing it, naming the
+#: regulation applied (:func:`outside_class`).
+OUTSIDE_PREFIX = "outside the town; not subject to its "
+
+
+def outside_class(regulation: str | None = None) -> str:
+    """The class of a parcel outside the town: :data:`OUTSIDE_PREFIX` and the regulation's
+    chapter (else its title); default: the default profile's."""
+    if regulation is None:
+        from swm_gis.config.town_regulation import read_profile
+
+        profile = read_profile(None)
+        regulation = str(profile.chapter or profile.title)
+    return OUTSIDE_PREFIX + regulation
+
+
+#: The class of a parcel outside the town under the default profile.
+OUTSIDE_CLASS = outside_class()
 
 #: Constraint flags in the order they are named in ``screening_class``.
 CONSTRAINTS = (
@@ -220,6 +236,9 @@ class Overlays:
         The union of the town boundary's polygons (:func:`swm_gis.io.coverage.town_area`): a
         parcel sharing no area with it is classed "outside the town"; None (no boundary) makes
         every parcel the town's.
+    outside
+        The class of a parcel outside the town (:func:`outside_class` of the regulation
+        applied; default: the default profile's).
     """
 
     rules: Rules = field(default_factory=Rules)
@@ -237,6 +256,8 @@ class Overlays:
     nhesp_complete: bool = False
     #: The town boundary's union (None: no boundary; every parcel is the town's).
     town: Any = None
+    #: The class of a parcel outside the town, naming the regulation applied.
+    outside: str = OUTSIDE_CLASS
 
     @classmethod
     def build(
@@ -415,5 +436,6 @@ def available_cores() -> int:
 
 
 __all__ = ["CHECKED", "CONSTRAINTS", "DEFAULT_CHUNK_SIZE", "NHESP_FLAG", "OLD_COLUMNS",
-           "OUTSIDE_CLASS", "RIGHT_OF_WAY_CLASS", "WATER_CLASS", "Overlays",
+           "OUTSIDE_CLASS", "OUTSIDE_PREFIX", "RIGHT_OF_WAY_CLASS", "WATER_CLASS", "Overlays",
+           "outside_class",
            "Pieces", "Zones", "available_cores", "grown_envelopes", "nhesp_search_ft", "subdivide"]

@@ -27,6 +27,7 @@ from swm_gis.applicability.overlays import (
     BBox,
     Overlays,
     nhesp_search_ft,
+    outside_class,
 )
 from swm_gis.applicability.sections import flag_sections
 from swm_gis.config.town import TownConfig
@@ -197,6 +198,8 @@ def load_overlays(config: TownConfig, extent: BBox | None, *,
     overlays = Overlays.build(rules=config.rules, drainage=drainage, coverage=coverage,
                               town=town, **frames)
     overlays.checks = _checks(config, frames, drainage_checks, bases)
+    profile = config.applied_regulation().profile  # the outside class names its regulation
+    overlays.outside = outside_class(str(profile.chapter or profile.title))
     return overlays
 
 

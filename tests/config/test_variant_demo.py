@@ -7,10 +7,6 @@ is read from the profile applied, none from code.
 The profile (tests/support/regulation_variant.py ``foreign_profile``) renames every Lynnfield
 section, chapter and office and supplies no town text, so the town's quoted texts are replaced
 by swm-gis's own words.
-
-Left (docs/regulations.md, "Not wired yet"): the applicability map's class of parcels outside
-the town, ``OUTSIDE_CLASS`` ("... not subject to its Chapter 320"), a class value its key draws,
-is the same under every profile; the test reads the outputs without it.
 """
 
 from __future__ import annotations
@@ -28,8 +24,6 @@ from pypdf import PdfReader
 from support.hostile import edit, sample_copy
 from support.regulation_variant import foreign_profile
 from support.townkit import REPO
-
-from swm_gis.applicability.overlays import OUTSIDE_CLASS
 
 #: What only Lynnfield's regulation says (the issue's list), and any "320-" section.
 LYNNFIELD = re.compile(r"Lynnfield|Chapter 320|320-|Essex County|Department of Public Works")
@@ -83,8 +77,7 @@ def test_no_output_of_the_variant_demo_names_lynnfield_s_regulation(variant_demo
     # the four jobs wrote: screenings, the abutter package, the map, the web map
     assert {p.relative_to(variant_demo).parts[0] for p in files} == {
         "screen", "abutters", "applicability", "publish"}
-    found = {str(p.relative_to(variant_demo)):
-             sorted(set(LYNNFIELD.findall(_text(p).replace(OUTSIDE_CLASS, ""))))
+    found = {str(p.relative_to(variant_demo)): sorted(set(LYNNFIELD.findall(_text(p))))
              for p in files}
     assert {name: words for name, words in found.items() if words} == {}
 
@@ -99,3 +92,5 @@ def test_the_variant_s_sections_are_what_the_outputs_cite(variant_demo):
         " ".join(certification.split())
     flags = _gpkg_text(variant_demo / "applicability" / "applicability.gpkg")
     assert "§ 9-19 B(7)(d): off-site mitigation within the same HUC12" in flags
+    # a parcel outside the town is "not subject to its Chapter 9" (the sample town has some)
+    assert "outside the town; not subject to its Chapter 9" in flags
