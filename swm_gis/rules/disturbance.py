@@ -165,8 +165,9 @@ def disturbance_trigger(
         required = None
         reasons.append(
             "If the Commission accepts the claimed exemption, no Stormwater Management Permit is "
-            "required; otherwise " + ("one is required (the disturbance reaches one acre)."
-                                      if disturbs else _below_text(plan_sqft)))
+            "required; otherwise " + (f"one is required (the disturbance reaches "
+                                      f"{_acre(trigger)})." if disturbs
+                                      else _below_text(plan_sqft, trigger)))
     elif disturbs:
         required = True
         reasons.append(permit_required_reason(cite))
@@ -177,11 +178,11 @@ def disturbance_trigger(
                        "a larger common plan's.")
     elif plan_sqft is None:
         required = None
-        reasons.append(_below_text(None))
+        reasons.append(_below_text(None, trigger))
     else:
         required = False
         reasons.append("No Stormwater Management Permit is required: neither the site nor its "
-                       "larger common plan of development or sale disturbs one acre.")
+                       f"larger common plan of development or sale disturbs {_acre(trigger)}.")
     return {
         "area_sqft": round(area_sqft, 2),
         "area_acres": round(area_sqft / SQFT_PER_ACRE, 4),
@@ -205,14 +206,21 @@ def permit_required_reason(citations: RuleCitations) -> str:
             f"({citations.permit_required}).")
 
 
-def _below_text(plan_sqft: float | None) -> str:
+def _acre(trigger: float) -> str:
+    """The trigger in words: "one acre" (the default profile's 43,560 sq ft), else its square
+    feet, so a reason never calls another trigger an acre."""
+    return "one acre" if trigger == SQFT_PER_ACRE else fmt.sqft(trigger)
+
+
+def _below_text(plan_sqft: float | None, trigger: float) -> str:
+    acre = _acre(trigger)
     if plan_sqft is None:
-        return ("The site disturbs less than one acre and no larger common plan of development "
+        return (f"The site disturbs less than {acre} and no larger common plan of development "
                 "was given: a permit is required if the site is part of a larger common "
-                "plan of development or sale that will ultimately disturb one acre or more, and "
+                f"plan of development or sale that will ultimately disturb {acre} or more, and "
                 "not otherwise.")
     return ("no permit is required: neither the site nor its larger common plan of development "
-            "or sale disturbs one acre.")
+            f"or sale disturbs {acre}.")
 
 
 def check_exemptions(names: Iterable[str]) -> list[str]:
@@ -274,7 +282,8 @@ def _area_reason(area_sqft: float, trigger: float, hits: bool, section: str) -> 
     acres = fmt.acres(area_sqft / SQFT_PER_ACRE, 3, grouping=False)
     return (f"The site's limit of disturbance (union of its polygons, overlaps counted once) is "
             f"{fmt.sqft(area_sqft, 1)} ({acres}), "
-            f"which {rel} the {fmt.sqft(trigger)} (one acre) permit trigger of {section}.")
+            f"which {rel} the {fmt.sqft(trigger)}"
+            f"{' (one acre)' if trigger == SQFT_PER_ACRE else ''} permit trigger of {section}.")
 
 
 def _plan_reason(plan_sqft: float, trigger: float, hits: bool, section: str) -> str:
@@ -282,7 +291,8 @@ def _plan_reason(plan_sqft: float, trigger: float, hits: bool, section: str) -> 
     return (f"The larger common plan of development or sale (union of the site and the plan) "
             f"disturbs {fmt.sqft(plan_sqft, 1)} "
             f"({fmt.acres(plan_sqft / SQFT_PER_ACRE, 3, grouping=False)}), which {rel} "
-            f"one acre; a site under one acre in a plan that disturbs an acre or more needs a "
+            f"{_acre(trigger)}; a site under {_acre(trigger)} in a plan that disturbs "
+            f"{'an acre' if trigger == SQFT_PER_ACRE else _acre(trigger)} or more needs a "
             f"permit ({section}).")
 
 
