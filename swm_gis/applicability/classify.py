@@ -151,7 +151,8 @@ _RANK = {c: i for i, c in enumerate(all_classes())}
 
 
 def screening_class(flags: pd.DataFrame, *, no_owner: np.ndarray | None = None,
-                    leaves: np.ndarray | None = None) -> pd.Series:
+                    leaves: np.ndarray | None = None, outside: str | None = None
+                    ) -> pd.Series:
     """``screening_class`` for each row of a frame of flags (vectorised: a lookup by bit code).
 
     Uses ``can_reach_trigger``, the constraint flags of :data:`CONSTRAINTS` and, for what was
@@ -160,7 +161,8 @@ def screening_class(flags: pd.DataFrame, *, no_owner: np.ndarray | None = None,
     3 outside the town) gives those polygons their own class. ``leaves`` (per row, bits in
     :data:`CHECKED` order) marks the null drainage flags that are unknown because the flow
     leaves the town's data: the class says :data:`LEAVES_TEXT` for them instead of "not
-    checked".
+    checked". ``outside``: the class of a parcel outside the town, naming the regulation
+    applied (default: the default profile's, :data:`OUTSIDE_CLASS`).
     """
     code = np.asarray(_as_bool(flags["can_reach_trigger"]), dtype=np.int64)
     for i, (col, _) in enumerate(CONSTRAINTS):
@@ -172,8 +174,10 @@ def screening_class(flags: pd.DataFrame, *, no_owner: np.ndarray | None = None,
     if no_owner is not None:
         special = np.array([0, _ROW_CODE, _WATER_CODE, _OUTSIDE_CODE], dtype=np.int64)
         code = np.where(no_owner > 0, special[np.clip(no_owner, 0, 3)], code)
-    return pd.Series(_CLASS_BY_CODE[code], index=flags.index, name="screening_class",
-                     dtype=object)
+    classes = _CLASS_BY_CODE[code]
+    if outside is not None and outside != OUTSIDE_CLASS:
+        classes = np.where(code == _OUTSIDE_CODE, outside, classes)
+    return pd.Series(classes, index=flags.index, name="screening_class", dtype=object)
 
 
 def not_checked(flags: pd.DataFrame, *, leaves: np.ndarray | None = None) -> pd.Series:
@@ -306,7 +310,8 @@ def classify_parcels(parcels: gpd.GeoDataFrame, overlays: Overlays, *,
     # (right-of-way and water keep their class: neither is a parcel the town screens)
     no_owner = no_owner_class(parcels, rules)
     no_owner = np.where((no_owner == 0) & ~in_town(geoms, overlays.town), 3, no_owner)
-    out["screening_class"] = screening_class(out, no_owner=no_owner, leaves=mask)
+    out["screening_class"] = screening_class(out, no_owner=no_owner, leaves=mask,
+                                             outside=overlays.outside)
     return gpd.GeoDataFrame(out[OUTPUT_COLUMNS], geometry=parcels.geometry.values,
                             crs=parcels.crs)
 

@@ -64,22 +64,6 @@ SUMMARY_TABLE = "applicability_summary"
 CHECKS_TABLE = "applicability_checks"
 STYLE_NAME = "swm-gis applicability"
 
-#: Chapter 320 sections behind each flag (written to the checks table of every output).
-SECTIONS = {
-    "can_reach_trigger": "Ch. 320 applicability / General Bylaws 213 Art. II: land disturbance "
-                         ">= 1 acre (43,560 sq ft) needs a stormwater management permit",
-    "huc12": "§ 320-19 B(7)(d): off-site mitigation for new development within the same HUC12",
-    "huc10": "§ 320-19 B(8)(d): off-site mitigation for redevelopment within the same HUC10",
-    NHESP_FLAG: "§ 320-20 A(3)(c) and B(12): NHESP habitats and certified vernal pools "
-                          "within 500 ft (the town's habitat distance rule) of construction "
-                          "shown and protected",
-    "in_sfha": "§ 320-19 A(8) and § 320-20 A(3)(a): 100-year floodplain delineated, with BFE",
-    "drains_to_orw": "Ch. 320 definitions (ORW) and § 320-19 B: discharges to Outstanding "
-                     "Resource Waters meet the stricter state standards",
-    "drains_to_impaired": "§ 320-19 B(10): discharges to TMDL (4a), 4b or 5 waters: BMPs "
-                          "consistent with the TMDL, optimised for the impairment",
-}
-
 #: Checks named in ``not_checked`` (and in the class) when a parcel's flag is null: the flag that
 #: decides it, and its short name. HUC is not a constraint but decides mitigation eligibility.
 CHECKED = (
@@ -95,8 +79,24 @@ CHECKED = (
 RIGHT_OF_WAY_CLASS = "right-of-way"
 WATER_CLASS = "water"
 #: A parcel that shares no area with the town boundary (:func:`swm_gis.coverage_rule.in_town`):
-#: the screening refuses it as a site, so the map says so instead of classing it.
-OUTSIDE_CLASS = "outside the town; not subject to its Chapter 320"
+#: the screening refuses it as a site, so the map says so instead of classing it, naming the
+#: regulation applied (:func:`outside_class`).
+OUTSIDE_PREFIX = "outside the town; not subject to its "
+
+
+def outside_class(regulation: str | None = None) -> str:
+    """The class of a parcel outside the town: :data:`OUTSIDE_PREFIX` and the regulation's
+    chapter (else its title); default: the default profile's."""
+    if regulation is None:
+        from swm_gis.config.town_regulation import read_profile
+
+        profile = read_profile(None)
+        regulation = str(profile.chapter or profile.title)
+    return OUTSIDE_PREFIX + regulation
+
+
+#: The class of a parcel outside the town under the default profile.
+OUTSIDE_CLASS = outside_class()
 
 #: Constraint flags in the order they are named in ``screening_class``.
 CONSTRAINTS = (
@@ -236,6 +236,9 @@ class Overlays:
         The union of the town boundary's polygons (:func:`swm_gis.io.coverage.town_area`): a
         parcel sharing no area with it is classed "outside the town"; None (no boundary) makes
         every parcel the town's.
+    outside
+        The class of a parcel outside the town (:func:`outside_class` of the regulation
+        applied; default: the default profile's).
     """
 
     rules: Rules = field(default_factory=Rules)
@@ -253,6 +256,8 @@ class Overlays:
     nhesp_complete: bool = False
     #: The town boundary's union (None: no boundary; every parcel is the town's).
     town: Any = None
+    #: The class of a parcel outside the town, naming the regulation applied.
+    outside: str = OUTSIDE_CLASS
 
     @classmethod
     def build(
@@ -431,5 +436,6 @@ def available_cores() -> int:
 
 
 __all__ = ["CHECKED", "CONSTRAINTS", "DEFAULT_CHUNK_SIZE", "NHESP_FLAG", "OLD_COLUMNS",
-           "OUTSIDE_CLASS", "RIGHT_OF_WAY_CLASS", "SECTIONS", "WATER_CLASS", "Overlays",
+           "OUTSIDE_CLASS", "OUTSIDE_PREFIX", "RIGHT_OF_WAY_CLASS", "WATER_CLASS", "Overlays",
+           "outside_class",
            "Pieces", "Zones", "available_cores", "grown_envelopes", "nhesp_search_ft", "subdivide"]

@@ -109,6 +109,9 @@ def class_look(name: str) -> Look:
     special = {f["class"]: f["key"] for f in table["fill"] if "class" in f}
     if name in special:
         return Look(special[name], (), False)
+    for fill in table["fill"]:  # a class naming the regulation applied ("outside the town; ...")
+        if "class_prefix" in fill and name.startswith(fill["class_prefix"]):
+            return Look(fill["key"], (), False)
     facts = _class_facts().get(name)
     if facts is None:
         return Look("not-checked", ("not-checked",), False)

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from swm_gis import formatting as fmt
 from swm_gis.applicability.style import applicability_qml
 from swm_gis.errors import ConfigError, OutputExistsError
 from swm_gis.io.postgis import (
@@ -43,7 +42,11 @@ def write_applicability(config: Any, target: str, *, overwrite: bool = False,
     import pyogrio
 
     from swm_gis.applicability import run as job
-    from swm_gis.applicability.write import STYLE_DESCRIPTION, rename_old_columns
+    from swm_gis.applicability.write import (
+        regulation_name,
+        rename_old_columns,
+        style_description,
+    )
 
     conn, schema, table = parse_target(target)
     if run is None:
@@ -68,7 +71,7 @@ def write_applicability(config: Any, target: str, *, overwrite: bool = False,
         trigger = config.rules.trigger_sqft
         write_style(con, schema, table, qml=applicability_qml(classes, trigger_sqft=trigger),
                     name=job.STYLE_NAME,
-                    description=STYLE_DESCRIPTION.format(trigger=fmt.sqft(trigger)))
+                    description=style_description(trigger, regulation_name(config)))
     with connect(conn, autocommit=True) as con:
         con.execute(f'ANALYZE {qualified_table(schema, table).as_string(con)}')
     shown = redact(target)

@@ -77,7 +77,6 @@ from swm_gis.applicability.overlays import (
     NHESP_SEARCH_FT,
     OLD_COLUMNS,
     OUTPUT_COLUMNS,
-    SECTIONS,
     SQFT_PER_SQM,
     STYLE_NAME,
     SUMMARY_TABLE,
@@ -100,6 +99,7 @@ from swm_gis.applicability.tiles import (
 from swm_gis.applicability.write import (
     null_counts,
     read_result,
+    regulation_name,
     to_batch,
     write_batches,
     write_map,
@@ -195,7 +195,7 @@ def run_applicability(
                                 dups=dups, extra={**extra, **(parameters or {})})
         write_tables(tmp, summary, overlays.checks, config, params, nulls=dict(nulls))
         write_style(tmp, layer=LAYER, classes=summary["screening_class"].unique().tolist(),
-                    trigger_sqft=config.rules.trigger_sqft)
+                    trigger_sqft=config.rules.trigger_sqft, regulation=regulation_name(config))
     report(1.0, "done")
     return RunResult(path=out, parcels=counted[0], tiles=len(tiles), summary=summary,
                      checks=overlays.checks, engine=engine)
@@ -284,7 +284,7 @@ def classify_town(config: TownConfig, *, chunk_size: int = DEFAULT_CHUNK_SIZE,
 __all__ = [
     "CHECKS_TABLE", "CONSTRAINTS", "DEFAULT_CHUNK_SIZE", "INCLUSIVE_TOL_FT", "LAYER",
     "MAX_PIECE_EXTENT_M", "MAX_PIECE_VERTICES", "NHESP_FLAG", "NHESP_SEARCH_FT", "OLD_COLUMNS",
-    "OUTPUT_COLUMNS", "SECTIONS", "nhesp_search_ft",
+    "OUTPUT_COLUMNS", "nhesp_search_ft",
     "SQFT_PER_SQM", "STYLE_NAME", "SUMMARY_TABLE", "DrainageGrid", "Overlays", "RunResult",
     "Tile", "TileBatch", "check_workers", "local_batches", "tile_batch", "to_batch",
     "write_batches", "class_order", "covered", "no_owner_class", "not_checked",

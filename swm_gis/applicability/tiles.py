@@ -24,11 +24,12 @@ from swm_gis.applicability.classify import classify_parcels
 from swm_gis.applicability.overlays import (
     DEFAULT_CHUNK_SIZE,
     NHESP_FLAG,
-    SECTIONS,
     BBox,
     Overlays,
     nhesp_search_ft,
+    outside_class,
 )
+from swm_gis.applicability.sections import flag_sections
 from swm_gis.config.town import TownConfig
 from swm_gis.ids import id_series
 from swm_gis.io import layers as io
@@ -199,6 +200,8 @@ def load_overlays(config: TownConfig, extent: BBox | None, *,
     overlays = Overlays.build(rules=config.rules, drainage=drainage, coverage=coverage,
                               town=town, **frames)
     overlays.checks = _checks(config, frames, drainage_checks, bases)
+    profile = config.applied_regulation().profile  # the outside class names its regulation
+    overlays.outside = outside_class(str(profile.chapter or profile.title))
     return overlays
 
 
@@ -240,7 +243,8 @@ def _checks(config: TownConfig, frames: dict[str, Any], drainage: dict[str, str 
         ("drains_to_impaired", drainage.get("impaired") is None,
          src(["dem", "streams", "impaired_waters"]), drainage.get("impaired") or _DRAIN_NOTE),
     ]
-    return [{"name": name, "ran": ran, "section": SECTIONS[name], "sources": sources,
+    sections = flag_sections(config.applied_regulation())
+    return [{"name": name, "ran": ran, "section": sections[name], "sources": sources,
              "note": note} for name, ran, sources, note in rows]
 
 

@@ -41,8 +41,8 @@ _TYPES = {"area_sqft": pa.float64(), "area_acres": pa.float64(),
           "drains_to_impaired": pa.bool_(), "drainage_leaves_data": pa.bool_()}
 GEOMETRY = "geom"
 #: The stored style's description (QGIS shows it in the style manager): what "large" means.
-STYLE_DESCRIPTION = ("The swm-gis map key of screening_class (swm-gis applicability, Chapter "
-                     "320): colour = the strongest constraint found (ORW, impaired water, "
+STYLE_DESCRIPTION = ("The swm-gis map key of screening_class (swm-gis applicability, "
+                     "{regulation}): colour = the strongest constraint found (ORW, impaired water, "
                      "habitat, floodplain), patterns = the others and the checks not run, heavy "
                      "outline = large parcel: {trigger} or more, so the parcel alone can reach "
                      "the permit trigger (the town's permit trigger rule).")
@@ -173,7 +173,8 @@ def write_tables(path: Path, summary: pd.DataFrame, checks: list[dict[str, Any]]
 
 # =========================================================================== QGIS style
 def write_style(gpkg: str | Path, *, layer: str, classes: list[str],
-                geometry_column: str = "geom", trigger_sqft: float = SQFT_PER_ACRE) -> None:
+                geometry_column: str = "geom", trigger_sqft: float = SQFT_PER_ACRE,
+                regulation: str | None = None) -> None:
     """Store the QGIS style (the map key) in the GeoPackage's ``layer_styles`` table (as default).
 
     QGIS (3.22 and later) applies it when the layer is opened (:mod:`swm_gis.io.gpkg_styles`).
@@ -181,8 +182,26 @@ def write_style(gpkg: str | Path, *, layer: str, classes: list[str],
     """
     store_styles(gpkg, [StoredStyle(
         layer=layer, name=STYLE_NAME, qml=applicability_qml(classes, trigger_sqft=trigger_sqft),
-        description=STYLE_DESCRIPTION.format(trigger=fmt.sqft(trigger_sqft)),
+        description=style_description(trigger_sqft, regulation),
         geometry_column=geometry_column)])
+
+
+def regulation_name(config: Any) -> str:
+    """The regulation a town's map applies, as the style description names it: the profile's
+    chapter (else its title)."""
+    profile = config.applied_regulation().profile
+    return str(profile.chapter or profile.title)
+
+
+def style_description(trigger_sqft: float, regulation: str | None = None) -> str:
+    """The stored style's description; ``regulation``: the profile's chapter (default: the
+    default profile's)."""
+    if regulation is None:
+        from swm_gis.config.town_regulation import read_profile
+
+        profile = read_profile(None)
+        regulation = str(profile.chapter or profile.title)
+    return STYLE_DESCRIPTION.format(trigger=fmt.sqft(trigger_sqft), regulation=regulation)
 
 
 def write_map(frame: gpd.GeoDataFrame, out: str | Path, *, summary: pd.DataFrame,
@@ -196,7 +215,8 @@ def write_map(frame: gpd.GeoDataFrame, out: str | Path, *, summary: pd.DataFrame
         write_batches(tmp, [batch], crs=frame.crs)
         write_tables(tmp, summary, checks, config, parameters, nulls=null_counts(batch))
         write_style(tmp, layer=LAYER, classes=summary["screening_class"].unique().tolist(),
-                    trigger_sqft=config.rules.trigger_sqft)
+                    trigger_sqft=config.rules.trigger_sqft,
+                    regulation=regulation_name(config))
     return out
 
 

@@ -139,8 +139,9 @@ state = State()
 app = typer.Typer(
     name="swm-gis",
     help=(
-        "Apply the Town of Lynnfield Stormwater Management Rules and Regulations (Chapter 320) "
-        "to real parcels: screen a site, list abutters, map applicability.\n\n"
+        "Apply a Massachusetts town's stormwater regulation, as its profile states it "
+        "([town] regulation; swm-gis regulation list), to real parcels: screen a site, list "
+        "abutters, map applicability.\n\n"
         "Example: swm-gis demo --out swm-gis-demo"
     ),
     no_args_is_help=True,

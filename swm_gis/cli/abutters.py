@@ -56,14 +56,14 @@ def abutters(
     distance: str = typer.Option(
         None, "--distance", "-d", metavar="DISTANCE",
         help='Notification distance: "100ft", "100 ft", "30.48m" or a number of feet. '
-             "Default: the config's abutter_distance_ft (100 ft, Chapter 320, permit "
-             "procedure, A(7))."),
+             "Default: the config's abutter_distance_ft (the regulation profile's notice "
+             "distance)."),
     include_subject: bool = typer.Option(
         False, "--include-subject", help="Also list (and notify) the subject parcels' owners."),
     notice: str = typer.Option(
         "conservation", "--notice", metavar="conservation|zoning",
-        help="Which list: conservation (default: the regulation's notice clause, Chapter 320 "
-             "permit procedure A(7), 100 ft; with --distance, a plain radius) or zoning "
+        help="Which list: conservation (default: the regulation's notice clause and distance, "
+             "as its profile states them; with --distance, a plain radius) or zoning "
              "(M.G.L. c.40A, section 11 parties in interest: abutters, owners directly "
              "opposite on any public or private street or way, and abutters to the abutters "
              "within 300 ft; every parcel within 100 ft too)."),

@@ -94,21 +94,22 @@ def screen(
     roadway_maintenance: bool = typer.Option(
         False, "--roadway-maintenance",
         help="Redevelopment limited to maintenance and improvement of existing roadways "
-             "(exempt from § 320-19 B(8)(a)-(d) unless widening by a lane or more)."),
+             "(the regulation's roadway-maintenance exemption from the redevelopment standards, "
+             "unless widening by a lane or more: the applicant's claim)."),
     parcel: list[str] = typer.Option(
         [], "--parcel", metavar="ID",
-        help="The site's parcel id(s) (repeatable): Chapter 320's site is the lot or parcel, so "
-             "the floodplain and impervious areas read them (default: the parcels the limit of "
+        help="The site's parcel id(s) (repeatable): the regulation's site is the lot or parcel, "
+             "so the floodplain and impervious areas read them (default: the parcels the limit of "
              "disturbance lies on), with what lies inside and outside the disturbance. Each "
              "must touch the limit of disturbance: one it does not touch is refused (exit 2), "
              "naming the parcels the site lies on."),
     proposed_use: str | None = typer.Option(
         None, "--proposed-use", metavar="USE",
         help="Proposed land use: a Massachusetts DOR use code (e.g. 101, 325, 401) or "
-             "commercial, industrial, residential, ...; decides § 320-19 B(10)(e) (commercial "
-             "or industrial land), or a land use the town's regulation profile lists (e.g. "
-             "\"gas station\" under westwood-ch350), which may reach a review tier whatever "
-             "the area. Without it, B(10)(e) is conditional wherever runoff reaches "
+             "commercial, industrial, residential, ...; decides the impaired-water duty for "
+             "commercial or industrial land, or a land use the town's regulation profile "
+             "lists (e.g. \"gas station\" under westwood-ch350), which may reach a review "
+             "tier whatever the area. Without it, that duty is conditional wherever runoff reaches "
              "a water impaired by solids, metals or oil and grease ('applies if the proposed "
              "use is commercial or industrial'), naming the site parcels' existing use codes, "
              "and the checklist says 'Check'."),

@@ -250,7 +250,8 @@ VERSION = Table({
     "citations": Table({k: text() for k in (
         "disturbance", "exemptions", "development_type", "standards", "watersheds",
         "mitigation", "habitats", "floodplain", "receiving_waters", "abutters",
-        "certification", "timeline", "checklist", "general_requirements")}),
+        "certification", "timeline", "checklist", "general_requirements",
+        "permit_required", "development_definitions", "proposed_use")}),
 })
 
 PROFILE = Table({

@@ -499,8 +499,8 @@ def _parse_rules(raw: dict, where: str, *, defaults: Rules | None = None) -> Rul
         if want:
             shown = str(value) if isinstance(value, float) else repr(value)
             raise ConfigError(f"{where}: {config_key('rules', key)} = {shown} must be {want} "
-                              f"(default, from the regulation profile or Chapter 320: "
-                              f"{default!r}).")
+                              "(default, from the regulation profile or swm-gis's built-in "
+                              f"rule values: {default!r}).")
         if isinstance(default, float):
             values[key] = float(value)
         elif isinstance(default, tuple):

@@ -316,9 +316,12 @@ def _overlap_part(g: Mapping[str, Any]) -> str:
     return text + ")"
 
 
-def different_owners_warning(owners: Mapping[str, Sequence[str]]) -> dict[str, str] | None:
+def different_owners_warning(owners: Mapping[str, Sequence[str]], *,
+                             owner_rule: str | None = None) -> dict[str, str] | None:
     """Warning ``subjects_have_different_owners`` when the subject parcels' owners of record
-    are not the same (names compared as the mailing list compares them)."""
+    are not the same (names compared as the mailing list compares them). ``owner_rule``: the
+    regulation applied's words on who owns the site (the ``[notes] owner_of_site`` of its
+    texts; swm-gis's own words without)."""
     from swm_gis.rules.owners import normalise_owner
 
     keys = {pid: frozenset(normalise_owner(n) for n in names) for pid, names in owners.items()}
@@ -326,9 +329,10 @@ def different_owners_warning(owners: Mapping[str, Sequence[str]]) -> dict[str, s
         return None
     shown = "; ".join(f"{pid}: {', '.join(names)}" for pid, names in owners.items())
     return warning("subjects_have_different_owners", (
-        f"The subject parcels have different owners of record ({shown}). Chapter 320 has the "
-        "permittee own the site: check that the subject is right (a parcel may be a neighbour "
-        "the site only reaches) and that every owner signs the application."))
+        f"The subject parcels have different owners of record ({shown}). "
+        f"{owner_rule or 'The permittee should own the site'}: check that the subject is right "
+        "(a parcel may be a neighbour the site only reaches) and that every owner signs the "
+        "application."))
 
 
 def owners_not_found_warning(listed, *, has_assess: bool) -> dict[str, str] | None:

@@ -12,6 +12,7 @@ from typing import Any
 
 import pandas as pd
 
+from swm_gis.rules.citations import default_citations
 from swm_gis.rules.mailing.tax_list import TaxListStatus, tax_list_status
 
 
@@ -26,7 +27,11 @@ class PackageInfo:
     sources: tuple[dict[str, Any], ...] = ()
     include_subject: bool = False
     synthetic: bool = False
-    section: str = "Chapter 320, permit procedure, A(7)"
+    #: the notice clause the list is made under, and the Assessors' certification's section
+    #: (the regulation applied's: :func:`swm_gis.rules.citations.rule_citations`)
+    section: str = field(default_factory=lambda: default_citations().notice)
+    certification_section: str = field(
+        default_factory=lambda: default_citations().certification)
     generated: str = field(
         default_factory=lambda: dt.datetime.now(dt.UTC).isoformat(timespec="seconds"))
     sender: tuple[str, ...] = ()

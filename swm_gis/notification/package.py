@@ -40,6 +40,7 @@ from swm_gis.notification.notice import NoticeChoice, notice_choice
 from swm_gis.notification.request import AbutterRequest
 from swm_gis.progress import Progress, quiet
 from swm_gis.rules import abutters as core
+from swm_gis.rules.citations import RuleCitations, rule_citations
 from swm_gis.rules.mailing.condominiums import missing_unit_owners
 from swm_gis.rules.mailing.list_order import order_listed, order_recipients
 from swm_gis.rules.mailing.tax_list import tax_list_status
@@ -57,6 +58,7 @@ from swm_gis.rules.owners import (
 )
 from swm_gis.rules.parties_in_interest import parties_in_interest
 from swm_gis.rules.site_subjects import same_owner_subjects
+from swm_gis.screening.wording import wording_for
 
 
 @dataclass
@@ -139,8 +141,9 @@ def build_abutter_package(
     progress = progress or quiet
     if not isinstance(config, TownConfig):
         config = load_config(config)
+    cites = rule_citations(config.applied_regulation())  # the notice clause, the certification
     choice = notice_choice(request.notice, request.distance, rules=config.rules,
-                           section=core.SECTION)
+                           section=cites.notice)
     distance_ft = choice.distance_ft
     progress(0.05, "reading the subject parcel(s)")
     read = read_subject(config, parcel_ids=list(request.parcels), site=request.site)
@@ -177,7 +180,8 @@ def build_abutter_package(
         fiscal_years=tuple(fiscal_years(owners.assess)),
         sources=tuple(_sources(config, request.site, request.site_label)),
         include_subject=request.include_subject,
-        synthetic=config.synthetic, section=choice.citation, sender=request.sender,
+        synthetic=config.synthetic, section=choice.citation,
+        certification_section=cites.certification, sender=request.sender,
         notice=choice.kind, definition=choice.definition, board=choice.board,
         notes=(*id_notes, *((ponds_note,) if ponds_note else ())), counts=counts,
         warnings=tuple(warnings), not_mailed=tuple(checks.not_mailed_records(not_mailed)),
@@ -237,6 +241,7 @@ def _owners(config: TownConfig, abut: gpd.GeoDataFrame, subject: gpd.GeoDataFram
     the owners (checking the join) and build the mailing list."""
     assess = read_assess(config, ids=[*id_series(abut["id"]).dropna(), *ids])
     listed, left = list_and_leave_out(abut, subject, assess, rules=config.rules,
+                                      citations=rule_citations(config.applied_regulation()),
                                       include_subject=include_subject)
     if config.has("assess"):
         check_owner_join(config, listed, assess,
@@ -265,7 +270,9 @@ def _warnings(config: TownConfig, *, subject, area, candidates, distance_ft: flo
                             limit=config.rules.abutter_warning_count)
     return warnings + [w for w in (
         checks.site_overlap_warning(grazed, share=config.rules.site_subject_share),
-        checks.different_owners_warning(subject_owners(owners.assess, ids)),
+        checks.different_owners_warning(
+            subject_owners(owners.assess, ids),
+            owner_rule=wording_for(config.applied_regulation()).note("owner_of_site")),
         checks.owners_not_found_warning(owners.listed, has_assess=config.has("assess")),
         checks.tax_list_warning(tax_list_status(fiscal_years(owners.assess), on=on))
         if config.has("assess") else None,
@@ -293,11 +300,13 @@ def _notice(info: PackageInfo, request: AbutterRequest, owners: _Owners, *,
 
 
 def list_and_leave_out(abut: gpd.GeoDataFrame, subject: gpd.GeoDataFrame, assess: pd.DataFrame,
-                       *, rules, include_subject: bool
+                       *, rules, include_subject: bool,
+                       citations: RuleCitations | None = None
                        ) -> tuple[gpd.GeoDataFrame, gpd.GeoDataFrame]:
     """The parcels to list (numbered ``map_no`` nearest first) and those left out, with the
     subject's own rows among the left out unless ``include_subject``."""
-    listed, left = core.classify(abut, owned_parcel_ids(assess), rules=rules)
+    listed, left = core.classify(abut, owned_parcel_ids(assess), rules=rules,
+                                 citations=citations)
     if not include_subject:
         left = pd.concat([left, subject_left_out(subject)])
     listed = _with_pond_notes(listed.assign(parcel_id=id_series(listed["id"]),

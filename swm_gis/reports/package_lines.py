@@ -5,7 +5,6 @@ Board of Assessors' certification block (``mailing_list.xlsx``'s second sheet an
 from __future__ import annotations
 
 from swm_gis.notification.info import PackageInfo, parcel_count_text, subject_lines
-from swm_gis.rules.abutters import SECTION_CERTIFIED
 
 
 def not_mailed_lines(info: PackageInfo) -> list[str]:
@@ -59,7 +58,7 @@ def certification_lines(info: PackageInfo) -> list[str]:
     sums = (f" ({parcel_count_text(info, counts)})" if "parcels_total" in counts else "")
     warned = (" subject to the warnings printed above" if info.warnings else "")
     return [
-        f"CERTIFICATION BY THE BOARD OF ASSESSORS ({SECTION_CERTIFIED})",
+        f"CERTIFICATION BY THE BOARD OF ASSESSORS ({info.certification_section})",
         "I certify that the names and mailing addresses in the accompanying mailing list "
         "(mailing_list.csv / mailing_list.xlsx) are those of the owners of record, as they "
         f"appear on {info.tax_list_text}, of the parcels {_scope(info)} that the list names; "

@@ -35,7 +35,7 @@ from swm_gis.screening.checklist import checklist_file, checklist_groups, submit
 from swm_gis.screening.finding_parts import layer_names
 from swm_gis.screening.findings import decide_findings
 from swm_gis.screening.general_requirements import general_requirements
-from swm_gis.screening.wording import applied_of_document, wording_for
+from swm_gis.screening.wording import applied_of_document, wording_for, wording_of_document
 
 __all__ = ["build_report", "report_findings"]
 
@@ -115,7 +115,8 @@ def _requirements(doc: Mapping[str, Any], status: Mapping[str, str]) -> list[tup
     flood = str(res.get("floodplain_citation") or words.citation("floodplain")).split("; ")
     rw = doc.get("receiving_waters")
     if isinstance(rw, Mapping):
-        reqs += [(_cite(r.get("section") or "320-19 B(10)"), str(r.get("text")))
+        reqs += [(_cite(r.get("section") or res.get("impaired_citation")
+                        or words.citation("receiving_waters")), str(r.get("text")))
                  for r in rw.get("requirements") or [] if isinstance(r, Mapping)]
     if status.get("habitats") == "yes":
         reqs.append((str(res.get("nhesp_citation") or words.citation("habitats")),
@@ -140,15 +141,15 @@ def _finding_requirements(doc: Mapping[str, Any], findings: list[Finding]) -> Fi
     title = "Extra requirements"
     open_ = [f.title for f in findings if f.status in ("conditional", "not_checked")
              and f.key not in ("disturbance", "standards", "development_type", "mitigation")]
+    cited = wording_of_document(doc).citation("general_requirements")
     if not reqs and open_:
         return Finding("requirements", title, "conditional",
                        "None from the checks that were complete; these were not checked or "
                        "incomplete and could bring more: " + "; ".join(open_) + ".",
-                       (), "§§ 320-19, 320-20, 320-21", "the findings above")
+                       (), cited, "the findings above")
     if not reqs:
         return Finding("requirements", title, "no", "None beyond the standard submittals and "
-                       "the general requirements.", (), "§§ 320-19, 320-20, 320-21",
-                       "the findings above")
+                       "the general requirements.", (), cited, "the findings above")
     details = tuple(f"{sec}: {text}" for sec, text in reqs)
     prefix = "" if status.get("disturbance") == "yes" else "If a permit is required: "
     # the numbered sections cited ("§ 320-19 B(10)" -> 320-19)
@@ -217,15 +218,18 @@ def _tables(doc: Mapping[str, Any], status: Mapping[str, str]) -> list[Table]:
             + _watershed_tables(doc, status) + _mitigation_tables(doc))
 
 
-#: The floodplain's citation in a document without findings (Lynnfield's, as before).
-_FLOOD_SECTION = "§ 320-19 A(8); § 320-20 A(3)(a)"
-
-
 def _finding_of(doc: Mapping[str, Any], key: str) -> Mapping[str, Any]:
     """The document's finding ``key`` (its title and section cite the regulation applied);
     empty for a document without findings."""
     return next((f for f in doc.get("findings") or [] if isinstance(f, Mapping)
                  and f.get("key") == key), {})
+
+
+def _section_of(doc: Mapping[str, Any], key: str) -> str:
+    """The section of the document's finding ``key``; for a document without findings, the
+    citation of the regulation its ``meta.regulation`` names."""
+    return str(_finding_of(doc, key).get("section")
+               or wording_of_document(doc).citation(key))
 
 
 def _habitat_tables(doc: Mapping[str, Any], status: Mapping[str, str]) -> list[Table]:
@@ -238,7 +242,7 @@ def _habitat_tables(doc: Mapping[str, Any], status: Mapping[str, str]) -> list[T
         "habitats", str(cited.get("title") or f"NHESP habitats and certified vernal pools "
                                                 f"within {distance} ft"),
         f"Features within {distance} ft of the limit of disturbance "
-        f"({cited.get('section') or '§ 320-20 A(3)(c), B(12)'}); "
+        f"({_section_of(doc, 'habitats')}); "
         "distance 0 ft means the feature overlaps the site",
         ("Feature id", "Layer", "Distance (ft)", "Overlaps site"),
         tuple((str(h.get("id")), _HABITAT.get(h.get("layer"), str(h.get("layer"))),
@@ -257,7 +261,7 @@ def _flood_rows(site: Mapping[str, Any]) -> list[tuple[str, ...]]:
 
 
 def _flood_caption(flood: Mapping[str, Any], site: Mapping[str, Any], on_parcels: bool,
-                   sfha_split: Any = None, *, section: str | None = None) -> str:
+                   sfha_split: Any = None, *, section: str) -> str:
     where = "the site's parcel(s)" if on_parcels else "the limit of disturbance"
     split = (f"; {fmt.sqft(flood.get('sfha_area_sqft') or 0)} of it inside the limit of "
              "disturbance" if on_parcels else "")
@@ -270,7 +274,7 @@ def _flood_caption(flood: Mapping[str, Any], site: Mapping[str, Any], on_parcels
     shaded = ("" if flood.get("shaded_x_checked") is not False else
               "; the 0.2%-annual-chance zone was not checked (the flood zone layer holds "
               "none around the site and does not say it maps them)")
-    return (f"FEMA flood zones overlapping {where} ({section or _FLOOD_SECTION}); SFHA "
+    return (f"FEMA flood zones overlapping {where} ({section}); SFHA "
             f"total {fmt.sqft(site.get('sfha_area_sqft') or 0)}, "
             f"{fmt.pct(site.get('site_fraction') or 0, 1)} of {where}{split}{shaded}")
 
@@ -292,7 +296,7 @@ def _flood_tables(doc: Mapping[str, Any], status: Mapping[str, str]) -> list[Tab
     return [Table(
         "floodplain", "Flood zones on the site",
         _flood_caption(flood, site, on_parcels, (doc.get("site_split") or {}).get("sfha"),
-                       section=_finding_of(doc, "floodplain").get("section")),
+                       section=_section_of(doc, "floodplain")),
         ("Zone", "Subtype", "Area (sq ft)", "Base flood elevation"), tuple(_flood_rows(site)),
         _flood_empty(flood, on_parcels) if status["floodplain"] == "no" else _INCOMPLETE)]
 
@@ -317,7 +321,7 @@ def _mitigation_tables(doc: Mapping[str, Any]) -> list[Table]:
     return [Table(
         "mitigation", "Off-site mitigation eligibility",
         "Each proposed mitigation site, its HUC and whether it is eligible "
-        f"({_finding_of(doc, 'mitigation').get('section') or '§ 320-19 B(7)(d) / B(8)(d)'})",
+        f"({_section_of(doc, 'mitigation')})",
         ("Mitigation site", "HUC", "Eligible", "Reason"),
         tuple((str(m.get("id")), str(m.get("huc") or ""),
                "yes" if m.get("eligible") else "no", str(m.get("reason") or ""))

@@ -3,7 +3,7 @@
 >>> rows = dict(parameter_rows({"parameters": {"roadway_maintenance": False,
 ...                                            "proposed_impervious_sqft": 20000.0},
 ...                             "rules": {"trigger_sqft": 43560.0, "tss_removal_new": 0.9}}))
->>> rows["Roadway maintenance only (§ 320-19 B(8)(e))"]
+>>> rows["Roadway maintenance only (§ 320-19 B(8)(e))"]  # the default profile's citation
 'no'
 >>> rows["Proposed impervious area inside the limit of disturbance"], rows["Permit trigger"]
 ('20,000 sq ft', '43,560 sq ft (1 acre)')
@@ -64,7 +64,8 @@ def _trigger(v: Any) -> str:
     return f"{sqft(v)} ({acres:g} acre{'s' if acres != 1 else ''})"
 
 
-#: meta.parameters key -> (label, formatter), in the order shown.
+#: meta.parameters key -> (label, formatter), in the order shown; a label's ``{roadway}`` and
+#: ``{proposed_use}`` are the regulation applied's citations (:func:`_label_citations`).
 PARAMETERS: dict[str, tuple[str, Callable[[Any], str]]] = {
     "site": ("Site (limit of disturbance)", _given("")),
     "common_plan": ("Common plan of development or sale",
@@ -78,10 +79,10 @@ PARAMETERS: dict[str, tuple[str, Callable[[Any], str]]] = {
                                   "stays")),
     "mitigation": ("Off-site mitigation sites", _given("none proposed")),
     "exemptions": ("Exemptions (Bylaw 213-16B)", _exemptions),
-    "roadway_maintenance": ("Roadway maintenance only (§ 320-19 B(8)(e))",
+    "roadway_maintenance": ("Roadway maintenance only ({roadway})",
                             lambda v: "yes (the applicant's claim; the Commission decides)"
                             if v else "no"),
-    "proposed_use": ("Proposed land use (§ 320-19 B(10)(e))",
+    "proposed_use": ("Proposed land use ({proposed_use})",
                      _given("the parcels' existing use codes decide")),
     "parcels": ("Subject parcels", _given("none listed")),
     "received": ("Application received", _given("no dates computed")),
@@ -100,9 +101,20 @@ RULES: dict[str, tuple[str, Callable[[Any], str]]] = {
 }
 
 
+def _label_citations(meta: Mapping[str, Any]) -> dict[str, str]:
+    """What the labels cite: the roadway-maintenance exemption and the land-use duty of the
+    regulation the document applied (``meta.regulation``; else the default profile)."""
+    from swm_gis.screening.wording import wording_of_document
+
+    words = wording_of_document({"meta": meta})
+    return {"roadway": words.rules.roadway_maintenance,
+            "proposed_use": words.citation("proposed_use")}
+
+
 def parameter_rows(meta: Mapping[str, Any]) -> list[tuple[str, str]]:
     """(label, value in words) for the run's parameters, then the rule values it used."""
     rows: list[tuple[str, str]] = []
+    cites = _label_citations(meta)
     regulation = meta.get("regulation")
     if isinstance(regulation, Mapping) and regulation.get("description"):
         # which profile and version, in force on which date (swm_gis.config.town_regulation)
@@ -116,6 +128,7 @@ def parameter_rows(meta: Mapping[str, Any]) -> list[tuple[str, str]]:
         for key, (label, fmt) in table.items():
             if key not in values:
                 continue
+            label = label.format(**cites)
             try:
                 rows.append((label, fmt(values[key])))
             except (TypeError, ValueError):

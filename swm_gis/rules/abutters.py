@@ -42,12 +42,9 @@ from swm_gis.config.town import RIGHT_OF_WAY_COLUMN, Rules
 from swm_gis.errors import ConfigError, GeometryError, SwmGisError
 from swm_gis.ids import id_series, id_text
 from swm_gis.messages import config_key, option
+from swm_gis.rules.citations import RuleCitations, default_citations
 from swm_gis.units import M_PER_FT, SQFT_PER_ACRE, metres_per_unit, require_crs
 
-#: The section of Chapter 320 behind the abutter list (cited in every output).
-#: Cited by heading: the regulation copy numbers only §§ 320-19, 320-20 and 320-21.
-SECTION = "Chapter 320, permit procedure, A(7)"
-SECTION_CERTIFIED = "Chapter 320, permit procedure, A(2)"
 #: How A(7) has the notice sent (the mailing book and every text naming certified mail).
 MAIL_METHOD = ("certified mail, return receipt requested, or by certificates of mailing")
 
@@ -372,6 +369,7 @@ def classify(
     *,
     rules: Rules | None = None,
     id_col: str = "id",
+    citations: RuleCitations | None = None,
 ) -> tuple[gpd.GeoDataFrame, gpd.GeoDataFrame]:
     """Split abutting parcels into those listed and those left out, each with a note or reason.
 
@@ -380,6 +378,8 @@ def classify(
     RAIL_ROW and WATER polygons (``rules.no_owner_poly_types``) with no assessing record, reason
     given. Listed, flagged: parcels with no assessing record ("no owner of record: ask the
     Assessors") and parcels in another town (their town id). Both frames keep the input index.
+    ``citations``: what a left-out reason cites (the regulation applied's notice clause;
+    default: the default profile's).
     """
     rules = rules or Rules()
     owned = {id_text(v) for v in owned_ids}
@@ -388,7 +388,9 @@ def classify(
     leave = no_owner_type(abutting, rules) & ~has_owner
 
     left = abutting.loc[leave].copy()
-    left["reason"] = [left_out_reason(kind) for kind in no_owner_kind(left, rules)]
+    section = (citations or default_citations()).notice
+    left["reason"] = [left_out_reason(kind, section=section)
+                      for kind in no_owner_kind(left, rules)]
     listed = abutting.loc[~leave].copy()
     other = (listed["other_town"].astype(bool) if "other_town" in listed
              else pd.Series(False, index=listed.index))
@@ -465,11 +467,13 @@ def _right_of_way_rules(frame: pd.DataFrame, rules: Rules) -> list[tuple[Any, pd
     return out
 
 
-def left_out_reason(kind: str) -> str:
-    """The ``left_out.csv`` reason for a polygon with no owner (see :func:`no_owner_kind`)."""
+def left_out_reason(kind: str, *, section: str | None = None) -> str:
+    """The ``left_out.csv`` reason for a polygon with no owner (see :func:`no_owner_kind`);
+    ``section``: the notice clause it cites (default: the default profile's)."""
+    section = section or default_citations().notice
     what = (f"marked right-of-way by the town config ({kind})" if "=" in kind
             else f"{kind} polygon (right-of-way or water)")
-    return (f"{what} with no assessing record: no owner to notify ({SECTION} "
+    return (f"{what} with no assessing record: no owner to notify ({section} "
             "requires notice to the owners of property)")
 
 
@@ -534,7 +538,7 @@ def town_key(value: object) -> str:
     return text[:-2] if text.endswith(".0") and text[:-2].isdigit() else text
 
 
-__all__ = ["MAIL_METHOD", "NO_OWNER_NOTE", "SECTION", "SECTION_CERTIFIED", "DistanceError",
+__all__ = ["MAIL_METHOD", "NO_OWNER_NOTE", "DistanceError",
            "SiteParcels",
            "check_right_of_way_field", "classify", "find_abutters", "left_out_reason",
            "no_owner_kind", "no_owner_type", "parcels_touched_by_site", "parse_distance_ft",

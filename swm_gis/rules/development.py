@@ -32,10 +32,9 @@ import shapely
 from swm_gis import formatting as fmt
 from swm_gis.errors import CrsError, SwmGisError
 from swm_gis.raster import Raster
+from swm_gis.rules.citations import RuleCitations, default_citations
 from swm_gis.rules.disturbance import sqft_per_crs_unit2, union_polygons
 
-SECTION = ("Chapter 320 definitions of new development and redevelopment; "
-           "§ 320-19 B(7) and B(8)")
 VALUES = ("new", "redevelopment")
 
 
@@ -44,6 +43,7 @@ def development_type(
     *,
     impervious: Raster | gpd.GeoDataFrame | None,
     override: str | None = None,
+    citations: RuleCitations | None = None,
 ) -> dict[str, Any]:
     """Classify the project as new development or redevelopment.
 
@@ -57,6 +57,9 @@ def development_type(
     override
         ``"new"`` or ``"redevelopment"``: the applicant's statement. ``value`` follows it;
         where the measurement disagrees, ``conflict`` is True.
+    citations
+        What the section and reasons cite (:func:`swm_gis.rules.citations.rule_citations` of
+        the regulation applied: its definitions). Default: the default profile's.
 
     Returns
     -------
@@ -72,6 +75,7 @@ def development_type(
     if override is not None and override not in VALUES:
         raise SwmGisError(f'Unknown development type "{override}"; use one of: new, '
                           "redevelopment (or auto to measure it).")
+    cite = citations or default_citations()
     site_union = union_polygons(site, what="site")
     factor = sqft_per_crs_unit2(site.crs)
     measured_sqft: float | None = None
@@ -104,7 +108,7 @@ def development_type(
         reasons.append(_measured_reason(measured_sqft, source))
     if override is not None:
         value, method = override, f"override: stated as {_label(override)}"
-        reasons.append(_statement_reason(override, measured))
+        reasons.append(_statement_reason(override, measured, cite))
     elif measured is not None:
         value, method = measured, f"measured: {source}"
     else:
@@ -123,7 +127,7 @@ def development_type(
         "stated_value": override,
         "conflict": bool(override is not None and measured is not None and measured != override),
         "reasons": reasons,
-        "section": SECTION,
+        "section": cite.definitions,
     }
 
 
@@ -190,7 +194,7 @@ def _measured_reason(sqft: float, source: str) -> str:
             f"{source}); the project is new development.")
 
 
-def _statement_reason(stated: str, measured: str | None) -> str:
+def _statement_reason(stated: str, measured: str | None, cite: RuleCitations) -> str:
     """What the applicant's statement is beside the measurement: a statement never decides."""
     if measured is None:
         return (f"The applicant states the project is {_label(stated)}; the existing cover was "
@@ -198,8 +202,8 @@ def _statement_reason(stated: str, measured: str | None) -> str:
     if measured != stated:
         return (f"The applicant states the project is {_label(stated)}, but the measured cover "
                 f"makes it {_label(measured)}: the statement and the measurement disagree, so "
-                "the Commission decides (Chapter 320 definitions of new development and "
-                "redevelopment); the standards of both are given.")
+                f"the Commission decides ({cite.definitions_words}); the standards of both "
+                "are given.")
     return f"The applicant states the project is {_label(stated)}, as measured."
 
 

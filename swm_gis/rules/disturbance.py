@@ -32,6 +32,7 @@ from swm_gis import formatting as fmt
 from swm_gis.config.town import Rules
 from swm_gis.errors import CrsError, EmptyLayerError, GeometryError, SwmGisError
 from swm_gis.messages import option
+from swm_gis.rules.citations import RuleCitations, default_citations
 from swm_gis.units import SQFT_PER_ACRE, require_crs, sqft_per_unit2
 
 #: Bylaw 213-16B exemptions (Chapter 320 applicability B): CLI name -> (citation, activity).
@@ -72,12 +73,6 @@ EXEMPTIONS: dict[str, tuple[str, str]] = {
     ),
 }
 
-TRIGGER_SECTION = (
-    "General Bylaws Chapter 213, Article II (quoted in Chapter 320, applicability, "
-    "Subsection A)"
-)
-EXEMPTION_SECTION = "Bylaw 213-16B (Chapter 320, applicability, Subsection B)"
-
 #: Areas are compared with the trigger at this resolution (sq ft), so floating-point noise from
 #: reprojection never flips a site of exactly one acre.
 _COMPARE_DECIMALS = 3
@@ -90,6 +85,7 @@ def disturbance_trigger(
     exemptions: Iterable[str] = (),
     rules: Rules,
     counts_common_plan: bool = True,
+    citations: RuleCitations | None = None,
 ) -> dict[str, Any]:
     """Disturbed area (union of the polygons) and whether a Stormwater Management Permit is needed.
 
@@ -110,6 +106,10 @@ def disturbance_trigger(
         a profile's ``applicability.common_plan = false`` does not): when False, the plan does
         not reach the trigger, a site below it needs no permit, and the result says
         ``counts_common_plan: False``.
+    citations
+        What the section and reasons cite (:func:`swm_gis.rules.citations.rule_citations` of
+        the regulation applied: its trigger, exemptions and permit procedure). Default: the
+        default profile's.
 
     Returns
     -------
@@ -129,6 +129,7 @@ def disturbance_trigger(
         The site (or plan) has no CRS, a geographic CRS, no polygons or non-polygon geometry.
     """
     claimed = check_exemptions(exemptions)
+    cite = citations or default_citations()
     site_union = union_polygons(site, what="site")
     factor = sqft_per_crs_unit2(site.crs)
     area_sqft = float(site_union.area) * factor
@@ -140,9 +141,9 @@ def disturbance_trigger(
     trigger = float(rules.trigger_sqft)
     site_hits = _reaches(area_sqft, trigger)
     plan_hits = counts_common_plan and plan_sqft is not None and _reaches(plan_sqft, trigger)
-    reasons = [_area_reason(area_sqft, trigger, site_hits)]
+    reasons = [_area_reason(area_sqft, trigger, site_hits, cite.trigger)]
     if plan_sqft is not None:
-        reasons.append(_plan_reason(plan_sqft, trigger, plan_hits))
+        reasons.append(_plan_reason(plan_sqft, trigger, plan_hits, cite.trigger))
     disturbs = site_hits or plan_hits
     exemption = None
     if claimed:
@@ -164,12 +165,12 @@ def disturbance_trigger(
         required = None
         reasons.append(
             "If the Commission accepts the claimed exemption, no Stormwater Management Permit is "
-            "required; otherwise " + ("one is required (the disturbance reaches one acre)."
-                                      if disturbs else _below_text(plan_sqft)))
+            "required; otherwise " + (f"one is required (the disturbance reaches "
+                                      f"{_acre(trigger)})." if disturbs
+                                      else _below_text(plan_sqft, trigger)))
     elif disturbs:
         required = True
-        reasons.append("A Stormwater Management Permit is required before any site-altering "
-                       "activity (Chapter 320, permit procedure, A).")
+        reasons.append(permit_required_reason(cite))
     elif not counts_common_plan:
         required = False
         reasons.append("No permit is required: the site's disturbance is below the trigger, "
@@ -177,11 +178,11 @@ def disturbance_trigger(
                        "a larger common plan's.")
     elif plan_sqft is None:
         required = None
-        reasons.append(_below_text(None))
+        reasons.append(_below_text(None, trigger))
     else:
         required = False
         reasons.append("No Stormwater Management Permit is required: neither the site nor its "
-                       "larger common plan of development or sale disturbs one acre.")
+                       f"larger common plan of development or sale disturbs {_acre(trigger)}.")
     return {
         "area_sqft": round(area_sqft, 2),
         "area_acres": round(area_sqft / SQFT_PER_ACRE, 4),
@@ -193,19 +194,33 @@ def disturbance_trigger(
         "permit_required": required,
         "exemption": exemption,
         "reasons": reasons,
-        "section": TRIGGER_SECTION + ("; " + EXEMPTION_SECTION if claimed else ""),
+        "section": cite.trigger + ("; " + cite.exemptions if claimed else ""),
         **({} if counts_common_plan else {"counts_common_plan": False}),
     }
 
 
-def _below_text(plan_sqft: float | None) -> str:
+def permit_required_reason(citations: RuleCitations) -> str:
+    """The reason a permit the disturbance requires gives (its citation: the permit
+    procedure's)."""
+    return ("A Stormwater Management Permit is required before any site-altering activity "
+            f"({citations.permit_required}).")
+
+
+def _acre(trigger: float) -> str:
+    """The trigger in words: "one acre" (the default profile's 43,560 sq ft), else its square
+    feet, so a reason never calls another trigger an acre."""
+    return "one acre" if trigger == SQFT_PER_ACRE else fmt.sqft(trigger)
+
+
+def _below_text(plan_sqft: float | None, trigger: float) -> str:
+    acre = _acre(trigger)
     if plan_sqft is None:
-        return ("The site disturbs less than one acre and no larger common plan of development "
+        return (f"The site disturbs less than {acre} and no larger common plan of development "
                 "was given: a permit is required if the site is part of a larger common "
-                "plan of development or sale that will ultimately disturb one acre or more, and "
+                f"plan of development or sale that will ultimately disturb {acre} or more, and "
                 "not otherwise.")
     return ("no permit is required: neither the site nor its larger common plan of development "
-            "or sale disturbs one acre.")
+            f"or sale disturbs {acre}.")
 
 
 def check_exemptions(names: Iterable[str]) -> list[str]:
@@ -262,21 +277,23 @@ def _reaches(area_sqft: float, trigger_sqft: float) -> bool:
     return round(area_sqft, _COMPARE_DECIMALS) >= trigger_sqft
 
 
-def _area_reason(area_sqft: float, trigger: float, hits: bool) -> str:
+def _area_reason(area_sqft: float, trigger: float, hits: bool, section: str) -> str:
     rel = "reaches" if hits else "is below"
     acres = fmt.acres(area_sqft / SQFT_PER_ACRE, 3, grouping=False)
     return (f"The site's limit of disturbance (union of its polygons, overlaps counted once) is "
             f"{fmt.sqft(area_sqft, 1)} ({acres}), "
-            f"which {rel} the {fmt.sqft(trigger)} (one acre) permit trigger of {TRIGGER_SECTION}.")
+            f"which {rel} the {fmt.sqft(trigger)}"
+            f"{' (one acre)' if trigger == SQFT_PER_ACRE else ''} permit trigger of {section}.")
 
 
-def _plan_reason(plan_sqft: float, trigger: float, hits: bool) -> str:
+def _plan_reason(plan_sqft: float, trigger: float, hits: bool, section: str) -> str:
     rel = "reaches" if hits else "is below"
     return (f"The larger common plan of development or sale (union of the site and the plan) "
             f"disturbs {fmt.sqft(plan_sqft, 1)} "
             f"({fmt.acres(plan_sqft / SQFT_PER_ACRE, 3, grouping=False)}), which {rel} "
-            f"one acre; a site under one acre in a plan that disturbs an acre or more needs a "
-            f"permit ({TRIGGER_SECTION}).")
+            f"{_acre(trigger)}; a site under {_acre(trigger)} in a plan that disturbs "
+            f"{'an acre' if trigger == SQFT_PER_ACRE else _acre(trigger)} or more needs a "
+            f"permit ({section}).")
 
 
-__all__ = ["EXEMPTIONS", "disturbance_trigger"]
+__all__ = ["EXEMPTIONS", "disturbance_trigger", "permit_required_reason"]

@@ -24,15 +24,14 @@ LAYER_NAMES = {"nhesp_priority": "priority", "nhesp_estimated": "estimated",
 
 SECTION = "320-20 A(3)(c)"
 
-#: Notes that go with every habitat finding (report text and the screening check entry).
-HABITAT_NOTES = (
-    "NHESP Priority Habitats, Estimated Habitats and Certified Vernal Pools within 500 ft of any "
-    "construction activity must be shown on the erosion and sediment control plan "
-    "(§ 320-20 A(3)(c)).",
-    "Significant alteration of these habitats must be prevented (§ 320-20 B(12)).",
-    "NHESP habitat maps are drawn for use at 1:25,000; confirm boundaries near the 500 ft line "
-    "with NHESP or a field delineation.",
-)
+
+def map_scale_note(distance_ft: float) -> str:
+    """The note that goes with every habitat finding (the screening check entry) on the maps'
+    scale; the regulation's plan / prevent notes are the profile's
+    (:mod:`swm_gis.screening.wording`)."""
+    return (f"NHESP habitat maps are drawn for use at 1:25,000; confirm boundaries near the "
+            f"{float(distance_ft):,.0f} ft line with NHESP or a field delineation.")
+
 
 _COLUMNS = ["layer", "id", "distance_ft", "overlaps", "section"]
 

@@ -27,6 +27,7 @@ from typing import Any
 from swm_gis import formatting as fmt
 from swm_gis.config.town import Rules
 from swm_gis.errors import SwmGisError
+from swm_gis.rules.citations import RuleCitations, default_citations
 
 INCHES_PER_FOOT = 12.0
 
@@ -37,6 +38,7 @@ def performance_standards(
     post_impervious_sqft: float | None,
     rules: Rules,
     roadway_maintenance: bool = False,
+    citations: RuleCitations | None = None,
 ) -> dict[str, Any]:
     """Retention volume, removal targets and mitigation HUC level for the development type.
 
@@ -53,6 +55,10 @@ def performance_standards(
     roadway_maintenance
         The project is redevelopment exclusively limited to maintenance and improvement of
         existing roadways (B(8)(e)).
+    citations
+        What the section and reasons cite (:func:`swm_gis.rules.citations.rule_citations` of
+        the regulation applied: each type's standards and the roadway exemption). Default: the
+        default profile's.
 
     Returns
     -------
@@ -73,7 +79,8 @@ def performance_standards(
         raise SwmGisError(f"The post-construction impervious area must be zero or more square "
                           f"feet; got {post_impervious_sqft}.")
     new = value == "new"
-    sub = "B(7)" if new else "B(8)"
+    cite = citations or default_citations()
+    section = cite.standard(value)
     depth_in = rules.retention_new_in if new else rules.retention_redevelopment_in
     tss = rules.tss_removal_new if new else rules.tss_removal_redevelopment
     tp = rules.tp_removal_new if new else rules.tp_removal_redevelopment
@@ -83,11 +90,11 @@ def performance_standards(
         volume = round(depth_in / INCHES_PER_FOOT * float(post_impervious_sqft), 1)
     kind = "new development" if new else "redevelopment"
     reasons = [
-        f"For {kind}, § 320-19 {sub} requires an average annual removal of {tss:.0%} of TSS and "
-        f"{tp:.0%} of total phosphorus from the post-construction impervious area, by BMPs "
-        f"({sub}(a)), by retaining {depth_in:.1f} in of runoff over that area ({sub}(b)), by a "
-        f"combination ({sub}(c)), or by off-site mitigation within the same USGS {level} "
-        f"({sub}(d)).",
+        f"For {kind}, {section} requires an average annual removal of {tss:.0%} of TSS and "
+        f"{tp:.0%} of total phosphorus from the post-construction impervious area, by BMPs"
+        f"{cite.part(value, 'a')}, by retaining {depth_in:.1f} in of runoff over that area"
+        f"{cite.part(value, 'b')}, by a combination{cite.part(value, 'c')}, or by off-site "
+        f"mitigation within the same USGS {level}{cite.part(value, 'd')}.",
     ]
     if volume is None:
         reasons.append("The post-construction impervious area was not given, so the retention "
@@ -96,20 +103,20 @@ def performance_standards(
     else:
         area = float(post_impervious_sqft)
         reasons.append(f"Retention: {depth_in:.1f} in / 12 x {fmt.sqft(area)} "
-                       f"= {volume:,.1f} cu ft ({sub}(b)).")
+                       f"= {volume:,.1f} cu ft{cite.part(value, 'b')}.")
     claimed = bool(roadway_maintenance and not new)
     if claimed:
         reasons.append(
             "The applicant claims roadway maintenance: redevelopment exclusively limited to "
             "maintenance and improvement of existing roadways (widening less than a single lane, "
             "adding shoulders, correcting substandard intersections, improving existing "
-            "drainage, repaving) is exempt from § 320-19 B(8)(a) through (d) and shall improve "
-            "existing conditions unless infeasible (B(8)(e)). This is the applicant's claim; the "
-            "Conservation Commission decides it. Widening that increases impervious area by a "
-            "single lane width or more meets B(8)(a)-(d) fully: the figures above.")
+            f"drainage, repaving) is exempt from {cite.parts(value, '(a) through (d)')} and "
+            f"shall improve existing conditions unless infeasible ({cite.roadway_sub()}). This "
+            "is the applicant's claim; the Conservation Commission decides it. Widening that "
+            "increases impervious area by a single lane width or more meets "
+            f"{cite.parts(value, '(a)-(d)', whole=False)} fully: the figures above.")
     elif roadway_maintenance:
-        reasons.append("The roadway-maintenance exemption of § 320-19 B(8)(e) is for "
-                       "redevelopment only; as new development the B(7) standards apply in full.")
+        reasons.append(cite.roadway_on_new())
     return {
         "development": value,
         "retention_depth_in": depth_in,
@@ -124,7 +131,7 @@ def performance_standards(
         "roadway_claimed": claimed,
         "roadway_exempt": False,
         "reasons": reasons,
-        "section": f"§ 320-19 {sub}" + ("; B(8)(e) claimed" if claimed else ""),
+        "section": section + (f"; {cite.roadway_sub()} claimed" if claimed else ""),
     }
 
 

@@ -29,10 +29,9 @@ import geopandas as gpd
 import numpy as np
 import shapely
 
+from swm_gis.rules.citations import RuleCitations, default_citations
 from swm_gis.rules.disturbance import sqft_per_crs_unit2, union_polygons
 from swm_gis.units import require_crs
-
-SECTION = {"HUC12": "§ 320-19 B(7)(d)", "HUC10": "§ 320-19 B(8)(d)"}
 
 
 def watershed_shares(
@@ -41,6 +40,7 @@ def watershed_shares(
     huc12: gpd.GeoDataFrame | None,
     huc10: gpd.GeoDataFrame | None,
     sources: Mapping[str, Mapping[str, Any] | None] | None = None,
+    citations: RuleCitations | None = None,
 ) -> dict[str, Any]:
     """The HUC12 and HUC10 watersheds the site lies in, each with its share of the site's area.
 
@@ -54,6 +54,10 @@ def watershed_shares(
     sources
         The source record of each layer by level (``"huc12"``, ``"huc10"``;
         :func:`swm_gis.io.sources.source_info`), whose file a reason names. Default: none.
+    citations
+        What the sections and reasons cite (:func:`swm_gis.rules.citations.rule_citations` of
+        the regulation applied: each type's off-site mitigation). Default: the default
+        profile's.
 
     Returns
     -------
@@ -92,7 +96,8 @@ def watershed_shares(
             reasons.append(f"{1 - covered:.1%} of the site lies outside every {level.upper()} "
                            "polygon of the layer.")
     out["reasons"] = reasons
-    out["section"] = "§ 320-19 B(7)(d) and B(8)(d) (USGS HUC12 / HUC10)"
+    cite = citations or default_citations()
+    out["section"] = f"{cite.mitigation_both(' and ')} (USGS HUC12 / HUC10)"
     return out
 
 
@@ -102,6 +107,7 @@ def mitigation_eligibility(
     hucs: gpd.GeoDataFrame | None,
     site_hucs: Iterable[str],
     level: str,
+    citations: RuleCitations | None = None,
 ) -> list[dict[str, Any]]:
     """For each proposed off-site mitigation feature: its HUC and whether it is eligible.
 
@@ -117,6 +123,10 @@ def mitigation_eligibility(
         Codes of the ``level`` watersheds that contain part of the site.
     level
         ``"HUC12"`` (new development) or ``"HUC10"`` (redevelopment).
+    citations
+        What the sections and reasons cite (:func:`swm_gis.rules.citations.rule_citations` of
+        the regulation applied: each type's off-site mitigation). Default: the default
+        profile's.
 
     Returns
     -------
@@ -128,7 +138,7 @@ def mitigation_eligibility(
     if hucs is not None:
         require_crs(hucs, what=f"{level.upper()} layer")
     level = level.upper()
-    section = SECTION.get(level, "§ 320-19 B(7)(d)/B(8)(d)")
+    section = (citations or default_citations()).mitigation_of(level)
     site_set = {str(h) for h in site_hucs}
     ids = _feature_ids(mitigation)
     geoms = mitigation.geometry.values

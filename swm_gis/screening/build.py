@@ -29,6 +29,7 @@ from swm_gis.config.town import TownConfig
 from swm_gis.config.town_regulation import describe_applied, not_named_warning
 from swm_gis.io import layers as io
 from swm_gis.progress import Progress, quiet, scaled
+from swm_gis.rules.citations import RuleCitations, rule_citations
 from swm_gis.rules.development import development_type
 from swm_gis.rules.disturbance import disturbance_trigger, sqft_per_crs_unit2, union_polygons
 from swm_gis.rules.site_split import SiteRegions, site_regions
@@ -52,7 +53,7 @@ from swm_gis.screening.site_areas import site_split_block
 from swm_gis.screening.site_land import land_warning
 from swm_gis.screening.site_standards import post_impervious, site_standards
 from swm_gis.screening.tiers import tier_block, waters_use
-from swm_gis.screening.wording import recite, wording_for
+from swm_gis.screening.wording import wording_for
 
 #: Top-level keys of screening.json in the order they are written (the schema's, plus meta).
 DOCUMENT_KEYS = ("meta", "disturbance", "development_type", "standards", "watersheds",
@@ -119,40 +120,42 @@ def build_screening(config: TownConfig, request: ScreeningRequest, *,
     """
     report = progress or quiet
     applied = config.applied_regulation(request.received)
+    cites = rule_citations(applied)  # every citation the rules write: the profile's
     waters_proposed_use = waters_use(applied, request.proposed_use)  # a wrong word: refused
     site = _read_site(config, request if request.is_read else request.read(config.crs))
 
     report(0.05, "disturbance and permit trigger")
-    disturbance, checks = _disturbance(config, site, request)
+    disturbance, checks = _disturbance(config, site, request, cites)
     # watersheds first: a site outside every HUC is a more basic error than a layer's extent
     report(0.1, "watersheds (HUC12 / HUC10)")
-    hucs, watersheds, watershed_checks = _watersheds(config, site)
+    hucs, watersheds, watershed_checks = _watersheds(config, site, cites)
     report(0.15, "existing impervious cover")
-    dev, dev_check = _development(config, site, request, disturbance)
+    dev, dev_check = _development(config, site, request, disturbance, cites)
     checks.append(dev_check)
     report(0.3, "performance standards")
     post = post_impervious(site.proposed, request.proposed_impervious_sqft,
                            regions=site.regions, lod=site.union, area=site.area,
                            impervious=site.impervious, removed=site.removed, factor=site.factor)
     site.proposed = post.proposed
-    standards = site_standards(config, dev, disturbance, post, request.roadway_maintenance)
+    standards = site_standards(config, dev, disturbance, post, request.roadway_maintenance,
+                               citations=cites)
     checks.append(_check("standards", True, _src(site, "proposed_impervious"),
                          None if post.proposed_sqft is not None else
                          "no proposed impervious area given: retention not computed"))
     checks.extend(watershed_checks)
     report(0.5, "off-site mitigation eligibility")
-    mitigation_rows, mitigation_check = _mitigation(config, site, standards, watersheds, hucs)
+    mitigation_rows, mitigation_check = _mitigation(config, site, standards, watersheds, hucs,
+                                                    cites)
     checks.append(mitigation_check)
     report(0.6, "resource areas and receiving waters")
     res_keys, res_layers, res_checks, disturbance["ms4"] = _resources(
         config, site, waters_proposed_use, scaled(report, 0.6, 0.95), applied)
     required_before = disturbance.get("permit_required")
-    disturbance.update(permit_on_ms4(disturbance))  # conditional while the MS4 is open
+    disturbance.update(permit_on_ms4(disturbance, citations=cites))  # open MS4: conditional
     if disturbance.get("permit_required") is not required_before:
         # the standards' reasons say "if a permit is required" while the MS4 condition is open
-        standards = site_standards(config, dev, disturbance, post, request.roadway_maintenance)
-    if standards.get("section"):
-        standards["section"] = _standards_section(applied, standards["section"])
+        standards = site_standards(config, dev, disturbance, post, request.roadway_maintenance,
+                                   citations=cites)
     checks.extend(res_checks)
     disturbance["tier"] = tier_block(applied, disturbance, proposed_use=request.proposed_use)
 
@@ -178,7 +181,6 @@ def build_screening(config: TownConfig, request: ScreeningRequest, *,
     }
     for key, value in res_keys.items():  # anything further the resource checks add
         document.setdefault(key, value)
-    recite(document, applied)  # the rules' Chapter 320 citations as the profile's
     _conclude(config, site, document, layers)
     report(1.0, "screening done")
     return ScreeningResult(document=document, layers=layers)
@@ -220,13 +222,14 @@ def _site_parcels(config: TownConfig, given: gpd.GeoDataFrame | None,
     return parcels_under_site(config, site_union), PARCELS_UNDER_SITE
 
 
-def _disturbance(config: TownConfig, site: _Site, request: ScreeningRequest
-                 ) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+def _disturbance(config: TownConfig, site: _Site, request: ScreeningRequest,
+                 cites: RuleCitations) -> tuple[dict[str, Any], list[dict[str, Any]]]:
     """The disturbance and permit trigger, and the checks of the site and the common plan."""
     applicability = config.applied_regulation(request.received).version.section("applicability")
     disturbance = disturbance_trigger(site.frame, common_plan=site.common_plan,
                                       exemptions=list(request.exemptions), rules=config.rules,
-                                      counts_common_plan=applicability.get("common_plan", True))
+                                      counts_common_plan=applicability.get("common_plan", True),
+                                      citations=cites)
     checks = [_check("disturbance", True, _src(site, "site"))]
     if site.common_plan is not None:
         checks.append(_check("common_plan", True, _src(site, "common_plan")))
@@ -236,7 +239,7 @@ def _disturbance(config: TownConfig, site: _Site, request: ScreeningRequest
     return disturbance, checks
 
 
-def _watersheds(config: TownConfig, site: _Site
+def _watersheds(config: TownConfig, site: _Site, cites: RuleCitations
                 ) -> tuple[dict[str, gpd.GeoDataFrame | None], dict[str, Any],
                            list[dict[str, Any]]]:
     """The HUC12 / HUC10 layers around the site and the mitigation sites, the site's shares of
@@ -245,19 +248,22 @@ def _watersheds(config: TownConfig, site: _Site
         [site.union, *site.mitigation.geometry.values])
     hucs = {level: read_optional(config, level, mask) for level in ("huc12", "huc10")}
     watersheds = watershed_shares(site.frame, huc12=hucs["huc12"], huc10=hucs["huc10"],
-                                  sources={level: _spec_src(config, level) for level in hucs})
+                                  sources={level: _spec_src(config, level) for level in hucs},
+                                  citations=cites)
     checks = [_layer_check(f"watersheds_{level}", config, level) for level in ("huc12", "huc10")]
     return hucs, watersheds, checks
 
 
 def _development(config: TownConfig, site: _Site, request: ScreeningRequest,
-                 disturbance: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
+                 disturbance: dict[str, Any], cites: RuleCitations
+                 ) -> tuple[dict[str, Any], dict[str, Any]]:
     """New development or redevelopment (the existing impervious cover), and its check."""
     impervious, imp_source, imp_reason = read_impervious(config, site.area)
     site.impervious = impervious
     development = request.development
     dev = development_type(site.frame, impervious=impervious,
-                           override=None if development == "auto" else development)
+                           override=None if development == "auto" else development,
+                           citations=cites)
     dev["small_share_threshold"] = config.rules.small_existing_impervious_share
     dev["disturbed_sqft"] = disturbance["area_sqft"]
     if len(site.parcels):
@@ -268,30 +274,20 @@ def _development(config: TownConfig, site: _Site, request: ScreeningRequest,
 
 
 def _mitigation(config: TownConfig, site: _Site, standards: dict[str, Any],
-                watersheds: dict[str, Any], hucs: dict[str, gpd.GeoDataFrame | None]
-                ) -> tuple[list[dict[str, Any]], dict[str, Any]]:
+                watersheds: dict[str, Any], hucs: dict[str, gpd.GeoDataFrame | None],
+                cites: RuleCitations) -> tuple[list[dict[str, Any]], dict[str, Any]]:
     """Each off-site mitigation site's eligibility at the standards' HUC level, and the check."""
     level = standards["mitigation_huc_level"]
     if site.mitigation is None:
         return [], _check("mitigation", False, None, "no candidate mitigation site was given")
     key = level.lower()
     rows = mitigation_eligibility(site.mitigation, hucs=hucs[key],
-                                  site_hucs=[r["huc"] for r in watersheds[key]], level=level)
+                                  site_hucs=[r["huc"] for r in watersheds[key]], level=level,
+                                  citations=cites)
     return rows, _check("mitigation", hucs[key] is not None,
                         [_src(site, "mitigation"), _spec_src(config, key)],
                         None if hucs[key] is not None
                         else f"{layer_words(key)} is not configured")
-
-
-def _standards_section(applied: Any, section: str) -> str:
-    """The standards block's section (:func:`swm_gis.rules.standards.performance_standards`
-    cites Chapter 320's B(7) / B(8)) as the regulation applied cites its standards."""
-    for sub, standard in (("B(7)", applied.version.new_development),
-                          ("B(8)", applied.version.redevelopment)):
-        prefix = f"§ 320-19 {sub}"
-        if standard.citation and section.startswith(prefix):
-            return standard.citation + section[len(prefix):]
-    return section
 
 
 def _resources(config: TownConfig, site: _Site, proposed_use: str | None, progress: Progress,

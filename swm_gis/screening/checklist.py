@@ -1,9 +1,10 @@
 """The Chapter 320 submittal checklist (permit procedure A, §§ 320-19, 320-20, 320-21) and what
 applies.
 
-The items are data (``swm_gis/tables/submittal_checklist.toml``, read with importlib.resources),
-taken from the regulation text; this module decides, from a screening document (the content of
-``screening.json``, README "Commands"), which conditional items apply and attaches the screening
+The items are data (the file the profile names: Lynnfield's
+``swm_gis/regulations/lynnfield-ch320.checklist.toml``), taken from the regulation text; this
+module decides, from a screening document (the content of ``screening.json``, README
+"Commands"), which conditional items apply and attaches the screening
 finding each item needs (the floodplain for the 100-year flood elevation, the NHESP features
 within 500 ft, the required retention volume, ...).
 
@@ -26,13 +27,13 @@ import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import lru_cache
-from importlib import resources
 from pathlib import Path
 from typing import Any
 
 from swm_gis import formatting as fmt
 from swm_gis.screening.findings import decide_findings
 from swm_gis.screening.general_requirements import CUT_OFF_NOTE
+from swm_gis.screening.wording import applied_of_document, wording_of_document
 from swm_gis.terrain.receiving_waters import SPILL_GROUPS, cause_group, requirements_for
 from swm_gis.units import SQFT_PER_ACRE
 
@@ -81,12 +82,12 @@ class ChecklistItem:
 
 @lru_cache(maxsize=4)
 def _table(path: str | None = None) -> dict[str, Any]:
-    if path is None:
-        text = resources.files("swm_gis").joinpath("tables/submittal_checklist.toml") \
-            .read_text(encoding="utf-8")
-    else:
-        text = Path(path).read_text(encoding="utf-8")
-    return tomllib.loads(text)
+    if path is None:  # the default profile's
+        default = checklist_file(applied_of_document({}))
+        if default is None:
+            return {"groups": [], "items": []}
+        path = str(default)
+    return tomllib.loads(Path(path).read_text(encoding="utf-8"))
 
 
 def checklist_file(applied: Any) -> Path | None:
@@ -98,7 +99,7 @@ def checklist_file(applied: Any) -> Path | None:
 
 def checklist_groups(path: Path | None = None) -> list[ChecklistGroup]:
     """The plans of the application package, in order (``path``: the profile's checklist file,
-    :func:`checklist_file`; default: the one Lynnfield's profile names)."""
+    :func:`checklist_file`; default: the one the default profile names)."""
     return [ChecklistGroup(g["key"], g["section"], g["title"])
             for g in _table(None if path is None else str(path))["groups"]]
 
@@ -301,8 +302,9 @@ def _note_standards(doc: Mapping[str, Any]) -> str:
     st = _block(doc, "standards")
     if not isinstance(st, Mapping) or st.get("required_retention_cuft") is None:
         return ""
+    roadway = wording_of_document(doc).rules.roadway_maintenance
     word = ("Retention, unless the Commission accepts the roadway-maintenance claim "
-            "(§ 320-19 B(8)(e))" if st.get("roadway_claimed") else "Retention required")
+            f"({roadway})" if st.get("roadway_claimed") else "Retention required")
     least = "at least " if st.get("post_impervious_missing") else ""  # cover that stays unknown
     return (f"{word}: {least}{float(st['required_retention_cuft']):,.0f} cu ft "
             f"({float(st.get('retention_depth_in') or 0):g} in x "

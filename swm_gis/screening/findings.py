@@ -52,13 +52,6 @@ from swm_gis.units import SQFT_PER_ACRE
 __all__ = ["HABITAT_LAYERS", "MS4_WORDS", "STATUSES", "STATUS_WORDS", "decide_findings",
            "finding", "part_status", "summary_lines"]
 
-#: The roadway-maintenance claim made on new development: named in the standards finding.
-ROADWAY_ON_NEW_NOTE = (
-    "The applicant's roadway-maintenance claim (§ 320-19 B(8)(e)) does not apply: that "
-    "exemption is for redevelopment only, and as new development the B(7) standards apply in "
-    "full.")
-
-
 def decide_findings(doc: Mapping[str, Any], wording: Wording | None = None
                     ) -> list[dict[str, Any]]:
     """Every finding of a screening document, in the report's order. ``wording``: the
@@ -66,10 +59,10 @@ def decide_findings(doc: Mapping[str, Any], wording: Wording | None = None
     default those of the bundled profile the document's ``meta.regulation`` names."""
     w = wording or wording_of_document(doc)
     permit = _with_tier(_disturbance(doc, w), doc)
-    dev = development_finding(doc)
+    dev = development_finding(doc, w.rules)
     found = [permit, dev, _standards(doc, permit, dev, w), _watersheds(doc),
-             _mitigation(doc, w), habitats_finding(doc), floodplain_finding(doc),
-             receiving_finding(doc)]
+             _mitigation(doc, w), habitats_finding(doc), floodplain_finding(doc, w),
+             receiving_finding(doc, w)]
     return [_cited(f, doc, w) for f in found]
 
 
@@ -229,7 +222,7 @@ def _standards(doc: Mapping[str, Any], permit: Mapping[str, Any], dev: Mapping[s
     section = s.get("section") or None
     answer, roadway = _standards_answer(s, w)
     if s.get("roadway_maintenance") and not roadway:  # claimed, but on new development
-        answer = f"{answer} {ROADWAY_ON_NEW_NOTE}"
+        answer = f"{answer} {w.rules.roadway_on_new(note=True)}"
     caveats = [w.note("roadway_claim")] if roadway else []
     permit_status = _standards_permit_status(doc, permit, caveats, w)
     status, answer = _permit_gate(permit_status, answer, caveats)
@@ -239,7 +232,7 @@ def _standards(doc: Mapping[str, Any], permit: Mapping[str, Any], dev: Mapping[s
         status = "conditional"
     if dev["status"] == "conditional":
         caveats.append("The standards follow the development type, which is conditional.")
-    caveats.append(other_type_caveat(s))
+    caveats.append(other_type_caveat(s, w.rules))
     missing = ["impervious"] if s.get("post_impervious_missing") else []
     if missing:  # the total lacks the existing cover that stays: at least the figure given
         status = "conditional" if status == "yes" else status
@@ -254,17 +247,19 @@ def _standards(doc: Mapping[str, Any], permit: Mapping[str, Any], dev: Mapping[s
 
 def _standards_answer(s: Mapping[str, Any], w: Wording) -> tuple[str, bool]:
     """(what the standards ask, whether a roadway-maintenance claim stands before them)."""
-    roadway = bool(s.get("roadway_claimed"))
+    roadway, r = bool(s.get("roadway_claimed")), w.rules
     if (s.get("applies") is False or s.get("roadway_exempt")) and not roadway:
         # an older document, where the tool took the roadway claim as decided
-        return ("Roadway maintenance redevelopment claimed: exempt from § 320-19 "
-                "B(8)(a)-(d) if the Commission accepts it; must improve existing conditions "
-                "unless infeasible (§ 320-19 B(8)(e))."), True
+        return ("Roadway maintenance redevelopment claimed: exempt from "
+                f"{r.parts('redevelopment', '(a)-(d)')} if the Commission accepts it; must "
+                "improve existing conditions unless infeasible "
+                f"({r.roadway_maintenance})."), True
     answer = _retention_answer(s, w)
     if roadway:
         answer = ("Unless the Commission accepts the applicant's roadway-maintenance claim "
-                  "(§ 320-19 B(8)(e): exempt from B(8)(a)-(d), and \"shall improve existing "
-                  "conditions unless infeasible\"): " + answer)
+                  f"({r.roadway_maintenance}: exempt from "
+                  f"{r.parts('redevelopment', '(a)-(d)', whole=False)}, and \"shall improve "
+                  "existing conditions unless infeasible\"): " + answer)
     return answer, roadway
 
 

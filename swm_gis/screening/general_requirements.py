@@ -1,6 +1,7 @@
 """What every permitted project must do, whatever the site (``general_requirements``).
 
-The entries are data (``swm_gis/tables/general_requirements.toml``), quoted from the Lynnfield
+The entries are data (the file the profile names: Lynnfield's
+``swm_gis/regulations/lynnfield-ch320.general_requirements.toml``), quoted from the Lynnfield
 Stormwater Management Rules and Regulations (Chapter 320): the permit procedure's duties (the
 site owner files, hand delivery or certified mail with return receipt, the abutter notice's form
 and content, entry, the Town Clerk and the other Boards notified, review fees, the authority's
@@ -25,28 +26,25 @@ from __future__ import annotations
 
 import tomllib
 from functools import lru_cache
-from importlib import resources
 from pathlib import Path
 from typing import Any
 
-__all__ = ["CUT_OFF_NOTE", "EXEMPTION_7_NOTE", "general_requirements", "requirements_file"]
+__all__ = ["CUT_OFF_NOTE", "general_requirements", "requirements_file"]
 
 CUT_OFF_NOTE = ("The copy of the regulation used by this tool is cut off here; read the "
                 "adopted text before relying on this item.")
-#: Bylaw 213-16B as quoted in Chapter 320 lists a seventh exemption whose text is cut off.
-EXEMPTION_7_NOTE = ("Chapter 320 (applicability B) introduces a seventh Bylaw 213-16B exemption "
-                    "after (6), but its text is cut off in the copy of the regulation used by "
-                    "this tool; it cannot be claimed here. Read the adopted text.")
 
 
 @lru_cache(maxsize=4)
 def _table(path: str | None) -> tuple[dict[str, Any], ...]:
-    if path is None:
-        text = resources.files("swm_gis").joinpath("tables/general_requirements.toml") \
-            .read_text(encoding="utf-8")
-    else:
-        text = Path(path).read_text(encoding="utf-8")
-    return tuple(tomllib.loads(text)["items"])
+    if path is None:  # the default profile's
+        from swm_gis.screening.wording import applied_of_document
+
+        default = requirements_file(applied_of_document({}))
+        if default is None:
+            return ()
+        path = str(default)
+    return tuple(tomllib.loads(Path(path).read_text(encoding="utf-8"))["items"])
 
 
 def requirements_file(applied: Any) -> Path | None:
@@ -60,7 +58,7 @@ def requirements_file(applied: Any) -> Path | None:
 def general_requirements(path: Path | None = None) -> list[dict[str, Any]]:
     """``[{section, topic, text, cut_off}]`` in the regulation's order; ``text`` is quoted,
     and a cut-off entry says so after the words the copy holds. ``path``: the profile's file
-    (:func:`requirements_file`); default: the one the Lynnfield profile names."""
+    (:func:`requirements_file`); default: the one the default profile names."""
     out = []
     for raw in _table(None if path is None else str(path)):
         cut = bool(raw.get("cut_off"))

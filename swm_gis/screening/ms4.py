@@ -27,6 +27,8 @@ import shapely
 
 from swm_gis.config.town import TownConfig
 from swm_gis.io import layers as io
+from swm_gis.rules.citations import RuleCitations, default_citations
+from swm_gis.rules.disturbance import permit_required_reason
 from swm_gis.units import M_PER_FT, metres_per_unit
 
 __all__ = ["MS4_NEAR_FT", "MS4_REACH_FT", "MS4_WORDS", "ms4_condition", "ms4_reach",
@@ -135,24 +137,28 @@ def _kind(value: object) -> str:
     return f"{text} " if text else ""
 
 
-#: The reason :func:`swm_gis.rules.disturbance.disturbance_trigger` gives a permit the area
-#: requires, and what it becomes while the MS4 condition is open.
-_REQUIRED = ("A Stormwater Management Permit is required before any site-altering activity "
-             "(Chapter 320, permit procedure, A).")
-_REQUIRED_IF_MS4 = ("If the disturbance drains to the Town's MS4, a Stormwater Management Permit "
-                    "is required before any site-altering activity (Chapter 320, permit "
-                    "procedure, A); whether it does is not shown (see the permit finding).")
+def _required_if_ms4(citations: RuleCitations) -> str:
+    """What the reason a permit the area requires
+    (:func:`swm_gis.rules.disturbance.permit_required_reason`) becomes while the MS4 condition
+    is open."""
+    return ("If the disturbance drains to the Town's MS4, a Stormwater Management Permit is "
+            f"required before any site-altering activity ({citations.permit_required}); whether "
+            "it does is not shown (see the permit finding).")
 
 
-def permit_on_ms4(disturbance: Mapping[str, Any]) -> dict[str, Any]:
+def permit_on_ms4(disturbance: Mapping[str, Any], *,
+                  citations: RuleCitations | None = None) -> dict[str, Any]:
     """``permit_required`` and ``reasons`` once the MS4 condition is read: a permit the area
     requires is ``None`` (conditional) while the condition is open (:func:`ms4_condition`),
-    and its reason says so. A new dict; ``disturbance`` is not changed."""
+    and its reason says so. A new dict; ``disturbance`` is not changed. ``citations``: those
+    the disturbance was decided with (default: the default profile's)."""
+    cite = citations or default_citations()
     required = disturbance.get("permit_required")
     reasons = list(disturbance.get("reasons") or [])
     if required is True and ms4_condition(disturbance)[4]:
+        given = permit_required_reason(cite)
         return {"permit_required": None,
-                "reasons": [_REQUIRED_IF_MS4 if r == _REQUIRED else r for r in reasons]}
+                "reasons": [_required_if_ms4(cite) if r == given else r for r in reasons]}
     return {"permit_required": required, "reasons": reasons}
 
 

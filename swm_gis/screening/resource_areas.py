@@ -43,7 +43,7 @@ from swm_gis.rules.floodplain import (
 )
 from swm_gis.screening.finding_parts import PARCELS_GIVEN, layer_words
 from swm_gis.screening.inputs import off_town
-from swm_gis.screening.wording import wording_for
+from swm_gis.screening.wording import requirement_rows, wording_for
 from swm_gis.terrain import cache as flowgrid_cache
 from swm_gis.terrain import flow_directions
 from swm_gis.terrain.receiving_waters import TRIBUTARIES, trace_receiving_waters
@@ -108,11 +108,13 @@ def resource_checks(
     checks.append(fc)
 
     report(0.35, "receiving waters (flow trace)")
-    keys["receiving_waters"], rl, rc = _receiving(config, site, subject_parcels, proposed_use)
+    applied = regulation or config.applied_regulation()
+    keys["receiving_waters"], rl, rc = _receiving(config, site, subject_parcels, proposed_use,
+                                                  requirement_rows(applied))
     layers.update(rl)
     checks.append(rc)
     report(1.0, "resource checks done")
-    _cite(regulation or config.applied_regulation(), keys, layers, checks)
+    _cite(applied, keys, layers, checks)
     return keys, layers, checks
 
 
@@ -148,11 +150,9 @@ def _cite(applied: AppliedRegulation, keys: dict[str, Any],
     for check in checks:
         check["section"] = sections.get(check["name"], check.get("section"))
         if check["name"] == "habitats":
-            distance = f"{float(check['distance_ft']):,.0f}"
             check["notes"] = [n for n in (words.note("habitat_plan"),
                                           words.note("habitat_prevent"),
-                                          hab.HABITAT_NOTES[2].replace("500 ft",
-                                                                       f"{distance} ft")) if n]
+                                          hab.map_scale_note(check["distance_ft"])) if n]
     _cite_tributaries(keys.get("receiving_waters"), checks,
                       res.get("impaired_citation") or words.citation("receiving_waters"))
     for record in keys.get("habitats") or []:
@@ -259,7 +259,8 @@ def _floodplain(config: TownConfig, site: gpd.GeoDataFrame,
 
 # --------------------------------------------------------------------------- receiving waters
 def _receiving(config: TownConfig, site: gpd.GeoDataFrame,
-               subject: gpd.GeoDataFrame | None, proposed_use: str | None = None):
+               subject: gpd.GeoDataFrame | None, proposed_use: str | None = None,
+               requirements: Any = None):
     name = "receiving_waters"
     if not (config.has("streams") or config.has("waterbodies")):
         return None, {}, {"name": name, "ran": False, "source": None,
@@ -289,7 +290,7 @@ def _receiving(config: TownConfig, site: gpd.GeoDataFrame,
             site, dem=dem, streams=frames["streams"], waterbodies=frames["waterbodies"],
             orw=frames["orw"], impaired=frames["impaired_waters"],
             vernal_pools=frames["vernal_pools"], use_codes=use_codes,
-            proposed_use=proposed_use, boundary=boundary)
+            proposed_use=proposed_use, boundary=boundary, requirements=requirements)
 
     result = None
     if config.has("dem"):

@@ -21,6 +21,7 @@ from swm_gis.screening.finding_parts import (
     part_status,
 )
 from swm_gis.screening.site_findings import split_sentence
+from swm_gis.screening.wording import Wording, wording_of_document
 
 __all__ = ["HABITAT_LAYERS", "floodplain_finding", "habitats_finding", "receiving_finding"]
 
@@ -66,7 +67,10 @@ def _habitat_split(doc: Mapping[str, Any]) -> str:
 
 
 # --------------------------------------------------------------------------- floodplain
-def floodplain_finding(doc: Mapping[str, Any]) -> dict[str, Any]:
+def floodplain_finding(doc: Mapping[str, Any], w: Wording | None = None) -> dict[str, Any]:
+    """The floodplain finding; ``w``: the notes of the regulation applied (default: those of
+    the document's ``meta.regulation``)."""
+    w = w or wording_of_document(doc)
     f = doc.get("floodplain")
     used, missing, caveats = layer_state(doc, "floodplain", ["flood_zones"])
     if not isinstance(f, Mapping) and not missing:
@@ -84,13 +88,15 @@ def floodplain_finding(doc: Mapping[str, Any]) -> dict[str, Any]:
     parts = {"shaded_x": shaded_part}
     if f.get("in_sfha") or (parcels and parcels.get("in_sfha")):
         return _in_sfha(f, parcels, site, shaded_txt, used, caveats, parts,
-                        split_of=doc.get("site_split"))
-    return _outside_sfha(parcels, shaded_txt, used, caveats, parts)
+                        split_of=doc.get("site_split"), no_bfe=w.note("floodplain_no_bfe"))
+    return _outside_sfha(parcels, shaded_txt, used, caveats, parts,
+                         lod_only=w.note("site_lod_only"))
 
 
 def _in_sfha(f: Mapping[str, Any], parcels: Mapping[str, Any] | None, site: Mapping[str, Any],
              shaded_txt: str, used: list[str], caveats: list[str], parts: dict[str, str],
-             split_of: Mapping[str, Any] | None = None) -> dict[str, Any]:
+             split_of: Mapping[str, Any] | None = None, no_bfe: str | None = None
+             ) -> dict[str, Any]:
     """The floodplain finding of a site in the SFHA: its area, zones and base flood elevations."""
     zones = "; ".join(
         f"zone {z.get('zone')}{' ' + str(z['subtype']) if z.get('subtype') else ''}"
@@ -98,7 +104,7 @@ def _in_sfha(f: Mapping[str, Any], parcels: Mapping[str, Any] | None, site: Mapp
         + f", BFE {fmt.bfe_text(z.get('bfe'))}" for z in site.get("zones") or []) or \
         "zones not listed"
     where, split = _sfha_where(f, parcels, doc_split=split_of)
-    bfe_caveat = _bfe_caveat(site)
+    bfe_caveat = _bfe_caveat(site, no_bfe)
     parts["sfha"] = "yes"
     return finding("floodplain", "yes",
                    f"{fmt.sqft(site.get('sfha_area_sqft') or 0)} {where} "
@@ -125,20 +131,20 @@ def _sfha_where(f: Mapping[str, Any], parcels: Mapping[str, Any] | None, *,
                    f"outside it: {fmt.sqft(outside)}.")
 
 
-def _bfe_caveat(site: Mapping[str, Any]) -> list[str]:
-    """The caveat of zones without a base flood elevation on the FIRM (§ 320-20 A(3)(a))."""
+def _bfe_caveat(site: Mapping[str, Any], note: str | None) -> list[str]:
+    """The caveat of zones without a base flood elevation on the FIRM, ending with what the
+    regulation asks for (``[notes] floodplain_no_bfe``)."""
     no_bfe = [str(z.get("zone")) for z in site.get("zones") or []
               if fmt.bfe_text(z.get("bfe")) == "none on the FIRM"]
-    return ([f"No base flood elevation on the FIRM for zone {', '.join(no_bfe)}: "
-             "§ 320-20 A(3)(a) asks for \"the 100-year flood elevation based upon the "
-             "most recent Flood Insurance Rate Map, or as calculated by a professional "
-             "engineer for areas not assessed on these maps\"."] if no_bfe else [])
+    return ([f"No base flood elevation on the FIRM for zone {', '.join(no_bfe)}: {note}"]
+            if no_bfe and note else [])
 
 
 def _outside_sfha(parcels: Mapping[str, Any] | None, shaded_txt: str, used: list[str],
-                  caveats: list[str], parts: dict[str, str]) -> dict[str, Any]:
+                  caveats: list[str], parts: dict[str, str], *, lod_only: str | None
+                  ) -> dict[str, Any]:
     """The floodplain finding when no SFHA was found: no, or conditional on a partial layer or
-    a site measured on the limit of disturbance only."""
+    a site measured on the limit of disturbance only (``lod_only``: the caveat saying so)."""
     target = "the site's parcel(s)" if parcels else "the limit of disturbance"
     if caveats:
         parts["sfha"] = "conditional"
@@ -146,10 +152,8 @@ def _outside_sfha(parcels: Mapping[str, Any] | None, shaded_txt: str, used: list
                        f"{layer_words('flood_zones')} covers." + shaded_txt, used=used,
                        caveats=caveats, parts=parts)
     parts["sfha"] = "no"
-    gap = [] if parcels else [
-        "Measured on the limit of disturbance only: the site is \"any lot or parcel of land "
-        "... where land-disturbing activities are ... performed\" (Chapter 320 definitions), "
-        "and no parcel under the site was found."]
+    gap = [] if parcels else [lod_only or "Measured on the limit of disturbance only: no "
+                                          "parcel under the site was found."]
     return finding("floodplain", "conditional" if gap else "no",
                    f"{target[0].upper()}{target[1:]} does not overlap the Special Flood Hazard "
                    "Area." + shaded_txt, used=used, caveats=gap, parts=parts)
@@ -170,7 +174,9 @@ def _shaded_part(f: Mapping[str, Any], site: Mapping[str, Any]) -> tuple[str, st
 
 # --------------------------------------------------------------------------- receiving waters
 
-def receiving_finding(doc: Mapping[str, Any]) -> dict[str, Any]:
+def receiving_finding(doc: Mapping[str, Any], w: Wording | None = None) -> dict[str, Any]:
+    """The receiving-waters finding; ``w``: the notes of the regulation applied (default:
+    those of the document's ``meta.regulation``)."""
     rw = doc.get("receiving_waters")
     net_used, net_missing, _ = layer_state(doc, "receiving_waters", ["streams", "waterbodies"])
     if not isinstance(rw, Mapping):
@@ -193,7 +199,8 @@ def receiving_finding(doc: Mapping[str, Any]) -> dict[str, Any]:
                        _impaired_text(impaired, parts["impaired"])])
     status = _receiving_status(parts)
     missing = [m for m in ["dem"] if rw.get("approximate")] + orw_missing + imp_missing
-    caveats = trace_caveats + orw_cov + imp_cov + _parts_caveats(status, parts, orw_missing)
+    caveats = trace_caveats + orw_cov + imp_cov + _parts_caveats(
+        status, parts, orw_missing, (w or wording_of_document(doc)).note("vernal_pool_orw"))
     return finding("receiving_waters", status, answer,
                    used=net_used + orw_used + imp_used + (["dem"] if not rw.get("approximate")
                                                           else []),
@@ -229,13 +236,13 @@ def _receiving_status(parts: Mapping[str, str]) -> str:
             else "no" if statuses == {"no"} else "conditional")
 
 
-def _parts_caveats(status: str, parts: Mapping[str, str], orw_missing: Sequence[str]
-                   ) -> list[str]:
+def _parts_caveats(status: str, parts: Mapping[str, str], orw_missing: Sequence[str],
+                   vernal_note: str | None) -> list[str]:
     """Caveats of the parts: vernal pools not searched; a part undecided under a yes."""
     caveats = []
     if orw_missing and "vernal_pools" in orw_missing and "orw" not in orw_missing:
-        caveats.append("Certified vernal pools are ORWs (Chapter 320 definitions) and were not "
-                       "searched: no certified vernal pools layer is configured.")
+        caveats.append(vernal_note or "Certified vernal pools were not searched: no certified "
+                                      "vernal pools layer is configured.")
     if status == "yes" and set(parts.values()) - {"yes", "no"}:
         names = {"orw": "The ORW search", "impaired": "The impaired-water search"}
         caveats += [f"{names[k]} is {STATUS_WORDS[v].lower()}." for k, v in parts.items()

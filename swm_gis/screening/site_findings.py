@@ -15,7 +15,9 @@ from typing import Any
 
 from swm_gis import formatting as fmt
 from swm_gis.config.town import Rules
+from swm_gis.rules.citations import RuleCitations, default_citations
 from swm_gis.screening.finding_parts import absent, finding, layer_state
+from swm_gis.screening.wording import wording_of_document
 
 __all__ = ["SLIVER_SHARE", "both_standards", "development_finding", "other_type_caveat",
            "retention_text", "split_sentence"]
@@ -24,8 +26,6 @@ __all__ = ["SLIVER_SHARE", "both_standards", "development_finding", "other_type_
 #: call (the definitions are silent on mixed sites); ``[rules] small_existing_impervious_share``.
 SLIVER_SHARE = 0.05
 _LABELS = {"new": "new development", "redevelopment": "redevelopment"}
-#: Where the Commission's call on the type comes from.
-DEFINITIONS = "Chapter 320 definitions of new development and redevelopment"
 
 
 def _label(value: Any) -> str:
@@ -68,23 +68,28 @@ disturbance in all)."
 
 
 # --------------------------------------------------------------------------- development
-def both_standards(doc: Mapping[str, Any]) -> str:
-    """Both types' standards, from the rule values the screening used (``meta.rules``)."""
+def both_standards(doc: Mapping[str, Any], r: RuleCitations | None = None) -> str:
+    """Both types' standards, from the rule values the screening used (``meta.rules``), citing
+    ``r`` (default: the regulation the document applied)."""
+    r = r or wording_of_document(doc).rules
     rules = {**vars(Rules()), **((doc.get("meta") or {}).get("rules") or {})}
-    return (f"New development (§ 320-19 B(7)): remove {fmt.pct(rules['tss_removal_new'])} TSS "
-            f"and {fmt.pct(rules['tp_removal_new'])} TP, or retain "
+    return (f"New development ({r.new_development}): remove "
+            f"{fmt.pct(rules['tss_removal_new'])} TSS and {fmt.pct(rules['tp_removal_new'])} TP, "
+            "or retain "
             f"{float(rules['retention_new_in']):.1f} in of runoff, off-site mitigation only in "
-            f"the same {rules['mitigation_huc_new']}; redevelopment (§ 320-19 B(8)): "
+            f"the same {rules['mitigation_huc_new']}; redevelopment ({r.redevelopment}): "
             f"{fmt.pct(rules['tss_removal_redevelopment'])} TSS and "
             f"{fmt.pct(rules['tp_removal_redevelopment'])} TP, or "
             f"{float(rules['retention_redevelopment_in']):.1f} in, off-site mitigation in the "
             f"same {rules['mitigation_huc_redevelopment']}.")
 
 
-def development_finding(doc: Mapping[str, Any]) -> dict[str, Any]:
+def development_finding(doc: Mapping[str, Any], r: RuleCitations | None = None
+                        ) -> dict[str, Any]:
     """New development or redevelopment: measured, stated, or both (the Commission decides
     where they disagree; a statement never decides, and "not measured" only when nothing
-    was)."""
+    was). ``r``: what it cites (default: the regulation the document applied)."""
+    r = r or wording_of_document(doc).rules
     d = doc.get("development_type")
     if not isinstance(d, Mapping):
         return absent("development_type")
@@ -93,11 +98,11 @@ def development_finding(doc: Mapping[str, Any]) -> dict[str, Any]:
     threshold = float(d.get("small_share_threshold") or SLIVER_SHARE)
     small = d.get("value") == "redevelopment" and d.get("existing_impervious_sqft") is not None \
         and 0 < share < threshold
-    caveats = [_small_caveat(share, threshold)] if small else []
+    caveats = [_small_caveat(share, threshold, r)] if small else []
     if d.get("conflict"):
-        return _conflict(doc, d, cover, caveats)
+        return _conflict(doc, d, cover, caveats, r)
     if str(d.get("method") or "").startswith("override"):
-        return _stated(doc, d, label, cover, caveats, small)
+        return _stated(doc, d, label, cover, caveats, small, r)
     used, missing, cov_caveats = layer_state(doc, "development_type", ["impervious"])
     if missing:
         return finding(
@@ -140,18 +145,19 @@ def _cover_text(doc: Mapping[str, Any], d: Mapping[str, Any]) -> tuple[str, floa
     return cover, share
 
 
-def _small_caveat(share: float, threshold: float) -> str:
+def _small_caveat(share: float, threshold: float, r: RuleCitations) -> str:
     return (f"Only {fmt.pct(share, 1)} of the limit of disturbance is existing impervious cover "
             "(under the town's threshold for a small existing impervious share, "
             f"{fmt.pct(threshold, 1)}). New development is disturbance \"on an area that has "
             "not previously been developed to include impervious cover\"; redevelopment is any "
             "that \"does not meet the definition of new development\". The text is silent on a "
-            "mostly undeveloped site: whether this is new development (the stricter B(7)) or "
-            "redevelopment (B(8)) is the Commission's judgement.")
+            f"mostly undeveloped site: whether this is new development (the stricter "
+            f"{r.short('new')}) or redevelopment ({r.short('redevelopment')}) is the "
+            "Commission's judgement.")
 
 
 def _conflict(doc: Mapping[str, Any], d: Mapping[str, Any], cover: str,
-              caveats: list[str]) -> dict[str, Any]:
+              caveats: list[str], r: RuleCitations) -> dict[str, Any]:
     """The applicant's statement disagrees with the measurement: conditional, both shown."""
     stated, measured = _label(d.get("stated_value") or d.get("value")), \
         _label(d.get("measured_value"))
@@ -164,14 +170,15 @@ def _conflict(doc: Mapping[str, Any], d: Mapping[str, Any], cover: str,
         "development_type", "conditional",
         f"Conditional: the applicant states {stated}; the measurement makes it {measured} "
         f"({fmt.sqft(existing)} of existing impervious cover measured in the limit of "
-        f"disturbance{edge}). The Commission decides ({DEFINITIONS}). {both_standards(doc)}"
+        f"disturbance{edge}). The Commission decides ({r.definitions_words}). "
+        f"{both_standards(doc, r)}"
         f"{cover}", used=used or ["impervious"],
         caveats=["The development type is the applicant's statement; the measurement "
                  "disagrees, and a statement does not decide.", *caveats, *cov_caveats])
 
 
 def _stated(doc: Mapping[str, Any], d: Mapping[str, Any], label: str, cover: str,
-            caveats: list[str], small: bool) -> dict[str, Any]:
+            caveats: list[str], small: bool, r: RuleCitations) -> dict[str, Any]:
     """The applicant states the type: as measured, or not measured at all."""
     if d.get("existing_impervious_sqft") is None:
         new = d.get("value") == "new"
@@ -180,7 +187,8 @@ def _stated(doc: Mapping[str, Any], d: Mapping[str, Any], label: str, cover: str
             f"{label}, as stated by the applicant; not measured by this tool (no "
             "existing-impervious layer is configured)."
             + ("" if new else " If the site has no existing impervious cover, it is new "
-               f"development (the stricter B(7)): the Commission decides ({DEFINITIONS})."),
+               f"development (the stricter {r.short('new')}): the Commission decides "
+               f"({r.definitions_words})."),
             missing=["impervious"],
             caveats=[] if new else ["Configure an existing impervious layer for the town to "
                                     "measure the existing cover."])
@@ -222,11 +230,12 @@ def retention_text(s: Mapping[str, Any]) -> str:
             "disturbance that stays)")
 
 
-def other_type_caveat(s: Mapping[str, Any]) -> str:
+def other_type_caveat(s: Mapping[str, Any], r: RuleCitations | None = None) -> str:
     """What the standards would be if the Commission finds the other type ("" when none is
-    given)."""
-    for key, label, sub in (("if_new_development", "new development", "B(7)"),
-                            ("if_redevelopment", "redevelopment", "B(8)")):
+    given); an older block without its section cites ``r``'s (default: the default
+    profile's)."""
+    for key, label, kind in (("if_new_development", "new development", "new"),
+                             ("if_redevelopment", "redevelopment", "redevelopment")):
         alt = s.get(key)
         if not isinstance(alt, Mapping):
             continue
@@ -235,7 +244,8 @@ def other_type_caveat(s: Mapping[str, Any]) -> str:
                   f"({depth:.1f} in x the post-construction "
                   "impervious area)" if vol is not None else
                   f"retain {depth:.1f} in x the post-construction impervious area")
-        return (f"If the Commission finds {label} ({alt.get('section') or '§ 320-19 ' + sub}): "
+        section = alt.get("section") or (r or default_citations()).standard(kind)
+        return (f"If the Commission finds {label} ({section}): "
                 f"{retain}, or remove {fmt.pct(alt.get('tss_removal') or 0)} TSS and "
                 f"{fmt.pct(alt.get('tp_removal') or 0)} TP; off-site mitigation in the same "
                 f"{alt.get('mitigation_huc_level')}.")

@@ -27,6 +27,7 @@ from swm_gis.config.town import TownConfig
 from swm_gis.errors import GeometryError
 from swm_gis.messages import option
 from swm_gis.raster import Raster
+from swm_gis.rules.citations import RuleCitations, default_citations
 from swm_gis.rules.disturbance import union_polygons
 from swm_gis.rules.site_split import SiteRegions, polygonal, raster_cover, split_polygons
 from swm_gis.rules.standards import performance_standards
@@ -117,15 +118,20 @@ def _cover(impervious: Any, geom: shapely.Geometry, factor: float) -> float:
 
 
 def site_standards(config: TownConfig, dev: dict[str, Any], disturbance: dict[str, Any],
-                   post: PostImpervious, roadway_maintenance: bool) -> dict[str, Any]:
+                   post: PostImpervious, roadway_maintenance: bool, *,
+                   citations: RuleCitations | None = None) -> dict[str, Any]:
     """The ``standards`` block: the performance standards (§ 320-19 B(7), B(8)) on the total,
-    its parts, the other type's figures where the Commission decides the type, the reasons."""
+    its parts, the other type's figures where the Commission decides the type, the reasons;
+    ``citations``: the regulation applied's (:func:`swm_gis.rules.citations.rule_citations`;
+    default: the default profile's)."""
     total = post.total_sqft
+    cite = citations or default_citations()
     standards = performance_standards(dev, post_impervious_sqft=total, rules=config.rules,
-                                      roadway_maintenance=roadway_maintenance)
+                                      roadway_maintenance=roadway_maintenance, citations=cite)
     other = _other_type(dev, config)
     if other is not None:  # the Commission's call: give it the other type's figures
-        alt = performance_standards(other, post_impervious_sqft=total, rules=config.rules)
+        alt = performance_standards(other, post_impervious_sqft=total, rules=config.rules,
+                                    citations=cite)
         key = "if_new_development" if other == "new" else "if_redevelopment"
         standards[key] = {k: alt[k] for k in _ALT_KEYS}
     standards.update({
@@ -137,7 +143,7 @@ def site_standards(config: TownConfig, dev: dict[str, Any], disturbance: dict[st
     if post.split is not None:
         standards["post_impervious_inside_disturbance_sqft"] = post.split[0]
         standards["post_impervious_outside_disturbance_sqft"] = post.split[1]
-    standards["reasons"].extend(_reasons(post, disturbance["permit_required"]))
+    standards["reasons"].extend(_reasons(post, disturbance["permit_required"], cite))
     return standards
 
 
@@ -154,10 +160,11 @@ def _other_type(dev: dict[str, Any], config: TownConfig) -> str | None:
     return "new" if small else None
 
 
-def _reasons(post: PostImpervious, permit_required: bool | None) -> list[str]:
+def _reasons(post: PostImpervious, permit_required: bool | None,
+             cite: RuleCitations) -> list[str]:
     """What the standards add to their reasons: the total's parts, the polygons left out and
     whether a permit is required at all."""
-    reasons = [_total_reason(post)]
+    reasons = [_total_reason(post, cite.retention())]
     if post.left_out:
         reasons.append(
             f"{post.left_out} proposed impervious polygon(s) lie wholly off the site (its "
@@ -172,8 +179,9 @@ def _reasons(post: PostImpervious, permit_required: bool | None) -> list[str]:
     return reasons
 
 
-def _total_reason(post: PostImpervious) -> str:
-    """The sentence giving the total post-construction impervious area and its parts."""
+def _total_reason(post: PostImpervious, section: str) -> str:
+    """The sentence giving the total post-construction impervious area and its parts
+    (``section``: both types' retention citations)."""
     if post.split is not None and post.split[1] > 0:
         proposed = (f"{fmt.sqft(post.proposed_sqft)} of proposed cover "
                     f"({fmt.sqft(post.split[0])} inside the limit of disturbance, "
@@ -186,17 +194,17 @@ def _total_reason(post: PostImpervious) -> str:
     removed = (f"; {fmt.sqft(post.removed_sqft)} of existing cover there is removed, as the "
                "applicant states" if post.removed_sqft else "")
     if post.staying_sqft is None:
-        return (f"The total post-construction impervious area on the site (§ 320-19 B(7)(b), "
-                f"B(8)(b)) is {proposed} + {MISSING_STAYING}, which was not measured (no "
+        return (f"The total post-construction impervious area on the site ({section}) "
+                f"is {proposed} + {MISSING_STAYING}, which was not measured (no "
                 "existing impervious layer is configured): the total, and the retention volume, "
                 "are at least the proposed cover's.")
     staying = (f"{fmt.sqft(post.staying_sqft)} of existing cover on the site's parcel(s) "
                f"outside it that stays{removed}")
     if post.total_sqft is None:
-        return (f"The total post-construction impervious area on the site (§ 320-19 B(7)(b), "
-                f"B(8)(b)) is {proposed} + {staying}.")
-    return (f"The total post-construction impervious area on the site (§ 320-19 B(7)(b), "
-            f"B(8)(b)) is {fmt.sqft(post.total_sqft)}: {proposed} + {staying}.")
+        return (f"The total post-construction impervious area on the site ({section}) "
+                f"is {proposed} + {staying}.")
+    return (f"The total post-construction impervious area on the site ({section}) is "
+            f"{fmt.sqft(post.total_sqft)}: {proposed} + {staying}.")
 
 
 def on_site(proposed: gpd.GeoDataFrame, site_union: shapely.Geometry,

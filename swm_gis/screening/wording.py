@@ -25,12 +25,13 @@ from __future__ import annotations
 
 import dataclasses
 import datetime as dt
-import os
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-__all__ = ["FINDING_KEYS", "Wording", "applied_of_document", "recite", "wording_for",
+from swm_gis.rules.citations import RuleCitations, default_citations, rule_citations
+
+__all__ = ["FINDING_KEYS", "Wording", "applied_of_document", "requirement_rows", "wording_for",
            "wording_of_document"]
 
 #: The findings, in the report's order; each cites ``[versions.citations]`` under its key.
@@ -45,6 +46,8 @@ class Wording:
     name: str
     citations: Mapping[str, str]
     notes: Mapping[str, str | None]
+    #: what the rules cite (:mod:`swm_gis.rules.citations`), for the findings that word them
+    rules: RuleCitations = dataclasses.field(default_factory=default_citations)
 
     def citation(self, key: str) -> str:
         """The citation finding ``key`` carries: the profile's, else the regulation's name."""
@@ -68,6 +71,9 @@ def _neutral_notes(applied: Any, name: str) -> dict[str, str | None]:
     wetlands = next((e.citation for e in version.exemptions if e.key == "wetlands-order"), None)
     roadway = standards.get("roadway_maintenance_citation")
     submittals = version.section("submittals").get("citation") or name
+    floodplain = resources.get("floodplain_citation") or version.citation("floodplain") or name
+    definitions = version.section("definitions").get("citation") or name
+    orw = resources.get("orw_citation") or name
     return {
         "ms4_words": "draining to the Town's MS4",
         "town_boards": None,
@@ -78,6 +84,7 @@ def _neutral_notes(applied: Any, name: str) -> dict[str, str | None]:
             f"The applicant claims roadway maintenance ({roadway or name}); the {authority} "
             "decides whether the claim holds."),
         "exemption_7": None,
+        "owner_of_site": "The permittee should own the site",
         "habitat_plan": (
             "NHESP Priority Habitats, Estimated Habitats and Certified Vernal Pools"
             + (f" within {distance:,.0f} ft" if distance is not None else "")
@@ -87,7 +94,6 @@ def _neutral_notes(applied: Any, name: str) -> dict[str, str | None]:
             f"disturbed sign the application ({submittals}), or the limit of disturbance be "
             "redrawn on the applicant's lot"),
         "site_owner_citation": submittals,
-        "permit_required_citation": submittals,
         "floodplain_show": "Show the 100-year floodplain, with its flood elevation, on the "
                            "erosion and sediment control plan.",
         "easements": "Stormwater management easements for the off-site mitigation areas, "
@@ -97,6 +103,13 @@ def _neutral_notes(applied: Any, name: str) -> dict[str, str | None]:
                           f"applied requires ({version.citation('checklist') or submittals}).",
         "habitat_prevent": f"Significant alteration of these habitats must be prevented "
                            f"({prevent_cite}).",
+        "floodplain_no_bfe": (f"the regulation applied ({floodplain}) asks for the 100-year "
+                              "flood elevation on the plans, calculated where the map gives "
+                              "none."),
+        "site_lod_only": ("Measured on the limit of disturbance only: the site is the lot or "
+                          f"parcel ({definitions}), and no parcel under the site was found."),
+        "vernal_pool_orw": (f"Certified vernal pools are ORWs ({orw}) and were not searched: "
+                            "no certified vernal pools layer is configured."),
     }
 
 
@@ -106,76 +119,54 @@ def wording_for(applied: Any) -> Wording:
     ones."""
     profile, version = applied.profile, applied.version
     name = profile.short_name or profile.chapter or profile.title
-    citations = {k: str(version.citation(k)) for k in FINDING_KEYS if version.citation(k)}
+    given = version.section("citations")  # every key the profile cites, findings first
+    citations = {k: str(given[k]) for k in (*FINDING_KEYS, *given) if given.get(k)}
     removal = version.section("standards").get("removal_method_citation")
     if removal:  # how removal is calculated, cited in the standards finding's answer
         citations["removal_method"] = str(removal)
     ms4 = version.section("applicability").get("ms4_citation")
     if ms4:  # the MS4 condition of the trigger, cited in the permit finding's caveats
         citations["ms4"] = str(ms4)
-    given = dict(profile.texts_table().get("notes") or {})
-    notes = {k: given.get(k, v) for k, v in _neutral_notes(applied, name).items()}
-    return Wording(name=name, citations=citations, notes=notes)
+    texts = dict(profile.texts_table().get("notes") or {})
+    notes = {k: texts.get(k, v) for k, v in _neutral_notes(applied, name).items()}
+    return Wording(name=name, citations=citations, notes=notes, rules=rule_citations(applied))
 
 
-#: The blocks of screening.json whose texts the rules write citing Chapter 320 (the rules'
-#: defaults, which are the Lynnfield profile's citations): :func:`recite` re-cites them.
-RECITED_BLOCKS = ("disturbance", "development_type", "standards", "watersheds", "mitigation")
+#: The requirement groups of the impaired-water causes a profile lists (its ``cause`` keys).
+_SPILL = ("solids", "metals", "oil_grease")
 
 
-def _both(first: str | None, second: str | None) -> str | None:
-    """Two citations in a row, the second without the section they share ("§ 9-19 B(7)(b),
-    B(8)(b)")."""
-    if not first or not second:
-        return None
-    shared = os.path.commonprefix([first, second])
-    shared = shared[:shared.rfind(" ") + 1]
-    return f"{first}, {second[len(shared):]}"
+def requirement_rows(applied: Any) -> dict[str, dict[str, str]]:
+    """The receiving waters' requirement rows (group -> section, condition, text; see
+    :func:`swm_gis.terrain.receiving_waters.requirements_for`) of an applied regulation: the
+    file its profile names (``pollutant_requirements``: Lynnfield's quotes Chapter 320), else
+    swm-gis's own words with the duties and citations of its ``[[versions.resources.impaired]]``
+    and its ``orw_citation``."""
+    from swm_gis.terrain.receiving_waters import requirement_table
 
-
-def _recitals(version: Any) -> list[tuple[str, str]]:
-    """(what the rules print, what the profile's version cites instead), longest first; a
-    citation the profile leaves out keeps the rules' words."""
-    from swm_gis.rules import development, disturbance
-
-    new, redev = version.new_development, version.redevelopment
-    pairs = [(disturbance.TRIGGER_SECTION, version.section("applicability").get("citation")),
-             (disturbance.EXEMPTION_SECTION, version.citation("exemptions")),
-             (development.SECTION, version.section("definitions").get("citation")),
-             ("§ 320-19 B(7)(b), B(8)(b)", _both(new.retention_citation,
-                                                 redev.retention_citation)),
-             ("§ 320-19 B(7)(d)", new.mitigation_citation),
-             ("§ 320-19 B(8)(d)", redev.mitigation_citation),
-             ("§ 320-19 B(7)", new.citation), ("§ 320-19 B(8)", redev.citation)]
-    return sorted([(old, str(cite)) for old, cite in pairs if cite and cite != old],
-                  key=lambda pair: -len(pair[0]))
-
-
-def recite(document: dict[str, Any], applied: Any) -> None:
-    """Re-cite, in place, the citations the rules print in :data:`RECITED_BLOCKS` (their
-    reasons, sections and answers cite Chapter 320, the rules' defaults) as the regulation
-    applied cites them. Under the Lynnfield profile nothing changes (its citations are the
-    rules'); a citation the profile leaves out keeps the rules' words."""
-    cite = wording_for(applied).note("permit_required_citation")
-    pairs = _recitals(applied.version) + ([
-        ("(Chapter 320, permit procedure, A)", f"({cite})")]
-        if cite and cite != "Chapter 320, permit procedure, A" else [])
-
-    def walk(value: Any) -> Any:
-        if isinstance(value, str):
-            for old, new in pairs:
-                value = value.replace(old, new)
-            return value
-        if isinstance(value, dict):
-            return {k: walk(v) for k, v in value.items()}
-        if isinstance(value, list):
-            return [walk(v) for v in value]
-        return value
-
-    if pairs:
-        for key in RECITED_BLOCKS:
-            if key in document:
-                document[key] = walk(document[key])
+    profile, version = applied.profile, applied.version
+    if profile.pollutant_requirements is not None:
+        return requirement_table(str(profile.pollutant_requirements))
+    name = profile.short_name or profile.chapter or profile.title
+    res = version.section("resources")
+    cited = res.get("impaired_citation") or version.citation("receiving_waters") or name
+    rows = {"listed": {"section": cited, "condition": "", "text": (
+        "Runoff reaches impaired water(s) {waters}: the impaired-waters standards of the "
+        f"regulation applied ({cited}) apply to the stormwater management plan.")}}
+    for item in version.impairments:
+        group = item.cause.replace("-", "_")
+        duty = item.duty.replace("{", "(").replace("}", ")")
+        text = ("{causes} impairment ({waters}): " + duty + " (on commercial or industrial "
+                "land)." if group in _SPILL else f"{duty} " + "({waters}: {tmdls})."
+                if group == "tmdl" else f"{group.capitalize()} impairment " + "({waters}): "
+                + f"{duty}.")
+        rows.setdefault(group, {"section": item.citation, "text": text,
+                                "condition": item.land_use or ""})
+    rows["orw"] = {"section": res.get("orw_citation") or name, "condition": "", "text": (
+        "Runoff reaches Outstanding Resource Water(s) {waters}: flagged. ORWs are subject to "
+        "the more stringent requirements of the Massachusetts Surface Water Quality Standards "
+        "(314 CMR 4.00) and the Massachusetts Stormwater Management Standards.")}
+    return rows
 
 
 def applied_of_document(doc: Mapping[str, Any]) -> Any:

@@ -24,9 +24,10 @@ from __future__ import annotations
 
 import csv
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from functools import lru_cache
 from importlib import resources as ilr
+from pathlib import Path
 from typing import Any
 
 import geopandas as gpd
@@ -41,9 +42,10 @@ from swm_gis.raster import Raster
 from swm_gis.terrain.grid import plain_value, text_or_none
 from swm_gis.units import feet_per_unit, require_crs
 
-#: Why the waters past the town line matter, as the trace's end note says it (a screening
-#: cites the regulation applied instead: :mod:`swm_gis.screening.resource_areas`).
-TRIBUTARIES = "§ 320-19 B(10) covers tributaries"
+#: Why the waters past the town line matter, as the trace's end note says it; a screening
+#: words it with the regulation applied's impaired-waters citation
+#: (:mod:`swm_gis.screening.resource_areas`).
+TRIBUTARIES = "The regulation's impaired-waters standards cover tributaries"
 
 IMPAIRED_CATEGORIES = ("4A", "4B", "5")
 _NO_TMDL = {"", "N", "NO", "NONE", "0", "FALSE", "NA", "N/A"}
@@ -59,10 +61,19 @@ def cause_table() -> tuple[tuple[re.Pattern[str], str], ...]:
     return tuple((re.compile(r["pattern"], re.IGNORECASE), r["group"]) for r in rows)
 
 
-@lru_cache(maxsize=1)
-def requirement_table() -> dict[str, dict[str, str]]:
-    """``pollutant_requirements.csv``: group -> {section, condition, text}."""
-    text = ilr.files("swm_gis").joinpath("tables/pollutant_requirements.csv").read_text("utf-8")
+@lru_cache(maxsize=4)
+def requirement_table(path: str | None = None) -> dict[str, dict[str, str]]:
+    """A pollutant requirements table (CSV: group, section, condition, text): group -> row.
+    ``path``: the file a regulation profile names (``pollutant_requirements``); None: the
+    default profile's."""
+    if path is None:
+        from swm_gis.config.town_regulation import read_profile
+
+        default = read_profile(None).pollutant_requirements
+        if default is None:
+            return {}
+        path = str(default)
+    text = Path(path).read_text(encoding="utf-8")
     return {r["group"]: r for r in csv.DictReader(text.splitlines())}
 
 
@@ -168,6 +179,7 @@ def requirements_for(
     *,
     use_codes: Iterable[Any] | None = None,
     proposed_use: str | None = None,
+    table: Mapping[str, Mapping[str, str]] | None = None,
 ) -> list[dict[str, Any]]:
     """Chapter 320 requirements brought by the impaired waters and ORWs met downstream.
 
@@ -180,10 +192,14 @@ def requirements_for(
     :func:`land_use`): the existing use does not decide what the project's systems are designed
     for, and the clause is never dropped unchecked.
 
+    ``table``: the regulation applied's requirement rows by group (:func:`requirement_table`
+    of its file, or :func:`swm_gis.screening.wording.requirement_rows`); default: the default
+    profile's file.
+
     Returns ``[{section, text, group, waters[], conditional}]`` in table order; the clause
     (e) entry also carries ``land_use_basis``.
     """
-    table = requirement_table()
+    table = requirement_table() if table is None else table
     commercial, basis = land_use(proposed_use=proposed_use, use_codes=use_codes)
     waters_by_group, causes_by_group, tmdls = _waters_by_group(impaired, orw)
     out: list[dict[str, Any]] = []
@@ -198,8 +214,9 @@ def requirements_for(
             continue
         out.append(_requirement(group, row, waters_by_group[group], [], tmdls, False))
     decided = proposed_use is not None and bool(str(proposed_use).strip())
-    if spill_waters and (commercial is not False or not decided):
-        row = table[next(g for g in SPILL_GROUPS if g in waters_by_group)]
+    spill_rows = [table[g] for g in SPILL_GROUPS if g in waters_by_group and g in table]
+    if spill_waters and spill_rows and (commercial is not False or not decided):
+        row = spill_rows[0]
         req = _requirement("solids_metals_oil", row, spill_waters, spill_causes, tmdls,
                            not decided, basis=basis)
         req["land_use_basis"] = basis
@@ -274,6 +291,7 @@ def trace_receiving_waters(
     proposed_use: str | None = None,
     boundary: shapely.Geometry | None = None,
     tolerance_ft: float = 10.0,
+    requirements: Mapping[str, Mapping[str, str]] | None = None,
 ) -> dict[str, Any]:
     """Trace the site's runoff downstream and report the ORWs and impaired waters it reaches.
 
@@ -301,6 +319,9 @@ def trace_receiving_waters(
         Town boundary polygon: the trace stops where the flow leaves it.
     tolerance_ft
         How close a line must run to count as the same water (digitising differences).
+    requirements
+        The regulation applied's requirement rows by group (see :func:`requirements_for`);
+        default: the default profile's.
 
     Returns
     -------
@@ -365,7 +386,7 @@ def trace_receiving_waters(
         "orw": orw_out,
         "impaired": imp_out,
         "requirements": requirements_for(imp_out, orw_out, use_codes=use_codes,
-                                         proposed_use=proposed_use),
+                                         proposed_use=proposed_use, table=requirements),
         "downstream": downstream,
         "stopped_at_boundary": stopped,
         "trace_end": trace_ends(network, legs, warnings, entries=len(entries),

@@ -133,7 +133,7 @@
   var STATUS_WORDS = { yes: "Yes", no: "No", not_checked: "Not checked",
                        not_determined: "Not determined", info: "" };
 
-  // Chapter 320 quotes that go with a finding: always, or when it is not "no".
+  // The regulation's quotes that go with a finding: always, or when it is not "no".
   function quotesFor(p, results) {
     var keys = ["trigger"];
     if (results.habitat[0] !== "no") { keys.push("habitat", "habitat_protect"); }

@@ -50,12 +50,16 @@ NHESP_COLUMNS = ("nhesp_within_distance", "nhesp_within_500ft")
 @lru_cache(maxsize=8)
 def quotes(path: str | None = None) -> dict[str, dict[str, str]]:
     """The regulation quoted per card finding: ``{key: {section, text}}``, from the quotes file
-    its profile names (``quotes = ...``; Lynnfield's: tables/publish_quotes.toml, the default);
-    a profile that names none is quoted nowhere (``path = ""``)."""
+    its profile names (``quotes = ...``; default: the default profile's); a profile that names
+    none is quoted nowhere (``path = ""``)."""
+    if path is None:
+        from swm_gis.config.town_regulation import read_profile
+
+        default = read_profile(None).quotes
+        path = "" if default is None else str(default)
     if path == "":
         return {}
-    text = (Path(path).read_text(encoding="utf-8") if path else resources.files("swm_gis")
-            .joinpath("tables/publish_quotes.toml").read_text(encoding="utf-8"))
+    text = Path(path).read_text(encoding="utf-8")
     return {k: {"section": v["section"], "text": v["text"]}
             for k, v in tomllib.loads(text)["quotes"].items()}
 
@@ -228,10 +232,9 @@ def data_script(data: dict[str, Any]) -> str:
 
 
 def index_html(*, title: str, town: str, generated: str, synthetic: bool,
-               regulation: str = "Stormwater Management Rules and Regulations (Chapter 320)"
-               ) -> str:
-    """``index.html`` from the package's template, with the town's name, its regulation and
-    the date."""
+               regulation: str) -> str:
+    """``index.html`` from the package's template, with the town's name, its regulation (the
+    profile applied's name, ``meta.regulation.name``) and the date."""
     template = _web().joinpath("index.html").read_text(encoding="utf-8")
     values = {"TITLE": title, "TOWN": town, "GENERATED": generated, "REGULATION": regulation,
               "SYNTHETIC": ("<p class=\"synthetic\" role=\"note\"><strong>Synthetic sample "

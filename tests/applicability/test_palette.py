@@ -12,7 +12,13 @@ from hypothesis import strategies as st
 
 from swm_gis.applicability import palette
 from swm_gis.applicability.classify import class_name
-from swm_gis.applicability.overlays import OUTSIDE_CLASS, RIGHT_OF_WAY_CLASS, WATER_CLASS
+from swm_gis.applicability.overlays import (
+    OUTSIDE_CLASS,
+    OUTSIDE_PREFIX,
+    RIGHT_OF_WAY_CLASS,
+    WATER_CLASS,
+    outside_class,
+)
 from swm_gis.applicability.run import all_classes
 from swm_gis.applicability.style import applicability_qml, style_classes
 
@@ -54,9 +60,12 @@ def test_not_checked_is_its_own_colour_and_pattern():
 def test_special_classes_are_the_overlay_constants():
     table = palette.legend_table()
     assert {f["class"] for f in table["fill"] if "class" in f} == {
-        RIGHT_OF_WAY_CLASS, WATER_CLASS, OUTSIDE_CLASS}
+        RIGHT_OF_WAY_CLASS, WATER_CLASS}
+    # the outside class names the regulation applied: the key draws it by its prefix
+    assert [f["class_prefix"] for f in table["fill"] if "class_prefix" in f] == [OUTSIDE_PREFIX]
+    assert OUTSIDE_CLASS == "outside the town; not subject to its Chapter 320"  # the default's
     for name, key in ((RIGHT_OF_WAY_CLASS, "right-of-way"), (WATER_CLASS, "water"),
-                      (OUTSIDE_CLASS, "outside")):
+                      (OUTSIDE_CLASS, "outside"), (outside_class("Chapter 9"), "outside")):
         assert palette.class_look(name) == palette.Look(key, (), False)
 
 

@@ -87,7 +87,8 @@ def test_rule_values_are_type_and_range_checked(key, value, fragment):
     with pytest.raises(ConfigError) as info:
         _parse(rules={key: value})
     assert fragment in str(info.value)
-    assert "(default, from the regulation profile or Chapter 320: " in str(info.value)
+    assert ("(default, from the regulation profile or swm-gis's built-in rule values: "
+            in str(info.value))
 
 
 def test_accepted_values_are_normalised():

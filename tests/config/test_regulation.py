@@ -85,7 +85,8 @@ def test_lynnfield_holds_the_figures_and_citations_the_code_uses_today():
     """The profile must let a later session make every output read it with the same bytes: its
     figures and citations are the code's, compared here one by one."""
     from swm_gis.config.town import Rules
-    from swm_gis.rules import abutters, disturbance, habitats, watersheds
+    from swm_gis.rules import abutters, disturbance, habitats
+    from swm_gis.rules.citations import rule_citations
     from swm_gis.rules.timeline import permit_timeline
     from swm_gis.screening.wording import FINDING_KEYS, wording_for
 
@@ -103,13 +104,23 @@ def test_lynnfield_holds_the_figures_and_citations_the_code_uses_today():
         rules.mitigation_huc_new, rules.mitigation_huc_redevelopment) == ("HUC12", "HUC10")
     assert v.section("notice")["distance_ft"] == rules.abutter_distance_ft == 100
     assert {e.key: (e.citation, e.activity) for e in v.exemptions} == disturbance.EXEMPTIONS
-    assert v.section("applicability")["citation"] == disturbance.TRIGGER_SECTION
+    # the rules' citations (swm_gis.rules.citations) are the profile's, as printed before
+    cites = rule_citations(load_regulation("lynnfield-ch320"))
+    assert (cites.trigger, cites.exemptions, cites.permit_required, cites.definitions) == (
+        "General Bylaws Chapter 213, Article II (quoted in Chapter 320, applicability, "
+        "Subsection A)", "Bylaw 213-16B (Chapter 320, applicability, Subsection B)",
+        "Chapter 320, permit procedure, A",
+        "Chapter 320 definitions of new development and redevelopment; § 320-19 B(7) and B(8)")
+    assert (cites.retention(), cites.mitigation_both(" and "), cites.mitigation_of("HUC8"),
+            cites.roadway_sub(), cites.part("new", "b")) == (
+        "§ 320-19 B(7)(b), B(8)(b)", "§ 320-19 B(7)(d) and B(8)(d)", "§ 320-19 B(7)(d)/B(8)(d)",
+        "B(8)(e)", " (B(7)(b))")
     # the findings now read these citations (swm_gis.screening.wording), every key given
     words = wording_for(load_regulation("lynnfield-ch320"))
     assert {k: words.citation(k) for k in FINDING_KEYS} == {k: v.citation(k)
                                                            for k in FINDING_KEYS}
-    assert v.citation("abutters") == abutters.SECTION
-    assert v.citation("certification") == abutters.SECTION_CERTIFIED
+    assert (cites.notice, cites.certification) == (
+        "Chapter 320, permit procedure, A(7)", "Chapter 320, permit procedure, A(2)")
     assert v.section("notice")["method"] == abutters.MAIL_METHOD
     assert v.citation("timeline") == "Ch. 320, permit procedure"
     steps = {k: step["citation"] for k, step in v.section("timeline")["steps"].items()}
@@ -119,17 +130,14 @@ def test_lynnfield_holds_the_figures_and_citations_the_code_uses_today():
     assert (resources["nhesp_citation"], resources["floodplain_citation"],
             resources["impaired_citation"]) == (
         "§ " + habitats.SECTION, "§ 320-19 A(8); § 320-20 A(3)(a)", "§ 320-19 B(10)")
-    assert {lvl: s.mitigation_citation for s in (v.new_development, v.redevelopment)
-            for lvl in [s.mitigation_huc]} == watersheds.SECTION
+    assert cites.mitigation == {"HUC12": "§ 320-19 B(7)(d)", "HUC10": "§ 320-19 B(8)(d)"}
     assert v.section("applicability")["ms4_citation"] == "Chapter 320, applicability A"
 
 
 def test_lynnfield_texts_are_the_ones_the_code_prints_today():
     from swm_gis.applicability.overlays import OUTSIDE_CLASS
-    from swm_gis.applicability.overlays import SECTIONS as FLAG_SECTIONS
-    from swm_gis.rules.habitats import HABITAT_NOTES
+    from swm_gis.applicability.sections import flag_sections
     from swm_gis.rules.timeline import permit_timeline
-    from swm_gis.screening.general_requirements import EXEMPTION_7_NOTE
     from swm_gis.screening.ms4 import MS4_WORDS
     from swm_gis.screening.wording import wording_for
 
@@ -140,11 +148,21 @@ def test_lynnfield_texts_are_the_ones_the_code_prints_today():
     # code are the same bytes
     notes = dict(texts["notes"])
     assert (notes["exemption_7"], notes["habitat_plan"], notes["habitat_prevent"]) == (
-        EXEMPTION_7_NOTE, HABITAT_NOTES[0], HABITAT_NOTES[1])
+        "Chapter 320 (applicability B) introduces a seventh Bylaw 213-16B exemption after (6), "
+        "but its text is cut off in the copy of the regulation used by this tool; it cannot be "
+        "claimed here. Read the adopted text.",
+        "NHESP Priority Habitats, Estimated Habitats and Certified Vernal Pools within 500 ft "
+        "of any construction activity must be shown on the erosion and sediment control plan "
+        "(§ 320-20 A(3)(c)).",
+        "Significant alteration of these habitats must be prevented (§ 320-20 B(12)).")
     assert notes["ms4_words"] == MS4_WORDS
     words = wording_for(load_regulation("lynnfield-ch320"))
     assert {k: words.note(k) for k in notes} == notes
-    assert dict(texts["applicability"]) == {**FLAG_SECTIONS, "outside_class": OUTSIDE_CLASS}
+    # the applicability map's flag sections read them (swm_gis.applicability.sections)
+    assert dict(texts["applicability"]) == {
+        **flag_sections(load_regulation("lynnfield-ch320")), "outside_class": OUTSIDE_CLASS}
+    assert texts["applicability"]["huc12"] == (
+        "§ 320-19 B(7)(d): off-site mitigation for new development within the same HUC12")
     assert read_regulation("westwood-ch350").texts_table() == {}
 
 

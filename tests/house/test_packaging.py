@@ -72,7 +72,7 @@ def test_wheel_installs_and_runs_the_demo_outside_the_checkout(tmp_path):
     assert {"swm_gis/web/index.html", "swm_gis/web/app.js", "swm_gis/web/app.css",
             "swm_gis/web/key.js", "swm_gis/tables/legend.toml",
             "swm_gis/web/leaflet/leaflet.js", "swm_gis/web/leaflet/LICENSE",
-            "swm_gis/tables/publish_quotes.toml",
+            "swm_gis/regulations/lynnfield-ch320.quotes.toml",
             "swm_gis/reports/templates/screening_report.html.j2"} <= names
     # the bundled regulation profiles, Lynnfield's text and the profile's JSON Schema
     assert {"swm_gis/regulations/lynnfield-ch320.toml", "swm_gis/regulations/lynnfield-ch320.txt",

@@ -208,3 +208,23 @@ def test_a_regulation_that_does_not_count_the_common_plan_decides_on_the_site_al
     assert disturbance_trigger(site, rules=westwood, counts_common_plan=False
                                )["permit_required"] is False
     assert disturbance_trigger(site, rules=westwood)["permit_required"] is None
+
+
+def test_a_trigger_other_than_one_acre_is_never_called_an_acre():
+    """A profile's 20,000 sq ft trigger: the reasons name it in square feet, never "one acre"
+    (Lynnfield's 43,560 sq ft keeps its "(one acre)")."""
+    rules = Rules(trigger_sqft=20_000.0)
+    # site 150 ft x 100 ft = 15,000 sq ft (below); its plan 200 ft x 120 ft = 24,000 sq ft
+    site = frame(ft_box(0, 0, 150, 100))
+    plan = frame(ft_box(0, 0, 200, 120))
+    r = disturbance_trigger(site, common_plan=plan, rules=rules)
+    assert r["permit_required"] is True
+    assert r["reasons"][0].endswith("which is below the 20,000 sq ft permit trigger of "
+                                    + r["section"] + ".")
+    assert ("which reaches 20,000 sq ft; a site under 20,000 sq ft in a plan that disturbs "
+            "20,000 sq ft or more needs a permit") in r["reasons"][1]
+    below = disturbance_trigger(site, rules=rules)["reasons"]
+    assert below[-1].startswith("The site disturbs less than 20,000 sq ft and no larger")
+    assert not [x for x in r["reasons"] + below if "one acre" in x or "an acre" in x]
+    acre = disturbance_trigger(frame(ft_box(0, 0, 200, 218)), rules=Rules())["reasons"][0]
+    assert "43,560 sq ft (one acre) permit trigger" in acre

@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 from shapely.geometry import Point, box
 
 from swm_gis.errors import CrsError
-from swm_gis.rules.habitats import HABITAT_NOTES, habitat_records, habitats_within
+from swm_gis.rules.habitats import habitat_records, habitats_within, map_scale_note
 
 X0, Y0 = 230_000.0, 905_000.0
 EPSG = "EPSG:26986"
@@ -85,10 +85,12 @@ def test_site_without_crs_is_refused():
         habitats_within(gpd.GeoSeries([sq(0, 0, 1, 1)]), priority=frame(["P"], [sq(5, 5, 6, 6)]))
 
 
-def test_notes_name_the_plan_the_section_and_the_map_scale():
-    text = " ".join(HABITAT_NOTES)
-    assert "erosion and sediment control plan" in text and "1:25,000" in text
-    assert "320-20 B(12)" in text
+def test_the_map_scale_note_names_the_scale_and_the_town_s_distance():
+    # the plan / prevent notes are the profile's (tests/config/test_regulation.py)
+    assert map_scale_note(500) == ("NHESP habitat maps are drawn for use at 1:25,000; confirm "
+                                   "boundaries near the 500 ft line with NHESP or a field "
+                                   "delineation.")
+    assert "near the 1,250 ft line" in map_scale_note(1250.0)
 
 
 # --------------------------------------------------------------------------- properties

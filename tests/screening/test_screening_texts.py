@@ -56,13 +56,6 @@ def othertown(tmp_path_factory) -> dict:
     return _screen(folder, foreign_profile(folder).as_posix())
 
 
-def _wired(doc: dict) -> str:
-    """The whole screening.json but the impaired-water requirement rows, which the
-    impaired-water tables write (not wired yet: docs/regulations.md)."""
-    waters = {k: v for k, v in doc["receiving_waters"].items() if k != "requirements"}
-    return json.dumps({**doc, "receiving_waters": waters}, ensure_ascii=False, default=str)
-
-
 def test_lynnfield_findings_cite_chapter_320_as_before(lynnfield):
     cited = {f["key"]: f["section"] for f in lynnfield["findings"]}
     # the rules' own citations stand: they are Lynnfield's profile's
@@ -112,9 +105,15 @@ def test_another_towns_profile_prints_its_own_citations_and_no_lynnfield_words(o
     # no Town Boards note of its own: none printed
     assert not [c for c in othertown["findings"][0]["caveats"] if "Town Boards" in c]
     assert othertown["general_requirements"] == []   # the profile names no such file
-    wired = _wired(othertown)
-    assert [w for w in LYNNFIELD_WORDS if w in wired] == []
-    # the rules' Chapter 320 citations re-cited as the profile's (swm_gis.screening.wording)
+    whole = json.dumps(othertown, ensure_ascii=False, default=str)
+    assert [w for w in LYNNFIELD_WORDS if w in whole] == [] and "320-" not in whole
+    # the receiving waters' requirement rows: swm-gis's words with the profile's duties and
+    # citations (no pollutant requirements file of its own)
+    rows = {r["group"]: r for r in othertown["receiving_waters"]["requirements"]}
+    assert rows["listed"]["section"] == "§ 9-19 B(10)" and rows["listed"]["text"].endswith(
+        "the impaired-waters standards of the regulation applied (§ 9-19 B(10)) apply to the "
+        "stormwater management plan.")
+    # the rules cite the profile where they write (swm_gis.rules.citations)
     assert othertown["standards"]["section"] == "§ 9-19 B(8)"
     assert othertown["disturbance"]["section"] == (
         "General Bylaws Chapter 77, Article II (quoted in Chapter 9, applicability, "
@@ -140,14 +139,8 @@ def test_another_towns_profile_prints_its_own_citations_and_no_lynnfield_words(o
                                      "regulation applied requires (§§ 9-19, 9-20, 9-21).")
     html = render_html(report)
     assert "Stormwater Management Rules and Regulations, Chapter 9 &middot;" in html
-    # what is not wired yet (docs/regulations.md): the impaired-water requirement rows (the
-    # table of them, and the findings table's row listing them) and the parameters table
-    rest = re.sub(r'<table id="table-(requirements|parameters)".*?</table>', "", html,
-                  flags=re.S)
-    rest = re.sub(r'<tr id="finding-requirements">.*?</tr>', "", rest, flags=re.S)
-    assert [w for w in LYNNFIELD_WORDS if w in rest] == []
+    # the whole report, HTML and PDF: the parameters' labels and the requirement rows too
+    assert [w for w in LYNNFIELD_WORDS if w in html] == [] and "320-" not in html
     pdf = "\n".join(page.extract_text() for page in PdfReader(BytesIO(render_pdf(report))).pages)
-    assert [w for w in LYNNFIELD_WORDS[:2] + LYNNFIELD_WORDS[3:] if w in pdf] == []
-    # "§ 320-" only in the rows not wired yet: § 320-19 B(10) (impaired waters), B(8)(e)
-    assert set(re.findall(r"§ 320-\d+", pdf)) == {"§ 320-19"}
+    assert [w for w in LYNNFIELD_WORDS if w in pdf] == [] and "320-" not in pdf
     assert "<th scope=\"col\">Chapter 9</th>" in html

@@ -35,13 +35,14 @@ def variant_profile(folder: Path, *, trigger_sqft: int = 20_000) -> Path:
 def foreign_profile(folder: Path) -> Path:
     """Lynnfield's profile made another town's throughout: every name, chapter, section and
     office replaced, and no town-supplied text (``text``, ``texts``, ``quotes``, the general
-    requirements and checklist files), so an output that still prints a Lynnfield word took
-    it from code, not from the profile."""
+    requirements, checklist and pollutant requirements files), so an output that still prints
+    a Lynnfield word took it from code, not from the profile."""
     text = exported_text("lynnfield-ch320")
     text = "\n".join(line for line in text.splitlines()
                      if not line.startswith(("text = ", "texts = ", "quotes = ",
                                              "general_requirements_file = ",
-                                             "checklist_file = ")))
+                                             "checklist_file = ",
+                                             "pollutant_requirements = ")))
     for old, new in [("lynnfield-ch320", "othertown-ch9"), ("lynnfield-chapter-320", "x"),
                      ("Lynnfield", "Othertown"), (" 320-21", " 9-21"),
                      ("Chapter 320", "Chapter 9"), ("Ch. 320", "Ch. 9"), ("§§ 320-", "§§ 9-"),
