@@ -79,10 +79,12 @@ def town_check(config: TownConfig, site_union: shapely.Geometry, *,
         outside = float(shapely.area(shapely.difference(geom, town))) * sqft_per_crs_unit2(
             config.crs_obj)
         if key == "town_boundary" and outside >= 1.0:
+            profile = config.applied_regulation().profile
             warnings.append({"code": f"{what.replace(' ', '_')}_partly_outside_town",
                              "text": f"{fmt.sqft(outside)} of the {what} lies outside "
-                                     f"{config.name} (the town boundary layer); Chapter 320 is "
-                                     "the Town's, and the rest is another municipality's."})
+                                     f"{config.name} (the town boundary layer); "
+                                     f"{profile.chapter or profile.title} is the Town's, and "
+                                     "the rest is another municipality's."})
     return warnings
 
 
