@@ -137,10 +137,17 @@ class RunResult:
 #: worker hung in PROJ's at-fork handler (seen once in CI). The town-wide run forks its
 #: workers, so its reads use one thread.
 ONE_READER_THREAD = ("OGR_GPKG_NUM_THREADS", "1")
+#: GDAL also builds a GeoPackage's spatial index in a helper thread while the features are
+#: written (OGR_GPKG_ALLOW_THREADED_RTREE), and the workers fork while the map is being written:
+#: a fork while that thread was inside SQLite left a worker hung the same way (gdb, 2026-12-06:
+#: ``sqlite3_free`` on SQLite's static mutex in PROJ's at-fork child handler, in the demo's
+#: map, with the readers already on one thread). The index is built in the writing thread.
+NO_RTREE_THREAD = ("OGR_GPKG_ALLOW_THREADED_RTREE", "NO")
 
 
 @run_cache()
 @gdal_option(*ONE_READER_THREAD)
+@gdal_option(*NO_RTREE_THREAD)
 def run_applicability(
     config: TownConfig,
     out: str | Path,

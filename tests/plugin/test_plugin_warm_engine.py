@@ -75,6 +75,12 @@ def test_a_warm_engine_killed_mid_run_is_a_clear_error_and_the_next_run_works(
     _abutters(block, tmp_path / "before")  # the warm engine of this environment is running
     old_pid = warm.current_pid()
     assert old_pid is not None
+    # the folder of the killed run already holds an earlier package: it must stay as it was
+    earlier = tmp_path / "killed"
+    earlier.mkdir()
+    (earlier / "mailing_list.csv").write_text("an earlier hearing's list\n", encoding="utf-8")
+    (earlier / "notes.txt").write_text("the clerk's own file\n", encoding="utf-8")
+    before = {p.name: p.read_bytes() for p in earlier.iterdir()}
 
     pause.write_text("", encoding="utf-8")
     paused = Path(f"{pause}.paused")
@@ -98,7 +104,9 @@ def test_a_warm_engine_killed_mid_run_is_a_clear_error_and_the_next_run_works(
            "SIGKILL), so it has no results. Run the algorithm again: the next run starts a " \
            "new engine." in str(err.value)
     assert "Traceback" not in str(err.value)
-    assert not (tmp_path / "killed" / "abutting_parcels.csv").exists()
+    # nothing half-written: the folder holds exactly what it held, byte for byte (the engine
+    # writes into a staging folder beside it and moves the package in only at the end)
+    assert {p.name: p.read_bytes() for p in earlier.iterdir()} == before
 
     pause.unlink()
     again = _abutters(block, tmp_path / "after")
