@@ -94,13 +94,17 @@ class Workspace(Destinations):
         return f"./{p.name}" if p.parent == self.folder else path
 
     def _export_names(self, label) -> dict[str, str]:
-        """Each export (absolute and as :meth:`arg` names it) -> ``label(name, info)``."""
+        """Each export (absolute and as :meth:`arg` names it) and each user's file read as it is
+        (``path:layer``, as the engine names a layer of a GeoPackage) -> ``label(name, info)``."""
         names = {}
         for name, info in self.inputs.items():
             if info.get("exported_to"):
                 text = label(name, info)
                 names[str(info["exported_to"])] = text
                 names[self.arg(str(info["exported_to"]))] = text
+            elif info.get("read_from"):
+                path, layer = info["read_from"]
+                names[f"{path}:{layer}" if layer else str(path)] = label(name, info)
         return names
 
     def warn(self, text: str) -> None:
@@ -353,6 +357,7 @@ class Workspace(Destinations):
             self.checked_source(li.param)
             self.record_input(li.param, None)
             path, name = real
+            self.inputs[li.param]["read_from"] = (path, name)
         self.layers[li.key] = {"path": path, "layer": name, "fields": mapping,
                                "crs": source.sourceCrs().authid() or None,
                                "label": self.inputs[li.param]["label"],

@@ -104,7 +104,7 @@ def test_an_existing_file_is_kept_unless_overwrite(tmp_path, capsys):
      "address2, city, state, zip, country, use_code, fiscal_year, units."),
     ({"rules": {"abutter_distance_ft": -5}},
      "{where}: [rules] abutter_distance_ft = -5 must be a finite number from 0 to 5280 ft "
-     "(default, from the regulation profile or Chapter 320: 100.0)."),
+     "(default, from the regulation profile or swm-gis's built-in rule values: 100.0)."),
     ({"layers": {"parcels": {"path": "sample.gpkg", "layer": None}}},
      "{where}: [layers.parcels] layer = None must be a text value in quotes, or a list of "
      "them (one per path)."),
@@ -132,8 +132,9 @@ def _numeric(tmp_path, logical: str, column: str) -> Path:
     """The sample town with the assessing table's ``logical`` field mapped to ``column``."""
     toml = sample_copy(tmp_path)
     text = toml.read_text(encoding="utf-8")
-    toml.write_text(text.replace('co_owner = "OWN_CO"\n',
-                                 f'co_owner = "OWN_CO"\n{logical} = "{column}"\n'
+    assert 'co_owner = "OWNER2"\n' in text  # the sample's one mapped assessing field
+    toml.write_text(text.replace('co_owner = "OWNER2"\n',
+                                 f'co_owner = "OWNER2"\n{logical} = "{column}"\n'
                                  if logical != "co_owner" else f'co_owner = "{column}"\n'),
                     encoding="utf-8")
     return toml
@@ -194,7 +195,7 @@ def test_config_show_gives_the_loaders_reading(capsys):
     assert parcels["sources"] == [{"path": str(SAMPLE_CONFIG.parent / "sample.gpkg"),
                                    "layer": "parcels"}]
     assert parcels["fields"]["id"] == "LOC_ID"
-    assert shown["layers"]["assess"]["fields"]["country"] == "OWN_COUNTRY"
+    assert shown["layers"]["assess"]["fields"]["country"] == "OWN_CO"  # MassGIS L3: the country
 
 
 def test_the_api_writes_what_the_command_writes(tmp_path):

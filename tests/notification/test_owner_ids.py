@@ -135,8 +135,9 @@ def _sample_with_assess_id(tmp_path, field: str):
     shutil.copytree(SAMPLE_CONFIG.parent, folder)
     toml = folder / "town.toml"
     text = toml.read_text(encoding="utf-8")
-    toml.write_text(text.replace('co_owner = "OWN_CO"',
-                                 f'parcel_id = "{field}"\nco_owner = "OWN_CO"'),
+    assert 'co_owner = "OWNER2"' in text  # the sample's one mapped assessing field
+    toml.write_text(text.replace('co_owner = "OWNER2"',
+                                 f'parcel_id = "{field}"\nco_owner = "OWNER2"'),
                     encoding="utf-8")
     return toml
 
