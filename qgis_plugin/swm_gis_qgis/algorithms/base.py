@@ -307,11 +307,11 @@ class SwmGisAlgorithm(QgsProcessingAlgorithm):
                  "own folder: choose a new one for each notice. The folder may not hold a "
                  "layer of the project.")
 
-    def add_distance(self, name: str, desc: str, default: float, help_text: str, *,
-                     advanced: bool = False) -> None:
+    def add_distance(self, name: str, desc: str, default: float | None, help_text: str, *,
+                     advanced: bool = False, optional: bool = False) -> None:
         p = QgsProcessingParameterNumber(name, self.tr(desc),
                                          QgsProcessingParameterNumber.Type.Double,
-                                         defaultValue=default, minValue=0.0)
+                                         defaultValue=default, optional=optional, minValue=0.0)
         p.setMetadata({"widget_wrapper": {"decimals": 1}})
         self.add(p, help_text, advanced=advanced)
 
