@@ -556,8 +556,9 @@ def _massgis_fields(key: str) -> str:
 ENGINE_NOTE = (
     "Runs the swm-gis engine as a separate program (like QGIS's GRASS and SAGA providers). "
     f"{engine.INSTALL_HOW} An engine installed elsewhere: set its path in "
-    f"{engine.options_path()}. Rule values are Lynnfield Chapter 320's; "
-    "distances are in feet and measured exactly on the geometry in the working CRS."
+    f"{engine.options_path()}. Rule values and citations are those of the "
+    "town's stormwater regulation (the profile its config names; the engine prints its "
+    "sections); distances are in feet and measured exactly on the geometry in the working CRS."
 )
 
 

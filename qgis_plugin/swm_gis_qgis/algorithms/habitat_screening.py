@@ -1,4 +1,4 @@
-"""swm_gis:habitatscreening - NHESP habitats and certified vernal pools within 500 ft."""
+"""swm_gis:habitatscreening - NHESP habitats and certified vernal pools within the distance."""
 
 from __future__ import annotations
 
@@ -17,7 +17,7 @@ from .screen_base import (
 
 class HabitatScreeningAlgorithm(ScreenAlgorithm):
     ALG_ID = "habitatscreening"
-    DISPLAY_NAME = "Habitat screening: NHESP habitats and vernal pools within 500 ft"
+    DISPLAY_NAME = "Habitat screening: NHESP habitats and vernal pools within the distance"
     TOWN_LAYERS = (("nhesp_priority", True, False), ("nhesp_estimated", True, False),
                    ("vernal_pools", True, False))
     ACCEPTS_TOWN_CONFIG = True
@@ -26,7 +26,7 @@ class HabitatScreeningAlgorithm(ScreenAlgorithm):
     SINKS = (
         Sink("OUTPUT", "habitats", "Habitats within the distance",
              "NHESP Priority and Estimated Habitat polygons within the distance, with layer, "
-             "id, distance_ft, overlaps and the Chapter 320 section.", "polygon",
+             "id, distance_ft, overlaps and the regulation's section.", "polygon",
              "habitats.qml", "NHESP habitats within reach", optional=False),
         Sink("VERNAL_POOLS_OUTPUT", "habitats", "Certified vernal pools within the distance",
              "Certified Vernal Pools (points) within the distance, with distance_ft.", "point",

@@ -82,13 +82,13 @@ layer with a filter, a database table) is saved into a GeoPackage in the folder 
 
     def initAlgorithm(self, config=None):  # noqa: N802
         self.add(QgsProcessingParameterString("TOWN_NAME", self.tr("Town name")),
-                 "The town's name as the reports and lists print it, e.g. Lynnfield.")
+                 "The town's name as the reports and lists print it, e.g. Westwood.")
         self.add(QgsProcessingParameterString(
             "REGULATION", self.tr("Regulation profile (a bundled id or a profile file)"),
             defaultValue="", optional=True),
             "The stormwater regulation the outputs apply: the id of a bundled profile (the "
             "command 'swm-gis regulation list' lists them, e.g. westwood-ch350) or the path of "
-            "a profile file (.toml) of the town's own. Empty: Lynnfield's Chapter 320 applies, "
+            "a profile file (.toml) of the town's own. Empty: the default regulation applies, "
             "and for another town every output warns that the config names no regulation. "
             "The engine checks it before the config is saved.")
         self.add_town_layers(only=("parcels", "assess"), fields_shown=True)
@@ -102,7 +102,7 @@ layer with a filter, a database table) is saved into a GeoPackage in the folder 
                       advanced=True)
         self.add(QgsProcessingParameterFileDestination(
             "OUTPUT_CONFIG", self.tr("Town config file to save"), fileFilter="TOML (*.toml)"),
-            "Where to save the town config (e.g. lynnfield.toml beside the project); an "
+            "Where to save the town config (e.g. westwood.toml beside the project); an "
             "existing file is replaced once everything checked out.")
         self.addOutput(QgsProcessingOutputFile("CONFIG", self.tr("Town config file")))
         self.addOutput(QgsProcessingOutputNumber(
