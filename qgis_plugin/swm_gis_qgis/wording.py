@@ -109,6 +109,8 @@ def key_text(section: str, name: str, labels: Mapping[str, str], *,
     saying "in the town config", when the message does not say where)."""
     if user_config:
         return toml_text(section, name) + (" in the town config" if where else "")
+    if (section, name) == ("town", "regulation") and labels.get("REGULATION"):
+        return f"the parameter {_quote(labels['REGULATION'])}"
     layer, _, rest = section.removeprefix("layers.").partition(".")
     if section.startswith("layers.") and rest == "fields":
         label = field_label(layer, name, labels) if name else None

@@ -29,6 +29,7 @@ from qgis.core import (
 )
 
 from . import engine, exports, safety, wording
+from . import regulation as regulations
 from .catalog import CATALOG, LayerInput
 from .destinations import Destinations
 from .exports import crs_missing
@@ -451,6 +452,9 @@ class Workspace(Destinations):
             if self._drains_to_ms4():
                 self.warn(f"A town config file is set, so {self.label('ALL_LAND_DRAINS_TO_MS4')}"
                           " is not used: the file's [town] all_land_drains_to_ms4 says it.")
+            if self.regulation():
+                self.warn(f"A town config file is set, so {self.label('REGULATION')} is not "
+                          "used: the file's [town] regulation says it.")
             return cfg
         self.add_town_layers()
         if "parcels" not in self.layers:
@@ -467,7 +471,16 @@ class Workspace(Destinations):
                 self.feedback.pushInfo(
                     f"No {self.label(CATALOG['parcels'].param)} in this run: the limit of "
                     "disturbance is screened alone, not the whole parcel(s) it lies on.")
-        return self.arg(self.write_config())  # ./town.json: no output names the run's folder
+        # ./town.json: no output names the run's folder
+        return self.arg(self.write_config(self.config_data(regulation=self.regulation())))
+
+    def regulation(self) -> str | None:
+        """``[town] regulation`` of the run's own config: the REGULATION parameter (a bundled
+        id, or a profile file as an absolute path); None when not given."""
+        if self.alg.parameterDefinition("REGULATION") is None:
+            return None
+        return regulations.run_ref(self.alg.parameterAsString(self.parameters, "REGULATION",
+                                                              self.context))
 
     def no_parcels(self, crs) -> str:
         """An empty parcels layer (polygons, one text field ``id``, in ``crs``) for a

@@ -54,6 +54,7 @@ from qgis.PyQt.QtCore import QCoreApplication, QUrl
 from qgis.PyQt.QtGui import QIcon
 
 from .. import engine, manifest, wording
+from .. import regulation as regulations
 from ..catalog import CATALOG
 from ..workspace import DEFAULT_CRS, Workspace
 
@@ -282,8 +283,17 @@ class SwmGisAlgorithm(QgsProcessingAlgorithm):
                             if f.text else ""),
                          advanced=advanced or (f.advanced and not fields_shown))
 
+    def add_regulation_param(self, *, saved: bool = False) -> None:
+        """REGULATION: a bundled profile id or a profile file (:mod:`swm_gis_qgis.regulation`);
+        advanced where the algorithm writes a run's own config, not in the town set-up."""
+        self.add(QgsProcessingParameterString("REGULATION", self.tr(regulations.LABEL),
+                                              defaultValue="", optional=True),
+                 regulations.help_text(saved=saved), advanced=not saved)
+
     def add_common_advanced(self, *, town_name_advanced: bool = True,
-                            with_town_name: bool = True) -> None:
+                            with_town_name: bool = True, with_regulation: bool = True) -> None:
+        if with_regulation:
+            self.add_regulation_param()
         self.add(QgsProcessingParameterCrs("WORKING_CRS", self.tr("Working CRS (projected)"),
                                            defaultValue=DEFAULT_CRS, optional=True),
                  "The projected CRS the engine measures distances and areas in (inputs in any "
