@@ -9,7 +9,8 @@ the orders of a mailing list (``swm_gis.notification.notice``: ``NOTICES``, ``SO
 ``tables/notice.toml``), the development types (``swm_gis.screening.request``) and the
 exemptions of the default regulation profile's newest version (the engine checks a claim
 against the applied profile's at run time, so another town's profile refuses a name it lacks in
-the engine's words); and the ids of the bundled regulation profiles (``regulation``).
+the engine's words); the ids of the bundled regulation profiles (``regulation``); and the
+screening's finding keys and statuses (``findings``).
 ``make plugin`` and ``scripts/build_plugin.py`` run it before building the zip;
 ``tests/plugin/test_catalog.py`` checks that the file in the checkout is what this script
 writes now.
@@ -43,6 +44,7 @@ def catalog_text() -> str:
     data = plugin_catalog()
     data["choices"] = choices()
     data["regulation"] = regulations()
+    data["findings"] = findings()
     return json.dumps(data, indent=1, ensure_ascii=False) + "\n"
 
 
@@ -76,6 +78,14 @@ def choices() -> dict[str, list[dict[str, str]]]:
                                       + textwrap.shorten(e.activity, 80, placeholder=" ..."),
                                citation=e.citation)
                        for e in newest.exemptions]}
+
+
+def findings() -> dict[str, list[str]]:
+    """The screening's findings in the report's order and the statuses a finding takes."""
+    from swm_gis.screening.finding_parts import STATUSES
+    from swm_gis.screening.wording import FINDING_KEYS
+
+    return {"keys": list(FINDING_KEYS), "statuses": list(STATUSES)}
 
 
 def regulations() -> dict[str, object]:

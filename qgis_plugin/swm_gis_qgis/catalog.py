@@ -79,6 +79,9 @@ CATALOG: dict[str, LayerInput] = load(doc=_DOC)
 CHOICES: dict[str, tuple[Choice, ...]] = load_choices(_DOC)
 #: ``default``: the profile the engine applies when the config names none; ``bundled``: ids.
 REGULATIONS: dict = _DOC["regulation"]
+#: The screening's finding keys in the report's order, and the statuses a finding takes.
+FINDING_KEYS: tuple[str, ...] = tuple(_DOC["findings"]["keys"])
+FINDING_STATUSES: tuple[str, ...] = tuple(_DOC["findings"]["statuses"])
 
 
 def values(kind: str) -> list[str]:

@@ -186,7 +186,9 @@ def test_the_catalog_holds_the_engine_s_choices():
     from swm_gis.config.regulation import DEFAULT_ID, bundled_ids, read_regulation
     from swm_gis.notification.notice import NOTICES, SORTS
     from swm_gis.reports.labels import SHEETS
+    from swm_gis.screening.finding_parts import STATUSES
     from swm_gis.screening.request import DEVELOPMENT_CHOICES
+    from swm_gis.screening.wording import FINDING_KEYS
 
     cat = _load(CATALOG_FILE, "swm_gis_qgis_catalog3")
     assert cat.values("label_templates") == list(SHEETS) == ["5160", "5161", "5162", "5163"]
@@ -199,6 +201,7 @@ def test_the_catalog_holds_the_engine_s_choices():
     assert [c.citation for c in cat.CHOICES["exemptions"]] == \
         [e.citation for e in newest.exemptions]
     assert {"default": DEFAULT_ID, "bundled": bundled_ids()} == cat.REGULATIONS
+    assert cat.FINDING_KEYS == FINDING_KEYS and cat.FINDING_STATUSES == STATUSES
 
 
 def test_no_plugin_module_holds_a_copy_of_an_engine_table():

@@ -8,7 +8,7 @@ from qgis.core import (
     QgsProcessingOutputNumber,
 )
 
-from .. import manifest
+from .. import findings, manifest
 from .screen_base import (
     HABITATS_FOUND,
     IMPAIRED_DOWNSTREAM,
@@ -39,8 +39,7 @@ class SiteScreeningAlgorithm(ScreenAlgorithm):
     WITH_PROPOSED_IMPERVIOUS = True
     REPORT_OPTIONAL = False
     LOG_ENGINE_STEPS = True
-    JSON_KEYS = ("disturbance", "development_type", "standards", "watersheds", "mitigation",
-                 "habitats", "floodplain", "receiving_waters")
+    JSON_KEYS = findings.KEYS  # every finding, in the report's order (the engine's)
     FLAGS = (PERMIT, IN_SFHA, HABITATS_FOUND, ORW_DOWNSTREAM, IMPAIRED_DOWNSTREAM)
     SINKS = (
         Sink("OUTPUT", "site", "Site (limit of disturbance)",
