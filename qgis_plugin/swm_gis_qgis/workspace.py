@@ -500,7 +500,7 @@ class Workspace(Destinations):
 
 #: This run's town config in its temporary folder: JSON, the TOML's model (the engine reads
 #: both; the plugin writes no TOML).
-RUN_CONFIG = "town.json"
+RUN_CONFIG = wording.RUN_CONFIG
 
 #: The town's name in a config for a run that prints no report or list (a single check
 #: without its report): the engine needs one, nobody reads it.

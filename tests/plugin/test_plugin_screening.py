@@ -347,3 +347,15 @@ def test_a_single_run_applies_the_regulation_it_names(plugin, tmp_path):
     assert default["json"]["disturbance"]["tier"]["tier"] == "none"  # 6,000 < 43,560
     assert default["json"]["meta"]["regulation"]["named_in_config"] is False
     assert "regulation_not_named" in json.dumps(default["json"]["warnings"])
+
+
+def test_an_unknown_regulation_is_the_engine_s_refusal_in_the_dialog_s_words(plugin, tmp_path):
+    from qgis.core import QgsProcessingException
+
+    with pytest.raises(QgsProcessingException) as err:
+        _run("disturbancetrigger", {"SITE": _lot_6000_sqft(tmp_path), "PARCELS": None,
+                                    "REGULATION": "westwod-ch350"}, tmp_path)
+    # the parameter and the value typed, the engine's did-you-mean; not the run's own config
+    assert str(err.value).startswith(
+        "'Regulation profile (a bundled id or a profile file)' = \"westwod-ch350\" is not a "
+        "bundled regulation profile. Did you mean \"westwood-ch350\"?")
