@@ -359,3 +359,21 @@ def test_an_unknown_regulation_is_the_engine_s_refusal_in_the_dialog_s_words(plu
     assert str(err.value).startswith(
         "'Regulation profile (a bundled id or a profile file)' = \"westwod-ch350\" is not a "
         "bundled regulation profile. Did you mean \"westwood-ch350\"?")
+
+
+def test_a_town_config_names_the_regulation_and_the_parameter_is_not_used(plugin, tmp_path):
+    """With a town config file its [town] regulation applies (the sample town's config names
+    lynnfield-ch320): REGULATION is not used, and the log says so."""
+    import processing
+    from support.plugin_kit import recording_feedback
+
+    fb = recording_feedback()
+    result = processing.run("swm_gis:habitatscreening", {
+        "TOWN_CONFIG": str(SAMPLE / "town.toml"), "SITE": site("site"),
+        "REGULATION": "westwood-ch350", "OUTPUT_FOLDER": str(tmp_path / "out"),
+        "OUTPUT": "memory:"}, feedback=fb)
+    doc = json.loads(Path(result["JSON"]).read_text(encoding="utf-8"))
+    assert doc["meta"]["regulation"]["id"] == "lynnfield-ch320"
+    assert any("A town config file is set, so 'Regulation profile (a bundled id or a profile "
+               "file)' is not used: the file's [town] regulation says it." in w
+               for w in fb.warnings), fb.warnings
