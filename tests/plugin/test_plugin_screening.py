@@ -62,9 +62,13 @@ def test_disturbance_trigger(plugin, reference, tmp_path):
 
 
 def test_disturbance_trigger_common_plan_and_exemption(plugin, tmp_path):
+    from swm_gis_qgis import catalog
+
+    # the dialog offers the default regulation profile's exemptions, in its order
+    landscaping = catalog.values("exemptions").index("landscaping")
     r = _run("disturbancetrigger", {"SITE": site("site_small"),
-                                    "COMMON_PLAN": site("common_plan"), "EXEMPTIONS": [2]},
-             tmp_path)
+                                    "COMMON_PLAN": site("common_plan"),
+                                    "EXEMPTIONS": [landscaping]}, tmp_path)
     d = r["json"]["disturbance"]
     assert d["area_sqft"] < 43560 <= d["common_plan_area_sqft"]
     assert r["COMMON_PLAN_AREA_SQFT"] == d["common_plan_area_sqft"]
