@@ -1,4 +1,4 @@
-"""swm-gis QGIS plugin: Lynnfield Chapter 320 stormwater tools in the Processing Toolbox.
+"""swm-gis QGIS plugin: Massachusetts town stormwater regulation tools in the Processing Toolbox.
 
 Every algorithm runs the ``swm-gis`` engine as a separate program (see :mod:`.engine`); the
 plugin itself imports only PyQGIS and the standard library.

@@ -1,4 +1,5 @@
-"""The logical layers of the town config (README "Town configuration") as Processing parameters.
+"""The logical layers of the town config (README "Town configuration") as Processing parameters,
+and the engine's choices the dialogs offer.
 
 Each logical layer has one UPPERCASE layer parameter and one field parameter per logical field,
 defaulting to the published MassGIS / FEMA / USGS WBD / MassDEP field names. The engine owns the
@@ -6,6 +7,11 @@ schema: ``catalog_data.json`` beside this module is generated from it at build t
 (``scripts/gen_plugin_catalog.py``, from ``swm_gis/tables/layer_schema.toml``), never edited by
 hand; this module only reads it into the objects the algorithms use to map a QGIS layer and its
 fields onto a ``[layers.KEY]`` section of the town config the engine writes.
+
+:data:`CHOICES` holds the engine's lists a dialog offers before the engine runs (Avery sheets,
+notice lists, orders of a mailing list, development types, the default regulation profile's
+exemptions) and :data:`REGULATIONS` the bundled regulation profiles: no plugin module keeps a
+copy of an engine table (``tests/plugin/test_catalog.py`` checks it).
 """
 
 from __future__ import annotations
@@ -39,13 +45,50 @@ class LayerInput:
     fields: tuple[FieldInput, ...] = field(default_factory=tuple)
 
 
-def load(path: Path = DATA_FILE) -> dict[str, LayerInput]:
-    """The catalog in ``path``: layer key -> its parameters."""
-    doc = json.loads(path.read_text(encoding="utf-8"))
+@dataclass(frozen=True)
+class Choice:
+    """One option of an engine choice: the value the engine takes and the dialog's label."""
+
+    value: str
+    label: str
+    citation: str = ""  # the regulation's section (exemptions)
+
+
+def read(path: Path = DATA_FILE) -> dict:
+    """The generated catalog data in ``path``."""
+    return json.loads(path.read_text(encoding="utf-8"))
+
+
+def load(path: Path = DATA_FILE, doc: dict | None = None) -> dict[str, LayerInput]:
+    """The catalog in ``path`` (or ``doc``, as read): layer key -> its parameters."""
+    doc = read(path) if doc is None else doc
     return {key: LayerInput(key=key, param=raw["param"], description=raw["description"],
                             geometry=raw["geometry"], help=raw["help"],
                             fields=tuple(FieldInput(**f) for f in raw["fields"]))
             for key, raw in doc["layers"].items()}
 
 
-CATALOG: dict[str, LayerInput] = load()
+def load_choices(doc: dict) -> dict[str, tuple[Choice, ...]]:
+    """The engine's choices in ``doc`` by kind (``label_templates``, ``notices``, ``sorts``,
+    ``development``, ``exemptions``), each in the engine's order: the first is the default."""
+    return {kind: tuple(Choice(**c) for c in items) for kind, items in doc["choices"].items()}
+
+
+_DOC = read()
+CATALOG: dict[str, LayerInput] = load(doc=_DOC)
+CHOICES: dict[str, tuple[Choice, ...]] = load_choices(_DOC)
+#: ``default``: the profile the engine applies when the config names none; ``bundled``: ids.
+REGULATIONS: dict = _DOC["regulation"]
+#: The screening's finding keys in the report's order, and the statuses a finding takes.
+FINDING_KEYS: tuple[str, ...] = tuple(_DOC["findings"]["keys"])
+FINDING_STATUSES: tuple[str, ...] = tuple(_DOC["findings"]["statuses"])
+
+
+def values(kind: str) -> list[str]:
+    """The engine's values of choice ``kind``, in order (the dialog's enum index -> value)."""
+    return [c.value for c in CHOICES[kind]]
+
+
+def labels(kind: str) -> list[str]:
+    """The dialog's labels of choice ``kind``, in order."""
+    return [c.label for c in CHOICES[kind]]

@@ -16,13 +16,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from .catalog import CATALOG
+from .catalog import CATALOG, FINDING_KEYS, FINDING_STATUSES
 
-STATUSES = ("yes", "no", "conditional", "not_checked", "info")
-KEYS = ("disturbance", "development_type", "standards", "watersheds", "mitigation",
-        "habitats", "floodplain", "receiving_waters")
-STATUS_WORDS = {"yes": "yes", "no": "no", "conditional": "conditional",
-                "not_checked": "not checked", "info": "info"}
+#: The engine's statuses and findings (in the report's order), from the generated catalog.
+STATUSES = FINDING_STATUSES
+KEYS = FINDING_KEYS
+#: A status as the log says it ("not_checked": "not checked").
+STATUS_WORDS = {s: s.replace("_", " ") for s in STATUSES}
 
 
 class EngineTooOld(Exception):

@@ -30,7 +30,7 @@ class SwmGisProvider(QgsProcessingProvider):
         return "swm-gis"
 
     def longName(self) -> str:  # noqa: N802
-        return f"swm-gis {_version()} (Lynnfield Chapter 320 stormwater rules)"
+        return f"swm-gis {_version()} (Massachusetts town stormwater regulations)"
 
     def icon(self) -> QIcon:
         return QIcon(str(PLUGIN_DIR / "icon.svg"))

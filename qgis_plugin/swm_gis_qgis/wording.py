@@ -26,6 +26,10 @@ from collections.abc import Mapping, Sequence
 
 from .catalog import CATALOG
 
+#: The run's own town config in its temporary folder (the workspace writes it): a refusal that
+#: names it is about the dialog's parameters, so the name is left out.
+RUN_CONFIG = "town.json"
+
 #: Engine option (a name of the engine's ``messages.OPTIONS``) -> the plugin parameters that feed
 #: it (the first one the running algorithm has is named).
 OPTION_PARAMS: dict[str, tuple[str, ...]] = {
@@ -109,6 +113,8 @@ def key_text(section: str, name: str, labels: Mapping[str, str], *,
     saying "in the town config", when the message does not say where)."""
     if user_config:
         return toml_text(section, name) + (" in the town config" if where else "")
+    if (section, name) == ("town", "regulation") and labels.get("REGULATION"):
+        return _quote(labels["REGULATION"])  # its value follows (' = "id"')
     layer, _, rest = section.removeprefix("layers.").partition(".")
     if section.startswith("layers.") and rest == "fields":
         label = field_label(layer, name, labels) if name else None
@@ -131,6 +137,8 @@ def parts_text(parts: Sequence, labels: Mapping[str, str], *, user_config: bool 
         if isinstance(part, str):
             if out and out[-1].startswith("the parameter '") and part.startswith(' = "'):
                 part = part[part.find('"', 4) + 1:]  # 'Set <the field> = "<field name>"'
+            if not user_config and not out:
+                part = part.removeprefix(f"the town config {RUN_CONFIG}: ")
             out.append(part)
         elif not isinstance(part, Mapping):
             out.append(str(part))

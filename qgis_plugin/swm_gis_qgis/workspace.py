@@ -29,6 +29,7 @@ from qgis.core import (
 )
 
 from . import engine, exports, safety, wording
+from . import regulation as regulations
 from .catalog import CATALOG, LayerInput
 from .destinations import Destinations
 from .exports import crs_missing
@@ -456,6 +457,9 @@ class Workspace(Destinations):
             if self._drains_to_ms4():
                 self.warn(f"A town config file is set, so {self.label('ALL_LAND_DRAINS_TO_MS4')}"
                           " is not used: the file's [town] all_land_drains_to_ms4 says it.")
+            if self.regulation():
+                self.warn(f"A town config file is set, so {self.label('REGULATION')} is not "
+                          "used: the file's [town] regulation says it.")
             return cfg
         self.add_town_layers()
         if "parcels" not in self.layers:
@@ -472,7 +476,16 @@ class Workspace(Destinations):
                 self.feedback.pushInfo(
                     f"No {self.label(CATALOG['parcels'].param)} in this run: the limit of "
                     "disturbance is screened alone, not the whole parcel(s) it lies on.")
-        return self.arg(self.write_config())  # ./town.json: no output names the run's folder
+        # ./town.json: no output names the run's folder
+        return self.arg(self.write_config(self.config_data(regulation=self.regulation())))
+
+    def regulation(self) -> str | None:
+        """``[town] regulation`` of the run's own config: the REGULATION parameter (a bundled
+        id, or a profile file as an absolute path); None when not given."""
+        if self.alg.parameterDefinition("REGULATION") is None:
+            return None
+        return regulations.run_ref(self.alg.parameterAsString(self.parameters, "REGULATION",
+                                                              self.context))
 
     def no_parcels(self, crs) -> str:
         """An empty parcels layer (polygons, one text field ``id``, in ``crs``) for a
@@ -492,7 +505,7 @@ class Workspace(Destinations):
 
 #: This run's town config in its temporary folder: JSON, the TOML's model (the engine reads
 #: both; the plugin writes no TOML).
-RUN_CONFIG = "town.json"
+RUN_CONFIG = wording.RUN_CONFIG
 
 #: The town's name in a config for a run that prints no report or list (a single check
 #: without its report): the engine needs one, nobody reads it.

@@ -35,6 +35,9 @@ TABLE = "tables/notice.toml"
 NOTICES = ("conservation", "zoning")
 #: Orders of the list, the labels and the mailing book (None: nearest first).
 SORTS = ("owner", "street", "map-lot")
+#: How a front end names each order ("": none asked, nearest first; the QGIS plugin's catalog).
+SORT_LABELS = {"": "Nearest first", "owner": "Owner name", "street": "Street (site address)",
+               "map-lot": "Map-lot"}
 
 
 @cache
@@ -119,4 +122,5 @@ def notice_choice(notice: str | None, distance: str | float | None, *, rules: Ru
                                                               citation=citation))
 
 
-__all__ = ["NOTICES", "SORTS", "NoticeChoice", "check_notice", "notice_choice", "notice_table"]
+__all__ = ["NOTICES", "SORTS", "SORT_LABELS", "NoticeChoice", "check_notice", "notice_choice",
+           "notice_table"]

@@ -6,6 +6,11 @@ profile in ``swm_gis/regulations/``: every citation, note and office an output p
 read from the regulation profile applied, and Lynnfield's are its profile's
 (``swm_gis/regulations/lynnfield-ch320.*``).
 
+Nor in the QGIS plugin (``qgis_plugin/swm_gis_qgis/``): no string literal of its modules (its
+help texts, parameter descriptions, provider name) and no line of its other files (metadata.txt,
+help/index.html, the generated catalog data) names a town's law; they say "the town's stormwater
+regulation", whose profile the town config names and whose sections the engine prints.
+
 What still holds such a literal is listed in :data:`ALLOWED` with its count, which may only
 shrink: a new literal fails, and so does a count that went down without the list following it
 (so the list always says what is left).
@@ -18,6 +23,7 @@ import re
 from pathlib import Path
 
 PKG = Path(__file__).resolve().parents[2] / "swm_gis"
+PLUGIN = Path(__file__).resolve().parents[2] / "qgis_plugin" / "swm_gis_qgis"
 
 #: The words only Lynnfield's regulation says (the issue's list); "§320-" spelt without the
 #: space counts too.
@@ -58,6 +64,42 @@ def town_words_by_file() -> dict[str, int]:
             if n := sum(1 for line in text.splitlines() if TOWN_WORDS.search(line)):
                 found[path.relative_to(PKG).as_posix()] = n
     return found
+
+
+def plugin_town_words(root: Path = PLUGIN) -> dict[str, int]:
+    """Every file of the plugin (under ``root``) that names the town's words, with the count
+    (literals of a .py file, lines of any other text file; images and the licence left out)."""
+    found: dict[str, int] = {}
+    for path in sorted(root.rglob("*")):
+        if not path.is_file() or path.suffix in (".svg", ".png", ".pyc") or path.name == "LICENSE":
+            continue
+        text = path.read_text(encoding="utf-8", errors="replace")
+        if path.suffix == ".py":
+            n = len(literal_hits(text))
+        else:
+            n = sum(1 for line in text.splitlines() if TOWN_WORDS.search(line))
+        if n:
+            found[path.relative_to(root).as_posix()] = n
+    return found
+
+
+def test_no_town_words_in_the_plugin():
+    """The plugin names no town's law (issue 33): help texts, descriptions, the provider's
+    name, metadata.txt and help/index.html say "the town's stormwater regulation"."""
+    assert plugin_town_words() == {}
+
+
+def test_the_plugin_scan_sees_its_help_and_metadata(tmp_path):
+    (tmp_path / "help").mkdir()
+    (tmp_path / "help" / "index.html").write_text("<p>ok</p>\n<p>Chapter 320</p>\n",
+                                                   encoding="utf-8")
+    (tmp_path / "metadata.txt").write_text("name=x (Lynnfield)\n", encoding="utf-8")
+    (tmp_path / "alg.py").write_text('"""Lynnfield in a docstring."""\nX = "§ 320-19"\n',
+                                     encoding="utf-8")
+    (tmp_path / "icon.svg").write_text("<svg>Lynnfield</svg>", encoding="utf-8")
+    # one line of the page, one of the metadata, the module's literal (not its docstring); no
+    # image
+    assert plugin_town_words(tmp_path) == {"alg.py": 1, "help/index.html": 1, "metadata.txt": 1}
 
 
 def test_the_scanner_sees_literals_but_not_docstrings_or_comments():

@@ -48,7 +48,9 @@ def test_abutters_parameters_are_those_of_spec_section_6(plugin):
     assert p["PARCELS"].flags() & Def.FlagOptional
     assert alg.parameterDefinitions()[0].name() == "TOWN_CONFIG"
     assert p["ASSESS"].flags() & Def.FlagOptional
-    assert p["DISTANCE"].defaultValue() == 100.0
+    # empty: the notice distance of the town's regulation (the engine's; 100 ft by default)
+    assert p["DISTANCE"].defaultValue() is None
+    assert p["DISTANCE"].flags() & Def.FlagOptional
     assert p["INCLUDE_SUBJECT"].defaultValue() is False
     assert p["PARCEL_ID_FIELD"].defaultValue() == "LOC_ID"
     assert p["PARCEL_ID_FIELD"].parentLayerParameterName() == "PARCELS"

@@ -62,9 +62,13 @@ def test_disturbance_trigger(plugin, reference, tmp_path):
 
 
 def test_disturbance_trigger_common_plan_and_exemption(plugin, tmp_path):
+    from swm_gis_qgis import catalog
+
+    # the dialog offers the default regulation profile's exemptions, in its order
+    landscaping = catalog.values("exemptions").index("landscaping")
     r = _run("disturbancetrigger", {"SITE": site("site_small"),
-                                    "COMMON_PLAN": site("common_plan"), "EXEMPTIONS": [2]},
-             tmp_path)
+                                    "COMMON_PLAN": site("common_plan"),
+                                    "EXEMPTIONS": [landscaping]}, tmp_path)
     d = r["json"]["disturbance"]
     assert d["area_sqft"] < 43560 <= d["common_plan_area_sqft"]
     assert r["COMMON_PLAN_AREA_SQFT"] == d["common_plan_area_sqft"]
@@ -312,3 +316,68 @@ def test_each_sink_takes_the_style_the_engine_stored_by_its_name(plugin, sample_
         assert path is not None, name
         kinds[name] = qml_geometry_type(str(path))
     assert kinds == {None: 2, "habitats": 2, "vernal_pools": 0, "no_such_style": 2}
+
+
+def _lot_6000_sqft(tmp_path) -> str:
+    """A 60 ft x 100 ft limit of disturbance: 18.288 m x 30.48 m = 6,000 sq ft exactly."""
+    from support.plugin_kit import square, write_layer
+
+    return write_layer(tmp_path / "lot.gpkg", "lot", "Polygon", [("id", "str")],
+                       [(square(0, 0, 60 * 0.3048, 100 * 0.3048), ["L1"])])
+
+
+def test_a_single_run_applies_the_regulation_it_names(plugin, tmp_path):
+    """REGULATION = westwood-ch350 (Westwood: administrative review from 5,000 sq ft, a permit
+    from 21,780 sq ft): 6,000 sq ft reaches administrative review and not the permit, and the
+    run's config names the regulation, so no regulation_not_named warning. Without it the
+    default regulation (a permit from 43,560 sq ft, no review tier) finds no tier, and warns
+    that the config names none."""
+    lot = _lot_6000_sqft(tmp_path)
+    named = _run("disturbancetrigger", {"SITE": lot, "PARCELS": None,
+                                        "REGULATION": "westwood-ch350"}, tmp_path / "named")
+    d = named["json"]["disturbance"]
+    assert named["AREA_SQFT"] == pytest.approx(6000, abs=0.01)
+    tier = d["tier"]
+    assert tier["profile"] == "westwood-ch350"
+    assert tier["tier"] == "administrative_review"  # 6,000 >= 5,000 and < 21,780
+    met = {t["tier"]: t["met"] for t in tier["tests"] if t["test"] == "disturbed_area"}
+    assert met == {"administrative_review": True, "permit": False}
+    assert named["json"]["meta"]["regulation"]["id"] == "westwood-ch350"
+    assert named["json"]["meta"]["regulation"]["named_in_config"] is True
+    assert "regulation_not_named" not in json.dumps(named["json"]["warnings"])
+
+    default = _run("disturbancetrigger", {"SITE": lot, "PARCELS": None},
+                   tmp_path / "default")
+    assert default["json"]["disturbance"]["tier"]["tier"] == "none"  # 6,000 < 43,560
+    assert default["json"]["meta"]["regulation"]["named_in_config"] is False
+    assert "regulation_not_named" in json.dumps(default["json"]["warnings"])
+
+
+def test_an_unknown_regulation_is_the_engine_s_refusal_in_the_dialog_s_words(plugin, tmp_path):
+    from qgis.core import QgsProcessingException
+
+    with pytest.raises(QgsProcessingException) as err:
+        _run("disturbancetrigger", {"SITE": _lot_6000_sqft(tmp_path), "PARCELS": None,
+                                    "REGULATION": "westwod-ch350"}, tmp_path)
+    # the parameter and the value typed, the engine's did-you-mean; not the run's own config
+    assert str(err.value).startswith(
+        "'Regulation profile (a bundled id or a profile file)' = \"westwod-ch350\" is not a "
+        "bundled regulation profile. Did you mean \"westwood-ch350\"?")
+
+
+def test_a_town_config_names_the_regulation_and_the_parameter_is_not_used(plugin, tmp_path):
+    """With a town config file its [town] regulation applies (the sample town's config names
+    lynnfield-ch320): REGULATION is not used, and the log says so."""
+    import processing
+    from support.plugin_kit import recording_feedback
+
+    fb = recording_feedback()
+    result = processing.run("swm_gis:habitatscreening", {
+        "TOWN_CONFIG": str(SAMPLE / "town.toml"), "SITE": site("site"),
+        "REGULATION": "westwood-ch350", "OUTPUT_FOLDER": str(tmp_path / "out"),
+        "OUTPUT": "memory:"}, feedback=fb)
+    doc = json.loads(Path(result["JSON"]).read_text(encoding="utf-8"))
+    assert doc["meta"]["regulation"]["id"] == "lynnfield-ch320"
+    assert any("A town config file is set, so 'Regulation profile (a bundled id or a profile "
+               "file)' is not used: the file's [town] regulation says it." in w
+               for w in fb.warnings), fb.warnings

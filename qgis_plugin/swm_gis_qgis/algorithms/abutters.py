@@ -15,18 +15,13 @@ from qgis.core import (
     QgsProcessingParameterString,
 )
 
-from .. import manifest, wording
+from .. import catalog, manifest, wording
 from ..catalog import CATALOG
 from .base import SwmGisAlgorithm
 
-#: the dialog's Avery sheets (an enum: its options are needed before the engine runs; the
-#: engine refuses a sheet it does not know)
-LABEL_TEMPLATES = ["5160", "5161", "5162", "5163"]
-#: the engine's notice lists (``--notice``) and orders (``--sort``; "" = nearest first)
-NOTICES = [("conservation", "Conservation Commission: the regulation's notice clause (100 ft)"),
-           ("zoning", "Zoning / Planning Board: M.G.L. c.40A s.11 parties in interest (300 ft)")]
-SORTS = [("", "Nearest first"), ("owner", "Owner name"), ("street", "Street (site address)"),
-         ("map-lot", "Map-lot")]
+# The Avery sheets (``--label-template``), notice lists (``--notice``) and orders (``--sort``;
+# "" = nearest first) are the engine's, read from the generated catalog (catalog.CHOICES): the
+# dialog's enums need them before the engine runs.
 #: (output name, the engine's manifest role of the file, description): the plugin's file outputs
 FILE_OUTPUTS = (
     ("ABUTTING_PARCELS_CSV", "abutting_parcels", "Abutting parcels (CSV)"),
@@ -55,9 +50,10 @@ class AbuttersAlgorithm(SwmGisAlgorithm):
     #: a mailing list needs all of these; a default name the table lacks stops the run
     REQUIRED_FIELDS = {"assess": ("owner", "address", "city", "state", "zip")}
     HELP = """
-Lists the owners of every property within the distance (100 ft, Chapter 320, permit procedure, \
-A(7)) of the subject property's line, across streets, water and town lines, and writes the \
-mailing package.
+Lists the owners of every property within the distance of the subject property's line that \
+the town's stormwater regulation sets in its notice clause (the regulation profile the town \
+config names; the default regulation's is 100 ft; the certification cites the clause), \
+across streets, water and town lines, and writes the mailing package.
 
 <b>How to</b>: select the subject parcel(s) on the map; choose the parcels layer under \
 <i>Parcels</i> and again under <i>Subject property</i>, ticking <i>Selected features only</i> \
@@ -98,11 +94,15 @@ says how many recipients cannot be mailed.
             f"Parcel ids ({li.fields[0].default} values, or the field chosen as the parcel id) "
             "of the subject property, separated by commas, for scripts and models where no "
             "selection exists; the subject property is then the parcels layer.", advanced=True)
-        self.add_distance("DISTANCE", "Distance (ft)", 100.0,
+        self.add_distance("DISTANCE", "Distance (ft)", None,
                           "Notify owners of property within this many feet of the subject "
-                          "property line (inclusive). Chapter 320, permit procedure, A(7): 100 ft.")
+                          "property line (inclusive). Empty: the distance of the notice clause "
+                          "of the town's stormwater regulation (the default regulation's: "
+                          "100 ft; the town's profile decides). A distance that differs from "
+                          "the regulation's makes a plain radius list, and the certification "
+                          "says so.", optional=True)
         self.add(QgsProcessingParameterEnum("NOTICE", self.tr("Notice list"),
-                                            [label for _v, label in NOTICES], defaultValue=0),
+                                            catalog.labels("notices"), defaultValue=0),
                  "Which board's list: the Conservation Commission's (the regulation's notice "
                  "clause: owners within the distance above, across streets) or the Zoning "
                  "Board's and Planning Board's parties in interest under M.G.L. c.40A s.11 "
@@ -111,7 +111,7 @@ says how many recipients cannot be mailed.
                  "not used). The certification states the definition used.")
         self.add(QgsProcessingParameterEnum("SORT", self.tr("Order of the list, labels and "
                                                             "mailing book"),
-                                            [label for _v, label in SORTS], defaultValue=0),
+                                            catalog.labels("sorts"), defaultValue=0),
                  "Nearest first, or as clerks sort: by owner name, by street (the parcel's "
                  "site address: street, then number) or by map-lot. The map's numbers follow.")
         self.add_bool("INCLUDE_SUBJECT", "Include the subject parcels in the list", False,
@@ -119,9 +119,9 @@ says how many recipients cannot be mailed.
                       "the owner).")
         self.add_town_layers(skip=("parcels",))
         self.add(QgsProcessingParameterEnum("LABEL_TEMPLATE", self.tr("Label sheet (Avery)"),
-                                            LABEL_TEMPLATES, defaultValue=0),
-                 "Avery label sheet for labels.pdf: 5160 (30 per sheet, 2.625 x 1 in), 5161, "
-                 "5162 or 5163.", advanced=True)
+                                            catalog.values("label_templates"), defaultValue=0),
+                 "Avery label sheet for labels.pdf: "
+                 + "; ".join(catalog.labels("label_templates")) + ".", advanced=True)
         self.add(QgsProcessingParameterString("LABEL_OFFSET",
                                               self.tr("Printer offset for labels (X,Y inches)"),
                                               defaultValue="0,0", optional=True),
@@ -166,13 +166,13 @@ says how many recipients cannot be mailed.
             args += ["--site", site]
         for pid in dict.fromkeys(ids):  # "--opt=value": an id starting with "-" stays a value
             args.append(f"--parcel={pid}")
-        notice = NOTICES[self.parameterAsEnum(parameters, "NOTICE", context)][0]
+        notice = catalog.values("notices")[self.parameterAsEnum(parameters, "NOTICE", context)]
         if notice == "zoning":  # 300 ft by the statute: the distance is not the user's
             args += ["--notice", "zoning"]
-        else:
+        elif ws.has("DISTANCE"):  # else the regulation's notice distance (the engine's)
             distance = self.parameterAsDouble(parameters, "DISTANCE", context)
             args += ["--distance", f"{distance:g}ft"]
-        sort = SORTS[self.parameterAsEnum(parameters, "SORT", context)][0]
+        sort = catalog.values("sorts")[self.parameterAsEnum(parameters, "SORT", context)]
         if sort:
             args += ["--sort", sort]
         if self.parameterAsBoolean(parameters, "INCLUDE_SUBJECT", context):
@@ -223,8 +223,8 @@ says how many recipients cannot be mailed.
 
     def label_args(self, parameters, context) -> list[str]:
         """The engine's label template, label offset and sender lines."""
-        args = ["--label-template",
-                LABEL_TEMPLATES[self.parameterAsEnum(parameters, "LABEL_TEMPLATE", context)]]
+        args = ["--label-template", catalog.values("label_templates")[
+            self.parameterAsEnum(parameters, "LABEL_TEMPLATE", context)]]
         offset = (self.parameterAsString(parameters, "LABEL_OFFSET", context) or "").strip()
         if offset:
             args += ["--label-offset", offset]

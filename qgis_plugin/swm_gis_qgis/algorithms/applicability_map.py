@@ -26,10 +26,12 @@ class ApplicabilityMapAlgorithm(SwmGisAlgorithm):
     TOWN_LAYERS = tuple(t for t in TOWN if t[0] not in ("assess", "impervious"))
     ACCEPTS_TOWN_CONFIG = True
     HELP = """
-Classifies every parcel of the town against Chapter 320: area (sq ft), HUC12 and HUC10, NHESP \
-habitat within 500 ft and its distance, share in the FEMA SFHA, whether it drains to an \
-Outstanding Resource Water or an impaired water (with the causes), whether the parcel is large \
-enough to reach the 1-acre trigger, and a screening_class, styled for the map.
+Classifies every parcel of the town against the town's stormwater regulation (the profile the \
+town config names): area (sq ft), HUC12 and HUC10, NHESP habitat within the regulation's distance \
+(the default regulation's: 500 ft) and its distance, share in the FEMA SFHA, whether it drains to \
+an Outstanding Resource Water or an impaired water (with the causes), whether the parcel is large \
+enough to reach the regulation's trigger (the default regulation's: 1 acre), and a \
+screening_class, styled for the map.
 
 <b>Town layers</b>: TOWN_CONFIG (a town TOML file) or the individual layers. ENGINE 'dask' \
 partitions the work (dask-geopandas) for very large areas; SCHEDULER names a Dask cluster.
@@ -96,7 +98,7 @@ Same as <i>swm-gis applicability</i>.
         res = {"GPKG": gpkg if kept else None}
         res["OUTPUT"] = self.copy_to_sink(parameters, "OUTPUT", context, gpkg,
                                           "applicability", stored_style=True,
-                                          display="Chapter 320 applicability")
+                                          display="Stormwater applicability")
         written = manifest.layer_names(m)
         summary_layer = next((n for n in ("summary", "applicability_summary")
                               if n in written), None)

@@ -54,6 +54,7 @@ from qgis.PyQt.QtCore import QCoreApplication, QUrl
 from qgis.PyQt.QtGui import QIcon
 
 from .. import engine, manifest, wording
+from .. import regulation as regulations
 from ..catalog import CATALOG
 from ..workspace import DEFAULT_CRS, Workspace
 
@@ -282,8 +283,17 @@ class SwmGisAlgorithm(QgsProcessingAlgorithm):
                             if f.text else ""),
                          advanced=advanced or (f.advanced and not fields_shown))
 
+    def add_regulation_param(self, *, saved: bool = False) -> None:
+        """REGULATION: a bundled profile id or a profile file (:mod:`swm_gis_qgis.regulation`);
+        advanced where the algorithm writes a run's own config, not in the town set-up."""
+        self.add(QgsProcessingParameterString("REGULATION", self.tr(regulations.LABEL),
+                                              defaultValue="", optional=True),
+                 regulations.help_text(saved=saved), advanced=not saved)
+
     def add_common_advanced(self, *, town_name_advanced: bool = True,
-                            with_town_name: bool = True) -> None:
+                            with_town_name: bool = True, with_regulation: bool = True) -> None:
+        if with_regulation:
+            self.add_regulation_param()
         self.add(QgsProcessingParameterCrs("WORKING_CRS", self.tr("Working CRS (projected)"),
                                            defaultValue=DEFAULT_CRS, optional=True),
                  "The projected CRS the engine measures distances and areas in (inputs in any "
@@ -307,11 +317,11 @@ class SwmGisAlgorithm(QgsProcessingAlgorithm):
                  "own folder: choose a new one for each notice. The folder may not hold a "
                  "layer of the project.")
 
-    def add_distance(self, name: str, desc: str, default: float, help_text: str, *,
-                     advanced: bool = False) -> None:
+    def add_distance(self, name: str, desc: str, default: float | None, help_text: str, *,
+                     advanced: bool = False, optional: bool = False) -> None:
         p = QgsProcessingParameterNumber(name, self.tr(desc),
                                          QgsProcessingParameterNumber.Type.Double,
-                                         defaultValue=default, minValue=0.0)
+                                         defaultValue=default, optional=optional, minValue=0.0)
         p.setMetadata({"widget_wrapper": {"decimals": 1}})
         self.add(p, help_text, advanced=advanced)
 
@@ -556,8 +566,9 @@ def _massgis_fields(key: str) -> str:
 ENGINE_NOTE = (
     "Runs the swm-gis engine as a separate program (like QGIS's GRASS and SAGA providers). "
     f"{engine.INSTALL_HOW} An engine installed elsewhere: set its path in "
-    f"{engine.options_path()}. Rule values are Lynnfield Chapter 320's; "
-    "distances are in feet and measured exactly on the geometry in the working CRS."
+    f"{engine.options_path()}. Rule values and citations are those of the "
+    "town's stormwater regulation (the profile its config names; the engine prints its "
+    "sections); distances are in feet and measured exactly on the geometry in the working CRS."
 )
 
 

@@ -28,10 +28,12 @@ class DisturbanceTriggerAlgorithm(ScreenAlgorithm):
     HELP = """
 Measures the land disturbance of the site (the area of the <i>union</i> of its polygons, so \
 overlaps are not counted twice) and, when given, of the larger common plan of development or \
-sale, and says whether a Stormwater Management Permit is required: disturbance of 1 acre \
-(43,560 sq ft) or more, or less than 1 acre within a common plan that disturbs 1 acre or more \
-(Chapter 320 / Bylaw 213 Article II). Claimed exemptions (Bylaw 213-16B) are reported as the \
-applicant's claim.
+sale, and says which tier of the town's stormwater regulation the project reaches (none, \
+administrative review or permit) and whether a permit is required, with each tier's threshold \
+and citation. The regulation is the profile the town config names (or REGULATION); under the \
+default regulation a permit is required for disturbance of 1 acre (43,560 sq ft) or more, or \
+less than 1 acre within a common plan that disturbs 1 acre or more; the town's profile decides. \
+Claimed exemptions are reported as the applicant's claim, with the regulation's citation.
 
 Needs only the site (and the common plan when there is one): no parcels, no flow trace. The \
 Town's MS4 layer, when given, tells whether the disturbance drains to the MS4 (the site within \

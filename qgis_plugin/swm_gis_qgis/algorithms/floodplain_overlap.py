@@ -11,8 +11,8 @@ from .screen_base import IN_SFHA, SCREEN_FOLDER_HELP, ScreenAlgorithm, Sink, lis
 class FloodplainOverlapAlgorithm(ScreenAlgorithm):
     ALG_ID = "floodplainoverlap"
     DISPLAY_NAME = "Floodplain overlap: FEMA SFHA and 0.2% zones on the site"
-    #: the parcels (optional): Chapter 320's site is the lot, so the floodplain of the whole
-    #: parcel(s) the site lies on is reported beside the limit of disturbance's
+    #: the parcels (optional): the default regulation's site is the lot, so the floodplain of
+    #: the whole parcel(s) the site lies on is reported beside the limit of disturbance's
     TOWN_LAYERS = (("flood_zones", False, False), ("parcels", True, False))
     ACCEPTS_TOWN_CONFIG = True
     JSON_KEYS = ("floodplain",)
@@ -27,19 +27,20 @@ class FloodplainOverlapAlgorithm(ScreenAlgorithm):
              "flood_zones.qml", "Flood zones near the site"),
     )
     HELP = """
-Delineates the 100-year floodplain (FEMA Special Flood Hazard Area) on the site, as Chapter 320 \
-requires: whether the site is in the SFHA, the overlap area (sq ft) and share of the site, the \
-zones with their subtype and base flood elevation, and the 0.2%-annual-chance (shaded X) area \
-separately. The SFHA is SFHA_TF = 'T' where that field exists, else zones A, A1-A30, AE, AH, \
-AO, A99, AR, V, V1-V30, VE. Areas are exact intersections in the working CRS.
+Delineates the 100-year floodplain (FEMA Special Flood Hazard Area) on the site, as the town's \
+stormwater regulation requires: whether the site is in the SFHA, the overlap area (sq ft) and \
+share of the site, the zones with their subtype and base flood elevation, and the \
+0.2%-annual-chance (shaded X) area separately. The SFHA is SFHA_TF = 'T' where that field exists, \
+else zones A, A1-A30, AE, AH, AO, A99, AR, V, V1-V30, VE. Areas are exact intersections in the \
+working CRS.
 
 Runs <i>swm-gis screen</i> with the site and FLOOD_ZONES and returns the 'floodplain' part of \
 screening.json and the zone pieces as OUTPUT. SFHA_AREA_SQFT, SITE_FRACTION and \
 SHADED_X_AREA_SQFT are the figures <b>inside the limit of disturbance</b>. With PARCELS, the \
-finding leads with the whole parcel(s) the site lies on (Chapter 320's site is the lot) and \
-splits them: on the lot inside and outside the limit, and inside the limit off the lot, with \
-the limit's own total; without it only the limit of disturbance is measured. For every \
-parcel of a town use swm_gis:applicabilitymap.
+finding leads with the whole parcel(s) the site lies on (the default regulation's site is the \
+lot; the town's profile decides) and splits them: on the lot inside and outside the limit, and \
+inside the limit off the lot, with the limit's own total; without it only the limit of \
+disturbance is measured. For every parcel of a town use swm_gis:applicabilitymap.
 """
 
     def initAlgorithm(self, config=None):  # noqa: N802

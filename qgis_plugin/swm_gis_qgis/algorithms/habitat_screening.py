@@ -1,4 +1,4 @@
-"""swm_gis:habitatscreening - NHESP habitats and certified vernal pools within 500 ft."""
+"""swm_gis:habitatscreening - NHESP habitats and certified vernal pools within the distance."""
 
 from __future__ import annotations
 
@@ -17,7 +17,7 @@ from .screen_base import (
 
 class HabitatScreeningAlgorithm(ScreenAlgorithm):
     ALG_ID = "habitatscreening"
-    DISPLAY_NAME = "Habitat screening: NHESP habitats and vernal pools within 500 ft"
+    DISPLAY_NAME = "Habitat screening: NHESP habitats and vernal pools within the distance"
     TOWN_LAYERS = (("nhesp_priority", True, False), ("nhesp_estimated", True, False),
                    ("vernal_pools", True, False))
     ACCEPTS_TOWN_CONFIG = True
@@ -26,7 +26,7 @@ class HabitatScreeningAlgorithm(ScreenAlgorithm):
     SINKS = (
         Sink("OUTPUT", "habitats", "Habitats within the distance",
              "NHESP Priority and Estimated Habitat polygons within the distance, with layer, "
-             "id, distance_ft, overlaps and the Chapter 320 section.", "polygon",
+             "id, distance_ft, overlaps and the regulation's section.", "polygon",
              "habitats.qml", "NHESP habitats within reach", optional=False),
         Sink("VERNAL_POOLS_OUTPUT", "habitats", "Certified vernal pools within the distance",
              "Certified Vernal Pools (points) within the distance, with distance_ft.", "point",
@@ -38,10 +38,11 @@ class HabitatScreeningAlgorithm(ScreenAlgorithm):
     )
     HELP = """
 Finds the NHESP Priority Habitats of Rare Species, Estimated Habitats of Rare Wildlife and \
-Certified Vernal Pools within DISTANCE feet (default 500 ft) of the construction activity \
-(the site), which Chapter 320-20 requires to be shown on the erosion and sediment control \
-plan. Distances are exact, from the site's edge (0 where they overlap); a feature at exactly \
-DISTANCE is included.
+Certified Vernal Pools within DISTANCE feet of the construction activity (the site), which \
+the town's stormwater regulation requires to be shown on the erosion and sediment control \
+plan (the regulation profile the town config names sets the distance and the section the \
+finding cites; the default regulation's is 500 ft). Distances are exact, from the site's \
+edge (0 where they overlap); a feature at exactly DISTANCE is included.
 
 Runs <i>swm-gis screen</i> with the site and the habitat layers given, and returns the \
 'habitats' part of screening.json (layer, id, distance_ft, overlaps) plus the features found \
@@ -52,9 +53,10 @@ as OUTPUT.
         self.add_town_config_param()
         self.add_site_param()
         self.add_town_layers()
-        self.add_distance("DISTANCE", "Distance (ft)", 500.0,
-                          "Report features within this many feet of the site (Chapter 320-20: "
-                          "500 ft).")
+        self.add_distance("DISTANCE", "Distance (ft)", None,
+                          "Report features within this many feet of the site. Empty: the "
+                          "distance of the town's stormwater regulation (the default "
+                          "regulation's: 500 ft; the town's profile decides).", optional=True)
         self.add_common_advanced()
         self.add_output_folder(SCREEN_FOLDER_HELP)
         self.add_sinks_and_files()
@@ -64,9 +66,11 @@ as OUTPUT.
     def engine_args(self, parameters, context, feedback, ws):
         require_any(ws, ["PRIORITY_HABITATS", "ESTIMATED_HABITATS", "VERNAL_POOLS"],
                     "the habitat layers to screen against")
+        if not ws.has("DISTANCE"):  # the regulation's (the engine's)
+            return super().engine_args(parameters, context, feedback, ws)
         distance = self.parameterAsDouble(parameters, "DISTANCE", context)
         ws.rules["habitat_distance_ft"] = distance
-        if ws.town_config() and distance != 500.0:
+        if ws.town_config():
             ws.warn(f"A town config file is set, so its own habitat distance applies, not "
                     f"{distance:g} ft (set [rules] habitat_distance_ft in the config to change "
                     "it).")

@@ -22,7 +22,7 @@ class MitigationEligibilityAlgorithm(ScreenAlgorithm):
     SINKS = (
         Sink("OUTPUT", "mitigation", "Mitigation sites with eligibility",
              "The proposed off-site mitigation sites with id, huc, eligible (true/false), the "
-             "reason and the Chapter 320 section.", "polygon", "mitigation.qml",
+             "reason and the regulation's section.", "polygon", "mitigation.qml",
              "Mitigation eligibility", optional=False),
         Sink("WATERSHEDS", "watersheds", "Watersheds of the site",
              "The HUC12 and HUC10 polygons holding the site, with the site's share in each.",
@@ -30,10 +30,11 @@ class MitigationEligibilityAlgorithm(ScreenAlgorithm):
     )
     HELP = """
 Finds the USGS HUC12 and HUC10 watersheds of the site (with the share of the site in each) and \
-says whether each proposed off-site mitigation site is eligible: Chapter 320-19 B allows \
-off-site mitigation only within the same HUC12 for new development and within the same HUC10 \
-for redevelopment. New development vs redevelopment comes from DEVELOPMENT, or, when 'auto', \
-from the existing impervious cover (IMPERVIOUS) under the site.
+says whether each proposed off-site mitigation site is eligible: the town's stormwater regulation \
+ties off-site mitigation to the site's watershed (the default regulation's: the same HUC12 for \
+new development and the same HUC10 for redevelopment; the town's profile decides). New \
+development vs redevelopment comes from DEVELOPMENT, or, when 'auto', from the existing \
+impervious cover (IMPERVIOUS) under the site.
 
 Runs <i>swm-gis screen</i> with the site, MITIGATION and the HUC layers and returns the \
 'development_type', 'watersheds' and 'mitigation' parts of screening.json, and the mitigation \

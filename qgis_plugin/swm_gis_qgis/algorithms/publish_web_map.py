@@ -26,13 +26,13 @@ class PublishWebMapAlgorithm(SwmGisAlgorithm):
     #: a public site: the plugin's provenance (the user's layer sources) is never written in it
     PUBLIC_OUTPUT = True
     HELP = """
-Writes a static web site of the applicability map for the public: every parcel drawn by the \
-map key the QGIS style uses too (colour: the strongest constraint found; patterns: the others \
-and the checks not run; heavy outline: a large parcel), the streets, water and town \
-boundary, a search by street address (the assessing table's site address) or map-lot, and a \
-card per parcel in plain words (area, the one-acre trigger, NHESP habitats, floodplain share, \
-HUC12/HUC10, runoff to ORWs and impaired waters, 'not checked' said as plainly as yes and no) \
-with the Chapter 320 sections quoted and the Conservation Commission's role stated. It opens \
+Writes a static web site of the applicability map for the public: every parcel drawn by the map \
+key the QGIS style uses too (colour: the strongest constraint found; patterns: the others and the \
+checks not run; heavy outline: a large parcel), the streets, water and town boundary, a search by \
+street address (the assessing table's site address) or map-lot, and a card per parcel in plain \
+words (area, the regulation's trigger, NHESP habitats, floodplain share, HUC12/HUC10, runoff to \
+ORWs and impaired waters, 'not checked' said as plainly as yes and no) with the sections of the \
+town's stormwater regulation quoted and the Conservation Commission's role stated. It opens \
 offline from the folder or from any web server: no server-side code, no internet.
 
 <b>Town layers</b>: TOWN_CONFIG (a town TOML file; the data listed on the page is then named \

@@ -24,8 +24,8 @@ class ReceivingWatersAlgorithm(ScreenAlgorithm):
     ALG_ID = "receivingwaters"
     DISPLAY_NAME = "Receiving waters: downstream ORWs and impaired waters"
     #: parcels and the assessing table only add the use-code requirements (advanced)
-    #: certified vernal pools are ORWs (Chapter 320 definitions): without them the ORW search is
-    #: incomplete (ORW_DOWNSTREAM NULL, never false)
+    #: certified vernal pools are ORWs (the default regulation's definitions): without them the
+    #: ORW search is incomplete (ORW_DOWNSTREAM NULL, never false)
     TOWN_LAYERS = (("dem", True, False), ("streams", True, False), ("orw", True, False),
                    ("vernal_pools", True, False),
                    ("impaired_waters", True, False), ("waterbodies", True, False),
@@ -49,11 +49,13 @@ class ReceivingWatersAlgorithm(ScreenAlgorithm):
 Traces drainage from the site downstream (over the DEM to the stream network, then along the \
 streams in their digitised direction) and lists the Outstanding Resource Waters and the \
 impaired waters (MassDEP Integrated List category 4a with a TMDL, 4b or 5) it reaches, with \
-the flow distance in feet, and turns the impairment causes into the Chapter 320-19 \
-requirements they bring (nitrogen/phosphorus optimisation, salt-reduction O&amp;M for \
-chloride, spill shutdown and pre-infiltration treatment for solids, metals, oil and grease).
+the flow distance in feet, and turns the impairment causes into the requirements of the town's \
+stormwater regulation they bring (the regulation profile the town config names; the default \
+regulation's: (nitrogen/phosphorus optimisation, salt-reduction O&amp;M for \
+chloride, spill shutdown and pre-infiltration treatment for solids, metals, oil and grease;
+each cites its section).
 
-VERNAL_POOLS: certified vernal pools are Outstanding Resource Waters by Chapter 320's \
+VERNAL_POOLS: certified vernal pools are Outstanding Resource Waters by the default regulation's \
 definitions; without them the ORW search is incomplete, so ORW_DOWNSTREAM and ORW_COUNT stay \
 empty (NULL) instead of saying none.
 

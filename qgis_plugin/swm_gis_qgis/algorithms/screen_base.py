@@ -25,21 +25,11 @@ from qgis.core import (
     QgsProcessingParameterNumber,
 )
 
-from .. import findings, manifest
+from .. import catalog, findings, manifest
 from .base import SwmGisAlgorithm
 
-EXEMPTIONS = ["npdes-waived", "agriculture", "landscaping", "fencing", "utilities",
-              "wetlands-order"]
-EXEMPTION_LABELS = [
-    "npdes-waived: construction waived from NPDES construction-permit coverage",
-    "agriculture: normal maintenance and improvement of agricultural land",
-    "landscaping: maintenance of existing single-family landscaping",
-    "fencing: fencing that does not alter terrain or drainage",
-    "utilities: non-drainage utilities that do not alter terrain or drainage",
-    "wetlands-order: activities wholly under the Wetlands Protection Act with an order of "
-    "conditions",
-]
-DEVELOPMENT = ["auto", "new", "redevelopment"]
+# The exemptions offered (the default regulation profile's; the engine checks a claim against
+# the applied profile's) and the development types are the engine's: catalog.CHOICES.
 SCREEN_FOLDER_HELP = "Folder for screening.json and screening.gpkg (and the report when asked)."
 
 
@@ -118,23 +108,27 @@ class ScreenAlgorithm(SwmGisAlgorithm):
                 "COMMON_PLAN", self.tr("Larger common plan of development or sale"),
                 [QgsProcessing.SourceType.TypeVectorPolygon], optional=True),
                 "The disturbance of the larger common plan of development or sale the site "
-                "belongs to (e.g. every lot of a subdivision): a site under 1 acre in a plan "
-                "that disturbs 1 acre or more still needs a permit.")
+                "belongs to (e.g. every lot of a subdivision), where the town's regulation "
+                "counts it: under the default regulation a site under 1 acre in a plan that "
+                "disturbs 1 acre or more still needs a permit (the town's profile decides).")
         if self.WITH_EXEMPTIONS:
             self.add(QgsProcessingParameterEnum(
-                "EXEMPTIONS", self.tr("Exemptions claimed (Bylaw 213-16B)"), EXEMPTION_LABELS,
-                allowMultiple=True, optional=True),
-                "Exemptions the applicant claims under Bylaw 213-16B; the result states the "
-                "claim as the applicant's, it does not verify it.")
+                "EXEMPTIONS", self.tr("Exemptions claimed (the regulation's)"),
+                catalog.labels("exemptions"), allowMultiple=True, optional=True),
+                "Exemptions the applicant claims under the town's stormwater regulation; the "
+                "result states the claim as the applicant's and cites it, it does not verify "
+                "it. The list is the default regulation's; a town whose profile lists other "
+                "exemptions gets the engine's refusal of a name it does not list.")
         if self.WITH_DEVELOPMENT:
             self.add(QgsProcessingParameterEnum(
-                "DEVELOPMENT", self.tr("New development or redevelopment"), DEVELOPMENT,
-                defaultValue=0),
+                "DEVELOPMENT", self.tr("New development or redevelopment"),
+                catalog.labels("development"), defaultValue=0),
                 "auto: decided from the existing impervious cover (IMPERVIOUS) under the site; "
                 "or state new development / redevelopment.")
             self.add_bool("ROADWAY_MAINTENANCE", "Roadway maintenance redevelopment", False,
-                          "The project is roadway maintenance redevelopment (exempt from "
-                          "320-19 B(8)(a)-(d) unless it widens by one lane or more).",
+                          "The project is roadway maintenance redevelopment (the town's "
+                          "regulation may exempt it from some redevelopment standards; the "
+                          "finding cites the section).",
                           advanced=True)
         if self.WITH_MITIGATION:
             self.add(QgsProcessingParameterFeatureSource(
@@ -224,9 +218,10 @@ class ScreenAlgorithm(SwmGisAlgorithm):
             args += ["--common-plan", ws.file_arg("COMMON_PLAN", "common_plan")]
         if self.WITH_EXEMPTIONS and ws.has("EXEMPTIONS"):
             for i in self.parameterAsEnums(parameters, "EXEMPTIONS", context):
-                args += ["--exemption", EXEMPTIONS[i]]
+                args += ["--exemption", catalog.values("exemptions")[i]]
         if self.WITH_DEVELOPMENT:
-            dev = DEVELOPMENT[self.parameterAsEnum(parameters, "DEVELOPMENT", context)]
+            dev = catalog.values("development")[
+                self.parameterAsEnum(parameters, "DEVELOPMENT", context)]
             args += ["--development", dev]
             if self.parameterAsBoolean(parameters, "ROADWAY_MAINTENANCE", context):
                 args.append("--roadway-maintenance")

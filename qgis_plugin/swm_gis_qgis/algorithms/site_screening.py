@@ -8,7 +8,7 @@ from qgis.core import (
     QgsProcessingOutputNumber,
 )
 
-from .. import manifest
+from .. import findings, manifest
 from .screen_base import (
     HABITATS_FOUND,
     IMPAIRED_DOWNSTREAM,
@@ -39,18 +39,18 @@ class SiteScreeningAlgorithm(ScreenAlgorithm):
     WITH_PROPOSED_IMPERVIOUS = True
     REPORT_OPTIONAL = False
     LOG_ENGINE_STEPS = True
-    JSON_KEYS = ("disturbance", "development_type", "standards", "watersheds", "mitigation",
-                 "habitats", "floodplain", "receiving_waters")
+    JSON_KEYS = findings.KEYS  # every finding, in the report's order (the engine's)
     FLAGS = (PERMIT, IN_SFHA, HABITATS_FOUND, ORW_DOWNSTREAM, IMPAIRED_DOWNSTREAM)
     SINKS = (
         Sink("OUTPUT", "site", "Site (limit of disturbance)",
              "The union of the site polygons as measured, with area and permit_required.",
              "polygon", "site.qml", "Limit of disturbance", optional=False),
-        Sink("HABITATS", "habitats", "Habitats within 500 ft",
-             "NHESP habitat polygons within 500 ft, with distance_ft.", "polygon",
+        Sink("HABITATS", "habitats", "Habitats within the distance",
+             "NHESP habitat polygons within the regulation's distance, with distance_ft.",
+             "polygon",
              "habitats.qml", "NHESP habitats within reach"),
-        Sink("VERNAL_POOLS_OUTPUT", "habitats", "Certified vernal pools within 500 ft",
-             "Certified vernal pools within 500 ft, with distance_ft.", "point",
+        Sink("VERNAL_POOLS_OUTPUT", "habitats", "Certified vernal pools within the distance",
+             "Certified vernal pools within the regulation's distance, with distance_ft.", "point",
              "vernal_pools.qml", "Certified vernal pools within reach"),
         Sink("FLOOD_ZONES_OUTPUT", "flood_overlap", "Flood zone pieces on the site",
              "FEMA flood zones cut to the site, with area_sqft.", "polygon", "flood_zones.qml",
@@ -71,13 +71,14 @@ class SiteScreeningAlgorithm(ScreenAlgorithm):
              "watersheds.qml", "Site watersheds"),
     )
     HELP = """
-Screens one proposed project against Chapter 320 and writes the report: land disturbance and \
-permit trigger (with common plan and claimed exemptions), new development vs redevelopment, \
-the retention/treatment standard and required retention volume (cu ft), HUC12/HUC10 and \
-off-site mitigation eligibility, NHESP habitats and vernal pools within 500 ft, FEMA \
-floodplain overlap, and the downstream Outstanding Resource Waters and impaired waters with \
-the requirements they bring; each finding cites its Chapter 320 section, and the report lists \
-the submittal checklist of 320-19, 320-20 and 320-21 that applies.
+Screens one proposed project against the town's stormwater regulation (the profile the town \
+config names; the default regulation's where it names none) and writes the report: land \
+disturbance and permit trigger (with common plan and claimed exemptions), new development vs \
+redevelopment, the retention/treatment standard and required retention volume (cu ft), \
+HUC12/HUC10 and off-site mitigation eligibility, NHESP habitats and vernal pools within the \
+regulation's distance, FEMA floodplain overlap, and the downstream Outstanding Resource Waters \
+and impaired waters with the requirements they bring; each finding cites its section of the \
+regulation, and the report lists the submittal checklist that applies.
 
 <b>Town layers</b>: either TOWN_CONFIG (a town TOML file naming every layer, for staff who \
 keep one config per town) or the individual layers below; a missing optional layer only \

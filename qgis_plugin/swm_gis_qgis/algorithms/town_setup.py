@@ -30,6 +30,7 @@ from qgis.core import (
 )
 
 from .. import engine, safety, wording
+from .. import regulation as regulations
 from ..catalog import CATALOG
 from ..workspace import Workspace, crs_missing
 from .base import EngineFeedback, SwmGisAlgorithm, _find_engine, absolute_paths
@@ -82,19 +83,13 @@ layer with a filter, a database table) is saved into a GeoPackage in the folder 
 
     def initAlgorithm(self, config=None):  # noqa: N802
         self.add(QgsProcessingParameterString("TOWN_NAME", self.tr("Town name")),
-                 "The town's name as the reports and lists print it, e.g. Lynnfield.")
-        self.add(QgsProcessingParameterString(
-            "REGULATION", self.tr("Regulation profile (a bundled id or a profile file)"),
-            defaultValue="", optional=True),
-            "The stormwater regulation the outputs apply: the id of a bundled profile (the "
-            "command 'swm-gis regulation list' lists them, e.g. westwood-ch350) or the path of "
-            "a profile file (.toml) of the town's own. Empty: Lynnfield's Chapter 320 applies, "
-            "and for another town every output warns that the config names no regulation. "
-            "The engine checks it before the config is saved.")
+                 "The town's name as the reports and lists print it, e.g. Westwood.")
+        self.add_regulation_param(saved=True)
         self.add_town_layers(only=("parcels", "assess"), fields_shown=True)
         self.add_right_of_way_params(advanced=False)
         self.add_town_layers(skip=("parcels", "assess"))
-        self.add_common_advanced(town_name_advanced=False, with_town_name=False)
+        self.add_common_advanced(town_name_advanced=False, with_town_name=False,
+                                 with_regulation=False)
         self.add_bool("ALL_LAND_DRAINS_TO_MS4", "All the town's land drains to its MS4", False,
                       "Saved as [town] all_land_drains_to_ms4: without an MS4 layer, the permit "
                       "finding is conditional on the land \"draining to the Town's MS4\" unless "
@@ -102,7 +97,7 @@ layer with a filter, a database table) is saved into a GeoPackage in the folder 
                       advanced=True)
         self.add(QgsProcessingParameterFileDestination(
             "OUTPUT_CONFIG", self.tr("Town config file to save"), fileFilter="TOML (*.toml)"),
-            "Where to save the town config (e.g. lynnfield.toml beside the project); an "
+            "Where to save the town config (e.g. westwood.toml beside the project); an "
             "existing file is replaced once everything checked out.")
         self.addOutput(QgsProcessingOutputFile("CONFIG", self.tr("Town config file")))
         self.addOutput(QgsProcessingOutputNumber(
@@ -160,9 +155,8 @@ layer with a filter, a database table) is saved into a GeoPackage in the folder 
         numeric field as the owner's name or ZIP code, an unknown regulation) leaves the user's
         files as they were; then, the exports moved beside ``target``, ``target`` itself."""
         exe = _find_engine()
-        data = ws.config_data(name=town, regulation=_regulation_ref(regulation, target))
-        check = ws.config_data(name=town, regulation=os.path.abspath(regulation)
-                               if _is_file_ref(regulation) else regulation or None)
+        data = ws.config_data(name=town, regulation=regulations.saved_ref(regulation, target))
+        check = ws.config_data(name=town, regulation=regulations.run_ref(regulation))
         for key, entry in check["layers"].items():
             entry["path"] = self._sources[key][0]
         self.config_write(ws, exe, check, "check", ws.folder / "check" / "town.toml")
@@ -331,19 +325,6 @@ def _relative(path: str, folder: Path) -> str:
         return Path(path).as_posix()
 
 
-def _regulation_ref(value: str, target: Path) -> str | None:
-    """``[town] regulation`` as the saved config names it: a bundled id as given, a profile
-    file relative to the config when it can be (as the layers' paths are); None when empty."""
-    if not value:
-        return None
-    if not _is_file_ref(value):
-        return value
-    try:
-        return Path(os.path.relpath(value, target.parent)).as_posix()
-    except ValueError:  # another drive (Windows)
-        return Path(value).as_posix()
-
-
 def _join_problem(ws: Workspace, join: dict) -> str:
     """A join of no parcel, in the dialog's words, with the field that would join (the
     engine's ``fields_that_join``)."""
@@ -378,8 +359,3 @@ def _join_check_config(ws: Workspace, target: Path, names: dict[str, list[str]],
                                name="join_check.json")
     finally:
         ws.layers, ws.right_of_way = layers, row
-
-
-def _is_file_ref(value: str) -> bool:
-    """Whether ``[town] regulation`` names a profile file (else a bundled id, or nothing)."""
-    return bool(value) and (value.lower().endswith(".toml") or os.sep in value or "/" in value)
