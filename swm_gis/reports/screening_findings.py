@@ -162,11 +162,17 @@ def _finding_requirements(doc: Mapping[str, Any], findings: list[Finding]) -> Fi
                    cite, "the findings above")
 
 
-def _permit_lead(permit: Finding | None, claimed: Any) -> str:
-    """The headline's first sentence: whether a permit is required."""
+def _permit_lead(permit: Finding | None, claimed: Any,
+                 d: Mapping[str, Any] | None = None) -> str:
+    """The headline's first sentence: whether a permit is required (the trigger in words:
+    the disturbance block's ``trigger_sqft``; the common plan only where the regulation
+    counts one)."""
+    d = d or {}
+    area = fmt.trigger_area(d.get("trigger_sqft") or 43_560)
+    below = (f"the site disturbs less than {area}" if d.get("counts_common_plan") is False
+             else f"neither the site nor its common plan of development or sale disturbs {area}")
     lead = {"yes": "A stormwater management permit is required.",
-            "no": "A stormwater management permit is not required: neither the site nor its "
-                  "common plan of development or sale disturbs one acre.",
+            "no": f"A stormwater management permit is not required: {below}.",
             }.get(permit.status if permit else "", "")
     if permit is not None and permit.status == "conditional" and claimed:
         names = ", ".join(f"{e.get('section')} ({e.get('name')})" for e in claimed
@@ -205,7 +211,9 @@ def headline(findings: list[Finding], doc: Mapping[str, Any] | None = None) -> s
     by = {f.key: f for f in findings}
     d = (doc or {}).get("disturbance")
     claimed = d.get("exemption") if isinstance(d, Mapping) else None
-    return " ".join([_permit_lead(by.get("disturbance"), claimed)] + _status_groups(findings))
+    return " ".join([_permit_lead(by.get("disturbance"), claimed,
+                                  d if isinstance(d, Mapping) else None)]
+                    + _status_groups(findings))
 
 
 # --------------------------------------------------------------------------- detail tables

@@ -57,6 +57,22 @@ class RuleCitations:
     certification: str = ""     # citations.certification (else notice.certification_citation)
     mitigation: Mapping[str, str] = dataclasses.field(default_factory=dict)  # HUC level -> cite
     subs: Mapping[str, str] = dataclasses.field(default_factory=dict)  # "new" -> "B(7)", ...
+    #: the profile's [[versions.exemptions]]: id -> (citation, activity), in the profile's order
+    exemption_list: Mapping[str, tuple[str, str]] = dataclasses.field(default_factory=dict)
+    #: whether the profile has a roadway-maintenance exemption
+    #: (``standards.roadway_maintenance_citation``)
+    has_roadway_exemption: bool = True
+
+    def exemptions_label(self) -> str:
+        """The exemptions as one label ("Bylaw 213-16B"): what every exemption's citation
+        starts with, up to its own subsection's opening bracket; else the exemptions'
+        citation."""
+        cites = [c for c, _ in self.exemption_list.values()]
+        if len(cites) < 2:  # a shared start needs two citations
+            return self.exemptions
+        shared = os.path.commonprefix(cites)
+        shared = shared[:shared.rfind("(")] if "(" in shared else shared
+        return shared.strip(" ,;") or self.exemptions
 
     def standard(self, kind: str) -> str:
         """The standards' citation of ``kind`` (``"new"`` or ``"redevelopment"``)."""
@@ -168,6 +184,9 @@ def rule_citations(applied: Any) -> RuleCitations:
                              version.section("notice").get("certification_citation"), name),
         mitigation=mitigation,
         subs=subs,
+        exemption_list={e.key: (e.citation, e.activity) for e in version.exemptions},
+        has_roadway_exemption=bool(
+            version.section("standards").get("roadway_maintenance_citation")),
     )
 
 

@@ -107,7 +107,8 @@ def _disturbance(doc: Mapping[str, Any], w: Wording) -> dict[str, Any]:
                     if isinstance(w, Mapping) and w.get("text")]
     if claimed:
         return _claimed_exemption(claimed, reaches, plan, figures, used, ms4, town_caveats,
-                                  trigger=trigger, w=w)
+                                  trigger=trigger, w=w,
+                                  counts_plan=d.get("counts_common_plan") is not False)
     if reaches:
         return _reaching_trigger(figures, trigger, used, ms4, town_caveats, w)
     if d.get("counts_common_plan") is False:  # the regulation counts the project alone
@@ -132,9 +133,8 @@ def _disturbance(doc: Mapping[str, Any], w: Wording) -> dict[str, Any]:
                    caveats=town_caveats)
 
 
-def _acre(trigger: float) -> str:
-    """The trigger area in words: "one acre" (Chapter 320's), else its square feet."""
-    return "one acre" if trigger == SQFT_PER_ACRE else fmt.sqft(trigger)
+#: The trigger area in words: "one acre" only for 43,560 sq ft, else its square feet.
+_acre = fmt.trigger_area
 
 
 def _trigger_name(trigger: float) -> str:
@@ -172,13 +172,17 @@ def _ms4_sentence(ms4_text: str) -> str:
 
 def _claimed_exemption(claimed: Sequence[Mapping[str, Any]], reaches: bool, plan: Any,
                        figures: str, used: list[str], ms4: tuple, town_caveats: list[str],
-                       *, trigger: float = SQFT_PER_ACRE, w: Wording) -> dict[str, Any]:
-    """The permit finding when the applicant claims an exemption: the Commission decides."""
+                       *, trigger: float = SQFT_PER_ACRE, w: Wording,
+                       counts_plan: bool = True) -> dict[str, Any]:
+    """The permit finding when the applicant claims an exemption: the Commission decides
+    (a larger common plan is spoken of only where the regulation counts one)."""
     _, ms4_caveats, ms4_used, ms4_missing, _ = ms4
     names = "; ".join(f"{e.get('section')} ({e.get('name')})"
                       + (f": {e['activity']}" if e.get("activity") else "") for e in claimed)
     acre = _acre(trigger)
     otherwise = (f"a permit is required (the disturbance reaches {acre})" if reaches else
+                 f"no permit is required either: the site disturbs less than {acre}"
+                 if not counts_plan else
                  "no permit is required either: neither the site nor its common plan "
                  f"disturbs {acre}" if plan is not None else
                  "a permit is required only if the site is part of a larger common plan of "
