@@ -90,9 +90,9 @@ def screen(
     exemption: list[str] = typer.Option(
         [], "--exemption", metavar="NAME",
         help="An exemption of the applied regulation the applicant claims (repeatable), by its "
-             "id in the regulation profile (swm-gis regulation list --exemptions lists them; "
-             "Lynnfield's: npdes-waived, agriculture, landscaping, fencing, utilities, "
-             "wetlands-order). An id the profile does not list: exit 2."),
+             "id in the regulation profile (swm-gis regulation list --exemptions lists them, "
+             "e.g. npdes-waived, agriculture, landscaping, fencing, utilities, wetlands-order). "
+             "An id the profile does not list: exit 2."),
     roadway_maintenance: bool = typer.Option(
         False, "--roadway-maintenance",
         help="Redevelopment limited to maintenance and improvement of existing roadways "
