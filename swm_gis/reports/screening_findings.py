@@ -163,7 +163,7 @@ def _finding_requirements(doc: Mapping[str, Any], findings: list[Finding]) -> Fi
 
 
 def _permit_lead(permit: Finding | None, claimed: Any,
-                 d: Mapping[str, Any] | None = None) -> str:
+                 d: Mapping[str, Any] | None = None, authority: str = "permit authority") -> str:
     """The headline's first sentence: whether a permit is required (the trigger in words:
     the disturbance block's ``trigger_sqft``; the common plan only where the regulation
     counts one)."""
@@ -179,7 +179,7 @@ def _permit_lead(permit: Finding | None, claimed: Any,
                           if isinstance(e, Mapping))
         lead = ("Whether a stormwater management permit is required is conditional: the "
                 f"applicant claims an exemption ({names}); this is the applicant's claim, and "
-                "the Conservation Commission decides whether it applies.")
+                f"the {authority} decides whether it applies.")
     elif permit is not None and permit.status == "conditional":
         lead = ("Whether a stormwater management permit is required is conditional: "
                 + permit.result.removeprefix("Conditional. ").split(". ")[0] + ".")
@@ -211,8 +211,9 @@ def headline(findings: list[Finding], doc: Mapping[str, Any] | None = None) -> s
     by = {f.key: f for f in findings}
     d = (doc or {}).get("disturbance")
     claimed = d.get("exemption") if isinstance(d, Mapping) else None
+    authority = wording_of_document(doc or {}).rules.authority  # who decides a claim
     return " ".join([_permit_lead(by.get("disturbance"), claimed,
-                                  d if isinstance(d, Mapping) else None)]
+                                  d if isinstance(d, Mapping) else None, authority)]
                     + _status_groups(findings))
 
 

@@ -62,6 +62,20 @@ class RuleCitations:
     #: whether the profile has a roadway-maintenance exemption
     #: (``standards.roadway_maintenance_citation``)
     has_roadway_exemption: bool = True
+    authority: str = "permit authority"   # offices.permit_authority: who decides a claim
+    authority_role: str | None = None     # offices.authority_role
+
+    def decider(self) -> str:
+        """Who decides an applicant's claim: "the authorized enforcement authority
+        (Conservation Commission)" (the role and the office), else "the *office*"."""
+        if self.authority_role:
+            return f"the {self.authority_role} ({self.authority})"
+        return f"the {self.authority}"
+
+    def decider_short(self) -> str:
+        """The deciding office in short, as a sentence names it again: its last word
+        ("Commission", "Board")."""
+        return self.authority.rsplit(" ", 1)[-1]
 
     def exemptions_label(self) -> str:
         """The exemptions as one label ("Bylaw 213-16B"): what every exemption's citation
@@ -187,6 +201,8 @@ def rule_citations(applied: Any) -> RuleCitations:
         exemption_list={e.key: (e.citation, e.activity) for e in version.exemptions},
         has_roadway_exemption=bool(
             version.section("standards").get("roadway_maintenance_citation")),
+        authority=profile.offices.permit_authority,
+        authority_role=profile.offices.authority_role,
     )
 
 

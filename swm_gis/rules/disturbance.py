@@ -120,8 +120,7 @@ def disturbance_trigger(
         listed = "; ".join(f"{listed_by[n][0]} ({n}): {listed_by[n][1]}" for n in claimed)
         reasons.append(
             f"The applicant claims the exemption of {listed}. This is the applicant's claim, not "
-            "a finding: the authorized enforcement authority (Conservation Commission) decides "
-            "whether the activity qualifies."
+            f"a finding: {cite.decider()} decides whether the activity qualifies."
         )
     # permit_required is True / False only where the tool decided it; None when the answer
     # rests on something it cannot see (a claimed exemption; a sub-acre site with no plan given)
@@ -129,7 +128,8 @@ def disturbance_trigger(
     if claimed:
         required = None
         reasons.append(
-            "If the Commission accepts the claimed exemption, no Stormwater Management Permit is "
+            f"If the {cite.decider_short()} accepts the claimed exemption, no Stormwater "
+            "Management Permit is "
             "required; otherwise " + (f"one is required (the disturbance reaches "
                                       f"{_acre(trigger)})." if disturbs
                                       else _below_text(plan_sqft, trigger,

@@ -132,10 +132,12 @@ def test_cli_exemption_under_westwood_exit_2_names_its_ids(tmp_path, capsys):
 
 
 def test_a_renumbered_variant_cites_its_own_exemption_in_screening_json(tmp_path):
-    """Lynnfield's profile renumbered for a made-up town: Bylaw 213-16B becomes 9-4B."""
+    """Lynnfield's profile renumbered for a made-up town: Bylaw 213-16B becomes 9-4B, and the
+    Planning Board decides claims."""
     path = variant_profile(tmp_path, trigger_sqft=43_560)
-    path.write_text(path.read_text(encoding="utf-8").replace("213-16B", "9-4B"),
-                    encoding="utf-8")
+    path.write_text(path.read_text(encoding="utf-8").replace("213-16B", "9-4B").replace(
+        'permit_authority = "Conservation Commission"', 'permit_authority = "Planning Board"'),
+        encoding="utf-8")
     config = swm_gis.load_config(_town(tmp_path, path.as_posix()))
     doc = swm_gis.screen(config, _site(50_000), exemptions=["fencing"]).document
     (claim,) = doc["disturbance"]["exemption"]
@@ -147,6 +149,20 @@ def test_a_renumbered_variant_cites_its_own_exemption_in_screening_json(tmp_path
     rows = dict(parameter_rows(doc["meta"]))
     assert rows["Exemptions (Bylaw 9-4B)"] == "fencing (the applicant's claim)"
     assert "213-16B" not in str(doc["disturbance"]) + doc["findings"][0]["answer"]
+    # who decides the claim is the variant's office, in the reasons, finding and headline
+    reasons = doc["disturbance"]["reasons"]
+    assert reasons[-2].endswith("This is the applicant's claim, not a finding: the authorized "
+                                "enforcement authority (Planning Board) decides whether the "
+                                "activity qualifies.")
+    assert reasons[-1].startswith("If the Board accepts the claimed exemption, no Stormwater "
+                                  "Management Permit is required; otherwise one is required")
+    assert ("the Planning Board decides whether the activity qualifies"
+            in doc["findings"][0]["answer"])
+    assert build_report(doc).headline.startswith(
+        "Whether a stormwater management permit is required is conditional: the applicant "
+        "claims an exemption (Bylaw 9-4B(4) (fencing)); this is the applicant's claim, and the "
+        "Planning Board decides whether it applies.")
+    assert "Commission" not in str(reasons) + doc["findings"][0]["answer"]
 
 
 # The threshold in words: "one acre" only for 43,560 sq ft; a 20,000 sq ft trigger is
