@@ -24,6 +24,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from swm_gis.units import SQFT_PER_ACRE
+
 #: A town name that already says what kind of municipality it is ("Town of", "City of").
 _MUNICIPALITY = re.compile(r"\s*(?:town|city)\s+of\s", re.IGNORECASE)
 
@@ -47,6 +49,16 @@ def ft(x: Any, *, missing: str = "?") -> str:
     """Feet, whole: ``"49 ft"``."""
     text = number(x, missing=missing)
     return text if text == missing else f"{text} ft"
+
+
+def trigger_area(x: float) -> str:
+    """A trigger area in words: "one acre" where it is 43,560 sq ft, else its square feet
+    ("20,000 sq ft"), so no other trigger is ever called an acre.
+
+    >>> trigger_area(43560), trigger_area(20000)
+    ('one acre', '20,000 sq ft')
+    """
+    return "one acre" if float(x) == SQFT_PER_ACRE else sqft(x)
 
 
 def acres(x: Any, digits: int = 2, *, missing: str = "?", grouping: bool = True) -> str:
@@ -109,7 +121,7 @@ def tmdl_text(tmdl: Any) -> str:
     return text if text.upper().startswith("TMDL") or "TMDL" in text else f"TMDL {text}"
 
 
-__all__ = ["acres", "bfe_text", "ft", "number", "pct", "sqft", "tmdl_text"]
+__all__ = ["acres", "bfe_text", "ft", "number", "pct", "sqft", "tmdl_text", "trigger_area"]
 
 
 def municipality(name: Any) -> str:

@@ -78,7 +78,8 @@ def screen(
     mitigation
         Proposed off-site mitigation sites (checked for HUC12 / HUC10 eligibility).
     exemptions
-        Bylaw 213-16B exemptions claimed (``"npdes-waived"``, ``"agriculture"``, ...).
+        Ids of the applied regulation's exemptions claimed (its profile's
+        ``[[versions.exemptions]]``; :func:`swm_gis.config.regulation.exemption_ids`).
     roadway_maintenance
         Redevelopment limited to maintaining existing roadways.
     parcels

@@ -15,18 +15,31 @@ app.add_typer(regulation_app, name="regulation")
 
 
 @regulation_app.command("list")
-def list_profiles() -> None:
+def list_profiles(
+    exemptions: bool = typer.Option(
+        False, "--exemptions",
+        help="Add to each line the exemption ids swm-gis screen --exemption accepts under the "
+             "profile's latest version (each id with its citation)."),
+) -> None:
     """List the bundled regulation profiles, one a line: id, town, title, effective date.
 
-    The fields are separated by tabs; the effective date is that of the latest version.
+    The fields are separated by tabs; the effective date is that of the latest version. With
+    --progress json the result also gives each profile's exemption ids (``exemptions``).
 
-    Example: swm-gis regulation list
+    Example: swm-gis regulation list --exemptions
     """
     from swm_gis.config.regulation import bundled_regulations
 
     profiles = bundled_regulations()
-    emit_lines("regulation list", [p.line() for p in profiles],
-               profiles=[p.id for p in profiles])
+    lines = [p.line() for p in profiles]
+    if exemptions:
+        lines = [line + "\t" + ("exemptions: " + ", ".join(
+                     f"{e.key} ({e.citation})" for e in p.versions[-1].exemptions)
+                     if p.versions[-1].exemptions else "no exemptions listed")
+                 for line, p in zip(lines, profiles, strict=True)]
+    emit_lines("regulation list", lines, profiles=[p.id for p in profiles],
+               exemptions={p.id: [e.key for e in p.versions[-1].exemptions]
+                           for p in profiles})
 
 
 @regulation_app.command("export")

@@ -89,13 +89,16 @@ def screen(
         help="Proposed off-site mitigation sites; each is checked for HUC12/HUC10 eligibility."),
     exemption: list[str] = typer.Option(
         [], "--exemption", metavar="NAME",
-        help="A Bylaw 213-16B exemption the applicant claims (repeatable): npdes-waived, "
-             "agriculture, landscaping, fencing, utilities, wetlands-order."),
+        help="An exemption of the applied regulation the applicant claims (repeatable), by its "
+             "id in the regulation profile (swm-gis regulation list --exemptions lists them, "
+             "e.g. npdes-waived, agriculture, landscaping, fencing, utilities, wetlands-order). "
+             "An id the profile does not list: exit 2."),
     roadway_maintenance: bool = typer.Option(
         False, "--roadway-maintenance",
         help="Redevelopment limited to maintenance and improvement of existing roadways "
              "(the regulation's roadway-maintenance exemption from the redevelopment standards, "
-             "unless widening by a lane or more: the applicant's claim)."),
+             "unless widening by a lane or more: the applicant's claim; refused, exit 2, when "
+             "the applied regulation has no such exemption)."),
     parcel: list[str] = typer.Option(
         [], "--parcel", metavar="ID",
         help="The site's parcel id(s) (repeatable): the regulation's site is the lot or parcel, "

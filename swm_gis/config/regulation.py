@@ -319,6 +319,19 @@ def load_regulation(id_or_path: str | Path, *, on: dt.date | str | None = None
     return AppliedRegulation(profile, profile.version_on(day), day)
 
 
+def exemption_ids(id_or_path: str | Path, *, on: dt.date | str | None = None
+                  ) -> tuple[str, ...]:
+    """The exemption ids a screening accepts (its ``exemptions``) under a profile (its version in
+    force on ``on``, default today), in the profile's order: what a front end offers.
+
+    >>> exemption_ids("westwood-ch350")
+    ('landscaping', 'fencing', 'utilities', 'agriculture', 'wetlands-order')
+    >>> exemption_ids("north-andover-ch250")
+    ()
+    """
+    return tuple(e.key for e in load_regulation(id_or_path, on=on).version.exemptions)
+
+
 def _as_date(on: dt.date | str | None) -> dt.date:
     if on is None:
         return dt.date.today()
@@ -479,5 +492,5 @@ def _version(raw: dict[str, Any]) -> RegulationVersion:
 
 __all__ = ["AppliedRegulation", "DesignStorm", "Exemption", "Impairment", "LandUse", "Offices",
            "Regulation", "RegulationVersion", "Standard", "Tier", "BUNDLED_DIR", "DEFAULT_ID",
-           "bundled_ids", "bundled_regulations", "load_regulation", "merged_versions",
-           "parse_regulation", "profile_path", "read_raw", "read_regulation"]
+           "bundled_ids", "bundled_regulations", "exemption_ids", "load_regulation",
+           "merged_versions", "parse_regulation", "profile_path", "read_raw", "read_regulation"]

@@ -162,18 +162,24 @@ def _finding_requirements(doc: Mapping[str, Any], findings: list[Finding]) -> Fi
                    cite, "the findings above")
 
 
-def _permit_lead(permit: Finding | None, claimed: Any) -> str:
-    """The headline's first sentence: whether a permit is required."""
+def _permit_lead(permit: Finding | None, claimed: Any,
+                 d: Mapping[str, Any] | None = None, authority: str = "permit authority") -> str:
+    """The headline's first sentence: whether a permit is required (the trigger in words:
+    the disturbance block's ``trigger_sqft``; the common plan only where the regulation
+    counts one)."""
+    d = d or {}
+    area = fmt.trigger_area(d.get("trigger_sqft") or 43_560)
+    below = (f"the site disturbs less than {area}" if d.get("counts_common_plan") is False
+             else f"neither the site nor its common plan of development or sale disturbs {area}")
     lead = {"yes": "A stormwater management permit is required.",
-            "no": "A stormwater management permit is not required: neither the site nor its "
-                  "common plan of development or sale disturbs one acre.",
+            "no": f"A stormwater management permit is not required: {below}.",
             }.get(permit.status if permit else "", "")
     if permit is not None and permit.status == "conditional" and claimed:
         names = ", ".join(f"{e.get('section')} ({e.get('name')})" for e in claimed
                           if isinstance(e, Mapping))
         lead = ("Whether a stormwater management permit is required is conditional: the "
                 f"applicant claims an exemption ({names}); this is the applicant's claim, and "
-                "the Conservation Commission decides whether it applies.")
+                f"the {authority} decides whether it applies.")
     elif permit is not None and permit.status == "conditional":
         lead = ("Whether a stormwater management permit is required is conditional: "
                 + permit.result.removeprefix("Conditional. ").split(". ")[0] + ".")
@@ -205,7 +211,10 @@ def headline(findings: list[Finding], doc: Mapping[str, Any] | None = None) -> s
     by = {f.key: f for f in findings}
     d = (doc or {}).get("disturbance")
     claimed = d.get("exemption") if isinstance(d, Mapping) else None
-    return " ".join([_permit_lead(by.get("disturbance"), claimed)] + _status_groups(findings))
+    authority = wording_of_document(doc or {}).rules.authority  # who decides a claim
+    return " ".join([_permit_lead(by.get("disturbance"), claimed,
+                                  d if isinstance(d, Mapping) else None, authority)]
+                    + _status_groups(findings))
 
 
 # --------------------------------------------------------------------------- detail tables

@@ -64,8 +64,9 @@ def _trigger(v: Any) -> str:
     return f"{sqft(v)} ({acres:g} acre{'s' if acres != 1 else ''})"
 
 
-#: meta.parameters key -> (label, formatter), in the order shown; a label's ``{roadway}`` and
-#: ``{proposed_use}`` are the regulation applied's citations (:func:`_label_citations`).
+#: meta.parameters key -> (label, formatter), in the order shown; a label's ``{exemptions}``,
+#: ``{roadway}`` and ``{proposed_use}`` are the regulation applied's citations
+#: (:func:`_label_citations`).
 PARAMETERS: dict[str, tuple[str, Callable[[Any], str]]] = {
     "site": ("Site (limit of disturbance)", _given("")),
     "common_plan": ("Common plan of development or sale",
@@ -78,7 +79,7 @@ PARAMETERS: dict[str, tuple[str, Callable[[Any], str]]] = {
                            _given("none: the existing cover outside the limit of disturbance "
                                   "stays")),
     "mitigation": ("Off-site mitigation sites", _given("none proposed")),
-    "exemptions": ("Exemptions (Bylaw 213-16B)", _exemptions),
+    "exemptions": ("Exemptions ({exemptions})", _exemptions),
     "roadway_maintenance": ("Roadway maintenance only ({roadway})",
                             lambda v: "yes (the applicant's claim; the Commission decides)"
                             if v else "no"),
@@ -102,12 +103,14 @@ RULES: dict[str, tuple[str, Callable[[Any], str]]] = {
 
 
 def _label_citations(meta: Mapping[str, Any]) -> dict[str, str]:
-    """What the labels cite: the roadway-maintenance exemption and the land-use duty of the
-    regulation the document applied (``meta.regulation``; else the default profile)."""
+    """What the labels cite: the exemptions, the roadway-maintenance exemption and the land-use
+    duty of the regulation the document applied (``meta.regulation``; else the default
+    profile)."""
     from swm_gis.screening.wording import wording_of_document
 
     words = wording_of_document({"meta": meta})
-    return {"roadway": words.rules.roadway_maintenance,
+    return {"exemptions": words.rules.exemptions_label(),
+            "roadway": words.rules.roadway_maintenance,
             "proposed_use": words.citation("proposed_use")}
 
 

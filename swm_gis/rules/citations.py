@@ -57,6 +57,36 @@ class RuleCitations:
     certification: str = ""     # citations.certification (else notice.certification_citation)
     mitigation: Mapping[str, str] = dataclasses.field(default_factory=dict)  # HUC level -> cite
     subs: Mapping[str, str] = dataclasses.field(default_factory=dict)  # "new" -> "B(7)", ...
+    #: the profile's [[versions.exemptions]]: id -> (citation, activity), in the profile's order
+    exemption_list: Mapping[str, tuple[str, str]] = dataclasses.field(default_factory=dict)
+    #: whether the profile has a roadway-maintenance exemption
+    #: (``standards.roadway_maintenance_citation``)
+    has_roadway_exemption: bool = True
+    authority: str = "permit authority"   # offices.permit_authority: who decides a claim
+    authority_role: str | None = None     # offices.authority_role
+
+    def decider(self) -> str:
+        """Who decides an applicant's claim: "the authorized enforcement authority
+        (Conservation Commission)" (the role and the office), else "the *office*"."""
+        if self.authority_role:
+            return f"the {self.authority_role} ({self.authority})"
+        return f"the {self.authority}"
+
+    def decider_short(self) -> str:
+        """The deciding office in short, as a sentence names it again: its last word
+        ("Commission", "Board")."""
+        return self.authority.rsplit(" ", 1)[-1]
+
+    def exemptions_label(self) -> str:
+        """The exemptions as one label ("Bylaw 213-16B"): what every exemption's citation
+        starts with, up to its own subsection's opening bracket; else the exemptions'
+        citation."""
+        cites = [c for c, _ in self.exemption_list.values()]
+        if len(cites) < 2:  # a shared start needs two citations
+            return self.exemptions
+        shared = os.path.commonprefix(cites)
+        shared = shared[:shared.rfind("(")] if "(" in shared else shared
+        return shared.strip(" ,;") or self.exemptions
 
     def standard(self, kind: str) -> str:
         """The standards' citation of ``kind`` (``"new"`` or ``"redevelopment"``)."""
@@ -168,6 +198,11 @@ def rule_citations(applied: Any) -> RuleCitations:
                              version.section("notice").get("certification_citation"), name),
         mitigation=mitigation,
         subs=subs,
+        exemption_list={e.key: (e.citation, e.activity) for e in version.exemptions},
+        has_roadway_exemption=bool(
+            version.section("standards").get("roadway_maintenance_citation")),
+        authority=profile.offices.permit_authority,
+        authority_role=profile.offices.authority_role,
     )
 
 

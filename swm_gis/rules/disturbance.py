@@ -4,8 +4,9 @@ Chapter 320's applicability section quotes General Bylaws Chapter 213, Article I
 activity that disturbs one acre (43,560 sq ft) or more, or less than an acre but as part of a
 larger common plan of development or sale that will ultimately disturb an acre or more, without a
 Stormwater Management Permit. Areas are those of the *union* of the disturbance polygons, so
-overlapping pieces are never counted twice. Bylaw 213-16B(1)-(6) exempts six kinds of activity;
-the exemption is the applicant's claim and the result says so.
+overlapping pieces are never counted twice. The regulation exempts some kinds of activity (the
+applied profile's ``[[versions.exemptions]]``: Lynnfield's are Bylaw 213-16B(1)-(6)); an
+exemption is the applicant's claim and the result says so.
 
 Examples
 --------
@@ -29,49 +30,12 @@ import shapely
 from pyproj import CRS
 
 from swm_gis import formatting as fmt
+from swm_gis.config.strict import did_you_mean
 from swm_gis.config.town import Rules
 from swm_gis.errors import CrsError, EmptyLayerError, GeometryError, SwmGisError
 from swm_gis.messages import option
 from swm_gis.rules.citations import RuleCitations, default_citations
 from swm_gis.units import SQFT_PER_ACRE, require_crs, sqft_per_unit2
-
-#: Bylaw 213-16B exemptions (Chapter 320 applicability B): CLI name -> (citation, activity).
-EXEMPTIONS: dict[str, tuple[str, str]] = {
-    "npdes-waived": (
-        "Bylaw 213-16B(1)",
-        "construction activities waived from permit coverage under the NPDES general permit "
-        "for stormwater discharges from construction activities",
-    ),
-    "agriculture": (
-        "Bylaw 213-16B(2)",
-        "normal maintenance and improvement of land in agricultural use as defined by the "
-        "Wetlands Protection Act regulations, 310 CMR 10.04",
-    ),
-    "landscaping": (
-        "Bylaw 213-16B(3)",
-        "maintenance of existing landscaping, gardens or lawn areas associated with a "
-        "single-family dwelling",
-    ),
-    "fencing": (
-        "Bylaw 213-16B(4)",
-        "construction of fencing that will not substantially alter existing terrain or drainage "
-        "patterns",
-    ),
-    "utilities": (
-        "Bylaw 213-16B(5)",
-        "construction of utilities other than drainage (gas, water, electric, telephone, ...) "
-        "which will not alter terrain or drainage patterns",
-    ),
-    "wetlands-order": (
-        "Bylaw 213-16B(6)",
-        # quoted in full: the exemption holds only if the activity also complies with Chapter 320
-        "stormwater discharges resulting from the activities identified in Chapter 213, "
-        "Article II, that are wholly subject to jurisdiction under the Wetlands Protection Act "
-        "and demonstrate compliance with the Massachusetts Stormwater Management Handbook and "
-        "comply with these rules and regulations as reflected in an order of conditions issued "
-        "by the Conservation Commission",
-    ),
-}
 
 #: Areas are compared with the trigger at this resolution (sq ft), so floating-point noise from
 #: reprojection never flips a site of exactly one acre.
@@ -97,8 +61,8 @@ def disturbance_trigger(
         The disturbance of the larger common plan of development or sale the site belongs to
         (e.g. every lot of a subdivision); its union with the site is the plan's disturbance.
     exemptions
-        Names of Bylaw 213-16B exemptions claimed by the applicant (the keys of
-        ``swm_gis.rules.disturbance.EXEMPTIONS``).
+        Ids of the applied regulation's exemptions claimed by the applicant (the keys of
+        ``citations.exemption_list``: the profile's ``[[versions.exemptions]]``).
     rules
         Rule values; ``rules.trigger_sqft`` is the threshold (inclusive).
     counts_common_plan
@@ -124,12 +88,13 @@ def disturbance_trigger(
     Raises
     ------
     SwmGisError
-        An exemption name is not one of ``swm_gis.rules.disturbance.EXEMPTIONS``.
+        An exemption name is not one of the applied regulation's exemption ids.
     CrsError, GeometryError, EmptyLayerError
         The site (or plan) has no CRS, a geographic CRS, no polygons or non-polygon geometry.
     """
-    claimed = check_exemptions(exemptions)
     cite = citations or default_citations()
+    claimed = check_exemptions(exemptions, cite)
+    listed_by = cite.exemption_list
     site_union = union_polygons(site, what="site")
     factor = sqft_per_crs_unit2(site.crs)
     area_sqft = float(site_union.area) * factor
@@ -148,15 +113,14 @@ def disturbance_trigger(
     exemption = None
     if claimed:
         exemption = [
-            {"name": name, "section": EXEMPTIONS[name][0], "activity": EXEMPTIONS[name][1],
+            {"name": name, "section": listed_by[name][0], "activity": listed_by[name][1],
              "claimed_by": "applicant"}
             for name in claimed
         ]
-        listed = "; ".join(f"{EXEMPTIONS[n][0]} ({n}): {EXEMPTIONS[n][1]}" for n in claimed)
+        listed = "; ".join(f"{listed_by[n][0]} ({n}): {listed_by[n][1]}" for n in claimed)
         reasons.append(
             f"The applicant claims the exemption of {listed}. This is the applicant's claim, not "
-            "a finding: the authorized enforcement authority (Conservation Commission) decides "
-            "whether the activity qualifies."
+            f"a finding: {cite.decider()} decides whether the activity qualifies."
         )
     # permit_required is True / False only where the tool decided it; None when the answer
     # rests on something it cannot see (a claimed exemption; a sub-acre site with no plan given)
@@ -164,10 +128,12 @@ def disturbance_trigger(
     if claimed:
         required = None
         reasons.append(
-            "If the Commission accepts the claimed exemption, no Stormwater Management Permit is "
+            f"If the {cite.decider_short()} accepts the claimed exemption, no Stormwater "
+            "Management Permit is "
             "required; otherwise " + (f"one is required (the disturbance reaches "
                                       f"{_acre(trigger)})." if disturbs
-                                      else _below_text(plan_sqft, trigger)))
+                                      else _below_text(plan_sqft, trigger,
+                                                       counts_plan=counts_common_plan)))
     elif disturbs:
         required = True
         reasons.append(permit_required_reason(cite))
@@ -206,14 +172,15 @@ def permit_required_reason(citations: RuleCitations) -> str:
             f"({citations.permit_required}).")
 
 
-def _acre(trigger: float) -> str:
-    """The trigger in words: "one acre" (the default profile's 43,560 sq ft), else its square
-    feet, so a reason never calls another trigger an acre."""
-    return "one acre" if trigger == SQFT_PER_ACRE else fmt.sqft(trigger)
+#: The trigger in words: "one acre" (43,560 sq ft), else its square feet, so a reason never
+#: calls another trigger an acre.
+_acre = fmt.trigger_area
 
 
-def _below_text(plan_sqft: float | None, trigger: float) -> str:
+def _below_text(plan_sqft: float | None, trigger: float, *, counts_plan: bool = True) -> str:
     acre = _acre(trigger)
+    if not counts_plan:  # the regulation counts the project's own disturbance
+        return f"no permit is required: the site disturbs less than {acre}."
     if plan_sqft is None:
         return (f"The site disturbs less than {acre} and no larger common plan of development "
                 "was given: a permit is required if the site is part of a larger common "
@@ -223,19 +190,35 @@ def _below_text(plan_sqft: float | None, trigger: float) -> str:
             f"or sale disturbs {acre}.")
 
 
-def check_exemptions(names: Iterable[str]) -> list[str]:
-    """The claimed exemption names, de-duplicated in order; unknown names raise with the list."""
+def exemption_names(names: Iterable[str]) -> list[str]:
+    """The claimed exemption names as given, normalised: ``"a,b"`` read as ``a`` and ``b``,
+    stripped, lower case, de-duplicated in order (the applied profile checks them:
+    :func:`check_exemptions`)."""
     out: list[str] = []
-    for raw in names:
-        name = str(raw).strip().lower()
-        if name not in EXEMPTIONS:
-            raise SwmGisError(
-                f'Unknown exemption "{raw}". Valid {option("exemptions")} names '
-                "(Bylaw 213-16B(1)-(6)) are: "
-                f"{', '.join(EXEMPTIONS)}."
-            )
-        if name not in out:
-            out.append(name)
+    for item in names:
+        for raw in str(item).split(","):
+            name = raw.strip().lower()
+            if name and name not in out:
+                out.append(name)
+    return out
+
+
+def check_exemptions(names: Iterable[str], citations: RuleCitations | None = None
+                     ) -> list[str]:
+    """The claimed exemption names (:func:`exemption_names`), each one of the applied
+    regulation's exemption ids (``citations.exemption_list``; default: the default profile's);
+    an unknown name raises with the regulation's ids and the closest one."""
+    cite = citations or default_citations()
+    known = list(cite.exemption_list)
+    out = exemption_names(names)
+    for name in out:
+        if name not in known:
+            valid = (f"Valid {option('exemptions')} names ({cite.exemptions_label()}) are: "
+                     f"{', '.join(known)}." if known else
+                     f"The regulation applied ({cite.name}) lists no exemption that can be "
+                     f"claimed here (its profile gives none for {cite.exemptions}).")
+            raise SwmGisError(f'Unknown exemption "{name}".{did_you_mean(name, known)} '
+                              f"{valid}")
     return out
 
 
@@ -296,4 +279,4 @@ def _plan_reason(plan_sqft: float, trigger: float, hits: bool, section: str) -> 
             f"permit ({section}).")
 
 
-__all__ = ["EXEMPTIONS", "disturbance_trigger", "permit_required_reason"]
+__all__ = ["check_exemptions", "disturbance_trigger", "exemption_names", "permit_required_reason"]

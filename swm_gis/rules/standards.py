@@ -112,7 +112,7 @@ def performance_standards(
             "adding shoulders, correcting substandard intersections, improving existing "
             f"drainage, repaving) is exempt from {cite.parts(value, '(a) through (d)')} and "
             f"shall improve existing conditions unless infeasible ({cite.roadway_sub()}). This "
-            "is the applicant's claim; the Conservation Commission decides it. Widening that "
+            f"is the applicant's claim; the {cite.authority} decides it. Widening that "
             "increases impervious area by a single lane width or more meets "
             f"{cite.parts(value, '(a)-(d)', whole=False)} fully: the figures above.")
     elif roadway_maintenance:

@@ -47,7 +47,7 @@ from swm_gis.screening.inputs import (
 )
 from swm_gis.screening.ms4 import permit_on_ms4
 from swm_gis.screening.output_layers import mitigation_layer, plain, site_layers, watershed_layer
-from swm_gis.screening.request import ScreeningRequest
+from swm_gis.screening.request import ScreeningRequest, check_claims
 from swm_gis.screening.site import ms4_reach, parcel_cover, parcels_under_site, town_check
 from swm_gis.screening.site_areas import site_split_block
 from swm_gis.screening.site_land import land_warning
@@ -122,6 +122,7 @@ def build_screening(config: TownConfig, request: ScreeningRequest, *,
     applied = config.applied_regulation(request.received)
     cites = rule_citations(applied)  # every citation the rules write: the profile's
     waters_proposed_use = waters_use(applied, request.proposed_use)  # a wrong word: refused
+    check_claims(request, cites)  # an exemption or roadway claim the regulation lacks: refused
     site = _read_site(config, request if request.is_read else request.read(config.crs))
 
     report(0.05, "disturbance and permit trigger")

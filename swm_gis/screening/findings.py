@@ -107,7 +107,8 @@ def _disturbance(doc: Mapping[str, Any], w: Wording) -> dict[str, Any]:
                     if isinstance(w, Mapping) and w.get("text")]
     if claimed:
         return _claimed_exemption(claimed, reaches, plan, figures, used, ms4, town_caveats,
-                                  trigger=trigger, w=w)
+                                  trigger=trigger, w=w,
+                                  counts_plan=d.get("counts_common_plan") is not False)
     if reaches:
         return _reaching_trigger(figures, trigger, used, ms4, town_caveats, w)
     if d.get("counts_common_plan") is False:  # the regulation counts the project alone
@@ -132,9 +133,8 @@ def _disturbance(doc: Mapping[str, Any], w: Wording) -> dict[str, Any]:
                    caveats=town_caveats)
 
 
-def _acre(trigger: float) -> str:
-    """The trigger area in words: "one acre" (Chapter 320's), else its square feet."""
-    return "one acre" if trigger == SQFT_PER_ACRE else fmt.sqft(trigger)
+#: The trigger area in words: "one acre" only for 43,560 sq ft, else its square feet.
+_acre = fmt.trigger_area
 
 
 def _trigger_name(trigger: float) -> str:
@@ -172,13 +172,17 @@ def _ms4_sentence(ms4_text: str) -> str:
 
 def _claimed_exemption(claimed: Sequence[Mapping[str, Any]], reaches: bool, plan: Any,
                        figures: str, used: list[str], ms4: tuple, town_caveats: list[str],
-                       *, trigger: float = SQFT_PER_ACRE, w: Wording) -> dict[str, Any]:
-    """The permit finding when the applicant claims an exemption: the Commission decides."""
+                       *, trigger: float = SQFT_PER_ACRE, w: Wording,
+                       counts_plan: bool = True) -> dict[str, Any]:
+    """The permit finding when the applicant claims an exemption: the permit authority decides
+    (a larger common plan is spoken of only where the regulation counts one)."""
     _, ms4_caveats, ms4_used, ms4_missing, _ = ms4
     names = "; ".join(f"{e.get('section')} ({e.get('name')})"
                       + (f": {e['activity']}" if e.get("activity") else "") for e in claimed)
     acre = _acre(trigger)
     otherwise = (f"a permit is required (the disturbance reaches {acre})" if reaches else
+                 f"no permit is required either: the site disturbs less than {acre}"
+                 if not counts_plan else
                  "no permit is required either: neither the site nor its common plan "
                  f"disturbs {acre}" if plan is not None else
                  "a permit is required only if the site is part of a larger common plan of "
@@ -186,7 +190,7 @@ def _claimed_exemption(claimed: Sequence[Mapping[str, Any]], reaches: bool, plan
     return finding(
         "disturbance", "conditional",
         f"Conditional. The applicant claims an exemption: {names}. This is the applicant's "
-        f"claim; the Conservation Commission decides whether the activity qualifies. If it "
+        f"claim; the {w.rules.authority} decides whether the activity qualifies. If it "
         f"does not, {otherwise}.{' ' + _ms4_sentence(ms4[0]) if reaches else ''} {figures}.",
         used=used + ms4_used, missing=ms4_missing,
         caveats=["The exemption is the applicant's claim, not a finding of this tool.",
@@ -251,12 +255,14 @@ def _standards_answer(s: Mapping[str, Any], w: Wording) -> tuple[str, bool]:
     if (s.get("applies") is False or s.get("roadway_exempt")) and not roadway:
         # an older document, where the tool took the roadway claim as decided
         return ("Roadway maintenance redevelopment claimed: exempt from "
-                f"{r.parts('redevelopment', '(a)-(d)')} if the Commission accepts it; must "
+                f"{r.parts('redevelopment', '(a)-(d)')} if the {r.decider_short()} accepts it; "
+                "must "
                 "improve existing conditions unless infeasible "
                 f"({r.roadway_maintenance})."), True
     answer = _retention_answer(s, w)
     if roadway:
-        answer = ("Unless the Commission accepts the applicant's roadway-maintenance claim "
+        answer = (f"Unless the {r.decider_short()} accepts the applicant's roadway-maintenance "
+                  "claim "
                   f"({r.roadway_maintenance}: exempt from "
                   f"{r.parts('redevelopment', '(a)-(d)', whole=False)}, and \"shall improve "
                   "existing conditions unless infeasible\"): " + answer)
@@ -351,7 +357,8 @@ def _mitigation(doc: Mapping[str, Any], w: Wording) -> dict[str, Any]:
         return absent("mitigation")
     standards = doc.get("standards") or {}
     level = str(standards.get("mitigation_huc_level") or "HUC12")
-    claim = ([f"{w.note('roadway_claim')} If it accepts the claim, B(8)(d) (off-site "
+    mitigation_part = w.rules.parts("redevelopment", "(d)", whole=False)
+    claim = ([f"{w.note('roadway_claim')} If it accepts the claim, {mitigation_part} (off-site "
               "mitigation) does not bind the project."] if standards.get("roadway_claimed") else [])
     if not rows:
         return finding("mitigation", "info", f"No off-site mitigation site proposed; one must "

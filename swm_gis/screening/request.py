@@ -22,7 +22,8 @@ from swm_gis.errors import SwmGisError
 from swm_gis.io.inputs import read_input
 from swm_gis.io.sources import temporary_source
 from swm_gis.messages import option
-from swm_gis.rules.disturbance import check_exemptions
+from swm_gis.rules.citations import RuleCitations
+from swm_gis.rules.disturbance import check_exemptions, exemption_names
 
 #: A vector input: a file (``path`` or ``path.gpkg:layer``) or a GeoDataFrame with a CRS.
 Source = str | os.PathLike | gpd.GeoDataFrame
@@ -41,9 +42,11 @@ INPUTS = {"site": (option("site"), "polygon"),
 class ScreeningRequest:
     """The options of one screening (what :func:`swm_gis.screen` and the screen command take).
 
-    Made once by the caller; checked and normalised when made (an unknown exemption, an
-    impervious area given twice, a bad date or land use raise :class:`SwmGisError` before any
-    file is read). Frozen; requests compare by identity (they may hold GeoDataFrames).
+    Made once by the caller; checked and normalised when made (an impervious area given twice,
+    a bad date or development type raise :class:`SwmGisError` before any file is read; an
+    exemption, land use or roadway claim the applied regulation does not know is refused by the
+    screening before it reads a file). Frozen; requests compare by identity (they may hold
+    GeoDataFrames).
 
     Attributes
     ----------
@@ -71,8 +74,9 @@ class ScreeningRequest:
         Proposed off-site mitigation sites (file or GeoDataFrame, any geometry), each checked
         for HUC12 / HUC10 eligibility. Default None.
     exemptions
-        Bylaw 213-16B exemptions claimed (``"npdes-waived"``, ``"agriculture"``, ...; an item
-        ``"a,b"`` is two); normalised to the known names, de-duplicated in order. Default ().
+        Ids of the applied regulation's exemptions claimed (its profile's
+        ``[[versions.exemptions]]``: ``"npdes-waived"``, ``"agriculture"``, ... for Lynnfield;
+        an item ``"a,b"`` is two); lower case, de-duplicated in order. Default ().
     roadway_maintenance
         Redevelopment limited to maintaining existing roadways (§ 320-19 B(8)(e)). Default
         False.
@@ -128,9 +132,9 @@ class ScreeningRequest:
     def __post_init__(self) -> None:
         # the order in which a request with several bad options is refused
         self._set("received", _parse_date(self.received))
-        # "--exemption a,b" reads as "--exemption a --exemption b"
-        self._set("exemptions", tuple(check_exemptions(
-            n for item in self.exemptions for n in str(item).split(",") if n.strip())))
+        # "--exemption a,b" reads as "--exemption a --exemption b"; the names are checked by
+        # the screening, which knows the applied regulation's exemptions (check_exemptions)
+        self._set("exemptions", tuple(exemption_names(self.exemptions)))
         if self.proposed_impervious is not None and self.proposed_impervious_sqft is not None:
             raise SwmGisError("Give the post-construction impervious area once: either "
                               f"{option('proposed_impervious', 'FILE')} or "
@@ -182,4 +186,16 @@ def _parse_date(value: str | dt.date | None) -> dt.date | None:
                           "2026-03-14.") from exc
 
 
-__all__ = ["DEVELOPMENT_CHOICES", "ScreeningRequest", "Source"]
+__all__ = ["DEVELOPMENT_CHOICES", "ScreeningRequest", "Source", "check_claims"]
+
+
+def check_claims(request: ScreeningRequest, citations: RuleCitations) -> None:
+    """Refuse a claim the applied regulation does not have (:class:`SwmGisError`, exit 2): an
+    exemption that is not one of its ids (:func:`~swm_gis.rules.disturbance.check_exemptions`),
+    or roadway maintenance where the profile gives no roadway-maintenance exemption
+    (``standards.roadway_maintenance_citation``)."""
+    check_exemptions(request.exemptions, citations)
+    if request.roadway_maintenance and not citations.has_roadway_exemption:
+        raise SwmGisError(
+            f"The applied regulation ({citations.name}) has no roadway-maintenance exemption; "
+            f"leave {option('roadway_maintenance')} out.")

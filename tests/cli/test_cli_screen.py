@@ -171,7 +171,7 @@ def test_bad_sites_exit_2_with_a_specific_message(tmp_path, hucs_town, capsys, m
     ("args", "message"),
     [
         (["--exemption", "golf-course"], 'Unknown exemption "golf-course". Valid --exemption '
-         "names (Bylaw 213-16B(1)-(6)) are: npdes-waived, agriculture, landscaping, fencing, "
+         "names (Bylaw 213-16B) are: npdes-waived, agriculture, landscaping, fencing, "
          "utilities, wetlands-order."),
         (["--received", "March 2"], "write it as YYYY-MM-DD"),
         (["--proposed-impervious-sqft", "10", "--proposed-impervious", "x.gpkg"], "not both"),

@@ -85,8 +85,8 @@ def test_lynnfield_holds_the_figures_and_citations_the_code_uses_today():
     """The profile must let a later session make every output read it with the same bytes: its
     figures and citations are the code's, compared here one by one."""
     from swm_gis.config.town import Rules
-    from swm_gis.rules import abutters, disturbance, habitats
-    from swm_gis.rules.citations import rule_citations
+    from swm_gis.rules import abutters, habitats
+    from swm_gis.rules.citations import default_citations, rule_citations
     from swm_gis.rules.timeline import permit_timeline
     from swm_gis.screening.wording import FINDING_KEYS, wording_for
 
@@ -103,7 +103,14 @@ def test_lynnfield_holds_the_figures_and_citations_the_code_uses_today():
     assert (v.new_development.mitigation_huc, v.redevelopment.mitigation_huc) == (
         rules.mitigation_huc_new, rules.mitigation_huc_redevelopment) == ("HUC12", "HUC10")
     assert v.section("notice")["distance_ft"] == rules.abutter_distance_ft == 100
-    assert {e.key: (e.citation, e.activity) for e in v.exemptions} == disturbance.EXEMPTIONS
+    # the exemptions the screening accepts are the profile's, ids and citations as before
+    assert {e.key: e.citation for e in v.exemptions} == {
+        "npdes-waived": "Bylaw 213-16B(1)", "agriculture": "Bylaw 213-16B(2)",
+        "landscaping": "Bylaw 213-16B(3)", "fencing": "Bylaw 213-16B(4)",
+        "utilities": "Bylaw 213-16B(5)", "wetlands-order": "Bylaw 213-16B(6)"}
+    assert default_citations().exemption_list == {e.key: (e.citation, e.activity)
+                                                  for e in v.exemptions}
+    assert default_citations().exemptions_label() == "Bylaw 213-16B"  # the report's label
     # the rules' citations (swm_gis.rules.citations) are the profile's, as printed before
     cites = rule_citations(load_regulation("lynnfield-ch320"))
     assert (cites.trigger, cites.exemptions, cites.permit_required, cites.definitions) == (

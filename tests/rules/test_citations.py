@@ -5,6 +5,8 @@ never Lynnfield's."""
 
 from __future__ import annotations
 
+import dataclasses
+
 import geopandas as gpd
 import pytest
 from hypothesis import given
@@ -97,3 +99,35 @@ def test_joined_drops_only_whole_shared_words(prefix, first, second):
     # the first is whole; what follows the separator is the end of the second
     assert out.startswith(a + ", ") and b.endswith(out[len(a) + 2:])
     assert out[len(a) + 2:] != ""
+
+
+@pytest.mark.parametrize(("cites", "label"), [
+    # Lynnfield's six: "Bylaw 213-16B(1)" ... "(6)" share "Bylaw 213-16B("
+    ([f"Bylaw 213-16B({i})" for i in range(1, 7)], "Bylaw 213-16B"),
+    # (1) and (10) share "§ 9-4B(1": cut at the last bracket, not inside the number
+    (["§ 9-4B(1)", "§ 9-4B(10)"], "§ 9-4B"),
+    # one exemption, or none: the exemptions' citation
+    (["Rules § 5(a)"], "Rules § 5 (exemptions)"),
+    ([], "Rules § 5 (exemptions)"),
+])
+def test_the_exemptions_label_is_what_every_exemption_citation_starts_with(cites, label):
+    base = default_citations()
+    c = dataclasses.replace(base, exemptions="Rules § 5 (exemptions)",
+                            exemption_list={f"e{i}": (cite, "x") for i, cite in enumerate(cites)})
+    assert c.exemptions_label() == label
+
+
+def test_who_decides_a_claim_is_the_profile_s_office():
+    c = default_citations()  # Lynnfield's: the role, then the office
+    assert (c.decider(), c.decider_short()) == (
+        "the authorized enforcement authority (Conservation Commission)", "Commission")
+    board = dataclasses.replace(c, authority="Planning Board", authority_role=None)
+    assert (board.decider(), board.decider_short()) == ("the Planning Board", "Board")
+
+
+@given(prefix=st.from_regex(r"[A-Za-z§][A-Za-z0-9§.\- ]{0,20}[A-Za-z0-9]", fullmatch=True),
+       numbers=st.lists(st.integers(1, 30), min_size=2, max_size=8, unique=True))
+def test_numbered_exemptions_are_labelled_by_their_shared_prefix(prefix, numbers):
+    c = dataclasses.replace(default_citations(), exemption_list={
+        f"e{n}": (f"{prefix}({n})", "x") for n in sorted(numbers)})
+    assert c.exemptions_label() == prefix

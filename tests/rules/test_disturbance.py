@@ -12,7 +12,11 @@ from shapely.geometry import Point, box
 
 from swm_gis.config.town import Rules
 from swm_gis.errors import CrsError, EmptyLayerError, GeometryError, SwmGisError
-from swm_gis.rules.disturbance import EXEMPTIONS, disturbance_trigger
+from swm_gis.rules.citations import default_citations
+from swm_gis.rules.disturbance import disturbance_trigger
+
+#: the default profile's exemptions: id -> (citation, activity)
+EXEMPTIONS = default_citations().exemption_list
 
 FT = 0.3048  # metres per foot: EPSG:26986 is in metres
 X0, Y0 = 238_000.0, 918_000.0
