@@ -142,17 +142,24 @@ def _sample_with_assess_id(tmp_path, field: str):
     return toml
 
 
+def _validate_refusal(toml, capsys) -> dict:
+    """``data validate`` of the parcels and the assessing table, which must fail: its error
+    event (``--progress json``)."""
+    code = main(["--progress", "json", "data", "validate", "-c", str(toml), "-l", "parcels",
+                 "-l", "assess"])
+    said = capsys.readouterr()
+    assert code == 2
+    [error] = [json.loads(line) for line in said.err.splitlines() if '"type": "error"' in line]
+    return error
+
+
 def test_the_sample_town_keyed_by_the_wrong_field_names_loc_id(tmp_path, capsys):
     """Assessing PROP_ID ("1-001") joins no LOC_ID: validate fails and the package refuses,
     both naming the assessing field LOC_ID. Keyed by LOC_ID, 2,888 of the 2,893 parcel
     polygons that can have an owner join (data/sample: validate's line); the hint counts
     distinct ids, and one joined id (M_237761_916557) is on two polygons: 2,887."""
     toml = _sample_with_assess_id(tmp_path, "PROP_ID")
-    code = main(["--progress", "json", "data", "validate", "-c", str(toml), "-l", "parcels",
-                 "-l", "assess"])
-    said = capsys.readouterr()
-    assert code == 2
-    [error] = [json.loads(line) for line in said.err.splitlines() if '"type": "error"' in line]
+    error = _validate_refusal(toml, capsys)
     join = error["details"]["owner_join"]
     assert (join["joined"], join["ownable"]) == (0, 2893)
     assert join["fields_that_join"][0] == {"table": "assess", "field": "LOC_ID",
@@ -184,11 +191,7 @@ def test_cambridge_keyed_by_loc_id_names_ml(tmp_path, capsys):
     toml = tmp_path / "cambridge.toml"
     toml.write_text(text.replace('id = "ML"', 'id = "LOC_ID"')
                     .replace("../../shared", shared), encoding="utf-8")
-    code = main(["--progress", "json", "data", "validate", "-c", str(toml), "-l", "parcels",
-                 "-l", "assess"])
-    said = capsys.readouterr()
-    assert code == 2
-    [error] = [json.loads(line) for line in said.err.splitlines() if '"type": "error"' in line]
+    error = _validate_refusal(toml, capsys)
     join = error["details"]["owner_join"]
     # 13,116 polygons - 1 with an empty geometry (skipped) - 6 without a LOC_ID - the 5 other
     # right-of-way polygons (ML = ROAD; the sixth has no LOC_ID) = 13,104 that can have an owner
