@@ -33,6 +33,7 @@ class FieldInput:
     required: bool = False  # the engine cannot work without it
     advanced: bool = True
     text: bool = False  # the engine refuses a numeric field here (owner, ZIP, ...)
+    mailing: bool = False  # a mailing list needs it (asked for with the assessing table)
 
 
 @dataclass(frozen=True)
@@ -76,6 +77,11 @@ def load_choices(doc: dict) -> dict[str, tuple[Choice, ...]]:
 
 _DOC = read()
 CATALOG: dict[str, LayerInput] = load(doc=_DOC)
+#: The fields a mailing list needs, by layer (the engine schema's ``mailing`` flag): asked for
+#: whenever the assessing table is given to an algorithm that makes a list.
+MAILING_FIELDS: dict[str, tuple[str, ...]] = {
+    key: needed for key, li in CATALOG.items()
+    if (needed := tuple(f.logical for f in li.fields if f.mailing))}
 CHOICES: dict[str, tuple[Choice, ...]] = load_choices(_DOC)
 #: ``default``: the profile the engine applies when the config names none; ``bundled``: ids.
 REGULATIONS: dict = _DOC["regulation"]

@@ -45,6 +45,9 @@ class FieldInfo:
     #: the QGIS plugin's Processing parameter ("" : the dialog does not offer the field)
     param: str = ""
     advanced: bool = True
+    #: a mailing list needs it (the owner and the address lines): a front end that makes one
+    #: asks for it whenever the assessing table is given
+    mailing: bool = False
 
 
 @dataclass(frozen=True)
@@ -73,7 +76,8 @@ def _field(name: str, raw: dict[str, Any]) -> FieldInfo:
     return FieldInfo(name=name, default=raw.get("default") or None,
                      required=bool(raw.get("required", False)), text=raw.get("text"),
                      label=raw.get("label", ""), param=raw.get("param", ""),
-                     advanced=bool(raw.get("advanced", True)))
+                     advanced=bool(raw.get("advanced", True)),
+                     mailing=bool(raw.get("mailing", False)))
 
 
 def read_schemas(text: str) -> dict[str, LayerSchema]:
@@ -165,7 +169,8 @@ def plugin_catalog() -> dict[str, Any]:
             "help": schema.help,
             "fields": [{"logical": f.name, "param": f.param, "default": f.default or "",
                         "description": f.label, "required": f.required,
-                        "advanced": f.advanced, "text": bool(f.text)}
+                        "advanced": f.advanced, "text": bool(f.text),
+                        "mailing": f.mailing}
                        for f in (schema.info[name] for name in order) if f.param]}
     return {"_note": f"Generated from swm_gis/{SCHEMA_FILE} by scripts/gen_plugin_catalog.py; "
                      "do not edit.", "layers": layers}

@@ -208,3 +208,12 @@ def test_no_plugin_module_holds_a_copy_of_an_engine_table():
     """The dialogs read the engine's lists from the generated catalog (catalog.CHOICES): a
     literal equal to one of them is a copy to keep in step, and fails here."""
     assert engine_table_copies() == {}
+
+
+def test_the_fields_a_mailing_list_needs_come_from_the_engine_schema():
+    """The abutters and the town set-up ask for the owner and the address lines whenever the
+    assessing table is given: the engine schema's ``mailing`` flag, not a list in the plugin."""
+    cat = _load(CATALOG_FILE, "swm_gis_qgis_catalog4")
+    flagged = tuple(name for name, f in SCHEMAS["assess"].info.items() if f.mailing)
+    assert flagged == ("owner", "address", "city", "state", "zip")
+    assert cat.MAILING_FIELDS == {"assess": flagged}

@@ -16,7 +16,7 @@ from qgis.core import (
 )
 
 from .. import catalog, manifest, wording
-from ..catalog import CATALOG
+from ..catalog import CATALOG, MAILING_FIELDS
 from .base import SwmGisAlgorithm
 
 # The Avery sheets (``--label-template``), notice lists (``--notice``) and orders (``--sort``;
@@ -48,7 +48,7 @@ class AbuttersAlgorithm(SwmGisAlgorithm):
                    ("town_boundary", True, True))
     ACCEPTS_TOWN_CONFIG = True
     #: a mailing list needs all of these; a default name the table lacks stops the run
-    REQUIRED_FIELDS = {"assess": ("owner", "address", "city", "state", "zip")}
+    REQUIRED_FIELDS = MAILING_FIELDS
     HELP = """
 Lists the owners of every property within the distance of the subject property's line that \
 the town's stormwater regulation sets in its notice clause (the regulation profile the town \

@@ -31,7 +31,7 @@ from qgis.core import (
 
 from .. import engine, safety, wording
 from .. import regulation as regulations
-from ..catalog import CATALOG
+from ..catalog import CATALOG, MAILING_FIELDS
 from ..workspace import Workspace, crs_missing
 from .base import EngineFeedback, SwmGisAlgorithm, _find_engine, absolute_paths
 
@@ -57,7 +57,7 @@ class TownSetupAlgorithm(SwmGisAlgorithm):
     GROUP_ID = "setup"
     TOWN_LAYERS = SETUP_LAYERS
     #: a mailing list needs these (checked when the assessing table is given)
-    REQUIRED_FIELDS = {"assess": ("owner", "address", "city", "state", "zip")}
+    REQUIRED_FIELDS = MAILING_FIELDS
     HELP = """
 Sets the town up once. Choose the town's name, its parcels and assessing table with their \
 fields (owner, co-owner, both mailing address lines, city, state, ZIP, country), the \
