@@ -29,7 +29,7 @@ from qgis.core import (
     QgsVectorLayer,
 )
 
-from .. import engine, safety, wording
+from .. import engine, exports, safety, wording
 from .. import regulation as regulations
 from ..catalog import CATALOG, MAILING_FIELDS
 from ..workspace import Workspace, crs_missing
@@ -283,17 +283,14 @@ layer with a filter, a database table) is saved into a GeoPackage in the folder 
         mapping: dict[str, str] = {}
         if isinstance(layer, QgsVectorLayer):
             mapping = ws.field_mapping(li, list(layer.fields().names()), problems=problems)
-        files = safety.source_files(layer.source())
-        plain = bool(files) and os.path.isfile(files[0]) and \
-            layer.providerType() in ("ogr", "gdal", "delimitedtext") and \
-            not (isinstance(layer, QgsVectorLayer) and layer.subsetString())
+        own = _own_file(layer)
         entry = {"fields": mapping, "crs": layer.crs().authid() or None, "layer": None}
-        if plain:
-            m = re.search(r"\|layername=([^|]+)", layer.source())
-            entry["path"] = _relative(files[0], target.parent)
-            entry["layer"] = m.group(1) if m else None
-            entry["label"] = f"{layer.name()} ({os.path.basename(files[0])})"
-            self._sources[li.key] = (files[0], f"the layer '{layer.name()}'")
+        if own is not None:
+            path, name = own
+            entry["path"] = _relative(path, target.parent)
+            entry["layer"] = name
+            entry["label"] = f"{layer.name()} ({os.path.basename(path)})"
+            self._sources[li.key] = (path, f"the layer '{layer.name()}'")
             return entry
         if isinstance(layer, QgsRasterLayer):
             problems.append(f"{label} ('{layer.name()}') is not a raster file the engine can "
@@ -314,6 +311,22 @@ layer with a filter, a database table) is saved into a GeoPackage in the folder 
         entry["layer"] = li.key
         entry["label"] = f"{layer.name()} (saved from QGIS)"
         return entry
+
+
+def _own_file(layer) -> tuple[str, str | None] | None:
+    """(file, layer name or None) when the config can name ``layer``'s own file: an OGR vector
+    layer by the runs' rule (:func:`exports.real_source`: no filter, no CRS assigned over the
+    file's, ...), a raster or delimited-text layer when it reads a plain file; else None (the
+    layer is saved beside the config)."""
+    if isinstance(layer, QgsVectorLayer) and layer.providerType() == "ogr":
+        return exports.real_source(layer, selected=False)
+    files = safety.source_files(layer.source())
+    if not files or not os.path.isfile(files[0]) or \
+            layer.providerType() not in ("gdal", "delimitedtext") or \
+            (isinstance(layer, QgsVectorLayer) and layer.subsetString()):
+        return None
+    m = re.search(r"\|layername=([^|]+)", layer.source())
+    return files[0], m.group(1) if m else None
 
 
 def _relative(path: str, folder: Path) -> str:
