@@ -9,14 +9,13 @@ its area exactly the figure tested: 1 m = 1 / 0.3048 ft, so 1 m^2 = 10.7639104 s
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 
 import geopandas as gpd
 import pytest
 import shapely
 from support.regulation_variant import variant_profile
-from support.townkit import SAMPLE_CONFIG
+from support.townkit import sample_town_naming
 
 import swm_gis
 from swm_gis.cli import main
@@ -44,13 +43,7 @@ def _site(area_sqft: float) -> gpd.GeoDataFrame:
 
 def _town(tmp_path: Path, regulation: str) -> Path:
     """The sample town's config copied to tmp_path with absolute paths, naming ``regulation``."""
-    text = SAMPLE_CONFIG.read_text(encoding="utf-8")
-    text = re.sub(r'path = "([^"]+)"',
-                  lambda m: f'path = "{(SAMPLE_CONFIG.parent / m[1]).as_posix()}"', text)
-    text = re.sub(r'regulation = "[^"]+"\n', f'regulation = "{regulation}"\n', text)
-    out = tmp_path / "town.toml"
-    out.write_text(text, encoding="utf-8")
-    return out
+    return sample_town_naming(tmp_path, regulation)
 
 
 @pytest.fixture(scope="module")

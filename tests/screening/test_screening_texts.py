@@ -10,7 +10,6 @@ resource finding (NHESP features within 500 ft, the SFHA, impaired waters downst
 from __future__ import annotations
 
 import json
-import re
 from io import BytesIO
 from pathlib import Path
 
@@ -18,7 +17,7 @@ import geopandas as gpd
 import pytest
 from pypdf import PdfReader
 from support.regulation_variant import foreign_profile
-from support.townkit import SAMPLE_CONFIG
+from support.townkit import SAMPLE_CONFIG, sample_town_naming
 
 import swm_gis
 from swm_gis.reports.screening_findings import build_report
@@ -31,13 +30,7 @@ LYNNFIELD_WORDS = ("Lynnfield", "Chapter 320", "§ 320-", "Essex County",
 
 
 def _town(folder: Path, regulation: str) -> swm_gis.TownConfig:
-    text = SAMPLE_CONFIG.read_text(encoding="utf-8")
-    text = re.sub(r'path = "([^"]+)"',
-                  lambda m: f'path = "{(SAMPLE_CONFIG.parent / m[1]).as_posix()}"', text)
-    text = re.sub(r'regulation = "[^"]+"\n', f'regulation = "{regulation}"\n', text)
-    out = folder / "town.toml"
-    out.write_text(text, encoding="utf-8")
-    return swm_gis.load_config(out)
+    return swm_gis.load_config(sample_town_naming(folder, regulation))
 
 
 def _screen(folder: Path, regulation: str) -> dict:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import geopandas as gpd
@@ -33,3 +34,16 @@ def write_town(tmp_path: Path, layers: dict[str, gpd.GeoDataFrame], *, name: str
     toml = tmp_path / "town.toml"
     toml.write_text("\n".join(lines) + extra, encoding="utf-8")
     return toml
+
+
+def sample_town_naming(folder: Path, regulation: str | None) -> Path:
+    """The sample town's config copied into ``folder`` with absolute paths, naming
+    ``regulation`` (a bundled id or a profile file; None: no ``regulation`` key at all)."""
+    text = SAMPLE_CONFIG.read_text(encoding="utf-8")
+    text = re.sub(r'path = "([^"]+)"',
+                  lambda m: f'path = "{(SAMPLE_CONFIG.parent / m[1]).as_posix()}"', text)
+    text = re.sub(r'regulation = "[^"]+"\n', "" if regulation is None
+                  else f'regulation = "{regulation}"\n', text)
+    out = folder / "town.toml"
+    out.write_text(text, encoding="utf-8")
+    return out
