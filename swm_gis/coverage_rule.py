@@ -38,7 +38,16 @@ def in_town(geoms: np.ndarray, town: shapely.Geometry | None) -> np.ndarray:
     geoms = np.asarray(geoms, dtype=object)
     if town is None:
         return np.ones(len(geoms), dtype=bool)
-    return shapely.area(shapely.intersection(geoms, town)) > 0
+    # most parcels lie inside the town: a prepared test settles them, and only the few that
+    # meet the town line are intersected (an intersection per parcel cost 1.1 s of a 200,000
+    # parcel map). The answer is the same: a geometry inside shares area iff it has some.
+    shapely.prepare(town)
+    inside = shapely.contains_properly(town, geoms)
+    out = np.zeros(len(geoms), dtype=bool)
+    out[inside] = shapely.area(geoms[inside]) > 0
+    edge = np.flatnonzero(~inside & shapely.intersects(town, geoms))
+    out[edge] = shapely.area(shapely.intersection(geoms[edge], town)) > 0
+    return out
 
 
 def grown_area(area: shapely.Geometry | None) -> shapely.Geometry | None:

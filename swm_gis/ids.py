@@ -73,9 +73,22 @@ def id_series(values: pd.Series) -> pd.Series:
     elif pd.api.types.is_float_dtype(values.dtype) and \
             bool((values.abs() < 2.0 ** 53).all()) and bool((values % 1 == 0).all()):
         texts = values.astype("int64").astype(str).astype(object)  # whole numbers: "12"
+    elif _all_text(values):  # text (the usual id): stripped at once, blanks no id
+        texts = values.astype(object)
+        missing = texts.isna().to_numpy()
+        texts = texts.where(~missing, "").str.strip()
+        texts[missing | (texts == "").to_numpy()] = None
     else:
         texts = [id_text(v) for v in values]
     return pd.Series(texts, index=values.index, name=values.name, dtype=object)
+
+
+def _all_text(values: pd.Series) -> bool:
+    """Whether every value is text or missing (a text dtype, or object holding only str)."""
+    if pd.api.types.is_string_dtype(values.dtype) and values.dtype != object:
+        return True
+    return values.dtype == object and pd.api.types.infer_dtype(values, skipna=True) in (
+        "string", "empty")
 
 
 __all__ = ["ID_FIELDS", "id_series", "id_text"]

@@ -407,6 +407,38 @@ def test_covered_by_all_is_each_area_in_turn(x, y, size, radius):
     assert covered_by_all(geoms, areas, radius=radius).tolist() == want.tolist()
 
 
+#: A town line with a notch, so parcels meet it inside, across, along and beyond.
+NOTCHED_TOWN = shapely.Polygon([(0, 0), (100, 0), (100, 100), (60, 100), (60, 40), (40, 40),
+                                (40, 100), (0, 100)])
+
+
+@settings(max_examples=60, deadline=None)
+@given(x=st.floats(-20, 120), y=st.floats(-20, 120), w=st.sampled_from([0.0, 0.5, 5.0, 30.0]),
+       h=st.sampled_from([0.0, 2.0, 20.0]))
+def test_in_town_is_shared_area_with_the_town(x, y, w, h):
+    """The prepared shortcut (inside the town: share area iff it has area; the rest intersected)
+    answers what intersecting every geometry with the town answers, whether the geometry lies
+    inside, meets or runs along the town line, is degenerate, empty or missing."""
+    from swm_gis.coverage_rule import in_town
+
+    geoms = np.array([box(x, y, x + w, y + h), Point(x, y), shapely.Polygon(), None,
+                      box(x, y, x + w, y + h).boundary], dtype=object)
+    want = [bool(g is not None and g.intersection(NOTCHED_TOWN).area > 0) for g in geoms]
+    assert in_town(geoms, NOTCHED_TOWN).tolist() == want
+
+
+def test_in_town_by_hand():
+    """Inside; across the notch's line; inside up to that line; in the notch up to it (touches
+    the town only along the line); in the notch; beyond the town."""
+    from swm_gis.coverage_rule import in_town
+
+    geoms = np.array([box(10, 10, 20, 20), box(35, 50, 45, 60), box(30, 50, 40, 60),
+                      box(40, 50, 50, 60), box(45, 50, 55, 60), box(110, 0, 120, 10)],
+                     dtype=object)
+    assert in_town(geoms, NOTCHED_TOWN).tolist() == [True, True, True, False, False, False]
+    assert in_town(geoms, None).tolist() == [True] * 6
+
+
 # --------------------------------------------------------------------------- waters off the network
 def overland_town(tmp_path: Path) -> Path:
     """1 km square of 10 m cells sloping east to a brook at x = 955 m that ends in a pond

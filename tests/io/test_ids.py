@@ -53,6 +53,24 @@ def test_id_series_fast_paths_give_what_id_text_gives(values):
     assert id_series(ints).tolist() == [id_text(v) for v in ints]
 
 
+@given(st.lists(st.one_of(st.text(alphabet=" \t0123456789.M_x", max_size=6), st.none()),
+                max_size=20),
+       st.sampled_from([object, "string", "string[pyarrow]"]))
+def test_id_series_text_path_gives_what_id_text_gives(values, dtype):
+    """A text column (object or a string dtype) is stripped at once; its answer is the rule's,
+    value for value (" 012 " -> "012", blank or missing -> None, "12.0" kept)."""
+    texts = pd.Series(values, dtype=dtype)
+    got = id_series(texts).tolist()
+    assert got == [id_text(None if pd.isna(v) else v) for v in texts]
+    assert all(v is None or type(v) is str for v in got)
+
+
+def test_id_series_of_mixed_values_keeps_the_rule():
+    """Text and numbers in one object column take the per-value rule (12.0 -> "12")."""
+    mixed = pd.Series([" 7 ", 12.0, None, "", pd.NA, 3], dtype=object)
+    assert id_series(mixed).tolist() == ["7", "12", None, None, None, "3"]
+
+
 def test_id_series_keeps_index_and_name():
     s = pd.Series([12.0, None, " 7 "], index=[5, 9, 2], name="id")
     out = id_series(s)
