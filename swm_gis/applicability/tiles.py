@@ -31,7 +31,7 @@ from swm_gis.applicability.overlays import (
 )
 from swm_gis.applicability.sections import flag_sections
 from swm_gis.config.town import TownConfig
-from swm_gis.ids import id_series
+from swm_gis.ids import id_array, id_series
 from swm_gis.io import layers as io
 from swm_gis.io import sanity
 from swm_gis.io.coverage import coverage_areas, town_area
@@ -139,10 +139,9 @@ def _read_tile(config: TownConfig, tile: Tile) -> tuple[gpd.GeoDataFrame, np.nda
 
 def duplicate_ids(config: TownConfig) -> list[str]:
     """Parcel ids that label more than one polygon (the id column alone, without geometry)."""
-    ids = io.read_column(config, "parcels", "id")
-    ids = id_series(ids).dropna()
+    ids = id_array(io.read_column(config, "parcels", "id"))
     # Arrow's hash count: a third of the time of pandas' duplicated() on a statewide column
-    counts = pc.value_counts(pa.array(ids, type=pa.string()))
+    counts = pc.value_counts(ids.drop_null())
     repeated = sorted(counts.field("values").filter(pc.greater(counts.field("counts"), 1))
                       .to_pylist())
     del ids, counts

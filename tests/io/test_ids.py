@@ -53,7 +53,8 @@ def test_id_series_fast_paths_give_what_id_text_gives(values):
     assert id_series(ints).tolist() == [id_text(v) for v in ints]
 
 
-@given(st.lists(st.one_of(st.text(alphabet=" \t0123456789.M_x", max_size=6), st.none()),
+@given(st.lists(st.one_of(st.text(alphabet=" \t\xa0\u2003\x1c\x850123456789.M_x", max_size=6),
+                          st.none()),
                 max_size=20),
        st.sampled_from([object, "string", "string[pyarrow]"]))
 def test_id_series_text_path_gives_what_id_text_gives(values, dtype):
@@ -69,6 +70,9 @@ def test_id_series_of_mixed_values_keeps_the_rule():
     """Text and numbers in one object column take the per-value rule (12.0 -> "12")."""
     mixed = pd.Series([" 7 ", 12.0, None, "", pd.NA, 3], dtype=object)
     assert id_series(mixed).tolist() == ["7", "12", None, None, None, "3"]
+    # text and every kind of missing value: the text path
+    assert id_series(pd.Series([pd.NA, " b\xa0", None, np.nan], dtype=object)).tolist() == \
+        [None, "b", None, None]
 
 
 def test_id_series_keeps_index_and_name():
