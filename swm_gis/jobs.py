@@ -218,9 +218,20 @@ def applicability_map(
         raise ConfigError(f"{option('out')} {out} must be a GeoPackage file ending in .gpkg.")
     cfg = _config(config)
     chunk = chunk_size or ap.DEFAULT_CHUNK_SIZE
+    if out is None and engine == "dask":
+        raise ConfigError("The Dask engine writes a GeoPackage: give out=PATH.gpkg.")
+    # each file source parsed once, then read tile by tile by box (forked workers inherit it)
+    with source_cache.using(cfg):
+        return _applicability_map(cfg, out, engine=engine, scheduler=scheduler, workers=workers,
+                                  chunk=chunk, overwrite=overwrite, progress=progress)
+
+
+def _applicability_map(cfg: TownConfig, out: str | os.PathLike | None, *, engine: str,
+                       scheduler: str | None, workers: int | None, chunk: int, overwrite: bool,
+                       progress: Progress) -> ApplicabilityMap:
+    from swm_gis.applicability import run as ap  # the town-wide engine, imported when used
+
     if out is None:
-        if engine == "dask":
-            raise ConfigError("The Dask engine writes a GeoPackage: give out=PATH.gpkg.")
         town = ap.classify_town(cfg, chunk_size=chunk, progress=progress)
         return ApplicabilityMap(config=cfg, summary=town.summary, checks=town.checks,
                                 parcels=town.parcels, tiles=town.tiles,

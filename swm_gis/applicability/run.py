@@ -42,6 +42,7 @@ Examples
 from __future__ import annotations
 
 import collections
+import contextvars
 import itertools
 from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
@@ -224,7 +225,8 @@ def plan_tiles(config: TownConfig, *, chunk_size: int = DEFAULT_CHUNK_SIZE,
     if 0 <= count <= DUPLICATE_SCAN_BESIDE_MAX:
         # a town's id scan (Arrow reads and hashes, without the GIL) runs beside the overlays
         with ThreadPoolExecutor(max_workers=1) as pool:
-            scan = pool.submit(duplicate_ids, config)
+            # in this thread's context: the job's source cache (a ContextVar) holds there too
+            scan = pool.submit(contextvars.copy_context().run, duplicate_ids, config)
             try:
                 overlays = load_overlays(config, extent, progress=progress)
             finally:

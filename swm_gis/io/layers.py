@@ -176,9 +176,11 @@ def _read_source(spec: LayerSpec, info: dict[str, Any], *, columns: list[str],
     use_arrow = use_arrow and _HAS_PYARROW
     kwargs: dict[str, Any] = {"bbox": bbox} if bbox is not None else (
         {"mask": mask} if mask is not None else {})
-    hit = None if use_arrow else source_cache.read(  # a source parsed before (io.source_cache)
-        spec, path, layer, info, columns=columns, where=where, read_geometry=read_geometry,
-        **kwargs)
+    # a source parsed before (io.source_cache), whether or not the caller asked for GDAL's
+    # Arrow stream (the town-wide map's tiles): a file GDAL parses whole for every read is
+    # parsed once, then read by box (a GeoPackage's own index is never bypassed)
+    hit = source_cache.read(spec, path, layer, info, columns=columns, where=where,
+                            read_geometry=read_geometry, **kwargs)
     return hit if hit is not None else pyogrio.read_dataframe(
         path, layer=layer, columns=columns, where=where, use_arrow=use_arrow,
         read_geometry=read_geometry, **kwargs)

@@ -26,9 +26,11 @@ clause reads the source.
 Which sources: the formats GDAL parses whole for every read (:data:`DRIVERS`: GeoJSON,
 TopoJSON, CSV, shapefiles). A GeoPackage, FlatGeobuf or File Geodatabase is read directly: its
 spatial index already makes a box read cost the area, not the town, and GDAL returns the
-features of such a read in the index's order, which a copy could not reproduce. Reads through
-GDAL's Arrow stream (the town-wide map's tiles), PostGIS tables and remote sources
-(``/vsicurl/``, URLs) are never cached either.
+features of such a read in the index's order, which a copy could not reproduce. PostGIS tables
+and remote sources (``/vsicurl/``, URLs) are never cached either. A read that asks for GDAL's
+Arrow stream (the town-wide map's tiles and id scan) is served from the cache like any other:
+the reader turns either frame into the same logical layer (the map's file is the same byte for
+byte with and without the cache: ``tests/io/test_source_cache.py``).
 
 Key, freshness, corruption
 --------------------------

@@ -43,7 +43,8 @@ CLOCKS = ("swm_gis.jobs", "swm_gis.results", "swm_gis.io.outputs", "swm_gis.scre
           "swm_gis.screening.request", "swm_gis.notification.package",
           "swm_gis.notification.info", "swm_gis.reports.screening_report",
           "swm_gis.reports.screening_model", "swm_gis.reports.screening_findings",
-          "swm_gis.rules.mailing.tax_list", "swm_gis.rules.timeline")
+          "swm_gis.rules.mailing.tax_list", "swm_gis.rules.timeline",
+          "swm_gis.applicability.write")
 
 
 # --------------------------------------------------------------------------- helpers
@@ -399,6 +400,40 @@ def test_no_cache_writes_nothing_to_the_cache(three_runs):
 
 
 # --------------------------------------------------------------------------- the commands
+@pytest.fixture(scope="module")
+def map_runs(town, tmp_path_factory):
+    """The town-wide map of the file-format town in tiles of 500 parcels on two workers (its
+    tiles read through GDAL's Arrow stream when uncached): --no-cache, cold, warm; then warm
+    on one worker, counting GDAL's parses in this process."""
+    out = tmp_path_factory.mktemp("maps")
+    root = town.parent.parent / "cache"
+    shutil.rmtree(root, ignore_errors=True)
+    sources = {str(p) for p in town.parent.iterdir() if p.suffix in (".geojson", ".shp")}
+    args = ["applicability", "-c", str(town), "--chunk-size", "500"]
+    counts = {}
+    with frozen():
+        for run in ("off", "cold", "warm", "warm1"):
+            with pytest.MonkeyPatch.context() as counting:
+                reads = Reads(counting, sources)
+                _run(*args, "--workers", "1" if run == "warm1" else "2",
+                     "-o", str(out / f"{run}.gpkg"), *(["--no-cache"] if run == "off" else []))
+            counts[run] = reads.count
+    return out, counts, len(entries(root))
+
+
+def test_the_town_wide_map_reads_through_the_cache_with_the_same_file(map_runs):
+    """The map's tile reads (GDAL's Arrow stream when uncached) come from the cache: the
+    GeoPackage is the same byte for byte off, cold and warm, and a warm run parses nothing."""
+    out, counts, kept = map_runs
+    off = (out / "off.gpkg").read_bytes()
+    assert (out / "cold.gpkg").read_bytes() == off
+    assert (out / "warm.gpkg").read_bytes() == off
+    assert counts["off"] > 0 and counts["warm1"] == 0
+    # the 12 vector layers the map reads, as files: parcels, the three NHESP layers, flood
+    # zones, HUC12, HUC10, the town boundary, streams, water bodies, ORW, impaired waters
+    assert kept == 12
+
+
 def test_cache_info_and_clear(town, tmp_path, capsys, monkeypatch):
     monkeypatch.setenv("SWM_GIS_CACHE_DIR", str(tmp_path))
     cfg = load_config(town)
