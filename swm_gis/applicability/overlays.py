@@ -176,6 +176,24 @@ class Pieces:
         self.values = values
         self._tree: shapely.STRtree | None = None
         self._grown: dict[float, shapely.STRtree] = {}
+        self._bounds: np.ndarray | None = None
+        self._points: np.ndarray | None = None
+
+    @property
+    def bounds(self) -> np.ndarray:
+        """Each piece's envelope (minx, miny, maxx, maxy), computed once."""
+        if self._bounds is None:
+            self._bounds = shapely.bounds(self.geoms)
+        return self._bounds
+
+    @property
+    def points(self) -> np.ndarray:
+        """x, y of a point on each piece (NaN for an empty one), computed once: with a parcel's
+        own point, an upper bound of their distance."""
+        if self._points is None:
+            on = shapely.point_on_surface(self.geoms)
+            self._points = np.column_stack([shapely.get_x(on), shapely.get_y(on)])
+        return self._points
 
     @property
     def tree(self) -> shapely.STRtree:
@@ -195,7 +213,8 @@ class Pieces:
         return len(self.geoms)
 
     def __getstate__(self) -> dict[str, Any]:
-        return {"geoms": self.geoms, "values": self.values, "_tree": None, "_grown": {}}
+        return {"geoms": self.geoms, "values": self.values, "_tree": None, "_grown": {},
+                "_bounds": None, "_points": None}
 
 
 def grown_envelopes(geoms: np.ndarray, radius: float) -> np.ndarray:

@@ -25,7 +25,7 @@ from rasterio.transform import from_origin
 from shapely.geometry import MultiPolygon, Polygon, box
 from support.townkit import CRS, write_town
 
-from swm_gis.applicability import classify, overlays, write
+from swm_gis.applicability import classify, drainage, overlays, write
 from swm_gis.applicability import run as ap
 from swm_gis.config.town import load_config
 from swm_gis.terrain.catchments import DrainageGrid
@@ -84,12 +84,12 @@ def test_reached_equals_the_pairwise_reduction(seed, n_flags, strip):
         w, h = rng.uniform(0.3, 20), rng.uniform(0.3, 20)
         geoms.append(box(X0 + x, Y0 + y, X0 + x + w, Y0 + y + h))
     geoms = np.array(geoms, dtype=object)
-    old = classify.STRIP_ROWS
-    classify.STRIP_ROWS = strip
+    old = drainage.STRIP_ROWS
+    drainage.STRIP_ROWS = strip
     try:
-        got = classify._reached(geoms, grid)
+        got = drainage._reached(geoms, grid)
     finally:
-        classify.STRIP_ROWS = old
+        drainage.STRIP_ROWS = old
     want = reached_by_pairs(geoms, grid)
     for g, w in zip(got, want, strict=True):
         assert g.dtype == bool and g.shape == w.shape
@@ -111,7 +111,7 @@ def test_reached_by_hand():
         box(X0 + 2.2, Y0 + 2.2, X0 + 2.4, Y0 + 2.4),  # smaller than a cell: its point's cell
         box(X0 + 10, Y0 + 10, X0 + 11, Y0 + 11),  # off the grid: no cell at all
     ], dtype=object)
-    flags, has_cell, lost = classify._reached(geoms, grid)
+    flags, has_cell, lost = drainage._reached(geoms, grid)
     assert flags.tolist() == [[True, False, False], [False, True, True],
                               [False, True, True], [False, False, False]]
     assert has_cell.tolist() == [True, True, True, False]
@@ -371,3 +371,60 @@ def test_a_run_describes_each_source_once_and_forgets_after(tmp_path, monkeypatc
     again = ap.run_applicability(cfg, tmp_path / "b.gpkg", workers=1, chunk_size=2)
     assert again.parcels == 13
     assert "NEW" in set(ap.read_result(again.path)["parcel_id"])
+
+
+# --------------------------------------------------------------------------- nearest habitat
+def nearest_by_every_pair(geoms: np.ndarray, pieces: overlays.Pieces, radius: float):
+    """The plain search: the exact distance of every (parcel, piece) pair within the radius,
+    least per parcel, ties by piece order."""
+    dist = np.full(len(geoms), np.nan)
+    label = np.full(len(geoms), None, dtype=object)
+    for i, g in enumerate(geoms):
+        d = shapely.distance(g, pieces.geoms)
+        ok = np.flatnonzero(d <= radius)
+        if len(ok):
+            j = ok[np.lexsort((ok, d[ok]))[0]]
+            dist[i], label[i] = d[j] * 3.280839895013123, pieces.values[j]
+    return dist, label
+
+
+@settings(max_examples=40, deadline=None)
+@given(seed=st.integers(0, 10_000), spread=st.sampled_from([50.0, 300.0, 1_000.0]))
+def test_nearest_habitat_pruned_equals_every_pair(seed, spread):
+    """Pruning by envelope gap and point distance skips no nearest piece and no tie: random
+    lots, blobs (some overlapping the lots), points (vernal pools, some at equal distances) and
+    copies of one piece (exact ties, broken by piece order)."""
+    rng = np.random.default_rng(seed)
+    lots = np.array([box(x, y, x + w, y + h) for x, y, w, h in zip(
+        rng.uniform(0, spread, 30), rng.uniform(0, spread, 30), rng.uniform(5, 60, 30),
+        rng.uniform(5, 60, 30), strict=True)], dtype=object)
+    blobs = [shapely.Point(x, y).buffer(r, 3) for x, y, r in zip(
+        rng.uniform(-100, spread + 100, 8), rng.uniform(-100, spread + 100, 8),
+        rng.uniform(3, 80, 8), strict=True)]
+    pools = [shapely.Point(x, y) for x, y in rng.uniform(-50, spread + 50, (6, 2))]
+    geoms = np.array([*blobs, *pools, blobs[0], pools[0]], dtype=object)
+    pieces = overlays.Pieces(geoms, np.array([f"p{i}" for i in range(len(geoms))], dtype=object))
+    radius = 1_000.0 / 3.280839895013123
+    got = classify._nearest_habitat_ft(lots, pieces, search_ft=1_000.0)
+    want = nearest_by_every_pair(lots, pieces, radius)
+    np.testing.assert_array_equal(got[0], want[0])
+    assert got[1].tolist() == want[1].tolist()
+
+
+def test_nearest_habitat_by_hand():
+    """Lot (0,0)-(10,10): a pool 30 m east (the point distance bound 25 m from the lot's point
+    (5, 5) prunes the blob 200 m away), a blob it overlaps at distance 0, ties by piece order."""
+    lot = np.array([box(0, 0, 10, 10)], dtype=object)
+    far = shapely.Point(210, 5).buffer(5)
+    pool = shapely.Point(40, 5)
+    pieces = overlays.Pieces(np.array([far, pool], dtype=object),
+                             np.array(["priority:far", "vernal_pool:7"], dtype=object))
+    dist, label = classify._nearest_habitat_ft(lot, pieces, search_ft=1_000.0)
+    assert label.tolist() == ["vernal_pool:7"]
+    assert dist[0] == pytest.approx(30 * 3.280839895013123)  # 40 - 10 m, in feet: 98.43 ft
+    inside = shapely.box(5, 5, 20, 20)
+    pieces = overlays.Pieces(np.array([pool, inside, inside], dtype=object),
+                             np.array(["vernal_pool:7", "estimated:A", "estimated:B"],
+                                      dtype=object))
+    dist, label = classify._nearest_habitat_ft(lot, pieces, search_ft=1_000.0)
+    assert dist.tolist() == [0.0] and label.tolist() == ["estimated:A"]  # tie: first piece
