@@ -32,6 +32,11 @@ SQFT_PER_SQM = FT_PER_M**2
 #: only a few dozen vertices each.
 MAX_PIECE_VERTICES = 64
 MAX_PIECE_EXTENT_M = 500.0
+#: Habitat features are cut to this extent (and MAX_PIECE_VERTICES): measured on the statewide
+#: benchmark (82,030 pieces at 500 m, 12,798 at 2 km), the larger pieces cut in 0.2 s instead of
+#: 1.4-3.8 s and the nearest-feature search (candidates pruned by their bounds) ran 7.0 s
+#: instead of 11.1 s over the 120 tiles; distances do not depend on the cut.
+HABITAT_PIECE_EXTENT_M = 2_000.0
 #: NHESP distances are reported up to this far (twice Chapter 320's 500 ft), or up to the
 #: configured ``[rules] habitat_distance_ft`` if that is farther (:func:`nhesp_search_ft`);
 #: beyond it the distance is empty (null). Searching farther costs time for no screening value.
@@ -171,9 +176,13 @@ class Pieces:
     workers and each worker builds its trees once.
     """
 
-    def __init__(self, geoms: np.ndarray, values: np.ndarray) -> None:
+    def __init__(self, geoms: np.ndarray, values: np.ndarray,
+                 order: np.ndarray | None = None) -> None:
         self.geoms = geoms
         self.values = values
+        #: each piece's source feature's place (ties go to the first feature); default: the
+        #: pieces' own order
+        self.order = np.arange(len(geoms)) if order is None else np.asarray(order)
         self._tree: shapely.STRtree | None = None
         self._grown: dict[float, shapely.STRtree] = {}
         self._bounds: np.ndarray | None = None
@@ -213,7 +222,8 @@ class Pieces:
         return len(self.geoms)
 
     def __getstate__(self) -> dict[str, Any]:
-        return {"geoms": self.geoms, "values": self.values, "_tree": None, "_grown": {},
+        return {"geoms": self.geoms, "values": self.values, "order": self.order,
+                "_tree": None, "_grown": {},
                 "_bounds": None, "_points": None}
 
 
@@ -340,7 +350,11 @@ def _habitat_pieces(nhesp_priority: gpd.GeoDataFrame | None,
         return None
     g = np.concatenate(hab_geoms) if hab_geoms else np.array([], dtype=object)
     v = np.concatenate(hab_labels) if hab_labels else np.array([], dtype=object)
-    return Pieces(*subdivide(g, v, max_vertices=max_vertices))
+    # each piece keeps its feature's place in that order: a tie between features at one
+    # distance goes to the first feature, whatever pieces the cut made
+    pieces, feature = subdivide(g, np.arange(len(g)), max_vertices=max_vertices,
+                                max_extent_m=HABITAT_PIECE_EXTENT_M)
+    return Pieces(pieces, v[feature], order=feature)
 
 
 def _sfha_pieces(flood_zones: gpd.GeoDataFrame | None, rules: Rules, max_vertices: int

@@ -428,3 +428,20 @@ def test_nearest_habitat_by_hand():
                                       dtype=object))
     dist, label = classify._nearest_habitat_ft(lot, pieces, search_ft=1_000.0)
     assert dist.tolist() == [0.0] and label.tolist() == ["estimated:A"]  # tie: first piece
+
+
+def test_a_tie_goes_to_the_first_feature_whatever_the_cut():
+    """A lot overlapping a large priority habitat (5 km wide: cut into pieces of at most
+    HABITAT_PIECE_EXTENT_M, which come after the small features' in the pieces' order) and a
+    small estimated habitat: both at distance 0; the tie goes to the first feature in the
+    layers' order (priority, estimated, vernal pools), as it did before any cut."""
+    def frame(geoms, ids):
+        return gpd.GeoDataFrame({"id": ids}, geometry=geoms, crs=CRS)
+
+    big = box(-2_500, -2_500, 2_500, 2_500)  # 5 km: at least 9 pieces
+    pieces = overlays._habitat_pieces(frame([big], ["P1"]), frame([box(-5, -5, 5, 5)], ["E1"]),
+                                      None, overlays.MAX_PIECE_VERTICES)
+    assert len(pieces) > 2 and pieces.values[0] == "estimated:E1"  # the cut reordered them
+    lot = np.array([box(-1, -1, 1, 1)], dtype=object)
+    dist, label = classify._nearest_habitat_ft(lot, pieces, search_ft=1_000.0)
+    assert dist.tolist() == [0.0] and label.tolist() == ["priority:P1"]
