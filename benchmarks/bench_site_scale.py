@@ -189,8 +189,8 @@ def cold_runs(argv: list[str], out: Path, runs: int) -> list[float]:
     return times
 
 
-def profile(argv: list[str], out: Path, top: int) -> None:
-    """Where one warm run's time goes: own time by package, then the engine's functions."""
+def profiled(argv: list[str], out: Path) -> dict:
+    """cProfile's figures of one warm run."""
     from swm_gis.cli import main
 
     shutil.rmtree(out, ignore_errors=True)
@@ -198,7 +198,20 @@ def profile(argv: list[str], out: Path, top: int) -> None:
     prof.enable()
     _quiet(main, argv, out)
     prof.disable()
-    stats = pstats.Stats(prof).stats
+    return pstats.Stats(prof).stats
+
+
+def reading(stats: dict) -> tuple[float, int]:
+    """Seconds and calls of GDAL reads (pyogrio's read, read_arrow and read_info): the part of
+    a site job whose cost could follow the town's size."""
+    wanted = {("raw.py", "read"), ("raw.py", "read_arrow"), ("core.py", "read_info")}
+    hits = [s for (path, _line, name), s in stats.items()
+            if "/pyogrio/" in path and (path.rsplit("/", 1)[1], name) in wanted]
+    return sum(s[3] for s in hits), sum(s[1] for s in hits)
+
+
+def print_profile(stats: dict, top: int) -> None:
+    """Where one warm run's time goes: own time by package, then the engine's functions."""
     total = sum(s[2] for s in stats.values())
     by_package: dict[str, float] = {}
     for (path, _line, _name), s in stats.items():
@@ -280,8 +293,7 @@ def run(args: argparse.Namespace, work: Path) -> None:
     print(f"{'job':10s} {'town':22s} {'warm':>7s} {'cold':>7s}")
     for job in ("screen", "abutters"):
         for town, (config, site_arg, subject) in towns.items():
-            argv = [job, "-c", str(config), *(["-s", site_arg] if job == "screen"
-                                              else ["-p", subject])]
+            argv = _argv(job, config, site_arg, subject)
             out = work / f"{job}-{town.split(',')[0]}"
             warm = statistics.median(warm_runs(argv, out / "warm", args.runs))
             cold = statistics.median(cold_runs(argv, out / "cold", args.runs))
@@ -296,10 +308,17 @@ def run(args: argparse.Namespace, work: Path) -> None:
                   f"(target <= 1.5x)")
     print(f"load average after {os.getloadavg()[0]:.2f}")
     for job in ("screen", "abutters"):
-        config, site_arg, subject = towns["big"]
-        print(f"profile of one warm {job} on the big town:")
-        profile([job, "-c", str(config), *(["-s", site_arg] if job == "screen"
-                                           else ["-p", subject])], work / "profile", args.top)
+        stats = {town: profiled(_argv(job, *towns[town]), work / "profile")
+                 for town in ("sample, big's layers", "big")}
+        read = {town: reading(st) for town, st in stats.items()}
+        print(f"profile of one warm {job}: GDAL reads " + "; ".join(
+            f"{town} {s:.3f} s in {n} calls" for town, (s, n) in read.items())
+              + "; on the big town:")
+        print_profile(stats["big"], args.top)
+
+
+def _argv(job: str, config: Path, site: str, parcel: str) -> list[str]:
+    return [job, "-c", str(config), *(["-s", site] if job == "screen" else ["-p", parcel])]
 
 
 def smoke_checks(job: str, town: str, config: Path, subject: str, out: Path) -> None:
