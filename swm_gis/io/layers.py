@@ -35,7 +35,7 @@ from swm_gis.errors import (
     UnknownParcelError,
 )
 from swm_gis.ids import ID_FIELDS, id_series, id_text
-from swm_gis.io import postgis, sanity, source_cache
+from swm_gis.io import id_index, postgis, sanity, source_cache
 from swm_gis.io.hygiene import check_geometry_family, merge_duplicate_ids, repair_geometries
 from swm_gis.io.inputs import read_file_with_source
 from swm_gis.io.rasters import is_raster, read_raster
@@ -179,6 +179,9 @@ def _read_source(spec: LayerSpec, info: dict[str, Any], *, columns: list[str],
     hit = None if use_arrow else source_cache.read(  # a source parsed before (io.source_cache)
         spec, path, layer, info, columns=columns, where=where, read_geometry=read_geometry,
         **kwargs)
+    if hit is None and where is not None and not kwargs and not use_arrow:  # rows by id
+        hit = id_index.read(spec, path, layer, info, columns=columns, where=where,
+                            read_geometry=read_geometry)
     return hit if hit is not None else pyogrio.read_dataframe(
         path, layer=layer, columns=columns, where=where, use_arrow=use_arrow,
         read_geometry=read_geometry, **kwargs)
