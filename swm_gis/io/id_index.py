@@ -63,8 +63,8 @@ def lookup(spec: Any, path: str, layer: str | None, source_info: dict[str, Any],
     index cannot answer it."""
     sources = source_cache._FOLDER.get()  # noqa: SLF001 - the cache's own folder and rules
     if sources is None or where is None or source_info.get("driver") != "GPKG" \
-            or not source_cache._cacheable(spec, path):  # noqa: SLF001
-        return None
+            or not source_cache._cacheable(spec, path) or not os.path.isfile(path):  # noqa: SLF001
+        return None  # (a GeoPackage inside an archive is read by GDAL, as before)
     try:
         match = source_cache._where(where)  # noqa: SLF001
     except ValueError:
