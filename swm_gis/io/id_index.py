@@ -42,6 +42,9 @@ log = logging.getLogger(__name__)
 
 #: Raised whenever what an index holds, or how it is searched, changes.
 FORMAT_VERSION = 1
+#: Reading one feature by id costs GDAL about what a scan of 60 rows does (12 us against 0.2 us a
+#: row on a 200,000-parcel GeoPackage): a read of more ids than one per this many rows scans.
+ROWS_PER_FID = 50
 
 
 def read(spec: Any, path: str, layer: str | None, source_info: dict[str, Any], *,
@@ -87,7 +90,8 @@ def lookup(spec: Any, path: str, layer: str | None, source_info: dict[str, Any],
         return None
     found = [fids[np.searchsorted(keys, w, "left"):np.searchsorted(keys, w, "right")]
              for w in wanted if len(w) <= keys.dtype.itemsize and not w.endswith(b"\0")]
-    return np.unique(np.concatenate(found)) if found else np.empty(0, dtype=np.int64)
+    fids = np.unique(np.concatenate(found)) if found else np.empty(0, dtype=np.int64)
+    return fids if len(fids) * ROWS_PER_FID <= len(keys) else None  # many: the scan is cheaper
 
 
 def _index(folder: Path, spec: Any, path: str, layer: str | None, field: str

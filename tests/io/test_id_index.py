@@ -29,6 +29,17 @@ from swm_gis.io import layers as io
 IDS = ["A1", "B2", "a1", "O'Brien", "Ω-7", "A1", None, "C3 ", "", None]
 #: Ids asked for that no feature has, beside those that some have.
 ABSENT = ["a1 ", "A", "C3", "ω-7", "missing", "A1A"]
+#: Rows after the ten: the index answers a read of up to one id per ROWS_PER_FID rows (50).
+FILLER = [f"F{i:04d}" for i in range(500)]
+
+
+def frame_of(ids: list[str | None]) -> gpd.GeoDataFrame:
+    """Unit squares in a row (x = 0, 1, ...), LOC_ID as ``ids``, an integer and a date field."""
+    n = len(ids)
+    return gpd.GeoDataFrame(
+        {"LOC_ID": ids, "n": list(range(n)),
+         "day": pd.to_datetime("2020-01-01") + pd.to_timedelta(range(n), unit="D")},
+        geometry=[shapely.box(i, 0, i + 1, 1) for i in range(n)], crs="EPSG:26986")
 
 
 def cache_of(root: Path) -> types.SimpleNamespace:
@@ -37,13 +48,9 @@ def cache_of(root: Path) -> types.SimpleNamespace:
 
 @pytest.fixture
 def gpkg(tmp_path) -> Path:
-    """Ten unit squares in a row (x = 0..9), LOC_ID as IDS, an integer and a date field."""
-    frame = gpd.GeoDataFrame(
-        {"LOC_ID": IDS, "n": list(range(10)),
-         "day": pd.to_datetime([f"2020-01-{d:02d}" for d in range(1, 11)])},
-        geometry=[shapely.box(i, 0, i + 1, 1) for i in range(10)], crs="EPSG:26986")
+    """IDS then FILLER (510 rows)."""
     path = tmp_path / "parcels.gpkg"
-    pyogrio.write_dataframe(frame, path, layer="parcels")
+    pyogrio.write_dataframe(frame_of(IDS + FILLER), path, layer="parcels")
     return path
 
 
@@ -87,11 +94,8 @@ def test_by_hand_the_fids_and_rows_are_sqlite_s(gpkg, tmp_path):
        geometry=st.booleans())
 def test_any_ids_read_through_the_index_are_the_where_query_s(tmp_path_factory, ids, geometry):
     folder = tmp_path_factory.mktemp("ids")
-    frame = gpd.GeoDataFrame({"LOC_ID": IDS, "n": list(range(10))},
-                             geometry=[shapely.box(i, 0, i + 1, 1) for i in range(10)],
-                             crs="EPSG:26986")
     path = folder / "parcels.gpkg"
-    pyogrio.write_dataframe(frame, path, layer="parcels")
+    pyogrio.write_dataframe(frame_of(IDS + FILLER), path, layer="parcels")
     wanted = sorted(ids)
     direct, fids, hit = _read(path, wanted, folder / "cache", read_geometry=geometry)
     expected = [i + 1 for i, v in enumerate(IDS) if v in wanted]  # fids are 1-based
@@ -142,6 +146,15 @@ def test_a_damaged_index_is_rebuilt_never_trusted(gpkg, tmp_path, damage):
     direct, fids, hit = _read(gpkg, ["A1"], tmp_path / "cache")
     assert fids.tolist() == [1, 6]
     same_frame(hit, direct)
+
+
+def test_many_ids_are_left_to_the_scan(gpkg, tmp_path):
+    """508 non-null values: up to 10 fids (10 x 50 = 500 <= 508) through the index, 11 not."""
+    direct, fids, hit = _read(gpkg, FILLER[:10], tmp_path / "cache")
+    assert fids.tolist() == list(range(11, 21))
+    same_frame(hit, direct)
+    direct, fids, hit = _read(gpkg, FILLER[:11], tmp_path / "cache")
+    assert fids is None and hit is None and len(direct) == 11
 
 
 def test_a_field_with_its_own_index_is_left_to_sqlite(gpkg, tmp_path):
