@@ -35,7 +35,7 @@ from swm_gis.errors import (
     UnknownParcelError,
 )
 from swm_gis.ids import ID_FIELDS, id_series, id_text
-from swm_gis.io import postgis, sanity, source_cache
+from swm_gis.io import id_index, postgis, sanity, source_cache
 from swm_gis.io.hygiene import check_geometry_family, merge_duplicate_ids, repair_geometries
 from swm_gis.io.inputs import read_file_with_source
 from swm_gis.io.rasters import is_raster, read_raster
@@ -176,11 +176,12 @@ def _read_source(spec: LayerSpec, info: dict[str, Any], *, columns: list[str],
     use_arrow = use_arrow and _HAS_PYARROW
     kwargs: dict[str, Any] = {"bbox": bbox} if bbox is not None else (
         {"mask": mask} if mask is not None else {})
-    # a source parsed before (io.source_cache), whether or not the caller asked for GDAL's
-    # Arrow stream (the town-wide map's tiles): a file GDAL parses whole for every read is
-    # parsed once, then read by box (a GeoPackage's own index is never bypassed)
+    # a source parsed before (io.source_cache), also for GDAL's Arrow stream (the map's tiles)
     hit = source_cache.read(spec, path, layer, info, columns=columns, where=where,
                             read_geometry=read_geometry, **kwargs)
+    if hit is None and where is not None and not kwargs and not use_arrow:  # rows by id
+        hit = id_index.read(spec, path, layer, info, columns=columns, where=where,
+                            read_geometry=read_geometry)
     return hit if hit is not None else pyogrio.read_dataframe(
         path, layer=layer, columns=columns, where=where, use_arrow=use_arrow,
         read_geometry=read_geometry, **kwargs)

@@ -560,5 +560,27 @@ def clear(root: Path) -> int:
     return n
 
 
-__all__ = ["FORMAT_VERSION", "cache_root", "clear", "data_bounds", "default_root", "entries",
-           "env_root", "info", "read", "source_files", "sources_folder", "using"]
+# ------------------------------------------------------------------- shared with io.id_index
+def current_folder() -> Path | None:
+    """The entries' folder of the current job's reads (:func:`using`); None: no cache."""
+    return _FOLDER.get()
+
+
+def source_key(spec: Any, path: str, layer: str | None) -> dict[str, Any] | None:
+    """What anything kept for this source must match (:func:`_key`)."""
+    return _key(spec, path, layer)
+
+
+def local_source(spec: Any, path: str) -> bool:
+    """Whether the source is a local file whose reads may be kept (:func:`_cacheable`)."""
+    return _cacheable(spec, path)
+
+
+def where_terms(where: str | None) -> tuple[str, list[Any], bool] | None:
+    """The reader's own WHERE clause parsed (:func:`_where`); ValueError for any other."""
+    return _where(where)
+
+
+__all__ = ["FORMAT_VERSION", "cache_root", "clear", "current_folder", "data_bounds",
+           "default_root", "entries", "env_root", "info", "local_source", "read", "source_files",
+           "source_key", "sources_folder", "using", "where_terms"]
