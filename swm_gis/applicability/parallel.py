@@ -42,6 +42,7 @@ import pickle
 import signal
 import sys
 import tempfile
+import threading
 from collections import deque
 from collections.abc import Callable, Iterator
 from concurrent.futures import ProcessPoolExecutor
@@ -121,8 +122,15 @@ def local_batches(config: TownConfig, tiles: list[Tile], overlays: Overlays, *,
                 yield tile_batch(config, tile, overlays)
         return
     with _pool(workers, overlays) as pool:
-        yield from in_tile_order(lambda tile: pool.submit(_worker_batch, config, tile), tiles,
-                                 window=2 * workers)
+
+        def submit(tile: Tile) -> Any:
+            # a submit may start a worker: an interrupt in the middle would leave a process the
+            # pool does not know, waiting for ever on its queue (or, its parent gone, printing
+            # a traceback); held until the worker is the pool's
+            with signals_held():
+                return pool.submit(_worker_batch, config, tile)
+
+        yield from in_tile_order(submit, tiles, window=2 * workers)
 
 
 def start_method() -> str:
@@ -138,9 +146,36 @@ def start_workers() -> None:
     importing :data:`WORKER_MODULES`, about a second) overlaps the job's planning; the first
     worker otherwise waits for it. Once per process: later jobs find it running."""
     if start_method() == "forkserver":
-        ctx = get_context("forkserver")
-        ctx.set_forkserver_preload(list(WORKER_MODULES))
-        forkserver.ensure_running()
+        get_context("forkserver").set_forkserver_preload(list(WORKER_MODULES))
+        # started with SIGINT blocked, which the server and every worker it forks inherit: a
+        # Ctrl-C (sent to the whole process group) is the parent's to act on, never a worker's
+        # traceback; here it waits, not lost, until the server is started
+        before = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+        try:
+            forkserver.ensure_running()
+        finally:
+            signal.pthread_sigmask(signal.SIG_SETMASK, before)
+
+
+@contextmanager
+def signals_held() -> Iterator[None]:
+    """SIGINT and SIGTERM noted, not acted on, within the block, and delivered again (to the
+    handlers of before: an interrupt, as usual) at its end. Only the main thread, where Python
+    runs its signal handlers, has any to hold."""
+    sigs = (signal.SIGINT, signal.SIGTERM)
+    if threading.current_thread() is not threading.main_thread() or any(
+            signal.getsignal(s) is None for s in sigs):  # a handler not set from Python
+        yield
+        return
+    noted: list[int] = []
+    previous = {s: signal.signal(s, lambda signum, frame: noted.append(signum)) for s in sigs}
+    try:
+        yield
+    finally:
+        for s, handler in previous.items():
+            signal.signal(s, handler)
+        for s in dict.fromkeys(noted):
+            signal.raise_signal(s)
 
 
 @contextmanager
@@ -153,7 +188,8 @@ def _pool(workers: int, overlays: Overlays) -> Iterator[ProcessPoolExecutor]:
     one result pipe while its writer is busy (measured: 15-100 ms of idle worker per tile).
     Spawned workers (macOS, Windows, where a mapped file cannot always be deleted) return their
     tables through the pipe. The workers ignore SIGINT (a Ctrl-C reaches the whole process
-    group): the parent stops the job, and the pool with it.
+    group): the parent stops the job, and the pool with it (the tiles already running finish;
+    the others are cancelled).
     """
     method = start_method()
     if method == "forkserver":
@@ -330,4 +366,4 @@ def received(result: TileBatch | _Spooled) -> TileBatch:
 __all__ = ["SHARED_ARRAY_MIN_BYTES", "TileBatch", "WORKER_MODULES", "check_workers",
            "default_workers", "frozen_heap", "hand_over", "in_process", "in_tile_order",
            "load_overlays", "local_batches", "received", "share_overlays", "spool_batch",
-           "start_method", "start_workers", "tile_batch"]
+           "signals_held", "start_method", "start_workers", "tile_batch"]
