@@ -306,6 +306,7 @@ def _init_worker(shared: Overlays | str, spool: str | None, environ: dict[str, s
     it started with), SIGINT left to the parent, each source described once, the overlays
     loaded and moved out of the garbage collector's sight (:func:`frozen_heap`)."""
     global _OVERLAYS, _SPOOL, _RUN
+    gc.freeze()  # the libraries the fork server imported: never walked, so never copied, here
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     if os.environ != environ:
         os.environ.clear()
@@ -313,7 +314,7 @@ def _init_worker(shared: Overlays | str, spool: str | None, environ: dict[str, s
     _RUN = run_cache()
     _RUN.__enter__()
     _OVERLAYS, _SPOOL = load_overlays(shared), spool
-    gc.freeze()
+    gc.freeze()  # and the overlays
 
 
 def _worker_batch(config: TownConfig, tile: Tile) -> TileBatch | _Spooled:
