@@ -23,8 +23,8 @@ import pandas as pd
 import pytest
 import shapely
 from shapely.geometry import box
-from support.applicabilitykit import FT, X0, Y0, drainage_town, frame, sq, town_layers
 from support import workerkit
+from support.applicabilitykit import FT, X0, Y0, drainage_town, frame, sq, town_layers
 from support.townkit import CAMBRIDGE_CONFIG, CRS, SAMPLE_CONFIG, write_town
 
 from swm_gis.applicability import run as ap
