@@ -10,10 +10,10 @@ geometries and summing the summary is done by the workers.
 
 The workers never start from the parent. On Linux they are forked from a **fork server**
 (:mod:`multiprocessing`'s ``forkserver``: a fresh interpreter, started by fork and exec, that
-imported :data:`WORKER_MODULES` once, runs one thread and does no GDAL, PROJ or SQLite work), so
-no worker inherits a lock another thread of the parent held at the moment of a fork (a worker
-forked from the parent once hung in PROJ's at-fork handler, on SQLite's mutex held by a GDAL
-thread). The server is started once per process (early: :func:`start_workers`) and serves every
+imported :data:`WORKER_MODULES` once and does no GDAL, PROJ or SQLite work; its only other
+thread is numpy's idle BLAS pool, which handles forks itself), so no worker inherits a lock
+another thread of the parent held at the moment of a fork (a worker forked from the parent once
+hung in PROJ's at-fork handler, on SQLite's mutex held by a GDAL thread). The server is started once per process (early: :func:`start_workers`) and serves every
 later job. The prepared reference layers reach the workers through a file written once in a
 private temporary folder (:func:`share_overlays`: pickle protocol 5, its large arrays, such as a
 :class:`~swm_gis.terrain.catchments.DrainageGrid`'s, written beside it and mapped read-only by

@@ -32,8 +32,6 @@ from swm_gis.config.town import load_config
 from swm_gis.terrain.catchments import DrainageGrid
 
 REPO = Path(__file__).resolve().parents[2]
-pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"),
-                                reason="the fork server is Linux's start method")
 
 
 @contextmanager

@@ -29,16 +29,10 @@ def batch_through_a_full_spool(config, tile):
 
 
 def probe(_config=None, _tile=None) -> dict:
-    """What a worker process holds: its parent, its native threads, whether it could take
-    :data:`PARENT_LOCK` (within 5 s: a regression fails rather than hangs) and whether it holds
-    the overlays."""
+    """What a worker process holds: its parent, whether it could take :data:`PARENT_LOCK`
+    (within 5 s: a regression fails rather than hangs) and whether it holds the overlays."""
     free = PARENT_LOCK.acquire(timeout=5)
     if free:
         PARENT_LOCK.release()
     return {"pid": os.getpid(), "ppid": os.getppid(), "lock_free": free,
-            "threads_at_start": par_threads(), "overlays": par._OVERLAYS is not None}
-
-
-def par_threads() -> int:
-    """Native threads of this process (Linux)."""
-    return len(os.listdir("/proc/self/task"))
+            "overlays": par._OVERLAYS is not None}
