@@ -13,13 +13,14 @@ The workers never start from the parent. On Linux they are forked from a **fork 
 imported :data:`WORKER_MODULES` once and does no GDAL, PROJ or SQLite work; its only other
 thread is numpy's idle BLAS pool, which handles forks itself), so no worker inherits a lock
 another thread of the parent held at the moment of a fork (a worker forked from the parent once
-hung in PROJ's at-fork handler, on SQLite's mutex held by a GDAL thread). The server is started once per process (early: :func:`start_workers`) and serves every
-later job. The prepared reference layers reach the workers through a file written once in a
-private temporary folder (:func:`share_overlays`: pickle protocol 5, its large arrays, such as a
+hung in PROJ's at-fork handler, on SQLite's mutex held by a GDAL thread). The server is
+started once per process (early: :func:`start_workers`) and serves every later job. The
+prepared reference layers reach the workers through a file written once in a private temporary
+folder (:func:`share_overlays`: pickle protocol 5, its large arrays, such as a
 :class:`~swm_gis.terrain.catchments.DrainageGrid`'s, written beside it and mapped read-only by
 every worker, so the workers share their pages instead of each holding a copy); the folder goes
-at the end of the run, after an error or an interruption too. Elsewhere (macOS, Windows) the
-workers are spawned, from the same file.
+at the end of the run, after an error or an interruption too. Elsewhere (macOS, Windows), or
+where the server cannot start, the workers are spawned, from the same file.
 
 A town of one tile (besides the tile of its duplicate ids) is classified in the calling process:
 starting workers would cost more than they save (:func:`in_process`). A bounded window of tiles is
@@ -141,20 +142,26 @@ def start_method() -> str:
     return "spawn"
 
 
-def start_workers() -> None:
+def start_workers() -> bool:
     """Start the fork server now, if it is not running, so that its start-up (an interpreter
-    importing :data:`WORKER_MODULES`, about a second) overlaps the job's planning; the first
-    worker otherwise waits for it. Once per process: later jobs find it running."""
-    if start_method() == "forkserver":
-        get_context("forkserver").set_forkserver_preload(list(WORKER_MODULES))
-        # started with SIGINT blocked, which the server and every worker it forks inherit: a
-        # Ctrl-C (sent to the whole process group) is the parent's to act on, never a worker's
-        # traceback; here it waits, not lost, until the server is started
-        before = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
-        try:
-            forkserver.ensure_running()
-        finally:
-            signal.pthread_sigmask(signal.SIG_SETMASK, before)
+    importing :data:`WORKER_MODULES`, about half a second of CPU) overlaps the job's planning;
+    the first worker otherwise waits for it. Once per process: later jobs find it running.
+    False where there is none (macOS, Windows) or it cannot start (no temporary folder to hold
+    its socket): the workers are then spawned."""
+    if start_method() != "forkserver":
+        return False
+    get_context("forkserver").set_forkserver_preload(list(WORKER_MODULES))
+    # started with SIGINT blocked, which the server and every worker it forks inherit: a
+    # Ctrl-C (sent to the whole process group) is the parent's to act on, never a worker's
+    # traceback; here it waits, not lost, until the server is started
+    before = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+    try:
+        forkserver.ensure_running()
+    except OSError:
+        return False
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, before)
+    return True
 
 
 @contextmanager
@@ -191,9 +198,7 @@ def _pool(workers: int, overlays: Overlays) -> Iterator[ProcessPoolExecutor]:
     group): the parent stops the job, and the pool with it (the tiles already running finish;
     the others are cancelled).
     """
-    method = start_method()
-    if method == "forkserver":
-        start_workers()
+    method = "forkserver" if start_workers() else "spawn"
     with _spool() as folder, frozen_heap():
         shared = share_overlays(overlays, folder)
         spool = folder if method == "forkserver" else None

@@ -232,3 +232,26 @@ def test_a_signal_while_two_workers_run_ends_cleanly(tmp_path, sig):
             break
         assert time.monotonic() < deadline, "processes of the job outlived it"
         time.sleep(0.05)
+
+
+def test_a_fork_server_that_cannot_start_leaves_spawned_workers_same_file(tmp_path, monkeypatch):
+    """No fork server (its socket needs a temporary folder): the workers are spawned from the
+    same overlays file and the map is the file one worker writes."""
+    from multiprocessing import forkserver
+
+    def cannot(*args, **kwargs):
+        raise OSError(30, "Read-only file system")
+
+    monkeypatch.setattr(forkserver, "ensure_running", cannot)
+    assert par.start_workers() is False
+    shared: list[str] = []
+    real = par.share_overlays
+    monkeypatch.setattr(par, "share_overlays",
+                        lambda overlays, folder: shared.append(real(overlays, folder)) or
+                        shared[-1])
+    cfg = load_config(SAMPLE_CONFIG)
+    one = ap.run_applicability(cfg, tmp_path / "one.gpkg", workers=1, chunk_size=1_000)
+    two = ap.run_applicability(cfg, tmp_path / "two.gpkg", workers=2, chunk_size=1_000)
+    assert len(shared) == 1 and isinstance(shared[0], str)  # the pool ran, from the file
+    a, b = ap.read_result(one.path), ap.read_result(two.path)
+    assert a.drop(columns="geometry").equals(b.drop(columns="geometry"))
