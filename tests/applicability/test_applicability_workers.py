@@ -7,6 +7,7 @@ Correctness only: timings live in benchmarks/bench_applicability.py."""
 from __future__ import annotations
 
 import faulthandler
+import hashlib
 import os
 import signal
 import sqlite3
@@ -21,7 +22,7 @@ import numpy as np
 import pytest
 import shapely
 from support import workerkit
-from support.hostile import leftovers, sample_copy
+from support.hostile import leftovers, run, sample_copy
 from support.townkit import SAMPLE_CONFIG
 
 import swm_gis.applicability.parallel as par
@@ -194,18 +195,22 @@ def test_the_sample_town_in_one_tile_starts_no_worker(tmp_path, monkeypatch):
 
 
 @pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM], ids=["SIGINT", "SIGTERM"])
-def test_a_signal_while_two_workers_run_ends_cleanly(tmp_path, sig):
+def test_a_signal_while_two_workers_run_ends_cleanly(tmp_path, capsys, sig):
     """Ctrl-C (SIGINT to the whole process group, as a terminal sends it) or SIGTERM (to the
-    job's process) once the workers' overlays file exists: one line, exit 130 / 143, no
-    traceback (the workers' included), no output, no temporary file, no process left."""
+    job's process) once the workers' overlays file exists, over a previous map: one line, exit
+    130 / 143, no traceback (the workers' included), the previous map byte for byte, no
+    temporary file, no process left."""
     town = sample_copy(tmp_path)
     out = tmp_path / "map.gpkg"
+    args = ["applicability", "-c", str(town), "-o", str(out), "--workers", "2",
+            "--chunk-size", "100"]
+    assert run(args, capsys)[0] == 0
+    before = hashlib.sha256(out.read_bytes()).hexdigest()
     tmp = tmp_path / "tmp"
     tmp.mkdir()
     env = {**os.environ, "PYTHONPATH": str(REPO), "TMPDIR": str(tmp)}
     proc = subprocess.Popen(
-        [sys.executable, "-m", "swm_gis", "--progress", "none", "applicability", "-c",
-         str(town), "-o", str(out), "--workers", "2", "--chunk-size", "100"],
+        [sys.executable, "-m", "swm_gis", "--progress", "none", *args, "--overwrite"],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env, cwd=tmp_path,
         start_new_session=True)
     deadline = time.monotonic() + 120
@@ -222,7 +227,8 @@ def test_a_signal_while_two_workers_run_ends_cleanly(tmp_path, sig):
     assert err.strip().splitlines()[-1] == \
         f"Interrupted ({sig.name}): nothing was written to {out}.", err
     assert "Traceback" not in err, err
-    assert not out.exists() and leftovers(tmp_path) == [] and list(tmp.iterdir()) == []
+    assert hashlib.sha256(out.read_bytes()).hexdigest() == before
+    assert leftovers(tmp_path) == [] and list(tmp.iterdir()) == []
     # the fork server and its workers end with the job
     deadline = time.monotonic() + 30
     while True:
