@@ -39,6 +39,7 @@ import os
 import resource
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -171,20 +172,68 @@ def run_naive(config: Path, work: Path) -> tuple[pd.DataFrame, float, float]:
 
 
 def _cpu_s() -> float:
-    """CPU seconds of this process and its finished children (user + system)."""
+    """CPU seconds of this process, its finished children and the processes still running
+    beneath it with their finished children (the local engine's fork server and the workers it
+    forked) (user + system)."""
     own = resource.getrusage(resource.RUSAGE_SELF)
     kids = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return own.ru_utime + own.ru_stime + kids.ru_utime + kids.ru_stime
+    return (own.ru_utime + own.ru_stime + kids.ru_utime + kids.ru_stime
+            + sum(cpu for _, cpu in _descendants()))
 
 
 def _peak_rss_mb() -> float:
+    """The largest peak RSS of this process, its finished children and the processes sampled
+    beneath it (:func:`_watch`: a fork server's workers are not this process's children)."""
     own = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     kids = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
-    return max(own, kids) / 1024.0
+    return max(own / 1024.0, kids / 1024.0, max(_SAMPLED.values(), default=0.0))
+
+
+_SAMPLED: dict[int, float] = {}  # pid -> largest RSS (MB) sampled of a process beneath this one
+
+
+def _descendants() -> list[tuple[float, float]]:
+    """(RSS MB, CPU s with its finished children) of each process running beneath this one."""
+    import psutil
+
+    out = []
+    for proc in psutil.Process().children(recursive=True):
+        try:
+            with proc.oneshot():
+                t = proc.cpu_times()
+                out.append((proc.memory_info().rss / 2**20,
+                            t.user + t.system + t.children_user + t.children_system))
+                _SAMPLED[proc.pid] = max(_SAMPLED.get(proc.pid, 0.0), out[-1][0])
+        except psutil.Error:  # ended meanwhile
+            continue
+    return out
+
+
+def _watch(stop: threading.Event) -> None:
+    """Sample the processes beneath this one every 50 ms (their peak RSS) until ``stop``."""
+    while not stop.wait(0.05):
+        _descendants()
 
 
 def one(method: str, config: Path, work: Path, workers: int, chunk_size: int | None) -> None:
     """Run one method in this process; write its flags and print a JSON line of figures."""
+    stop = threading.Event()
+    threading.Thread(target=_watch, args=(stop,), daemon=True).start()
+    try:
+        flags, seconds, cpu = _run_one(method, config, work, workers, chunk_size)
+    finally:
+        stop.set()
+    flags.to_csv(work / f"flags_{method}.csv", index=False)
+    print("RESULT " + json.dumps({"method": method, "seconds": round(seconds, 2),
+                                  "cpu_s": round(cpu, 2),
+                                  "peak_rss_mb": round(_RSS[0] if _RSS else _peak_rss_mb(), 1),
+                                  "parcels": len(flags)}), flush=True)
+    if method == "qgis":
+        os._exit(0)
+
+
+def _run_one(method: str, config: Path, work: Path, workers: int, chunk_size: int | None
+             ) -> tuple[pd.DataFrame, float, float]:
     if method == "before":
         import swm_gis
 
@@ -200,13 +249,7 @@ def one(method: str, config: Path, work: Path, workers: int, chunk_size: int | N
         flags, seconds, cpu = run_qgis(config, work)
     else:
         flags, seconds, cpu = run_naive(config, work)
-    flags.to_csv(work / f"flags_{method}.csv", index=False)
-    print("RESULT " + json.dumps({"method": method, "seconds": round(seconds, 2),
-                                  "cpu_s": round(cpu, 2),
-                                  "peak_rss_mb": round(_RSS[0] if _RSS else _peak_rss_mb(), 1),
-                                  "parcels": len(flags)}), flush=True)
-    if method == "qgis":
-        os._exit(0)
+    return flags, seconds, cpu
 
 
 # =========================================================================== smoke mode

@@ -8,25 +8,48 @@ keeps the layer open for the whole run and builds the spatial index once, in bul
 The writer does little more than copy buffers: the work of building the rows, encoding
 geometries and summing the summary is done by the workers.
 
-A bounded window of tiles is in flight (two per worker), so finished tiles waiting for the writer
-hold a bounded amount of memory. One worker runs the same functions in the calling process:
-the output of ``workers=1`` and ``workers=N`` is the same file, row for row (rows in tile order,
-within a tile in the parcels source's order).
+The workers never start from the parent. On Linux they are forked from a **fork server**
+(:mod:`multiprocessing`'s ``forkserver``: a fresh interpreter, started by fork and exec, that
+imported :data:`WORKER_MODULES` once and does no GDAL, PROJ or SQLite work; its only other
+thread is numpy's idle BLAS pool, which handles forks itself), so no worker inherits a lock
+another thread of the parent held at the moment of a fork (a worker forked from the parent once
+hung in PROJ's at-fork handler, on SQLite's mutex held by a GDAL thread). The server is
+started once per process (early: :func:`start_workers`) and serves every later job. The
+prepared reference layers reach the workers through a file written once in a private temporary
+folder (:func:`share_overlays`: pickle protocol 5, its large arrays, such as a
+:class:`~swm_gis.terrain.catchments.DrainageGrid`'s, written beside it and mapped read-only by
+every worker, so the workers share their pages instead of each holding a copy); the folder goes
+at the end of the run, after an error or an interruption too. Elsewhere (macOS, Windows), or
+where the server cannot start, the workers are spawned, from the same file.
+
+A town of one tile (besides the tile of its duplicate ids) is classified in the calling process:
+starting workers would cost more than they save (:func:`in_process`). A bounded window of tiles is
+in flight (two per worker), so finished tiles waiting for the writer hold a bounded amount of
+memory. One worker runs the same functions in the calling process: the output of ``workers=1``
+and ``workers=N`` is the same file, row for row (rows in tile order, within a tile in the parcels
+source's order).
+
+Python code given to the workers (the task, this module's functions) is imported by them, not
+inherited: a script that calls the engine with several workers needs the usual
+``if __name__ == "__main__":`` guard (multiprocessing imports the script in each worker).
 """
 
 from __future__ import annotations
 
 import gc
+import mmap
 import os
 import pickle
+import signal
 import sys
 import tempfile
+import threading
 from collections import deque
 from collections.abc import Callable, Iterator
 from concurrent.futures import ProcessPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass
-from multiprocessing import get_all_start_methods, get_context
+from multiprocessing import forkserver, get_all_start_methods, get_context
 from pathlib import Path
 from typing import Any
 
@@ -39,6 +62,8 @@ from swm_gis.applicability.tiles import Tile, classify_tile
 from swm_gis.applicability.write import to_batch
 from swm_gis.config.town import TownConfig
 from swm_gis.errors import ConfigError
+from swm_gis.io import source_cache
+from swm_gis.io.layers import run_cache
 
 
 @dataclass
@@ -73,59 +98,123 @@ def check_workers(workers: int | None) -> int:
     return workers
 
 
+#: Modules a worker needs, imported once by the fork server before it forks any worker (the
+#: tiles' own lazy imports included: the abutters rule names right-of-way parcels).
+WORKER_MODULES = ("swm_gis.applicability.parallel", "swm_gis.rules.abutters")
+#: Arrays of at least this many bytes travel to the workers beside the overlays' pickle, mapped
+#: read-only by every worker; smaller ones stay inside it.
+SHARED_ARRAY_MIN_BYTES = 1 << 16
+
+
+def in_process(tiles: list[Tile], workers: int) -> bool:
+    """True when the tiles run in this process: one worker asked for, or a town of one tile
+    (besides the last tile, of parcel ids on several polygons), where starting workers would
+    cost more than they save. The output is the same file either way."""
+    return workers <= 1 or sum(1 for t in tiles if t.ids is None) <= 1
+
+
 def local_batches(config: TownConfig, tiles: list[Tile], overlays: Overlays, *,
                   workers: int) -> Iterator[TileBatch]:
-    """The tiles' batches in tile order, from ``workers`` processes (1: this process)."""
+    """The tiles' batches in tile order, from ``workers`` processes (or this one:
+    :func:`in_process`)."""
     workers = min(workers, len(tiles))
-    if workers <= 1:
+    if in_process(tiles, workers):
         with frozen_heap():
             for tile in tiles:
                 yield tile_batch(config, tile, overlays)
         return
     with _pool(workers, overlays) as pool:
-        yield from in_tile_order(lambda tile: pool.submit(_worker_batch, config, tile), tiles,
-                                 window=2 * workers)
+
+        def submit(tile: Tile) -> Any:
+            # a submit may start a worker: an interrupt in the middle would leave a process the
+            # pool does not know, waiting for ever on its queue (or, its parent gone, printing
+            # a traceback); held until the worker is the pool's
+            with signals_held():
+                return pool.submit(_worker_batch, config, tile)
+
+        yield from in_tile_order(submit, tiles, window=2 * workers)
+
+
+def start_method() -> str:
+    """How worker processes start: ``forkserver`` on Linux, ``spawn`` elsewhere (macOS, where
+    forking a process that has loaded system frameworks is unsafe, and Windows)."""
+    if sys.platform.startswith("linux") and "forkserver" in get_all_start_methods():
+        return "forkserver"
+    return "spawn"
+
+
+def start_workers() -> bool:
+    """Start the fork server now, if it is not running, so that its start-up (an interpreter
+    importing :data:`WORKER_MODULES`, about half a second of CPU) overlaps the job's planning;
+    the first worker otherwise waits for it. Once per process: later jobs find it running.
+    False where there is none (macOS, Windows) or it cannot start (no temporary folder to hold
+    its socket): the workers are then spawned."""
+    if start_method() != "forkserver":
+        return False
+    get_context("forkserver").set_forkserver_preload(list(WORKER_MODULES))
+    # started with SIGINT blocked, which the server and every worker it forks inherit: a
+    # Ctrl-C (sent to the whole process group) is the parent's to act on, never a worker's
+    # traceback; here it waits, not lost, until the server is started
+    before = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+    try:
+        forkserver.ensure_running()
+    except OSError:
+        return False
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, before)
+    return True
+
+
+@contextmanager
+def signals_held() -> Iterator[None]:
+    """SIGINT and SIGTERM noted, not acted on, within the block, and delivered again (to the
+    handlers of before: an interrupt, as usual) at its end. Only the main thread, where Python
+    runs its signal handlers, has any to hold."""
+    sigs = (signal.SIGINT, signal.SIGTERM)
+    if threading.current_thread() is not threading.main_thread() or any(
+            signal.getsignal(s) is None for s in sigs):  # a handler not set from Python
+        yield
+        return
+    noted: list[int] = []
+    previous = {s: signal.signal(s, lambda signum, frame: noted.append(signum)) for s in sigs}
+    try:
+        yield
+    finally:
+        for s, handler in previous.items():
+            signal.signal(s, handler)
+        for s in dict.fromkeys(noted):
+            signal.raise_signal(s)
 
 
 @contextmanager
 def _pool(workers: int, overlays: Overlays) -> Iterator[ProcessPoolExecutor]:
-    """Worker processes holding ``overlays``.
+    """``workers`` worker processes holding ``overlays`` (:func:`share_overlays`).
 
-    Forked on Linux: a forked worker starts at once and shares the prepared
-    reference layers with the parent (copy on write), and the caller's ``__main__`` is not
-    imported again (a script without an ``if __name__ == "__main__"`` guard still works). The
-    workers only compute and return tables: they print nothing and take no lock of the parent's.
-    A forked worker hands each table over as an Arrow file in a private temporary folder (the
+    A worker hands each table over as an Arrow file in the run's private temporary folder (the
     spool), which the parent maps and deletes: the worker goes on to its next tile at once
     instead of waiting, tile after tile, for the parent to drain megabytes through the pool's
     one result pipe while its writer is busy (measured: 15-100 ms of idle worker per tile).
-    Elsewhere (macOS, where forking a process that has loaded system frameworks is unsafe, and
-    Windows) the workers are spawned and receive the overlays pickled once, through a file; the
-    calling script then needs the usual ``if __name__ == "__main__":`` guard.
+    Spawned workers (macOS, Windows, where a mapped file cannot always be deleted) return their
+    tables through the pipe. The workers ignore SIGINT (a Ctrl-C reaches the whole process
+    group): the parent stops the job, and the pool with it (the tiles already running finish;
+    the others are cancelled).
     """
-    global _OVERLAYS, _SPOOL
-    if sys.platform.startswith("linux") and "fork" in get_all_start_methods():
-        _OVERLAYS = overlays
-        try:
-            with _spool() as spool, frozen_heap(), ProcessPoolExecutor(
-                    max_workers=workers, mp_context=get_context("fork")) as pool:
-                _SPOOL = spool
-                yield pool
-        finally:
-            _OVERLAYS = _SPOOL = None
-        return
-    with tempfile.TemporaryDirectory(prefix="swm-applicability-") as tmp:
-        shared = Path(tmp) / "overlays.pickle"
-        shared.write_bytes(pickle.dumps(overlays, protocol=pickle.HIGHEST_PROTOCOL))
-        with ProcessPoolExecutor(max_workers=workers, mp_context=get_context("spawn"),
-                                 initializer=_init_worker, initargs=(str(shared),)) as pool:
+    method = "forkserver" if start_workers() else "spawn"
+    with _spool() as folder, frozen_heap():
+        shared = share_overlays(overlays, folder)
+        spool = folder if method == "forkserver" else None
+        with ProcessPoolExecutor(max_workers=workers, mp_context=get_context(method),
+                                 initializer=_init_worker,
+                                 initargs=(shared, spool, dict(os.environ),
+                                           source_cache.current_folder())) as pool:
             yield pool
 
 
 @contextmanager
 def _spool() -> Iterator[str | None]:
-    """A private temporary folder for the workers' tables, removed at the end; None (tables
-    through the pipe) where the temporary folder cannot be written."""
+    """A private temporary folder for the run (the overlays' file, the workers' tables),
+    removed at the end; None (everything through the pipe) where the temporary folder cannot
+    be written."""
     try:
         folder = tempfile.TemporaryDirectory(prefix="swm-tiles-")
     except OSError:
@@ -135,12 +224,55 @@ def _spool() -> Iterator[str | None]:
         yield path
 
 
+def share_overlays(overlays: Overlays, folder: str | None) -> Overlays | str:
+    """What the workers load the overlays from (:func:`load_overlays`): a file in ``folder``
+    (pickle protocol 5; arrays of :data:`SHARED_ARRAY_MIN_BYTES` or more written beside it, to
+    be mapped read-only), or the overlays themselves (pickled into each worker's start-up)
+    where ``folder`` is None or cannot be written."""
+    if folder is None:
+        return overlays
+    arrays: list[pickle.PickleBuffer] = []
+
+    def beside(buf: pickle.PickleBuffer) -> bool:  # False: out of band, into the arrays file
+        if buf.raw().nbytes < SHARED_ARRAY_MIN_BYTES:
+            return True
+        arrays.append(buf)
+        return False
+
+    base = Path(folder) / "overlays"
+    try:
+        data = pickle.dumps(overlays, protocol=5, buffer_callback=beside)
+        spans = []
+        with open(f"{base}.arrays", "wb") as out:
+            for buf in arrays:
+                out.write(b"\0" * (-out.tell() % 64))  # each array 64-byte aligned
+                spans.append((out.tell(), buf.raw().nbytes))
+                out.write(buf.raw())
+        Path(f"{base}.pickle").write_bytes(pickle.dumps((spans, data), protocol=5))
+    except OSError:
+        return overlays
+    return str(base)
+
+
+def load_overlays(shared: Overlays | str) -> Overlays:
+    """The overlays :func:`share_overlays` gave: the large arrays are read-only views of the
+    mapped arrays file (pages shared by every worker, read from the page cache as touched)."""
+    if not isinstance(shared, str):
+        return shared
+    spans, data = pickle.loads(Path(f"{shared}.pickle").read_bytes())
+    if not spans:
+        return pickle.loads(data)
+    with open(f"{shared}.arrays", "rb") as f:
+        mapped = memoryview(mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ))
+    return pickle.loads(data, buffers=[mapped[a:a + n] for a, n in spans])
+
+
 @contextmanager
 def frozen_heap() -> Iterator[None]:
     """The objects alive now (the prepared overlays, the libraries) move to the garbage
     collector's permanent generation while the tiles run: the collector stops walking them at
-    each full collection, and forked workers stop touching, and so copying, every page they
-    share with the parent. Released at the end."""
+    each full collection, and workers forked from this process (the Dask local cluster's) stop
+    touching, and so copying, every page they share with it. Released at the end."""
     gc.freeze()
     try:
         yield
@@ -171,13 +303,28 @@ def in_tile_order(submit: Callable[[Tile], Any], tiles: list[Tile], *, window: i
             fut.cancel()
 
 
-_OVERLAYS: Overlays | None = None
-_SPOOL: str | None = None  # the forked workers' folder for finished tables
+_OVERLAYS: Overlays | None = None  # a worker's overlays (:func:`_init_worker`)
+_SPOOL: str | None = None  # a worker's folder for finished tables
+_RUN: Any = None  # a worker's descriptions of its sources, kept for its life (io.run_cache)
 
 
-def _init_worker(path: str) -> None:
-    global _OVERLAYS
-    _OVERLAYS = pickle.loads(Path(path).read_bytes())
+def _init_worker(shared: Overlays | str, spool: str | None, environ: dict[str, str],
+                 sources: Path | None = None) -> None:
+    """A worker's start: the parent's environment as it is now (the fork server's is the one
+    it started with), SIGINT left to the parent, the job's source cache (``sources``: its
+    folder, or None when off), each source described once, the overlays loaded and moved out
+    of the garbage collector's sight (:func:`frozen_heap`)."""
+    global _OVERLAYS, _SPOOL, _RUN
+    gc.freeze()  # the libraries the fork server imported: never walked, so never copied, here
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    if os.environ != environ:
+        os.environ.clear()
+        os.environ.update(environ)
+    source_cache.use_folder(sources)  # tiles of a shapefile or GeoJSON: parsed once, by box
+    _RUN = run_cache()
+    _RUN.__enter__()
+    _OVERLAYS, _SPOOL = load_overlays(shared), spool
+    gc.freeze()  # and the overlays
 
 
 def _worker_batch(config: TownConfig, tile: Tile) -> TileBatch | _Spooled:
@@ -227,5 +374,7 @@ def received(result: TileBatch | _Spooled) -> TileBatch:
     return result.batch() if isinstance(result, _Spooled) else result
 
 
-__all__ = ["TileBatch", "check_workers", "default_workers", "frozen_heap", "hand_over",
-           "in_tile_order", "local_batches", "received", "spool_batch", "tile_batch"]
+__all__ = ["SHARED_ARRAY_MIN_BYTES", "TileBatch", "WORKER_MODULES", "check_workers",
+           "default_workers", "frozen_heap", "hand_over", "in_process", "in_tile_order",
+           "load_overlays", "local_batches", "received", "share_overlays", "spool_batch",
+           "signals_held", "start_method", "start_workers", "tile_batch"]

@@ -42,6 +42,7 @@ Examples
 from __future__ import annotations
 
 import collections
+import contextlib
 import contextvars
 import itertools
 from collections.abc import Callable, Iterator
@@ -86,7 +87,14 @@ from swm_gis.applicability.overlays import (
     nhesp_search_ft,
     subdivide,
 )
-from swm_gis.applicability.parallel import TileBatch, check_workers, local_batches, tile_batch
+from swm_gis.applicability.parallel import (
+    TileBatch,
+    check_workers,
+    in_process,
+    local_batches,
+    start_workers,
+    tile_batch,
+)
 from swm_gis.applicability.tiles import (
     Tile,
     classify_tile,
@@ -133,22 +141,19 @@ class RunResult:
     frame: gpd.GeoDataFrame | None = None
 
 
-#: GDAL reads a GeoPackage through Arrow with helper threads (OGR_GPKG_NUM_THREADS) that may
-#: still be prefetching when the workers fork; a fork while one of them is inside SQLite left a
-#: worker hung in PROJ's at-fork handler (seen once in CI). The town-wide run forks its
-#: workers, so its reads use one thread.
+#: GDAL reads a GeoPackage through Arrow with helper threads (OGR_GPKG_NUM_THREADS) and builds
+#: its spatial index in a helper thread while features are written
+#: (OGR_GPKG_ALLOW_THREADED_RTREE). A process forked while one of them was inside SQLite hung in
+#: PROJ's at-fork handler (gdb, 2026-12-06: ``sqlite3_free`` on SQLite's static mutex). The local
+#: engine's workers no longer fork from this process (they come from a fork server,
+#: :mod:`swm_gis.applicability.parallel`), so it keeps GDAL's threads; the Dask local cluster
+#: still forks its workers from this process (:mod:`swm_gis.applicability.cluster`), so a run
+#: whose tiles come from elsewhere (``tile_results``) reads and writes on one thread.
 ONE_READER_THREAD = ("OGR_GPKG_NUM_THREADS", "1")
-#: GDAL also builds a GeoPackage's spatial index in a helper thread while the features are
-#: written (OGR_GPKG_ALLOW_THREADED_RTREE), and the workers fork while the map is being written:
-#: a fork while that thread was inside SQLite left a worker hung the same way (gdb, 2026-12-06:
-#: ``sqlite3_free`` on SQLite's static mutex in PROJ's at-fork child handler, in the demo's
-#: map, with the readers already on one thread). The index is built in the writing thread.
 NO_RTREE_THREAD = ("OGR_GPKG_ALLOW_THREADED_RTREE", "NO")
 
 
 @run_cache()
-@gdal_option(*ONE_READER_THREAD)
-@gdal_option(*NO_RTREE_THREAD)
 def run_applicability(
     config: TownConfig,
     out: str | Path,
@@ -164,20 +169,36 @@ def run_applicability(
     """Classify every parcel of the town and write the styled GeoPackage ``out``.
 
     The town is read and classified tile by tile (about ``chunk_size`` parcels each) by
-    ``workers`` processes (default: every core; 1 runs in this process), and the tiles stream,
-    in tile order, into the output through one writer, so memory holds a few tiles at a time
-    and the file is the same whatever the number of workers. ``tile_results`` lets another
-    engine (Dask) produce the tiles' batches (:class:`TileBatch`), in tile order.
+    ``workers`` processes (default: every core; 1, or a town of one tile, runs in this process),
+    and the tiles stream, in tile order, into the output through one writer, so memory holds a
+    few tiles at a time and the file is the same whatever the number of workers.
+    ``tile_results`` lets another engine (Dask) produce the tiles' batches
+    (:class:`TileBatch`), in tile order.
     """
-    out = Path(out)
-    workers = check_workers(workers)
+    with contextlib.ExitStack() as stack:
+        if tile_results is not None:  # workers forked from this process: GDAL on one thread
+            stack.enter_context(gdal_option(*ONE_READER_THREAD))
+            stack.enter_context(gdal_option(*NO_RTREE_THREAD))
+        return _run(config, Path(out), chunk_size=chunk_size, workers=check_workers(workers),
+                    overwrite=overwrite, progress=progress or quiet, tile_results=tile_results,
+                    engine=engine, parameters=parameters)
+
+
+def _run(config: TownConfig, out: Path, *, chunk_size: int, workers: int, overwrite: bool,
+         progress: Progress, tile_results: Callable[[list[Tile], Overlays],
+                                                    Iterator[TileBatch]] | None,
+         engine: str, parameters: dict[str, Any] | None) -> RunResult:
     check_outputs_free([out], overwrite=overwrite)
-    report = progress or quiet
+    report = progress
+    if tile_results is None and not in_process(
+            make_tiles(*parcel_extent(config), chunk_size=chunk_size), workers):
+        start_workers()  # the fork server starts while the tiles are planned
     tiles, overlays, dups = plan_tiles(config, chunk_size=chunk_size, progress=report)
     results = iter(tile_results(tiles, overlays) if tile_results
                    else local_batches(config, tiles, overlays, workers=workers))
-    # the first tile before the output is opened: worker processes start (fork) before GDAL
-    # holds the output file open, so no child ever inherits its handle
+    # the first tile before the output is opened: worker processes (a Dask local cluster's are
+    # forked from this one) start before GDAL holds the output file open, so no child ever
+    # inherits its handle
     first = next(results, None)
     results = itertools.chain([first] if first is not None else [], results)
     parts: list[pd.DataFrame] = []

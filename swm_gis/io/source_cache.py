@@ -566,6 +566,12 @@ def current_folder() -> Path | None:
     return _FOLDER.get()
 
 
+def use_folder(folder: Path | None) -> None:
+    """Read through the entries' ``folder`` (a job's :func:`current_folder`) from now on in
+    this context: a worker process of the job, which does not inherit the job's context."""
+    _FOLDER.set(folder)
+
+
 def source_key(spec: Any, path: str, layer: str | None) -> dict[str, Any] | None:
     """What anything kept for this source must match (:func:`_key`)."""
     return _key(spec, path, layer)
@@ -581,6 +587,6 @@ def where_terms(where: str | None) -> tuple[str, list[Any], bool] | None:
     return _where(where)
 
 
-__all__ = ["FORMAT_VERSION", "cache_root", "clear", "current_folder", "data_bounds",
+__all__ = ["FORMAT_VERSION", "cache_root", "clear", "current_folder", "use_folder", "data_bounds",
            "default_root", "entries", "env_root", "info", "local_source", "read", "source_files",
            "source_key", "sources_folder", "using", "where_terms"]

@@ -23,6 +23,7 @@ import pandas as pd
 import pytest
 import shapely
 from shapely.geometry import box
+from support import workerkit
 from support.applicabilitykit import FT, X0, Y0, drainage_town, frame, sq, town_layers
 from support.townkit import CAMBRIDGE_CONFIG, CRS, SAMPLE_CONFIG, write_town
 
@@ -319,21 +320,20 @@ def test_workers_default_to_every_core_and_the_run_records_them(tmp_path):
 
 def test_a_failing_tile_in_a_worker_is_reported_and_no_file_is_left(tmp_path, monkeypatch):
     """An error in a worker reaches the caller as itself; the output is never half-written."""
-    cfg = load_config(write_town(tmp_path, town_layers()))
+    cfg = load_config(SAMPLE_CONFIG)  # tiles of 1,000 parcels: a pool (one tile runs in process)
     import swm_gis.applicability.parallel as par
 
-    def boom(config, tile, overlays):
-        raise ValueError(f"tile {tile.index} exploded")
-
-    monkeypatch.setattr(par, "tile_batch", boom)
+    # the workers' task, by reference: the workers import it (a patch of tile_batch in this
+    # process would not reach them)
+    monkeypatch.setattr(par, "_worker_batch", workerkit.exploding_batch)
     with pytest.raises(ValueError, match="exploded"):
-        ap.run_applicability(cfg, tmp_path / "a.gpkg", workers=2, chunk_size=100)
+        ap.run_applicability(cfg, tmp_path / "a.gpkg", workers=2, chunk_size=1_000)
     assert not (tmp_path / "a.gpkg").exists()
 
 
 def test_workers_hand_tiles_over_through_a_spool_that_is_gone_after_the_run(tmp_path,
                                                                            monkeypatch):
-    """Forked workers leave each finished table as an Arrow file in a private temporary folder;
+    """Workers leave each finished table as an Arrow file in a private temporary folder;
     the parent maps it and deletes it at once, and the folder goes with the pool, after a
     failure too. The file is the one a single worker writes."""
     import tempfile
@@ -359,10 +359,7 @@ def test_workers_hand_tiles_over_through_a_spool_that_is_gone_after_the_run(tmp_
     assert not any(Path(p).exists() for p in seen) and list(spool_root.iterdir()) == []
     _same_file(one.path, two.path)
 
-    def boom(config, tile, overlays):
-        raise ValueError(f"tile {tile.index} exploded")
-
-    monkeypatch.setattr(par, "tile_batch", boom)
+    monkeypatch.setattr(par, "_worker_batch", workerkit.exploding_batch)
     with pytest.raises(ValueError, match="exploded"):
         ap.run_applicability(cfg, tmp_path / "three.gpkg", workers=2, chunk_size=1_000)
     assert list(spool_root.iterdir()) == [] and not (tmp_path / "three.gpkg").exists()
@@ -372,13 +369,13 @@ def test_a_spool_that_cannot_be_written_falls_back_to_the_pipe(tmp_path, monkeyp
     """A full or read-only temporary folder costs speed, not the run."""
     import swm_gis.applicability.parallel as par
 
-    def full(batch, folder):
-        raise OSError(28, "No space left on device")
-
-    monkeypatch.setattr(par, "spool_batch", full)
+    monkeypatch.setattr(par, "_worker_batch", workerkit.batch_through_a_full_spool)
+    spooled: list[str] = []
+    monkeypatch.setattr(par._Spooled, "batch", lambda self: spooled.append(self.path))
     cfg = load_config(SAMPLE_CONFIG)
     one = ap.run_applicability(cfg, tmp_path / "one.gpkg", workers=1, chunk_size=1_000)
     two = ap.run_applicability(cfg, tmp_path / "two.gpkg", workers=2, chunk_size=1_000)
+    assert spooled == [] and two.tiles >= 3  # every table came through the pipe
     _same_file(one.path, two.path)
     # a temporary folder that cannot be made at all: no spool, the same file
     import tempfile
@@ -403,8 +400,10 @@ def test_spawned_workers_give_the_same_file(tmp_path, monkeypatch):
 
     cfg = load_config(SAMPLE_CONFIG)
     one = ap.run_applicability(cfg, tmp_path / "one.gpkg", workers=1, chunk_size=1_000)
-    # no fork, as on macOS or Windows (not by faking sys.platform, which every import sees)
-    monkeypatch.setattr(par, "get_all_start_methods", lambda: ["spawn", "forkserver"])
+    # no fork server, as on macOS or Windows (not by faking sys.platform, which every import
+    # sees)
+    monkeypatch.setattr(par, "get_all_start_methods", lambda: ["spawn", "fork"])
+    assert par.start_method() == "spawn"
     two = ap.run_applicability(cfg, tmp_path / "two.gpkg", workers=2, chunk_size=1_000)
     assert one.tiles >= 3
     _same_file(one.path, two.path)

@@ -434,6 +434,24 @@ def test_the_town_wide_map_reads_through_the_cache_with_the_same_file(map_runs):
     assert kept == 12
 
 
+def test_the_map_s_workers_read_their_tiles_through_the_cache(tmp_path):
+    """The workers (started from a fork server: they do not inherit the job's context) read
+    through the job's cache: with the parcels' GeoJSON overwritten behind the cache's back
+    (same size and modification time, so the entry still matches; a parse now fails), a warm
+    map on two workers is still the --no-cache run's file."""
+    town = json_town(tmp_path / "town")
+    args = ["applicability", "-c", str(town), "--chunk-size", "500", "--workers", "2"]
+    with frozen():
+        _run(*args, "-o", str(tmp_path / "off.gpkg"), "--no-cache")
+        _run(*args, "-o", str(tmp_path / "cold.gpkg"))
+        parcels = town.parent / "parcels.geojson"
+        stat = parcels.stat()
+        parcels.write_bytes(b"\0" * stat.st_size)
+        os.utime(parcels, ns=(stat.st_atime_ns, stat.st_mtime_ns))
+        _run(*args, "-o", str(tmp_path / "warm.gpkg"))
+    assert (tmp_path / "warm.gpkg").read_bytes() == (tmp_path / "off.gpkg").read_bytes()
+
+
 def test_cache_info_and_clear(town, tmp_path, capsys, monkeypatch):
     monkeypatch.setenv("SWM_GIS_CACHE_DIR", str(tmp_path))
     cfg = load_config(town)
