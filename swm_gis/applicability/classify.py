@@ -440,8 +440,8 @@ def _nearest_habitat_ft(geoms: np.ndarray, pieces: Pieces | None, *, unit_m: flo
         near = d <= radius
         pi, ti, d = pi[near], ti[near], d[near]
     if len(pi):
-        # per parcel: nearest first, ties by feature order (the source features', not the
-        # pieces': a cut never decides a tie)
+        # per parcel: nearest first, ties by the features' order (layer, then id: neither the
+        # order a source returns its rows in nor the cut decides a tie)
         order = np.lexsort((pieces.order[ti], d, pi))
         first = order[np.r_[True, pi[order][1:] != pi[order][:-1]]]
         dist[pi[first]] = d[first] * unit_m * FT_PER_M

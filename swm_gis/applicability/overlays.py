@@ -339,22 +339,30 @@ def _habitat_pieces(nhesp_priority: gpd.GeoDataFrame | None,
                     nhesp_estimated: gpd.GeoDataFrame | None,
                     vernal_pools: gpd.GeoDataFrame | None, max_vertices: int) -> Pieces | None:
     """The three NHESP layers as labelled pieces (None when none is configured)."""
-    hab_geoms, hab_labels = [], []
-    for kind, frame in (("priority", nhesp_priority), ("estimated", nhesp_estimated),
-                        ("vernal_pool", vernal_pools)):
+    hab_geoms, hab_labels, hab_kinds, hab_ids = [], [], [], []
+    for k, (kind, frame) in enumerate((("priority", nhesp_priority),
+                                       ("estimated", nhesp_estimated),
+                                       ("vernal_pool", vernal_pools))):
         if frame is not None and len(frame):
             ids = frame["id"].astype(object).where(frame["id"].notna(), "?").astype(str)
             hab_geoms.append(frame.geometry.values.to_numpy())
             hab_labels.append((kind + ":" + ids).to_numpy(dtype=object))
+            hab_kinds.append(np.full(len(frame), k))
+            hab_ids.append(ids.to_numpy(dtype=object))
     if all(f is None for f in (nhesp_priority, nhesp_estimated, vernal_pools)):
         return None
-    g = np.concatenate(hab_geoms) if hab_geoms else np.array([], dtype=object)
-    v = np.concatenate(hab_labels) if hab_labels else np.array([], dtype=object)
-    # each piece keeps its feature's place in that order: a tie between features at one
-    # distance goes to the first feature, whatever pieces the cut made
+    if not hab_geoms:
+        return Pieces(np.array([], dtype=object), np.array([], dtype=object))
+    g, v = np.concatenate(hab_geoms), np.concatenate(hab_labels)
+    # a tie between features at one distance goes to the first in the layers' order, then by
+    # feature id: never to whichever the source listed first (a database returns its rows in
+    # its index's order) nor to whichever piece the cut put first
+    rank = np.empty(len(g), dtype=np.int64)
+    rank[np.lexsort((np.concatenate(hab_ids).astype(str), np.concatenate(hab_kinds)))] = \
+        np.arange(len(g))
     pieces, feature = subdivide(g, np.arange(len(g)), max_vertices=max_vertices,
                                 max_extent_m=HABITAT_PIECE_EXTENT_M)
-    return Pieces(pieces, v[feature], order=feature)
+    return Pieces(pieces, v[feature], order=rank[feature])
 
 
 def _sfha_pieces(flood_zones: gpd.GeoDataFrame | None, rules: Rules, max_vertices: int

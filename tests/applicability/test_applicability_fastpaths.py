@@ -445,3 +445,18 @@ def test_a_tie_goes_to_the_first_feature_whatever_the_cut():
     lot = np.array([box(-1, -1, 1, 1)], dtype=object)
     dist, label = classify._nearest_habitat_ft(lot, pieces, search_ft=1_000.0)
     assert dist.tolist() == [0.0] and label.tolist() == ["priority:P1"]
+
+
+def test_a_tie_does_not_follow_the_order_a_source_returns_its_rows_in():
+    """Two priority habitats overlapping a lot (both at 0 ft) and an estimated one: the tie goes
+    to priority "PH 1" (the layers' order, then the id), whichever order the rows come in (a
+    database returns them in its spatial index's order)."""
+    def frame(geoms, ids):
+        return gpd.GeoDataFrame({"id": ids}, geometry=geoms, crs=CRS)
+
+    a, b = box(-50, -50, 50, 50), box(-20, -20, 3_000, 20)
+    lot = np.array([box(-1, -1, 1, 1)], dtype=object)
+    for geoms, ids in (([a, b], ["PH 1", "PH 2"]), ([b, a], ["PH 2", "PH 1"])):
+        pieces = overlays._habitat_pieces(frame(geoms, ids), frame([a], ["EH 0"]), None,
+                                          overlays.MAX_PIECE_VERTICES)
+        assert classify._nearest_habitat_ft(lot, pieces)[1].tolist() == ["priority:PH 1"]
