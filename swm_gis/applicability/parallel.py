@@ -323,8 +323,35 @@ def _init_worker(shared: Overlays | str, spool: str | None, environ: dict[str, s
     source_cache.use_folder(sources)  # tiles of a shapefile or GeoJSON: parsed once, by box
     _RUN = run_cache()
     _RUN.__enter__()
-    _OVERLAYS, _SPOOL = load_overlays(shared), spool
+    _OVERLAYS, _SPOOL = off_the_main_arena(load_overlays, shared), spool
     gc.freeze()  # and the overlays
+
+
+def off_the_main_arena(load: Callable[..., Any], *args: Any) -> Any:
+    """``load(*args)`` run on a thread of its own, its result returned (its error raised).
+
+    glibc's malloc gives each thread an arena of its own: the overlays' hundreds of thousands
+    of small, long-lived GEOS and Python objects, made on the main thread, sat between the
+    tiles' short-lived ones in the main arena, and every tile ran slower (measured on the
+    statewide benchmark: 4.3-4.5 s of CPU for eight tiles with the overlays unpickled on the
+    main thread, 3.4 s unpickled on a thread, 3.1-3.2 s in a forked worker, whose overlays the
+    parent had built on its threads).
+    """
+    result: list[Any] = []
+    failure: list[BaseException] = []
+
+    def run() -> None:
+        try:
+            result.append(load(*args))
+        except BaseException as exc:  # noqa: BLE001 - raised again on the calling thread
+            failure.append(exc)
+
+    thread = threading.Thread(target=run, name="swm-gis-overlays")
+    thread.start()
+    thread.join()
+    if failure:
+        raise failure[0]
+    return result[0]
 
 
 def _worker_batch(config: TownConfig, tile: Tile) -> TileBatch | _Spooled:

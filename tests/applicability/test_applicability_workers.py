@@ -261,3 +261,22 @@ def test_a_fork_server_that_cannot_start_leaves_spawned_workers_same_file(tmp_pa
     assert len(shared) == 1 and isinstance(shared[0], str)  # the pool ran, from the file
     a, b = ap.read_result(one.path), ap.read_result(two.path)
     assert a.drop(columns="geometry").equals(b.drop(columns="geometry"))
+
+
+def test_the_overlays_are_loaded_on_a_thread_of_their_own():
+    """A worker loads the overlays off its main thread (their objects then live in another
+    malloc arena than the tiles'): the loader runs on another thread, its value comes back,
+    its error is raised on the caller's thread."""
+    seen = []
+
+    def load(x):
+        seen.append(threading.current_thread() is threading.main_thread())
+        return x * 2
+
+    assert par.off_the_main_arena(load, 21) == 42 and seen == [False]
+
+    def fail():
+        raise ValueError("unreadable overlays file")
+
+    with pytest.raises(ValueError, match="unreadable overlays file"):
+        par.off_the_main_arena(fail)
