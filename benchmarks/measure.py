@@ -1,33 +1,82 @@
-"""Run a command as a child process and measure it: wall clock, CPU (user + system) and the
-child's own peak resident memory (``os.wait4``: exact, no sampling), with the load average."""
+"""Run a command as a child process and measure it: wall clock, CPU (user + system) and peak
+resident memory, with the load average.
+
+``cpu_s`` and ``own_peak_rss_mb`` are the child's own and those of the children it waited for
+(``os.wait4``: exact, no sampling). A process the child starts but never waits for (the local
+engine's fork server, whose workers it forks) is not in them, so the processes beneath the
+child are also sampled every 50 ms (``psutil``): ``peak_rss_mb`` is the largest RSS of any one
+process of the tree, and ``machine_cpu_s`` the CPU time the whole machine spent during the run
+(``/proc/stat``: user, nice, system, irq, softirq; on an otherwise idle machine, the tree's CPU).
+"""
 
 from __future__ import annotations
 
 import os
 import subprocess
 import tempfile
+import threading
 import time
 from typing import Any
 
 
+def machine_cpu_s() -> float:
+    """CPU seconds the machine has spent busy since boot (0 where /proc/stat cannot be read)."""
+    try:
+        with open("/proc/stat", encoding="ascii") as fh:
+            v = [int(x) for x in fh.readline().split()[1:8]]
+    except OSError:
+        return 0.0
+    return (v[0] + v[1] + v[2] + v[5] + v[6]) / os.sysconf("SC_CLK_TCK")
+
+
+def _sample_tree(pid: int, peaks: dict[int, float], stop: threading.Event) -> None:
+    """Largest RSS (MB) of each process beneath ``pid`` (and ``pid``), every 50 ms."""
+    try:
+        import psutil
+    except ImportError:  # pragma: no cover - psutil is a test dependency
+        return
+    while not stop.wait(0.05):
+        try:
+            root = psutil.Process(pid)
+            procs = [root, *root.children(recursive=True)]
+        except psutil.Error:
+            continue
+        for proc in procs:
+            try:
+                peaks[proc.pid] = max(peaks.get(proc.pid, 0.0), proc.memory_info().rss / 2**20)
+            except psutil.Error:
+                continue
+
+
 def measure(cmd: list[str], *, env: dict[str, str] | None = None, cwd: str | None = None
             ) -> dict[str, Any]:
-    """Run ``cmd``; return wall_s, cpu_s, peak_rss_mb, returncode, output tails, load averages.
+    """Run ``cmd``; return wall_s, cpu_s, machine_cpu_s, peak_rss_mb, own_peak_rss_mb,
+    returncode, output tails, load averages.
 
     The child's output goes to temporary files (a full pipe cannot stall it).
     """
     load_before = os.getloadavg()
+    peaks: dict[int, float] = {}
+    stop = threading.Event()
     with tempfile.TemporaryFile("w+") as out, tempfile.TemporaryFile("w+") as err:
-        t = time.perf_counter()
+        busy, t = machine_cpu_s(), time.perf_counter()
         proc = subprocess.Popen(cmd, env=env, cwd=cwd, stdout=out, stderr=err, text=True)
+        watcher = threading.Thread(target=_sample_tree, args=(proc.pid, peaks, stop),
+                                   daemon=True)
+        watcher.start()
         _, status, usage = os.wait4(proc.pid, 0)
-        wall = time.perf_counter() - t
+        wall, busy = time.perf_counter() - t, machine_cpu_s() - busy
+        stop.set()
+        watcher.join()
         proc.returncode = os.waitstatus_to_exitcode(status)
         out.seek(0)
         err.seek(0)
         stdout, stderr = out.read(), err.read()
+    own_rss = usage.ru_maxrss / 1024
     return {"wall_s": round(wall, 2), "cpu_s": round(usage.ru_utime + usage.ru_stime, 2),
-            "peak_rss_mb": round(usage.ru_maxrss / 1024, 1), "returncode": proc.returncode,
+            "machine_cpu_s": round(busy, 1),
+            "peak_rss_mb": round(max(own_rss, *peaks.values(), 0.0), 1),
+            "own_peak_rss_mb": round(own_rss, 1), "returncode": proc.returncode,
             "stdout": stdout[-2000:], "stderr": stderr[-2000:],
             "load_before": [round(v, 2) for v in load_before],
             "load_after": [round(v, 2) for v in os.getloadavg()]}
