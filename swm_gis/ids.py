@@ -89,7 +89,7 @@ def id_array(values: pd.Series) -> pa.Array:
     >>> id_array(pd.Series([" 012", "", None])).to_pylist()
     ['012', None, None]
     """
-    if _all_text(values) and not pd.api.types.is_numeric_dtype(values.dtype):
+    if _all_text(values):
         return _text_ids(values)
     return pa.array(id_series(values), type=pa.large_string(), from_pandas=True)
 

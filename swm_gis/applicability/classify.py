@@ -28,6 +28,7 @@ from swm_gis.applicability.overlays import (
     Pieces,
     Zones,
     nhesp_search_ft,
+    point_xy,
 )
 from swm_gis.coverage_rule import covered_by_all, covers, in_town
 from swm_gis.units import FT_PER_M, SQFT_PER_ACRE, metres_per_unit, require_crs
@@ -472,17 +473,12 @@ def _may_be_nearest(geoms: np.ndarray, pieces: Pieces, pi: np.ndarray, ti: np.nd
     gap_x = np.maximum(0.0, np.maximum(a[:, 0] - b[:, 2], b[:, 0] - a[:, 2]))
     gap_y = np.maximum(0.0, np.maximum(a[:, 1] - b[:, 3], b[:, 1] - a[:, 3]))
     lower = np.hypot(gap_x, gap_y)
-    upper = np.hypot(*(_point_xy(rep_points)[pi] - pieces.points[ti]).T)
+    upper = np.hypot(*(point_xy(rep_points)[pi] - pieces.points[ti]).T)
     least = np.full(len(geoms), np.inf)
     np.minimum.at(least, pi, upper)
     least[np.isnan(least)] = np.inf  # no point to measure from: every pair stays
     keep = ~(lower > np.minimum(least[pi], radius) * (1 + _PRUNE_SLACK) + _PRUNE_SLACK)
     return pi[keep], ti[keep]
-
-
-def _point_xy(points: np.ndarray) -> np.ndarray:
-    """x, y of each point (NaN for a missing or empty one), one row per point."""
-    return np.column_stack([shapely.get_x(points), shapely.get_y(points)])
 
 
 def summarise(result: pd.DataFrame, *, huc12_names: dict[str, str] | None = None

@@ -150,6 +150,11 @@ class Zones:
         return {**self.__dict__, "_trees": {}}
 
 
+def point_xy(points: np.ndarray) -> np.ndarray:
+    """x, y of each point (NaN for a missing or empty one), one row per point."""
+    return np.column_stack([shapely.get_x(points), shapely.get_y(points)])
+
+
 def boundary_chunks(polys: np.ndarray, *, max_vertices: int = 32
                     ) -> tuple[np.ndarray, np.ndarray]:
     """Polygon boundaries cut into lines of at most ``max_vertices`` vertices, with their owner."""
@@ -200,8 +205,7 @@ class Pieces:
         """x, y of a point on each piece (NaN for an empty one), computed once: with a parcel's
         own point, an upper bound of their distance."""
         if self._points is None:
-            on = shapely.point_on_surface(self.geoms)
-            self._points = np.column_stack([shapely.get_x(on), shapely.get_y(on)])
+            self._points = point_xy(shapely.point_on_surface(self.geoms))
         return self._points
 
     @property
@@ -478,5 +482,5 @@ def available_cores() -> int:
 
 __all__ = ["CHECKED", "CONSTRAINTS", "DEFAULT_CHUNK_SIZE", "NHESP_FLAG", "OLD_COLUMNS",
            "OUTSIDE_CLASS", "OUTSIDE_PREFIX", "RIGHT_OF_WAY_CLASS", "WATER_CLASS", "Overlays",
-           "outside_class",
+           "outside_class", "point_xy",
            "Pieces", "Zones", "available_cores", "grown_envelopes", "nhesp_search_ft", "subdivide"]

@@ -46,7 +46,7 @@ import tempfile
 import threading
 from collections import deque
 from collections.abc import Callable, Iterator
-from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass
 from multiprocessing import forkserver, get_all_start_methods, get_context
@@ -337,21 +337,8 @@ def off_the_main_arena(load: Callable[..., Any], *args: Any) -> Any:
     main thread, 3.4 s unpickled on a thread, 3.1-3.2 s in a forked worker, whose overlays the
     parent had built on its threads).
     """
-    result: list[Any] = []
-    failure: list[BaseException] = []
-
-    def run() -> None:
-        try:
-            result.append(load(*args))
-        except BaseException as exc:  # noqa: BLE001 - raised again on the calling thread
-            failure.append(exc)
-
-    thread = threading.Thread(target=run, name="swm-gis-overlays")
-    thread.start()
-    thread.join()
-    if failure:
-        raise failure[0]
-    return result[0]
+    with ThreadPoolExecutor(max_workers=1, thread_name_prefix="swm-gis-overlays") as thread:
+        return thread.submit(load, *args).result()
 
 
 def _worker_batch(config: TownConfig, tile: Tile) -> TileBatch | _Spooled:
