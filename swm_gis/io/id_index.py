@@ -103,17 +103,8 @@ def _index(folder: Path, spec: Any, path: str, layer: str | None, field: str
            "index_format": FORMAT_VERSION}
     ident = json.dumps([os.path.abspath(path), layer, field])
     base = folder / f"ids-{hashlib.blake2b(ident.encode(), digest_size=16).hexdigest()}"
-    found = _load(base, key)
-    if found is not None:
-        return found
-    import filelock
-
-    folder.mkdir(parents=True, exist_ok=True)
-    with filelock.FileLock(f"{base}.lock", timeout=600):
-        found = _load(base, key)
-        if found is None:
-            _build(base, key, path, layer, field)
-            found = _load(base, key)
+    found = source_cache.built_once(base, lambda: _load(base, key),
+                                    lambda: _build(base, key, path, layer, field))
     if found is None:
         raise OSError(f"the id index of {path} does not load")
     return found
@@ -153,7 +144,7 @@ def _build(base: Path, key: dict[str, Any], path: str, layer: str | None, field:
     import pyogrio
 
     if layer is None or _own_order(path, layer, field):
-        _write_side(base, {"key": key, "usable": False})
+        source_cache.write_json(base.with_suffix(".json"), {"key": key, "usable": False})
         return
     frame = pyogrio.read_dataframe(path, layer=layer, columns=[field], read_geometry=False,
                                    fid_as_index=True)
@@ -163,7 +154,7 @@ def _build(base: Path, key: dict[str, Any], path: str, layer: str | None, field:
     encoded = np.array([v.encode("utf-8") for v in values[keep]], dtype=bytes)
     encoded = encoded if len(encoded) else np.empty(0, dtype="S1")
     if any(v.endswith(b"\0") for v in encoded.tolist()):  # numpy's bytes drop a trailing NUL
-        _write_side(base, {"key": key, "usable": False})
+        source_cache.write_json(base.with_suffix(".json"), {"key": key, "usable": False})
         return
     ids = ids[keep]
     order = np.lexsort((ids, encoded))
@@ -172,13 +163,8 @@ def _build(base: Path, key: dict[str, Any], path: str, layer: str | None, field:
     with open(f"{tmp}.npz", "wb") as fh:
         np.savez(fh, keys=keys, fids=fids)
     os.replace(f"{tmp}.npz", base.with_suffix(".npz"))
-    _write_side(base, {"key": key, "rows": len(keys), "fid_sum": int(fids.sum())})
-
-
-def _write_side(base: Path, side: dict[str, Any]) -> None:
-    tmp = base.parent / f".{base.name}.{uuid.uuid4().hex}.json"
-    tmp.write_text(json.dumps(side), encoding="utf-8")
-    os.replace(tmp, base.with_suffix(".json"))
+    source_cache.write_json(base.with_suffix(".json"),
+                            {"key": key, "rows": len(keys), "fid_sum": int(fids.sum())})
 
 
 def _own_order(path: str, table: str, field: str) -> bool:

@@ -67,7 +67,7 @@ import shutil
 import sys
 import uuid
 import zlib
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
 from pathlib import Path
@@ -262,25 +262,34 @@ def read(spec: Any, path: str, layer: str | None, source_info: dict[str, Any], *
 def _entry(folder: Path, spec: Any, path: str, layer: str | None,
            source_info: dict[str, Any]) -> tuple[dict[str, Any], Any] | None:
     """A fresh entry for the source: opened, or built under the lock."""
-    import filelock
-
     base = folder / _entry_name(path, layer)
     key = _key(spec, path, layer)
-    found = _open(base, key)
-    if found is not None:
-        return None if found[0].get("uncacheable") else found
     try:
-        folder.mkdir(parents=True, exist_ok=True)
-        lock = filelock.FileLock(f"{base}.lock", timeout=600)
-        with lock:
-            found = _open(base, key)  # another run may have built it meanwhile
-            if found is None:
-                _build(base, key, path, layer, source_info)
-                found = _open(base, key)
+        found = built_once(base, lambda: _open(base, key),
+                           lambda: _build(base, key, path, layer, source_info))
     except OSError as exc:
         log.debug("source cache: cannot write in %s (%s); reading directly", folder, exc)
         return None
     return None if found is None or found[0].get("uncacheable") else found
+
+
+def built_once(base: Path, load: Callable[[], Any], build: Callable[[], None]) -> Any:
+    """The entry at ``base`` as ``load()`` gives it (None: none, stale or damaged); else built by
+    ``build()`` under the entry's file lock (another run may have built it meanwhile: loaded
+    again first) and loaded. What the cache keeps beside its entries (io.id_index) is built
+    the same way. OSError where the folder cannot be written."""
+    import filelock
+
+    found = load()
+    if found is not None:
+        return found
+    base.parent.mkdir(parents=True, exist_ok=True)
+    with filelock.FileLock(f"{base}.lock", timeout=600):
+        found = load()
+        if found is None:
+            build()
+            found = load()
+    return found
 
 
 def _open(base: Path, key: dict[str, Any]) -> tuple[dict[str, Any], Any] | None:
@@ -343,7 +352,7 @@ def _build(base: Path, key: dict[str, Any], path: str, layer: str | None,
     bad = [t for t in meta["ogr_types"] if t not in _TYPES] + \
         [s for s in meta["ogr_subtypes"] if s == "OFSTJSON"]
     if bad:
-        _write_json(base.with_suffix(".json"), {**side, "uncacheable": sorted(set(bad))})
+        write_json(base.with_suffix(".json"), {**side, "uncacheable": sorted(set(bad))})
         return
     arrays: dict[str, Any] = {}
     for i, values in enumerate(field_data):
@@ -375,10 +384,11 @@ def _build(base: Path, key: dict[str, Any], path: str, layer: str | None,
                  "crs": meta["crs"], "geometry": geometry is not None},
         "rows": table.num_rows, "columns": table.column_names, "bounds": bounds,
         "bytes": data.stat().st_size, "crc32": _crc(data)})
-    _write_json(base.with_suffix(".json"), side)
+    write_json(base.with_suffix(".json"), side)
 
 
-def _write_json(path: Path, value: dict[str, Any]) -> None:
+def write_json(path: Path, value: dict[str, Any]) -> None:
+    """``value`` as JSON at ``path``, written to a temporary name and renamed into place."""
     tmp = path.with_name(f".{path.name}.{uuid.uuid4().hex}.tmp")
     try:
         tmp.write_text(json.dumps(value, default=_plain), encoding="utf-8")
@@ -589,4 +599,4 @@ def where_terms(where: str | None) -> tuple[str, list[Any], bool] | None:
 
 __all__ = ["FORMAT_VERSION", "cache_root", "clear", "current_folder", "use_folder", "data_bounds",
            "default_root", "entries", "env_root", "info", "local_source", "read", "source_files",
-           "source_key", "sources_folder", "using", "where_terms"]
+           "source_key", "sources_folder", "using", "where_terms", "built_once", "write_json"]
