@@ -284,17 +284,18 @@ def classify_parcels(parcels: gpd.GeoDataFrame, overlays: Overlays, *,
     # one tree of the representative points for both watershed levels
     points = (shapely.STRtree(rep_points)
               if overlays.huc12 is not None and overlays.huc10 is not None else None)
-    huc12 = _largest_overlap(geoms, overlays.huc12, rep_points, points)
+    if overlays.huc10 is None and overlays.huc12 is not None:
+        # WBD codes nest: a HUC10 is the first 10 digits of its HUC12s, and its share of a
+        # parcel the sum of theirs (the largest HUC10 is not always the largest HUC12's)
+        huc12, huc10 = _largest_overlap(geoms, overlays.huc12, rep_points, widths=(None, 10))
+    else:
+        (huc12,) = _largest_overlap(geoms, overlays.huc12, rep_points, points)
+        (huc10,) = _largest_overlap(geoms, overlays.huc10, rep_points, points)
     out["huc12"] = huc12
     out["huc12_name"] = pd.Series(huc12, index=out.index, dtype=object).map(
         lambda c: overlays.huc12_names.get(c) if c is not None else None
     ) if overlays.huc12_names else None
-    if overlays.huc10 is not None:
-        out["huc10"] = _largest_overlap(geoms, overlays.huc10, rep_points, points)
-    elif overlays.huc12 is not None:  # WBD codes nest: a HUC10 is the first 10 digits of a HUC12
-        out["huc10"] = [c[:10] if c is not None else None for c in huc12]
-    else:
-        out["huc10"] = None
+    out["huc10"] = huc10
     _habitat_flags(out, geoms, overlays, unit_m=unit_m, rep_points=rep_points)
     _sfha_flags(out, geoms, area_sqm, overlays, unit_m=unit_m)
     orw, impaired, causes, left = drainage_flags(geoms, overlays.drainage, leaves=True)
@@ -369,32 +370,42 @@ def _sfha_flags(out: pd.DataFrame, geoms: np.ndarray, area_sqm: np.ndarray, over
 
 
 def _largest_overlap(geoms: np.ndarray, zones: Zones | None, rep_points: np.ndarray,
-                     points: shapely.STRtree | None = None) -> np.ndarray:
-    """Value of the polygon with the largest overlap area (ties: smallest value).
+                     points: shapely.STRtree | None = None, *,
+                     widths: tuple[int | None, ...] = (None,)) -> list[np.ndarray]:
+    """Value of the polygon with the largest overlap area (ties: smallest value), per parcel.
 
-    A parcel that meets no polygon boundary lies wholly in the polygon holding its representative
-    point (found with prepared polygons against a tree of points); only parcels that meet a
-    boundary have their shares measured by exact intersection areas.
+    The rule of the screening's watershed shares (:mod:`swm_gis.rules.watersheds`), vectorised.
+    One array per entry of ``widths``: None, the zones' own values; a number, the values cut to
+    their first ``width`` characters, each share the sum of its zones' (a HUC10 from HUC12s).
+    A single-part parcel that meets no polygon boundary lies wholly in the polygon holding its
+    representative point (found with prepared polygons against a tree of points); only parcels
+    that meet a boundary, and parcels of several parts (which may lie in several polygons
+    without meeting a boundary), have their shares measured by exact intersection areas.
     """
-    out = np.full(len(geoms), None, dtype=object)
+    outs = [np.full(len(geoms), None, dtype=object) for _ in widths]
     if zones is None or len(zones) == 0 or len(geoms) == 0:
-        return out
+        return outs
+    keys = [zones.values if w is None else
+            np.array([str(v)[:w] for v in zones.values], dtype=object) for w in widths]
     points = points if points is not None else shapely.STRtree(rep_points)
     zi, pi = points.query(zones.polys, predicate="contains")
-    out[pi] = zones.values[zi]
-    cross = np.unique(zones.tree("edges").query(geoms, predicate="intersects")[0])
+    for out, key in zip(outs, keys, strict=True):
+        out[pi] = key[zi]
+    cross = np.union1d(zones.tree("edges").query(geoms, predicate="intersects")[0],
+                       np.flatnonzero(shapely.get_num_geometries(geoms) > 1))
     if len(cross):
         ci, ti = zones.tree("pieces").query(geoms[cross], predicate="intersects")
         inter = shapely.area(shapely.intersection(geoms[cross][ci], zones.pieces[ti]))
         owner = zones.piece_owner[ti]
-        shares = (pd.DataFrame({"p": cross[ci], "v": zones.values[owner].astype(str), "a": inter})
-                  .groupby(["p", "v"], as_index=False)["a"].sum())
-        shares = shares[shares["a"] > 0].sort_values(["p", "a", "v"],
-                                                     ascending=[True, False, True])
-        best = shares.drop_duplicates("p")
-        out[cross] = None
-        out[best["p"].to_numpy()] = best["v"].to_numpy(dtype=object)
-    return out
+        for out, key in zip(outs, keys, strict=True):
+            shares = (pd.DataFrame({"p": cross[ci], "v": key[owner].astype(str), "a": inter})
+                      .groupby(["p", "v"], as_index=False)["a"].sum())
+            shares = shares[shares["a"] > 0].sort_values(["p", "a", "v"],
+                                                         ascending=[True, False, True])
+            best = shares.drop_duplicates("p")
+            out[cross] = None
+            out[best["p"].to_numpy()] = best["v"].to_numpy(dtype=object)
+    return outs
 
 
 def _overlap_area(geoms: np.ndarray, pieces: Pieces | None) -> np.ndarray:

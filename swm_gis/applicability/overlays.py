@@ -21,6 +21,7 @@ import shapely
 
 from swm_gis.config.town import Rules
 from swm_gis.rules.floodplain import sfha_mask
+from swm_gis.rules.watersheds import huc_codes, huc_names
 from swm_gis.terrain.catchments import DrainageGrid
 from swm_gis.units import FT_PER_M
 
@@ -326,12 +327,10 @@ class Overlays:
             habitats = pool.submit(_habitat_pieces, nhesp_priority, nhesp_estimated,
                                    vernal_pools, max_piece_vertices)
             sfha = pool.submit(_sfha_pieces, flood_zones, rules, max_piece_vertices)
-            hucs = pool.submit(lambda: (_huc_zones(huc12), _huc_zones(huc10)))
+            hucs = pool.submit(lambda: (_huc_zones(huc12, 12), _huc_zones(huc10, 10)))
             h12, h10 = hucs.result()
             habitats, sfha = habitats.result(), sfha.result()
-        names = {}
-        if huc12 is not None and "name" in huc12:
-            names = dict(zip(huc12["huc"].astype(str), huc12["name"].astype(object), strict=True))
+        names = huc_names(huc12, width=12) if huc12 is not None else {}
         complete = all(f is not None for f in (nhesp_priority, nhesp_estimated, vernal_pools))
         cov = {k: g for k, g in (coverage or {}).items() if g is not None}
         return cls(rules=rules, habitats=habitats, sfha=sfha, huc12=h12, huc12_names=names,
@@ -383,12 +382,15 @@ def _sfha_pieces(flood_zones: gpd.GeoDataFrame | None, rules: Rules, max_vertice
                               max_vertices=max_vertices))
 
 
-def _huc_zones(frame: gpd.GeoDataFrame | None) -> Zones | None:
+def _huc_zones(frame: gpd.GeoDataFrame | None, width: int) -> Zones | None:
+    """A HUC layer's polygons and codes, read as the screening reads them
+    (:func:`swm_gis.rules.watersheds.huc_codes`: a code stored as a number gets its leading zero
+    back); a polygon without a code is left out."""
     if frame is None:
         return None
-    ok = frame["huc"].notna().to_numpy()
-    codes = frame["huc"].astype(object)[ok].astype(str).str.strip().to_numpy(dtype=object)
-    return Zones(frame.geometry.values.to_numpy()[ok], codes)
+    codes = np.array(huc_codes(frame["huc"], width=width), dtype=object)
+    ok = np.array([c is not None for c in codes], dtype=bool)
+    return Zones(frame.geometry.values.to_numpy()[ok], codes[ok])
 
 
 def subdivide(geoms: np.ndarray, values: np.ndarray, *, max_vertices: int = MAX_PIECE_VERTICES,

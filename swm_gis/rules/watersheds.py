@@ -153,7 +153,8 @@ def mitigation_eligibility(
     if hucs.crs is not None and mitigation.crs is not None and not hucs.crs.equals(mitigation.crs):
         geoms = mitigation.to_crs(hucs.crs).geometry.values
     width = int(level[3:]) if level[3:].isdigit() else 0
-    hucs = hucs.assign(huc=[huc_code(h, width=width) for h in hucs["huc"]])
+    hucs = hucs.assign(huc=huc_codes(hucs["huc"], width=width))
+    hucs = hucs[hucs["huc"].notna().to_numpy()]  # a polygon without a code: no watershed
     huc_geoms = hucs.geometry.values
     tree = shapely.STRtree(huc_geoms)
     site_text = ", ".join(sorted(site_set)) or "none"
@@ -191,8 +192,10 @@ def _shares(site_union: shapely.Geometry, frame: gpd.GeoDataFrame, total: float,
     areas = shapely.area(shapely.intersection(geoms[idx], site_union))
     part = frame.iloc[idx]
     by_huc: dict[str, dict[str, Any]] = {}
-    for huc, name, area in zip(part["huc"], part["name"], areas, strict=True):
-        key = huc_code(huc, width=width)
+    for key, name, area in zip(huc_codes(part["huc"], width=width), part["name"], areas,
+                               strict=True):
+        if key is None:  # a polygon without a code names no watershed (as in the map)
+            continue
         row = by_huc.setdefault(key, {"huc": key, "name": _text(name), "area": 0.0})
         row["area"] += float(area)
     rows = [
@@ -225,6 +228,28 @@ def _dominant_huc(geom: shapely.Geometry, tree: shapely.STRtree, hucs: gpd.GeoDa
     name = _text(sub.loc[sub["huc"].astype(str) == best, "name"].iloc[0])
     share = float(grouped[best] / whole) if whole else 0.0
     return best, name, min(share, 1.0)
+
+
+def huc_codes(values: Iterable[Any], *, width: int) -> list[str | None]:
+    """:func:`huc_code` of each value; None for a missing one (the map's and the screening's
+    one reading of a HUC layer's codes).
+
+    >>> huc_codes([10700020101, "010700020102 ", None, 10700020103.0], width=12)
+    ['010700020101', '010700020102', None, '010700020103']
+    """
+    return [None if _text(v) is None else huc_code(v, width=width) for v in values]
+
+
+def huc_names(frame: gpd.GeoDataFrame, *, width: int) -> dict[str, str | None]:
+    """Each code's name (:func:`huc_codes`), from the first polygon carrying the code, as the
+    screening's shares name a watershed; empty without a ``name`` column."""
+    if "name" not in frame:
+        return {}
+    names: dict[str, str | None] = {}
+    for code, name in zip(huc_codes(frame["huc"], width=width), frame["name"], strict=True):
+        if code is not None:
+            names.setdefault(code, _text(name))
+    return names
 
 
 def huc_code(value: Any, *, width: int) -> str:
@@ -265,4 +290,4 @@ def _source_text(source: Mapping[str, Any] | None) -> str:
     return "the layer"
 
 
-__all__ = ["mitigation_eligibility", "watershed_shares"]
+__all__ = ["huc_code", "huc_codes", "huc_names", "mitigation_eligibility", "watershed_shares"]
