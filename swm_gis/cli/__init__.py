@@ -9,6 +9,8 @@ A SIGINT or SIGTERM at any moment prints one line and exits 130 / 143.
 
 from __future__ import annotations
 
+import atexit
+import contextlib
 import importlib
 import os
 import pkgutil
@@ -109,6 +111,29 @@ def main(argv: list[str] | None = None) -> int:
             signal.signal(signum, handler)
 
 
+def script() -> None:
+    """The ``swm-gis`` console script and ``python -m swm_gis``: :func:`main`, then the process
+    ends at once with its exit code.
+
+    The end is the interpreter's own but for its last part: non-daemon threads finished (else
+    the usual exit), the ``atexit`` handlers run (logging's flush, the temporary folders'
+    finalizers, multiprocessing's), the standard streams flushed, and then no module teardown:
+    tearing down GDAL, pandas, PyArrow and numba took 0.20-0.27 s of a 1.4 s abutter list on
+    the sample town (measured). Every output is closed before :func:`main` returns (they are
+    written atomically). :func:`main` itself (tests, the warm engine) returns as before.
+    """
+    code = main()
+    if any(t.is_alive() and not t.daemon for t in threading.enumerate()
+           if t is not threading.main_thread()):
+        sys.exit(code)
+    atexit._run_exitfuncs()
+    for stream in (sys.stdout, sys.stderr):
+        # a closed pipe or stream: nothing more can be said
+        with contextlib.suppress(OSError, ValueError):
+            stream.flush()
+    os._exit(code)
+
+
 def _run(argv: list[str] | None) -> int:
     command = typer.main.get_command(app)
     try:
@@ -170,4 +195,4 @@ def _signals_as_interrupts() -> dict[int, object]:
 
 
 if __name__ == "__main__":  # pragma: no cover
-    sys.exit(main())
+    script()
