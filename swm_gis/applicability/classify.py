@@ -292,9 +292,7 @@ def classify_parcels(parcels: gpd.GeoDataFrame, overlays: Overlays, *,
         (huc12,) = _largest_overlap(geoms, overlays.huc12, rep_points, points)
         (huc10,) = _largest_overlap(geoms, overlays.huc10, rep_points, points)
     out["huc12"] = huc12
-    out["huc12_name"] = pd.Series(huc12, index=out.index, dtype=object).map(
-        lambda c: overlays.huc12_names.get(c) if c is not None else None
-    ) if overlays.huc12_names else None
+    out["huc12_name"] = _names(huc12, overlays.huc12_names)
     out["huc10"] = huc10
     _habitat_flags(out, geoms, overlays, unit_m=unit_m, rep_points=rep_points)
     _sfha_flags(out, geoms, area_sqm, overlays, unit_m=unit_m)
@@ -315,6 +313,16 @@ def classify_parcels(parcels: gpd.GeoDataFrame, overlays: Overlays, *,
                                              outside=overlays.outside)
     return gpd.GeoDataFrame(out[OUTPUT_COLUMNS], geometry=parcels.geometry.values,
                             crs=parcels.crs)
+
+
+def _names(codes: np.ndarray, names: dict[str, str | None]) -> np.ndarray | None:
+    """Each code's name (None for no code, or a code without a name); None without names.
+    One lookup per distinct code, not per parcel."""
+    if not names:
+        return None
+    where, distinct = pd.factorize(codes)  # a missing code: -1
+    found = np.array([names.get(c) for c in distinct] + [None], dtype=object)
+    return found[where]
 
 
 def _habitat_flags(out: pd.DataFrame, geoms: np.ndarray, overlays: Overlays, *,
