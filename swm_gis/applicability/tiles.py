@@ -230,7 +230,8 @@ def _checks(config: TownConfig, frames: dict[str, Any], drainage: dict[str, str 
         ("can_reach_trigger", True, src(["parcels"]), None),
         ("huc12", has12, src(["huc12"]), None if has12 else _none_of(["huc12"])),
         ("huc10", has10 or has12, src(["huc10"] if has10 else ["huc12"]),
-         None if has10 else ("first 10 digits of the HUC12 (WBD codes nest)" if has12 else
+         None if has10 else ("the HUC12 shares summed by their first 10 digits (WBD codes "
+                             "nest); the largest" if has12 else
                              _none_of(["huc10", "huc12"]))),
         (NHESP_FLAG, bool(hab), src(hab), hab_note),
         ("in_sfha", config.has("flood_zones"), src(["flood_zones"]),
