@@ -455,8 +455,7 @@ def _nearest_habitat_ft(geoms: np.ndarray, pieces: Pieces | None, *, unit_m: flo
     # each candidate then decides, so a GEOS distance is computed once per pair, not twice
     pi, ti = pieces.grown_tree(radius).query(geoms)
     if len(pi):
-        pi, ti = _may_be_nearest(geoms, pieces, pi, ti, radius, rep_points)
-        d = shapely.distance(geoms[pi], pieces.geoms[ti])
+        pi, ti, d = _candidate_distances(geoms, pieces, pi, ti, radius, rep_points)
         near = d <= radius
         pi, ti, d = pi[near], ti[near], d[near]
     if len(pi):
@@ -474,10 +473,47 @@ def _nearest_habitat_ft(geoms: np.ndarray, pieces: Pieces | None, *, unit_m: flo
 _PRUNE_SLACK = 1e-9
 
 
+def _candidate_distances(geoms: np.ndarray, pieces: Pieces, pi: np.ndarray, ti: np.ndarray,
+                         radius: float, rep_points: np.ndarray | None
+                         ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The exact distance of every candidate pair that can hold a parcel's nearest piece (and
+    every tie of it); the other pairs are dropped unmeasured.
+
+    Two rounds of :func:`_may_be_nearest`'s pruning: with the points' bound, then with a
+    tighter one, the exact distance of each parcel's pair whose envelopes lie closest (measured
+    first, once): about a third fewer GEOS distances on a statewide tile.
+    """
+    pi, ti, lower = _may_be_nearest(geoms, pieces, pi, ti, radius, rep_points)
+    if not len(pi):
+        return pi, ti, np.zeros(0)
+    order = np.lexsort((lower, pi))
+    first = order[np.r_[True, pi[order][1:] != pi[order][:-1]]]
+    d_first = shapely.distance(geoms[pi[first]], pieces.geoms[ti[first]])
+    bound = np.full(len(geoms), np.inf)
+    bound[pi[first]] = d_first
+    measured = np.zeros(len(pi), dtype=bool)
+    measured[first] = True
+    rest = ~measured & ~(lower > np.minimum(bound[pi], radius) * (1 + _PRUNE_SLACK)
+                         + _PRUNE_SLACK)
+    d_rest = shapely.distance(geoms[pi[rest]], pieces.geoms[ti[rest]])
+    return (np.concatenate([pi[first], pi[rest]]), np.concatenate([ti[first], ti[rest]]),
+            np.concatenate([d_first, d_rest]))
+
+
+def _envelope_gap(geoms: np.ndarray, pieces: Pieces, pi: np.ndarray, ti: np.ndarray
+                  ) -> np.ndarray:
+    """Per pair, the distance between the two envelopes: a lower bound of the pair's."""
+    a, b = shapely.bounds(geoms)[pi], pieces.bounds[ti]
+    gap_x = np.maximum(0.0, np.maximum(a[:, 0] - b[:, 2], b[:, 0] - a[:, 2]))
+    gap_y = np.maximum(0.0, np.maximum(a[:, 1] - b[:, 3], b[:, 1] - a[:, 3]))
+    return np.hypot(gap_x, gap_y)
+
+
 def _may_be_nearest(geoms: np.ndarray, pieces: Pieces, pi: np.ndarray, ti: np.ndarray,
                     radius: float, rep_points: np.ndarray | None
-                    ) -> tuple[np.ndarray, np.ndarray]:
-    """The candidate pairs that can hold a parcel's nearest piece (and every tie of it).
+                    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The candidate pairs that can hold a parcel's nearest piece (and every tie of it), with
+    their envelopes' distance.
 
     Per pair, the distance between the two envelopes is a lower bound of the pair's distance,
     and the distance between a point of the parcel (its representative point) and a point of
@@ -488,16 +524,13 @@ def _may_be_nearest(geoms: np.ndarray, pieces: Pieces, pi: np.ndarray, ti: np.nd
     """
     if rep_points is None or len(rep_points) != len(geoms):
         rep_points = shapely.point_on_surface(geoms)
-    a, b = shapely.bounds(geoms)[pi], pieces.bounds[ti]
-    gap_x = np.maximum(0.0, np.maximum(a[:, 0] - b[:, 2], b[:, 0] - a[:, 2]))
-    gap_y = np.maximum(0.0, np.maximum(a[:, 1] - b[:, 3], b[:, 1] - a[:, 3]))
-    lower = np.hypot(gap_x, gap_y)
+    lower = _envelope_gap(geoms, pieces, pi, ti)
     upper = np.hypot(*(point_xy(rep_points)[pi] - pieces.points[ti]).T)
     least = np.full(len(geoms), np.inf)
     np.minimum.at(least, pi, upper)
     least[np.isnan(least)] = np.inf  # no point to measure from: every pair stays
     keep = ~(lower > np.minimum(least[pi], radius) * (1 + _PRUNE_SLACK) + _PRUNE_SLACK)
-    return pi[keep], ti[keep]
+    return pi[keep], ti[keep], lower[keep]
 
 
 def summarise(result: pd.DataFrame, *, huc12_names: dict[str, str] | None = None

@@ -460,3 +460,33 @@ def test_a_tie_does_not_follow_the_order_a_source_returns_its_rows_in():
         pieces = overlays._habitat_pieces(frame(geoms, ids), frame([a], ["EH 0"]), None,
                                           overlays.MAX_PIECE_VERTICES)
         assert classify._nearest_habitat_ft(lot, pieces)[1].tolist() == ["priority:PH 1"]
+
+
+def test_nearest_habitat_measures_the_closest_envelope_first(monkeypatch):
+    """Lot (0,0)-(10,10). A U-shaped habitat around it (its envelope holds the lot: gap 0, but
+    its nearest part is 50 m away), a pool 30 m east (gap 30) and a blob 45 m north (gap 45,
+    inside the points' bound). The U is measured first (50 m): the pool (30 <= 50) is still
+    measured and is the nearest; the blob (45 <= 50) too. With the U replaced by a long strip
+    the lot overlaps (distance 0; the strip's own point 149 m from the lot's, so the points'
+    bound is the pool's 35 m and keeps the pool), the pool is not measured: one GEOS distance,
+    not two."""
+    lot = np.array([box(0, 0, 10, 10)], dtype=object)
+    u_shape = shapely.union_all([box(-60, -60, 70, -50), box(60, -60, 70, 70),
+                                 box(-60, -60, -50, 70)])
+    pool, blob = shapely.Point(40, 5), shapely.Point(5, 60).buffer(5)
+    pieces = overlays.Pieces(np.array([u_shape, pool, blob], dtype=object),
+                             np.array(["priority:U", "vernal_pool:7", "estimated:B"],
+                                      dtype=object))
+    dist, label = classify._nearest_habitat_ft(lot, pieces, search_ft=1_000.0)
+    assert label.tolist() == ["vernal_pool:7"]
+    assert dist[0] == pytest.approx(30 * 3.280839895013123)  # 40 - 10 m: 98.43 ft
+    measured = []
+    real = shapely.distance
+    monkeypatch.setattr(shapely, "distance",
+                        lambda a, b, **k: (measured.append(len(a)), real(a, b, **k))[1])
+    pieces = overlays.Pieces(np.array([box(8, 8, 300, 9.5), pool, blob], dtype=object),
+                             np.array(["priority:S", "vernal_pool:7", "estimated:B"],
+                                      dtype=object))
+    dist, label = classify._nearest_habitat_ft(lot, pieces, search_ft=1_000.0)
+    assert dist.tolist() == [0.0] and label.tolist() == ["priority:S"]
+    assert sum(measured) == 1
