@@ -154,13 +154,34 @@ def cache_key(config: Any, extent: Any) -> dict[str, Any] | None:
             if not source_cache.local_source(part, path):
                 return None
             files.append(source_cache.source_key(part, path, layer))
-        layers[name] = {"spec": repr(spec), "files": files}
+        layers[name] = {"spec": plain(spec), "files": plain(files)}
     return {"format": FORMAT_VERSION, "swm_gis": __version__, "code": _code_digest(),
             "shapely": shapely.__version__, "geos": shapely.geos_version_string,
             "numpy": numpy.__version__, "python": sys.version,
-            "crs": config.crs, "rules": repr(config.rules),
+            "crs": config.crs, "rules": plain(config.rules),
             "extent": None if extent is None else [float(v) for v in extent],
             "layers": layers}
+
+
+def plain(value: Any) -> Any:
+    """``value`` as JSON holds it, the same in every process: a dataclass as its fields, a set
+    sorted (a set's order, and so its ``repr``, changes with each process's string hashing),
+    a tuple as a list, anything else unknown as its ``repr``.
+
+    >>> plain({"b": frozenset({"y", "x"}), "a": (1, 2.5, None)})
+    {'b': ['x', 'y'], 'a': [1, 2.5, None]}
+    """
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return {f.name: plain(getattr(value, f.name)) for f in dataclasses.fields(value)}
+    if isinstance(value, dict):
+        return {str(k): plain(v) for k, v in value.items()}
+    if isinstance(value, (set, frozenset)):
+        return sorted((plain(v) for v in value), key=lambda v: json.dumps(v, sort_keys=True))
+    if isinstance(value, (list, tuple)):
+        return [plain(v) for v in value]
+    if value is None or isinstance(value, (str, bool, int, float)):
+        return value
+    return repr(value)
 
 
 def _code_digest() -> str:
@@ -369,4 +390,4 @@ def entries(root: Path) -> list[dict[str, Any]]:
 
 
 __all__ = ["CODE", "FOLDER", "FORMAT_VERSION", "LAYERS", "PER_RUN", "Entry", "FromEntry",
-           "Prepared", "cache_key", "entries", "prepared", "resolve", "shareable"]
+           "Prepared", "cache_key", "entries", "plain", "prepared", "resolve", "shareable"]

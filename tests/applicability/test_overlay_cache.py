@@ -14,6 +14,8 @@ import json
 import os
 import shutil
 import sqlite3
+import subprocess
+import sys
 import types
 from contextlib import contextmanager
 from pathlib import Path
@@ -31,6 +33,8 @@ from swm_gis.applicability.tiles import parcel_extent
 from swm_gis.cli import main
 from swm_gis.config.town import load_config
 from swm_gis.io import source_cache
+
+REPO = Path(__file__).resolve().parents[2]
 
 
 # --------------------------------------------------------------------------- helpers
@@ -287,9 +291,33 @@ def test_a_rule_in_the_config_is_in_the_key(town):
     layers are not local files has none (nothing kept)."""
     cfg = load_config(town)
     key = overlay_cache.cache_key(cfg, (0.0, 0.0, 1.0, 1.0))
-    assert key["extent"] == [0.0, 0.0, 1.0, 1.0] and "habitat_distance_ft=500.0" in key["rules"]
+    assert key["extent"] == [0.0, 0.0, 1.0, 1.0] and key["rules"]["habitat_distance_ft"] == 500
     assert set(key["layers"]) == {"nhesp_priority", "nhesp_estimated", "vernal_pools",
                                   "flood_zones", "huc12", "huc10", "town_boundary"}
     edit(town, 'path = "sample.gpkg"\nlayer = "flood_zones"',
          'path = "PG:dbname=nowhere"\nlayer = "flood_zones"')
     assert overlay_cache.cache_key(load_config(town), None) is None
+
+
+def test_the_key_is_the_same_in_every_process(town):
+    """A field mapping is a set of names in the config (its order changes with each process's
+    string hashing): two processes with other hash seeds give one key, equal to this one after
+    a JSON round trip (as the sidecar holds it)."""
+    edit(town, 'path = "sample.gpkg"\nlayer = "flood_zones"',
+         'path = "sample.gpkg"\nlayer = "flood_zones"\nfields = {zone = "FLD_ZONE", '
+         'subtype = "ZONE_SUBTY", sfha = "SFHA_TF", bfe = "STATIC_BFE"}')
+    cfg = load_config(town)
+    assert len(cfg.layer("flood_zones").explicit_fields) == 4
+    code = ("import json, sys; from swm_gis.config.town import load_config; "
+            "from swm_gis.applicability.overlay_cache import cache_key; "
+            "print(json.dumps(cache_key(load_config(sys.argv[1]), (0, 0, 1, 1))))")
+    keys = []
+    for seed in ("1", "2", "3"):
+        env = {**os.environ, "PYTHONHASHSEED": seed, "PYTHONPATH": str(REPO)}
+        out = subprocess.run([sys.executable, "-c", code, str(town)], env=env, check=True,
+                             capture_output=True, text=True).stdout
+        keys.append(json.loads(out))
+    here = json.loads(json.dumps(overlay_cache.cache_key(cfg, (0, 0, 1, 1))))
+    assert keys[0] == keys[1] == keys[2] == here
+    assert keys[0]["layers"]["flood_zones"]["spec"]["explicit_fields"] == \
+        ["bfe", "sfha", "subtype", "zone"]
