@@ -30,9 +30,11 @@ of its files (paths, sizes and modification times in nanoseconds, the readers' v
 working CRS; the ``[rules]`` (habitat distance, SFHA zones...); the parcel extent the layers were
 read around; the swm-gis, shapely/GEOS, NumPy and Python versions; a digest of the engine's
 modules that read and prepare them (:data:`CODE`); and :data:`FORMAT_VERSION`. A source that
-is not a local file (PostGIS, a URL) is never kept: the overlays are prepared as before. Any
-difference rebuilds the entry; a sidecar that does not parse, a file whose size or CRC-32 does
-not match, or a pickle that does not load is rebuilt, never trusted (a debug log line says so).
+is not a local file (PostGIS, a URL), or a front end's temporary copy of a layer (a new file
+each run, as the QGIS plugin exports one), is never kept: the overlays are prepared as before.
+Any difference rebuilds the entry; a sidecar that does not parse, a file whose size or CRC-32
+does not match, or a pickle that does not load is rebuilt, never trusted (a debug log line
+says so).
 Entries are built once under a file lock (:func:`swm_gis.io.source_cache.built_once`), written
 to temporary names and renamed into place, sidecar last. There is one entry per town (its
 config file and layers): a changed key rebuilds it in place.
@@ -135,7 +137,8 @@ _MADE_FROM: dict[int, tuple[weakref.ref[Any], Entry]] = {}
 # --------------------------------------------------------------------------- the key
 def cache_key(config: Any, extent: Any) -> dict[str, Any] | None:
     """What an entry for this town and parcel extent must match; None when a layer is not a
-    local file (a database, a URL): nothing is kept."""
+    local file (a database, a URL) or is a front end's temporary copy (a new file each run):
+    nothing is kept."""
     import numpy
     import shapely
 
@@ -151,8 +154,8 @@ def cache_key(config: Any, extent: Any) -> dict[str, Any] | None:
         files = []
         for part in spec.sources:
             path, layer = gdal_source(part)
-            if not source_cache.local_source(part, path):
-                return None
+            if part.temporary or not source_cache.local_source(part, path):
+                return None  # a front end's fresh copy never matches again: not kept
             files.append(source_cache.source_key(part, path, layer))
         layers[name] = {"spec": plain(spec), "files": plain(files)}
     return {"format": FORMAT_VERSION, "swm_gis": __version__, "code": _code_digest(),

@@ -287,13 +287,18 @@ def test_cache_info_counts_and_clear_removes_the_overlays(town, tmp_path, capsys
 
 
 def test_a_rule_in_the_config_is_in_the_key(town):
-    """The key names the rules, the extent and each reference layer's files; a town whose
-    layers are not local files has none (nothing kept)."""
+    """The key names the rules, the extent and each reference layer's files; a town with a
+    layer that is a front end's temporary copy or not a local file has none (nothing kept)."""
     cfg = load_config(town)
     key = overlay_cache.cache_key(cfg, (0.0, 0.0, 1.0, 1.0))
     assert key["extent"] == [0.0, 0.0, 1.0, 1.0] and key["rules"]["habitat_distance_ft"] == 500
     assert set(key["layers"]) == {"nhesp_priority", "nhesp_estimated", "vernal_pools",
                                   "flood_zones", "huc12", "huc10", "town_boundary"}
+    text = town.read_text(encoding="utf-8")
+    edit(town, 'path = "sample.gpkg"\nlayer = "huc12"',
+         'path = "sample.gpkg"\nlayer = "huc12"\ntemporary = true\nlabel = "QGIS layer"')
+    assert overlay_cache.cache_key(load_config(town), None) is None  # a new copy each run
+    town.write_text(text, encoding="utf-8")
     edit(town, 'path = "sample.gpkg"\nlayer = "flood_zones"',
          'path = "PG:dbname=nowhere"\nlayer = "flood_zones"')
     assert overlay_cache.cache_key(load_config(town), None) is None
