@@ -37,16 +37,14 @@ inherited: a script that calls the engine with several workers needs the usual
 from __future__ import annotations
 
 import gc
-import mmap
 import os
-import pickle
 import signal
 import sys
 import tempfile
 import threading
 from collections import deque
 from collections.abc import Callable, Iterator
-from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor
+from concurrent.futures import ProcessPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass
 from multiprocessing import forkserver, get_all_start_methods, get_context
@@ -56,8 +54,16 @@ from typing import Any
 import pandas as pd
 import pyarrow as pa
 
+from swm_gis.applicability import overlay_cache
 from swm_gis.applicability.classify import summarise
 from swm_gis.applicability.overlays import Overlays, available_cores
+from swm_gis.applicability.shared_file import (
+    SHARED_ARRAY_MIN_BYTES,
+    load_overlays,
+    load_shared,
+    off_the_main_arena,
+    write_shared,
+)
 from swm_gis.applicability.tiles import Tile, classify_tile
 from swm_gis.applicability.write import to_batch
 from swm_gis.config.town import TownConfig
@@ -101,9 +107,6 @@ def check_workers(workers: int | None) -> int:
 #: Modules a worker needs, imported once by the fork server before it forks any worker (the
 #: tiles' own lazy imports included: the abutters rule names right-of-way parcels).
 WORKER_MODULES = ("swm_gis.applicability.parallel", "swm_gis.rules.abutters")
-#: Arrays of at least this many bytes travel to the workers beside the overlays' pickle, mapped
-#: read-only by every worker; smaller ones stay inside it.
-SHARED_ARRAY_MIN_BYTES = 1 << 16
 
 
 def in_process(tiles: list[Tile], workers: int) -> bool:
@@ -224,47 +227,17 @@ def _spool() -> Iterator[str | None]:
         yield path
 
 
-def share_overlays(overlays: Overlays, folder: str | None) -> Overlays | str:
+def share_overlays(overlays: Overlays | Any, folder: str | None) -> Overlays | str:
     """What the workers load the overlays from (:func:`load_overlays`): a file in ``folder``
     (pickle protocol 5; arrays of :data:`SHARED_ARRAY_MIN_BYTES` or more written beside it, to
     be mapped read-only), or the overlays themselves (pickled into each worker's start-up)
-    where ``folder`` is None or cannot be written."""
+    where ``folder`` is None or cannot be written. Overlays loaded from the overlay cache are
+    not pickled again: the file names the cache's entry (:func:`overlay_cache.shareable`)."""
     if folder is None:
         return overlays
-    arrays: list[pickle.PickleBuffer] = []
-
-    def beside(buf: pickle.PickleBuffer) -> bool:  # False: out of band, into the arrays file
-        if buf.raw().nbytes < SHARED_ARRAY_MIN_BYTES:
-            return True
-        arrays.append(buf)
-        return False
-
     base = Path(folder) / "overlays"
-    try:
-        data = pickle.dumps(overlays, protocol=5, buffer_callback=beside)
-        spans = []
-        with open(f"{base}.arrays", "wb") as out:
-            for buf in arrays:
-                out.write(b"\0" * (-out.tell() % 64))  # each array 64-byte aligned
-                spans.append((out.tell(), buf.raw().nbytes))
-                out.write(buf.raw())
-        Path(f"{base}.pickle").write_bytes(pickle.dumps((spans, data), protocol=5))
-    except OSError:
-        return overlays
-    return str(base)
-
-
-def load_overlays(shared: Overlays | str) -> Overlays:
-    """The overlays :func:`share_overlays` gave: the large arrays are read-only views of the
-    mapped arrays file (pages shared by every worker, read from the page cache as touched)."""
-    if not isinstance(shared, str):
-        return shared
-    spans, data = pickle.loads(Path(f"{shared}.pickle").read_bytes())
-    if not spans:
-        return pickle.loads(data)
-    with open(f"{shared}.arrays", "rb") as f:
-        mapped = memoryview(mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ))
-    return pickle.loads(data, buffers=[mapped[a:a + n] for a, n in spans])
+    return str(base) if write_shared(overlay_cache.shareable(overlays, folder), base) \
+        else overlays
 
 
 @contextmanager
@@ -323,22 +296,13 @@ def _init_worker(shared: Overlays | str, spool: str | None, environ: dict[str, s
     source_cache.use_folder(sources)  # tiles of a shapefile or GeoJSON: parsed once, by box
     _RUN = run_cache()
     _RUN.__enter__()
-    _OVERLAYS, _SPOOL = off_the_main_arena(load_overlays, shared), spool
+    _OVERLAYS, _SPOOL = off_the_main_arena(_loaded, shared), spool
     gc.freeze()  # and the overlays
 
 
-def off_the_main_arena(load: Callable[..., Any], *args: Any) -> Any:
-    """``load(*args)`` run on a thread of its own, its result returned (its error raised).
-
-    glibc's malloc gives each thread an arena of its own: the overlays' hundreds of thousands
-    of small, long-lived GEOS and Python objects, made on the main thread, sat between the
-    tiles' short-lived ones in the main arena, and every tile ran slower (measured on the
-    statewide benchmark: 4.3-4.5 s of CPU for eight tiles with the overlays unpickled on the
-    main thread, 3.4 s unpickled on a thread, 3.1-3.2 s in a forked worker, whose overlays the
-    parent had built on its threads).
-    """
-    with ThreadPoolExecutor(max_workers=1, thread_name_prefix="swm-gis-overlays") as thread:
-        return thread.submit(load, *args).result()
+def _loaded(shared: Overlays | str) -> Overlays:
+    """A worker's overlays: as shared, or the cache's entry with the run's own fields."""
+    return overlay_cache.resolve(load_overlays(shared))
 
 
 def _worker_batch(config: TownConfig, tile: Tile) -> TileBatch | _Spooled:
@@ -390,5 +354,6 @@ def received(result: TileBatch | _Spooled) -> TileBatch:
 
 __all__ = ["SHARED_ARRAY_MIN_BYTES", "TileBatch", "WORKER_MODULES", "check_workers",
            "default_workers", "frozen_heap", "hand_over", "in_process", "in_tile_order",
-           "load_overlays", "local_batches", "received", "share_overlays", "spool_batch",
-           "signals_held", "start_method", "start_workers", "tile_batch"]
+           "load_overlays", "load_shared", "local_batches", "received", "share_overlays",
+           "spool_batch", "signals_held", "start_method", "start_workers", "tile_batch",
+           "write_shared"]

@@ -20,6 +20,7 @@ import shapely
 from pyproj import Transformer
 
 from swm_gis import terrain as hydrology
+from swm_gis.applicability import overlay_cache
 from swm_gis.applicability.classify import classify_parcels
 from swm_gis.applicability.overlays import (
     DEFAULT_CHUNK_SIZE,
@@ -173,6 +174,19 @@ def load_overlays(config: TownConfig, extent: BBox | None, *,
     so a statewide layer costs only the town's neighbourhood. The town and every layer's
     coverage come from :mod:`swm_gis.io.coverage`, the screening's own rule.
     """
+    done = overlay_cache.prepared(config, extent,
+                                  lambda: _prepare(config, extent, progress=progress))
+    drainage, drainage_checks = drainage_grid(config, extent, progress=progress,
+                                              town=done.overlays.town)
+    profile = config.applied_regulation().profile  # the outside class names its regulation
+    return done.for_run(drainage=drainage, checks=_checks(config, drainage_checks, done.bases),
+                        outside=outside_class(str(profile.chapter or profile.title)))
+
+
+def _prepare(config: TownConfig, extent: BBox | None, *,
+             progress: Progress | None = None) -> overlay_cache.Prepared:
+    """The reference layers read and prepared (:func:`load_overlays`), without what each run
+    makes again (:data:`overlay_cache.PER_RUN`): what the overlay cache keeps."""
     def bbox(margin_m: float = 0.0) -> BBox | None:
         return _grow(extent, margin_m) if extent else None
 
@@ -191,23 +205,18 @@ def load_overlays(config: TownConfig, extent: BBox | None, *,
             progress(0.02 + 0.06 * i / len(keys), f"reading {key}")
         frames[key] = read(key, margin)
     town = town_area(config)
-    drainage, drainage_checks = drainage_grid(config, extent, progress=progress, town=town)
     coverage, bases = {}, {}
     for name, keys in (("nhesp", _NHESP), ("sfha", ("flood_zones",))):
         coverage[name], bases[name] = coverage_areas(config, list(keys), town=town,
                                                      name=layer_words)
-    overlays = Overlays.build(rules=config.rules, drainage=drainage, coverage=coverage,
-                              town=town, **frames)
-    overlays.checks = _checks(config, frames, drainage_checks, bases)
-    profile = config.applied_regulation().profile  # the outside class names its regulation
-    overlays.outside = outside_class(str(profile.chapter or profile.title))
-    return overlays
+    overlays = Overlays.build(rules=config.rules, coverage=coverage, town=town, **frames)
+    return overlay_cache.Prepared(overlays, bases)
 
 
 _NHESP = ("nhesp_priority", "nhesp_estimated", "vernal_pools")
 
 
-def _checks(config: TownConfig, frames: dict[str, Any], drainage: dict[str, str | None],
+def _checks(config: TownConfig, drainage: dict[str, str | None],
             coverage: dict[str, str] | None = None) -> list[dict[str, Any]]:
     def src(keys: list[str]) -> list[dict[str, Any]]:
         return [io.source_info(config.layer(k)) for k in keys if config.has(k)]
