@@ -206,11 +206,18 @@ def _pool(workers: int, overlays: Overlays) -> Iterator[ProcessPoolExecutor]:
     with _spool() as folder, frozen_heap():
         shared = share_overlays(overlays, folder)
         spool = folder if method == "forkserver" else None
-        with ProcessPoolExecutor(max_workers=workers, mp_context=get_context(method),
-                                 initializer=_init_worker,
-                                 initargs=(shared, spool, dict(os.environ),
-                                           source_cache.current_folder())) as pool:
+        pool = ProcessPoolExecutor(max_workers=workers, mp_context=get_context(method),
+                                   initializer=_init_worker,
+                                   initargs=(shared, spool, dict(os.environ),
+                                             source_cache.current_folder()))
+        try:
             yield pool
+        finally:
+            # cancel_futures: the pool drops the tiles cancelled before they reached a worker
+            # itself. Without it, Python 3.11.2's shutdown (Debian 12's) can wait for ever when
+            # only such tiles are left (CPython gh-94440, fixed in later releases): it hung a
+            # test run after a tile's error
+            pool.shutdown(wait=True, cancel_futures=True)
 
 
 @contextmanager
