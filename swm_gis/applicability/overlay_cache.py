@@ -254,7 +254,7 @@ def _store(base: Path, key: dict[str, Any], done: Prepared) -> Prepared:
         sums = {}
         for ext in ("pickle", "arrays"):
             part = tmp / f"overlays.{ext}"
-            sums[ext] = [part.stat().st_size, _crc(part)]
+            sums[ext] = [part.stat().st_size, source_cache.file_crc(part)]
             os.replace(part, f"{base}.{ext}")
         source_cache.write_json(base.with_suffix(".json"),
                                 {"key": key, "files": sums, "bases": done.bases,
@@ -317,14 +317,6 @@ def _load(base: Path, key: dict[str, Any]) -> Prepared | None:
         return None
 
 
-def _crc(path: Path) -> int:
-    with open(path, "rb") as fh:
-        if os.fstat(fh.fileno()).st_size == 0:
-            return 0
-        with mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ) as mm:
-            return zlib.crc32(mm)
-
-
 def _counts(overlays: Any) -> dict[str, int | None]:
     return {name: None if getattr(overlays, name) is None else len(getattr(overlays, name))
             for name in ("habitats", "sfha", "huc12", "huc10")}
@@ -356,11 +348,13 @@ def shareable(overlays: Any, folder: str | None) -> Any:
 def _link_or_copy(src: str, dst: str, stamp: tuple[int, int, int], crc: int) -> None:
     """``src`` at ``dst``: a hard link that must be the file loaded (its inode, size and time),
     else a copy that must hold the bytes loaded (their CRC-32); OSError otherwise."""
+    from swm_gis.io import source_cache
+
     try:
         os.link(src, dst)
     except OSError:  # another file system, or none that links
         shutil.copyfile(src, dst)
-        if _crc(Path(dst)) != crc:
+        if source_cache.file_crc(Path(dst)) != crc:
             raise OSError(f"{src} changed since it was loaded") from None
         return
     st = os.stat(dst)

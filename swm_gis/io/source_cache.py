@@ -319,7 +319,7 @@ def _open(base: Path, key: dict[str, Any]) -> tuple[dict[str, Any], Any] | None:
     if held is not None and held[0] == stamp and held[1] == meta:
         return meta, held[2]
     try:
-        if st.st_size != meta.get("bytes") or _crc(data) != meta.get("crc32"):
+        if st.st_size != meta.get("bytes") or file_crc(data) != meta.get("crc32"):
             raise ValueError("its data does not match its sidecar (truncated or rewritten)")
         table = pa.ipc.open_file(pa.memory_map(str(data))).read_all()
         if table.num_rows != meta.get("rows") or table.column_names != meta.get("columns"):
@@ -331,7 +331,8 @@ def _open(base: Path, key: dict[str, Any]) -> tuple[dict[str, Any], Any] | None:
     return meta, table
 
 
-def _crc(path: Path) -> int:
+def file_crc(path: Path) -> int:
+    """The CRC-32 of a file's bytes (mapped, not read into memory); 0 for an empty file."""
     with open(path, "rb") as fh:
         if os.fstat(fh.fileno()).st_size == 0:
             return 0
@@ -383,7 +384,7 @@ def _build(base: Path, key: dict[str, Any], path: str, layer: str | None,
         "meta": {"fields": list(meta["fields"]), "dtypes": list(meta["dtypes"]),
                  "crs": meta["crs"], "geometry": geometry is not None},
         "rows": table.num_rows, "columns": table.column_names, "bounds": bounds,
-        "bytes": data.stat().st_size, "crc32": _crc(data)})
+        "bytes": data.stat().st_size, "crc32": file_crc(data)})
     write_json(base.with_suffix(".json"), side)
 
 
@@ -599,4 +600,5 @@ def where_terms(where: str | None) -> tuple[str, list[Any], bool] | None:
 
 __all__ = ["FORMAT_VERSION", "cache_root", "clear", "current_folder", "use_folder", "data_bounds",
            "default_root", "entries", "env_root", "info", "local_source", "read", "source_files",
-           "source_key", "sources_folder", "using", "where_terms", "built_once", "write_json"]
+           "source_key", "sources_folder", "using", "where_terms", "built_once", "write_json",
+           "file_crc"]

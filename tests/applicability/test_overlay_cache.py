@@ -9,23 +9,20 @@ benchmarks/README.md.
 
 from __future__ import annotations
 
-import datetime as dt
 import json
 import os
 import shutil
 import sqlite3
 import subprocess
 import sys
-import types
-from contextlib import contextmanager
 from pathlib import Path
 
 import numpy as np
 import pytest
 import shapely
+from support.clockkit import frozen
 from support.hostile import edit, run, sample_copy
 
-import swm_gis.applicability.write as write_mod
 from swm_gis.applicability import overlay_cache
 from swm_gis.applicability import parallel as par
 from swm_gis.applicability.overlays import Overlays, Pieces
@@ -38,22 +35,6 @@ REPO = Path(__file__).resolve().parents[2]
 
 
 # --------------------------------------------------------------------------- helpers
-@contextmanager
-def frozen():
-    """The map's one clock (``written_utc`` in the checks table) and GDAL's held still."""
-    class Fixed(dt.datetime):
-        @classmethod
-        def now(cls, tz=None):
-            return cls(2026, 3, 2, 9, 30, tzinfo=tz)
-
-    shim = types.SimpleNamespace(**{n: getattr(dt, n) for n in dir(dt) if not n.startswith("_")})
-    shim.datetime = Fixed
-    with pytest.MonkeyPatch.context() as mp:
-        mp.setattr(write_mod, "dt", shim)
-        mp.setenv("OGR_CURRENT_DATE", "2026-03-02T09:30:00Z")
-        yield
-
-
 class Builds:
     """Counts :meth:`Overlays.build` (the preparation the cache saves) in this process, and
     what the workers were given to load (:func:`overlay_cache.shareable`'s answers)."""

@@ -9,14 +9,11 @@ mailing list's workbook, its ``docProps/core.xml`` (the workbook's creation time
 
 from __future__ import annotations
 
-import datetime as dt
-import importlib
 import json
 import os
 import shutil
 import types
 import zipfile
-from contextlib import contextmanager
 from dataclasses import replace
 from pathlib import Path
 
@@ -28,6 +25,7 @@ import pytest
 import shapely
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from support.clockkit import frozen
 from support.json_town import json_town
 from support.sample_demo import DEMO_ABUTTERS_SUBJECT
 from support.townkit import CAMBRIDGE_CONFIG, REPO
@@ -39,14 +37,6 @@ from swm_gis.io import source_cache
 
 SAMPLE = REPO / "data" / "sample"
 #: The modules whose ``dt.datetime.now()`` an output prints (the generation time)
-CLOCKS = ("swm_gis.jobs", "swm_gis.results", "swm_gis.io.outputs", "swm_gis.screening.build",
-          "swm_gis.screening.request", "swm_gis.notification.package",
-          "swm_gis.notification.info", "swm_gis.reports.screening_report",
-          "swm_gis.reports.screening_model", "swm_gis.reports.screening_findings",
-          "swm_gis.rules.mailing.tax_list", "swm_gis.rules.timeline",
-          "swm_gis.applicability.write")
-
-
 # --------------------------------------------------------------------------- helpers
 def entries(root: Path) -> list[Path]:
     folder = source_cache.sources_folder(root)
@@ -56,28 +46,6 @@ def entries(root: Path) -> list[Path]:
 def cache_of(root: Path) -> types.SimpleNamespace:
     """What :func:`source_cache.using` reads of a town config: a cache in ``root``."""
     return types.SimpleNamespace(cache_enabled=True, cache_dir=str(root))
-
-
-@contextmanager
-def frozen():
-    """Hold still every clock an output prints, so two runs' files compare byte for byte."""
-    import reportlab.rl_config
-
-    class Fixed(dt.datetime):
-        @classmethod
-        def now(cls, tz=None):
-            return cls(2026, 3, 2, 9, 30, tzinfo=tz)
-
-    shim = types.SimpleNamespace(**{n: getattr(dt, n) for n in dir(dt) if not n.startswith("_")})
-    shim.datetime = Fixed
-    with pytest.MonkeyPatch.context() as mp:
-        for name in CLOCKS:
-            module = importlib.import_module(name)
-            if getattr(module, "dt", None) is dt:
-                mp.setattr(module, "dt", shim)
-        mp.setattr(reportlab.rl_config, "invariant", 1)
-        mp.setenv("OGR_CURRENT_DATE", "2026-03-02T09:30:00Z")
-        yield
 
 
 class Reads:
