@@ -220,7 +220,8 @@ def applicability_map(
     chunk = chunk_size or ap.DEFAULT_CHUNK_SIZE
     if out is None and engine == "dask":
         raise ConfigError("The Dask engine writes a GeoPackage: give out=PATH.gpkg.")
-    # each file source parsed once, then read tile by tile by box (forked workers inherit it)
+    # each file source parsed once, then read tile by tile by box (the workers are given the
+    # job's cache folder: applicability.parallel)
     with source_cache.using(cfg):
         return _applicability_map(cfg, out, engine=engine, scheduler=scheduler, workers=workers,
                                   chunk=chunk, overwrite=overwrite, progress=progress)

@@ -57,13 +57,7 @@ import pyarrow as pa
 from swm_gis.applicability import overlay_cache
 from swm_gis.applicability.classify import summarise
 from swm_gis.applicability.overlays import Overlays, available_cores
-from swm_gis.applicability.shared_file import (
-    SHARED_ARRAY_MIN_BYTES,
-    load_overlays,
-    load_shared,
-    off_the_main_arena,
-    write_shared,
-)
+from swm_gis.applicability.shared_file import load_overlays, off_the_main_arena, write_shared
 from swm_gis.applicability.tiles import Tile, classify_tile
 from swm_gis.applicability.write import to_batch
 from swm_gis.config.town import TownConfig
@@ -236,7 +230,8 @@ def _spool() -> Iterator[str | None]:
 
 def share_overlays(overlays: Overlays | Any, folder: str | None) -> Overlays | str:
     """What the workers load the overlays from (:func:`load_overlays`): a file in ``folder``
-    (pickle protocol 5; arrays of :data:`SHARED_ARRAY_MIN_BYTES` or more written beside it, to
+    (pickle protocol 5; arrays of
+    :data:`~swm_gis.applicability.shared_file.SHARED_ARRAY_MIN_BYTES` or more written beside it, to
     be mapped read-only), or the overlays themselves (pickled into each worker's start-up)
     where ``folder`` is None or cannot be written. Overlays loaded from the overlay cache are
     not pickled again: the file names the cache's entry (:func:`overlay_cache.shareable`)."""
@@ -359,8 +354,7 @@ def received(result: TileBatch | _Spooled) -> TileBatch:
     return result.batch() if isinstance(result, _Spooled) else result
 
 
-__all__ = ["SHARED_ARRAY_MIN_BYTES", "TileBatch", "WORKER_MODULES", "check_workers",
-           "default_workers", "frozen_heap", "hand_over", "in_process", "in_tile_order",
-           "load_overlays", "load_shared", "local_batches", "received", "share_overlays",
-           "spool_batch", "signals_held", "start_method", "start_workers", "tile_batch",
-           "write_shared"]
+__all__ = ["TileBatch", "WORKER_MODULES", "check_workers", "default_workers", "frozen_heap",
+           "hand_over", "in_process", "in_tile_order", "load_overlays", "local_batches",
+           "received", "share_overlays", "spool_batch", "signals_held", "start_method",
+           "start_workers", "tile_batch"]
