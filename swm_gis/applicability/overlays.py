@@ -10,7 +10,6 @@ here.
 from __future__ import annotations
 
 import math
-import os
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
@@ -19,6 +18,7 @@ import geopandas as gpd
 import numpy as np
 import shapely
 
+from swm_gis.applicability.pool_start import available_cores
 from swm_gis.config.town import Rules
 from swm_gis.rules.floodplain import sfha_mask
 from swm_gis.rules.watersheds import huc_codes, huc_names
@@ -471,18 +471,10 @@ def _intersection(geoms: np.ndarray, boxes: np.ndarray,
     return np.concatenate(list(parts))
 
 
-def available_cores() -> int:
-    """The cores this process may use (its CPU affinity)."""
-    try:
-        return len(os.sched_getaffinity(0))
-    except AttributeError:  # pragma: no cover - not on Linux
-        return os.cpu_count() or 1
-
-
 # =========================================================================== core
 
 
 __all__ = ["CHECKED", "CONSTRAINTS", "DEFAULT_CHUNK_SIZE", "NHESP_FLAG", "OLD_COLUMNS",
            "OUTSIDE_CLASS", "OUTSIDE_PREFIX", "RIGHT_OF_WAY_CLASS", "WATER_CLASS", "Overlays",
            "outside_class", "point_xy",
-           "Pieces", "Zones", "available_cores", "grown_envelopes", "nhesp_search_ft", "subdivide"]
+           "Pieces", "Zones", "grown_envelopes", "nhesp_search_ft", "subdivide"]

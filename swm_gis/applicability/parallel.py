@@ -10,13 +10,13 @@ geometries and summing the summary is done by the workers.
 
 The workers never start from the parent. On Linux they are forked from a **fork server**
 (:mod:`multiprocessing`'s ``forkserver``: a fresh interpreter, started by fork and exec, that
-imported :data:`WORKER_MODULES` once and does no GDAL, PROJ or SQLite work; its only other
+imported the workers' modules once and does no GDAL, PROJ or SQLite work; its only other
 thread is numpy's idle BLAS pool, which handles forks itself), so no worker inherits a lock
 another thread of the parent held at the moment of a fork (a worker forked from the parent once
 hung in PROJ's at-fork handler, on SQLite's mutex held by a GDAL thread). The server is
-started once per process (early: :func:`start_workers`) and serves every later job. The
-prepared reference layers reach the workers through a file written once in a private temporary
-folder (:func:`share_overlays`: pickle protocol 5, its large arrays, such as a
+started once per process (early: :mod:`~swm_gis.applicability.pool_start`) and serves every
+later job. The prepared reference layers reach the workers through a file written once in a
+private temporary folder (:func:`share_overlays`: pickle protocol 5, its large arrays, such as a
 :class:`~swm_gis.terrain.catchments.DrainageGrid`'s, written beside it and mapped read-only by
 every worker, so the workers share their pages instead of each holding a copy); the folder goes
 at the end of the run, after an error or an interruption too. Elsewhere (macOS, Windows), or
@@ -39,7 +39,6 @@ from __future__ import annotations
 import gc
 import os
 import signal
-import sys
 import tempfile
 import threading
 from collections import deque
@@ -47,7 +46,7 @@ from collections.abc import Callable, Iterator
 from concurrent.futures import ProcessPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass
-from multiprocessing import forkserver, get_all_start_methods, get_context
+from multiprocessing import get_context
 from pathlib import Path
 from typing import Any
 
@@ -56,7 +55,8 @@ import pyarrow as pa
 
 from swm_gis.applicability import overlay_cache
 from swm_gis.applicability.classify import summarise
-from swm_gis.applicability.overlays import Overlays, available_cores
+from swm_gis.applicability.overlays import Overlays
+from swm_gis.applicability.pool_start import available_cores, start_workers
 from swm_gis.applicability.shared_file import load_overlays, off_the_main_arena, write_shared
 from swm_gis.applicability.tiles import Tile, classify_tile
 from swm_gis.applicability.write import to_batch
@@ -98,11 +98,6 @@ def check_workers(workers: int | None) -> int:
     return workers
 
 
-#: Modules a worker needs, imported once by the fork server before it forks any worker (the
-#: tiles' own lazy imports included: the abutters rule names right-of-way parcels).
-WORKER_MODULES = ("swm_gis.applicability.parallel", "swm_gis.rules.abutters")
-
-
 def in_process(tiles: list[Tile], workers: int) -> bool:
     """True when the tiles run in this process: one worker asked for, or a town of one tile
     (besides the last tile, of parcel ids on several polygons), where starting workers would
@@ -130,36 +125,6 @@ def local_batches(config: TownConfig, tiles: list[Tile], overlays: Overlays, *,
                 return pool.submit(_worker_batch, config, tile)
 
         yield from in_tile_order(submit, tiles, window=2 * workers)
-
-
-def start_method() -> str:
-    """How worker processes start: ``forkserver`` on Linux, ``spawn`` elsewhere (macOS, where
-    forking a process that has loaded system frameworks is unsafe, and Windows)."""
-    if sys.platform.startswith("linux") and "forkserver" in get_all_start_methods():
-        return "forkserver"
-    return "spawn"
-
-
-def start_workers() -> bool:
-    """Start the fork server now, if it is not running, so that its start-up (an interpreter
-    importing :data:`WORKER_MODULES`, about half a second of CPU) overlaps the job's planning;
-    the first worker otherwise waits for it. Once per process: later jobs find it running.
-    False where there is none (macOS, Windows) or it cannot start (no temporary folder to hold
-    its socket): the workers are then spawned."""
-    if start_method() != "forkserver":
-        return False
-    get_context("forkserver").set_forkserver_preload(list(WORKER_MODULES))
-    # started with SIGINT blocked, which the server and every worker it forks inherit: a
-    # Ctrl-C (sent to the whole process group) is the parent's to act on, never a worker's
-    # traceback; here it waits, not lost, until the server is started
-    before = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
-    try:
-        forkserver.ensure_running()
-    except OSError:
-        return False
-    finally:
-        signal.pthread_sigmask(signal.SIG_SETMASK, before)
-    return True
 
 
 @contextmanager
@@ -354,7 +319,6 @@ def received(result: TileBatch | _Spooled) -> TileBatch:
     return result.batch() if isinstance(result, _Spooled) else result
 
 
-__all__ = ["TileBatch", "WORKER_MODULES", "check_workers", "default_workers", "frozen_heap",
+__all__ = ["TileBatch", "check_workers", "default_workers", "frozen_heap",
            "hand_over", "in_process", "in_tile_order", "load_overlays", "local_batches",
-           "received", "share_overlays", "spool_batch", "signals_held", "start_method",
-           "start_workers", "tile_batch"]
+           "received", "share_overlays", "spool_batch", "signals_held", "tile_batch"]

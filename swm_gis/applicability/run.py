@@ -92,9 +92,9 @@ from swm_gis.applicability.parallel import (
     check_workers,
     in_process,
     local_batches,
-    start_workers,
     tile_batch,
 )
+from swm_gis.applicability.pool_start import start_workers
 from swm_gis.applicability.tiles import (
     Tile,
     classify_tile,

@@ -30,6 +30,7 @@ from swm_gis.applicability.overlays import (
     nhesp_search_ft,
     outside_class,
 )
+from swm_gis.applicability.pool_start import several_tiles
 from swm_gis.applicability.sections import flag_sections
 from swm_gis.config.town import TownConfig
 from swm_gis.ids import id_array, id_series
@@ -90,7 +91,7 @@ def make_tiles(extent: BBox | None, count: int, *, chunk_size: int = DEFAULT_CHU
 
     Without an extent (a source that cannot tell it cheaply) the whole town is one tile.
     """
-    if extent is None or count < 0 or count <= chunk_size:
+    if extent is None or not several_tiles(count, chunk_size):
         return [Tile(0, _grow(extent) if extent else (-math.inf, -math.inf, math.inf, math.inf))]
     x0, y0, x1, y1 = _grow(extent)
     n = math.ceil(count / chunk_size)

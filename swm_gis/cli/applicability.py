@@ -73,11 +73,15 @@ def applicability(
         raise ConfigError("--scheduler is for the Dask engine; add --engine dask.")
     if scheduler:  # before any work: form, reachable, a Dask scheduler (with a timeout)
         scheduler = check_scheduler(scheduler)
+    cfg = open_config(config, no_cache=no_cache)
+    if engine is Engine.local:  # the workers' fork server starts while the engine is imported
+        from swm_gis.applicability.pool_start import start_early
+
+        start_early(cfg, workers=workers, chunk_size=chunk_size)
     from swm_gis.io import postgis
     from swm_gis.io.writers import check_outputs_free
     from swm_gis.jobs import applicability_map
 
-    cfg = open_config(config, no_cache=no_cache)
     refuse_front_end_outputs(also_writes, [*config_inputs(cfg), *protect])
     # --- PostGIS output (swm_gis.applicability.postgis_write): the map into a database table,
     # styled.

@@ -14,7 +14,7 @@ from typing import Any
 
 from swm_gis.config.town import LayerSpec, layer_key
 from swm_gis.errors import InputFileError
-from swm_gis.io import archives, postgis
+from swm_gis.io import archives
 from swm_gis.messages import references
 
 
@@ -86,6 +86,8 @@ def source_info(spec: LayerSpec) -> dict[str, Any]:
     if spec.is_file and os.path.exists(spec.path):
         ts = os.path.getmtime(spec.path)
         modified = dt.datetime.fromtimestamp(ts, tz=dt.UTC).isoformat(timespec="seconds")
+    from swm_gis.io import postgis  # geopandas: not for the light callers of gdal_source
+
     file = postgis.redact(spec.path) if spec.is_postgis else spec.path
     return _labelled({"key": spec.key, "file": file, "layer": spec.layer, "modified": modified},
                      spec)

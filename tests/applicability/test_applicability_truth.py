@@ -396,14 +396,14 @@ def test_vernal_pool_far_away_does_not_change_flags():
 
 def test_spawned_workers_give_the_same_file(tmp_path, monkeypatch):
     """Where workers cannot fork (macOS, Windows) they are spawned: same rows, same order."""
-    import swm_gis.applicability.parallel as par
+    from swm_gis.applicability import pool_start
 
     cfg = load_config(SAMPLE_CONFIG)
     one = ap.run_applicability(cfg, tmp_path / "one.gpkg", workers=1, chunk_size=1_000)
     # no fork server, as on macOS or Windows (not by faking sys.platform, which every import
     # sees)
-    monkeypatch.setattr(par, "get_all_start_methods", lambda: ["spawn", "fork"])
-    assert par.start_method() == "spawn"
+    monkeypatch.setattr(pool_start, "get_all_start_methods", lambda: ["spawn", "fork"])
+    assert pool_start.start_method() == "spawn"
     two = ap.run_applicability(cfg, tmp_path / "two.gpkg", workers=2, chunk_size=1_000)
     assert one.tiles >= 3
     _same_file(one.path, two.path)

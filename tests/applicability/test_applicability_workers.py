@@ -26,6 +26,7 @@ from support.hostile import leftovers, run, sample_copy
 from support.townkit import SAMPLE_CONFIG
 
 import swm_gis.applicability.parallel as par
+from swm_gis.applicability import pool_start
 from swm_gis.applicability import run as ap
 from swm_gis.applicability.overlays import Overlays
 from swm_gis.applicability.tiles import Tile, make_tiles
@@ -92,7 +93,7 @@ def test_workers_inherit_no_thread_lock_or_state_of_the_parent():
     with _busy_parent(), _fails_rather_than_hangs(120), par._pool(2, overlays) as pool:
         assert not workerkit.PARENT_LOCK.acquire(blocking=False)  # held here, in the parent
         probes = [f.result() for f in [pool.submit(workerkit.probe) for _ in range(4)]]
-    assert par.start_method() == "forkserver"
+    assert pool_start.start_method() == "forkserver"
     assert all(p["lock_free"] and p["overlays"] for p in probes), probes
     assert all(p["ppid"] != os.getpid() and p["pid"] != os.getpid() for p in probes), probes
     # forked from one process (the fork server), which is not this one
@@ -186,6 +187,7 @@ def test_the_sample_town_in_one_tile_starts_no_worker(tmp_path, monkeypatch):
     monkeypatch.setattr(par, "_pool", no_pool)
     monkeypatch.setattr(par, "start_workers", no_pool)
     monkeypatch.setattr(ap, "start_workers", no_pool)
+    monkeypatch.setattr(pool_start, "start_workers", no_pool)
     cfg = load_config(SAMPLE_CONFIG)
     two = ap.run_applicability(cfg, tmp_path / "two.gpkg", workers=2)
     one = ap.run_applicability(cfg, tmp_path / "one.gpkg", workers=1)
@@ -249,7 +251,7 @@ def test_a_fork_server_that_cannot_start_leaves_spawned_workers_same_file(tmp_pa
         raise OSError(30, "Read-only file system")
 
     monkeypatch.setattr(forkserver, "ensure_running", cannot)
-    assert par.start_workers() is False
+    assert pool_start.start_workers() is False
     shared: list[str] = []
     real = par.share_overlays
     monkeypatch.setattr(par, "share_overlays",

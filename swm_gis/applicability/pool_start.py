@@ -1,0 +1,119 @@
+"""Starting the town-wide map's worker processes, early: the fork server and when it is needed.
+
+Light on purpose (the standard library; GDAL's or the source cache's description of the
+parcels when asked): a front end calls :func:`start_early` before it imports the engine, so the fork
+server's start-up (a fresh interpreter importing :data:`WORKER_MODULES`, about 0.6 s) runs on
+another core while this process imports its own libraries, instead of after them, while the
+job's first tiles wait. Measured on the 200,000-parcel benchmark town with two workers, whole
+process: 3.39-3.42 s started in the job, 3.02-3.14 s started first (benchmarks/README).
+
+Whether a job needs workers is :func:`several_tiles` (the rule :func:`~swm_gis.applicability.
+tiles.make_tiles` applies) on a parcel count known without reading the parcels; a guess that
+starts a server the job then does not use costs an idle process, never an answer.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import sys
+from multiprocessing import forkserver, get_all_start_methods, get_context
+from typing import Any
+
+#: Modules a worker needs, imported once by the fork server before it forks any worker (the
+#: tiles' own lazy imports included: the abutters rule names right-of-way parcels).
+WORKER_MODULES = ("swm_gis.applicability.parallel", "swm_gis.rules.abutters")
+
+
+def available_cores() -> int:
+    """The cores this process may use (its CPU affinity)."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # pragma: no cover - not on Linux
+        return os.cpu_count() or 1
+
+
+def several_tiles(count: int, chunk_size: int) -> bool:
+    """True when a town of ``count`` parcels (-1: not known) is cut into more than one tile of
+    about ``chunk_size`` parcels (given its extent).
+
+    >>> several_tiles(20_001, 20_000), several_tiles(20_000, 20_000), several_tiles(-1, 100)
+    (True, False, False)
+    """
+    return count >= 0 and count > chunk_size
+
+
+def start_method() -> str:
+    """How worker processes start: ``forkserver`` on Linux, ``spawn`` elsewhere (macOS, where
+    forking a process that has loaded system frameworks is unsafe, and Windows)."""
+    if sys.platform.startswith("linux") and "forkserver" in get_all_start_methods():
+        return "forkserver"
+    return "spawn"
+
+
+def start_workers() -> bool:
+    """Start the fork server now, if it is not running, so that its start-up (an interpreter
+    importing :data:`WORKER_MODULES`, about half a second of CPU) overlaps other work; the
+    first worker otherwise waits for it. Once per process: later jobs find it running.
+    False where there is none (macOS, Windows) or it cannot start (no temporary folder to hold
+    its socket): the workers are then spawned."""
+    if start_method() != "forkserver":
+        return False
+    get_context("forkserver").set_forkserver_preload(list(WORKER_MODULES))
+    # started with SIGINT blocked, which the server and every worker it forks inherit: a
+    # Ctrl-C (sent to the whole process group) is the parent's to act on, never a worker's
+    # traceback; here it waits, not lost, until the server is started
+    before = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+    try:
+        forkserver.ensure_running()
+    except OSError:
+        return False
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, before)
+    return True
+
+
+def start_early(config: Any, *, workers: int | None, chunk_size: int) -> bool:
+    """Start the fork server now when the local engine's job on ``config`` will use workers:
+    more than one asked for (None: every core) and a parcel count of :func:`several_tiles`,
+    known without parsing the layer (:func:`_cheap_parcel_count`: a GeoPackage's own count, a
+    fresh source cache entry's). Anything else (a GeoJSON not cached yet, a PostGIS table, a
+    layer of several sources) leaves the start to the job, as before.
+    Never raises: the job reports any problem with the parcels. True when the server runs."""
+    if (available_cores() if workers is None else workers) <= 1 \
+            or start_method() != "forkserver":
+        return False
+    try:
+        count = _cheap_parcel_count(config)
+    except Exception:  # noqa: BLE001 - a guess; the job reads the layer and says what is wrong
+        return False
+    return count is not None and several_tiles(count, chunk_size) and start_workers()
+
+
+#: File formats whose layer GDAL describes from a header or a table, without reading the
+#: features: their parcel count is asked of GDAL; any other file's comes from the source cache.
+DESCRIBED_CHEAPLY = (".gpkg", ".fgb", ".gdb")
+
+
+def _cheap_parcel_count(config: Any) -> int | None:
+    """The parcels' feature count when it costs no parse of the layer: a fresh source cache
+    entry's, or GDAL's for :data:`DESCRIBED_CHEAPLY`; None otherwise."""
+    from swm_gis.io import source_cache
+    from swm_gis.io.sources import gdal_source
+
+    spec = config.layer("parcels")
+    if spec.parts or not spec.is_file:
+        return None
+    path, layer = gdal_source(spec)
+    with source_cache.using(config):
+        info = source_cache.info(spec, path, layer)
+    if info is None and path.lower().rstrip("/").endswith(DESCRIBED_CHEAPLY):
+        import pyogrio
+
+        info = pyogrio.read_info(path, layer=layer)
+    features = None if info is None else info.get("features")
+    return None if features is None else int(features)
+
+
+__all__ = ["WORKER_MODULES", "available_cores", "several_tiles", "start_early", "start_method",
+           "start_workers"]

@@ -1,0 +1,138 @@
+"""Starting the map's fork server early (swm_gis.applicability.pool_start): when a job will use
+workers, known without reading the parcels, and before the command line imports the engine.
+
+Correctness only: the time it saves is in benchmarks/README ("Issue 37 ... 2026-12-06 evening")."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pyogrio
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+from support.json_town import json_town
+from support.townkit import SAMPLE_CONFIG
+
+from swm_gis.applicability import pool_start
+from swm_gis.applicability.tiles import make_tiles
+from swm_gis.config.town import load_config
+from swm_gis.io import source_cache
+from swm_gis.io.layers import read_layer
+
+REPO = Path(__file__).resolve().parents[2]
+#: The sample town's parcel polygons (3,167 parcels: one id labels two), as GDAL counts them
+SAMPLE_POLYGONS = 3_168
+
+
+@given(count=st.integers(-1, 100_000), chunk=st.integers(100, 50_000))
+def test_several_tiles_is_the_tiling_rule(count, chunk):
+    """Exactly when the town is cut into more than one tile (its extent known)."""
+    tiles = make_tiles((0.0, 0.0, 5_000.0, 3_000.0), count, chunk_size=chunk)
+    assert pool_start.several_tiles(count, chunk) == (len(tiles) > 1)
+
+
+@pytest.fixture
+def started(monkeypatch) -> list[bool]:
+    """Each call of start_workers, recorded instead of starting a server."""
+    calls: list[bool] = []
+    monkeypatch.setattr(pool_start, "start_workers", lambda: calls.append(True) or True)
+    return calls
+
+
+def test_a_town_of_several_tiles_starts_the_server_early(started):
+    """The sample town's 3,168 polygons (a GeoPackage: GDAL's own count) in tiles of 1,000, two
+    workers or every core (where there are several): started; in tiles of 3,168 (one tile), or
+    with one worker: not."""
+    cfg = load_config(SAMPLE_CONFIG)
+    assert pool_start._cheap_parcel_count(cfg) == SAMPLE_POLYGONS
+    assert pool_start.start_early(cfg, workers=2, chunk_size=1_000) is True
+    assert started == [True]
+    assert pool_start.start_early(cfg, workers=2, chunk_size=SAMPLE_POLYGONS) is False
+    assert pool_start.start_early(cfg, workers=1, chunk_size=100) is False
+    assert started == [True]
+    if pool_start.available_cores() > 1:
+        assert pool_start.start_early(cfg, workers=None, chunk_size=1_000) is True
+        assert started == [True, True]
+
+
+def test_a_geojson_town_is_counted_from_the_cache_only(tmp_path, started, monkeypatch):
+    """Parcels in GeoJSON (GDAL parses the whole file to count it): no count, and no parse, until
+    the source cache holds the layer; then its count, and the server starts."""
+    cfg = load_config(json_town(tmp_path / "town"))
+
+    def no_parse(*args, **kwargs):
+        raise AssertionError("the probe parsed a GeoJSON")
+
+    with monkeypatch.context() as m:
+        m.setattr(pyogrio, "read_info", no_parse)
+        assert pool_start._cheap_parcel_count(cfg) is None
+        assert pool_start.start_early(cfg, workers=2, chunk_size=1_000) is False
+    assert started == []
+    with source_cache.using(cfg):
+        assert len(read_layer(cfg, "parcels")) == SAMPLE_POLYGONS  # builds the cache entry
+    with monkeypatch.context() as m:
+        m.setattr(pyogrio, "read_info", no_parse)
+        assert pool_start._cheap_parcel_count(cfg) == SAMPLE_POLYGONS
+        assert pool_start.start_early(cfg, workers=2, chunk_size=1_000) is True
+    assert started == [True]
+
+
+def test_a_layer_it_cannot_count_leaves_the_start_to_the_job(tmp_path, started):
+    """A missing parcels file, a damaged one, a layer of several files: False, no error (the job
+    reports what is wrong with the parcels), no server."""
+    cfg = load_config(SAMPLE_CONFIG)
+    missing = _with_parcels(cfg, path=str(tmp_path / "nowhere.gpkg"))
+    bad = tmp_path / "bad.gpkg"
+    bad.write_text("not a database", encoding="utf-8")
+    damaged = _with_parcels(cfg, path=str(bad))
+    for town in (missing, damaged):
+        assert pool_start.start_early(town, workers=2, chunk_size=100) is False
+    parts = _with_parcels(cfg, parts=(cfg.layer("parcels"), cfg.layer("parcels")))
+    assert pool_start._cheap_parcel_count(parts) is None
+    assert started == []
+
+
+def _with_parcels(cfg, **changes):
+    from dataclasses import replace
+
+    layers = dict(cfg.layers)
+    layers["parcels"] = replace(cfg.layer("parcels"), **changes)
+    return replace(cfg, layers=layers)
+
+
+def test_the_command_line_starts_it_before_importing_the_engine(tmp_path):
+    """``swm-gis applicability --workers 2`` on a town of several tiles calls start_workers before
+    the engine is imported (so the server's start-up overlaps the command's own imports of the
+    jobs and the map's modules), and the map is written."""
+    script = f"""
+import json, sys
+from swm_gis.applicability import pool_start
+seen = []
+ENGINE = ("swm_gis.jobs", "swm_gis.applicability.run", "swm_gis.applicability.parallel")
+real = pool_start.start_workers
+def spy():
+    seen.append(sorted(m for m in ENGINE if m in sys.modules))
+    return real()
+pool_start.start_workers = spy
+from swm_gis.cli import main
+if __name__ == "__main__":
+    code = main(["--progress", "none", "applicability", "-c", {str(SAMPLE_CONFIG)!r},
+                 "-o", {str(tmp_path / "map.gpkg")!r}, "--workers", "2",
+                 "--chunk-size", "1000"])
+    print("RESULT " + json.dumps({{"code": code, "seen": seen}}))
+"""
+    path = tmp_path / "spy.py"
+    path.write_text(script, encoding="utf-8")
+    proc = subprocess.run([sys.executable, str(path)], capture_output=True, text=True,
+                          cwd=tmp_path, timeout=300)
+    line = next(ln for ln in proc.stdout.splitlines() if ln.startswith("RESULT "))
+    result = json.loads(line[len("RESULT "):])
+    assert result["code"] == 0, proc.stderr[-2000:]
+    # first call: the early start, before the engine; the job's own call finds it running
+    assert result["seen"][0] == [], result
+    assert len(result["seen"]) >= 2 and result["seen"][1] != [], result
+    assert (tmp_path / "map.gpkg").exists()
