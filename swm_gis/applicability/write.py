@@ -30,7 +30,7 @@ from swm_gis.applicability.style import applicability_qml
 from swm_gis.config.town import TownConfig
 from swm_gis.io import layers as io
 from swm_gis.io.gpkg_styles import StoredStyle, store_styles
-from swm_gis.io.writers import atomic_path, check_outputs_free, sqlite_sync_off
+from swm_gis.io.writers import atomic_path, check_outputs_free, large_pages, sqlite_sync_off
 from swm_gis.units import SQFT_PER_ACRE
 
 #: Arrow type of each output column; any other column is text. The geometry is WKB MultiPolygon.
@@ -114,8 +114,9 @@ def _as_multi(geoms: np.ndarray) -> np.ndarray:
 def write_batches(path: Path, batches: Iterable[pa.Table], *, crs: Any) -> None:
     """Stream tables of :func:`batch_schema` into layer ``applicability`` with one GDAL write.
 
-    GDAL keeps the layer open throughout and builds the spatial index once at the end. An error
-    raised while producing a batch is re-raised as is (not as a GDAL error).
+    GDAL keeps the layer open throughout and builds the spatial index once at the end; the new
+    file has SQLite pages of 64 KiB (:func:`~swm_gis.io.writers.large_pages`). An error raised
+    while producing a batch is re-raised as is (not as a GDAL error).
     """
     failure: list[BaseException] = []
 
@@ -129,9 +130,10 @@ def write_batches(path: Path, batches: Iterable[pa.Table], *, crs: Any) -> None:
 
     reader = pa.RecordBatchReader.from_batches(batch_schema(), stream())
     try:
-        pyogrio.write_arrow(reader, path, layer=LAYER, driver="GPKG", geometry_name=GEOMETRY,
-                            geometry_type="MultiPolygon", crs=_wkt(crs),
-                            dataset_options={"VERSION": "1.2"})
+        with large_pages():
+            pyogrio.write_arrow(reader, path, layer=LAYER, driver="GPKG",
+                                geometry_name=GEOMETRY, geometry_type="MultiPolygon",
+                                crs=_wkt(crs), dataset_options={"VERSION": "1.2"})
     except Exception:
         if failure:
             raise failure[0] from None
