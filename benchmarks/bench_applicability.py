@@ -20,6 +20,8 @@ for Dask, the largest of the client and its worker processes).
     python benchmarks/bench_applicability.py --parcels 200000 --work /tmp/bench/t200k \
         --methods swm1,swm,dask,naive
     python benchmarks/bench_applicability.py --smoke   # 400 parcels, every method, checked
+    python benchmarks/bench_applicability.py --config /tmp/bench/t200k/town.toml \
+        --work /tmp/bench/w --methods swm1,swm --workers 2 --warm 4   # warm engine too
 
 ``--smoke`` runs swm1, swm, dask, qgis and naive on a 400-parcel town in a temporary folder, in
 tiles of 100 parcels on 2 workers (so the pool and the cluster do run; qgis is skipped with a
@@ -215,19 +217,28 @@ def _watch(stop: threading.Event) -> None:
         _descendants()
 
 
-def one(method: str, config: Path, work: Path, workers: int, chunk_size: int | None) -> None:
-    """Run one method in this process; write its flags and print a JSON line of figures."""
+def one(method: str, config: Path, work: Path, workers: int, chunk_size: int | None,
+        warm: int = 0) -> None:
+    """Run one method in this process; write its flags and print a JSON line of figures.
+
+    ``warm``: the local engine's methods (swm, swm1) run the map that many times more in the
+    same process, as the QGIS plugin's warm engine runs a second job (libraries imported, the
+    fork server running), and report the median of those runs too."""
     stop = threading.Event()
     threading.Thread(target=_watch, args=(stop,), daemon=True).start()
     try:
         flags, seconds, cpu = _run_one(method, config, work, workers, chunk_size)
+        again = [_run_one(method, config, work, workers, chunk_size)[1]
+                 for _ in range(warm if method in ("swm", "swm1") else 0)]
     finally:
         stop.set()
     flags.to_csv(work / f"flags_{method}.csv", index=False)
+    extra = {"warm_seconds": round(float(np.median(again)), 2),
+             "warm_runs": [round(s, 2) for s in again]} if again else {}
     print("RESULT " + json.dumps({"method": method, "seconds": round(seconds, 2),
                                   "cpu_s": round(cpu, 2),
                                   "peak_rss_mb": round(_RSS[0] if _RSS else _peak_rss_mb(), 1),
-                                  "parcels": len(flags)}), flush=True)
+                                  "parcels": len(flags), **extra}), flush=True)
     if method == "qgis":
         os._exit(0)
 
@@ -291,6 +302,8 @@ def spawn(method: str, args: argparse.Namespace, config: Path) -> dict:
            str(config), "--work", str(args.work), "--workers", str(args.workers)]
     if args.chunk_size:
         cmd += ["--chunk-size", str(args.chunk_size)]
+    if args.warm:
+        cmd += ["--warm", str(args.warm)]
     t = time.perf_counter()
     env = {**os.environ, "QT_QPA_PLATFORM": "offscreen"}
     if method == "before":
@@ -359,6 +372,9 @@ def main() -> None:
                     help="a checkout of swm-gis from before the multi-core engine, for method "
                          "'before' (git worktree add /tmp/before 67d6199^): its single-process "
                          "engine timed in the same run")
+    ap.add_argument("--warm", type=int, default=0, metavar="N",
+                    help="swm and swm1 run the map N more times in their process (a warm "
+                         "engine: imports done, fork server running) and report the median")
     ap.add_argument("--one", help=argparse.SUPPRESS)
     ap.add_argument("--compare-only", action="store_true", help=argparse.SUPPRESS)
     ap.add_argument("--json", type=Path, help="append the run's figures to this JSON-lines file")
@@ -372,7 +388,7 @@ def main() -> None:
         ap.error("--work is required (but with --smoke)")
     args.work.mkdir(parents=True, exist_ok=True)
     if args.one:
-        one(args.one, args.config, args.work, args.workers, args.chunk_size)
+        one(args.one, args.config, args.work, args.workers, args.chunk_size, args.warm)
         return
     config = args.config
     if config is None:
@@ -408,6 +424,12 @@ def main() -> None:
             if m in results:
                 print(f"{m} ({args.workers} workers) speed-up over 1 worker: wall "
                       f"{one_core['seconds'] / results[m]['seconds']:.2f}x")
+                if "warm_seconds" in one_core and "warm_seconds" in results[m]:
+                    print(f"{m} ({args.workers} workers) speed-up over 1 worker, warm engine "
+                          f"(median of {args.warm}): "
+                          f"{one_core['warm_seconds'] / results[m]['warm_seconds']:.2f}x "
+                          f"({one_core['warm_seconds']:.2f} s / "
+                          f"{results[m]['warm_seconds']:.2f} s)")
     if "before" in results:
         old = results["before"]
         for m in ("swm1", "swm", "dask"):
