@@ -158,7 +158,7 @@ def cache_key(config: Any, extent: Any) -> dict[str, Any] | None:
                 return None  # a front end's fresh copy never matches again: not kept
             files.append(source_cache.source_key(part, path, layer))
         layers[name] = {"spec": plain(spec), "files": plain(files)}
-    return {"format": FORMAT_VERSION, "swm_gis": __version__, "code": _code_digest(),
+    return {"format": FORMAT_VERSION, "swm_gis": __version__, "code": code_digest(),
             "shapely": shapely.__version__, "geos": shapely.geos_version_string,
             "numpy": numpy.__version__, "python": sys.version,
             "crs": config.crs, "rules": plain(config.rules),
@@ -188,8 +188,9 @@ def plain(value: Any) -> Any:
 
 
 @functools.cache
-def _code_digest() -> str:
-    """The digest of :data:`CODE`, once per process (about 10 ms)."""
+def code_digest() -> str:
+    """The digest of :data:`CODE`, once per process (about 10 ms); the duplicate-id scan's
+    cache keys on it too (:mod:`~swm_gis.applicability.id_scan_cache`)."""
     root = Path(__file__).resolve().parents[1]
     digest = hashlib.blake2b(digest_size=16)
     for path in sorted(root.glob(CODE)):
@@ -390,4 +391,5 @@ def entries(root: Path) -> list[dict[str, Any]]:
 
 
 __all__ = ["CODE", "FOLDER", "FORMAT_VERSION", "LAYERS", "PER_RUN", "Entry", "FromEntry",
-           "Prepared", "cache_key", "entries", "plain", "prepared", "resolve", "shareable"]
+           "Prepared", "cache_key", "code_digest", "entries", "plain", "prepared", "resolve",
+           "shareable"]

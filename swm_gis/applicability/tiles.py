@@ -20,7 +20,7 @@ import shapely
 from pyproj import Transformer
 
 from swm_gis import terrain as hydrology
-from swm_gis.applicability import overlay_cache
+from swm_gis.applicability import id_scan_cache, overlay_cache
 from swm_gis.applicability.classify import classify_parcels
 from swm_gis.applicability.overlays import (
     DEFAULT_CHUNK_SIZE,
@@ -140,7 +140,13 @@ def _read_tile(config: TownConfig, tile: Tile) -> tuple[gpd.GeoDataFrame, np.nda
 
 
 def duplicate_ids(config: TownConfig) -> list[str]:
-    """Parcel ids that label more than one polygon (the id column alone, without geometry)."""
+    """Parcel ids that label more than one polygon (the id column alone, without geometry),
+    sorted; kept between runs with the same parcels (:mod:`~swm_gis.applicability.
+    id_scan_cache`)."""
+    return id_scan_cache.scanned(config, lambda: _scan_duplicate_ids(config))
+
+
+def _scan_duplicate_ids(config: TownConfig) -> list[str]:
     ids = id_array(io.read_column(config, "parcels", "id"))
     # Arrow's hash count: a third of the time of pandas' duplicated() on a statewide column
     counts = pc.value_counts(ids.drop_null())
