@@ -17,6 +17,7 @@ from __future__ import annotations
 import os
 import signal
 import sys
+import warnings
 from multiprocessing import forkserver, get_all_start_methods, get_context
 from typing import Any
 
@@ -110,7 +111,9 @@ def _cheap_parcel_count(config: Any) -> int | None:
     if info is None and path.lower().rstrip("/").endswith(DESCRIBED_CHEAPLY):
         import pyogrio
 
-        info = pyogrio.read_info(path, layer=layer)
+        with warnings.catch_warnings():  # silent: the job reads the layer and says its piece
+            warnings.simplefilter("ignore")
+            info = pyogrio.read_info(path, layer=layer)
     features = None if info is None else info.get("features")
     return None if features is None else int(features)
 
