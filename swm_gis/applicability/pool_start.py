@@ -1,11 +1,12 @@
 """Starting the town-wide map's worker processes, early: the fork server and when it is needed.
 
 Light on purpose (the standard library; GDAL's or the source cache's description of the
-parcels when asked): a front end calls :func:`start_early` before it imports the engine, so the fork
-server's start-up (a fresh interpreter importing :data:`WORKER_MODULES`, about 0.6 s) runs on
-another core while this process imports its own libraries, instead of after them, while the
-job's first tiles wait. Measured on the 200,000-parcel benchmark town with two workers, whole
-process: 3.39-3.42 s started in the job, 3.02-3.14 s started first (benchmarks/README).
+parcels when asked): a front end calls :func:`start_early` before it imports the engine, so the
+fork server's start-up (a fresh interpreter importing :data:`WORKER_MODULES`, about half a second
+of CPU) runs on another core while this process imports its own libraries, instead of after
+them, while the job's first tiles wait. Measured on the 200,000-parcel benchmark town with two
+workers, ``main()`` in a fresh process: 3.38-3.42 s started by the job, 3.21-3.30 s started by
+the command (benchmarks/README).
 
 Whether a job needs workers is :func:`several_tiles` (the rule :func:`~swm_gis.applicability.
 tiles.make_tiles` applies) on a parcel count known without reading the parcels; a guess that
