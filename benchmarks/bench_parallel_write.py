@@ -17,6 +17,7 @@ writes pay only where a machine has cores the workers leave idle.
 
     python benchmarks/bench_parallel_write.py --map /tmp/bench/state/applicability.gpkg \
         --rows 400000
+    python benchmarks/bench_parallel_write.py --smoke   # the sample town's map, parts of 500
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ import argparse
 import resource
 import shutil
 import sqlite3
+import sys
 import tempfile
 from pathlib import Path
 
@@ -34,6 +36,12 @@ import pyogrio
 from swm_gis.applicability.write import GEOMETRY, LAYER, batch_schema, write_batches
 from swm_gis.io.writers import large_pages, sqlite_sync_off
 
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+
+import smoke  # noqa: E402
+
+REPO = HERE.parent
 TILE = 20_000
 CRS = "EPSG:26986"
 
@@ -49,11 +57,11 @@ def _timed(work) -> float:
     return _cpu() - c
 
 
-def _rows(path: Path, n: int) -> list[pa.Table]:
+def _rows(path: Path, n: int, tile: int = TILE) -> list[pa.Table]:
     schema = batch_schema()
     table = pyogrio.read_arrow(path, layer=LAYER, max_features=n)[1]
     table = table.select([f.name for f in schema]).cast(schema)
-    return [table.slice(i, TILE) for i in range(0, table.num_rows, TILE)]
+    return [table.slice(i, tile) for i in range(0, table.num_rows, tile)]
 
 
 def _parts(batches: list[pa.Table], folder: Path) -> list[Path]:
@@ -95,11 +103,23 @@ def _gdal_merge(parts: list[Path], out: Path) -> None:
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--map", type=Path, required=True, help="an applicability GeoPackage")
+    ap.add_argument("--map", type=Path, help="an applicability GeoPackage (required but with "
+                                              "--smoke)")
     ap.add_argument("--rows", type=int, default=400_000)
     ap.add_argument("--runs", type=int, default=2)
+    smoke.add_option(ap)
     args = ap.parse_args()
-    batches = _rows(args.map, args.rows)
+    tile = TILE
+    if args.smoke:  # the sample town's map (3,167 parcels) in parts of 500 rows, once
+        import swm_gis
+
+        args.map = smoke.workspace("parallel_write") / "sample.gpkg"
+        swm_gis.applicability_map(swm_gis.load_config(REPO / "data" / "sample" / "town.toml"),
+                                  args.map, workers=1)
+        args.runs, tile = 1, 500
+    if args.map is None:
+        ap.error("--map is required (but with --smoke)")
+    batches = _rows(args.map, args.rows, tile)
     rows = sum(b.num_rows for b in batches)
     for run in range(args.runs):
         with tempfile.TemporaryDirectory(prefix="swm-parts-") as tmp:
@@ -120,8 +140,10 @@ def _one_run(batches: list[pa.Table], folder: Path) -> tuple[float, float, float
     workers = _timed(lambda: parts.extend(_parts(batches, folder)))
     merged = _timed(lambda: _sqlite_merge(parts, folder / "merged.gpkg"))
     by_gdal = _timed(lambda: _gdal_merge(parts, folder / "gdal.gpkg"))
-    rows = pyogrio.read_info(folder / "merged.gpkg", layer=LAYER)["features"]
-    assert rows == sum(b.num_rows for b in batches), rows
+    written = sum(b.num_rows for b in batches)
+    for name in ("one", "merged", "gdal"):
+        rows = pyogrio.read_info(folder / f"{name}.gpkg", layer=LAYER)["features"]
+        smoke.check(rows == written, f"{name}.gpkg holds the {written:,} rows written")
     return one, workers, merged, by_gdal
 
 if __name__ == "__main__":
