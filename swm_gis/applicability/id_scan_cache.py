@@ -11,7 +11,8 @@ The key, and why the answer never changes
 -----------------------------------------
 The parcels layer as the config describes it (paths, layer, field mapping, several sources...),
 the source cache's key of each of its files (paths, sizes and modification times in
-nanoseconds, the readers' versions), the swm-gis version, the digest of the engine's modules
+nanoseconds, the readers' versions: :func:`~swm_gis.applicability.overlay_cache.layer_key`, the
+prepared overlays' own key of a layer), the swm-gis version, the digest of the engine's modules
 (:func:`swm_gis.applicability.overlay_cache.code_digest`: the id rule among them) and
 :data:`FORMAT_VERSION`. A parcels layer that is not a local file (PostGIS, a URL), or a front
 end's temporary copy (a new file each run), is scanned each time, as is every run with the
@@ -64,19 +65,12 @@ def cache_key(config: Any) -> dict[str, Any] | None:
     """What an entry for this town's parcels must match; None when the layer (or a source of
     it) is not a local file or is a front end's temporary copy: nothing is kept."""
     from swm_gis._version import __version__
-    from swm_gis.applicability.overlay_cache import code_digest, plain
-    from swm_gis.io import source_cache
-    from swm_gis.io.sources import gdal_source
+    from swm_gis.applicability.overlay_cache import code_digest, layer_key
 
-    spec = config.layer("parcels")
-    files = []
-    for part in spec.sources:
-        path, layer = gdal_source(part)
-        if part.temporary or not source_cache.local_source(part, path):
-            return None
-        files.append(source_cache.source_key(part, path, layer))
-    return {"format": FORMAT_VERSION, "swm_gis": __version__, "code": code_digest(),
-            "spec": plain(spec), "files": plain(files)}
+    parcels = layer_key(config.layer("parcels"))
+    if parcels is None:
+        return None
+    return {"format": FORMAT_VERSION, "swm_gis": __version__, "code": code_digest(), **parcels}
 
 
 def _entry_path(folder: Path, key: dict[str, Any]) -> Path:

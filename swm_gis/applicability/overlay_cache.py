@@ -143,27 +143,37 @@ def cache_key(config: Any, extent: Any) -> dict[str, Any] | None:
     import shapely
 
     from swm_gis._version import __version__
-    from swm_gis.io import source_cache
-    from swm_gis.io.sources import gdal_source
 
     layers: dict[str, Any] = {}
     for name in LAYERS:
         if not config.has(name):
             continue
-        spec = config.layer(name)
-        files = []
-        for part in spec.sources:
-            path, layer = gdal_source(part)
-            if part.temporary or not source_cache.local_source(part, path):
-                return None  # a front end's fresh copy never matches again: not kept
-            files.append(source_cache.source_key(part, path, layer))
-        layers[name] = {"spec": plain(spec), "files": plain(files)}
+        layers[name] = layer_key(config.layer(name))
+        if layers[name] is None:
+            return None
     return {"format": FORMAT_VERSION, "swm_gis": __version__, "code": code_digest(),
             "shapely": shapely.__version__, "geos": shapely.geos_version_string,
             "numpy": numpy.__version__, "python": sys.version,
             "crs": config.crs, "rules": plain(config.rules),
             "extent": None if extent is None else [float(v) for v in extent],
             "layers": layers}
+
+
+def layer_key(spec: Any) -> dict[str, Any] | None:
+    """What a kept answer derived from one layer must match: the layer as the config describes
+    it and the source cache's key of each of its files (paths, sizes, modification times, the
+    readers' versions); None when a source of it is not a local file or is a front end's
+    temporary copy (a new file each run never matches again: nothing is kept)."""
+    from swm_gis.io import source_cache
+    from swm_gis.io.sources import gdal_source
+
+    files = []
+    for part in spec.sources:
+        path, layer = gdal_source(part)
+        if part.temporary or not source_cache.local_source(part, path):
+            return None
+        files.append(source_cache.source_key(part, path, layer))
+    return {"spec": plain(spec), "files": plain(files)}
 
 
 def plain(value: Any) -> Any:
@@ -391,5 +401,5 @@ def entries(root: Path) -> list[dict[str, Any]]:
 
 
 __all__ = ["CODE", "FOLDER", "FORMAT_VERSION", "LAYERS", "PER_RUN", "Entry", "FromEntry",
-           "Prepared", "cache_key", "code_digest", "entries", "plain", "prepared", "resolve",
-           "shareable"]
+           "Prepared", "cache_key", "code_digest", "entries", "layer_key", "plain", "prepared",
+           "resolve", "shareable"]
