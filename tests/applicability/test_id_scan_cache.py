@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 from support.clockkit import frozen
 from support.hostile import edit, run, sample_copy
+from support.townkit import with_layer
 
 from swm_gis.applicability import id_scan_cache, tiles
 from swm_gis.cli import main
@@ -116,9 +117,7 @@ def test_nothing_is_kept_with_the_cache_off_or_for_a_temporary_copy(town, tmp_pa
     off = replace(cfg, cache_enabled=False)
     assert dups(off) == DUPLICATE and dups(off) == DUPLICATE and scans.count == 2
     assert entries(tmp_path) == []
-    layers = dict(cfg.layers)
-    layers["parcels"] = replace(cfg.layer("parcels"), temporary=True)
-    copy = replace(cfg, layers=layers)
+    copy = with_layer(cfg, "parcels", temporary=True)
     assert id_scan_cache.cache_key(copy) is None
     assert dups(copy) == DUPLICATE and dups(copy) == DUPLICATE and scans.count == 4
     assert entries(tmp_path) == []

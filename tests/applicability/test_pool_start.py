@@ -15,7 +15,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 from support.json_town import json_town
-from support.townkit import SAMPLE_CONFIG
+from support.townkit import SAMPLE_CONFIG, with_layer
 
 from swm_gis.applicability import pool_start
 from swm_gis.applicability.tiles import make_tiles
@@ -87,23 +87,15 @@ def test_a_layer_it_cannot_count_leaves_the_start_to_the_job(tmp_path, started):
     """A missing parcels file, a damaged one, a layer of several files: False, no error (the job
     reports what is wrong with the parcels), no server."""
     cfg = load_config(SAMPLE_CONFIG)
-    missing = _with_parcels(cfg, path=str(tmp_path / "nowhere.gpkg"))
+    missing = with_layer(cfg, "parcels", path=str(tmp_path / "nowhere.gpkg"))
     bad = tmp_path / "bad.gpkg"
     bad.write_text("not a database", encoding="utf-8")
-    damaged = _with_parcels(cfg, path=str(bad))
+    damaged = with_layer(cfg, "parcels", path=str(bad))
     for town in (missing, damaged):
         assert pool_start.start_early(town, workers=2, chunk_size=100) is False
-    parts = _with_parcels(cfg, parts=(cfg.layer("parcels"), cfg.layer("parcels")))
+    parts = with_layer(cfg, "parcels", parts=(cfg.layer("parcels"), cfg.layer("parcels")))
     assert pool_start._cheap_parcel_count(parts) is None
     assert started == []
-
-
-def _with_parcels(cfg, **changes):
-    from dataclasses import replace
-
-    layers = dict(cfg.layers)
-    layers["parcels"] = replace(cfg.layer("parcels"), **changes)
-    return replace(cfg, layers=layers)
 
 
 def test_the_command_line_starts_it_before_importing_the_engine(tmp_path):

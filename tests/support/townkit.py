@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 import geopandas as gpd
 
@@ -47,3 +49,11 @@ def sample_town_naming(folder: Path, regulation: str | None) -> Path:
     out = folder / "town.toml"
     out.write_text(text, encoding="utf-8")
     return out
+
+
+def with_layer(config: Any, key: str, **changes: Any) -> Any:
+    """The town config with layer ``key``'s spec changed (``temporary=True``, ``path=...``),
+    the config itself untouched."""
+    layers = dict(config.layers)
+    layers[key] = replace(config.layer(key), **changes)
+    return replace(config, layers=layers)
