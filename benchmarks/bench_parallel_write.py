@@ -57,10 +57,15 @@ def _timed(work) -> float:
     return _cpu() - c
 
 
-def _rows(path: Path, n: int, tile: int = TILE) -> list[pa.Table]:
+def _read_batch(path: Path, **kwargs) -> pa.Table:
+    """A map layer's rows (``pyogrio.read_arrow`` options) as a table of the writer's schema."""
     schema = batch_schema()
-    table = pyogrio.read_arrow(path, layer=LAYER, max_features=n)[1]
-    table = table.select([f.name for f in schema]).cast(schema)
+    table = pyogrio.read_arrow(path, layer=LAYER, **kwargs)[1]
+    return table.select([f.name for f in schema]).cast(schema)
+
+
+def _rows(path: Path, n: int, tile: int = TILE) -> list[pa.Table]:
+    table = _read_batch(path, max_features=n)
     return [table.slice(i, tile) for i in range(0, table.num_rows, tile)]
 
 
@@ -90,12 +95,9 @@ def _sqlite_merge(parts: list[Path], out: Path) -> None:
 
 
 def _gdal_merge(parts: list[Path], out: Path) -> None:
-    schema = batch_schema()
-
     def tables():
         for part in parts:
-            yield pyogrio.read_arrow(part, layer=LAYER)[1].select(
-                [f.name for f in schema]).cast(schema)
+            yield _read_batch(part)
 
     with sqlite_sync_off():
         write_batches(out, tables(), crs=CRS)
