@@ -19,7 +19,7 @@ import os
 import signal
 import sys
 import warnings
-from multiprocessing import forkserver, get_all_start_methods, get_context
+from multiprocessing import forkserver, get_all_start_methods, get_context, resource_tracker
 from typing import Any
 
 #: Modules a worker needs, imported once by the fork server before it forks any worker (the
@@ -62,16 +62,22 @@ def start_workers() -> bool:
     if start_method() != "forkserver":
         return False
     get_context("forkserver").set_forkserver_preload(list(WORKER_MODULES))
-    # started with SIGINT blocked, which the server and every worker it forks inherit: a
-    # Ctrl-C (sent to the whole process group) is the parent's to act on, never a worker's
-    # traceback; here it waits, not lost, until the server is started
-    before = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
     try:
-        forkserver.ensure_running()
+        # multiprocessing's resource tracker first, as the server's start would start it:
+        # starting, it *unblocks* SIGINT (it does not restore the mask), which undid the block
+        # below, and a Ctrl-C while the server imported the engine printed its traceback
+        resource_tracker.ensure_running()
+        # the server is started with SIGINT blocked, which it keeps while it imports the
+        # engine (then it ignores SIGINT, and so do the workers it forks): a Ctrl-C (sent to
+        # the whole process group) is the parent's to act on, never the server's traceback;
+        # here it waits, not lost, until the server is started
+        before = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+        try:
+            forkserver.ensure_running()
+        finally:
+            signal.pthread_sigmask(signal.SIG_SETMASK, before)
     except OSError:
         return False
-    finally:
-        signal.pthread_sigmask(signal.SIG_SETMASK, before)
     return True
 
 

@@ -130,3 +130,43 @@ if __name__ == "__main__":
     assert result["seen"][0] == [], result
     assert len(result["seen"]) >= 2 and result["seen"][1] != [], result
     assert (tmp_path / "map.gpkg").exists()
+
+
+def test_a_ctrl_c_while_the_server_imports_the_engine_is_the_parent_s(tmp_path):
+    """A Ctrl-C (SIGINT to the whole process group) while the fork server imports the workers'
+    modules: the parent is interrupted, the server prints no traceback and goes on serving.
+
+    The server's import is made slow on purpose (a module that sleeps) so the signal lands in
+    it every time; before, multiprocessing's resource tracker, started inside the server's
+    start, unblocked SIGINT and the server died with a KeyboardInterrupt traceback."""
+    (tmp_path / "slow_import.py").write_text(
+        "import pathlib, time\n"
+        f"pathlib.Path({str(tmp_path / 'importing')!r}).touch()\n"
+        "time.sleep(2)\n", encoding="utf-8")
+    script = f"""
+import os, pathlib, signal, sys, time
+sys.path.insert(0, {str(tmp_path)!r})
+from swm_gis.applicability import pool_start
+pool_start.WORKER_MODULES = ("slow_import",)
+if __name__ == "__main__":
+    interrupted = False
+    try:
+        assert pool_start.start_workers()
+        marker = pathlib.Path({str(tmp_path / 'importing')!r})
+        while not marker.exists():
+            time.sleep(0.01)
+        os.killpg(0, signal.SIGINT)  # as a terminal sends a Ctrl-C
+        time.sleep(10)
+    except KeyboardInterrupt:
+        interrupted = True
+    from multiprocessing import get_context
+    with get_context("forkserver").Pool(1) as pool:
+        worker = pool.apply(os.getpid)
+    print("RESULT", interrupted, worker != os.getpid())
+"""
+    path = tmp_path / "ctrl_c.py"
+    path.write_text(script, encoding="utf-8")
+    proc = subprocess.run([sys.executable, str(path)], capture_output=True, text=True,
+                          cwd=tmp_path, timeout=120, start_new_session=True)
+    assert "RESULT True True" in proc.stdout, proc.stdout + proc.stderr
+    assert "Traceback" not in proc.stderr and "KeyboardInterrupt" not in proc.stderr, proc.stderr
