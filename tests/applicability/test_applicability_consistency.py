@@ -437,6 +437,11 @@ def test_in_town_by_hand():
                      dtype=object)
     assert in_town(geoms, NOTCHED_TOWN).tolist() == [True, True, True, False, False, False]
     assert in_town(geoms, None).tolist() == [True] * 6
+    # all inside, away from the notch (one box test decides them all): a parcel of no area
+    # and a missing one still share no area with the town
+    inside = np.array([box(10, 10, 20, 20), box(70, 50, 90, 90), box(15, 15, 15, 30), None],
+                      dtype=object)
+    assert in_town(inside, NOTCHED_TOWN).tolist() == [True, True, False, False]
 
 
 # --------------------------------------------------------------------------- waters off the network
