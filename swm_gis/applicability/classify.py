@@ -27,6 +27,7 @@ from swm_gis.applicability.overlays import (
     Overlays,
     Pieces,
     Zones,
+    first_vertices,
     nhesp_search_ft,
     point_xy,
 )
@@ -257,7 +258,9 @@ def classify_parcels(parcels: gpd.GeoDataFrame, overlays: Overlays, *,
     overlays
         The prepared reference layers (:meth:`Overlays.build`).
     rep_points
-        One representative point per parcel, if already computed (else ``point_on_surface``).
+        One point of each parcel, if already known: point geometries, or their x, y as rows
+        (default: each parcel's first vertex). Answers do not depend on which point: it places
+        a parcel that meets no watershed boundary, and bounds its NHESP distances from above.
 
     Returns
     -------
@@ -268,7 +271,6 @@ def classify_parcels(parcels: gpd.GeoDataFrame, overlays: Overlays, *,
     require_crs(parcels, what="parcels")
     rules = overlays.rules
     geoms = parcels.geometry.values.to_numpy()
-    n = len(geoms)
     unit_m = metres_per_unit(parcels.crs)
     area_sqm = shapely.area(geoms) * unit_m**2
     out = pd.DataFrame(index=parcels.index)
@@ -279,22 +281,18 @@ def classify_parcels(parcels: gpd.GeoDataFrame, overlays: Overlays, *,
     out["area_acres"] = out["area_sqft"] / SQFT_PER_ACRE
     out["can_reach_trigger"] = pd.array(out["area_sqft"].to_numpy() >= rules.trigger_sqft,
                                         dtype="boolean")
-    if rep_points is None or len(rep_points) != n:
-        rep_points = shapely.point_on_surface(geoms)
-    # one tree of the representative points for both watershed levels
-    points = (shapely.STRtree(rep_points)
-              if overlays.huc12 is not None and overlays.huc10 is not None else None)
+    xy = parcel_points(geoms, rep_points)
     if overlays.huc10 is None and overlays.huc12 is not None:
         # WBD codes nest: a HUC10 is the first 10 digits of its HUC12s, and its share of a
         # parcel the sum of theirs (the largest HUC10 is not always the largest HUC12's)
-        huc12, huc10 = _largest_overlap(geoms, overlays.huc12, rep_points, widths=(None, 10))
+        huc12, huc10 = _largest_overlap(geoms, overlays.huc12, xy, widths=(None, 10))
     else:
-        (huc12,) = _largest_overlap(geoms, overlays.huc12, rep_points, points)
-        (huc10,) = _largest_overlap(geoms, overlays.huc10, rep_points, points)
+        (huc12,) = _largest_overlap(geoms, overlays.huc12, xy)
+        (huc10,) = _largest_overlap(geoms, overlays.huc10, xy)
     out["huc12"] = huc12
     out["huc12_name"] = _names(huc12, overlays.huc12_names)
     out["huc10"] = huc10
-    _habitat_flags(out, geoms, overlays, unit_m=unit_m, rep_points=rep_points)
+    _habitat_flags(out, geoms, overlays, unit_m=unit_m, xy=xy)
     _sfha_flags(out, geoms, area_sqm, overlays, unit_m=unit_m)
     orw, impaired, causes, left = drainage_flags(geoms, overlays.drainage, leaves=True)
     out["drains_to_orw"] = orw
@@ -315,6 +313,15 @@ def classify_parcels(parcels: gpd.GeoDataFrame, overlays: Overlays, *,
                             crs=parcels.crs)
 
 
+def parcel_points(geoms: np.ndarray, points: np.ndarray | None) -> np.ndarray:
+    """x, y of one point of each parcel (rows): ``points`` as given (point geometries, or rows
+    of x, y), else each parcel's first vertex."""
+    if points is None or len(points) != len(geoms):
+        return first_vertices(geoms)
+    points = np.asarray(points)
+    return points.astype(float) if points.ndim == 2 else point_xy(points)
+
+
 def _names(codes: np.ndarray, names: dict[str, str | None]) -> np.ndarray | None:
     """Each code's name (None for no code, or a code without a name); None without names.
     One lookup per distinct code, not per parcel."""
@@ -326,7 +333,7 @@ def _names(codes: np.ndarray, names: dict[str, str | None]) -> np.ndarray | None
 
 
 def _habitat_flags(out: pd.DataFrame, geoms: np.ndarray, overlays: Overlays, *,
-                   unit_m: float, rep_points: np.ndarray | None = None) -> None:
+                   unit_m: float, xy: np.ndarray | None = None) -> None:
     """NHESP flag, distance and nearest feature; "none within the habitat distance" only where
     all three NHESP layers are configured and cover the parcel and the ``[rules]
     habitat_distance_ft`` around it; elsewhere a parcel with no feature found within it is
@@ -335,8 +342,7 @@ def _habitat_flags(out: pd.DataFrame, geoms: np.ndarray, overlays: Overlays, *,
     n = len(geoms)
     rules = overlays.rules
     dist_ft, nearest = _nearest_habitat_ft(geoms, overlays.habitats, unit_m=unit_m,
-                                           search_ft=nhesp_search_ft(rules),
-                                           rep_points=rep_points)
+                                           search_ft=nhesp_search_ft(rules), xy=xy)
     if overlays.habitats is None:
         out[NHESP_FLAG] = pd.array([pd.NA] * n, dtype="boolean")
     else:
@@ -377,26 +383,26 @@ def _sfha_flags(out: pd.DataFrame, geoms: np.ndarray, area_sqm: np.ndarray, over
     out["sfha_area_sqft"] = np.where(inside, sfha_sqm * SQFT_PER_SQM, np.nan)
 
 
-def _largest_overlap(geoms: np.ndarray, zones: Zones | None, rep_points: np.ndarray,
-                     points: shapely.STRtree | None = None, *,
+def _largest_overlap(geoms: np.ndarray, zones: Zones | None, xy: np.ndarray, *,
                      widths: tuple[int | None, ...] = (None,)) -> list[np.ndarray]:
     """Value of the polygon with the largest overlap area (ties: smallest value), per parcel.
 
     The rule of the screening's watershed shares (:mod:`swm_gis.rules.watersheds`), vectorised.
     One array per entry of ``widths``: None, the zones' own values; a number, the values cut to
     their first ``width`` characters, each share the sum of its zones' (a HUC10 from HUC12s).
-    A single-part parcel that meets no polygon boundary lies wholly in the polygon holding its
-    representative point (found with prepared polygons against a tree of points); only parcels
-    that meet a boundary, and parcels of several parts (which may lie in several polygons
-    without meeting a boundary), have their shares measured by exact intersection areas.
+    A single-part parcel that meets no polygon boundary lies wholly in the polygon holding any
+    of its points (``xy``, one per parcel: :meth:`Zones.holding`); only parcels that meet a
+    boundary, and parcels of several parts (which may lie in several polygons without meeting a
+    boundary), have their shares measured by exact intersection areas.
     """
     outs = [np.full(len(geoms), None, dtype=object) for _ in widths]
     if zones is None or len(zones) == 0 or len(geoms) == 0:
         return outs
     keys = [zones.values if w is None else
             np.array([str(v)[:w] for v in zones.values], dtype=object) for w in widths]
-    points = points if points is not None else shapely.STRtree(rep_points)
-    zi, pi = points.query(zones.polys, predicate="contains")
+    zi = zones.holding(xy)
+    pi = np.flatnonzero(zi >= 0)
+    zi = zi[pi]
     for out, key in zip(outs, keys, strict=True):
         out[pi] = key[zi]
     cross = np.union1d(zones.tree("edges").query(geoms, predicate="intersects")[0],
@@ -419,25 +425,33 @@ def _largest_overlap(geoms: np.ndarray, zones: Zones | None, rep_points: np.ndar
 def _overlap_area(geoms: np.ndarray, pieces: Pieces | None) -> np.ndarray:
     """Area (m²) of each parcel inside the (dissolved, disjoint) reference polygons.
 
-    A parcel properly inside one piece (found with the pieces prepared, against a tree of the
-    parcels) counts whole; only parcels that cross a piece's edge are intersected.
+    A parcel that meets the pieces but not the sources' own boundaries (:attr:`Pieces.edges`)
+    lies wholly inside them, across cuts or not, and counts whole; only parcels that meet a
+    source boundary, or have several parts, are intersected with their pieces. Pieces without
+    known edges: every parcel that meets one is intersected.
     """
     area = np.zeros(len(geoms))
     if pieces is None or len(pieces) == 0 or len(geoms) == 0:
         return area
-    inside = np.zeros(len(geoms), dtype=bool)
-    inside[shapely.STRtree(geoms).query(pieces.geoms, predicate="contains_properly")[1]] = True
-    area[inside] = shapely.area(geoms[inside])
     pi, ti = pieces.tree.query(geoms, predicate="intersects")
-    cut = ~inside[pi]
-    if cut.any():
-        inter = shapely.area(shapely.intersection(geoms[pi[cut]], pieces.geoms[ti[cut]]))
-        area += np.bincount(pi[cut], weights=inter, minlength=len(geoms))
+    meets = np.unique(pi)
+    cut = np.zeros(len(geoms), dtype=bool)
+    if pieces.edge_tree is None:
+        cut[meets] = True
+    else:
+        cut[meets[pieces.edge_tree.query(geoms[meets], predicate="intersects")[0]]] = True
+        cut[meets[shapely.get_num_geometries(geoms[meets]) > 1]] = True
+        whole = meets[~cut[meets]]
+        area[whole] = shapely.area(geoms[whole])
+    pair = cut[pi]
+    if pair.any():
+        inter = shapely.area(shapely.intersection(geoms[pi[pair]], pieces.geoms[ti[pair]]))
+        area += np.bincount(pi[pair], weights=inter, minlength=len(geoms))
     return area
 
 
 def _nearest_habitat_ft(geoms: np.ndarray, pieces: Pieces | None, *, unit_m: float = 1.0,
-                        search_ft: float = 1_000.0, rep_points: np.ndarray | None = None
+                        search_ft: float = 1_000.0, xy: np.ndarray | None = None
                         ) -> tuple[np.ndarray, np.ndarray]:
     """Exact distance (ft) to the nearest habitat feature within the search radius, and its label.
 
@@ -455,7 +469,7 @@ def _nearest_habitat_ft(geoms: np.ndarray, pieces: Pieces | None, *, unit_m: flo
     # each candidate then decides, so a GEOS distance is computed once per pair, not twice
     pi, ti = pieces.grown_tree(radius).query(geoms)
     if len(pi):
-        pi, ti, d = _candidate_distances(geoms, pieces, pi, ti, radius, rep_points)
+        pi, ti, d = _candidate_distances(geoms, pieces, pi, ti, radius, xy)
         near = d <= radius
         pi, ti, d = pi[near], ti[near], d[near]
     if len(pi):
@@ -474,7 +488,7 @@ _PRUNE_SLACK = 1e-9
 
 
 def _candidate_distances(geoms: np.ndarray, pieces: Pieces, pi: np.ndarray, ti: np.ndarray,
-                         radius: float, rep_points: np.ndarray | None
+                         radius: float, xy: np.ndarray | None
                          ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """The exact distance of every candidate pair that can hold a parcel's nearest piece (and
     every tie of it); the other pairs are dropped unmeasured.
@@ -483,7 +497,7 @@ def _candidate_distances(geoms: np.ndarray, pieces: Pieces, pi: np.ndarray, ti: 
     tighter one, the exact distance of each parcel's pair whose envelopes lie closest (measured
     first, once): about a third fewer GEOS distances on a statewide tile.
     """
-    pi, ti, lower = _may_be_nearest(geoms, pieces, pi, ti, radius, rep_points)
+    pi, ti, lower = _may_be_nearest(geoms, pieces, pi, ti, radius, xy)
     if not len(pi):
         return pi, ti, np.zeros(0)
     order = np.lexsort((lower, pi))
@@ -510,22 +524,21 @@ def _envelope_gap(geoms: np.ndarray, pieces: Pieces, pi: np.ndarray, ti: np.ndar
 
 
 def _may_be_nearest(geoms: np.ndarray, pieces: Pieces, pi: np.ndarray, ti: np.ndarray,
-                    radius: float, rep_points: np.ndarray | None
+                    radius: float, xy: np.ndarray | None
                     ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """The candidate pairs that can hold a parcel's nearest piece (and every tie of it), with
     their envelopes' distance.
 
     Per pair, the distance between the two envelopes is a lower bound of the pair's distance,
-    and the distance between a point of the parcel (its representative point) and a point of
+    and the distance between a point of the parcel (``xy``: its first vertex) and a point of
     the piece is an upper bound; the nearest distance of a parcel is at most the least upper
     bound of its pairs. A pair whose lower bound exceeds that (or the search radius) cannot be
     nearest nor tie it, so its exact GEOS distance, the costly part, is skipped: about half the
-    pairs of a statewide tile. A parcel without a representative point keeps every pair.
+    pairs of a statewide tile. A parcel without a point (empty) keeps every pair.
     """
-    if rep_points is None or len(rep_points) != len(geoms):
-        rep_points = shapely.point_on_surface(geoms)
+    xy = parcel_points(geoms, xy)
     lower = _envelope_gap(geoms, pieces, pi, ti)
-    upper = np.hypot(*(point_xy(rep_points)[pi] - pieces.points[ti]).T)
+    upper = np.hypot(*(xy[pi] - pieces.points[ti]).T)
     least = np.full(len(geoms), np.inf)
     np.minimum.at(least, pi, upper)
     least[np.isnan(least)] = np.inf  # no point to measure from: every pair stays

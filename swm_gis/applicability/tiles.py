@@ -16,7 +16,6 @@ import geopandas as gpd
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
-import shapely
 from pyproj import Transformer
 
 from swm_gis import terrain as hydrology
@@ -27,6 +26,7 @@ from swm_gis.applicability.overlays import (
     NHESP_FLAG,
     BBox,
     Overlays,
+    first_vertices,
     nhesp_search_ft,
     outside_class,
 )
@@ -114,7 +114,8 @@ def _grow(extent: BBox, margin: float = 1.0) -> BBox:
 
 
 def read_tile_parcels(config: TownConfig, tile: Tile) -> gpd.GeoDataFrame:
-    """Parcels of one tile: read with a bbox, kept where the representative point is in the tile.
+    """Parcels of one tile: read with a bbox, kept where their first vertex is in the tile (a
+    point of the parcel, so the bbox read, which returns every parcel meeting the tile, has it).
 
     The tile of duplicate ids reads those ids by attribute and merges each into one parcel.
     """
@@ -122,7 +123,7 @@ def read_tile_parcels(config: TownConfig, tile: Tile) -> gpd.GeoDataFrame:
 
 
 def _read_tile(config: TownConfig, tile: Tile) -> tuple[gpd.GeoDataFrame, np.ndarray | None]:
-    """:func:`read_tile_parcels` and the representative points it computed (or None)."""
+    """:func:`read_tile_parcels` and the parcels' first vertices (rows of x, y), or None."""
     if tile.ids is not None:
         return _read_ids(config, tile.ids), None
     finite = all(math.isfinite(b) for b in tile.bounds)
@@ -132,11 +133,11 @@ def _read_tile(config: TownConfig, tile: Tile) -> tuple[gpd.GeoDataFrame, np.nda
         parcels = parcels.loc[~id_series(parcels["id"]).isin(tile.skip_ids).to_numpy()]
     if parcels.empty or not finite:
         return parcels, None
-    rp = shapely.point_on_surface(parcels.geometry.values.to_numpy())
-    x, y = shapely.get_x(rp), shapely.get_y(rp)
+    xy = first_vertices(parcels.geometry.values.to_numpy())
+    x, y = xy[:, 0], xy[:, 1]
     x0, y0, x1, y1 = tile.bounds
     mine = (x >= x0) & (x < x1) & (y >= y0) & (y < y1)
-    return parcels.loc[mine], rp[mine]
+    return parcels.loc[mine], xy[mine]
 
 
 def duplicate_ids(config: TownConfig) -> list[str]:

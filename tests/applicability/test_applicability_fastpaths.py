@@ -412,8 +412,9 @@ def test_nearest_habitat_pruned_equals_every_pair(seed, spread):
 
 
 def test_nearest_habitat_by_hand():
-    """Lot (0,0)-(10,10): a pool 30 m east (the point distance bound 25 m from the lot's point
-    (5, 5) prunes the blob 200 m away), a blob it overlaps at distance 0, ties by piece order."""
+    """Lot (0,0)-(10,10): a pool 30 m east (the points' bound, 30.4 m from the lot's first
+    vertex (10, 0) to the pool, prunes the blob 200 m away), a blob it overlaps at distance 0,
+    ties by piece order."""
     lot = np.array([box(0, 0, 10, 10)], dtype=object)
     far = shapely.Point(210, 5).buffer(5)
     pool = shapely.Point(40, 5)
@@ -467,9 +468,9 @@ def test_nearest_habitat_measures_the_closest_envelope_first(monkeypatch):
     its nearest part is 50 m away), a pool 30 m east (gap 30) and a blob 45 m north (gap 45,
     inside the points' bound). The U is measured first (50 m): the pool (30 <= 50) is still
     measured and is the nearest; the blob (45 <= 50) too. With the U replaced by a long strip
-    the lot overlaps (distance 0; the strip's own point 149 m from the lot's, so the points'
-    bound is the pool's 35 m and keeps the pool), the pool is not measured: one GEOS distance,
-    not two."""
+    the lot overlaps (distance 0; the strip's own point (154, 8.75) 144 m from the lot's first
+    vertex (10, 0), so the points' bound is the pool's 30.4 m and keeps the pool), the pool is
+    not measured: one GEOS distance, not two."""
     lot = np.array([box(0, 0, 10, 10)], dtype=object)
     u_shape = shapely.union_all([box(-60, -60, 70, -50), box(60, -60, 70, 70),
                                  box(-60, -60, -50, 70)])

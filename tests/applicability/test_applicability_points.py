@@ -1,0 +1,183 @@
+"""The map's cheap answers give what measuring gives.
+
+A parcel's first vertex stands for it where any point of it would do (the tile that keeps it,
+the watershed holding a parcel that meets no boundary, the upper bound of its NHESP distance),
+and a parcel that meets the flood zones but none of their own boundaries counts whole. Each is
+checked against the plain version written out here, by hand and on random inputs.
+"""
+
+from __future__ import annotations
+
+import math
+
+import geopandas as gpd
+import numpy as np
+import pytest
+import shapely
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from shapely.geometry import MultiPolygon, Point, Polygon, box
+from support.townkit import CRS
+
+from swm_gis.applicability import classify, overlays, tiles
+from swm_gis.config.town import Rules
+
+
+# --------------------------------------------------------------------------- first vertices
+def test_first_vertices_by_hand():
+    """A box's first vertex is shapely's first corner (maxx, miny); a multipolygon's is its
+    first part's; a polygon with a hole starts on its shell; empty and missing: NaN."""
+    holed = Polygon([(0, 0), (9, 0), (9, 9), (0, 9)], [[(3, 3), (4, 3), (4, 4)]])
+    geoms = np.array([box(0, 0, 10, 5), MultiPolygon([box(20, 20, 21, 21), box(0, 0, 1, 1)]),
+                      holed, Polygon(), None, Point(7, 8)], dtype=object)
+    xy = overlays.first_vertices(geoms)
+    assert xy[:3].tolist() == [[10.0, 0.0], [21.0, 20.0], [0.0, 0.0]]
+    assert np.isnan(xy[3:5]).all()
+    assert xy[5].tolist() == [7.0, 8.0]
+    assert overlays.first_vertices(np.array([], dtype=object)).shape == (0, 2)
+
+
+def test_a_parcel_is_kept_by_the_tile_holding_its_first_vertex(tmp_path):
+    """L-shaped lots whose envelope's centre lies outside them, in a tile they do not meet (so
+    that tile's bbox read does not return them): each lot is kept by the tile of its first
+    vertex, and every lot by exactly one tile."""
+    from support.townkit import write_town
+
+    from swm_gis.config.town import load_config
+
+    x0, y0 = 230_000.0, 900_000.0  # in the state plane's area
+    ell = Polygon([(0, 0), (100, 0), (100, 10), (10, 10), (10, 100), (0, 100)])
+    lots = [shapely.affinity.translate(ell, x0 + 150 * i, y0 + 150 * j) for i in range(4)
+            for j in range(4)]
+    ids = [f"L{i}{j}" for i in range(4) for j in range(4)]
+    config = load_config(write_town(tmp_path, {"parcels": gpd.GeoDataFrame(
+        {"LOC_ID": ids}, geometry=lots, crs=CRS)}))
+    origins = np.arange(-130.0, 600, 150)  # tiles [-130, 20), [20, 170), ... from x0, y0
+    grid = {(x, y): tiles.Tile(k, (x0 + x, y0 + y, x0 + x + 150.0, y0 + y + 150.0))
+            for k, (x, y) in enumerate((x, y) for y in origins for x in origins)}
+    first = lots[0]
+    assert not first.intersects(box(*grid[(20.0, 20.0)].bounds))  # the envelope centre's tile
+    assert box(*grid[(20.0, 20.0)].bounds).contains(shapely.centroid(shapely.envelope(first)))
+    kept = {k: tiles.read_tile_parcels(config, t)["id"].tolist() for k, t in grid.items()}
+    assert sorted(i for got in kept.values() for i in got) == sorted(ids)
+    assert kept[(-130.0, -130.0)] == ["L00"] and kept[(20.0, 20.0)] == ["L11"]
+    assert sum(1 for got in kept.values() if got) == 16
+
+
+# --------------------------------------------------------------------------- watersheds
+def holding_by_points(zones: overlays.Zones, xy: np.ndarray) -> np.ndarray:
+    """The plain lookup: every point against every polygon, ``contains`` (the last wins)."""
+    out = np.full(len(xy), -1)
+    for i, (x, y) in enumerate(xy):
+        for k, poly in enumerate(zones.polys):
+            if np.isfinite(x) and poly.contains(Point(x, y)):
+                out[i] = k
+    return out
+
+
+@settings(max_examples=40, deadline=None)
+@given(seed=st.integers(0, 10_000))
+def test_zones_holding_is_contains_of_each_point(seed):
+    """Random points (some on a boundary, some missing, some beyond every zone) in a notched
+    zone, a zone with a hole and a zone overlapping another: the polygon that contains each."""
+    rng = np.random.default_rng(seed)
+    notched = Polygon([(0, 0), (50, 0), (50, 50), (30, 50), (30, 20), (20, 20), (20, 50),
+                       (0, 50)])
+    holed = Polygon([(50, 0), (100, 0), (100, 50), (50, 50)],
+                    [[(60, 10), (90, 10), (90, 40), (60, 40)]])
+    over = box(80, 30, 120, 60)
+    zones = overlays.Zones(np.array([notched, holed, over], dtype=object),
+                           np.array(["A", "B", "C"], dtype=object))
+    xy = np.round(rng.uniform(-10, 130, (60, 2)), int(rng.integers(0, 2)))
+    xy[:5] = [[50, 20], [20, 30], [60, 10], [np.nan, np.nan], [75, 25]]  # edges, hole, none
+    assert zones.holding(xy).tolist() == holding_by_points(zones, xy).tolist()
+
+
+def test_zones_holding_by_hand():
+    """West (0-10) and east (10-20) halves: a point in each, one on the line between (neither
+    contains it: the parcel then meets the line and is measured), one beyond both, one missing."""
+    zones = overlays.Zones(np.array([box(0, 0, 10, 10), box(10, 0, 20, 10)], dtype=object),
+                           np.array(["W", "E"], dtype=object))
+    xy = np.array([[5, 5], [15, 5], [10, 5], [25, 5], [np.nan, np.nan]])
+    assert zones.holding(xy).tolist() == [0, 1, -1, -1, -1]
+
+
+# --------------------------------------------------------------------------- flood zone areas
+def overlap_by_intersection(geoms: np.ndarray, sources: list) -> np.ndarray:
+    """The plain area: each parcel intersected with the dissolved sources."""
+    flood = shapely.union_all(sources)
+    return np.array([0.0 if g is None else shapely.intersection(g, flood).area for g in geoms])
+
+
+def flood_pieces(sources: list, max_vertices: int = 8) -> overlays.Pieces:
+    zones = gpd.GeoDataFrame({"zone": ["AE"] * len(sources)}, geometry=sources, crs=CRS)
+    return overlays._sfha_pieces(zones, Rules(), max_vertices)
+
+
+FLOOD = [Point(0, 0).buffer(300, 8).difference(box(-40, -40, 40, 40)),  # a ring round a hole
+         box(250, -20, 900, 20)]                                        # and a long arm
+
+
+@settings(max_examples=60, deadline=None)
+@given(seed=st.integers(0, 10_000), size=st.sampled_from([5.0, 40.0, 200.0]))
+def test_overlap_area_is_the_intersection_with_the_flood_zones(seed, size):
+    """Random lots (inside, across the cuts, across the zone line, in the hole, beyond) and
+    two-part lots: the area within the flood zones is the intersection's (to rounding), and
+    exactly zero where the intersection's is."""
+    rng = np.random.default_rng(seed)
+    xy = rng.uniform(-400, 950, (40, 2))
+    lots = [box(x, y, x + size, y + size * rng.uniform(0.2, 1.5)) for x, y in xy]
+    lots += [MultiPolygon([box(-10, -10, -5, -5), box(100, 0, 110, 10)]),  # hole + ring
+             MultiPolygon([box(100, 0, 110, 10), box(120, 0, 130, 10)])]    # both in the ring
+    lots = np.array(lots, dtype=object)
+    pieces = flood_pieces(FLOOD)
+    got = classify._overlap_area(lots, pieces)
+    want = overlap_by_intersection(lots, FLOOD)
+    np.testing.assert_allclose(got, want, rtol=1e-9, atol=1e-9)
+    assert ((got > 0) == (want > 0)).all()
+
+
+def test_overlap_area_by_hand():
+    """Cut in pieces of at most 8 vertices, the zones' own boundary in short lines: a 10 x 10
+    lot inside the ring across the cuts counts whole (100 m², no intersection made); one
+    across the hole's edge 50 of its 100; one in the hole and one touching the arm from beyond
+    nothing; a two-part lot with one part in the ring 25; a 40 x 40 lot across the arm's end
+    (x = 900) 20 x 40."""
+    pieces = flood_pieces(FLOOD)
+    assert len(pieces) > 2 and pieces.edges is not None and len(pieces.edges) > 2
+    across_cuts = box(-5, 150, 5, 160)
+    assert len(pieces.tree.query(across_cuts, predicate="intersects")) > 1
+    lots = np.array([across_cuts, box(35, -5, 45, 5), box(-10, -10, 10, 10),
+                     box(850, 20, 860, 30), MultiPolygon([box(150, 0, 155, 5),
+                                                          box(-5, -5, 0, 0)]),
+                     box(880, -20, 920, 20)], dtype=object)
+    area = classify._overlap_area(lots, pieces)
+    assert area.tolist() == pytest.approx([100.0, 50.0, 0.0, 0.0, 25.0, 800.0])
+    assert area[0] == 100.0 and area[2] == 0.0 and area[3] == 0.0
+
+
+def test_pieces_without_edges_measure_every_lot():
+    """Pieces made without the sources' boundary (a caller's own) intersect every lot that
+    meets them: the same areas."""
+    with_edges = flood_pieces(FLOOD)
+    bare = overlays.Pieces(with_edges.geoms, with_edges.values)
+    lots = np.array([box(-5, 150, 5, 160), box(35, -5, 45, 5), box(-10, -10, 10, 10)],
+                    dtype=object)
+    np.testing.assert_allclose(classify._overlap_area(lots, bare),
+                               classify._overlap_area(lots, with_edges), rtol=1e-12)
+
+
+def test_the_cut_pieces_and_their_edges_travel_to_the_workers():
+    """The pieces pickle with their edges (the workers' copy) and build their trees again."""
+    import pickle
+
+    pieces = flood_pieces(FLOOD)
+    assert pieces.edge_tree is not None
+    back = pickle.loads(pickle.dumps(pieces))
+    assert back._edge_tree is None and back._tree is None
+    assert shapely.equals(shapely.union_all(back.edges), shapely.union_all(pieces.edges))
+    lots = np.array([box(-5, 150, 5, 160), box(35, -5, 45, 5)], dtype=object)
+    assert classify._overlap_area(lots, back).tolist() == \
+        classify._overlap_area(lots, pieces).tolist()
+    assert math.isclose(shapely.union_all(back.geoms).area,
+                        shapely.union_all(FLOOD).area, rel_tol=1e-12)
