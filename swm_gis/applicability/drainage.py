@@ -15,6 +15,7 @@ import numpy as np
 import pandas as pd
 import shapely
 
+from swm_gis.applicability.overlays import unknown_flags
 from swm_gis.coverage_rule import covered_by_all
 from swm_gis.terrain.catchments import DrainageGrid
 
@@ -35,8 +36,7 @@ def drainage_flags(geoms: np.ndarray, grid: DrainageGrid | None, *, leaves: bool
     """
     n = len(geoms)
     if grid is None or n == 0:
-        none = (pd.array([pd.NA] * n, dtype="boolean"), pd.array([pd.NA] * n, dtype="boolean"),
-                np.full(n, None, dtype=object))
+        none = (unknown_flags(n), unknown_flags(n), np.full(n, None, dtype=object))
         return (*none, (np.zeros(n, dtype=bool),) * 3) if leaves else none
     k = grid.node_flags.shape[1]
     flags, has_cell, lost = _reached(geoms, grid)

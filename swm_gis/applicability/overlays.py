@@ -16,6 +16,7 @@ from typing import Any
 
 import geopandas as gpd
 import numpy as np
+import pandas as pd
 import shapely
 
 from swm_gis.applicability.pool_start import available_cores
@@ -176,6 +177,12 @@ class Zones:
 def point_xy(points: np.ndarray) -> np.ndarray:
     """x, y of each point (NaN for a missing or empty one), one row per point."""
     return np.column_stack([shapely.get_x(points), shapely.get_y(points)])
+
+
+def unknown_flags(n: int) -> pd.arrays.BooleanArray:
+    """``n`` null flags (a nullable boolean array), made from two numpy arrays rather than a
+    list of ``n`` missing values (a tenth of the time)."""
+    return pd.arrays.BooleanArray(np.zeros(n, dtype=bool), np.ones(n, dtype=bool))
 
 
 def first_vertices(geoms: np.ndarray) -> np.ndarray:
@@ -521,5 +528,5 @@ def _intersection(geoms: np.ndarray, boxes: np.ndarray,
 
 __all__ = ["CHECKED", "CONSTRAINTS", "DEFAULT_CHUNK_SIZE", "NHESP_FLAG", "OLD_COLUMNS",
            "OUTSIDE_CLASS", "OUTSIDE_PREFIX", "RIGHT_OF_WAY_CLASS", "WATER_CLASS", "Overlays",
-           "first_vertices", "outside_class", "point_xy",
+           "first_vertices", "outside_class", "point_xy", "unknown_flags",
            "Pieces", "Zones", "grown_envelopes", "nhesp_search_ft", "subdivide"]

@@ -102,6 +102,42 @@ def test_zones_holding_by_hand():
     assert zones.holding(xy).tolist() == [0, 1, -1, -1, -1]
 
 
+def largest_share_by_text(parcel, value, area):
+    """The plain rule: a group-by on (parcel, value), largest sum first, ties by value."""
+    import pandas as pd
+
+    shares = (pd.DataFrame({"p": parcel, "v": value, "a": area})
+              .groupby(["p", "v"], as_index=False)["a"].sum())
+    shares = shares[shares["a"] > 0].sort_values(["p", "a", "v"], ascending=[True, False, True])
+    best = shares.drop_duplicates("p")
+    return best["p"].to_numpy(), best["v"].to_numpy(dtype=object)
+
+
+@settings(max_examples=60, deadline=None)
+@given(rows=st.lists(st.tuples(st.integers(0, 6), st.sampled_from(
+    ["010700020101", "010700020102", "0107000202", "9"]), st.sampled_from(
+    [0.0, 0.1, 0.2, 0.3, 1.0, 2.5, 1e-12, 1e9])), max_size=40))
+def test_largest_share_is_the_text_groupby(rows):
+    """By integer keys: the same parcels, values and ties (equal sums, sums of 0.1 + 0.2 against
+    0.3, parcels whose shares are all 0) as the group-by on the text column."""
+    parcel = np.array([r[0] for r in rows], dtype=np.int64)
+    value = np.array([r[1] for r in rows], dtype=object).astype(str)
+    area = np.array([r[2] for r in rows], dtype=float)
+    got = classify._largest_share(parcel, value, area)
+    want = largest_share_by_text(parcel, value, area)
+    assert got[0].tolist() == want[0].tolist() and got[1].tolist() == want[1].tolist()
+
+
+def test_largest_share_by_hand():
+    """Parcel 0: A 3 + 1 = 4 against B 4 (a tie: A, the smaller); parcel 1: only zeros (left
+    out); parcel 2: C 0.5 against B 0.25."""
+    parcel = np.array([0, 0, 0, 1, 2, 2])
+    value = np.array(["A", "B", "A", "B", "C", "B"])
+    area = np.array([3.0, 4.0, 1.0, 0.0, 0.5, 0.25])
+    got = classify._largest_share(parcel, value, area)
+    assert got[0].tolist() == [0, 2] and got[1].tolist() == ["A", "C"]
+
+
 # --------------------------------------------------------------------------- flood zone areas
 def overlap_by_intersection(geoms: np.ndarray, sources: list) -> np.ndarray:
     """The plain area: each parcel intersected with the dissolved sources."""
