@@ -3,7 +3,7 @@
 The same per-tile function as the local engine (:func:`swm_gis.applicability.run.classify_tile`)
 runs on a ``distributed`` cluster: the parcels become a dask-geopandas GeoDataFrame spatially
 partitioned by the job's tile grid (one partition per tile, each parcel in exactly one partition
-by its representative point; ``spatial_partitions`` holds the tile boxes), every worker holds the
+by its first vertex; ``spatial_partitions`` holds the tile boxes), every worker holds the
 prepared reference layers, and each worker reads its own tiles through :mod:`swm_gis.io.layers` with
 a bbox. Results come back in tile order and are appended to the output by the client's one
 streaming writer (as Arrow tables, :func:`swm_gis.applicability.run.tile_batch`), so the output is

@@ -108,6 +108,10 @@ def make_tiles(extent: BBox | None, count: int, *, chunk_size: int = DEFAULT_CHU
     return tiles
 
 
+#: How far beyond its tile (CRS units) a tile's read reaches (:func:`_read_tile`).
+READ_SLACK = 0.01
+
+
 def _grow(extent: BBox, margin: float = 1.0) -> BBox:
     x0, y0, x1, y1 = extent
     return (x0 - margin, y0 - margin, x1 + margin, y1 + margin)
@@ -127,7 +131,11 @@ def _read_tile(config: TownConfig, tile: Tile) -> tuple[gpd.GeoDataFrame, np.nda
     if tile.ids is not None:
         return _read_ids(config, tile.ids), None
     finite = all(math.isfinite(b) for b in tile.bounds)
-    parcels = io.read_layer(config, "parcels", bbox=tile.bounds if finite else None,
+    # read a little beyond the tile: a parcel whose first vertex lies on the tile's edge and
+    # which only touches the tile there is read even if the box, moved into the source's CRS,
+    # rounds inward; the vertex test below still decides which tile keeps it
+    parcels = io.read_layer(config, "parcels",
+                            bbox=_grow(tile.bounds, READ_SLACK) if finite else None,
                             use_arrow=True)
     if tile.skip_ids and len(parcels):
         parcels = parcels.loc[~id_series(parcels["id"]).isin(tile.skip_ids).to_numpy()]

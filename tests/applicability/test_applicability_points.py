@@ -64,6 +64,31 @@ def test_a_parcel_is_kept_by_the_tile_holding_its_first_vertex(tmp_path):
     assert sum(1 for got in kept.values() if got) == 16
 
 
+def test_a_parcel_touching_its_tile_only_at_its_first_vertex_is_kept_once(tmp_path,
+                                                                           monkeypatch):
+    """A lot west of a tile line whose first vertex lies on the line: kept by the east tile
+    (x >= its west edge), whose read reaches READ_SLACK beyond the tile, and not by the west."""
+    from support.townkit import write_town
+
+    from swm_gis.config.town import load_config
+
+    x0, y0 = 230_000.0, 900_000.0
+    lot = Polygon([(x0, y0 + 50), (x0 - 100, y0 + 50), (x0 - 100, y0 + 20), (x0 - 10, y0 + 20)])
+    other = box(x0 + 20, y0 + 20, x0 + 40, y0 + 40)
+    config = load_config(write_town(tmp_path, {"parcels": gpd.GeoDataFrame(
+        {"LOC_ID": ["EDGE", "EAST"]}, geometry=[lot, other], crs=CRS)}))
+    asked = []
+    real = tiles.io.read_layer
+    monkeypatch.setattr(tiles.io, "read_layer",
+                        lambda *a, **k: (asked.append(k["bbox"]), real(*a, **k))[1])
+    west = tiles.Tile(0, (x0 - 150, y0, x0, y0 + 150))
+    east = tiles.Tile(1, (x0, y0, x0 + 150, y0 + 150))
+    assert tiles.read_tile_parcels(config, west)["id"].tolist() == []
+    assert tiles.read_tile_parcels(config, east)["id"].tolist() == ["EDGE", "EAST"]
+    slack = tiles.READ_SLACK
+    assert asked[1] == (x0 - slack, y0 - slack, x0 + 150 + slack, y0 + 150 + slack)
+
+
 # --------------------------------------------------------------------------- watersheds
 def holding_by_points(zones: overlays.Zones, xy: np.ndarray) -> np.ndarray:
     """The plain lookup: every point against every polygon, ``contains`` (the last wins)."""
