@@ -82,6 +82,7 @@ from swm_gis.applicability.overlays import (
     SQFT_PER_SQM,
     STYLE_NAME,
     SUMMARY_TABLE,
+    BBox,
     Overlays,
     boundary_chunks,
     nhesp_search_ft,
@@ -190,10 +191,12 @@ def _run(config: TownConfig, out: Path, *, chunk_size: int, workers: int, overwr
          engine: str, parameters: dict[str, Any] | None) -> RunResult:
     check_outputs_free([out], overwrite=overwrite)
     report = progress
-    if tile_results is None and not in_process(
-            make_tiles(*parcel_extent(config), chunk_size=chunk_size), workers):
+    measured = parcel_extent(config)
+    if tile_results is None and not in_process(make_tiles(*measured, chunk_size=chunk_size),
+                                               workers):
         start_workers()  # the fork server starts while the tiles are planned
-    tiles, overlays, dups = plan_tiles(config, chunk_size=chunk_size, progress=report)
+    tiles, overlays, dups = plan_tiles(config, chunk_size=chunk_size, progress=report,
+                                       measured=measured)
     results = iter(tile_results(tiles, overlays) if tile_results
                    else local_batches(config, tiles, overlays, workers=workers))
     # the first tile before the output is opened: worker processes (a Dask local cluster's are
@@ -238,10 +241,13 @@ DUPLICATE_SCAN_BESIDE_MAX = 1_000_000
 
 
 def plan_tiles(config: TownConfig, *, chunk_size: int = DEFAULT_CHUNK_SIZE,
-               progress: Progress = quiet) -> tuple[list[Tile], Overlays, list[str]]:
-    """The job's tiles (a last one for ids on several polygons), overlays and duplicate ids."""
+               progress: Progress = quiet,
+               measured: tuple[BBox | None, int] | None = None
+               ) -> tuple[list[Tile], Overlays, list[str]]:
+    """The job's tiles (a last one for ids on several polygons), overlays and duplicate ids.
+    ``measured``: the parcels' :func:`parcel_extent`, if the caller has it already."""
     progress(0.0, "planning tiles")
-    extent, count = parcel_extent(config)
+    extent, count = measured if measured is not None else parcel_extent(config)
     tiles = make_tiles(extent, count, chunk_size=chunk_size)
     if 0 <= count <= DUPLICATE_SCAN_BESIDE_MAX:
         # a town's id scan (Arrow reads and hashes, without the GIL) runs beside the overlays
