@@ -323,6 +323,37 @@ def spawn(method: str, args: argparse.Namespace, config: Path) -> dict:
     return res
 
 
+def command_seconds(config: Path, out: Path, workers: int, chunk_size: int | None) -> float:
+    """Wall time of ``python -m swm_gis applicability`` in a fresh process, start to exit."""
+    cmd = [sys.executable, "-m", "swm_gis", "--progress", "none", "applicability", "-c",
+           str(config), "--out", str(out), "--overwrite", "--workers", str(workers)]
+    if chunk_size:
+        cmd += ["--chunk-size", str(chunk_size)]
+    t = time.perf_counter()
+    proc = subprocess.run(cmd, capture_output=True, text=True)
+    seconds = time.perf_counter() - t
+    if proc.returncode:
+        sys.stderr.write(proc.stdout[-3000:] + proc.stderr[-3000:])
+        raise SystemExit(f"the command failed (exit {proc.returncode})")
+    return seconds
+
+
+def command_pairs(config: Path, work: Path, workers: int, chunk_size: int | None, n: int
+                  ) -> list[float]:
+    """``n`` pairs of the command as a user runs it (:func:`command_seconds`), one worker then
+    ``workers``, in the same minutes; prints each pair and the median speed-up."""
+    ratios = []
+    for i in range(n):
+        one = command_seconds(config, work / "swm_command_1.gpkg", 1, chunk_size)
+        many = command_seconds(config, work / "swm_command.gpkg", workers, chunk_size)
+        ratios.append(one / many)
+        print(f"command, fresh process, pair {i + 1}: 1 worker {one:.2f} s, {workers} workers "
+              f"{many:.2f} s: {one / many:.2f}x", flush=True)
+    print(f"command ({workers} workers) speed-up over 1 worker, fresh process (median of {n}): "
+          f"{float(np.median(ratios)):.2f}x", flush=True)
+    return ratios
+
+
 def compare(work: Path, methods: list[str]) -> dict[str, dict[str, int]]:
     """Disagreements of each method with the exact reference (the naive run's exact distances)."""
     ref = pd.read_csv(work / "flags_naive.csv", dtype={"huc12": str}).set_index("parcel_id")
@@ -375,6 +406,10 @@ def main() -> None:
     ap.add_argument("--warm", type=int, default=0, metavar="N",
                     help="swm and swm1 run the map N more times in their process (a warm "
                          "engine: imports done, fork server running) and report the median")
+    ap.add_argument("--command", type=int, default=0, metavar="N",
+                    help="also time `swm-gis applicability` as a user runs it, a whole fresh "
+                         "process (interpreter, imports, fork server), with 1 worker and with "
+                         "--workers, N alternating pairs, and report the median speed-up")
     ap.add_argument("--one", help=argparse.SUPPRESS)
     ap.add_argument("--compare-only", action="store_true", help=argparse.SUPPRESS)
     ap.add_argument("--json", type=Path, help="append the run's figures to this JSON-lines file")
@@ -383,6 +418,7 @@ def main() -> None:
     if args.smoke and not args.one:
         args.work, args.parcels, args.config = smoke.workspace("applicability"), 400, None
         args.workers, args.chunk_size = 2, 100  # four tiles: the worker pool and Dask do run
+        args.command = 1
         args.methods = ",".join(smoke_methods())
     if args.work is None:
         ap.error("--work is required (but with --smoke)")
@@ -430,6 +466,8 @@ def main() -> None:
                           f"{one_core['warm_seconds'] / results[m]['warm_seconds']:.2f}x "
                           f"({one_core['warm_seconds']:.2f} s / "
                           f"{results[m]['warm_seconds']:.2f} s)")
+    if args.command:
+        command_pairs(config, args.work, args.workers, args.chunk_size, args.command)
     if "before" in results:
         old = results["before"]
         for m in ("swm1", "swm", "dask"):

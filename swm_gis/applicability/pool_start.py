@@ -1,12 +1,14 @@
 """Starting the town-wide map's worker processes, early: the fork server and when it is needed.
 
-Light on purpose (the standard library; GDAL's or the source cache's description of the
-parcels when asked): a front end calls :func:`start_early` before it imports the engine, so the
-fork server's start-up (a fresh interpreter importing :data:`WORKER_MODULES`, about half a second
-of CPU) runs on another core while this process imports its own libraries, instead of after
-them, while the job's first tiles wait. Measured on the 200,000-parcel benchmark town with two
-workers, ``main()`` in a fresh process: 3.38-3.42 s started by the job, 3.21-3.30 s started by
-the command (benchmarks/README).
+Light on purpose (the standard library; a GeoPackage's own count read with SQLite, else GDAL's
+or the source cache's description of the parcels): a front end calls :func:`start_early` before
+it imports the engine, so the fork server's start-up (a fresh interpreter importing
+:data:`WORKER_MODULES`, about 0.7 s) runs on another core while this process imports its own
+libraries, instead of after them, while the job's first tiles wait. Measured on the
+200,000-parcel benchmark town with two workers, ``main()`` in a fresh process: 3.38-3.42 s
+started by the job, 3.21-3.30 s started by the command (benchmarks/README); the command whole,
+3.70-4.25 s with the count asked of GDAL (the server started 0.5-0.8 s in, after pyogrio's
+import), 3.37-3.76 s with the GeoPackage's own count (started 0.2 s in).
 
 Whether a job needs workers is :func:`several_tiles` (the rule :func:`~swm_gis.applicability.
 tiles.make_tiles` applies) on a parcel count known without reading the parcels; a guess that
@@ -104,14 +106,19 @@ DESCRIBED_CHEAPLY = (".gpkg", ".fgb", ".gdb")
 
 
 def _cheap_parcel_count(config: Any) -> int | None:
-    """The parcels' feature count when it costs no parse of the layer: a fresh source cache
-    entry's, or GDAL's for :data:`DESCRIBED_CHEAPLY`; None otherwise."""
-    from swm_gis.io import source_cache
-    from swm_gis.io.sources import gdal_source
-
+    """The parcels' feature count when it costs no parse of the layer: a GeoPackage's own
+    (:func:`gpkg_feature_count`, without importing GDAL), a fresh source cache entry's, or
+    GDAL's for :data:`DESCRIBED_CHEAPLY`; None otherwise."""
     spec = config.layer("parcels")
     if spec.parts or not spec.is_file:
         return None
+    if spec.path.lower().endswith(".gpkg"):
+        count = gpkg_feature_count(spec.path, spec.layer)
+        if count is not None:
+            return count
+    from swm_gis.io import source_cache
+    from swm_gis.io.sources import gdal_source
+
     path, layer = gdal_source(spec)
     with source_cache.using(config):
         info = source_cache.info(spec, path, layer)
@@ -125,5 +132,36 @@ def _cheap_parcel_count(config: Any) -> int | None:
     return None if features is None else int(features)
 
 
-__all__ = ["WORKER_MODULES", "available_cores", "several_tiles", "start_early", "start_method",
-           "start_workers"]
+def gpkg_feature_count(path: str, layer: str | None) -> int | None:
+    """A GeoPackage layer's feature count as GDAL keeps it (table ``gpkg_ogr_contents``, kept
+    by triggers as rows come and go), read with the standard library's SQLite, read-only: GDAL's
+    own count without importing GDAL (pyogrio imports geopandas: about 0.4 s, before which the
+    server could not start). ``layer`` None: the file's one features table. None where the
+    count is not kept (another writer, the table or triggers dropped), the layer is not found
+    or is not the only one, or the file is not a readable SQLite database.
+
+    A count gone stale (triggers dropped, rows written by another program) only misguides the
+    early start (an idle server, or a start left to the job), never an answer.
+    """
+    import sqlite3
+    from contextlib import closing
+    from pathlib import Path
+
+    try:
+        uri = Path(path).resolve(strict=True).as_uri() + "?mode=ro"
+        with closing(sqlite3.connect(uri, uri=True)) as db:
+            rows = db.execute(
+                "SELECT c.table_name, o.feature_count FROM gpkg_contents AS c "
+                "JOIN gpkg_ogr_contents AS o ON lower(o.table_name) = lower(c.table_name) "
+                "WHERE c.data_type = 'features'").fetchall()
+    except (OSError, sqlite3.Error):
+        return None
+    if layer is not None:
+        rows = [r for r in rows if r[0].lower() == layer.lower()]
+    if len(rows) != 1 or not isinstance(rows[0][1], int) or rows[0][1] < 0:
+        return None
+    return rows[0][1]
+
+
+__all__ = ["WORKER_MODULES", "available_cores", "gpkg_feature_count", "several_tiles",
+           "start_early", "start_method", "start_workers"]

@@ -10,8 +10,10 @@ import subprocess
 import sys
 from pathlib import Path
 
+import geopandas as gpd
 import pyogrio
 import pytest
+import shapely
 from hypothesis import given
 from hypothesis import strategies as st
 from support.json_town import json_town
@@ -96,6 +98,58 @@ def test_a_layer_it_cannot_count_leaves_the_start_to_the_job(tmp_path, started):
     parts = with_layer(cfg, "parcels", parts=(cfg.layer("parcels"), cfg.layer("parcels")))
     assert pool_start._cheap_parcel_count(parts) is None
     assert started == []
+
+
+def test_a_geopackage_s_own_count_without_gdal(tmp_path):
+    """gpkg_feature_count reads GDAL's count kept in the file (gpkg_ogr_contents), by hand: the
+    sample's parcels 3,168 (layer named in any case), its 12 features tables with no layer
+    named: None (not the only one); a file of one layer with no layer named: its 3 rows; the
+    count's table dropped, or its count NULL: None (and the town's count then comes from GDAL,
+    as before); a missing file, a text file, a folder: None; the file is not changed."""
+    import shutil
+    import sqlite3
+
+    sample = Path(load_config(SAMPLE_CONFIG).layer("parcels").path)
+    before = sample.read_bytes()
+    assert pool_start.gpkg_feature_count(str(sample), "parcels") == SAMPLE_POLYGONS
+    assert pool_start.gpkg_feature_count(str(sample), "PARCELS") == SAMPLE_POLYGONS
+    assert pool_start.gpkg_feature_count(str(sample), "no_such_layer") is None
+    assert pool_start.gpkg_feature_count(str(sample), None) is None
+    assert sample.read_bytes() == before
+    one = tmp_path / "one layer.gpkg"  # a space: the path goes into a file: URI
+    gpd.GeoDataFrame({"id": ["a", "b", "c"]}, geometry=[shapely.box(0, 0, 1, 1)] * 3,
+                     crs="EPSG:26986").to_file(one, layer="lots", driver="GPKG")
+    assert pool_start.gpkg_feature_count(str(one), None) == 3
+    for damage, count in (("UPDATE gpkg_ogr_contents SET feature_count = NULL", None),
+                          ("DROP TABLE gpkg_ogr_contents", None)):
+        copy = tmp_path / "copy.gpkg"
+        shutil.copyfile(sample, copy)
+        with sqlite3.connect(copy) as db:
+            db.execute(damage)
+        db.close()
+        assert pool_start.gpkg_feature_count(str(copy), "parcels") is count
+        cfg = with_layer(load_config(SAMPLE_CONFIG), "parcels", path=str(copy))
+        assert pool_start._cheap_parcel_count(cfg) == SAMPLE_POLYGONS  # GDAL's, as before
+    text = tmp_path / "text.gpkg"
+    text.write_text("not a database", encoding="utf-8")
+    for path in (tmp_path / "nowhere.gpkg", text, tmp_path):
+        assert pool_start.gpkg_feature_count(str(path), "parcels") is None
+
+
+def test_counting_a_geopackage_imports_no_gdal():
+    """The early start's count of a GeoPackage town imports neither pyogrio nor geopandas (about
+    0.4 s, before which the server could not start): a fresh interpreter, checked by
+    ``sys.modules``."""
+    script = f"""
+import sys
+from swm_gis.config.town import load_config
+from swm_gis.applicability import pool_start
+count = pool_start._cheap_parcel_count(load_config({str(SAMPLE_CONFIG)!r}))
+print("RESULT", count, sorted(m for m in ("pyogrio", "geopandas", "osgeo") if m in sys.modules))
+"""
+    proc = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                          timeout=120)
+    assert f"RESULT {SAMPLE_POLYGONS} []" in proc.stdout, proc.stdout + proc.stderr
 
 
 def test_the_command_line_starts_it_before_importing_the_engine(tmp_path):
