@@ -15,7 +15,8 @@ from typing import Any
 import numpy as np
 import shapely
 
-__all__ = ["UNKNOWN", "Areas", "covered_by_all", "covers", "grown_area", "in_town"]
+__all__ = ["SLIVER_WIDTH", "UNKNOWN", "Areas", "covered_by_all", "covers", "grown_area",
+           "in_town", "wider_than_a_sliver"]
 
 #: Search areas may exceed a coverage by this much (CRS units) and still count as covered:
 #: rounding of a bounding box written to metadata.
@@ -27,29 +28,52 @@ UNKNOWN = shapely.Polygon()
 def in_town(geoms: np.ndarray, town: shapely.Geometry | None) -> np.ndarray:
     """Per geometry: does it share area with ``town`` (the union of the town boundary's
     polygons, :func:`swm_gis.io.coverage.town_area`)? A geometry that only touches the town line
-    is outside. The one rule of both jobs: the screening refuses a site outside the town, the
+    is outside, and so is one whose shared part is a sliver (:func:`wider_than_a_sliver`): the
+    thread of area a parcel drawn along the line gets when its coordinates or the town's were
+    reprojected or rounded (1e-11 to 1e-9 m wide on the sample town's parcels moved to UTM and
+    back). The one rule of both jobs: the screening refuses a site outside the town, the
     applicability map classes such a parcel "outside the town". ``town`` None (no town
     boundary configured): every geometry is in.
 
     >>> town = shapely.box(0, 0, 10, 10)
-    >>> in_town(np.array([shapely.box(5, 5, 15, 15), shapely.box(10, 0, 20, 10)]), town).tolist()
-    [True, False]
+    >>> in_town(np.array([shapely.box(5, 5, 15, 15), shapely.box(10, 0, 20, 10),
+    ...                   shapely.box(10 - 1e-9, 0, 20, 10)]), town).tolist()
+    [True, False, False]
     """
     geoms = np.asarray(geoms, dtype=object)
     if town is None:
         return np.ones(len(geoms), dtype=bool)
     # most parcels lie inside the town: a prepared test settles them, and only the few that
     # meet the town line are intersected (an intersection per parcel cost 1.1 s of a 200,000
-    # parcel map). The answer is the same: a geometry inside shares area iff it has some.
+    # parcel map). The answer is the same: a geometry inside shares itself.
     shapely.prepare(town)
     if len(geoms) and shapely.contains_properly(town, shapely.box(*shapely.total_bounds(geoms))):
-        return shapely.area(geoms) > 0  # the envelope of them all lies inside (most tiles)
+        return wider_than_a_sliver(geoms)  # the envelope of them all lies inside (most tiles)
     inside = shapely.contains_properly(town, geoms)
     out = np.zeros(len(geoms), dtype=bool)
-    out[inside] = shapely.area(geoms[inside]) > 0
+    out[inside] = wider_than_a_sliver(geoms[inside])
     edge = np.flatnonzero(~inside & shapely.intersects(town, geoms))
-    out[edge] = shapely.area(shapely.intersection(geoms[edge], town)) > 0
+    out[edge] = wider_than_a_sliver(shapely.intersection(geoms[edge], town))
     return out
+
+
+#: Below this mean width (CRS units: 1 mm, or 0.3 mm in feet) an area is a sliver, not land:
+#: a million times the slivers reprojection leaves, a thousandth of any lot line's accuracy.
+SLIVER_WIDTH = 1e-3
+
+
+def wider_than_a_sliver(geoms: np.ndarray) -> np.ndarray:
+    """Per geometry: is its mean width (twice its area over its perimeter: a strip's width, half
+    a square's side) more than :data:`SLIVER_WIDTH`? False for lines, points, empty and missing
+    geometries (no area).
+
+    >>> wider_than_a_sliver(np.array([shapely.box(0, 0, 10, 10), shapely.box(0, 0, 10, 0.002),
+    ...                               shapely.box(0, 0, 10, 0.0005), None])).tolist()
+    [True, True, False, False]
+    """
+    area = shapely.area(geoms)
+    with np.errstate(invalid="ignore"):  # a missing geometry: NaN, never wider
+        return 2 * area > SLIVER_WIDTH * shapely.length(geoms)
 
 
 def grown_area(area: shapely.Geometry | None) -> shapely.Geometry | None:

@@ -423,7 +423,10 @@ def test_in_town_is_shared_area_with_the_town(x, y, w, h):
 
     geoms = np.array([box(x, y, x + w, y + h), Point(x, y), shapely.Polygon(), None,
                       box(x, y, x + w, y + h).boundary], dtype=object)
-    want = [bool(g is not None and g.intersection(NOTCHED_TOWN).area > 0) for g in geoms]
+    # the rule written out: the shared part, wider than a sliver (twice its area over its
+    # perimeter above 1 mm)
+    shared = [None if g is None else g.intersection(NOTCHED_TOWN) for g in geoms]
+    want = [bool(s is not None and 2 * s.area > 1e-3 * s.length) for s in shared]
     assert in_town(geoms, NOTCHED_TOWN).tolist() == want
 
 
@@ -442,6 +445,39 @@ def test_in_town_by_hand():
     inside = np.array([box(10, 10, 20, 20), box(70, 50, 90, 90), box(15, 15, 15, 30), None],
                       dtype=object)
     assert in_town(inside, NOTCHED_TOWN).tolist() == [True, True, False, False]
+
+
+def test_a_sliver_shared_with_the_town_is_touching_by_hand():
+    """Lots 10 units deep east of the town's east line (x = 100), each reaching back over it by
+    a strip 10 long: 1e-9 wide (reprojection's sliver: shared width 2 * 1e-8 / 20.000000002 =
+    1e-9), 0.0005 (0.0005), both outside; 0.002 (2 * 0.02 / 20.004 = 0.0019996) and 5, in. A
+    lot 0.0005 wide wholly inside the town is a sliver too, and one 0.002 wide is in."""
+    from swm_gis.coverage_rule import SLIVER_WIDTH, in_town
+
+    assert SLIVER_WIDTH == 1e-3
+    lots = np.array([box(100 - d, 10, 110, 20) for d in (1e-9, 0.0005, 0.002, 5.0)]
+                    + [box(10, 10, 10.0005, 20), box(10, 10, 10.002, 20)], dtype=object)
+    assert in_town(lots, NOTCHED_TOWN).tolist() == [False, False, True, True, False, True]
+    # and one box test deciding a whole tile inside the town applies the same width
+    assert in_town(lots[4:], NOTCHED_TOWN).tolist() == [False, True]
+
+
+def test_parcels_reprojected_and_back_keep_their_side_of_the_town_line():
+    """The sample town's parcels moved to UTM 19N and back into the state plane (a neighbour's
+    layer in another CRS): the parcels drawn along the town line get slivers of area on the
+    other side of it (1e-11 to 1e-9 m wide; counted as shared area, 45 of them were in the
+    town). Each parcel is in the town after the round trip exactly when it was before."""
+    from swm_gis.coverage_rule import in_town
+
+    cfg = load_config(SAMPLE_CONFIG)
+    parcels = io.read_layer(cfg, "parcels")
+    town = shapely.union_all(io.read_layer(cfg, "town_boundary").geometry.values)
+    before = parcels.geometry.values.to_numpy()
+    after = parcels.to_crs("EPSG:26919").to_crs(parcels.crs).geometry.values.to_numpy()
+    shared = shapely.area(shapely.intersection(after, town))
+    slivers = (shared > 0) & ~in_town(before, town)
+    assert 20 <= slivers.sum() <= 100 and shared[slivers].max() < 1e-6  # the data are messy
+    assert in_town(after, town).tolist() == in_town(before, town).tolist()
 
 
 # --------------------------------------------------------------------------- waters off the network
