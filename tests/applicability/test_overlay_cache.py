@@ -190,8 +190,9 @@ def test_a_damaged_entry_is_prepared_again_never_trusted(town, tmp_path, monkeyp
 
 def test_damaged_arrays_are_prepared_again(town, tmp_path):
     """An entry whose arrays file (the out-of-band arrays of 64 KiB or more) has one byte
-    changed is prepared again. Pieces with an order of 10,000 int64 (80,000 bytes) put that
-    array in the arrays file."""
+    changed is prepared again. Pieces of 10,000 points with an order of 10,000 int64 put three
+    arrays in the arrays file: the points' WKB lengths (80,000 bytes), their WKB (21 bytes
+    each: 210,000) and the order (80,000, at 290,048: each array starts 64-byte aligned)."""
     cfg = load_config(town)
     extent = parcel_extent(cfg)[0]
     n = 10_000
@@ -207,12 +208,12 @@ def test_damaged_arrays_are_prepared_again(town, tmp_path):
         first = overlay_cache.prepared(cfg, extent, build)
         loaded = overlay_cache.prepared(cfg, extent, build)
         assert len(made) == 1 and loaded.entry is not None
-        # 10,000 x 8 bytes: the only array of 64 KiB or more, at offset 0 of the arrays file
         arrays = Path(f"{loaded.entry.base}.arrays")
-        assert arrays.stat().st_size == 80_000
+        assert arrays.stat().st_size == 80_000 + 210_000 + 48 + 80_000
         assert np.array_equal(loaded.overlays.habitats.order, first.overlays.habitats.order)
         data = bytearray(arrays.read_bytes())
-        data[8] ^= 0xFF  # the second value, 9,998, now other
+        assert int.from_bytes(data[290_048 + 8:290_048 + 16], "little") == n - 2
+        data[290_048 + 8] ^= 0xFF  # the order's second value, 9,998, now other
         arrays.write_bytes(bytes(data))
         again = overlay_cache.prepared(cfg, extent, build)
     assert len(made) == 2
