@@ -491,3 +491,35 @@ def test_nearest_habitat_measures_the_closest_envelope_first(monkeypatch):
     dist, label = classify._nearest_habitat_ft(lot, pieces, search_ft=1_000.0)
     assert dist.tolist() == [0.0] and label.tolist() == ["priority:S"]
     assert sum(measured) == 1
+
+
+def test_a_lot_whose_point_lies_in_a_piece_is_at_0_without_a_distance(monkeypatch):
+    """Lot (0,0)-(10,10), first vertex (10, 0). A habitat holding that vertex inside
+    (box(5,-5,20,5)) and one whose edge passes through it (box(10,-20,30,0), touching at the
+    corner): both at 0 ft, found by the point test on the prepared pieces, and no GEOS
+    distance is computed; the tie goes to the first piece. A blob the lot overlaps away from
+    its vertex (box(-5, 4, 2, 6)) is at 0 ft too, measured by GEOS (one distance)."""
+    lot = np.array([box(0, 0, 10, 10)], dtype=object)
+    assert shapely.get_coordinates(lot[0])[0].tolist() == [10.0, 0.0]
+    measured = []
+    real = shapely.distance
+    monkeypatch.setattr(shapely, "distance",
+                        lambda a, b, **k: (measured.append(len(a)), real(a, b, **k))[1])
+    pieces = overlays.Pieces(np.array([box(5, -5, 20, 5), box(10, -20, 30, 0)], dtype=object),
+                             np.array(["priority:IN", "estimated:EDGE"], dtype=object))
+    dist, label = classify._nearest_habitat_ft(lot, pieces, search_ft=1_000.0)
+    assert dist.tolist() == [0.0] and label.tolist() == ["priority:IN"]
+    assert sum(measured) == 0
+    pieces = overlays.Pieces(np.array([box(-5, 4, 2, 6)], dtype=object),
+                             np.array(["estimated:AWAY"], dtype=object))
+    dist, label = classify._nearest_habitat_ft(lot, pieces, search_ft=1_000.0)
+    assert dist.tolist() == [0.0] and label.tolist() == ["estimated:AWAY"]
+    assert sum(measured) == 1
+    # the pair test by hand: inside, on the edge, outside its envelope, inside the envelope of
+    # an L-shaped piece but not in it, and a missing point
+    ell = shapely.union_all([box(0, 0, 10, 2), box(0, 0, 2, 10)])
+    pieces = overlays.Pieces(np.array([box(0, 0, 4, 4), ell], dtype=object),
+                             np.array(["a", "b"], dtype=object))
+    xy = np.array([[1, 1], [4, 2], [5, 5], [5, 5], [np.nan, np.nan]], dtype=float)
+    got = classify._point_in_piece(pieces, np.array([0, 0, 0, 1, 1]), xy)
+    assert got.tolist() == [True, True, False, False, False]
