@@ -572,27 +572,13 @@ def _may_be_nearest(geoms: np.ndarray, pieces: Pieces, pi: np.ndarray, ti: np.nd
     xy = parcel_points(geoms, xy)
     lower = _envelope_gap(geoms, pieces, pi, ti)
     upper = np.hypot(*(xy[pi] - pieces.points[ti]).T)
-    touching = _point_in_piece(pieces, ti, xy[pi])
+    touching = pieces.hold_points(ti, xy[pi])
     upper[touching] = 0.0
     least = np.full(len(geoms), np.inf)
     np.minimum.at(least, pi, upper)
     least[np.isnan(least)] = np.inf  # no point to measure from: every pair stays
     keep = ~(lower > np.minimum(least[pi], radius) * (1 + _PRUNE_SLACK) + _PRUNE_SLACK)
     return pi[keep], ti[keep], lower[keep], touching[keep]
-
-
-def _point_in_piece(pieces: Pieces, ti: np.ndarray, xy: np.ndarray) -> np.ndarray:
-    """Per pair: does the point (a row of ``xy``) lie in or on piece ``ti``? Asked of the
-    prepared pieces only for the points inside their envelope."""
-    b = pieces.bounds[ti]
-    x, y = xy[:, 0], xy[:, 1]
-    inside = (x >= b[:, 0]) & (x <= b[:, 2]) & (y >= b[:, 1]) & (y <= b[:, 3])
-    ask = np.flatnonzero(inside)
-    if len(ask):
-        near = pieces.geoms[ti[ask]]
-        shapely.prepare(near)
-        inside[ask] = shapely.intersects_xy(near, x[ask], y[ask])
-    return inside
 
 
 def summarise(result: pd.DataFrame, *, huc12_names: dict[str, str] | None = None

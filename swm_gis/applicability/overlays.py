@@ -319,6 +319,19 @@ class Pieces:
             self._grown[radius] = shapely.STRtree(grown_envelopes(self.geoms, radius))
         return self._grown[radius]
 
+    def hold_points(self, ti: np.ndarray, xy: np.ndarray) -> np.ndarray:
+        """Per pair: does the point (a row of ``xy``) lie in or on piece ``ti``? Asked of the
+        prepared pieces only for the points inside their envelope (False for a missing point)."""
+        b = self.bounds[ti]
+        x, y = xy[:, 0], xy[:, 1]
+        inside = (x >= b[:, 0]) & (x <= b[:, 2]) & (y >= b[:, 1]) & (y <= b[:, 3])
+        ask = np.flatnonzero(inside)
+        if len(ask):
+            near = self.geoms[ti[ask]]
+            shapely.prepare(near)
+            inside[ask] = shapely.intersects_xy(near, x[ask], y[ask])
+        return inside
+
     def __len__(self) -> int:
         return len(self.geoms)
 

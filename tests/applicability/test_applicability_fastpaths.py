@@ -521,5 +521,5 @@ def test_a_lot_whose_point_lies_in_a_piece_is_at_0_without_a_distance(monkeypatc
     pieces = overlays.Pieces(np.array([box(0, 0, 4, 4), ell], dtype=object),
                              np.array(["a", "b"], dtype=object))
     xy = np.array([[1, 1], [4, 2], [5, 5], [5, 5], [np.nan, np.nan]], dtype=float)
-    got = classify._point_in_piece(pieces, np.array([0, 0, 0, 1, 1]), xy)
+    got = pieces.hold_points(np.array([0, 0, 0, 1, 1]), xy)
     assert got.tolist() == [True, True, False, False, False]
