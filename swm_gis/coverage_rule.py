@@ -58,7 +58,7 @@ def in_town(geoms: np.ndarray, town: shapely.Geometry | None) -> np.ndarray:
 
 
 #: Below this mean width (CRS units: 1 mm, or 0.3 mm in feet) an area is a sliver, not land:
-#: a million times the slivers reprojection leaves, a thousandth of any lot line's accuracy.
+#: a million times the slivers reprojection leaves, far below what parcel maps are drawn to.
 SLIVER_WIDTH = 1e-3
 
 

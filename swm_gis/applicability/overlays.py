@@ -207,7 +207,7 @@ def packed(state: dict[str, Any], names: tuple[str, ...]) -> dict[str, Any]:
     A pickled array of geometries holds one WKB string per geometry, and loading it calls
     shapely's ``from_wkb`` once per geometry: 0.42 s for the statewide overlays (79,882
     geometries), in the job and again in each worker before its first tile. Packed, they
-    load with one vectorised ``from_wkb`` (0.15 s), and their two arrays travel beside the
+    load with one vectorised ``from_wkb`` (0.22 s), and their two arrays travel beside the
     pickle, mapped by every worker (:mod:`~swm_gis.applicability.shared_file`).
     """
     return {k: PackedGeometries.pack(v) if k in names and isinstance(v, np.ndarray) else v
