@@ -22,6 +22,9 @@ for Dask, the largest of the client and its worker processes).
     python benchmarks/bench_applicability.py --smoke   # 400 parcels, every method, checked
     python benchmarks/bench_applicability.py --config /tmp/bench/t200k/town.toml \
         --work /tmp/bench/w --methods swm1,swm --workers 2 --warm 4   # warm engine too
+    python benchmarks/bench_applicability.py --config /tmp/bench/t200k/town.toml \
+        --work /tmp/bench/w --methods swm1,swm --workers 2 --command 5   # and the command,
+        # a whole fresh process (interpreter, imports, fork server), 1 vs 2 workers, 5 pairs
 
 ``--smoke`` runs swm1, swm, dask, qgis and naive on a 400-parcel town in a temporary folder, in
 tiles of 100 parcels on 2 workers (so the pool and the cluster do run; qgis is skipped with a
