@@ -339,7 +339,11 @@ def test_workers_hand_tiles_over_through_a_spool_that_is_gone_after_the_run(tmp_
     import tempfile
 
     import swm_gis.applicability.parallel as par
+    from swm_gis.applicability.pool_start import start_workers
 
+    # the fork server first: multiprocessing's own folder for its socket (pymp-*, made once per
+    # process when the server starts) is not the run's, and must not land in the folder watched
+    start_workers()
     spool_root = tmp_path / "tmp"
     spool_root.mkdir()
     monkeypatch.setattr(tempfile, "tempdir", str(spool_root))

@@ -141,8 +141,16 @@ def test_overlays_travel_in_one_file_with_large_arrays_mapped_read_only(tmp_path
 
 
 def test_the_overlays_file_is_gone_after_the_run_and_after_an_error(tmp_path, monkeypatch):
+    """The run's private folder (the overlays' file, the spool) is gone after a run and after a
+    tile's error. The fork server is started first: multiprocessing makes its own folder for
+    the server's socket (pymp-*) in the temporary folder once per process, when the server
+    starts, and keeps it for the process's life; whether an earlier test on this pytest worker
+    had started it decided whether that folder showed up here (a clean clone's run, 02:40)."""
     import tempfile
 
+    from swm_gis.applicability.pool_start import start_workers
+
+    start_workers()
     root = tmp_path / "tmp"
     root.mkdir()
     monkeypatch.setattr(tempfile, "tempdir", str(root))
