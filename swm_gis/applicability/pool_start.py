@@ -19,8 +19,11 @@ from __future__ import annotations
 
 import os
 import signal
+import site
 import sys
 import warnings
+from collections.abc import Iterator
+from contextlib import contextmanager
 from multiprocessing import forkserver, get_all_start_methods, get_context, resource_tracker
 from typing import Any
 
@@ -75,12 +78,48 @@ def start_workers() -> bool:
         # here it waits, not lost, until the server is started
         before = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
         try:
-            forkserver.ensure_running()
+            with _this_engine_first():
+                forkserver.ensure_running()
         finally:
             signal.pthread_sigmask(signal.SIG_SETMASK, before)
     except OSError:
         return False
     return True
+
+
+def package_folder() -> str:
+    """The folder this process's ``swm_gis`` was imported from (the workers report theirs)."""
+    import swm_gis
+
+    return os.path.dirname(os.path.realpath(swm_gis.__file__))
+
+
+@contextmanager
+def _this_engine_first() -> Iterator[None]:
+    """The environment the fork server starts in: this process's ``swm_gis``, from any folder.
+
+    Python 3.11's server is ``python -c``, which puts the current folder first on its
+    ``sys.path``, and it does not take this process's path (it is handed over, then ignored):
+    started from a folder holding another ``swm_gis`` (a checkout of another version), its
+    workers ran that one's tiles, while this process ran its own. So the server starts with
+    ``PYTHONSAFEPATH`` (no current folder) and, unless this process's engine comes from a
+    site-packages folder the server finds anyway, that engine's folder first on
+    ``PYTHONPATH``. The variables are this process's again once the server has started."""
+    root = os.path.dirname(package_folder())
+    sites = {os.path.realpath(p) for p in [*site.getsitepackages(), site.getusersitepackages()]}
+    saved = {name: os.environ.get(name) for name in ("PYTHONSAFEPATH", "PYTHONPATH")}
+    os.environ["PYTHONSAFEPATH"] = "1"
+    if os.path.realpath(root) not in sites:
+        os.environ["PYTHONPATH"] = os.pathsep.join(
+            p for p in (root, saved["PYTHONPATH"]) if p)
+    try:
+        yield
+    finally:
+        for name, value in saved.items():
+            if value is None:
+                os.environ.pop(name, None)
+            else:
+                os.environ[name] = value
 
 
 def start_early(config: Any, *, workers: int | None, chunk_size: int) -> bool:
@@ -163,5 +202,6 @@ def gpkg_feature_count(path: str, layer: str | None) -> int | None:
     return rows[0][1]
 
 
-__all__ = ["WORKER_MODULES", "available_cores", "gpkg_feature_count", "several_tiles",
+__all__ = ["WORKER_MODULES", "available_cores", "gpkg_feature_count", "package_folder",
+           "several_tiles",
            "start_early", "start_method", "start_workers"]

@@ -6,6 +6,7 @@ Correctness only: the time it saves is in benchmarks/README ("Issue 37 ... 2026-
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -199,7 +200,6 @@ def test_a_ctrl_c_while_the_server_imports_the_engine_is_the_parent_s(tmp_path):
         "time.sleep(2)\n", encoding="utf-8")
     script = f"""
 import os, pathlib, signal, sys, time
-sys.path.insert(0, {str(tmp_path)!r})
 from swm_gis.applicability import pool_start
 pool_start.WORKER_MODULES = ("slow_import",)
 if __name__ == "__main__":
@@ -220,7 +220,43 @@ if __name__ == "__main__":
 """
     path = tmp_path / "ctrl_c.py"
     path.write_text(script, encoding="utf-8")
+    # the server imports from PYTHONPATH and this process's engine, never the current folder
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(
+        p for p in (str(tmp_path), os.environ.get("PYTHONPATH")) if p)}
     proc = subprocess.run([sys.executable, str(path)], capture_output=True, text=True,
-                          cwd=tmp_path, timeout=120, start_new_session=True)
+                          cwd=tmp_path, timeout=120, start_new_session=True, env=env)
     assert "RESULT True True" in proc.stdout, proc.stdout + proc.stderr
     assert "Traceback" not in proc.stderr and "KeyboardInterrupt" not in proc.stderr, proc.stderr
+
+
+def test_the_workers_run_this_process_s_engine_from_any_folder(tmp_path):
+    """Started from a folder holding another ``swm_gis`` (a checkout of another version), the
+    fork server and its workers import this process's engine, not that one: Python 3.11's
+    server is ``python -c``, with the current folder first on its path (before, the workers ran
+    the other folder's tiles). The decoy reports itself; the worker must report this engine."""
+    decoy = tmp_path / "checkout"
+    for package in ("swm_gis", "swm_gis/applicability", "swm_gis/rules"):
+        (decoy / package).mkdir(parents=True)
+        (decoy / package / "__init__.py").write_text("", encoding="utf-8")
+    for module in ("applicability/parallel.py", "rules/abutters.py"):
+        (decoy / "swm_gis" / module).write_text("", encoding="utf-8")
+    (decoy / "swm_gis/applicability/pool_start.py").write_text(
+        "def package_folder():\n    return 'the decoy'\n", encoding="utf-8")
+    script = """
+from concurrent.futures import ProcessPoolExecutor
+from multiprocessing import get_context
+from swm_gis.applicability import pool_start
+if __name__ == "__main__":
+    assert pool_start.start_workers()
+    with ProcessPoolExecutor(1, mp_context=get_context("forkserver")) as pool:
+        worker = pool.submit(pool_start.package_folder).result()
+    print("RESULT", pool_start.package_folder(), worker)
+"""
+    (tmp_path / "run.py").write_text(script, encoding="utf-8")
+    # a script's folder, not the current one, is first on this process's own path
+    proc = subprocess.run([sys.executable, str(tmp_path / "run.py")], capture_output=True,
+                          text=True, cwd=decoy, timeout=120)
+    line = next((ln for ln in proc.stdout.splitlines() if ln.startswith("RESULT ")), "")
+    parent, _, worker = line[len("RESULT "):].partition(" ")
+    assert parent == str((REPO / "swm_gis").resolve()), proc.stdout + proc.stderr
+    assert worker == parent, proc.stdout + proc.stderr
