@@ -20,6 +20,15 @@ cache off. An entry that does not parse, or whose key or ids are not as written,
 again and rewritten, never trusted. One entry per parcels layer, written to a temporary name and
 renamed into place (two runs at once write the same answer). The cache commands count the
 entries and clear them with the sources folder.
+
+Parcels found valid
+-------------------
+A complete map whose tiles read every parcel and repaired none records so in the entry
+(:func:`record_valid`: ``"valid"``, a list of :func:`valid_mark`, the working CRS and the GEOS
+that judged them); a later map of the same parcels (the same key) in that CRS with that GEOS
+skips GEOS's validity test in its tiles (:func:`known_valid`), 4 % of a statewide tile's CPU.
+Missing and empty geometries are still dropped. A run that repaired any parcel records nothing,
+so its parcels are tested, and repaired, every time; an entry rewritten forgets the mark.
 """
 
 from __future__ import annotations
@@ -81,6 +90,12 @@ def _entry_path(folder: Path, key: dict[str, Any]) -> Path:
 
 
 def _read(path: Path, key: dict[str, Any]) -> list[str] | None:
+    entry = _entry(path, key)
+    return None if entry is None else entry["ids"]
+
+
+def _entry(path: Path, key: dict[str, Any]) -> dict[str, Any] | None:
+    """The entry at ``path`` when it is for ``key`` and holds a sorted list of ids; else None."""
     try:
         stored = json.loads(path.read_bytes())
     except FileNotFoundError:
@@ -95,7 +110,56 @@ def _read(path: Path, key: dict[str, Any]) -> list[str] | None:
             or ids != sorted(set(ids)):
         log.debug("id scan cache: %s holds no sorted list of ids; scanning again", path)
         return None
-    return ids
+    return stored
+
+
+# --------------------------------------------------------------------------- valid parcels
+def valid_mark(config: Any) -> str:
+    """What an entry records for parcels found all valid: the working CRS they were read in
+    and the GEOS that judged them (validity can change with either)."""
+    import shapely
+
+    return f"{config.crs}|GEOS {shapely.geos_version_string}"
+
+
+def _found(config: Any) -> tuple[Path, dict[str, Any]] | None:
+    from swm_gis.io import source_cache
+
+    folder = source_cache.current_folder()
+    key = cache_key(config) if folder is not None else None
+    if key is None:
+        return None
+    path = _entry_path(folder, key)
+    entry = _entry(path, key)
+    return None if entry is None else (path, entry)
+
+
+def known_valid(config: Any) -> bool:
+    """Whether an earlier complete map of these parcels (the entry's key: the same files,
+    layer, fields and engine) read every geometry and found it valid, in this working CRS with
+    this GEOS (:func:`valid_mark`): its tiles then skip the validity test."""
+    found = _found(config)
+    marks = found[1].get("valid") if found else None
+    return isinstance(marks, list) and valid_mark(config) in marks
+
+
+def record_valid(config: Any) -> None:
+    """Record in the parcels' entry that a complete map read every geometry and repaired none
+    (nothing where there is no entry: the cache off, or not a local file)."""
+    from swm_gis.io import source_cache
+
+    found = _found(config)
+    if found is None:
+        return
+    path, entry = found
+    marks = entry.get("valid") if isinstance(entry.get("valid"), list) else []
+    if valid_mark(config) in marks:
+        return
+    try:
+        source_cache.write_json(path, {**entry, "valid": sorted({*map(str, marks),
+                                                                 valid_mark(config)})})
+    except OSError as exc:
+        log.debug("id scan cache: cannot write %s (%s)", path, exc)
 
 
 def entries(root: Path) -> int:
@@ -105,4 +169,5 @@ def entries(root: Path) -> int:
     return sum(1 for _ in (source_cache.sources_folder(root) / FOLDER).glob("*.json"))
 
 
-__all__ = ["FOLDER", "FORMAT_VERSION", "cache_key", "entries", "scanned"]
+__all__ = ["FOLDER", "FORMAT_VERSION", "cache_key", "entries", "known_valid", "record_valid",
+           "scanned", "valid_mark"]

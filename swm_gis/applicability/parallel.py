@@ -58,7 +58,7 @@ from swm_gis.applicability.classify import summarise
 from swm_gis.applicability.overlays import Overlays
 from swm_gis.applicability.pool_start import available_cores, start_workers
 from swm_gis.applicability.shared_file import load_overlays, off_the_main_arena, write_shared
-from swm_gis.applicability.tiles import Tile, classify_tile
+from swm_gis.applicability.tiles import Tile, classify_tile_counted
 from swm_gis.applicability.write import to_batch
 from swm_gis.config.town import TownConfig
 from swm_gis.errors import ConfigError
@@ -73,6 +73,8 @@ class TileBatch:
     index: int
     table: Any  # pyarrow.Table
     summary: pd.DataFrame
+    #: geometries the tile's read repaired (none in every tile: the parcels are all valid)
+    repaired: int = 0
 
     def __len__(self) -> int:
         return self.table.num_rows
@@ -80,8 +82,8 @@ class TileBatch:
 
 def tile_batch(config: TownConfig, tile: Tile, overlays: Overlays) -> TileBatch:
     """Read, classify and encode one tile (what every worker runs, and ``workers=1`` too)."""
-    result = classify_tile(config, tile, overlays)
-    return TileBatch(tile.index, to_batch(result), summarise(result))
+    result, repaired = classify_tile_counted(config, tile, overlays)
+    return TileBatch(tile.index, to_batch(result), summarise(result), repaired)
 
 
 def default_workers() -> int:
@@ -294,7 +296,7 @@ def spool_batch(batch: TileBatch, folder: str) -> _Spooled:
     path = Path(folder) / f"tile-{batch.index}.arrow"
     with pa.ipc.new_file(path, batch.table.schema) as sink:
         sink.write_table(batch.table)
-    return _Spooled(batch.index, str(path), batch.summary)
+    return _Spooled(batch.index, str(path), batch.summary, batch.repaired)
 
 
 @dataclass
@@ -304,6 +306,7 @@ class _Spooled:
     index: int
     path: str
     summary: pd.DataFrame
+    repaired: int = 0
 
     def batch(self) -> TileBatch:
         """The batch, mapped from its file (no copy); the file is deleted at once (the mapping
@@ -311,7 +314,7 @@ class _Spooled:
         with pa.memory_map(self.path) as source:
             table = pa.ipc.open_file(source).read_all()
         os.unlink(self.path)
-        return TileBatch(self.index, table, self.summary)
+        return TileBatch(self.index, table, self.summary, self.repaired)
 
 
 def received(result: TileBatch | _Spooled) -> TileBatch:

@@ -54,6 +54,7 @@ from typing import Any
 import geopandas as gpd
 import pandas as pd
 
+from swm_gis.applicability import id_scan_cache
 from swm_gis.applicability.classify import (
     all_classes,
     class_name,
@@ -205,11 +206,12 @@ def _run(config: TownConfig, out: Path, *, chunk_size: int, workers: int, overwr
     first = next(results, None)
     results = itertools.chain([first] if first is not None else [], results)
     parts: list[pd.DataFrame] = []
-    counted = [0]
+    counted = [0, 0]  # parcels written, geometries repaired
     nulls: collections.Counter[str] = collections.Counter()
 
     def tables() -> Iterator[Any]:
         for i, batch in enumerate(results):
+            counted[1] += getattr(batch, "repaired", 0)
             if len(batch):
                 parts.append(batch.summary)
                 counted[0] += len(batch)
@@ -228,6 +230,10 @@ def _run(config: TownConfig, out: Path, *, chunk_size: int, workers: int, overwr
         write_tables(tmp, summary, overlays.checks, config, params, nulls=dict(nulls))
         write_style(tmp, layer=LAYER, classes=summary["screening_class"].unique().tolist(),
                     trigger_sqft=config.rules.trigger_sqft, regulation=regulation_name(config))
+    if counted[1] == 0 and not any(t.valid for t in tiles):
+        # every parcel was read by a tile and none needed a repair: later runs on the same
+        # parcels skip the validity test
+        id_scan_cache.record_valid(config)
     report(1.0, "done")
     return RunResult(path=out, parcels=counted[0], tiles=len(tiles), summary=summary,
                      checks=overlays.checks, engine=engine)
@@ -263,10 +269,11 @@ def plan_tiles(config: TownConfig, *, chunk_size: int = DEFAULT_CHUNK_SIZE,
         # is gone before the overlays are built, so the two peaks do not add up
         dups = duplicate_ids(config)
         overlays = load_overlays(config, extent, progress=progress)
+    valid = id_scan_cache.known_valid(config)
+    skip = frozenset(dups)
+    tiles = [Tile(t.index, t.bounds, skip_ids=skip, valid=valid) for t in tiles]
     if dups:
-        skip = frozenset(dups)
-        tiles = [Tile(t.index, t.bounds, skip_ids=skip) for t in tiles]
-        tiles.append(Tile(len(tiles), tiles[0].bounds, ids=tuple(dups)))
+        tiles.append(Tile(len(tiles), tiles[0].bounds, ids=tuple(dups), valid=valid))
     return tiles, overlays, dups
 
 

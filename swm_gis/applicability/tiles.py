@@ -59,6 +59,10 @@ class Tile:
     bounds: BBox
     skip_ids: frozenset[str] = frozenset()
     ids: tuple[str, ...] | None = None
+    #: The parcels' geometries were all found valid by an earlier complete run (the same
+    #: bytes, CRS and GEOS: :func:`~swm_gis.applicability.id_scan_cache.known_valid`): the
+    #: tile's read skips the validity test
+    valid: bool = False
 
 
 def parcel_extent(config: TownConfig) -> tuple[BBox | None, int]:
@@ -126,26 +130,29 @@ def read_tile_parcels(config: TownConfig, tile: Tile) -> gpd.GeoDataFrame:
     return _read_tile(config, tile)[0]
 
 
-def _read_tile(config: TownConfig, tile: Tile) -> tuple[gpd.GeoDataFrame, np.ndarray | None]:
-    """:func:`read_tile_parcels` and the parcels' first vertices (rows of x, y), or None."""
+def _read_tile(config: TownConfig, tile: Tile
+               ) -> tuple[gpd.GeoDataFrame, np.ndarray | None, int]:
+    """:func:`read_tile_parcels`, the parcels' first vertices (rows of x, y) or None, and how
+    many geometries the read repaired (every parcel read, the tile's or a neighbour's)."""
     if tile.ids is not None:
-        return _read_ids(config, tile.ids), None
+        return _read_ids(config, tile.ids), None, 0  # each is read by a spatial tile too
     finite = all(math.isfinite(b) for b in tile.bounds)
     # read a little beyond the tile: a parcel whose first vertex lies on the tile's edge and
     # which only touches the tile there is read even if the box, moved into the source's CRS,
     # rounds inward; the vertex test below still decides which tile keeps it
-    parcels = io.read_layer(config, "parcels",
-                            bbox=_grow(tile.bounds, READ_SLACK) if finite else None,
-                            use_arrow=True)
+    layer = io.read_layer_with_source(config, "parcels",
+                                      bbox=_grow(tile.bounds, READ_SLACK) if finite else None,
+                                      use_arrow=True, known_valid=tile.valid)
+    parcels, repaired = layer.frame, layer.repaired
     if tile.skip_ids and len(parcels):
         parcels = parcels.loc[~id_series(parcels["id"]).isin(tile.skip_ids).to_numpy()]
     if parcels.empty or not finite:
-        return parcels, None
+        return parcels, None, repaired
     xy = first_vertices(parcels.geometry.values.to_numpy())
     x, y = xy[:, 0], xy[:, 1]
     x0, y0, x1, y1 = tile.bounds
     mine = (x >= x0) & (x < x1) & (y >= y0) & (y < y1)
-    return parcels.loc[mine], xy[mine]
+    return parcels.loc[mine], xy[mine], repaired
 
 
 def duplicate_ids(config: TownConfig) -> list[str]:
@@ -175,9 +182,15 @@ def _read_ids(config: TownConfig, ids: tuple[str, ...]) -> gpd.GeoDataFrame:
 
 def classify_tile(config: TownConfig, tile: Tile, overlays: Overlays) -> gpd.GeoDataFrame:
     """Read and classify one tile (what the local loop and each Dask task run)."""
-    parcels, rep_points = _read_tile(config, tile)
+    return classify_tile_counted(config, tile, overlays)[0]
+
+
+def classify_tile_counted(config: TownConfig, tile: Tile, overlays: Overlays
+                          ) -> tuple[gpd.GeoDataFrame, int]:
+    """:func:`classify_tile` and how many geometries its read repaired."""
+    parcels, rep_points, repaired = _read_tile(config, tile)
     result = classify_parcels(parcels, overlays, rep_points=rep_points)
-    return result.reset_index(drop=True)
+    return result.reset_index(drop=True), repaired
 
 
 # =========================================================================== reading overlays
@@ -351,5 +364,5 @@ def _drainage_reasons(config: TownConfig) -> dict[str, str | None]:
 TRACE_TOLERANCE_FT = 10.0
 
 
-__all__ = ["Tile", "classify_tile", "drainage_grid", "duplicate_ids",
-           "load_overlays", "make_tiles", "parcel_extent", "read_tile_parcels"]
+__all__ = ["Tile", "classify_tile", "classify_tile_counted", "drainage_grid",
+           "duplicate_ids", "load_overlays", "make_tiles", "parcel_extent", "read_tile_parcels"]

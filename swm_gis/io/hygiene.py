@@ -18,14 +18,19 @@ GEOM_FAMILY = {
 }
 
 
-def repair_geometries(gdf: gpd.GeoDataFrame) -> tuple[gpd.GeoDataFrame, int, int]:
+def repair_geometries(gdf: gpd.GeoDataFrame, *, known_valid: bool = False
+                      ) -> tuple[gpd.GeoDataFrame, int, int]:
     """Repair invalid geometries with ``make_valid`` and drop empty or null ones.
 
     Returns the new frame and the counts (repaired, dropped). The input is not modified.
+    ``known_valid``: the source's geometries were all found valid before (the same bytes, the
+    same CRS: :func:`swm_gis.applicability.id_scan_cache.known_valid`), so the validity test,
+    the costly part, is skipped; missing and empty ones are still dropped.
     """
     geoms = gdf.geometry.values
     missing = shapely.is_missing(geoms) | shapely.is_empty(geoms)
-    invalid = ~missing & ~shapely.is_valid(geoms)
+    invalid = (np.zeros(len(geoms), dtype=bool) if known_valid
+               else ~missing & ~shapely.is_valid(geoms))
     out = gdf.loc[~missing].copy()
     n_invalid = int(invalid.sum())
     if n_invalid:

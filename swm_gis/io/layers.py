@@ -300,14 +300,15 @@ def read_layer_with_source(
     where: str | None = None,
     allow_empty: bool = True,
     use_arrow: bool = False,
+    known_valid: bool = False,
 ) -> Layer:
     """:func:`read_layer` as a :class:`~swm_gis.io.sources.Layer`: the frame with its source
-    record, field map, source CRS, repair counts and id warnings."""
-    spec = config.layer(key)
-    # a layer far from the parcels is in the wrong CRS
-    sanity.check_near_town(config, key, describe=_describe_for_sanity)
-    return read_spec_with_source(spec, working_crs=config.crs, bbox=bbox, mask=mask,
-                                 where=where, allow_empty=allow_empty, use_arrow=use_arrow)
+    record, field map, source CRS, repair counts and id warnings. ``known_valid``: the layer's
+    geometries were all found valid before (:func:`~swm_gis.io.hygiene.repair_geometries`)."""
+    sanity.check_near_town(config, key, describe=_describe_for_sanity)  # far: the wrong CRS
+    return read_spec_with_source(config.layer(key), working_crs=config.crs, bbox=bbox,
+                                 mask=mask, where=where, allow_empty=allow_empty,
+                                 use_arrow=use_arrow, known_valid=known_valid)
 
 
 def _describe_for_sanity(spec: LayerSpec) -> tuple[dict[str, Any], CRS] | None:
@@ -342,6 +343,7 @@ def read_spec_with_source(
     where: str | None = None,
     allow_empty: bool = True,
     use_arrow: bool = False,
+    known_valid: bool = False,
 ) -> Layer:
     """:func:`read_spec` as a :class:`~swm_gis.io.sources.Layer` (see
     :func:`read_layer_with_source`)."""
@@ -361,7 +363,7 @@ def read_spec_with_source(
         out["id"] = id_series(out["id"])
     if not src_crs.equals(working):
         out = out.to_crs(working)
-    out, repaired, dropped = repair_geometries(out)
+    out, repaired, dropped = repair_geometries(out, known_valid=known_valid)
     check_geometry_family(out, spec)
     if not allow_empty and out.empty:
         place = " in the area asked for" if (bbox is not None or mask is not None) else ""

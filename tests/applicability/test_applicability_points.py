@@ -78,8 +78,8 @@ def test_a_parcel_touching_its_tile_only_at_its_first_vertex_is_kept_once(tmp_pa
     config = load_config(write_town(tmp_path, {"parcels": gpd.GeoDataFrame(
         {"LOC_ID": ["EDGE", "EAST"]}, geometry=[lot, other], crs=CRS)}))
     asked = []
-    real = tiles.io.read_layer
-    monkeypatch.setattr(tiles.io, "read_layer",
+    real = tiles.io.read_layer_with_source
+    monkeypatch.setattr(tiles.io, "read_layer_with_source",
                         lambda *a, **k: (asked.append(k["bbox"]), real(*a, **k))[1])
     west = tiles.Tile(0, (x0 - 150, y0, x0, y0 + 150))
     east = tiles.Tile(1, (x0, y0, x0 + 150, y0 + 150))

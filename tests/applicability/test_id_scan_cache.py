@@ -13,6 +13,7 @@ import os
 from dataclasses import replace
 from pathlib import Path
 
+import pandas as pd
 import pytest
 from support.clockkit import frozen
 from support.hostile import edit, run, sample_copy
@@ -142,3 +143,114 @@ def test_the_map_is_the_same_file_cold_warm_and_off(town, tmp_path, monkeypatch,
     code, shown = run(["cache", "clear"], capsys)
     assert code == 0 and "1 duplicate-id scan(s)" in shown, shown
     assert entries(tmp_path) == []
+
+
+# --------------------------------------------------------------------------- valid parcels
+class ValidityTests:
+    """The geometries the map's reads ask the validity test about (io.layers), by whether the
+    read was told the layer is known valid: ``[asked, skipped]`` counts of geometries."""
+
+    def __init__(self, mp: pytest.MonkeyPatch):
+        from swm_gis.io import layers
+
+        self.asked = self.skipped = 0
+        real = layers.repair_geometries
+
+        def repair(gdf, *, known_valid=False):
+            if known_valid:
+                self.skipped += len(gdf)
+            else:
+                self.asked += len(gdf)
+            return real(gdf, known_valid=known_valid)
+
+        mp.setattr(layers, "repair_geometries", repair)
+
+
+def read_map(path: Path) -> pd.DataFrame:
+    import pyogrio
+
+    return pyogrio.read_dataframe(path, layer="applicability", use_arrow=True)
+
+
+def a_map(town: Path, out: Path) -> bytes:
+    with frozen():
+        assert main(["--progress", "none", "applicability", "-c", str(town), "-o", str(out),
+                     "--chunk-size", "1000", "--workers", "1", "--overwrite"]) == 0
+    return out.read_bytes()
+
+
+def test_parcels_found_valid_skip_the_validity_test_next_time(town, tmp_path, monkeypatch):
+    """A complete map that repaired nothing records in the parcels' entry that every parcel
+    was valid, in this CRS with this GEOS; the next map's tiles skip the test (the sample's
+    3,168 polygons, read by tiles of 1,000 with their neighbours: at least 3,168 tested the
+    first time, none the second) and write the same file. The parcels' file touched: tested
+    again (its entry's key changed), the same map, and recorded again."""
+    import shapely
+
+    tested = ValidityTests(monkeypatch)
+    first = a_map(town, tmp_path / "a.gpkg")
+    assert tested.asked >= 3_168 and tested.skipped == 0
+    [entry] = entries(tmp_path)
+    mark = f"EPSG:26986|GEOS {shapely.geos_version_string}"
+    assert json.loads(entry.read_text(encoding="utf-8"))["valid"] == [mark]
+    assert id_scan_cache.valid_mark(load_config(town)) == mark
+    tested.asked = 0
+    assert a_map(town, tmp_path / "b.gpkg") == first
+    assert tested.skipped >= 3_168 and tested.asked < 100  # the other layers' reads only
+    gpkg = town.parent / "sample.gpkg"
+    st = gpkg.stat()
+    os.utime(gpkg, ns=(st.st_atime_ns, st.st_mtime_ns + 1_000_000_000))
+    cfg = load_config(town)
+    with source_cache.using(cfg):
+        assert not id_scan_cache.known_valid(cfg)
+    tested.asked = tested.skipped = 0
+    a_map(town, tmp_path / "c.gpkg")  # the same map (its provenance names the new time)
+    pd.testing.assert_frame_equal(read_map(tmp_path / "c.gpkg"), read_map(tmp_path / "a.gpkg"))
+    assert tested.asked >= 3_168 and tested.skipped == 0
+    with source_cache.using(cfg):
+        assert id_scan_cache.known_valid(cfg)
+
+
+def test_a_repaired_parcel_is_never_recorded_valid(town, tmp_path, monkeypatch):
+    """A bow-tie parcel (self-crossing: make_valid repairs it) among the sample's: the map
+    repairs it every time and nothing is recorded, so no later map skips the test; the cache
+    off records nothing either."""
+    import geopandas as gpd
+    from shapely.geometry import Polygon
+
+    gpkg = town.parent / "sample.gpkg"
+    parcels = gpd.read_file(gpkg, layer="parcels")
+    x0, y0, x1, y1 = parcels.geometry.iloc[0].bounds
+    parcels.loc[0, "geometry"] = Polygon([(x0, y0), (x1, y1), (x1, y0), (x0, y1)])
+    parcels.to_file(gpkg, layer="parcels", driver="GPKG")
+    tested = ValidityTests(monkeypatch)
+    for name in ("a", "b"):
+        a_map(town, tmp_path / f"{name}.gpkg")
+        [entry] = entries(tmp_path)
+        assert "valid" not in json.loads(entry.read_text(encoding="utf-8"))
+    assert tested.skipped == 0
+    cfg = replace(load_config(town), cache_enabled=False)
+    with source_cache.using(cfg):
+        id_scan_cache.record_valid(cfg)  # no entry with the cache off: nothing to write
+        assert not id_scan_cache.known_valid(cfg)
+
+
+def test_known_valid_skips_only_the_validity_test():
+    """repair_geometries by hand: told the layer is known valid, it still drops the missing and
+    the empty geometry (2 dropped) and tests nothing (a bow-tie passes as it is: the record
+    stands for the test); not told, it repairs the bow-tie (1 repaired)."""
+    import geopandas as gpd
+    import shapely
+    from shapely.geometry import Polygon, box
+
+    from swm_gis.io.hygiene import repair_geometries
+
+    bow = Polygon([(0, 0), (2, 2), (2, 0), (0, 2)])
+    frame = gpd.GeoDataFrame({"id": ["ok", "bow", "none", "empty"]},
+                             geometry=[box(0, 0, 1, 1), bow, None, Polygon()], crs="EPSG:26986")
+    out, repaired, dropped = repair_geometries(frame, known_valid=True)
+    assert out["id"].tolist() == ["ok", "bow"] and (repaired, dropped) == (0, 2)
+    assert not shapely.is_valid(out.geometry.iloc[1])
+    out, repaired, dropped = repair_geometries(frame)
+    assert out["id"].tolist() == ["ok", "bow"] and (repaired, dropped) == (1, 2)
+    assert shapely.is_valid(out.geometry.iloc[1])
