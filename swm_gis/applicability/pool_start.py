@@ -89,9 +89,7 @@ def start_workers() -> bool:
 
 def package_folder() -> str:
     """The folder this process's ``swm_gis`` was imported from (the workers report theirs)."""
-    import swm_gis
-
-    return os.path.dirname(os.path.realpath(swm_gis.__file__))
+    return os.path.dirname(os.path.dirname(os.path.realpath(__file__)))  # swm_gis/applicability
 
 
 @contextmanager
