@@ -28,6 +28,7 @@ from swm_gis.applicability.overlays import (
     Pieces,
     Zones,
     first_vertices,
+    meeting,
     nhesp_search_ft,
     point_xy,
     unknown_flags,
@@ -407,10 +408,10 @@ def _largest_overlap(geoms: np.ndarray, zones: Zones | None, xy: np.ndarray, *,
     zi = zi[pi]
     for out, key in zip(outs, keys, strict=True):
         out[pi] = key[zi]
-    cross = np.union1d(zones.tree("edges").query(geoms, predicate="intersects")[0],
+    cross = np.union1d(meeting(zones.tree("edges"), geoms)[0],
                        np.flatnonzero(shapely.get_num_geometries(geoms) > 1))
     if len(cross):
-        ci, ti = zones.tree("pieces").query(geoms[cross], predicate="intersects")
+        ci, ti = meeting(zones.tree("pieces"), geoms[cross])
         inter = shapely.area(shapely.intersection(geoms[cross][ci], zones.pieces[ti]))
         owner = zones.piece_owner[ti]
         for out, key in zip(outs, keys, strict=True):
@@ -453,13 +454,13 @@ def _overlap_area(geoms: np.ndarray, pieces: Pieces | None) -> np.ndarray:
     area = np.zeros(len(geoms))
     if pieces is None or len(pieces) == 0 or len(geoms) == 0:
         return area
-    pi, ti = pieces.tree.query(geoms, predicate="intersects")
+    pi, ti = meeting(pieces.tree, geoms)
     meets = np.unique(pi)
     cut = np.zeros(len(geoms), dtype=bool)
     if pieces.edge_tree is None:
         cut[meets] = True
     else:
-        cut[meets[pieces.edge_tree.query(geoms[meets], predicate="intersects")[0]]] = True
+        cut[meets[meeting(pieces.edge_tree, geoms[meets])[0]]] = True
         cut[meets[shapely.get_num_geometries(geoms[meets]) > 1]] = True
         whole = meets[~cut[meets]]
         area[whole] = shapely.area(geoms[whole])

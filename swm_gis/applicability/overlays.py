@@ -344,6 +344,24 @@ class Pieces:
         self.__dict__.update(unpacked(state))
 
 
+def meeting(tree: shapely.STRtree, geoms: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The (geometry, tree item) index pairs that intersect: the pairs, in the order, of
+    ``tree.query(geoms, predicate="intersects")``.
+
+    That query prepares each parcel for the one test it takes part in; here the tree's own
+    items (pieces, edges: the same for every tile of a worker) are prepared, once each, and the
+    envelope pairs are tested with them: GEOS's prepared test, the same answer, in about three
+    quarters of the time on a statewide tile (benchmarks/README).
+    """
+    pi, ti = tree.query(geoms)
+    if len(pi):
+        items = tree.geometries
+        shapely.prepare(items[np.unique(ti)])  # a geometry prepared before is left as it is
+        keep = shapely.intersects(items[ti], geoms[pi])
+        pi, ti = pi[keep], ti[keep]
+    return pi, ti
+
+
 def grown_envelopes(geoms: np.ndarray, radius: float) -> np.ndarray:
     """Each geometry's envelope grown by ``radius`` on every side (it holds the true buffer)."""
     b = shapely.bounds(geoms)
@@ -590,4 +608,4 @@ def _intersection(geoms: np.ndarray, boxes: np.ndarray,
 __all__ = ["CHECKED", "CONSTRAINTS", "DEFAULT_CHUNK_SIZE", "NHESP_FLAG", "OLD_COLUMNS",
            "OUTSIDE_CLASS", "OUTSIDE_PREFIX", "RIGHT_OF_WAY_CLASS", "WATER_CLASS", "Overlays",
            "first_vertices", "outside_class", "point_xy", "unknown_flags",
-           "Pieces", "Zones", "grown_envelopes", "nhesp_search_ft", "subdivide"]
+           "Pieces", "Zones", "grown_envelopes", "meeting", "nhesp_search_ft", "subdivide"]

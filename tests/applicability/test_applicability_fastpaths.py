@@ -523,3 +523,46 @@ def test_a_lot_whose_point_lies_in_a_piece_is_at_0_without_a_distance(monkeypatc
     xy = np.array([[1, 1], [4, 2], [5, 5], [5, 5], [np.nan, np.nan]], dtype=float)
     got = pieces.hold_points(np.array([0, 0, 0, 1, 1]), xy)
     assert got.tolist() == [True, True, False, False, False]
+
+
+# --------------------------------------------------------------------------- prepared items
+@settings(max_examples=40, deadline=None)
+@given(seed=st.integers(0, 10_000), snap=st.sampled_from([1.0, 10.0]))
+def test_meeting_is_the_tree_s_intersects_query(seed, snap):
+    """``overlays.meeting`` (the tree's items prepared, the envelope pairs tested with them)
+    gives the pairs, in the order, of ``STRtree.query(predicate="intersects")``: on random
+    boxes, polygons and lines snapped to a coarse grid, so that many share an edge or touch at a
+    vertex only (the cases where a predicate could tell them apart); asked twice, the second
+    time with the items already prepared."""
+    rng = np.random.default_rng(seed)
+
+    def shapes(n: int) -> np.ndarray:
+        x, y = np.round(rng.uniform(0, 100, (2, n)) / snap) * snap
+        w, h = np.round(rng.uniform(1, 30, (2, n)) / snap) * snap + snap
+        out = shapely.box(x, y, x + w, y + h)
+        tri = rng.random(n) < 0.3  # triangles: a slanted edge
+        out[tri] = shapely.polygons([[(a, b), (a + c, b), (a, b + d)] for a, b, c, d in
+                                     zip(x[tri], y[tri], w[tri], h[tri], strict=True)])
+        return out
+
+    items = shapes(60)
+    lines = shapely.boundary(items[:20])  # edges, as the boundary chunks are
+    parcels = shapes(80)
+    for tree_geoms in (items, lines):
+        tree = shapely.STRtree(tree_geoms)
+        want = tree.query(parcels, predicate="intersects")
+        for _ in range(2):
+            got = overlays.meeting(tree, parcels)
+            assert np.array_equal(np.vstack(got), want)
+
+
+def test_meeting_by_hand():
+    """A square and the four squares around it: one shares an edge, one a corner only, one
+    overlaps, one is 1 unit away; a line ends on the square's edge. The square meets all but
+    the distant one."""
+    square = box(0, 0, 10, 10)
+    tree = shapely.STRtree(np.array([box(10, 0, 20, 10), box(10, 10, 20, 20), box(5, 5, 15, 15),
+                                     box(-11, 0, -1, 10), shapely.LineString([(5, -5), (5, 0)])]))
+    pi, ti = overlays.meeting(tree, np.array([square]))
+    assert pi.tolist() == [0, 0, 0, 0] and sorted(ti.tolist()) == [0, 1, 2, 4]
+    assert overlays.meeting(tree, np.array([], dtype=object))[0].size == 0
