@@ -45,6 +45,7 @@ import typer  # noqa: E402 - after the start-up handlers, on purpose
 from swm_gis.cli._common import app, state  # noqa: E402
 from swm_gis.cli.words import cli_text  # noqa: E402
 from swm_gis.errors import Interrupted, SwmGisError  # noqa: E402
+from swm_gis.io.outputs import signal_again_if_lost_here  # noqa: E402
 
 
 def _load_commands() -> None:
@@ -182,6 +183,8 @@ def _interrupted(exc: KeyboardInterrupt) -> int:
 
 
 def _raise_interrupted(signum: int, frame: object) -> None:
+    if signal_again_if_lost_here(signum, frame, _raise_interrupted):
+        return  # landed in a callback of native code (a GDAL log record): raised just after
     if Interrupted.last is None:  # the first signal; while unwinding from it, one line is enough
         raise Interrupted(f"Interrupted ({signal.Signals(signum).name}).", signum=signum)
 

@@ -428,6 +428,8 @@ def interrupt_guard(target: str | os.PathLike) -> Iterator[None]:
         if _signals["defer"] or _signals["raised"]:  # moving into place, or cleaning up
             _signals["pending"] = _signals["pending"] or (None if _signals["raised"] else signum)
             return
+        if signal_again_if_lost_here(signum, frame, handler):
+            return
         _signals["raised"] = True
         raise Interrupted(
             f"Interrupted ({signal.Signals(signum).name}): nothing was written to {target}.",
@@ -444,6 +446,52 @@ def interrupt_guard(target: str | os.PathLike) -> Iterator[None]:
     if pending is not None:  # arrived while the finished run cleaned up: the outputs are in
         raise Interrupted(f"Interrupted ({signal.Signals(pending).name}) after the outputs were "
                           f"complete: they are in {target}.", signum=pending)
+
+
+#: Modules whose code runs as callbacks of native code (GDAL's error handler, installed by
+#: rasterio and pyogrio, logs through ``logging`` and warns through ``warnings``): an exception
+#: raised there is printed as "Exception ignored" and lost, never passed on to the job.
+CALLBACK_MODULES = ("logging", "warnings", "weakref")
+#: How long a signal that landed in such a callback waits before it is sent again (seconds),
+#: and how many times (then it is raised wherever it lands: a job is never left uninterruptible).
+SIGNAL_AGAIN_S = 0.01
+SIGNAL_AGAIN_MAX = 100
+
+
+def cannot_pass_an_exception_on(frame: Any) -> bool:
+    """Whether the signal landed where an exception would be lost: in a finalizer
+    (``__del__``) or in :data:`CALLBACK_MODULES` (a log record GDAL's error handler writes from
+    inside a read: the Interrupted was printed with a traceback and the run went on)."""
+    while frame is not None:
+        module = str(frame.f_globals.get("__name__", ""))
+        if frame.f_code.co_name == "__del__" or module.split(".")[0] in CALLBACK_MODULES:
+            return True
+        frame = frame.f_back
+    return False
+
+
+def signal_again_if_lost_here(signum: int, frame: Any, handler: Callable[..., Any]) -> bool:
+    """For a signal handler that raises: True when an exception raised at ``frame`` would be
+    lost (:func:`cannot_pass_an_exception_on`); ``signum`` is then sent to this process again
+    in :data:`SIGNAL_AGAIN_S`, if ``handler`` is still the one installed, and the handler
+    returns, to raise it outside the callback. False (raise it now) otherwise, and after
+    :data:`SIGNAL_AGAIN_MAX` sends in a row."""
+    if not cannot_pass_an_exception_on(frame) or _again[0] >= SIGNAL_AGAIN_MAX:
+        _again[0] = 0
+        return False
+    _again[0] += 1
+
+    def again() -> None:
+        if signal.getsignal(signum) is handler:
+            os.kill(os.getpid(), signum)
+
+    timer = threading.Timer(SIGNAL_AGAIN_S, again)
+    timer.daemon = True
+    timer.start()
+    return True
+
+
+_again = [0]  # sends in a row of :func:`signal_again_if_lost_here`
 
 
 @contextlib.contextmanager
@@ -542,5 +590,5 @@ def final_paths(paths: dict[str, Any], stage: str | os.PathLike, dest: str | os.
 __all__ = [
     "final_paths", "refuse_inputs", "config_inputs", "output_lock", "lock_path_for", "staged_dir",
     "interrupt_guard", "explain_os_errors", "output_package", "output_file", "api_output_dir",
-    "source_files", "replaces_line",
+    "source_files", "replaces_line", "cannot_pass_an_exception_on", "signal_again_if_lost_here",
 ]
