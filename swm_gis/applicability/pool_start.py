@@ -201,5 +201,4 @@ def gpkg_feature_count(path: str, layer: str | None) -> int | None:
 
 
 __all__ = ["WORKER_MODULES", "available_cores", "gpkg_feature_count", "package_folder",
-           "several_tiles",
-           "start_early", "start_method", "start_workers"]
+           "several_tiles", "start_early", "start_method", "start_workers"]
