@@ -58,7 +58,7 @@ from swm_gis.applicability.classify import summarise
 from swm_gis.applicability.overlays import Overlays
 from swm_gis.applicability.pool_start import available_cores, start_workers
 from swm_gis.applicability.shared_file import load_overlays, off_the_main_arena, write_shared
-from swm_gis.applicability.tiles import Tile, classify_tile_counted
+from swm_gis.applicability.tiles import Tile, classify_tile_read
 from swm_gis.applicability.write import to_batch
 from swm_gis.config.town import TownConfig
 from swm_gis.errors import ConfigError
@@ -82,8 +82,9 @@ class TileBatch:
 
 def tile_batch(config: TownConfig, tile: Tile, overlays: Overlays) -> TileBatch:
     """Read, classify and encode one tile (what every worker runs, and ``workers=1`` too)."""
-    result, repaired = classify_tile_counted(config, tile, overlays)
-    return TileBatch(tile.index, to_batch(result), summarise(result), repaired)
+    result, read = classify_tile_read(config, tile, overlays)
+    return TileBatch(tile.index, to_batch(result, source_wkb=read.wkb), summarise(result),
+                     read.repaired)
 
 
 def default_workers() -> int:

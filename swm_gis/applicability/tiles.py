@@ -127,32 +127,45 @@ def read_tile_parcels(config: TownConfig, tile: Tile) -> gpd.GeoDataFrame:
 
     The tile of duplicate ids reads those ids by attribute and merges each into one parcel.
     """
-    return _read_tile(config, tile)[0]
+    return _read_tile(config, tile).parcels
 
 
-def _read_tile(config: TownConfig, tile: Tile
-               ) -> tuple[gpd.GeoDataFrame, np.ndarray | None, int]:
-    """:func:`read_tile_parcels`, the parcels' first vertices (rows of x, y) or None, and how
-    many geometries the read repaired (every parcel read, the tile's or a neighbour's)."""
-    if tile.ids is not None:
-        return _read_ids(config, tile.ids), None, 0  # each is read by a spatial tile too
+@dataclass
+class TileRead:
+    """A tile's parcels as read (:func:`read_tile_parcels`), with what the read knows of them."""
+
+    parcels: gpd.GeoDataFrame
+    #: the parcels' first vertices (rows of x, y), or None
+    points: np.ndarray | None = None
+    #: geometries the read repaired (every parcel read, the tile's or a neighbour's)
+    repaired: int = 0
+    #: the source's WKB of each parcel, in order, where every geometry is as read
+    #: (:attr:`swm_gis.io.sources.Layer.wkb`); else None
+    wkb: Any = None
+
+
+def _read_tile(config: TownConfig, tile: Tile) -> TileRead:
+    if tile.ids is not None:  # each is read by a spatial tile too
+        return TileRead(_read_ids(config, tile.ids))
     finite = all(math.isfinite(b) for b in tile.bounds)
     # read a little beyond the tile: a parcel whose first vertex lies on the tile's edge and
     # which only touches the tile there is read even if the box, moved into the source's CRS,
     # rounds inward; the vertex test below still decides which tile keeps it
     layer = io.read_layer_with_source(config, "parcels",
                                       bbox=_grow(tile.bounds, READ_SLACK) if finite else None,
-                                      use_arrow=True, known_valid=tile.valid)
-    parcels, repaired = layer.frame, layer.repaired
+                                      use_arrow=True, known_valid=tile.valid, keep_wkb=True)
+    parcels, repaired, wkb = layer.frame, layer.repaired, layer.wkb
     if tile.skip_ids and len(parcels):
-        parcels = parcels.loc[~id_series(parcels["id"]).isin(tile.skip_ids).to_numpy()]
+        kept = np.flatnonzero(~id_series(parcels["id"]).isin(tile.skip_ids).to_numpy())
+        parcels, wkb = parcels.iloc[kept], None if wkb is None else wkb.take(kept)
     if parcels.empty or not finite:
-        return parcels, None, repaired
+        return TileRead(parcels, None, repaired, wkb)
     xy = first_vertices(parcels.geometry.values.to_numpy())
     x, y = xy[:, 0], xy[:, 1]
     x0, y0, x1, y1 = tile.bounds
-    mine = (x >= x0) & (x < x1) & (y >= y0) & (y < y1)
-    return parcels.loc[mine], xy[mine], repaired
+    mine = np.flatnonzero((x >= x0) & (x < x1) & (y >= y0) & (y < y1))
+    return TileRead(parcels.iloc[mine], xy[mine], repaired,
+                    None if wkb is None else wkb.take(mine))
 
 
 def duplicate_ids(config: TownConfig) -> list[str]:
@@ -188,9 +201,17 @@ def classify_tile(config: TownConfig, tile: Tile, overlays: Overlays) -> gpd.Geo
 def classify_tile_counted(config: TownConfig, tile: Tile, overlays: Overlays
                           ) -> tuple[gpd.GeoDataFrame, int]:
     """:func:`classify_tile` and how many geometries its read repaired."""
-    parcels, rep_points, repaired = _read_tile(config, tile)
-    result = classify_parcels(parcels, overlays, rep_points=rep_points)
-    return result.reset_index(drop=True), repaired
+    result, read = classify_tile_read(config, tile, overlays)
+    return result, read.repaired
+
+
+def classify_tile_read(config: TownConfig, tile: Tile, overlays: Overlays
+                       ) -> tuple[gpd.GeoDataFrame, TileRead]:
+    """:func:`classify_tile` and what its read knew (:class:`TileRead`; its rows are the
+    result's, in order)."""
+    read = _read_tile(config, tile)
+    result = classify_parcels(read.parcels, overlays, rep_points=read.points)
+    return result.reset_index(drop=True), read
 
 
 # =========================================================================== reading overlays
@@ -364,5 +385,6 @@ def _drainage_reasons(config: TownConfig) -> dict[str, str | None]:
 TRACE_TOLERANCE_FT = 10.0
 
 
-__all__ = ["Tile", "classify_tile", "classify_tile_counted", "drainage_grid",
-           "duplicate_ids", "load_overlays", "make_tiles", "parcel_extent", "read_tile_parcels"]
+__all__ = ["Tile", "TileRead", "classify_tile", "classify_tile_counted", "classify_tile_read",
+           "drainage_grid", "duplicate_ids", "load_overlays", "make_tiles", "parcel_extent",
+           "read_tile_parcels"]

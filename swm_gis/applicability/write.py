@@ -54,16 +54,18 @@ def batch_schema() -> pa.Schema:
                      + [pa.field(GEOMETRY, pa.binary())])
 
 
-def to_batch(result: gpd.GeoDataFrame) -> pa.Table:
+def to_batch(result: gpd.GeoDataFrame, *, source_wkb: pa.Array | None = None) -> pa.Table:
     """A classified tile as an Arrow table of :func:`batch_schema` (MultiPolygon WKB geometry).
 
     Ids and other text columns are written as text whatever their source type (an id of 17 and
-    one of "17" are the same parcel id in every tile).
+    one of "17" are the same parcel id in every tile). ``source_wkb``: the WKB the rows'
+    geometries were read from, one per row (:attr:`swm_gis.io.sources.Layer.wkb`): written as
+    it is where it is already what :func:`_multipolygon_wkb` would write (:func:`as_written`).
     """
     cols = []
     for field in batch_schema():
         if field.name == GEOMETRY:
-            cols.append(_multipolygon_wkb(result.geometry.values.to_numpy()))
+            cols.append(as_written(result.geometry.values.to_numpy(), source_wkb))
         elif pa.types.is_string(field.type):
             cols.append(_text_array(result[field.name]))
         else:
@@ -101,6 +103,37 @@ def _multipolygon_wkb(geoms: np.ndarray) -> pa.Array:
         return wkb
     header = pa.repeat(pa.scalar(_ONE_PART, type=pa.binary()), len(wkb))
     return pc.if_else(polygon, pc.binary_join_element_wise(header, wkb, b""), wkb)
+
+
+#: Little-endian WKB header of a MultiPolygon of one part and of its part's (a Polygon's).
+_ONE_PART_POLYGON = _ONE_PART + b"\x01\x03\x00\x00\x00"
+#: Little-endian WKB header of a Polygon (x, y).
+_POLYGON = b"\x01\x03\x00\x00\x00"
+
+
+def as_written(geoms: np.ndarray, source_wkb: pa.Array | None) -> pa.Array:
+    """:func:`_multipolygon_wkb` of ``geoms``, taking the bytes from ``source_wkb`` (the WKB
+    the geometries were decoded from, unchanged since) where they are already those bytes: a
+    little-endian x, y Polygon (given the one-part header) or one-part MultiPolygon, whose
+    every number is then written as it was read. Any other (big-endian, with z or m, of several
+    parts, a curve) is encoded from its geometry, as without ``source_wkb``.
+    """
+    if source_wkb is None or len(source_wkb) != len(geoms) or not len(geoms):
+        return _multipolygon_wkb(geoms)
+    wkb = source_wkb.cast(pa.binary()) if source_wkb.type != pa.binary() else source_wkb
+    multi = pc.fill_null(pc.equal(pc.binary_slice(wkb, 0, len(_ONE_PART_POLYGON)),
+                                  pa.scalar(_ONE_PART_POLYGON, pa.binary())), False)
+    polygon = pc.fill_null(pc.equal(pc.binary_slice(wkb, 0, len(_POLYGON)),
+                                    pa.scalar(_POLYGON, pa.binary())), False)
+    if pc.any(polygon).as_py():
+        header = pa.repeat(pa.scalar(_ONE_PART, type=pa.binary()), len(wkb))
+        wkb = pc.if_else(polygon, pc.binary_join_element_wise(header, wkb, b""), wkb)
+    kept = pc.or_(multi, polygon)
+    if pc.all(kept).as_py():
+        return wkb
+    other = pc.invert(kept)
+    encoded = _multipolygon_wkb(geoms[other.to_numpy(zero_copy_only=False)])
+    return pc.replace_with_mask(wkb, other, encoded)
 
 
 def _as_multi(geoms: np.ndarray) -> np.ndarray:
@@ -253,5 +286,5 @@ def rename_old_columns(frame: pd.DataFrame) -> pd.DataFrame:
     return frame.rename(columns=old) if old else frame
 
 
-__all__ = ["batch_schema", "null_counts", "read_result", "rename_old_columns", "to_batch",
-           "write_batches", "write_map", "write_style", "write_tables"]
+__all__ = ["as_written", "batch_schema", "null_counts", "read_result", "rename_old_columns",
+           "to_batch", "write_batches", "write_map", "write_style", "write_tables"]

@@ -35,10 +35,12 @@ from swm_gis.errors import (
     UnknownParcelError,
 )
 from swm_gis.ids import ID_FIELDS, id_series, id_text
-from swm_gis.io import id_index, postgis, sanity, source_cache
+from swm_gis.io import postgis, sanity, source_cache
 from swm_gis.io.hygiene import check_geometry_family, merge_duplicate_ids, repair_geometries
 from swm_gis.io.inputs import read_file_with_source
 from swm_gis.io.rasters import is_raster, read_raster
+from swm_gis.io.source_read import read_source as _read_source
+from swm_gis.io.source_read import read_source_and_wkb
 from swm_gis.io.sources import Layer, source_info
 from swm_gis.io.sources import check_exists as _check_exists
 from swm_gis.io.sources import first_line as _first_line
@@ -46,14 +48,6 @@ from swm_gis.io.sources import gdal_source as _gdal
 from swm_gis.messages import option, town_config
 
 BBox = tuple[float, float, float, float]
-
-try:  # Arrow reads need pyarrow (a dependency); without it, the plain reader
-    import pyarrow  # noqa: F401
-
-    _HAS_PYARROW = True
-except ImportError:  # pragma: no cover - pyarrow is installed with swm-gis
-    _HAS_PYARROW = False
-
 
 #: Said when an unknown parcel id holds commas: several ids were typed as one. The command
 #: line words the reference with the short form of its flag too.
@@ -162,29 +156,6 @@ def _read_info(spec: LayerSpec, path: str, layer: str | None) -> dict[str, Any]:
             f"Cannot read {spec.describe()} ({layer_key(spec.key, 'path')}): {_first_line(exc)}. "
             "Check the path and that GDAL can read the format."
         ) from exc
-
-
-def _read_source(spec: LayerSpec, info: dict[str, Any], *, columns: list[str],
-                 where: str | None = None, bbox: BBox | None = None,
-                 mask: shapely.Geometry | None = None, use_arrow: bool = False,
-                 read_geometry: bool = True) -> pd.DataFrame:
-    """Read one source (filters in the source CRS): PostGIS on the server, else pyogrio."""
-    if spec.is_postgis:
-        return postgis.read_frame(spec.path, spec.layer, info, columns=columns, where=where,
-                                  bbox=bbox, mask=mask, read_geometry=read_geometry)
-    path, layer = _gdal(spec)
-    use_arrow = use_arrow and _HAS_PYARROW
-    kwargs: dict[str, Any] = {"bbox": bbox} if bbox is not None else (
-        {"mask": mask} if mask is not None else {})
-    # a source parsed before (io.source_cache), also for GDAL's Arrow stream (the map's tiles)
-    hit = source_cache.read(spec, path, layer, info, columns=columns, where=where,
-                            read_geometry=read_geometry, **kwargs)
-    if hit is None and where is not None and not kwargs and not use_arrow:  # rows by id
-        hit = id_index.read(spec, path, layer, info, columns=columns, where=where,
-                            read_geometry=read_geometry)
-    return hit if hit is not None else pyogrio.read_dataframe(
-        path, layer=layer, columns=columns, where=where, use_arrow=use_arrow,
-        read_geometry=read_geometry, **kwargs)
 
 
 def _combine(spec: LayerSpec, parts: list[Layer], *, dedupe: bool) -> Layer:
@@ -301,14 +272,18 @@ def read_layer_with_source(
     allow_empty: bool = True,
     use_arrow: bool = False,
     known_valid: bool = False,
+    keep_wkb: bool = False,
 ) -> Layer:
     """:func:`read_layer` as a :class:`~swm_gis.io.sources.Layer`: the frame with its source
     record, field map, source CRS, repair counts and id warnings. ``known_valid``: the layer's
-    geometries were all found valid before (:func:`~swm_gis.io.hygiene.repair_geometries`)."""
+    geometries were all found valid before (:func:`~swm_gis.io.hygiene.repair_geometries`).
+    ``keep_wkb``: read through Arrow, with the source's WKB kept as :attr:`Layer.wkb` where
+    every geometry is as read."""
     sanity.check_near_town(config, key, describe=_describe_for_sanity)  # far: the wrong CRS
     return read_spec_with_source(config.layer(key), working_crs=config.crs, bbox=bbox,
                                  mask=mask, where=where, allow_empty=allow_empty,
-                                 use_arrow=use_arrow, known_valid=known_valid)
+                                 use_arrow=use_arrow, known_valid=known_valid,
+                                 keep_wkb=keep_wkb)
 
 
 def _describe_for_sanity(spec: LayerSpec) -> tuple[dict[str, Any], CRS] | None:
@@ -344,6 +319,7 @@ def read_spec_with_source(
     allow_empty: bool = True,
     use_arrow: bool = False,
     known_valid: bool = False,
+    keep_wkb: bool = False,
 ) -> Layer:
     """:func:`read_spec` as a :class:`~swm_gis.io.sources.Layer` (see
     :func:`read_layer_with_source`)."""
@@ -355,15 +331,17 @@ def read_spec_with_source(
     src_crs = layer_crs(spec, info)
     sanity.check_layer(spec, info, src_crs)  # geometry type; coordinates that fit the CRS
     mapping = map_fields(spec, list(info["fields"]))
-    gdf = _read_features(spec, info, [c for c in mapping.values() if c],
-                         _area_filter(bbox, mask, working, src_crs), where=where,
-                         use_arrow=use_arrow)
+    gdf, wkb = _read_features(spec, info, [c for c in mapping.values() if c],
+                              _area_filter(bbox, mask, working, src_crs), where=where,
+                              use_arrow=use_arrow, keep_wkb=keep_wkb)
     out = _logical_frame(gdf.set_crs(src_crs, allow_override=True), mapping, src_crs)
     if spec.key == "parcels" and "id" in out:  # the one id rule, at the edge (swm_gis.ids)
         out["id"] = id_series(out["id"])
     if not src_crs.equals(working):
-        out = out.to_crs(working)
+        out, wkb = out.to_crs(working), None
     out, repaired, dropped = repair_geometries(out, known_valid=known_valid)
+    if repaired or dropped:  # a geometry changed or a row went: the bytes are not the rows'
+        wkb = None
     check_geometry_family(out, spec)
     if not allow_empty and out.empty:
         place = " in the area asked for" if (bbox is not None or mask is not None) else ""
@@ -372,7 +350,7 @@ def read_spec_with_source(
     warnings = sanity.check_ids(out, spec, field_map=mapping, whole_layer=whole)  # all-null ids
     return Layer(frame=out, source=source_info(spec), field_map=mapping,
                  source_crs=src_crs.to_string(), repaired=repaired, dropped_empty=dropped,
-                 warnings=warnings)
+                 warnings=warnings, wkb=wkb)
 
 
 def _read_parts(spec: LayerSpec, *, working_crs: str | CRS, bbox: BBox | None,
@@ -399,12 +377,18 @@ def _area_filter(bbox: BBox | None, mask: shapely.Geometry | None, working: CRS,
 
 
 def _read_features(spec: LayerSpec, info: dict[str, Any], columns: list[str],
-                   area: dict[str, Any], *, where: str | None,
-                   use_arrow: bool) -> gpd.GeoDataFrame:
-    """The source's features (``columns`` only); a read failure or no geometry is an error."""
+                   area: dict[str, Any], *, where: str | None, use_arrow: bool,
+                   keep_wkb: bool = False) -> tuple[gpd.GeoDataFrame, Any]:
+    """The source's features (``columns`` only) and, with ``keep_wkb``, their WKB as read (or
+    None: :func:`~swm_gis.io.source_read.read_source_and_wkb`); a read failure or no geometry
+    is an error."""
+    wkb = None
     try:
-        gdf = _read_source(spec, info, columns=columns, where=where, use_arrow=use_arrow,
-                           **area)
+        if keep_wkb:
+            gdf, wkb = read_source_and_wkb(spec, info, columns=columns, where=where, **area)
+        else:
+            gdf = _read_source(spec, info, columns=columns, where=where, use_arrow=use_arrow,
+                               **area)
     except SwmGisError:
         raise
     except Exception as exc:  # pyogrio raises several GDAL-derived types
@@ -417,7 +401,7 @@ def _read_features(spec: LayerSpec, info: dict[str, Any], columns: list[str],
             f"{spec.describe()} ({layer_key(spec.key)}) has no geometry; a "
             f"{spec.schema.geometry or 'spatial'} layer is needed."
         )
-    return gdf
+    return gdf, wkb
 
 
 def _logical_frame(gdf: gpd.GeoDataFrame, mapping: dict[str, str | None],

@@ -47,6 +47,10 @@ class Layer:
         What :func:`swm_gis.io.sanity.check_ids` found (e.g. a required field mostly empty).
     duplicates_across_sources
         Ids dropped because an earlier source of a several-source layer had them.
+    wkb
+        Asked for (``keep_wkb``): the source's WKB of each row of ``frame``, in order (an Arrow
+        array), where the read left every geometry as it was (the source's CRS is the working
+        one, nothing repaired or dropped); else None.
     """
 
     frame: Any
@@ -57,6 +61,7 @@ class Layer:
     dropped_empty: int = 0
     warnings: list[str] = field(default_factory=list)
     duplicates_across_sources: list[str] = field(default_factory=list)
+    wkb: Any = None
 
 
 def source_info(spec: LayerSpec) -> dict[str, Any]:
