@@ -7,6 +7,12 @@ engine's fork server, whose workers it forks) is not in them, so the processes b
 child are also sampled every 50 ms (``psutil``): ``peak_rss_mb`` is the largest RSS of any one
 process of the tree, and ``machine_cpu_s`` the CPU time the whole machine spent during the run
 (``/proc/stat``: user, nice, system, irq, softirq; on an otherwise idle machine, the tree's CPU).
+
+``settle``: before the clock starts, the data earlier runs left unwritten in the page cache is
+written to disk (``os.sync``). A run that writes a large file (the statewide map: 1 GB) leaves
+it for the kernel to write back about 30 s later, which in a loop of runs is during the next
+run, on the same two cores: the statewide map back to back took 19.6-22.7 s, settled
+19.3-19.5 s (benchmarks/README). ``dirty_mb_before`` says how much was waiting.
 """
 
 from __future__ import annotations
@@ -48,13 +54,29 @@ def _sample_tree(pid: int, peaks: dict[int, float], stop: threading.Event) -> No
                 continue
 
 
-def measure(cmd: list[str], *, env: dict[str, str] | None = None, cwd: str | None = None
-            ) -> dict[str, Any]:
-    """Run ``cmd``; return wall_s, cpu_s, machine_cpu_s, peak_rss_mb, own_peak_rss_mb,
-    returncode, output tails, load averages.
+def dirty_mb() -> float:
+    """Data in the page cache waiting to be written to disk (MB; 0 where unknown)."""
+    try:
+        with open("/proc/meminfo", encoding="ascii") as fh:
+            for line in fh:
+                if line.startswith("Dirty:"):
+                    return round(int(line.split()[1]) / 1024, 1)
+    except (OSError, ValueError, IndexError):
+        pass
+    return 0.0
 
-    The child's output goes to temporary files (a full pipe cannot stall it).
+
+def measure(cmd: list[str], *, env: dict[str, str] | None = None, cwd: str | None = None,
+            settle: bool = False) -> dict[str, Any]:
+    """Run ``cmd``; return wall_s, cpu_s, machine_cpu_s, peak_rss_mb, own_peak_rss_mb,
+    returncode, output tails, load averages, dirty_mb_before and settled.
+
+    The child's output goes to temporary files (a full pipe cannot stall it). ``settle``: the
+    page cache's unwritten data written to disk first, outside the timing (module docstring).
     """
+    dirty = dirty_mb()
+    if settle:
+        os.sync()
     load_before = os.getloadavg()
     peaks: dict[int, float] = {}
     stop = threading.Event()
@@ -79,4 +101,5 @@ def measure(cmd: list[str], *, env: dict[str, str] | None = None, cwd: str | Non
             "own_peak_rss_mb": round(own_rss, 1), "returncode": proc.returncode,
             "stdout": stdout[-2000:], "stderr": stderr[-2000:],
             "load_before": [round(v, 2) for v in load_before],
-            "load_after": [round(v, 2) for v in os.getloadavg()]}
+            "load_after": [round(v, 2) for v in os.getloadavg()],
+            "dirty_mb_before": dirty, "settled": settle}
