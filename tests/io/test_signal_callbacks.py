@@ -32,15 +32,16 @@ def unraisable(monkeypatch):
     return lost
 
 
-def _interrupted_after(target, step) -> tuple[Interrupted, float]:
-    """Run ``step`` inside the guard, then wait up to 2 s in the job's own code; the
-    Interrupted raised (the test fails if none is) and how long after the start it came."""
+def _interrupted_after(target, step) -> Interrupted:
+    """Run ``step`` inside the guard, then the job's own code (a wait of up to 2 s); the
+    Interrupted raised within it (the test fails if none is: a signal lost in the callback
+    would let the job run to its end)."""
     start = time.monotonic()
     with pytest.raises(Interrupted) as caught, interrupt_guard(target):  # noqa: PT012
         step()
         while time.monotonic() - start < 2.0:  # the job's own code
             time.sleep(0.002)
-    return caught.value, time.monotonic() - start
+    return caught.value
 
 
 def test_a_signal_in_a_finalizer_is_raised_after_it(tmp_path, unraisable):
@@ -57,10 +58,10 @@ def test_a_signal_in_a_finalizer_is_raised_after_it(tmp_path, unraisable):
         handle = Handle()
         del handle  # the last reference: finalized here
 
-    exc, waited = _interrupted_after(tmp_path / "out", step)
+    exc = _interrupted_after(tmp_path / "out", step)
     assert done == ["finalized"] and unraisable == []
     assert str(exc) == f"Interrupted (SIGINT): nothing was written to {tmp_path / 'out'}."
-    assert exc.signum == signal.SIGINT and waited < 1.0
+    assert exc.signum == signal.SIGINT
 
 
 def test_a_signal_in_gdal_s_error_handler_is_raised_after_it(tmp_path, unraisable):
@@ -93,7 +94,7 @@ def test_a_signal_in_gdal_s_error_handler_is_raised_after_it(tmp_path, unraisabl
             opened.append("refused")
 
     try:
-        exc, _ = _interrupted_after(tmp_path / "out", step)
+        exc = _interrupted_after(tmp_path / "out", step)
     finally:
         log.removeHandler(handler)
         log.setLevel(level)
