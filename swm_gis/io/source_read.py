@@ -57,9 +57,10 @@ def read_source_and_wkb(spec: Any, info: dict[str, Any], *, columns: list[str],
     (the source cache, PostGIS) or without Arrow."""
     hit = _stored(spec, info, columns=columns, where=where, bbox=bbox, mask=mask,
                   use_arrow=True, read_geometry=True)
-    if hit is not None or not HAS_PYARROW:
+    if hit is not None or not HAS_PYARROW or _pyogrio_steps() is None:
         return (hit if hit is not None else read_source(
-            spec, info, columns=columns, where=where, bbox=bbox, mask=mask)), None
+            spec, info, columns=columns, where=where, bbox=bbox, mask=mask,
+            use_arrow=True)), None
     path, layer = gdal_source(spec)
     meta, table = pyogrio.read_arrow(path, layer=layer, columns=columns, where=where,
                                      datetime_as_string=True, **_area(bbox, mask))
@@ -94,13 +95,24 @@ def _area(bbox: BBox | None, mask: shapely.Geometry | None) -> dict[str, Any]:
     return {"bbox": bbox} if bbox is not None else ({"mask": mask} if mask is not None else {})
 
 
+def _pyogrio_steps() -> tuple[Any, bool, bool] | None:
+    """pyogrio's own pieces the frame is built with (its datetime parser, whether pandas is 3
+    and pyarrow 19 or later); None for a pyogrio without them (its reader is used instead)."""
+    try:
+        from pyogrio._compat import PANDAS_GE_30, PYARROW_GE_19
+        from pyogrio.geopandas import _try_parse_datetime
+    except ImportError:
+        return None
+    return _try_parse_datetime, bool(PANDAS_GE_30), bool(PYARROW_GE_19)
+
+
 def _frame_like_pyogrio(meta: dict[str, Any], table: Any) -> pd.DataFrame:
     """The frame ``pyogrio.read_dataframe(use_arrow=True)`` makes of ``read_arrow``'s result
     (pyogrio 0.10-0.13, its steps in order): the table to pandas, datetime and JSON fields
     parsed, the WKB decoded into column ``geometry`` (last), the layer's CRS."""
-    from pyogrio._compat import PANDAS_GE_30, PYARROW_GE_19
-    from pyogrio.geopandas import _try_parse_datetime
-
+    steps = _pyogrio_steps()
+    assert steps is not None, "checked by read_source_and_wkb"
+    _try_parse_datetime, PANDAS_GE_30, PYARROW_GE_19 = steps  # noqa: N806 - pyogrio's names
     kwargs: dict[str, Any] = {"self_destruct": True}
     if PANDAS_GE_30 and not PYARROW_GE_19:
         text = pd.StringDtype(na_value=float("nan"))

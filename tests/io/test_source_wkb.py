@@ -185,3 +185,19 @@ def test_tiles_are_the_same_tables_with_the_source_bytes(config_path):
         assert write.to_batch(result, source_wkb=read.wkb).equals(write.to_batch(result))
     if config_path == SAMPLE_CONFIG:  # the sample's parcels are in the working CRS: kept
         assert kept > 1_000
+
+
+def test_a_pyogrio_without_the_pieces_reads_as_before(tmp_path, monkeypatch):
+    """Where pyogrio's internals the frame is built with are missing (another pyogrio),
+    its own reader reads the rows, and no WKB is kept."""
+    from swm_gis.io import source_read
+
+    monkeypatch.setattr(source_read, "_pyogrio_steps", lambda: None)
+    path = tmp_path / "p.gpkg"
+    mixed_frame().to_file(path, layer="parcels", driver="GPKG")
+    info = pyogrio.read_info(str(path), layer="parcels")
+    ours, wkb = read_source_and_wkb(spec_for(path, "parcels"), info,
+                                    columns=list(info["fields"]))
+    theirs = pyogrio.read_dataframe(str(path), layer="parcels", use_arrow=True)
+    assert wkb is None
+    pd.testing.assert_frame_equal(pd.DataFrame(ours), pd.DataFrame(theirs))
