@@ -195,14 +195,7 @@ def _read_ids(config: TownConfig, ids: tuple[str, ...]) -> gpd.GeoDataFrame:
 
 def classify_tile(config: TownConfig, tile: Tile, overlays: Overlays) -> gpd.GeoDataFrame:
     """Read and classify one tile (what the local loop and each Dask task run)."""
-    return classify_tile_counted(config, tile, overlays)[0]
-
-
-def classify_tile_counted(config: TownConfig, tile: Tile, overlays: Overlays
-                          ) -> tuple[gpd.GeoDataFrame, int]:
-    """:func:`classify_tile` and how many geometries its read repaired."""
-    result, read = classify_tile_read(config, tile, overlays)
-    return result, read.repaired
+    return classify_tile_read(config, tile, overlays)[0]
 
 
 def classify_tile_read(config: TownConfig, tile: Tile, overlays: Overlays
@@ -385,6 +378,5 @@ def _drainage_reasons(config: TownConfig) -> dict[str, str | None]:
 TRACE_TOLERANCE_FT = 10.0
 
 
-__all__ = ["Tile", "TileRead", "classify_tile", "classify_tile_counted", "classify_tile_read",
-           "drainage_grid", "duplicate_ids", "load_overlays", "make_tiles", "parcel_extent",
-           "read_tile_parcels"]
+__all__ = ["Tile", "TileRead", "classify_tile", "classify_tile_read", "drainage_grid",
+           "duplicate_ids", "load_overlays", "make_tiles", "parcel_extent", "read_tile_parcels"]
