@@ -98,7 +98,11 @@ def _multipolygon_wkb(geoms: np.ndarray) -> pa.Array:
     if not np.isin(kinds, (3, 6)).all():  # anything else (never a repaired parcel): shapely's path
         return pa.array(shapely.to_wkb(_as_multi(geoms)), type=pa.binary())
     wkb = pa.array(shapely.to_wkb(geoms, byte_order=1), type=pa.binary())
-    polygon = pa.array(kinds == 3)
+    return _one_part_where(pa.array(kinds == 3), wkb)
+
+
+def _one_part_where(polygon: pa.Array, wkb: pa.Array) -> pa.Array:
+    """``wkb`` with the one-part MultiPolygon header in front of the rows ``polygon`` marks."""
     if not pc.any(polygon).as_py():
         return wkb
     header = pa.repeat(pa.scalar(_ONE_PART, type=pa.binary()), len(wkb))
@@ -121,13 +125,9 @@ def as_written(geoms: np.ndarray, source_wkb: pa.Array | None) -> pa.Array:
     if source_wkb is None or len(source_wkb) != len(geoms) or not len(geoms):
         return _multipolygon_wkb(geoms)
     wkb = source_wkb.cast(pa.binary()) if source_wkb.type != pa.binary() else source_wkb
-    multi = pc.fill_null(pc.equal(pc.binary_slice(wkb, 0, len(_ONE_PART_POLYGON)),
-                                  pa.scalar(_ONE_PART_POLYGON, pa.binary())), False)
-    polygon = pc.fill_null(pc.equal(pc.binary_slice(wkb, 0, len(_POLYGON)),
-                                    pa.scalar(_POLYGON, pa.binary())), False)
-    if pc.any(polygon).as_py():
-        header = pa.repeat(pa.scalar(_ONE_PART, type=pa.binary()), len(wkb))
-        wkb = pc.if_else(polygon, pc.binary_join_element_wise(header, wkb, b""), wkb)
+    multi = pc.fill_null(pc.starts_with(wkb, pattern=_ONE_PART_POLYGON), False)
+    polygon = pc.fill_null(pc.starts_with(wkb, pattern=_POLYGON), False)
+    wkb = _one_part_where(polygon, wkb)
     kept = pc.or_(multi, polygon)
     if pc.all(kept).as_py():
         return wkb
