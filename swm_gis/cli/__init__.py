@@ -183,7 +183,7 @@ def _interrupted(exc: KeyboardInterrupt) -> int:
 
 
 def _raise_interrupted(signum: int, frame: object) -> None:
-    if signal_again_if_lost_here(signum, frame, _raise_interrupted):
+    if signal_again_if_lost_here(signum, frame):
         return  # landed in a callback of native code (a GDAL log record): raised just after
     if Interrupted.last is None:  # the first signal; while unwinding from it, one line is enough
         raise Interrupted(f"Interrupted ({signal.Signals(signum).name}).", signum=signum)

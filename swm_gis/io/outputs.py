@@ -428,7 +428,7 @@ def interrupt_guard(target: str | os.PathLike) -> Iterator[None]:
         if _signals["defer"] or _signals["raised"]:  # moving into place, or cleaning up
             _signals["pending"] = _signals["pending"] or (None if _signals["raised"] else signum)
             return
-        if signal_again_if_lost_here(signum, frame, handler):
+        if signal_again_if_lost_here(signum, frame):
             return
         _signals["raised"] = True
         raise Interrupted(
@@ -470,19 +470,23 @@ def cannot_pass_an_exception_on(frame: Any) -> bool:
     return False
 
 
-def signal_again_if_lost_here(signum: int, frame: Any, handler: Callable[..., Any]) -> bool:
+def signal_again_if_lost_here(signum: int, frame: Any) -> bool:
     """For a signal handler that raises: True when an exception raised at ``frame`` would be
     lost (:func:`cannot_pass_an_exception_on`); ``signum`` is then sent to this process again
-    in :data:`SIGNAL_AGAIN_S`, if ``handler`` is still the one installed, and the handler
-    returns, to raise it outside the callback. False (raise it now) otherwise, and after
-    :data:`SIGNAL_AGAIN_MAX` sends in a row."""
+    in :data:`SIGNAL_AGAIN_S` and the handler returns, to raise it outside the callback. False
+    (raise it now) otherwise, and after :data:`SIGNAL_AGAIN_MAX` sends in a row.
+
+    The signal sent again goes to whichever handler is installed then (one that holds signals
+    for a moment, as the pool's ``signals_held`` does, notes it and raises it after): a signal
+    received is never dropped because the handler changed meanwhile (it once was, and a SIGTERM
+    to a map on two workers let the map run to its end)."""
     if not cannot_pass_an_exception_on(frame) or _again[0] >= SIGNAL_AGAIN_MAX:
         _again[0] = 0
         return False
     _again[0] += 1
 
     def again() -> None:
-        if signal.getsignal(signum) is handler:
+        if signal.getsignal(signum) is not signal.SIG_IGN:
             os.kill(os.getpid(), signum)
 
     timer = threading.Timer(SIGNAL_AGAIN_S, again)

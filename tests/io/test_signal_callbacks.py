@@ -171,3 +171,23 @@ def test_the_command_line_s_own_handler_waits_for_the_callback_too(monkeypatch, 
             signal.signal(signum, handler)
     assert done == ["finalized"] and unraisable == []
     assert str(caught.value) == "Interrupted (SIGTERM)." and caught.value.exit_code == 143
+
+
+def test_a_signal_sent_again_while_signals_are_held_is_not_lost(tmp_path, unraisable):
+    """The signal sent again may come while another handler is installed for a moment (the
+    pool's ``signals_held`` around each tile it submits): it is delivered to that one (held,
+    then raised after), never dropped. Found by a clean-clone CI run: a SIGTERM to a map on two
+    workers was lost and the map ran to its end, exit 0."""
+    from swm_gis.applicability.parallel import signals_held
+
+    class Handle:
+        def __del__(self):
+            signal.raise_signal(signal.SIGTERM)
+
+    def step():
+        Handle()  # finalized at once: the signal is sent again in 10 ms
+        with signals_held():  # the pool submits a tile meanwhile
+            time.sleep(0.1)
+
+    exc = _interrupted_after(tmp_path / "out", step)
+    assert exc.signum == signal.SIGTERM and unraisable == []
