@@ -168,10 +168,14 @@ def _pool(workers: int, overlays: Overlays) -> Iterator[ProcessPoolExecutor]:
     with _spool() as folder, frozen_heap():
         shared = share_overlays(overlays, folder)
         spool = folder if method == "forkserver" else None
-        pool = ProcessPoolExecutor(max_workers=workers, mp_context=get_context(method),
-                                   initializer=_init_worker,
-                                   initargs=(shared, spool, dict(os.environ),
-                                             source_cache.current_folder()))
+        # held while the pool makes its queues: a signal between a semaphore's registration
+        # with multiprocessing's resource tracker and its finalizer left the tracker printing
+        # "leaked semaphore objects" beneath the one line of an interrupted run
+        with signals_held():
+            pool = ProcessPoolExecutor(max_workers=workers, mp_context=get_context(method),
+                                       initializer=_init_worker,
+                                       initargs=(shared, spool, dict(os.environ),
+                                                 source_cache.current_folder()))
         try:
             yield pool
         finally:
