@@ -226,9 +226,12 @@ def one(method: str, config: Path, work: Path, workers: int, chunk_size: int | N
 
     ``warm``: the local engine's methods (swm, swm1) run the map that many times more in the
     same process, as the QGIS plugin's warm engine runs a second job (libraries imported, the
-    fork server running), and report the median of those runs too."""
+    fork server running, the workers kept from the first run), and report the median of
+    those runs too."""
     stop = threading.Event()
     threading.Thread(target=_watch, args=(stop,), daemon=True).start()
+    if warm and method in ("swm", "swm1"):
+        _as_the_warm_engine()
     try:
         flags, seconds, cpu = _run_one(method, config, work, workers, chunk_size)
         again = [_run_one(method, config, work, workers, chunk_size)[1]
@@ -244,6 +247,16 @@ def one(method: str, config: Path, work: Path, workers: int, chunk_size: int | N
                                   "parcels": len(flags), **extra}), flush=True)
     if method == "qgis":
         os._exit(0)
+
+
+def _as_the_warm_engine() -> None:
+    """Keep the map's workers from one run to the next, as ``swm-gis serve`` (the QGIS
+    plugin's warm engine) does (an engine from before kept workers has none to keep)."""
+    try:
+        from swm_gis.applicability.pool_start import keep_workers
+    except ImportError:
+        return
+    keep_workers()
 
 
 def _run_one(method: str, config: Path, work: Path, workers: int, chunk_size: int | None
@@ -408,7 +421,8 @@ def main() -> None:
                          "engine timed in the same run")
     ap.add_argument("--warm", type=int, default=0, metavar="N",
                     help="swm and swm1 run the map N more times in their process (a warm "
-                         "engine: imports done, fork server running) and report the median")
+                         "engine: imports done, fork server running, workers kept from run "
+                         "to run as swm-gis serve keeps them) and report the median")
     ap.add_argument("--command", type=int, default=0, metavar="N",
                     help="also time `swm-gis applicability` as a user runs it, a whole fresh "
                          "process (interpreter, imports, fork server), with 1 worker and with "

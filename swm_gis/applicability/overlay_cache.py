@@ -339,10 +339,9 @@ def shareable(overlays: Any, folder: str | None) -> Any:
     ``folder`` (the run's private folder) can hold its files, a :class:`FromEntry` (the entry's
     files linked there, or copied where a link cannot be made, and checked to be the ones
     loaded); else the overlays themselves."""
-    held = _MADE_FROM.get(id(overlays))
-    if folder is None or held is None or held[0]() is not overlays:
+    entry = entry_of(overlays)
+    if folder is None or entry is None:
         return overlays
-    entry = held[1]
     here = Path(folder) / "entry"
     try:
         for ext, stamp, crc in zip(("pickle", "arrays"), entry.stamps, entry.crcs, strict=True):
@@ -353,7 +352,19 @@ def shareable(overlays: Any, folder: str | None) -> Any:
             with contextlib.suppress(OSError):
                 os.unlink(f"{here}.{ext}")
         return overlays
-    return FromEntry(str(here), {name: getattr(overlays, name) for name in PER_RUN})
+    return FromEntry(str(here), per_run(overlays))
+
+
+def entry_of(overlays: Any) -> Entry | None:
+    """The entry ``overlays`` were made from in this process (:meth:`Prepared.for_run`), or
+    None (prepared by the run, or made otherwise)."""
+    held = _MADE_FROM.get(id(overlays))
+    return held[1] if held is not None and held[0]() is overlays else None
+
+
+def per_run(overlays: Any) -> dict[str, Any]:
+    """The run's own fields of ``overlays`` (:data:`PER_RUN`), which an entry does not hold."""
+    return {name: getattr(overlays, name) for name in PER_RUN}
 
 
 def _link_or_copy(src: str, dst: str, stamp: tuple[int, int, int], crc: int) -> None:
@@ -401,5 +412,5 @@ def entries(root: Path) -> list[dict[str, Any]]:
 
 
 __all__ = ["CODE", "FOLDER", "FORMAT_VERSION", "LAYERS", "PER_RUN", "Entry", "FromEntry",
-           "Prepared", "cache_key", "code_digest", "entries", "layer_key", "plain", "prepared",
-           "resolve", "shareable"]
+           "Prepared", "cache_key", "code_digest", "entries", "entry_of", "layer_key",
+           "per_run", "plain", "prepared", "resolve", "shareable"]

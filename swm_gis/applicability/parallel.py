@@ -36,11 +36,14 @@ inherited: a script that calls the engine with several workers needs the usual
 
 from __future__ import annotations
 
+import contextlib
+import dataclasses
 import gc
 import os
 import signal
 import tempfile
 import threading
+import uuid
 from collections import deque
 from collections.abc import Callable, Iterator
 from concurrent.futures import ProcessPoolExecutor
@@ -56,14 +59,24 @@ import pyarrow as pa
 from swm_gis.applicability import overlay_cache
 from swm_gis.applicability.classify import summarise
 from swm_gis.applicability.overlays import Overlays
-from swm_gis.applicability.pool_start import available_cores, start_workers
+from swm_gis.applicability.pool_start import (
+    KeptWorkers,
+    available_cores,
+    batch_scheduling,
+    drop_workers,
+    end_with_parent,
+    hold_workers,
+    keeping_workers,
+    kept_workers,
+    start_workers,
+)
 from swm_gis.applicability.shared_file import load_overlays, off_the_main_arena, write_shared
 from swm_gis.applicability.tiles import Tile, classify_tile_read
 from swm_gis.applicability.write import to_batch
 from swm_gis.config.town import TownConfig
 from swm_gis.errors import ConfigError
 from swm_gis.io import source_cache
-from swm_gis.io.layers import run_cache
+from swm_gis.io.layers import run_cache, run_descriptions
 
 
 @dataclass
@@ -118,6 +131,10 @@ def local_batches(config: TownConfig, tiles: list[Tile], overlays: Overlays, *,
             for tile in tiles:
                 yield tile_batch(config, tile, overlays)
         return
+    kept = _kept_pool(workers, overlays) if keeping_workers() else None
+    if kept is not None:
+        yield from _kept_batches(kept, config, tiles, overlays, workers=workers)
+        return
     with _pool(workers, overlays) as pool:
 
         def submit(tile: Tile) -> Any:
@@ -128,6 +145,78 @@ def local_batches(config: TownConfig, tiles: list[Tile], overlays: Overlays, *,
                 return pool.submit(_worker_batch, config, tile)
 
         yield from in_tile_order(submit, tiles, window=2 * workers)
+
+
+# --------------------------------------------------------------------------- kept workers
+@dataclass
+class _Job:
+    """What a kept worker takes from each job (:func:`_take_job`): what a worker of its own
+    would have been started with, but the overlays the pool holds (an entry's)."""
+
+    token: str
+    environ: dict[str, str]
+    sources: Path | None
+    described: dict[tuple[str, str | None], dict[str, Any]] | None
+    per_run: dict[str, Any]  # the overlays' own fields of the job (overlay_cache.PER_RUN)
+
+
+def _kept_pool(workers: int, overlays: Overlays) -> KeptWorkers | None:
+    """The workers to keep for this job (:func:`~swm_gis.applicability.pool_start.
+    keep_workers`): the kept ones when they hold the same overlay cache entry (the same
+    number of them), else new ones holding it. None (workers of the job's own) when the
+    overlays are not an entry's, the workers would be spawned, or no private folder can be
+    made."""
+    entry = overlay_cache.entry_of(overlays)
+    if entry is None or not start_workers():
+        return None
+    key = (workers, entry)
+    kept = kept_workers(key)
+    if kept is not None:
+        return kept
+    try:
+        folder = tempfile.TemporaryDirectory(prefix="swm-tiles-")
+    except OSError:
+        return None
+    shared = overlay_cache.shareable(overlays, folder.name)
+    if not isinstance(shared, overlay_cache.FromEntry):  # the entry changed meanwhile
+        folder.cleanup()
+        return None
+    with signals_held():  # see _pool
+        pool = ProcessPoolExecutor(
+            max_workers=workers, mp_context=get_context("forkserver"),
+            initializer=_init_worker,
+            initargs=(overlay_cache.FromEntry(shared.base, {}), folder.name, dict(os.environ),
+                      source_cache.current_folder(), run_descriptions()))
+    return KeptWorkers(key, pool, folder)
+
+
+def _kept_batches(kept: KeptWorkers, config: TownConfig, tiles: list[Tile],
+                  overlays: Overlays, *, workers: int) -> Iterator[TileBatch]:
+    """:func:`local_batches` on kept workers: the job's own state in a file of their folder
+    (each worker takes it with its first tile of the job), the workers kept when the job ends
+    well and stopped otherwise (an error, an interrupt, a caller that stops early)."""
+    job = _Job(uuid.uuid4().hex, dict(os.environ), source_cache.current_folder(),
+               run_descriptions(), overlay_cache.per_run(overlays))
+    base = Path(kept.folder.name) / f"job-{job.token}"
+    given: _Job | str = str(base) if write_shared(job, base) else job
+    done = False
+    try:
+        with frozen_heap():
+
+            def submit(tile: Tile) -> Any:
+                with signals_held():  # see local_batches
+                    return kept.pool.submit(_kept_batch, given, config, tile)
+
+            yield from in_tile_order(submit, tiles, window=2 * workers)
+        done = True
+    finally:
+        for ext in ("pickle", "arrays"):  # the workers map what they loaded: still theirs
+            with contextlib.suppress(OSError):
+                os.unlink(f"{base}.{ext}")
+        if done:
+            hold_workers(kept)
+        else:
+            drop_workers(kept)
 
 
 @contextmanager
@@ -175,7 +264,8 @@ def _pool(workers: int, overlays: Overlays) -> Iterator[ProcessPoolExecutor]:
             pool = ProcessPoolExecutor(max_workers=workers, mp_context=get_context(method),
                                        initializer=_init_worker,
                                        initargs=(shared, spool, dict(os.environ),
-                                                 source_cache.current_folder()))
+                                                 source_cache.current_folder(),
+                                                 run_descriptions()))
         try:
             yield pool
         finally:
@@ -252,26 +342,62 @@ def in_tile_order(submit: Callable[[Tile], Any], tiles: list[Tile], *, window: i
 
 _OVERLAYS: Overlays | None = None  # a worker's overlays (:func:`_init_worker`)
 _SPOOL: str | None = None  # a worker's folder for finished tables
-_RUN: Any = None  # a worker's descriptions of its sources, kept for its life (io.run_cache)
+_RUN: Any = None  # a worker's descriptions of its sources, kept for its job (io.run_cache)
+_BASE: Overlays | None = None  # a worker's overlays as loaded at its start (kept workers)
+_JOB_AT: str | None = None  # the job a kept worker is set up for (_take_job)
 
 
 def _init_worker(shared: Overlays | str, spool: str | None, environ: dict[str, str],
-                 sources: Path | None = None) -> None:
+                 sources: Path | None = None,
+                 described: dict[tuple[str, str | None], dict[str, Any]] | None = None) -> None:
     """A worker's start: the parent's environment as it is now (the fork server's is the one
-    it started with), SIGINT left to the parent, the job's source cache (``sources``: its
-    folder, or None when off), each source described once, the overlays loaded and moved out
-    of the garbage collector's sight (:func:`frozen_heap`)."""
-    global _OVERLAYS, _SPOOL, _RUN
+    it started with), SIGINT left to the parent, ended with the fork server (so with the
+    engine: :func:`~swm_gis.applicability.pool_start.end_with_parent`), scheduled as a batch job
+    (:func:`~swm_gis.applicability.pool_start.batch_scheduling`), the job's source cache
+    (``sources``: its folder, or None when off), each source described once (``described``:
+    what the parent's run had described, not asked of GDAL again), the overlays loaded and
+    moved out of the garbage collector's sight (:func:`frozen_heap`)."""
+    global _OVERLAYS, _SPOOL, _RUN, _BASE
     gc.freeze()  # the libraries the fork server imported: never walked, so never copied, here
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    end_with_parent()
+    batch_scheduling()
     if os.environ != environ:
         os.environ.clear()
         os.environ.update(environ)
     source_cache.use_folder(sources)  # tiles of a shapefile or GeoJSON: parsed once, by box
-    _RUN = run_cache()
+    _RUN = run_cache(described)
     _RUN.__enter__()
     _OVERLAYS, _SPOOL = off_the_main_arena(_loaded, shared), spool
+    _BASE = _OVERLAYS
     gc.freeze()  # and the overlays
+
+
+def _kept_batch(job: _Job | str, config: TownConfig, tile: Tile) -> TileBatch | _Spooled:
+    """A kept worker's task: the tile, once the worker holds its job's state."""
+    _take_job(job)
+    return _worker_batch(config, tile)
+
+
+def _take_job(job: _Job | str) -> None:
+    """Set a kept worker up for ``job`` (or its file), unless it is the one it runs: the job's
+    environment, source cache and descriptions (a new run: nothing described for an earlier
+    job is trusted), and the pool's overlays with the job's own fields."""
+    global _OVERLAYS, _RUN, _JOB_AT
+    at = job if isinstance(job, str) else job.token
+    if at == _JOB_AT:
+        return
+    state: _Job = load_overlays(job)
+    if os.environ != state.environ:
+        os.environ.clear()
+        os.environ.update(state.environ)
+    source_cache.use_folder(state.sources)
+    if _RUN is not None:
+        _RUN.__exit__(None, None, None)
+    _RUN = run_cache(state.described)
+    _RUN.__enter__()
+    _OVERLAYS = dataclasses.replace(_BASE, **state.per_run)
+    _JOB_AT = at
 
 
 def _loaded(shared: Overlays | str) -> Overlays:

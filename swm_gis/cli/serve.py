@@ -16,12 +16,14 @@ process and sends it jobs. Protocol, one JSON object per line, UTF-8:
   job's error message; ``seconds``: how long the job ran in the server).
 
 A job runs in this process through :func:`swm_gis.cli.main`, the one-shot command line's own
-entry point, so it writes the same files. Jobs run one at a time; a failing job (exit 2 and its
-message) or a malformed line is reported and the server reads the next one. A cancel (or SIGINT
-while a job runs) interrupts the job as Ctrl-C does a one-shot run (exit 130, outputs staged and
-never half-written); SIGTERM ends the job the same way, then the server (exit 143). Anything
-written straight to file descriptor 1 (a C library's message) goes to stderr, never into the
-protocol.
+entry point, so it writes the same files. The town-wide map's worker processes outlive a job
+that ends well, for the next map of the same town (:func:`swm_gis.applicability.pool_start.
+keep_workers`), until they have been idle for two minutes or the server ends. Jobs run one at
+a time; a failing job (exit 2 and its message) or a malformed line is reported and the server
+reads the next one. A cancel (or SIGINT while a job runs) interrupts the job as Ctrl-C does a
+one-shot run (exit 130, outputs staged and never half-written); SIGTERM ends the job the same
+way, then the server (exit 143). Anything written straight to file descriptor 1 (a C
+library's message) goes to stderr, never into the protocol.
 """
 
 from __future__ import annotations
@@ -264,11 +266,15 @@ class _Between:
 
 
 def _next(inbox: _Inbox, between: _Between) -> Any:
-    """The next line's job; None at end of input or when a signal ends the server."""
+    """The next line's job; None at end of input or when a signal ends the server. The town-wide
+    map's workers kept from the last job stop once idle for too long (pool_start.keep_workers)."""
+    from swm_gis.applicability.pool_start import release_idle_workers
+
     while not between.got:
         try:
             return inbox.jobs.get(timeout=0.2)
         except queue.Empty:
+            release_idle_workers()
             continue
     return None
 
@@ -276,11 +282,13 @@ def _next(inbox: _Inbox, between: _Between) -> Any:
 def serve_loop(main: Callable[[list[str]], int]) -> int:
     """Read jobs until end of input and run each with ``main`` (:func:`swm_gis.cli.main`, the
     one-shot entry point, handed over by the ``serve`` command); the server's exit code."""
+    from swm_gis.applicability.pool_start import keep_workers
     from swm_gis.errors import Interrupted
 
     channel, inbox = _Channel(), _Inbox()
     between = _Between(inbox)
     previous = between.install()
+    keep_workers()  # a map's workers serve the next map of the town too
     try:
         channel.send({"ready": True, "protocol": PROTOCOL, "pid": os.getpid()})
         _warm_up()
@@ -297,6 +305,7 @@ def serve_loop(main: Callable[[list[str]], int]) -> int:
             if last is not None and last.signum == signal.SIGTERM:
                 between.got = signal.SIGTERM
     finally:
+        keep_workers(None)  # the kept workers, if any, end with the server
         for signum, handler in previous.items():
             signal.signal(signum, handler)
     if between.got:  # the command line says it in one line and exits 130 / 143

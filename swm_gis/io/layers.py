@@ -105,22 +105,29 @@ _RUN_INFO: dict[tuple[str, str | None], dict[str, Any]] | None = None
 
 
 @contextmanager
-def run_cache() -> Iterator[None]:
+def run_cache(seed: dict[tuple[str, str | None], dict[str, Any]] | None = None
+              ) -> Iterator[None]:
     """Within the block, each file source is described by GDAL once: a run that reads a layer
     tile by tile (the town-wide map) opens it to read, not also to describe it each time.
 
     Only for a run that reads its inputs as they are at its start, as every command does; the
     descriptions are dropped at the end, so a later run sees a changed file. Worker processes
-    forked inside the block start with the descriptions read so far. PostGIS tables are asked
-    each time.
+    forked inside the block start with the descriptions read so far; a worker started otherwise
+    is handed them (``seed``: :func:`run_descriptions` of its parent's run). PostGIS tables are
+    asked each time.
     """
     global _RUN_INFO
     outer = _RUN_INFO
-    _RUN_INFO = {} if outer is None else outer
+    _RUN_INFO = ({} if outer is None else outer) if seed is None else dict(seed)
     try:
         yield
     finally:
         _RUN_INFO = outer
+
+
+def run_descriptions() -> dict[tuple[str, str | None], dict[str, Any]] | None:
+    """The descriptions the current run has read so far (a copy), or None outside a run."""
+    return None if _RUN_INFO is None else dict(_RUN_INFO)
 
 
 def _info(spec: LayerSpec, *, full: bool = False) -> dict[str, Any]:

@@ -9,8 +9,12 @@ are masked, and they are pinned where the libraries allow).
 
 from __future__ import annotations
 
+import shutil
 import signal
+import tempfile
 import threading
+import time
+from pathlib import Path
 
 import pytest
 from hypothesis import given, settings
@@ -193,6 +197,82 @@ def test_a_town_edited_between_jobs_is_read_again(tmp_path):
         assert server.close() == 0
     finally:
         server.close(5)
+
+
+def _workers_of(pid: int) -> set[int]:
+    """The processes two generations beneath ``pid``: a map's workers (the fork server's
+    children)."""
+    def children(parent: int) -> set[int]:
+        found = set()
+        for stat in Path("/proc").glob("[0-9]*/stat"):
+            try:
+                fields = stat.read_text().rsplit(")", 1)[1].split()
+            except OSError:
+                continue
+            if int(fields[1]) == parent and fields[0] != "Z":
+                found.add(int(stat.parent.name))
+        return found
+
+    return {w for child in children(pid) for w in children(child)}
+
+
+def test_the_server_keeps_a_map_s_workers_for_the_next_map(tmp_path):
+    """Two maps of the sample town on two workers (9 tiles of 500 parcels) in one server: the
+    second runs on the first one's worker processes, both are the one-shot map, and the
+    workers end with the server."""
+    cache = tmp_path / "cache"
+    args = ["--progress", "json", "applicability", "-c", str(SAMPLE_CONFIG), "--workers", "2",
+            "--chunk-size", "500", "-o"]
+    server = Server(SWM_GIS_CACHE_DIR=str(cache))
+    try:
+        for n in (1, 2):
+            (tmp_path / f"warm{n}").mkdir()
+            done, _ = server.run(n, [*args, str(tmp_path / f"warm{n}" / "map.gpkg")])
+            assert done["exit"] == 0, server.stderr[-5:]
+            if n == 1:
+                workers = _workers_of(server.proc.pid)
+        assert len(workers) == 2 and _workers_of(server.proc.pid) == workers
+        assert server.close() == 0
+    finally:
+        server.close(5)
+    (tmp_path / "cold").mkdir()
+    cold = one_shot([*args, str(tmp_path / "cold" / "map.gpkg")])
+    assert cold.returncode == 0, cold.stderr
+    for n in (1, 2):
+        assert differences(tmp_path / f"warm{n}", tmp_path / "cold") == []
+    assert not any(_alive(w) for w in workers)
+
+
+def test_a_server_killed_outright_leaves_no_worker(tmp_path):
+    """SIGKILL (no handler runs) to a server holding a map's workers: the workers and their
+    fork server end with it, not waiting for ever for tiles."""
+    # the workers' folder is left behind (nothing can remove it): in a folder of the test's,
+    # short (the fork server's socket lives there too, and a socket's path is 107 bytes at most)
+    tmp = Path(tempfile.mkdtemp(prefix="swm-test-"))
+    server = Server(SWM_GIS_CACHE_DIR=str(tmp_path / "cache"), TMPDIR=str(tmp))
+    try:
+        done, _ = server.run(1, ["--progress", "none", "applicability", "-c",
+                                 str(SAMPLE_CONFIG), "--workers", "2", "--chunk-size", "500",
+                                 "-o", str(tmp_path / "map.gpkg")])
+        assert done["exit"] == 0, server.stderr[-5:]
+        workers = _workers_of(server.proc.pid)
+        assert len(workers) == 2
+        server.proc.kill()
+        server.proc.wait(30)
+        deadline = time.monotonic() + 60
+        while any(_alive(w) for w in workers):
+            assert time.monotonic() < deadline, "the workers outlived their server"
+            time.sleep(0.05)
+    finally:
+        server.close(5)
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+def _alive(pid: int) -> bool:
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
+    except OSError:
+        return False
 
 
 @pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM], ids=["SIGINT", "SIGTERM"])

@@ -8,6 +8,7 @@ import os
 import threading
 
 import swm_gis.applicability.parallel as par
+from swm_gis.io import layers
 
 #: Held by a thread of the parent during a test: a worker forked from the parent would find it
 #: held for ever; a worker from a clean process imports this module afresh and finds it free.
@@ -16,6 +17,11 @@ PARENT_LOCK = threading.Lock()
 
 def exploding_batch(config, tile):
     """A worker's task that fails on every tile."""
+    raise ValueError(f"tile {tile.index} exploded")
+
+
+def exploding_kept_batch(job, config, tile):
+    """A kept worker's task that fails on every tile."""
     raise ValueError(f"tile {tile.index} exploded")
 
 
@@ -35,4 +41,13 @@ def probe(_config=None, _tile=None) -> dict:
     if free:
         PARENT_LOCK.release()
     return {"pid": os.getpid(), "ppid": os.getppid(), "lock_free": free,
-            "overlays": par._OVERLAYS is not None}
+            "overlays": par._OVERLAYS is not None,
+            "batch": os.sched_getscheduler(0) == os.SCHED_BATCH,
+            "described": sorted(layers._RUN_INFO or {})}
+
+
+def kept_probe(job) -> dict:
+    """What a kept worker holds once it has taken ``job`` (:func:`par._take_job`)."""
+    par._take_job(job)
+    return {"pid": os.getpid(), "env": os.environ.get("SWM_GIS_PROBE"),
+            "described": sorted(layers._RUN_INFO or {}), "outside": par._OVERLAYS.outside}
