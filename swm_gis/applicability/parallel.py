@@ -62,7 +62,6 @@ from swm_gis.applicability.overlays import Overlays
 from swm_gis.applicability.pool_start import (
     KeptWorkers,
     available_cores,
-    batch_scheduling,
     drop_workers,
     end_with_parent,
     hold_workers,
@@ -352,8 +351,7 @@ def _init_worker(shared: Overlays | str, spool: str | None, environ: dict[str, s
                  described: dict[tuple[str, str | None], dict[str, Any]] | None = None) -> None:
     """A worker's start: the parent's environment as it is now (the fork server's is the one
     it started with), SIGINT left to the parent, ended with the fork server (so with the
-    engine: :func:`~swm_gis.applicability.pool_start.end_with_parent`), scheduled as a batch job
-    (:func:`~swm_gis.applicability.pool_start.batch_scheduling`), the job's source cache
+    engine: :func:`~swm_gis.applicability.pool_start.end_with_parent`), the job's source cache
     (``sources``: its folder, or None when off), each source described once (``described``:
     what the parent's run had described, not asked of GDAL again), the overlays loaded and
     moved out of the garbage collector's sight (:func:`frozen_heap`)."""
@@ -361,7 +359,6 @@ def _init_worker(shared: Overlays | str, spool: str | None, environ: dict[str, s
     gc.freeze()  # the libraries the fork server imported: never walked, so never copied, here
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     end_with_parent()
-    batch_scheduling()
     if os.environ != environ:
         os.environ.clear()
         os.environ.update(environ)

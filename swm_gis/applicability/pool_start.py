@@ -95,24 +95,6 @@ def start_workers() -> bool:
     return True
 
 
-def batch_scheduling() -> bool:
-    """Mark this process (a worker) as a batch job for Linux's scheduler (``SCHED_BATCH``): the
-    same share of the CPU as any process, but a process waking up (the parent, handed a
-    finished tile to write) need not wait for a worker's time slice to end. With the cores busy
-    with workers, the parent's writes otherwise queued behind them and piled up until the last
-    tile, then ran alone on one core: on the 200,000-parcel benchmark town, two workers in a
-    warm engine took 1.70 s with the default policy and 1.59 s with this one (benchmarks/
-    README). False where there is no such policy (macOS, Windows) or it cannot be set."""
-    policy = getattr(os, "SCHED_BATCH", None)
-    if policy is None:
-        return False
-    try:
-        os.sched_setscheduler(0, policy, os.sched_param(0))
-    except OSError:
-        return False
-    return True
-
-
 def end_with_parent() -> bool:
     """Have Linux end this process (a worker: SIGTERM) when its parent, the fork server, ends,
     and let go of the engine's end of the pipe by which the fork server knows the engine is
@@ -354,7 +336,7 @@ def gpkg_feature_count(path: str, layer: str | None) -> int | None:
 
 
 __all__ = ["KEEP_IDLE_S", "WORKER_MODULES", "KeptWorkers", "available_cores",
-           "batch_scheduling", "drop_workers", "end_with_parent", "gpkg_feature_count",
+           "drop_workers", "end_with_parent", "gpkg_feature_count",
            "hold_workers", "keep_workers", "keeping_workers", "kept_workers", "package_folder",
            "release_idle_workers", "release_workers", "several_tiles", "start_early",
            "start_method", "start_workers"]

@@ -100,10 +100,9 @@ def test_workers_inherit_no_thread_lock_or_state_of_the_parent():
     assert len({p["ppid"] for p in probes}) == 1
 
 
-def test_workers_run_as_batch_jobs_with_the_run_s_descriptions():
-    """A worker is scheduled as a batch job (SCHED_BATCH: the parent, woken with a tile to
-    write, is not kept waiting behind it) and starts with the sources its parent's run had
-    described (the parcels here), not asking GDAL again; outside a run it starts with none."""
+def test_workers_start_with_the_run_s_descriptions():
+    """A worker starts with the sources its parent's run had described (the parcels here),
+    not asking GDAL again; outside a run it starts with none."""
     from swm_gis.io.layers import layer_info, run_cache
 
     cfg = load_config(SAMPLE_CONFIG)
@@ -113,11 +112,9 @@ def test_workers_run_as_batch_jobs_with_the_run_s_descriptions():
         with _fails_rather_than_hangs(120), par._pool(2, overlays) as pool:
             probes = [f.result() for f in [pool.submit(workerkit.probe) for _ in range(4)]]
     parcels = (str(SAMPLE_CONFIG.parent / "sample.gpkg"), "parcels")
-    assert all(p["batch"] for p in probes), probes
     assert all(p["described"] == [parcels] for p in probes), probes
     with _fails_rather_than_hangs(120), par._pool(2, overlays) as pool:
         assert pool.submit(workerkit.probe).result()["described"] == []
-    assert os.sched_getscheduler(0) != os.SCHED_BATCH  # the parent is not
 
 
 def test_a_two_worker_map_beside_a_thread_in_sqlite_finishes_with_the_same_file(tmp_path):

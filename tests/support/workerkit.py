@@ -42,7 +42,6 @@ def probe(_config=None, _tile=None) -> dict:
         PARENT_LOCK.release()
     return {"pid": os.getpid(), "ppid": os.getppid(), "lock_free": free,
             "overlays": par._OVERLAYS is not None,
-            "batch": os.sched_getscheduler(0) == os.SCHED_BATCH,
             "described": sorted(layers._RUN_INFO or {})}
 
 
