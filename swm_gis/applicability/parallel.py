@@ -197,9 +197,9 @@ def _kept_batches(kept: KeptWorkers, config: TownConfig, tiles: list[Tile],
     job = _Job(uuid.uuid4().hex, dict(os.environ), source_cache.current_folder(),
                run_descriptions(), overlay_cache.per_run(overlays))
     base = Path(kept.folder.name) / f"job-{job.token}"
-    given: _Job | str = str(base) if write_shared(job, base) else job
     done = False
     try:
+        given: _Job | str = str(base) if write_shared(job, base) else job
         with frozen_heap():
 
             def submit(tile: Tile) -> Any:

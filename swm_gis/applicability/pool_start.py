@@ -187,10 +187,14 @@ def kept_workers(key: Any) -> KeptWorkers | None:
 
 
 def hold_workers(kept: KeptWorkers) -> None:
-    """Keep ``kept`` (their job ended well) for the next job, stopping any others."""
+    """Keep ``kept`` (their job ended well) for the next job, stopping any others; stop them
+    too when keeping was turned off meanwhile."""
     global _KEPT
     if _KEPT is not None and _KEPT is not kept:
         release_workers()
+    if _KEEP_IDLE is None:
+        drop_workers(kept)
+        return
     kept.used = time.monotonic()
     _KEPT = kept
 

@@ -196,3 +196,22 @@ def test_overlays_prepared_by_the_run_keep_no_worker(town, tmp_path):
     map_of(town, tmp_path / "a.gpkg", *TWO, "--no-cache")
     assert pool_start._KEPT is None
     assert overlay_cache.entry_of(object()) is None
+
+
+def test_workers_held_once_keeping_is_off_are_stopped(tmp_path):
+    """A job that ends after keeping was turned off (the server ending meanwhile) stops its
+    workers instead of keeping them."""
+    import tempfile
+
+    closed = []
+
+    class Pool:
+        def shutdown(self, wait, cancel_futures):
+            closed.append((wait, cancel_futures))
+
+    folder = tempfile.TemporaryDirectory(dir=tmp_path)
+    workers = pool_start.KeptWorkers(("key",), Pool(), folder)
+    pool_start.keep_workers(None)
+    pool_start.hold_workers(workers)
+    assert closed == [(True, True)] and pool_start._KEPT is None
+    assert not Path(folder.name).exists()
