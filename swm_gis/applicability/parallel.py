@@ -41,7 +41,6 @@ import dataclasses
 import gc
 import os
 import signal
-import tempfile
 import threading
 import uuid
 from collections import deque
@@ -67,6 +66,7 @@ from swm_gis.applicability.pool_start import (
     hold_workers,
     keeping_workers,
     kept_workers,
+    private_folder,
     start_workers,
 )
 from swm_gis.applicability.shared_file import load_overlays, off_the_main_arena, write_shared
@@ -173,7 +173,7 @@ def _kept_pool(workers: int, overlays: Overlays) -> KeptWorkers | None:
     if kept is not None:
         return kept
     try:
-        folder = tempfile.TemporaryDirectory(prefix="swm-tiles-")
+        folder = private_folder()
     except OSError:
         return None
     shared = overlay_cache.shareable(overlays, folder.name)
@@ -281,7 +281,7 @@ def _spool() -> Iterator[str | None]:
     removed at the end; None (everything through the pipe) where the temporary folder cannot
     be written."""
     try:
-        folder = tempfile.TemporaryDirectory(prefix="swm-tiles-")
+        folder = private_folder()
     except OSError:
         yield None
         return

@@ -24,15 +24,18 @@ from __future__ import annotations
 
 import atexit
 import os
+import shutil
 import signal
 import site
 import sys
+import tempfile
 import time
 import warnings
 from collections.abc import Iterator
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass, field
 from multiprocessing import forkserver, get_all_start_methods, get_context, resource_tracker
+from pathlib import Path
 from typing import Any
 
 #: Modules a worker needs, imported once by the fork server before it forks any worker (the
@@ -121,6 +124,74 @@ def end_with_parent() -> bool:
 
 
 _PR_SET_PDEATHSIG = 1  # linux/prctl.h
+
+
+# --------------------------------------------------------------------------- private folders
+#: How the private temporary folders of a map's workers are named (the overlays' file, the
+#: tiles' tables, a kept pool's job files).
+FOLDER_PREFIX = "swm-tiles-"
+_OWNER = "owner"  # in each folder: the pid and start time of the process that made it
+
+
+def private_folder() -> tempfile.TemporaryDirectory[str]:
+    """A private temporary folder for a map's workers, removed by its owner at the end of the
+    run (or of its kept workers), and naming its owner (pid and start time) so that a later
+    run removes it where the owner was killed before it could (:func:`sweep_stale_folders`).
+    OSError where the temporary folder cannot be written."""
+    sweep_stale_folders()
+    folder = tempfile.TemporaryDirectory(prefix=FOLDER_PREFIX)
+    me = _started(os.getpid())
+    if me is not None:
+        with suppress(OSError):
+            Path(folder.name, _OWNER).write_text(me, encoding="ascii")
+    return folder
+
+
+def sweep_stale_folders(root: str | None = None) -> int:
+    """Remove the private folders (:func:`private_folder`) of this user whose owner is no
+    longer running (killed outright: ``kill -9``, the out-of-memory killer), which nothing
+    else would remove: each can hold links to a prepared-overlays entry of tens of megabytes.
+    A folder whose owner cannot be told (none written, another user's) is left. Returns how
+    many were removed."""
+    if _started(os.getpid()) is None:  # no /proc: owners cannot be told apart
+        return 0
+    removed = 0
+    for path in Path(root or tempfile.gettempdir()).glob(FOLDER_PREFIX + "*"):
+        try:
+            if path.stat().st_uid != os.getuid():
+                continue
+            owner = (path / _OWNER).read_text(encoding="ascii")
+        except OSError:
+            continue
+        pid, _, rest = owner.partition(" ")
+        if not pid.isdigit() or not rest.endswith(f" {_pid_space()}"):
+            continue  # a process this one cannot see (another container's pids) or no owner
+        if _started(int(pid)) != owner:  # ended, or its pid given to a later process
+            shutil.rmtree(path, ignore_errors=True)
+            removed += not path.exists()
+    return removed
+
+
+def _started(pid: int) -> str | None:
+    """``"<pid> <start time> <pid namespace>"`` of a running process seen from this one (its
+    start in clock ticks since boot tells it from a later process given the same pid); None
+    when it does not run or this cannot be read (not Linux)."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text(encoding="ascii", errors="replace")
+    except OSError:
+        return None
+    fields = stat.rsplit(")", 1)[1].split()
+    if fields[0] == "Z":  # ended, not yet waited for
+        return None
+    return f"{pid} {fields[19]} {_pid_space()}"  # field 22 of proc(5): starttime
+
+
+def _pid_space() -> str:
+    """This process's pid namespace (pids name processes only within one)."""
+    try:
+        return os.readlink("/proc/self/ns/pid").replace(" ", "_")
+    except OSError:
+        return "?"
 
 
 # --------------------------------------------------------------------------- kept workers
@@ -339,8 +410,8 @@ def gpkg_feature_count(path: str, layer: str | None) -> int | None:
     return rows[0][1]
 
 
-__all__ = ["KEEP_IDLE_S", "WORKER_MODULES", "KeptWorkers", "available_cores",
+__all__ = ["FOLDER_PREFIX", "KEEP_IDLE_S", "WORKER_MODULES", "KeptWorkers", "available_cores",
            "drop_workers", "end_with_parent", "gpkg_feature_count",
            "hold_workers", "keep_workers", "keeping_workers", "kept_workers", "package_folder",
-           "release_idle_workers", "release_workers", "several_tiles", "start_early",
-           "start_method", "start_workers"]
+           "private_folder", "release_idle_workers", "release_workers", "several_tiles",
+           "start_early", "start_method", "start_workers", "sweep_stale_folders"]

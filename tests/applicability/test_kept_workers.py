@@ -89,7 +89,7 @@ def test_kept_workers_write_the_same_file_and_serve_the_next_job(town, tmp_path)
     assert first == own and second == own
     assert kept() is workers and pids(workers) == before and len(before) == 2
     # each job's file is gone with its job; the overlays' entry stays linked for the next
-    assert sorted(p.name for p in folder.iterdir()) == ["entry.arrays", "entry.pickle"]
+    assert sorted(p.name for p in folder.iterdir()) == ["entry.arrays", "entry.pickle", "owner"]
     pool_start.release_workers()
     assert pool_start._KEPT is None and not folder.exists() and gone(before)
 

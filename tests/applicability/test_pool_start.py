@@ -9,6 +9,7 @@ import json
 import os
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 import geopandas as gpd
@@ -260,3 +261,39 @@ if __name__ == "__main__":
     parent, _, worker = line[len("RESULT "):].partition(" ")
     assert parent == str((REPO / "swm_gis").resolve()), proc.stdout + proc.stderr
     assert worker == parent, proc.stdout + proc.stderr
+
+
+# --------------------------------------------------------------------------- private folders
+def test_a_private_folder_names_its_owner(tmp_path, monkeypatch):
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    folder = pool_start.private_folder()
+    path = Path(folder.name)
+    assert path.parent == tmp_path and path.name.startswith(pool_start.FOLDER_PREFIX)
+    owner = (path / "owner").read_text(encoding="ascii")
+    assert owner.split(" ")[0] == str(os.getpid()) and owner == pool_start._started(os.getpid())
+    folder.cleanup()
+    assert not path.exists()
+
+
+def test_folders_of_owners_gone_are_swept_and_no_other(tmp_path):
+    """Removed: a folder whose owner has ended, one whose owner's pid now names a later
+    process (another start time). Kept: this process's, one naming no owner, one whose owner
+    lives in another pid namespace (a process this one cannot see), one of another name."""
+    ended = subprocess.Popen([sys.executable, "-c", "pass"])
+    ended.wait()
+    me = pool_start._started(os.getpid())
+    space = pool_start._pid_space()
+    folders = {"ended": f"{ended.pid} 12345 {space}", "reused": f"{os.getpid()} 1 {space}",
+               "mine": me, "no-owner": None, "elsewhere": f"{ended.pid} 12345 pid:[1]"}
+    for name, owner in folders.items():
+        path = tmp_path / f"{pool_start.FOLDER_PREFIX}{name}"
+        (path / "sub").mkdir(parents=True)
+        (path / "sub" / "tile-0.arrow").write_bytes(b"x" * 10)
+        if owner is not None:
+            (path / "owner").write_text(owner, encoding="ascii")
+    (tmp_path / "swm-dask-other").mkdir()
+    (tmp_path / "swm-dask-other" / "owner").write_text(f"{ended.pid} 1", encoding="ascii")
+    assert pool_start.sweep_stale_folders(str(tmp_path)) == 2
+    prefix = pool_start.FOLDER_PREFIX
+    assert sorted(p.name for p in tmp_path.iterdir()) == [
+        "swm-dask-other", f"{prefix}elsewhere", f"{prefix}mine", f"{prefix}no-owner"]

@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import shutil
 import signal
+import subprocess
+import sys
 import tempfile
 import threading
 import time
@@ -20,7 +22,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from support.hostile import SUBJECT, edit, sample_copy
-from support.servekit import Server, differences, one_shot
+from support.servekit import Server, differences, engine_env, one_shot
 from support.townkit import SAMPLE_CONFIG
 
 from swm_gis.cli import serve
@@ -245,15 +247,16 @@ def test_the_server_keeps_a_map_s_workers_for_the_next_map(tmp_path):
 
 def test_a_server_killed_outright_leaves_no_worker(tmp_path):
     """SIGKILL (no handler runs) to a server holding a map's workers: the workers and their
-    fork server end with it, not waiting for ever for tiles."""
-    # the workers' folder is left behind (nothing can remove it): in a folder of the test's,
-    # short (the fork server's socket lives there too, and a socket's path is 107 bytes at most)
+    fork server end with it, not waiting for ever for tiles; the workers' folder, which
+    nothing could remove then, is removed by the next map's run."""
+    # a temporary folder of the test's own, short (the fork server's socket lives there too,
+    # and a socket's path is 107 bytes at most)
     tmp = Path(tempfile.mkdtemp(prefix="swm-test-"))
+    args = ["--progress", "none", "applicability", "-c", str(SAMPLE_CONFIG), "--workers", "2",
+            "--chunk-size", "500", "-o"]
     server = Server(SWM_GIS_CACHE_DIR=str(tmp_path / "cache"), TMPDIR=str(tmp))
     try:
-        done, _ = server.run(1, ["--progress", "none", "applicability", "-c",
-                                 str(SAMPLE_CONFIG), "--workers", "2", "--chunk-size", "500",
-                                 "-o", str(tmp_path / "map.gpkg")])
+        done, _ = server.run(1, [*args, str(tmp_path / "map.gpkg")])
         assert done["exit"] == 0, server.stderr[-5:]
         workers = _workers_of(server.proc.pid)
         assert len(workers) == 2
@@ -263,6 +266,14 @@ def test_a_server_killed_outright_leaves_no_worker(tmp_path):
         while any(_alive(w) for w in workers):
             assert time.monotonic() < deadline, "the workers outlived their server"
             time.sleep(0.05)
+        left = [p.name for p in tmp.iterdir() if p.name.startswith("swm-tiles-")]
+        assert len(left) == 1
+        again = subprocess.run([sys.executable, "-m", "swm_gis", *args,
+                                str(tmp_path / "again.gpkg")], capture_output=True, text=True,
+                               env=engine_env(SWM_GIS_CACHE_DIR=str(tmp_path / "cache"),
+                                              TMPDIR=str(tmp)), timeout=600)
+        assert again.returncode == 0, again.stderr
+        assert not any(p.name.startswith("swm-tiles-") for p in tmp.iterdir())
     finally:
         server.close(5)
         shutil.rmtree(tmp, ignore_errors=True)
