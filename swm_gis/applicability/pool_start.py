@@ -13,7 +13,9 @@ import), 3.37-3.76 s with the GeoPackage's own count (started 0.2 s in).
 A warm engine (``swm-gis serve``) keeps the workers between jobs (:func:`keep_workers`): a
 later map of the same prepared overlays starts no process, loads nothing and runs on workers
 whose memory is already theirs (:class:`KeptWorkers`, used by
-:mod:`~swm_gis.applicability.parallel`).
+:mod:`~swm_gis.applicability.parallel`). Workers end with their engine however it ends
+(:func:`end_with_parent`), and the private folder a killed engine leaves is removed by a later
+run (:func:`private_folder`, :func:`sweep_stale_folders`).
 
 Whether a job needs workers is :func:`several_tiles` (the rule :func:`~swm_gis.applicability.
 tiles.make_tiles` applies) on a parcel count known without reading the parcels; a guess that
@@ -130,12 +132,12 @@ _PR_SET_PDEATHSIG = 1  # linux/prctl.h
 #: How the private temporary folders of a map's workers are named (the overlays' file, the
 #: tiles' tables, a kept pool's job files).
 FOLDER_PREFIX = "swm-tiles-"
-_OWNER = "owner"  # in each folder: the pid and start time of the process that made it
+_OWNER = "owner"  # in each folder: the process that made it (:func:`_started`)
 
 
 def private_folder() -> tempfile.TemporaryDirectory[str]:
     """A private temporary folder for a map's workers, removed by its owner at the end of the
-    run (or of its kept workers), and naming its owner (pid and start time) so that a later
+    run (or of its kept workers), and naming its owner (pid, start time) so that a later
     run removes it where the owner was killed before it could (:func:`sweep_stale_folders`).
     OSError where the temporary folder cannot be written."""
     sweep_stale_folders()
