@@ -57,7 +57,8 @@ def read_source_and_wkb(spec: Any, info: dict[str, Any], *, columns: list[str],
     (the source cache, PostGIS) or without Arrow."""
     hit = _stored(spec, info, columns=columns, where=where, bbox=bbox, mask=mask,
                   use_arrow=True, read_geometry=True)
-    if hit is not None or not HAS_PYARROW or _pyogrio_steps() is None:
+    steps = _pyogrio_steps() if hit is None and HAS_PYARROW else None
+    if steps is None:
         return (hit if hit is not None else read_source(
             spec, info, columns=columns, where=where, bbox=bbox, mask=mask,
             use_arrow=True)), None
@@ -66,11 +67,11 @@ def read_source_and_wkb(spec: Any, info: dict[str, Any], *, columns: list[str],
                                      datetime_as_string=True, **_area(bbox, mask))
     name = meta["geometry_name"] or "wkb_geometry"
     if name not in table.column_names:
-        return _frame_like_pyogrio(meta, table), None
+        return _frame_like_pyogrio(meta, table, steps), None
     wkb = table.column(name).combine_chunks()
     if not pa.types.is_binary(wkb.type):  # an extension type (geoarrow.wkb): its storage
         wkb = wkb.storage if isinstance(wkb, pa.ExtensionArray) else wkb.cast(pa.binary())
-    return _frame_like_pyogrio(meta, table), wkb
+    return _frame_like_pyogrio(meta, table, steps), wkb
 
 
 def _stored(spec: Any, info: dict[str, Any], *, columns: list[str], where: str | None,
@@ -106,12 +107,12 @@ def _pyogrio_steps() -> tuple[Any, bool, bool] | None:
     return _try_parse_datetime, bool(PANDAS_GE_30), bool(PYARROW_GE_19)
 
 
-def _frame_like_pyogrio(meta: dict[str, Any], table: Any) -> pd.DataFrame:
+def _frame_like_pyogrio(meta: dict[str, Any], table: Any, steps: tuple[Any, bool, bool]
+                        ) -> pd.DataFrame:
     """The frame ``pyogrio.read_dataframe(use_arrow=True)`` makes of ``read_arrow``'s result
-    (pyogrio 0.10-0.13, its steps in order): the table to pandas, datetime and JSON fields
-    parsed, the WKB decoded into column ``geometry`` (last), the layer's CRS."""
-    steps = _pyogrio_steps()
-    assert steps is not None, "checked by read_source_and_wkb"
+    (pyogrio 0.10-0.13, its steps in order, ``steps`` from :func:`_pyogrio_steps`): the table
+    to pandas, datetime and JSON fields parsed, the WKB decoded into column ``geometry``
+    (last), the layer's CRS."""
     _try_parse_datetime, PANDAS_GE_30, PYARROW_GE_19 = steps  # noqa: N806 - pyogrio's names
     kwargs: dict[str, Any] = {"self_destruct": True}
     if PANDAS_GE_30 and not PYARROW_GE_19:
