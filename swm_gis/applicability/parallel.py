@@ -180,12 +180,8 @@ def _kept_pool(workers: int, overlays: Overlays) -> KeptWorkers | None:
     if not isinstance(shared, overlay_cache.FromEntry):  # the entry changed meanwhile
         folder.cleanup()
         return None
-    with signals_held():  # see _pool
-        pool = ProcessPoolExecutor(
-            max_workers=workers, mp_context=get_context("forkserver"),
-            initializer=_init_worker,
-            initargs=(overlay_cache.FromEntry(shared.base, {}), folder.name, dict(os.environ),
-                      source_cache.current_folder(), run_descriptions()))
+    pool = _executor(workers, "forkserver", overlay_cache.FromEntry(shared.base, {}),
+                     folder.name)
     return KeptWorkers(key, pool, folder)
 
 
@@ -255,16 +251,7 @@ def _pool(workers: int, overlays: Overlays) -> Iterator[ProcessPoolExecutor]:
     method = "forkserver" if start_workers() else "spawn"
     with _spool() as folder, frozen_heap():
         shared = share_overlays(overlays, folder)
-        spool = folder if method == "forkserver" else None
-        # held while the pool makes its queues: a signal between a semaphore's registration
-        # with multiprocessing's resource tracker and its finalizer left the tracker printing
-        # "leaked semaphore objects" beneath the one line of an interrupted run
-        with signals_held():
-            pool = ProcessPoolExecutor(max_workers=workers, mp_context=get_context(method),
-                                       initializer=_init_worker,
-                                       initargs=(shared, spool, dict(os.environ),
-                                                 source_cache.current_folder(),
-                                                 run_descriptions()))
+        pool = _executor(workers, method, shared, folder if method == "forkserver" else None)
         try:
             yield pool
         finally:
@@ -273,6 +260,22 @@ def _pool(workers: int, overlays: Overlays) -> Iterator[ProcessPoolExecutor]:
             # only such tiles are left (CPython gh-94440, fixed in later releases): it hung a
             # test run after a tile's error
             pool.shutdown(wait=True, cancel_futures=True)
+
+
+def _executor(workers: int, method: str, shared: Any, spool: str | None
+              ) -> ProcessPoolExecutor:
+    """A pool of ``workers`` processes started by ``method``, each set up by
+    :func:`_init_worker` with ``shared`` overlays, the ``spool`` folder and this process's
+    environment, source cache folder and run's descriptions of its sources."""
+    # held while the pool makes its queues: a signal between a semaphore's registration with
+    # multiprocessing's resource tracker and its finalizer left the tracker printing "leaked
+    # semaphore objects" beneath the one line of an interrupted run
+    with signals_held():
+        return ProcessPoolExecutor(max_workers=workers, mp_context=get_context(method),
+                                   initializer=_init_worker,
+                                   initargs=(shared, spool, dict(os.environ),
+                                             source_cache.current_folder(),
+                                             run_descriptions()))
 
 
 @contextmanager
@@ -355,16 +358,11 @@ def _init_worker(shared: Overlays | str, spool: str | None, environ: dict[str, s
     (``sources``: its folder, or None when off), each source described once (``described``:
     what the parent's run had described, not asked of GDAL again), the overlays loaded and
     moved out of the garbage collector's sight (:func:`frozen_heap`)."""
-    global _OVERLAYS, _SPOOL, _RUN, _BASE
+    global _OVERLAYS, _SPOOL, _BASE
     gc.freeze()  # the libraries the fork server imported: never walked, so never copied, here
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     end_with_parent()
-    if os.environ != environ:
-        os.environ.clear()
-        os.environ.update(environ)
-    source_cache.use_folder(sources)  # tiles of a shapefile or GeoJSON: parsed once, by box
-    _RUN = run_cache(described)
-    _RUN.__enter__()
+    _run_state(environ, sources, described)
     _OVERLAYS, _SPOOL = off_the_main_arena(_loaded, shared), spool
     _BASE = _OVERLAYS
     gc.freeze()  # and the overlays
@@ -380,21 +378,31 @@ def _take_job(job: _Job | str) -> None:
     """Set a kept worker up for ``job`` (or its file), unless it is the one it runs: the job's
     environment, source cache and descriptions (a new run: nothing described for an earlier
     job is trusted), and the pool's overlays with the job's own fields."""
-    global _OVERLAYS, _RUN, _JOB_AT
+    global _OVERLAYS, _JOB_AT
     at = job if isinstance(job, str) else job.token
     if at == _JOB_AT:
         return
     state: _Job = load_overlays(job)
-    if os.environ != state.environ:
-        os.environ.clear()
-        os.environ.update(state.environ)
-    source_cache.use_folder(state.sources)
-    if _RUN is not None:
-        _RUN.__exit__(None, None, None)
-    _RUN = run_cache(state.described)
-    _RUN.__enter__()
+    _run_state(state.environ, state.sources, state.described)
     _OVERLAYS = dataclasses.replace(_BASE, **state.per_run)
     _JOB_AT = at
+
+
+def _run_state(environ: dict[str, str], sources: Path | None,
+               described: dict[tuple[str, str | None], dict[str, Any]] | None) -> None:
+    """A worker's state of the run it works for: the parent's environment as it is now (the
+    fork server's is the one it started with), the run's source cache folder (None: off;
+    tiles of a shapefile or GeoJSON are parsed once, then read by box) and its descriptions of
+    the sources (a new run cache: nothing described for another run is kept)."""
+    global _RUN
+    if os.environ != environ:
+        os.environ.clear()
+        os.environ.update(environ)
+    source_cache.use_folder(sources)
+    if _RUN is not None:
+        _RUN.__exit__(None, None, None)
+    _RUN = run_cache(described)
+    _RUN.__enter__()
 
 
 def _loaded(shared: Overlays | str) -> Overlays:
