@@ -25,6 +25,7 @@ starts a server the job then does not use costs an idle process, never an answer
 from __future__ import annotations
 
 import atexit
+import functools
 import os
 import shutil
 import signal
@@ -157,7 +158,7 @@ def sweep_stale_folders(root: str | None = None) -> int:
     many were removed."""
     if _started(os.getpid()) is None:  # no /proc: owners cannot be told apart
         return 0
-    removed = 0
+    removed, here = 0, f" {_pid_space()}"
     for path in Path(root or tempfile.gettempdir()).glob(FOLDER_PREFIX + "*"):
         try:
             if path.stat().st_uid != os.getuid():
@@ -166,7 +167,7 @@ def sweep_stale_folders(root: str | None = None) -> int:
         except OSError:
             continue
         pid, _, rest = owner.partition(" ")
-        if not pid.isdigit() or not rest.endswith(f" {_pid_space()}"):
+        if not pid.isdigit() or not rest.endswith(here):
             continue  # a process this one cannot see (another container's pids) or no owner
         if _started(int(pid)) != owner:  # ended, or its pid given to a later process
             shutil.rmtree(path, ignore_errors=True)
@@ -188,8 +189,9 @@ def _started(pid: int) -> str | None:
     return f"{pid} {fields[19]} {_pid_space()}"  # field 22 of proc(5): starttime
 
 
+@functools.cache
 def _pid_space() -> str:
-    """This process's pid namespace (pids name processes only within one)."""
+    """This process's pid namespace (pids name processes only within one; it never changes)."""
     try:
         return os.readlink("/proc/self/ns/pid").replace(" ", "_")
     except OSError:
@@ -282,10 +284,8 @@ def drop_workers(kept: KeptWorkers) -> None:
 
 def release_workers() -> None:
     """Stop the kept workers, if any, and remove their folder."""
-    global _KEPT
-    kept, _KEPT = _KEPT, None
-    if kept is not None:
-        kept.close()
+    if _KEPT is not None:
+        drop_workers(_KEPT)
 
 
 def release_idle_workers(now: float | None = None) -> bool:

@@ -60,18 +60,10 @@ def gone(pid_set: set[int], timeout_s: float = 30) -> bool:
     """True once none of ``pid_set`` runs (a zombie counts as ended)."""
     deadline = time.monotonic() + timeout_s
     while time.monotonic() < deadline:
-        if not any(_running(p) for p in pid_set):
+        if not any(pool_start._started(p) for p in pid_set):  # none running
             return True
         time.sleep(0.05)
     return False
-
-
-def _running(pid: int) -> bool:
-    try:
-        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
-    except OSError:
-        return False
-    return state != "Z"
 
 
 def test_kept_workers_write_the_same_file_and_serve_the_next_job(town, tmp_path):

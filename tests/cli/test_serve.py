@@ -25,6 +25,7 @@ from support.hostile import SUBJECT, edit, sample_copy
 from support.servekit import Server, differences, engine_env, one_shot
 from support.townkit import SAMPLE_CONFIG
 
+from swm_gis.applicability import pool_start
 from swm_gis.cli import serve
 
 SITES = f"{SAMPLE_CONFIG.parent / 'sites.gpkg'}:site"
@@ -242,7 +243,7 @@ def test_the_server_keeps_a_map_s_workers_for_the_next_map(tmp_path):
     assert cold.returncode == 0, cold.stderr
     for n in (1, 2):
         assert differences(tmp_path / f"warm{n}", tmp_path / "cold") == []
-    assert not any(_alive(w) for w in workers)
+    assert not any(pool_start._started(w) for w in workers)
 
 
 def test_a_server_killed_outright_leaves_no_worker(tmp_path):
@@ -263,7 +264,7 @@ def test_a_server_killed_outright_leaves_no_worker(tmp_path):
         server.proc.kill()
         server.proc.wait(30)
         deadline = time.monotonic() + 60
-        while any(_alive(w) for w in workers):
+        while any(pool_start._started(w) for w in workers):
             assert time.monotonic() < deadline, "the workers outlived their server"
             time.sleep(0.05)
         left = [p.name for p in tmp.iterdir() if p.name.startswith("swm-tiles-")]
@@ -277,13 +278,6 @@ def test_a_server_killed_outright_leaves_no_worker(tmp_path):
     finally:
         server.close(5)
         shutil.rmtree(tmp, ignore_errors=True)
-
-
-def _alive(pid: int) -> bool:
-    try:
-        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
-    except OSError:
-        return False
 
 
 @pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM], ids=["SIGINT", "SIGTERM"])
