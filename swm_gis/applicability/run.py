@@ -198,39 +198,40 @@ def _run(config: TownConfig, out: Path, *, chunk_size: int, workers: int, overwr
         start_workers()  # the fork server starts while the tiles are planned
     tiles, overlays, dups = plan_tiles(config, chunk_size=chunk_size, progress=report,
                                        measured=measured)
-    results = iter(tile_results(tiles, overlays) if tile_results
-                   else local_batches(config, tiles, overlays, workers=workers))
-    # the first tile before the output is opened: worker processes (a Dask local cluster's are
-    # forked from this one) start before GDAL holds the output file open, so no child ever
-    # inherits its handle
-    first = next(results, None)
-    results = itertools.chain([first] if first is not None else [], results)
-    parts: list[pd.DataFrame] = []
-    counted = [0, 0]  # parcels written, geometries repaired
-    nulls: collections.Counter[str] = collections.Counter()
+    source = tile_results(tiles, overlays) if tile_results \
+        else local_batches(config, tiles, overlays, workers=workers)
+    with _ending(source) as results:
+        # the first tile before the output is opened: worker processes (a Dask local cluster's are
+        # forked from this one) start before GDAL holds the output file open, so no child ever
+        # inherits its handle
+        first = next(results, None)
+        results = itertools.chain([first] if first is not None else [], results)
+        parts: list[pd.DataFrame] = []
+        counted = [0, 0]  # parcels written, geometries repaired
+        nulls: collections.Counter[str] = collections.Counter()
 
-    def tables() -> Iterator[Any]:
-        for i, batch in enumerate(results):
-            # a batch that does not say (another engine's) counts as repaired: nothing recorded
-            counted[1] += getattr(batch, "repaired", 1)
-            if len(batch):
-                parts.append(batch.summary)
-                counted[0] += len(batch)
-                nulls.update(null_counts(batch.table))
-                yield batch.table
-            report(0.15 + 0.8 * (i + 1) / len(tiles),
-                   f"tile {i + 1} of {len(tiles)}: {counted[0]:,} parcels classified")
+        def tables() -> Iterator[Any]:
+            for i, batch in enumerate(results):
+                # a batch that does not say (another engine's) counts as repaired: nothing recorded
+                counted[1] += getattr(batch, "repaired", 1)
+                if len(batch):
+                    parts.append(batch.summary)
+                    counted[0] += len(batch)
+                    nulls.update(null_counts(batch.table))
+                    yield batch.table
+                report(0.15 + 0.8 * (i + 1) / len(tiles),
+                       f"tile {i + 1} of {len(tiles)}: {counted[0]:,} parcels classified")
 
-    with atomic_path(out, suffix=".gpkg") as tmp, sqlite_sync_off():
-        write_batches(tmp, tables(), crs=config.crs)
-        _check_any(config, counted[0])
-        summary = combine_summaries(parts, huc12_names=overlays.huc12_names)
-        extra = {"workers": workers} if tile_results is None else {}
-        params = run_parameters(config, engine=engine, chunk_size=chunk_size, tiles=tiles,
-                                dups=dups, extra={**extra, **(parameters or {})})
-        write_tables(tmp, summary, overlays.checks, config, params, nulls=dict(nulls))
-        write_style(tmp, layer=LAYER, classes=summary["screening_class"].unique().tolist(),
-                    trigger_sqft=config.rules.trigger_sqft, regulation=regulation_name(config))
+        with atomic_path(out, suffix=".gpkg") as tmp, sqlite_sync_off():
+            write_batches(tmp, tables(), crs=config.crs)
+            _check_any(config, counted[0])
+            summary = combine_summaries(parts, huc12_names=overlays.huc12_names)
+            extra = {"workers": workers} if tile_results is None else {}
+            params = run_parameters(config, engine=engine, chunk_size=chunk_size, tiles=tiles,
+                                    dups=dups, extra={**extra, **(parameters or {})})
+            write_tables(tmp, summary, overlays.checks, config, params, nulls=dict(nulls))
+            write_style(tmp, layer=LAYER, classes=summary["screening_class"].unique().tolist(),
+                        trigger_sqft=config.rules.trigger_sqft, regulation=regulation_name(config))
     if counted[1] == 0 and not any(t.valid for t in tiles):
         # every parcel was read by a tile and none needed a repair: later runs on the same
         # parcels skip the validity test
@@ -239,6 +240,21 @@ def _run(config: TownConfig, out: Path, *, chunk_size: int, workers: int, overwr
     return RunResult(path=out, parcels=counted[0], tiles=len(tiles), summary=summary,
                      checks=overlays.checks, engine=engine)
 
+
+
+@contextlib.contextmanager
+def _ending(batches: Iterator[TileBatch]) -> Iterator[Iterator[TileBatch]]:
+    """The tiles' batches, their producer stopped when the job ends, however it ends: a
+    generator is closed (its workers' tiles still queued are cancelled, the running ones
+    waited for; kept workers are stopped), not left to the garbage collector, which does not
+    come while anything (a caller, a traceback) holds the job's frames: a kept pool went on
+    with an interrupted job's tiles beside the next job's."""
+    try:
+        yield iter(batches)
+    finally:
+        close = getattr(batches, "close", None)
+        if close is not None:
+            close()
 
 
 #: Up to this many parcels the duplicate-id scan runs beside the overlays' preparation (at a

@@ -207,3 +207,30 @@ def test_workers_held_once_keeping_is_off_are_stopped(tmp_path):
     pool_start.hold_workers(workers)
     assert closed == [(True, True)] and pool_start._KEPT is None
     assert not Path(folder.name).exists()
+
+
+def test_a_job_interrupted_while_it_writes_stops_the_kept_workers(town, tmp_path):
+    """An interrupt raised in the parent while the writer runs (a cancel, Ctrl-C), with the
+    job's tiles still on the kept workers: the workers are stopped when the job ends, not
+    whenever its abandoned tiles are collected (they would go on beside the next job's); the
+    next job runs on new workers and writes the map."""
+    from swm_gis.applicability import run as ap
+    from swm_gis.config.town import load_config
+    from swm_gis.io import source_cache
+
+    good = map_of(town, tmp_path / "good.gpkg", *TWO)
+    before = pids(kept())
+    cfg = load_config(town)
+
+    def interrupt(fraction, message):
+        if message.startswith("tile 2 of"):
+            raise KeyboardInterrupt
+
+    with source_cache.using(cfg), pytest.raises(KeyboardInterrupt) as caught:
+        ap.run_applicability(cfg, tmp_path / "cut.gpkg", workers=2, chunk_size=500,
+                             progress=interrupt)
+    assert caught.value is not None  # held, with its frames, as a caller may hold it
+    assert pool_start._KEPT is None and gone(before)
+    assert not (tmp_path / "cut.gpkg").exists()
+    assert map_of(town, tmp_path / "again.gpkg", *TWO) == good
+    assert pids(kept()).isdisjoint(before)
